@@ -1,0 +1,60 @@
+// Bare node:http baseline: reads every request body fully, then answers every
+// POST with a fixed, pre-serialized JSON body shaped like a completed blocking
+// SendMessage echo (~300 bytes). Paths ending in ":send" get the HTTP+JSON
+// shape ({"task":...}); everything else gets the JSON-RPC envelope. No parsing,
+// no store, no routing: this is the ceiling for Node on this machine.
+//
+// Usage: node bench/targets/bare-http.mjs [--port N]   (0 = ephemeral)
+// Prints one line "LISTENING <port>" on stdout once ready.
+import http from 'node:http';
+
+function argValue(name, def) {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : def;
+}
+const port = Number(argValue('--port', process.env.PORT ?? '0'));
+
+const task = {
+  id: '5f0c6a52-2d8e-4c1b-9a57-1b7f0e2d9c11',
+  contextId: '0b6f8e3a-7c44-4f0e-8d21-6a9f3c5e7b42',
+  status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-11-22T00:00:00.000Z' },
+  artifacts: [
+    {
+      artifactId: '9d3e1f7a-4b62-4c8e-a1d5-3e7f9b2c6a80',
+      name: 'echo',
+      parts: [{ text: 'hello', mediaType: 'text/plain' }],
+    },
+  ],
+};
+const JSONRPC_BODY = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { task } }));
+const REST_BODY = Buffer.from(JSON.stringify({ task }));
+const JSONRPC_HEADERS = { 'content-type': 'application/json', 'content-length': JSONRPC_BODY.length };
+const REST_HEADERS = { 'content-type': 'application/a2a+json', 'content-length': REST_BODY.length };
+
+const server = http.createServer((req, res) => {
+  if (req.method !== 'POST') {
+    res.writeHead(404, { 'content-length': 0 });
+    res.end();
+    return;
+  }
+  let size = 0;
+  req.on('data', (chunk) => {
+    size += chunk.length;
+  });
+  req.on('end', () => {
+    if (req.url.endsWith(':send')) {
+      res.writeHead(200, REST_HEADERS);
+      res.end(REST_BODY);
+    } else {
+      res.writeHead(200, JSONRPC_HEADERS);
+      res.end(JSONRPC_BODY);
+    }
+  });
+});
+server.listen(port, '127.0.0.1', () => {
+  process.stdout.write(`LISTENING ${server.address().port}\n`);
+});
+
+const stop = () => server.close(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);

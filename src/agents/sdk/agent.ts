@@ -1,0 +1,105 @@
+/**
+ * The agent SDK: an agent is a card plus an executor that turns a request context into events.
+ * `defineAgent` keeps the common cases short; the full event model stays available via `ctx.emit`.
+ */
+import type {
+  AgentCapabilities,
+  AgentExtension,
+  AgentSkill,
+  Artifact,
+  JsonObject,
+  JsonValue,
+  Message,
+  Part,
+  Task,
+  TaskState,
+} from '../../protocol/a2a/types.js';
+
+/** What an executor may emit; the engine fills in taskId/contextId/timestamps/ids it omits. */
+export type AgentEvent =
+  | { kind: 'message'; message: Omit<Message, 'role' | 'messageId'> & Partial<Pick<Message, 'messageId'>> }
+  | { kind: 'status'; state: TaskState; message?: Part[] | string; metadata?: JsonObject }
+  | {
+      kind: 'artifact';
+      artifact: Omit<Artifact, 'artifactId'> & Partial<Pick<Artifact, 'artifactId'>>;
+      append?: boolean;
+      lastChunk?: boolean;
+      metadata?: JsonObject;
+    };
+
+export interface AgentContext {
+  readonly agentId: string;
+  readonly taskId: string;
+  readonly contextId: string;
+  /** the message that started this run */
+  readonly message: Message;
+  /** the task as it stands, when this message continues an existing task */
+  readonly task?: Task;
+  /** tasks named in message.referenceTaskIds that the caller can see */
+  readonly referenceTasks: Task[];
+  /** aborted when the task is canceled (or the server shuts down) */
+  readonly signal: AbortSignal;
+  /** extensions the client activated that this agent declares */
+  readonly activatedExtensions: readonly string[];
+  readonly acceptedOutputModes: readonly string[];
+  /** request metadata from SendMessageRequest.metadata */
+  readonly requestMetadata?: JsonObject;
+
+  /** The user message's text parts joined by newlines. */
+  text(): string;
+  /** Emits any event (the full model). */
+  emit(event: AgentEvent): void;
+  /** Replies with a direct Message; no task is tracked. Must be the only event of the run. */
+  reply(content: string | Part[]): void;
+  /** Moves the task to WORKING, optionally with a status message. */
+  working(message?: string | Part[]): void;
+  /** Adds or extends an artifact. Returns its artifactId for later chunks. */
+  artifact(parts: string | Part[], opts?: { artifactId?: string; name?: string; description?: string; append?: boolean; lastChunk?: boolean; metadata?: JsonObject }): string;
+  /** Ends the task COMPLETED, optionally with a status message. */
+  complete(message?: string | Part[]): void;
+  /** Ends the task FAILED with a reason shown to the client. */
+  fail(reason: string): void;
+  /** Ends the task REJECTED with a reason shown to the client. */
+  reject(reason: string): void;
+  /** Pauses the task in INPUT_REQUIRED with a question. */
+  askInput(question: string | Part[]): void;
+  /** Pauses the task in AUTH_REQUIRED with an explanation. */
+  requireAuth(explanation: string | Part[]): void;
+  /** Resolves after `ms` or rejects when the task is canceled. */
+  sleep(ms: number): Promise<void>;
+  /**
+   * Waits for the next user message sent to this task while the executor is running
+   * (e.g. after AUTH_REQUIRED, where the stream stays open). Rejects when canceled.
+   */
+  nextMessage(): Promise<Message>;
+}
+
+export interface AgentCardSpec {
+  name: string;
+  description: string;
+  version?: string;
+  provider?: { organization: string; url: string };
+  documentationUrl?: string;
+  iconUrl?: string;
+  capabilities?: Pick<AgentCapabilities, 'streaming' | 'pushNotifications'> & { extensions?: AgentExtension[] };
+  defaultInputModes?: string[];
+  defaultOutputModes?: string[];
+  skills: Array<AgentSkill & { visibility?: 'public' | 'extended' }>;
+}
+
+export interface AgentDefinition {
+  card: AgentCardSpec;
+  execute(ctx: AgentContext): Promise<void> | void;
+  /** Whether the agent can resume a task after a process restart (see the distributed issue). */
+  resumable?: boolean;
+}
+
+export function defineAgent(def: AgentDefinition): AgentDefinition {
+  return def;
+}
+
+export function toParts(content: string | Part[]): Part[] {
+  return typeof content === 'string' ? [{ text: content }] : content;
+}
+
+export type { JsonValue };

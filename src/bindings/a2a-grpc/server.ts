@@ -1,0 +1,206 @@
+/**
+ * The A2A gRPC binding: one lf.a2a.v1.A2AService for every agent, routed by the request's `tenant`.
+ * Each call goes: a2a-version → authenticate → decode and validate the request → resolve the agent →
+ * a2a-extensions → A2AHandler. Every failure leaves as a gRPC status from the error table with
+ * google.rpc.Status details; anything that is not an A2AError is logged and becomes a generic INTERNAL.
+ */
+import * as grpc from '@grpc/grpc-js';
+import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
+import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
+import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
+import { encodeStreamResponse, type WireStreamResponse } from '../../protocol/a2a/grpc-codec.js';
+import { A2A_METHODS, type PreparedCall, type StreamMethod, type UnaryMethod } from './methods.js';
+import { A2A_SERVICE_NAME, a2aServiceDefinition } from './proto.js';
+import { EXTENSIONS_KEY, VERSION_KEY, activateExtensions, negotiateVersion, parseExtensions } from './service-parameters.js';
+import { grpcStatusFor } from './status.js';
+
+/** The slice of a pino-style logger the binding uses. */
+export interface GrpcBindingLog {
+  error(obj: object, msg: string): void;
+}
+
+export interface GrpcServerOptions {
+  handler: A2AHandler;
+  /** the agent served when a request's `tenant` is empty */
+  defaultAgentId: string;
+  /** Turns request metadata into a caller; throw A2AError('Unauthenticated') to refuse. Default: anonymous. */
+  authenticate?: (metadata: grpc.Metadata) => Promise<Principal>;
+  /** largest request message accepted (grpc.max_receive_message_length); grpc-js default is 4 MiB */
+  maxMessageBytes?: number;
+  log?: GrpcBindingLog;
+  /** default: insecure (plaintext h2c), for use behind a TLS-terminating proxy or in tests */
+  credentials?: grpc.ServerCredentials;
+  /** how long close() lets in-flight calls finish before cancelling them; default 5000 ms */
+  shutdownGraceMs?: number;
+}
+
+export interface GrpcServer {
+  server: grpc.Server;
+  /** Binds and starts serving; resolves with the bound port (useful with port 0). */
+  listen(host: string, port: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+type AnyCall = grpc.ServerUnaryCall<unknown, object> | grpc.ServerWritableStream<unknown, WireStreamResponse>;
+
+interface Admitted<R> {
+  ctx: CallContext;
+  prepared: PreparedCall<R>;
+  /** initial metadata echoing the activated extensions, if any */
+  responseMetadata: grpc.Metadata | undefined;
+}
+
+const firstString = (md: grpc.Metadata, key: string): string | undefined => {
+  const v = md.get(key).find((x): x is string => typeof x === 'string');
+  return v;
+};
+const allStrings = (md: grpc.Metadata, key: string): string[] => md.get(key).filter((x): x is string => typeof x === 'string');
+
+/** Stands in for a request whose bytes did not decode. */
+const UNDECODABLE = Object.freeze({ undecodable: true });
+
+export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
+  const { handler, defaultAgentId, authenticate, log } = opts;
+  const server = new grpc.Server(opts.maxMessageBytes === undefined ? {} : { 'grpc.max_receive_message_length': opts.maxMessageBytes });
+
+  async function admit<R>(prepare: (wire: unknown) => PreparedCall<R>, call: AnyCall, signal: AbortSignal): Promise<Admitted<R>> {
+    negotiateVersion(firstString(call.metadata, VERSION_KEY));
+    const principal = authenticate ? await authenticate(call.metadata) : ANONYMOUS;
+    if (call.request === UNDECODABLE) throw new A2AError('InvalidRequest', 'The request is not a valid protobuf message of this method');
+    const prepared = prepare(call.request);
+    const agentId = prepared.tenant ?? defaultAgentId;
+    if (!handler.hasAgent(agentId)) {
+      // A tenant is a client-supplied routing key, not a protected resource, so a miss is a bad
+      // parameter rather than TaskNotFound (which would suggest the task, not the agent, is absent).
+      throw new A2AError('InvalidParams', `Unknown tenant '${agentId}'`, {
+        fieldViolations: [{ field: 'tenant', description: 'no agent is served under this tenant' }],
+      });
+    }
+    const requestedExtensions = parseExtensions(allStrings(call.metadata, EXTENSIONS_KEY));
+    const activated = activateExtensions(handler.agentExtensions(agentId), requestedExtensions);
+    let responseMetadata: grpc.Metadata | undefined;
+    if (activated.length > 0) {
+      responseMetadata = new grpc.Metadata();
+      responseMetadata.set(EXTENSIONS_KEY, activated.join(','));
+    }
+    return { ctx: { agentId, principal, requestedExtensions, signal }, prepared, responseMetadata };
+  }
+
+  function failure(err: unknown, method: string): Partial<grpc.StatusObject> {
+    if (!(err instanceof A2AError)) log?.error({ err, method }, 'gRPC call failed with an unexpected error');
+    return grpcStatusFor(toA2AError(err));
+  }
+
+  function unaryHandler(name: string, method: UnaryMethod): grpc.handleUnaryCall<unknown, object> {
+    return (call, callback) => {
+      const abort = new AbortController();
+      call.on('cancelled', () => abort.abort());
+      admit((wire) => method.prepare(wire), call, abort.signal)
+        .then(async ({ ctx, prepared, responseMetadata }) => {
+          const response = await prepared.run(handler, ctx);
+          if (responseMetadata) call.sendMetadata(responseMetadata);
+          callback(null, response);
+        })
+        .catch((err: unknown) => callback(failure(err, name)));
+    };
+  }
+
+  function streamHandler(name: string, method: StreamMethod): grpc.handleServerStreamingCall<unknown, WireStreamResponse> {
+    return (call) => {
+      const abort = new AbortController();
+      let iterator: AsyncIterator<StreamItem> | undefined;
+      let released = false;
+      // Stop the producer exactly once, on every way out but natural completion: return() lets the
+      // core unsubscribe and run its finally blocks (an async generator parked in `await` also sees
+      // the aborted signal, since its return() only runs once that await settles).
+      const release = (): void => {
+        if (released) return;
+        released = true;
+        abort.abort();
+        iterator?.return?.().catch((err: unknown) => log?.error({ err, method: name }, 'stream iterator return() failed'));
+      };
+      call.on('cancelled', release);
+
+      const pump = async (): Promise<void> => {
+        const { ctx, prepared, responseMetadata } = await admit((wire) => method.prepare(wire), call, abort.signal);
+        iterator = prepared.run(handler, ctx)[Symbol.asyncIterator]();
+        let metadataSent = false;
+        for (;;) {
+          if (call.cancelled) return release();
+          const next = await iterator.next();
+          if (call.cancelled) return release();
+          if (next.done) break;
+          if (!metadataSent && responseMetadata) call.sendMetadata(responseMetadata);
+          metadataSent = true;
+          if (!call.write(encodeStreamResponse(next.value.response))) await drained(call);
+        }
+        released = true; // the iterator finished by itself; nothing to return()
+        if (!metadataSent && responseMetadata) call.sendMetadata(responseMetadata);
+        call.end();
+      };
+
+      pump().catch((err: unknown) => {
+        release();
+        // once the client is gone, a failure (often the producer reacting to the abort) has no one to tell
+        if (call.cancelled) return;
+        // emitting 'error' on a grpc-js server stream ends the call with that status, after any queued writes
+        call.emit('error', failure(err, name));
+      });
+    };
+  }
+
+  const implementation: grpc.UntypedServiceImplementation = {};
+  const service = a2aServiceDefinition();
+  // grpc-js answers a deserializer exception with INTERNAL; bytes that are not the request
+  // message are the client's fault, so they are let through as a marker and refused as invalid.
+  for (const def of Object.values(service)) {
+    const decode = def.requestDeserialize;
+    def.requestDeserialize = (bytes: Buffer) => {
+      try {
+        return decode(bytes);
+      } catch {
+        return UNDECODABLE;
+      }
+    };
+  }
+  for (const name of Object.keys(service)) {
+    const method = A2A_METHODS[name];
+    if (!method) throw new Error(`${A2A_SERVICE_NAME}/${name} has no implementation`);
+    implementation[name] = method.kind === 'unary' ? unaryHandler(name, method) : streamHandler(name, method);
+  }
+  server.addService(service as grpc.ServiceDefinition, implementation);
+
+  return {
+    server,
+    listen: (host, port) =>
+      new Promise<number>((resolve, reject) => {
+        const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
+        server.bindAsync(address, opts.credentials ?? grpc.ServerCredentials.createInsecure(), (err, boundPort) =>
+          err ? reject(err) : resolve(boundPort),
+        );
+      }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        // long-lived SubscribeToTask streams would hold tryShutdown forever; cancel them after the grace period
+        const timer = setTimeout(() => server.forceShutdown(), opts.shutdownGraceMs ?? 5000);
+        timer.unref();
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}
+
+/** Waits for the stream's buffer to drain, or for the client to go away. */
+function drained(call: grpc.ServerWritableStream<unknown, WireStreamResponse>): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      call.off('drain', done);
+      call.off('cancelled', done);
+      resolve();
+    };
+    call.once('drain', done);
+    call.once('cancelled', done);
+  });
+}

@@ -1,0 +1,172 @@
+/**
+ * A2A JSON-RPC 2.0 binding (spec §9): one POST endpoint per agent base path, plus the shared
+ * endpoint where `params.tenant` names the agent. Decodes, calls the core, encodes. Nothing else.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
+import type { Principal } from '../../core/authz/principal.js';
+import { A2AError, invalidParams, toA2AError } from '../../protocol/a2a/errors.js';
+import * as v from '../../protocol/a2a/validate.js';
+import { activateExtensions, headerValues, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
+import { resolveAgent } from '../a2a-common/tenant.js';
+import { lastEventId, pipeSse } from '../a2a-common/sse.js';
+
+type Id = string | number | null;
+
+export interface JsonRpcBindingOptions {
+  handler: A2AHandler;
+  keepAliveMs: number;
+  log?: { error(obj: object, msg?: string): void };
+}
+
+export interface JsonRpcReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export function jsonRpcError(id: Id, err: unknown): string {
+  const e = toA2AError(err);
+  return JSON.stringify({ jsonrpc: '2.0', id, error: { code: e.identity.jsonrpc, message: e.message, data: e.details() } });
+}
+
+const UNARY = new Set([
+  'SendMessage',
+  'GetTask',
+  'ListTasks',
+  'CancelTask',
+  'CreateTaskPushNotificationConfig',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'DeleteTaskPushNotificationConfig',
+  'GetExtendedAgentCard',
+]);
+const STREAMING = new Set(['SendStreamingMessage', 'SubscribeToTask']);
+
+export class JsonRpcBinding {
+  constructor(private readonly o: JsonRpcBindingOptions) {}
+
+  /**
+   * Handles one request whose body has already been read. `routeAgentId` is the agent of the base
+   * path, or undefined on the shared endpoint. Returns a reply to send, or undefined when it has
+   * streamed the response itself.
+   */
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string,
+    routeAgentId: string | undefined,
+    defaultAgentId: string,
+    principal: Principal,
+    beforeStream?: () => void,
+    log: { error(obj: object, msg?: string): void } | undefined = this.o.log,
+  ): Promise<JsonRpcReply | undefined> {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    const reply = (payload: string): JsonRpcReply => ({ status: 200, headers, body: payload });
+    // Authentication and authorization failures are HTTP-level too (RFC 9110 §11.6.1: a 401 carries a challenge).
+    const fail = (err: unknown): JsonRpcReply => {
+      const kind = err instanceof A2AError ? err.kind : undefined;
+      if (kind === 'Unauthenticated') return { status: 401, headers: { ...headers, 'WWW-Authenticate': 'Bearer' }, body: jsonRpcError(id, err) };
+      if (kind === 'PermissionDenied') return { status: 403, headers, body: jsonRpcError(id, err) };
+      return reply(jsonRpcError(id, err));
+    };
+
+    let msg: unknown;
+    try {
+      msg = JSON.parse(body);
+    } catch {
+      return reply(jsonRpcError(null, new A2AError('ParseError')));
+    }
+    if (!v.isObject(msg)) return reply(jsonRpcError(null, new A2AError('InvalidRequest', 'The request must be a single JSON-RPC 2.0 object')));
+    const rawId = msg.id;
+    const idOk = rawId === undefined || rawId === null || typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId));
+    const id: Id = idOk ? ((rawId as Id | undefined) ?? null) : null;
+    if (msg.jsonrpc !== '2.0' || !idOk || typeof msg.method !== 'string') {
+      return reply(jsonRpcError(id, new A2AError('InvalidRequest', "The request must have jsonrpc '2.0', a string method and a string or number id")));
+    }
+    if (msg.params !== undefined && !v.isObject(msg.params)) {
+      return reply(jsonRpcError(id, new A2AError('InvalidParams', 'params must be an object')));
+    }
+    const method = msg.method;
+    const params = (msg.params ?? {}) as Record<string, unknown>;
+    try {
+      if (!UNARY.has(method) && !STREAMING.has(method)) throw new A2AError('MethodNotFound', `Method '${method}' is not an A2A v1.0 method`);
+      negotiateVersion(headerValues(req.headers['a2a-version'])[0] ?? queryParam(req, 'A2A-Version'), 'A2A-Version');
+      const tenant = typeof params.tenant === 'string' && params.tenant !== '' ? params.tenant : undefined;
+      const agentId = resolveAgent(this.o.handler, routeAgentId, tenant, defaultAgentId);
+      const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
+      const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
+      if (activated.length) headers['A2A-Extensions'] = activated.join(', ');
+      const ctx: CallContext = { agentId, principal, requestedExtensions: requested };
+
+      if (STREAMING.has(method)) {
+        const iterable =
+          method === 'SendStreamingMessage'
+            ? this.o.handler.sendStreamingMessage(ctx, v.sendMessageRequest(params))
+            : this.o.handler.subscribeToTask(ctx, v.idRequest(params), lastEventId(req.headers['last-event-id']));
+        const it = iterable[Symbol.asyncIterator]();
+        const first = await it.next(); // errors here are ordinary JSON-RPC errors
+        await pipeSse(req, res, it, first, {
+          keepAliveMs: this.o.keepAliveMs,
+          beforeCommit: beforeStream,
+          headers: activated.length ? { 'A2A-Extensions': activated.join(', ') } : undefined,
+          encode: (item: StreamItem) => JSON.stringify({ jsonrpc: '2.0', id, result: item.response }),
+          encodeError: (err) => {
+            this.logInternal(err, method, log);
+            return jsonRpcError(id, err);
+          },
+        });
+        return undefined;
+      }
+      const result = await this.unary(ctx, method, params);
+      return reply(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result === undefined ? 'null' : JSON.stringify(result)}}`);
+    } catch (err) {
+      this.logInternal(err, method, log);
+      return fail(err);
+    }
+  }
+
+  private logInternal(err: unknown, method: string, log = this.o.log): void {
+    if (!(err instanceof A2AError)) log?.error({ err, method }, 'internal error in JSON-RPC call');
+  }
+
+  private async unary(ctx: CallContext, method: string, p: Record<string, unknown>): Promise<unknown> {
+    const h = this.o.handler;
+    switch (method) {
+      case 'SendMessage':
+        return h.sendMessage(ctx, v.sendMessageRequest(p));
+      case 'GetTask': {
+        const r = v.idRequest(p);
+        return h.getTask(ctx, { id: r.id, historyLength: v.historyLength(p.historyLength ?? p.history_length) });
+      }
+      case 'ListTasks':
+        return h.listTasks(ctx, v.listTasksRequest(p));
+      case 'CancelTask': {
+        const r = v.idRequest(p);
+        return h.cancelTask(ctx, { id: r.id, ...(v.isObject(p.metadata) ? { metadata: p.metadata as never } : {}) });
+      }
+      case 'CreateTaskPushNotificationConfig': {
+        const cfg = v.pushConfig(p, 'params');
+        if (!cfg.taskId) throw invalidParams('taskId', 'is required');
+        return h.createTaskPushNotificationConfig(ctx, cfg);
+      }
+      case 'GetTaskPushNotificationConfig':
+        return h.getTaskPushNotificationConfig(ctx, v.pushConfigRef(p));
+      case 'ListTaskPushNotificationConfigs':
+        return h.listTaskPushNotificationConfigs(ctx, v.listPushConfigsRequest(p));
+      case 'DeleteTaskPushNotificationConfig':
+        await h.deleteTaskPushNotificationConfig(ctx, v.pushConfigRef(p));
+        return undefined;
+      case 'GetExtendedAgentCard':
+        return h.getExtendedAgentCard(ctx);
+    }
+    throw new A2AError('MethodNotFound');
+  }
+}
+
+export function queryParam(req: IncomingMessage, name: string): string | undefined {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  if (q < 0) return undefined;
+  return new URLSearchParams(url.slice(q + 1)).get(name) ?? undefined;
+}

@@ -1,0 +1,236 @@
+/**
+ * A2A HTTP+JSON binding (spec §11): the REST routes of lf.a2a.v1.A2AService beneath each agent's
+ * base path, every one also under `/{tenant}/`. Errors are google.rpc.Status in `{"error": …}`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
+import type { Principal } from '../../core/authz/principal.js';
+import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
+import * as v from '../../protocol/a2a/validate.js';
+import { activateExtensions, headerValues, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
+import { lastEventId, pipeSse } from '../a2a-common/sse.js';
+import { resolveAgent } from '../a2a-common/tenant.js';
+
+export const A2A_JSON = 'application/a2a+json';
+
+export interface RestReply {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface RestBindingOptions {
+  handler: A2AHandler;
+  keepAliveMs: number;
+  log?: { error(obj: object, msg?: string): void };
+}
+
+/** Top-level path segments that name an operation; anything else in that position is a tenant. */
+const OPERATION_ROOTS = new Set(['message:send', 'message:stream', 'tasks', 'extendedAgentCard']);
+
+export function restErrorBody(err: unknown): { status: number; body: string } {
+  const e = toA2AError(err);
+  return {
+    status: e.identity.http,
+    body: JSON.stringify({ error: { code: e.identity.http, status: e.identity.grpc, message: e.message, details: e.details() } }),
+  };
+}
+
+/**
+ * Responses are `application/a2a+json` when the client's Accept names it, else `application/json`:
+ * v1.0.1 §11 says a2a+json SHOULD, while the TCK requires a type containing `application/json`
+ * for clients that do not ask (docs/compliance.md).
+ */
+export function negotiateMediaType(req: IncomingMessage): string {
+  const accept = req.headers.accept ?? '';
+  return accept.includes(A2A_JSON) ? A2A_JSON : 'application/json';
+}
+
+export function isJsonContentType(ct: string | undefined): boolean {
+  if (!ct) return false;
+  const base = ct.split(';')[0].trim().toLowerCase();
+  return base === 'application/json' || base === A2A_JSON;
+}
+
+type Route =
+  | { op: 'send' | 'stream' | 'list' | 'extendedCard' }
+  | { op: 'get' | 'cancel' | 'subscribe'; id: string }
+  | { op: 'pushCreate' | 'pushList'; taskId: string }
+  | { op: 'pushGet' | 'pushDelete'; taskId: string; id: string };
+
+export class RestBinding {
+  constructor(private readonly o: RestBindingOptions) {}
+
+  /**
+   * `segments`: the decoded path segments below the agent base (or below `/a2a` on the shared form).
+   * Returns a reply, or undefined when it streamed the response itself.
+   */
+  async handle(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string | undefined,
+    routeAgentId: string,
+    segments: string[],
+    query: URLSearchParams,
+    principal: Principal,
+    beforeStream?: () => void,
+    log: { error(obj: object, msg?: string): void } | undefined = this.o.log,
+  ): Promise<RestReply | undefined> {
+    const mediaType = negotiateMediaType(req);
+    const headers: Record<string, string> = { 'Content-Type': mediaType };
+    const fail = (err: unknown): RestReply => {
+      if (!(err instanceof A2AError)) log?.error({ err }, 'internal error in HTTP+JSON call');
+      const { status, body: b } = restErrorBody(err);
+      // RFC 9110 §11.6.1: a 401 carries a challenge.
+      return { status, headers: status === 401 ? { ...headers, 'WWW-Authenticate': 'Bearer' } : headers, body: b };
+    };
+    try {
+      let tenant: string | undefined;
+      if (segments.length > 0 && !OPERATION_ROOTS.has(segments[0])) tenant = segments.shift();
+      const method = req.method ?? 'GET';
+      const route = matchRoute(method, segments);
+      negotiateVersion(headerValues(req.headers['a2a-version'])[0] ?? query.get('A2A-Version') ?? undefined, 'A2A-Version');
+      const agentId = resolveAgent(this.o.handler, routeAgentId, tenant, routeAgentId);
+      const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
+      const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
+      if (activated.length) headers['A2A-Extensions'] = activated.join(', ');
+      const ctx: CallContext = { agentId, principal, requestedExtensions: requested };
+      const json = () => parseBody(body);
+      const h = this.o.handler;
+      const ok = (value: unknown, status = 200): RestReply => ({ status, headers, body: value === undefined ? '{}' : JSON.stringify(value) });
+
+      switch (route.op) {
+        case 'send':
+          return ok(await h.sendMessage(ctx, v.sendMessageRequest(json())));
+        case 'list':
+          return ok(await h.listTasks(ctx, v.listTasksRequest(queryObject(query, ['historyLength', 'pageSize']))));
+        case 'get':
+          return ok(await h.getTask(ctx, { id: route.id, historyLength: v.historyLength(intOrRaw(query.get('historyLength'))) }));
+        case 'cancel': {
+          const b = body && body.trim() ? json() : {};
+          return ok(await h.cancelTask(ctx, { id: route.id, ...(v.isObject(b.metadata) ? { metadata: b.metadata as never } : {}) }));
+        }
+        case 'pushCreate': {
+          const cfg = v.pushConfig({ ...json(), taskId: route.taskId }, 'config');
+          return ok(await h.createTaskPushNotificationConfig(ctx, cfg));
+        }
+        case 'pushList':
+          return ok(await h.listTaskPushNotificationConfigs(ctx, v.listPushConfigsRequest({ ...queryObject(query, ['pageSize']), taskId: route.taskId })));
+        case 'pushGet':
+          return ok(await h.getTaskPushNotificationConfig(ctx, { taskId: route.taskId, id: route.id }));
+        case 'pushDelete':
+          await h.deleteTaskPushNotificationConfig(ctx, { taskId: route.taskId, id: route.id });
+          return ok(undefined);
+        case 'extendedCard':
+          return ok(await h.getExtendedAgentCard(ctx));
+        case 'stream':
+        case 'subscribe': {
+          const subscribeId = route.op === 'subscribe' ? route.id : '';
+          const iterable =
+            route.op === 'stream'
+              ? h.sendStreamingMessage(ctx, v.sendMessageRequest(json()))
+              : h.subscribeToTask(ctx, { id: subscribeId }, lastEventId(req.headers['last-event-id'] ?? query.get('lastEventId') ?? undefined));
+          const it = iterable[Symbol.asyncIterator]();
+          const first = await it.next();
+          await pipeSse(req, res, it, first, {
+            keepAliveMs: this.o.keepAliveMs,
+          beforeCommit: beforeStream,
+            headers: activated.length ? { 'A2A-Extensions': activated.join(', ') } : undefined,
+            encode: (item: StreamItem) => JSON.stringify(item.response),
+            encodeError: (err) => {
+              if (!(err instanceof A2AError)) log?.error({ err }, 'internal error in HTTP+JSON stream');
+              return restErrorBody(err).body;
+            },
+          });
+          return undefined;
+        }
+      }
+    } catch (err) {
+      return fail(err);
+    }
+  }
+}
+
+function matchRoute(method: string, s: string[]): Route {
+  const wrongVerb = () => new A2AError('MethodNotFound', `${method} is not allowed on this path`);
+  if (s.length === 1) {
+    if (s[0] === 'message:send') {
+      if (method !== 'POST') throw wrongVerb();
+      return { op: 'send' };
+    }
+    if (s[0] === 'message:stream') {
+      if (method !== 'POST') throw wrongVerb();
+      return { op: 'stream' };
+    }
+    if (s[0] === 'tasks') {
+      if (method !== 'GET') throw wrongVerb();
+      return { op: 'list' };
+    }
+    if (s[0] === 'extendedAgentCard') {
+      if (method !== 'GET') throw wrongVerb();
+      return { op: 'extendedCard' };
+    }
+  }
+  if (s[0] === 'tasks' && s.length >= 2 && s[1] !== '') {
+    if (s.length === 2) {
+      const colon = s[1].lastIndexOf(':');
+      const verb = colon >= 0 ? s[1].slice(colon + 1) : '';
+      const id = colon >= 0 ? s[1].slice(0, colon) : s[1];
+      if (verb === 'cancel') {
+        if (method !== 'POST') throw wrongVerb();
+        return { op: 'cancel', id };
+      }
+      // The proto binds GET, the spec's tables say POST: accept both.
+      if (verb === 'subscribe') {
+        if (method !== 'GET' && method !== 'POST') throw wrongVerb();
+        return { op: 'subscribe', id };
+      }
+      if (colon < 0) {
+        if (method !== 'GET') throw wrongVerb();
+        return { op: 'get', id: s[1] };
+      }
+    }
+    if (s[2] === 'pushNotificationConfigs') {
+      if (s.length === 3) {
+        if (method === 'POST') return { op: 'pushCreate', taskId: s[1] };
+        if (method === 'GET') return { op: 'pushList', taskId: s[1] };
+        throw wrongVerb();
+      }
+      if (s.length === 4 && s[3] !== '') {
+        if (method === 'GET') return { op: 'pushGet', taskId: s[1], id: s[3] };
+        if (method === 'DELETE') return { op: 'pushDelete', taskId: s[1], id: s[3] };
+        throw wrongVerb();
+      }
+    }
+  }
+  throw new A2AError('MethodNotFound', 'No A2A operation at this path');
+}
+
+function parseBody(body: string | undefined): Record<string, unknown> {
+  if (body === undefined || body.trim() === '') throw new A2AError('InvalidRequest', 'A JSON request body is required');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new A2AError('ParseError');
+  }
+  if (!v.isObject(parsed)) throw new A2AError('InvalidRequest', 'The request body must be a JSON object');
+  return parsed;
+}
+
+function intOrRaw(s: string | null): unknown {
+  if (s === null) return undefined;
+  return /^-?\d+$/.test(s) ? Number(s) : s;
+}
+
+/** Query strings carry strings only; convert the known integer and boolean fields. */
+function queryObject(q: URLSearchParams, ints: string[]): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const [k, val] of q) {
+    if (k === 'A2A-Version') continue;
+    if (ints.includes(k)) o[k] = intOrRaw(val);
+    else if (k === 'includeArtifacts') o[k] = val === 'true' ? true : val === 'false' ? false : val;
+    else o[k] = val;
+  }
+  return o;
+}

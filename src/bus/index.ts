@@ -1,0 +1,2 @@
+export * from './event-bus.js';
+export { InProcessEventBus, type InProcessEventBusOptions } from './in-process-bus.js';

@@ -1,0 +1,65 @@
+/** What `serve` prints to stderr: where to reach the server, and why it could not start. */
+import { isWildcardHost, type Config } from '../config/index.js';
+import { packageVersion } from './version.js';
+
+export interface BannerServer {
+  urls: { http: string; grpc?: string };
+  agents: ReadonlyArray<{ id: string; url: string }>;
+}
+
+/** The URL without the password of its userinfo, for printing a database or Redis address. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/** startServer reports each agent's base URL; its card sits under it (a card URL is kept as is). */
+function cardUrl(agentUrl: string): string {
+  return agentUrl.endsWith('.json') ? agentUrl : `${agentUrl.replace(/\/+$/, '')}/.well-known/agent-card.json`;
+}
+
+export function formatBanner(config: Config, server: BannerServer): string {
+  const lines = [`Agentport ${packageVersion()} is running.`, ''];
+  lines.push(`  HTTP     ${server.urls.http}`);
+  if (server.urls.grpc) lines.push(`  gRPC     ${server.urls.grpc}`);
+  lines.push('');
+  lines.push('  Agent cards');
+  const width = Math.max(...server.agents.map((a) => a.id.length), 0);
+  for (const agent of server.agents) lines.push(`    ${agent.id.padEnd(width)}  ${cardUrl(agent.url)}`);
+  lines.push(`  Primary  ${server.urls.http.replace(/\/+$/, '')}/.well-known/agent-card.json (${config.primaryAgent})`);
+  lines.push('');
+  lines.push(`  Data     ${config.server.dataDir}`);
+  lines.push(
+    `  Storage  ${config.storage.driver === 'sqlite' ? `sqlite ${config.storage.file}` : `postgres ${withoutPassword(config.storage.url)}`}`,
+  );
+  if (config.bus.driver === 'redis') lines.push(`  Bus      redis ${withoutPassword(config.bus.url)}`);
+  lines.push(`  Config   ${config.file ?? 'none (built-in defaults)'}`);
+  if (config.server.publicUrlDerived && isWildcardHost(config.server.host)) {
+    lines.push('');
+    lines.push(`  Note: listening on ${config.server.host}, but cards advertise ${config.server.publicUrl};`);
+    lines.push('        set server.publicUrl to the address clients should use.');
+  }
+  lines.push('', 'Press Ctrl+C to stop.', '');
+  return lines.join('\n');
+}
+
+export function describeStartFailure(error: unknown, config: Config): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'EADDRINUSE') {
+    return `Cannot start: an address is already in use (${message}).\nStop the other process, or choose other ports with --port / --grpc-port (or 0 for any free port).\n`;
+  }
+  if (code === 'EACCES') {
+    return `Cannot start: permission denied (${message}).\nPorts below 1024 need privileges; try --port 8080.\n`;
+  }
+  if (code === 'ERR_MODULE_NOT_FOUND' && /server[\\/]start\.js/.test(message)) {
+    return 'Cannot start: this build has no server module (dist/server/start.js). Run npm run build.\n';
+  }
+  const where = config.file ? ` (config: ${config.file})` : '';
+  return `Cannot start${where}: ${error instanceof Error ? (error.stack ?? message) : message}\n`;
+}

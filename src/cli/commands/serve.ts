@@ -1,0 +1,94 @@
+/** `agentport serve`: load the configuration, start the listeners, stop gracefully on a signal. */
+import type { Command } from 'commander';
+import { ConfigError, loadConfig, type Config, type ConfigOverrides } from '../../config/index.js';
+import { describeStartFailure, formatBanner } from '../banner.js';
+import type { CliIO } from '../io.js';
+import { stopOnSignals } from '../shutdown.js';
+
+/** What `startServer` (src/server/start.ts) returns. */
+export interface RunningServer {
+  urls: { http: string; grpc?: string };
+  agents: Array<{ id: string; url: string }>;
+  close(): Promise<void>;
+}
+
+export type StartServer = (config: Config) => Promise<RunningServer>;
+
+export interface ServeDependencies {
+  /** default: startServer from src/server/start.ts, imported on first use */
+  startServer?: StartServer;
+}
+
+interface ServeOptions {
+  config?: string;
+  host?: string;
+  port?: string;
+  grpcPort?: string;
+  dataDir?: string;
+  logLevel?: string;
+}
+
+// Imported lazily so that --help, --version and configuration errors work without loading the
+// server (and its native drivers).
+const importStartServer: StartServer = async (config) => {
+  const { startServer } = await import('../../server/start.js');
+  return startServer(config);
+};
+
+const SERVE_HELP = `
+Flags override the matching keys of the config file (server.host, server.port,
+server.grpc.port, server.dataDir, server.logLevel).
+
+Examples:
+  $ agentport serve
+  $ agentport serve --config ./agentport.yaml --port 9000
+  $ agentport serve --host 0.0.0.0 --data-dir /var/lib/agentport --log-level debug
+`;
+
+export function registerServe(program: Command, io: CliIO, deps: ServeDependencies): void {
+  program
+    .command('serve')
+    .description('start the server: A2A over JSON-RPC, HTTP+JSON and gRPC, for every configured agent')
+    .option('-c, --config <file>', 'config file (default: $AGENTPORT_CONFIG, else ./agentport.yaml if present)')
+    .option('--host <host>', 'address to listen on (server.host, default 127.0.0.1)')
+    .option('-p, --port <port>', 'HTTP port, 0 for any free port (server.port, default 8080)')
+    .option('--grpc-port <port>', 'gRPC port, 0 for any free port (server.grpc.port, default 50051)')
+    .option('--data-dir <dir>', 'directory for the database and keys (server.dataDir, default ./.agentport)')
+    .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent (server.logLevel, default info)')
+    .addHelpText('after', SERVE_HELP)
+    .action(async (options: ServeOptions) => {
+      await serve(options, io, deps.startServer ?? importStartServer);
+    });
+}
+
+async function serve(options: ServeOptions, io: CliIO, startServer: StartServer): Promise<void> {
+  const overrides: ConfigOverrides = {
+    ...(options.host === undefined ? {} : { host: options.host }),
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.grpcPort === undefined ? {} : { grpcPort: options.grpcPort }),
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
+  };
+
+  let config: Config;
+  try {
+    config = loadConfig({ ...(options.config === undefined ? {} : { file: options.config }), overrides, env: io.env, cwd: io.cwd() });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr(`${error.message}\n\nFix the file or run with --help.\n`);
+    io.exit(2);
+    return;
+  }
+
+  let server: RunningServer;
+  try {
+    server = await startServer(config);
+  } catch (error) {
+    io.stderr(describeStartFailure(error, config));
+    io.exit(1);
+    return;
+  }
+
+  io.stderr(formatBanner(config, server));
+  stopOnSignals(server, io);
+}

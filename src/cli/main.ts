@@ -1,0 +1,5 @@
+/** Entry point of the `agentport` command (bin/agentport.js imports the built copy of this file). */
+import { processIO } from './io.js';
+import { runCli } from './program.js';
+
+await runCli(process.argv, processIO());

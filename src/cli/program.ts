@@ -1,0 +1,66 @@
+/**
+ * The `agentport` command. Each subcommand lives in commands/<name>.ts and registers itself here;
+ * planned next to `serve`: init, card, send / stream, tasks, keys, clients, db.
+ */
+import { Command, CommanderError } from 'commander';
+import { registerServe, type ServeDependencies } from './commands/serve.js';
+import type { CliIO } from './io.js';
+import { packageVersion } from './version.js';
+
+export type CliDependencies = ServeDependencies;
+
+const EXAMPLES = `
+Examples:
+  $ agentport serve                                serve the built-in echo agent on http://127.0.0.1:8080
+  $ agentport serve --config agentport.yaml        serve the agents described in a config file
+  $ agentport serve --port 9000 --grpc-port 0      HTTP on port 9000, gRPC on any free port
+  $ AGENTPORT_CONFIG=prod.yaml agentport serve     take the config file path from the environment
+
+Without --config, ./agentport.yaml is used when it exists; otherwise built-in defaults apply.
+Every configuration key is described in docs/configuration.md.
+`;
+
+export function createProgram(io: CliIO, deps: CliDependencies = {}): Command {
+  const program = new Command('agentport');
+  program
+    .description('One front door for AI agents: A2A v1.0 (JSON-RPC, HTTP+JSON, gRPC) and MCP behind one authorization model.')
+    .version(packageVersion(), '-v, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand('help [command]', 'show help for a command')
+    .configureOutput({ writeOut: (text) => io.stdout(text), writeErr: (text) => io.stderr(text) })
+    .showHelpAfterError('(run agentport --help for usage)')
+    // Throw instead of exiting, so runCli picks the exit code and tests can run the program in-process.
+    .exitOverride()
+    .addHelpText('after', EXAMPLES);
+
+  registerServe(program, io, deps);
+  return program;
+}
+
+/** 0 for help and version, 2 for usage errors (like a bad configuration), else commander's code. */
+function exitCodeFor(error: CommanderError): number {
+  switch (error.code) {
+    case 'commander.helpDisplayed':
+    case 'commander.version':
+      return 0;
+    case 'commander.help':
+    case 'commander.executeSubCommandAsync':
+      return error.exitCode;
+    default:
+      return 2;
+  }
+}
+
+export async function runCli(argv: readonly string[], io: CliIO, deps: CliDependencies = {}): Promise<void> {
+  const program = createProgram(io, deps);
+  try {
+    await program.parseAsync([...argv]);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      io.exit(exitCodeFor(error));
+      return;
+    }
+    io.stderr(`agentport: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.exit(1);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The resolved configuration: what every other part of the server reads. Defaults are applied,
+ * `${VAR}` references substituted, paths absolute, public URLs derived. Nothing downstream looks at
+ * the YAML file, the environment or the CLI flags again.
+ */
+import type { LOG_LEVELS } from './primitives.js';
+import type { BUILTIN_AGENTS } from './schema.js';
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+export type BuiltinAgentName = (typeof BUILTIN_AGENTS)[number];
+
+export interface Config {
+  /** absolute path of the file that was read; undefined when running on defaults */
+  file?: string;
+  /** absolute directory that relative paths were resolved against (the file's, else the cwd) */
+  baseDir: string;
+  server: ServerConfig;
+  limits: LimitsConfig;
+  storage: StorageConfig;
+  bus: BusConfig;
+  /** at least one; ids are unique */
+  agents: AgentConfig[];
+  /** id of the agent whose card is also served at /.well-known/agent-card.json */
+  primaryAgent: string;
+  auth: AuthConfig;
+  push: PushConfig;
+  cards: CardsConfig;
+}
+
+export interface ServerConfig {
+  host: string;
+  /** 0 = ephemeral; see withListeningPorts */
+  port: number;
+  /** base URL used in cards, no trailing slash */
+  publicUrl: string;
+  /** true when publicUrl came from host:port rather than from the file */
+  publicUrlDerived: boolean;
+  grpc: GrpcConfig;
+  /** absolute */
+  dataDir: string;
+  logLevel: LogLevel;
+}
+
+export interface GrpcConfig {
+  enabled: boolean;
+  /** defaults to server.host */
+  host: string;
+  /** 0 = ephemeral */
+  port: number;
+  /** `host:port` used in cards */
+  publicUrl: string;
+  publicUrlDerived: boolean;
+}
+
+export interface LimitsConfig {
+  bodyBytes: number;
+  headerBytes: number;
+  requestTimeoutMs: number;
+  blockingSendTimeoutMs: number;
+  maxHistoryLength: number;
+  sseKeepAliveMs: number;
+  /** streams (SendStreamingMessage + SubscribeToTask) open on one task at a time */
+  maxConcurrentStreamsPerTask: number;
+  pushTimeoutMs: number;
+  pushMaxAttempts: number;
+}
+
+export type StorageConfig =
+  /** file is absolute, or ":memory:" */
+  | { driver: 'sqlite'; file: string; synchronous: 'normal' | 'full' }
+  | { driver: 'postgres'; url: string };
+
+export type BusConfig = { driver: 'in-process' } | { driver: 'redis'; url: string };
+
+export interface AgentCardOverrides {
+  name?: string;
+  description?: string;
+  version?: string;
+  provider?: { organization: string; url: string };
+  documentationUrl?: string;
+  iconUrl?: string;
+  defaultInputModes?: string[];
+  defaultOutputModes?: string[];
+}
+
+interface AgentConfigBase {
+  id: string;
+  card: AgentCardOverrides;
+  /** undefined = what the agent's own card says */
+  streaming?: boolean;
+  pushNotifications?: boolean;
+  /** whether the agent offers an extended card; defaults to auth.extendedCard */
+  extendedCard: boolean;
+  /** skill id → visibility override ('extended' = only in the extended card) */
+  skills: Record<string, { visibility: 'public' | 'extended' }>;
+  /** extension URIs declared `required: true` in the card */
+  requiredExtensions: string[];
+}
+
+/** An agent is either built in or an ES module (default export or `agent` export: an AgentDefinition). */
+export type AgentConfig = AgentConfigBase &
+  ({ builtin: BuiltinAgentName; module?: undefined } | { module: string; builtin?: undefined });
+
+export interface ApiKeyConfig {
+  key: string;
+  subject: string;
+  scopes: string[];
+}
+
+export interface AuthConfig {
+  apiKeys: ApiKeyConfig[];
+  extendedCard: boolean;
+  /**
+   * Serve extended cards to unauthenticated callers. Off by default: spec §13.3 requires
+   * authentication. The TCK profile turns it on because the TCK calls without credentials.
+   */
+  anonymousExtendedCard: boolean;
+}
+
+export interface PushConfig {
+  allowHttp: boolean;
+  /** CIDRs, IP addresses, host names or *.suffix patterns exempt from the SSRF guard */
+  allowlist: string[];
+  signJwt: boolean;
+}
+
+export interface CardsConfig {
+  sign: boolean;
+  maxAgeSeconds: number;
+}

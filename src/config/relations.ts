@@ -1,0 +1,60 @@
+/**
+ * Rules that span several keys. They run on the raw input next to schema validation (not after it),
+ * so a file with a bad port and a duplicate agent id reports both at once; each rule skips values
+ * whose shape is wrong, which the schema reports on its own.
+ */
+import type { ConfigProblem } from './errors.js';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export function checkRelations(input: unknown): ConfigProblem[] {
+  if (!isRecord(input)) return [];
+  const problems: ConfigProblem[] = [];
+  const agentIds: string[] = [];
+
+  if (Array.isArray(input.agents)) {
+    input.agents.forEach((agent, index) => {
+      if (!isRecord(agent)) return;
+      const hasBuiltin = agent.builtin !== undefined;
+      const hasModule = agent.module !== undefined;
+      if (hasBuiltin === hasModule) {
+        problems.push({
+          path: `agents[${index}]`,
+          message: hasBuiltin
+            ? 'set either builtin or module, not both'
+            : 'set one of builtin (echo | conformance) or module (path to an ES module exporting an AgentDefinition)',
+        });
+      }
+      if (typeof agent.id !== 'string') return;
+      if (agentIds.includes(agent.id)) {
+        problems.push({ path: `agents[${index}].id`, message: `duplicate agent id (got "${agent.id}"; ids must be unique)` });
+      }
+      agentIds.push(agent.id);
+    });
+  }
+
+  if (typeof input.primaryAgent === 'string' && input.primaryAgent.trim() !== '') {
+    const known = Array.isArray(input.agents) ? agentIds : ['echo'];
+    const wanted = input.primaryAgent.trim();
+    if (!known.includes(wanted)) {
+      problems.push({
+        path: 'primaryAgent',
+        message: `no agent has this id (got "${wanted}"; agents: ${known.join(', ') || 'none'})`,
+      });
+    }
+  }
+
+  const auth = input.auth;
+  if (isRecord(auth) && Array.isArray(auth.apiKeys)) {
+    const seen = new Set<string>();
+    auth.apiKeys.forEach((entry, index) => {
+      if (!isRecord(entry) || typeof entry.key !== 'string') return;
+      if (seen.has(entry.key)) problems.push({ path: `auth.apiKeys[${index}].key`, message: 'duplicate API key (each key must be unique)' });
+      seen.add(entry.key);
+    });
+  }
+
+  return problems;
+}

@@ -1,0 +1,135 @@
+/**
+ * From the validated file to the resolved Config: relative paths become absolute (against the
+ * config file's directory), public URLs are derived from host and port when not given, per-agent
+ * settings fall back to the global ones.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { AgentConfig, Config, StorageConfig } from './config.js';
+import type { ConfigProblem } from './errors.js';
+import type { AgentEntry, ConfigFile } from './schema.js';
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+export function isWildcardHost(host: string): boolean {
+  return WILDCARD_HOSTS.has(host);
+}
+
+/**
+ * The host as it appears in a URL. A wildcard bind address is not something a client can dial;
+ * `localhost` is right for local use, and anything else needs an explicit publicUrl.
+ */
+function urlHost(host: string): string {
+  if (isWildcardHost(host)) return 'localhost';
+  return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+}
+
+function httpUrlFor(host: string, port: number): string {
+  return `http://${urlHost(host)}:${port}`;
+}
+
+function grpcAddressFor(host: string, port: number): string {
+  return `${urlHost(host)}:${port}`;
+}
+
+export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: string): { config: Config; problems: ConfigProblem[] } {
+  const problems: ConfigProblem[] = [];
+  const { server } = file;
+  const dataDir = path.resolve(baseDir, server.dataDir);
+  const grpcHost = server.grpc.host ?? server.host;
+
+  const storage: StorageConfig =
+    file.storage?.driver === 'postgres'
+      ? { driver: 'postgres', url: file.storage.url }
+      : {
+          driver: 'sqlite',
+          file: resolveSqliteFile(file.storage?.file, baseDir, dataDir),
+          synchronous: file.storage?.synchronous ?? 'normal',
+        };
+
+  const agents = file.agents.map((entry, index) => {
+    const agent = resolveAgent(entry, baseDir, file.auth.extendedCard);
+    if (agent.module !== undefined && !existsSync(agent.module)) {
+      problems.push({ path: `agents[${index}].module`, message: `file not found: ${agent.module} (relative paths start at ${baseDir})` });
+    }
+    return agent;
+  });
+
+  const config: Config = {
+    ...(configFile === undefined ? {} : { file: configFile }),
+    baseDir,
+    server: {
+      host: server.host,
+      port: server.port,
+      publicUrl: server.publicUrl ?? httpUrlFor(server.host, server.port),
+      publicUrlDerived: server.publicUrl === undefined,
+      grpc: {
+        enabled: server.grpc.enabled,
+        host: grpcHost,
+        port: server.grpc.port,
+        publicUrl: server.grpc.publicUrl ?? grpcAddressFor(grpcHost, server.grpc.port),
+        publicUrlDerived: server.grpc.publicUrl === undefined,
+      },
+      dataDir,
+      logLevel: server.logLevel,
+    },
+    limits: { ...file.limits },
+    storage,
+    bus: file.bus.driver === 'redis' ? { driver: 'redis', url: file.bus.url } : { driver: 'in-process' },
+    agents,
+    primaryAgent: file.primaryAgent ?? agents[0]!.id,
+    auth: {
+      apiKeys: file.auth.apiKeys.map((k) => ({ key: k.key, subject: k.subject, scopes: [...k.scopes] })),
+      extendedCard: file.auth.extendedCard,
+      anonymousExtendedCard: file.auth.anonymousExtendedCard,
+    },
+    push: { ...file.push, allowlist: [...file.push.allowlist] },
+    cards: { ...file.cards },
+  };
+  return { config, problems };
+}
+
+function resolveSqliteFile(file: string | undefined, baseDir: string, dataDir: string): string {
+  if (file === undefined || file === '') return path.join(dataDir, 'agentport.db');
+  if (file === ':memory:') return file;
+  return path.resolve(baseDir, file);
+}
+
+function resolveAgent(entry: AgentEntry, baseDir: string, extendedCardDefault: boolean): AgentConfig {
+  const common = {
+    id: entry.id,
+    card: entry.card ?? {},
+    ...(entry.streaming === undefined ? {} : { streaming: entry.streaming }),
+    ...(entry.pushNotifications === undefined ? {} : { pushNotifications: entry.pushNotifications }),
+    extendedCard: entry.extendedCard ?? extendedCardDefault,
+    skills: entry.skills ?? {},
+    requiredExtensions: entry.requiredExtensions ?? [],
+  };
+  // relations.ts guarantees exactly one of the two by the time we get here
+  return entry.module !== undefined
+    ? { ...common, module: path.resolve(baseDir, entry.module) }
+    : { ...common, builtin: entry.builtin ?? 'echo' };
+}
+
+/**
+ * The config with the ports the listeners actually bound (useful with port 0). Derived public URLs
+ * follow the bound ports; URLs given in the file are left alone.
+ */
+export function withListeningPorts(config: Config, ports: { http?: number; grpc?: number }): Config {
+  const httpPort = ports.http ?? config.server.port;
+  const grpcPort = ports.grpc ?? config.server.grpc.port;
+  const { server } = config;
+  return {
+    ...config,
+    server: {
+      ...server,
+      port: httpPort,
+      publicUrl: server.publicUrlDerived ? httpUrlFor(server.host, httpPort) : server.publicUrl,
+      grpc: {
+        ...server.grpc,
+        port: grpcPort,
+        publicUrl: server.grpc.publicUrlDerived ? grpcAddressFor(server.grpc.host, grpcPort) : server.grpc.publicUrl,
+      },
+    },
+  };
+}

@@ -1,0 +1,195 @@
+/**
+ * The shape of `agentport.yaml`, in zod. Every section and key is optional; defaults that do not
+ * depend on other keys live here, the rest (URLs derived from host/port, paths resolved against the
+ * file's directory, per-agent fallbacks) in resolve.ts. Objects are strict: an unknown key is an
+ * error, because a misspelt key that is silently ignored is a setting that silently does not apply.
+ *
+ * docs/configuration.md is the reference for every key; keep the two in step.
+ */
+import { z } from 'zod';
+import {
+  AGENT_ID_PATTERN,
+  LOG_LEVELS,
+  bool,
+  byteSize,
+  duration,
+  grpcAddress,
+  host,
+  hostOrCidr,
+  httpBaseUrl,
+  integer,
+  nonEmptyString,
+  port,
+  uri,
+} from './primitives.js';
+
+export type { Config } from './config.js';
+
+export const DEFAULT_AGENTS = [{ id: 'echo', builtin: 'echo' as const }];
+export const BUILTIN_AGENTS = ['echo', 'conformance'] as const;
+
+const grpcSchema = z
+  .object({
+    enabled: bool.default(true),
+    host: host.optional(),
+    port: port.default(50051),
+    publicUrl: grpcAddress.optional(),
+  })
+  .strict();
+
+const serverSchema = z
+  .object({
+    host: host.default('127.0.0.1'),
+    port: port.default(8080),
+    publicUrl: httpBaseUrl.optional(),
+    grpc: grpcSchema.default({}),
+    dataDir: nonEmptyString.default('./.agentport'),
+    logLevel: z.enum(LOG_LEVELS).default('info'),
+  })
+  .strict();
+
+const limitsSchema = z
+  .object({
+    bodyBytes: byteSize(1024).default(4 * 1024 * 1024),
+    headerBytes: byteSize(1024).default(16 * 1024),
+    requestTimeoutMs: duration(1).default(60_000),
+    blockingSendTimeoutMs: duration(1).default(60_000),
+    maxHistoryLength: integer(0).default(1000),
+    sseKeepAliveMs: duration(100).default(15_000),
+    maxConcurrentStreamsPerTask: integer(1).default(32),
+    pushTimeoutMs: duration(1).default(10_000),
+    pushMaxAttempts: integer(1, 100).default(8),
+  })
+  .strict();
+
+const sqliteSchema = z
+  .object({
+    driver: z.literal('sqlite'),
+    /** default `<dataDir>/agentport.db`; `:memory:` for a throwaway database */
+    file: nonEmptyString.optional(),
+    synchronous: z.enum(['normal', 'full']).default('normal'),
+  })
+  .strict();
+
+const postgresUrl = nonEmptyString.refine((value) => /^postgres(ql)?:\/\/./.test(value), {
+  message: 'must be a postgres:// or postgresql:// URL',
+});
+
+const postgresSchema = z.object({ driver: z.literal('postgres'), url: postgresUrl }).strict();
+
+/** `sqlite:<path>` and `postgres://…` strings are short forms of the objects. */
+const storageSchema = z.preprocess(
+  (value, ctx) => {
+    if (typeof value !== 'string') return value;
+    const text = value.trim();
+    if (text.startsWith('sqlite:')) return { driver: 'sqlite', file: text.slice('sqlite:'.length) };
+    if (/^postgres(ql)?:\/\//.test(text)) return { driver: 'postgres', url: text };
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: 'must be "sqlite:<path>", a postgres:// URL, or a mapping with driver: sqlite | postgres',
+      fatal: true,
+    });
+    return z.NEVER;
+  },
+  z.discriminatedUnion('driver', [sqliteSchema, postgresSchema]),
+);
+
+const redisUrl = nonEmptyString.refine((value) => /^rediss?:\/\/./.test(value), {
+  message: 'must be a redis:// or rediss:// URL',
+});
+
+/** `in-process` and `redis://…` strings are short forms of the objects. */
+const busSchema = z.preprocess(
+  (value, ctx) => {
+    if (typeof value !== 'string') return value;
+    const text = value.trim();
+    if (text === 'in-process') return { driver: 'in-process' };
+    if (/^rediss?:\/\//.test(text)) return { driver: 'redis', url: text };
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'must be "in-process" or a redis:// URL', fatal: true });
+    return z.NEVER;
+  },
+  z.discriminatedUnion('driver', [
+    z.object({ driver: z.literal('in-process') }).strict(),
+    z.object({ driver: z.literal('redis'), url: redisUrl }).strict(),
+  ]),
+);
+
+const cardOverridesSchema = z
+  .object({
+    name: nonEmptyString.optional(),
+    description: nonEmptyString.optional(),
+    version: nonEmptyString.optional(),
+    provider: z.object({ organization: nonEmptyString, url: httpBaseUrl }).strict().optional(),
+    documentationUrl: uri.optional(),
+    iconUrl: uri.optional(),
+    defaultInputModes: z.array(nonEmptyString).optional(),
+    defaultOutputModes: z.array(nonEmptyString).optional(),
+  })
+  .strict();
+
+const agentSchema = z
+  .object({
+    id: z.string().regex(AGENT_ID_PATTERN, {
+      message: `must match ${AGENT_ID_PATTERN.source} (lowercase letters, digits, '-' and '_'; at most 63 characters)`,
+    }),
+    // Exactly one of builtin/module: checked in relations.ts so that it is reported next to
+    // any other problem of the same entry.
+    builtin: z.enum(BUILTIN_AGENTS).optional(),
+    module: nonEmptyString.optional(),
+    card: cardOverridesSchema.optional(),
+    streaming: bool.optional(),
+    pushNotifications: bool.optional(),
+    extendedCard: bool.optional(),
+    skills: z.record(nonEmptyString, z.object({ visibility: z.enum(['public', 'extended']) }).strict()).optional(),
+    requiredExtensions: z.array(uri).optional(),
+  })
+  .strict();
+
+const apiKeySchema = z
+  .object({
+    key: z.string().min(16, 'must be at least 16 characters'),
+    subject: nonEmptyString,
+    scopes: z.array(nonEmptyString).default([]),
+  })
+  .strict();
+
+const authSchema = z
+  .object({
+    apiKeys: z.array(apiKeySchema).default([]),
+    extendedCard: bool.default(true),
+    anonymousExtendedCard: bool.default(false),
+  })
+  .strict();
+
+const pushSchema = z
+  .object({
+    allowHttp: bool.default(false),
+    allowlist: z.array(hostOrCidr).default([]),
+    signJwt: bool.default(false),
+  })
+  .strict();
+
+const cardsSchema = z
+  .object({
+    sign: bool.default(true),
+    maxAgeSeconds: integer(0).default(300),
+  })
+  .strict();
+
+export const configFileSchema = z
+  .object({
+    server: serverSchema.default({}),
+    limits: limitsSchema.default({}),
+    storage: storageSchema.optional(),
+    bus: busSchema.default({ driver: 'in-process' }),
+    agents: z.array(agentSchema).min(1, 'must list at least one agent (leave the key out for the echo agent)').default(DEFAULT_AGENTS),
+    primaryAgent: nonEmptyString.optional(),
+    auth: authSchema.default({}),
+    push: pushSchema.default({}),
+    cards: cardsSchema.default({}),
+  })
+  .strict();
+
+/** The file after validation and defaults, before paths and derived values are resolved. */
+export type ConfigFile = z.output<typeof configFileSchema>;
+export type AgentEntry = z.output<typeof agentSchema>;

@@ -1,0 +1,12 @@
+/** Who is calling. Authentication produces one; the core authorizes every action against it. */
+export interface Principal {
+  /** stable subject id; tasks are owned by it */
+  subject: string;
+  authenticated: boolean;
+  clientId?: string;
+  scopes: readonly string[];
+  usecase?: string;
+  tenant?: string;
+}
+
+export const ANONYMOUS: Principal = Object.freeze({ subject: 'anonymous', authenticated: false, scopes: [] });

@@ -1,0 +1,151 @@
+/**
+ * One execution of an agent's executor for one task: the AgentContext the executor sees, turning
+ * its helper calls into AgentEvents for the task service. Cancellation reaches it through `signal`.
+ */
+import { randomUUID } from 'node:crypto';
+import { toParts, type AgentContext, type AgentDefinition, type AgentEvent } from '../../agents/sdk/agent.js';
+import type { JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
+
+export interface AgentRunHost {
+  onAgentEvent(run: AgentRun, event: AgentEvent): void;
+}
+
+export class AgentRun implements AgentContext {
+  /** created on first use: most runs never look at their signal, and an AbortSignal is not free */
+  private controller?: AbortController;
+  private canceled = false;
+  /** set once the task reached a terminal state or the run was canceled: later events are dropped */
+  finished = false;
+  /** whether a task exists for this run (false until its first non-message event) */
+  hasTask: boolean;
+  private inbox: Message[] = [];
+  private inboxWaiter?: { resolve: (m: Message) => void; reject: (e: unknown) => void };
+  private artifactCounter = 0;
+
+  constructor(
+    private readonly host: AgentRunHost,
+    readonly definition: AgentDefinition,
+    readonly agentId: string,
+    readonly taskId: string,
+    readonly contextId: string,
+    readonly message: Message,
+    readonly task: Task | undefined,
+    readonly referenceTasks: Task[],
+    readonly activatedExtensions: readonly string[],
+    readonly acceptedOutputModes: readonly string[],
+    readonly requestMetadata: JsonObject | undefined,
+  ) {
+    this.hasTask = task !== undefined;
+    // Default artifact ids stay unique across runs of the same task.
+    this.artifactCounter = task?.artifacts?.length ?? 0;
+  }
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    if (this.canceled) this.controller.abort();
+    return this.controller.signal;
+  }
+
+  get isCanceled(): boolean {
+    return this.canceled;
+  }
+
+  /** Cancels the run: the signal aborts, and pending sleep()/nextMessage() reject. */
+  cancel(): void {
+    if (this.canceled) return;
+    this.canceled = true;
+    this.controller?.abort();
+    this.inboxWaiter?.reject(new A2AError('TaskNotCancelable', 'The task was canceled'));
+    this.inboxWaiter = undefined;
+  }
+
+  text(): string {
+    return this.message.parts
+      .filter((p) => typeof p.text === 'string')
+      .map((p) => p.text)
+      .join('\n');
+  }
+
+  emit(event: AgentEvent): void {
+    if (this.finished) return;
+    this.host.onAgentEvent(this, event);
+  }
+
+  reply(content: string | Part[]): void {
+    this.emit({ kind: 'message', message: { parts: toParts(content) } });
+  }
+  working(message?: string | Part[]): void {
+    this.emit({ kind: 'status', state: 'TASK_STATE_WORKING', message });
+  }
+  artifact(parts: string | Part[], opts: { artifactId?: string; name?: string; description?: string; append?: boolean; lastChunk?: boolean; metadata?: JsonObject } = {}): string {
+    const artifactId = opts.artifactId ?? `artifact-${++this.artifactCounter}`;
+    this.emit({
+      kind: 'artifact',
+      artifact: {
+        artifactId,
+        parts: toParts(parts),
+        ...(opts.name ? { name: opts.name } : {}),
+        ...(opts.description ? { description: opts.description } : {}),
+        ...(opts.metadata ? { metadata: opts.metadata } : {}),
+      },
+      ...(opts.append !== undefined ? { append: opts.append } : {}),
+      ...(opts.lastChunk !== undefined ? { lastChunk: opts.lastChunk } : {}),
+    });
+    return artifactId;
+  }
+  complete(message?: string | Part[]): void {
+    this.emit({ kind: 'status', state: 'TASK_STATE_COMPLETED', message });
+  }
+  fail(reason: string): void {
+    this.emit({ kind: 'status', state: 'TASK_STATE_FAILED', message: reason });
+  }
+  reject(reason: string): void {
+    this.emit({ kind: 'status', state: 'TASK_STATE_REJECTED', message: reason });
+  }
+  askInput(question: string | Part[]): void {
+    this.emit({ kind: 'status', state: 'TASK_STATE_INPUT_REQUIRED', message: question });
+  }
+  requireAuth(explanation: string | Part[]): void {
+    this.emit({ kind: 'status', state: 'TASK_STATE_AUTH_REQUIRED', message: explanation });
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (this.canceled) return reject(new A2AError('TaskNotCancelable', 'The task was canceled'));
+      const t = setTimeout(() => {
+        this.signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(t);
+        reject(new A2AError('TaskNotCancelable', 'The task was canceled'));
+      };
+      this.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  nextMessage(): Promise<Message> {
+    const m = this.inbox.shift();
+    if (m) return Promise.resolve(m);
+    if (this.canceled) return Promise.reject(new A2AError('TaskNotCancelable', 'The task was canceled'));
+    return new Promise((resolve, reject) => {
+      this.inboxWaiter = { resolve, reject };
+    });
+  }
+
+  /** A user message sent to the task while this run is live. */
+  deliver(m: Message): void {
+    if (this.inboxWaiter) {
+      const w = this.inboxWaiter;
+      this.inboxWaiter = undefined;
+      w.resolve(m);
+    } else {
+      this.inbox.push(m);
+    }
+  }
+
+  newMessageId(): string {
+    return randomUUID();
+  }
+}

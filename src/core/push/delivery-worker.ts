@@ -1,0 +1,217 @@
+/**
+ * Drains the durable push outbox (docs/decisions/0004-push.md). The engine writes outbox rows in
+ * the same transaction as the events they carry; this worker claims due rows with a lease, sends
+ * them and records the outcome. Delivery is at-least-once: a crash after the POST and before
+ * markDelivered sends the row again once its lease expires. Per-task order comes from the store,
+ * which only hands out the oldest pending row of each task; different tasks go out concurrently.
+ */
+import type { OutboxEntry, Store } from '../../store/store.js';
+import type { PushJwtSigner } from './push-jwt.js';
+import type { SsrfGuard } from './ssrf-guard.js';
+import { sendWebhook, type WebhookResult } from './webhook-sender.js';
+
+/** pino's (obj, msg) call shape, so a pino child logger fits as is. */
+export interface PushDeliveryLog {
+  debug(obj: Record<string, unknown>, msg: string): void;
+  warn(obj: Record<string, unknown>, msg: string): void;
+  error(obj: Record<string, unknown>, msg: string): void;
+}
+
+export interface BackoffPolicy {
+  baseMs: number;
+  maxMs: number;
+}
+
+export interface PushDeliveryWorkerOptions {
+  store: Store;
+  guard: SsrfGuard;
+  signer?: PushJwtSigner;
+  /** per attempt, connect to end of response; A2A §9 suggests 10–30 s */
+  timeoutMs?: number;
+  /** attempts before a row is given up */
+  maxAttempts?: number;
+  backoff?: Partial<BackoffPolicy>;
+  /** how often the outbox is polled when nothing kicks the worker */
+  pollMs?: number;
+  /** claim lease; must outlast an attempt or a slow delivery is sent twice */
+  leaseMs?: number;
+  /** deliveries in flight at once (each to a different task) */
+  concurrency?: number;
+  maxResponseBytes?: number;
+  log?: PushDeliveryLog;
+  /** in [0, 1); for tests */
+  random?: () => number;
+}
+
+export const PUSH_DELIVERY_DEFAULTS = {
+  timeoutMs: 10_000,
+  maxAttempts: 8,
+  backoff: { baseMs: 1_000, maxMs: 5 * 60_000 },
+  pollMs: 1_000,
+  concurrency: 16,
+} as const;
+
+const silentLog: PushDeliveryLog = { debug() {}, warn() {}, error() {} };
+
+/**
+ * Delay before attempt `attempts + 1`: exponential in the attempts made so far, capped, with the
+ * upper half jittered so receivers recovering from an outage are not hit in lockstep.
+ */
+export function backoffDelay(attempts: number, policy: BackoffPolicy, random: () => number = Math.random): number {
+  const exp = Math.min(policy.maxMs, policy.baseMs * 2 ** Math.max(0, attempts - 1));
+  return Math.round(exp / 2 + (random() * exp) / 2);
+}
+
+export class PushDeliveryWorker {
+  private readonly store: Store;
+  private readonly timeoutMs: number;
+  private readonly maxAttempts: number;
+  private readonly backoff: BackoffPolicy;
+  private readonly pollMs: number;
+  private readonly leaseMs: number;
+  private readonly concurrency: number;
+  private readonly log: PushDeliveryLog;
+  private readonly random: () => number;
+
+  private running = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private kickPending = false;
+  private claiming: Promise<void> | undefined;
+  private claimAgain = false;
+  /** task id → its delivery in flight; one per task keeps order even if a lease lapses */
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(private readonly opts: PushDeliveryWorkerOptions) {
+    this.store = opts.store;
+    this.timeoutMs = opts.timeoutMs ?? PUSH_DELIVERY_DEFAULTS.timeoutMs;
+    this.maxAttempts = Math.max(1, opts.maxAttempts ?? PUSH_DELIVERY_DEFAULTS.maxAttempts);
+    this.backoff = {
+      baseMs: opts.backoff?.baseMs ?? PUSH_DELIVERY_DEFAULTS.backoff.baseMs,
+      maxMs: opts.backoff?.maxMs ?? PUSH_DELIVERY_DEFAULTS.backoff.maxMs,
+    };
+    this.pollMs = opts.pollMs ?? PUSH_DELIVERY_DEFAULTS.pollMs;
+    // An attempt takes at most timeoutMs plus two store writes; leave generous room.
+    this.leaseMs = opts.leaseMs ?? Math.max(60_000, this.timeoutMs * 3);
+    this.concurrency = Math.max(1, opts.concurrency ?? PUSH_DELIVERY_DEFAULTS.concurrency);
+    this.log = opts.log ?? silentLog;
+    this.random = opts.random ?? Math.random;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.kick();
+  }
+
+  /** Looks at the outbox now instead of at the next poll; the engine calls it after a commit with outbox rows. */
+  kick(): void {
+    if (!this.running || this.kickPending) return;
+    this.kickPending = true;
+    setImmediate(() => {
+      this.kickPending = false;
+      void this.claimRound();
+    });
+  }
+
+  /** Stops claiming and waits for the deliveries in flight to finish and be recorded. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.pollTimer);
+    this.pollTimer = undefined;
+    while (this.claiming || this.inFlight.size > 0) {
+      await Promise.allSettled([this.claiming, ...this.inFlight.values()]);
+    }
+  }
+
+  private schedulePoll(): void {
+    clearTimeout(this.pollTimer);
+    if (!this.running) return;
+    this.pollTimer = setTimeout(() => void this.claimRound(), this.pollMs);
+    this.pollTimer.unref();
+  }
+
+  private claimRound(): Promise<void> {
+    if (this.claiming) {
+      this.claimAgain = true;
+      return this.claiming;
+    }
+    this.claiming = (async () => {
+      try {
+        do {
+          this.claimAgain = false;
+          await this.claimOnce();
+        } while (this.claimAgain && this.running);
+      } finally {
+        this.claiming = undefined;
+        this.schedulePoll();
+      }
+    })();
+    return this.claiming;
+  }
+
+  private async claimOnce(): Promise<void> {
+    const free = this.concurrency - this.inFlight.size;
+    if (!this.running || free <= 0) return;
+    let entries: OutboxEntry[];
+    try {
+      entries = await this.store.claimOutbox(Date.now(), free, this.leaseMs);
+    } catch (err) {
+      this.log.error({ err }, 'push outbox claim failed');
+      return;
+    }
+    for (const entry of entries) {
+      // Still delivering this task's previous row (its lease lapsed): leave this claim to expire.
+      if (this.inFlight.has(entry.taskId)) continue;
+      const delivery = this.deliver(entry).finally(() => {
+        this.inFlight.delete(entry.taskId);
+        // The task's next row is claimable now, and a slot is free.
+        this.kick();
+      });
+      this.inFlight.set(entry.taskId, delivery);
+    }
+    // A full batch suggests more rows are due.
+    if (entries.length === free) this.claimAgain = true;
+  }
+
+  private async deliver(entry: OutboxEntry): Promise<void> {
+    const ctx = { outboxId: entry.id, taskId: entry.taskId, configId: entry.configId, seq: entry.seq };
+    try {
+      const stored = await this.store.getPushConfig(entry.taskId, entry.configId);
+      if (!stored) {
+        // §9: nothing more is sent after a delete; the row is done.
+        await this.store.markDelivered(entry.id);
+        this.log.debug(ctx, 'push config deleted; outbox row dropped');
+        return;
+      }
+      let result: WebhookResult;
+      try {
+        result = await sendWebhook(stored.config, entry.payload, {
+          timeoutMs: this.timeoutMs,
+          guard: this.opts.guard,
+          signer: this.opts.signer,
+          maxResponseBytes: this.opts.maxResponseBytes,
+        });
+      } catch (err) {
+        result = { ok: false, retryable: true, error: err instanceof Error ? err.message : String(err) };
+      }
+      if (result.ok) {
+        await this.store.markDelivered(entry.id);
+        this.log.debug({ ...ctx, status: result.status }, 'push delivered');
+        return;
+      }
+      const attempts = entry.attempts + 1;
+      const error = result.error ?? 'delivery failed';
+      if (!result.retryable || attempts >= this.maxAttempts) {
+        await this.store.markFailed(entry.id, attempts, null, error);
+        this.log.warn({ ...ctx, attempts, status: result.status, error }, 'push delivery given up');
+        return;
+      }
+      const nextAttemptAt = Date.now() + backoffDelay(attempts, this.backoff, this.random);
+      await this.store.markFailed(entry.id, attempts, nextAttemptAt, error);
+      this.log.debug({ ...ctx, attempts, status: result.status, error, nextAttemptAt }, 'push delivery will be retried');
+    } catch (err) {
+      // A store failure: the lease expires and the row is claimed again.
+      this.log.error({ ...ctx, err }, 'push delivery bookkeeping failed');
+    }
+  }
+}

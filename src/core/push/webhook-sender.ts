@@ -1,0 +1,167 @@
+/**
+ * One push delivery attempt (A2A v1.0.1 §9): POST the StreamResponse to the registered URL and
+ * classify the outcome for the retry policy. The connection is pinned to the addresses the SSRF
+ * guard approved; redirects are never followed (a 3xx could point anywhere the guard never saw).
+ *
+ * Built on node:http/https rather than fetch: pinning the resolved address on fetch needs an undici
+ * dispatcher, and undici is not a dependency.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import type { StreamResponse, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
+import type { PushJwtSigner } from './push-jwt.js';
+import { pinnedLookup, SsrfRejectedError, type SsrfGuard } from './ssrf-guard.js';
+
+export const PUSH_CONTENT_TYPE = 'application/a2a+json';
+export const A2A_VERSION = '1.0';
+/** v1.0.0 and v0.3 carried the config's token here and both SDKs still send it (digest §9). */
+export const NOTIFICATION_TOKEN_HEADER = 'X-A2A-Notification-Token';
+/** The signed JWT of the optional §9 pattern; Authorization stays reserved for the config's own credentials. */
+export const NOTIFICATION_JWT_HEADER = 'X-A2A-Notification-JWT';
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface SendWebhookOptions {
+  timeoutMs: number;
+  guard: SsrfGuard;
+  signer?: PushJwtSigner;
+  /** response bytes read before the connection is dropped; the body is never used */
+  maxResponseBytes?: number;
+}
+
+export interface WebhookResult {
+  ok: boolean;
+  status?: number;
+  /** whether another attempt could succeed */
+  retryable: boolean;
+  /** short, operator-facing; never contains credentials */
+  error?: string;
+}
+
+export function taskIdOf(body: StreamResponse): string | undefined {
+  if ('task' in body) return body.task.id;
+  if ('statusUpdate' in body) return body.statusUpdate.taskId;
+  if ('artifactUpdate' in body) return body.artifactUpdate.taskId;
+  return body.message.taskId;
+}
+
+/** Retry classification of an HTTP status: 408 and 429 say "later", other 4xx say "never". */
+export function classifyStatus(status: number): WebhookResult {
+  if (status >= 200 && status < 300) return { ok: true, status, retryable: false };
+  if (status >= 300 && status < 400) return { ok: false, status, retryable: false, error: `HTTP ${status}: redirect not followed` };
+  const retryable = status >= 500 || status === 408 || status === 429;
+  return { ok: false, status, retryable, error: `HTTP ${status}` };
+}
+
+export async function sendWebhook(
+  config: TaskPushNotificationConfig,
+  body: StreamResponse,
+  opts: SendWebhookOptions,
+): Promise<WebhookResult> {
+  let target: { url: URL; addresses: string[] };
+  try {
+    target = await opts.guard.check(config.url);
+  } catch (err) {
+    if (err instanceof SsrfRejectedError) return { ok: false, retryable: err.retryable, error: err.reason };
+    throw err;
+  }
+
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  const headers: Record<string, string> = {
+    'Content-Type': PUSH_CONTENT_TYPE,
+    'Content-Length': String(bytes.length),
+    'A2A-Version': A2A_VERSION,
+    'User-Agent': 'agentport-push',
+  };
+  if (config.authentication) {
+    const { scheme, credentials } = config.authentication;
+    headers['Authorization'] = credentials ? `${scheme} ${credentials}` : scheme;
+  }
+  if (config.token) headers[NOTIFICATION_TOKEN_HEADER] = config.token;
+  if (opts.signer) {
+    try {
+      headers[NOTIFICATION_JWT_HEADER] = await opts.signer.sign({
+        audience: config.url,
+        taskId: config.taskId ?? taskIdOf(body) ?? '',
+        body: bytes,
+      });
+    } catch {
+      return { ok: false, retryable: true, error: 'signing the notification JWT failed' };
+    }
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      http.validateHeaderValue(name, value);
+    } catch {
+      // A CR/LF in a client-supplied token would otherwise split the request; it will never pass.
+      return { ok: false, retryable: false, error: `invalid ${name} header value in push config` };
+    }
+  }
+
+  return post(target.url, target.addresses, headers, bytes, opts);
+}
+
+function post(
+  url: URL,
+  addresses: string[],
+  headers: Record<string, string>,
+  bytes: Buffer,
+  opts: SendWebhookOptions,
+): Promise<WebhookResult> {
+  const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const transport = url.protocol === 'https:' ? https : http;
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+
+  return new Promise<WebhookResult>((resolve) => {
+    let settled = false;
+    let timedOut = false;
+    let fromStatus: WebhookResult | undefined;
+    const finish = (result: WebhookResult): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+
+    const req = transport.request(
+      {
+        method: 'POST',
+        protocol: url.protocol,
+        hostname,
+        port: url.port || undefined,
+        path: `${url.pathname}${url.search}`,
+        headers,
+        lookup: pinnedLookup(addresses),
+        // a fresh socket per attempt: a pooled socket could be bound to an earlier pin
+        agent: false,
+      },
+      (res) => {
+        fromStatus = classifyStatus(res.statusCode ?? 0);
+        const decided = fromStatus;
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > maxResponseBytes) {
+            res.destroy();
+            finish(decided);
+          }
+        });
+        res.on('end', () => finish(decided));
+        res.on('error', () => finish(decided));
+        res.on('close', () => finish(decided));
+      },
+    );
+
+    // One deadline over connect, request, status and body drain.
+    const timer = setTimeout(() => {
+      timedOut = true;
+      req.destroy(new Error('timeout'));
+    }, opts.timeoutMs);
+
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (fromStatus) return finish(fromStatus);
+      if (timedOut) return finish({ ok: false, retryable: true, error: `timed out after ${opts.timeoutMs} ms` });
+      finish({ ok: false, retryable: true, error: `connection failed: ${err.code ?? err.message}` });
+    });
+    req.end(bytes);
+  });
+}

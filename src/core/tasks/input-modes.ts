@@ -1,0 +1,23 @@
+import { A2AError } from '../../protocol/a2a/errors.js';
+import type { Message } from '../../protocol/a2a/types.js';
+import type { RegisteredAgent } from '../agents/agent-registry.js';
+
+/**
+ * Spec §3.3.2: a part whose media type the agent does not accept gets ContentTypeNotSupported.
+ * Only parts that state a mediaType are judged; `*\/*` and `type/*` in the card are wildcards.
+ */
+export function checkInputModes(agent: RegisteredAgent, msg: Message): void {
+  const modes = agent.publicCard.defaultInputModes;
+  if (!modes.length) return;
+  for (const [i, p] of msg.parts.entries()) {
+    if (!p.mediaType) continue;
+    const type = p.mediaType.split(';')[0].trim().toLowerCase();
+    const ok = modes.some((m) => {
+      const mode = m.toLowerCase();
+      return mode === '*/*' || mode === type || (mode.endsWith('/*') && type.startsWith(mode.slice(0, -1)));
+    });
+    if (!ok) {
+      throw new A2AError('ContentTypeNotSupported', `message.parts[${i}] has media type '${type}', which this agent does not accept (accepted: ${modes.join(', ')})`);
+    }
+  }
+}

@@ -1,0 +1,40 @@
+/** The in-memory working copy of a task that has activity in this process. */
+import type { Task, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
+import type { StoredTask, TaskEventRecord } from '../../store/store.js';
+import type { AgentRun } from '../execution/agent-run.js';
+
+export type PushTarget = TaskPushNotificationConfig & { id: string; taskId: string };
+
+export class LiveTask {
+  task: Task;
+  readonly agentId: string;
+  readonly owner: string;
+  readonly createdAt: number;
+  /** last seq assigned (may be ahead of what is committed) */
+  seq: number;
+  /** version the next commit expects to find in the store */
+  version: number;
+  /** commits enqueued but not yet acknowledged */
+  pending = 0;
+  /** events applied to `task` but not yet handed to the committer */
+  unflushed: TaskEventRecord[] = [];
+  /** the commit that will carry `unflushed`, scheduled for the end of this tick */
+  flush?: Promise<void>;
+  /** the newest commit scheduled, to wait for before declaring a run over */
+  lastCommit?: Promise<void>;
+  run?: AgentRun;
+  readonly pushTargets = new Map<string, PushTarget>();
+
+  constructor(init: { task: Task; agentId: string; owner: string; seq: number; version: number; createdAt: number }) {
+    this.task = init.task;
+    this.agentId = init.agentId;
+    this.owner = init.owner;
+    this.seq = init.seq;
+    this.version = init.version;
+    this.createdAt = init.createdAt;
+  }
+
+  static fromStored(s: StoredTask): LiveTask {
+    return new LiveTask({ task: s.task, agentId: s.agentId, owner: s.owner, seq: s.seq, version: s.version, createdAt: s.createdAt });
+  }
+}

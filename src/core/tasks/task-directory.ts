@@ -1,0 +1,84 @@
+/**
+ * Finding the tasks a caller may see: the live working copies of tasks with activity in this
+ * process, loaded once from the store, with agent and owner scoping applied before anything else
+ * (what the caller may not see does not exist).
+ */
+import { A2AError } from '../../protocol/a2a/errors.js';
+import type { Task } from '../../protocol/a2a/types.js';
+import type { Store } from '../../store/store.js';
+import type { CallContext } from '../a2a-handler.js';
+import type { AgentRegistry, RegisteredAgent } from '../agents/agent-registry.js';
+import { LiveTask } from './live-task.js';
+import { viewTask } from './task-projection.js';
+
+export class TaskDirectory {
+  /** tasks with activity in this process: a running executor or commits in flight */
+  readonly live = new Map<string, LiveTask>();
+  private readonly loading = new Map<string, Promise<LiveTask | undefined>>();
+
+  constructor(
+    private readonly registry: AgentRegistry,
+    private readonly store: Store,
+    private readonly maxHistory: number,
+  ) {}
+
+  agent(ctx: CallContext): RegisteredAgent {
+    const a = this.registry.get(ctx.agentId);
+    if (!a) throw new A2AError('TaskNotFound', `No agent '${ctx.agentId}' here`);
+    return a;
+  }
+
+  viewFull(t: Task): Task {
+    return viewTask(t, { maxHistory: this.maxHistory });
+  }
+
+
+
+  /** Owner and agent scoping happen before anything else: what the caller may not see does not exist. */
+  async visibleStored(ctx: CallContext, taskId: string) {
+    const s = await this.store.getTask(ctx.agentId, taskId);
+    return s && s.owner === ctx.principal.subject && s.agentId === ctx.agentId ? s : undefined;
+  }
+
+  async visibleTask(ctx: CallContext, taskId: string): Promise<Task> {
+    return (await this.visibleTaskWithSeq(ctx, taskId)).task;
+  }
+
+  async visibleTaskWithSeq(ctx: CallContext, taskId: string): Promise<{ task: Task; seq: number }> {
+    this.agent(ctx);
+    const l = this.live.get(taskId);
+    if (l) {
+      if (l.owner === ctx.principal.subject && l.agentId === ctx.agentId) return { task: l.task, seq: l.seq };
+      throw new A2AError('TaskNotFound', `Task ${taskId} was not found`);
+    }
+    const s = await this.visibleStored(ctx, taskId);
+    if (!s) throw new A2AError('TaskNotFound', `Task ${taskId} was not found`);
+    return { task: s.task, seq: s.seq };
+  }
+
+  /** The live copy of a task the caller can see, loading it from the store once. */
+  async getLive(ctx: CallContext, taskId: string): Promise<LiveTask | undefined> {
+    let l = this.live.get(taskId);
+    if (!l) {
+      let p = this.loading.get(taskId);
+      if (!p) {
+        p = (async () => {
+          const s = await this.store.getTask(ctx.agentId, taskId);
+          if (!s) return undefined;
+          const again = this.live.get(taskId);
+          if (again) return again;
+          const created = LiveTask.fromStored(s);
+          for (const c of await this.store.listPushConfigs(taskId)) created.pushTargets.set(c.config.id, c.config);
+          const raced = this.live.get(taskId);
+          if (raced) return raced;
+          this.live.set(taskId, created);
+          return created;
+        })().finally(() => this.loading.delete(taskId));
+        this.loading.set(taskId, p);
+      }
+      l = await p;
+    }
+    if (!l || l.owner !== ctx.principal.subject || l.agentId !== ctx.agentId) return undefined;
+    return l;
+  }
+}

@@ -1,0 +1,713 @@
+/**
+ * The A2A task engine: every v1.0 operation with the semantics of spec §3 and §7, over the store
+ * and event-bus seams. Each state change is an event appended to the task's log in the same commit
+ * as the projection; streams, blocking waits and push delivery all consume those committed events.
+ */
+import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
+import type { AgentEvent } from '../../agents/sdk/agent.js';
+import { toParts } from '../../agents/sdk/agent.js';
+import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
+import {
+  isInterrupted,
+  isTerminal,
+  type AgentCard,
+  type CancelTaskRequest,
+  type GetTaskRequest,
+  type ListTaskPushNotificationConfigsRequest,
+  type ListTaskPushNotificationConfigsResponse,
+  type ListTasksRequest,
+  type ListTasksResponse,
+  type Message,
+  type SendMessageRequest,
+  type SendMessageResponse,
+  type StreamResponse,
+  type SubscribeToTaskRequest,
+  type Task,
+  type TaskPushConfigRef,
+  type TaskPushNotificationConfig,
+  type TaskState,
+} from '../../protocol/a2a/types.js';
+import type { EventBus } from '../../bus/event-bus.js';
+import type { GroupCommitter } from '../../store/group-commit.js';
+import type { NewOutboxEntry, Store, TaskEventPayload, TaskEventRecord } from '../../store/store.js';
+import type { A2AHandler, CallContext, StreamItem } from '../a2a-handler.js';
+import type { AgentRegistry, RegisteredAgent } from '../agents/agent-registry.js';
+import { AsyncQueue } from '../events/async-queue.js';
+import { lazyStream } from '../events/lazy-stream.js';
+import { checkInputModes } from './input-modes.js';
+import { withoutKey } from './without-key.js';
+import { AgentRun, type AgentRunHost } from '../execution/agent-run.js';
+import { LiveTask, type PushTarget } from './live-task.js';
+import { decodeCursor, encodeCursor } from './page-token.js';
+import { PushConfigOperations } from './push-config-operations.js';
+import { TaskDirectory } from './task-directory.js';
+import { applyEvent, structuredCloneTask, viewTask } from './task-projection.js';
+
+export interface TaskServiceLimits {
+  blockingSendTimeoutMs: number;
+  maxHistoryLength: number;
+  /** open SendStreamingMessage + SubscribeToTask streams per task */
+  maxConcurrentStreamsPerTask: number;
+}
+
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface PushUrlGuard {
+  /** Throws with a client-safe message when the URL may not be used as a webhook. */
+  check(url: string): Promise<unknown>;
+}
+
+export interface TaskServiceDeps {
+  registry: AgentRegistry;
+  store: Store;
+  committer: GroupCommitter;
+  bus: EventBus;
+  limits: TaskServiceLimits;
+  log: Logger;
+  pushGuard?: PushUrlGuard;
+  /** called after a commit that queued push deliveries */
+  onOutbox?: () => void;
+}
+
+const FAILED_SAFE_MESSAGE = 'The agent failed while processing this task.';
+const STOPPED_MESSAGE = 'The agent stopped without finishing this task.';
+
+const stateOf = (e: TaskEventPayload): TaskState | undefined =>
+  'statusUpdate' in e ? e.statusUpdate.status.state : 'task' in e ? e.task.status.state : undefined;
+
+/** Streams close at a terminal state and at INPUT_REQUIRED; AUTH_REQUIRED keeps them open (spec §7.6.1). */
+const endsStream = (s: TaskState | undefined): boolean => s !== undefined && (isTerminal(s) || s === 'TASK_STATE_INPUT_REQUIRED');
+
+const isStreamEvent = (e: TaskEventPayload): e is StreamResponse => !('userMessage' in e);
+
+export class TaskService implements A2AHandler, AgentRunHost {
+  private readonly dir: TaskDirectory;
+  private readonly pushConfigs: PushConfigOperations;
+  /** tasks with activity in this process (shared with the directory) */
+  private readonly live: Map<string, LiveTask>;
+  private readonly runs = new Set<AgentRun>();
+  private readonly openStreams = new Map<string, number>();
+  private readonly streams = new Set<AsyncQueue<StreamItem>>();
+  private readonly runOutcome = new WeakMap<AgentRun, RunObserver>();
+  private closed = false;
+
+  constructor(private readonly d: TaskServiceDeps) {
+    this.dir = new TaskDirectory(d.registry, d.store, d.limits.maxHistoryLength);
+    this.live = this.dir.live;
+    this.pushConfigs = new PushConfigOperations(this.dir, d.store, (url) => this.checkWebhook(url));
+    d.bus.onControl((signal) => {
+      if (signal.type === 'cancel') this.live.get(signal.taskId)?.run?.cancel();
+    });
+  }
+
+  // ---------------------------------------------------------------- SendMessage
+
+  async sendMessage(ctx: CallContext, req: SendMessageRequest): Promise<SendMessageResponse> {
+    const agent = this.dir.agent(ctx);
+    const cfg = req.configuration ?? {};
+    const view = (t: Task): SendMessageResponse => ({ task: viewTask(t, { historyLength: cfg.historyLength, maxHistory: this.d.limits.maxHistoryLength }) });
+    const prepared = await this.prepare(ctx, agent, req);
+
+    return new Promise<SendMessageResponse>((resolve, reject) => {
+      let settled = false;
+      let unsubscribe: () => void = () => {};
+      const finish = (r: SendMessageResponse | Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unsubscribe();
+        if (r instanceof Error) reject(r);
+        else resolve(r);
+      };
+      const current = () => {
+        const l = this.live.get(prepared.taskId);
+        return l ? view(l.task) : undefined;
+      };
+      const timer = setTimeout(() => {
+        // A blocking send never hangs forever: past the limit the caller gets the task as it stands
+        // and can poll or subscribe.
+        const c = current();
+        if (c) return finish(c);
+        this.d.store.getTask(ctx.agentId, prepared.taskId).then(
+          (s) => finish(s ? view(s.task) : new A2AError('Timeout', 'The agent did not respond in time')),
+          () => finish(new A2AError('Timeout', 'The agent did not respond in time')),
+        );
+      }, this.d.limits.blockingSendTimeoutMs);
+      timer.unref?.();
+
+      unsubscribe = this.d.bus.subscribe(prepared.taskId, (rec) => {
+        if (rec.seq <= prepared.startSeq) return;
+        const s = stateOf(rec.event);
+        if (cfg.returnImmediately && 'task' in rec.event) return finish(current() ?? view(rec.event.task));
+        if (s && (isTerminal(s) || isInterrupted(s))) {
+          // The working copy is still present here (eviction follows the publish); if it is not,
+          // the run's end answers instead.
+          const c = current();
+          if (c) finish(c);
+        }
+      });
+
+      prepared.start({
+        onMessage: (m) => finish({ message: m }),
+        onCommitted: () => {
+          if (cfg.returnImmediately) {
+            const c = current();
+            if (c) finish(c);
+          }
+        },
+        // The run is over and its last commit is durable: whatever state the task is in now is the
+        // answer (a continuation can end without a new event, leaving the task interrupted).
+        onEnd: (err, task) => finish(err ?? (task ? view(task) : new A2AError('InvalidAgentResponse'))),
+      });
+    });
+  }
+
+  sendStreamingMessage(ctx: CallContext, req: SendMessageRequest): AsyncIterable<StreamItem> {
+    return lazyStream(async () => {
+      const agent = this.dir.agent(ctx);
+      if (!agent.streaming) throw new A2AError('UnsupportedOperation', 'This agent does not support streaming');
+      const prepared = await this.prepare(ctx, agent, req);
+      const release = this.admitStream(prepared.taskId);
+      const queue: AsyncQueue<StreamItem> = new AsyncQueue<StreamItem>(() => (unsubscribe(), release(), this.streams.delete(queue)));
+      this.streams.add(queue);
+      const unsubscribe = this.d.bus.subscribe(prepared.taskId, (rec) => {
+        if (rec.seq <= prepared.startSeq || !isStreamEvent(rec.event)) return;
+        queue.push({ seq: rec.seq, response: rec.event });
+        if (endsStream(stateOf(rec.event))) queue.end();
+      });
+      if (prepared.existing) {
+        // A continuation: the stream still opens with the task as it stands (spec §3.1.2).
+        queue.push({ seq: prepared.startSeq, response: { task: this.dir.viewFull(prepared.existing.task) } });
+      }
+      prepared.start({
+        onMessage: (m) => {
+          queue.push({ response: { message: m } });
+          queue.end();
+        },
+        onCommitted: () => {},
+        onEnd: (err, task) => {
+          if (err) return queue.end(err);
+          // Nothing more will happen on this task until a new message arrives.
+          if (task && (isTerminal(task.status.state) || isInterrupted(task.status.state))) queue.end();
+        },
+      });
+      return queue;
+    });
+  }
+
+  /** Validates the request, resolves the task it targets and returns a starter for its run. */
+  private async prepare(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest) {
+    if (this.closed) throw new A2AError('Unavailable', 'The server is shutting down');
+    const msg = req.message;
+    if (msg.role !== 'ROLE_USER') throw invalidParams('message.role', 'must be ROLE_USER for client messages');
+    const inlinePush = req.configuration?.taskPushNotificationConfig;
+    if (inlinePush) {
+      if (!agent.pushNotifications) throw new A2AError('PushNotificationNotSupported');
+      await this.checkWebhook(inlinePush.url);
+    }
+    checkInputModes(agent, msg);
+    const referenceTasks = await this.loadReferences(ctx, msg.referenceTaskIds);
+
+    let existing: LiveTask | undefined;
+    let taskId: string;
+    let contextId: string;
+    if (msg.taskId) {
+      existing = await this.dir.getLive(ctx, msg.taskId);
+      if (!existing) throw new A2AError('TaskNotFound', `Task ${msg.taskId} was not found`);
+      if (msg.contextId && msg.contextId !== existing.task.contextId) {
+        throw invalidParams('message.contextId', 'does not match the context of the task named by message.taskId');
+      }
+      if (isTerminal(existing.task.status.state)) {
+        throw new A2AError('UnsupportedOperation', `Task ${msg.taskId} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
+      }
+      taskId = existing.task.id;
+      contextId = existing.task.contextId;
+    } else {
+      taskId = randomUUID();
+      contextId = msg.contextId ?? randomUUID();
+    }
+    // Built without `delete`: deleting a key turns the object into a slow dictionary-mode object.
+    const userMessage: Message = existing ? { ...msg, taskId, contextId } : withoutKey({ ...msg, contextId }, 'taskId');
+    const startSeq = existing?.seq ?? 0;
+    const activated = ctx.requestedExtensions.filter((u) => agent.supportedExtensions.includes(u));
+
+    const start = (obs: RunObserver) => {
+      if (existing?.run) {
+        // At most one executor per task: a message to a task whose executor is still live goes to it.
+        existing.run.deliver(userMessage);
+        this.runOutcome.set(existing.run, mergeObservers(this.runOutcome.get(existing.run), obs));
+        void this.append(existing, [{ userMessage }]).catch((e) => this.d.log.error({ err: e, taskId }, 'commit failed'));
+        return;
+      }
+      const run = new AgentRun(
+        this,
+        agent.definition,
+        agent.id,
+        taskId,
+        contextId,
+        userMessage,
+        existing ? this.dir.viewFull(existing.task) : undefined,
+        referenceTasks,
+        activated,
+        req.configuration?.acceptedOutputModes ?? [],
+        req.metadata,
+      );
+      this.runOutcome.set(run, obs);
+      pendingCreate.set(run, { owner: ctx.principal.subject, userMessage, inlinePush });
+      if (existing) {
+        existing.run = run;
+        void this.append(existing, [{ userMessage }]).catch((e) => this.d.log.error({ err: e, taskId }, 'commit failed'));
+      }
+      this.runs.add(run);
+      void this.execute(run);
+    };
+    return { taskId, contextId, startSeq, existing, start };
+  }
+
+  private async execute(run: AgentRun): Promise<void> {
+    let error: unknown;
+    try {
+      await run.definition.execute(run);
+    } catch (e) {
+      error = e;
+    }
+    this.runs.delete(run);
+    const live = this.live.get(run.taskId);
+    if (live?.run === run) live.run = undefined;
+    const obs = this.runOutcome.get(run);
+    if (run.isCanceled && live) {
+      // canceled: the cancel path already wrote CANCELED
+      this.maybeEvict(live);
+      return;
+    }
+    if (!run.hasTask) {
+      // No task and no message: the agent produced nothing usable.
+      if (error) this.d.log.error({ err: error, agentId: run.agentId }, 'executor failed before creating a task');
+      if (!run.finished) {
+        obs?.onEnd(new A2AError(error ? 'Internal' : 'InvalidAgentResponse', error ? FAILED_SAFE_MESSAGE : 'The agent produced no response'));
+      }
+      return;
+    }
+    if (live && !isTerminal(live.task.status.state) && !(isInterrupted(live.task.status.state) && !error)) {
+      if (error) this.d.log.error({ err: error, taskId: run.taskId, agentId: run.agentId }, 'executor failed');
+      this.onAgentEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: error ? FAILED_SAFE_MESSAGE : STOPPED_MESSAGE });
+    } else if (error) {
+      this.d.log.error({ err: error, taskId: run.taskId }, 'executor threw after the task ended');
+    }
+    if (live) {
+      await live.lastCommit?.catch(() => {});
+      obs?.onEnd(undefined, live.task);
+      this.maybeEvict(live);
+    } else {
+      obs?.onEnd(new A2AError('Internal', 'The task could not be stored'));
+    }
+  }
+
+  /** AgentRunHost: turns an executor's event into log events for its task. */
+  onAgentEvent(run: AgentRun, ev: AgentEvent): void {
+    if (run.finished) return;
+    if (ev.kind === 'message' && !run.hasTask) {
+      run.finished = true;
+      const m: Message = {
+        ...ev.message,
+        messageId: ev.message.messageId ?? randomUUID(),
+        role: 'ROLE_AGENT',
+        contextId: run.contextId,
+      };
+      this.runOutcome.get(run)?.onMessage(m);
+      return;
+    }
+    const payloads: TaskEventPayload[] = [];
+    let live = this.live.get(run.taskId);
+    if (!run.hasTask || !live) {
+      const init = pendingCreate.get(run);
+      if (!init) return;
+      pendingCreate.delete(run);
+      run.hasTask = true;
+      const now = new Date();
+      const task: Task = {
+        id: run.taskId,
+        contextId: run.contextId,
+        status: { state: 'TASK_STATE_SUBMITTED', timestamp: now.toISOString() },
+        history: [{ ...init.userMessage, taskId: run.taskId }],
+      };
+      live = new LiveTask({ task, agentId: run.agentId, owner: init.owner, seq: 0, version: 0, createdAt: now.getTime() });
+      live.run = run;
+      this.live.set(run.taskId, live);
+      if (init.inlinePush) {
+        const target = withoutKey({ ...init.inlinePush, id: init.inlinePush.id ?? randomUUID(), taskId: run.taskId }, 'tenant') as PushTarget;
+        live.pushTargets.set(target.id, target);
+        void this.d.store
+          .putPushConfig({ agentId: run.agentId, owner: init.owner, taskId: run.taskId, config: target, createdAt: now.getTime() })
+          .catch((e) => this.d.log.error({ err: e }, 'storing inline push config failed'));
+      }
+      payloads.push({ task: structuredCloneTask(task) });
+    }
+    if (isTerminal(live.task.status.state)) return;
+    const timestamp = new Date().toISOString();
+    if (ev.kind === 'message') {
+      const m: Message = { ...ev.message, messageId: ev.message.messageId ?? randomUUID(), role: 'ROLE_AGENT', contextId: run.contextId, taskId: run.taskId };
+      payloads.push({ statusUpdate: { taskId: run.taskId, contextId: run.contextId, status: { state: live.task.status.state, message: m, timestamp } } });
+    } else if (ev.kind === 'status') {
+      const message: Message | undefined = ev.message
+        ? { messageId: randomUUID(), role: 'ROLE_AGENT', parts: toParts(ev.message), contextId: run.contextId, taskId: run.taskId }
+        : undefined;
+      payloads.push({
+        statusUpdate: {
+          taskId: run.taskId,
+          contextId: run.contextId,
+          status: { state: ev.state, ...(message ? { message } : {}), timestamp },
+          ...(ev.metadata ? { metadata: ev.metadata } : {}),
+        },
+      });
+      if (isTerminal(ev.state)) run.finished = true;
+    } else {
+      payloads.push({
+        artifactUpdate: {
+          taskId: run.taskId,
+          contextId: run.contextId,
+          artifact: { ...ev.artifact, artifactId: ev.artifact.artifactId ?? randomUUID() },
+          ...(ev.append !== undefined ? { append: ev.append } : {}),
+          ...(ev.lastChunk !== undefined ? { lastChunk: ev.lastChunk } : {}),
+          ...(ev.metadata ? { metadata: ev.metadata } : {}),
+        },
+      });
+    }
+    const obs = this.runOutcome.get(run);
+    const target = live;
+    this.append(target, payloads).then(
+      () => obs?.onCommitted(),
+      (e) => {
+        this.d.log.error({ err: e, taskId: run.taskId }, 'commit failed');
+        // Nothing more of this run can be stored: stop it and tell whoever waits on it.
+        run.finished = true;
+        run.cancel();
+        obs?.onEnd(new A2AError('Internal', 'The task could not be stored'));
+      },
+    );
+  }
+
+  /**
+   * Assigns seqs and applies events to the live projection at once; the durable commit and the
+   * publish follow. Events appended in the same tick (an executor's synchronous artifact + complete)
+   * share one commit, so the task row is written once for them.
+   */
+  private append(live: LiveTask, payloads: TaskEventPayload[]): Promise<TaskEventRecord[]> {
+    const now = Date.now();
+    const records: TaskEventRecord[] = [];
+    for (const event of payloads) {
+      live.task = applyEvent(live.task, event);
+      const rec: TaskEventRecord = { taskId: live.task.id, seq: ++live.seq, event, createdAt: now };
+      records.push(rec);
+      live.unflushed.push(rec);
+    }
+    if (!live.flush) {
+      live.pending++;
+      live.flush = new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => this.flush(live));
+      live.lastCommit = live.flush;
+    }
+    return live.flush.then(() => records);
+  }
+
+  private async flush(live: LiveTask): Promise<void> {
+    const records = live.unflushed;
+    live.unflushed = [];
+    live.flush = undefined;
+    const outbox: NewOutboxEntry[] = [];
+    if (live.pushTargets.size) {
+      for (const rec of records) {
+        if (!isStreamEvent(rec.event)) continue;
+        for (const t of live.pushTargets.values()) outbox.push({ taskId: live.task.id, configId: t.id, seq: rec.seq, payload: rec.event });
+      }
+    }
+    const expectedVersion = live.version++;
+    try {
+      await this.d.committer.commit({
+        agentId: live.agentId,
+        owner: live.owner,
+        task: structuredCloneTask(live.task),
+        expectedVersion,
+        seq: records[records.length - 1].seq,
+        events: records,
+        outbox,
+        createdAt: live.createdAt,
+      });
+    } catch (e) {
+      // The live copy no longer matches the store: drop it so the next access reloads the truth.
+      this.live.delete(live.task.id);
+      throw e;
+    } finally {
+      live.pending--;
+    }
+    this.d.bus.publish(records);
+    if (outbox.length) this.d.onOutbox?.();
+    this.maybeEvict(live);
+  }
+
+  /** Counts a stream against the per-task cap; the returned function releases it (once). */
+  private admitStream(taskId: string): () => void {
+    const n = this.openStreams.get(taskId) ?? 0;
+    if (n >= this.d.limits.maxConcurrentStreamsPerTask) {
+      throw new A2AError('TooManyStreams', `Task ${taskId} already has ${n} open streams; close one or poll with GetTask`);
+    }
+    this.openStreams.set(taskId, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.openStreams.get(taskId) ?? 1) - 1;
+      if (left <= 0) this.openStreams.delete(taskId);
+      else this.openStreams.set(taskId, left);
+    };
+  }
+
+  private maybeEvict(live: LiveTask): void {
+    if (live.pending === 0 && !live.run && this.live.get(live.task.id) === live) this.live.delete(live.task.id);
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  async getTask(ctx: CallContext, req: GetTaskRequest): Promise<Task> {
+    const t = await this.dir.visibleTask(ctx, req.id);
+    return viewTask(t, { historyLength: req.historyLength, maxHistory: this.d.limits.maxHistoryLength });
+  }
+
+  async listTasks(ctx: CallContext, req: ListTasksRequest): Promise<ListTasksResponse> {
+    this.dir.agent(ctx);
+    const pageSize = req.pageSize ?? 50;
+    if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw invalidParams('pageSize', 'must be between 1 and 100');
+    const page = await this.d.store.listTasks({
+      agentId: ctx.agentId,
+      owner: ctx.principal.subject,
+      contextId: req.contextId,
+      status: req.status,
+      statusTimeAfter: req.statusTimestampAfter ? Date.parse(req.statusTimestampAfter) : undefined,
+      pageSize,
+      after: req.pageToken ? decodeCursor(req.pageToken) : undefined,
+    });
+    return {
+      tasks: page.tasks.map((s) =>
+        viewTask(s.task, { historyLength: req.historyLength, maxHistory: this.d.limits.maxHistoryLength, includeArtifacts: req.includeArtifacts ?? false }),
+      ),
+      nextPageToken: page.next ? encodeCursor(page.next) : '',
+      pageSize,
+      totalSize: page.totalSize,
+    };
+  }
+
+  // ---------------------------------------------------------------- cancel
+
+  async cancelTask(ctx: CallContext, req: CancelTaskRequest): Promise<Task> {
+    const live = await this.dir.getLive(ctx, req.id);
+    if (!live) throw new A2AError('TaskNotFound', `Task ${req.id} was not found`);
+    const state = live.task.status.state;
+    if (state === 'TASK_STATE_CANCELED') return this.dir.viewFull(live.task);
+    if (isTerminal(state)) throw new A2AError('TaskNotCancelable', `Task ${req.id} is already ${state} and cannot be canceled`);
+    const run = live.run;
+    if (run) {
+      run.finished = true;
+      run.cancel();
+    }
+    await this.append(live, [
+      {
+        statusUpdate: {
+          taskId: live.task.id,
+          contextId: live.task.contextId,
+          status: { state: 'TASK_STATE_CANCELED', timestamp: new Date().toISOString() },
+          ...(req.metadata ? { metadata: req.metadata } : {}),
+        },
+      },
+    ]);
+    // Reaches an executor running in another process (distributed bus); a no-op in-process.
+    this.d.bus.publishControl({ type: 'cancel', taskId: live.task.id });
+    return this.dir.viewFull(live.task);
+  }
+
+  // ---------------------------------------------------------------- subscribe
+
+  subscribeToTask(ctx: CallContext, req: SubscribeToTaskRequest, lastEventId?: number): AsyncIterable<StreamItem> {
+    return lazyStream(async () => {
+      const agent = this.dir.agent(ctx);
+      if (!agent.streaming) throw new A2AError('UnsupportedOperation', 'This agent does not support streaming');
+      const snapshot = await this.dir.visibleTaskWithSeq(ctx, req.id);
+      const resuming = lastEventId !== undefined && lastEventId >= 0;
+      if (resuming && lastEventId > snapshot.seq) {
+        throw invalidParams('Last-Event-ID', `is ahead of this task's event log (last event ${snapshot.seq})`);
+      }
+      if (isTerminal(snapshot.task.status.state) && !(resuming && lastEventId < snapshot.seq)) {
+        throw new A2AError('UnsupportedOperation', `Task ${req.id} is in a terminal state; use GetTask to read it`);
+      }
+      const release = this.admitStream(req.id);
+      const queue: AsyncQueue<StreamItem> = new AsyncQueue<StreamItem>(() => (unsubscribe(), release(), this.streams.delete(queue)));
+      this.streams.add(queue);
+      let lastSeq = resuming ? lastEventId : snapshot.seq;
+      let replaying = resuming;
+      const buffered: TaskEventRecord[] = [];
+      const deliver = (rec: TaskEventRecord) => {
+        if (rec.seq <= lastSeq) return;
+        lastSeq = rec.seq;
+        if (!isStreamEvent(rec.event)) return;
+        queue.push({ seq: rec.seq, response: rec.event });
+        if (endsStream(stateOf(rec.event))) queue.end();
+      };
+      const unsubscribe = this.d.bus.subscribe(req.id, (rec) => (replaying ? buffered.push(rec) : deliver(rec)));
+      if (!resuming) {
+        queue.push({ seq: snapshot.seq, response: { task: this.dir.viewFull(snapshot.task) } });
+      } else {
+        // Lossless resume (Agentport extension): replay what the client missed from the event log.
+        let after = lastEventId;
+        try {
+          for (;;) {
+            const batch = await this.d.store.readEvents(req.id, after, 500);
+            for (const rec of batch) deliver(rec);
+            if (batch.length < 500) break;
+            after = batch[batch.length - 1].seq;
+          }
+        } catch (e) {
+          void queue.return();
+          throw e;
+        }
+        replaying = false;
+        for (const rec of buffered) deliver(rec);
+        // Nothing was missed: open with the snapshot (it reflects exactly the client's last id) so
+        // the stream starts now rather than at the next event.
+        if (lastSeq === lastEventId) {
+          queue.push({ seq: snapshot.seq, response: { task: this.dir.viewFull(snapshot.task) } });
+          lastSeq = snapshot.seq;
+        }
+      }
+      return queue;
+    });
+  }
+
+  // ---------------------------------------------------------------- push configs
+
+  createTaskPushNotificationConfig(ctx: CallContext, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
+    return this.pushConfigs.create(ctx, config);
+  }
+
+  getTaskPushNotificationConfig(ctx: CallContext, ref: TaskPushConfigRef): Promise<TaskPushNotificationConfig> {
+    return this.pushConfigs.get(ctx, ref);
+  }
+
+  listTaskPushNotificationConfigs(ctx: CallContext, req: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
+    return this.pushConfigs.list(ctx, req);
+  }
+
+  deleteTaskPushNotificationConfig(ctx: CallContext, ref: TaskPushConfigRef): Promise<void> {
+    return this.pushConfigs.delete(ctx, ref);
+  }
+
+  // ---------------------------------------------------------------- cards & agents
+
+  async getExtendedAgentCard(ctx: CallContext): Promise<AgentCard> {
+    const agent = this.dir.agent(ctx);
+    if (!agent.extendedCard) throw new A2AError('UnsupportedOperation', 'This agent does not offer an extended agent card');
+    if (agent.extendedCardRequiresAuth && !ctx.principal.authenticated) throw new A2AError('Unauthenticated', 'The extended agent card requires authentication');
+    if (!agent.extendedAgentCard) throw new A2AError('ExtendedAgentCardNotConfigured');
+    return agent.extendedAgentCard;
+  }
+
+  agentExtensions(agentId: string) {
+    const a = this.d.registry.get(agentId);
+    return a ? { supported: a.supportedExtensions, required: a.requiredExtensions } : undefined;
+  }
+
+  hasAgent(agentId: string): boolean {
+    return this.d.registry.get(agentId) !== undefined;
+  }
+
+  /**
+   * Start-up recovery for a store this process owns alone: no executor survives a restart, so a
+   * task left SUBMITTED or WORKING by a crash is ended FAILED with a reason, never left running.
+   * (Agents that can resume are the distributed mode's concern.) Returns how many were recovered.
+   */
+  async recoverOrphanedTasks(): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const batch = await this.d.store.findTasksInStates(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'], 200);
+      if (batch.length === 0) return n;
+      for (const s of batch) {
+        const live = LiveTask.fromStored(s);
+        for (const c of await this.d.store.listPushConfigs(s.task.id)) live.pushTargets.set(c.config.id, c.config);
+        this.live.set(s.task.id, live);
+        const message: Message = {
+          messageId: randomUUID(),
+          role: 'ROLE_AGENT',
+          parts: [{ text: 'The server restarted while this task was running; send the request again.' }],
+          contextId: s.task.contextId,
+          taskId: s.task.id,
+        };
+        await this.append(live, [
+          { statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: new Date().toISOString() } } },
+        ]);
+        n++;
+      }
+    }
+  }
+
+  /** Stops accepting work, cancels running executors and flushes pending commits. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const run of [...this.runs]) {
+      // A task cut off by shutdown must not stay WORKING: it ends FAILED with a reason.
+      if (run.hasTask && !run.finished) {
+        this.onAgentEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: 'The server stopped while this task was running; send the request again.' });
+      }
+      run.cancel();
+    }
+    await Promise.all([...this.live.values()].map((l) => l.lastCommit?.catch(() => {})));
+    await this.d.committer.flush();
+    for (const q of [...this.streams]) q.end();
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  // ---------------------------------------------------------------- helpers
+
+  private async checkWebhook(url: string): Promise<void> {
+    if (!this.d.pushGuard) return;
+    try {
+      await this.d.pushGuard.check(url);
+    } catch (e) {
+      // A name that does not resolve *now* is no threat: every delivery re-checks and pins the
+      // addresses it connects to. Refuse only what is refused for what it is or points at.
+      if (e instanceof Error && (e as { retryable?: boolean }).retryable === true) return;
+      throw invalidParams('url', e instanceof Error ? e.message : 'webhook URL refused');
+    }
+  }
+
+  private async loadReferences(ctx: CallContext, ids: string[] | undefined): Promise<Task[]> {
+    if (!ids?.length) return [];
+    const out: Task[] = [];
+    for (const id of ids.slice(0, 32)) {
+      const t = await this.dir.visibleStored(ctx, id);
+      if (!t) throw new A2AError('TaskNotFound', `Referenced task ${id} was not found`);
+      out.push(t.task);
+    }
+    return out;
+  }
+}
+
+interface RunObserver {
+  onMessage(m: Message): void;
+  onCommitted(): void;
+  /** `task`: the task once the run's last commit is durable */
+  onEnd(err?: Error, task?: Task): void;
+}
+
+function mergeObservers(a: RunObserver | undefined, b: RunObserver): RunObserver {
+  if (!a) return b;
+  return {
+    onMessage: (m) => (a.onMessage(m), b.onMessage(m)),
+    onCommitted: () => (a.onCommitted(), b.onCommitted()),
+    onEnd: (e, t) => (a.onEnd(e, t), b.onEnd(e, t)),
+  };
+}
+
+/** What a run needs to create its task lazily, on the executor's first task event. */
+const pendingCreate = new WeakMap<AgentRun, { owner: string; userMessage: Message; inlinePush?: TaskPushNotificationConfig }>();

@@ -1,0 +1,162 @@
+/**
+ * The A2A hot path on plain `node:http`: JSON-RPC at `/a2a` and `/a2a/{agent}`, HTTP+JSON beneath
+ * `/a2a/{agent}/`. Measured, a framework in front of these two routes cost ~25% of throughput
+ * (docs/benchmarks.md), so they read bodies and write replies themselves; everything else (cards,
+ * registry, JWKS, health) stays on Fastify. Every failure still has the binding's error shape.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import { jsonRpcError, type JsonRpcBinding } from '../bindings/a2a-jsonrpc/jsonrpc-binding.js';
+import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding } from '../bindings/a2a-rest/rest-binding.js';
+import type { AgentRegistry } from '../core/agents/agent-registry.js';
+import type { Principal } from '../core/authz/principal.js';
+import { uuidv7 } from '../core/ids/uuid-v7.js';
+import { A2AError } from '../protocol/a2a/errors.js';
+
+export interface A2AEndpointDeps {
+  registry: AgentRegistry;
+  jsonrpc: JsonRpcBinding;
+  rest: RestBinding;
+  auth: ApiKeyAuthenticator;
+  log: Logger;
+  bodyLimit: number;
+  /** settles once agents are registered */
+  started: Promise<void>;
+}
+
+type Reply = { status: number; headers: Record<string, string>; body?: string };
+
+const CARD_SUFFIX = '/.well-known/agent-card.json';
+
+/** Returns a handler that serves A2A requests and answers false for anything else. */
+export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  let started = false;
+  d.started.then(
+    () => (started = true),
+    () => {},
+  );
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    if (!url.startsWith('/a2a') || (url.length > 4 && url[4] !== '/' && url[4] !== '?')) return false;
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (req.method === 'GET' && path.endsWith(CARD_SUFFIX)) return false; // cards are Fastify's
+    const given = req.headers['x-request-id'];
+    const reqId = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : uuidv7();
+    res.setHeader('X-Request-Id', reqId);
+    const log = { error: (obj: object, msg?: string) => d.log.error({ ...obj, reqId }, msg) };
+    const run = () =>
+      serve(req, res, path, q < 0 ? '' : url.slice(q + 1), log).catch((err) => {
+        log.error({ err }, 'unhandled error on the A2A endpoint');
+        if (!res.headersSent) send(res, errorFor(shapeOf(req.method, path), req, new A2AError('Internal')));
+        else res.destroy();
+      });
+    if (started) void run();
+    else d.started.then(run, () => send(res, errorFor(shapeOf(req.method, path), req, new A2AError('Unavailable', 'The server failed to start'))));
+    return true;
+  };
+
+  async function serve(req: IncomingMessage, res: ServerResponse, path: string, query: string, log: { error(obj: object, msg?: string): void }): Promise<void> {
+    const shape = shapeOf(req.method, path);
+    let segments: string[];
+    try {
+      segments = path.split('/').slice(2).map(decodeURIComponent); // drop '' and 'a2a'
+    } catch {
+      return send(res, errorFor(shape, req, new A2AError('InvalidRequest', 'The request URL is not valid'), true));
+    }
+    if (segments.length && segments[segments.length - 1] === '') segments.pop();
+    const agentId = segments[0];
+    if (agentId !== undefined && !d.registry.get(agentId)) {
+      return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `No agent '${agentId}' here`)));
+    }
+    if (shape === 'rest' && req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
+      return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `${req.method} is not allowed on this path`)));
+    }
+    if (shape === 'plain') {
+      return send(res, errorFor('rest', req, new A2AError('MethodNotFound', `No route for ${req.method} ${path}`)));
+    }
+
+    const body = req.method === 'POST' ? await readBody(req, d.bodyLimit) : undefined;
+    if (body instanceof A2AError) {
+      res.setHeader('Connection', 'close');
+      return send(res, errorFor(shape, req, body, true));
+    }
+    const hasBody = body !== undefined && body !== '';
+    if ((shape === 'jsonrpc' || hasBody) && !isJsonContentType(req.headers['content-type'])) {
+      return send(res, errorFor(shape, req, new A2AError('UnsupportedMediaType'), true));
+    }
+    let principal: Principal;
+    try {
+      principal = d.auth.authenticate(req.headers);
+    } catch (e) {
+      const r = errorFor(shape, req, e instanceof A2AError ? e : new A2AError('Unauthenticated'), true);
+      r.headers['WWW-Authenticate'] = 'Bearer';
+      return send(res, r);
+    }
+    const r =
+      shape === 'jsonrpc'
+        ? await d.jsonrpc.handle(req, res, body ?? '', agentId, d.registry.primaryId, principal, undefined, log)
+        : await d.rest.handle(req, res, body, agentId!, segments.slice(1), new URLSearchParams(query), principal, undefined, log);
+    if (r) send(res, r);
+  }
+}
+
+type Shape = 'jsonrpc' | 'rest' | 'plain';
+
+function shapeOf(method: string | undefined, path: string): Shape {
+  const depth = path.split('/').filter(Boolean).length;
+  if (method === 'POST' && depth <= 2) return 'jsonrpc';
+  return depth >= 3 ? 'rest' : 'plain';
+}
+
+/** `edge`: the request failed before a JSON-RPC message was read, so the HTTP status says so too. */
+function errorFor(shape: Shape, req: IncomingMessage, err: A2AError, edge = false): Reply {
+  if (shape === 'jsonrpc') {
+    return { status: edge ? err.identity.http : 200, headers: { 'Content-Type': 'application/json' }, body: jsonRpcError(null, err) };
+  }
+  const { status, body } = restErrorBody(err);
+  return { status, headers: { 'Content-Type': negotiateMediaType(req) }, body };
+}
+
+function send(res: ServerResponse, r: Reply): void {
+  res.writeHead(r.status, r.headers);
+  res.end(r.body ?? '');
+}
+
+/** The body as a string, or PayloadTooLarge once it passes `limit` bytes (the rest is not read). */
+function readBody(req: IncomingMessage, limit: number): Promise<string | A2AError> {
+  const tooLarge = () => new A2AError('PayloadTooLarge', `The request body exceeds ${limit} bytes`);
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return Promise.resolve(tooLarge());
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > limit) {
+        done = true;
+        req.resume();
+        resolve(tooLarge());
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', () => {
+      if (done) return;
+      done = true;
+      resolve(new A2AError('InvalidRequest', 'The request body could not be read'));
+    });
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * Registers each configured agent with its public and extended cards: interfaces for every
+ * binding (JSON-RPC first), capabilities from config, signed with the server's key when enabled.
+ */
+import type { AgentDefinition } from '../agents/sdk/agent.js';
+import type { AgentConfig, Config } from '../config/index.js';
+import type { RegisteredAgent } from '../core/agents/agent-registry.js';
+import type { KeyStore } from '../core/keys/key-store.js';
+import { buildAgentCard } from '../protocol/a2a/card/build-card.js';
+import { signAgentCard } from '../protocol/a2a/card/sign-card.js';
+import type { AgentCard, AgentInterface, SecurityRequirement, SecurityScheme } from '../protocol/a2a/types.js';
+
+export function agentBaseUrl(config: Config, agentId: string): string {
+  return `${config.server.publicUrl}/a2a/${agentId}`;
+}
+
+export function agentInterfaces(config: Config, agentId: string): AgentInterface[] {
+  const base = agentBaseUrl(config, agentId);
+  const out: AgentInterface[] = [
+    { url: base, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    { url: base, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+  ];
+  if (config.server.grpc.enabled) {
+    out.push({ url: config.server.grpc.publicUrl, protocolBinding: 'GRPC', tenant: agentId, protocolVersion: '1.0' });
+  }
+  return out;
+}
+
+/** What the card declares is what the server enforces: API keys are the one scheme until OAuth lands. */
+function security(config: Config): { schemes?: Record<string, SecurityScheme>; requirements?: SecurityRequirement[] } {
+  if (config.auth.apiKeys.length === 0) return {};
+  return {
+    schemes: {
+      apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key', description: 'An Agentport API key' } },
+      bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'An Agentport API key sent as a bearer token' } },
+    },
+  };
+}
+
+export async function registerAgent(
+  config: Config,
+  agentConfig: AgentConfig,
+  def: AgentDefinition,
+  keys: KeyStore | undefined,
+): Promise<RegisteredAgent> {
+  const spec = {
+    ...def.card,
+    ...stripUndefined(agentConfig.card),
+    capabilities: {
+      ...def.card.capabilities,
+      ...(agentConfig.streaming !== undefined ? { streaming: agentConfig.streaming } : {}),
+      ...(agentConfig.pushNotifications !== undefined ? { pushNotifications: agentConfig.pushNotifications } : {}),
+      extensions: [
+        ...(def.card.capabilities?.extensions ?? []),
+        ...agentConfig.requiredExtensions
+          .filter((uri) => !(def.card.capabilities?.extensions ?? []).some((e) => e.uri === uri))
+          .map((uri) => ({ uri, required: true })),
+      ].map((e) => (agentConfig.requiredExtensions.includes(e.uri) ? { ...e, required: true } : e)),
+    },
+    skills: def.card.skills.map((s) => ({ ...s, visibility: agentConfig.skills[s.id]?.visibility ?? s.visibility ?? 'public' })),
+  };
+  if (spec.capabilities.extensions.length === 0) delete (spec.capabilities as { extensions?: unknown }).extensions;
+  const interfaces = agentInterfaces(config, agentConfig.id);
+  const sec = security(config);
+  // The extended card needs a way to authenticate for it (spec §13.3); without API keys it is
+  // offered only when anonymous access was chosen explicitly.
+  const extendedCard = agentConfig.extendedCard && (config.auth.apiKeys.length > 0 || config.auth.anonymousExtendedCard);
+  const build = (extended: boolean) =>
+    buildAgentCard(spec, {
+      interfaces,
+      extended,
+      extendedCardEnabled: extendedCard,
+      securitySchemes: sec.schemes,
+      securityRequirements: sec.requirements,
+    });
+  const sign = async (card: AgentCard) =>
+    config.cards.sign && keys ? signAgentCard(card, await keys.getSigningKey(), { jku: `${config.server.publicUrl}/.well-known/jwks.json` }) : card;
+  const publicCard = await sign(build(false));
+  const extendedAgentCard = extendedCard ? await sign(build(true)) : undefined;
+  const extensions = spec.capabilities.extensions ?? [];
+  return {
+    id: agentConfig.id,
+    baseUrl: agentBaseUrl(config, agentConfig.id),
+    definition: def,
+    streaming: spec.capabilities.streaming === true,
+    pushNotifications: spec.capabilities.pushNotifications === true,
+    extendedCard,
+    extendedCardRequiresAuth: !config.auth.anonymousExtendedCard,
+    supportedExtensions: extensions.map((e) => e.uri),
+    requiredExtensions: extensions.filter((e) => e.required).map((e) => e.uri),
+    publicCard,
+    extendedAgentCard,
+  };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

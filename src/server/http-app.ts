@@ -1,0 +1,149 @@
+/**
+ * The HTTP listener. A2A JSON-RPC and HTTP+JSON requests go to the plain node:http endpoint of
+ * src/server/a2a-endpoint.ts; cards, the registry listing, JWKS and health are Fastify routes.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import { JsonRpcBinding } from '../bindings/a2a-jsonrpc/jsonrpc-binding.js';
+import { RestBinding, restErrorBody } from '../bindings/a2a-rest/rest-binding.js';
+import type { Config } from '../config/index.js';
+import type { AgentRegistry } from '../core/agents/agent-registry.js';
+import type { A2AHandler } from '../core/a2a-handler.js';
+import type { KeyStore } from '../core/keys/key-store.js';
+import { cardRepresentation, conditionalCardResponse } from '../protocol/a2a/card/card-http.js';
+import { A2AError } from '../protocol/a2a/errors.js';
+import type { AgentCard } from '../protocol/a2a/types.js';
+import { createA2AEndpoint } from './a2a-endpoint.js';
+
+export interface HttpAppDeps {
+  config: Config;
+  registry: AgentRegistry;
+  handler: A2AHandler;
+  auth: ApiKeyAuthenticator;
+  keys?: KeyStore;
+  log: Logger;
+  /** readiness: resolves when storage answers */
+  ready: () => Promise<boolean>;
+  /**
+   * Settles once the agents are registered. The listener binds earlier (cards carry the bound
+   * port), so requests that arrive in between wait for it instead of finding no agents.
+   */
+  started: Promise<void>;
+}
+
+/** Errors of the non-A2A routes (cards, registry, keys, health): the HTTP+JSON error shape. */
+function errorReply(reply: FastifyReply, err: A2AError): FastifyReply {
+  const { status, body } = restErrorBody(err);
+  return reply.code(status).type('application/json').send(body);
+}
+
+export function buildHttpApp(d: HttpAppDeps) {
+  const { config } = d;
+  const keepAliveMs = config.limits.sseKeepAliveMs;
+  const a2a = createA2AEndpoint({
+    registry: d.registry,
+    jsonrpc: new JsonRpcBinding({ handler: d.handler, keepAliveMs, log: d.log }),
+    rest: new RestBinding({ handler: d.handler, keepAliveMs, log: d.log }),
+    auth: d.auth,
+    log: d.log,
+    bodyLimit: config.limits.bodyBytes,
+    started: d.started,
+  });
+  const app = Fastify({
+    loggerInstance: d.log,
+    logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
+    bodyLimit: config.limits.bodyBytes,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
+    },
+    return503OnClosing: true,
+    // URLs the router rejects (bad percent-encoding, over-long segments) still get the binding's error shape.
+    frameworkErrors: (error, req, reply) => {
+      req.log.debug({ err: error }, 'request rejected by the router');
+      return errorReply(reply, new A2AError('InvalidRequest', 'The request URL is not valid'));
+    },
+    routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
+    // A2A requests go straight to the bindings (src/server/a2a-endpoint.ts); the rest to Fastify.
+    serverFactory: (handler) =>
+      createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, (req, res) => {
+        if (!a2a(req, res)) handler(req, res);
+      }),
+  });
+
+  let started = false;
+  d.started.then(
+    () => (started = true),
+    () => {},
+  );
+  app.addHook('onRequest', (req, reply, done) => {
+    reply.header('X-Request-Id', req.id);
+    if (started) return done();
+    d.started.then(
+      () => done(),
+      () => done(new A2AError('Unavailable', 'The server is starting')),
+    );
+  });
+
+  // Bodies are read as strings; each binding parses them so that malformed JSON gets its own error shape.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+  app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, req, reply) => {
+    let a2a: A2AError;
+    if (error instanceof A2AError) a2a = error;
+    else if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') a2a = new A2AError('PayloadTooLarge', `The request body exceeds ${config.limits.bodyBytes} bytes`);
+    else if (error.statusCode === 400 || error.code?.startsWith('FST_ERR_CTP')) a2a = new A2AError('InvalidRequest', 'The request could not be read');
+    else {
+      req.log.error({ err: error }, 'unhandled error');
+      a2a = new A2AError('Internal');
+    }
+    return errorReply(reply, a2a);
+  });
+
+  app.setNotFoundHandler((req, reply) =>
+    errorReply(reply, new A2AError('MethodNotFound', `No route for ${req.method} ${req.url.split('?')[0]}`)),
+  );
+
+
+  // ---- Cards, registry, keys, health.
+  const cardMaxAge = config.cards.maxAgeSeconds;
+  const sendCard = (req: FastifyRequest, reply: FastifyReply, card: AgentCard, scope: 'public' | 'private') => {
+    const r = conditionalCardResponse(req.headers, cardRepresentation(card), { maxAgeSeconds: cardMaxAge, cacheScope: scope });
+    reply.code(r.status).headers(r.headers);
+    return reply.send(r.body ?? '');
+  };
+  const serveCard = (req: FastifyRequest, reply: FastifyReply, agentId: string) => {
+    const agent = d.registry.get(agentId);
+    if (!agent) return errorReply(reply, new A2AError('TaskNotFound', `No agent '${agentId}' here`));
+    return sendCard(req, reply, agent.publicCard, 'public');
+  };
+  app.get('/.well-known/agent-card.json', (req, reply) => serveCard(req, reply, d.registry.primaryId));
+  app.get<{ Params: { agentId: string } }>('/a2a/:agentId/.well-known/agent-card.json', (req, reply) => serveCard(req, reply, req.params.agentId));
+  app.get('/api/v1/agents', async () => ({
+    agents: d.registry.list().map((a) => ({
+      id: a.id,
+      name: a.publicCard.name,
+      description: a.publicCard.description,
+      url: a.baseUrl,
+      cardUrl: `${a.baseUrl}/.well-known/agent-card.json`,
+      primary: a.id === d.registry.primaryId,
+    })),
+  }));
+  app.get<{ Params: { id: string } }>('/api/v1/agents/:id/card', (req, reply) => serveCard(req, reply, req.params.id));
+  app.get('/.well-known/jwks.json', async (_req, reply) => {
+    reply.header('Cache-Control', 'public, max-age=300');
+    return d.keys ? d.keys.jwks() : { keys: [] };
+  });
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_req, reply) => {
+    const ok = await d.ready().catch(() => false);
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable' });
+  });
+
+  return app;
+}
+

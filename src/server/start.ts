@@ -1,0 +1,153 @@
+/**
+ * Builds and starts everything from one resolved Config: storage, event bus, task engine, push
+ * delivery, the HTTP listener and the gRPC listener. Returns a handle that drains and stops it all.
+ */
+import { mkdir } from 'node:fs/promises';
+import type { Metadata } from '@grpc/grpc-js';
+import { pino } from 'pino';
+import { loadAgentDefinition } from '../agents/load-agent.js';
+import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import { createGrpcServer } from '../bindings/a2a-grpc/index.js';
+import { InProcessEventBus } from '../bus/index.js';
+import { withListeningPorts, type Config } from '../config/index.js';
+import { AgentRegistry } from '../core/agents/agent-registry.js';
+import { KeyStore } from '../core/keys/key-store.js';
+import { PushDeliveryWorker } from '../core/push/delivery-worker.js';
+import { PushJwtSigner } from '../core/push/push-jwt.js';
+import { SsrfGuard } from '../core/push/ssrf-guard.js';
+import { TaskService } from '../core/tasks/task-service.js';
+import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
+import { registerAgent } from './agent-cards.js';
+import { buildHttpApp } from './http-app.js';
+
+export interface RunningServer {
+  urls: { http: string; grpc?: string };
+  agents: Array<{ id: string; url: string }>;
+  close(): Promise<void>;
+}
+
+export async function startServer(initial: Config): Promise<RunningServer> {
+  const log = pino({ level: initial.server.logLevel, base: { service: 'agentport' } });
+  await mkdir(initial.server.dataDir, { recursive: true });
+
+  if (initial.bus.driver !== 'in-process') {
+    throw new Error('bus: the Redis event bus is not available yet in this version; remove `bus:` or set it to in-process');
+  }
+  const store = await openStore(initial);
+  // Stopped in this order by close(): the task service first (ends streams, fails cut-off tasks,
+  // flushes commits), then the listeners, the push worker, the bus and last the store.
+  const closers: Array<() => Promise<void>> = [() => store.close()];
+  try {
+    const bus = new InProcessEventBus();
+    closers.unshift(() => bus.close());
+    const committer = new GroupCommitter(store);
+    const keys = new KeyStore({ dataDir: initial.server.dataDir });
+    const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });
+    const registry = new AgentRegistry(initial.primaryAgent);
+    const auth = new ApiKeyAuthenticator(initial.auth.apiKeys);
+
+    let worker: PushDeliveryWorker | undefined;
+    const service = new TaskService({
+      registry,
+      store,
+      committer,
+      bus,
+      limits: {
+        blockingSendTimeoutMs: initial.limits.blockingSendTimeoutMs,
+        maxHistoryLength: initial.limits.maxHistoryLength,
+        maxConcurrentStreamsPerTask: initial.limits.maxConcurrentStreamsPerTask,
+      },
+      log,
+      pushGuard: guard,
+      onOutbox: () => worker?.kick(),
+    });
+    if (initial.storage.driver === 'sqlite') {
+      // Before any listener opens: every SUBMITTED/WORKING task now is one a crash cut off.
+      const recovered = await service.recoverOrphanedTasks();
+      if (recovered) log.warn({ recovered }, 'tasks cut off by the last shutdown were marked FAILED');
+    }
+
+    // Listeners bind before cards are built, so cards carry the real ports (port 0 in tests).
+    // Settles once agents are registered; requests that arrive earlier wait for it.
+    let markStarted!: () => void;
+    let markFailed!: (e: unknown) => void;
+    const started = new Promise<void>((resolve, reject) => ((markStarted = resolve), (markFailed = reject)));
+    started.catch(() => {});
+    const grpc = initial.server.grpc.enabled
+      ? createGrpcServer({
+          handler: service,
+          defaultAgentId: initial.primaryAgent,
+          authenticate: async (md: Metadata) => {
+            await started;
+            return auth.authenticate(Object.fromEntries(Object.entries(md.getMap()).map(([k, v]) => [k, String(v)])));
+          },
+          maxMessageBytes: initial.limits.bodyBytes,
+          log,
+        })
+      : undefined;
+    const grpcPort = grpc ? await grpc.listen(initial.server.grpc.host, initial.server.grpc.port) : undefined;
+    if (grpc) closers.unshift(() => grpc.close());
+
+    let config = initial;
+    const app = buildHttpApp({ config, registry, handler: service, auth, keys, log, ready: async () => (await store.countOutbox()) >= 0, started });
+    await app.listen({ host: initial.server.host, port: initial.server.port });
+    closers.unshift(() => app.close());
+    const address = app.server.address();
+    const httpPort = typeof address === 'object' && address ? address.port : initial.server.port;
+    config = withListeningPorts(initial, { http: httpPort, grpc: grpcPort });
+
+    try {
+      for (const agentConfig of config.agents) {
+        const def = await loadAgentDefinition(agentConfig);
+        registry.add(await registerAgent(config, agentConfig, def, config.cards.sign || config.push.signJwt ? keys : undefined));
+      }
+      markStarted();
+    } catch (e) {
+      markFailed(e);
+      throw e;
+    }
+
+    worker = new PushDeliveryWorker({
+      store,
+      guard,
+      signer: config.push.signJwt ? new PushJwtSigner({ keys, issuer: config.server.publicUrl }) : undefined,
+      timeoutMs: config.limits.pushTimeoutMs,
+      maxAttempts: config.limits.pushMaxAttempts,
+      log: { debug: (o, m) => log.debug(o, m), warn: (o, m) => log.warn(o, m), error: (o, m) => log.error(o, m) },
+    });
+    worker.start();
+    const pushWorker = worker;
+    closers.unshift(() => pushWorker.stop());
+
+    closers.unshift(() => service.close());
+
+    log.info({ http: config.server.publicUrl, grpc: grpc ? config.server.grpc.publicUrl : undefined }, 'agentport started');
+    return {
+      urls: { http: config.server.publicUrl, ...(grpc ? { grpc: config.server.grpc.publicUrl } : {}) },
+      agents: registry.list().map((a) => ({ id: a.id, url: a.baseUrl })),
+      close: () => closeAll(closers),
+    };
+  } catch (e) {
+    await closeAll(closers).catch(() => {});
+    throw e;
+  }
+}
+
+async function openStore(config: Config): Promise<Store> {
+  const s = config.storage;
+  const store = s.driver === 'sqlite' ? await openSqliteStore({ file: s.file, synchronous: s.synchronous }) : await openPostgresStore({ connectionString: s.url });
+  await store.migrate();
+  // One process owns an embedded database: leases left by a killed predecessor are void.
+  if (s.driver === 'sqlite') await store.releaseOutboxLeases();
+  return store;
+}
+
+async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
+  for (const c of closers) {
+    try {
+      await c();
+    } catch {
+      // keep closing the rest
+    }
+  }
+}

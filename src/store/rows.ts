@@ -1,0 +1,143 @@
+/**
+ * Mapping between the store's records and SQL rows, shared by both dialects. Every JSON document
+ * is stringified exactly once per commit here, and parsed once per read.
+ */
+import type { StreamResponse, Task, TaskState } from '../protocol/a2a/types.js';
+import type {
+  OutboxEntry,
+  StoredPushConfig,
+  StoredTask,
+  TaskCommit,
+  TaskEventPayload,
+  TaskEventRecord,
+} from './store.js';
+import type { PushConfigsTable, PushOutboxTable, TaskEventsTable, TasksTable } from './schema.js';
+
+/** A commit with its derived columns computed and its documents serialized. */
+export interface PreparedCommit {
+  agentId: string;
+  owner: string;
+  taskId: string;
+  contextId: string;
+  state: TaskState;
+  statusTime: number;
+  createdAt: number;
+  seq: number;
+  expectedVersion: number;
+  taskJson: string;
+  events: { seq: number; json: string; createdAt: number }[];
+  /** the commit's events as one task_events row (see TaskEventsTable) */
+  eventsRow: { firstSeq: number; lastSeq: number; json: string; createdAt: number } | undefined;
+  outbox: { configId: string; seq: number; json: string }[];
+}
+
+/** ListTasks sorts on the status timestamp; a task without one sorts by when it was committed. */
+export function statusTimeOf(task: Task, fallback: number): number {
+  const ts = task.status.timestamp;
+  if (ts === undefined) return fallback;
+  const ms = Date.parse(ts);
+  return Number.isFinite(ms) ? ms : fallback;
+}
+
+export function prepareCommit(c: TaskCommit): PreparedCommit {
+  const taskId = c.task.id;
+  const events = new Array<PreparedCommit['events'][number]>(c.events.length);
+  for (let i = 0; i < c.events.length; i++) {
+    const e = c.events[i];
+    // The log must stay gapless and belong to this task; a malformed commit is a core bug, and
+    // refusing it here keeps it out of the log (the whole batch fails, nothing is written).
+    if (e.taskId !== taskId) throw new Error(`event for task ${e.taskId} committed with task ${taskId}`);
+    if (i > 0 && e.seq !== c.events[i - 1].seq + 1) throw new Error(`events of task ${taskId} are not consecutive`);
+    events[i] = { seq: e.seq, json: JSON.stringify(e.event), createdAt: e.createdAt };
+  }
+  if (events.length > 0 && events[events.length - 1].seq !== c.seq) {
+    throw new Error(`task ${taskId}: commit seq ${c.seq} is not the last event seq`);
+  }
+  const outbox = new Array<PreparedCommit['outbox'][number]>(c.outbox.length);
+  for (let i = 0; i < c.outbox.length; i++) {
+    const o = c.outbox[i];
+    if (o.taskId !== taskId) throw new Error(`outbox entry for task ${o.taskId} committed with task ${taskId}`);
+    // A push payload is usually the very event object it announces: reuse that serialization.
+    let json: string | undefined;
+    for (let j = 0; j < c.events.length; j++) {
+      if (c.events[j].event === o.payload) {
+        json = events[j].json;
+        break;
+      }
+    }
+    outbox[i] = { configId: o.configId, seq: o.seq, json: json ?? JSON.stringify(o.payload) };
+  }
+  return {
+    agentId: c.agentId,
+    owner: c.owner,
+    taskId,
+    contextId: c.task.contextId,
+    state: c.task.status.state,
+    statusTime: statusTimeOf(c.task, c.createdAt),
+    createdAt: c.createdAt,
+    seq: c.seq,
+    expectedVersion: c.expectedVersion,
+    taskJson: JSON.stringify(c.task),
+    events,
+    eventsRow:
+      events.length === 0
+        ? undefined
+        : {
+            firstSeq: events[0].seq,
+            lastSeq: events[events.length - 1].seq,
+            json: `[${events.map((e) => `[${e.createdAt},${e.json}]`).join(',')}]`,
+            createdAt: events[events.length - 1].createdAt,
+          },
+    outbox,
+  };
+}
+
+export function toStoredTask(row: TasksTable): StoredTask {
+  return {
+    agentId: row.agent_id,
+    owner: row.owner,
+    task: JSON.parse(row.task) as Task,
+    seq: Number(row.seq),
+    version: Number(row.version),
+    createdAt: Number(row.created_at),
+    statusTime: Number(row.status_time),
+  };
+}
+
+/** The events of one task_events row, in seq order. */
+export function toEventRecords(row: TaskEventsTable): TaskEventRecord[] {
+  const first = Number(row.first_seq);
+  return (JSON.parse(row.events) as Array<[number, TaskEventPayload]>).map(([createdAt, event], i) => ({
+    taskId: row.task_id,
+    seq: first + i,
+    event,
+    createdAt,
+  }));
+}
+
+export function toStoredPushConfig(row: PushConfigsTable): StoredPushConfig {
+  return {
+    agentId: row.agent_id,
+    owner: row.owner,
+    taskId: row.task_id,
+    config: JSON.parse(row.config) as StoredPushConfig['config'],
+    createdAt: Number(row.created_at),
+  };
+}
+
+export type OutboxRow = Pick<PushOutboxTable, 'task_id' | 'config_id' | 'seq' | 'payload' | 'next_attempt_at'> & {
+  id: number;
+  attempts: number;
+};
+
+export function toOutboxEntry(row: OutboxRow): OutboxEntry {
+  return {
+    id: Number(row.id),
+    taskId: row.task_id,
+    configId: row.config_id,
+    seq: Number(row.seq),
+    payload: JSON.parse(row.payload) as StreamResponse,
+    attempts: Number(row.attempts),
+    nextAttemptAt: Number(row.next_attempt_at),
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * The embedded store: SQLite through better-sqlite3, in WAL mode.
+ *
+ * better-sqlite3 is synchronous, so the commit hot path runs as one synchronous `db.transaction()`
+ * over statements compiled by Kysely once at open: nothing else can interleave with it, and no
+ * query is built per call. Everything else goes through Kysely as single statements, which are
+ * atomic on their own. (A multi-statement Kysely transaction here would span awaits, and a
+ * synchronous commit landing inside it would silently join it; only migrations do that, and they
+ * run before the store is used.)
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { prepareCommit, toEventRecords, toStoredTask, type PreparedCommit } from '../rows.js';
+import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
+import { SqlStore } from '../sql-store.js';
+import { ConcurrentUpdateError, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
+import { WalCheckpointer } from './checkpointer.js';
+import { compileWithSlots, slot } from './compiled-statement.js';
+
+export interface SqliteStoreOptions {
+  /** a database file path, or ':memory:' */
+  file: string;
+  /**
+   * 'normal' (default): with WAL, a committed transaction survives a crash of the process
+   * (kill -9) but may be lost on power failure. 'full': fsync on every commit, survives power loss.
+   */
+  synchronous?: 'normal' | 'full';
+  /** how long a writer waits for another process's lock; default 5000 ms */
+  busyTimeoutMs?: number;
+  /** run WAL checkpoints on a worker thread instead of inside commits (default true for files) */
+  checkpointThread?: boolean;
+}
+
+type Q = Kysely<Database>;
+
+/** The SQL of every hot-path statement; the slot names fix the positional binding order. */
+function compileStatements(k: Q) {
+  return {
+    insertTask: compileWithSlots(
+      k
+        .insertInto('tasks')
+        .values({
+          id: slot('id'),
+          agent_id: slot('agent_id'),
+          owner: slot('owner'),
+          context_id: slot('context_id'),
+          state: slot('state'),
+          status_time: slot('status_time'),
+          created_at: slot('created_at'),
+          seq: slot('seq'),
+          version: slot('version'),
+          task: slot('task'),
+        })
+        .onConflict((oc) => oc.column('id').doNothing()),
+      ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task'],
+    ),
+    updateTask: compileWithSlots(
+      k
+        .updateTable('tasks')
+        .set({
+          context_id: slot('context_id'),
+          state: slot('state'),
+          status_time: slot('status_time'),
+          seq: slot('seq'),
+          version: slot('version'),
+          task: slot('task'),
+        })
+        .where('id', '=', slot<string>('id'))
+        .where('agent_id', '=', slot<string>('agent_id'))
+        .where('version', '=', slot<number>('expected_version')),
+      ['context_id', 'state', 'status_time', 'seq', 'version', 'task', 'id', 'agent_id', 'expected_version'],
+    ),
+    insertEvent: compileWithSlots(
+      k.insertInto('task_events').values({
+        task_id: slot('task_id'),
+        seq: slot('seq'),
+        first_seq: slot('first_seq'),
+        events: slot('events'),
+        created_at: slot('created_at'),
+      }),
+      ['task_id', 'seq', 'first_seq', 'events', 'created_at'],
+    ),
+    insertOutbox: compileWithSlots(
+      k.insertInto('push_outbox').values({
+        task_id: slot('task_id'),
+        config_id: slot('config_id'),
+        seq: slot('seq'),
+        payload: slot('payload'),
+        next_attempt_at: slot('next_attempt_at'),
+        created_at: slot('created_at'),
+      }),
+      ['task_id', 'config_id', 'seq', 'payload', 'next_attempt_at', 'created_at'],
+    ),
+    selectTask: compileWithSlots(
+      k.selectFrom('tasks').selectAll().where('id', '=', slot<string>('id')).where('agent_id', '=', slot<string>('agent_id')),
+      ['id', 'agent_id'],
+    ),
+    selectEvents: compileWithSlots(
+      k
+        .selectFrom('task_events')
+        .selectAll()
+        .where('task_id', '=', slot<string>('task_id'))
+        .where('seq', '>', slot<number>('after_seq'))
+        .orderBy('seq')
+        .limit(slot<number>('limit')),
+      ['task_id', 'after_seq', 'limit'],
+    ),
+  };
+}
+
+type StatementSql = ReturnType<typeof compileStatements>;
+type Statements = { [K in keyof StatementSql]: Sqlite.Statement };
+
+export class SqliteStore extends SqlStore {
+  readonly dialect = 'sqlite' as const;
+  #statements: Statements | undefined;
+  readonly #writeBatch: (batch: PreparedCommit[]) => void;
+  #checkpointer: WalCheckpointer | undefined;
+
+  constructor(
+    private readonly raw: Sqlite.Database,
+    db: Q,
+    private readonly statementSql: StatementSql,
+    checkpointer?: WalCheckpointer,
+  ) {
+    super(db);
+    this.#checkpointer = checkpointer;
+    this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => {
+      const s = this.statements;
+      for (const p of batch) {
+        if (p.expectedVersion === 0) {
+          const r = s.insertTask.run(
+            p.taskId, p.agentId, p.owner, p.contextId, p.state, p.statusTime, p.createdAt, p.seq, 1, p.taskJson,
+          );
+          if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
+        } else {
+          const r = s.updateTask.run(
+            p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson,
+            p.taskId, p.agentId, p.expectedVersion,
+          );
+          if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
+        }
+        const ev = p.eventsRow;
+        if (ev) s.insertEvent.run(p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
+        for (const o of p.outbox) s.insertOutbox.run(p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt);
+      }
+    });
+  }
+
+  /** Prepared on first use: the tables exist only once `migrate()` has run. */
+  private get statements(): Statements {
+    if (this.#statements) return this.#statements;
+    const prepared = {} as Statements;
+    for (const name of Object.keys(this.statementSql) as (keyof StatementSql)[]) {
+      prepared[name] = this.raw.prepare(this.statementSql[name]);
+    }
+    return (this.#statements = prepared);
+  }
+
+  async commit(commits: TaskCommit[]): Promise<void> {
+    if (commits.length === 0) return;
+    // Serialize before taking the write lock, so the transaction holds it only for the inserts.
+    const batch = commits.map(prepareCommit);
+    if (this.raw.inTransaction) {
+      // Only a Kysely transaction (a migration) can be open here; joining it would be wrong.
+      throw new Error('sqlite store: commit while a migration is running');
+    }
+    this.#writeBatch(batch);
+  }
+
+  override async close(): Promise<void> {
+    const c = this.#checkpointer;
+    this.#checkpointer = undefined;
+    await c?.stop();
+    await super.close();
+  }
+
+  override async getTask(agentId: string, taskId: string): Promise<StoredTask | undefined> {
+    const row = this.statements.selectTask.get(taskId, agentId) as TasksTable | undefined;
+    return row ? toStoredTask(row) : undefined;
+  }
+
+  override async readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEventRecord[]> {
+    // LIMIT -1 is SQLite for "no limit".
+    // Every row holds at least one event, so `limit` rows are enough for `limit` events.
+    const rows = this.statements.selectEvents.all(taskId, afterSeq, limit ?? -1) as TaskEventsTable[];
+    const events = rows.flatMap(toEventRecords).filter((e) => e.seq > afterSeq);
+    return limit !== undefined && events.length > limit ? events.slice(0, limit) : events;
+  }
+}
+
+export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteStore> {
+  const inMemory = opts.file === ':memory:';
+  if (!inMemory) mkdirSync(dirname(opts.file), { recursive: true });
+  const raw = new Sqlite(opts.file);
+  try {
+    if (!inMemory) {
+      raw.pragma('journal_mode = WAL');
+      // A burst can grow the WAL file; give the disk back after checkpoints beyond 64 MiB.
+      raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+    }
+    raw.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+    raw.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
+    // 16 MiB page cache (default 2 MiB): the right edges of the indexes stay resident under load;
+    // it is bounded, so RSS stays flat however many tasks are written.
+    raw.pragma('cache_size = -16384');
+    raw.pragma('temp_store = MEMORY');
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+    // Checkpoints move to a worker thread; if it cannot start, SQLite's automatic ones stay on.
+    const checkpointer = inMemory || opts.checkpointThread === false ? undefined : WalCheckpointer.start(opts.file, { busyTimeoutMs: opts.busyTimeoutMs });
+    if (checkpointer) raw.pragma('wal_autocheckpoint = 0');
+    return new SqliteStore(raw, db, compileStatements(db), checkpointer);
+  } catch (err) {
+    raw.close();
+    throw err;
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The storage seam. The core depends on this interface only; `sqlite/` and `postgres/` implement it
+ * over the same Kysely migrations, and test/store/contract.ts pins its behaviour for both.
+ *
+ * A task's projection and the events that produced it are written in one transaction (`commit`),
+ * so the event log is always a complete history of the projection (ARCHITECTURE principle 3).
+ */
+import type { StreamResponse, Task, TaskPushNotificationConfig, TaskState } from '../protocol/a2a/types.js';
+
+/** What the log records: the A2A stream events plus a user message appended to an existing task. */
+export type TaskEventPayload = StreamResponse | { userMessage: import('../protocol/a2a/types.js').Message };
+
+export interface TaskEventRecord {
+  taskId: string;
+  /** 1-based, gapless per task */
+  seq: number;
+  event: TaskEventPayload;
+  /** epoch ms */
+  createdAt: number;
+}
+
+export interface StoredTask {
+  /** the agent the task belongs to; acts as the A2A tenant */
+  agentId: string;
+  /** the principal that created the task; only it may see the task */
+  owner: string;
+  task: Task;
+  /** last event seq applied to the projection */
+  seq: number;
+  /** optimistic-concurrency version, incremented by each commit */
+  version: number;
+  /** epoch ms */
+  createdAt: number;
+  /** epoch ms of task.status.timestamp, the ListTasks sort key */
+  statusTime: number;
+}
+
+export interface OutboxEntry {
+  id: number;
+  taskId: string;
+  configId: string;
+  /** the event seq this delivery carries */
+  seq: number;
+  /** the HTTP+JSON StreamResponse body */
+  payload: StreamResponse;
+  attempts: number;
+  /** epoch ms */
+  nextAttemptAt: number;
+}
+
+export interface NewOutboxEntry {
+  taskId: string;
+  configId: string;
+  seq: number;
+  payload: StreamResponse;
+}
+
+/** One task's changes in one transaction. */
+export interface TaskCommit {
+  agentId: string;
+  owner: string;
+  task: Task;
+  /** version the writer read; 0 when the task is new. A mismatch fails the commit (ConcurrentUpdateError). */
+  expectedVersion: number;
+  seq: number;
+  events: TaskEventRecord[];
+  outbox: NewOutboxEntry[];
+  createdAt: number;
+}
+
+export interface StoredPushConfig {
+  agentId: string;
+  owner: string;
+  taskId: string;
+  config: TaskPushNotificationConfig & { id: string; taskId: string };
+  createdAt: number;
+}
+
+export interface ListTasksQuery {
+  agentId: string;
+  owner: string;
+  contextId?: string;
+  status?: TaskState;
+  /** epoch ms; tasks whose status time is >= this */
+  statusTimeAfter?: number;
+  pageSize: number;
+  /** opaque cursor returned by a previous page, already validated by decodeCursor */
+  after?: { statusTime: number; taskId: string };
+}
+
+export interface ListTasksPage {
+  tasks: StoredTask[];
+  totalSize: number;
+  /** set when more tasks follow */
+  next?: { statusTime: number; taskId: string };
+}
+
+export class ConcurrentUpdateError extends Error {
+  constructor(readonly taskId: string) {
+    super(`task ${taskId} was updated concurrently`);
+    this.name = 'ConcurrentUpdateError';
+  }
+}
+
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Applies pending migrations; idempotent. */
+  migrate(): Promise<void>;
+  /** Writes every commit in one transaction; all or nothing. */
+  commit(commits: TaskCommit[]): Promise<void>;
+  getTask(agentId: string, taskId: string): Promise<StoredTask | undefined>;
+  listTasks(query: ListTasksQuery): Promise<ListTasksPage>;
+  /** Tasks of any agent and owner in one of `states`, oldest first (start-up recovery). */
+  findTasksInStates(states: readonly TaskState[], limit: number): Promise<StoredTask[]>;
+  /** Events with seq > afterSeq, in order. */
+  readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEventRecord[]>;
+
+  putPushConfig(config: StoredPushConfig): Promise<void>;
+  getPushConfig(taskId: string, configId: string): Promise<StoredPushConfig | undefined>;
+  listPushConfigs(taskId: string): Promise<StoredPushConfig[]>;
+  /** Idempotent: deleting a missing config is not an error. */
+  deletePushConfig(taskId: string, configId: string): Promise<void>;
+
+  /**
+   * Claims up to `limit` due outbox entries for `leaseMs`; an entry whose lease expires is claimable
+   * again (a delivery attempt that died mid-way is retried). Only the oldest pending entry of each
+   * task is claimable, which keeps per-task delivery order.
+   */
+  claimOutbox(now: number, limit: number, leaseMs: number): Promise<OutboxEntry[]>;
+  markDelivered(id: number): Promise<void>;
+  /**
+   * Makes every leased entry claimable again. Only for a store with a single writer process (the
+   * embedded SQLite store at start-up): a lease held by a process that was killed would otherwise
+   * hold back that task's deliveries until it expires.
+   */
+  releaseOutboxLeases(): Promise<void>;
+  /** Reschedules, or gives up (deleting the entry) when `nextAttemptAt` is null. */
+  markFailed(id: number, attempts: number, nextAttemptAt: number | null, error: string): Promise<void>;
+  /** Recently-attempted deliveries given up on, for inspection. */
+  countOutbox(): Promise<number>;
+
+  close(): Promise<void>;
+}

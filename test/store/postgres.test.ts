@@ -1,0 +1,76 @@
+/**
+ * The store contract against a real PostgreSQL (AGENTPORT_TEST_PG, default the local server).
+ * Each store gets a fresh schema, all dropped at the end. An unreachable server fails the run:
+ * a skipped suite would let a broken PG store pass unnoticed.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStore } from '../../src/store/index.js';
+import { describeStoreContract } from './store-contract.js';
+
+const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const run = `t_${randomBytes(5).toString('hex')}`;
+const schemas: string[] = [];
+
+function freshSchema(): string {
+  const schema = `${run}_${schemas.length}`;
+  schemas.push(schema);
+  return schema;
+}
+
+beforeAll(async () => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  try {
+    await client.connect();
+  } catch (err) {
+    throw new Error(`PostgreSQL unreachable at ${url} (set AGENTPORT_TEST_PG): ${(err as Error).message}`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+});
+
+afterAll(async () => {
+  if (schemas.length === 0) return;
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    for (const s of schemas) await client.query(`drop schema if exists "${s}" cascade`);
+  } finally {
+    await client.end();
+  }
+});
+
+describeStoreContract('postgres', () =>
+  openPostgresStore({ connectionString: url, schema: freshSchema(), connectionTimeoutMs: 5000 }),
+);
+
+describe('postgres store specifics', () => {
+  it('creates its tables in its own schema', async () => {
+    const schema = freshSchema();
+    const store = await openPostgresStore({ connectionString: url, schema });
+    try {
+      await store.migrate();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query<{ table_name: string }>(
+        'select table_name from information_schema.tables where table_schema = $1 order by table_name',
+        [schema],
+      );
+      await client.end();
+      expect(rows.map((r) => r.table_name)).toEqual(
+        expect.arrayContaining(['push_configs', 'push_outbox', 'task_events', 'tasks']),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('rejects a schema name that is not a plain identifier', async () => {
+    await expect(openPostgresStore({ connectionString: url, schema: 'x; drop table y' })).rejects.toThrow(/schema name/);
+  });
+
+  it('leaves the global int8 parser of pg untouched', () => {
+    expect(pg.types.getTypeParser(pg.types.builtins.INT8, 'text')('42')).toBe('42');
+  });
+});

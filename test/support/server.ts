@@ -1,0 +1,84 @@
+/**
+ * Starts a real Agentport server (HTTP + gRPC on ephemeral loopback ports, SQLite in a temp dir)
+ * from a config object, exactly as `agentport serve` would. Tests talk to it over real sockets.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseConfig } from '../../src/config/index.js';
+import { startServer, type RunningServer } from '../../src/server/start.js';
+
+export interface TestServer extends RunningServer {
+  dataDir: string;
+  /** http://127.0.0.1:port */
+  http: string;
+  /** 127.0.0.1:port */
+  grpc: string;
+  /** stops the server and removes its data dir */
+  stop(): Promise<void>;
+}
+
+export async function startTestServer(config: Record<string, unknown> = {}, opts: { dataDir?: string; keepData?: boolean } = {}): Promise<TestServer> {
+  const dataDir = opts.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'agentport-test-')));
+  const input = {
+    ...config,
+    server: { host: '127.0.0.1', port: 0, logLevel: 'error', ...(config.server as object), dataDir, grpc: { port: 0, ...((config.server as { grpc?: object })?.grpc ?? {}) } },
+  };
+  const resolved = parseConfig(input, { env: {}, cwd: dataDir });
+  const running = await startServer(resolved);
+  return {
+    ...running,
+    dataDir,
+    http: running.urls.http,
+    grpc: running.urls.grpc ?? '',
+    async stop() {
+      await running.close();
+      if (!opts.keepData) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** JSON-RPC call helper with the v1.0 version header. */
+export async function rpc(url: string, method: string, params: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const text = await res.text();
+  let body: any = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // leave as text
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+/** Reads an SSE response into events ({id, data}) until the stream closes. */
+export async function readSse(res: Response): Promise<Array<{ id?: string; event?: string; data: any }>> {
+  const text = await res.text();
+  const out: Array<{ id?: string; event?: string; data: any }> = [];
+  for (const block of text.split('\n\n')) {
+    const lines = block.split('\n').filter((l) => l && !l.startsWith(':'));
+    if (!lines.length) continue;
+    const ev: { id?: string; event?: string; data: any } = { data: undefined };
+    const data: string[] = [];
+    for (const l of lines) {
+      if (l.startsWith('id: ')) ev.id = l.slice(4);
+      else if (l.startsWith('event: ')) ev.event = l.slice(7);
+      else if (l.startsWith('data: ')) data.push(l.slice(6));
+    }
+    if (!data.length) continue;
+    ev.data = JSON.parse(data.join('\n'));
+    out.push(ev);
+  }
+  return out;
+}
+
+export const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
+  messageId: `m-${Math.random().toString(36).slice(2)}`,
+  role: 'ROLE_USER',
+  parts: [{ text }],
+  ...extra,
+});
