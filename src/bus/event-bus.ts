@@ -2,18 +2,52 @@
  * The live fan-out seam. Events are published only after they are committed to the store, so a
  * subscriber that misses something can always fill the gap from the event log by seq.
  */
+import type { Message } from '../protocol/a2a/types.js';
 import type { TaskEventRecord } from '../store/store.js';
 
 export type TaskEventListener = (record: TaskEventRecord) => void;
 
-/** Control signals that must reach whichever process runs a task's executor. */
-export type TaskControl = { type: 'cancel'; taskId: string };
+/** A user message sent on one replica to a task whose executor (or lease) is on another. */
+export interface ForwardedMessage {
+  agentId: string;
+  /** the subject of the principal that sent it (already authorized by the receiving replica) */
+  owner: string;
+  message: Message;
+  acceptedOutputModes?: string[];
+  metadata?: Record<string, unknown>;
+  /** extensions the caller asked for (A2A-Extensions) */
+  extensions: string[];
+}
+
+/**
+ * Control signals that must reach whichever process runs a task's executor. `to` names the
+ * replica meant (absent: every replica); `from` is set by the bus to the publishing replica.
+ */
+export type TaskControl =
+  | { type: 'cancel'; taskId: string; to?: string; from?: string }
+  | { type: 'message'; taskId: string; forwarded: ForwardedMessage; to?: string; from?: string };
 export type TaskControlListener = (signal: TaskControl) => void;
+
+export interface SubscribeOptions {
+  /**
+   * The last seq the subscriber already has (from a snapshot or a Last-Event-ID). A distributed
+   * bus delivers exactly the records after it, in order, filling gaps from the event log; the
+   * in-process bus, which cannot lose records, ignores it.
+   */
+  afterSeq?: number;
+}
+
+export interface BusHealth {
+  ok: boolean;
+  /** why not, for the readiness endpoint and logs */
+  detail?: string;
+}
 
 export interface EventBus {
   publish(records: TaskEventRecord[]): void;
-  subscribe(taskId: string, listener: TaskEventListener): () => void;
+  subscribe(taskId: string, listener: TaskEventListener, opts?: SubscribeOptions): () => void;
   publishControl(signal: TaskControl): void;
   onControl(listener: TaskControlListener): () => void;
+  health(): Promise<BusHealth>;
   close(): Promise<void>;
 }

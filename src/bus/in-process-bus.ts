@@ -4,7 +4,7 @@
  * nor reaches the publisher (who has already committed and must not fail for a reader's bug).
  */
 import type { TaskEventRecord } from '../store/store.js';
-import type { EventBus, TaskControl, TaskControlListener, TaskEventListener } from './event-bus.js';
+import type { BusHealth, EventBus, TaskControl, TaskControlListener, TaskEventListener } from './event-bus.js';
 
 export interface InProcessEventBusOptions {
   /** called when a listener throws; default: a process warning */
@@ -73,6 +73,10 @@ export class InProcessEventBus implements EventBus {
     return () => {
       this.controlListeners.delete(entry);
     };
+  }
+
+  async health(): Promise<BusHealth> {
+    return this.closed ? { ok: false, detail: 'event bus closed' } : { ok: true };
   }
 
   /** Tasks with at least one subscriber (for tests and metrics). */

@@ -19,6 +19,17 @@ export interface TaskEventRecord {
   createdAt: number;
 }
 
+/**
+ * Which replica may run a task's executor, until when (distributed mode). Taking a lease bumps the
+ * task's version, so a replica that lost its lease can no longer commit to the task (fencing).
+ */
+export interface TaskLease {
+  /** replica id */
+  owner: string;
+  /** epoch ms */
+  expiresAt: number;
+}
+
 export interface StoredTask {
   /** the agent the task belongs to; acts as the A2A tenant */
   agentId: string;
@@ -33,6 +44,8 @@ export interface StoredTask {
   createdAt: number;
   /** epoch ms of task.status.timestamp, the ListTasks sort key */
   statusTime: number;
+  /** absent when no replica holds or held one (embedded mode, or released) */
+  lease?: TaskLease;
 }
 
 export interface OutboxEntry {
@@ -66,6 +79,8 @@ export interface TaskCommit {
   events: TaskEventRecord[];
   outbox: NewOutboxEntry[];
   createdAt: number;
+  /** written with the projection when present (the committing replica holds the task); absent leaves the lease as it is */
+  lease?: TaskLease;
 }
 
 export interface StoredPushConfig {
@@ -95,6 +110,17 @@ export interface ListTasksPage {
   next?: { statusTime: number; taskId: string };
 }
 
+export interface MigrationStatus {
+  /** names this build knows, in order */
+  known: string[];
+  /** names recorded in the database */
+  applied: string[];
+  /** known but not applied */
+  pending: string[];
+  /** applied but unknown to this build (the database is newer than this Agentport) */
+  unknown: string[];
+}
+
 export class ConcurrentUpdateError extends Error {
   constructor(readonly taskId: string) {
     super(`task ${taskId} was updated concurrently`);
@@ -114,6 +140,28 @@ export interface Store {
   findTasksInStates(states: readonly TaskState[], limit: number): Promise<StoredTask[]>;
   /** Events with seq > afterSeq, in order. */
   readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEventRecord[]>;
+
+  /**
+   * Takes the task's lease for `owner` until `expiresAt` when it is free, expired before `now`, or
+   * already `owner`'s — or unconditionally with `force` (cancel preempts a running executor).
+   * Increments the version. Returns the task as claimed; undefined when another replica holds a
+   * live lease (and not `force`) or the task does not exist.
+   */
+  claimTask(agentId: string, taskId: string, owner: string, now: number, expiresAt: number, force?: boolean): Promise<StoredTask | undefined>;
+  /** Extends `owner`'s leases on these tasks; returns the ids whose lease `owner` still held. */
+  renewLeases(owner: string, taskIds: readonly string[], expiresAt: number): Promise<string[]>;
+  /** Clears `owner`'s lease on the task (its run ended); a no-op when `owner` no longer holds it. Does not bump the version. */
+  releaseLease(taskId: string, owner: string): Promise<void>;
+  /**
+   * Claims for `owner` up to `limit` tasks in one of `states` whose lease is absent or expired
+   * before `now` (PG: FOR UPDATE SKIP LOCKED, so replicas sweeping at once take different tasks).
+   * Increments each version. Returns them as claimed, oldest first.
+   */
+  claimOrphanedTasks(states: readonly TaskState[], owner: string, now: number, expiresAt: number, limit: number): Promise<StoredTask[]>;
+  /** Throws (with a cause an operator can act on) when the database cannot be reached. */
+  ping(): Promise<void>;
+  /** Migrations applied in the database vs those this build knows. */
+  migrationStatus(): Promise<MigrationStatus>;
 
   putPushConfig(config: StoredPushConfig): Promise<void>;
   getPushConfig(taskId: string, configId: string): Promise<StoredPushConfig | undefined>;
