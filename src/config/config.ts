@@ -18,6 +18,7 @@ export interface Config {
   limits: LimitsConfig;
   storage: StorageConfig;
   bus: BusConfig;
+  cluster: ClusterConfig;
   /** at least one; ids are unique */
   agents: AgentConfig[];
   /** id of the agent whose card is also served at /.well-known/agent-card.json */
@@ -68,9 +69,16 @@ export interface LimitsConfig {
 export type StorageConfig =
   /** file is absolute, or ":memory:" */
   | { driver: 'sqlite'; file: string; synchronous: 'normal' | 'full' }
-  | { driver: 'postgres'; url: string };
+  | { driver: 'postgres'; url: string; schema: string; maxConnections: number; migrate: boolean };
 
-export type BusConfig = { driver: 'in-process' } | { driver: 'redis'; url: string };
+export type BusConfig = { driver: 'in-process' } | { driver: 'redis'; url: string; prefix: string };
+
+export interface ClusterConfig {
+  /** this replica's id (generated when not configured) */
+  replicaId: string;
+  leaseTtlMs: number;
+  sweepIntervalMs: number;
+}
 
 export interface AgentCardOverrides {
   name?: string;
@@ -95,6 +103,8 @@ interface AgentConfigBase {
   skills: Record<string, { visibility: 'public' | 'extended' }>;
   /** extension URIs declared `required: true` in the card */
   requiredExtensions: string[];
+  /** agent-specific settings, validated by the agent */
+  options: Record<string, unknown>;
 }
 
 /** An agent is either built in or an ES module (default export or `agent` export: an AgentDefinition). */

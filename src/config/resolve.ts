@@ -3,6 +3,8 @@
  * config file's directory), public URLs are derived from host and port when not given, per-agent
  * settings fall back to the global ones.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentConfig, Config, StorageConfig } from './config.js';
@@ -40,7 +42,7 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
 
   const storage: StorageConfig =
     file.storage?.driver === 'postgres'
-      ? { driver: 'postgres', url: file.storage.url }
+      ? { driver: 'postgres', url: file.storage.url, schema: file.storage.schema, maxConnections: file.storage.maxConnections, migrate: file.storage.migrate }
       : {
           driver: 'sqlite',
           file: resolveSqliteFile(file.storage?.file, baseDir, dataDir),
@@ -75,7 +77,12 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
     },
     limits: { ...file.limits },
     storage,
-    bus: file.bus.driver === 'redis' ? { driver: 'redis', url: file.bus.url } : { driver: 'in-process' },
+    bus: file.bus.driver === 'redis' ? { driver: 'redis', url: file.bus.url, prefix: file.bus.prefix } : { driver: 'in-process' },
+    cluster: {
+      replicaId: file.cluster.replicaId ?? defaultReplicaId(),
+      leaseTtlMs: file.cluster.leaseTtlMs,
+      sweepIntervalMs: file.cluster.sweepIntervalMs,
+    },
     agents,
     primaryAgent: file.primaryAgent ?? agents[0]!.id,
     auth: {
@@ -87,6 +94,12 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
     cards: { ...file.cards },
   };
   return { config, problems };
+}
+
+/** Host name, pid and a random suffix: unique across restarts, readable in logs and lease rows. */
+function defaultReplicaId(): string {
+  const host = hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 60) || 'host';
+  return `${host}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
 function resolveSqliteFile(file: string | undefined, baseDir: string, dataDir: string): string {
@@ -104,6 +117,7 @@ function resolveAgent(entry: AgentEntry, baseDir: string, extendedCardDefault: b
     extendedCard: entry.extendedCard ?? extendedCardDefault,
     skills: entry.skills ?? {},
     requiredExtensions: entry.requiredExtensions ?? [],
+    options: entry.options ?? {},
   };
   // relations.ts guarantees exactly one of the two by the time we get here
   return entry.module !== undefined

@@ -26,7 +26,7 @@ import {
 export type { Config } from './config.js';
 
 export const DEFAULT_AGENTS = [{ id: 'echo', builtin: 'echo' as const }];
-export const BUILTIN_AGENTS = ['echo', 'conformance'] as const;
+export const BUILTIN_AGENTS = ['echo', 'conformance', 'table-expert'] as const;
 
 const grpcSchema = z
   .object({
@@ -75,7 +75,19 @@ const postgresUrl = nonEmptyString.refine((value) => /^postgres(ql)?:\/\/./.test
   message: 'must be a postgres:// or postgresql:// URL',
 });
 
-const postgresSchema = z.object({ driver: z.literal('postgres'), url: postgresUrl }).strict();
+const pgSchemaName = z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, { message: 'must be a lowercase SQL identifier (letters, digits, _)' });
+
+const postgresSchema = z
+  .object({
+    driver: z.literal('postgres'),
+    url: postgresUrl,
+    /** the PostgreSQL schema holding Agentport's tables (created by migrations) */
+    schema: pgSchemaName.default('public'),
+    maxConnections: integer(1, 1000).default(10),
+    /** apply pending migrations at start; off = `agentport db migrate` must have run */
+    migrate: bool.default(true),
+  })
+  .strict();
 
 /** `sqlite:<path>` and `postgres://…` strings are short forms of the objects. */
 const storageSchema = z.preprocess(
@@ -110,9 +122,28 @@ const busSchema = z.preprocess(
   },
   z.discriminatedUnion('driver', [
     z.object({ driver: z.literal('in-process') }).strict(),
-    z.object({ driver: z.literal('redis'), url: redisUrl }).strict(),
+    z
+      .object({
+        driver: z.literal('redis'),
+        url: redisUrl,
+        /** channel prefix: deployments sharing one Redis need different prefixes */
+        prefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'letters, digits and : _ . - only (at most 64)' }).default('agentport'),
+      })
+      .strict(),
   ]),
 );
+
+/** Distributed mode: how replicas share task execution (used with a postgres store). */
+const clusterSchema = z
+  .object({
+    /** unique per replica; default: host name, pid and a random suffix */
+    replicaId: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, { message: 'letters, digits and . _ - only (at most 100)' }).optional(),
+    /** how long a replica holds a running task without renewing; a dead replica's tasks are recovered after this */
+    leaseTtlMs: duration(1000).default(15_000),
+    /** how often each replica looks for tasks whose lease expired */
+    sweepIntervalMs: duration(100).default(5_000),
+  })
+  .strict();
 
 const cardOverridesSchema = z
   .object({
@@ -142,6 +173,8 @@ const agentSchema = z
     extendedCard: bool.optional(),
     skills: z.record(nonEmptyString, z.object({ visibility: z.enum(['public', 'extended']) }).strict()).optional(),
     requiredExtensions: z.array(uri).optional(),
+    /** agent-specific settings, validated by the agent itself (e.g. the Table Expert's datasets) */
+    options: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
 
@@ -182,6 +215,7 @@ export const configFileSchema = z
     limits: limitsSchema.default({}),
     storage: storageSchema.optional(),
     bus: busSchema.default({ driver: 'in-process' }),
+    cluster: clusterSchema.default({}),
     agents: z.array(agentSchema).min(1, 'must list at least one agent (leave the key out for the echo agent)').default(DEFAULT_AGENTS),
     primaryAgent: nonEmptyString.optional(),
     auth: authSchema.default({}),

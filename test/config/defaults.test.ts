@@ -33,7 +33,7 @@ describe('loadConfig without a file', () => {
     expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(cwd, '.agentport', 'agentport.db'), synchronous: 'normal' });
     expect(config.bus).toEqual({ driver: 'in-process' });
     expect(config.agents).toEqual([
-      { id: 'echo', builtin: 'echo', card: {}, extendedCard: true, skills: {}, requiredExtensions: [] },
+      { id: 'echo', builtin: 'echo', card: {}, extendedCard: true, skills: {}, requiredExtensions: [], options: {} },
     ]);
     expect(config.primaryAgent).toBe('echo');
     expect(config.auth).toEqual({ apiKeys: [], extendedCard: true, anonymousExtendedCard: false });

@@ -15,7 +15,7 @@ describe('${VAR} interpolation', () => {
     const config = loadConfig({ file, env: { BIND: '0.0.0.0', DOMAIN: 'agents.example.com', DATABASE_URL: 'postgres://db/agentport' } });
     expect(config.server.host).toBe('0.0.0.0');
     expect(config.server.publicUrl).toBe('https://agents.example.com/base');
-    expect(config.storage).toEqual({ driver: 'postgres', url: 'postgres://db/agentport' });
+    expect(config.storage).toEqual({ driver: 'postgres', url: 'postgres://db/agentport', schema: 'public', maxConnections: 10, migrate: true });
   });
 
   it('uses the :- default when the variable is unset or empty', () => {

@@ -16,8 +16,8 @@ describe('storage', () => {
   });
 
   it('accepts postgres:// and postgresql:// strings', () => {
-    expect(parse({ storage: 'postgres://u:p@db:5432/agentport' }).storage).toEqual({ driver: 'postgres', url: 'postgres://u:p@db:5432/agentport' });
-    expect(parse({ storage: 'postgresql://db/agentport' }).storage).toEqual({ driver: 'postgres', url: 'postgresql://db/agentport' });
+    expect(parse({ storage: 'postgres://u:p@db:5432/agentport' }).storage).toEqual({ driver: 'postgres', url: 'postgres://u:p@db:5432/agentport', schema: 'public', maxConnections: 10, migrate: true });
+    expect(parse({ storage: 'postgresql://db/agentport' }).storage).toEqual({ driver: 'postgres', url: 'postgresql://db/agentport', schema: 'public', maxConnections: 10, migrate: true });
   });
 
   it('accepts the object forms', () => {
@@ -26,7 +26,7 @@ describe('storage', () => {
       file: path.join(cwd, '.agentport', 'agentport.db'),
       synchronous: 'full',
     });
-    expect(parse({ storage: { driver: 'postgres', url: 'postgres://db/x' } }).storage).toEqual({ driver: 'postgres', url: 'postgres://db/x' });
+    expect(parse({ storage: { driver: 'postgres', url: 'postgres://db/x' } }).storage).toEqual({ driver: 'postgres', url: 'postgres://db/x', schema: 'public', maxConnections: 10, migrate: true });
   });
 
   it('puts the default database in the data directory', () => {
@@ -57,7 +57,7 @@ describe('bus', () => {
   it('defaults to in-process and accepts redis URLs', () => {
     expect(parse({}).bus).toEqual({ driver: 'in-process' });
     expect(parse({ bus: 'in-process' }).bus).toEqual({ driver: 'in-process' });
-    expect(parse({ bus: 'redis://cache:6379/0' }).bus).toEqual({ driver: 'redis', url: 'redis://cache:6379/0' });
-    expect(parse({ bus: { driver: 'redis', url: 'rediss://cache' } }).bus).toEqual({ driver: 'redis', url: 'rediss://cache' });
+    expect(parse({ bus: 'redis://cache:6379/0' }).bus).toEqual({ driver: 'redis', url: 'redis://cache:6379/0', prefix: 'agentport' });
+    expect(parse({ bus: { driver: 'redis', url: 'rediss://cache' } }).bus).toEqual({ driver: 'redis', url: 'rediss://cache', prefix: 'agentport' });
   });
 });

@@ -78,7 +78,7 @@ describe('invalid values name the key and the value', () => {
 
   it('reports an unknown builtin with the allowed names', () => {
     const error = configErrorOf(() => parse({ agents: [{ id: 'a', builtin: 'parrot' }] }));
-    expect(problemLines(error)).toEqual(['agents[0].builtin: must be one of "echo", "conformance" (got "parrot")']);
+    expect(problemLines(error)).toEqual(['agents[0].builtin: must be one of "echo", "conformance", "table-expert" (got "parrot")']);
   });
 
   it('never echoes an API key back', () => {
@@ -191,6 +191,7 @@ describe('value forms', () => {
       extendedCard: false,
       skills: { echo: { visibility: 'extended' } },
       requiredExtensions: [],
+      options: {},
     });
     expect(config.agents[1]).toMatchObject({ extendedCard: true, requiredExtensions: ['https://example.com/ext/v1'] });
     expect(config.primaryAgent).toBe('b');
