@@ -10,6 +10,7 @@ import type {
   TaskCommit,
   TaskEventPayload,
   TaskEventRecord,
+  TaskLease,
 } from './store.js';
 import type { PushConfigsTable, PushOutboxTable, TaskEventsTable, TasksTable } from './schema.js';
 
@@ -29,6 +30,8 @@ export interface PreparedCommit {
   /** the commit's events as one task_events row (see TaskEventsTable) */
   eventsRow: { firstSeq: number; lastSeq: number; json: string; createdAt: number } | undefined;
   outbox: { configId: string; seq: number; json: string }[];
+  /** written with the projection when set; undefined leaves the stored lease as it is */
+  lease: TaskLease | undefined;
 }
 
 /** ListTasks sorts on the status timestamp; a task without one sorts by when it was committed. */
@@ -89,6 +92,7 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
             createdAt: events[events.length - 1].createdAt,
           },
     outbox,
+    lease: c.lease,
   };
 }
 
@@ -101,6 +105,9 @@ export function toStoredTask(row: TasksTable): StoredTask {
     version: Number(row.version),
     createdAt: Number(row.created_at),
     statusTime: Number(row.status_time),
+    ...(row.lease_owner === null || row.lease_owner === undefined
+      ? {}
+      : { lease: { owner: row.lease_owner, expiresAt: Number(row.lease_expires_at) } }),
   };
 }
 

@@ -23,6 +23,10 @@ export interface TasksTable {
   version: number;
   /** the full Task (history and artifacts included) as JSON */
   task: string;
+  /** the replica whose executor runs the task (distributed mode); null when none holds it */
+  lease_owner: string | null;
+  /** epoch ms; set exactly when lease_owner is */
+  lease_expires_at: number | null;
 }
 
 /**

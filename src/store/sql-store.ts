@@ -5,7 +5,7 @@
  * read with a faster dialect-specific version.
  */
 import { sql, type Kysely } from 'kysely';
-import { migrateToLatest, type SqlDialectName } from './migrations/index.js';
+import { migrateToLatest, migrationStatus, type SqlDialectName } from './migrations/index.js';
 import {
   toEventRecords,
   toOutboxEntry,
@@ -14,22 +14,29 @@ import {
 } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
 import type { Database } from './schema.js';
-import type {
-  ListTasksPage,
-  ListTasksQuery,
-  OutboxEntry,
-  Store,
-  StoredPushConfig,
-  StoredTask,
-  TaskCommit,
-  TaskEventRecord,
+import {
+  StoreUnavailableError,
+  type ListTasksPage,
+  type ListTasksQuery,
+  type MigrationStatus,
+  type OutboxEntry,
+  type Store,
+  type StoredPushConfig,
+  type StoredTask,
+  type TaskCommit,
+  type TaskEventRecord,
 } from './store.js';
 
 /** A delivery error longer than this is cut: it is for an operator's eyes, not a full log. */
 const MAX_ERROR_LENGTH = 2000;
 
+/** Ids per `IN (…)` list on SQLite, well under its bound-parameter limit. */
+const IDS_PER_STATEMENT = 500;
+
 export abstract class SqlStore implements Store {
   abstract readonly dialect: SqlDialectName;
+  /** the database as an operator would name it in a message (never with a password) */
+  abstract readonly location: string;
 
   protected constructor(
     protected readonly db: Kysely<Database>,
@@ -38,7 +45,24 @@ export abstract class SqlStore implements Store {
   ) {}
 
   async migrate(): Promise<void> {
-    await migrateToLatest(this.db as unknown as Kysely<unknown>, this.dialect, this.migrationSchema);
+    await this.applyMigrations();
+  }
+
+  /** migrate(), returning the names of the migrations it applied, in order (`agentport db migrate`). */
+  async applyMigrations(): Promise<string[]> {
+    return migrateToLatest(this.db as unknown as Kysely<unknown>, this.dialect, this.migrationSchema);
+  }
+
+  async migrationStatus(): Promise<MigrationStatus> {
+    return migrationStatus(this.db as unknown as Kysely<unknown>, this.dialect, this.migrationSchema);
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await sql`select 1`.execute(this.db);
+    } catch (err) {
+      throw new StoreUnavailableError(`${this.location} is unreachable: ${describeCause(err)}`, { cause: err });
+    }
   }
 
   abstract commit(commits: TaskCommit[]): Promise<void>;
@@ -85,6 +109,91 @@ export abstract class SqlStore implements Store {
       totalSize: Number(count.n),
       ...(rows.length > pageSize && last ? { next: { statusTime: last.statusTime, taskId: last.task.id } } : {}),
     };
+  }
+
+  async claimTask(
+    agentId: string,
+    taskId: string,
+    owner: string,
+    now: number,
+    expiresAt: number,
+    force = false,
+  ): Promise<StoredTask | undefined> {
+    // One conditional UPDATE: on PG a concurrent claimer waits on the row lock, then re-checks
+    // the condition against the winner's lease and matches nothing.
+    const row = await this.db
+      .updateTable('tasks')
+      .set((eb) => ({ lease_owner: owner, lease_expires_at: expiresAt, version: eb('version', '+', 1) }))
+      .where('id', '=', taskId)
+      .where('agent_id', '=', agentId)
+      .$if(!force, (qb) =>
+        qb.where((eb) =>
+          eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<', now), eb('lease_owner', '=', owner)]),
+        ),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    return row ? toStoredTask(row) : undefined;
+  }
+
+  async renewLeases(owner: string, taskIds: readonly string[], expiresAt: number): Promise<string[]> {
+    if (taskIds.length === 0) return [];
+    const renew = (ids: readonly string[]) =>
+      this.db
+        .updateTable('tasks')
+        .set({ lease_expires_at: expiresAt })
+        .where('lease_owner', '=', owner)
+        // PG: one array parameter however many ids; SQLite: a bounded IN list.
+        .where((eb) => (this.dialect === 'postgres' ? sql<boolean>`${eb.ref('id')} = any(${[...ids]}::text[])` : eb('id', 'in', [...ids])))
+        .returning('id')
+        .execute();
+    if (this.dialect === 'postgres') return (await renew(taskIds)).map((r) => r.id);
+    const held: string[] = [];
+    for (let i = 0; i < taskIds.length; i += IDS_PER_STATEMENT) {
+      for (const r of await renew(taskIds.slice(i, i + IDS_PER_STATEMENT))) held.push(r.id);
+    }
+    return held;
+  }
+
+  async releaseLease(taskId: string, owner: string): Promise<void> {
+    await this.db
+      .updateTable('tasks')
+      .set({ lease_owner: null, lease_expires_at: null })
+      .where('id', '=', taskId)
+      .where('lease_owner', '=', owner)
+      .execute();
+  }
+
+  async claimOrphanedTasks(
+    states: readonly TaskState[],
+    owner: string,
+    now: number,
+    expiresAt: number,
+    limit: number,
+  ): Promise<StoredTask[]> {
+    if (states.length === 0 || limit <= 0) return [];
+    const orphans = this.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('state', 'in', [...states])
+      // lease_expires_at is null exactly when no replica holds the task; testing it alone keeps
+      // the predicate on the tasks_orphan_idx columns.
+      .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
+      .orderBy('created_at')
+      .orderBy('id')
+      .limit(Math.floor(limit))
+      // PG: sweeping replicas skip each other's rows; a row another sweeper claimed and committed
+      // meanwhile is re-checked under its lock and no longer matches.
+      .$if(this.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
+    const rows = await this.db
+      .updateTable('tasks')
+      .set((eb) => ({ lease_owner: owner, lease_expires_at: expiresAt, version: eb('version', '+', 1) }))
+      .where('id', 'in', orphans)
+      .returningAll()
+      .execute();
+    return rows
+      .map(toStoredTask)
+      .sort((a, b) => a.createdAt - b.createdAt || (a.task.id < b.task.id ? -1 : a.task.id > b.task.id ? 1 : 0));
   }
 
   async readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEventRecord[]> {
@@ -209,4 +318,16 @@ export abstract class SqlStore implements Store {
   async close(): Promise<void> {
     await this.db.destroy();
   }
+}
+
+/** The driver's reason in words; Node reports a refused dual-stack connect as an AggregateError without a message. */
+export function describeCause(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const code = (err as { code?: unknown }).code;
+  let text = err.message;
+  if (!text && err instanceof AggregateError) {
+    text = [...new Set(err.errors.map((e: unknown) => (e instanceof Error ? e.message : String(e))))].join('; ');
+  }
+  if (!text) text = err.name;
+  return typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text;
 }

@@ -128,9 +128,28 @@ export class ConcurrentUpdateError extends Error {
   }
 }
 
+/** The database holds migrations this build does not know: a newer Agentport migrated it. */
+export class DatabaseSchemaNewerError extends Error {
+  constructor(readonly unknownMigrations: readonly string[]) {
+    super(`database schema is newer than this Agentport: unknown migrations ${unknownMigrations.join(', ')}; upgrade Agentport`);
+    this.name = 'DatabaseSchemaNewerError';
+  }
+}
+
+/** The database cannot be reached or answered with an error; the message names it and the cause. */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
-  /** Applies pending migrations; idempotent. */
+  /**
+   * Applies pending migrations; idempotent. Refuses (DatabaseSchemaNewerError) a database holding
+   * migrations this build does not know.
+   */
   migrate(): Promise<void>;
   /** Writes every commit in one transaction; all or nothing. */
   commit(commits: TaskCommit[]): Promise<void>;
@@ -158,7 +177,7 @@ export interface Store {
    * Increments each version. Returns them as claimed, oldest first.
    */
   claimOrphanedTasks(states: readonly TaskState[], owner: string, now: number, expiresAt: number, limit: number): Promise<StoredTask[]>;
-  /** Throws (with a cause an operator can act on) when the database cannot be reached. */
+  /** Throws StoreUnavailableError (with a cause an operator can act on) when the database cannot be reached. */
   ping(): Promise<void>;
   /** Migrations applied in the database vs those this build knows. */
   migrationStatus(): Promise<MigrationStatus>;

@@ -3,8 +3,10 @@
  * The same migrations run on SQLite and PostgreSQL; the dialect is passed in for the rare column
  * type that has no common spelling (auto-increment ids).
  */
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { DatabaseSchemaNewerError, type MigrationStatus } from '../store.js';
 import * as m0001 from './0001-initial.js';
+import * as m0002 from './0002-task-leases.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -16,7 +18,11 @@ interface VersionedMigration {
 /** Ordered by name; never rename or edit a released migration, add a new one. */
 const MIGRATIONS: Record<string, VersionedMigration> = {
   '0001_initial': m0001,
+  '0002_task_leases': m0002,
 };
+
+/** The migrations this build knows, in the order they apply. */
+export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS).sort();
 
 export class InCodeMigrationProvider implements MigrationProvider {
   constructor(private readonly dialect: SqlDialectName) {}
@@ -34,8 +40,40 @@ export class InCodeMigrationProvider implements MigrationProvider {
   }
 }
 
-/** Applies every pending migration; idempotent. `schema` holds Kysely's bookkeeping tables (PG). */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectName, schema?: string): Promise<void> {
+/** Names recorded in Kysely's bookkeeping table, sorted; none when the table does not exist yet. */
+export async function appliedMigrations(db: Kysely<unknown>, dialect: SqlDialectName, schema?: string): Promise<string[]> {
+  const exists =
+    dialect === 'postgres'
+      ? await sql<{ found: string | null }>`select to_regclass(${`${quoteIdent(schema ?? 'public')}.${quoteIdent(DEFAULT_MIGRATION_TABLE)}`})::text as found`.execute(db)
+      : await sql<{ found: string | null }>`select name as found from sqlite_master where type = 'table' and name = ${DEFAULT_MIGRATION_TABLE}`.execute(db);
+  if (!exists.rows[0]?.found) return [];
+  const table = schema && dialect === 'postgres' ? sql.table(`${schema}.${DEFAULT_MIGRATION_TABLE}`) : sql.table(DEFAULT_MIGRATION_TABLE);
+  const { rows } = await sql<{ name: string }>`select name from ${table}`.execute(db);
+  return rows.map((r) => r.name).sort();
+}
+
+export async function migrationStatus(db: Kysely<unknown>, dialect: SqlDialectName, schema?: string): Promise<MigrationStatus> {
+  const known = KNOWN_MIGRATIONS;
+  const applied = await appliedMigrations(db, dialect, schema);
+  const done = new Set(applied);
+  const knownSet = new Set(known);
+  return {
+    known: [...known],
+    applied,
+    pending: known.filter((n) => !done.has(n)),
+    unknown: applied.filter((n) => !knownSet.has(n)),
+  };
+}
+
+/**
+ * Applies every pending migration and returns their names; idempotent. `schema` holds Kysely's
+ * bookkeeping tables (PG). A database migrated by a newer build is refused before anything runs:
+ * Kysely would only report "corrupted migrations", and an older build must not write to a schema
+ * whose meaning it does not know.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectName, schema?: string): Promise<string[]> {
+  const before = await migrationStatus(db, dialect, schema);
+  if (before.unknown.length > 0) throw new DatabaseSchemaNewerError(before.unknown);
   const migrator = new Migrator({
     db,
     provider: new InCodeMigrationProvider(dialect),
@@ -43,9 +81,17 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectNa
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
+    // A newer replica may have migrated between the check above and the migrator's lock.
+    const after = await migrationStatus(db, dialect, schema).catch(() => undefined);
+    if (after && after.unknown.length > 0) throw new DatabaseSchemaNewerError(after.unknown);
     const failed = results?.find((r) => r.status === 'Error')?.migrationName;
     throw new Error(`store migration ${failed ?? ''} failed: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,
     });
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
 }

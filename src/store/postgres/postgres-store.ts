@@ -22,7 +22,7 @@ export interface PostgresStoreOptions {
   connectionTimeoutMs?: number;
 }
 
-/** PG's 65535 bind parameters per statement, with room to spare for the widest row (10 columns). */
+/** PG's 65535 bind parameters per statement, with room to spare for the widest row (12 columns). */
 const ROWS_PER_INSERT = 1000;
 
 /** Only plain lowercase identifiers: the name goes into the connection's search_path unquoted. */
@@ -40,7 +40,11 @@ function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
 export class PostgresStore extends SqlStore {
   readonly dialect = 'postgres' as const;
 
-  constructor(db: Kysely<Database>, schema: string) {
+  constructor(
+    db: Kysely<Database>,
+    schema: string,
+    readonly location: string,
+  ) {
     super(db, schema);
   }
 
@@ -97,14 +101,17 @@ async function updateRun(trx: Transaction<Database>, run: PreparedCommit[]): Pro
   const values = sql.join(
     run.map(
       (p) =>
-        sql`(${p.taskId}::text, ${p.agentId}::text, ${p.expectedVersion}::integer, ${p.contextId}::text, ${p.state}::text, ${p.statusTime}::bigint, ${p.seq}::integer, ${p.expectedVersion + 1}::integer, ${p.taskJson}::text)`,
+        sql`(${p.taskId}::text, ${p.agentId}::text, ${p.expectedVersion}::integer, ${p.contextId}::text, ${p.state}::text, ${p.statusTime}::bigint, ${p.seq}::integer, ${p.expectedVersion + 1}::integer, ${p.taskJson}::text, ${p.lease?.owner ?? null}::text, ${p.lease?.expiresAt ?? null}::bigint)`,
     ),
   );
+  // A commit with a lease writes it; one without (null owner in its row) keeps the stored lease.
   const { rows } = await sql<{ id: string }>`
     update tasks as t
        set context_id = v.context_id, state = v.state, status_time = v.status_time,
-           seq = v.seq, version = v.version, task = v.task
-      from (values ${values}) as v(id, agent_id, expected_version, context_id, state, status_time, seq, version, task)
+           seq = v.seq, version = v.version, task = v.task,
+           lease_owner = case when v.lease_owner is null then t.lease_owner else v.lease_owner end,
+           lease_expires_at = case when v.lease_owner is null then t.lease_expires_at else v.lease_expires_at end
+      from (values ${values}) as v(id, agent_id, expected_version, context_id, state, status_time, seq, version, task, lease_owner, lease_expires_at)
      where t.id = v.id and t.agent_id = v.agent_id and t.version = v.expected_version
     returning t.id`.execute(trx);
   if (rows.length === run.length) return;
@@ -131,6 +138,8 @@ async function insertNewTasks(trx: Transaction<Database>, created: PreparedCommi
           seq: p.seq,
           version: 1,
           task: p.taskJson,
+          lease_owner: p.lease?.owner ?? null,
+          lease_expires_at: p.lease?.expiresAt ?? null,
         })),
       )
       // DO NOTHING rather than a unique violation, which would abort the transaction before we
@@ -156,5 +165,16 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
     types: { getTypeParser: typeParser as pg.CustomTypesConfig['getTypeParser'] },
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return new PostgresStore(db, schema);
+  return new PostgresStore(db, schema, describePostgres(opts.connectionString, schema));
+}
+
+/** host:port/database (schema) as the operator configured it; the password never appears. */
+function describePostgres(connectionString: string, schema: string): string {
+  try {
+    const u = new URL(connectionString);
+    const user = u.username ? `${decodeURIComponent(u.username)}@` : '';
+    return `PostgreSQL ${user}${u.host || 'localhost'}${u.pathname || '/'} (schema ${schema})`;
+  } catch {
+    return `PostgreSQL (schema ${schema})`;
+  }
 }

@@ -52,9 +52,11 @@ function compileStatements(k: Q) {
           seq: slot('seq'),
           version: slot('version'),
           task: slot('task'),
+          lease_owner: slot('lease_owner'),
+          lease_expires_at: slot('lease_expires_at'),
         })
         .onConflict((oc) => oc.column('id').doNothing()),
-      ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task'],
+      ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at'],
     ),
     updateTask: compileWithSlots(
       k
@@ -71,6 +73,26 @@ function compileStatements(k: Q) {
         .where('agent_id', '=', slot<string>('agent_id'))
         .where('version', '=', slot<number>('expected_version')),
       ['context_id', 'state', 'status_time', 'seq', 'version', 'task', 'id', 'agent_id', 'expected_version'],
+    ),
+    // A separate statement, so a commit without a lease (every commit in embedded mode) binds
+    // and writes exactly what it did before leases existed.
+    updateTaskWithLease: compileWithSlots(
+      k
+        .updateTable('tasks')
+        .set({
+          context_id: slot('context_id'),
+          state: slot('state'),
+          status_time: slot('status_time'),
+          seq: slot('seq'),
+          version: slot('version'),
+          task: slot('task'),
+          lease_owner: slot('lease_owner'),
+          lease_expires_at: slot('lease_expires_at'),
+        })
+        .where('id', '=', slot<string>('id'))
+        .where('agent_id', '=', slot<string>('agent_id'))
+        .where('version', '=', slot<number>('expected_version')),
+      ['context_id', 'state', 'status_time', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at', 'id', 'agent_id', 'expected_version'],
     ),
     insertEvent: compileWithSlots(
       k.insertInto('task_events').values({
@@ -115,6 +137,7 @@ type Statements = { [K in keyof StatementSql]: Sqlite.Statement };
 
 export class SqliteStore extends SqlStore {
   readonly dialect = 'sqlite' as const;
+  readonly location: string;
   #statements: Statements | undefined;
   readonly #writeBatch: (batch: PreparedCommit[]) => void;
   #checkpointer: WalCheckpointer | undefined;
@@ -123,16 +146,26 @@ export class SqliteStore extends SqlStore {
     private readonly raw: Sqlite.Database,
     db: Q,
     private readonly statementSql: StatementSql,
+    file: string,
     checkpointer?: WalCheckpointer,
   ) {
     super(db);
+    this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
     this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => {
       const s = this.statements;
       for (const p of batch) {
+        const lease = p.lease;
         if (p.expectedVersion === 0) {
           const r = s.insertTask.run(
             p.taskId, p.agentId, p.owner, p.contextId, p.state, p.statusTime, p.createdAt, p.seq, 1, p.taskJson,
+            lease ? lease.owner : null, lease ? lease.expiresAt : null,
+          );
+          if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
+        } else if (lease) {
+          const r = s.updateTaskWithLease.run(
+            p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, lease.owner, lease.expiresAt,
+            p.taskId, p.agentId, p.expectedVersion,
           );
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
         } else {
@@ -211,7 +244,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
     // Checkpoints move to a worker thread; if it cannot start, SQLite's automatic ones stay on.
     const checkpointer = inMemory || opts.checkpointThread === false ? undefined : WalCheckpointer.start(opts.file, { busyTimeoutMs: opts.busyTimeoutMs });
     if (checkpointer) raw.pragma('wal_autocheckpoint = 0');
-    return new SqliteStore(raw, db, compileStatements(db), checkpointer);
+    return new SqliteStore(raw, db, compileStatements(db), opts.file, checkpointer);
   } catch (err) {
     raw.close();
     throw err;
