@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore } from '../../src/store/index.js';
+import { openPostgresStore, StoreUnavailableError } from '../../src/store/index.js';
 import { describeStoreContract } from './store-contract.js';
 
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -41,8 +41,27 @@ afterAll(async () => {
   }
 });
 
-describeStoreContract('postgres', () =>
-  openPostgresStore({ connectionString: url, schema: freshSchema(), connectionTimeoutMs: 5000 }),
+/** the schema of the store the contract opened last: its peer and raw SQL go there */
+let current = '';
+
+describeStoreContract(
+  'postgres',
+  () => {
+    current = freshSchema();
+    return openPostgresStore({ connectionString: url, schema: current, connectionTimeoutMs: 5000 });
+  },
+  {
+    openPeer: () => openPostgresStore({ connectionString: url, schema: current, connectionTimeoutMs: 5000 }),
+    exec: async (text) => {
+      const client = new pg.Client({ connectionString: url, options: `-c search_path=${current}` });
+      await client.connect();
+      try {
+        await client.query(text);
+      } finally {
+        await client.end();
+      }
+    },
+  },
 );
 
 describe('postgres store specifics', () => {
@@ -68,6 +87,23 @@ describe('postgres store specifics', () => {
 
   it('rejects a schema name that is not a plain identifier', async () => {
     await expect(openPostgresStore({ connectionString: url, schema: 'x; drop table y' })).rejects.toThrow(/schema name/);
+  });
+
+  it('ping names the server and the cause when it cannot be reached', async () => {
+    const store = await openPostgresStore({ connectionString: 'postgres://agentport:secret@127.0.0.1:1/nowhere', connectionTimeoutMs: 2000 });
+    try {
+      const err = await store.ping().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(StoreUnavailableError);
+      const message = (err as Error).message;
+      expect(message).toContain('PostgreSQL agentport@127.0.0.1:1/nowhere');
+      expect(message).toContain('ECONNREFUSED');
+      expect(message).not.toContain('secret');
+    } finally {
+      await store.close();
+    }
   });
 
   it('leaves the global int8 parser of pg untouched', () => {

@@ -2,14 +2,35 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openSqliteStore } from '../../src/store/index.js';
+import Sqlite from 'better-sqlite3';
+import { openSqliteStore, StoreUnavailableError } from '../../src/store/index.js';
 import { describeStoreContract } from './store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentport-store-'));
 let n = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describeStoreContract('sqlite (file, WAL)', () => openSqliteStore({ file: join(dir, `store-${n++}.db`) }));
+/** the file of the store the contract opened last: its peer and raw SQL go there */
+let current = '';
+
+describeStoreContract(
+  'sqlite (file, WAL)',
+  () => {
+    current = join(dir, `store-${n++}.db`);
+    return openSqliteStore({ file: current });
+  },
+  {
+    openPeer: () => openSqliteStore({ file: current }),
+    exec: async (text) => {
+      const raw = new Sqlite(current);
+      try {
+        raw.exec(text);
+      } finally {
+        raw.close();
+      }
+    },
+  },
+);
 describeStoreContract('sqlite (:memory:, synchronous=full)', () => openSqliteStore({ file: ':memory:', synchronous: 'full' }));
 
 describe('sqlite store specifics', () => {
@@ -18,10 +39,22 @@ describe('sqlite store specifics', () => {
     const store = await openSqliteStore({ file, synchronous: 'full' });
     await store.migrate();
     await store.close();
-    const Sqlite = (await import('better-sqlite3')).default;
     const raw = new Sqlite(file);
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     raw.close();
+  });
+
+  it('ping names the file and the cause when the database cannot be used', async () => {
+    const file = join(dir, 'ping.db');
+    const store = await openSqliteStore({ file });
+    await store.ping();
+    await store.close();
+    const err = await store.ping().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(StoreUnavailableError);
+    expect((err as Error).message).toMatch(new RegExp(`^SQLite database ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is unreachable: .+`));
   });
 
   it('keeps committed data across reopening the file', async () => {

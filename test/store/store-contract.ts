@@ -2,11 +2,33 @@
  * The Store contract: every implementation (SQLite, PostgreSQL) runs this suite unchanged.
  *
  * `open` returns a fresh, empty store (migrated or not: the suite calls `migrate()`); the suite
- * closes it after each test.
+ * closes it after each test. The groups for distributed mode live in their own files:
+ * lease-contract.ts, schema-contract.ts and replicas-contract.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConcurrentUpdateError, type Store, type TaskCommit } from '../../src/store/store.js';
 import { newTask, pushConfig, T0, update, type NewTaskOptions } from './fixtures.js';
+import { describeLeaseContract } from './lease-contract.js';
+import { describeReplicasContract } from './replicas-contract.js';
+import { describeSchemaContract } from './schema-contract.js';
+
+/** What a dialect's test file can do beyond opening a fresh store. */
+export interface ContractOptions {
+  /**
+   * Opens another store on the database of the store `open` returned last, as a second replica
+   * would (PostgreSQL: same schema; SQLite: same file). Absent for an in-memory database.
+   */
+  openPeer?: () => Promise<Store>;
+  /** Runs SQL on the database of the store `open` returned last, outside the store. */
+  exec?: (sql: string) => Promise<void>;
+}
+
+/** Where the contract groups find the store of the running test. */
+export interface ContractContext {
+  store(): Store;
+  open: () => Promise<Store>;
+  options: ContractOptions;
+}
 
 async function expectConcurrentUpdate(p: Promise<unknown>, taskId: string): Promise<void> {
   const err = await p.then(
@@ -17,9 +39,10 @@ async function expectConcurrentUpdate(p: Promise<unknown>, taskId: string): Prom
   expect((err as ConcurrentUpdateError).taskId).toBe(taskId);
 }
 
-export function describeStoreContract(name: string, open: () => Promise<Store>): void {
+export function describeStoreContract(name: string, open: () => Promise<Store>, options: ContractOptions = {}): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store;
+    const context: ContractContext = { store: () => store, open, options };
 
     beforeEach(async () => {
       store = await open();
@@ -523,5 +546,9 @@ export function describeStoreContract(name: string, open: () => Promise<Store>):
         expect(await store.countOutbox()).toBe(0);
       });
     });
+
+    describeLeaseContract(context);
+    describeSchemaContract(context);
+    describeReplicasContract(context);
   });
 }
