@@ -2,7 +2,7 @@
  * The live fan-out seam. Events are published only after they are committed to the store, so a
  * subscriber that misses something can always fill the gap from the event log by seq.
  */
-import type { Message } from '../protocol/a2a/types.js';
+import type { JsonObject, Message } from '../protocol/a2a/types.js';
 import type { TaskEventRecord } from '../store/store.js';
 
 export type TaskEventListener = (record: TaskEventRecord) => void;
@@ -14,7 +14,7 @@ export interface ForwardedMessage {
   owner: string;
   message: Message;
   acceptedOutputModes?: string[];
-  metadata?: Record<string, unknown>;
+  metadata?: JsonObject;
   /** extensions the caller asked for (A2A-Extensions) */
   extensions: string[];
 }
@@ -25,7 +25,9 @@ export interface ForwardedMessage {
  */
 export type TaskControl =
   | { type: 'cancel'; taskId: string; to?: string; from?: string }
-  | { type: 'message'; taskId: string; forwarded: ForwardedMessage; to?: string; from?: string };
+  | { type: 'message'; taskId: string; forwarded: ForwardedMessage; to?: string; from?: string }
+  /** a push config of the task was added or removed: replicas running it reload its configs */
+  | { type: 'push-configs'; taskId: string; to?: string; from?: string };
 export type TaskControlListener = (signal: TaskControl) => void;
 
 export interface SubscribeOptions {

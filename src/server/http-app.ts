@@ -25,8 +25,8 @@ export interface HttpAppDeps {
   auth: ApiKeyAuthenticator;
   keys?: KeyStore;
   log: Logger;
-  /** readiness: resolves when storage answers */
-  ready: () => Promise<boolean>;
+  /** readiness of each backing service: 'ok' or why not (never a secret: URLs are not included) */
+  ready: () => Promise<Record<string, string>>;
   /**
    * Settles once the agents are registered. The listener binds earlier (cards carry the bound
    * port), so requests that arrive in between wait for it instead of finding no agents.
@@ -140,8 +140,10 @@ export function buildHttpApp(d: HttpAppDeps) {
   });
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
-    const ok = await d.ready().catch(() => false);
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable' });
+    const checks = await d.ready().catch(() => ({ server: 'readiness check failed' }));
+    const ok = Object.values(checks).every((v) => v === 'ok');
+    reply.header('Cache-Control', 'no-store');
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', checks });
   });
 
   return app;

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { loadAgentDefinition } from '../agents/load-agent.js';
 import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import { createGrpcServer } from '../bindings/a2a-grpc/index.js';
-import { InProcessEventBus } from '../bus/index.js';
+import { InProcessEventBus, openRedisEventBus, type EventBus } from '../bus/index.js';
 import { withListeningPorts, type Config } from '../config/index.js';
 import { AgentRegistry } from '../core/agents/agent-registry.js';
 import { KeyStore } from '../core/keys/key-store.js';
@@ -30,16 +30,30 @@ export async function startServer(initial: Config): Promise<RunningServer> {
   const log = pino({ level: initial.server.logLevel, base: { service: 'agentport' } });
   await mkdir(initial.server.dataDir, { recursive: true });
 
-  if (initial.bus.driver !== 'in-process') {
-    throw new Error('bus: the Redis event bus is not available yet in this version; remove `bus:` or set it to in-process');
+  if (initial.bus.driver === 'redis' && initial.storage.driver !== 'postgres') {
+    throw new Error('bus: the Redis bus joins replicas that share one PostgreSQL store; set `storage:` to a postgres:// URL (or remove `bus:` for a single server)');
   }
-  const store = await openStore(initial);
+  const store = await openStore(initial, log);
   // Stopped in this order by close(): the task service first (ends streams, fails cut-off tasks,
   // flushes commits), then the listeners, the push worker, the bus and last the store.
   const closers: Array<() => Promise<void>> = [() => store.close()];
   try {
-    const bus = new InProcessEventBus();
+    const bus: EventBus =
+      initial.bus.driver === 'redis'
+        ? await openRedisEventBus({
+            url: initial.bus.url,
+            prefix: initial.bus.prefix,
+            replicaId: initial.cluster.replicaId,
+            readEvents: (taskId, afterSeq, limit) => store.readEvents(taskId, afterSeq, limit),
+            log,
+          })
+        : new InProcessEventBus();
     closers.unshift(() => bus.close());
+    // A store shared with other replicas: tasks are leased, and orphans of dead replicas recovered.
+    const cluster = initial.storage.driver === 'postgres' ? initial.cluster : undefined;
+    if (cluster && initial.bus.driver !== 'redis') {
+      log.warn('storage is PostgreSQL with the in-process bus: run one replica only, or set `bus:` to a redis:// URL so streams see events committed by other replicas');
+    }
     const committer = new GroupCommitter(store);
     const keys = new KeyStore({ dataDir: initial.server.dataDir });
     const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });
@@ -60,6 +74,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       log,
       pushGuard: guard,
       onOutbox: () => worker?.kick(),
+      ...(cluster ? { cluster } : {}),
     });
     if (initial.storage.driver === 'sqlite') {
       // Before any listener opens: every SUBMITTED/WORKING task now is one a crash cut off.
@@ -89,7 +104,17 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     if (grpc) closers.unshift(() => grpc.close());
 
     let config = initial;
-    const app = buildHttpApp({ config, registry, handler: service, auth, keys, log, ready: async () => (await store.countOutbox()) >= 0, started });
+    const ready = async (): Promise<Record<string, string>> => {
+      const [storage, busHealth] = await Promise.all([
+        store.ping().then(
+          () => 'ok',
+          () => 'unreachable',
+        ),
+        bus.health().catch(() => ({ ok: false, detail: 'unreachable' })),
+      ]);
+      return { storage, bus: busHealth.ok ? 'ok' : (busHealth.detail ?? 'unreachable') };
+    };
+    const app = buildHttpApp({ config, registry, handler: service, auth, keys, log, ready, started });
     await app.listen({ host: initial.server.host, port: initial.server.port });
     closers.unshift(() => app.close());
     const address = app.server.address();
@@ -120,6 +145,10 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     closers.unshift(() => pushWorker.stop());
 
     closers.unshift(() => service.close());
+    if (cluster) {
+      service.startCluster();
+      log.info({ replicaId: cluster.replicaId, leaseTtlMs: cluster.leaseTtlMs }, 'distributed mode: tasks are leased to this replica while it runs them');
+    }
 
     log.info({ http: config.server.publicUrl, grpc: grpc ? config.server.grpc.publicUrl : undefined }, 'agentport started');
     return {
@@ -133,13 +162,51 @@ export async function startServer(initial: Config): Promise<RunningServer> {
   }
 }
 
-async function openStore(config: Config): Promise<Store> {
+async function openStore(config: Config, log: { info(o: object, m?: string): void }): Promise<Store> {
   const s = config.storage;
-  const store = s.driver === 'sqlite' ? await openSqliteStore({ file: s.file, synchronous: s.synchronous }) : await openPostgresStore({ connectionString: s.url });
-  await store.migrate();
-  // One process owns an embedded database: leases left by a killed predecessor are void.
-  if (s.driver === 'sqlite') await store.releaseOutboxLeases();
+  if (s.driver === 'sqlite') {
+    const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous });
+    await store.migrate();
+    // One process owns an embedded database: leases left by a killed predecessor are void.
+    await store.releaseOutboxLeases();
+    return store;
+  }
+  const store = await openPostgresStore({ connectionString: s.url, schema: s.schema, maxConnections: s.maxConnections, connectionTimeoutMs: 5_000 });
+  try {
+    await store.ping();
+  } catch (err) {
+    await store.close().catch(() => {});
+    throw new Error(`storage: PostgreSQL at ${redactUrl(s.url)} is unreachable (${(err as Error).message}); check the URL and that the server is up`);
+  }
+  try {
+    if (s.migrate) {
+      await store.migrate();
+    } else {
+      const status = await store.migrationStatus();
+      if (status.unknown.length) {
+        throw new Error(`storage: the database schema is newer than this Agentport (unknown migrations: ${status.unknown.join(', ')}); upgrade Agentport`);
+      }
+      if (status.pending.length) {
+        throw new Error(`storage: the database schema is behind (pending migrations: ${status.pending.join(', ')}); run \`agentport db migrate\` first, or set storage.migrate: true`);
+      }
+    }
+  } catch (err) {
+    await store.close().catch(() => {});
+    throw err;
+  }
+  log.info({ schema: s.schema }, 'PostgreSQL store ready');
   return store;
+}
+
+/** The URL without its password, for messages and logs. */
+function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'the configured URL';
+  }
 }
 
 async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {

@@ -44,6 +44,11 @@ export interface AgentContext {
   readonly acceptedOutputModes: readonly string[];
   /** request metadata from SendMessageRequest.metadata */
   readonly requestMetadata?: JsonObject;
+  /**
+   * True when this run resumes a task whose executor was lost with its replica (only for agents
+   * declaring `resumable`): `task` is the task as it stands, `message` the last user message.
+   */
+  readonly resumed?: boolean;
 
   /** The user message's text parts joined by newlines. */
   text(): string;
@@ -90,7 +95,10 @@ export interface AgentCardSpec {
 export interface AgentDefinition {
   card: AgentCardSpec;
   execute(ctx: AgentContext): Promise<void> | void;
-  /** Whether the agent can resume a task after a process restart (see the distributed issue). */
+  /**
+   * Whether the agent can pick up a task whose executor died with its replica (distributed mode).
+   * A resumable agent's orphaned task is re-run with `ctx.resumed`; any other is failed with a reason.
+   */
   resumable?: boolean;
 }
 

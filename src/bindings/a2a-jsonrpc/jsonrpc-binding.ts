@@ -65,9 +65,11 @@ export class JsonRpcBinding {
     const reply = (payload: string): JsonRpcReply => ({ status: 200, headers, body: payload });
     // Authentication and authorization failures are HTTP-level too (RFC 9110 §11.6.1: a 401 carries a challenge).
     const fail = (err: unknown): JsonRpcReply => {
-      const kind = err instanceof A2AError ? err.kind : undefined;
+      const kind = toA2AError(err).kind;
       if (kind === 'Unauthenticated') return { status: 401, headers: { ...headers, 'WWW-Authenticate': 'Bearer' }, body: jsonRpcError(id, err) };
       if (kind === 'PermissionDenied') return { status: 403, headers, body: jsonRpcError(id, err) };
+      // A backing service is down: load balancers and clients retry a 503 (with Retry-After).
+      if (kind === 'Unavailable') return { status: 503, headers: { ...headers, 'Retry-After': '1' }, body: jsonRpcError(id, err) };
       return reply(jsonRpcError(id, err));
     };
 

@@ -35,6 +35,8 @@ export class AgentRun implements AgentContext {
     readonly activatedExtensions: readonly string[],
     readonly acceptedOutputModes: readonly string[],
     readonly requestMetadata: JsonObject | undefined,
+    /** true when this run picks up a task whose previous executor's replica died */
+    readonly resumed = false,
   ) {
     this.hasTask = task !== undefined;
     // Default artifact ids stay unique across runs of the same task.

@@ -1,6 +1,6 @@
 /** The in-memory working copy of a task that has activity in this process. */
 import type { Task, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
-import type { StoredTask, TaskEventRecord } from '../../store/store.js';
+import type { StoredTask, TaskEventRecord, TaskLease } from '../../store/store.js';
 import type { AgentRun } from '../execution/agent-run.js';
 
 export type PushTarget = TaskPushNotificationConfig & { id: string; taskId: string };
@@ -23,6 +23,12 @@ export class LiveTask {
   /** the newest commit scheduled, to wait for before declaring a run over */
   lastCommit?: Promise<void>;
   run?: AgentRun;
+  /** distributed mode: this replica holds the task's lease (it created or claimed the task) */
+  held = false;
+  /** a claim of the lease in flight; others wait for it instead of claiming again */
+  claiming?: Promise<boolean>;
+  /** at least one commit of this copy reached the store (the lease keeper renews only those) */
+  committed = false;
   readonly pushTargets = new Map<string, PushTarget>();
 
   constructor(init: { task: Task; agentId: string; owner: string; seq: number; version: number; createdAt: number }) {
@@ -34,7 +40,22 @@ export class LiveTask {
     this.createdAt = init.createdAt;
   }
 
+  /** the lease as last read from the store (distributed mode) */
+  lease?: TaskLease;
+
   static fromStored(s: StoredTask): LiveTask {
-    return new LiveTask({ task: s.task, agentId: s.agentId, owner: s.owner, seq: s.seq, version: s.version, createdAt: s.createdAt });
+    const l = new LiveTask({ task: s.task, agentId: s.agentId, owner: s.owner, seq: s.seq, version: s.version, createdAt: s.createdAt });
+    l.committed = true;
+    if (s.lease) l.lease = s.lease;
+    return l;
+  }
+
+  /** Takes the store's newer state (after a claim); only valid while nothing is pending here. */
+  refresh(s: StoredTask): void {
+    this.task = s.task;
+    this.seq = s.seq;
+    this.version = s.version;
+    this.committed = true;
+    if (s.lease) this.lease = s.lease;
   }
 }

@@ -21,19 +21,24 @@ export class PushConfigOperations {
     private readonly dir: TaskDirectory,
     private readonly store: Store,
     private readonly checkWebhook: (url: string) => Promise<void>,
+    /** after a config was added or removed: other replicas running the task must reload its configs */
+    private readonly onChanged: (taskId: string) => void = () => {},
   ) {}
 
   async create(ctx: CallContext, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
     const agent = this.dir.agent(ctx);
     if (!agent.pushNotifications) throw new A2AError('PushNotificationNotSupported');
     if (!config.taskId) throw invalidParams('taskId', 'is required');
-    const live = await this.dir.getLive(ctx, config.taskId);
-    const stored = live ? undefined : await this.dir.visibleStored(ctx, config.taskId);
-    if (!live && !stored) throw new A2AError('TaskNotFound', `Task ${config.taskId} was not found`);
+    // Looked up without loading a working copy: a copy kept here for a task running on another
+    // replica would go stale.
+    const live = this.dir.live.get(config.taskId);
+    const visible = live ? live.owner === ctx.principal.subject && live.agentId === ctx.agentId : (await this.dir.visibleStored(ctx, config.taskId)) !== undefined;
+    if (!visible) throw new A2AError('TaskNotFound', `Task ${config.taskId} was not found`);
     await this.checkWebhook(config.url);
     const target = withoutKey({ ...config, id: config.id ?? randomUUID(), taskId: config.taskId }, 'tenant') as PushTarget;
     await this.store.putPushConfig({ agentId: ctx.agentId, owner: ctx.principal.subject, taskId: config.taskId, config: target, createdAt: Date.now() });
     this.dir.live.get(config.taskId)?.pushTargets.set(target.id, target);
+    this.onChanged(config.taskId);
     return target;
   }
 
@@ -68,5 +73,6 @@ export class PushConfigOperations {
     await this.dir.visibleTask(ctx, ref.taskId);
     await this.store.deletePushConfig(ref.taskId, ref.id);
     this.dir.live.get(ref.taskId)?.pushTargets.delete(ref.id);
+    this.onChanged(ref.taskId);
   }
 }

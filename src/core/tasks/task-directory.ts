@@ -56,6 +56,11 @@ export class TaskDirectory {
     return { task: s.task, seq: s.seq };
   }
 
+  /** Forgets a working copy nothing uses (no executor, no commit in flight): the store has it all. */
+  evictIfIdle(l: LiveTask): void {
+    if (l.pending === 0 && !l.run && this.live.get(l.task.id) === l) this.live.delete(l.task.id);
+  }
+
   /** The live copy of a task the caller can see, loading it from the store once. */
   async getLive(ctx: CallContext, taskId: string): Promise<LiveTask | undefined> {
     let l = this.live.get(taskId);

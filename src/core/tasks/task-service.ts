@@ -27,9 +27,12 @@ import {
   type TaskPushNotificationConfig,
   type TaskState,
 } from '../../protocol/a2a/types.js';
-import type { EventBus } from '../../bus/event-bus.js';
+import type { EventBus, ForwardedMessage, TaskControl } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
-import type { NewOutboxEntry, Store, TaskEventPayload, TaskEventRecord } from '../../store/store.js';
+import { ConcurrentUpdateError, type NewOutboxEntry, type Store, type StoredTask, type TaskEventPayload, type TaskEventRecord } from '../../store/store.js';
+import type { ClusterOptions } from '../cluster/cluster-options.js';
+import { LeaseKeeper } from '../cluster/lease-keeper.js';
+import { OrphanSweeper } from '../cluster/orphan-sweeper.js';
 import type { A2AHandler, CallContext, StreamItem } from '../a2a-handler.js';
 import type { AgentRegistry, RegisteredAgent } from '../agents/agent-registry.js';
 import { AsyncQueue } from '../events/async-queue.js';
@@ -71,9 +74,16 @@ export interface TaskServiceDeps {
   pushGuard?: PushUrlGuard;
   /** called after a commit that queued push deliveries */
   onOutbox?: () => void;
+  /**
+   * Distributed mode (a store shared by replicas): tasks are leased to the replica running them,
+   * messages and cancels for a task running elsewhere are routed over the bus, and tasks whose
+   * replica died are recovered by a sweep.
+   */
+  cluster?: ClusterOptions;
 }
 
 const FAILED_SAFE_MESSAGE = 'The agent failed while processing this task.';
+const REPLICA_LOST_MESSAGE = 'The server running this task stopped before it finished; send the request again.';
 const STOPPED_MESSAGE = 'The agent stopped without finishing this task.';
 
 const stateOf = (e: TaskEventPayload): TaskState | undefined =>
@@ -94,14 +104,34 @@ export class TaskService implements A2AHandler, AgentRunHost {
   private readonly streams = new Set<AsyncQueue<StreamItem>>();
   private readonly runOutcome = new WeakMap<AgentRun, RunObserver>();
   private closed = false;
+  private readonly keeper?: LeaseKeeper;
+  private readonly sweeper?: OrphanSweeper;
 
   constructor(private readonly d: TaskServiceDeps) {
     this.dir = new TaskDirectory(d.registry, d.store, d.limits.maxHistoryLength);
     this.live = this.dir.live;
-    this.pushConfigs = new PushConfigOperations(this.dir, d.store, (url) => this.checkWebhook(url));
-    d.bus.onControl((signal) => {
-      if (signal.type === 'cancel') this.live.get(signal.taskId)?.run?.cancel();
-    });
+    this.pushConfigs = new PushConfigOperations(
+      this.dir,
+      d.store,
+      (url) => this.checkWebhook(url),
+      d.cluster ? (taskId) => d.bus.publishControl({ type: 'push-configs', taskId }) : undefined,
+    );
+    d.bus.onControl((signal) => this.onControl(signal));
+    if (d.cluster) {
+      this.keeper = new LeaseKeeper({ store: d.store, cluster: d.cluster, held: () => this.heldTaskIds(), onLost: (id) => this.dropTask(id, 'lease lost'), log: d.log });
+      this.sweeper = new OrphanSweeper({ store: d.store, cluster: d.cluster, recover: (t) => this.recoverOrphan(t), log: d.log });
+    }
+  }
+
+  /** Distributed mode: starts renewing leases and sweeping for orphaned tasks. */
+  startCluster(): void {
+    this.keeper?.start();
+    this.sweeper?.start();
+  }
+
+  /** One sweep for orphaned tasks now (tests, and start-up). */
+  sweepOrphans(): Promise<number> {
+    return this.sweeper?.sweep() ?? Promise.resolve(0);
   }
 
   // ---------------------------------------------------------------- SendMessage
@@ -139,18 +169,33 @@ export class TaskService implements A2AHandler, AgentRunHost {
       }, this.d.limits.blockingSendTimeoutMs);
       timer.unref?.();
 
-      unsubscribe = this.d.bus.subscribe(prepared.taskId, (rec) => {
-        if (rec.seq <= prepared.startSeq) return;
-        const s = stateOf(rec.event);
-        if (cfg.returnImmediately && 'task' in rec.event) return finish(current() ?? view(rec.event.task));
-        if (s && (isTerminal(s) || isInterrupted(s))) {
-          // The working copy is still present here (eviction follows the publish); if it is not,
-          // the run's end answers instead.
-          const c = current();
-          if (c) finish(c);
-        }
-      });
+      const fromStore = () =>
+        this.d.store.getTask(ctx.agentId, prepared.taskId).then(
+          (st) => st && finish(view(st.task)),
+          () => {},
+        );
+      unsubscribe = this.d.bus.subscribe(
+        prepared.taskId,
+        (rec) => {
+          if (rec.seq <= prepared.startSeq) return;
+          const s = stateOf(rec.event);
+          if (cfg.returnImmediately && 'task' in rec.event) return finish(current() ?? view(rec.event.task));
+          if (s && (isTerminal(s) || isInterrupted(s))) {
+            // A local working copy is still present here (eviction follows the publish). Without
+            // one — the task runs on another replica, or one canceled it — the store has the answer;
+            // with neither, the run's end answers instead.
+            const l = this.live.get(prepared.taskId);
+            if (l && l.seq >= rec.seq) finish(view(l.task));
+            else if (prepared.remote || this.d.cluster) void fromStore();
+          }
+        },
+        { afterSeq: prepared.startSeq },
+      );
 
+      if (prepared.remote && cfg.returnImmediately) {
+        prepared.start(NO_OBSERVER);
+        return void fromStore();
+      }
       prepared.start({
         onMessage: (m) => finish({ message: m }),
         onCommitted: () => {
@@ -174,11 +219,15 @@ export class TaskService implements A2AHandler, AgentRunHost {
       const release = this.admitStream(prepared.taskId);
       const queue: AsyncQueue<StreamItem> = new AsyncQueue<StreamItem>(() => (unsubscribe(), release(), this.streams.delete(queue)));
       this.streams.add(queue);
-      const unsubscribe = this.d.bus.subscribe(prepared.taskId, (rec) => {
-        if (rec.seq <= prepared.startSeq || !isStreamEvent(rec.event)) return;
-        queue.push({ seq: rec.seq, response: rec.event });
-        if (endsStream(stateOf(rec.event))) queue.end();
-      });
+      const unsubscribe = this.d.bus.subscribe(
+        prepared.taskId,
+        (rec) => {
+          if (rec.seq <= prepared.startSeq || !isStreamEvent(rec.event)) return;
+          queue.push({ seq: rec.seq, response: rec.event });
+          if (endsStream(stateOf(rec.event))) queue.end();
+        },
+        { afterSeq: prepared.startSeq },
+      );
       if (prepared.existing) {
         // A continuation: the stream still opens with the task as it stands (spec §3.1.2).
         queue.push({ seq: prepared.startSeq, response: { task: this.dir.viewFull(prepared.existing.task) } });
@@ -200,7 +249,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
   }
 
   /** Validates the request, resolves the task it targets and returns a starter for its run. */
-  private async prepare(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest) {
+  private async prepare(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, forwarded = false) {
     if (this.closed) throw new A2AError('Unavailable', 'The server is shutting down');
     const msg = req.message;
     if (msg.role !== 'ROLE_USER') throw invalidParams('message.role', 'must be ROLE_USER for client messages');
@@ -226,6 +275,15 @@ export class TaskService implements A2AHandler, AgentRunHost {
       }
       taskId = existing.task.id;
       contextId = existing.task.contextId;
+      if (this.d.cluster && !existing.run && !(await this.acquire(existing))) {
+        // Another replica holds the task (its executor may be running there): the message goes to it.
+        this.dir.evictIfIdle(existing);
+        if (forwarded) throw new A2AError('Unavailable', `Task ${taskId} moved to another replica`);
+        return this.forwardTo(ctx, agent, req, existing);
+      }
+      if (isTerminal(existing.task.status.state)) {
+        throw new A2AError('UnsupportedOperation', `Task ${msg.taskId} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
+      }
     } else {
       taskId = randomUUID();
       contextId = msg.contextId ?? randomUUID();
@@ -265,7 +323,58 @@ export class TaskService implements A2AHandler, AgentRunHost {
       this.runs.add(run);
       void this.execute(run);
     };
-    return { taskId, contextId, startSeq, existing, start };
+    return { taskId, contextId, startSeq, existing, start, remote: false };
+  }
+
+  /**
+   * Distributed mode: takes the lease of an idle task so this replica may run it. One claim at a
+   * time per working copy; true when this replica holds the task afterwards.
+   */
+  private async acquire(live: LiveTask): Promise<boolean> {
+    while (live.claiming) await live.claiming.catch(() => false);
+    if (live.run || live.held) return true;
+    const cluster = this.d.cluster!;
+    live.claiming = (async () => {
+      await live.lastCommit?.catch(() => {});
+      const now = Date.now();
+      const s = await this.d.store.claimTask(live.agentId, live.task.id, cluster.replicaId, now, now + cluster.leaseTtlMs);
+      if (!s) return false;
+      live.refresh(s);
+      live.held = true;
+      return true;
+    })();
+    try {
+      return await live.claiming;
+    } finally {
+      live.claiming = undefined;
+    }
+  }
+
+  /** A starter that hands the message to the replica holding the task's lease. */
+  private async forwardTo(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, existing: LiveTask) {
+    const fresh = await this.d.store.getTask(existing.agentId, existing.task.id);
+    const task = fresh ?? { task: existing.task, seq: existing.seq };
+    if (isTerminal(task.task.status.state)) {
+      throw new A2AError('UnsupportedOperation', `Task ${existing.task.id} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
+    }
+    const to = fresh?.lease?.owner;
+    const forwarded: ForwardedMessage = {
+      agentId: agent.id,
+      owner: ctx.principal.subject,
+      message: { ...req.message, taskId: existing.task.id, contextId: existing.task.contextId },
+      extensions: [...ctx.requestedExtensions],
+      ...(req.configuration?.acceptedOutputModes ? { acceptedOutputModes: req.configuration.acceptedOutputModes } : {}),
+      ...(req.metadata ? { metadata: req.metadata } : {}),
+    };
+    const snapshot = LiveTask.fromStored(fresh ?? { agentId: existing.agentId, owner: existing.owner, task: task.task, seq: task.seq, version: existing.version, createdAt: existing.createdAt, statusTime: 0 });
+    return {
+      taskId: existing.task.id,
+      contextId: existing.task.contextId,
+      startSeq: task.seq,
+      existing: snapshot,
+      start: (_obs: RunObserver) => this.d.bus.publishControl({ type: 'message', taskId: existing.task.id, forwarded, ...(to ? { to } : {}) }),
+      remote: true,
+    };
   }
 
   private async execute(run: AgentRun): Promise<void> {
@@ -279,9 +388,10 @@ export class TaskService implements A2AHandler, AgentRunHost {
     const live = this.live.get(run.taskId);
     if (live?.run === run) live.run = undefined;
     const obs = this.runOutcome.get(run);
-    if (run.isCanceled && live) {
-      // canceled: the cancel path already wrote CANCELED
-      this.maybeEvict(live);
+    if (run.isCanceled) {
+      // Canceled: the cancel path (here, or on the replica that took the task) wrote CANCELED, and
+      // waiting callers get it from the bus.
+      if (live) this.maybeEvict(live);
       return;
     }
     if (!run.hasTask) {
@@ -337,6 +447,8 @@ export class TaskService implements A2AHandler, AgentRunHost {
       };
       live = new LiveTask({ task, agentId: run.agentId, owner: init.owner, seq: 0, version: 0, createdAt: now.getTime() });
       live.run = run;
+      // Created here: the first commit takes the lease.
+      live.held = true;
       this.live.set(run.taskId, live);
       if (init.inlinePush) {
         const target = withoutKey({ ...init.inlinePush, id: init.inlinePush.id ?? randomUUID(), taskId: run.taskId }, 'tenant') as PushTarget;
@@ -382,9 +494,16 @@ export class TaskService implements A2AHandler, AgentRunHost {
     this.append(target, payloads).then(
       () => obs?.onCommitted(),
       (e) => {
+        run.finished = true;
+        if (this.d.cluster && e instanceof ConcurrentUpdateError) {
+          // Another replica took the task (a cancel there, or recovery after this one stalled past
+          // its lease): this executor stops; waiting callers get the task's end from the bus.
+          this.d.log.warn({ taskId: run.taskId }, 'task taken over by another replica; stopping its executor here');
+          run.cancel();
+          return;
+        }
         this.d.log.error({ err: e, taskId: run.taskId }, 'commit failed');
         // Nothing more of this run can be stored: stop it and tell whoever waits on it.
-        run.finished = true;
         run.cancel();
         obs?.onEnd(new A2AError('Internal', 'The task could not be stored'));
       },
@@ -425,6 +544,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
       }
     }
     const expectedVersion = live.version++;
+    const cluster = this.d.cluster;
     try {
       await this.d.committer.commit({
         agentId: live.agentId,
@@ -435,7 +555,10 @@ export class TaskService implements A2AHandler, AgentRunHost {
         events: records,
         outbox,
         createdAt: live.createdAt,
+        // Every commit by the replica holding the task extends its lease for free.
+        ...(cluster ? { lease: { owner: cluster.replicaId, expiresAt: Date.now() + cluster.leaseTtlMs } } : {}),
       });
+      live.committed = true;
     } catch (e) {
       // The live copy no longer matches the store: drop it so the next access reloads the truth.
       this.live.delete(live.task.id);
@@ -504,6 +627,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
   async cancelTask(ctx: CallContext, req: CancelTaskRequest): Promise<Task> {
     const live = await this.dir.getLive(ctx, req.id);
     if (!live) throw new A2AError('TaskNotFound', `Task ${req.id} was not found`);
+    if (this.d.cluster && !live.run) await this.preempt(live);
     const state = live.task.status.state;
     if (state === 'TASK_STATE_CANCELED') return this.dir.viewFull(live.task);
     if (isTerminal(state)) throw new A2AError('TaskNotCancelable', `Task ${req.id} is already ${state} and cannot be canceled`);
@@ -525,6 +649,26 @@ export class TaskService implements A2AHandler, AgentRunHost {
     // Reaches an executor running in another process (distributed bus); a no-op in-process.
     this.d.bus.publishControl({ type: 'cancel', taskId: live.task.id });
     return this.dir.viewFull(live.task);
+  }
+
+  /**
+   * Distributed mode: takes the task from whichever replica holds it, so the cancel can be written
+   * here. The claim bumps the version, so the other replica's executor can no longer commit, and
+   * the cancel signal on the bus stops it.
+   */
+  private async preempt(live: LiveTask): Promise<void> {
+    const cluster = this.d.cluster!;
+    while (live.claiming) await live.claiming.catch(() => false);
+    await live.lastCommit?.catch(() => {});
+    const now = Date.now();
+    const s = await this.d.store.claimTask(live.agentId, live.task.id, cluster.replicaId, now, now + cluster.leaseTtlMs, true);
+    if (!s) {
+      this.dir.evictIfIdle(live);
+      throw new A2AError('TaskNotFound', `Task ${live.task.id} was not found`);
+    }
+    live.refresh(s);
+    live.held = true;
+    if (isTerminal(s.task.status.state)) this.dir.evictIfIdle(live);
   }
 
   // ---------------------------------------------------------------- subscribe
@@ -554,7 +698,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
         queue.push({ seq: rec.seq, response: rec.event });
         if (endsStream(stateOf(rec.event))) queue.end();
       };
-      const unsubscribe = this.d.bus.subscribe(req.id, (rec) => (replaying ? buffered.push(rec) : deliver(rec)));
+      const unsubscribe = this.d.bus.subscribe(req.id, (rec) => (replaying ? buffered.push(rec) : deliver(rec)), { afterSeq: lastSeq });
       if (!resuming) {
         queue.push({ seq: snapshot.seq, response: { task: this.dir.viewFull(snapshot.task) } });
       } else {
@@ -653,6 +797,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
   /** Stops accepting work, cancels running executors and flushes pending commits. */
   async close(): Promise<void> {
     this.closed = true;
+    await Promise.all([this.keeper?.stop(), this.sweeper?.stop()]);
     for (const run of [...this.runs]) {
       // A task cut off by shutdown must not stay WORKING: it ends FAILED with a reason.
       if (run.hasTask && !run.finished) {
@@ -665,7 +810,101 @@ export class TaskService implements A2AHandler, AgentRunHost {
     for (const q of [...this.streams]) q.end();
   }
 
-  // ---------------------------------------------------------------- helpers
+  // ---------------------------------------------------------------- distributed mode
+
+  private onControl(signal: TaskControl): void {
+    const fromElsewhere = signal.from !== undefined && signal.from !== this.d.cluster?.replicaId;
+    if (signal.type === 'cancel') {
+      if (fromElsewhere) this.dropTask(signal.taskId, 'canceled on another replica');
+      else this.live.get(signal.taskId)?.run?.cancel();
+    } else if (signal.type === 'message') {
+      if (this.d.cluster) void this.runForwarded(signal.forwarded);
+    } else if (signal.type === 'push-configs' && fromElsewhere) {
+      const live = this.live.get(signal.taskId);
+      if (live) void this.reloadPushTargets(live);
+    }
+  }
+
+  /** Stops the local executor of a task another replica now holds and forgets the stale copy. */
+  private dropTask(taskId: string, why: string): void {
+    const live = this.live.get(taskId);
+    if (!live) return;
+    if (live.run) {
+      this.d.log.info({ taskId, why }, 'stopping the local executor');
+      live.run.finished = true;
+      live.run.cancel();
+    }
+    live.held = false;
+    // Pending commits will fail on the version the other replica bumped; nothing here is current.
+    if (this.live.get(taskId) === live) this.live.delete(taskId);
+  }
+
+  private async reloadPushTargets(live: LiveTask): Promise<void> {
+    try {
+      const configs = await this.d.store.listPushConfigs(live.task.id);
+      live.pushTargets.clear();
+      for (const c of configs) live.pushTargets.set(c.config.id, c.config);
+    } catch (err) {
+      this.d.log.warn({ err, taskId: live.task.id }, 'could not reload push configs');
+    }
+  }
+
+  /** A message another replica received for a task this replica holds. */
+  private async runForwarded(f: ForwardedMessage): Promise<void> {
+    const agent = this.d.registry.get(f.agentId);
+    if (!agent) return;
+    const ctx: CallContext = { agentId: f.agentId, principal: { subject: f.owner, authenticated: true, scopes: [] }, requestedExtensions: f.extensions };
+    try {
+      const prepared = await this.prepare(
+        ctx,
+        agent,
+        { message: f.message, ...(f.acceptedOutputModes ? { configuration: { acceptedOutputModes: f.acceptedOutputModes } } : {}), ...(f.metadata ? { metadata: f.metadata } : {}) },
+        true,
+      );
+      prepared.start(NO_OBSERVER);
+    } catch (err) {
+      this.d.log.warn({ err, taskId: f.message.taskId }, 'could not run a message forwarded by another replica');
+    }
+  }
+
+  /** Lease ids to renew: tasks this replica runs that exist in the store. */
+  private heldTaskIds(): string[] {
+    const ids: string[] = [];
+    for (const run of this.runs) {
+      const live = this.live.get(run.taskId);
+      if (live?.run === run && live.held && live.committed) ids.push(run.taskId);
+    }
+    return ids;
+  }
+
+  /**
+   * A task whose replica stopped renewing its lease, now claimed by this one: a resumable agent
+   * runs it again from where the log stands; any other task ends FAILED with the reason.
+   */
+  private async recoverOrphan(s: StoredTask): Promise<void> {
+    if (this.closed) return;
+    const live = LiveTask.fromStored(s);
+    live.held = true;
+    for (const c of await this.d.store.listPushConfigs(s.task.id)) live.pushTargets.set(c.config.id, c.config);
+    this.live.set(s.task.id, live);
+    const agent = this.d.registry.get(s.agentId);
+    const history = s.task.history ?? [];
+    const lastUser = [...history].reverse().find((m) => m.role === 'ROLE_USER');
+    if (agent?.definition.resumable && lastUser) {
+      this.d.log.warn({ taskId: s.task.id, previous: s.lease?.owner }, 'resuming a task whose replica stopped');
+      const run = new AgentRun(this, agent.definition, agent.id, s.task.id, s.task.contextId, lastUser, this.dir.viewFull(s.task), [], [], [], undefined, true);
+      live.run = run;
+      this.runOutcome.set(run, NO_OBSERVER);
+      this.runs.add(run);
+      void this.execute(run);
+      return;
+    }
+    this.d.log.warn({ taskId: s.task.id, previous: s.lease?.owner }, 'failing a task whose replica stopped');
+    const message: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: REPLICA_LOST_MESSAGE }], contextId: s.task.contextId, taskId: s.task.id };
+    await this.append(live, [
+      { statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: new Date().toISOString() } } },
+    ]);
+  }
 
   // ---------------------------------------------------------------- helpers
 
@@ -699,6 +938,8 @@ interface RunObserver {
   /** `task`: the task once the run's last commit is durable */
   onEnd(err?: Error, task?: Task): void;
 }
+
+const NO_OBSERVER: RunObserver = { onMessage: () => {}, onCommitted: () => {}, onEnd: () => {} };
 
 function mergeObservers(a: RunObserver | undefined, b: RunObserver): RunObserver {
   if (!a) return b;

@@ -115,7 +115,28 @@ export class A2AError extends Error {
 export const invalidParams = (field: string, description: string): A2AError =>
   new A2AError('InvalidParams', `Invalid parameter '${field}': ${description}`, { fieldViolations: [{ field, description }] });
 
-/** Anything that is not an A2AError becomes a generic internal error; its text never reaches clients. */
+/**
+ * Error codes meaning a backing service (the database, the bus) cannot be reached right now:
+ * socket errors, and PostgreSQL's connection_exception (08…) and operator_intervention (57P0…)
+ * classes. The client gets Unavailable (503) and can retry; nothing was acknowledged.
+ */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN', '57P01', '57P02', '57P03']);
+const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection is closed/;
+
+function isUnreachable(err: unknown, depth = 0): boolean {
+  if (!err || typeof err !== 'object' || depth > 3) return false;
+  const { code, message, cause, errors } = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || code.startsWith('08'))) return true;
+  if (typeof message === 'string' && UNREACHABLE_MESSAGES.test(message)) return true;
+  if (Array.isArray(errors) && errors.some((e) => isUnreachable(e, depth + 1))) return true;
+  return isUnreachable(cause, depth + 1);
+}
+
+/**
+ * Anything that is not an A2AError becomes a generic internal error, or Unavailable when a backing
+ * service is unreachable; its text never reaches clients.
+ */
 export function toA2AError(err: unknown): A2AError {
-  return err instanceof A2AError ? err : new A2AError('Internal');
+  if (err instanceof A2AError) return err;
+  return isUnreachable(err) ? new A2AError('Unavailable', 'A backing service is unreachable; retry shortly') : new A2AError('Internal');
 }
