@@ -1,2 +1,3 @@
 export * from './event-bus.js';
 export { InProcessEventBus, type InProcessEventBusOptions } from './in-process-bus.js';
+export * from './redis/index.js';
