@@ -3,6 +3,7 @@
  * planned next to `serve`: init, card, send / stream, tasks, keys, clients, db.
  */
 import { Command, CommanderError } from 'commander';
+import { registerDb } from './commands/db.js';
 import { registerServe, type ServeDependencies } from './commands/serve.js';
 import type { CliIO } from './io.js';
 import { packageVersion } from './version.js';
@@ -34,6 +35,7 @@ export function createProgram(io: CliIO, deps: CliDependencies = {}): Command {
     .addHelpText('after', EXAMPLES);
 
   registerServe(program, io, deps);
+  registerDb(program, io);
   return program;
 }
 
