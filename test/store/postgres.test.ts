@@ -4,9 +4,11 @@
  * a skipped suite would let a broken PG store pass unnoticed.
  */
 import { randomBytes } from 'node:crypto';
+import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore, StoreUnavailableError } from '../../src/store/index.js';
+import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { describeStoreContract } from './store-contract.js';
 
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -80,6 +82,53 @@ describe('postgres store specifics', () => {
       expect(rows.map((r) => r.table_name)).toEqual(
         expect.arrayContaining(['push_configs', 'push_outbox', 'task_events', 'tasks']),
       );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('indexes tasks for the orphan sweep', async () => {
+    const schema = freshSchema();
+    const store = await openPostgresStore({ connectionString: url, schema });
+    try {
+      await store.migrate();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      const { rows } = await client.query<{ indexdef: string }>(
+        'select indexdef from pg_indexes where schemaname = $1 and indexname = $2',
+        [schema, 'tasks_orphan_idx'],
+      );
+      await client.end();
+      expect(rows.map((r) => r.indexdef)).toEqual([expect.stringMatching(/\(state, lease_expires_at\)$/)]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('upgrades a schema an older Agentport left at 0001: its tasks stay, without leases, and can be claimed', async () => {
+    const schema = freshSchema();
+    const old = new Kysely<unknown>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }),
+    });
+    const { error } = await new Migrator({ db: old, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }).migrateTo(
+      '0001_initial',
+    );
+    const task = { id: 't-old', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' as const } };
+    await old
+      .insertInto('tasks' as never)
+      .values({ id: 't-old', agent_id: 'a', owner: 'o', context_id: 'c1', state: 'TASK_STATE_WORKING', status_time: 1, created_at: 1, seq: 1, version: 3, task: JSON.stringify(task) } as never)
+      .execute();
+    await old.destroy();
+    expect(error).toBeUndefined();
+
+    const store = await openPostgresStore({ connectionString: url, schema });
+    try {
+      expect((await store.migrationStatus()).pending).toEqual(['0002_task_leases']);
+      await store.migrate();
+      const stored = await store.getTask('a', 't-old');
+      expect(stored).toMatchObject({ task, version: 3 });
+      expect(stored).not.toHaveProperty('lease');
+      expect((await store.claimOrphanedTasks(['TASK_STATE_WORKING'], 'r1', 10, 20, 10)).map((t) => t.version)).toEqual([4]);
     } finally {
       await store.close();
     }

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import Sqlite from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { openSqliteStore, StoreUnavailableError } from '../../src/store/index.js';
 import { describeStoreContract } from './store-contract.js';
 
@@ -70,5 +72,31 @@ describe('sqlite store specifics', () => {
     await second.migrate();
     expect((await second.getTask('a', 't1'))?.task).toEqual(task);
     await second.close();
+  });
+
+  it('upgrades a database an older Agentport left at 0001: its tasks stay, without leases, and can be claimed', async () => {
+    const file = join(dir, 'upgrade.db');
+    const old = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
+    const { error } = await new Migrator({ db: old, provider: new InCodeMigrationProvider('sqlite') }).migrateTo('0001_initial');
+    await old.destroy();
+    expect(error).toBeUndefined();
+    const task = { id: 't-old', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' as const } };
+    const raw = new Sqlite(file);
+    raw
+      .prepare('insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run('t-old', 'a', 'o', 'c1', 'TASK_STATE_WORKING', 1, 1, 1, 3, JSON.stringify(task));
+    raw.close();
+
+    const store = await openSqliteStore({ file });
+    try {
+      expect((await store.migrationStatus()).pending).toEqual(['0002_task_leases']);
+      await store.migrate();
+      const stored = await store.getTask('a', 't-old');
+      expect(stored).toMatchObject({ task, version: 3 });
+      expect(stored).not.toHaveProperty('lease');
+      expect((await store.claimOrphanedTasks(['TASK_STATE_WORKING'], 'r1', 10, 20, 10)).map((t) => t.version)).toEqual([4]);
+    } finally {
+      await store.close();
+    }
   });
 });
