@@ -147,6 +147,14 @@ export function describeLeaseContract(ctx: ContractContext): void {
         expect(await ctx.store().renewLeases('replica-1', [], T0)).toEqual([]);
       });
 
+      it('renews tasks whose ids hold quotes, commas, braces and backslashes', async () => {
+        const ids = ['a,b', 'q"uote', '{brace}', 'back\\slash', "it's", 'NULL'];
+        await ctx.store().commit(ids.map((id) => leasedTask('replica-1', { id })));
+        const held = await ctx.store().renewLeases('replica-1', ids, T0 + 7);
+        expect([...held].sort()).toEqual([...ids].sort());
+        for (const id of ids) expect((await ctx.store().getTask('agent-a', id))?.lease).toEqual(lease('replica-1', T0 + 7));
+      });
+
       it('renews more leases than fit in one statement', async () => {
         const commits = Array.from({ length: 1200 }, () => leasedTask('replica-1'));
         await ctx.store().commit(commits);
