@@ -222,15 +222,23 @@ export function sendStreaming(r: Replica, agentId: string, message: Record<strin
 
 /**
  * The task's whole event log as a client can read it from a replica: SubscribeToTask with
- * Last-Event-ID 0 on a terminal task replays every stream event from PostgreSQL, then ends.
+ * Last-Event-ID 0 on a terminal task replays the stream events from PostgreSQL. A replay ends at an
+ * interrupted state (INPUT_REQUIRED) as a live stream does, so it resumes from there until the end.
  */
 export async function eventLog(r: Replica, agentId: string, taskId: string, timeoutMs = 10_000): Promise<SseEvent[]> {
-  const s = await subscribe(r, agentId, taskId, 0);
-  const timer = setTimeout(() => s.close(), timeoutMs);
-  await s.done;
-  clearTimeout(timer);
-  if (!s.endedByServer()) throw new Error(`event log replay of ${taskId} on ${r.id} did not end within ${timeoutMs} ms: ${describe(s.events)}`);
-  return s.events;
+  const events: SseEvent[] = [];
+  for (;;) {
+    const after = events.length ? events[events.length - 1].id! : 0;
+    const s = await subscribe(r, agentId, taskId, after);
+    const timer = setTimeout(() => s.close(), timeoutMs);
+    await s.done;
+    clearTimeout(timer);
+    if (!s.endedByServer()) throw new Error(`event log replay of ${taskId} on ${r.id} did not end within ${timeoutMs} ms: ${describe(s.events)}`);
+    if (!s.events.length) throw new Error(`event log replay of ${taskId} on ${r.id} after ${after} was empty`);
+    events.push(...s.events);
+    const state = stateOf(events[events.length - 1]);
+    if (state && TERMINAL.has(state)) return events;
+  }
 }
 
 export const stateOf = (e: SseEvent): string | undefined => e.data?.statusUpdate?.status?.state ?? e.data?.task?.status?.state;

@@ -91,7 +91,7 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
     try {
       await fn();
     } catch (err) {
-      if (err instanceof Error) err.message += `\n\n--- replica output (tail) ---\n${cluster.logs().slice(-6_000)}`;
+      if (err instanceof Error) err.message += `\n\n--- replica output (tail) ---\n${cluster.logs(8_000)}`;
       throw err;
     }
   }

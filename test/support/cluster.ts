@@ -6,18 +6,20 @@
  *
  * Replicas run from dist/: `npm run build` first.
  */
-import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { freePort, sleep } from './private-services.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'bin/agentport.js');
+const execFileAsync = promisify(execFile);
 export const CLUSTER_AGENT = path.join(ROOT, 'test/fixtures/agents/cluster-agent.mjs');
 export const CLUSTER_AGENT_RESUMABLE = path.join(ROOT, 'test/fixtures/agents/cluster-agent-resumable.mjs');
 
@@ -36,7 +38,14 @@ export function uniqueName(base: string): string {
 /** Polls `probe` until it returns something other than undefined/false, or throws at the deadline. */
 export async function waitFor<T>(
   probe: () => Promise<T | undefined | false> | T | undefined | false,
-  opts: { timeoutMs: number; intervalMs?: number; what: string; detail?: () => string | Promise<string> },
+  opts: {
+    timeoutMs: number;
+    intervalMs?: number;
+    what: string;
+    detail?: () => string | Promise<string>;
+    /** errors from `probe` that end the wait at once (rethrown) */
+    failFast?: (err: unknown) => boolean;
+  },
 ): Promise<T> {
   const deadline = Date.now() + opts.timeoutMs;
   let lastError: unknown;
@@ -45,6 +54,7 @@ export async function waitFor<T>(
       const v = await probe();
       if (v !== undefined && v !== false) return v;
     } catch (err) {
+      if (opts.failFast?.(err)) throw err;
       lastError = err;
     }
     if (Date.now() >= deadline) break;
@@ -134,6 +144,15 @@ export class Replica {
     return this.out;
   }
 
+  /** Why the current (or last) process died: the first error lines of its output, not the object dumps after them. */
+  crashSummary(): string {
+    const run = this.out.slice(this.out.lastIndexOf(`----- replica ${this.id} started`));
+    const lines = run.split('\n');
+    const at = lines.findIndex((l) => /^(\w*Error\b|Uncaught|.*Unhandled)/.test(l));
+    const exit = lines.find((l) => l.includes(' exited: ')) ?? '(still running)';
+    return `${exit.trim()}\n${at < 0 ? lines.slice(-15).join('\n') : lines.slice(Math.max(0, at - 3), at + 15).join('\n')}`;
+  }
+
   /** Spawns the replica and waits for GET /readyz to answer 200. */
   async start(readyTimeoutMs = 30_000): Promise<void> {
     if (this.running) throw new Error(`replica ${this.id} is already running`);
@@ -203,8 +222,10 @@ export interface Cluster {
   replicas: Replica[];
   settings: ClusterSettings;
   get(id: string): Replica;
-  /** every replica's output, for a failure message */
-  logs(): string;
+  /** every replica's output (the last `perReplica` characters of each), for a failure message */
+  logs(perReplica?: number): string;
+  /** starts every replica that is not running (after a test killed one) */
+  ensureRunning(): Promise<void>;
   /** stops every replica (SIGTERM, then SIGKILL) and removes their directories */
   stop(): Promise<void>;
 }
@@ -225,9 +246,26 @@ export function replicaConfig(settings: ClusterSettings, r: { id: string; port: 
   };
 }
 
+/** `agentport db migrate --config F`, as docs/deploy.md says to run ahead of a rollout. */
+export async function migrate(configFile: string): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  delete env.AGENTPORT_CONFIG;
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [BIN, 'db', 'migrate', '--config', configFile], {
+      cwd: path.dirname(configFile),
+      env,
+      timeout: 60_000,
+    });
+    return `${stdout}${stderr}`;
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`agentport db migrate failed: ${e.message}\n${e.stdout ?? ''}${e.stderr ?? ''}`);
+  }
+}
+
 /**
- * Creates the replicas' directories and configs (ports chosen now and kept across restarts) and starts
- * them: the first alone (it applies the migrations to the fresh schema), then the others together.
+ * Creates the replicas' directories and configs (ports chosen now and kept across restarts), applies
+ * the migrations with `agentport db migrate`, then starts every replica at once, as a rollout would.
  */
 export async function startCluster(ids: string[], settings: ClusterSettings): Promise<Cluster> {
   const root = await mkdtemp(path.join(tmpdir(), 'agentport-cluster-'));
@@ -251,16 +289,18 @@ export async function startCluster(ids: string[], settings: ClusterSettings): Pr
       if (!r) throw new Error(`no replica ${id}`);
       return r;
     },
-    logs: () => replicas.map((r) => `===== replica ${r.id} (port ${r.port})${r.output()}`).join('\n'),
+    logs: (perReplica = 4_000) => replicas.map((r) => `===== replica ${r.id} (port ${r.port})\n${r.output().slice(-perReplica)}`).join('\n'),
+    async ensureRunning() {
+      await Promise.all(replicas.filter((r) => !r.running).map((r) => r.start()));
+    },
     async stop() {
       await Promise.all(replicas.map((r) => r.stop(5_000)));
       await rm(root, { recursive: true, force: true });
     },
   };
   try {
-    const [first, ...rest] = replicas;
-    await first.start();
-    await Promise.all(rest.map((r) => r.start()));
+    await migrate(replicas[0].configFile);
+    await Promise.all(replicas.map((r) => r.start()));
   } catch (err) {
     await Promise.all(replicas.map((r) => r.kill()));
     throw new Error(`${err instanceof Error ? err.message : String(err)}\n${cluster.logs().slice(-8_000)}`);
