@@ -6,13 +6,14 @@ import type { StreamResponse, Task, TaskState } from '../protocol/a2a/types.js';
 import type {
   OutboxEntry,
   StoredPushConfig,
+  StoredSigningKey,
   StoredTask,
   TaskCommit,
   TaskEventPayload,
   TaskEventRecord,
   TaskLease,
 } from './store.js';
-import type { PushConfigsTable, PushOutboxTable, TaskEventsTable, TasksTable } from './schema.js';
+import type { PushConfigsTable, PushOutboxTable, SigningKeysTable, TaskEventsTable, TasksTable } from './schema.js';
 
 /** A commit with its derived columns computed and its documents serialized. */
 export interface PreparedCommit {
@@ -146,5 +147,14 @@ export function toOutboxEntry(row: OutboxRow): OutboxEntry {
     payload: JSON.parse(row.payload) as StreamResponse,
     attempts: Number(row.attempts),
     nextAttemptAt: Number(row.next_attempt_at),
+  };
+}
+
+export function toStoredSigningKey(row: SigningKeysTable): StoredSigningKey {
+  return {
+    kid: row.kid,
+    generation: Number(row.generation),
+    privateJwk: row.private_jwk,
+    createdAt: Number(row.created_at),
   };
 }

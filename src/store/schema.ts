@@ -68,9 +68,20 @@ export interface PushOutboxTable {
   created_at: number;
 }
 
+export interface SigningKeysTable {
+  /** RFC 7638 thumbprint of the public key */
+  kid: string;
+  /** 1 for the first key, +1 per rotation; unique */
+  generation: number;
+  /** the private JWK (RFC 7517) as JSON */
+  private_jwk: string;
+  created_at: number;
+}
+
 export interface Database {
   tasks: TasksTable;
   task_events: TaskEventsTable;
   push_configs: PushConfigsTable;
   push_outbox: PushOutboxTable;
+  signing_keys: SigningKeysTable;
 }

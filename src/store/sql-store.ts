@@ -10,6 +10,7 @@ import {
   toEventRecords,
   toOutboxEntry,
   toStoredPushConfig,
+  toStoredSigningKey,
   toStoredTask,
 } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
@@ -22,6 +23,7 @@ import {
   type OutboxEntry,
   type Store,
   type StoredPushConfig,
+  type StoredSigningKey,
   type StoredTask,
   type TaskCommit,
   type TaskEventRecord,
@@ -207,6 +209,28 @@ export abstract class SqlStore implements Store {
     if (limit !== undefined) q = q.limit(limit);
     const events = (await q.execute()).flatMap(toEventRecords).filter((e) => e.seq > afterSeq);
     return limit !== undefined && events.length > limit ? events.slice(0, limit) : events;
+  }
+
+  async listSigningKeys(): Promise<StoredSigningKey[]> {
+    const rows = await this.db.selectFrom('signing_keys').selectAll().orderBy('generation').execute();
+    return rows.map(toStoredSigningKey);
+  }
+
+  async addSigningKey(key: StoredSigningKey): Promise<boolean> {
+    const inserted = await this.db
+      .insertInto('signing_keys')
+      .values({ kid: key.kid, generation: key.generation, private_jwk: key.privateJwk, created_at: key.createdAt })
+      // Any conflict (generation or kid): another replica's key won; a unique violation would
+      // only make the caller parse driver errors.
+      .onConflict((oc) => oc.doNothing())
+      .returning('kid')
+      .execute();
+    return inserted.length > 0;
+  }
+
+  async deleteSigningKeys(kids: readonly string[]): Promise<void> {
+    if (kids.length === 0) return;
+    await this.db.deleteFrom('signing_keys').where('kid', 'in', [...kids]).execute();
   }
 
   async putPushConfig(c: StoredPushConfig): Promise<void> {

@@ -110,6 +110,21 @@ export interface ListTasksPage {
   next?: { statusTime: number; taskId: string };
 }
 
+/**
+ * A key replicas share for signing (agent cards, push JWTs). The private JWK is stored as is: who
+ * can read the database can sign as this Agentport, like who can read `<dataDir>/keys/`.
+ */
+export interface StoredSigningKey {
+  /** RFC 7638 thumbprint of the public key */
+  kid: string;
+  /** 1 for the first key, +1 per rotation; a generation is taken by exactly one key */
+  generation: number;
+  /** the private JWK (RFC 7517) as JSON */
+  privateJwk: string;
+  /** epoch ms */
+  createdAt: number;
+}
+
 export interface MigrationStatus {
   /** names this build knows, in order */
   known: string[];
@@ -181,6 +196,17 @@ export interface Store {
   ping(): Promise<void>;
   /** Migrations applied in the database vs those this build knows. */
   migrationStatus(): Promise<MigrationStatus>;
+
+  /** Every shared signing key, oldest generation first (the last one signs). */
+  listSigningKeys(): Promise<StoredSigningKey[]>;
+  /**
+   * Adds a key unless its generation or kid is taken, which means another replica created or
+   * rotated first: the caller then lists the keys again and uses the winner's. Returns whether it
+   * was added.
+   */
+  addSigningKey(key: StoredSigningKey): Promise<boolean>;
+  /** Removes keys past their retention; unknown kids are ignored. */
+  deleteSigningKeys(kids: readonly string[]): Promise<void>;
 
   putPushConfig(config: StoredPushConfig): Promise<void>;
   getPushConfig(taskId: string, configId: string): Promise<StoredPushConfig | undefined>;

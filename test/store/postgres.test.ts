@@ -80,7 +80,7 @@ describe('postgres store specifics', () => {
       );
       await client.end();
       expect(rows.map((r) => r.table_name)).toEqual(
-        expect.arrayContaining(['push_configs', 'push_outbox', 'task_events', 'tasks']),
+        expect.arrayContaining(['push_configs', 'push_outbox', 'signing_keys', 'task_events', 'tasks']),
       );
     } finally {
       await store.close();
@@ -123,7 +123,7 @@ describe('postgres store specifics', () => {
 
     const store = await openPostgresStore({ connectionString: url, schema });
     try {
-      expect((await store.migrationStatus()).pending).toEqual(['0002_task_leases']);
+      expect((await store.migrationStatus()).pending).toEqual(['0002_task_leases', '0003_signing_keys']);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');
       expect(stored).toMatchObject({ task, version: 3 });

@@ -22,7 +22,7 @@ export function describeSchemaContract(ctx: ContractContext): void {
       const status = await ctx.store().migrationStatus();
       expect(status.known.length).toBeGreaterThanOrEqual(2);
       expect(status.known).toEqual([...status.known].sort());
-      expect(status.known).toEqual(expect.arrayContaining(['0001_initial', '0002_task_leases']));
+      expect(status.known).toEqual(expect.arrayContaining(['0001_initial', '0002_task_leases', '0003_signing_keys']));
       expect(status.applied).toEqual(status.known);
       expect(status.pending).toEqual([]);
       expect(status.unknown).toEqual([]);

@@ -3,7 +3,7 @@
  *
  * `open` returns a fresh, empty store (migrated or not: the suite calls `migrate()`); the suite
  * closes it after each test. The groups for distributed mode live in their own files:
- * lease-contract.ts, schema-contract.ts and replicas-contract.ts.
+ * lease-contract.ts, schema-contract.ts, replicas-contract.ts and signing-keys-contract.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConcurrentUpdateError, type Store, type TaskCommit } from '../../src/store/store.js';
@@ -11,6 +11,7 @@ import { newTask, pushConfig, T0, update, type NewTaskOptions } from './fixtures
 import { describeLeaseContract } from './lease-contract.js';
 import { describeReplicasContract } from './replicas-contract.js';
 import { describeSchemaContract } from './schema-contract.js';
+import { describeSigningKeysContract } from './signing-keys-contract.js';
 
 /** What a dialect's test file can do beyond opening a fresh store. */
 export interface ContractOptions {
@@ -550,5 +551,6 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeLeaseContract(context);
     describeSchemaContract(context);
     describeReplicasContract(context);
+    describeSigningKeysContract(context);
   });
 }

@@ -7,6 +7,7 @@ import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely, type Migration, ty
 import { DatabaseSchemaNewerError, type MigrationStatus } from '../store.js';
 import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-task-leases.js';
+import * as m0003 from './0003-signing-keys.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -19,6 +20,7 @@ interface VersionedMigration {
 const MIGRATIONS: Record<string, VersionedMigration> = {
   '0001_initial': m0001,
   '0002_task_leases': m0002,
+  '0003_signing_keys': m0003,
 };
 
 /** The migrations this build knows, in the order they apply. */
