@@ -48,6 +48,10 @@ export class PrivateRedis {
     return redis;
   }
 
+  get running(): boolean {
+    return this.proc !== undefined;
+  }
+
   /** Starts redis-server on this port (again); resolves once it answers PING. */
   async restart(): Promise<void> {
     if (this.proc) throw new Error('already running');

@@ -44,6 +44,7 @@ describe('RedisEventBus across two replicas sharing one Redis and one event log'
   let log: TaskLog;
   let a: RedisEventBus;
   let b: RedisEventBus;
+  let logB: CollectingLog;
   let prefix: string;
   let tasks = 0;
   const newTaskId = (): string => `task-${process.pid}-${tasks++}`;
@@ -52,7 +53,8 @@ describe('RedisEventBus across two replicas sharing one Redis and one event log'
     log = await TaskLog.open();
     prefix = uniquePrefix();
     a = await openTestBus({ replicaId: 'replica-a', prefix, readEvents: log.readEvents });
-    b = await openTestBus({ replicaId: 'replica-b', prefix, readEvents: log.readEvents });
+    logB = new CollectingLog();
+    b = await openTestBus({ replicaId: 'replica-b', prefix, readEvents: log.readEvents, log: logB });
   });
   afterEach(async () => {
     await Promise.all([a.close(), b.close()]);
@@ -218,12 +220,15 @@ describe('RedisEventBus across two replicas sharing one Redis and one event log'
       await raw.publish(`${prefix}:events`, 'not a frame');
       await raw.publish(`${prefix}:events`, `"x"\n${JSON.stringify(t)}\n[{"taskId":"other","seq":2}]`);
       await raw.publish(`${prefix}:control`, `"x"\n""\n{"type":"shutdown","taskId":"t"}`);
+      // Its own origin: skipped before the body is looked at, so no warning for it.
+      await raw.publish(`${prefix}:events`, `"replica-b"\n${JSON.stringify(t)}\n{not json`);
       a.publish(await log.append(t));
       a.publishControl({ type: 'cancel', taskId: t });
       await waitFor('seq 2 and the cancel', () => got.length === 1 && onB.length === 1);
       await settle();
       expect(got).toEqual([2]);
       expect(onB).toEqual([{ type: 'cancel', taskId: t, from: 'replica-a' }]);
+      expect(logB.messages('warn').filter((m) => m.includes('malformed'))).toHaveLength(3);
     } finally {
       raw.disconnect();
     }
