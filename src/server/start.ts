@@ -55,7 +55,8 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       log.warn('storage is PostgreSQL with the in-process bus: run one replica only, or set `bus:` to a redis:// URL so streams see events committed by other replicas');
     }
     const committer = new GroupCommitter(store);
-    const keys = new KeyStore({ dataDir: initial.server.dataDir });
+    // Replicas sign with the same keys, so any replica's JWKS verifies any replica's cards.
+    const keys = new KeyStore(initial.storage.driver === 'postgres' ? { shared: store } : { dataDir: initial.server.dataDir });
     const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });
     const registry = new AgentRegistry(initial.primaryAgent);
     const auth = new ApiKeyAuthenticator(initial.auth.apiKeys);
@@ -147,6 +148,10 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     closers.unshift(() => service.close());
     if (cluster) {
       service.startCluster();
+      // A rotation on another replica reaches this one's JWKS and signatures within a minute.
+      const reloadKeys = setInterval(() => void keys.reload().catch((err) => log.warn({ err }, 'could not reload shared signing keys')), 60_000);
+      reloadKeys.unref();
+      closers.unshift(async () => clearInterval(reloadKeys));
       log.info({ replicaId: cluster.replicaId, leaseTtlMs: cluster.leaseTtlMs }, 'distributed mode: tasks are leased to this replica while it runs them');
     }
 

@@ -37,9 +37,22 @@ export interface PublicSigningJwk extends JWK {
   use: 'sig';
 }
 
+/** Where replicas keep the keys they share (the store's signing_keys table in distributed mode). */
+export interface SharedKeyPersistence {
+  listSigningKeys(): Promise<Array<{ kid: string; generation: number; privateJwk: string; createdAt: number }>>;
+  /** false when the generation (or kid) was taken by another replica first */
+  addSigningKey(key: { kid: string; generation: number; privateJwk: string; createdAt: number }): Promise<boolean>;
+  deleteSigningKeys(kids: readonly string[]): Promise<void>;
+}
+
 export interface KeyStoreOptions {
   /** Keys persist under `<dataDir>/keys/`. Absent: keys live in memory only (tests, ephemeral runs). */
   dataDir?: string;
+  /**
+   * Replicas share their keys through this instead of files, so a card signed by one verifies
+   * against the JWKS served by any other. Takes precedence over `dataDir`.
+   */
+  shared?: SharedKeyPersistence;
   /** How long a retired key stays published after its successor was created. Default 7 days. */
   retentionMs?: number;
   /** Clock, injectable for tests. */
@@ -62,6 +75,8 @@ export class KeyStoreError extends Error {
 
 interface StoredKey {
   kid: string;
+  /** position in the shared key sequence (shared persistence only) */
+  generation?: number;
   createdAt: Date;
   privateKey: CryptoKey;
   publicJwk: PublicSigningJwk;
@@ -71,6 +86,7 @@ const KEY_FILE_SUFFIX = '.json';
 
 export class KeyStore {
   private readonly keysDir: string | undefined;
+  private readonly shared: SharedKeyPersistence | undefined;
   private readonly retentionMs: number;
   private readonly now: () => Date;
   /** oldest first; the last one signs */
@@ -80,7 +96,8 @@ export class KeyStore {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(options: KeyStoreOptions = {}) {
-    this.keysDir = options.dataDir === undefined ? undefined : join(options.dataDir, 'keys');
+    this.shared = options.shared;
+    this.keysDir = options.dataDir === undefined || options.shared ? undefined : join(options.dataDir, 'keys');
     this.retentionMs = options.retentionMs ?? DEFAULT_KEY_RETENTION_MS;
     if (!Number.isFinite(this.retentionMs) || this.retentionMs < 0) {
       throw new RangeError(`KeyStore retentionMs must be a non-negative number, got ${String(options.retentionMs)}`);
@@ -129,7 +146,8 @@ export class KeyStore {
   }
 
   private async load(): Promise<void> {
-    this.keys = this.keysDir === undefined ? this.keys : await this.readKeyDir(this.keysDir);
+    if (this.shared) this.keys = await this.readShared(this.shared);
+    else this.keys = this.keysDir === undefined ? this.keys : await this.readKeyDir(this.keysDir);
     await this.pruneExpired();
     if (this.keys.length === 0) await this.addNewKey();
   }
@@ -146,6 +164,10 @@ export class KeyStore {
     const published = new Set(this.publishedKeys());
     const expired = this.keys.filter((k) => !published.has(k));
     this.keys = this.keys.filter((k) => published.has(k));
+    if (this.shared) {
+      if (expired.length) await this.shared.deleteSigningKeys(expired.map((k) => k.kid));
+      return;
+    }
     if (this.keysDir === undefined) return;
     for (const key of expired) await rm(join(this.keysDir, key.kid + KEY_FILE_SUFFIX), { force: true });
   }
@@ -159,8 +181,25 @@ export class KeyStore {
     const nowMs = this.now().getTime();
     const createdAt = new Date(last === undefined ? nowMs : Math.max(nowMs, last.createdAt.getTime() + 1));
     const stored: StoredKey = { kid: publicJwk.kid, createdAt, privateKey, publicJwk };
+    if (this.shared) {
+      const generation = (last?.generation ?? 0) + 1;
+      const content = { ...privateJwk, kid: stored.kid, alg: SIGNING_ALG, use: 'sig', createdAt: createdAt.toISOString() };
+      const added = await this.shared.addSigningKey({ kid: stored.kid, generation, privateJwk: JSON.stringify(content), createdAt: createdAt.getTime() });
+      // Another replica created or rotated at the same moment: its key wins, everyone uses it.
+      this.keys = added ? [...this.keys, { ...stored, generation }] : await this.readShared(this.shared);
+      return;
+    }
     if (this.keysDir !== undefined) await this.writeKeyFile(this.keysDir, stored, privateJwk);
     this.keys.push(stored);
+  }
+
+  private async readShared(shared: SharedKeyPersistence): Promise<StoredKey[]> {
+    const keys: StoredKey[] = [];
+    for (const row of await shared.listSigningKeys()) {
+      const key = await parseKey(row.privateJwk, `signing_keys/${row.kid}`);
+      keys.push({ ...key, generation: row.generation });
+    }
+    return keys.sort((a, b) => (a.generation ?? 0) - (b.generation ?? 0));
   }
 
   private async writeKeyFile(dir: string, key: StoredKey, privateJwk: JWK): Promise<void> {
@@ -190,9 +229,23 @@ export class KeyStore {
 }
 
 async function readKeyFile(path: string): Promise<StoredKey> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new KeyStoreError('KEY_FILE_UNREADABLE', path, 'cannot read key file', { cause: err });
+  }
+  const key = await parseKey(text, path);
+  // Best effort: tighten a file someone copied in with looser permissions.
+  await chmod(path, 0o600).catch(() => undefined);
+  return key;
+}
+
+/** A stored private JWK (file content or a signing_keys row), validated; `path` names it in errors. */
+async function parseKey(text: string, path: string): Promise<StoredKey> {
   let raw: unknown;
   try {
-    raw = JSON.parse(await readFile(path, 'utf8'));
+    raw = JSON.parse(text);
   } catch (err) {
     throw new KeyStoreError('KEY_FILE_UNREADABLE', path, 'cannot read key file as JSON', { cause: err });
   }
@@ -218,8 +271,6 @@ async function readKeyFile(path: string): Promise<StoredKey> {
   } catch (err) {
     throw new KeyStoreError('KEY_FILE_INVALID', path, 'key material is not a valid P-256 private key', { cause: err });
   }
-  // Best effort: tighten a file someone copied in with looser permissions.
-  await chmod(path, 0o600).catch(() => undefined);
   return { kid, createdAt, privateKey, publicJwk: toPublicJwk(privateJwk, kid) };
 }
 
