@@ -189,7 +189,9 @@ export class TaskService implements A2AHandler, AgentRunHost {
             else if (prepared.remote || this.d.cluster) void fromStore();
           }
         },
-        { afterSeq: prepared.startSeq },
+        // A new task is created here: its events reach local subscribers synchronously, so no
+        // catch-up read from the log is needed (it would cost one per request).
+        prepared.existing ? { afterSeq: prepared.startSeq } : {},
       );
 
       if (prepared.remote && cfg.returnImmediately) {
@@ -226,7 +228,9 @@ export class TaskService implements A2AHandler, AgentRunHost {
           queue.push({ seq: rec.seq, response: rec.event });
           if (endsStream(stateOf(rec.event))) queue.end();
         },
-        { afterSeq: prepared.startSeq },
+        // A new task is created here: its events reach local subscribers synchronously, so no
+        // catch-up read from the log is needed (it would cost one per request).
+        prepared.existing ? { afterSeq: prepared.startSeq } : {},
       );
       if (prepared.existing) {
         // A continuation: the stream still opens with the task as it stands (spec §3.1.2).
