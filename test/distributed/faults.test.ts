@@ -238,9 +238,10 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
           const t0 = Date.now();
           const a = await probe();
           const ms = Date.now() - t0;
-          expect(a.status, `${name} on ${r.id} during the outage: ${a.text.slice(0, 300)}`).toBe(503);
-          expect(a.text, `${name} on ${r.id}: no internals in the answer`).not.toMatch(LEAKS);
-          expect(ms, `${name} on ${r.id} answered within the bound`).toBeLessThan(OUTAGE_ANSWER_BOUND_MS);
+          // soft: one run reports every kind of request that misbehaves, not only the first
+          expect.soft(a.status, `${name} on ${r.id} during the outage: ${a.text.slice(0, 300)}`).toBe(503);
+          expect.soft(a.text, `${name} on ${r.id}: no internals in the answer`).not.toMatch(LEAKS);
+          expect.soft(ms, `${name} on ${r.id} answered within the bound`).toBeLessThan(OUTAGE_ANSWER_BOUND_MS);
         }
       }
       const ackedBeforeRestart = acked.length;
@@ -253,7 +254,7 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
       await Promise.all(load);
 
       for (const r of replicas) expect(r.running, `replica ${r.id} survived the outage`).toBe(true);
-      expect(badAnswers.slice(0, 5), `${badAnswers.length} answers were neither an ack nor a clean 503`).toEqual([]);
+      expect.soft(badAnswers.slice(0, 5), `${badAnswers.length} answers were neither an ack nor a clean 503`).toEqual([]);
       // Every acknowledged task, read back from a replica other than the one that took it when possible.
       const problems: string[] = [];
       for (const [i, a] of acked.entries()) {
