@@ -3,11 +3,14 @@
  * PostgreSQL (a schema of their own) and Redis (a prefix of their own). Any replica takes any
  * request: streams, resumes, cancels, follow-ups and push configs reach the task wherever it runs.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/private-services.js';
 import {
+  ROOT,
   agentLogFor,
   deleteRedisPrefix,
   dropSchema,
@@ -255,6 +258,48 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
       });
     } finally {
       await receiver.close();
+    }
+  });
+
+  it('serves the same JWKS (the shared card-signing keys) on every replica', () =>
+    withLogs(async () => {
+      const sets = await Promise.all([A, B, C].map(async (r) => (await fetch(`${r.base}/.well-known/jwks.json`)).json()));
+      expect(sets[0].keys.length).toBeGreaterThan(0);
+      expect(sets[1]).toEqual(sets[0]);
+      expect(sets[2]).toEqual(sets[0]);
+    }));
+
+  it('works behind a round-robin proxy without sticky sessions, streaming SSE through it unbuffered', async () => {
+    const port = await freePort();
+    const proxy: ChildProcess = spawn(
+      process.execPath,
+      ['bench/rr-proxy.js', '--listen', String(port), '--verbose', ...[A, B, C].flatMap((r) => ['--upstream', r.base])],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    let routed = '';
+    proxy.stderr!.on('data', (b: Buffer) => (routed += b.toString('utf8')));
+    try {
+      await withLogs(async () => {
+        const lb = { id: 'proxy', url: (agentId: string) => `http://127.0.0.1:${port}/a2a/${agentId}` } as Replica;
+        await waitFor(() => routed.includes('rr-proxy: http://'), { timeoutMs: 5_000, what: 'the proxy to listen' });
+        const stream = await sendStreaming(lb, 'work', userMessage('slow 6'));
+        await untilEnded(stream, 'the proxy');
+        const chunks = stream.events.filter((e) => e.data.artifactUpdate);
+        expect(chunks.length).toBe(6);
+        // Unbuffered: chunks arrived about 100 ms apart, not together at the end.
+        expect(chunks[chunks.length - 1].at - chunks[0].at).toBeGreaterThanOrEqual(300);
+        const taskId = stream.events[0].data.task?.id ?? stream.events[0].data.statusUpdate?.taskId;
+        created.set(taskId, 'work');
+        // Consecutive requests land on different replicas, and each answers the same.
+        const views = [];
+        for (let i = 0; i < 3; i++) views.push(await getTask(lb, 'work', taskId));
+        for (const v of views) expect(v).toEqual(views[0]);
+        expect(views[0].status.state).toBe('TASK_STATE_COMPLETED');
+        const upstreams = new Set([...routed.matchAll(/-> (127\.0\.0\.1:\d+) 200/g)].map((m) => m[1]));
+        expect(upstreams.size, routed).toBe(3);
+      });
+    } finally {
+      proxy.kill('SIGTERM');
     }
   });
 
