@@ -242,6 +242,20 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
           expect.soft(a.status, `${name} on ${r.id} during the outage: ${a.text.slice(0, 300)}`).toBe(503);
           expect.soft(a.text, `${name} on ${r.id}: no internals in the answer`).not.toMatch(LEAKS);
           expect.soft(ms, `${name} on ${r.id} answered within the bound`).toBeLessThan(OUTAGE_ANSWER_BOUND_MS);
+          // An A2A error a client can act on: Unavailable (REST status UNAVAILABLE; JSON-RPC -32603, which
+          // Internal shares, so also its ErrorInfo reason).
+          const body = (() => {
+            try {
+              return JSON.parse(a.text);
+            } catch {
+              return undefined;
+            }
+          })();
+          if (name.startsWith('REST')) expect.soft(body?.error?.status, `${name} on ${r.id}: error status`).toBe('UNAVAILABLE');
+          else {
+            expect.soft(body?.error?.code, `${name} on ${r.id}: JSON-RPC error code`).toBe(-32603);
+            expect.soft(body?.error?.data?.[0]?.reason, `${name} on ${r.id}: JSON-RPC ErrorInfo reason`).toBe('UNAVAILABLE');
+          }
         }
       }
       const ackedBeforeRestart = acked.length;
