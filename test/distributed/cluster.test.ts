@@ -101,7 +101,7 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
 
   it('streams a task sent on A on B and C with the same events as the log, live, to the end', () =>
     withLogs(async () => {
-      const onA = await sendStreaming(A, 'work', userMessage('slow 15'));
+      const onA = await sendStreaming(A, 'work', userMessage('slow 20'));
       const first = await onA.waitFor(() => true, 5_000, 'the first event on A');
       const taskId: string = first.data?.task?.id ?? first.data?.statusUpdate?.taskId;
       expect(taskId, `first event on A: ${JSON.stringify(first.data)}`).toBeTypeOf('string');
