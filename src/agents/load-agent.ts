@@ -1,14 +1,24 @@
 /** Resolves an agent entry of the config to its AgentDefinition: a built-in or an ES module. */
 import { pathToFileURL } from 'node:url';
-import type { AgentConfig } from '../config/index.js';
+import type { AgentConfig, Config } from '../config/index.js';
 import type { AgentDefinition } from './sdk/agent.js';
 import { echoAgent } from './echo/index.js';
 import { conformanceAgent } from './conformance/index.js';
+import { tableExpertFromConfig } from './table-expert/index.js';
 
-const BUILTINS: Record<string, AgentDefinition> = { echo: echoAgent, conformance: conformanceAgent };
+/** What a built-in needs from the rest of the configuration to build itself. */
+type BuiltinFactory = (agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>) => AgentDefinition;
 
-export async function loadAgentDefinition(agent: AgentConfig): Promise<AgentDefinition> {
-  if (agent.builtin) return BUILTINS[agent.builtin];
+const BUILTINS: Record<NonNullable<AgentConfig['builtin']>, BuiltinFactory> = {
+  echo: () => echoAgent,
+  conformance: () => conformanceAgent,
+  // Options are validated here (ConfigError naming agents[i].options.<key>); the data opens on first use.
+  'table-expert': (agent, config) =>
+    tableExpertFromConfig(agent, { index: Math.max(0, config.agents.findIndex((a) => a.id === agent.id)), baseDir: config.baseDir, dataDir: config.server.dataDir }),
+};
+
+export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>): Promise<AgentDefinition> {
+  if (agent.builtin) return BUILTINS[agent.builtin](agent, config);
   const mod = (await import(pathToFileURL(agent.module!).href)) as Record<string, unknown>;
   const def = (mod.default ?? mod.agent) as AgentDefinition | undefined;
   if (!def || typeof def !== 'object' || typeof def.execute !== 'function' || !def.card) {

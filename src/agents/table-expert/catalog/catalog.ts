@@ -1,0 +1,73 @@
+/**
+ * What the datasets hold: table profiles, cached by the fingerprint of the data behind them and
+ * recomputed when it changes, and the relations between tables (`orders.customer_id` →
+ * `customers.customer_id`) inferred from key columns, which the planner joins along.
+ */
+import type { Scope, TableEngine } from '../engine/duckdb-engine.js';
+import { profileTable, singular, type TableProfile } from './profile.js';
+
+export interface Relation {
+  /** the many side: `orders.customer_id` */
+  from: { table: string; column: string };
+  /** the one side: `customers.customer_id` (a key) */
+  to: { table: string; column: string };
+}
+
+export class Catalog {
+  private readonly cache = new Map<string, { fingerprint: string; profile: TableProfile }>();
+  private readonly inflight = new Map<string, Promise<TableProfile>>();
+
+  constructor(readonly engine: TableEngine) {}
+
+  /** Profiles of the tables in scope (all, or the one named), refreshed where the data changed. */
+  async profiles(scope?: Scope, only?: string, signal?: AbortSignal): Promise<TableProfile[]> {
+    await this.engine.refresh();
+    const tables = this.engine.listTables(scope).filter((t) => !only || t.name === only.toLowerCase());
+    const out: TableProfile[] = [];
+    for (const t of tables) out.push(await this.profile(t.name, signal));
+    return out;
+  }
+
+  private async profile(name: string, signal?: AbortSignal): Promise<TableProfile> {
+    const fingerprint = await this.engine.fingerprint(name);
+    const cached = this.cache.get(name);
+    const info = this.engine.table(name)!;
+    if (cached && cached.fingerprint === fingerprint && sameColumns(cached.profile, info)) return cached.profile;
+    const key = `${name}\u0000${fingerprint}`;
+    let p = this.inflight.get(key);
+    if (!p) {
+      p = profileTable(this.engine, info, signal).then((profile) => {
+        this.cache.set(name, { fingerprint, profile });
+        return profile;
+      });
+      this.inflight.set(key, p);
+      p.then(
+        () => this.inflight.delete(key),
+        () => this.inflight.delete(key),
+      );
+    }
+    return p;
+  }
+
+  /** Many-to-one relations between the given tables, from `<x>_id` columns to the table keyed by it. */
+  static relations(profiles: readonly TableProfile[]): Relation[] {
+    const out: Relation[] = [];
+    for (const a of profiles) {
+      for (const c of a.columns) {
+        const col = c.name.toLowerCase();
+        if (!col.endsWith('_id') && col !== 'id') continue;
+        for (const b of profiles) {
+          if (b === a || !b.key || b.key.length !== 1) continue;
+          const bKey = b.key[0]!.toLowerCase();
+          const matches = bKey === col ? a.key?.[0]?.toLowerCase() !== col : bKey === 'id' && (col === `${singular(b.name)}_id` || col === `${b.name}_id`);
+          if (matches) out.push({ from: { table: a.name, column: c.name }, to: { table: b.name, column: b.key[0]! } });
+        }
+      }
+    }
+    return out;
+  }
+}
+
+function sameColumns(p: TableProfile, info: { columns: Array<{ name: string; type: string }> }): boolean {
+  return p.columns.length === info.columns.length && p.columns.every((c, i) => c.name === info.columns[i]!.name && c.type === info.columns[i]!.type);
+}

@@ -1,0 +1,395 @@
+/**
+ * The Table Expert's engine: one in-memory DuckDB database per agent in which every dataset is a
+ * table (files as views read live, SQLite and PostgreSQL as copies). Once the datasets are in
+ * place the instance is sealed: external access off except to the dataset folders, no extension
+ * installing or autoloading, no spilling to disk, configuration locked. Every statement from the
+ * outside goes through the guard and runs with a time limit, a row limit and the memory limit.
+ *
+ * `@duckdb/node-api` is imported here only, and this module is loaded on the agent's first use,
+ * so servers that never ask the Table Expert anything never load DuckDB.
+ */
+import path from 'node:path';
+import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBResultReader } from '@duckdb/node-api';
+import type { JsonValue } from '../../../protocol/a2a/types.js';
+import type { DatasetSpec, EngineLimits, FileFormat } from '../options.js';
+import { checkSqlAst, checkSqlText, QueryRejectedError } from '../sql/guard.js';
+import { quoteIdent, quoteString } from '../sql/sql-text.js';
+import { QueryError, queryTimeout } from './errors.js';
+import { fingerprintSqlite, loadPostgres, loadSqlite } from './external-load.js';
+import { fingerprintFiles, readerSql, resolveFileTables, type FileTable } from './file-sources.js';
+import { toJsonValue } from './values.js';
+
+export interface ColumnInfo {
+  name: string;
+  type: string;
+}
+
+export interface TableInfo {
+  name: string;
+  dataset: string;
+  usecase: string;
+  description?: string;
+  source: 'files' | 'sqlite' | 'postgres';
+  format?: FileFormat;
+  columns: ColumnInfo[];
+}
+
+/** Which usecases a caller may see; undefined = all (A2A callers of this agent). */
+export interface Scope {
+  usecases?: readonly string[];
+}
+
+export interface QueryOptions {
+  scope?: Scope;
+  maxRows?: number;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface QueryResult {
+  columns: ColumnInfo[];
+  rows: JsonValue[][];
+  /** rows returned (at most maxRows) */
+  rowCount: number;
+  /** true when the statement produced more rows than maxRows */
+  truncated: boolean;
+  elapsedMs: number;
+}
+
+type Entry = { info: TableInfo; datasetIndex: number; fingerprint?: string } & (
+  | { kind: 'files'; file: FileTable }
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; loadedAt: number; refreshMs: number }
+);
+
+class Semaphore {
+  private active = 0;
+  private readonly waiters: Array<() => void> = [];
+  constructor(private readonly size: number) {}
+  async acquire(): Promise<() => void> {
+    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    this.active++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.active--;
+      this.waiters.shift()?.();
+    };
+  }
+}
+
+const REFRESH_EVERY_MS = 2_000;
+/** how long past its time limit a statement that ignores interrupts may keep its caller waiting */
+const HARD_STOP_GRACE_MS = 1_000;
+
+export class TableEngine {
+  private readonly entries = new Map<string, Entry>();
+  private readonly sem: Semaphore;
+  private lastRefresh = 0;
+  private refreshing?: Promise<void>;
+  private closed = false;
+
+  private constructor(
+    private readonly db: DuckDBInstance,
+    private readonly datasets: readonly DatasetSpec[],
+    readonly limits: EngineLimits,
+    private readonly fileTables: ReadonlyMap<number, FileTable[]>,
+  ) {
+    this.sem = new Semaphore(limits.maxConcurrentQueries);
+  }
+
+  static async open(datasets: readonly DatasetSpec[], limits: EngineLimits): Promise<TableEngine> {
+    const fileTables = new Map<number, FileTable[]>();
+    for (const [i, d] of datasets.entries()) {
+      if (d.source.kind !== 'files') continue;
+      try {
+        fileTables.set(i, await resolveFileTables(d.name, d.source.path, d.source.format));
+      } catch (e) {
+        throw new Error(`dataset "${d.name}": ${(e as Error).message}`);
+      }
+    }
+    const db = await DuckDBInstance.create(':memory:', {
+      threads: String(limits.threads),
+      memory_limit: `${Math.floor(limits.memoryLimit / (1024 * 1024))}MiB`,
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+      allow_community_extensions: 'false',
+      allow_unsigned_extensions: 'false',
+    });
+    const engine = new TableEngine(db, datasets, limits, fileTables);
+    try {
+      await engine.setUp();
+    } catch (e) {
+      db.closeSync();
+      throw e;
+    }
+    return engine;
+  }
+
+  private async setUp(): Promise<void> {
+    const conn = await this.db.connect();
+    try {
+      for (const [i, d] of this.datasets.entries()) {
+        try {
+          if (d.source.kind === 'sqlite') {
+            for (const t of await loadSqlite(conn, d.source.file, d.source.tables)) this.add(t, i, { kind: 'sqlite', file: d.source.file });
+          } else if (d.source.kind === 'postgres') {
+            for (const t of await loadPostgres(conn, d.source)) this.add(t, i, { kind: 'postgres', loadedAt: Date.now(), refreshMs: d.source.refreshMs });
+          }
+        } catch (e) {
+          throw new Error(`dataset "${d.name}": ${(e as Error).message}`);
+        }
+      }
+      // Seal the instance before any file view exists: from here on DuckDB itself refuses files
+      // outside the dataset folders, whatever a statement says.
+      const dirs = new Set<string>();
+      const files = new Set<string>();
+      for (const tables of this.fileTables.values()) {
+        for (const t of tables) (t.rootIsDir ? dirs : files).add(t.rootIsDir ? withSep(t.root) : t.root);
+      }
+      await conn.run(`SET allowed_directories = [${[...dirs].map(quoteString).join(', ')}]`);
+      await conn.run(`SET allowed_paths = [${[...files].map(quoteString).join(', ')}]`);
+      await conn.run(`SET temp_directory = ''`);
+      await conn.run('SET enable_external_access = false');
+      await conn.run('SET lock_configuration = true');
+      for (const [i, tables] of this.fileTables) {
+        for (const t of tables) {
+          await conn.run(`CREATE OR REPLACE VIEW ${quoteIdent(t.name)} AS SELECT * FROM ${readerSql(t)}`);
+          this.add(t.name, i, { kind: 'files', file: t });
+        }
+      }
+      for (const e of this.entries.values()) await this.readColumns(conn, e);
+    } finally {
+      conn.closeSync();
+    }
+  }
+
+  private add(name: string, datasetIndex: number, source: { kind: 'files'; file: FileTable } | { kind: 'sqlite'; file: string } | { kind: 'postgres'; loadedAt: number; refreshMs: number }): void {
+    const d = this.datasets[datasetIndex]!;
+    const existing = this.entries.get(name);
+    if (existing && existing.datasetIndex !== datasetIndex) {
+      throw new Error(`table "${name}" is defined by both dataset "${this.datasets[existing.datasetIndex]!.name}" and dataset "${d.name}"; rename one`);
+    }
+    const info: TableInfo = {
+      name,
+      dataset: d.name,
+      usecase: d.usecase,
+      ...(d.description ? { description: d.description } : {}),
+      source: source.kind,
+      ...(source.kind === 'files' ? { format: source.file.format } : {}),
+      columns: existing?.info.columns ?? [],
+    };
+    this.entries.set(name, { info, datasetIndex, ...source } as Entry);
+  }
+
+  private async readColumns(conn: DuckDBConnection, e: Entry): Promise<void> {
+    const prepared = await conn.prepare(`SELECT * FROM ${quoteIdent(e.info.name)} LIMIT 0`);
+    const columns: ColumnInfo[] = [];
+    for (let i = 0; i < prepared.columnCount; i++) columns.push({ name: prepared.columnName(i), type: prepared.columnType(i).toString() });
+    prepared.destroySync();
+    e.info.columns = columns;
+  }
+
+  private visible(e: Entry, scope: Scope | undefined): boolean {
+    return !scope?.usecases || scope.usecases.includes(e.info.usecase);
+  }
+
+  listTables(scope?: Scope): TableInfo[] {
+    return [...this.entries.values()].filter((e) => this.visible(e, scope)).map((e) => e.info).sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  table(name: string, scope?: Scope): TableInfo | undefined {
+    const e = this.entries.get(name.toLowerCase());
+    return e && this.visible(e, scope) ? e.info : undefined;
+  }
+
+  /** Changes whenever the table's data may have changed. */
+  async fingerprint(name: string): Promise<string> {
+    const e = this.entries.get(name);
+    if (!e) return 'missing';
+    if (e.kind === 'files') return fingerprintFiles(e.file);
+    if (e.kind === 'sqlite') return `sqlite:${await fingerprintSqlite(e.file)}`;
+    return `postgres:${e.loadedAt}`;
+  }
+
+  /** Reloads copies whose source changed and folder tables that appeared; at most every 2 s. */
+  refresh(force = false): Promise<void> {
+    if (this.refreshing) return this.refreshing;
+    if (!force && Date.now() - this.lastRefresh < REFRESH_EVERY_MS) return Promise.resolve();
+    this.refreshing = this.doRefresh().finally(() => {
+      this.lastRefresh = Date.now();
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async doRefresh(): Promise<void> {
+    const conn = await this.db.connect();
+    try {
+      for (const [i, d] of this.datasets.entries()) {
+        if (d.source.kind === 'files' && this.fileTables.get(i)?.[0]?.rootIsDir && !/[*?[{]/.test(d.source.path)) {
+          const now = await resolveFileTables(d.name, d.source.path, d.source.format).catch(() => undefined);
+          if (!now) continue;
+          for (const t of now) {
+            const e = this.entries.get(t.name);
+            if (!e) {
+              await conn.run(`CREATE OR REPLACE VIEW ${quoteIdent(t.name)} AS SELECT * FROM ${readerSql(t)}`);
+              this.add(t.name, i, { kind: 'files', file: t });
+              await this.readColumns(conn, this.entries.get(t.name)!);
+            }
+          }
+          for (const e of [...this.entries.values()]) {
+            if (e.datasetIndex === i && !now.some((t) => t.name === e.info.name)) {
+              await conn.run(`DROP VIEW IF EXISTS ${quoteIdent(e.info.name)}`);
+              this.entries.delete(e.info.name);
+            }
+          }
+        }
+      }
+      for (const e of this.entries.values()) {
+        const fp = await this.fingerprint(e.info.name);
+        if (e.fingerprint !== undefined && e.fingerprint !== fp) {
+          if (e.kind === 'sqlite') {
+            const d = this.datasets[e.datasetIndex]!;
+            if (d.source.kind === 'sqlite') await loadSqlite(conn, d.source.file, [e.info.name]).catch(() => undefined);
+          } else if (e.kind === 'files') {
+            // A file rewritten with other columns: rebind the view.
+            await conn.run(`CREATE OR REPLACE VIEW ${quoteIdent(e.info.name)} AS SELECT * FROM ${readerSql(e.file)}`).catch(() => undefined);
+          }
+          await this.readColumns(conn, e).catch(() => undefined);
+        }
+        if (e.kind === 'postgres' && Date.now() - e.loadedAt > e.refreshMs) {
+          const d = this.datasets[e.datasetIndex]!;
+          if (d.source.kind === 'postgres') {
+            await loadPostgres(conn, { ...d.source, tables: [e.info.name] }).catch(() => undefined);
+            e.loadedAt = Date.now();
+          }
+        }
+        e.fingerprint = await this.fingerprint(e.info.name);
+      }
+    } finally {
+      conn.closeSync();
+    }
+  }
+
+  /** Runs a statement from outside: guarded, limited, scoped to the caller's usecases. */
+  async query(sql: string, opts: QueryOptions = {}): Promise<QueryResult & { sql: string }> {
+    const text = checkSqlText(sql, this.limits);
+    return this.withConnection(opts, async (conn) => {
+      const serialized = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [text]);
+      const tables = new Set(this.listTables(opts.scope).map((t) => t.name.toLowerCase()));
+      checkSqlAst(String(serialized.getRows()[0]?.[0] ?? ''), { tables, fileRoots: this.fileRoots(opts.scope) });
+      let prepared;
+      try {
+        prepared = await conn.prepare(text);
+      } catch (e) {
+        throw new QueryError('sql_error', this.clean((e as Error).message));
+      }
+      if (prepared.statementType !== StatementType.SELECT) {
+        prepared.destroySync();
+        throw new QueryRejectedError('not_select', 'only a SELECT statement is allowed');
+      }
+      return { ...(await this.read(() => prepared.streamAndReadUntil((opts.maxRows ?? this.limits.maxRows) + 1), opts)), sql: text };
+    });
+  }
+
+  /** Runs SQL the agent wrote itself (profiles, search, the planner's statements after the guard). */
+  async internal(sql: string, opts: QueryOptions & { params?: Array<string | number | boolean | null> } = {}): Promise<QueryResult> {
+    return this.withConnection(opts, (conn) =>
+      this.read(() => (opts.params ? conn.streamAndReadUntil(sql, (opts.maxRows ?? this.limits.maxRows) + 1, opts.params) : conn.streamAndReadUntil(sql, (opts.maxRows ?? this.limits.maxRows) + 1)), opts),
+    );
+  }
+
+  private fileRoots(scope: Scope | undefined): string[] {
+    const roots: string[] = [];
+    for (const [i, tables] of this.fileTables) {
+      const d = this.datasets[i]!;
+      if (scope?.usecases && !scope.usecases.includes(d.usecase)) continue;
+      for (const t of tables) roots.push(path.resolve(t.root));
+    }
+    return roots;
+  }
+
+  private async withConnection<T>(opts: QueryOptions, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    if (this.closed) throw new QueryError('unavailable', 'the Table Expert is shutting down');
+    const release = await this.sem.acquire();
+    let conn: DuckDBConnection;
+    try {
+      conn = await this.db.connect();
+    } catch (e) {
+      release();
+      throw e;
+    }
+    const timeoutMs = opts.timeoutMs ?? this.limits.timeoutMs;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      conn.interrupt();
+    }, timeoutMs);
+    const onAbort = () => conn.interrupt();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    const work = fn(conn).finally(() => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      conn.closeSync();
+      // The slot frees when DuckDB is really done, not when the caller stops waiting.
+      release();
+    });
+    let hardStop: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      hardStop = setTimeout(() => reject(queryTimeout(timeoutMs)), timeoutMs + HARD_STOP_GRACE_MS);
+    });
+    try {
+      return await Promise.race([work, deadline]);
+    } catch (e) {
+      if (e instanceof QueryRejectedError || e instanceof QueryError) throw e;
+      if (timedOut) throw queryTimeout(timeoutMs);
+      if (opts.signal?.aborted) throw new QueryError('canceled', 'the query was canceled');
+      const message = (e as Error).message ?? String(e);
+      if (/out of memory/i.test(message)) throw new QueryError('memory', `the query needed more than the memory limit (${Math.round(this.limits.memoryLimit / 1048576)} MiB)`);
+      if (/interrupt/i.test(message)) throw queryTimeout(timeoutMs);
+      throw new QueryError('sql_error', this.clean(message));
+    } finally {
+      clearTimeout(hardStop);
+      work.catch(() => {});
+    }
+  }
+
+  private async read(start: () => Promise<DuckDBResultReader>, opts: QueryOptions): Promise<QueryResult> {
+    const maxRows = opts.maxRows ?? this.limits.maxRows;
+    const t0 = performance.now();
+    const reader = await start();
+    const columns: ColumnInfo[] = [];
+    const typeIds: number[] = [];
+    for (let i = 0; i < reader.columnCount; i++) {
+      columns.push({ name: reader.columnName(i), type: reader.columnType(i).toString() });
+      typeIds.push(reader.columnTypeId(i));
+    }
+    const all = reader.getRowsJson();
+    const rows = all.slice(0, maxRows).map((r) => r.map((v, i) => toJsonValue(v, typeIds[i]!, this.limits.maxCellChars)));
+    return { columns, rows, rowCount: rows.length, truncated: all.length > maxRows, elapsedMs: Math.round(performance.now() - t0) };
+  }
+
+  /** DuckDB's message without the server's own paths. */
+  private clean(message: string): string {
+    let out = message;
+    for (const tables of this.fileTables.values()) for (const t of tables) out = out.split(t.root).join(`<${t.name}>`);
+    return out.replace(/\n+LINE \d+:[\s\S]*$/, '').trim().slice(0, 600);
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      this.db.closeSync();
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function withSep(dir: string): string {
+  const abs = path.resolve(dir);
+  return abs.endsWith(path.sep) ? abs : abs + path.sep;
+}

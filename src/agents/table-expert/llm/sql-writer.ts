@@ -1,0 +1,158 @@
+/**
+ * The LLM path of `ask`: the model sees the schema (tables, columns, types, keys, relations and
+ * sample values) and writes one SELECT through the `run_sql` tool. Its statement goes through the
+ * same guard and limits as anyone's; a rejection or an error is sent back as the tool result and
+ * the model may repair it, at most `maxRepairs` times. A model without tool support may answer
+ * with a ```sql block instead. After a result, the model may add a one-paragraph answer.
+ */
+import type { Relation } from '../catalog/catalog.js';
+import type { TableProfile } from '../catalog/profile.js';
+import type { QueryResult, Scope, TableEngine } from '../engine/duckdb-engine.js';
+import { QueryError, QueryRejectedError } from '../engine/errors.js';
+import type { LlmOptions } from '../options.js';
+import { chatCompletion, type ChatMessage, type ToolSpec } from './chat-client.js';
+
+export const RUN_SQL_TOOL: ToolSpec = {
+  type: 'function',
+  function: {
+    name: 'run_sql',
+    description: 'Runs one read-only DuckDB SELECT statement over the dataset tables and returns the first rows.',
+    parameters: {
+      type: 'object',
+      properties: { sql: { type: 'string', description: 'a single SELECT (or WITH … SELECT) statement' } },
+      required: ['sql'],
+      additionalProperties: false,
+    },
+  },
+};
+
+export interface Attempt {
+  sql: string;
+  /** why it did not give a result */
+  error?: string;
+}
+
+export type LlmAnswer =
+  | { kind: 'answer'; sql: string; result: QueryResult; attempts: Attempt[]; modelSummary?: string }
+  | { kind: 'no_sql'; text: string; attempts: Attempt[] }
+  | { kind: 'gave_up'; attempts: Attempt[]; reason: string };
+
+export interface LlmTurn {
+  question: string;
+  sql: string;
+}
+
+const SAMPLE_ROWS_FOR_MODEL = 20;
+
+export function schemaPrompt(profiles: readonly TableProfile[], relations: readonly Relation[], maxRows: number): string {
+  const lines = [
+    'You answer questions about tabular data by writing SQL for DuckDB.',
+    'Rules: write exactly one read-only SELECT (or WITH … SELECT) statement; use only the tables below;',
+    'never use file-reading functions, PRAGMA, SET, ATTACH, COPY, INSTALL or LOAD;',
+    `return at most ${maxRows} rows (add LIMIT when listing rows); give result columns short snake_case names.`,
+    'Call the run_sql tool with the statement. If the question cannot be answered from these tables, say so in one sentence without calling the tool.',
+    '',
+    'Tables:',
+  ];
+  for (const p of profiles) {
+    lines.push(`- ${p.name} (${p.rowCount} rows${p.description ? `; ${p.description}` : ''})`);
+    for (const c of p.columns) {
+      const rel = relations.find((r) => r.from.table === p.name && r.from.column === c.name);
+      const facts = [
+        p.key?.includes(c.name) ? 'key' : '',
+        rel ? `references ${rel.to.table}.${rel.to.column}` : '',
+        c.values ? `values: ${c.values.slice(0, 12).join(', ')}${c.values.length > 12 ? ', …' : ''}` : '',
+        !c.values && c.min !== undefined && c.max !== undefined ? `range ${String(c.min)} … ${String(c.max)}` : '',
+      ].filter(Boolean);
+      lines.push(`    ${c.name} ${c.type}${facts.length ? ` — ${facts.join('; ')}` : ''}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+/** The statement in a reply without tool calls: a ```sql block, or the whole text if it is one. */
+export function sqlFromText(text: string): string | undefined {
+  const fenced = /```(?:sql|duckdb)?\s*\n([\s\S]*?)```/i.exec(text);
+  if (fenced) return fenced[1]!.trim();
+  const t = text.trim();
+  return /^(select|with)\s/i.test(t) ? t : undefined;
+}
+
+function errorText(e: unknown): string {
+  if (e instanceof QueryRejectedError) return `rejected by the guard: ${e.reason}`;
+  if (e instanceof QueryError) return `${e.code === 'sql_error' ? 'DuckDB error' : e.code}: ${e.message}`;
+  return (e as Error).message ?? String(e);
+}
+
+export async function writeAndRunSql(args: {
+  llm: LlmOptions;
+  engine: TableEngine;
+  profiles: readonly TableProfile[];
+  relations: readonly Relation[];
+  question: string;
+  history: readonly LlmTurn[];
+  scope?: Scope;
+  maxRows: number;
+  signal?: AbortSignal;
+  onAttempt?: (a: Attempt) => void;
+}): Promise<LlmAnswer> {
+  const { llm, engine } = args;
+  const messages: ChatMessage[] = [{ role: 'system', content: schemaPrompt(args.profiles, args.relations, args.maxRows) }];
+  for (const turn of args.history) {
+    messages.push({ role: 'user', content: turn.question }, { role: 'assistant', content: `SQL used:\n\`\`\`sql\n${turn.sql}\n\`\`\`` });
+  }
+  messages.push({ role: 'user', content: args.question });
+  const attempts: Attempt[] = [];
+  for (let round = 0; round <= llm.maxRepairs; round++) {
+    const reply = await chatCompletion(llm, messages, { tools: [RUN_SQL_TOOL], ...(args.signal ? { signal: args.signal } : {}) });
+    const call = reply.toolCalls.find((c) => c.function.name === 'run_sql') ?? reply.toolCalls[0];
+    let sql: string | undefined;
+    if (call) {
+      try {
+        const parsed = JSON.parse(call.function.arguments || '{}') as { sql?: unknown };
+        sql = typeof parsed.sql === 'string' ? parsed.sql : undefined;
+      } catch {
+        sql = undefined;
+      }
+      messages.push({ role: 'assistant', content: reply.content || null, tool_calls: [call] });
+      if (!sql || call.function.name !== 'run_sql') {
+        const error = call.function.name !== 'run_sql' ? `unknown tool ${call.function.name}; use run_sql` : 'the run_sql arguments must be JSON with a "sql" string';
+        attempts.push({ sql: sql ?? '', error });
+        args.onAttempt?.(attempts.at(-1)!);
+        messages.push({ role: 'tool', tool_call_id: call.id, content: `ERROR: ${error}` });
+        continue;
+      }
+    } else {
+      sql = sqlFromText(reply.content);
+      if (!sql) return { kind: 'no_sql', text: reply.content.trim(), attempts };
+      messages.push({ role: 'assistant', content: reply.content });
+    }
+    try {
+      const result = await engine.query(sql, { maxRows: args.maxRows, ...(args.scope ? { scope: args.scope } : {}), ...(args.signal ? { signal: args.signal } : {}) });
+      attempts.push({ sql: result.sql });
+      args.onAttempt?.(attempts.at(-1)!);
+      const modelSummary = await summarizeWithModel(llm, messages, call?.id, result, args.signal).catch(() => undefined);
+      return { kind: 'answer', sql: result.sql, result, attempts, ...(modelSummary ? { modelSummary } : {}) };
+    } catch (e) {
+      if (args.signal?.aborted) throw e;
+      const error = errorText(e);
+      attempts.push({ sql, error });
+      args.onAttempt?.(attempts.at(-1)!);
+      const feedback = `ERROR: ${error}\nWrite a corrected statement and call run_sql again.`;
+      if (call) messages.push({ role: 'tool', tool_call_id: call.id, content: feedback });
+      else messages.push({ role: 'user', content: feedback });
+    }
+  }
+  return { kind: 'gave_up', attempts, reason: `the model's SQL did not run after ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}: ${attempts.at(-1)?.error ?? 'no statement'}` };
+}
+
+async function summarizeWithModel(llm: LlmOptions, messages: ChatMessage[], callId: string | undefined, result: QueryResult, signal?: AbortSignal): Promise<string | undefined> {
+  const payload = JSON.stringify({ columns: result.columns.map((c) => c.name), rows: result.rows.slice(0, SAMPLE_ROWS_FOR_MODEL), rowCount: result.rowCount, truncated: result.truncated });
+  const followUp: ChatMessage[] = callId
+    ? [...messages, { role: 'tool', tool_call_id: callId, content: payload }]
+    : [...messages, { role: 'user', content: `Result: ${payload}` }];
+  followUp.push({ role: 'user', content: 'Answer the question in one or two sentences from this result. Do not call tools.' });
+  const reply = await chatCompletion(llm, followUp, signal ? { signal } : {});
+  const text = reply.content.trim();
+  return text && reply.toolCalls.length === 0 ? text.slice(0, 2000) : undefined;
+}

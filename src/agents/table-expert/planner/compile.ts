@@ -1,0 +1,158 @@
+/**
+ * A plan as one DuckDB SELECT, and as one line of English saying how the question was read.
+ * Everything the plan names is quoted; values are literals, never spliced text.
+ */
+import { singular } from '../catalog/profile.js';
+import { literal, qualified, quoteIdent } from '../sql/sql-text.js';
+import { joinsFor } from './joins.js';
+import type { Filter, Group, Measure, Plan } from './plan.js';
+import { Decline, tablesOfPlan } from './resolve.js';
+import type { Vocabulary } from './vocabulary.js';
+
+export interface Compiled {
+  sql: string;
+  interpretation: string;
+}
+
+const TIME_SQL: Record<string, (c: string) => string> = {
+  day: (c) => `CAST(${c} AS DATE)`,
+  week: (c) => `CAST(date_trunc('week', ${c}) AS DATE)`,
+  month: (c) => `strftime(${c}, '%Y-%m')`,
+  quarter: (c) => `strftime(${c}, '%Y') || '-Q' || quarter(${c})`,
+  year: (c) => `year(${c})`,
+};
+
+export function measureAlias(m: Measure, base: string): string {
+  if (!m.column) return m.fn === 'count' ? `${base}_count` : m.fn;
+  const c = m.column.column;
+  return { count: `${c}_count`, count_distinct: `distinct_${c}`, sum: `total_${c}`, avg: `avg_${c}`, min: `min_${c}`, max: `max_${c}`, median: `median_${c}` }[m.fn];
+}
+
+function measureSql(m: Measure, base: string, fanout: boolean, vocab: Vocabulary): string {
+  if (!m.column) {
+    if (!fanout) return 'count(*)';
+    const key = vocab.tables.get(base)?.key?.[0];
+    if (!key) throw new Decline(`counting ${base} across this join would count rows more than once, and ${base} has no key column`);
+    return `count(DISTINCT ${qualified(base, key)})`;
+  }
+  const c = qualified(m.column.table, m.column.column);
+  if (fanout && (m.fn === 'sum' || m.fn === 'avg' || m.fn === 'median' || m.fn === 'count')) {
+    throw new Decline(`this join would repeat ${m.column.table} rows, so a ${m.fn} of ${m.column.column} would be wrong`);
+  }
+  switch (m.fn) {
+    case 'count':
+      return `count(${c})`;
+    case 'count_distinct':
+      return `count(DISTINCT ${c})`;
+    default:
+      return `${m.fn}(${c})`;
+  }
+}
+
+function groupSql(g: Group): Array<{ expr: string; alias: string }> {
+  switch (g.kind) {
+    case 'column':
+      return [{ expr: qualified(g.column.table, g.column.column), alias: g.column.column }];
+    case 'time':
+      return [{ expr: TIME_SQL[g.unit]!(qualified(g.column.table, g.column.column)), alias: g.unit }];
+    case 'entity':
+      return [
+        { expr: qualified(g.table, g.key), alias: g.key },
+        ...(g.label ? [{ expr: qualified(g.table, g.label), alias: singular(g.table) }] : []),
+      ];
+  }
+}
+
+function filterSql(f: Filter): string {
+  switch (f.kind) {
+    case 'compare':
+      return `${qualified(f.column.table, f.column.column)} ${f.op} ${literal(f.value)}`;
+    case 'in':
+      return `${qualified(f.column.table, f.column.column)} ${f.negate ? 'NOT IN' : 'IN'} (${f.values.map(literal).join(', ')})`;
+    case 'between':
+      return `${qualified(f.column.table, f.column.column)} BETWEEN ${literal(f.low)} AND ${literal(f.high)}`;
+    case 'date_range': {
+      const c = qualified(f.column.table, f.column.column);
+      return [f.from ? `${c} >= DATE ${literal(f.from)}` : '', f.to ? `${c} < DATE ${literal(f.to)}` : ''].filter(Boolean).join(' AND ');
+    }
+    case 'month_of_year':
+      return `month(${qualified(f.column.table, f.column.column)}) = ${f.month}`;
+    case 'child_count':
+      return `(SELECT count(*) FROM ${quoteIdent(f.child)} WHERE ${qualified(f.child, f.fk)} = ${qualified(f.table, f.key)}) ${f.op} ${f.value}`;
+  }
+}
+
+function describeFilter(f: Filter): string {
+  const c = (x: { table: string; column: string }) => `${x.table}.${x.column}`;
+  switch (f.kind) {
+    case 'compare':
+      return `${c(f.column)} ${f.op} ${JSON.stringify(f.value)}`;
+    case 'in':
+      return `${c(f.column)} ${f.negate ? 'not in' : 'in'} (${f.values.map((v) => JSON.stringify(v)).join(', ')})`;
+    case 'between':
+      return `${c(f.column)} between ${f.low} and ${f.high}`;
+    case 'date_range':
+      return `${c(f.column)} ${f.label.match(/^(before|after|since|until)/) ? f.label : `in ${f.label}`}`;
+    case 'month_of_year':
+      return `month of ${c(f.column)} = ${f.month}`;
+    case 'child_count':
+      return `${f.table} with ${f.op} ${f.value} ${f.child}`;
+  }
+}
+
+export function compilePlan(plan: Plan, vocab: Vocabulary, maxRows: number): Compiled {
+  const joins = joinsFor(plan.base, tablesOfPlan(plan), vocab.relations);
+  if (!joins) throw new Decline(`I do not see how to connect the tables this question needs`);
+  const from = [quoteIdent(plan.base), ...joins.steps.map((s) => `JOIN ${quoteIdent(s.table)} ON ${qualified(s.on.left.table, s.on.left.column)} = ${qualified(s.on.right.table, s.on.right.column)}`)].join('\n  ');
+  const where = plan.filters.map(filterSql);
+  const whereSql = where.length ? `\nWHERE ${where.join('\n  AND ')}` : '';
+  const parts: string[] = [];
+
+  if (plan.shape === 'aggregate') {
+    const groups = plan.groups.flatMap(groupSql);
+    const measures = plan.measures.map((m) => ({ expr: measureSql(m, plan.base, joins.fanout, vocab), alias: measureAlias(m, plan.base) }));
+    const select = [...groups, ...measures].map((x) => `${x.expr} AS ${quoteIdent(x.alias)}`);
+    if (plan.share && measures.length) select.push(`round(100.0 * ${measures[0]!.expr} / sum(${measures[0]!.expr}) OVER (), 2) AS "share_pct"`);
+    parts.push(`SELECT ${select.join(',\n       ')}\nFROM ${from}${whereSql}`);
+    if (groups.length) parts.push(`GROUP BY ${groups.map((_, i) => i + 1).join(', ')}`);
+    const order: string[] = [];
+    if (plan.order?.by === 'measure' && measures.length) order.push(`${quoteIdent(measures[0]!.alias)} ${plan.order.dir.toUpperCase()}`);
+    if (groups.length) order.push(...groups.map((g) => `${quoteIdent(g.alias)} ${plan.order?.by === 'group' ? plan.order.dir.toUpperCase() : 'ASC'}`));
+    if (order.length) parts.push(`ORDER BY ${order.join(', ')}`);
+  } else if (plan.shape === 'distinct') {
+    const cols = plan.columns.map((c) => `${qualified(c.table, c.column)} AS ${quoteIdent(c.column)}`);
+    parts.push(`SELECT DISTINCT ${cols.join(', ')}\nFROM ${from}${whereSql}`);
+    parts.push(`ORDER BY ${plan.columns.map((_, i) => i + 1).join(', ')}`);
+  } else {
+    const cols = plan.columns.length ? plan.columns.map((c) => `${qualified(c.table, c.column)} AS ${quoteIdent(c.column)}`) : [`${quoteIdent(plan.base)}.*`];
+    parts.push(`SELECT ${joins.fanout ? 'DISTINCT ' : ''}${cols.join(', ')}\nFROM ${from}${whereSql}`);
+    const key = vocab.tables.get(plan.base)?.key?.[0];
+    const order: string[] = [];
+    if (plan.order && typeof plan.order.by === 'object') order.push(`${qualified(plan.order.by.table, plan.order.by.column)} ${plan.order.dir.toUpperCase()}`);
+    if (key) order.push(qualified(plan.base, key));
+    if (order.length) parts.push(`ORDER BY ${order.join(', ')}`);
+  }
+  const limit = Math.min(plan.limit ?? maxRows, maxRows);
+  if (plan.limit !== undefined || plan.shape !== 'aggregate') parts.push(`LIMIT ${limit}`);
+  return { sql: parts.join('\n'), interpretation: interpret(plan) };
+}
+
+function interpret(plan: Plan): string {
+  const out: string[] = [];
+  if (plan.shape === 'aggregate') {
+    out.push(plan.measures.map((m) => (m.column ? `${m.fn === 'count_distinct' ? 'distinct count' : m.fn} of ${m.column.table}.${m.column.column}` : `number of ${plan.base}`)).join(', '));
+    if (plan.groups.length) {
+      out.push(
+        `by ${plan.groups.map((g) => (g.kind === 'entity' ? singular(g.table) : g.kind === 'time' ? `${g.unit} of ${g.column.table}.${g.column.column}` : `${g.column.table}.${g.column.column}`)).join(' and ')}`,
+      );
+    }
+  } else if (plan.shape === 'distinct') out.push(`distinct ${plan.columns.map((c) => `${c.table}.${c.column}`).join(', ')}`);
+  else out.push(`rows of ${plan.base}`);
+  if (plan.filters.length) out.push(`where ${plan.filters.map(describeFilter).join(' and ')}`);
+  if (plan.order && plan.limit !== undefined) {
+    const by = plan.order.by === 'measure' ? 'the measure' : plan.order.by === 'group' ? 'the group' : `${plan.order.by.table}.${plan.order.by.column}`;
+    out.push(`${plan.order.dir === 'desc' ? 'highest' : 'lowest'} ${plan.limit} by ${by}`);
+  }
+  if (plan.share) out.push('with each share of the total');
+  return out.join(', ');
+}

@@ -1,0 +1,129 @@
+/**
+ * The deterministic planner: a question in English → SQL over the datasets, with no model. It
+ * handles the common shapes (counts, sums/averages/min/max/median by group, top-N, shares,
+ * equality/range/date filters, distinct values, time buckets, key lookups, "which X has the most
+ * Y") by matching words to the schema, asks when a word has two equally good meanings, and
+ * declines plainly when a question is beyond it. A follow-up in the same context ("only in 2024",
+ * "by channel instead", "top 3") refines the previous question.
+ */
+import { compilePlan } from './compile.js';
+import { interpret, type Draft } from './interpret.js';
+import { UNSUPPORTED } from './lexicon.js';
+import type { PlanOutcome } from './plan.js';
+import { Ambiguity, Decline, resolve } from './resolve.js';
+import { tokenizeQuestion } from './tokens.js';
+import { labelColumn, type Vocabulary } from './vocabulary.js';
+
+export { buildVocabulary, type Vocabulary } from './vocabulary.js';
+export type { Plan, PlanOutcome, Choice } from './plan.js';
+
+/** What a context remembers of its last question, to refine it. */
+export interface PlannerMemory {
+  question: string;
+  draft: Draft;
+}
+
+export interface PlanOptions {
+  previous?: PlannerMemory;
+  /** answers to earlier INPUT_REQUIRED questions: term → choice id */
+  resolutions?: Readonly<Record<string, string>>;
+  maxRows: number;
+}
+
+const FOLLOW_UP = /^\s*(and|but|only|just|now|what about|how about|instead|also|same|then|in|for|by|per|without|excluding|except|top|bottom|make it|limit|sorted|as)\b/i;
+
+export function planQuestion(question: string, vocab: Vocabulary, opts: PlanOptions): { outcome: PlanOutcome; memory?: PlannerMemory } {
+  const text = question.trim();
+  const lower = text.toLowerCase();
+  for (const [re, reason] of UNSUPPORTED) {
+    if (re.test(lower)) return { outcome: { kind: 'declined', reason: `I can't answer that with a query: ${reason}.`, hints: hints(vocab) } };
+  }
+  const draft = interpret(tokenizeQuestion(text, vocab));
+  const cue = FOLLOW_UP.test(text) || draft.cues.also || draft.cues.instead || draft.cues.whatAbout || draft.cues.clear || draft.cues.only;
+  const candidates: Draft[] = [];
+  if (opts.previous && cue) candidates.push(merge(opts.previous.draft, draft));
+  else {
+    candidates.push(draft);
+    if (opts.previous) candidates.push(merge(opts.previous.draft, draft));
+  }
+  let first: PlanOutcome | undefined;
+  for (const d of candidates) {
+    const outcome = attempt(d, vocab, opts);
+    if (outcome.kind !== 'declined') return { outcome, memory: { question: d === draft ? text : `${opts.previous!.question} / ${text}`, draft: d } };
+    first ??= outcome;
+  }
+  return { outcome: first! };
+}
+
+function attempt(d: Draft, vocab: Vocabulary, opts: PlanOptions): PlanOutcome {
+  try {
+    const plan = resolve(d, vocab, opts.resolutions ?? {});
+    const { sql, interpretation } = compilePlan(plan, vocab, opts.maxRows);
+    return { kind: 'plan', plan, sql, interpretation };
+  } catch (e) {
+    if (e instanceof Ambiguity) return { kind: 'ambiguous', term: e.term, question: `Which "${e.term}" do you mean?`, choices: e.choices };
+    if (e instanceof Decline) return { kind: 'declined', reason: `${e.message}.`, hints: hints(vocab) };
+    throw e;
+  }
+}
+
+const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+const columnsOfTarget = (t: { meanings: Draft['subjects'][number]['meanings'] }) => t.meanings.filter((m) => m.kind === 'column');
+const sameColumn = (a: Draft['values'][number], b: Draft['values'][number]) =>
+  a.target.meanings.some((x) => x.kind === 'value' && b.target.meanings.some((y) => y.kind === 'value' && y.ref.table === x.ref.table && y.ref.column === x.ref.column));
+
+/** The previous question's draft with the follow-up's parts laid over it. */
+function merge(prev: Draft, patch: Draft): Draft {
+  const d = clone(prev);
+  d.unknown = [...patch.unknown];
+  if (patch.cues.clear) {
+    d.values = [];
+    d.numbers = [];
+    d.dates = [];
+    d.childCounts = [];
+  }
+  for (const v of patch.values) {
+    if (!patch.cues.also) d.values = d.values.filter((x) => !sameColumn(x, v));
+    d.values.push(v);
+  }
+  if (patch.numbers.length) d.numbers = [...d.numbers.filter((x) => !patch.numbers.some((p) => p.target?.text === x.target?.text)), ...patch.numbers];
+  if (patch.dates.length) d.dates = patch.dates;
+  d.childCounts.push(...patch.childCounts);
+  if (patch.groups.length) d.groups = patch.cues.also ? [...d.groups, ...patch.groups] : patch.groups;
+  if (patch.top) {
+    d.top = patch.top;
+    delete d.which;
+  }
+  if (patch.superlative) d.superlative = patch.superlative;
+  if (patch.share) d.share = true;
+  if (patch.measure) {
+    if (patch.measure.target) d.measure = patch.measure;
+    else if (d.measure) d.measure.fn = patch.measure.fn!;
+    else if (d.rankBy) d.rankBy.fn = patch.measure.fn!;
+    else d.measure = patch.measure;
+  }
+  if (patch.rankBy) d.rankBy = patch.rankBy;
+  for (const s of patch.subjects) {
+    const isColumn = columnsOfTarget(s).length > 0 && !s.meanings.some((m) => m.kind === 'table');
+    const slot = d.rankBy ?? d.measure;
+    if (slot?.target && isColumn === !slot.target.meanings.some((m) => m.kind === 'table')) slot.target = s;
+    else d.subjects.push(s);
+  }
+  d.hints.push(...patch.hints);
+  return d;
+}
+
+/** Three questions this schema can answer, to show after a decline. */
+export function hints(vocab: Vocabulary): string[] {
+  const tables = [...vocab.tables.values()];
+  const out: string[] = [];
+  const withKey = tables.find((t) => t.key && labelColumn(t));
+  const category = [...vocab.columns.values()].find((c) => c.role === 'category');
+  const measure = [...vocab.columns.values()].find((c) => c.role === 'measure');
+  const date = [...vocab.columns.values()].find((c) => c.role === 'date');
+  if (tables[0]) out.push(`How many ${tables[0].name.replace(/_/g, ' ')} are there?`);
+  if (measure && category) out.push(`Total ${measure.column.replace(/_/g, ' ')} by ${category.column.replace(/_/g, ' ')}`);
+  if (withKey && measure) out.push(`Top 5 ${withKey.name.replace(/_/g, ' ')} by ${measure.column.replace(/_/g, ' ')}`);
+  else if (date) out.push(`Number of ${date.table.replace(/_/g, ' ')} by month`);
+  return out;
+}

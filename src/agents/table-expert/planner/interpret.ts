@@ -1,0 +1,352 @@
+/**
+ * From tokens to a draft: which words ask for what (a count, a group, a filter, a ranking), with
+ * schema words still carrying every meaning they could have. Each pass claims the tokens it
+ * understands; whatever no pass claims is reported, so the planner can decline instead of guess.
+ */
+import type { Keyword, TimeUnit } from './lexicon.js';
+import type { AggFn, CompareOp } from './plan.js';
+import type { QToken } from './tokens.js';
+import type { Meaning } from './vocabulary.js';
+
+export interface Target {
+  text: string;
+  meanings: Meaning[];
+  plural: boolean;
+}
+
+export interface DraftMeasure {
+  fn?: AggFn;
+  target?: Target;
+}
+
+export interface DraftDate {
+  from?: string;
+  to?: string;
+  month?: number;
+  label: string;
+}
+
+export interface Draft {
+  measure?: DraftMeasure;
+  rankBy?: DraftMeasure;
+  groups: Array<{ time?: TimeUnit; target?: Target }>;
+  values: Array<{ target: Target; negate: boolean }>;
+  numbers: Array<{ target?: Target; op: CompareOp | 'between'; value: number; high?: number; text: string }>;
+  childCounts: Array<{ child: Target; op: CompareOp; value: number }>;
+  dates: DraftDate[];
+  keyLookup?: { target: Target; value: number };
+  list: boolean;
+  distinct: boolean;
+  when: boolean;
+  superlative?: { kind: 'price' | 'date'; dir: 'asc' | 'desc'; n?: number };
+  top?: { dir: 'asc' | 'desc'; n?: number };
+  which?: { dir: 'asc' | 'desc'; plural: boolean };
+  share: boolean;
+  subjects: Target[];
+  hints: string[];
+  unknown: string[];
+  cues: { also: boolean; instead: boolean; only: boolean; whatAbout: boolean; clear: boolean };
+}
+
+const COMPARE: Partial<Record<Keyword, CompareOp>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
+const AGG: Partial<Record<Keyword, AggFn>> = { count: 'count', sum: 'sum', avg: 'avg', min: 'min', max: 'max', median: 'median' };
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const monthStart = (y: number, m: number) => `${y}-${pad(m)}-01`;
+const nextMonth = (y: number, m: number) => (m === 12 ? monthStart(y + 1, 1) : monthStart(y, m + 1));
+function addDay(iso: string): string {
+  const d = new Date(`${iso}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() + 1);
+  return d.toISOString().slice(0, 10);
+}
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+const isKw = (t: QToken | undefined, ...kws: Keyword[]): boolean => t?.t === 'kw' && kws.includes(t.kw);
+const targetOf = (t: QToken): Target | undefined =>
+  t.t === 'schema' ? { text: t.text, meanings: t.meanings.filter((m) => m.kind !== 'value'), plural: t.plural } : undefined;
+const hasStructural = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind !== 'value');
+const hasValue = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind === 'value');
+const isMeasureLike = (t: Target): boolean => t.meanings.some((m) => m.kind === 'column' && m.ref.role === 'measure');
+
+export function interpret(tokens: QToken[]): Draft {
+  const d: Draft = {
+    groups: [], values: [], numbers: [], childCounts: [], dates: [], list: false, distinct: false, when: false, share: false,
+    subjects: [], hints: [], unknown: [], cues: { also: false, instead: false, only: false, whatAbout: false, clear: false },
+  };
+  const n = tokens.length;
+  /** next token index after i that is not filler (and not one of the skippable keywords) */
+  const next = (i: number, skip: Keyword[] = []): number => {
+    let j = i + 1;
+    while (j < n && (tokens[j]!.t === 'filler' || (tokens[j]!.t === 'kw' && skip.includes((tokens[j] as { kw: Keyword }).kw)))) j++;
+    return j;
+  };
+  const use = (...idx: number[]) => idx.forEach((k) => tokens[k] && (tokens[k]!.used = true));
+
+  // Dates: "in 2024", "in March 2024", "Q1 2024", "before 2024-06-01", "between 2023-01-01 and 2023-03-31".
+  const period = (i: number): { start: string; end: string; label: string; month?: number; len: number } | undefined => {
+    const a = tokens[i];
+    const b = tokens[i + 1];
+    if (!a) return undefined;
+    if (a.t === 'month' && b?.t === 'number' && b.year) return { start: monthStart(b.value, a.month), end: nextMonth(b.value, a.month), label: `${MONTH_NAMES[a.month - 1]} ${b.value}`, len: 2 };
+    if (a.t === 'quarter' && b?.t === 'number' && b.year) return quarter(b.value, a.quarter, 2);
+    if (a.t === 'number' && a.year && b?.t === 'quarter') return quarter(a.value, b.quarter, 2);
+    if (a.t === 'number' && a.year) return { start: `${a.value}-01-01`, end: `${a.value + 1}-01-01`, label: String(a.value), len: 1 };
+    if (a.t === 'yearmonth') return { start: monthStart(a.year, a.month), end: nextMonth(a.year, a.month), label: `${MONTH_NAMES[a.month - 1]} ${a.year}`, len: 1 };
+    if (a.t === 'date') return { start: a.iso, end: addDay(a.iso), label: a.iso, len: 1 };
+    if (a.t === 'month') return { start: '', end: '', label: MONTH_NAMES[a.month - 1]!, month: a.month, len: 1 };
+    return undefined;
+  };
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used) continue;
+    const prep = t.t === 'kw' && ['in', 'before', 'after', 'since', 'until', 'from', 'between'].includes(t.kw) ? t.kw : undefined;
+    const at = prep ? next(i) : i;
+    const p = period(at);
+    if (!p) continue;
+    if (!prep && tokens[at]!.t === 'number') {
+      // a bare year right after a comparator or "top" is a number, not a date
+      const prev = tokens[i - 1];
+      if (prev && (prev.t === 'kw' && (COMPARE[prev.kw] || prev.kw === 'top' || prev.kw === 'bottom'))) continue;
+    }
+    if (p.month !== undefined) {
+      if (prep && prep !== 'in') continue;
+      d.dates.push({ month: p.month, label: p.label });
+      use(i, at);
+      continue;
+    }
+    if (prep === 'between' || prep === 'from') {
+      const c = next(at + p.len - 1);
+      const qAt = next(c);
+      const q = isKw(tokens[c], 'and', 'to', 'until') ? period(qAt) : undefined;
+      if (q && q.month === undefined) {
+        d.dates.push({ from: p.start, to: q.end, label: `${p.label} to ${q.label}` });
+        for (let k = i; k < qAt + q.len; k++) use(k);
+        i = qAt + q.len - 1;
+        continue;
+      }
+    }
+    if (prep === 'before') d.dates.push({ to: p.start, label: `before ${p.label}` });
+    else if (prep === 'after') d.dates.push({ from: p.end, label: `after ${p.label}` });
+    else if (prep === 'since' || prep === 'from') d.dates.push({ from: p.start, label: `since ${p.label}` });
+    else if (prep === 'until') d.dates.push({ to: p.end, label: `until ${p.label}` });
+    else d.dates.push({ from: p.start, to: p.end, label: p.label });
+    for (let k = i; k < at + p.len; k++) use(k);
+  }
+
+  // Rankings: "top 5", "bottom 3", "the 3 most expensive", "cheapest".
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used || t.t !== 'kw') continue;
+    if (t.kw === 'top' || t.kw === 'bottom') {
+      const j = next(i);
+      const num = tokens[j]?.t === 'number' && !tokens[j]!.used ? (tokens[j] as { value: number }).value : undefined;
+      d.top = { dir: t.kw === 'top' ? 'desc' : 'asc', ...(num !== undefined ? { n: num } : {}) };
+      use(i, ...(num !== undefined ? [j] : []));
+    } else if (t.kw === 'expensive' || t.kw === 'cheap' || t.kw === 'newest' || t.kw === 'oldest') {
+      const prev = tokens[i - 1];
+      const num = prev?.t === 'number' && !prev.used ? prev.value : undefined;
+      d.superlative = { kind: t.kw === 'expensive' || t.kw === 'cheap' ? 'price' : 'date', dir: t.kw === 'expensive' || t.kw === 'newest' ? 'desc' : 'asc', ...(num !== undefined ? { n: num } : {}) };
+      use(i, ...(num !== undefined ? [i - 1] : []));
+    }
+  }
+
+  // Comparisons: "amount over 500", "price between 10 and 50", "more than 10 orders".
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used || t.t !== 'kw' || !(COMPARE[t.kw] || t.kw === 'between')) continue;
+    const j = next(i);
+    const a = tokens[j];
+    if (a?.t !== 'number' || a.used) continue;
+    let high: number | undefined;
+    let end = j;
+    if (t.kw === 'between') {
+      const k = next(j);
+      const hiAt = next(k);
+      const hi = tokens[hiAt];
+      if (!isKw(tokens[k], 'and') || hi?.t !== 'number') continue;
+      high = hi.value;
+      end = hiAt;
+    }
+    // the column is just before ("price over 100", "with a price of over 100") or just after ("over 100 in price")
+    let target: Target | undefined;
+    let targetAt = -1;
+    for (let k = i - 1; k >= Math.max(0, i - 4); k--) {
+      const c = tokens[k]!;
+      if (c.t === 'schema' && hasStructural(c) && !c.used) {
+        target = targetOf(c);
+        targetAt = k;
+        break;
+      }
+      if (!(c.t === 'filler' || isKw(c, 'has', 'in', 'not'))) break;
+    }
+    const after = next(end, ['in']);
+    const afterTok = tokens[after];
+    if (afterTok?.t === 'schema' && hasStructural(afterTok) && !afterTok.used) {
+      const tt = targetOf(afterTok)!;
+      if (tt.meanings.some((m) => m.kind === 'table') && COMPARE[t.kw] && (!target || !isMeasureLike(target))) {
+        d.childCounts.push({ child: tt, op: COMPARE[t.kw]!, value: a.value });
+        use(i, j, after);
+        continue;
+      }
+      if (!target) {
+        target = tt;
+        targetAt = after;
+      }
+    }
+    d.numbers.push({ ...(target ? { target } : {}), op: t.kw === 'between' ? 'between' : COMPARE[t.kw]!, value: a.value, ...(high !== undefined ? { high } : {}), text: t.text });
+    for (let k = i; k <= end; k++) use(k);
+    if (targetAt >= 0) use(targetAt);
+  }
+
+  // "which X has the most Y" / "which X has the highest revenue"
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used || !isKw(t, 'which')) continue;
+    const x = next(i);
+    const xt = tokens[x];
+    if (!xt || xt.t !== 'schema' || !hasStructural(xt)) continue;
+    const h = next(x);
+    if (!isKw(tokens[h], 'has')) continue;
+    const m = next(h);
+    const mt = tokens[m];
+    if (mt?.t !== 'kw' || !['most', 'fewest', 'max', 'min'].includes(mt.kw)) continue;
+    const dir = mt.kw === 'most' || mt.kw === 'max' ? 'desc' : 'asc';
+    let y = next(m);
+    let fn: AggFn | undefined;
+    if (tokens[y]?.t === 'kw' && AGG[(tokens[y] as { kw: Keyword }).kw]) {
+      fn = AGG[(tokens[y] as { kw: Keyword }).kw];
+      use(y);
+      y = next(y);
+    }
+    const yt = tokens[y];
+    if (yt?.t !== 'schema' || !hasStructural(yt)) continue;
+    d.groups.push({ target: targetOf(xt)! });
+    d.rankBy = { ...(fn ? { fn } : {}), target: targetOf(yt)! };
+    d.which = { dir, plural: xt.t === 'schema' && xt.plural };
+    use(i, x, h, m, y);
+  }
+
+  // Groups: "by category", "per month", "by channel and status", "monthly".
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used) continue;
+    if (t.t === 'time') {
+      d.groups.push({ time: t.unit });
+      use(i);
+      continue;
+    }
+    if (!isKw(t, 'by')) continue;
+    use(i);
+    let j = next(i);
+    for (;;) {
+      const g = tokens[j];
+      if (!g || g.used) break;
+      if (g.t === 'time') {
+        d.groups.push({ time: g.unit });
+        use(j);
+      } else if (g.t === 'kw' && AGG[g.kw] && tokens[next(j)]?.t === 'schema') {
+        // "by number of orders", "by total revenue": a ranking, not a group
+        const k = next(j);
+        d.rankBy = { fn: AGG[g.kw]!, target: targetOf(tokens[k]!)! };
+        use(j, k);
+        j = k;
+      } else if (g.t === 'schema' && hasStructural(g)) {
+        const target = targetOf(g)!;
+        const ranking = (d.top || d.which || d.superlative) && isMeasureLike(target) && !target.meanings.some((m) => m.kind === 'table');
+        if (ranking) d.rankBy = { target };
+        else d.groups.push({ target });
+        use(j);
+      } else break;
+      const k = next(j);
+      if (!isKw(tokens[k], 'and', 'by')) break;
+      const after = next(k);
+      if (!(tokens[after]?.t === 'time' || (tokens[after]?.t === 'schema' && hasStructural(tokens[after]!)))) break;
+      use(k);
+      j = after;
+    }
+  }
+
+  // Aggregates: "how many orders", "total revenue", "average unit price", "number of distinct countries".
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used || t.t !== 'kw' || !AGG[t.kw]) continue;
+    let fn = AGG[t.kw]!;
+    let j = next(i, ['in']);
+    if (isKw(tokens[j], 'distinct')) {
+      fn = 'count_distinct';
+      use(j);
+      j = next(j, ['in']);
+    }
+    const tt = tokens[j];
+    use(i);
+    if (tt?.t === 'schema' && !tt.used) {
+      if (hasStructural(tt)) {
+        d.measure = { fn, target: targetOf(tt)! };
+        use(j);
+      } else {
+        // "how many books": count what the value belongs to, filtered by the value
+        d.measure = { fn };
+      }
+    } else if (!d.measure) d.measure = { fn };
+  }
+
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used || t.t !== 'kw') continue;
+    if (t.kw === 'list' || t.kw === 'which') d.list = true;
+    else if (t.kw === 'distinct') d.distinct = true;
+    else if (t.kw === 'when') d.when = true;
+    else if (t.kw === 'share') d.share = true;
+    else if (t.kw === 'also') d.cues.also = true;
+    else if (t.kw === 'instead') d.cues.instead = true;
+    else if (t.kw === 'only') d.cues.only = true;
+    else if (t.kw === 'what_about') d.cues.whatAbout = true;
+    else if (t.kw === 'clear') d.cues.clear = true;
+    else continue;
+    use(i);
+  }
+
+  // Key lookups: "order 42", "customer #17".
+  for (let i = 0; i + 1 < n; i++) {
+    const t = tokens[i]!;
+    const num = tokens[i + 1]!;
+    if (t.used || num.used || t.t !== 'schema' || num.t !== 'number' || !Number.isInteger(num.value)) continue;
+    const target = targetOf(t)!;
+    if (!target.meanings.some((m) => m.kind === 'table' || (m.kind === 'column' && (m.ref.role === 'key' || m.ref.role === 'reference')))) continue;
+    d.keyLookup = { target, value: num.value };
+    use(i, i + 1);
+  }
+
+  // Values: "cancelled", "in Germany", "not online", "status completed".
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used || t.t !== 'schema' || !hasValue(t)) continue;
+    // A word that is both a column and a value ("home"?) is a value here only when nothing else claimed it.
+    const values = t.meanings.filter((m) => m.kind === 'value');
+    const negate = [tokens[i - 1], tokens[i - 2]].some((p) => isKw(p, 'not'));
+    d.values.push({ target: { text: t.text, meanings: values, plural: t.plural }, negate });
+    use(i);
+    // "status completed": the column name before its value is part of the filter
+    const prev = tokens[i - 1];
+    if (prev?.t === 'schema' && !prev.used && prev.meanings.some((m) => m.kind === 'column' && values.some((v) => v.kind === 'value' && v.ref.table === m.ref.table && v.ref.column === m.ref.column))) use(i - 1);
+  }
+  for (let i = 0; i < n; i++) if (isKw(tokens[i], 'not') && tokens.slice(i + 1, i + 3).some((x) => x.t === 'schema' && d.values.some((v) => v.target.text === x.text))) use(i);
+
+  for (const t of tokens) {
+    if (t.used) continue;
+    if (t.t === 'schema') {
+      d.subjects.push(targetOf(t)!);
+      t.used = true;
+    } else if (t.t === 'verb') {
+      d.hints.push(...t.tables);
+      t.used = true;
+    } else if (t.t === 'unknown') d.unknown.push(t.text);
+    else if (t.t === 'number') d.unknown.push(t.text);
+  }
+  return d;
+}
+
+function quarter(year: number, q: number, len: number): { start: string; end: string; label: string; len: number } {
+  const m = (q - 1) * 3 + 1;
+  return { start: monthStart(year, m), end: q === 4 ? `${year + 1}-01-01` : monthStart(year, m + 3), label: `Q${q} ${year}`, len };
+}

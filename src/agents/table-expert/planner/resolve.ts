@@ -1,0 +1,346 @@
+/**
+ * From a draft to a plan: choose the base table, give every schema word one meaning, pick the
+ * date column, check that the joins are sound. When two meanings are equally good the planner
+ * asks (INPUT_REQUIRED with the choices); when the question does not fit it declines and says why.
+ */
+import { isNumericType, type TableProfile } from '../catalog/profile.js';
+import type { Draft, DraftMeasure, Target } from './interpret.js';
+import { joinsFor, reachable, type Reach } from './joins.js';
+import type { AggFn, Choice, ColRef, Filter, Group, Measure, Plan } from './plan.js';
+import { labelColumn, type ColumnRef, type Vocabulary } from './vocabulary.js';
+
+export class Ambiguity extends Error {
+  constructor(
+    readonly term: string,
+    readonly choices: Choice[],
+  ) {
+    super(`ambiguous: ${term}`);
+  }
+}
+export class Decline extends Error {}
+
+const LIST_LIMIT = 100;
+const TOP_DEFAULT = 10;
+const AVERAGED = /(price|rate|pct|percent|ratio|discount|score|age|margin)/i;
+
+interface Ctx {
+  vocab: Vocabulary;
+  /** tables named by verbs ("ordered", "sold"): where the event's date lives */
+  hinted: Set<string>;
+  resolutions: Readonly<Record<string, string>>;
+  /** tables the question names (subjects, verb hints, the measure's) */
+  mentioned: Set<string>;
+  base?: string;
+  reach?: Map<string, Reach>;
+  usedSubjects: Set<Target>;
+}
+
+const colRef = (r: ColumnRef): ColRef => ({ table: r.table, column: r.column });
+const tableChoice = (t: string): Choice => ({ id: t, label: `${t} (table)` });
+const columnChoice = (r: ColumnRef): Choice => ({ id: `${r.table}.${r.column}`, label: `${r.table}.${r.column}` });
+
+/** The best of several candidates by a score tuple; equal best scores are an ambiguity. */
+function best<T>(term: string, items: T[], score: (t: T) => number[], choice: (t: T) => Choice, ctx: Ctx): T | undefined {
+  if (items.length === 0) return undefined;
+  const chosen = ctx.resolutions[term.toLowerCase()];
+  if (chosen) {
+    const hit = items.find((i) => choice(i).id === chosen);
+    if (hit) return hit;
+  }
+  const scored = items.map((i) => ({ i, s: score(i) })).sort((a, b) => cmp(b.s, a.s));
+  if (scored.length > 1 && cmp(scored[0]!.s, scored[1]!.s) === 0) {
+    const top = scored.filter((x) => cmp(x.s, scored[0]!.s) === 0).map((x) => choice(x.i));
+    throw new Ambiguity(term, dedupe(top));
+  }
+  return scored[0]!.i;
+}
+const cmp = (a: number[], b: number[]): number => {
+  for (let k = 0; k < Math.max(a.length, b.length); k++) if ((a[k] ?? 0) !== (b[k] ?? 0)) return (a[k] ?? 0) - (b[k] ?? 0);
+  return 0;
+};
+const dedupe = (cs: Choice[]): Choice[] => cs.filter((c, i) => cs.findIndex((d) => d.id === c.id) === i);
+
+/**
+ * How well a table fits the question: named in it, then reachable without repeating rows. Distance
+ * does not count: "revenue by name" is ambiguous even if products are closer than customers.
+ */
+function proximity(ctx: Ctx, table: string): number[] {
+  const r = ctx.reach?.get(table);
+  if (ctx.reach && !r) return [-1000];
+  return [ctx.mentioned.has(table) ? 1 : 0, r?.fanout ? 0 : 1];
+}
+
+function columnsOf(t: Target, accept: (r: ColumnRef) => boolean): Array<{ ref: ColumnRef; strength: number }> {
+  return t.meanings.flatMap((m) => (m.kind === 'column' && accept(m.ref) ? [{ ref: m.ref, strength: m.strength }] : []));
+}
+function tablesOf(t: Target): Array<{ table: string; strength: number }> {
+  return t.meanings.flatMap((m) => (m.kind === 'table' ? [{ table: m.table, strength: m.strength }] : []));
+}
+
+function pickColumn(t: Target, accept: (r: ColumnRef) => boolean, ctx: Ctx): ColumnRef | undefined {
+  const cands = columnsOf(t, accept);
+  return best(t.text, cands, (c) => [...proximity(ctx, c.ref.table), c.strength], (c) => columnChoice(c.ref), ctx)?.ref;
+}
+function pickTable(t: Target, ctx: Ctx): string | undefined {
+  return best(t.text, tablesOf(t), (c) => [c.strength, ...proximity(ctx, c.table)], (c) => tableChoice(c.table), ctx)?.table;
+}
+
+const numeric = (r: ColumnRef) => isNumericType(r.type) && r.role !== 'key' && r.role !== 'reference';
+const dateCol = (r: ColumnRef) => r.role === 'date';
+
+function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure; base: string } | undefined {
+  const fn = m.fn;
+  const t = m.target;
+  if (t) {
+    const tables = tablesOf(t);
+    const wantsCount = !fn || fn === 'count' || fn === 'sum' || fn === 'count_distinct';
+    if (tables.length && wantsCount && (!columnsOf(t, () => true).length || fn === 'count' || !fn)) {
+      const table = pickTable(t, ctx)!;
+      return { measure: { fn: 'count' }, base: table };
+    }
+    if (fn === 'count' || fn === 'count_distinct') {
+      const ref = pickColumn(t, () => true, ctx);
+      if (!ref) throw new Decline(`I cannot count "${t.text}"`);
+      return { measure: { fn: 'count_distinct', column: colRef(ref) }, base: ref.table };
+    }
+    const accept = fn === 'min' || fn === 'max' ? (r: ColumnRef) => numeric(r) || dateCol(r) : numeric;
+    const ref = pickColumn(t, accept, ctx);
+    if (!ref) throw new Decline(`"${t.text}" is not a number I can ${fn ? describeFn(fn) : 'add up'}`);
+    return { measure: { fn: fn ?? (AVERAGED.test(ref.column) ? 'avg' : 'sum'), column: colRef(ref) }, base: ref.table };
+  }
+  // No word after the aggregate: look at what else the question names.
+  const numericSubjects = d.subjects.filter((s) => columnsOf(s, numeric).length && !tablesOf(s).length && !columnsOf(s, (r) => !numeric(r)).length);
+  if (fn !== 'count' && numericSubjects.length === 1) {
+    ctx.usedSubjects.add(numericSubjects[0]!);
+    return resolveMeasure({ fn, target: numericSubjects[0]! }, d, ctx);
+  }
+  if (!fn || fn === 'count') {
+    const tableSubjects = d.subjects.filter((s) => tablesOf(s).length);
+    if (tableSubjects.length >= 1) {
+      ctx.usedSubjects.add(tableSubjects[0]!);
+      return { measure: { fn: 'count' }, base: pickTable(tableSubjects[0]!, ctx)! };
+    }
+    const valueTable = d.values[0]?.target.meanings.find((v) => v.kind === 'value');
+    if (fn === 'count' && valueTable?.kind === 'value') {
+      // "how many books were sold": books are a category of products, but what was counted, lines or units?
+      if (d.hints.length) throw new Decline(`say what to count, e.g. "number of order lines with ${d.values[0]!.target.text}" or "total quantity of ${d.values[0]!.target.text}"`);
+      return { measure: { fn: 'count' }, base: valueTable.ref.table };
+    }
+  }
+  return undefined;
+}
+
+const describeFn = (fn: AggFn): string => ({ count: 'count', count_distinct: 'count', sum: 'add up', avg: 'average', min: 'take the minimum of', max: 'take the maximum of', median: 'take the median of' })[fn];
+
+export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Record<string, string>>): Plan {
+  if (d.unknown.length) {
+    throw new Decline(`I do not know what ${d.unknown.map((w) => `"${w}"`).join(', ')} refer${d.unknown.length === 1 ? 's' : ''} to in these tables`);
+  }
+  const ctx: Ctx = { vocab, hinted: new Set(d.hints), resolutions, mentioned: new Set(d.hints), usedSubjects: new Set() };
+  for (const s of d.subjects) for (const t of tablesOf(s)) if (tablesOf(s).length === 1) ctx.mentioned.add(t.table);
+  // a word that can only live in one table ("category") places the question in that table
+  for (const t of [...d.subjects, ...d.groups.flatMap((g) => (g.target ? [g.target] : [])), ...d.values.map((v) => v.target)]) {
+    const owners = new Set(t.meanings.flatMap((m) => (m.kind === 'table' ? [m.table] : [m.ref.table])));
+    if (owners.size === 1) ctx.mentioned.add([...owners][0]!);
+  }
+
+  const numericSubject = d.subjects.some((s) => columnsOf(s, numeric).length && !tablesOf(s).length);
+  const dateSubject = d.subjects.some((s) => columnsOf(s, dateCol).length && !tablesOf(s).length);
+  const bareEntity = d.groups.length === 0 && !numericSubject && d.subjects.some((s) => tablesOf(s).length);
+  const wantsRows =
+    !d.measure && !d.rankBy && !d.share && !d.top &&
+    (d.keyLookup !== undefined || (d.superlative !== undefined && !d.when && !(d.superlative.kind === 'date' && dateSubject && !bareEntity)) || ((d.list || d.distinct || bareEntity) && d.groups.length === 0));
+  let plan: Plan;
+  if (wantsRows) plan = rowsPlan(d, ctx);
+  else {
+    let m = d.measure;
+    if (!m && d.superlative?.kind === 'date' && (d.when || dateSubject)) m = { fn: d.superlative.dir === 'asc' ? 'min' : 'max' };
+    const ranked = d.rankBy && (!m || !m.target) ? { ...d.rankBy, ...(m?.fn && !d.rankBy.fn ? { fn: m.fn } : {}) } : m;
+    let resolved = ranked ? resolveMeasure(ranked, d, ctx) : resolveMeasure({}, d, ctx);
+    if (!resolved && (d.groups.length || d.share)) {
+      const first = d.groups.find((g) => g.target)?.target;
+      const ref = first ? pickColumn(first, () => true, ctx) : undefined;
+      if (ref) resolved = { measure: { fn: 'count' }, base: ref.table };
+    }
+    if (!resolved && m?.fn && (m.fn === 'min' || m.fn === 'max') && d.when) {
+      const table = d.subjects.flatMap(tablesOf)[0]?.table;
+      if (table) resolved = { measure: { fn: m.fn, column: colRef(dateOf(table, ctx, d)) }, base: table };
+    }
+    if (!resolved && (m?.fn === 'min' || m?.fn === 'max') && dateSubject) {
+      const s = d.subjects.find((x) => columnsOf(x, dateCol).length && !tablesOf(x).length)!;
+      ctx.usedSubjects.add(s);
+      const ref = pickColumn(s, dateCol, ctx)!;
+      resolved = { measure: { fn: m.fn, column: colRef(ref) }, base: ref.table };
+    }
+    if (!resolved) throw new Decline('I could not tell what to count or measure');
+    if (d.when && !resolved.measure.column && (m?.fn === 'min' || m?.fn === 'max')) {
+      resolved = { measure: { fn: m.fn, column: colRef(dateOf(resolved.base, ctx, d)) }, base: resolved.base };
+    }
+    if (d.when && d.superlative?.kind === 'date' && resolved.measure.fn === 'count') {
+      resolved = { measure: { fn: d.superlative.dir === 'asc' ? 'min' : 'max', column: colRef(dateOf(resolved.base, ctx, d)) }, base: resolved.base };
+    }
+    ctx.mentioned.add(resolved.base);
+    setBase(ctx, resolved.base);
+    plan = { shape: 'aggregate', base: resolved.base, measures: [resolved.measure], groups: [], filters: [], columns: [] };
+    for (const g of d.groups) plan.groups.push(resolveGroup(g, ctx, d));
+    // "top 5 products by revenue": the ranked thing is the subject left over
+    if ((d.top || d.which) && plan.groups.length === 0) {
+      const subject = d.subjects.find((s) => !ctx.usedSubjects.has(s) && (tablesOf(s).some((t) => t.table !== resolved!.base) || columnsOf(s, (r) => !numeric(r)).length));
+      if (!subject) throw new Decline('I could not tell what to rank');
+      ctx.usedSubjects.add(subject);
+      plan.groups.push(resolveGroup({ target: subject }, ctx, d));
+    }
+    if (d.top) {
+      plan.order = { by: 'measure', dir: d.top.dir };
+      plan.limit = d.top.n ?? TOP_DEFAULT;
+    } else if (d.which) {
+      plan.order = { by: 'measure', dir: d.which.dir };
+      if (!d.which.plural) plan.limit = 1;
+    } else if (plan.groups.some((g) => g.kind === 'time')) plan.order = { by: 'group', dir: 'asc' };
+    else if (plan.groups.length) plan.order = { by: 'measure', dir: 'desc' };
+    if (d.share && plan.groups.length) plan.share = true;
+  }
+  addFilters(plan, d, ctx);
+  // A column the question names but the plan does not use means the question was not understood.
+  const unused = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length);
+  if (unused.length) throw new Decline(`I am not sure how ${unused.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
+  return plan;
+}
+
+function setBase(ctx: Ctx, base: string): void {
+  ctx.base = base;
+  ctx.reach = reachable(base, ctx.vocab.relations);
+}
+
+function dateOf(table: string, ctx: Ctx, d: Draft, term = 'date'): ColumnRef {
+  // a date column the question names wins ("signed up", "order date")
+  for (const s of d.subjects) {
+    const cols = columnsOf(s, dateCol);
+    if (cols.length && !tablesOf(s).length) {
+      ctx.usedSubjects.add(s);
+      return pickColumn(s, dateCol, ctx)!;
+    }
+  }
+  const reach = ctx.reach ?? reachable(table, ctx.vocab.relations);
+  const cands: ColumnRef[] = [];
+  for (const c of ctx.vocab.columns.values()) if (c.role === 'date' && reach.has(c.table)) cands.push(c);
+  // The date nearest the base: an order's revenue happened on the order's date, not on the
+  // customer's signup date, unless a verb ("signed up", "ordered") says which event is meant.
+  const chosen = best(term, cands, (c) => [ctx.hinted.has(c.table) ? 1 : 0, reach.get(c.table)!.fanout ? 0 : 1, -reach.get(c.table)!.hops], columnChoice, ctx);
+  if (!chosen) throw new Decline(`no table reachable from ${table} has a date column`);
+  return chosen;
+}
+
+function resolveGroup(g: Draft['groups'][number], ctx: Ctx, d: Draft): Group {
+  if (g.time) return { kind: 'time', column: colRef(dateOf(ctx.base!, ctx, d)), unit: g.time };
+  const t = g.target!;
+  const tables = tablesOf(t);
+  const cols = columnsOf(t, () => true);
+  if (tables.length && (!cols.length || tables[0]!.strength >= 3)) {
+    const table = pickTable(t, ctx)!;
+    const p = ctx.vocab.tables.get(table)!;
+    if (!p.key?.length) throw new Decline(`${table} has no key column to group its rows by`);
+    const label = labelColumn(p);
+    return { kind: 'entity', table, key: p.key[0]!, ...(label ? { label } : {}) };
+  }
+  const ref = pickColumn(t, (r) => !numeric(r) || cols.every((c) => numeric(c.ref)), ctx);
+  if (!ref) throw new Decline(`I cannot group by "${t.text}"`);
+  if (ref.role === 'date') return { kind: 'time', column: colRef(ref), unit: 'day' };
+  return { kind: 'column', column: colRef(ref) };
+}
+
+function rowsPlan(d: Draft, ctx: Ctx): Plan {
+  let base: string | undefined;
+  const filters: Filter[] = [];
+  if (d.keyLookup) {
+    const t = d.keyLookup.target;
+    const table = tablesOf(t).length ? pickTable(t, ctx)! : pickColumn(t, () => true, ctx)!.table;
+    const key = ctx.vocab.tables.get(table)!.key?.[0];
+    if (!key) throw new Decline(`${table} has no key column to look a row up by`);
+    base = table;
+    filters.push({ kind: 'compare', column: { table, column: key }, op: '=', value: d.keyLookup.value });
+  }
+  const tableSubject = d.subjects.find((s) => tablesOf(s).length);
+  const columnSubjects = d.subjects.filter((s) => !tablesOf(s).length && columnsOf(s, () => true).length);
+  if (!base && tableSubject) {
+    base = pickTable(tableSubject, ctx)!;
+    ctx.usedSubjects.add(tableSubject);
+  }
+  if (!base && columnSubjects.length) base = pickColumn(columnSubjects[0]!, () => true, ctx)!.table;
+  if (!base) {
+    const v = d.values[0]?.target.meanings.find((m) => m.kind === 'value');
+    if (v?.kind === 'value') base = v.ref.table;
+  }
+  if (!base) throw new Decline('I could not tell which table to list');
+  ctx.mentioned.add(base);
+  setBase(ctx, base);
+  const refs = columnSubjects.map((s) => {
+    ctx.usedSubjects.add(s);
+    return pickColumn(s, () => true, ctx)!;
+  });
+  const columns = refs.map(colRef);
+  const categorical = refs.length > 0 && refs.every((r) => r.role === 'category');
+  const distinct = columns.length > 0 && !d.superlative && !d.keyLookup && (d.distinct || !tableSubject || categorical);
+  const plan: Plan = { shape: distinct ? 'distinct' : 'rows', base, measures: [], groups: [], filters, columns };
+  if (plan.shape === 'distinct') plan.order = { by: 'group', dir: 'asc' };
+  if (d.superlative) {
+    const p = ctx.vocab.tables.get(base)!;
+    const col = d.superlative.kind === 'date' ? p.columns.find((c) => /^(DATE|TIMESTAMP)/.test(c.type)) : pricey(p);
+    if (!col) throw new Decline(`${base} has no ${d.superlative.kind === 'date' ? 'date' : 'price'} column to sort by`);
+    plan.order = { by: { table: base, column: col.name }, dir: d.superlative.dir };
+    const plural = tableSubject?.plural ?? true;
+    plan.limit = d.superlative.n ?? d.top?.n ?? (plural ? TOP_DEFAULT : 1);
+  } else if (plan.shape === 'rows') plan.limit = d.top?.n ?? LIST_LIMIT;
+  return plan;
+}
+
+function pricey(p: TableProfile): { name: string } | undefined {
+  return p.columns.find((c) => /price/i.test(c.name) && isNumericType(c.type)) ?? p.columns.find((c) => /(cost|amount|total)/i.test(c.name) && isNumericType(c.type));
+}
+
+function addFilters(plan: Plan, d: Draft, ctx: Ctx): void {
+  const byColumn = new Map<string, { column: ColRef; values: string[]; negate: boolean }>();
+  for (const v of d.values) {
+    const cands = v.target.meanings.flatMap((m) => (m.kind === 'value' ? [m] : []));
+    const chosen = best(v.target.text, cands, (m) => proximity(ctx, m.ref.table), (m) => columnChoice(m.ref), ctx)!;
+    const key = `${chosen.ref.table}.${chosen.ref.column}.${v.negate}`;
+    const entry = byColumn.get(key) ?? { column: colRef(chosen.ref), values: [], negate: v.negate };
+    entry.values.push(chosen.value);
+    byColumn.set(key, entry);
+  }
+  for (const e of byColumn.values()) {
+    plan.filters.push(e.values.length === 1 ? { kind: 'compare', column: e.column, op: e.negate ? '!=' : '=', value: e.values[0]! } : { kind: 'in', column: e.column, values: e.values, negate: e.negate });
+  }
+  for (const nf of d.numbers) {
+    if (!nf.target) throw new Decline(`"${nf.text} ${nf.value}" — of what? Name the column, e.g. "amount ${nf.text} ${nf.value}"`);
+    ctx.usedSubjects.add(nf.target);
+    const ref = pickColumn(nf.target, numeric, ctx);
+    if (!ref) throw new Decline(`"${nf.target.text}" is not a number to compare`);
+    plan.filters.push(nf.op === 'between' ? { kind: 'between', column: colRef(ref), low: nf.value, high: nf.high! } : { kind: 'compare', column: colRef(ref), op: nf.op, value: nf.value });
+  }
+  for (const c of d.childCounts) {
+    const child = pickTable(c.child, ctx)!;
+    const rel = ctx.vocab.relations.find((r) => r.from.table === child && r.to.table === plan.base);
+    if (!rel) throw new Decline(`I do not see how ${child} relate to ${plan.base}`);
+    plan.filters.push({ kind: 'child_count', table: plan.base, key: rel.to.column, child, fk: rel.from.column, op: c.op, value: c.value });
+  }
+  for (const dt of d.dates) {
+    const col = colRef(dateOf(plan.base, ctx, d));
+    if (dt.month !== undefined) plan.filters.push({ kind: 'month_of_year', column: col, month: dt.month });
+    else plan.filters.push({ kind: 'date_range', column: col, ...(dt.from ? { from: dt.from } : {}), ...(dt.to ? { to: dt.to } : {}), label: dt.label });
+  }
+  if (joinsFor(plan.base, tablesOfPlan(plan), ctx.vocab.relations) === undefined) {
+    throw new Decline(`I do not see how to connect ${[...tablesOfPlan(plan)].filter((t) => t !== plan.base).join(', ')} to ${plan.base}`);
+  }
+}
+
+/** Every table the plan reads besides the ones child_count filters query on their own. */
+export function tablesOfPlan(plan: Plan): Set<string> {
+  const out = new Set([plan.base]);
+  for (const m of plan.measures) if (m.column) out.add(m.column.table);
+  for (const g of plan.groups) out.add(g.kind === 'entity' ? g.table : g.column.table);
+  for (const f of plan.filters) if (f.kind !== 'child_count') out.add(f.column.table);
+  for (const c of plan.columns) out.add(c.table);
+  if (plan.order && typeof plan.order.by === 'object') out.add(plan.order.by.table);
+  return out;
+}
