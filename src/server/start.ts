@@ -124,7 +124,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
 
     try {
       for (const agentConfig of config.agents) {
-        const def = await loadAgentDefinition(agentConfig);
+        const def = await loadAgentDefinition(agentConfig, config);
         registry.add(await registerAgent(config, agentConfig, def, config.cards.sign || config.push.signJwt ? keys : undefined));
       }
       markStarted();
