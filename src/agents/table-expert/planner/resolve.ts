@@ -146,7 +146,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
 
   const numericSubject = d.subjects.some((s) => columnsOf(s, numeric).length && !tablesOf(s).length);
   const dateSubject = d.subjects.some((s) => columnsOf(s, dateCol).length && !tablesOf(s).length);
-  const bareEntity = d.groups.length === 0 && !numericSubject && d.subjects.some((s) => tablesOf(s).length);
+  const bareEntity = d.groups.length === 0 && !numericSubject && !d.when && d.subjects.some((s) => tablesOf(s).length);
   const wantsRows =
     !d.measure && !d.rankBy && !d.share && !d.top &&
     (d.keyLookup !== undefined || (d.superlative !== undefined && !d.when && !(d.superlative.kind === 'date' && dateSubject && !bareEntity)) || ((d.list || d.distinct || bareEntity) && d.groups.length === 0));
