@@ -7,8 +7,9 @@ import { rpc, startTestServer, userMessage, type TestServer } from '../../suppor
 
 export type Row = Array<string | number | boolean | null>;
 
-export async function startTableExpert(options: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<TestServer> {
-  return startTestServer({ agents: [{ id: 'table-expert', builtin: 'table-expert', options }], ...extra });
+/** A server with the Table Expert at /a2a/table-expert (first, so primary) and any other agents. */
+export async function startTableExpert(options: Record<string, unknown> = {}, others: Array<Record<string, unknown>> = []): Promise<TestServer> {
+  return startTestServer({ agents: [{ id: 'table-expert', builtin: 'table-expert', options }, ...others] });
 }
 
 export interface Reply {
