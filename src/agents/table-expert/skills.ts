@@ -148,10 +148,11 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
     });
     return enginePromise;
   };
-  const open = async (ctx: SkillContext) => {
+  /** `fresh`: look at the files now rather than within the last two seconds (describe does). */
+  const open = async (ctx: SkillContext, fresh = false) => {
     const e = await engine();
     const catalog = (catalogs.get(e) ?? catalogs.set(e, new Catalog(e)).get(e))!;
-    return { e, catalog, profiles: await catalog.profiles(ctx.scope, undefined, ctx.signal) };
+    return { e, catalog, profiles: await catalog.profiles(ctx.scope, undefined, ctx.signal, fresh) };
   };
   const catalogs = new WeakMap<TableEngine, Catalog>();
   const vocabulary = (profiles: TableProfile[], scope?: Scope): Vocabulary => {
@@ -176,7 +177,7 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
 
   return {
     async describe(input, ctx = {}) {
-      const { profiles } = await open(ctx);
+      const { profiles } = await open(ctx, true);
       const tables = input.table ? profiles.filter((p) => p.name === input.table!.toLowerCase()) : profiles;
       if (input.table && tables.length === 0) throw new TableExpertError('not_found', `there is no table named "${input.table}"`);
       const relations = Catalog.relations(profiles).filter((r) => tables.some((t) => t.name === r.from.table || t.name === r.to.table));

@@ -20,8 +20,8 @@ export class Catalog {
   constructor(readonly engine: TableEngine) {}
 
   /** Profiles of the tables in scope (all, or the one named), refreshed where the data changed. */
-  async profiles(scope?: Scope, only?: string, signal?: AbortSignal): Promise<TableProfile[]> {
-    await this.engine.refresh();
+  async profiles(scope?: Scope, only?: string, signal?: AbortSignal, fresh = false): Promise<TableProfile[]> {
+    await this.engine.refresh(fresh);
     const tables = this.engine.listTables(scope).filter((t) => !only || t.name === only.toLowerCase());
     const out: TableProfile[] = [];
     for (const t of tables) out.push(await this.profile(t.name, signal));

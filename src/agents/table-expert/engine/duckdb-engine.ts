@@ -16,7 +16,7 @@ import { checkSqlAst, checkSqlText, QueryRejectedError } from '../sql/guard.js';
 import { quoteIdent, quoteString } from '../sql/sql-text.js';
 import { QueryError, queryTimeout } from './errors.js';
 import { fingerprintSqlite, loadPostgres, loadSqlite } from './external-load.js';
-import { fingerprintFiles, readerSql, resolveFileTables, type FileTable } from './file-sources.js';
+import { datasetRoot, fingerprintFiles, readerSql, resolveFileTables, type FileTable } from './file-sources.js';
 import { toJsonValue } from './values.js';
 
 export interface ColumnInfo {
@@ -95,15 +95,19 @@ export class TableEngine {
     private readonly datasets: readonly DatasetSpec[],
     readonly limits: EngineLimits,
     private readonly fileTables: ReadonlyMap<number, FileTable[]>,
+    /** per file dataset: the folder or file DuckDB may read */
+    private readonly roots: ReadonlyMap<number, { root: string; isDir: boolean; folder: boolean }>,
   ) {
     this.sem = new Semaphore(limits.maxConcurrentQueries);
   }
 
   static async open(datasets: readonly DatasetSpec[], limits: EngineLimits): Promise<TableEngine> {
     const fileTables = new Map<number, FileTable[]>();
+    const roots = new Map<number, { root: string; isDir: boolean; folder: boolean }>();
     for (const [i, d] of datasets.entries()) {
       if (d.source.kind !== 'files') continue;
       try {
+        roots.set(i, await datasetRoot(d.source.path));
         fileTables.set(i, await resolveFileTables(d.name, d.source.path, d.source.format));
       } catch (e) {
         throw new Error(`dataset "${d.name}": ${(e as Error).message}`);
@@ -117,7 +121,7 @@ export class TableEngine {
       allow_community_extensions: 'false',
       allow_unsigned_extensions: 'false',
     });
-    const engine = new TableEngine(db, datasets, limits, fileTables);
+    const engine = new TableEngine(db, datasets, limits, fileTables, roots);
     try {
       await engine.setUp();
     } catch (e) {
@@ -145,9 +149,7 @@ export class TableEngine {
       // outside the dataset folders, whatever a statement says.
       const dirs = new Set<string>();
       const files = new Set<string>();
-      for (const tables of this.fileTables.values()) {
-        for (const t of tables) (t.rootIsDir ? dirs : files).add(t.rootIsDir ? withSep(t.root) : t.root);
-      }
+      for (const r of this.roots.values()) (r.isDir ? dirs : files).add(r.isDir ? withSep(r.root) : path.resolve(r.root));
       await conn.run(`SET allowed_directories = [${[...dirs].map(quoteString).join(', ')}]`);
       await conn.run(`SET allowed_paths = [${[...files].map(quoteString).join(', ')}]`);
       await conn.run(`SET temp_directory = ''`);
@@ -228,7 +230,7 @@ export class TableEngine {
     const conn = await this.db.connect();
     try {
       for (const [i, d] of this.datasets.entries()) {
-        if (d.source.kind === 'files' && this.fileTables.get(i)?.[0]?.rootIsDir && !/[*?[{]/.test(d.source.path)) {
+        if (d.source.kind === 'files' && this.roots.get(i)?.folder) {
           const now = await resolveFileTables(d.name, d.source.path, d.source.format).catch(() => undefined);
           if (!now) continue;
           for (const t of now) {
@@ -303,10 +305,10 @@ export class TableEngine {
 
   private fileRoots(scope: Scope | undefined): string[] {
     const roots: string[] = [];
-    for (const [i, tables] of this.fileTables) {
+    for (const [i, r] of this.roots) {
       const d = this.datasets[i]!;
       if (scope?.usecases && !scope.usecases.includes(d.usecase)) continue;
-      for (const t of tables) roots.push(path.resolve(t.root));
+      roots.push(path.resolve(r.root));
     }
     return roots;
   }
@@ -374,7 +376,7 @@ export class TableEngine {
   /** DuckDB's message without the server's own paths. */
   private clean(message: string): string {
     let out = message;
-    for (const tables of this.fileTables.values()) for (const t of tables) out = out.split(t.root).join(`<${t.name}>`);
+    for (const [i, r] of this.roots) out = out.split(r.root).join(`<${this.datasets[i]!.name}>`);
     return out.replace(/\n+LINE \d+:[\s\S]*$/, '').trim().slice(0, 600);
   }
 

@@ -38,6 +38,17 @@ export function tableNameOf(file: string): string {
   return name.slice(0, 63);
 }
 
+/** Where a `path:` dataset lives: the folder of a glob, the folder itself, or the file. */
+export async function datasetRoot(location: string): Promise<{ root: string; isDir: boolean; folder: boolean }> {
+  if (GLOB_CHARS.test(location)) {
+    const segments = location.split(path.sep);
+    return { root: segments.slice(0, segments.findIndex((s) => GLOB_CHARS.test(s))).join(path.sep) || path.sep, isDir: true, folder: false };
+  }
+  const info = await stat(location).catch(() => undefined);
+  if (!info) throw new Error(`not found: ${location}`);
+  return info.isDirectory() ? { root: location, isDir: true, folder: true } : { root: location, isDir: false, folder: false };
+}
+
 /** The tables of one `path:` dataset. Throws with a message that can follow the option's key path. */
 export async function resolveFileTables(datasetName: string, location: string, format: FileFormat | undefined): Promise<FileTable[]> {
   if (GLOB_CHARS.test(location)) {
