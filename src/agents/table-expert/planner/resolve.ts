@@ -157,7 +157,8 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
     if (!m && d.superlative?.kind === 'date' && (d.when || dateSubject)) m = { fn: d.superlative.dir === 'asc' ? 'min' : 'max' };
     const ranked = d.rankBy && (!m || !m.target) ? { ...d.rankBy, ...(m?.fn && !d.rankBy.fn ? { fn: m.fn } : {}) } : m;
     let resolved = ranked ? resolveMeasure(ranked, d, ctx) : resolveMeasure({}, d, ctx);
-    if (!resolved && (d.groups.length || d.share)) {
+    // a count per group needs no column; a sum or an average does
+    if (!resolved && (!ranked?.fn || ranked.fn === 'count') && (d.groups.length || d.share)) {
       const first = d.groups.find((g) => g.target)?.target;
       const ref = first ? pickColumn(first, () => true, ctx) : undefined;
       if (ref) resolved = { measure: { fn: 'count' }, base: ref.table };
@@ -172,6 +173,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
       const ref = pickColumn(s, dateCol, ctx)!;
       resolved = { measure: { fn: m.fn, column: colRef(ref) }, base: ref.table };
     }
+    if (!resolved && ranked?.fn && ranked.fn !== 'count') throw new Decline(`${describeFn(ranked.fn)} what? Name the column, e.g. "${ranked.fn === 'avg' ? 'average' : ranked.fn} of <column>"`);
     if (!resolved) throw new Decline('I could not tell what to count or measure');
     if (d.when && !resolved.measure.column && (m?.fn === 'min' || m?.fn === 'max')) {
       resolved = { measure: { fn: m.fn, column: colRef(dateOf(resolved.base, ctx, d)) }, base: resolved.base };

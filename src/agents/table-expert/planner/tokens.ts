@@ -86,8 +86,11 @@ export function tokenizeQuestion(question: string, vocab: Vocabulary): QToken[] 
       const verb = VERB_HINTS.get(slice.map((x) => x.raw.toLowerCase()).join(' '));
       let tok: QToken | undefined;
       // "may" is a month only next to a year or a day number
+      const prev = out[out.length - 1];
+      // "sum of total": after an aggregate word, a column named like a keyword is the column
+      const columnNamedLikeKeyword = kw && meanings?.some((m) => m.kind === 'column' && m.strength >= 3) && prev?.t === 'kw' && ['count', 'sum', 'avg', 'min', 'max', 'median'].includes(prev.kw);
       if (month !== undefined && !(phrase === 'may' && numberOf(ws[i + 1]?.raw ?? '') === undefined)) tok = { t: 'month', month, text: raw, used: false };
-      else if (kw) tok = { t: 'kw', kw, text: raw, used: false };
+      else if (kw && !columnNamedLikeKeyword) tok = { t: 'kw', kw, text: raw, used: false };
       else if (unit) tok = { t: 'time', unit, text: raw, used: false };
       else if (meanings) tok = { t: 'schema', meanings, plural: slice.some((x) => x.lemma !== x.raw.toLowerCase() && /s$/i.test(x.raw)), text: raw, used: false };
       else if (verb) tok = { t: 'verb', tables: verb, text: raw, used: false };
