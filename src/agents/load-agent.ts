@@ -4,17 +4,19 @@ import type { AgentConfig, Config } from '../config/index.js';
 import type { AgentDefinition } from './sdk/agent.js';
 import { echoAgent } from './echo/index.js';
 import { conformanceAgent } from './conformance/index.js';
-import { tableExpertFromConfig } from './table-expert/index.js';
 
 /** What a built-in needs from the rest of the configuration to build itself. */
-type BuiltinFactory = (agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>) => AgentDefinition;
+type BuiltinFactory = (agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>) => AgentDefinition | Promise<AgentDefinition>;
 
 const BUILTINS: Record<NonNullable<AgentConfig['builtin']>, BuiltinFactory> = {
   echo: () => echoAgent,
   conformance: () => conformanceAgent,
-  // Options are validated here (ConfigError naming agents[i].options.<key>); the data opens on first use.
-  'table-expert': (agent, config) =>
-    tableExpertFromConfig(agent, { index: Math.max(0, config.agents.findIndex((a) => a.id === agent.id)), baseDir: config.baseDir, dataDir: config.server.dataDir }),
+  // Imported on demand: a server without the Table Expert never parses its modules. Options are
+  // validated here (ConfigError naming agents[i].options.<key>); the data opens on first use.
+  'table-expert': async (agent, config) => {
+    const { tableExpertFromConfig } = await import('./table-expert/index.js');
+    return tableExpertFromConfig(agent, { index: Math.max(0, config.agents.findIndex((a) => a.id === agent.id)), baseDir: config.baseDir, dataDir: config.server.dataDir });
+  },
 };
 
 export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>): Promise<AgentDefinition> {
