@@ -161,6 +161,30 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
       await A.start();
     }));
 
+  it('hands a resumable task over at a graceful stop (rolling restart) without waiting for the lease to lapse', () =>
+    withLogs(async () => {
+      const task = await sendNonBlocking(A, 'resumable', 'slow 30');
+      await waitFor(() => agentLogFor(agentLog, task.id).some((l) => l.event === 'step' && l.step! >= 3), {
+        timeoutMs: 5_000,
+        what: `task ${task.id} to take 3 steps`,
+      });
+      const stoppedPid = A.pid;
+      const stoppingAt = Date.now();
+      await A.stop(10_000);
+      const resumedLine = await waitFor(() => agentLogFor(agentLog, task.id).find((l) => l.event === 'resumed'), {
+        timeoutMs: RECOVERY_BOUND_MS + 3_000,
+        what: `task ${task.id} to be resumed after A stopped`,
+      });
+      expect(resumedLine.pid).not.toBe(stoppedPid);
+      // Released, not expired: picked up by the next sweep after the stop, well inside the lease TTL.
+      expect(resumedLine.at - stoppingAt, 'resumed before the lease would have lapsed').toBeLessThan(LEASE_TTL_MS);
+      const done = await waitForState(B, 'resumable', task.id, 'TASK_STATE_COMPLETED', 10_000);
+      const parts = done.artifacts.flatMap((a: { parts: Array<{ text: string }> }) => a.parts.map((p) => p.text));
+      expect(parts, 'each chunk exactly once, in order, across the two runs').toEqual(Array.from({ length: 30 }, (_, i) => `chunk ${i + 1}`));
+      expect(orderProblem(await eventLog(C, 'resumable', task.id))).toBeUndefined();
+      await A.start();
+    }));
+
   it('keeps a stream on B of a task on A going without gaps across a Redis restart', () =>
     withLogs(async () => {
       const task = await sendNonBlocking(A, 'work', 'slow 40');

@@ -6,7 +6,7 @@
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import type { AgentEvent } from '../../agents/sdk/agent.js';
 import { toParts } from '../../agents/sdk/agent.js';
-import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
+import { A2AError, invalidParams, toA2AError } from '../../protocol/a2a/errors.js';
 import {
   isInterrupted,
   isTerminal,
@@ -509,7 +509,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
         this.d.log.error({ err: e, taskId: run.taskId }, 'commit failed');
         // Nothing more of this run can be stored: stop it and tell whoever waits on it.
         run.cancel();
-        obs?.onEnd(new A2AError('Internal', 'The task could not be stored'));
+        obs?.onEnd(storeFailure(e));
       },
     );
   }
@@ -802,7 +802,16 @@ export class TaskService implements A2AHandler, AgentRunHost {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([this.keeper?.stop(), this.sweeper?.stop()]);
+    const handOver: Promise<void>[] = [];
     for (const run of [...this.runs]) {
+      const live = this.live.get(run.taskId);
+      if (this.d.cluster && run.definition.resumable && run.hasTask && !run.finished && live?.committed) {
+        // A rolling restart: another replica resumes the task as soon as this lease is released.
+        run.finished = true;
+        run.cancel();
+        handOver.push(this.handOver(live));
+        continue;
+      }
       // A task cut off by shutdown must not stay WORKING: it ends FAILED with a reason.
       if (run.hasTask && !run.finished) {
         this.onAgentEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: 'The server stopped while this task was running; send the request again.' });
@@ -811,7 +820,20 @@ export class TaskService implements A2AHandler, AgentRunHost {
     }
     await Promise.all([...this.live.values()].map((l) => l.lastCommit?.catch(() => {})));
     await this.d.committer.flush();
+    await Promise.all(handOver);
     for (const q of [...this.streams]) q.end();
+  }
+
+  /** Releases the lease of a resumable task this replica stops running, once its commits are in. */
+  private async handOver(live: LiveTask): Promise<void> {
+    await live.lastCommit?.catch(() => {});
+    try {
+      await this.d.store.releaseLease(live.task.id, this.d.cluster!.replicaId);
+      this.d.log.info({ taskId: live.task.id }, 'released a resumable task for another replica');
+    } catch (err) {
+      // Its lease expires instead; recovery then waits for the TTL.
+      this.d.log.warn({ err, taskId: live.task.id }, 'could not release the lease of a resumable task');
+    }
   }
 
   // ---------------------------------------------------------------- distributed mode
@@ -941,6 +963,12 @@ interface RunObserver {
   onCommitted(): void;
   /** `task`: the task once the run's last commit is durable */
   onEnd(err?: Error, task?: Task): void;
+}
+
+/** A commit that failed: Unavailable (503, retry) when the store is unreachable, else Internal. */
+function storeFailure(err: unknown): A2AError {
+  const e = toA2AError(err);
+  return e.kind === 'Unavailable' ? e : new A2AError('Internal', 'The task could not be stored');
 }
 
 const NO_OBSERVER: RunObserver = { onMessage: () => {}, onCommitted: () => {}, onEnd: () => {} };

@@ -164,6 +164,11 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
     options: `-c search_path=${schema}`,
     types: { getTypeParser: typeParser as pg.CustomTypesConfig['getTypeParser'] },
   });
+  // A connection the server drops (restart, failover, idle timeout) is reported as an 'error' event
+  // on the pool or on the client; unheard, Node would end the process. The pool replaces the
+  // connection, and the query that was running fails on its own with the same cause.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return new PostgresStore(db, schema, describePostgres(opts.connectionString, schema));
 }
