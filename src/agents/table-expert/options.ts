@@ -98,7 +98,7 @@ const limitsSchema = z
     memoryLimit: byteSize(16 * 1024 * 1024).default(512 * 1024 * 1024),
     threads: integer(1, 64).default(2),
     /** queries running at once; each holds a libuv thread while it runs */
-    maxConcurrentQueries: integer(1, 16).default(2),
+    maxConcurrentQueries: integer(1, 16).default(3),
     maxSqlChars: integer(10, 1_000_000).default(20_000),
     /** longer cell strings are cut in results */
     maxCellChars: integer(16, 1_000_000).default(2_000),

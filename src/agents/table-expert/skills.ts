@@ -164,13 +164,15 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
     vocabCache.set(key, { stamp, vocab });
     return vocab;
   };
-  const usecasesOf = (sqlTables: TableProfile[]) => [...new Set(sqlTables.map((p) => p.usecase))].sort();
+  const usecasesOf = (sqlTables: ReadonlyArray<{ usecase: string }>) => [...new Set(sqlTables.map((p) => p.usecase))].sort();
 
   const runQuery = async (sql: string, ctx: SkillContext, maxRows: number, question?: string): Promise<QueryOutput> => {
-    const { e, profiles } = await open(ctx);
+    const e = await engine();
+    await e.refresh();
     const result = await e.query(sql, { maxRows, ...(ctx.scope ? { scope: ctx.scope } : {}), ...(ctx.signal ? { signal: ctx.signal } : {}) });
-    const used = profiles.filter((p) => new RegExp(`\\b${p.name}\\b`, 'i').test(result.sql));
-    const item = saved.save(result.sql, usecasesOf(used.length ? used : profiles), question);
+    const tables = e.listTables(ctx.scope);
+    const used = tables.filter((p) => new RegExp(`\\b${p.name}\\b`, 'i').test(result.sql));
+    const item = saved.save(result.sql, usecasesOf(used.length ? used : tables), question);
     const chart = chartSpec(result);
     return { sql: result.sql, result, resultId: formatId({ kind: 'result', hash: item.hash }), markdown: summarize(result), ...(chart ? { chart } : {}) };
   };

@@ -13,9 +13,13 @@ export interface Relation {
   to: { table: string; column: string };
 }
 
+const FINGERPRINT_TTL_MS = 2_000;
+
 export class Catalog {
   private readonly cache = new Map<string, { fingerprint: string; profile: TableProfile }>();
   private readonly inflight = new Map<string, Promise<TableProfile>>();
+  /** fingerprints looked at within the last FINGERPRINT_TTL_MS (a stat per file per call adds up) */
+  private readonly seen = new Map<string, { fingerprint: string; at: number }>();
 
   constructor(readonly engine: TableEngine) {}
 
@@ -24,12 +28,18 @@ export class Catalog {
     await this.engine.refresh(fresh);
     const tables = this.engine.listTables(scope).filter((t) => !only || t.name === only.toLowerCase());
     const out: TableProfile[] = [];
-    for (const t of tables) out.push(await this.profile(t.name, signal));
+    for (const t of tables) out.push(await this.profile(t.name, signal, fresh));
     return out;
   }
 
-  private async profile(name: string, signal?: AbortSignal): Promise<TableProfile> {
-    const fingerprint = await this.engine.fingerprint(name);
+  private async profile(name: string, signal?: AbortSignal, fresh = false): Promise<TableProfile> {
+    const recent = this.seen.get(name);
+    let fingerprint: string;
+    if (!fresh && recent && Date.now() - recent.at < FINGERPRINT_TTL_MS) fingerprint = recent.fingerprint;
+    else {
+      fingerprint = await this.engine.fingerprint(name);
+      this.seen.set(name, { fingerprint, at: Date.now() });
+    }
     const cached = this.cache.get(name);
     const info = this.engine.table(name)!;
     if (cached && cached.fingerprint === fingerprint && sameColumns(cached.profile, info)) return cached.profile;

@@ -80,6 +80,8 @@ class Semaphore {
 }
 
 const REFRESH_EVERY_MS = 2_000;
+/** statements whose parse tree already passed the guard, per scope: repeated queries skip a round trip */
+const GUARD_CACHE_SIZE = 500;
 /** how long past its time limit a statement that ignores interrupts may keep its caller waiting */
 const HARD_STOP_GRACE_MS = 1_000;
 
@@ -87,6 +89,7 @@ export class TableEngine {
   private readonly entries = new Map<string, Entry>();
   private readonly sem: Semaphore;
   private lastRefresh = 0;
+  private readonly guarded = new Map<string, true>();
   private refreshing?: Promise<void>;
   private closed = false;
 
@@ -161,7 +164,11 @@ export class TableEngine {
           this.add(t.name, i, { kind: 'files', file: t });
         }
       }
-      for (const e of this.entries.values()) await this.readColumns(conn, e);
+      for (const e of this.entries.values()) {
+        await this.readColumns(conn, e);
+        e.fingerprint = await this.fingerprint(e.info.name);
+      }
+      this.lastRefresh = Date.now();
     } finally {
       conn.closeSync();
     }
@@ -279,9 +286,15 @@ export class TableEngine {
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryResult & { sql: string }> {
     const text = checkSqlText(sql, this.limits);
     return this.withConnection(opts, async (conn) => {
-      const serialized = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [text]);
       const tables = new Set(this.listTables(opts.scope).map((t) => t.name.toLowerCase()));
-      checkSqlAst(String(serialized.getRows()[0]?.[0] ?? ''), { tables, fileRoots: this.fileRoots(opts.scope) });
+      // The verdict depends on the statement and on what the caller may read; nothing else.
+      const key = `${[...tables].sort().join(',')}\u0000${text}`;
+      if (!this.guarded.has(key)) {
+        const serialized = await conn.runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [text]);
+        checkSqlAst(String(serialized.getRows()[0]?.[0] ?? ''), { tables, fileRoots: this.fileRoots(opts.scope) });
+        this.guarded.set(key, true);
+        if (this.guarded.size > GUARD_CACHE_SIZE) this.guarded.delete(this.guarded.keys().next().value!);
+      }
       let prepared;
       try {
         prepared = await conn.prepare(text);
