@@ -90,6 +90,8 @@ export class TableEngine {
   private readonly sem: Semaphore;
   private lastRefresh = 0;
   private readonly guarded = new Map<string, true>();
+  /** idle connections, reused: at most maxConcurrentQueries exist, each runs one statement at a time */
+  private readonly idle: DuckDBConnection[] = [];
   private refreshing?: Promise<void>;
   private closed = false;
 
@@ -305,7 +307,11 @@ export class TableEngine {
         prepared.destroySync();
         throw new QueryRejectedError('not_select', 'only a SELECT statement is allowed');
       }
-      return { ...(await this.read(() => prepared.streamAndReadUntil((opts.maxRows ?? this.limits.maxRows) + 1), opts)), sql: text };
+      try {
+        return { ...(await this.read(() => prepared.streamAndReadUntil((opts.maxRows ?? this.limits.maxRows) + 1), opts)), sql: text };
+      } finally {
+        prepared.destroySync();
+      }
     });
   }
 
@@ -331,7 +337,7 @@ export class TableEngine {
     const release = await this.sem.acquire();
     let conn: DuckDBConnection;
     try {
-      conn = await this.db.connect();
+      conn = this.idle.pop() ?? (await this.db.connect());
     } catch (e) {
       release();
       throw e;
@@ -347,7 +353,8 @@ export class TableEngine {
     const work = fn(conn).finally(() => {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
-      conn.closeSync();
+      if (this.closed) conn.closeSync();
+      else this.idle.push(conn);
       // The slot frees when DuckDB is really done, not when the caller stops waiting.
       release();
     });
@@ -396,6 +403,7 @@ export class TableEngine {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    for (const c of this.idle.splice(0)) c.closeSync();
     try {
       this.db.closeSync();
     } catch {
