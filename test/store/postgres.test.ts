@@ -67,6 +67,35 @@ describeStoreContract(
 );
 
 describe('postgres store specifics', () => {
+  it('migrates while other schemas are created and dropped around it (a shared database)', async () => {
+    // Kysely's migrator introspects every schema; a concurrent DROP SCHEMA must not fail our start.
+    const churn = new pg.Client({ connectionString: url });
+    await churn.connect();
+    let stop = false;
+    const loop = (async () => {
+      for (let i = 0; !stop; i++) {
+        const name = `${run}_churn_${i}`;
+        await churn.query(`create schema "${name}"; create table "${name}".t (a int, b text, c numeric(8,2))`);
+        await churn.query(`drop schema "${name}" cascade`);
+      }
+    })();
+    try {
+      for (let i = 0; i < 8; i++) {
+        const store = await openPostgresStore({ connectionString: url, schema: freshSchema(), connectionTimeoutMs: 5000 });
+        try {
+          await store.migrate();
+          expect((await store.migrationStatus()).pending).toEqual([]);
+        } finally {
+          await store.close();
+        }
+      }
+    } finally {
+      stop = true;
+      await loop;
+      await churn.end();
+    }
+  }, 60_000);
+
   it('creates its tables in its own schema', async () => {
     const schema = freshSchema();
     const store = await openPostgresStore({ connectionString: url, schema });

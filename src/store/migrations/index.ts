@@ -81,7 +81,14 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectNa
     provider: new InCodeMigrationProvider(dialect),
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  let { error, results } = await migrator.migrateToLatest();
+  // Kysely's Migrator looks for its tables by introspecting every table of every schema; a schema
+  // dropped by someone else at that moment fails the catalog query (3F000) before anything was
+  // applied. The migrator's lock makes a retry safe.
+  for (let attempt = 1; error && attempt < 5 && isOtherSchemaRace(error, schema); attempt++) {
+    await new Promise((r) => setTimeout(r, 50 * attempt));
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     // A newer replica may have migrated between the check above and the migrator's lock.
     const after = await migrationStatus(db, dialect, schema).catch(() => undefined);
@@ -92,6 +99,11 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectNa
     });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+function isOtherSchemaRace(error: unknown, ours: string | undefined): boolean {
+  const e = error as { code?: unknown; message?: unknown };
+  return e?.code === '3F000' && typeof e.message === 'string' && !(ours !== undefined && e.message.includes(`"${ours}"`));
 }
 
 function quoteIdent(name: string): string {
