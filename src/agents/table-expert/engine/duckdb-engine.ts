@@ -9,15 +9,15 @@
  * so servers that never ask the Table Expert anything never load DuckDB.
  */
 import path from 'node:path';
-import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBResultReader } from '@duckdb/node-api';
+import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
 import type { JsonValue } from '../../../protocol/a2a/types.js';
 import type { DatasetSpec, EngineLimits, FileFormat } from '../options.js';
 import { checkSqlAst, checkSqlText, QueryRejectedError } from '../sql/guard.js';
 import { quoteIdent, quoteString } from '../sql/sql-text.js';
-import { QueryError, queryTimeout } from './errors.js';
+import { QueryError } from './errors.js';
 import { fingerprintSqlite, loadPostgres, loadSqlite } from './external-load.js';
 import { datasetRoot, fingerprintFiles, readerSql, resolveFileTables, type FileTable } from './file-sources.js';
-import { toJsonValue } from './values.js';
+import { StatementRunner } from './statement-runner.js';
 
 export interface ColumnInfo {
   name: string;
@@ -62,36 +62,15 @@ type Entry = { info: TableInfo; datasetIndex: number; fingerprint?: string } & (
   | { kind: 'postgres'; loadedAt: number; refreshMs: number }
 );
 
-class Semaphore {
-  private active = 0;
-  private readonly waiters: Array<() => void> = [];
-  constructor(private readonly size: number) {}
-  async acquire(): Promise<() => void> {
-    if (this.active >= this.size) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    this.active++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.active--;
-      this.waiters.shift()?.();
-    };
-  }
-}
-
 const REFRESH_EVERY_MS = 2_000;
 /** statements whose parse tree already passed the guard, per scope: repeated queries skip a round trip */
 const GUARD_CACHE_SIZE = 500;
-/** how long past its time limit a statement that ignores interrupts may keep its caller waiting */
-const HARD_STOP_GRACE_MS = 1_000;
 
 export class TableEngine {
   private readonly entries = new Map<string, Entry>();
-  private readonly sem: Semaphore;
+  private readonly runner: StatementRunner;
   private lastRefresh = 0;
   private readonly guarded = new Map<string, true>();
-  /** idle connections, reused: at most maxConcurrentQueries exist, each runs one statement at a time */
-  private readonly idle: DuckDBConnection[] = [];
   private refreshing?: Promise<void>;
   private closed = false;
 
@@ -103,7 +82,7 @@ export class TableEngine {
     /** per file dataset: the folder or file DuckDB may read */
     private readonly roots: ReadonlyMap<number, { root: string; isDir: boolean; folder: boolean }>,
   ) {
-    this.sem = new Semaphore(limits.maxConcurrentQueries);
+    this.runner = new StatementRunner(db, limits, (m) => this.clean(m));
   }
 
   static async open(datasets: readonly DatasetSpec[], limits: EngineLimits): Promise<TableEngine> {
@@ -287,7 +266,7 @@ export class TableEngine {
   /** Runs a statement from outside: guarded, limited, scoped to the caller's usecases. */
   async query(sql: string, opts: QueryOptions = {}): Promise<QueryResult & { sql: string }> {
     const text = checkSqlText(sql, this.limits);
-    return this.withConnection(opts, async (conn) => {
+    return this.runner.withConnection(opts, async (conn) => {
       const tables = new Set(this.listTables(opts.scope).map((t) => t.name.toLowerCase()));
       // The verdict depends on the statement and on what the caller may read; nothing else.
       const key = `${[...tables].sort().join(',')}\u0000${text}`;
@@ -308,7 +287,7 @@ export class TableEngine {
         throw new QueryRejectedError('not_select', 'only a SELECT statement is allowed');
       }
       try {
-        return { ...(await this.read(() => prepared.streamAndReadUntil((opts.maxRows ?? this.limits.maxRows) + 1), opts)), sql: text };
+        return { ...(await this.runner.read(() => prepared.streamAndReadUntil((opts.maxRows ?? this.limits.maxRows) + 1), opts)), sql: text };
       } finally {
         prepared.destroySync();
       }
@@ -317,8 +296,8 @@ export class TableEngine {
 
   /** Runs SQL the agent wrote itself (profiles, search, the planner's statements after the guard). */
   async internal(sql: string, opts: QueryOptions & { params?: Array<string | number | boolean | null> } = {}): Promise<QueryResult> {
-    return this.withConnection(opts, (conn) =>
-      this.read(() => (opts.params ? conn.streamAndReadUntil(sql, (opts.maxRows ?? this.limits.maxRows) + 1, opts.params) : conn.streamAndReadUntil(sql, (opts.maxRows ?? this.limits.maxRows) + 1)), opts),
+    return this.runner.withConnection(opts, (conn) =>
+      this.runner.read(() => (opts.params ? conn.streamAndReadUntil(sql, (opts.maxRows ?? this.limits.maxRows) + 1, opts.params) : conn.streamAndReadUntil(sql, (opts.maxRows ?? this.limits.maxRows) + 1)), opts),
     );
   }
 
@@ -332,67 +311,6 @@ export class TableEngine {
     return roots;
   }
 
-  private async withConnection<T>(opts: QueryOptions, fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
-    if (this.closed) throw new QueryError('unavailable', 'the Table Expert is shutting down');
-    const release = await this.sem.acquire();
-    let conn: DuckDBConnection;
-    try {
-      conn = this.idle.pop() ?? (await this.db.connect());
-    } catch (e) {
-      release();
-      throw e;
-    }
-    const timeoutMs = opts.timeoutMs ?? this.limits.timeoutMs;
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      conn.interrupt();
-    }, timeoutMs);
-    const onAbort = () => conn.interrupt();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    const work = fn(conn).finally(() => {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      if (this.closed) conn.closeSync();
-      else this.idle.push(conn);
-      // The slot frees when DuckDB is really done, not when the caller stops waiting.
-      release();
-    });
-    let hardStop: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      hardStop = setTimeout(() => reject(queryTimeout(timeoutMs)), timeoutMs + HARD_STOP_GRACE_MS);
-    });
-    try {
-      return await Promise.race([work, deadline]);
-    } catch (e) {
-      if (e instanceof QueryRejectedError || e instanceof QueryError) throw e;
-      if (timedOut) throw queryTimeout(timeoutMs);
-      if (opts.signal?.aborted) throw new QueryError('canceled', 'the query was canceled');
-      const message = (e as Error).message ?? String(e);
-      if (/out of memory/i.test(message)) throw new QueryError('memory', `the query needed more than the memory limit (${Math.round(this.limits.memoryLimit / 1048576)} MiB)`);
-      if (/interrupt/i.test(message)) throw queryTimeout(timeoutMs);
-      throw new QueryError('sql_error', this.clean(message));
-    } finally {
-      clearTimeout(hardStop);
-      work.catch(() => {});
-    }
-  }
-
-  private async read(start: () => Promise<DuckDBResultReader>, opts: QueryOptions): Promise<QueryResult> {
-    const maxRows = opts.maxRows ?? this.limits.maxRows;
-    const t0 = performance.now();
-    const reader = await start();
-    const columns: ColumnInfo[] = [];
-    const typeIds: number[] = [];
-    for (let i = 0; i < reader.columnCount; i++) {
-      columns.push({ name: reader.columnName(i), type: reader.columnType(i).toString() });
-      typeIds.push(reader.columnTypeId(i));
-    }
-    const all = reader.getRowsJson();
-    const rows = all.slice(0, maxRows).map((r) => r.map((v, i) => toJsonValue(v, typeIds[i]!, this.limits.maxCellChars)));
-    return { columns, rows, rowCount: rows.length, truncated: all.length > maxRows, elapsedMs: Math.round(performance.now() - t0) };
-  }
-
   /** DuckDB's message without the server's own paths. */
   private clean(message: string): string {
     let out = message;
@@ -403,7 +321,7 @@ export class TableEngine {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const c of this.idle.splice(0)) c.closeSync();
+    this.runner.close();
     try {
       this.db.closeSync();
     } catch {

@@ -14,9 +14,6 @@ export interface FileTable {
   /** what DuckDB reads: a file path or a glob */
   location: string;
   format: FileFormat;
-  /** the folder or file DuckDB may read (its sandbox allow-list) */
-  root: string;
-  rootIsDir: boolean;
 }
 
 const GLOB_CHARS = /[*?[{]/;
@@ -52,12 +49,9 @@ export async function datasetRoot(location: string): Promise<{ root: string; isD
 /** The tables of one `path:` dataset. Throws with a message that can follow the option's key path. */
 export async function resolveFileTables(datasetName: string, location: string, format: FileFormat | undefined): Promise<FileTable[]> {
   if (GLOB_CHARS.test(location)) {
-    const segments = location.split(path.sep);
-    const firstGlob = segments.findIndex((s) => GLOB_CHARS.test(s));
-    const root = segments.slice(0, firstGlob).join(path.sep) || path.sep;
     const fmt = format ?? formatOf(location);
     if (!fmt) throw new Error(`cannot tell the format of ${location}; set format: csv | parquet | json`);
-    return [{ name: datasetName, location, format: fmt, root, rootIsDir: true }];
+    return [{ name: datasetName, location, format: fmt }];
   }
   let info;
   try {
@@ -68,7 +62,7 @@ export async function resolveFileTables(datasetName: string, location: string, f
   if (info.isFile()) {
     const fmt = format ?? formatOf(location);
     if (!fmt) throw new Error(`cannot tell the format of ${location}; set format: csv | parquet | json`);
-    return [{ name: datasetName, location, format: fmt, root: location, rootIsDir: false }];
+    return [{ name: datasetName, location, format: fmt }];
   }
   if (!info.isDirectory()) throw new Error(`not a file or folder: ${location}`);
   const entries = (await readdir(location, { withFileTypes: true })).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort();
@@ -81,7 +75,7 @@ export async function resolveFileTables(datasetName: string, location: string, f
     const clash = seen.get(name);
     if (clash) throw new Error(`${clash} and ${entry} in ${location} would both be table "${name}"`);
     seen.set(name, entry);
-    tables.push({ name, location: path.join(location, entry), format: fmt, root: location, rootIsDir: true });
+    tables.push({ name, location: path.join(location, entry), format: fmt });
   }
   return tables;
 }

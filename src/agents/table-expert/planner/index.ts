@@ -7,6 +7,7 @@
  * "by channel instead", "top 3") refines the previous question.
  */
 import { compilePlan } from './compile.js';
+import { reachable } from './joins.js';
 import { interpret, type Draft } from './interpret.js';
 import { UNSUPPORTED } from './lexicon.js';
 import type { PlanOutcome } from './plan.js';
@@ -115,15 +116,20 @@ function merge(prev: Draft, patch: Draft): Draft {
 
 /** Three questions this schema can answer, to show after a decline. */
 export function hints(vocab: Vocabulary): string[] {
-  const tables = [...vocab.tables.values()];
+  const words = (name: string) => name.replace(/_/g, ' ');
+  const columns = [...vocab.columns.values()];
+  const tables = [...vocab.tables.values()].sort((a, b) => b.rowCount - a.rowCount);
+  // a money-like measure reads best; then any measure
+  const measure = columns.find((c) => c.role === 'measure' && /(amount|revenue|sales|total|price)/i.test(c.column)) ?? columns.find((c) => c.role === 'measure');
+  const reach = measure ? reachable(measure.table, vocab.relations) : undefined;
+  const near = (t: string) => !reach || (reach.has(t) && !reach.get(t)!.fanout);
+  const category = columns.find((c) => c.role === 'category' && near(c.table)) ?? columns.find((c) => c.role === 'category');
+  const entity = tables.find((t) => t.key && labelColumn(t) && t.name !== measure?.table && near(t.name));
+  const date = columns.find((c) => c.role === 'date' && near(c.table));
   const out: string[] = [];
-  const withKey = tables.find((t) => t.key && labelColumn(t));
-  const category = [...vocab.columns.values()].find((c) => c.role === 'category');
-  const measure = [...vocab.columns.values()].find((c) => c.role === 'measure');
-  const date = [...vocab.columns.values()].find((c) => c.role === 'date');
-  if (tables[0]) out.push(`How many ${tables[0].name.replace(/_/g, ' ')} are there?`);
-  if (measure && category) out.push(`Total ${measure.column.replace(/_/g, ' ')} by ${category.column.replace(/_/g, ' ')}`);
-  if (withKey && measure) out.push(`Top 5 ${withKey.name.replace(/_/g, ' ')} by ${measure.column.replace(/_/g, ' ')}`);
-  else if (date) out.push(`Number of ${date.table.replace(/_/g, ' ')} by month`);
+  if (tables[0]) out.push(`How many ${words(tables[0].name)} are there?`);
+  if (measure && category) out.push(`Total ${words(measure.column)} by ${words(category.column)}`);
+  if (measure && entity) out.push(`Top 5 ${words(entity.name)} by ${words(measure.column)}`);
+  else if (date) out.push(`Number of ${words(date.table)} by month`);
   return out;
 }
