@@ -120,7 +120,7 @@ export function hints(vocab: Vocabulary): string[] {
   const columns = [...vocab.columns.values()];
   const tables = [...vocab.tables.values()].sort((a, b) => b.rowCount - a.rowCount);
   // a money-like measure reads best; then any measure
-  const measure = columns.find((c) => c.role === 'measure' && /(amount|revenue|sales|total|price)/i.test(c.column)) ?? columns.find((c) => c.role === 'measure');
+  const measure = [/(amount|revenue|sales|total)/i, /price/i, /./].map((re) => columns.find((c) => c.role === 'measure' && re.test(c.column))).find(Boolean);
   const reach = measure ? reachable(measure.table, vocab.relations) : undefined;
   const near = (t: string) => !reach || (reach.has(t) && !reach.get(t)!.fanout);
   const category = columns.find((c) => c.role === 'category' && near(c.table)) ?? columns.find((c) => c.role === 'category');
