@@ -107,6 +107,7 @@ async function run(ctx: AgentContext, expert: TableExpert, memory: Map<string, A
         ctx.artifact(fetchParts(await expert.fetch({ id: req.id }, skillCtx)), { name: 'fetch' });
         return ctx.complete();
       case 'query': {
+        ctx.working('Running the query…');
         const out = await expert.query({ sql: req.sql, ...(req.maxRows ? { maxRows: req.maxRows } : {}) }, skillCtx);
         ctx.artifact(queryParts(out), { name: 'result', metadata: { skill: 'query', resultId: out.resultId } });
         return ctx.complete();

@@ -2,7 +2,9 @@
  * describe, search, fetch and query over A2A (real HTTP), the message shapes that select them,
  * and the sample: generated on first use only, deterministic, profiles matching the generated rows.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateRetailSample } from '../../../src/agents/table-expert/sample/retail.js';
 import { rpc, userMessage, type TestServer } from '../../support/server.js';
@@ -142,6 +144,33 @@ describe('Table Expert skills over A2A (retail sample)', () => {
     expect(kinds).toContain('artifactUpdate');
     expect(events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
     expect(events.some((e) => e.statusUpdate?.status.state === 'TASK_STATE_WORKING')).toBe(true);
+  });
+});
+
+describe('cancelling a task', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'te-cancel-'));
+    writeFileSync(path.join(dir, 'tiny.csv'), 'a\n1\n');
+    // one statement at a time and a long time limit: only the interrupt can free the slot quickly
+    s = await startTableExpert({ datasets: [{ name: 'tiny', path: path.join(dir, 'tiny.csv') }], limits: { timeoutMs: '60s', maxConcurrentQueries: 1 } });
+  });
+  afterAll(async () => s?.stop());
+
+  it('interrupts its running statement', async () => {
+    const url = `${s.http}/a2a/table-expert`;
+    const started = await rpc(url, 'SendMessage', {
+      message: { ...userMessage(''), parts: [{ data: { skill: 'query', sql: 'SELECT count(*) FROM range(1000000) a, range(1000000) b' } }] },
+      configuration: { returnImmediately: true },
+    });
+    const id = started.body.result.task.id;
+    await new Promise((r) => setTimeout(r, 200));
+    const canceled = await rpc(url, 'CancelTask', { id });
+    expect(canceled.body.result.status.state).toBe('TASK_STATE_CANCELED');
+    const t0 = Date.now();
+    const next = await send(s, { skill: 'query', sql: 'SELECT count(*) AS n FROM tiny' });
+    expect(next.data.rows).toEqual([[1]]);
+    expect(Date.now() - t0).toBeLessThan(5_000);
   });
 });
 

@@ -35,7 +35,10 @@ export function summarize(result: QueryResult, interpretation?: string): string 
   else {
     const measureAt = lastNumeric(result);
     const labelAt = result.columns.findIndex((c, i) => i !== measureAt && !isNumeric(c.type));
-    if (measureAt >= 0 && labelAt >= 0 && result.rows.length > 1) {
+    if (measureAt >= 0 && labelAt >= 0 && result.rows.length === 1) {
+      const r = result.rows[0]!;
+      lines.push(`**${formatValue(r[labelAt])}** (${formatValue(r[measureAt])})${about}.`);
+    } else if (measureAt >= 0 && labelAt >= 0 && result.rows.length > 1) {
       const top = result.rows.slice(0, 3).map((r) => `**${formatValue(r[labelAt])}** (${formatValue(r[measureAt])})`);
       lines.push(`${result.rowCount}${result.truncated ? '+' : ''} rows${about}. First: ${top.join(', ')}.`);
     } else lines.push(`${result.rowCount}${result.truncated ? '+' : ''} row${result.rowCount === 1 ? '' : 's'}${about}.`);

@@ -139,8 +139,9 @@ export function compilePlan(plan: Plan, vocab: Vocabulary, maxRows: number): Com
 
 function interpret(plan: Plan): string {
   const out: string[] = [];
+  const measures = plan.measures.map((m) => (m.column ? `${m.fn === 'count_distinct' ? 'distinct count' : m.fn} of ${m.column.table}.${m.column.column}` : `number of ${plan.base}`)).join(', ');
   if (plan.shape === 'aggregate') {
-    out.push(plan.measures.map((m) => (m.column ? `${m.fn === 'count_distinct' ? 'distinct count' : m.fn} of ${m.column.table}.${m.column.column}` : `number of ${plan.base}`)).join(', '));
+    out.push(measures);
     if (plan.groups.length) {
       out.push(
         `by ${plan.groups.map((g) => (g.kind === 'entity' ? singular(g.table) : g.kind === 'time' ? `${g.unit} of ${g.column.table}.${g.column.column}` : `${g.column.table}.${g.column.column}`)).join(' and ')}`,
@@ -150,8 +151,8 @@ function interpret(plan: Plan): string {
   else out.push(`rows of ${plan.base}`);
   if (plan.filters.length) out.push(`where ${plan.filters.map(describeFilter).join(' and ')}`);
   if (plan.order && plan.limit !== undefined) {
-    const by = plan.order.by === 'measure' ? 'the measure' : plan.order.by === 'group' ? 'the group' : `${plan.order.by.table}.${plan.order.by.column}`;
-    out.push(`${plan.order.dir === 'desc' ? 'highest' : 'lowest'} ${plan.limit} by ${by}`);
+    const by = plan.order.by === 'measure' ? measures : plan.order.by === 'group' ? 'the group' : `${plan.order.by.table}.${plan.order.by.column}`;
+    out.push(`${plan.order.dir === 'desc' ? 'top' : 'bottom'} ${plan.limit} by ${by}`);
   }
   if (plan.share) out.push('with each share of the total');
   return out.join(', ');
