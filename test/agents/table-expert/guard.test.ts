@@ -210,5 +210,6 @@ describe('query guard: the token stage', () => {
     expect(reject('SELECT 1;;')).toBe('accepted');
     expect(reject('(SELECT 1) UNION (SELECT 2)')).toBe('accepted');
     expect(reject('FROM orders SELECT count(*)')).toBe('accepted');
+    expect(reject('SELECT * RENAME (a AS b) EXCLUDE (c) FROM t')).toBe('accepted');
   });
 });

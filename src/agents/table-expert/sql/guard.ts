@@ -39,7 +39,7 @@ const START_WORDS = new Set(['select', 'with', 'from', 'values']);
 
 /** Statements and clauses that change data, configuration or the database, or leave the sandbox. */
 const FORBIDDEN_WORDS = new Set([
-  'insert', 'update', 'delete', 'merge', 'upsert', 'create', 'drop', 'alter', 'truncate', 'rename',
+  'insert', 'update', 'delete', 'merge', 'upsert', 'create', 'drop', 'alter', 'truncate',
   'attach', 'detach', 'copy', 'export', 'import', 'install', 'load', 'force', 'pragma', 'set', 'reset',
   'call', 'checkpoint', 'vacuum', 'analyze', 'grant', 'revoke', 'begin', 'commit', 'rollback', 'abort',
   'transaction', 'use', 'prepare', 'execute', 'deallocate', 'comment', 'describe', 'show', 'summarize',
