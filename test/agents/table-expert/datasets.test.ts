@@ -3,7 +3,7 @@
  * PostgreSQL tables (loaded through our own drivers), read-only; profiles refreshed when files
  * change; usecase scopes; and option errors that name the key.
  */
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { startTestServer, type TestServer } from '../../support/server.js';
 import { send, startTableExpert } from './helpers.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'te-datasets-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const csv = (rows: number) => ['id,city,amount,day', ...Array.from({ length: rows }, (_, i) => `${i + 1},${i % 2 ? 'Oslo' : 'Lima'},${(i + 1) * 1.5},2024-01-${String((i % 28) + 1).padStart(2, '0')}`)].join('\n') + '\n';
 
 describe('file datasets', () => {

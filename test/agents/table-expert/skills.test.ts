@@ -2,7 +2,7 @@
  * describe, search, fetch and query over A2A (real HTTP), the message shapes that select them,
  * and the sample: generated on first use only, deterministic, profiles matching the generated rows.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,13 +149,16 @@ describe('Table Expert skills over A2A (retail sample)', () => {
 
 describe('cancelling a task', () => {
   let s: TestServer;
+  const dir = mkdtempSync(path.join(tmpdir(), 'te-cancel-'));
   beforeAll(async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'te-cancel-'));
     writeFileSync(path.join(dir, 'tiny.csv'), 'a\n1\n');
     // one statement at a time and a long time limit: only the interrupt can free the slot quickly
     s = await startTableExpert({ datasets: [{ name: 'tiny', path: path.join(dir, 'tiny.csv') }], limits: { timeoutMs: '60s', maxConcurrentQueries: 1 } });
   });
-  afterAll(async () => s?.stop());
+  afterAll(async () => {
+    await s?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
 
   it('interrupts its running statement', async () => {
     const url = `${s.http}/a2a/table-expert`;
