@@ -25,7 +25,10 @@ import {
 
 export type { Config } from './config.js';
 
-export const DEFAULT_AGENTS = [{ id: 'echo', builtin: 'echo' as const }];
+export const DEFAULT_AGENTS = [
+  { id: 'echo', builtin: 'echo' as const },
+  { id: 'table-expert', builtin: 'table-expert' as const },
+];
 export const BUILTIN_AGENTS = ['echo', 'conformance', 'table-expert'] as const;
 
 const grpcSchema = z

@@ -87,7 +87,9 @@ describe('agentport (in-process)', () => {
     expect(server.started[0]?.server).toMatchObject({ port: 0, logLevel: 'warn', dataDir: path.join(cwd, 'state'), grpc: { port: 0 } });
     expect(io.err).toContain('http://127.0.0.1:41000');
     expect(io.err).toContain('127.0.0.1:41001');
-    expect(io.err).toContain('echo  http://127.0.0.1:41000/a2a/echo/.well-known/agent-card.json');
+    // Agent ids are padded to the longest (the default demo agents: echo and table-expert).
+    expect(io.err).toMatch(/echo +http:\/\/127\.0\.0\.1:41000\/a2a\/echo\/\.well-known\/agent-card\.json/);
+    expect(io.err).toMatch(/table-expert +http:\/\/127\.0\.0\.1:41000\/a2a\/table-expert\/\.well-known\/agent-card\.json/);
     expect(io.err).toContain('http://127.0.0.1:41000/.well-known/agent-card.json (echo)');
     expect(io.err).toContain(path.join(cwd, 'state'));
   });

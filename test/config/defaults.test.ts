@@ -34,6 +34,7 @@ describe('loadConfig without a file', () => {
     expect(config.bus).toEqual({ driver: 'in-process' });
     expect(config.agents).toEqual([
       { id: 'echo', builtin: 'echo', card: {}, extendedCard: true, skills: {}, requiredExtensions: [], options: {} },
+      { id: 'table-expert', builtin: 'table-expert', card: {}, extendedCard: true, skills: {}, requiredExtensions: [], options: {} },
     ]);
     expect(config.primaryAgent).toBe('echo');
     expect(config.auth).toEqual({ apiKeys: [], extendedCard: true, anonymousExtendedCard: false });
@@ -46,7 +47,7 @@ describe('loadConfig without a file', () => {
     const file = writeFile(dir, 'agentport.yaml', '# nothing yet\n');
     const config = loadConfig({ file, env: {} });
     expect(config.file).toBe(file);
-    expect(config.agents.map((a) => a.id)).toEqual(['echo']);
+    expect(config.agents.map((a) => a.id)).toEqual(['echo', 'table-expert']);
   });
 });
 
