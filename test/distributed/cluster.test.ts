@@ -211,6 +211,25 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
       }
     }));
 
+  it('runs one executor at a time for a task whose follow-ups arrive on two replicas at once', () =>
+    withLogs(async () => {
+      const asked = await sendBlocking(A, 'work', 'ask');
+      created.set(asked.id, 'work');
+      expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      const follow = { taskId: asked.id, contextId: asked.contextId };
+      // Both replicas try to take the idle task at once: one claims it and runs the follow-up, the
+      // other forwards its message to the executor that is now running.
+      await Promise.all([sendNonBlocking(B, 'work', 'slow 5', follow), sendNonBlocking(C, 'work', 'slow 5', follow)]);
+      const done = await waitForState(A, 'work', asked.id, 'TASK_STATE_COMPLETED', 10_000);
+      const lines = agentLogFor(agentLog, asked.id).filter((l) => l.event === 'start');
+      expect(lines.map((l) => l.text), 'one run for the ask, one for the follow-ups').toEqual(['ask', 'slow 5']);
+      const parts = done.artifacts.flatMap((x: { parts: Array<{ text: string }> }) => x.parts.map((p) => p.text));
+      expect(parts, 'one executor produced the chunks, once each').toEqual(['chunk 1', 'chunk 2', 'chunk 3', 'chunk 4', 'chunk 5']);
+      const users = (done.history ?? []).filter((m: { role: string }) => m.role === 'ROLE_USER');
+      expect(users.map((m: { parts: Array<{ text: string }> }) => m.parts[0]!.text), 'both follow-ups are in the history').toEqual(['ask', 'slow 5', 'slow 5']);
+      expect(orderProblem(await eventLog(C, 'work', asked.id))).toBeUndefined();
+    }));
+
   it('delivers push configured on B exactly once per event, in order, whichever replica runs the task', async () => {
     const receiver: Receiver = await startReceiver();
     try {
