@@ -17,6 +17,8 @@ import { cardRepresentation, conditionalCardResponse } from '../protocol/a2a/car
 import { A2AError } from '../protocol/a2a/errors.js';
 import type { AgentCard } from '../protocol/a2a/types.js';
 import { createA2AEndpoint } from './a2a-endpoint.js';
+import { createMcpEndpoint } from '../bindings/mcp/mcp-endpoint.js';
+import { packageVersion } from '../cli/version.js';
 
 export interface HttpAppDeps {
   config: Config;
@@ -52,6 +54,19 @@ export function buildHttpApp(d: HttpAppDeps) {
     bodyLimit: config.limits.bodyBytes,
     started: d.started,
   });
+  // MCP at /mcp and /a2a/{id}/mcp (src/bindings/mcp/); also CORS for /.well-known/*.
+  const mcp = createMcpEndpoint({
+    registry: d.registry,
+    handler: d.handler,
+    auth: d.auth,
+    log: d.log,
+    bodyLimit: config.limits.bodyBytes,
+    keepAliveMs,
+    publicUrl: config.server.publicUrl,
+    bindHost: config.server.host,
+    version: packageVersion(),
+    started: d.started,
+  });
   const app = Fastify({
     loggerInstance: d.log,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
@@ -70,7 +85,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     // A2A requests go straight to the bindings (src/server/a2a-endpoint.ts); the rest to Fastify.
     serverFactory: (handler) =>
       createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, (req, res) => {
-        if (!a2a(req, res)) handler(req, res);
+        if (!mcp(req, res) && !a2a(req, res)) handler(req, res);
       }),
   });
 

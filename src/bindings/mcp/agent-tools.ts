@@ -1,0 +1,172 @@
+/**
+ * Agents as MCP tools: one tool per public skill. A call becomes a SendStreamingMessage through the
+ * core (the same A2AHandler the A2A bindings call), so the task is durable, visible over A2A and
+ * authorized like any other; status updates become progress notifications; the final task
+ * becomes the tool result (tool-result.ts). Cancellation from the client cancels the task.
+ */
+import type { CallToolResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
+import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
+import type { Principal } from '../../core/authz/principal.js';
+import { uuidv7 } from '../../core/ids/uuid-v7.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
+import { INTERRUPTED_STATES, TERMINAL_STATES, type Message, type Part, type SendMessageRequest, type TaskState } from '../../protocol/a2a/types.js';
+import type { InFlightCalls } from './in-flight-calls.js';
+import { errorResult, messageToToolResult, partsText, taskToToolResult } from './tool-result.js';
+
+export interface AgentToolSpec {
+  name: string;
+  agentId: string;
+  skillId: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations: ToolAnnotations;
+}
+
+export interface AgentToolArgs {
+  message: string;
+  data?: Record<string, unknown>;
+  taskId?: string;
+}
+
+/** Request metadata naming the skill a tool call is for (agents may read it; A2A has no skill field). */
+export const SKILL_METADATA_KEY = 'agentport/skill';
+
+const MAX_TOOL_NAME = 64;
+
+/** `[A-Za-z0-9_.-]`, at most 64 characters (Claude's directory limit; the spec allows 128). */
+export function toolName(agentId: string, skillId: string): string {
+  const clean = (s: string) => s.replace(/[^A-Za-z0-9_.-]+/g, '_');
+  const name = `${clean(agentId)}_${clean(skillId)}`;
+  return name.length <= MAX_TOOL_NAME ? name : name.slice(0, MAX_TOOL_NAME);
+}
+
+export const AGENT_TOOL_INPUT_SCHEMA: Record<string, unknown> = {
+  type: 'object',
+  properties: {
+    message: { type: 'string', minLength: 1, description: 'What to ask the agent, in plain language.' },
+    data: { type: 'object', description: 'Optional structured input, sent to the agent as a JSON data part.', additionalProperties: true },
+    taskId: {
+      type: 'string',
+      minLength: 1,
+      description: 'Continue an earlier task that asked for more input: its task id from the previous result.',
+    },
+  },
+  required: ['message'],
+  additionalProperties: false,
+};
+
+/**
+ * Hints for clients that gate confirmations on them. Built-ins whose behaviour is known say so;
+ * for any other agent the honest default is "may act on the world, not known to be read-only".
+ */
+function annotationsFor(agent: RegisteredAgent, title: string): ToolAnnotations {
+  const builtinReadOnly = agent.publicCard.name === 'Echo' || 'expert' in agent.definition;
+  return builtinReadOnly
+    ? { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
+    : { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+}
+
+/** The tools of the agents, in a stable order (agents as registered, skills as on the card). */
+export function agentToolSpecs(agents: readonly RegisteredAgent[]): AgentToolSpec[] {
+  const out: AgentToolSpec[] = [];
+  const seen = new Set<string>();
+  for (const agent of agents) {
+    for (const skill of agent.publicCard.skills) {
+      let name = toolName(agent.id, skill.id);
+      for (let i = 2; seen.has(name); i++) name = `${toolName(agent.id, skill.id).slice(0, MAX_TOOL_NAME - 4)}_${i}`;
+      seen.add(name);
+      const title = `${agent.publicCard.name}: ${skill.name}`;
+      const examples = skill.examples?.length ? ` Examples: ${skill.examples.slice(0, 3).map((e) => JSON.stringify(e)).join(', ')}.` : '';
+      out.push({
+        name,
+        agentId: agent.id,
+        skillId: skill.id,
+        title,
+        description: `${skill.description} (Agent "${agent.publicCard.name}": ${agent.publicCard.description})${examples}`,
+        inputSchema: AGENT_TOOL_INPUT_SCHEMA,
+        annotations: annotationsFor(agent, title),
+      });
+    }
+  }
+  return out;
+}
+
+export interface AgentToolCallDeps {
+  handler: A2AHandler;
+  inFlight: InFlightCalls;
+  log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+}
+
+/** Runs one tool call as an A2A task. Never throws: failures are `isError` results. */
+export async function callAgentTool(d: AgentToolCallDeps, spec: AgentToolSpec, args: AgentToolArgs, principal: Principal, ctx: ServerContext): Promise<CallToolResult> {
+  const callCtx: CallContext = { agentId: spec.agentId, principal, requestedExtensions: [] };
+  const parts: Part[] = [{ text: args.message }];
+  if (args.data !== undefined) parts.push({ data: args.data as Part['data'], mediaType: 'application/json' });
+  const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts, ...(args.taskId ? { taskId: args.taskId } : {}) };
+  const req: SendMessageRequest = { message, metadata: { [SKILL_METADATA_KEY]: spec.skillId } };
+
+  const abort = new AbortController();
+  const onClientAbort = () => abort.abort(ctx.mcpReq.signal.reason);
+  if (ctx.mcpReq.signal.aborted) onClientAbort();
+  else ctx.mcpReq.signal.addEventListener('abort', onClientAbort, { once: true });
+  const untrack = d.inFlight.track(principal.subject, ctx.mcpReq.id, abort);
+
+  const progressToken = ctx.mcpReq._meta?.progressToken;
+  let progress = 0;
+  const notifyProgress = (text: string) => {
+    if (progressToken === undefined) return;
+    progress += 1;
+    ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message: text } }).catch(() => {});
+  };
+
+  let taskId: string | undefined;
+  let state: TaskState | undefined;
+  let direct: Message | undefined;
+  let cancelSent = false;
+  const cancelTask = () => {
+    if (!taskId || cancelSent || (state && (TERMINAL_STATES.has(state) || INTERRUPTED_STATES.has(state)))) return;
+    cancelSent = true;
+    d.log.debug({ taskId, tool: spec.name }, 'mcp: the client canceled a tool call; canceling its task');
+    d.handler.cancelTask(callCtx, { id: taskId }).catch((err: unknown) => d.log.debug({ err, taskId }, 'mcp: cancel after client abort did not apply'));
+  };
+  abort.signal.addEventListener('abort', cancelTask, { once: true });
+
+  try {
+    for await (const { response } of d.handler.sendStreamingMessage(callCtx, req)) {
+      if ('task' in response) {
+        taskId = response.task.id;
+        state = response.task.status.state;
+        notifyProgress(stateLabel(state));
+      } else if ('statusUpdate' in response) {
+        taskId ??= response.statusUpdate.taskId;
+        state = response.statusUpdate.status.state;
+        const note = partsText(response.statusUpdate.status.message?.parts);
+        notifyProgress(note ? `${stateLabel(state)}: ${note}` : stateLabel(state));
+      } else if ('artifactUpdate' in response) {
+        taskId ??= response.artifactUpdate.taskId;
+        const a = response.artifactUpdate.artifact;
+        notifyProgress(`artifact ${a.name ?? a.artifactId}`);
+      } else if ('message' in response) {
+        direct = response.message;
+      }
+      if (abort.signal.aborted) cancelTask();
+    }
+    if (direct && !taskId) return messageToToolResult(direct);
+    if (!taskId) return errorResult('The agent returned nothing.');
+    const task = await d.handler.getTask(callCtx, { id: taskId });
+    return taskToToolResult(task, spec.name);
+  } catch (err) {
+    if (err instanceof A2AError) return errorResult(`${err.message}${taskId ? ` (task ${taskId})` : ''}`);
+    d.log.warn({ err, tool: spec.name }, 'mcp: tool call failed');
+    return errorResult('The tool call failed inside Agentport.');
+  } finally {
+    untrack();
+    ctx.mcpReq.signal.removeEventListener('abort', onClientAbort);
+  }
+}
+
+function stateLabel(state: TaskState): string {
+  return state.replace('TASK_STATE_', '').toLowerCase().replace('_', ' ');
+}

@@ -1,0 +1,323 @@
+/**
+ * The MCP face on plain `node:http`: `/mcp` (every agent) and `/a2a/{agentId}/mcp` (one agent),
+ * both protocol eras through the SDK's `createMcpHandler` (modern 2026-07-28 stateless, and
+ * 2025-era requests through its stateless legacy fallback). In front of the SDK, in this order:
+ * CORS preflight (before auth), Host/Origin checks, the body limit, authentication, then the
+ * lenient edge (lenient-edge.ts). The node request is bridged to a web `Request` here; closing
+ * the connection aborts it, which the SDK turns into cancellation of the tool call.
+ *
+ * Also here, because they are part of the same face: CORS for `/.well-known/*`, and the pages
+ * that Table Expert `url`s open (`GET /a2a/{agentId}/items/{id}`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import type { Logger } from 'pino';
+import type { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.js';
+import type { AgentRegistry } from '../../core/agents/agent-registry.js';
+import type { A2AHandler } from '../../core/a2a-handler.js';
+import type { Principal } from '../../core/authz/principal.js';
+import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
+import { authInfoFor, createMcpServerFactory, InFlightCalls, type McpScope } from './mcp-server-factory.js';
+import { renderItem } from './item-page.js';
+import { tableExpertOf, type TableExpertBinding } from './table-expert-tools.js';
+
+export interface McpEndpointDeps {
+  registry: AgentRegistry;
+  handler: A2AHandler;
+  auth: ApiKeyAuthenticator;
+  log: Logger;
+  bodyLimit: number;
+  keepAliveMs: number;
+  /** the configured public base URL; with port 0 in it, the bound port is not known yet (agents' baseUrl is) */
+  publicUrl: string;
+  /** the host the listener binds; loopback turns on DNS-rebinding protection */
+  bindHost: string;
+  version: string;
+  /** settles once agents are registered */
+  started: Promise<void>;
+}
+
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-API-Key, X-Request-Id';
+const EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, X-Request-Id';
+
+/** Returns a handler that serves MCP requests and answers false for anything else. */
+export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const inFlight = new InFlightCalls();
+  const handlers = new Map<string, McpHttpHandler>();
+  const loopback = isLoopbackHost(d.bindHost);
+  const publicOrigin = new URL(d.publicUrl).origin;
+  const publicHost = new URL(d.publicUrl).host.toLowerCase();
+
+  const tableExpertIn = (agents: McpScope['agents']): TableExpertBinding | undefined => {
+    for (const a of agents) {
+      const expert = tableExpertOf(a);
+      if (expert) return { agentId: a.id, expert, itemUrl: `${a.baseUrl}/items` };
+    }
+    return undefined;
+  };
+  const handlerFor = (agentId: string | undefined): McpHttpHandler => {
+    const key = agentId ?? '';
+    let h = handlers.get(key);
+    if (!h) {
+      const agents = agentId ? [d.registry.get(agentId)!] : d.registry.list();
+      const tableExpert = tableExpertIn(agents);
+      const scope: McpScope = { name: agentId ? `/a2a/${agentId}/mcp` : '/mcp', agents, ...(tableExpert ? { tableExpert } : {}) };
+      const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log }, scope);
+      h = createMcpHandler(factory, {
+        legacy: 'stateless',
+        keepAliveMs: d.keepAliveMs,
+        maxRequestBodySize: d.bodyLimit,
+        onerror: (err) => d.log.debug({ err, scope: scope.name }, 'mcp: request rejected or failed'),
+      });
+      handlers.set(key, h);
+    }
+    return h;
+  };
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path.startsWith('/.well-known/')) {
+      if (req.method === 'OPTIONS') return preflight(req, res), true;
+      if (req.headers.origin) setCors(res, req.headers.origin);
+      return false; // Fastify serves the document with these headers
+    }
+    const route = routeOf(path);
+    if (!route) return false;
+
+    if (route.kind === 'mcp' && req.method === 'OPTIONS') return preflight(req, res), true;
+    const origin = req.headers.origin;
+    if (origin) setCors(res, origin);
+    const rejected = checkHostAndOrigin(req);
+    if (rejected) {
+      d.log.debug({ host: req.headers.host, origin }, `mcp: ${rejected}`);
+      sendJsonRpcError(res, 403, -32000, rejected);
+      return true;
+    }
+    d.started.then(
+      () => {
+        const agentId = route.agentId;
+        if (agentId !== undefined && !d.registry.get(agentId)) return sendJsonRpcError(res, 404, -32601, `No agent '${agentId}' here`);
+        const run = route.kind === 'mcp' ? serveMcp(req, res, agentId) : serveItem(req, res, agentId!, route.itemId!);
+        return run.catch((err: unknown) => {
+          d.log.error({ err }, 'unhandled error on the MCP endpoint');
+          if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
+          else res.destroy();
+        });
+      },
+      () => sendJsonRpcError(res, 503, -32603, 'The server failed to start'),
+    );
+    return true;
+  };
+
+  function checkHostAndOrigin(req: IncomingMessage): string | undefined {
+    const origin = req.headers.origin;
+    if (loopback) {
+      // DNS rebinding: a page on evil.example resolving to 127.0.0.1 sends its own Host.
+      const host = (req.headers.host ?? '').toLowerCase();
+      if (host !== publicHost && !isLoopbackHost(hostnameOf(host))) return 'Host not allowed';
+      if (origin && origin !== 'null' && origin !== publicOrigin && !isLoopbackOrigin(origin)) return 'Origin not allowed';
+      if (origin === 'null') return 'Origin not allowed';
+    }
+    return undefined;
+  }
+
+  async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined): Promise<void> {
+    let principal: Principal;
+    try {
+      principal = d.auth.authenticate(req.headers);
+    } catch {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      return sendJsonRpcError(res, 401, -32001, 'The credential presented is not valid');
+    }
+
+    const headers = new Headers();
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (v === undefined || k === 'host' || k === 'connection' || k === 'content-length' || k === 'transfer-encoding') continue;
+      headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+    }
+    let body: string | undefined;
+    let parsed: unknown;
+    if (req.method === 'POST') {
+      const read = await readBody(req, d.bodyLimit);
+      if (read === undefined) {
+        res.setHeader('Connection', 'close');
+        return sendJsonRpcError(res, 413, -32600, `The request body exceeds ${d.bodyLimit} bytes`);
+      }
+      body = read;
+      try {
+        parsed = JSON.parse(body);
+      } catch {
+        parsed = undefined; // the SDK answers the parse error
+      }
+      const accept = normaliseAccept(req.headers.accept);
+      if (accept.correction) {
+        headers.set('accept', accept.value);
+        d.log.debug({ correction: accept.correction }, 'mcp: lenient edge corrected Accept');
+      }
+      const version = reconcileVersionHeader(headerOf(req, 'mcp-protocol-version'), parsed);
+      if (version.correction) {
+        if (version.value === undefined) headers.delete('mcp-protocol-version');
+        else headers.set('mcp-protocol-version', version.value);
+        d.log.debug({ correction: version.correction }, 'mcp: lenient edge corrected MCP-Protocol-Version');
+      }
+    }
+
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) abort.abort();
+    };
+    res.on('close', onClose);
+    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
+      method: req.method ?? 'GET',
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      signal: abort.signal,
+    });
+    const response = await handlerFor(agentId).fetch(request, {
+      authInfo: authInfoFor(principal),
+      ...(parsed !== undefined ? { parsedBody: parsed } : {}),
+    });
+    await writeResponse(res, response, abort.signal);
+  }
+
+  async function serveItem(req: IncomingMessage, res: ServerResponse, agentId: string, itemId: string): Promise<void> {
+    const agent = d.registry.get(agentId)!;
+    const expert = tableExpertOf(agent);
+    if (req.method !== 'GET' || !expert) return sendJsonRpcError(res, 404, -32601, 'No such page');
+    try {
+      d.auth.authenticate(req.headers);
+    } catch {
+      res.setHeader('WWW-Authenticate', 'Bearer');
+      return sendJsonRpcError(res, 401, -32001, 'The credential presented is not valid');
+    }
+    const page = await renderItem(expert, itemId, agent.publicCard.name, req.headers.accept);
+    res.writeHead(page.status, { 'Content-Type': page.contentType, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" });
+    res.end(page.body);
+  }
+}
+
+type Route = { kind: 'mcp'; agentId?: string } | { kind: 'item'; agentId: string; itemId: string };
+
+function routeOf(path: string): Route | undefined {
+  if (path === '/mcp' || path === '/mcp/') return { kind: 'mcp' };
+  if (!path.startsWith('/a2a/')) return undefined;
+  const seg = path.slice(5).split('/');
+  if (seg[seg.length - 1] === '') seg.pop();
+  try {
+    if (seg.length === 2 && seg[1] === 'mcp') return { kind: 'mcp', agentId: decodeURIComponent(seg[0]!) };
+    if (seg.length === 3 && seg[1] === 'items') return { kind: 'item', agentId: decodeURIComponent(seg[0]!), itemId: decodeURIComponent(seg[2]!) };
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+function setCors(res: ServerResponse, origin: string): void {
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Vary', 'Origin');
+  res.setHeader('Access-Control-Expose-Headers', EXPOSE_HEADERS);
+}
+
+function preflight(req: IncomingMessage, res: ServerResponse): void {
+  res.writeHead(204, {
+    'Access-Control-Allow-Origin': req.headers.origin ?? '*',
+    'Access-Control-Allow-Methods': 'GET, POST, DELETE, OPTIONS',
+    'Access-Control-Allow-Headers': req.headers['access-control-request-headers'] ? `${ALLOW_HEADERS}, ${String(req.headers['access-control-request-headers'])}` : ALLOW_HEADERS,
+    'Access-Control-Expose-Headers': EXPOSE_HEADERS,
+    'Access-Control-Max-Age': '86400',
+    Vary: 'Origin',
+  });
+  res.end();
+}
+
+function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+async function writeResponse(res: ServerResponse, response: Response, signal: AbortSignal): Promise<void> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((v, k) => (headers[k] = v));
+  const sse = (headers['content-type'] ?? '').startsWith('text/event-stream');
+  if (sse) {
+    headers['x-accel-buffering'] = 'no';
+    headers['cache-control'] ??= 'no-cache';
+  }
+  res.writeHead(response.status, headers);
+  if (!response.body) return void res.end();
+  if (sse) res.flushHeaders();
+  const reader = response.body.getReader();
+  const stop = () => void reader.cancel().catch(() => {});
+  signal.addEventListener('abort', stop, { once: true });
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => (res.writableEnded || res.destroyed ? resolve() : res.once('drain', resolve).once('close', resolve)));
+      if (res.destroyed) break;
+    }
+  } catch {
+    // the client went away mid-stream
+  } finally {
+    signal.removeEventListener('abort', stop);
+    res.end();
+  }
+}
+
+/** The body, or undefined once it passes `limit` bytes (the rest is not read). */
+function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > limit) {
+        done = true;
+        req.resume();
+        return resolve(undefined);
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      if (!done) resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', (e) => {
+      if (!done) reject(e);
+    });
+  });
+}
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function hostnameOf(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const i = host.lastIndexOf(':');
+  return i < 0 ? host : host.slice(0, i);
+}
+
+function isLoopbackHost(h: string): boolean {
+  const host = h.toLowerCase();
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    const u = new URL(origin);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && isLoopbackHost(u.hostname);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The MCP surface of a set of agents, as a factory of `McpServer`s: the SDK's `createMcpHandler`
+ * calls it once per HTTP request (both eras; the endpoint is stateless). Everything heavy —
+ * tool specs, compiled input schemas, card JSON — is built once per scope; a call only registers
+ * the prepared tools and resources on a fresh instance.
+ */
+import { fromJsonSchema, McpServer, type AuthInfo, type McpRequestContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
+import type { A2AHandler } from '../../core/a2a-handler.js';
+import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
+import { agentToolSpecs, callAgentTool, type AgentToolArgs } from './agent-tools.js';
+import { InFlightCalls } from './in-flight-calls.js';
+import { fetchTool, queryTool, searchTool, TABLE_EXPERT_TOOLS, type TableExpertBinding } from './table-expert-tools.js';
+
+export interface McpScope {
+  /** `/mcp` (every agent) or `/a2a/{id}/mcp` (one) */
+  name: string;
+  agents: RegisteredAgent[];
+  /** the Table Expert whose search/fetch/query tools this scope offers */
+  tableExpert?: TableExpertBinding;
+}
+
+export interface McpFactoryDeps {
+  handler: A2AHandler;
+  inFlight: InFlightCalls;
+  version: string;
+  log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+}
+
+export const PRINCIPAL_EXTRA = 'agentport/principal';
+
+/** The principal the endpoint authenticated, carried through the SDK inside AuthInfo. */
+export function authInfoFor(principal: Principal): AuthInfo {
+  return { token: '', clientId: principal.clientId ?? principal.subject, scopes: [...principal.scopes], extra: { [PRINCIPAL_EXTRA]: principal } };
+}
+
+function principalOf(authInfo: AuthInfo | undefined): Principal {
+  const p = authInfo?.extra?.[PRINCIPAL_EXTRA] as Principal | undefined;
+  return p ?? ANONYMOUS;
+}
+
+export const cardResourceUri = (agentId: string) => `agentport://agents/${agentId}/card`;
+
+const LIST_TTL_MS = 60_000;
+
+export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx: McpRequestContext) => McpServer {
+  const compiled = new Map<object, StandardSchemaWithJSON>();
+  const compile = (schema: Record<string, unknown>) => {
+    let c = compiled.get(schema);
+    if (!c) compiled.set(schema, (c = fromJsonSchema(schema as Parameters<typeof fromJsonSchema>[0]) as StandardSchemaWithJSON));
+    return c;
+  };
+  const tools = agentToolSpecs(scope.agents).map((spec) => ({ spec, schema: compile(spec.inputSchema) }));
+  const cards = scope.agents.map((a) => ({ agent: a, uri: cardResourceUri(a.id), json: JSON.stringify(a.publicCard, null, 2) }));
+  const te = scope.tableExpert;
+  const teSchemas = te
+    ? {
+        search: compile(TABLE_EXPERT_TOOLS.search.inputSchema as unknown as Record<string, unknown>),
+        fetch: compile(TABLE_EXPERT_TOOLS.fetch.inputSchema as unknown as Record<string, unknown>),
+        query: compile(TABLE_EXPERT_TOOLS.query_table_expert.inputSchema as unknown as Record<string, unknown>),
+      }
+    : undefined;
+  const names = scope.agents.map((a) => a.publicCard.name).join(', ');
+  const instructions =
+    `Agentport: A2A agents as MCP tools (${names}). Each tool sends a message to an agent skill and returns the task's result; ` +
+    'when a result says the agent needs more input, call the same tool again with the given taskId.' +
+    (te ? ' For data questions use query_table_expert; search and fetch find and open tables, columns, rows and saved results.' : '');
+
+  return (ctx) => {
+    const principal = principalOf(ctx.authInfo);
+    const server = new McpServer(
+      { name: 'agentport', title: 'Agentport', version: d.version },
+      {
+        capabilities: { tools: {}, resources: {} },
+        instructions,
+        cacheHints: {
+          'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+          'resources/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+          'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+        },
+      },
+    );
+
+    for (const { spec, schema } of tools) {
+      server.registerTool(spec.name, { title: spec.title, description: spec.description, inputSchema: schema, annotations: spec.annotations }, (args, toolCtx) =>
+        callAgentTool(d, spec, args as AgentToolArgs, principal, toolCtx),
+      );
+    }
+    if (te && teSchemas) {
+      const t = TABLE_EXPERT_TOOLS;
+      server.registerTool('search', { title: t.search.title, description: t.search.description, inputSchema: teSchemas.search, annotations: t.search.annotations }, (args, c) =>
+        searchTool(te, args as { query: string }, c.mcpReq.signal),
+      );
+      server.registerTool('fetch', { title: t.fetch.title, description: t.fetch.description, inputSchema: teSchemas.fetch, annotations: t.fetch.annotations }, (args, c) =>
+        fetchTool(te, args as { id: string }, c.mcpReq.signal),
+      );
+      const q = t.query_table_expert;
+      server.registerTool('query_table_expert', { title: q.title, description: q.description, inputSchema: teSchemas.query, annotations: q.annotations }, (args, c) =>
+        queryTool(te, args as { question: string; maxRows?: number }, c.mcpReq.signal),
+      );
+    }
+
+    for (const c of cards) {
+      server.registerResource(
+        `${c.agent.id}-card`,
+        c.uri,
+        { title: `${c.agent.publicCard.name} agent card`, description: `The A2A agent card of "${c.agent.id}"`, mimeType: 'application/json', cacheHint: { ttlMs: LIST_TTL_MS, cacheScope: 'private' } },
+        (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: c.json }] }),
+      );
+    }
+
+    if (ctx.era === 'legacy') {
+      // Stateless legacy: the cancel arrives in its own POST, to this fresh instance (in-flight-calls.ts).
+      server.server.setNotificationHandler('notifications/cancelled', (n) => {
+        const { requestId, reason } = n.params;
+        if (requestId === undefined) return;
+        const hit = d.inFlight.cancel(principal.subject, requestId, reason);
+        d.log.debug({ requestId, hit }, 'mcp: notifications/cancelled');
+      });
+    }
+    return server;
+  };
+}
+
+export { InFlightCalls };
