@@ -25,6 +25,15 @@ export function negotiateVersion(requested: string | undefined, parameter = 'a2a
   });
 }
 
+/**
+ * True when a request names v0.3 (any patch) or no version at all (§3.6.2: absent means 0.3).
+ * Only bindings that translate v0.3 at the edge ask; the others refuse such requests.
+ */
+export function isV03Version(requested: string | undefined): boolean {
+  const m = VERSION.exec(requested?.trim() || IMPLIED_VERSION);
+  return m !== null && `${Number(m[1])}.${Number(m[2])}` === IMPLIED_VERSION;
+}
+
 /** The extension URIs a request asks for: comma-separated, possibly over several metadata entries. */
 export function parseExtensions(values: readonly string[]): string[] {
   const uris = values.flatMap((v) => v.split(',')).map((u) => u.trim()).filter((u) => u.length > 0);

@@ -1,28 +1,26 @@
 /**
  * A2A JSON-RPC 2.0 binding (spec §9): one POST endpoint per agent base path, plus the shared
  * endpoint where `params.tenant` names the agent. Decodes, calls the core, encodes. Nothing else.
+ * v0.3 slash methods from v0.3 clients go to ./v03-dispatch.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError, invalidParams, toA2AError } from '../../protocol/a2a/errors.js';
 import * as v from '../../protocol/a2a/validate.js';
-import { activateExtensions, headerValues, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
+import { isV03Method } from '../../protocol/a2a-v03/requests.js';
+import { activateExtensions, headerValues, isV03Version, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
 import { resolveAgent } from '../a2a-common/tenant.js';
 import { lastEventId, pipeSse } from '../a2a-common/sse.js';
+import { errorReply, queryParam, resultBody, type Id, type JsonRpcReply } from './reply.js';
+import { handleV03Call } from './v03-dispatch.js';
 
-type Id = string | number | null;
+export { queryParam, type JsonRpcReply };
 
 export interface JsonRpcBindingOptions {
   handler: A2AHandler;
   keepAliveMs: number;
   log?: { error(obj: object, msg?: string): void };
-}
-
-export interface JsonRpcReply {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
 }
 
 export function jsonRpcError(id: Id, err: unknown): string {
@@ -63,15 +61,7 @@ export class JsonRpcBinding {
   ): Promise<JsonRpcReply | undefined> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     const reply = (payload: string): JsonRpcReply => ({ status: 200, headers, body: payload });
-    // Authentication and authorization failures are HTTP-level too (RFC 9110 §11.6.1: a 401 carries a challenge).
-    const fail = (err: unknown): JsonRpcReply => {
-      const kind = toA2AError(err).kind;
-      if (kind === 'Unauthenticated') return { status: 401, headers: { ...headers, 'WWW-Authenticate': 'Bearer' }, body: jsonRpcError(id, err) };
-      if (kind === 'PermissionDenied') return { status: 403, headers, body: jsonRpcError(id, err) };
-      // A backing service is down: load balancers and clients retry a 503 (with Retry-After).
-      if (kind === 'Unavailable') return { status: 503, headers: { ...headers, 'Retry-After': '1' }, body: jsonRpcError(id, err) };
-      return reply(jsonRpcError(id, err));
-    };
+    const fail = (err: unknown): JsonRpcReply => errorReply(headers, err, (e) => jsonRpcError(id, e));
 
     let msg: unknown;
     try {
@@ -86,6 +76,12 @@ export class JsonRpcBinding {
     if (msg.jsonrpc !== '2.0' || !idOk || typeof msg.method !== 'string') {
       return reply(jsonRpcError(id, new A2AError('InvalidRequest', "The request must have jsonrpc '2.0', a string method and a string or number id")));
     }
+    const version = headerValues(req.headers['a2a-version'])[0] ?? queryParam(req, 'A2A-Version');
+    // Spec §3.6.2: no A2A-Version means v0.3. A v0.3 method from such a client is translated; a
+    // v1.0 method without the header stays VersionNotSupported below.
+    if (isV03Method(msg.method) && isV03Version(version)) {
+      return handleV03Call({ ...this.o, log }, req, res, id, msg.method, msg.params, routeAgentId, defaultAgentId, principal, beforeStream);
+    }
     if (msg.params !== undefined && !v.isObject(msg.params)) {
       return reply(jsonRpcError(id, new A2AError('InvalidParams', 'params must be an object')));
     }
@@ -93,7 +89,7 @@ export class JsonRpcBinding {
     const params = (msg.params ?? {}) as Record<string, unknown>;
     try {
       if (!UNARY.has(method) && !STREAMING.has(method)) throw new A2AError('MethodNotFound', `Method '${method}' is not an A2A v1.0 method`);
-      negotiateVersion(headerValues(req.headers['a2a-version'])[0] ?? queryParam(req, 'A2A-Version'), 'A2A-Version');
+      negotiateVersion(version, 'A2A-Version');
       const tenant = typeof params.tenant === 'string' && params.tenant !== '' ? params.tenant : undefined;
       const agentId = resolveAgent(this.o.handler, routeAgentId, tenant, defaultAgentId);
       const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
@@ -120,8 +116,7 @@ export class JsonRpcBinding {
         });
         return undefined;
       }
-      const result = await this.unary(ctx, method, params);
-      return reply(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result === undefined ? 'null' : JSON.stringify(result)}}`);
+      return reply(resultBody(id, await this.unary(ctx, method, params)));
     } catch (err) {
       this.logInternal(err, method, log);
       return fail(err);
@@ -164,11 +159,4 @@ export class JsonRpcBinding {
     }
     throw new A2AError('MethodNotFound');
   }
-}
-
-export function queryParam(req: IncomingMessage, name: string): string | undefined {
-  const url = req.url ?? '';
-  const q = url.indexOf('?');
-  if (q < 0) return undefined;
-  return new URLSearchParams(url.slice(q + 1)).get(name) ?? undefined;
 }

@@ -1,0 +1,36 @@
+/** JSON-RPC replies and the HTTP status an error gets on this binding, shared by v1.0 and v0.3. */
+import type { IncomingMessage } from 'node:http';
+import { toA2AError } from '../../protocol/a2a/errors.js';
+
+export type Id = string | number | null;
+
+export interface JsonRpcReply {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * An error reply; `encode` renders the JSON-RPC error object in the caller's protocol version.
+ * Authentication and authorization failures are HTTP-level too (RFC 9110 §11.6.1: a 401 carries a
+ * challenge); a backing service that is down is a 503 with Retry-After, which clients retry.
+ */
+export function errorReply(headers: Record<string, string>, err: unknown, encode: (err: unknown) => string): JsonRpcReply {
+  const kind = toA2AError(err).kind;
+  if (kind === 'Unauthenticated') return { status: 401, headers: { ...headers, 'WWW-Authenticate': 'Bearer' }, body: encode(err) };
+  if (kind === 'PermissionDenied') return { status: 403, headers, body: encode(err) };
+  if (kind === 'Unavailable') return { status: 503, headers: { ...headers, 'Retry-After': '1' }, body: encode(err) };
+  return { status: 200, headers, body: encode(err) };
+}
+
+/** `{"jsonrpc":"2.0","id":…,"result":…}`; an undefined result is JSON `null`. */
+export function resultBody(id: Id, result: unknown): string {
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result === undefined ? 'null' : JSON.stringify(result)}}`;
+}
+
+export function queryParam(req: IncomingMessage, name: string): string | undefined {
+  const url = req.url ?? '';
+  const q = url.indexOf('?');
+  if (q < 0) return undefined;
+  return new URLSearchParams(url.slice(q + 1)).get(name) ?? undefined;
+}
