@@ -5,7 +5,7 @@ import { envelope, legacyClient, modernClient, modernHeaders, post, v2LegacyClie
 describe('MCP endpoint: both eras on /mcp', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startTestServer();
+    s = await startTestServer({ agents: [{ id: 'echo', builtin: 'echo' }] });
   });
   afterAll(async () => s?.stop());
 
