@@ -127,7 +127,7 @@ export async function queryTool(b: TableExpertBinding, args: { question: string;
       const choices = out.choices.map((c) => `- ${c.label} (${c.id})`).join('\n');
       return {
         isError: true,
-        content: [{ type: 'text', text: `${out.question}\n${choices}\n\nAsk again naming one of these, e.g. "${out.original.replace(new RegExp(out.term, 'i'), out.choices[0]?.label ?? out.term)}".` }],
+        content: [{ type: 'text', text: `${out.question}\n${choices}\n\nAsk again naming one of these, e.g. "${out.original.replace(new RegExp(out.term.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i'), out.choices[0]?.label ?? out.term)}".` }],
         structuredContent: { clarify: { term: out.term, choices: out.choices, original: out.original } },
       };
     }
