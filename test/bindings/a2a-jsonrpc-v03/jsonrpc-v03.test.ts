@@ -231,6 +231,33 @@ describe('agent/getAuthenticatedExtendedCard', () => {
   });
 });
 
+describe('errors with their v0.3 codes', () => {
+  it('-32003 PushNotificationNotSupported from an agent without push', async () => {
+    const sent = await rpc03(`${s.http}/a2a/plain`, 'message/send', { message: v03Message('x') });
+    const r = await rpc03(`${s.http}/a2a/plain`, 'tasks/pushNotificationConfig/set', { taskId: sent.body.result.id, pushNotificationConfig: { url: 'http://127.0.0.1:9/h' } });
+    expect(r.body.error).toMatchObject({ code: -32003, data: { reason: 'PUSH_NOTIFICATION_NOT_SUPPORTED' } });
+  });
+
+  it('-32004 UnsupportedOperation for the extended card of an agent that offers none (the core decides; -32007 is unit-tested)', async () => {
+    const r = await rpc03(`${s.http}/a2a/plain`, 'agent/getAuthenticatedExtendedCard');
+    expect(r.body.error).toMatchObject({ code: -32004, data: { reason: 'UNSUPPORTED_OPERATION' } });
+  });
+
+  it('-32004 UnsupportedOperation for message/stream on an agent without streaming', async () => {
+    const r = await stream03(`${s.http}/a2a/plain`, 'message/stream', { message: v03Message('x') }, 5);
+    expect(r.body).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32004, message: 'This agent does not support streaming', data: { reason: 'UNSUPPORTED_OPERATION' } } });
+  });
+
+  it('a required extension: refused as -32600 without it, activated and echoed via X-A2A-Extensions', async () => {
+    const strict = `${s.http}/a2a/strict`;
+    const refused = await rpc03(strict, 'message/send', { message: v03Message('x') });
+    expect(refused.body.error).toMatchObject({ code: -32600, data: { reason: 'EXTENSION_SUPPORT_REQUIRED' } });
+    const ok = await rpc03(strict, 'message/send', { message: v03Message('x') }, { 'x-a2a-extensions': 'urn:agentport:test:required' });
+    expect(ok.body.result?.status.state).toBe('completed');
+    expect(ok.headers.get('x-a2a-extensions')).toBe('urn:agentport:test:required');
+  });
+});
+
 describe('dispatch by version', () => {
   it('answers the extended card without credentials as HTTP 401 with a v0.3 error body', async () => {
     const res = await fetch(echo, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'agent/getAuthenticatedExtendedCard' }) });

@@ -3,11 +3,14 @@ import { readSse } from '../../support/server.js';
 
 export const API_KEY = 'test-key-v03-0123456789abcdef';
 
-/** echo (its skill only on the extended card), conformance (short long-task), push to loopback. */
+/** echo (its skill only on the extended card), conformance, two echoes with features off or required, push to loopback. */
 export const V03_SERVER_CONFIG = {
   agents: [
     { id: 'echo', builtin: 'echo', skills: { echo: { visibility: 'extended' } } },
     { id: 'conformance', builtin: 'conformance' },
+    // no streaming, no push, no extended card: the v0.3 codes of those refusals
+    { id: 'plain', builtin: 'echo', streaming: false, pushNotifications: false, extendedCard: false },
+    { id: 'strict', builtin: 'echo', requiredExtensions: ['urn:agentport:test:required'] },
   ],
   push: { allowHttp: true, allowlist: ['127.0.0.1', 'localhost', '::1'] },
   auth: { apiKeys: [{ key: API_KEY, subject: 'alice' }] },
