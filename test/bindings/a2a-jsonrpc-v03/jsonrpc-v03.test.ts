@@ -39,6 +39,19 @@ describe('message/send', () => {
     expect(task.history?.[0]).toMatchObject({ kind: 'message', role: 'user' });
   });
 
+  it('returns agent-made file (bytes and uri) and data artifacts as v0.3 parts', async () => {
+    const expected: Array<[string, unknown]> = [
+      ['tck-artifact-file-url', { kind: 'file', file: { uri: 'https://example.com/output.txt', name: 'output.txt', mimeType: 'text/plain' } }],
+      ['tck-artifact-file', { kind: 'file', file: { bytes: 'dGNr', name: 'output.txt', mimeType: 'text/plain' } }],
+      ['tck-artifact-data', { kind: 'data', data: { key: 'value', count: 42 } }],
+      ['tck-artifact-text', { kind: 'text', text: 'Generated text content' }],
+    ];
+    for (const [prefix, part] of expected) {
+      const r = await rpc03(conf, 'message/send', { message: v03Message('a', { messageId: uid(prefix) }) });
+      expect(r.body.result.artifacts[0].parts, prefix).toEqual([part]);
+    }
+  });
+
   it('accepts A2A-Version: 0.3 (and 0.3.0) the same way', async () => {
     for (const version of ['0.3', '0.3.0']) {
       const r = await rpc03(echo, 'message/send', { message: v03Message('v') }, { 'a2a-version': version });
