@@ -85,7 +85,7 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectNa
   // Kysely's Migrator looks for its tables by introspecting every table of every schema; a schema
   // dropped by someone else at that moment fails the catalog query (3F000) before anything was
   // applied. The migrator's lock makes a retry safe.
-  for (let attempt = 1; error && attempt < 5 && isOtherSchemaRace(error, schema); attempt++) {
+  for (let attempt = 1; error && attempt < 10 && isOtherSchemaRace(error, schema); attempt++) {
     await new Promise((r) => setTimeout(r, 50 * attempt));
     ({ error, results } = await migrator.migrateToLatest());
   }
