@@ -126,7 +126,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
   async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined): Promise<void> {
     let principal: Principal;
     try {
-      principal = d.auth.authenticate(req.headers);
+      principal = await d.auth.authenticate(req.headers);
     } catch {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return sendJsonRpcError(res, 401, -32001, 'The credential presented is not valid');
@@ -187,7 +187,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
     const expert = tableExpertOf(agent);
     if (req.method !== 'GET' || !expert) return sendJsonRpcError(res, 404, -32601, 'No such page');
     try {
-      d.auth.authenticate(req.headers);
+      await d.auth.authenticate(req.headers);
     } catch {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return sendJsonRpcError(res, 401, -32001, 'The credential presented is not valid');
