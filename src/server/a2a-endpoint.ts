@@ -28,6 +28,8 @@ export interface A2AEndpointDeps {
 type Reply = { status: number; headers: Record<string, string>; body?: string };
 
 const CARD_SUFFIX = '/.well-known/agent-card.json';
+/** the v0.2 card path */
+const V02_CARD_SUFFIX = '/.well-known/agent.json';
 
 /** Returns a handler that serves A2A requests and answers false for anything else. */
 export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
@@ -42,7 +44,7 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
     if (!url.startsWith('/a2a') || (url.length > 4 && url[4] !== '/' && url[4] !== '?')) return false;
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
-    if (req.method === 'GET' && path.endsWith(CARD_SUFFIX)) return false; // cards are Fastify's
+    if (req.method === 'GET' && (path.endsWith(CARD_SUFFIX) || path.endsWith(V02_CARD_SUFFIX))) return false; // cards are Fastify's
     const given = req.headers['x-request-id'];
     const reqId = typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : uuidv7();
     res.setHeader('X-Request-Id', reqId);

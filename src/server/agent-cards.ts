@@ -9,6 +9,8 @@ import type { KeyStore } from '../core/keys/key-store.js';
 import { buildAgentCard } from '../protocol/a2a/card/build-card.js';
 import { signAgentCard } from '../protocol/a2a/card/sign-card.js';
 import type { AgentCard, AgentInterface, SecurityRequirement, SecurityScheme } from '../protocol/a2a/types.js';
+import { agentCardFromV1, type V03AgentCard } from '../protocol/a2a-v03/cards.js';
+import { isV03Version } from '../bindings/a2a-common/service-params.js';
 
 export function agentBaseUrl(config: Config, agentId: string): string {
   return `${config.server.publicUrl}/a2a/${agentId}`;
@@ -23,6 +25,10 @@ export function agentInterfaces(config: Config, agentId: string): AgentInterface
   if (config.server.grpc.enabled) {
     out.push({ url: config.server.grpc.publicUrl, protocolBinding: 'GRPC', tenant: agentId, protocolVersion: '1.0' });
   }
+  // v0.3 is translated at the edge on the same URLs: slash methods on the JSON-RPC URL and
+  // `/v1/…` paths beneath the base. Declared so that v1.0-aware clients with v0.3 support (a2a-js
+  // `legacyCompat`) may pick them; listed last, so clients that take the first match get v1.0.
+  out.push({ url: base, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }, { url: base, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' });
   return out;
 }
 
@@ -95,4 +101,27 @@ export async function registerAgent(
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * The card shape a card request gets. `A2A-Version: 0.3[.x]` (or 0.2, whose cards had the same
+ * shape) gets v0.3; anything else, a missing header included, gets v1.0. The spec leaves this
+ * open (digest §12.12); a missing header means 0.3 for A2A calls (§3.6.2), but v1.0 clients and
+ * the TCK fetch cards without one, and the v1.0 card is the one that can carry signatures.
+ * v0.3-only clients that send no header use `/.well-known/agent.json` or read the v0.3
+ * interfaces declared in the v1.0 card.
+ */
+export function cardVersionFor(header: string | string[] | undefined): '0.3' | '1.0' {
+  const given = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!given) return '1.0';
+  return isV03Version(given) || /^0\.2(\.\d+)?$/.test(given) ? '0.3' : '1.0';
+}
+
+const v03Cards = new WeakMap<AgentCard, V03AgentCard>();
+
+/** The v0.3 shape of a card, computed once per card object (cards are immutable once registered). */
+export function v03CardOf(card: AgentCard): V03AgentCard {
+  let v03 = v03Cards.get(card);
+  if (!v03) v03Cards.set(card, (v03 = agentCardFromV1(card)));
+  return v03;
 }

@@ -43,10 +43,12 @@ export interface V03AgentCard {
   supportsAuthenticatedExtendedCard?: boolean;
 }
 
+export const isV03Interface = (i: AgentInterface): boolean => i.protocolVersion === '0.3' || i.protocolVersion.startsWith('0.3.');
+
 /** A v0.3 interface if the card declares one, else the first JSON-RPC one, else the first. */
 function mainInterface(interfaces: AgentInterface[]): AgentInterface | undefined {
   return (
-    interfaces.find((i) => i.protocolBinding === 'JSONRPC' && i.protocolVersion.startsWith('0.3')) ??
+    interfaces.find((i) => i.protocolBinding === 'JSONRPC' && isV03Interface(i)) ??
     interfaces.find((i) => i.protocolBinding === 'JSONRPC') ??
     interfaces[0]
   );
@@ -108,8 +110,11 @@ export function agentCardFromV1(c: AgentCard): V03AgentCard {
       ...(s.securityRequirements ? { security: securityFromV1(s.securityRequirements) } : {}),
     })),
   };
+  // A card that declares v0.3 interfaces offers exactly those to v0.3 clients; the v1.0 ones
+  // speak a wire they cannot read.
+  const v03 = c.supportedInterfaces.filter(isV03Interface);
   const seen = new Set<string>();
-  const additional = c.supportedInterfaces
+  const additional = (v03.length ? v03 : c.supportedInterfaces)
     .map((i) => ({ url: i.url, transport: i.protocolBinding }))
     .filter((i) => (seen.has(`${i.transport} ${i.url}`) ? false : (seen.add(`${i.transport} ${i.url}`), true)));
   if (additional.length) out.additionalInterfaces = additional;

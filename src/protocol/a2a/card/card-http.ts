@@ -35,13 +35,14 @@ export interface CardResponse {
   body?: string;
 }
 
-const representations = new WeakMap<AgentCard, CardRepresentation>();
+const representations = new WeakMap<object, CardRepresentation>();
 
 /**
  * The card's serialized form and validators. `modifiedAt` is used only the first time a given
  * card object is seen; it defaults to that moment.
  */
-export function cardRepresentation(card: AgentCard, opts: { modifiedAt?: Date } = {}): CardRepresentation {
+/** `card`: the v1.0 AgentCard, or another version's shape of it (served under `Vary: A2A-Version`). */
+export function cardRepresentation(card: AgentCard | object, opts: { modifiedAt?: Date } = {}): CardRepresentation {
   const cached = representations.get(card);
   if (cached !== undefined) return cached;
   const body = JSON.stringify(card);
