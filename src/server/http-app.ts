@@ -15,8 +15,8 @@ import type { A2AHandler } from '../core/a2a-handler.js';
 import type { KeyStore } from '../core/keys/key-store.js';
 import { cardRepresentation, conditionalCardResponse } from '../protocol/a2a/card/card-http.js';
 import { A2AError } from '../protocol/a2a/errors.js';
-import type { AgentCard } from '../protocol/a2a/types.js';
 import { createA2AEndpoint } from './a2a-endpoint.js';
+import { cardVersionFor, v03CardOf } from './agent-cards.js';
 import { createMcpEndpoint } from '../bindings/mcp/mcp-endpoint.js';
 import { packageVersion } from '../cli/version.js';
 
@@ -126,18 +126,24 @@ export function buildHttpApp(d: HttpAppDeps) {
 
   // ---- Cards, registry, keys, health.
   const cardMaxAge = config.cards.maxAgeSeconds;
-  const sendCard = (req: FastifyRequest, reply: FastifyReply, card: AgentCard, scope: 'public' | 'private') => {
-    const r = conditionalCardResponse(req.headers, cardRepresentation(card), { maxAgeSeconds: cardMaxAge, cacheScope: scope });
+  const sendCard = (req: FastifyRequest, reply: FastifyReply, card: object, scope: 'public' | 'private', vary?: string[]) => {
+    const r = conditionalCardResponse(req.headers, cardRepresentation(card), { maxAgeSeconds: cardMaxAge, cacheScope: scope, vary });
     reply.code(r.status).headers(r.headers);
     return reply.send(r.body ?? '');
   };
-  const serveCard = (req: FastifyRequest, reply: FastifyReply, agentId: string) => {
+  // v1.0 card, or the v0.3 shape on `A2A-Version: 0.3` (src/server/agent-cards.ts); the v0.2 path
+  // `agent.json` always has the v0.3 shape.
+  const serveCard = (req: FastifyRequest, reply: FastifyReply, agentId: string, path: 'agent-card.json' | 'agent.json' = 'agent-card.json') => {
     const agent = d.registry.get(agentId);
     if (!agent) return errorReply(reply, new A2AError('TaskNotFound', `No agent '${agentId}' here`));
-    return sendCard(req, reply, agent.publicCard, 'public');
+    if (path === 'agent.json') return sendCard(req, reply, v03CardOf(agent.publicCard), 'public');
+    const v03 = cardVersionFor(req.headers['a2a-version']) === '0.3';
+    return sendCard(req, reply, v03 ? v03CardOf(agent.publicCard) : agent.publicCard, 'public', ['A2A-Version']);
   };
   app.get('/.well-known/agent-card.json', (req, reply) => serveCard(req, reply, d.registry.primaryId));
   app.get<{ Params: { agentId: string } }>('/a2a/:agentId/.well-known/agent-card.json', (req, reply) => serveCard(req, reply, req.params.agentId));
+  app.get('/.well-known/agent.json', (req, reply) => serveCard(req, reply, d.registry.primaryId, 'agent.json'));
+  app.get<{ Params: { agentId: string } }>('/a2a/:agentId/.well-known/agent.json', (req, reply) => serveCard(req, reply, req.params.agentId, 'agent.json'));
   app.get('/api/v1/agents', async () => ({
     agents: d.registry.list().map((a) => ({
       id: a.id,
