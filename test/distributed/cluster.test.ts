@@ -22,6 +22,7 @@ import {
   type Replica,
 } from '../support/cluster.js';
 import { startReceiver, type Receiver } from '../core/push/receiver.js';
+import { openPostgresStore } from '../../src/store/index.js';
 import {
   call,
   comparable,
@@ -209,6 +210,35 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
         expect(t.status.state, `on ${r.id}`).toBe('TASK_STATE_COMPLETED');
         expect(t.artifacts.flatMap((a: { parts: unknown[] }) => a.parts), `on ${r.id}`).toEqual([{ text: 'forty-two' }]);
       }
+    }));
+
+  it('stops an executor whose lease another replica took, even with no cancel signal (fencing by lease)', () =>
+    withLogs(async () => {
+      const task = await sendNonBlocking(A, 'work', 'slow 100');
+      created.set(task.id, 'work');
+      await waitFor(() => agentLogFor(agentLog, task.id).some((l) => l.event === 'step'), { timeoutMs: 5_000, what: 'a first step on A' });
+      // Another replica takes the task behind A's back (as recovery would after A stalled past its
+      // TTL): no bus signal, only the lease row changes.
+      const store = await openPostgresStore({ connectionString: PG_URL, schema });
+      try {
+        const now = Date.now();
+        // A short lease: once it lapses, the sweep of a live replica recovers the task by rule.
+        expect(await store.claimTask('work', task.id, 'intruder', now, now + 500, true)).toBeDefined();
+      } finally {
+        await store.close();
+      }
+      const takenAt = Date.now();
+      const aborted = await waitFor(() => agentLogFor(agentLog, task.id).find((l) => l.event === 'aborted'), {
+        timeoutMs: 5_000,
+        what: 'the executor on A to stop after losing its lease',
+      });
+      expect(aborted.pid).toBe(A.pid);
+      // The keeper renews every TTL/3; the executor's next commit would also have been refused.
+      expect(aborted.at - takenAt).toBeLessThan(2_000);
+      // The intruder never runs it: its lease lapses and the task ends FAILED by the recovery rule.
+      const failed = await waitForState(C, 'work', task.id, 'TASK_STATE_FAILED', 10_000);
+      expect(JSON.stringify(failed.status.message?.parts ?? [])).toMatch(/stopped/);
+      expect(orderProblem(await eventLog(B, 'work', task.id))).toBeUndefined();
     }));
 
   it('runs one executor at a time for a task whose follow-ups arrive on two replicas at once', () =>
