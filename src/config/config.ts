@@ -125,6 +125,38 @@ export interface AuthConfig {
    * authentication. The TCK profile turns it on because the TCK calls without credentials.
    */
   anonymousExtendedCard: boolean;
+  // The token keys below are present only when configured, so a config without them resolves
+  // to the same object as before they existed; readers apply the defaults (DEFAULT_CLOCK_SKEW_SECONDS).
+  /** external token issuers (OIDC discovery or an explicit JWKS URL) */
+  issuers?: ExternalIssuerConfig[];
+  /** HS256 tokens minted by the deployment itself */
+  sharedSecret?: SharedSecretConfig;
+  /**
+   * accepted `aud` values of Agentport-issued tokens; absent: the server's public URL (known only
+   * once the listener is bound when the port is 0)
+   */
+  audience?: string[];
+  /** leeway for exp/nbf/iat, in seconds; default DEFAULT_CLOCK_SKEW_SECONDS */
+  clockSkewSeconds?: number;
+}
+
+export const DEFAULT_CLOCK_SKEW_SECONDS = 60;
+
+export interface ExternalIssuerConfig {
+  /** compared exactly with `iss` */
+  issuer: string;
+  /** accepted `aud` values (any one suffices) */
+  audience: string[];
+  /** skips OIDC discovery when set */
+  jwksUri?: string;
+  /** allowed `alg` values; default RS256 and ES256 */
+  algorithms: string[];
+}
+
+export interface SharedSecretConfig {
+  secret: string;
+  issuer?: string;
+  audience?: string[];
 }
 
 export interface PushConfig {

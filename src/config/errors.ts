@@ -51,7 +51,7 @@ export function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
   return value;
 }
 
-const SECRET_PATH = /^auth\.apiKeys\[\d+\]\.key$/;
+const SECRET_PATH = /^auth\.(apiKeys\[\d+\]\.key|sharedSecret\.secret)$/;
 
 /** Removes userinfo passwords from URLs found in a string. */
 export function redactUrls(text: string): string {

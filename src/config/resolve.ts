@@ -89,11 +89,37 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
       apiKeys: file.auth.apiKeys.map((k) => ({ key: k.key, subject: k.subject, scopes: [...k.scopes] })),
       extendedCard: file.auth.extendedCard,
       anonymousExtendedCard: file.auth.anonymousExtendedCard,
+      ...(file.auth.issuers === undefined
+        ? {}
+        : {
+            issuers: file.auth.issuers.map((i) => ({
+              issuer: i.issuer,
+              audience: asList(i.audience),
+              ...(i.jwksUri === undefined ? {} : { jwksUri: i.jwksUri }),
+              algorithms: [...(i.algorithms ?? ['RS256', 'ES256'])],
+            })),
+          }),
+      ...(file.auth.sharedSecret === undefined
+        ? {}
+        : {
+            sharedSecret: {
+              secret: file.auth.sharedSecret.secret,
+              ...(file.auth.sharedSecret.issuer === undefined ? {} : { issuer: file.auth.sharedSecret.issuer }),
+              ...(file.auth.sharedSecret.audience === undefined ? {} : { audience: asList(file.auth.sharedSecret.audience) }),
+            },
+          }),
+      ...(file.auth.audience === undefined ? {} : { audience: asList(file.auth.audience) }),
+      ...(file.auth.clockSkewSeconds === undefined ? {} : { clockSkewSeconds: file.auth.clockSkewSeconds }),
     },
     push: { ...file.push, allowlist: [...file.push.allowlist] },
     cards: { ...file.cards },
   };
   return { config, problems };
+}
+
+/** `audience` may be written as one string or a list. */
+function asList(value: string | readonly string[]): string[] {
+  return typeof value === 'string' ? [value] : [...value];
 }
 
 /** Host name, pid and a random suffix: unique across restarts, readable in logs and lease rows. */

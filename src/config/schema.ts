@@ -189,11 +189,39 @@ const apiKeySchema = z
   })
   .strict();
 
+/** Issuer identifiers are compared byte for byte with `iss` (RFC 8414 §3.3), so no trailing-slash cleanup. */
+const issuerUrl = nonEmptyString.refine((value) => /^https?:\/\/[^\s#]+$/i.test(value) && URL.canParse(value), {
+  message: 'must be an absolute http:// or https:// URL without fragment, as the issuer writes it in `iss`',
+});
+const audienceSchema = z.union([nonEmptyString, z.array(nonEmptyString).min(1)]);
+export const JWT_ASYMMETRIC_ALGS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
+
+const externalIssuerSchema = z
+  .object({
+    issuer: issuerUrl,
+    audience: audienceSchema,
+    jwksUri: issuerUrl.optional(),
+    algorithms: z.array(z.enum(JWT_ASYMMETRIC_ALGS)).min(1).optional(),
+  })
+  .strict();
+
+const sharedSecretSchema = z
+  .object({
+    secret: z.string().min(32, 'must be at least 32 characters (use ${ENV_VAR} to keep it out of the file)'),
+    issuer: nonEmptyString.optional(),
+    audience: audienceSchema.optional(),
+  })
+  .strict();
+
 const authSchema = z
   .object({
     apiKeys: z.array(apiKeySchema).default([]),
     extendedCard: bool.default(true),
     anonymousExtendedCard: bool.default(false),
+    issuers: z.array(externalIssuerSchema).optional(),
+    sharedSecret: sharedSecretSchema.optional(),
+    audience: audienceSchema.optional(),
+    clockSkewSeconds: integer(0, 600).optional(),
   })
   .strict();
 
