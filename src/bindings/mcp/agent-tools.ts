@@ -4,7 +4,7 @@
  * authorized like any other; status updates become progress notifications; the final task
  * becomes the tool result (tool-result.ts). Cancellation from the client cancels the task.
  */
-import type { CallToolResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { CallToolResult, InputRequiredResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
@@ -12,6 +12,7 @@ import { uuidv7 } from '../../core/ids/uuid-v7.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { INTERRUPTED_STATES, TERMINAL_STATES, type Message, type Part, type SendMessageRequest, type TaskState } from '../../protocol/a2a/types.js';
 import type { InFlightCalls } from './in-flight-calls.js';
+import { askForInput, clientTakesFormElicitation, continuationOf, type TaskStateCodec } from './input-required.js';
 import { errorResult, messageToToolResult, partsText, taskToToolResult } from './tool-result.js';
 
 export interface AgentToolSpec {
@@ -97,14 +98,54 @@ export interface AgentToolCallDeps {
   handler: A2AHandler;
   inFlight: InFlightCalls;
   log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+  /** seals MRTR `requestState`s (input-required.ts) */
+  stateCodec: TaskStateCodec;
 }
 
-/** Runs one tool call as an A2A task. Never throws: failures are `isError` results. */
-export async function callAgentTool(d: AgentToolCallDeps, spec: AgentToolSpec, args: AgentToolArgs, principal: Principal, ctx: ServerContext): Promise<CallToolResult> {
+/**
+ * Runs one tool call as an A2A task. Never throws: failures are `isError` results. In the modern
+ * era, a task that stops at INPUT_REQUIRED asks its question as an MRTR round when the client
+ * takes form elicitations; the retry (answer + sealed state) continues the same task.
+ */
+export async function callAgentTool(
+  d: AgentToolCallDeps,
+  spec: AgentToolSpec,
+  args: AgentToolArgs,
+  principal: Principal,
+  ctx: ServerContext,
+  era: 'modern' | 'legacy',
+): Promise<CallToolResult | InputRequiredResult> {
   const callCtx: CallContext = { agentId: spec.agentId, principal, requestedExtensions: [] };
-  const parts: Part[] = [{ text: args.message }];
+  const mrtr = era === 'modern' && clientTakesFormElicitation(ctx);
+  let parts: Part[] = [{ text: args.message }];
   if (args.data !== undefined) parts.push({ data: args.data as Part['data'], mediaType: 'application/json' });
-  const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts, ...(args.taskId ? { taskId: args.taskId } : {}) };
+  let continueTaskId = args.taskId;
+  if (era === 'modern') {
+    const cont = continuationOf(ctx, { agentId: spec.agentId, tool: spec.name, sub: principal.subject });
+    switch (cont.kind) {
+      case 'none':
+        break;
+      case 'mismatch':
+        return errorResult('The requestState was issued for another tool or caller; call the tool again without it.');
+      case 'missing': {
+        const task = await d.handler.getTask(callCtx, { id: cont.state.taskId }).catch(() => undefined);
+        if (!task) return errorResult(`Task ${cont.state.taskId} was not found.`);
+        if (task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || !mrtr) return taskToToolResult(task, spec.name);
+        return askForInput(d.stateCodec, cont.state, partsText(task.status.message?.parts) || 'The agent needs more input.', ctx);
+      }
+      case 'declined': {
+        // The user refused to answer: the task cannot go on, so it is canceled rather than left waiting.
+        const task = await d.handler.cancelTask(callCtx, { id: cont.state.taskId }).catch(() => undefined);
+        const r = errorResult(`You declined to answer; task ${cont.state.taskId} was canceled.`);
+        return task ? { ...r, _meta: { 'agentport/taskId': task.id, 'agentport/contextId': task.contextId, 'agentport/state': task.status.state } } : r;
+      }
+      case 'answer':
+        parts = [{ text: cont.text }];
+        continueTaskId = cont.state.taskId;
+        break;
+    }
+  }
+  const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts, ...(continueTaskId ? { taskId: continueTaskId } : {}) };
   const req: SendMessageRequest = { message, metadata: { [SKILL_METADATA_KEY]: spec.skillId } };
 
   const abort = new AbortController();
@@ -156,6 +197,10 @@ export async function callAgentTool(d: AgentToolCallDeps, spec: AgentToolSpec, a
     if (direct && !taskId) return messageToToolResult(direct);
     if (!taskId) return errorResult('The agent returned nothing.');
     const task = await d.handler.getTask(callCtx, { id: taskId });
+    if (mrtr && task.status.state === 'TASK_STATE_INPUT_REQUIRED') {
+      const question = partsText(task.status.message?.parts) || 'The agent needs more input.';
+      return askForInput(d.stateCodec, { v: 1, taskId: task.id, contextId: task.contextId, agentId: spec.agentId, tool: spec.name, sub: principal.subject }, question, ctx);
+    }
     return taskToToolResult(task, spec.name);
   } catch (err) {
     if (err instanceof A2AError) return errorResult(`${err.message}${taskId ? ` (task ${taskId})` : ''}`);

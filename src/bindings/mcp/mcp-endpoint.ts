@@ -17,7 +17,8 @@ import type { AgentRegistry } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
-import { authInfoFor, createMcpServerFactory, InFlightCalls, type McpScope } from './mcp-server-factory.js';
+import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, type McpScope } from './mcp-server-factory.js';
+import { createTaskStateCodec } from './input-required.js';
 import { renderItem } from './item-page.js';
 import { tableExpertOf, type TableExpertBinding } from './table-expert-tools.js';
 
@@ -35,6 +36,11 @@ export interface McpEndpointDeps {
   version: string;
   /** settles once agents are registered */
   started: Promise<void>;
+  /**
+   * HMAC key (>= 32 bytes) sealing MRTR `requestState`s; must be the same on every replica that
+   * may receive a retry. Absent: a random key per process.
+   */
+  requestStateKey?: Uint8Array | string;
 }
 
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-API-Key, X-Request-Id';
@@ -43,6 +49,7 @@ const EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, 
 /** Returns a handler that serves MCP requests and answers false for anything else. */
 export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const inFlight = new InFlightCalls();
+  const stateCodec = createTaskStateCodec({ ...(d.requestStateKey ? { key: d.requestStateKey } : {}), subjectOf: (a) => principalOf(a).subject });
   const handlers = new Map<string, McpHttpHandler>();
   const loopback = isLoopbackHost(d.bindHost);
   const publicOrigin = new URL(d.publicUrl).origin;
@@ -62,7 +69,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
       const agents = agentId ? [d.registry.get(agentId)!] : d.registry.list();
       const tableExpert = tableExpertIn(agents);
       const scope: McpScope = { name: agentId ? `/a2a/${agentId}/mcp` : '/mcp', agents, ...(tableExpert ? { tableExpert } : {}) };
-      const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log }, scope);
+      const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log, stateCodec }, scope);
       h = createMcpHandler(factory, {
         legacy: 'stateless',
         keepAliveMs: d.keepAliveMs,

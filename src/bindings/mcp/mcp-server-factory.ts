@@ -10,6 +10,7 @@ import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
 import { agentToolSpecs, callAgentTool, type AgentToolArgs } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
+import type { TaskStateCodec } from './input-required.js';
 import { fetchTool, queryTool, searchTool, TABLE_EXPERT_TOOLS, type TableExpertBinding } from './table-expert-tools.js';
 
 export interface McpScope {
@@ -25,6 +26,7 @@ export interface McpFactoryDeps {
   inFlight: InFlightCalls;
   version: string;
   log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+  stateCodec: TaskStateCodec;
 }
 
 export const PRINCIPAL_EXTRA = 'agentport/principal';
@@ -34,7 +36,7 @@ export function authInfoFor(principal: Principal): AuthInfo {
   return { token: '', clientId: principal.clientId ?? principal.subject, scopes: [...principal.scopes], extra: { [PRINCIPAL_EXTRA]: principal } };
 }
 
-function principalOf(authInfo: AuthInfo | undefined): Principal {
+export function principalOf(authInfo: AuthInfo | undefined): Principal {
   const p = authInfo?.extra?.[PRINCIPAL_EXTRA] as Principal | undefined;
   return p ?? ANONYMOUS;
 }
@@ -78,12 +80,15 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
           'resources/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
           'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
         },
+        requestState: { verify: d.stateCodec.verify },
       },
     );
+    // A refused requestState reaches the client as the SDK's frozen -32602; the reason is logged here.
+    server.server.onerror = (err) => d.log.debug({ err: err.message }, 'mcp: server error (e.g. a refused requestState)');
 
     for (const { spec, schema } of tools) {
       server.registerTool(spec.name, { title: spec.title, description: spec.description, inputSchema: schema, annotations: spec.annotations }, (args, toolCtx) =>
-        callAgentTool(d, spec, args as AgentToolArgs, principal, toolCtx),
+        callAgentTool(d, spec, args as AgentToolArgs, principal, toolCtx, ctx.era),
       );
     }
     if (te && teSchemas) {

@@ -1,0 +1,105 @@
+/**
+ * INPUT_REQUIRED as an MRTR round (2026-07-28, basic/patterns/mrtr): the tool call answers
+ * `resultType: "input_required"` with one form elicitation (the agent's question) and a signed
+ * `requestState` naming the A2A task; the client's retry carries the answer and the state, and
+ * the answer continues the same task through the core.
+ *
+ * The state is attacker-controlled on re-entry (spec server requirements 4–5), so it is sealed
+ * with the SDK's HMAC-SHA256 codec: the payload (task, agent, tool, caller subject) is signed,
+ * it expires, and the seal is bound to the caller (an HMAC tag of the subject), so a state minted
+ * for one caller is refused for another; agent and tool are checked against the payload. The SDK verifies it before the handler runs and answers a bad
+ * one with `-32602 "Invalid or expired requestState"` (`data.reason: invalid_request_state`); the
+ * precise reason (`mac`, `expired`, `bind`, `malformed`) goes to the log only.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  createRequestStateCodec,
+  inputRequired,
+  inputResponse,
+  type AuthInfo,
+  type InputRequiredResult,
+  type RequestStateCodec,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+
+/** What a sealed `requestState` carries. Signed, not encrypted: the client can read it. */
+export interface AgentTaskState {
+  v: 1;
+  taskId: string;
+  contextId: string;
+  agentId: string;
+  tool: string;
+  /** the caller's principal subject */
+  sub: string;
+}
+
+export const ANSWER_KEY = 'answer';
+
+/** Human-paced: long enough to think, short enough that a leaked state goes stale. */
+export const REQUEST_STATE_TTL_SECONDS = 900;
+
+const CAPABILITIES_META_KEY = 'io.modelcontextprotocol/clientCapabilities';
+
+export type TaskStateCodec = RequestStateCodec<AgentTaskState>;
+
+/**
+ * The codec for one endpoint. `key` must be shared by every replica that may receive a retry;
+ * without one, a per-process random key works only when the retry reaches the same process.
+ */
+export function createTaskStateCodec(opts: { key?: Uint8Array | string; ttlSeconds?: number; subjectOf: (authInfo: AuthInfo | undefined) => string }): TaskStateCodec {
+  return createRequestStateCodec<AgentTaskState>({
+    key: opts.key ?? randomBytes(32),
+    ttlSeconds: opts.ttlSeconds ?? REQUEST_STATE_TTL_SECONDS,
+    bind: (ctx) => `${ctx.mcpReq.method}\0${opts.subjectOf(ctx.http?.authInfo)}`,
+  });
+}
+
+/** Whether this modern request's client can answer a form elicitation embedded in a result. */
+export function clientTakesFormElicitation(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const caps = envelope?.[CAPABILITIES_META_KEY] as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
+  const e = caps?.elicitation;
+  if (!e || typeof e !== 'object') return false;
+  // 2025-06-18 shape `{}` means form; newer clients list the modes.
+  return e.form !== undefined || e.url === undefined;
+}
+
+/** The input_required result asking the agent's question. */
+export async function askForInput(codec: TaskStateCodec, state: AgentTaskState, question: string, ctx: ServerContext): Promise<InputRequiredResult> {
+  return inputRequired({
+    inputRequests: {
+      [ANSWER_KEY]: inputRequired.elicit({
+        message: question,
+        requestedSchema: {
+          type: 'object',
+          properties: { [ANSWER_KEY]: { type: 'string', title: 'Answer', description: 'Your reply to the agent.' } },
+          required: [ANSWER_KEY],
+        },
+      }),
+    },
+    requestState: await codec.mint(state, ctx),
+  });
+}
+
+export type Continuation =
+  | { kind: 'none' }
+  | { kind: 'answer'; state: AgentTaskState; text: string }
+  | { kind: 'declined'; state: AgentTaskState; action: 'decline' | 'cancel' }
+  | { kind: 'missing'; state: AgentTaskState };
+
+/**
+ * Reads a retry: the verified state (the SDK ran the codec's verify before the handler) and the
+ * answer. A state that verifies but names another agent, tool or caller is refused here too.
+ */
+export function continuationOf(ctx: ServerContext, expect: { agentId: string; tool: string; sub: string }): Continuation | { kind: 'mismatch' } {
+  const state = ctx.mcpReq.requestState<AgentTaskState | string>();
+  if (state === undefined) return { kind: 'none' };
+  if (typeof state !== 'object' || state === null || state.v !== 1) return { kind: 'mismatch' };
+  if (state.agentId !== expect.agentId || state.tool !== expect.tool || state.sub !== expect.sub) return { kind: 'mismatch' };
+  const r = inputResponse(ctx.mcpReq.inputResponses, ANSWER_KEY);
+  if (r.kind !== 'elicit') return { kind: 'missing', state };
+  if (r.action !== 'accept') return { kind: 'declined', state, action: r.action };
+  const text = r.content?.[ANSWER_KEY];
+  if (typeof text !== 'string' || text.trim() === '') return { kind: 'missing', state };
+  return { kind: 'answer', state, text };
+}
