@@ -22,6 +22,7 @@ import {
   type MigrationStatus,
   type OutboxEntry,
   type Store,
+  type StoredApiKey,
   type StoredPushConfig,
   type StoredSigningKey,
   type StoredTask,
@@ -233,6 +234,43 @@ export abstract class SqlStore implements Store {
     await this.db.deleteFrom('signing_keys').where('kid', 'in', [...kids]).execute();
   }
 
+  /** api_keys is typed here rather than in Database, so only these methods can reach it. */
+  private get apiKeys() {
+    return this.db.withTables<{ api_keys: ApiKeysTable }>();
+  }
+
+  async putApiKey(k: StoredApiKey): Promise<void> {
+    await this.apiKeys
+      .insertInto('api_keys')
+      .values({
+        key_id: k.keyId,
+        secret_hash: k.secretHash,
+        subject: k.subject,
+        scopes: JSON.stringify(k.scopes),
+        usecase: k.usecase ?? null,
+        created_at: k.createdAt,
+        expires_at: k.expiresAt ?? null,
+        revoked_at: k.revokedAt ?? null,
+      })
+      .execute();
+  }
+
+  async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
+    const row = await this.apiKeys.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
+    return row ? toStoredApiKey(row) : undefined;
+  }
+
+  async listApiKeys(): Promise<StoredApiKey[]> {
+    const rows = await this.apiKeys.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('key_id').execute();
+    return rows.map(toStoredApiKey);
+  }
+
+  async revokeApiKey(keyId: string, at: number): Promise<boolean> {
+    await this.apiKeys.updateTable('api_keys').set({ revoked_at: at }).where('key_id', '=', keyId).where('revoked_at', 'is', null).execute();
+    const row = await this.apiKeys.selectFrom('api_keys').select('key_id').where('key_id', '=', keyId).executeTakeFirst();
+    return row !== undefined;
+  }
+
   async putPushConfig(c: StoredPushConfig): Promise<void> {
     await this.db
       .insertInto('push_configs')
@@ -354,4 +392,30 @@ export function describeCause(err: unknown): string {
   }
   if (!text) text = err.name;
   return typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text;
+}
+
+interface ApiKeysTable {
+  key_id: string;
+  secret_hash: string;
+  subject: string;
+  /** JSON array of strings */
+  scopes: string;
+  usecase: string | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+}
+
+function toStoredApiKey(row: ApiKeysTable): StoredApiKey {
+  const scopes: unknown = JSON.parse(row.scopes);
+  return {
+    keyId: row.key_id,
+    secretHash: row.secret_hash,
+    subject: row.subject,
+    scopes: Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [],
+    ...(row.usecase === null ? {} : { usecase: row.usecase }),
+    createdAt: Number(row.created_at),
+    ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
+    ...(row.revoked_at === null ? {} : { revokedAt: Number(row.revoked_at) }),
+  };
 }

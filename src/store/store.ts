@@ -125,6 +125,23 @@ export interface StoredSigningKey {
   createdAt: number;
 }
 
+/** An API key as stored: never the secret, only its SHA-256 (hex). */
+export interface StoredApiKey {
+  /** the public part of the key (`ap_<keyId>_<secret>`); unique */
+  keyId: string;
+  /** SHA-256 of the secret part, lower-case hex */
+  secretHash: string;
+  subject: string;
+  scopes: string[];
+  usecase?: string;
+  /** epoch ms */
+  createdAt: number;
+  /** epoch ms; absent: never expires */
+  expiresAt?: number;
+  /** epoch ms; absent: not revoked */
+  revokedAt?: number;
+}
+
 export interface MigrationStatus {
   /** names this build knows, in order */
   known: string[];
@@ -207,6 +224,17 @@ export interface Store {
   addSigningKey(key: StoredSigningKey): Promise<boolean>;
   /** Removes keys past their retention; unknown kids are ignored. */
   deleteSigningKeys(kids: readonly string[]): Promise<void>;
+
+  /** Adds a key; throws when its keyId is taken (key ids are random, so that is a bug or an attack). */
+  putApiKey(key: StoredApiKey): Promise<void>;
+  getApiKey(keyId: string): Promise<StoredApiKey | undefined>;
+  /** Every key, revoked and expired ones included, oldest first. */
+  listApiKeys(): Promise<StoredApiKey[]>;
+  /**
+   * Marks the key revoked at `at` unless it already is (the first revocation time stays).
+   * Returns false when no key has that id.
+   */
+  revokeApiKey(keyId: string, at: number): Promise<boolean>;
 
   putPushConfig(config: StoredPushConfig): Promise<void>;
   getPushConfig(taskId: string, configId: string): Promise<StoredPushConfig | undefined>;

@@ -8,6 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConcurrentUpdateError, type Store, type TaskCommit } from '../../src/store/store.js';
 import { newTask, pushConfig, T0, update, type NewTaskOptions } from './fixtures.js';
+import { describeApiKeysContract } from './api-keys-contract.js';
 import { describeLeaseContract } from './lease-contract.js';
 import { describeReplicasContract } from './replicas-contract.js';
 import { describeSchemaContract } from './schema-contract.js';
@@ -552,5 +553,6 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeSchemaContract(context);
     describeReplicasContract(context);
     describeSigningKeysContract(context);
+    describeApiKeysContract(context);
   });
 }
