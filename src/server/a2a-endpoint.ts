@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import { jsonRpcError, type JsonRpcBinding } from '../bindings/a2a-jsonrpc/jsonrpc-binding.js';
 import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding } from '../bindings/a2a-rest/rest-binding.js';
+import { isV03RestRequest, v03RestErrorBody } from '../bindings/a2a-rest/v03-rest-binding.js';
 import type { AgentRegistry } from '../core/agents/agent-registry.js';
 import type { Principal } from '../core/authz/principal.js';
 import { uuidv7 } from '../core/ids/uuid-v7.js';
@@ -117,6 +118,11 @@ function shapeOf(method: string | undefined, path: string): Shape {
 function errorFor(shape: Shape, req: IncomingMessage, err: A2AError, edge = false): Reply {
   if (shape === 'jsonrpc') {
     return { status: edge ? err.identity.http : 200, headers: { 'Content-Type': 'application/json' }, body: jsonRpcError(null, err) };
+  }
+  const url = req.url ?? '/';
+  if (isV03RestRequest(req, url.split('?')[0]!.split('/').slice(3))) {
+    const { status, body } = v03RestErrorBody(err);
+    return { status, headers: { 'Content-Type': 'application/json' }, body };
   }
   const { status, body } = restErrorBody(err);
   return { status, headers: { 'Content-Type': negotiateMediaType(req) }, body };

@@ -1,5 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from '@modelcontextprotocol/client';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskStateCodec } from '../../src/bindings/mcp/input-required.js';
 import { rpc, startTestServer, type TestServer } from '../support/server.js';
@@ -138,5 +141,65 @@ describe('the requestState codec', () => {
   it('rejects a state sealed with another key', async () => {
     const other = createTaskStateCodec({ key: 'o'.repeat(32), subjectOf: (a) => a?.clientId ?? '' });
     await expect(codec.verify(await other.mint(payload, ctx('alice')), ctx('alice'))).rejects.toThrow('mac');
+  });
+});
+
+describe('INPUT_REQUIRED as elicitation in legacy sessions (2025-era clients that declare it)', () => {
+  let s: TestServer;
+  let url: string;
+  beforeAll(async () => {
+    s = await startTestServer({
+      agents: [{ id: 'probe', module: PROBE }],
+      auth: { apiKeys: [{ key: ALICE, subject: 'alice' }, { key: BOB, subject: 'bob' }] },
+    });
+    url = `${s.http}/mcp`;
+  });
+  afterAll(async () => s?.stop());
+
+  async function elicitingLegacyClient(answer: (message: string) => any): Promise<{ client: V1Client; transport: V1Transport }> {
+    const client = new V1Client({ name: 'legacy-elicit', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, async (req) => answer(req.params.message));
+    const transport = new V1Transport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${ALICE}` } } });
+    await client.connect(transport);
+    return { client, transport };
+  }
+
+  it('asks through elicitation/create on the call and continues the same task (v1 SDK client)', async () => {
+    const asked: string[] = [];
+    const { client, transport } = await elicitingLegacyClient((m) => (asked.push(m), { action: 'accept', content: { answer: 'legacy answer' } }));
+    expect(transport.sessionId).toMatch(/^[0-9a-f-]{36}$/);
+    const r: any = await client.callTool({ name: 'probe_probe', arguments: { message: 'input' } });
+    expect(asked).toEqual(['Tell me more.']);
+    expect(r.isError).toBeFalsy();
+    expect(r.content[0].text).toBe('legacy answer');
+    const got = await rpc(`${s.http}/a2a/probe`, 'GetTask', { id: r._meta['agentport/taskId'] }, { authorization: `Bearer ${ALICE}` });
+    expect(got.body.result.status.state).toBe('TASK_STATE_COMPLETED');
+    await client.close();
+  });
+
+  it('cancels the task when the user declines', async () => {
+    const { client } = await elicitingLegacyClient(() => ({ action: 'decline' }));
+    const r: any = await client.callTool({ name: 'probe_probe', arguments: { message: 'input' } });
+    expect(r.isError).toBe(true);
+    expect(r.content[0].text).toContain('declined');
+    const got = await rpc(`${s.http}/a2a/probe`, 'GetTask', { id: r._meta['agentport/taskId'] }, { authorization: `Bearer ${ALICE}` });
+    expect(got.body.result.status.state).toBe('TASK_STATE_CANCELED');
+    await client.close();
+  });
+
+  it("answers 404 to a session id used by another caller or unknown", async () => {
+    const { client, transport } = await elicitingLegacyClient(() => ({ action: 'decline' }));
+    const list = { jsonrpc: '2.0', id: 9, method: 'tools/list', params: {} };
+    const headers = { 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-11-25' };
+    expect((await post(url, list, { ...headers, authorization: `Bearer ${ALICE}` })).status).toBe(200);
+    expect((await post(url, list, { ...headers, authorization: `Bearer ${BOB}` })).status).toBe(404);
+    expect((await post(url, list, { ...headers, 'mcp-session-id': 'nope', authorization: `Bearer ${ALICE}` })).status).toBe(404);
+    await client.close();
+  });
+
+  it('keeps clients without elicitation stateless (no session id)', async () => {
+    const r = await post(url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, { authorization: `Bearer ${ALICE}` });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('mcp-session-id')).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 /**
  * A2A HTTP+JSON binding (spec §11): the REST routes of lf.a2a.v1.A2AService beneath each agent's
  * base path, every one also under `/{tenant}/`. Errors are google.rpc.Status in `{"error": …}`.
+ * v0.3 requests (`/v1/…` without `A2A-Version: 1.0`) go to ./v03-rest-binding.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
@@ -10,6 +11,7 @@ import * as v from '../../protocol/a2a/validate.js';
 import { activateExtensions, headerValues, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
 import { lastEventId, pipeSse } from '../a2a-common/sse.js';
 import { resolveAgent } from '../a2a-common/tenant.js';
+import { isV03RestRequest, V03RestBinding } from './v03-rest-binding.js';
 
 export const A2A_JSON = 'application/a2a+json';
 
@@ -52,14 +54,18 @@ export function isJsonContentType(ct: string | undefined): boolean {
   return base === 'application/json' || base === A2A_JSON;
 }
 
-type Route =
+export type Route =
   | { op: 'send' | 'stream' | 'list' | 'extendedCard' }
   | { op: 'get' | 'cancel' | 'subscribe'; id: string }
   | { op: 'pushCreate' | 'pushList'; taskId: string }
   | { op: 'pushGet' | 'pushDelete'; taskId: string; id: string };
 
 export class RestBinding {
-  constructor(private readonly o: RestBindingOptions) {}
+  private readonly v03: V03RestBinding;
+
+  constructor(private readonly o: RestBindingOptions) {
+    this.v03 = new V03RestBinding(o);
+  }
 
   /**
    * `segments`: the decoded path segments below the agent base (or below `/a2a` on the shared form).
@@ -76,6 +82,7 @@ export class RestBinding {
     beforeStream?: () => void,
     log: { error(obj: object, msg?: string): void } | undefined = this.o.log,
   ): Promise<RestReply | undefined> {
+    if (isV03RestRequest(req, segments, query)) return this.v03.handle(req, res, body, routeAgentId, segments, query, principal, beforeStream, log);
     const mediaType = negotiateMediaType(req);
     const headers: Record<string, string> = { 'Content-Type': mediaType };
     const fail = (err: unknown): RestReply => {
@@ -151,7 +158,7 @@ export class RestBinding {
   }
 }
 
-function matchRoute(method: string, s: string[]): Route {
+export function matchRoute(method: string, s: string[]): Route {
   const wrongVerb = () => new A2AError('MethodNotFound', `${method} is not allowed on this path`);
   if (s.length === 1) {
     if (s[0] === 'message:send') {
@@ -206,7 +213,7 @@ function matchRoute(method: string, s: string[]): Route {
   throw new A2AError('MethodNotFound', 'No A2A operation at this path');
 }
 
-function parseBody(body: string | undefined): Record<string, unknown> {
+export function parseBody(body: string | undefined): Record<string, unknown> {
   if (body === undefined || body.trim() === '') throw new A2AError('InvalidRequest', 'A JSON request body is required');
   let parsed: unknown;
   try {
@@ -218,13 +225,13 @@ function parseBody(body: string | undefined): Record<string, unknown> {
   return parsed;
 }
 
-function intOrRaw(s: string | null): unknown {
+export function intOrRaw(s: string | null): unknown {
   if (s === null) return undefined;
   return /^-?\d+$/.test(s) ? Number(s) : s;
 }
 
 /** Query strings carry strings only; convert the known integer and boolean fields. */
-function queryObject(q: URLSearchParams, ints: string[]): Record<string, unknown> {
+export function queryObject(q: URLSearchParams, ints: string[]): Record<string, unknown> {
   const o: Record<string, unknown> = {};
   for (const [k, val] of q) {
     if (k === 'A2A-Version') continue;

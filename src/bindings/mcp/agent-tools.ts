@@ -94,6 +94,9 @@ export function agentToolSpecs(agents: readonly RegisteredAgent[]): AgentToolSpe
   return out;
 }
 
+/** `legacy-elicitation`: a legacy session whose client declared elicitation (legacy-sessions.ts). */
+export type ToolCallEra = 'modern' | 'legacy' | 'legacy-elicitation';
+
 export interface AgentToolCallDeps {
   handler: A2AHandler;
   inFlight: InFlightCalls;
@@ -105,7 +108,8 @@ export interface AgentToolCallDeps {
 /**
  * Runs one tool call as an A2A task. Never throws: failures are `isError` results. In the modern
  * era, a task that stops at INPUT_REQUIRED asks its question as an MRTR round when the client
- * takes form elicitations; the retry (answer + sealed state) continues the same task.
+ * takes form elicitations; the retry (answer + sealed state) continues the same task. In a legacy
+ * session whose client takes elicitation, the same return becomes an elicitation request.
  */
 export async function callAgentTool(
   d: AgentToolCallDeps,
@@ -113,14 +117,15 @@ export async function callAgentTool(
   args: AgentToolArgs,
   principal: Principal,
   ctx: ServerContext,
-  era: 'modern' | 'legacy',
+  era: ToolCallEra,
 ): Promise<CallToolResult | InputRequiredResult> {
   const callCtx: CallContext = { agentId: spec.agentId, principal, requestedExtensions: [] };
-  const mrtr = era === 'modern' && clientTakesFormElicitation(ctx);
+  // In a legacy session the SDK's shim turns the input_required return into elicitation/create.
+  const mrtr = era === 'legacy-elicitation' || (era === 'modern' && clientTakesFormElicitation(ctx));
   let parts: Part[] = [{ text: args.message }];
   if (args.data !== undefined) parts.push({ data: args.data as Part['data'], mediaType: 'application/json' });
   let continueTaskId = args.taskId;
-  if (era === 'modern') {
+  if (era !== 'legacy') {
     const cont = continuationOf(ctx, { agentId: spec.agentId, tool: spec.name, sub: principal.subject });
     switch (cont.kind) {
       case 'none':

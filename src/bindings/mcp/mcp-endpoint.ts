@@ -19,6 +19,7 @@ import type { Principal } from '../../core/authz/principal.js';
 import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
 import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, type McpScope } from './mcp-server-factory.js';
 import { createTaskStateCodec } from './input-required.js';
+import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.js';
 import { renderItem } from './item-page.js';
 import { tableExpertOf, type TableExpertBinding } from './table-expert-tools.js';
 
@@ -43,6 +44,10 @@ export interface McpEndpointDeps {
   requestStateKey?: Uint8Array | string;
 }
 
+/** Legacy sessions exist only for clients that take elicitation (legacy-sessions.ts). */
+const LEGACY_SESSION_IDLE_MS = 30 * 60_000;
+const LEGACY_SESSION_MAX = 1000;
+
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-API-Key, X-Request-Id';
 const EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, X-Request-Id';
 
@@ -50,7 +55,8 @@ const EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, 
 export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const inFlight = new InFlightCalls();
   const stateCodec = createTaskStateCodec({ ...(d.requestStateKey ? { key: d.requestStateKey } : {}), subjectOf: (a) => principalOf(a).subject });
-  const handlers = new Map<string, McpHttpHandler>();
+  const handlers = new Map<string, { http: McpHttpHandler; factory: ReturnType<typeof createMcpServerFactory> }>();
+  const sessions = new LegacySessions({ idleMs: LEGACY_SESSION_IDLE_MS, max: LEGACY_SESSION_MAX, keepAliveMs: d.keepAliveMs, maxRequestBodySize: d.bodyLimit, log: d.log });
   const loopback = isLoopbackHost(d.bindHost);
   const publicOrigin = new URL(d.publicUrl).origin;
   const publicHost = new URL(d.publicUrl).host.toLowerCase();
@@ -62,7 +68,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
     }
     return undefined;
   };
-  const handlerFor = (agentId: string | undefined): McpHttpHandler => {
+  const handlerFor = (agentId: string | undefined): { http: McpHttpHandler; factory: ReturnType<typeof createMcpServerFactory> } => {
     const key = agentId ?? '';
     let h = handlers.get(key);
     if (!h) {
@@ -70,12 +76,13 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
       const tableExpert = tableExpertIn(agents);
       const scope: McpScope = { name: agentId ? `/a2a/${agentId}/mcp` : '/mcp', agents, ...(tableExpert ? { tableExpert } : {}) };
       const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log, stateCodec }, scope);
-      h = createMcpHandler(factory, {
+      const http = createMcpHandler(factory, {
         legacy: 'stateless',
         keepAliveMs: d.keepAliveMs,
         maxRequestBodySize: d.bodyLimit,
         onerror: (err) => d.log.debug({ err, scope: scope.name }, 'mcp: request rejected or failed'),
       });
+      h = { http, factory };
       handlers.set(key, h);
     }
     return h;
@@ -182,10 +189,19 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
       ...(body !== undefined ? { body } : {}),
       signal: abort.signal,
     });
-    const response = await handlerFor(agentId).fetch(request, {
-      authInfo: authInfoFor(principal),
-      ...(parsed !== undefined ? { parsedBody: parsed } : {}),
-    });
+    const authInfo = authInfoFor(principal);
+    const scopeKey = agentId ?? '';
+    const sessionId = headerOf(req, 'mcp-session-id');
+    if (sessionId !== undefined) {
+      const r = await sessions.serve(sessionId, scopeKey, request, authInfo, principal.subject, parsed);
+      if (!r) return sendJsonRpcError(res, 404, -32001, 'Session not found');
+      return writeResponse(res, r, abort.signal);
+    }
+    const h = handlerFor(agentId);
+    if (req.method === 'POST' && isElicitingLegacyInitialize(parsed)) {
+      return writeResponse(res, await sessions.open(scopeKey, h.factory, request, authInfo, principal.subject, parsed), abort.signal);
+    }
+    const response = await h.http.fetch(request, { authInfo, ...(parsed !== undefined ? { parsedBody: parsed } : {}) });
     await writeResponse(res, response, abort.signal);
   }
 

@@ -8,7 +8,7 @@ import { fromJsonSchema, McpServer, type AuthInfo, type McpRequestContext, type 
 import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
-import { agentToolSpecs, callAgentTool, type AgentToolArgs } from './agent-tools.js';
+import { agentToolSpecs, callAgentTool, type AgentToolArgs, type ToolCallEra } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import type { TaskStateCodec } from './input-required.js';
 import { fetchTool, queryTool, searchTool, TABLE_EXPERT_TOOLS, type TableExpertBinding } from './table-expert-tools.js';
@@ -39,6 +39,12 @@ export function authInfoFor(principal: Principal): AuthInfo {
 export function principalOf(authInfo: AuthInfo | undefined): Principal {
   const p = authInfo?.extra?.[PRINCIPAL_EXTRA] as Principal | undefined;
   return p ?? ANONYMOUS;
+}
+
+/** Legacy instances know the client's capabilities only in a session (legacy-sessions.ts). */
+function eraOf(era: 'modern' | 'legacy', server: McpServer): ToolCallEra {
+  if (era === 'modern') return 'modern';
+  return server.server.getClientCapabilities()?.elicitation ? 'legacy-elicitation' : 'legacy';
 }
 
 export const cardResourceUri = (agentId: string) => `agentport://agents/${agentId}/card`;
@@ -88,7 +94,7 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
 
     for (const { spec, schema } of tools) {
       server.registerTool(spec.name, { title: spec.title, description: spec.description, inputSchema: schema, annotations: spec.annotations }, (args, toolCtx) =>
-        callAgentTool(d, spec, args as AgentToolArgs, principal, toolCtx, ctx.era),
+        callAgentTool(d, spec, args as AgentToolArgs, principal, toolCtx, eraOf(ctx.era, server)),
       );
     }
     if (te && teSchemas) {

@@ -2,7 +2,7 @@
  * v0.3 JSON-RPC methods and their params, translated into the core's v1.0 requests. Only
  * request-side translation lives here; results go back through events, tasks, push and cards.
  */
-import type { CancelTaskRequest, GetTaskRequest, ListTaskPushNotificationConfigsRequest, SendMessageRequest, SubscribeToTaskRequest } from '../a2a/types.js';
+import type { CancelTaskRequest, GetTaskRequest, Message, ListTaskPushNotificationConfigsRequest, SendMessageRequest, SubscribeToTaskRequest } from '../a2a/types.js';
 import { invalidParams } from '../a2a/errors.js';
 import { obj, optBool, optJsonObject, optNonNegativeInt, optObj, optStrArray, str } from './fields.js';
 import { messageToV1 } from './messages.js';
@@ -31,10 +31,10 @@ export const isV03StreamingMethod = (m: V03Method): boolean => m === 'message/st
  * an absent `blocking` (undefined in v0.3) stays absent, so the v1.0 default applies: wait for the
  * task to finish or be interrupted (v1.0 §3.2.2), as a2a-python's v0.3 server did.
  */
-export function sendParamsToV1(v: unknown): SendMessageRequest {
+export function sendParamsToV1(v: unknown, parseMessage: (m: unknown) => Message = messageToV1): SendMessageRequest {
   const p = obj(v, 'params');
   if (p.message === undefined || p.message === null) throw invalidParams('message', 'is required');
-  const out: SendMessageRequest = { message: messageToV1(p.message) };
+  const out: SendMessageRequest = { message: parseMessage(p.message) };
   const cfg = optObj(p.configuration, 'configuration');
   if (cfg) {
     out.configuration = {};
