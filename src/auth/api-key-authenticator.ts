@@ -1,40 +1,36 @@
 /**
- * Authentication by API key from the config, until the OAuth issue brings the full set. A key is
- * accepted as `Authorization: Bearer <key>` or `X-API-Key: <key>`; no credential means anonymous,
- * a wrong one is an error (never silently anonymous).
+ * API keys written in the config file (`auth.apiKeys`): compared by SHA-256 digest in constant
+ * time, so neither the key nor its length leaks through timing.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { ApiKeyConfig } from '../config/index.js';
-import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
-import { A2AError } from '../protocol/a2a/errors.js';
+import type { Principal } from '../core/authz/principal.js';
+import type { Authenticator } from './authenticator.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 
-export class ApiKeyAuthenticator {
+export class ConfigApiKeys {
   private readonly keys: Array<{ hash: Buffer; principal: Principal }>;
 
-  constructor(keys: ApiKeyConfig[]) {
+  constructor(keys: readonly ApiKeyConfig[]) {
     this.keys = keys.map((k) => ({
       hash: digest(k.key),
-      principal: Object.freeze({ subject: k.subject, authenticated: true, scopes: k.scopes }),
+      principal: Object.freeze({ subject: k.subject, authenticated: true, scopes: Object.freeze([...k.scopes]) }),
     }));
   }
 
-  /** Reads a credential from headers (HTTP) or metadata values (gRPC, lower-cased names). */
-  authenticate(headers: IncomingHttpHeaders | Record<string, string | undefined>): Principal {
-    const auth = headerValue(headers.authorization);
-    const apiKey = headerValue(headers['x-api-key']);
-    let presented: string | undefined;
-    if (apiKey) presented = apiKey;
-    else if (auth && /^bearer\s+/i.test(auth)) presented = auth.replace(/^bearer\s+/i, '').trim();
-    if (!presented) return ANONYMOUS;
+  /** The principal of a configured key, or undefined when `presented` is none of them. */
+  match(presented: string): Principal | undefined {
     const h = digest(presented);
-    for (const k of this.keys) if (timingSafeEqual(k.hash, h)) return k.principal;
-    throw new A2AError('Unauthenticated', 'The credential presented is not valid');
+    let found: Principal | undefined;
+    // Every key is compared, so the time taken does not say which one matched.
+    for (const k of this.keys) if (timingSafeEqual(k.hash, h)) found ??= k.principal;
+    return found;
   }
 }
 
-function headerValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
+/**
+ * @deprecated the name bindings used before the Authenticator existed; import `Authenticator`
+ * from './authenticator.js'. Kept so callers that only need `authenticate` keep compiling.
+ */
+export type ApiKeyAuthenticator = Authenticator;

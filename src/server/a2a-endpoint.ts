@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
 import { jsonRpcError, type JsonRpcBinding } from '../bindings/a2a-jsonrpc/jsonrpc-binding.js';
 import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding } from '../bindings/a2a-rest/rest-binding.js';
 import { isV03RestRequest, v03RestErrorBody } from '../bindings/a2a-rest/v03-rest-binding.js';
@@ -19,7 +19,7 @@ export interface A2AEndpointDeps {
   registry: AgentRegistry;
   jsonrpc: JsonRpcBinding;
   rest: RestBinding;
-  auth: ApiKeyAuthenticator;
+  auth: Authenticator;
   log: Logger;
   bodyLimit: number;
   /** settles once agents are registered */
@@ -29,6 +29,8 @@ export interface A2AEndpointDeps {
 type Reply = { status: number; headers: Record<string, string>; body?: string };
 
 const CARD_SUFFIX = '/.well-known/agent-card.json';
+/** what an A2A caller may ask a token for (issue 5: a2a:discover reads, a2a:publish writes) */
+const A2A_SCOPES = 'a2a:discover a2a:publish';
 /** the v0.2 card path */
 const V02_CARD_SUFFIX = '/.well-known/agent.json';
 
@@ -92,10 +94,12 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
     }
     let principal: Principal;
     try {
-      principal = d.auth.authenticate(req.headers);
+      principal = await d.auth.authenticate(req.headers);
     } catch (e) {
-      const r = errorFor(shape, req, e instanceof A2AError ? e : new A2AError('Unauthenticated'), true);
-      r.headers['WWW-Authenticate'] = 'Bearer';
+      const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
+      const r = errorFor(shape, req, err, true);
+      // An issuer whose keys cannot be fetched is our outage (503), not the caller's bad token.
+      if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES });
       return send(res, r);
     }
     const r =

@@ -6,7 +6,7 @@ import { mkdir } from 'node:fs/promises';
 import type { Metadata } from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { loadAgentDefinition } from '../agents/load-agent.js';
-import { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import { Authenticator } from '../auth/authenticator.js';
 import { createGrpcServer } from '../bindings/a2a-grpc/index.js';
 import { InProcessEventBus, openRedisEventBus, type EventBus } from '../bus/index.js';
 import { withListeningPorts, type Config } from '../config/index.js';
@@ -59,7 +59,9 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     const keys = new KeyStore(initial.storage.driver === 'postgres' ? { shared: store } : { dataDir: initial.server.dataDir });
     const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });
     const registry = new AgentRegistry(initial.primaryAgent);
-    const auth = new ApiKeyAuthenticator(initial.auth.apiKeys);
+    // Own tokens carry the public URL as `iss`; with port 0 it is known only after listen, and
+    // every request waits for `started`, so it is read per request.
+    const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store });
 
     let worker: PushDeliveryWorker | undefined;
     const service = new TaskService({

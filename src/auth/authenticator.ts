@@ -1,0 +1,67 @@
+/**
+ * The one Authenticator every binding calls: request headers (or gRPC metadata) in, a Principal
+ * out. No credential is the anonymous principal; a credential that fails is an
+ * A2AError('Unauthenticated') whose message says why (never silently anonymous).
+ *
+ * Order: config API keys (exact match), stored API keys (`ap_` prefix), bearer JWTs (three
+ * base64url segments). A config key may look like either of the others, so it is tried first.
+ */
+import { DEFAULT_CLOCK_SKEW_SECONDS, type AuthConfig } from '../config/config.js';
+import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
+import type { KeyStore } from '../core/keys/key-store.js';
+import { A2AError } from '../protocol/a2a/errors.js';
+import { ConfigApiKeys } from './api-key-authenticator.js';
+import { API_KEY_PREFIX, StoredApiKeys, type ApiKeyLookup } from './api-keys.js';
+import { bearerChallenge } from './challenge.js';
+import { presentedCredential, type CredentialHeaders } from './credentials.js';
+import { JwtBearer, looksLikeJwt } from './jwt-bearer.js';
+
+export interface AuthenticatorOptions {
+  config: AuthConfig;
+  /** the server's public URL, read when a token arrives (port 0 is bound after construction) */
+  publicUrl: () => string;
+  keys: KeyStore;
+  /** where stored API keys are looked up; absent: only config keys and tokens */
+  apiKeys?: ApiKeyLookup;
+  now?: () => number;
+}
+
+export class Authenticator {
+  private readonly configKeys: ConfigApiKeys;
+  private readonly storedKeys: StoredApiKeys | undefined;
+  private readonly jwt: JwtBearer;
+
+  constructor(o: AuthenticatorOptions) {
+    this.configKeys = new ConfigApiKeys(o.config.apiKeys);
+    this.storedKeys = o.apiKeys ? new StoredApiKeys(o.apiKeys, o.now) : undefined;
+    this.jwt = new JwtBearer({
+      keys: o.keys,
+      ownIssuer: o.publicUrl,
+      ...(o.config.audience ? { audience: o.config.audience } : {}),
+      ...(o.config.issuers ? { issuers: o.config.issuers } : {}),
+      ...(o.config.sharedSecret ? { sharedSecret: o.config.sharedSecret } : {}),
+      clockSkewSeconds: o.config.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS,
+    });
+  }
+
+  async authenticate(headers: CredentialHeaders): Promise<Principal> {
+    const presented = presentedCredential(headers);
+    if (presented === undefined) return ANONYMOUS;
+    const configured = this.configKeys.match(presented);
+    if (configured) return configured;
+    if (presented.startsWith(API_KEY_PREFIX) && this.storedKeys) return this.storedKeys.authenticate(presented);
+    if (looksLikeJwt(presented)) return this.jwt.authenticate(presented);
+    throw new A2AError('Unauthenticated', 'The credential presented is not valid');
+  }
+
+  /**
+   * The `WWW-Authenticate` value for a refused request. `resource_metadata` is added once the
+   * RFC 9728 document is served (a later step of issue 5); until then it would point nowhere.
+   */
+  challenge(err: A2AError, o: { scope?: string; resourceMetadata?: string } = {}): string {
+    return bearerChallenge({
+      ...(err.kind === 'Unauthenticated' ? { error: 'invalid_token' as const, description: err.message } : {}),
+      ...o,
+    });
+  }
+}
