@@ -11,6 +11,7 @@ import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
 import { agentToolSpecs, callAgentTool, type AgentToolArgs, type ToolCallEra } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import type { TaskStateCodec } from './input-required.js';
+import { registerTaskTemplate } from './task-resources.js';
 import { fetchTool, queryTool, searchTool, TABLE_EXPERT_TOOLS, type TableExpertBinding } from './table-expert-tools.js';
 
 export interface McpScope {
@@ -59,6 +60,7 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
     return c;
   };
   const tools = agentToolSpecs(scope.agents).map((spec) => ({ spec, schema: compile(spec.inputSchema) }));
+  const agentIds = new Set(scope.agents.map((a) => a.id));
   const cards = scope.agents.map((a) => ({ agent: a, uri: cardResourceUri(a.id), json: JSON.stringify(a.publicCard, null, 2) }));
   const te = scope.tableExpert;
   const teSchemas = te
@@ -119,6 +121,8 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
         (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: c.json }] }),
       );
     }
+
+    registerTaskTemplate(server, d.handler, agentIds, principal);
 
     if (ctx.era === 'legacy') {
       // Stateless legacy: the cancel arrives in its own POST, to this fresh instance (in-flight-calls.ts).
