@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerDb } from './commands/db.js';
+import { registerKeys } from './commands/keys.js';
 import { registerServe, type ServeDependencies } from './commands/serve.js';
 import type { CliIO } from './io.js';
 import { packageVersion } from './version.js';
@@ -36,6 +37,7 @@ export function createProgram(io: CliIO, deps: CliDependencies = {}): Command {
 
   registerServe(program, io, deps);
   registerDb(program, io);
+  registerKeys(program, io);
   return program;
 }
 
