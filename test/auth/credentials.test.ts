@@ -222,3 +222,20 @@ describe('HTTP+JSON binding', () => {
     expect(r.headers.get('www-authenticate')).toBe('Bearer scope="a2a:discover a2a:publish", error="invalid_token", error_description="The API key has expired"');
   });
 });
+
+describe('an external issuer whose discovery document names another issuer', () => {
+  it('is our outage (503, no challenge), not the caller\'s bad token', async () => {
+    const liar = await startLoopbackIssuer({ discoveryIssuer: () => 'https://someone-else.example' });
+    const server = await startTestServer({ auth: { issuers: [{ issuer: liar.issuer, audience: 'a' }] } });
+    try {
+      const r = await rpc(`${server.http}/a2a/echo`, 'SendMessage', { message: userMessage('hi') }, bearer(await liar.sign({ sub: 'x', aud: 'a', iss: liar.issuer })));
+      expect(r.status).toBe(503);
+      expect(r.headers.get('www-authenticate')).toBeNull();
+      expect(r.body.error.message).toBe("The token issuer's metadata could not be used: the discovery document names another issuer");
+      expect(liar.hits['/jwks']).toBeUndefined();
+    } finally {
+      await server.stop();
+      await liar.close();
+    }
+  });
+});
