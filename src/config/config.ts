@@ -99,12 +99,28 @@ interface AgentConfigBase {
   pushNotifications?: boolean;
   /** whether the agent offers an extended card; defaults to auth.extendedCard */
   extendedCard: boolean;
-  /** skill id → visibility override ('extended' = only in the extended card) */
-  skills: Record<string, { visibility: 'public' | 'extended' }>;
+  /**
+   * skill id → visibility override ('extended' = only in the extended card) and the hints of the
+   * skill's MCP tool (each overrides the binding's default for the agent)
+   */
+  skills: Record<string, SkillConfig>;
   /** extension URIs declared `required: true` in the card */
   requiredExtensions: string[];
   /** agent-specific settings, validated by the agent */
   options: Record<string, unknown>;
+}
+
+export interface SkillConfig {
+  visibility?: 'public' | 'extended';
+  annotations?: SkillAnnotationsConfig;
+}
+
+/** MCP ToolAnnotations hints (spec 2025-03-26+): advisory, for clients that gate confirmations. */
+export interface SkillAnnotationsConfig {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
 }
 
 /** An agent is either built in or an ES module (default export or `agent` export: an AgentDefinition). */

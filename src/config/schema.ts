@@ -174,7 +174,18 @@ const agentSchema = z
     streaming: bool.optional(),
     pushNotifications: bool.optional(),
     extendedCard: bool.optional(),
-    skills: z.record(nonEmptyString, z.object({ visibility: z.enum(['public', 'extended']) }).strict()).optional(),
+    skills: z
+      .record(
+        nonEmptyString,
+        z
+          .object({
+            visibility: z.enum(['public', 'extended']).optional(),
+            // MCP tool annotations of this skill's tool (src/bindings/mcp/agent-tools.ts)
+            annotations: z.object({ readOnlyHint: bool.optional(), destructiveHint: bool.optional(), idempotentHint: bool.optional(), openWorldHint: bool.optional() }).strict().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
     requiredExtensions: z.array(uri).optional(),
     /** agent-specific settings, validated by the agent itself (e.g. the Table Expert's datasets) */
     options: z.record(z.string(), z.unknown()).optional(),

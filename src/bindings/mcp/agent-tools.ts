@@ -5,6 +5,7 @@
  * becomes the tool result (tool-result.ts). Cancellation from the client cancels the task.
  */
 import type { CallToolResult, InputRequiredResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
+import type { SkillAnnotationsConfig } from '../../config/config.js';
 import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
@@ -58,19 +59,26 @@ export const AGENT_TOOL_INPUT_SCHEMA: Record<string, unknown> = {
   additionalProperties: false,
 };
 
+/** The hints configured for a skill (`agents[].skills[id].annotations`), if any. */
+export type SkillAnnotationsLookup = (agentId: string, skillId: string) => SkillAnnotationsConfig | undefined;
+
 /**
  * Hints for clients that gate confirmations on them. Built-ins whose behaviour is known say so;
  * for any other agent the honest default is "may act on the world, not known to be read-only".
+ * Each hint set in the skill's config replaces its default.
  */
-function annotationsFor(agent: RegisteredAgent, title: string): ToolAnnotations {
+function annotationsFor(agent: RegisteredAgent, title: string, configured: SkillAnnotationsConfig | undefined): ToolAnnotations {
   const builtinReadOnly = agent.publicCard.name === 'Echo' || 'expert' in agent.definition;
-  return builtinReadOnly
+  const defaults = builtinReadOnly
     ? { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
     : { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+  if (!configured) return defaults;
+  const set = Object.fromEntries(Object.entries(configured).filter(([, v]) => typeof v === 'boolean'));
+  return { ...defaults, ...set };
 }
 
 /** The tools of the agents, in a stable order (agents as registered, skills as on the card). */
-export function agentToolSpecs(agents: readonly RegisteredAgent[]): AgentToolSpec[] {
+export function agentToolSpecs(agents: readonly RegisteredAgent[], configured: SkillAnnotationsLookup = () => undefined): AgentToolSpec[] {
   const out: AgentToolSpec[] = [];
   const seen = new Set<string>();
   for (const agent of agents) {
@@ -87,7 +95,7 @@ export function agentToolSpecs(agents: readonly RegisteredAgent[]): AgentToolSpe
         title,
         description: `${skill.description} (Agent "${agent.publicCard.name}": ${agent.publicCard.description})${examples}`,
         inputSchema: AGENT_TOOL_INPUT_SCHEMA,
-        annotations: annotationsFor(agent, title),
+        annotations: annotationsFor(agent, title, configured(agent.id, skill.id)),
       });
     }
   }

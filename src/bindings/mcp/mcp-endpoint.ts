@@ -20,6 +20,7 @@ import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
 import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, type McpScope } from './mcp-server-factory.js';
 import { createTaskStateCodec } from './input-required.js';
 import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.js';
+import type { SkillAnnotationsLookup } from './agent-tools.js';
 import { renderItem } from './item-page.js';
 import { tableExpertOf, type TableExpertBinding } from './table-expert-tools.js';
 
@@ -42,6 +43,8 @@ export interface McpEndpointDeps {
    * may receive a retry. Absent: a random key per process.
    */
   requestStateKey?: Uint8Array | string;
+  /** the configured hints of a skill's tool (`agents[].skills[id].annotations`); absent: defaults only */
+  skillAnnotations?: SkillAnnotationsLookup;
 }
 
 /** Legacy sessions exist only for clients that take elicitation (legacy-sessions.ts). */
@@ -75,7 +78,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
       const agents = agentId ? [d.registry.get(agentId)!] : d.registry.list();
       const tableExpert = tableExpertIn(agents);
       const scope: McpScope = { name: agentId ? `/a2a/${agentId}/mcp` : '/mcp', agents, ...(tableExpert ? { tableExpert } : {}) };
-      const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log, stateCodec }, scope);
+      const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}) }, scope);
       const http = createMcpHandler(factory, {
         legacy: 'stateless',
         keepAliveMs: d.keepAliveMs,

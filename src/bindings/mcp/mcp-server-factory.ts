@@ -8,7 +8,7 @@ import { fromJsonSchema, McpServer, type AuthInfo, type McpRequestContext, type 
 import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
-import { agentToolSpecs, callAgentTool, type AgentToolArgs, type ToolCallEra } from './agent-tools.js';
+import { agentToolSpecs, callAgentTool, type AgentToolArgs, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import type { TaskStateCodec } from './input-required.js';
 import { registerTaskTemplate } from './task-resources.js';
@@ -28,6 +28,8 @@ export interface McpFactoryDeps {
   version: string;
   log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   stateCodec: TaskStateCodec;
+  /** `agents[].skills[id].annotations` from the config */
+  skillAnnotations?: SkillAnnotationsLookup;
 }
 
 export const PRINCIPAL_EXTRA = 'agentport/principal';
@@ -59,7 +61,7 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
     if (!c) compiled.set(schema, (c = fromJsonSchema(schema as Parameters<typeof fromJsonSchema>[0]) as StandardSchemaWithJSON));
     return c;
   };
-  const tools = agentToolSpecs(scope.agents).map((spec) => ({ spec, schema: compile(spec.inputSchema) }));
+  const tools = agentToolSpecs(scope.agents, d.skillAnnotations).map((spec) => ({ spec, schema: compile(spec.inputSchema) }));
   const agentIds = new Set(scope.agents.map((a) => a.id));
   const cards = scope.agents.map((a) => ({ agent: a, uri: cardResourceUri(a.id), json: JSON.stringify(a.publicCard, null, 2) }));
   const te = scope.tableExpert;
