@@ -190,7 +190,8 @@ function describe(err: unknown): A2AError {
   if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid || err instanceof errors.JOSENotSupported) {
     return refuse('The bearer token is not a valid JWT');
   }
-  if (err instanceof errors.JOSEError && !(err instanceof errors.JWKSInvalid)) return refuse('The bearer token is not valid');
+  // jose reports a JWKS answered with a non-200 status as a generic JOSEError: ours to fix.
+  if (err instanceof errors.JOSEError && !(err instanceof errors.JWKSInvalid) && err.code !== 'ERR_JOSE_GENERIC') return refuse('The bearer token is not valid');
   return new A2AError('Unavailable', "The token issuer's keys could not be fetched");
 }
 

@@ -239,3 +239,20 @@ describe('an external issuer whose discovery document names another issuer', () 
     }
   });
 });
+
+describe('an external issuer whose configured JWKS URL answers 404', () => {
+  it('is a 503 without challenge, and discovery is skipped', async () => {
+    const idp2 = await startLoopbackIssuer();
+    const server = await startTestServer({ auth: { issuers: [{ issuer: idp2.issuer, audience: 'a', jwksUri: `${idp2.issuer}/missing` }] } });
+    try {
+      const r = await rpc(`${server.http}/a2a/echo`, 'SendMessage', { message: userMessage('hi') }, bearer(await idp2.sign({ sub: 'x', aud: 'a', iss: idp2.issuer })));
+      expect(r.status).toBe(503);
+      expect(r.headers.get('www-authenticate')).toBeNull();
+      expect(idp2.hits['/missing']).toBe(1);
+      expect(idp2.hits['/.well-known/openid-configuration']).toBeUndefined();
+    } finally {
+      await server.stop();
+      await idp2.close();
+    }
+  });
+});
