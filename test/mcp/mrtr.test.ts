@@ -32,7 +32,7 @@ describe('INPUT_REQUIRED as MRTR (2026-07-28)', () => {
   let url: string;
   beforeAll(async () => {
     s = await startTestServer({
-      agents: [{ id: 'probe', module: PROBE }],
+      agents: [{ id: 'probe', module: PROBE }, { id: 'echo', builtin: 'echo' }],
       auth: { apiKeys: [{ key: ALICE, subject: 'alice' }, { key: BOB, subject: 'bob' }] },
     });
     url = `${s.http}/mcp`;
@@ -114,6 +114,17 @@ describe('INPUT_REQUIRED as MRTR (2026-07-28)', () => {
     expect(task.body.result.status.state).toBe('TASK_STATE_CANCELED');
   });
 
+  it('refuses a valid state replayed on another tool', async () => {
+    const first = await callProbe(url, 11, 'input', ALICE);
+    const retry = await post(
+      url,
+      { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'echo_echo', arguments: { message: 'x' }, _meta: withElicitation(), inputResponses: { answer: { action: 'accept', content: { answer: 'y' } } }, requestState: first.json.result.requestState } },
+      { ...modernHeaders('tools/call', 'echo_echo'), authorization: `Bearer ${ALICE}` },
+    );
+    expect(retry.json.result.isError).toBe(true);
+    expect(retry.json.result.content[0].text).toContain('another tool or caller');
+  });
+
   it('keeps the isError guidance for a modern client that takes no elicitation', async () => {
     const r = await callProbe(url, 10, 'input', ALICE, envelope());
     expect(r.json.result.resultType).not.toBe('input_required');
@@ -174,6 +185,17 @@ describe('INPUT_REQUIRED as elicitation in legacy sessions (2025-era clients tha
     expect(r.content[0].text).toBe('legacy answer');
     const got = await rpc(`${s.http}/a2a/probe`, 'GetTask', { id: r._meta['agentport/taskId'] }, { authorization: `Bearer ${ALICE}` });
     expect(got.body.result.status.state).toBe('TASK_STATE_COMPLETED');
+    await client.close();
+  });
+
+  it('does the same for the v2 client in legacy mode', async () => {
+    const client = new V2Client({ name: 'v2-legacy-elicit', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' }, capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { answer: 'v2 legacy answer' } }));
+    await client.connect(new V2Transport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${ALICE}` } } }));
+    expect(client.getProtocolEra()).toBe('legacy');
+    const r: any = await client.callTool({ name: 'probe_probe', arguments: { message: 'input' } });
+    expect(r.isError).toBeFalsy();
+    expect(r.content[0].text).toBe('v2 legacy answer');
     await client.close();
   });
 
