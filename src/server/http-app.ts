@@ -66,6 +66,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     bindHost: config.server.host,
     version: packageVersion(),
     started: d.started,
+    // Per-skill tool hints from the config (agents[].skills[id].annotations).
+    skillAnnotations: (agentId, skillId) => config.agents.find((a) => a.id === agentId)?.skills[skillId]?.annotations,
   });
   const app = Fastify({
     loggerInstance: d.log,
