@@ -36,6 +36,28 @@ export interface SqliteStoreOptions {
 type Q = Kysely<Database>;
 
 /** The SQL of every hot-path statement; the slot names fix the positional binding order. */
+/** The conditional task update (optimistic version check), writing the lease columns or not. */
+function updateTaskStatement(k: Q, withLease: boolean): string {
+  const lease = withLease ? { lease_owner: slot<string | null>('lease_owner'), lease_expires_at: slot<number | null>('lease_expires_at') } : {};
+  return compileWithSlots(
+    k
+      .updateTable('tasks')
+      .set({
+        context_id: slot('context_id'),
+        state: slot('state'),
+        status_time: slot('status_time'),
+        seq: slot('seq'),
+        version: slot('version'),
+        task: slot('task'),
+        ...lease,
+      })
+      .where('id', '=', slot<string>('id'))
+      .where('agent_id', '=', slot<string>('agent_id'))
+      .where('version', '=', slot<number>('expected_version')),
+    ['context_id', 'state', 'status_time', 'seq', 'version', 'task', ...(withLease ? ['lease_owner', 'lease_expires_at'] : []), 'id', 'agent_id', 'expected_version'],
+  );
+}
+
 function compileStatements(k: Q) {
   return {
     insertTask: compileWithSlots(
@@ -58,42 +80,10 @@ function compileStatements(k: Q) {
         .onConflict((oc) => oc.column('id').doNothing()),
       ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at'],
     ),
-    updateTask: compileWithSlots(
-      k
-        .updateTable('tasks')
-        .set({
-          context_id: slot('context_id'),
-          state: slot('state'),
-          status_time: slot('status_time'),
-          seq: slot('seq'),
-          version: slot('version'),
-          task: slot('task'),
-        })
-        .where('id', '=', slot<string>('id'))
-        .where('agent_id', '=', slot<string>('agent_id'))
-        .where('version', '=', slot<number>('expected_version')),
-      ['context_id', 'state', 'status_time', 'seq', 'version', 'task', 'id', 'agent_id', 'expected_version'],
-    ),
+    updateTask: updateTaskStatement(k, false),
     // A separate statement, so a commit without a lease (every commit in embedded mode) binds
     // and writes exactly what it did before leases existed.
-    updateTaskWithLease: compileWithSlots(
-      k
-        .updateTable('tasks')
-        .set({
-          context_id: slot('context_id'),
-          state: slot('state'),
-          status_time: slot('status_time'),
-          seq: slot('seq'),
-          version: slot('version'),
-          task: slot('task'),
-          lease_owner: slot('lease_owner'),
-          lease_expires_at: slot('lease_expires_at'),
-        })
-        .where('id', '=', slot<string>('id'))
-        .where('agent_id', '=', slot<string>('agent_id'))
-        .where('version', '=', slot<number>('expected_version')),
-      ['context_id', 'state', 'status_time', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at', 'id', 'agent_id', 'expected_version'],
-    ),
+    updateTaskWithLease: updateTaskStatement(k, true),
     insertEvent: compileWithSlots(
       k.insertInto('task_events').values({
         task_id: slot('task_id'),
