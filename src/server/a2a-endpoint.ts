@@ -14,6 +14,7 @@ import type { AgentRegistry } from '../core/agents/agent-registry.js';
 import type { Principal } from '../core/authz/principal.js';
 import { uuidv7 } from '../core/ids/uuid-v7.js';
 import { A2AError } from '../protocol/a2a/errors.js';
+import { readLimitedBody } from '../bindings/read-limited-body.js';
 
 export interface A2AEndpointDeps {
   registry: AgentRegistry;
@@ -83,11 +84,16 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
       return send(res, errorFor('rest', req, new A2AError('MethodNotFound', `No route for ${req.method} ${path}`)));
     }
 
-    const body = req.method === 'POST' ? await readBody(req, d.bodyLimit) : undefined;
-    if (body instanceof A2AError) {
+    const read = req.method === 'POST' ? await readLimitedBody(req, d.bodyLimit) : undefined;
+    if (typeof read === 'object') {
       res.setHeader('Connection', 'close');
-      return send(res, errorFor(shape, req, body, true));
+      const err =
+        read.problem === 'too-large'
+          ? new A2AError('PayloadTooLarge', `The request body exceeds ${d.bodyLimit} bytes`)
+          : new A2AError('InvalidRequest', 'The request body could not be read');
+      return send(res, errorFor(shape, req, err, true));
     }
+    const body = read;
     const hasBody = body !== undefined && body !== '';
     if ((shape === 'jsonrpc' || hasBody) && !isJsonContentType(req.headers['content-type'])) {
       return send(res, errorFor(shape, req, new A2AError('UnsupportedMediaType'), true));
@@ -137,38 +143,3 @@ function send(res: ServerResponse, r: Reply): void {
   res.end(r.body ?? '');
 }
 
-/** The body as a string, or PayloadTooLarge once it passes `limit` bytes (the rest is not read). */
-function readBody(req: IncomingMessage, limit: number): Promise<string | A2AError> {
-  const tooLarge = () => new A2AError('PayloadTooLarge', `The request body exceeds ${limit} bytes`);
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.resolve(tooLarge());
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (c: Buffer) => {
-      if (done) return;
-      size += c.length;
-      if (size > limit) {
-        done = true;
-        req.resume();
-        resolve(tooLarge());
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (done) return;
-      done = true;
-      resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-    });
-    req.on('error', () => {
-      if (done) return;
-      done = true;
-      resolve(new A2AError('InvalidRequest', 'The request body could not be read'));
-    });
-  });
-}

@@ -23,6 +23,7 @@ import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.j
 import type { SkillAnnotationsLookup } from './agent-tools.js';
 import { renderItem } from './item-page.js';
 import { tableExpertOf, type TableExpertBinding } from './table-expert-tools.js';
+import { readLimitedBody } from '../read-limited-body.js';
 
 export interface McpEndpointDeps {
   registry: AgentRegistry;
@@ -157,10 +158,12 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
     let body: string | undefined;
     let parsed: unknown;
     if (req.method === 'POST') {
-      const read = await readBody(req, d.bodyLimit);
-      if (read === undefined) {
+      const read = await readLimitedBody(req, d.bodyLimit);
+      if (typeof read === 'object') {
         res.setHeader('Connection', 'close');
-        return sendJsonRpcError(res, 413, -32600, `The request body exceeds ${d.bodyLimit} bytes`);
+        return read.problem === 'too-large'
+          ? sendJsonRpcError(res, 413, -32600, `The request body exceeds ${d.bodyLimit} bytes`)
+          : sendJsonRpcError(res, 400, -32600, 'The request body could not be read');
       }
       body = read;
       try {
@@ -293,35 +296,6 @@ async function writeResponse(res: ServerResponse, response: Response, signal: Ab
   }
 }
 
-/** The body, or undefined once it passes `limit` bytes (the rest is not read). */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) {
-    req.resume();
-    return Promise.resolve(undefined);
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    req.on('data', (c: Buffer) => {
-      if (done) return;
-      size += c.length;
-      if (size > limit) {
-        done = true;
-        req.resume();
-        return resolve(undefined);
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => {
-      if (!done) resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-    req.on('error', (e) => {
-      if (!done) reject(e);
-    });
-  });
-}
 
 function headerOf(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
