@@ -9,7 +9,7 @@
 //    local bus), so "A → B" is the time from commit on A to delivery on B; "emit → B" adds the
 //    commit itself (group commit to PostgreSQL).
 //
-// Each replica count gets a fresh PostgreSQL schema and Redis prefix, removed afterwards.
+// Each replica count gets a fresh PostgreSQL schema (dropped afterwards) and Redis channel prefix.
 // Run with --help for the options. Needs dist/ (`npm run build`).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +18,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { Redis } from 'ioredis';
 import { autocannonVersion, runAutocannon, wrkVersion } from './lib/load.mjs';
 import { machineCpuSeconds, selfAndReapedChildrenCpuSeconds } from './lib/proc.mjs';
 
@@ -168,7 +167,6 @@ async function startDeployment(n, o) {
       );
       rmSync(dir, { recursive: true, force: true });
       await dropSchema(o.pgUrl, schema).catch((err) => log(`could not drop schema ${schema}: ${err.message}`));
-      await deleteRedisPrefix(o.redisUrl, prefix).catch((err) => log(`could not delete Redis keys ${prefix}*: ${err.message}`));
     },
   };
 }
@@ -199,20 +197,6 @@ async function dropSchema(url, schema) {
   }
 }
 
-async function deleteRedisPrefix(url, prefix) {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  try {
-    await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-}
 
 // ---------------------------------------------------------------- where the CPU goes
 

@@ -12,7 +12,6 @@ import { freePort } from '../support/private-services.js';
 import {
   ROOT,
   agentLogFor,
-  deleteRedisPrefix,
   dropSchema,
   ensureBuilt,
   startCluster,
@@ -86,7 +85,6 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
   afterAll(async () => {
     await cluster?.stop();
     await dropSchema(PG_URL, schema).catch(() => undefined);
-    await deleteRedisPrefix(REDIS_URL, prefix).catch(() => undefined);
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);
 

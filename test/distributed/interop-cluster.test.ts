@@ -12,7 +12,7 @@ import { afterAll } from 'vitest';
 import { describeInterop } from '../interop/interop-suite.js';
 import { SERVER_CONFIG } from '../interop/sdk-support.js';
 import { freePort } from '../support/private-services.js';
-import { deleteRedisPrefix, dropSchema, ensureBuilt, migrate, Replica, replicaConfig, ROOT, uniqueName, waitFor, type ClusterSettings } from '../support/cluster.js';
+import { dropSchema, ensureBuilt, migrate, Replica, replicaConfig, ROOT, uniqueName, waitFor, type ClusterSettings } from '../support/cluster.js';
 
 const PG_URL = process.env.AGENTPORT_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const REDIS_URL = process.env.AGENTPORT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -68,7 +68,6 @@ async function startDeployment(): Promise<{ http: string; stop(): Promise<void> 
       proxy.kill('SIGKILL');
       await Promise.all(replicas.map((r) => r.stop(5_000)));
       await dropSchema(PG_URL, settings.schema).catch(() => {});
-      await deleteRedisPrefix(REDIS_URL, settings.prefix).catch(() => {});
       await rm(root, { recursive: true, force: true });
     },
   };
