@@ -24,6 +24,14 @@ export function messageToV1(v: unknown, field = 'message'): Message {
     role: roleToV1(m.role, `${field}.role`),
     parts: m.parts.map((p, i) => partToV1(p, `${field}.parts[${i}]`)),
   };
+  withOptionalMessageFields(out, m, field);
+  const refs = optStrArray(m.referenceTaskIds, `${field}.referenceTaskIds`);
+  if (refs?.length) out.referenceTaskIds = refs;
+  return out;
+}
+
+/** The optional message fields both v0.3 wire shapes (JSON-RPC and proto JSON) carry alike. */
+export function withOptionalMessageFields(out: Message, m: Record<string, unknown>, field: string): void {
   const contextId = optStr(m.contextId, `${field}.contextId`);
   if (contextId) out.contextId = contextId;
   const taskId = optStr(m.taskId, `${field}.taskId`);
@@ -32,9 +40,6 @@ export function messageToV1(v: unknown, field = 'message'): Message {
   if (metadata) out.metadata = metadata;
   const extensions = optStrArray(m.extensions, `${field}.extensions`);
   if (extensions?.length) out.extensions = extensions;
-  const refs = optStrArray(m.referenceTaskIds, `${field}.referenceTaskIds`);
-  if (refs?.length) out.referenceTaskIds = refs;
-  return out;
 }
 
 export function messageFromV1(m: Message): V03Message {

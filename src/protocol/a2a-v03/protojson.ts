@@ -27,8 +27,8 @@ import type {
 } from '../a2a/types.js';
 import { agentCardFromV1, type V03AgentCard } from './cards.js';
 import { isFinalState } from './events.js';
-import { checkDepth, isObject, obj, optJsonObject, optStr, optStrArray, str } from './fields.js';
-import { messageToV1 } from './messages.js';
+import { checkDepth, isObject, obj, optStr, str } from './fields.js';
+import { messageToV1, withOptionalMessageFields } from './messages.js';
 import { partToV1 } from './parts.js';
 import { pushNotificationConfigFromV1, pushNotificationConfigToV1 } from './push.js';
 import { sendParamsToV1 } from './requests.js';
@@ -209,14 +209,7 @@ export function messageFromProto(v: unknown, field = 'message'): Message {
     role: m.role,
     parts: m.content.map((p, i) => protoPartToV1(p, `${field}.content[${i}]`)),
   };
-  const contextId = optStr(m.contextId, `${field}.contextId`);
-  if (contextId) out.contextId = contextId;
-  const taskId = optStr(m.taskId, `${field}.taskId`);
-  if (taskId) out.taskId = taskId;
-  const metadata = optJsonObject(m.metadata, `${field}.metadata`);
-  if (metadata) out.metadata = metadata;
-  const extensions = optStrArray(m.extensions, `${field}.extensions`);
-  if (extensions?.length) out.extensions = extensions;
+  withOptionalMessageFields(out, m, field);
   return out;
 }
 
