@@ -134,6 +134,14 @@ export interface ApiKeyConfig {
 }
 
 export interface AuthConfig {
+  /**
+   * `required` (default): every operation needs a credential with the right scope; only public
+   * discovery documents are anonymous. `none`: authentication off (local experiments, tests of
+   * other features); every caller is the anonymous principal with every scope.
+   */
+  mode: 'required' | 'none';
+  /** Agentport's own OAuth 2.1 authorization server (src/auth/oauth) */
+  oauth: OAuthConfig;
   apiKeys: ApiKeyConfig[];
   extendedCard: boolean;
   /**
@@ -154,6 +162,10 @@ export interface AuthConfig {
   audience?: string[];
   /** leeway for exp/nbf/iat, in seconds; default DEFAULT_CLOCK_SKEW_SECONDS */
   clockSkewSeconds?: number;
+}
+
+export interface OAuthConfig {
+  enabled: boolean;
 }
 
 export const DEFAULT_CLOCK_SKEW_SECONDS = 60;

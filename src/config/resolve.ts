@@ -86,6 +86,8 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
     agents,
     primaryAgent: file.primaryAgent ?? agents[0]!.id,
     auth: {
+      mode: file.auth.mode,
+      oauth: { ...file.auth.oauth },
       apiKeys: file.auth.apiKeys.map((k) => ({ key: k.key, subject: k.subject, scopes: [...k.scopes] })),
       extendedCard: file.auth.extendedCard,
       anonymousExtendedCard: file.auth.anonymousExtendedCard,

@@ -224,8 +224,16 @@ const sharedSecretSchema = z
   })
   .strict();
 
+const oauthSchema = z
+  .object({
+    enabled: bool.default(true),
+  })
+  .strict();
+
 const authSchema = z
   .object({
+    mode: z.enum(['required', 'none']).default('required'),
+    oauth: oauthSchema.default({}),
     apiKeys: z.array(apiKeySchema).default([]),
     extendedCard: bool.default(true),
     anonymousExtendedCard: bool.default(false),

@@ -37,7 +37,7 @@ describe('loadConfig without a file', () => {
       { id: 'table-expert', builtin: 'table-expert', card: {}, extendedCard: true, skills: {}, requiredExtensions: [], options: {} },
     ]);
     expect(config.primaryAgent).toBe('echo');
-    expect(config.auth).toEqual({ apiKeys: [], extendedCard: true, anonymousExtendedCard: false });
+    expect(config.auth).toEqual({ mode: 'required', oauth: { enabled: true }, apiKeys: [], extendedCard: true, anonymousExtendedCard: false });
     expect(config.push).toEqual({ allowHttp: false, allowlist: [], signJwt: false });
     expect(config.cards).toEqual({ sign: true, maxAgeSeconds: 300 });
   });
