@@ -19,8 +19,18 @@ const BUILTINS: Record<NonNullable<AgentConfig['builtin']>, BuiltinFactory> = {
   },
 };
 
-export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>): Promise<AgentDefinition> {
+/** What agents backed by a remote service need from the server (src/agents/mcp-remote). */
+export interface AgentLoadContext {
+  log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
+  version: string;
+}
+
+export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>, context?: AgentLoadContext): Promise<AgentDefinition> {
   if (agent.builtin) return BUILTINS[agent.builtin](agent, config);
+  if (agent.mcp) {
+    const { mcpRemoteAgent } = await import('./mcp-remote/index.js');
+    return mcpRemoteAgent(agent, context ?? { log: { debug() {}, warn() {} }, version: '0.0.0' });
+  }
   const mod = (await import(pathToFileURL(agent.module!).href)) as Record<string, unknown>;
   const def = (mod.default ?? mod.agent) as AgentDefinition | undefined;
   if (!def || typeof def !== 'object' || typeof def.execute !== 'function' || !def.card) {

@@ -26,6 +26,7 @@ export interface Config {
   auth: AuthConfig;
   push: PushConfig;
   cards: CardsConfig;
+  mcp: McpConfig;
 }
 
 export interface ServerConfig {
@@ -123,9 +124,35 @@ export interface SkillAnnotationsConfig {
   openWorldHint?: boolean;
 }
 
-/** An agent is either built in or an ES module (default export or `agent` export: an AgentDefinition). */
+/**
+ * An agent is built in, an ES module (default export or `agent` export: an AgentDefinition), or a
+ * remote MCP server whose tools become its skills.
+ */
 export type AgentConfig = AgentConfigBase &
-  ({ builtin: BuiltinAgentName; module?: undefined } | { module: string; builtin?: undefined });
+  (
+    | { builtin: BuiltinAgentName; module?: undefined; mcp?: undefined }
+    | { module: string; builtin?: undefined; mcp?: undefined }
+    | { mcp: McpRemoteConfig; builtin?: undefined; module?: undefined }
+  );
+
+/** `agents[].mcp`: a remote MCP server (Streamable HTTP, either era) served as an A2A agent. */
+export interface McpRemoteConfig {
+  url: string;
+  /** sent on every request to the remote; `${ENV}` already substituted */
+  headers: Record<string, string>;
+  era: 'auto' | 'modern' | 'legacy';
+  /** private destinations allowed through the SSRF guard */
+  allowlist: string[];
+  callTimeoutMs: number;
+  connectTimeoutMs: number;
+  refreshIntervalMs: number;
+}
+
+/** `mcp`: the MCP face. */
+export interface McpConfig {
+  /** list_agents / send_message / get_task / cancel_task on /mcp */
+  genericTools: boolean;
+}
 
 export interface ApiKeyConfig {
   key: string;

@@ -17,14 +17,16 @@ export function checkRelations(input: unknown): ConfigProblem[] {
   if (Array.isArray(input.agents)) {
     input.agents.forEach((agent, index) => {
       if (!isRecord(agent)) return;
-      const hasBuiltin = agent.builtin !== undefined;
-      const hasModule = agent.module !== undefined;
-      if (hasBuiltin === hasModule) {
+      const kinds = (['builtin', 'module', 'mcp'] as const).filter((k) => agent[k] !== undefined);
+      if (kinds.length !== 1) {
         problems.push({
           path: `agents[${index}]`,
-          message: hasBuiltin
-            ? 'set either builtin or module, not both'
-            : 'set one of builtin (echo | conformance) or module (path to an ES module exporting an AgentDefinition)',
+          message:
+            kinds.length === 0
+              ? 'set one of builtin (echo | conformance) or module (path to an ES module exporting an AgentDefinition)'
+              : kinds.includes('mcp')
+                ? `set either mcp or ${kinds.filter((k) => k !== 'mcp').join(' and ')}, not both`
+                : 'set either builtin or module, not both',
         });
       }
       if (typeof agent.id !== 'string') return;

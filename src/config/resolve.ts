@@ -115,6 +115,7 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
     },
     push: { ...file.push, allowlist: [...file.push.allowlist] },
     cards: { ...file.cards },
+    mcp: { ...file.mcp },
   };
   return { config, problems };
 }
@@ -148,6 +149,7 @@ function resolveAgent(entry: AgentEntry, baseDir: string, extendedCardDefault: b
     options: entry.options ?? {},
   };
   // relations.ts guarantees exactly one of the two by the time we get here
+  if (entry.mcp !== undefined) return { ...common, mcp: { ...entry.mcp, headers: { ...entry.mcp.headers }, allowlist: [...entry.mcp.allowlist] } };
   return entry.module !== undefined
     ? { ...common, module: path.resolve(baseDir, entry.module) }
     : { ...common, builtin: entry.builtin ?? 'echo' };

@@ -161,6 +161,24 @@ const cardOverridesSchema = z
   })
   .strict();
 
+/** An agent backed by a remote MCP server (src/agents/mcp-remote): its tools become skills. */
+const mcpRemoteSchema = z
+  .object({
+    url: httpBaseUrl,
+    /** sent on every request to the remote (e.g. `Authorization: Bearer ${TOKEN}`) */
+    headers: z.record(nonEmptyString, z.string()).default({}),
+    /** `auto` probes 2026-07-28 and falls back to `initialize`; `legacy` skips the probe */
+    era: z.enum(['auto', 'modern', 'legacy']).default('auto'),
+    /** private/loopback destinations let through the SSRF guard (same forms as push.allowlist) */
+    allowlist: z.array(hostOrCidr).default([]),
+    /** one tool call, without progress from the remote; the task fails after it */
+    callTimeoutMs: duration(1).default(60_000),
+    connectTimeoutMs: duration(1).default(10_000),
+    /** tools/list is re-read this often (and on notifications/tools/list_changed) */
+    refreshIntervalMs: duration(1000).default(300_000),
+  })
+  .strict();
+
 const agentSchema = z
   .object({
     id: z.string().regex(AGENT_ID_PATTERN, {
@@ -170,6 +188,7 @@ const agentSchema = z
     // any other problem of the same entry.
     builtin: z.enum(BUILTIN_AGENTS).optional(),
     module: nonEmptyString.optional(),
+    mcp: mcpRemoteSchema.optional(),
     card: cardOverridesSchema.optional(),
     streaming: bool.optional(),
     pushNotifications: bool.optional(),
@@ -252,6 +271,14 @@ const pushSchema = z
   })
   .strict();
 
+/** The MCP face (src/bindings/mcp). */
+const mcpSchema = z
+  .object({
+    /** list_agents, send_message, get_task, cancel_task on /mcp (src/bindings/mcp/generic-tools.ts) */
+    genericTools: bool.default(true),
+  })
+  .strict();
+
 const cardsSchema = z
   .object({
     sign: bool.default(true),
@@ -271,6 +298,7 @@ export const configFileSchema = z
     auth: authSchema.default({}),
     push: pushSchema.default({}),
     cards: cardsSchema.default({}),
+    mcp: mcpSchema.default({}),
   })
   .strict();
 

@@ -19,6 +19,7 @@ import { TaskService } from '../core/tasks/task-service.js';
 import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
 import { registerAgent } from './agent-cards.js';
 import { buildHttpApp } from './http-app.js';
+import { packageVersion } from '../cli/version.js';
 
 export interface RunningServer {
   urls: { http: string; grpc?: string };
@@ -126,7 +127,8 @@ export async function startServer(initial: Config): Promise<RunningServer> {
 
     try {
       for (const agentConfig of config.agents) {
-        const def = await loadAgentDefinition(agentConfig, config);
+        const def = await loadAgentDefinition(agentConfig, config, { log, version: packageVersion() });
+        if (def.close) closers.push(() => def.close!());
         registry.add(await registerAgent(config, agentConfig, def, config.cards.sign || config.push.signJwt ? keys : undefined));
       }
       markStarted();

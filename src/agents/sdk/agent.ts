@@ -100,6 +100,8 @@ export interface AgentDefinition {
    * A resumable agent's orphaned task is re-run with `ctx.resumed`; any other is failed with a reason.
    */
   resumable?: boolean;
+  /** Releases what the agent holds (connections, timers) when the server stops. */
+  close?(): Promise<void>;
 }
 
 export function defineAgent(def: AgentDefinition): AgentDefinition {

@@ -1,0 +1,68 @@
+/**
+ * A remote MCP server as an A2A agent (`agents[].mcp` in the config). Its tools are the agent's
+ * skills; a message names the tool and its arguments (tool-call-request.ts); the tool's result is
+ * the task's artifact (tool-result-parts.ts), an `isError` result fails the task with its text.
+ * Canceling the task cancels the remote call. The card's skills are the tools listed at start;
+ * calls always use the current list.
+ */
+import type { AgentConfig, McpRemoteConfig } from '../../config/config.js';
+import { defineAgent, type AgentDefinition } from '../sdk/agent.js';
+import { describe, RemoteMcpError, RemoteMcpServer, toRemoteError, type RemoteLog } from './remote-mcp-server.js';
+import { toolCallOf } from './tool-call-request.js';
+import { errorTextOf, partsOfToolResult } from './tool-result-parts.js';
+import { skillOfTool } from './tool-skills.js';
+
+export interface McpRemoteAgentOptions {
+  log: RemoteLog;
+  /** Agentport's version, sent as the MCP clientInfo */
+  version: string;
+}
+
+export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig }, opts: McpRemoteAgentOptions): Promise<AgentDefinition> {
+  const remote = new RemoteMcpServer(agent.mcp, opts.log, opts.version);
+  try {
+    await remote.start();
+  } catch (err) {
+    // The server still starts: the agent answers with a clear failure until the remote is back.
+    opts.log.warn({ agent: agent.id, err: describe(err) }, 'mcp remote: not reachable at start; its card has no skills until a restart, calls retry the connection');
+  }
+  const info = remote.serverInfo;
+  const host = new URL(agent.mcp.url).host;
+  return defineAgent({
+    card: {
+      name: info?.title ?? info?.name ?? agent.id,
+      description: (info as { description?: string } | undefined)?.description ?? remote.instructions?.slice(0, 500) ?? `The tools of the MCP server at ${host}, as an A2A agent.`,
+      version: info?.version ?? '1.0.0',
+      capabilities: { streaming: true, pushNotifications: true },
+      defaultInputModes: ['application/json', 'text/plain'],
+      defaultOutputModes: ['text/plain', 'application/json', 'image/*', 'audio/*'],
+      skills: [...remote.tools.values()].map(skillOfTool),
+    },
+    async execute(ctx) {
+      if (remote.tools.size === 0) {
+        try {
+          await remote.refreshTools();
+        } catch (err) {
+          return ctx.fail(toRemoteError(err, agent.mcp).message);
+        }
+      }
+      const call = toolCallOf(ctx.message, remote.tools, ctx.requestMetadata);
+      if (!call.ok) return ctx.reject(call.reason);
+      ctx.working(`Calling ${call.tool.name}`);
+      try {
+        const result = await remote.callTool(call.tool.name, call.arguments, {
+          signal: ctx.signal,
+          onProgress: (message) => ctx.working(message ? `${call.tool.name}: ${message}` : `${call.tool.name} is working`),
+        });
+        if (result.isError) return ctx.fail(errorTextOf(result));
+        const parts = partsOfToolResult(result);
+        if (parts.length) ctx.artifact(parts, { name: call.tool.name });
+        ctx.complete();
+      } catch (err) {
+        if (ctx.signal.aborted) return; // canceled: the core has already ended the task
+        ctx.fail((err instanceof RemoteMcpError ? err : toRemoteError(err, agent.mcp)).message);
+      }
+    },
+    close: () => remote.close(),
+  });
+}
