@@ -29,6 +29,10 @@ export function agentInterfaces(config: Config, agentId: string): AgentInterface
   // `/v1/…` paths beneath the base. Declared so that v1.0-aware clients with v0.3 support (a2a-js
   // `legacyCompat`) may pick them; listed last, so clients that take the first match get v1.0.
   out.push({ url: base, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }, { url: base, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' });
+  // The v0.3 gRPC service (a2a.v1) has no tenant field, so it can only serve the primary agent.
+  if (config.server.grpc.enabled && agentId === config.primaryAgent) {
+    out.push({ url: config.server.grpc.publicUrl, protocolBinding: 'GRPC', protocolVersion: '0.3' });
+  }
   return out;
 }
 

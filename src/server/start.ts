@@ -13,6 +13,7 @@ import { withListeningPorts, type Config } from '../config/index.js';
 import { AgentRegistry } from '../core/agents/agent-registry.js';
 import { KeyStore } from '../core/keys/key-store.js';
 import { PushDeliveryWorker } from '../core/push/delivery-worker.js';
+import { LEGACY_PUSH_BODIES } from './legacy-push-bodies.js';
 import { PushJwtSigner } from '../core/push/push-jwt.js';
 import { SsrfGuard } from '../core/push/ssrf-guard.js';
 import { TaskService } from '../core/tasks/task-service.js';
@@ -143,6 +144,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       signer: config.push.signJwt ? new PushJwtSigner({ keys, issuer: config.server.publicUrl }) : undefined,
       timeoutMs: config.limits.pushTimeoutMs,
       maxAttempts: config.limits.pushMaxAttempts,
+      legacyBodies: LEGACY_PUSH_BODIES,
       log: { debug: (o, m) => log.debug(o, m), warn: (o, m) => log.warn(o, m), error: (o, m) => log.error(o, m) },
     });
     worker.start();

@@ -4,6 +4,7 @@
  * is touched. The server wraps these with version, auth, tenant and extension handling.
  */
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
+import type { StreamResponse } from '../../protocol/a2a/types.js';
 import {
   decodeCancelTaskRequest,
   decodeCreateTaskPushNotificationConfigRequest,
@@ -37,6 +38,8 @@ export interface UnaryMethod {
 export interface StreamMethod {
   kind: 'stream';
   prepare(wire: unknown): PreparedCall<AsyncIterable<StreamItem>>;
+  /** how each item goes on the wire; default: the v1.0 StreamResponse */
+  encode?: (response: StreamResponse) => object;
 }
 export type RpcMethod = UnaryMethod | StreamMethod;
 

@@ -1,5 +1,6 @@
 /**
- * The A2A gRPC binding: one lf.a2a.v1.A2AService for every agent, routed by the request's `tenant`.
+ * The A2A gRPC binding: one lf.a2a.v1.A2AService for every agent, routed by the request's `tenant`,
+ * and beside it the v0.3.0 a2a.v1.A2AService (./v03-methods.ts) for v0.3 clients, which has no tenant.
  * Each call goes: a2a-version → authenticate → decode and validate the request → resolve the agent →
  * a2a-extensions → A2AHandler. Every failure leaves as a gRPC status from the error table with
  * google.rpc.Status details; anything that is not an A2AError is logged and becomes a generic INTERNAL.
@@ -7,12 +8,15 @@
 import * as grpc from '@grpc/grpc-js';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
+import type { PushBodyVersioned } from '../../core/push/push-body-version.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
 import { encodeStreamResponse, type WireStreamResponse } from '../../protocol/a2a/grpc-codec.js';
-import { A2A_METHODS, type PreparedCall, type StreamMethod, type UnaryMethod } from './methods.js';
+import { A2A_METHODS, type PreparedCall, type RpcMethod, type StreamMethod, type UnaryMethod } from './methods.js';
 import { A2A_SERVICE_NAME, a2aServiceDefinition } from './proto.js';
 import { EXTENSIONS_KEY, VERSION_KEY, activateExtensions, negotiateVersion, parseExtensions } from './service-parameters.js';
 import { grpcStatusFor } from './status.js';
+import { V03_GRPC_METHODS } from './v03-methods.js';
+import { V03_SERVICE_NAME, v03ServiceDefinition } from './v03-proto.js';
 
 /** The slice of a pino-style logger the binding uses. */
 export interface GrpcBindingLog {
@@ -63,8 +67,9 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
   const { handler, defaultAgentId, authenticate, log } = opts;
   const server = new grpc.Server(opts.maxMessageBytes === undefined ? {} : { 'grpc.max_receive_message_length': opts.maxMessageBytes });
 
-  async function admit<R>(prepare: (wire: unknown) => PreparedCall<R>, call: AnyCall, signal: AbortSignal): Promise<Admitted<R>> {
-    negotiateVersion(firstString(call.metadata, VERSION_KEY));
+  async function admit<R>(prepare: (wire: unknown) => PreparedCall<R>, call: AnyCall, signal: AbortSignal, legacy = false): Promise<Admitted<R>> {
+    // The v0.3 service is itself the version: its clients send no a2a-version (v0.3 had none).
+    if (!legacy) negotiateVersion(firstString(call.metadata, VERSION_KEY));
     const principal = authenticate ? await authenticate(call.metadata) : ANONYMOUS;
     if (call.request === UNDECODABLE) throw new A2AError('InvalidRequest', 'The request is not a valid protobuf message of this method');
     const prepared = prepare(call.request);
@@ -83,7 +88,8 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
       responseMetadata = new grpc.Metadata();
       responseMetadata.set(EXTENSIONS_KEY, activated.join(','));
     }
-    return { ctx: { agentId, principal, requestedExtensions, signal }, prepared, responseMetadata };
+    const ctx: CallContext & PushBodyVersioned = { agentId, principal, requestedExtensions, signal, ...(legacy ? { pushBodyVersion: '0.3' as const } : {}) };
+    return { ctx, prepared, responseMetadata };
   }
 
   function failure(err: unknown, method: string): Partial<grpc.StatusObject> {
@@ -91,11 +97,11 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
     return grpcStatusFor(toA2AError(err));
   }
 
-  function unaryHandler(name: string, method: UnaryMethod): grpc.handleUnaryCall<unknown, object> {
+  function unaryHandler(name: string, method: UnaryMethod, legacy: boolean): grpc.handleUnaryCall<unknown, object> {
     return (call, callback) => {
       const abort = new AbortController();
       call.on('cancelled', () => abort.abort());
-      admit((wire) => method.prepare(wire), call, abort.signal)
+      admit((wire) => method.prepare(wire), call, abort.signal, legacy)
         .then(async ({ ctx, prepared, responseMetadata }) => {
           const response = await prepared.run(handler, ctx);
           if (responseMetadata) call.sendMetadata(responseMetadata);
@@ -105,7 +111,8 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
     };
   }
 
-  function streamHandler(name: string, method: StreamMethod): grpc.handleServerStreamingCall<unknown, WireStreamResponse> {
+  function streamHandler(name: string, method: StreamMethod, legacy: boolean): grpc.handleServerStreamingCall<unknown, WireStreamResponse> {
+    const encode = method.encode ?? encodeStreamResponse;
     return (call) => {
       const abort = new AbortController();
       let iterator: AsyncIterator<StreamItem> | undefined;
@@ -122,7 +129,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
       call.on('cancelled', release);
 
       const pump = async (): Promise<void> => {
-        const { ctx, prepared, responseMetadata } = await admit((wire) => method.prepare(wire), call, abort.signal);
+        const { ctx, prepared, responseMetadata } = await admit((wire) => method.prepare(wire), call, abort.signal, legacy);
         iterator = prepared.run(handler, ctx)[Symbol.asyncIterator]();
         let metadataSent = false;
         for (;;) {
@@ -132,7 +139,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
           if (next.done) break;
           if (!metadataSent && responseMetadata) call.sendMetadata(responseMetadata);
           metadataSent = true;
-          if (!call.write(encodeStreamResponse(next.value.response))) await drained(call);
+          if (!call.write(encode(next.value.response) as WireStreamResponse)) await drained(call);
         }
         released = true; // the iterator finished by itself; nothing to return()
         if (!metadataSent && responseMetadata) call.sendMetadata(responseMetadata);
@@ -149,26 +156,34 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
     };
   }
 
-  const implementation: grpc.UntypedServiceImplementation = {};
-  const service = a2aServiceDefinition();
-  // grpc-js answers a deserializer exception with INTERNAL; bytes that are not the request
-  // message are the client's fault, so they are let through as a marker and refused as invalid.
-  for (const def of Object.values(service)) {
-    const decode = def.requestDeserialize;
-    def.requestDeserialize = (bytes: Buffer) => {
-      try {
-        return decode(bytes);
-      } catch {
-        return UNDECODABLE;
-      }
-    };
+  function addService(serviceName: string, service: ReturnType<typeof a2aServiceDefinition>, methods: Readonly<Record<string, RpcMethod>>, legacy: boolean): void {
+    const implementation: grpc.UntypedServiceImplementation = {};
+    // grpc-js answers a deserializer exception with INTERNAL; bytes that are not the request
+    // message are the client's fault, so they are let through as a marker and refused as invalid.
+    // The definitions are copied: proto-loader caches them per process, other servers share them.
+    const definition: Record<string, (typeof service)[string]> = {};
+    for (const [name, def] of Object.entries(service)) {
+      const decode = def.requestDeserialize;
+      definition[name] = {
+        ...def,
+        requestDeserialize: (bytes: Buffer) => {
+          try {
+            return decode(bytes);
+          } catch {
+            return UNDECODABLE;
+          }
+        },
+      };
+    }
+    for (const name of Object.keys(definition)) {
+      const method = methods[name];
+      if (!method) throw new Error(`${serviceName}/${name} has no implementation`);
+      implementation[name] = method.kind === 'unary' ? unaryHandler(name, method, legacy) : streamHandler(name, method, legacy);
+    }
+    server.addService(definition as grpc.ServiceDefinition, implementation);
   }
-  for (const name of Object.keys(service)) {
-    const method = A2A_METHODS[name];
-    if (!method) throw new Error(`${A2A_SERVICE_NAME}/${name} has no implementation`);
-    implementation[name] = method.kind === 'unary' ? unaryHandler(name, method) : streamHandler(name, method);
-  }
-  server.addService(service as grpc.ServiceDefinition, implementation);
+  addService(A2A_SERVICE_NAME, a2aServiceDefinition(), A2A_METHODS, false);
+  addService(V03_SERVICE_NAME, v03ServiceDefinition(), V03_GRPC_METHODS, true);
 
   return {
     server,

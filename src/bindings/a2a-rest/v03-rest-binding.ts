@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
+import type { PushBodyVersioned } from '../../core/push/push-body-version.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
 import * as v from '../../protocol/a2a/validate.js';
 import { agentCardFromV1 } from '../../protocol/a2a-v03/cards.js';
@@ -83,7 +84,8 @@ export class V03RestBinding {
       const requested = parseExtensions([...headerValues(req.headers['x-a2a-extensions']), ...headerValues(req.headers['a2a-extensions'])]);
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
       if (activated.length) headers['X-A2A-Extensions'] = activated.join(', ');
-      const ctx: CallContext = { agentId, principal, requestedExtensions: requested };
+      // pushBodyVersion: configs registered here get v0.3 webhook bodies
+      const ctx: CallContext & PushBodyVersioned = { agentId, principal, requestedExtensions: requested, pushBodyVersion: '0.3' };
       const h = this.o.handler;
       const ok = (value: unknown): RestReply => ({ status: 200, headers, body: JSON.stringify(value ?? {}) });
 

@@ -5,7 +5,10 @@
  * markDelivered sends the row again once its lease expires. Per-task order comes from the store,
  * which only hands out the oldest pending row of each task; different tasks go out concurrently.
  */
+import type { Task } from '../../protocol/a2a/types.js';
 import type { OutboxEntry, Store } from '../../store/store.js';
+import { applyEvent } from '../tasks/task-projection.js';
+import { storedBodyVersion, untagged, type LegacyPushBodies, type PushBodyVersion } from './push-body-version.js';
 import type { PushJwtSigner } from './push-jwt.js';
 import type { SsrfGuard } from './ssrf-guard.js';
 import { sendWebhook, type WebhookResult } from './webhook-sender.js';
@@ -41,6 +44,8 @@ export interface PushDeliveryWorkerOptions {
   log?: PushDeliveryLog;
   /** in [0, 1); for tests */
   random?: () => number;
+  /** bodies for configs registered through a v0.3 or v0.1 binding; without one, they get v1.0 bodies */
+  legacyBodies?: LegacyPushBodies;
 }
 
 export const PUSH_DELIVERY_DEFAULTS = {
@@ -185,7 +190,11 @@ export class PushDeliveryWorker {
       }
       let result: WebhookResult;
       try {
-        result = await sendWebhook(stored.config, entry.payload, {
+        const version = storedBodyVersion(stored.config);
+        const legacy = version === '1.0' ? undefined : this.opts.legacyBodies?.[version];
+        const body = legacy ? legacy(await this.taskAt(entry.taskId, entry.seq)) : entry.payload;
+        result = await sendWebhook(untagged(stored.config), body as object, {
+          bodyVersion: legacy ? version : ('1.0' as PushBodyVersion),
           timeoutMs: this.timeoutMs,
           guard: this.opts.guard,
           signer: this.opts.signer,
@@ -213,5 +222,20 @@ export class PushDeliveryWorker {
       // A store failure: the lease expires and the row is claimed again.
       this.log.error({ ...ctx, err }, 'push delivery bookkeeping failed');
     }
+  }
+
+  /**
+   * The task as it stood right after event `seq`, rebuilt from the log: legacy bodies are whole
+   * tasks, and the projection in the store may already be further along.
+   */
+  private async taskAt(taskId: string, seq: number): Promise<Task> {
+    const events = await this.store.readEvents(taskId, 0, seq);
+    let task: Task | undefined;
+    for (const rec of events) {
+      if (rec.seq > seq) break;
+      if (task || 'task' in rec.event) task = applyEvent(task ?? ({} as Task), rec.event);
+    }
+    if (!task) throw new Error(`task ${taskId} has no task event up to seq ${seq}`);
+    return task;
   }
 }

@@ -9,6 +9,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { StreamResponse, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
+import type { PushBodyVersion } from './push-body-version.js';
 import type { PushJwtSigner } from './push-jwt.js';
 import { pinnedLookup, SsrfRejectedError, type SsrfGuard } from './ssrf-guard.js';
 
@@ -22,6 +23,11 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024;
 
 export interface SendWebhookOptions {
   timeoutMs: number;
+  /**
+   * The registering client's wire version (push-body-version.ts). v0.3 and v0.1 receivers get
+   * `application/json` and no A2A-Version header, as those versions' servers sent.
+   */
+  bodyVersion?: PushBodyVersion;
   guard: SsrfGuard;
   signer?: PushJwtSigner;
   /** response bytes read before the connection is dropped; the body is never used */
@@ -54,9 +60,10 @@ export function classifyStatus(status: number): WebhookResult {
 
 export async function sendWebhook(
   config: TaskPushNotificationConfig,
-  body: StreamResponse,
+  body: StreamResponse | object,
   opts: SendWebhookOptions,
 ): Promise<WebhookResult> {
+  const legacy = opts.bodyVersion !== undefined && opts.bodyVersion !== '1.0';
   let target: { url: URL; addresses: string[] };
   try {
     target = await opts.guard.check(config.url);
@@ -67,9 +74,9 @@ export async function sendWebhook(
 
   const bytes = Buffer.from(JSON.stringify(body), 'utf8');
   const headers: Record<string, string> = {
-    'Content-Type': PUSH_CONTENT_TYPE,
+    'Content-Type': legacy ? 'application/json' : PUSH_CONTENT_TYPE,
     'Content-Length': String(bytes.length),
-    'A2A-Version': A2A_VERSION,
+    ...(legacy ? {} : { 'A2A-Version': A2A_VERSION }),
     'User-Agent': 'agentport-push',
   };
   if (config.authentication) {
@@ -81,7 +88,7 @@ export async function sendWebhook(
     try {
       headers[NOTIFICATION_JWT_HEADER] = await opts.signer.sign({
         audience: config.url,
-        taskId: config.taskId ?? taskIdOf(body) ?? '',
+        taskId: config.taskId ?? (legacy ? undefined : taskIdOf(body as StreamResponse)) ?? '',
         body: bytes,
       });
     } catch {

@@ -12,6 +12,7 @@ import type {
 import type { Store } from '../../store/store.js';
 import type { CallContext } from '../a2a-handler.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
+import { pushBodyVersionOfCall, tagForStorage, untagged } from '../push/push-body-version.js';
 import type { PushTarget } from './live-task.js';
 import type { TaskDirectory } from './task-directory.js';
 import { withoutKey } from './without-key.js';
@@ -36,7 +37,13 @@ export class PushConfigOperations {
     if (!visible) throw new A2AError('TaskNotFound', `Task ${config.taskId} was not found`);
     await this.checkWebhook(config.url);
     const target = withoutKey({ ...config, id: config.id ?? randomUUID(), taskId: config.taskId }, 'tenant') as PushTarget;
-    await this.store.putPushConfig({ agentId: ctx.agentId, owner: ctx.principal.subject, taskId: config.taskId, config: target, createdAt: Date.now() });
+    await this.store.putPushConfig({
+      agentId: ctx.agentId,
+      owner: ctx.principal.subject,
+      taskId: config.taskId,
+      config: tagForStorage(target, pushBodyVersionOfCall(ctx)),
+      createdAt: Date.now(),
+    });
     this.dir.live.get(config.taskId)?.pushTargets.set(target.id, target);
     this.onChanged(config.taskId);
     return target;
@@ -48,14 +55,14 @@ export class PushConfigOperations {
     await this.dir.visibleTask(ctx, ref.taskId);
     const c = await this.store.getPushConfig(ref.taskId, ref.id);
     if (!c) throw new A2AError('TaskNotFound', `Push notification config ${ref.id} was not found for task ${ref.taskId}`);
-    return c.config;
+    return untagged(c.config);
   }
 
   async list(ctx: CallContext, req: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
     const agent = this.dir.agent(ctx);
     if (!agent.pushNotifications) throw new A2AError('PushNotificationNotSupported');
     await this.dir.visibleTask(ctx, req.taskId);
-    const all = (await this.store.listPushConfigs(req.taskId)).map((c) => c.config);
+    const all = (await this.store.listPushConfigs(req.taskId)).map((c) => untagged(c.config));
     const size = req.pageSize ?? 100;
     let start = 0;
     if (req.pageToken) {

@@ -43,6 +43,7 @@ import { AgentRun, type AgentRunHost } from '../execution/agent-run.js';
 import { LiveTask, type PushTarget } from './live-task.js';
 import { decodeCursor, encodeCursor } from './page-token.js';
 import { PushConfigOperations } from './push-config-operations.js';
+import { pushBodyVersionOfCall, tagForStorage, type PushBodyVersion } from '../push/push-body-version.js';
 import { TaskDirectory } from './task-directory.js';
 import { applyEvent, structuredCloneTask, viewTask } from './task-projection.js';
 
@@ -319,7 +320,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
         req.metadata,
       );
       this.runOutcome.set(run, obs);
-      pendingCreate.set(run, { owner: ctx.principal.subject, userMessage, inlinePush });
+      pendingCreate.set(run, { owner: ctx.principal.subject, userMessage, inlinePush, pushBodyVersion: pushBodyVersionOfCall(ctx) });
       if (existing) {
         existing.run = run;
         void this.append(existing, [{ userMessage }]).catch((e) => this.d.log.error({ err: e, taskId }, 'commit failed'));
@@ -458,7 +459,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
         const target = withoutKey({ ...init.inlinePush, id: init.inlinePush.id ?? randomUUID(), taskId: run.taskId }, 'tenant') as PushTarget;
         live.pushTargets.set(target.id, target);
         void this.d.store
-          .putPushConfig({ agentId: run.agentId, owner: init.owner, taskId: run.taskId, config: target, createdAt: now.getTime() })
+          .putPushConfig({ agentId: run.agentId, owner: init.owner, taskId: run.taskId, config: tagForStorage(target, init.pushBodyVersion), createdAt: now.getTime() })
           .catch((e) => this.d.log.error({ err: e }, 'storing inline push config failed'));
       }
       payloads.push({ task: structuredCloneTask(task) });
@@ -983,4 +984,4 @@ function mergeObservers(a: RunObserver | undefined, b: RunObserver): RunObserver
 }
 
 /** What a run needs to create its task lazily, on the executor's first task event. */
-const pendingCreate = new WeakMap<AgentRun, { owner: string; userMessage: Message; inlinePush?: TaskPushNotificationConfig }>();
+const pendingCreate = new WeakMap<AgentRun, { owner: string; userMessage: Message; inlinePush?: TaskPushNotificationConfig; pushBodyVersion: PushBodyVersion }>();
