@@ -188,8 +188,12 @@ export class A2AClient {
       let lastState: TaskState | undefined;
       let error: Error;
       try {
+        const resumedAfter = started ? lastEventId : undefined;
         const source = started ? this.transport(at).subscribeToTask({ id: taskId! }, { ...(lastEventId === undefined ? {} : { lastEventId }), ...(signal ? { signal } : {}) }) : open(this.transport(at));
         for await (const ev of source) {
+          // Nothing was missed: Agentport opens the resumed stream with a snapshot carrying the same
+          // id (docs/extensions/last-event-id.md). The caller already has that state.
+          if (resumedAfter !== undefined && ev.id === resumedAfter && 'task' in ev.response) continue;
           started = true;
           attempts = 0;
           taskId ??= taskIdOf(ev.response);

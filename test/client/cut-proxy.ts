@@ -1,0 +1,50 @@
+/**
+ * A TCP proxy in front of a server that a test can use to drop every open connection (as a load
+ * balancer restart or a network blip would) while still accepting new ones.
+ */
+import { once } from 'node:events';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+export class DropProxy {
+  private readonly sockets = new Set<Socket>();
+  /** connections accepted so far */
+  connections = 0;
+
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static async start(targetHost: string, targetPort: number): Promise<DropProxy> {
+    let proxy: DropProxy | undefined;
+    const server = createServer((client) => {
+      proxy!.connections++;
+      const upstream = connect(targetPort, targetHost);
+      for (const s of [client, upstream]) {
+        proxy!.sockets.add(s);
+        s.on('close', () => proxy!.sockets.delete(s));
+        s.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream);
+      upstream.pipe(client);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    proxy = new DropProxy(server, (server.address() as AddressInfo).port);
+    return proxy;
+  }
+
+  /** Destroys every open connection; new ones are still accepted. */
+  drop(): void {
+    for (const s of this.sockets) s.destroy();
+  }
+
+  async close(): Promise<void> {
+    this.drop();
+    await new Promise((r) => this.server.close(r));
+  }
+}
