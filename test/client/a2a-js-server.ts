@@ -8,13 +8,20 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
-import express from 'express';
+import { createRequire } from 'node:module';
 import { AGENT_CARD_PATH, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
 
 type SdkCard = ConstructorParameters<typeof DefaultRequestHandler>[0];
+
+// express ships no types here (no @types/express); the SDK's handlers only need use() and listen().
+interface ExpressApp {
+  use(path: string, handler: unknown): void;
+  listen(port: number, host: string, ready: () => void): Server;
+}
+const express = createRequire(import.meta.url)('express') as () => ExpressApp;
 
 const textPart = (text: string) => ({ content: { $case: 'text' as const, value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' });
 const now = () => new Date().toISOString();
