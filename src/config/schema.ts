@@ -275,7 +275,9 @@ const pushSchema = z
 const mcpSchema = z
   .object({
     /** list_agents, send_message, get_task, cancel_task on /mcp (src/bindings/mcp/generic-tools.ts) */
-    genericTools: bool.default(true),
+    // Off by default: the tool list existing connectors approved stays as it was, and models do not
+    // have to choose between send_message and the per-skill tool that does the same.
+    genericTools: bool.default(false),
   })
   .strict();
 

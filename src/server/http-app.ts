@@ -68,6 +68,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     started: d.started,
     // Per-skill tool hints from the config (agents[].skills[id].annotations).
     skillAnnotations: (agentId, skillId) => config.agents.find((a) => a.id === agentId)?.skills[skillId]?.annotations,
+    genericTools: config.mcp.genericTools,
   });
   const app = Fastify({
     loggerInstance: d.log,

@@ -30,6 +30,8 @@ export interface AgentToolArgs {
   message: string;
   data?: Record<string, unknown>;
   taskId?: string;
+  /** continue this A2A context (generic-tools.ts `send_message`) */
+  contextId?: string;
 }
 
 /** Request metadata naming the skill a tool call is for (agents may read it; A2A has no skill field). */
@@ -158,8 +160,9 @@ export async function callAgentTool(
         break;
     }
   }
-  const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts, ...(continueTaskId ? { taskId: continueTaskId } : {}) };
-  const req: SendMessageRequest = { message, metadata: { [SKILL_METADATA_KEY]: spec.skillId } };
+  const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts, ...(continueTaskId ? { taskId: continueTaskId } : {}), ...(args.contextId ? { contextId: args.contextId } : {}) };
+  // An empty skillId (generic send_message without `skill`) names no skill.
+  const req: SendMessageRequest = { message, ...(spec.skillId ? { metadata: { [SKILL_METADATA_KEY]: spec.skillId } } : {}) };
 
   const abort = new AbortController();
   const onClientAbort = () => abort.abort(ctx.mcpReq.signal.reason);

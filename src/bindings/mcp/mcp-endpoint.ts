@@ -46,6 +46,8 @@ export interface McpEndpointDeps {
   requestStateKey?: Uint8Array | string;
   /** the configured hints of a skill's tool (`agents[].skills[id].annotations`); absent: defaults only */
   skillAnnotations?: SkillAnnotationsLookup;
+  /** `mcp.genericTools`: list_agents, send_message, get_task, cancel_task on `/mcp` (generic-tools.ts) */
+  genericTools?: boolean;
 }
 
 /** Legacy sessions exist only for clients that take elicitation (legacy-sessions.ts). */
@@ -79,7 +81,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
       const agents = agentId ? [d.registry.get(agentId)!] : d.registry.list();
       const tableExpert = tableExpertIn(agents);
       const scope: McpScope = { name: agentId ? `/a2a/${agentId}/mcp` : '/mcp', agents, ...(tableExpert ? { tableExpert } : {}) };
-      const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}) }, scope);
+      const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}), genericTools: !!d.genericTools && !agentId }, scope);
       const http = createMcpHandler(factory, {
         legacy: 'stateless',
         keepAliveMs: d.keepAliveMs,

@@ -10,6 +10,7 @@ import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
 import { agentToolSpecs, callAgentTool, type AgentToolArgs, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
+import { registerGenericTools } from './generic-tools.js';
 import type { TaskStateCodec } from './input-required.js';
 import { registerTaskTemplate } from './task-resources.js';
 import { fetchTool, queryTool, searchTool, TABLE_EXPERT_TOOLS, type TableExpertBinding } from './table-expert-tools.js';
@@ -30,6 +31,8 @@ export interface McpFactoryDeps {
   stateCodec: TaskStateCodec;
   /** `agents[].skills[id].annotations` from the config */
   skillAnnotations?: SkillAnnotationsLookup;
+  /** list_agents, send_message, get_task, cancel_task (generic-tools.ts) */
+  genericTools?: boolean;
 }
 
 export const PRINCIPAL_EXTRA = 'agentport/principal';
@@ -63,6 +66,7 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
   };
   const tools = agentToolSpecs(scope.agents, d.skillAnnotations).map((spec) => ({ spec, schema: compile(spec.inputSchema) }));
   const agentIds = new Set(scope.agents.map((a) => a.id));
+  const takenNames = new Set([...tools.map((t) => t.spec.name), ...(scope.tableExpert ? Object.keys(TABLE_EXPERT_TOOLS) : [])]);
   const cards = scope.agents.map((a) => ({ agent: a, uri: cardResourceUri(a.id), json: JSON.stringify(a.publicCard, null, 2) }));
   const te = scope.tableExpert;
   const teSchemas = te
@@ -123,6 +127,8 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
         (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: c.json }] }),
       );
     }
+
+    if (d.genericTools) registerGenericTools(server, d, scope.agents, principal, () => eraOf(ctx.era, server), takenNames);
 
     registerTaskTemplate(server, d.handler, agentIds, principal);
 
