@@ -152,6 +152,8 @@ export interface McpRemoteConfig {
 export interface McpConfig {
   /** list_agents / send_message / get_task / cancel_task on /mcp */
   genericTools: boolean;
+  /** the conformance suite's fixtures on /mcp (src/bindings/mcp/conformance-fixtures.ts); off by default */
+  conformanceFixtures: boolean;
 }
 
 export interface ApiKeyConfig {

@@ -278,6 +278,8 @@ const mcpSchema = z
     // Off by default: the tool list existing connectors approved stays as it was, and models do not
     // have to choose between send_message and the per-skill tool that does the same.
     genericTools: bool.default(false),
+    /** the conformance suite's fixture tools/resources/prompts on /mcp (src/bindings/mcp/conformance-fixtures.ts); test instances only */
+    conformanceFixtures: bool.default(false),
   })
   .strict();
 

@@ -69,6 +69,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     // Per-skill tool hints from the config (agents[].skills[id].annotations).
     skillAnnotations: (agentId, skillId) => config.agents.find((a) => a.id === agentId)?.skills[skillId]?.annotations,
     genericTools: config.mcp.genericTools,
+    conformanceFixtures: config.mcp.conformanceFixtures,
   });
   const app = Fastify({
     loggerInstance: d.log,

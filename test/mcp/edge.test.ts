@@ -47,12 +47,19 @@ describe('MCP edge: leniency, limits, CORS, Origin/Host', () => {
     expect(r.json.result.tools.map((t: { name: string }) => t.name)).toEqual(['echo_echo']);
   });
 
-  it('serves a legacy request that carries a modern or unknown version header', async () => {
-    for (const v of ['2026-07-28', '1999-01-01']) {
-      const r = await post(`${s.http}/mcp`, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }, { 'mcp-protocol-version': v });
-      expect(r.status, v).toBe(200);
-      expect(r.json.result.tools.length, v).toBe(1);
-    }
+  it('serves a legacy request that carries an unknown version header, and a legacy initialize with a modern one', async () => {
+    const r = await post(`${s.http}/mcp`, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '1999-01-01' });
+    expect(r.status).toBe(200);
+    expect(r.json.result.tools.map((t: { name: string }) => t.name)).toContain('echo_echo');
+    const init = await post(`${s.http}/mcp`, initialize(), { 'mcp-protocol-version': '2026-07-28' });
+    expect(init.status).toBe(200);
+    expect(init.json.result.protocolVersion).toBe('2025-11-25');
+  });
+
+  it('answers a modern-headed request without the _meta envelope with 400 -32602 (2026-07-28)', async () => {
+    const r = await post(`${s.http}/mcp`, { jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+    expect(r.status).toBe(400);
+    expect(r.json.error.code).toBe(-32602);
   });
 
   it('answers an unsupported envelope version with HTTP 400 and -32022 (a modern error, so clients stay modern)', async () => {

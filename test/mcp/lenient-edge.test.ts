@@ -30,10 +30,13 @@ describe('lenient edge: MCP-Protocol-Version', () => {
   it('adds the header when a modern request lacks it', () => {
     expect(reconcileVersionHeader(undefined, modernBody()).value).toBe('2026-07-28');
   });
-  it('drops a modern header on a legacy message (era is chosen by _meta only, not clientInfo)', () => {
-    const r = reconcileVersionHeader('2026-07-28', legacyBody);
+  it('drops a modern header on a legacy initialize (era is chosen by _meta only, not clientInfo)', () => {
+    const r = reconcileVersionHeader('2026-07-28', { ...legacyBody, method: 'initialize' });
     expect(r.value).toBeUndefined();
     expect(r.correction?.reason).toBe('modern version without _meta');
+  });
+  it('keeps a modern header on any other request without the envelope, so the SDK answers 400 -32602 (2026-07-28 MUST)', () => {
+    expect(reconcileVersionHeader('2026-07-28', legacyBody)).toEqual({ value: '2026-07-28' });
   });
   it('drops an unknown header, keeps a legacy one', () => {
     expect(reconcileVersionHeader('1999-01-01', legacyBody).value).toBeUndefined();

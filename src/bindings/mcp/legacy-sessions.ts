@@ -21,6 +21,8 @@ interface Session {
   server: McpServer;
   transport: WebStandardStreamableHTTPServerTransport;
   lastSeen: number;
+  /** the agents changed since this session's instance was built: closed at its next request */
+  retired: boolean;
 }
 
 export interface LegacySessionsOptions {
@@ -63,7 +65,7 @@ export class LegacySessions {
       keepAliveMs: this.o.keepAliveMs,
       maxRequestBodySize: this.o.maxRequestBodySize,
       onsessioninitialized: (id) => {
-        this.sessions.set(id, { id, scope, subject, server, transport, lastSeen: Date.now() });
+        this.sessions.set(id, { id, scope, subject, server, transport, lastSeen: Date.now(), retired: false });
         this.o.log.debug({ session: id, scope }, 'mcp: legacy session opened (client takes elicitation)');
       },
       onsessionclosed: (id) => void this.drop(id),
@@ -79,10 +81,30 @@ export class LegacySessions {
     const s = this.sessions.get(sessionId);
     // Another caller's session is "not found": its id must not become a handle for someone else.
     if (!s || s.scope !== scope || s.subject !== subject) return undefined;
+    if (s.retired && isRequest(parsedBody)) {
+      this.drop(s.id, 'agents changed');
+      return undefined;
+    }
     s.lastSeen = Date.now();
     const res = await s.transport.handleRequest(request, { authInfo, ...(parsedBody !== undefined ? { parsedBody } : {}) });
     s.lastSeen = Date.now();
     return res;
+  }
+
+  /**
+   * The agents changed: each session's instance lists the old tools and resources, so the client
+   * is told (`notifications/tools/list_changed`, `notifications/resources/list_changed`) and the
+   * session is retired: its next request gets 404 and, as the 2025 transports require, the client
+   * initializes again and lists the new set. Answers (elicitation results) and notifications for
+   * calls still in progress are served until then, so no call is cut short.
+   */
+  listChanged(): void {
+    for (const s of this.sessions.values()) {
+      if (s.retired) continue;
+      s.retired = true;
+      void s.server.server.sendToolListChanged().catch(() => {});
+      void s.server.server.sendResourceListChanged().catch(() => {});
+    }
   }
 
   close(): void {
@@ -108,4 +130,10 @@ export class LegacySessions {
     if (reason) this.o.log.debug({ session: id, reason }, 'mcp: legacy session closed');
     void s.server.close().catch(() => {});
   }
+}
+
+/** A JSON-RPC request (not a response or notification), the kind that starts new work. */
+function isRequest(body: unknown): boolean {
+  const one = (m: unknown) => !!m && typeof m === 'object' && 'method' in m && 'id' in m;
+  return Array.isArray(body) ? body.some(one) : one(body);
 }

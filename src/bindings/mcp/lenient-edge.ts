@@ -42,10 +42,14 @@ export function envelopeVersion(body: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+function methodOf(body: unknown): unknown {
+  return body && typeof body === 'object' && !Array.isArray(body) ? (body as { method?: unknown }).method : undefined;
+}
+
 /**
  * The `MCP-Protocol-Version` header to forward (undefined = drop it). A modern `_meta` version
- * wins over the header; without one, a header naming a modern or unknown revision is dropped so the
- * request is served as the legacy message it is.
+ * wins over the header; without one, a header naming an unknown revision (or a modern one on
+ * `initialize`) is dropped so the request is served as the legacy message it is.
  */
 export function reconcileVersionHeader(header: string | undefined, body: unknown): { value: string | undefined; correction?: EdgeCorrection } {
   const meta = envelopeVersion(body);
@@ -55,5 +59,9 @@ export function reconcileVersionHeader(header: string | undefined, body: unknown
   }
   if (meta !== undefined) return { value: header }; // an unsupported envelope version: the SDK answers -32022
   if (header === undefined || LEGACY_VERSIONS.includes(header)) return { value: header };
+  // 2026-07-28 requires 400 -32602 for a modern-headed request without the `_meta` envelope
+  // (conformance sep-2575-request-meta-invalid-*), so only an `initialize`, which is legacy by
+  // definition, is still served after dropping the header (docs/compliance.md, MCP).
+  if (MODERN_VERSIONS.includes(header) && methodOf(body) !== 'initialize') return { value: header };
   return { value: undefined, correction: { header: 'mcp-protocol-version', from: header, to: undefined, reason: MODERN_VERSIONS.includes(header) ? 'modern version without _meta' : 'unknown version' } };
 }

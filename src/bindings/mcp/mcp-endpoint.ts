@@ -10,7 +10,7 @@
  * that Table Expert `url`s open (`GET /a2a/{agentId}/items/{id}`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createMcpHandler, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { createMcpHandler, InMemoryServerEventBus, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
 import type { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.js';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
@@ -48,6 +48,8 @@ export interface McpEndpointDeps {
   skillAnnotations?: SkillAnnotationsLookup;
   /** `mcp.genericTools`: list_agents, send_message, get_task, cancel_task on `/mcp` (generic-tools.ts) */
   genericTools?: boolean;
+  /** `mcp.conformanceFixtures`: serve the conformance suite's fixtures on `/mcp` (conformance-fixtures.ts) */
+  conformanceFixtures?: boolean;
 }
 
 /** Legacy sessions exist only for clients that take elicitation (legacy-sessions.ts). */
@@ -62,7 +64,18 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
   const inFlight = new InFlightCalls();
   const stateCodec = createTaskStateCodec({ ...(d.requestStateKey ? { key: d.requestStateKey } : {}), subjectOf: (a) => principalOf(a).subject });
   const handlers = new Map<string, { http: McpHttpHandler; factory: ReturnType<typeof createMcpServerFactory> }>();
+  // One bus for every scope's handler: subscriptions/listen streams (modern era) hear list changes.
+  const listBus = new InMemoryServerEventBus((err) => d.log.debug({ err }, 'mcp: list-change listener failed'));
   const sessions = new LegacySessions({ idleMs: LEGACY_SESSION_IDLE_MS, max: LEGACY_SESSION_MAX, keepAliveMs: d.keepAliveMs, maxRequestBodySize: d.bodyLimit, log: d.log });
+  // Agents added or removed after start: the per-scope surfaces are rebuilt on next use, open
+  // subscriptions/listen streams hear list_changed, legacy sessions are told and retired.
+  d.registry.onChange((change) => {
+    handlers.clear();
+    listBus.publish({ kind: 'tools_list_changed' });
+    listBus.publish({ kind: 'resources_list_changed' });
+    sessions.listChanged();
+    d.log.debug(change, 'mcp: agents changed; tools and resources list_changed announced');
+  });
   const loopback = isLoopbackHost(d.bindHost);
   const publicOrigin = new URL(d.publicUrl).origin;
   const publicHost = new URL(d.publicUrl).host.toLowerCase();
@@ -81,9 +94,10 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
       const agents = agentId ? [d.registry.get(agentId)!] : d.registry.list();
       const tableExpert = tableExpertIn(agents);
       const scope: McpScope = { name: agentId ? `/a2a/${agentId}/mcp` : '/mcp', agents, ...(tableExpert ? { tableExpert } : {}) };
-      const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}), genericTools: !!d.genericTools && !agentId }, scope);
+      const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}), genericTools: !!d.genericTools && !agentId, conformanceFixtures: !!d.conformanceFixtures && !agentId, listBus }, scope);
       const http = createMcpHandler(factory, {
         legacy: 'stateless',
+        bus: listBus,
         keepAliveMs: d.keepAliveMs,
         maxRequestBodySize: d.bodyLimit,
         onerror: (err) => d.log.debug({ err, scope: scope.name }, 'mcp: request rejected or failed'),

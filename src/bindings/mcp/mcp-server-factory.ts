@@ -4,7 +4,7 @@
  * tool specs, compiled input schemas, card JSON — is built once per scope; a call only registers
  * the prepared tools and resources on a fresh instance.
  */
-import { fromJsonSchema, McpServer, type AuthInfo, type McpRequestContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import { fromJsonSchema, McpServer, type AuthInfo, type RequestStateCodec, type ServerEventBus, type McpRequestContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
@@ -13,6 +13,7 @@ import { InFlightCalls } from './in-flight-calls.js';
 import { registerGenericTools } from './generic-tools.js';
 import type { TaskStateCodec } from './input-required.js';
 import { registerTaskTemplate } from './task-resources.js';
+import { CONFORMANCE_CAPABILITIES, registerConformanceFixtures } from './conformance-fixtures.js';
 import { fetchTool, queryTool, searchTool, TABLE_EXPERT_TOOLS, type TableExpertBinding } from './table-expert-tools.js';
 
 export interface McpScope {
@@ -33,6 +34,10 @@ export interface McpFactoryDeps {
   skillAnnotations?: SkillAnnotationsLookup;
   /** list_agents, send_message, get_task, cancel_task (generic-tools.ts) */
   genericTools?: boolean;
+  /** also serve the conformance suite's fixture tools, resources and prompts (conformance-fixtures.ts) */
+  conformanceFixtures?: boolean;
+  /** where list changes are published to subscriptions/listen streams (the fixtures' triggers use it) */
+  listBus?: ServerEventBus;
 }
 
 export const PRINCIPAL_EXTRA = 'agentport/principal';
@@ -87,7 +92,8 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
     const server = new McpServer(
       { name: 'agentport', title: 'Agentport', version: d.version },
       {
-        capabilities: { tools: {}, resources: {} },
+        // listChanged: agents may come and go (AgentRegistry.onChange, announced by mcp-endpoint.ts).
+        capabilities: d.conformanceFixtures ? { tools: { listChanged: true }, ...CONFORMANCE_CAPABILITIES } : { tools: { listChanged: true }, resources: { listChanged: true } },
         instructions,
         cacheHints: {
           'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
@@ -131,6 +137,7 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
     if (d.genericTools) registerGenericTools(server, d, scope.agents, principal, () => eraOf(ctx.era, server), takenNames);
 
     registerTaskTemplate(server, d.handler, agentIds, principal);
+    if (d.conformanceFixtures) registerConformanceFixtures(server, d.stateCodec as RequestStateCodec<unknown>, d.listBus);
 
     if (ctx.era === 'legacy') {
       // Stateless legacy: the cancel arrives in its own POST, to this fresh instance (in-flight-calls.ts).

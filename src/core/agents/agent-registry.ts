@@ -19,14 +19,47 @@ export interface RegisteredAgent {
   extendedAgentCard?: AgentCard;
 }
 
+/** An agent came or went; faces that list agents (MCP tools and resources) announce it. */
+export interface AgentRegistryChange {
+  kind: 'added' | 'removed';
+  agentId: string;
+}
+
 export class AgentRegistry {
   private readonly agents = new Map<string, RegisteredAgent>();
+  private readonly listeners = new Set<(change: AgentRegistryChange) => void>();
 
   constructor(readonly primaryId: string) {}
 
   add(agent: RegisteredAgent): void {
     if (this.agents.has(agent.id)) throw new Error(`duplicate agent id '${agent.id}'`);
     this.agents.set(agent.id, agent);
+    this.emit({ kind: 'added', agentId: agent.id });
+  }
+
+  /** Removes an agent; false when there was none. The primary agent cannot be removed. */
+  remove(id: string): boolean {
+    if (id === this.primaryId) throw new Error(`the primary agent '${id}' cannot be removed`);
+    if (!this.agents.delete(id)) return false;
+    this.emit({ kind: 'removed', agentId: id });
+    return true;
+  }
+
+  /** Calls `listener` after every add and remove; returns the unsubscribe function. */
+  onChange(listener: (change: AgentRegistryChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => void this.listeners.delete(listener);
+  }
+
+  private emit(change: AgentRegistryChange): void {
+    // A failing listener must not undo or block the change for the others.
+    for (const l of this.listeners) {
+      try {
+        l(change);
+      } catch {
+        // listeners log their own failures
+      }
+    }
   }
 
   get(id: string): RegisteredAgent | undefined {

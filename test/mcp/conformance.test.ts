@@ -1,0 +1,71 @@
+/**
+ * `@modelcontextprotocol/conformance@0.2.0-alpha.12 server --requirements <revision>` against an
+ * auth-disabled Agentport serving the suite's fixtures (`mcp.conformanceFixtures: true`). The
+ * runner exits 0 only when every scored scenario of the revision passes (or is listed in the
+ * expected-failures file, test/mcp/conformance-expected-failures.yaml, which must stay accurate:
+ * a listed scenario that passes also fails the run).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { post } from './clients.js';
+import { installMcpTools, runMcpTool } from './mcp-tools.js';
+
+const EXPECTED_FAILURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'conformance-expected-failures.yaml');
+
+/** `✓ name: 3 passed, 0 failed` lines of the runner's summary. */
+function summary(stdout: string): Map<string, { passed: number; failed: number }> {
+  const out = new Map<string, { passed: number; failed: number }>();
+  const section = stdout.slice(stdout.lastIndexOf('=== SUMMARY ==='));
+  for (const m of section.matchAll(/^[✓✗] ([\w/.-]+): (\d+) passed, (\d+) failed/gm)) out.set(m[1]!, { passed: Number(m[2]), failed: Number(m[3]) });
+  return out;
+}
+
+describe('MCP conformance suite (server leg)', () => {
+  let s: TestServer;
+  let outDir: string;
+  beforeAll(async () => {
+    await installMcpTools();
+    outDir = await mkdtemp(path.join(tmpdir(), 'agentport-conformance-'));
+    s = await startTestServer({ auth: { mode: 'none' }, mcp: { conformanceFixtures: true }, agents: [{ id: 'echo', builtin: 'echo' }] });
+  }, 300_000);
+  afterAll(async () => {
+    await s?.stop();
+    if (outDir) await rm(outDir, { recursive: true, force: true });
+  });
+
+  it.each(['2025-11-25', '2026-07-28'])(
+    'passes every scored scenario of --requirements %s',
+    async (revision) => {
+      const r = await runMcpTool('conformance', ['server', '--url', `${s.http}/mcp`, '--requirements', revision, '--expected-failures', EXPECTED_FAILURES, '-o', path.join(outDir, revision)], {
+        timeoutMs: 240_000,
+        cwd: outDir,
+      });
+      const scenarios = summary(r.stdout);
+      const total = r.stdout.match(/Total: (\d+) passed, (\d+) failed/);
+      process.stderr.write(`conformance ${revision}: ${scenarios.size} scenarios, ${total?.[0] ?? 'no total'}\n`);
+      expect(scenarios.size, r.stdout.slice(-3000)).toBeGreaterThan(20);
+      expect(r.code, r.stdout.slice(-4000) + r.stderr.slice(-2000)).toBe(0);
+      // Protocol-level scenarios that need no fixture must pass outright.
+      for (const name of ['tools-list', 'resources-list', 'dns-rebinding-protection', revision === '2026-07-28' ? 'server-stateless' : 'server-initialize']) {
+        expect(scenarios.get(name), name).toMatchObject({ failed: 0 });
+      }
+    },
+    300_000,
+  );
+
+  it('is off by default: a plain instance lists no fixture tools', async () => {
+    const plain = await startTestServer({ auth: { mode: 'none' }, agents: [{ id: 'echo', builtin: 'echo' }] });
+    try {
+      const r = await post(`${plain.http}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+      const names = (r.json.result.tools as Array<{ name: string }>).map((t) => t.name);
+      expect(names).toContain('echo_echo');
+      expect(names.some((n) => n.startsWith('test_'))).toBe(false);
+    } finally {
+      await plain.stop();
+    }
+  });
+});
