@@ -14,7 +14,9 @@ import { ConfigApiKeys } from './api-key-authenticator.js';
 import { API_KEY_PREFIX, StoredApiKeys, type ApiKeyLookup } from './api-keys.js';
 import { bearerChallenge } from './challenge.js';
 import { presentedCredential, type CredentialHeaders } from './credentials.js';
-import { JwtBearer, looksLikeJwt } from './jwt-bearer.js';
+import { resourceIdentifier } from './oauth-paths.js';
+import { JwtBearer, looksLikeJwt, type BearerContext } from './jwt-bearer.js';
+import type { JWTPayload } from 'jose';
 
 export interface AuthenticatorOptions {
   config: AuthConfig;
@@ -23,6 +25,8 @@ export interface AuthenticatorOptions {
   keys: KeyStore;
   /** where stored API keys are looked up; absent: only config keys and tokens */
   apiKeys?: ApiKeyLookup;
+  /** revocation of own tokens issued by the OAuth server (grant or jti); absent: none */
+  revocations?: { isRevoked(claims: JWTPayload): Promise<boolean> };
   now?: () => number;
 }
 
@@ -30,8 +34,10 @@ export class Authenticator {
   private readonly configKeys: ConfigApiKeys;
   private readonly storedKeys: StoredApiKeys | undefined;
   private readonly jwt: JwtBearer;
+  private readonly publicUrl: () => string;
 
   constructor(o: AuthenticatorOptions) {
+    this.publicUrl = o.publicUrl;
     this.configKeys = new ConfigApiKeys(o.config.apiKeys);
     this.storedKeys = o.apiKeys ? new StoredApiKeys(o.apiKeys, o.now) : undefined;
     this.jwt = new JwtBearer({
@@ -41,16 +47,25 @@ export class Authenticator {
       ...(o.config.issuers ? { issuers: o.config.issuers } : {}),
       ...(o.config.sharedSecret ? { sharedSecret: o.config.sharedSecret } : {}),
       clockSkewSeconds: o.config.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS,
+      ...(o.revocations ? { isRevoked: (claims: JWTPayload) => o.revocations!.isRevoked(claims) } : {}),
     });
   }
 
-  async authenticate(headers: CredentialHeaders): Promise<Principal> {
+  /**
+   * `resource`: the RFC 8707 identifier of what is being called (`resourceIdentifier(publicUrl,
+   * '/mcp' | '/a2a/{id}' | '/a2a/{id}/mcp')`), or `resourcePath` to have it built from the public
+   * URL (bindings built before the port is bound); own tokens must be for it or for the whole server.
+   */
+  async authenticate(headers: CredentialHeaders, context: BearerContext & { resourcePath?: string } = {}): Promise<Principal> {
     const presented = presentedCredential(headers);
     if (presented === undefined) return ANONYMOUS;
     const configured = this.configKeys.match(presented);
     if (configured) return configured;
     if (presented.startsWith(API_KEY_PREFIX) && this.storedKeys) return this.storedKeys.authenticate(presented);
-    if (looksLikeJwt(presented)) return this.jwt.authenticate(presented);
+    if (looksLikeJwt(presented)) {
+      const resource = context.resource ?? (context.resourcePath === undefined ? undefined : resourceIdentifier(this.publicUrl(), context.resourcePath));
+      return this.jwt.authenticate(presented, resource === undefined ? {} : { resource });
+    }
     throw new A2AError('Unauthenticated', 'The credential presented is not valid');
   }
 

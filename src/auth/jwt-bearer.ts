@@ -37,6 +37,17 @@ export interface JwtBearerOptions {
   clockSkewSeconds: number;
   /** discovery and JWKS fetches; default 5 s */
   fetchTimeoutMs?: number;
+  /** whether an own token was revoked (src/auth/oauth/token-revocations.ts); absent: never */
+  isRevoked?: (claims: JWTPayload) => Promise<boolean>;
+}
+
+export interface BearerContext {
+  /**
+   * The RFC 8707 resource identifier the request is for (`resourceIdentifier(publicUrl, path)`).
+   * Own tokens must name it or the server's base audience in `aud`: a token obtained for one
+   * agent is refused by another.
+   */
+  resource?: string;
 }
 
 const refuse = (why: string) => new A2AError('Unauthenticated', why);
@@ -51,7 +62,7 @@ export class JwtBearer {
     this.secret = o.sharedSecret ? new TextEncoder().encode(o.sharedSecret.secret) : undefined;
   }
 
-  async authenticate(token: string): Promise<Principal> {
+  async authenticate(token: string, ctx: BearerContext = {}): Promise<Principal> {
     let alg: unknown;
     let iss: unknown;
     try {
@@ -81,10 +92,11 @@ export class JwtBearer {
       const payload = await verify(token, await this.ownKeys(), {
         algorithms: ['ES256'],
         issuer: iss,
-        audience: [...this.ownAudience()],
+        audience: ctx.resource === undefined ? [...this.ownAudience()] : [ctx.resource, ...this.ownAudience()],
         typ: ACCESS_TOKEN_TYP,
         clockTolerance: skew,
       });
+      if (this.o.isRevoked && (await this.o.isRevoked(payload))) throw refuse('The bearer token has been revoked');
       return principalOf(payload, payload.sub!, true);
     }
     const external = this.external.get(iss);

@@ -5,6 +5,8 @@
 import { Command, CommanderError } from 'commander';
 import { registerDb } from './commands/db.js';
 import { registerKeys } from './commands/keys.js';
+import { registerUsers } from './commands/users.js';
+import { registerClients } from './commands/clients.js';
 import { registerServe, type ServeDependencies } from './commands/serve.js';
 import type { CliIO } from './io.js';
 import { packageVersion } from './version.js';
@@ -38,6 +40,8 @@ export function createProgram(io: CliIO, deps: CliDependencies = {}): Command {
   registerServe(program, io, deps);
   registerDb(program, io);
   registerKeys(program, io);
+  registerUsers(program, io);
+  registerClients(program, io);
   return program;
 }
 

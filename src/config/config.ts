@@ -193,9 +193,8 @@ export interface AuthConfig {
   clockSkewSeconds?: number;
 }
 
-export interface OAuthConfig {
-  enabled: boolean;
-}
+export type { OAuthConfig } from './oauth-schema.js';
+import type { OAuthConfig } from './oauth-schema.js';
 
 export const DEFAULT_CLOCK_SKEW_SECONDS = 60;
 

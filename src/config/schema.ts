@@ -7,6 +7,7 @@
  * docs/configuration.md is the reference for every key; keep the two in step.
  */
 import { z } from 'zod';
+import { oauthSchema } from './oauth-schema.js';
 import {
   AGENT_ID_PATTERN,
   LOG_LEVELS,
@@ -240,12 +241,6 @@ const sharedSecretSchema = z
     secret: z.string().min(32, 'must be at least 32 characters (use ${ENV_VAR} to keep it out of the file)'),
     issuer: nonEmptyString.optional(),
     audience: audienceSchema.optional(),
-  })
-  .strict();
-
-const oauthSchema = z
-  .object({
-    enabled: bool.default(true),
   })
   .strict();
 

@@ -100,7 +100,7 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
     }
     let principal: Principal;
     try {
-      principal = await d.auth.authenticate(req.headers);
+      principal = await d.auth.authenticate(req.headers, { resourcePath: agentId === undefined ? '/' : `/a2a/${agentId}` });
     } catch (e) {
       const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
       const r = errorFor(shape, req, err, true);

@@ -34,6 +34,8 @@ export interface HttpAppDeps {
    * port), so requests that arrive in between wait for it instead of finding no agents.
    */
   started: Promise<void>;
+  /** the OAuth authorization server, RFC 9728 documents and user/client management (src/auth/oauth); absent when OAuth is off */
+  oauth?: import('../auth/oauth/oauth-faces.js').OAuthFaces;
 }
 
 /** Errors of the non-A2A routes (cards, registry, keys, health): the HTTP+JSON error shape. */
@@ -89,7 +91,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     // A2A requests go straight to the bindings (src/server/a2a-endpoint.ts); the rest to Fastify.
     serverFactory: (handler) =>
       createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, (req, res) => {
-        if (!mcp(req, res) && !a2a(req, res)) handler(req, res);
+        if (!mcp(req, res) && !d.oauth?.endpoint(req, res) && !a2a(req, res)) handler(req, res);
       }),
   });
 
@@ -163,6 +165,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     reply.header('Cache-Control', 'public, max-age=300');
     return d.keys ? d.keys.jwks() : { keys: [] };
   });
+  if (d.oauth) app.register(d.oauth.adminRoutes);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     const checks = await d.ready().catch(() => ({ server: 'readiness check failed' }));

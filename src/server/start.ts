@@ -7,6 +7,8 @@ import type { Metadata } from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { loadAgentDefinition } from '../agents/load-agent.js';
 import { Authenticator } from '../auth/authenticator.js';
+import { createOAuthFaces } from '../auth/oauth/oauth-faces.js';
+import { TokenRevocations } from '../auth/oauth/token-revocations.js';
 import { createGrpcServer } from '../bindings/a2a-grpc/index.js';
 import { InProcessEventBus, openRedisEventBus, type EventBus } from '../bus/index.js';
 import { withListeningPorts, type Config } from '../config/index.js';
@@ -63,7 +65,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     const registry = new AgentRegistry(initial.primaryAgent);
     // Own tokens carry the public URL as `iss`; with port 0 it is known only after listen, and
     // every request waits for `started`, so it is read per request.
-    const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store });
+    const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations: new TokenRevocations(store.oauth) });
 
     let worker: PushDeliveryWorker | undefined;
     const service = new TaskService({
@@ -119,7 +121,9 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       ]);
       return { storage, bus: busHealth.ok ? 'ok' : (busHealth.detail ?? 'unreachable') };
     };
-    const app = buildHttpApp({ config, registry, handler: service, auth, keys, log, ready, started });
+    // Agentport's OAuth 2.1 authorization server (src/auth/oauth), unless turned off.
+    const oauth = initial.auth.oauth.enabled ? createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, log, started }) : undefined;
+    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler: service, auth, keys, log, ready, started });
     await app.listen({ host: initial.server.host, port: initial.server.port });
     closers.unshift(() => app.close());
     const address = app.server.address();
@@ -161,6 +165,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       log.info({ replicaId: cluster.replicaId, leaseTtlMs: cluster.leaseTtlMs }, 'distributed mode: tasks are leased to this replica while it runs them');
     }
 
+    if (oauth) closers.unshift(await oauth.afterStart());
     log.info({ http: config.server.publicUrl, grpc: grpc ? config.server.grpc.publicUrl : undefined }, 'agentport started');
     return {
       urls: { http: config.server.publicUrl, ...(grpc ? { grpc: config.server.grpc.publicUrl } : {}) },

@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrationStatus, type SqlDialectName } from './migrations/index.js';
+import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
 import {
   toEventRecords,
   toOutboxEntry,
@@ -49,6 +50,14 @@ export abstract class SqlStore implements Store {
 
   async migrate(): Promise<void> {
     await this.applyMigrations();
+  }
+
+  private oauthStore: OAuthStore | undefined;
+
+  /** The OAuth authorization server's tables (src/store/oauth-store.ts). */
+  get oauth(): OAuthStore {
+    this.oauthStore ??= new SqlOAuthStore(this.db as unknown as Kysely<unknown>);
+    return this.oauthStore;
   }
 
   /** migrate(), returning the names of the migrations it applied, in order (`agentport db migrate`). */

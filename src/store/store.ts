@@ -178,6 +178,8 @@ export class StoreUnavailableError extends Error {
 
 export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
+  /** The OAuth authorization server's records and local users (src/store/oauth-store.ts). */
+  readonly oauth: import('./oauth-store.js').OAuthStore;
   /**
    * Applies pending migrations; idempotent. Refuses (DatabaseSchemaNewerError) a database holding
    * migrations this build does not know.

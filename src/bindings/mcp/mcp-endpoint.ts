@@ -160,7 +160,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
   async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined): Promise<void> {
     let principal: Principal;
     try {
-      principal = await d.auth.authenticate(req.headers);
+      principal = await d.auth.authenticate(req.headers, { resourcePath: agentId === undefined ? '/mcp' : `/a2a/${agentId}/mcp` });
     } catch {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return sendJsonRpcError(res, 401, -32001, 'The credential presented is not valid');

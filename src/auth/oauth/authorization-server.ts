@@ -1,0 +1,191 @@
+/**
+ * Agentport's OAuth 2.1 authorization server: oidc-provider configured for what MCP and A2A
+ * clients need (docs/decisions/0008-oauth-authorization-server.md). Everything protocol-shaped is
+ * the library's; this file only decides policy: which grants, which scopes, which resources,
+ * which redirect URIs, how long things live, and where keys and records come from.
+ */
+import type { Provider, UnknownObject, ClientInstance } from 'oidc-provider';
+import type { OAuthConfig } from '../../config/oauth-schema.js';
+import type { KeyStore } from '../../core/keys/key-store.js';
+import type { OAuthStore } from '../../store/oauth-store.js';
+import { OAUTH_PATHS } from '../oauth-paths.js';
+import { createKeyStoreSigningKey } from './keystore-signing-key.js';
+import { loadOidcProvider } from './load-provider.js';
+import { isAllowedRedirectUri, redirectUriMatches } from './redirect-uris.js';
+import { baseAudience, isOwnResource, type ResourceCatalog } from './resources.js';
+import { OFFERED_SCOPES, isUsecaseScope } from './scopes.js';
+import { serverSecret } from './server-secret.js';
+import { StoreAdapter } from './store-adapter.js';
+import { escapeHtml } from './html.js';
+import type { MetadataDocumentFetch } from './client-metadata-fetch.js';
+
+export const INTERACTION_PATH = '/oauth/interaction';
+
+export interface AuthorizationServerOptions {
+  issuer: string;
+  oauth: OAuthConfig;
+  store: OAuthStore;
+  keys: KeyStore;
+  resources: ResourceCatalog;
+  /** fetch for Client ID Metadata Documents (SSRF-guarded) */
+  fetchMetadataDocument: MetadataDocumentFetch;
+}
+
+export interface AuthorizationServer {
+  provider: Provider;
+  /** HMAC key for the login and consent forms' CSRF tokens */
+  formSecret: Buffer;
+}
+
+/** Koa-style context as oidc-provider passes it to configuration functions (only what we read). */
+interface OidcContext {
+  oidc?: { route?: string; params?: { scope?: string } };
+}
+
+export async function createAuthorizationServer(o: AuthorizationServerOptions): Promise<AuthorizationServer> {
+  const { Provider, ExternalSigningKey, errors } = await loadOidcProvider();
+  const signingKey = await createKeyStoreSigningKey(ExternalSigningKey, o.keys);
+  // Shared by replicas through the store, so a cookie set by one is read by the next.
+  const cookieKey = await serverSecret(o.store, 'cookie-key');
+  const formSecret = Buffer.from(await serverSecret(o.store, 'form-key'), 'base64url');
+  const cfg = o.oauth;
+  const cimd = cfg.clientIdMetadataDocuments;
+
+  const redirectPolicy = (uris: readonly string[]) => {
+    const refused = uris.find((u) => !isAllowedRedirectUri(u, cfg.allowedRedirectUris));
+    if (refused !== undefined) {
+      throw new errors.InvalidRedirectUri(`redirect_uri ${refused} is not allowed here: use a loopback address or one the server lists in auth.oauth.allowedRedirectUris`);
+    }
+  };
+
+  const provider = new Provider(o.issuer, {
+    adapter: (name: string) => new StoreAdapter(name, o.store),
+    // Every outbound fetch (metadata documents) through the SSRF guard with pinned addresses.
+    fetch: (url: string | URL, init: { method?: string; headers?: HeadersInit; signal?: AbortSignal }) => o.fetchMetadataDocument.fetch(url, init),
+    jwks: { keys: [signingKey] },
+    cookies: { keys: [cookieKey] },
+    routes: {
+      authorization: OAUTH_PATHS.authorize,
+      token: OAUTH_PATHS.token,
+      registration: OAUTH_PATHS.register,
+      revocation: OAUTH_PATHS.revoke,
+      introspection: OAUTH_PATHS.introspect,
+      jwks: OAUTH_PATHS.jwks,
+      userinfo: '/oauth/userinfo',
+      end_session: '/oauth/logout',
+      pushed_authorization_request: '/oauth/par',
+      code_verification: '/oauth/device',
+      device_authorization: '/oauth/device/auth',
+      backchannel_authentication: '/oauth/backchannel',
+      challenge: '/oauth/challenge',
+    },
+    scopes: ['openid', 'offline_access', ...OFFERED_SCOPES],
+    claims: { openid: ['sub'] },
+    responseTypes: ['code'],
+    // OAuth 2.1: PKCE for every authorization code, S256 only (oidc-provider 9 knows no `plain`).
+    pkce: { required: () => true },
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      id_token_signed_response_alg: 'ES256',
+    },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256'] },
+    features: {
+      devInteractions: { enabled: false },
+      userinfo: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      externalSigningSupport: { enabled: true, ack: 'experimental-01' },
+      registration: {
+        enabled: cfg.registration,
+        initialAccessToken: false,
+      },
+      clientIdMetadataDocument: {
+        enabled: cimd.enabled,
+        ack: 'draft-02',
+        allowFetch: async (_ctx: unknown, clientId: string) => o.fetchMetadataDocument.allowed(clientId),
+        allowClient: async (_ctx: unknown, client: ClientInstance) => {
+          redirectPolicy(client.redirectUris ?? []);
+          return !(client.grantTypes ?? []).includes('client_credentials');
+        },
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => baseAudience(o.resources),
+        useGrantedResource: () => true,
+        getResourceServerInfo: async (ctx: OidcContext, resource: string) => {
+          if (!isOwnResource(o.resources, resource)) throw new errors.InvalidTarget('resource is not served by this server');
+          await signingKey.refresh();
+          // mcp:tools:<usecase> scopes are open-ended, so the requested ones are accepted by name.
+          const usecaseScopes = (ctx.oidc?.params?.scope ?? '').split(' ').filter(isUsecaseScope);
+          return {
+            scope: [...OFFERED_SCOPES, ...usecaseScopes].join(' '),
+            audience: resource.replace(/\/$/, ''),
+            accessTokenTTL: cfg.accessTokenTtlSeconds,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'ES256' } },
+          };
+        },
+      },
+    },
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      // Dynamic registration: only loopback and the listed redirect URIs, and no machine grants
+      // (client credentials clients are created by an administrator).
+      validator(ctx: OidcContext | undefined, key: string, value: unknown, metadata: UnknownObject) {
+        if (ctx?.oidc?.route !== 'registration' || key !== 'redirect_uris') return;
+        redirectPolicy(Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+        const grants = metadata.grant_types;
+        if (Array.isArray(grants) && grants.includes('client_credentials')) {
+          throw new errors.InvalidClientMetadata('client_credentials clients are created by an administrator (agentport clients create)');
+        }
+        const scope = typeof metadata.scope === 'string' ? metadata.scope.split(' ') : [];
+        if (scope.includes('admin')) throw new errors.InvalidClientMetadata('the admin scope cannot be registered dynamically');
+      },
+    },
+    // Refresh tokens for every client allowed the grant (MCP clients do not ask offline_access);
+    // rotated on each use, and a replayed one revokes its whole grant (oidc-provider's reuse
+    // detection: the consumed token's grant is revoked).
+    issueRefreshToken: async (_ctx: unknown, client: { grantTypeAllowed(t: string): boolean }) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    ttl: {
+      AccessToken: cfg.accessTokenTtlSeconds,
+      ClientCredentials: cfg.accessTokenTtlSeconds,
+      AuthorizationCode: 60,
+      Interaction: 600,
+      Session: 8 * 3600,
+      Grant: cfg.refreshTokenTtlSeconds,
+      RefreshToken: cfg.refreshTokenTtlSeconds,
+    },
+    // The grant id travels in the token so the resource server can refuse tokens of a revoked
+    // grant (logout, revocation, refresh replay) although they are stateless JWTs.
+    extraTokenClaims: async (_ctx: unknown, token: { grantId?: string }) => (token.grantId ? { grant_id: token.grantId } : undefined),
+    formats: {
+      customizers: {
+        // A client-credentials token acts for the client itself; its subject is namespaced so a
+        // client id can never collide with a user name (tasks are owned by the subject).
+        jwt: async (_ctx: unknown, token: { accountId?: string; clientId?: string }, jwt: { payload: UnknownObject }) => {
+          if (!token.accountId && token.clientId) jwt.payload.sub = `client:${token.clientId}`;
+        },
+      },
+    },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${INTERACTION_PATH}/${interaction.uid}` },
+    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    // Browser-based clients (the MCP Inspector) call the token endpoint cross-origin; tokens are
+    // bound by PKCE and client auth, never by the Origin.
+    clientBasedCORS: () => true,
+    renderError: async (ctx: { type: string; body: string }, out: { error: string; error_description?: string }) => {
+      ctx.type = 'html';
+      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main><h1>Sign-in error</h1><p>${escapeHtml(out.error)}${out.error_description ? `: ${escapeHtml(out.error_description)}` : ''}</p></main></body></html>`;
+    },
+  });
+
+  // Loopback redirect URIs match on any port for every client (RFC 8252 §7.3; oidc-provider does
+  // it only for `application_type: native`, and MCP clients register as `web`).
+  provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: ClientInstance, value: string) {
+    return (this.redirectUris ?? []).some((registered) => redirectUriMatches(registered, value));
+  };
+  return { provider, formSecret };
+}

@@ -1,0 +1,114 @@
+/**
+ * The login and consent steps of an authorization request (`/oauth/interaction/{uid}`), driven by
+ * oidc-provider's interaction API: GET shows the page the pending prompt needs, POST handles the
+ * form. The interaction is bound to oidc-provider's signed, path-scoped, SameSite cookie; each
+ * form also carries an HMAC of the interaction id (CSRF token), so a form posted from another
+ * site is refused even where cookies travel.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { InteractionDetails, Provider } from 'oidc-provider';
+import type { OAuthStore } from '../../store/oauth-store.js';
+import { readLimitedBody } from '../../bindings/read-limited-body.js';
+import { consentPage, loginPage, messagePage, PAGE_HEADERS } from './interaction-pages.js';
+import { authenticateUser } from './local-users.js';
+import { grantableScopes } from './scopes.js';
+
+const FORM_LIMIT = 8 * 1024;
+
+export interface InteractionDeps {
+  provider: Provider;
+  formSecret: Buffer;
+  store: OAuthStore;
+  defaultScopes: readonly string[];
+  log: { warn(o: object, m?: string): void };
+}
+
+export function csrfToken(secret: Buffer, uid: string): string {
+  return createHmac('sha256', secret).update(`interaction:${uid}`).digest('base64url');
+}
+
+function csrfValid(secret: Buffer, uid: string, presented: string | null): boolean {
+  if (!presented) return false;
+  const a = Buffer.from(csrfToken(secret, uid));
+  const b = Buffer.from(presented);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function send(res: ServerResponse, status: number, html: string): void {
+  res.writeHead(status, PAGE_HEADERS);
+  res.end(html);
+}
+
+export async function serveInteraction(d: InteractionDeps, req: IncomingMessage, res: ServerResponse, uid: string, step: string | undefined): Promise<void> {
+  let details: InteractionDetails;
+  try {
+    details = await d.provider.interactionDetails(req, res);
+  } catch {
+    return send(res, 400, messagePage('Sign-in expired', 'This sign-in request has expired or was already used. Go back to the application and start again.'));
+  }
+  if (details.uid !== uid) return send(res, 400, messagePage('Sign-in expired', 'This sign-in request does not match your session. Start again from the application.'));
+  const clientId = String(details.params.client_id ?? '');
+  const client = await d.provider.Client.find(clientId);
+  const clientName = client?.clientName ?? clientId;
+  const action = `/oauth/interaction/${encodeURIComponent(uid)}`;
+  const csrf = csrfToken(d.formSecret, uid);
+
+  if (req.method === 'GET') {
+    if (details.prompt.name === 'login') return send(res, 200, loginPage({ action: `${action}/login`, csrf, clientName }));
+    const accountId = details.session?.accountId ?? '';
+    return send(res, 200, consentPage({ action: `${action}/confirm`, csrf, clientName, clientId, scopes: await scopesToGrant(d, details, accountId), ...resourceOf(details), user: accountId }));
+  }
+  if (req.method !== 'POST') return send(res, 405, messagePage('Not allowed', 'Use the form.'));
+
+  const body = await readLimitedBody(req, FORM_LIMIT);
+  if (typeof body !== 'string') return send(res, 413, messagePage('Too large', 'The form is too large.'));
+  const form = new URLSearchParams(body);
+  if (!csrfValid(d.formSecret, uid, form.get('csrf'))) return send(res, 403, messagePage('Refused', 'The form could not be verified. Reload the page and try again.'));
+
+  if (step === 'login' && details.prompt.name === 'login') {
+    const username = form.get('username') ?? '';
+    const user = await authenticateUser(d.store, username, form.get('password') ?? '');
+    if (!user) {
+      d.log.warn({ username: username.slice(0, 64) }, 'oauth: failed sign-in');
+      return send(res, 401, loginPage({ action: `${action}/login`, csrf, clientName, error: 'Wrong username or password.', username }));
+    }
+    return d.provider.interactionFinished(req, res, { login: { accountId: user.username } }, { mergeWithLastSubmission: false });
+  }
+
+  if (step === 'confirm' && details.prompt.name === 'consent') {
+    if (form.get('decision') !== 'allow') {
+      return d.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied the request' }, { mergeWithLastSubmission: false });
+    }
+    const accountId = details.session?.accountId;
+    if (!accountId) return send(res, 400, messagePage('Sign-in expired', 'Sign in again.'));
+    const grant = (details.grantId ? await d.provider.Grant.find(details.grantId) : undefined) ?? new d.provider.Grant({ accountId, clientId });
+    const promptDetails = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
+    if (promptDetails.missingOIDCScope?.length) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
+    const allowed = await userScopes(d, accountId);
+    for (const [resource, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {
+      const granted = grantableScopes(scopes, allowed);
+      if (granted.length) grant.addResourceScope(resource, granted.join(' '));
+    }
+    const grantId = await grant.save();
+    return d.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+  }
+  return send(res, 400, messagePage('Out of step', 'This step does not match the sign-in request. Start again from the application.'));
+}
+
+async function userScopes(d: InteractionDeps, accountId: string): Promise<readonly string[]> {
+  return (await d.store.getUser(accountId))?.scopes ?? [];
+}
+
+/** What the consent page lists: the requested resource scopes this user may grant. */
+async function scopesToGrant(d: InteractionDeps, details: InteractionDetails, accountId: string): Promise<string[]> {
+  const missing = (details.prompt.details as { missingResourceScopes?: Record<string, string[]> }).missingResourceScopes ?? {};
+  const requested = [...new Set(Object.values(missing).flat())];
+  return grantableScopes(requested.length ? requested : d.defaultScopes, await userScopes(d, accountId));
+}
+
+function resourceOf(details: InteractionDetails): { resource?: string } {
+  const r = details.params.resource;
+  const first = Array.isArray(r) ? r[0] : r;
+  return typeof first === 'string' ? { resource: first } : {};
+}

@@ -1,0 +1,153 @@
+/**
+ * `/api/v1/users` and `/api/v1/clients` (scope `admin`), and the admin routes of the service
+ * Agentport replaces (`GET /mcp/oauth/clients`, `DELETE /mcp/oauth/clients/{id}`). Same store
+ * functions as the CLI; secrets and passwords are returned once, on creation, never listed.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { Authenticator } from '../authenticator.js';
+import { restErrorBody } from '../../bindings/a2a-rest/rest-binding.js';
+import type { Principal } from '../../core/authz/principal.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
+import type { OAuthStore } from '../../store/oauth-store.js';
+import { ClientInputError, createClient, deleteClient, listClients, type NewClient } from './client-registry.js';
+import { createUser, publicUser, UserInputError } from './local-users.js';
+
+export interface ManagementDeps {
+  auth: Authenticator;
+  store: OAuthStore;
+  /** RFC 9728 metadata URL of the management API, for the challenge */
+  resourceMetadataUrl: () => string;
+}
+
+type Refusal = { status: number; headers: Record<string, string>; body: string };
+
+/** The admin principal, or the refusal to send (401 with a challenge, 403 insufficient_scope). */
+async function admin(d: ManagementDeps, headers: IncomingMessage['headers']): Promise<Principal | Refusal> {
+  let principal: Principal;
+  try {
+    principal = await d.auth.authenticate(headers);
+  } catch (e) {
+    const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
+    const { status, body } = restErrorBody(err);
+    return { status, body, headers: err.kind === 'Unauthenticated' ? { 'WWW-Authenticate': d.auth.challenge(err, { scope: 'admin', resourceMetadata: d.resourceMetadataUrl() }) } : {} };
+  }
+  if (!principal.authenticated) {
+    const { status, body } = restErrorBody(new A2AError('Unauthenticated', 'This route needs a credential with scope admin'));
+    return { status, body, headers: { 'WWW-Authenticate': `Bearer resource_metadata="${d.resourceMetadataUrl()}", scope="admin"` } };
+  }
+  if (!principal.scopes.includes('admin')) {
+    const { status, body } = restErrorBody(new A2AError('PermissionDenied', 'This route needs scope admin'));
+    return { status, body, headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="admin", resource_metadata="${d.resourceMetadataUrl()}"` } };
+  }
+  return principal;
+}
+
+const isRefusal = (p: Principal | Refusal): p is Refusal => 'status' in p;
+
+function parseJson(body: unknown): Record<string, unknown> | undefined {
+  if (typeof body !== 'string' || !body) return undefined;
+  try {
+    const v: unknown = JSON.parse(body);
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const strings = (v: unknown): string[] | undefined => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
+
+function badRequest(reply: FastifyReply, message: string) {
+  const { status, body } = restErrorBody(new A2AError('InvalidParams', message));
+  return reply.code(status).type('application/json').send(body);
+}
+
+export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
+  return async (app) => {
+    const guard = async (req: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+      const p = await admin(d, req.headers);
+      if (!isRefusal(p)) return true;
+      await reply.code(p.status).headers({ ...p.headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).send(p.body);
+      return false;
+    };
+
+    app.get('/api/v1/users', async (req, reply) => {
+      if (!(await guard(req, reply))) return reply;
+      return reply.header('Cache-Control', 'no-store').send({ users: (await d.store.listUsers()).map(publicUser) });
+    });
+    app.post('/api/v1/users', async (req, reply) => {
+      if (!(await guard(req, reply))) return reply;
+      const b = parseJson(req.body);
+      if (!b || typeof b.username !== 'string') return badRequest(reply, 'Body must be a JSON object with username (and optional password, scopes)');
+      try {
+        const { user, password } = await createUser(d.store, {
+          username: b.username,
+          ...(typeof b.password === 'string' ? { password: b.password } : {}),
+          ...(strings(b.scopes) ? { scopes: strings(b.scopes)! } : {}),
+        });
+        return reply.code(201).header('Cache-Control', 'no-store').send({ user: publicUser(user), ...(typeof b.password === 'string' ? {} : { password }) });
+      } catch (err) {
+        if (err instanceof UserInputError) return badRequest(reply, err.message);
+        throw err;
+      }
+    });
+    app.delete<{ Params: { username: string } }>('/api/v1/users/:username', async (req, reply) => {
+      if (!(await guard(req, reply))) return reply;
+      if (!(await d.store.deleteUser(req.params.username))) {
+        const { status, body } = restErrorBody(new A2AError('TaskNotFound', `No user '${req.params.username}'`));
+        return reply.code(status).type('application/json').send(body);
+      }
+      return reply.code(204).send();
+    });
+
+    app.get('/api/v1/clients', async (req, reply) => {
+      if (!(await guard(req, reply))) return reply;
+      return reply.header('Cache-Control', 'no-store').send({ clients: await listClients(d.store) });
+    });
+    app.post('/api/v1/clients', async (req, reply) => {
+      if (!(await guard(req, reply))) return reply;
+      const b = parseJson(req.body);
+      const kind = b?.kind ?? 'public';
+      if (!b || typeof b.name !== 'string' || (kind !== 'machine' && kind !== 'public' && kind !== 'confidential')) {
+        return badRequest(reply, 'Body must be a JSON object with name, kind (machine|public|confidential), redirectUris, scopes');
+      }
+      try {
+        const created = await createClient(d.store, {
+          name: b.name,
+          kind: kind as NewClient['kind'],
+          ...(strings(b.redirectUris) ? { redirectUris: strings(b.redirectUris)! } : {}),
+          ...(strings(b.scopes) ? { scopes: strings(b.scopes)! } : {}),
+        });
+        return reply.code(201).header('Cache-Control', 'no-store').send(created);
+      } catch (err) {
+        if (err instanceof ClientInputError) return badRequest(reply, err.message);
+        throw err;
+      }
+    });
+    app.delete<{ Params: { id: string } }>('/api/v1/clients/:id', async (req, reply) => {
+      if (!(await guard(req, reply))) return reply;
+      if (!(await deleteClient(d.store, req.params.id))) {
+        const { status, body } = restErrorBody(new A2AError('TaskNotFound', `No client '${req.params.id}'`));
+        return reply.code(status).type('application/json').send(body);
+      }
+      return reply.code(204).send();
+    });
+  };
+}
+
+/** `GET /mcp/oauth/clients` and `DELETE /mcp/oauth/clients/{id}` on the plain node:http path. */
+export function compatClientsRoute(d: ManagementDeps) {
+  return async (req: IncomingMessage, res: ServerResponse, clientId: string | undefined): Promise<void> => {
+    const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
+      res.end(body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
+    };
+    const p = await admin(d, req.headers);
+    if (isRefusal(p)) return send(p.status, p.body, p.headers);
+    if (req.method === 'GET' && clientId === undefined) return send(200, { clients: await listClients(d.store) });
+    if (req.method === 'DELETE' && clientId) {
+      return (await deleteClient(d.store, clientId)) ? send(204, undefined) : send(404, { error: 'not_found', error_description: `No client '${clientId}'` });
+    }
+    return send(405, { error: 'method_not_allowed' }, { Allow: clientId ? 'DELETE' : 'GET' });
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * The OAuth face of the HTTP listener (plain node:http, like the A2A and MCP endpoints): RFC 9728
+ * protected resource metadata, RFC 8414 / OIDC discovery under every name clients try, the
+ * authorization server's endpoints (`/oauth/*`, oidc-provider), the login and consent pages, and
+ * the routes of the service Agentport replaces (`/mcp/oauth/*`).
+ *
+ * The authorization server is built on the first request that needs it (after the listener is
+ * bound, since the issuer is the public URL, which knows the port only then), and oidc-provider is
+ * loaded only then, so a server with `auth.oauth.enabled: false` never loads it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { OAuthConfig } from '../../config/oauth-schema.js';
+import type { KeyStore } from '../../core/keys/key-store.js';
+import type { OAuthStore } from '../../store/oauth-store.js';
+import { OAUTH_PATHS } from '../oauth-paths.js';
+import { createAuthorizationServer, INTERACTION_PATH, type AuthorizationServer } from './authorization-server.js';
+import { createMetadataDocumentFetch } from './client-metadata-fetch.js';
+import { serveInteraction } from './interaction-endpoint.js';
+import { metadataRequestPath, protectedResourceMetadata } from './protected-resource-metadata.js';
+import type { ResourceCatalog } from './resources.js';
+import { structuredTokenRequests } from './structured-token-requests.js';
+import { TokenRevocations } from './token-revocations.js';
+
+export interface OAuthEndpointDeps {
+  oauth: OAuthConfig;
+  /** the public URL, known once the listener is bound */
+  publicUrl: () => string;
+  store: OAuthStore;
+  keys: KeyStore;
+  resources: ResourceCatalog;
+  agentName: (id: string) => string | undefined;
+  started: Promise<void>;
+  log: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
+  /** management requests under /mcp/oauth/clients (admin), answered by the management routes */
+  clientsRoute?: (req: IncomingMessage, res: ServerResponse, clientId: string | undefined) => Promise<void>;
+}
+
+const DISCOVERY = OAUTH_PATHS.openidConfiguration;
+const AS_METADATA = OAUTH_PATHS.authorizationServerMetadata;
+/** Paths of the service Agentport replaces, and where they live now. */
+const COMPAT: Record<string, string> = {
+  '/mcp/oauth/register': OAUTH_PATHS.register,
+  '/mcp/oauth/authorize': OAUTH_PATHS.authorize,
+  '/mcp/oauth/token': OAUTH_PATHS.token,
+  '/mcp/oauth/metadata': DISCOVERY,
+};
+
+/** RFC 8414 / OIDC discovery requests, under every name clients try, for an issuer without a path. */
+function isDiscoveryPath(path: string): boolean {
+  for (const name of [AS_METADATA, DISCOVERY, '/.well-known/openid_configuration']) {
+    // root, path-inserted (RFC 8414 §3.1: /.well-known/x/mcp) and path-appended (OIDC: /mcp/.well-known/x)
+    if (path === name || path.startsWith(`${name}/`) || path.endsWith(name)) return true;
+  }
+  return false;
+}
+
+export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  let server: Promise<{ as: AuthorizationServer; handle: (req: IncomingMessage, res: ServerResponse) => void }> | undefined;
+  const issuer = () => new URL(d.publicUrl()).origin;
+  const revocations = new TokenRevocations(d.store);
+
+  const build = () => {
+    server ??= (async () => {
+      await d.started;
+      const cimd = d.oauth.clientIdMetadataDocuments;
+      const as = await createAuthorizationServer({
+        issuer: issuer(),
+        oauth: d.oauth,
+        store: d.store,
+        keys: d.keys,
+        resources: d.resources,
+        fetchMetadataDocument: createMetadataDocumentFetch({ allowLoopbackHosts: cimd.allowLoopbackHosts, ...(cimd.trustedCaFile ? { trustedCaFile: cimd.trustedCaFile } : {}) }),
+      });
+      as.provider.use(structuredTokenRequests({ issuer: issuer(), keys: d.keys, revocations }) as never);
+      return { as, handle: as.provider.callback() };
+    })().catch((err: unknown) => {
+      server = undefined; // retried on the next request
+      throw err;
+    });
+    return server;
+  };
+
+  const fail = (res: ServerResponse, err: unknown) => {
+    d.log.error({ err }, 'oauth: request failed');
+    if (res.headersSent) return res.destroy();
+    res.writeHead(503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
+    res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'The authorization server is not available' }));
+  };
+
+  const toProvider = (req: IncomingMessage, res: ServerResponse, rewrittenPath?: string) => {
+    build().then(({ handle }) => {
+      if (rewrittenPath !== undefined) {
+        const q = (req.url ?? '').indexOf('?');
+        req.url = rewrittenPath + (q < 0 ? '' : (req.url ?? '').slice(q));
+      }
+      if (req.method === 'GET' && req.url?.startsWith(`${OAUTH_PATHS.authorize}?`)) req.url = withDefaultScope(req.url, d.oauth.defaultScopes);
+      handle(req, res);
+    }, (err: unknown) => fail(res, err));
+    return true;
+  };
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+
+    const prm = metadataRequestPath(path);
+    if (prm !== undefined) {
+      if (req.method !== 'GET' && req.method !== 'HEAD') return false;
+      d.started.then(() => {
+        const doc = protectedResourceMetadata({ publicUrl: d.publicUrl(), issuer: issuer(), resourcePath: prm, agentName: d.agentName });
+        res.writeHead(doc ? 200 : 404, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' });
+        res.end(JSON.stringify(doc ?? { error: 'not_found', error_description: 'No protected resource at this path' }));
+      }, (err: unknown) => fail(res, err));
+      return true;
+    }
+    if (path.startsWith('/.well-known/') || path.includes('/.well-known/')) {
+      return isDiscoveryPath(path) ? toProvider(req, res, DISCOVERY) : false;
+    }
+    if (path.startsWith(`${INTERACTION_PATH}/`)) {
+      const [uid, step] = path.slice(INTERACTION_PATH.length + 1).split('/');
+      build().then(
+        ({ as }) => serveInteraction({ provider: as.provider, formSecret: as.formSecret, store: d.store, defaultScopes: d.oauth.defaultScopes, log: d.log }, req, res, uid ?? '', step),
+      ).catch((err: unknown) => fail(res, err));
+      return true;
+    }
+    if (path.startsWith('/oauth/')) return toProvider(req, res);
+    const compat = COMPAT[path.replace(/\/$/, '')];
+    if (compat !== undefined) return toProvider(req, res, compat);
+    if (d.clientsRoute && (path === '/mcp/oauth/clients' || path.startsWith('/mcp/oauth/clients/'))) {
+      const id = path.slice('/mcp/oauth/clients/'.length) || undefined;
+      d.started.then(() => d.clientsRoute!(req, res, id && safeDecode(id))).catch((err: unknown) => fail(res, err));
+      return true;
+    }
+    return false;
+  };
+}
+
+/**
+ * Clients that send no `scope` get the configured default scopes: MCP clients often send none and
+ * would otherwise get a token that can do nothing. Applied to the request before oidc-provider
+ * reads it, so the consent page shows what will be granted.
+ */
+function withDefaultScope(url: string, defaults: readonly string[]): string {
+  const q = url.indexOf('?');
+  const params = new URLSearchParams(url.slice(q + 1));
+  if (params.get('scope')?.trim() || params.has('request') || params.has('request_uri')) return url;
+  params.set('scope', defaults.join(' '));
+  return `${url.slice(0, q)}?${params.toString()}`;
+}
+
+function safeDecode(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,59 @@
+/**
+ * What the server wires in when `auth.oauth.enabled`: the node:http OAuth endpoint, the management
+ * routes for users and clients, and the first-start admin user. One call from src/server/start.ts.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Config } from '../../config/index.js';
+import type { AgentRegistry } from '../../core/agents/agent-registry.js';
+import type { KeyStore } from '../../core/keys/key-store.js';
+import type { OAuthStore } from '../../store/oauth-store.js';
+import type { Authenticator } from '../authenticator.js';
+import { OAUTH_PATHS, oauthUrl, protectedResourceMetadataUrl } from '../oauth-paths.js';
+import { createFirstAdminUser } from './first-admin-user.js';
+import { compatClientsRoute, managementRoutes } from './management-routes.js';
+import { createOAuthEndpoint } from './oauth-endpoint.js';
+
+export interface OAuthFaces {
+  endpoint: (req: IncomingMessage, res: ServerResponse) => boolean;
+  adminRoutes: FastifyPluginAsync;
+  /** called once the server listens: the first admin user, when there is no user yet; returns the stopper of background work */
+  afterStart: () => Promise<() => Promise<void>>;
+}
+
+const SWEEP_INTERVAL_MS = 10 * 60_000;
+
+export function createOAuthFaces(d: {
+  config: () => Config;
+  store: OAuthStore;
+  keys: KeyStore;
+  registry: AgentRegistry;
+  auth: Authenticator;
+  log: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
+  started: Promise<void>;
+}): OAuthFaces {
+  const publicUrl = () => d.config().server.publicUrl;
+  const management = { auth: d.auth, store: d.store, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') };
+  const audiences = d.config().auth.audience;
+  return {
+    endpoint: createOAuthEndpoint({
+      oauth: d.config().auth.oauth,
+      publicUrl,
+      store: d.store,
+      keys: d.keys,
+      resources: { publicUrl, hasAgent: (id) => d.registry.get(id) !== undefined, ...(audiences ? { audiences } : {}) },
+      agentName: (id) => d.registry.get(id)?.publicCard.name,
+      started: d.started,
+      log: d.log,
+      clientsRoute: compatClientsRoute(management),
+    }),
+    adminRoutes: managementRoutes(management),
+    async afterStart() {
+      // Expired codes, tokens and interactions are deleted in the background; reads ignore them anyway.
+      const sweep = setInterval(() => void d.store.sweepExpired(Date.now()).catch((err: unknown) => d.log.warn({ err }, 'oauth: sweeping expired records failed')), SWEEP_INTERVAL_MS);
+      sweep.unref();
+      if (d.config().auth.mode === 'required') await createFirstAdminUser(d.store, { loginUrl: oauthUrl(publicUrl(), OAUTH_PATHS.authorize) });
+      return async () => clearInterval(sweep);
+    },
+  };
+}

@@ -1,0 +1,135 @@
+/**
+ * `agentport users create|list|delete`: the local users who sign in on the OAuth login page.
+ * A generated password is printed once; passwords are stored as scrypt hashes only.
+ */
+import type { Command } from 'commander';
+import { createUser, publicUser, UserInputError } from '../../auth/oauth/local-users.js';
+import { ConfigError, loadConfig, parseConfig, type StorageConfig } from '../../config/index.js';
+import type { OAuthStore } from '../../store/oauth-store.js';
+import type { CliIO } from '../io.js';
+
+export interface StoreOptions {
+  config?: string;
+  storage?: string;
+}
+
+const USERS_HELP = `
+Users sign in on the login page when an OAuth client (ChatGPT, Claude, the MCP Inspector) asks
+for access. The database is the one the config file names (storage), or --storage
+(sqlite:<path> or a postgres:// URL).
+
+Examples:
+  $ agentport users create alice                 # prints a generated password once
+  $ agentport users create bob --scope a2a:discover --scope mcp:tools:sales
+  $ agentport users list
+  $ agentport users delete bob
+`;
+
+export function storeOptions(cmd: Command, help: string): Command {
+  return cmd
+    .option('-c, --config <file>', 'config file (default: $AGENTPORT_CONFIG, else ./agentport.yaml if present)')
+    .option('--storage <url>', "sqlite:<path> or postgres://… instead of the config file's storage section")
+    .addHelpText('after', help);
+}
+
+export function registerUsers(program: Command, io: CliIO): void {
+  const users = program.command('users').description('local users of the OAuth login page: create, list, delete').addHelpText('after', USERS_HELP);
+
+  storeOptions(users.command('create').description('create a user; prints a generated password once').argument('<username>'), USERS_HELP)
+    .option('--scope <scope>', 'a scope the user may grant to clients (repeatable); default a2a:discover a2a:publish mcp:tools', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--admin', 'the user may also grant the admin scope')
+    .option('--password-stdin', 'read the password from standard input instead of generating one')
+    .action(async (username: string, o: StoreOptions & { scope: string[]; admin?: boolean; passwordStdin?: boolean }) => {
+      const password = o.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
+      await withOAuthStore(o, io, async (store) => {
+        const scopes = o.admin ? ['admin'] : o.scope.length ? o.scope : undefined;
+        try {
+          const created = await createUser(store, { username, ...(password === undefined ? {} : { password }), ...(scopes ? { scopes } : {}) });
+          io.stdout(`user      ${created.user.username}\n`);
+          io.stdout(`scopes    ${created.user.scopes.join(' ')}\n`);
+          if (password === undefined) {
+            io.stdout(`password  ${created.password}\n`);
+            io.stderr('Store the password now: it is not shown again (only its scrypt hash is kept).\n');
+          }
+          return 0;
+        } catch (err) {
+          if (!(err instanceof UserInputError)) throw err;
+          io.stderr(`agentport: ${err.message}\n`);
+          return 2;
+        }
+      });
+    });
+
+  storeOptions(users.command('list').description('list users (never their passwords)'), USERS_HELP).action(async (o: StoreOptions) => {
+    await withOAuthStore(o, io, async (store) => {
+      const rows = (await store.listUsers()).map(publicUser);
+      if (rows.length === 0) {
+        io.stdout('no users\n');
+        return 0;
+      }
+      const table = [['USER', 'SCOPES', 'CREATED'], ...rows.map((u) => [u.username, u.scopes.join(' '), u.createdAt])];
+      const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+      for (const r of table) io.stdout(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ') + '\n');
+      return 0;
+    });
+  });
+
+  storeOptions(users.command('delete').description('delete a user; their existing grants stay until revoked or expired').argument('<username>'), USERS_HELP).action(
+    async (username: string, o: StoreOptions) => {
+      await withOAuthStore(o, io, async (store) => {
+        if (!(await store.deleteUser(username))) {
+          io.stderr(`agentport: no user ${username}\n`);
+          return 1;
+        }
+        io.stdout(`deleted  ${username}\n`);
+        return 0;
+      });
+    },
+  );
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function resolveStorage(options: StoreOptions, io: CliIO): StorageConfig | undefined {
+  try {
+    if (options.storage !== undefined) return parseConfig({ storage: options.storage }, { env: io.env, cwd: io.cwd() }).storage;
+    return loadConfig({ ...(options.config === undefined ? {} : { file: options.config }), env: io.env, cwd: io.cwd() }).storage;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr(`${error.message}${options.storage !== undefined ? ' (from --storage)' : ''}\n\nFix the file or run with --help.\n`);
+    io.exit(2);
+    return undefined;
+  }
+}
+
+/** Opens the store with its schema current (as `serve` would), runs `work` on its OAuth tables, closes it. */
+export async function withOAuthStore(options: StoreOptions, io: CliIO, work: (store: OAuthStore) => Promise<number>): Promise<void> {
+  const storage = resolveStorage(options, io);
+  if (!storage) return;
+  let close: (() => Promise<void>) | undefined;
+  let code: number;
+  try {
+    const { openSqliteStore, openPostgresStore } = await import('../../store/index.js');
+    const store =
+      storage.driver === 'sqlite'
+        ? await openSqliteStore({ file: storage.file, synchronous: storage.synchronous, checkpointThread: false })
+        : await openPostgresStore({ connectionString: storage.url, schema: storage.schema, maxConnections: 2, connectionTimeoutMs: 5000 });
+    close = () => store.close();
+    if (storage.driver === 'sqlite' || storage.migrate) await store.applyMigrations();
+    else {
+      const status = await store.migrationStatus();
+      if (status.unknown.length || status.pending.length) throw new Error(`${store.location}: the database schema is not current; run agentport db migrate first`);
+    }
+    code = await work(store.oauth);
+  } catch (error) {
+    io.stderr(`agentport: ${error instanceof Error ? error.message : String(error)}\n`);
+    code = 1;
+  } finally {
+    await close?.().catch(() => {});
+  }
+  if (code !== 0) io.exit(code);
+}

@@ -1,0 +1,210 @@
+/**
+ * Storage of the OAuth authorization server (migration 0005_oauth): oidc-provider's records and
+ * the local users of the login page. Both dialects share these statements; `INSERT … ON CONFLICT`
+ * is spelled the same on SQLite and PostgreSQL.
+ */
+import type { Kysely } from 'kysely';
+
+/** One oidc-provider record (a grant, code, refresh token, client, session, interaction, …). */
+export interface OAuthRecord {
+  payload: Record<string, unknown>;
+  /** epoch ms; absent: does not expire (registered clients) */
+  expiresAt?: number;
+  consumedAt?: number;
+}
+
+export interface StoredUser {
+  username: string;
+  /** `scrypt$N$r$p$salt$hash` (src/auth/oauth/password-hash.ts) */
+  passwordHash: string;
+  scopes: string[];
+  /** epoch ms */
+  createdAt: number;
+}
+
+export interface OAuthStore {
+  upsertRecord(model: string, id: string, r: { payload: Record<string, unknown>; grantId?: string; uid?: string; expiresAt?: number }): Promise<void>;
+  /** Inserts unless `model/id` exists (another replica was first); returns whether it inserted. */
+  createRecord(model: string, id: string, payload: Record<string, unknown>): Promise<boolean>;
+  /** undefined when missing, expired at `now` or revoked */
+  findRecord(model: string, id: string, now: number): Promise<OAuthRecord | undefined>;
+  findRecordByUid(model: string, uid: string, now: number): Promise<(OAuthRecord & { id: string }) | undefined>;
+  consumeRecord(model: string, id: string, at: number): Promise<void>;
+  /** Marks the record revoked (kept until it expires, so a resource server can tell). */
+  revokeRecord(model: string, id: string, at: number): Promise<void>;
+  revokeRecordsOfGrant(grantId: string, at: number): Promise<void>;
+  /** Whether `model/id` exists, has not expired and is not revoked: one indexed read. */
+  isLive(model: string, id: string, now: number): Promise<boolean>;
+  /** Every live record of a model (registered clients for the management API), oldest id first. */
+  listRecords(model: string, now: number): Promise<Array<OAuthRecord & { id: string }>>;
+  deleteRecord(model: string, id: string): Promise<boolean>;
+  /** Deletes records expired before `now`; returns how many. */
+  sweepExpired(now: number): Promise<number>;
+
+  putUser(u: StoredUser): Promise<boolean>;
+  getUser(username: string): Promise<StoredUser | undefined>;
+  listUsers(): Promise<StoredUser[]>;
+  deleteUser(username: string): Promise<boolean>;
+  countUsers(): Promise<number>;
+}
+
+interface RecordsTable {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  expires_at: number | null;
+  consumed_at: number | null;
+  revoked_at: number | null;
+}
+
+interface UsersTable {
+  username: string;
+  password_hash: string;
+  scopes: string;
+  created_at: number;
+}
+
+type Tables = { oauth_records: RecordsTable; users: UsersTable };
+
+export class SqlOAuthStore implements OAuthStore {
+  private readonly db: Kysely<Tables>;
+
+  constructor(db: Kysely<unknown>) {
+    this.db = db as unknown as Kysely<Tables>;
+  }
+
+  async upsertRecord(model: string, id: string, r: { payload: Record<string, unknown>; grantId?: string; uid?: string; expiresAt?: number }): Promise<void> {
+    const row = {
+      model,
+      id,
+      payload: JSON.stringify(r.payload),
+      grant_id: r.grantId ?? null,
+      uid: r.uid ?? null,
+      expires_at: r.expiresAt ?? null,
+      consumed_at: null,
+      revoked_at: null,
+    };
+    await this.db
+      .insertInto('oauth_records')
+      .values(row)
+      .onConflict((oc) =>
+        oc.columns(['model', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, expires_at: row.expires_at }),
+      )
+      .execute();
+  }
+
+  async createRecord(model: string, id: string, payload: Record<string, unknown>): Promise<boolean> {
+    const r = await this.db
+      .insertInto('oauth_records')
+      .values({ model, id, payload: JSON.stringify(payload), grant_id: null, uid: null, expires_at: null, consumed_at: null, revoked_at: null })
+      .onConflict((oc) => oc.columns(['model', 'id']).doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  async findRecord(model: string, id: string, now: number): Promise<OAuthRecord | undefined> {
+    const row = await this.live(now).where('model', '=', model).where('id', '=', id).executeTakeFirst();
+    return row ? toRecord(row) : undefined;
+  }
+
+  async findRecordByUid(model: string, uid: string, now: number): Promise<(OAuthRecord & { id: string }) | undefined> {
+    const row = await this.live(now).where('model', '=', model).where('uid', '=', uid).executeTakeFirst();
+    return row ? { ...toRecord(row), id: row.id } : undefined;
+  }
+
+  async consumeRecord(model: string, id: string, at: number): Promise<void> {
+    await this.db.updateTable('oauth_records').set({ consumed_at: at }).where('model', '=', model).where('id', '=', id).where('consumed_at', 'is', null).execute();
+  }
+
+  async revokeRecord(model: string, id: string, at: number): Promise<void> {
+    await this.db.updateTable('oauth_records').set({ revoked_at: at }).where('model', '=', model).where('id', '=', id).where('revoked_at', 'is', null).execute();
+  }
+
+  async revokeRecordsOfGrant(grantId: string, at: number): Promise<void> {
+    await this.db.updateTable('oauth_records').set({ revoked_at: at }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+    await this.revokeRecord('Grant', grantId, at);
+  }
+
+  async isLive(model: string, id: string, now: number): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('oauth_records')
+      .select('id')
+      .where('model', '=', model)
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  async listRecords(model: string, now: number): Promise<Array<OAuthRecord & { id: string }>> {
+    const rows = await this.live(now).where('model', '=', model).orderBy('id').execute();
+    return rows.map((r) => ({ ...toRecord(r), id: r.id }));
+  }
+
+  async deleteRecord(model: string, id: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('oauth_records').where('model', '=', model).where('id', '=', id).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  async sweepExpired(now: number): Promise<number> {
+    const r = await this.db.deleteFrom('oauth_records').where('expires_at', '<', now).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  async putUser(u: StoredUser): Promise<boolean> {
+    const r = await this.db
+      .insertInto('users')
+      .values({ username: u.username, password_hash: u.passwordHash, scopes: JSON.stringify(u.scopes), created_at: u.createdAt })
+      .onConflict((oc) => oc.column('username').doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  async getUser(username: string): Promise<StoredUser | undefined> {
+    const row = await this.db.selectFrom('users').selectAll().where('username', '=', username).executeTakeFirst();
+    return row ? toUser(row) : undefined;
+  }
+
+  async listUsers(): Promise<StoredUser[]> {
+    return (await this.db.selectFrom('users').selectAll().orderBy('created_at').orderBy('username').execute()).map(toUser);
+  }
+
+  async deleteUser(username: string): Promise<boolean> {
+    const r = await this.db.deleteFrom('users').where('username', '=', username).executeTakeFirst();
+    return Number(r.numDeletedRows) > 0;
+  }
+
+  async countUsers(): Promise<number> {
+    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  private live(now: number) {
+    return this.db
+      .selectFrom('oauth_records')
+      .selectAll()
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
+  }
+}
+
+function toRecord(row: RecordsTable): OAuthRecord {
+  return {
+    payload: JSON.parse(row.payload) as Record<string, unknown>,
+    ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
+    ...(row.consumed_at === null ? {} : { consumedAt: Number(row.consumed_at) }),
+  };
+}
+
+function toUser(row: UsersTable): StoredUser {
+  const scopes: unknown = JSON.parse(row.scopes);
+  return {
+    username: row.username,
+    passwordHash: row.password_hash,
+    scopes: Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [],
+    createdAt: Number(row.created_at),
+  };
+}
