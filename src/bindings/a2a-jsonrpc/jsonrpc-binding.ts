@@ -1,19 +1,21 @@
 /**
  * A2A JSON-RPC 2.0 binding (spec §9): one POST endpoint per agent base path, plus the shared
  * endpoint where `params.tenant` names the agent. Decodes, calls the core, encodes. Nothing else.
- * v0.3 slash methods from v0.3 clients go to ./v03-dispatch.ts.
+ * v0.3 slash methods from v0.3 clients go to ./v03-dispatch.ts, v0.1 methods to ./v01-dispatch.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError, invalidParams, toA2AError } from '../../protocol/a2a/errors.js';
 import * as v from '../../protocol/a2a/validate.js';
+import { isV01OnlyMethod } from '../../protocol/a2a-v01/requests.js';
 import { isV03Method } from '../../protocol/a2a-v03/requests.js';
 import { activateExtensions, headerValues, isV03Version, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
 import { resolveAgent } from '../a2a-common/tenant.js';
 import { lastEventId, pipeSse } from '../a2a-common/sse.js';
 import { errorReply, queryParam, resultBody, type Id, type JsonRpcReply } from './reply.js';
-import { handleV03Call } from './v03-dispatch.js';
+import { handleV01Call } from './v01-dispatch.js';
+import { handleV03Call, jsonRpcErrorV03 } from './v03-dispatch.js';
 
 export { queryParam, type JsonRpcReply };
 
@@ -79,8 +81,16 @@ export class JsonRpcBinding {
     const version = headerValues(req.headers['a2a-version'])[0] ?? queryParam(req, 'A2A-Version');
     // Spec §3.6.2: no A2A-Version means v0.3. A v0.3 method from such a client is translated; a
     // v1.0 method without the header stays VersionNotSupported below.
+    // v0.1 methods have names of their own (tasks/send, …); v0.1 clients sent no version either.
+    if (isV01OnlyMethod(msg.method) && isV03Version(version)) {
+      return handleV01Call({ ...this.o, log }, req, res, id, msg.method, msg.params, routeAgentId, defaultAgentId, principal, beforeStream);
+    }
     if (isV03Method(msg.method) && isV03Version(version)) {
       return handleV03Call({ ...this.o, log }, req, res, id, msg.method, msg.params, routeAgentId, defaultAgentId, principal, beforeStream);
+    }
+    // A slash method without a version is a v0.3 (or older) client: its error in its own shape.
+    if (msg.method.includes('/') && isV03Version(version)) {
+      return reply(jsonRpcErrorV03(id, new A2AError('MethodNotFound', `Method '${msg.method}' is not an A2A v0.3 or v0.1 method`)));
     }
     if (msg.params !== undefined && !v.isObject(msg.params)) {
       return reply(jsonRpcError(id, new A2AError('InvalidParams', 'params must be an object')));

@@ -8,7 +8,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
 import type { PushBodyVersioned } from '../../core/push/push-body-version.js';
-import { A2AError } from '../../protocol/a2a/errors.js';
+import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
+import { isV01SharedMethod } from '../../protocol/a2a-v01/requests.js';
 import type { TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
 import { agentCardFromV1 } from '../../protocol/a2a-v03/cards.js';
 import { errorFromV1 } from '../../protocol/a2a-v03/errors.js';
@@ -29,6 +30,7 @@ import { activateExtensions, headerValues, parseExtensions } from '../a2a-common
 import { lastEventId, pipeSse } from '../a2a-common/sse.js';
 import { resolveAgent } from '../a2a-common/tenant.js';
 import { errorReply, resultBody, type Id, type JsonRpcReply } from './reply.js';
+import { handleV01Call, isV01Task } from './v01-dispatch.js';
 
 /** A v0.3 JSON-RPC error response. */
 export function jsonRpcErrorV03(id: Id, err: unknown): string {
@@ -90,6 +92,11 @@ export async function handleV03Call(
     }
     return { status: 200, headers, body: resultBody(id, await unary(o.handler, ctx, method, params)) };
   } catch (err) {
+    // tasks/get|cancel|resubscribe are v0.1 methods too, under the same names and params: an id
+    // that is no task here may be one a v0.1 client named (src/protocol/a2a-v01/task-ids.ts).
+    if (isV01SharedMethod(method) && toA2AError(err).kind === 'TaskNotFound' && !res.headersSent && (await isV01Task(o.handler, rawParams, routeAgentId, defaultAgentId, principal))) {
+      return handleV01Call(o, req, res, id, method, rawParams, routeAgentId, defaultAgentId, principal, beforeStream);
+    }
     logInternal(o, err, method);
     return errorReply(headers, err, (e) => jsonRpcErrorV03(id, e));
   }

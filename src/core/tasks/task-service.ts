@@ -42,6 +42,7 @@ import { withoutKey } from './without-key.js';
 import { AgentRun, type AgentRunHost } from '../execution/agent-run.js';
 import { LiveTask, type PushTarget } from './live-task.js';
 import { decodeCursor, encodeCursor } from './page-token.js';
+import { chosenTaskIdOf } from './chosen-task-id.js';
 import { PushConfigOperations } from './push-config-operations.js';
 import { pushBodyVersionOfCall, tagForStorage, type PushBodyVersion } from '../push/push-body-version.js';
 import { TaskDirectory } from './task-directory.js';
@@ -290,7 +291,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
         throw new A2AError('UnsupportedOperation', `Task ${msg.taskId} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
       }
     } else {
-      taskId = randomUUID();
+      taskId = chosenTaskIdOf(ctx) ?? randomUUID();
       contextId = msg.contextId ?? randomUUID();
     }
     // Built without `delete`: deleting a key turns the object into a slow dictionary-mode object.
