@@ -18,6 +18,8 @@ import { A2AError } from '../protocol/a2a/errors.js';
 import { createA2AEndpoint } from './a2a-endpoint.js';
 import { cardVersionFor, v03CardOf } from './agent-cards.js';
 import { createMcpEndpoint } from '../bindings/mcp/mcp-endpoint.js';
+import { createMcpCompatRoutes } from '../bindings/mcp/compat/compat-routes.js';
+import { withListeningPorts } from '../config/index.js';
 import { packageVersion } from '../cli/version.js';
 
 export interface HttpAppDeps {
@@ -73,6 +75,31 @@ export function buildHttpApp(d: HttpAppDeps) {
     genericTools: config.mcp.genericTools,
     conformanceFixtures: config.mcp.conformanceFixtures,
   });
+  // The routes clients of the replaced service call (/mcp/tools/list, …, /.well-known/mcp-metadata);
+  // their calls run through the MCP endpoint above over loopback (src/bindings/mcp/compat/).
+  const boundPort = () => {
+    const a = app.server.address();
+    return typeof a === 'object' && a ? a : undefined;
+  };
+  const mcpCompat = createMcpCompatRoutes({
+    registry: d.registry,
+    handler: d.handler,
+    version: packageVersion(),
+    log: d.log,
+    skillAnnotations: (agentId, skillId) => config.agents.find((a) => a.id === agentId)?.skills[skillId]?.annotations,
+    genericTools: config.mcp.genericTools,
+    publicUrl: () => withListeningPorts(config, { http: boundPort()?.port ?? config.server.port }).server.publicUrl,
+    selfUrl: () => {
+      const a = boundPort();
+      const host = !a || a.address === '0.0.0.0' ? '127.0.0.1' : a.address === '::' ? '[::1]' : a.family === 'IPv6' ? `[${a.address}]` : a.address;
+      return `http://${host}:${a?.port ?? config.server.port}`;
+    },
+    timeoutMs: config.limits.requestTimeoutMs,
+    bodyLimit: config.limits.bodyBytes,
+    authMode: config.auth.mode,
+    oauthEnabled: config.auth.oauth.enabled,
+    started: d.started,
+  });
   const app = Fastify({
     loggerInstance: d.log,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
@@ -91,7 +118,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     // A2A requests go straight to the bindings (src/server/a2a-endpoint.ts); the rest to Fastify.
     serverFactory: (handler) =>
       createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, (req, res) => {
-        if (!mcp(req, res) && !d.oauth?.endpoint(req, res) && !a2a(req, res)) handler(req, res);
+        if (!mcpCompat(req, res) && !mcp(req, res) && !d.oauth?.endpoint(req, res) && !a2a(req, res)) handler(req, res);
       }),
   });
 

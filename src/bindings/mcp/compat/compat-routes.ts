@@ -1,0 +1,209 @@
+/**
+ * Compatibility routes that clients of the service Agentport replaces already call, beside the
+ * MCP endpoint proper:
+ *
+ *   GET  /mcp                     server info and auth type — only without `Accept: text/event-stream`
+ *                                 (with it, GET /mcp is the MCP SSE stream: left to the endpoint)
+ *   POST /mcp/initialize          an `initialize` answered by /mcp (stateless, no session)
+ *   GET|POST /mcp/tools/list      the public tool list (public-tools.ts), no credential needed
+ *   POST /mcp/tools/call          `{name, arguments}` → the CallToolResult, run by /mcp
+ *   GET  /mcp/resources/list      `resources/list` on /mcp
+ *   GET  /mcp/health              liveness and counts
+ *   GET  /mcp/validate            the tool surface checked against what clients require
+ *   GET  /.well-known/mcp-metadata discovery: server, tools, auth endpoints, ChatGPT/Claude settings
+ *
+ * Bodies may be the bare params or a JSON-RPC request; a JSON-RPC request gets a JSON-RPC response.
+ * Calls run through /mcp itself (forward-to-mcp.ts) with the caller's credentials, so the
+ * authorization is the endpoint's, and bad input gets a JSON-RPC-shaped error, never a stack.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readLimitedBody } from '../../read-limited-body.js';
+import { metadataDocument, serverInfoDocument, validate, type ServerFacts } from './documents.js';
+import { forwardToMcp, FORWARD_PROTOCOL_VERSION, type ForwardTarget } from './forward-to-mcp.js';
+import { publicToolList, type PublicToolsDeps } from './public-tools.js';
+import { tableExpertOf } from '../table-expert-tools.js';
+
+export interface McpCompatDeps extends PublicToolsDeps, ForwardTarget {
+  /** the public base URL (read per request: with port 0 it is known only once bound) */
+  publicUrl: () => string;
+  bodyLimit: number;
+  authMode: 'required' | 'none';
+  oauthEnabled: boolean;
+  /** settles once agents are registered */
+  started: Promise<void>;
+}
+
+type Route = 'info' | 'initialize' | 'tools/list' | 'tools/call' | 'resources/list' | 'health' | 'validate' | 'metadata';
+
+const ROUTES: Record<string, { route: Route; methods: readonly string[] }> = {
+  '/mcp/initialize': { route: 'initialize', methods: ['POST'] },
+  '/mcp/tools/list': { route: 'tools/list', methods: ['GET', 'POST'] },
+  '/mcp/tools/call': { route: 'tools/call', methods: ['POST'] },
+  '/mcp/resources/list': { route: 'resources/list', methods: ['GET'] },
+  '/mcp/health': { route: 'health', methods: ['GET'] },
+  '/mcp/validate': { route: 'validate', methods: ['GET'] },
+  '/.well-known/mcp-metadata': { route: 'metadata', methods: ['GET'] },
+};
+
+type JsonRpcId = string | number | null;
+
+/** Returns a handler that serves the compatibility routes and answers false for anything else. */
+export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const tools = publicToolList(d);
+  const facts = (): ServerFacts => ({
+    publicUrl: d.publicUrl(),
+    version: d.version,
+    authMode: d.authMode,
+    oauthEnabled: d.oauthEnabled,
+    searchAndFetch: d.registry.list().some((a) => (!d.isPublicAgent || d.isPublicAgent(a.id)) && tableExpertOf(a) !== undefined),
+    agentCount: d.registry.list().length,
+  });
+
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = (q < 0 ? url : url.slice(0, q)).replace(/(.)\/$/, '$1');
+    let route: Route;
+    if (path === '/mcp') {
+      // GET /mcp with Accept: text/event-stream is the MCP SSE stream; every other method is MCP.
+      if (req.method !== 'GET' || (req.headers.accept ?? '').includes('text/event-stream')) return false;
+      route = 'info';
+    } else {
+      const r = ROUTES[path];
+      if (!r) return false;
+      if (req.headers.origin) cors(res, req.headers.origin);
+      if (req.method === 'OPTIONS') return preflight(req, res, r.methods), true;
+      if (!r.methods.includes(req.method ?? '')) {
+        res.setHeader('Allow', r.methods.join(', '));
+        return sendJson(res, 405, rpcError(null, -32600, `${req.method} is not allowed here; use ${r.methods.join(' or ')}`)), true;
+      }
+      route = r.route;
+    }
+    if (route === 'info' && req.headers.origin) cors(res, req.headers.origin);
+    d.started
+      .then(() => serve(route, req, res))
+      .catch((err: unknown) => {
+        d.log.warn({ err, route }, 'mcp compat: request failed');
+        if (!res.headersSent) sendJson(res, 500, rpcError(null, -32603, 'Internal error'));
+        else res.destroy();
+      });
+    return true;
+  };
+
+  async function serve(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    switch (route) {
+      case 'info':
+        return sendJson(res, 200, serverInfoDocument(facts()));
+      case 'health':
+        return sendJson(res, 200, { status: 'ok', version: d.version, agents: d.registry.list().length, tools: (await tools()).length });
+      case 'validate':
+        return sendJson(res, 200, validate(facts(), await tools()));
+      case 'metadata':
+        return sendJson(res, 200, metadataDocument(facts(), await tools()), { 'Cache-Control': 'public, max-age=300' });
+      case 'tools/list': {
+        const body = req.method === 'POST' ? await readJson(req, res) : { ok: true as const, value: undefined };
+        if (!body.ok) return;
+        const rpc = asJsonRpc(body.value);
+        const result = { tools: await tools() };
+        return sendJson(res, 200, rpc ? { jsonrpc: '2.0', id: rpc.id, result } : result, { 'Cache-Control': 'public, max-age=60' });
+      }
+      case 'resources/list':
+        return forward(req, res, 'resources/list', {}, undefined);
+      case 'initialize': {
+        const body = await readJson(req, res);
+        if (!body.ok) return;
+        const rpc = asJsonRpc(body.value);
+        const given = rpc ? rpc.params : body.value;
+        const params = {
+          protocolVersion: FORWARD_PROTOCOL_VERSION,
+          capabilities: {},
+          clientInfo: { name: 'agentport-compat-client', version: '0' },
+          ...(isObject(given) ? given : {}),
+        };
+        return forward(req, res, 'initialize', params, rpc);
+      }
+      case 'tools/call': {
+        const body = await readJson(req, res);
+        if (!body.ok) return;
+        const rpc = asJsonRpc(body.value);
+        const given = rpc ? rpc.params : body.value;
+        if (!isObject(given) || typeof given.name !== 'string' || given.name === '') {
+          return sendJson(res, 400, rpcError(rpc?.id ?? null, -32602, 'The body must be {"name": "<tool>", "arguments": {...}}'));
+        }
+        if (given.arguments !== undefined && !isObject(given.arguments)) {
+          return sendJson(res, 400, rpcError(rpc?.id ?? null, -32602, '"arguments" must be an object'));
+        }
+        return forward(req, res, 'tools/call', { name: given.name, arguments: given.arguments ?? {} }, rpc);
+      }
+    }
+  }
+
+  /** Runs `method` on /mcp; a JSON-RPC caller gets the envelope, any other the bare result. */
+  async function forward(req: IncomingMessage, res: ServerResponse, method: string, params: Record<string, unknown>, rpc: { id: JsonRpcId } | undefined): Promise<void> {
+    const r = await forwardToMcp(d, req.headers, method, params, rpc?.id ?? 1);
+    const id = rpc?.id ?? null;
+    if (r.status !== 200 || !r.message) {
+      // Refused at the endpoint's edge (401 with its challenge, 403, 413, …): its answer, as is.
+      const challenge = r.headers['www-authenticate'];
+      const extra: Record<string, string> = challenge ? { 'WWW-Authenticate': challenge } : {};
+      const status = r.status === 200 ? 502 : r.status;
+      return sendJson(res, status, r.message?.error ? rpcError(id, r.message.error.code, r.message.error.message) : rpcError(id, -32603, 'The MCP endpoint did not answer'), extra);
+    }
+    if (r.message.error) return sendJson(res, rpc ? 200 : 400, rpcError(id, r.message.error.code, r.message.error.message));
+    return sendJson(res, 200, rpc ? { jsonrpc: '2.0', id, result: r.message.result } : r.message.result, { 'Cache-Control': 'no-store' });
+  }
+
+  async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; value: unknown } | { ok: false }> {
+    const read = await readLimitedBody(req, d.bodyLimit);
+    if (typeof read === 'object') {
+      res.setHeader('Connection', 'close');
+      sendJson(res, read.problem === 'too-large' ? 413 : 400, rpcError(null, -32600, read.problem === 'too-large' ? `The request body exceeds ${d.bodyLimit} bytes` : 'The request body could not be read'));
+      return { ok: false };
+    }
+    if (read.trim() === '') return { ok: true, value: undefined };
+    try {
+      return { ok: true, value: JSON.parse(read) as unknown };
+    } catch {
+      sendJson(res, 400, rpcError(null, -32700, 'Parse error: the body is not JSON'));
+      return { ok: false };
+    }
+  }
+}
+
+function asJsonRpc(v: unknown): { id: JsonRpcId; params: unknown } | undefined {
+  if (!isObject(v) || v.jsonrpc !== '2.0' || typeof v.method !== 'string') return undefined;
+  const id = typeof v.id === 'string' || typeof v.id === 'number' ? v.id : null;
+  return { id, params: v.params };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function rpcError(id: JsonRpcId, code: number, message: string) {
+  return { jsonrpc: '2.0', id, error: { code, message } };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function cors(res: ServerResponse, origin: string): void {
+  res.setHeader('Access-Control-Allow-Origin', origin);
+  res.setHeader('Vary', 'Origin');
+  res.setHeader('Access-Control-Expose-Headers', 'WWW-Authenticate, X-Request-Id');
+}
+
+function preflight(req: IncomingMessage, res: ServerResponse, methods: readonly string[]): void {
+  res.writeHead(204, {
+    'Access-Control-Allow-Origin': req.headers.origin ?? '*',
+    'Access-Control-Allow-Methods': [...methods, 'OPTIONS'].join(', '),
+    'Access-Control-Allow-Headers': 'Authorization, Content-Type, Accept, X-API-Key, X-Request-Id',
+    'Access-Control-Max-Age': '86400',
+    Vary: 'Origin',
+  });
+  res.end();
+}
+
