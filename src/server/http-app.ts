@@ -127,6 +127,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     () => (started = true),
     () => {},
   );
+  // Open MCP streams (subscriptions/listen, legacy sessions) end before the listener closes.
+  app.addHook('preClose', () => mcp.close());
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
     if (started) return done();

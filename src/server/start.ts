@@ -27,6 +27,8 @@ import { packageVersion } from '../cli/version.js';
 export interface RunningServer {
   urls: { http: string; grpc?: string };
   agents: Array<{ id: string; url: string }>;
+  /** the live agent registry (faces announce its changes; tests add and remove agents through it) */
+  registry: AgentRegistry;
   close(): Promise<void>;
 }
 
@@ -170,6 +172,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     return {
       urls: { http: config.server.publicUrl, ...(grpc ? { grpc: config.server.grpc.publicUrl } : {}) },
       agents: registry.list().map((a) => ({ id: a.id, url: a.baseUrl })),
+      registry,
       close: () => closeAll(closers),
     };
   } catch (e) {

@@ -60,16 +60,22 @@ const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-Version
 const EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, X-Request-Id';
 
 /** Returns a handler that serves MCP requests and answers false for anything else. */
-export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+/** Serves MCP requests (false for anything else); `close()` ends open streams so the listener can stop. */
+export type McpEndpoint = ((req: IncomingMessage, res: ServerResponse) => boolean) & { close(): Promise<void> };
+
+export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
   const inFlight = new InFlightCalls();
   const stateCodec = createTaskStateCodec({ ...(d.requestStateKey ? { key: d.requestStateKey } : {}), subjectOf: (a) => principalOf(a).subject });
   const handlers = new Map<string, { http: McpHttpHandler; factory: ReturnType<typeof createMcpServerFactory> }>();
   // One bus for every scope's handler: subscriptions/listen streams (modern era) hear list changes.
   const listBus = new InMemoryServerEventBus((err) => d.log.debug({ err }, 'mcp: list-change listener failed'));
+  // Handlers dropped on an agent change may still hold subscriptions/listen streams until close().
+  const replaced = new Set<McpHttpHandler>();
   const sessions = new LegacySessions({ idleMs: LEGACY_SESSION_IDLE_MS, max: LEGACY_SESSION_MAX, keepAliveMs: d.keepAliveMs, maxRequestBodySize: d.bodyLimit, log: d.log });
   // Agents added or removed after start: the per-scope surfaces are rebuilt on next use, open
   // subscriptions/listen streams hear list_changed, legacy sessions are told and retired.
   d.registry.onChange((change) => {
+    for (const h of handlers.values()) replaced.add(h.http);
     handlers.clear();
     listBus.publish({ kind: 'tools_list_changed' });
     listBus.publish({ kind: 'resources_list_changed' });
@@ -108,7 +114,15 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
     return h;
   };
 
-  return (req, res) => {
+  const close = async (): Promise<void> => {
+    // subscriptions/listen streams never end by themselves; without this the listener waits forever.
+    const all = [...replaced, ...[...handlers.values()].map((h) => h.http)];
+    replaced.clear();
+    sessions.close();
+    await Promise.all(all.map((h) => h.close().catch((err: unknown) => d.log.debug({ err }, 'mcp: handler close failed'))));
+  };
+
+  const endpoint = (req: IncomingMessage, res: ServerResponse): boolean => {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
@@ -144,6 +158,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): (req: IncomingMessage, re
     );
     return true;
   };
+  return Object.assign(endpoint, { close });
 
   function checkHostAndOrigin(req: IncomingMessage): string | undefined {
     const origin = req.headers.origin;
