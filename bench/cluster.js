@@ -131,6 +131,7 @@ async function startDeployment(n, o) {
         storage: { driver: 'postgres', url: o.pgUrl, schema, maxConnections: 10 },
         bus: { driver: 'redis', url: o.redisUrl, prefix },
         cluster: { replicaId: id },
+        auth: { mode: 'none' },
         agents: [
           { id: 'echo', builtin: 'echo' },
           { id: 'work', module: AGENT },

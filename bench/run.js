@@ -130,6 +130,17 @@ const BINDINGS = {
     taskOf: (body) => body?.result?.task,
     errorOf: (body) => body?.error,
   },
+  // The same echo as a v0.3 client sends it (slash method, `kind`s, no A2A-Version): measures what
+  // translating at the edge costs against 'jsonrpc' (docs/benchmarks.md, v0.3 translation).
+  'jsonrpc-v03': {
+    label: 'JSON-RPC v0.3',
+    headers: { 'Content-Type': 'application/json' },
+    bodyPrefix: '{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"',
+    bodySuffix: '","role":"user","parts":[{"kind":"text","text":"hello"}]}}}',
+    taskOf: (body) => (body?.result?.kind === 'task' ? body.result : undefined),
+    errorOf: (body) => body?.error,
+    completedState: 'completed',
+  },
   rest: {
     label: 'HTTP+JSON',
     headers: { 'Content-Type': 'application/a2a+json', 'A2A-Version': '1.0' },
@@ -166,10 +177,12 @@ const TARGETS = {
         '0',
         '--data-dir',
         dataDir,
+        '--auth',
+        'none',
         ...(opts.agentportArgs ? opts.agentportArgs.split(/\s+/).filter(Boolean) : []),
       ],
     ],
-    paths: { jsonrpc: '/a2a/echo', rest: '/a2a/echo/message:send' },
+    paths: { jsonrpc: '/a2a/echo', 'jsonrpc-v03': '/a2a/echo', rest: '/a2a/echo/message:send' },
   },
 };
 
@@ -332,8 +345,9 @@ async function verify(url, binding) {
   if (err) return { ok: false, reason: `error response: ${JSON.stringify(err).slice(0, 400)}` };
   const task = b.taskOf(json);
   if (!task) return { ok: false, reason: `no task in response: ${snippet}` };
-  if (task.status?.state !== 'TASK_STATE_COMPLETED') {
-    return { ok: false, reason: `task state is ${task.status?.state}, expected TASK_STATE_COMPLETED: ${snippet}` };
+  const completed = b.completedState ?? 'TASK_STATE_COMPLETED';
+  if (task.status?.state !== completed) {
+    return { ok: false, reason: `task state is ${task.status?.state}, expected ${completed}: ${snippet}` };
   }
   const echoed = (task.artifacts ?? []).some((a) => (a.parts ?? []).some((p) => p.text === 'hello'));
   if (!echoed) return { ok: false, reason: `no artifact part with the echoed text "hello": ${snippet}` };
@@ -531,6 +545,20 @@ function computeRatios(results) {
   return out;
 }
 
+/** Agentport's v0.3 JSON-RPC echo against its v1.0 one, from the same run; undefined unless both ran. */
+function v03TranslationRatio(results) {
+  const of = (b) => results.find((r) => r.target === 'agentport' && r.binding === b && r.rps != null);
+  const v1 = of('jsonrpc');
+  const v03 = of('jsonrpc-v03');
+  if (!v1 || !v03) return undefined;
+  const rpsRatio = ratio(v03.rps, v1.rps);
+  return {
+    rpsRatio,
+    costPct: Math.round((1 - rpsRatio) * 1000) / 10,
+    cpuRatio: v1.serverCpuUsPerRequest && v03.serverCpuUsPerRequest ? ratio(v03.serverCpuUsPerRequest, v1.serverCpuUsPerRequest) : null,
+  };
+}
+
 function printThroughput(results, ratios, skipped) {
   const rows = results.map((r) => {
     const rat = ratios[r.binding] ?? {};
@@ -566,6 +594,8 @@ function printThroughput(results, ratios, skipped) {
         `agentport/bare = ${r.agentportOverBare ?? 'n/a'}, a2a-js/bare = ${r.a2aJsOverBare ?? 'n/a'}\n`,
     );
   }
+  const v03 = v03TranslationRatio(results);
+  if (v03) process.stdout.write(`v0.3 translation: agentport JSON-RPC v0.3 / v1.0 = ${v03.rpsRatio} req/s (${v03.costPct}% slower), server CPU per request x${v03.cpuRatio}\n`);
   printSkipped(skipped);
 }
 
@@ -692,6 +722,10 @@ async function main() {
       if (targetFailed) break;
       const tag = `${TARGETS[target].label} / ${BINDINGS[binding].label}`;
       process.stdout.write(`\n== ${tag}\n`);
+      if (!TARGETS[target].paths[binding]) {
+        skipped.push({ target, binding, reason: `${TARGETS[target].label} does not serve ${BINDINGS[binding].label}` });
+        continue;
+      }
       const runs = [];
       for (let run = 1; run <= (memory ? 1 : opts.runs); run++) {
         if (opts.runs > 1 && !memory) process.stdout.write(`  -- run ${run}/${opts.runs}\n`);
@@ -768,6 +802,7 @@ async function main() {
     },
     results,
     ratios,
+    v03Translation: memory ? undefined : v03TranslationRatio(results),
     skipped,
   };
   mkdirSync(path.dirname(opts.out), { recursive: true });

@@ -94,7 +94,7 @@ async function phaseServer() {
   const { startServer } = await import(pathToFileURL(path.join(DIST, 'server/start.js')).href);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'te-bench-server-'));
   const config = parseConfig(
-    { server: { port: 0, dataDir, logLevel: 'error', grpc: { enabled: false } }, agents: [{ id: 'table-expert', builtin: 'table-expert' }] },
+    { server: { port: 0, dataDir, logLevel: 'error', grpc: { enabled: false } }, agents: [{ id: 'table-expert', builtin: 'table-expert' }], auth: { mode: 'none' } },
     { env: {}, cwd: dataDir },
   );
   const server = await startServer(config);

@@ -38,7 +38,7 @@ agents:
   - { id: conformance, builtin: conformance, extendedCard: true }
   - { id: echo, builtin: echo }
 primaryAgent: conformance
-auth: { anonymousExtendedCard: true }
+auth: { mode: none, anonymousExtendedCard: true }
 push: { allowHttp: true, allowlist: [localhost, 127.0.0.1, "::1"] }
 YAML
 done

@@ -107,6 +107,10 @@ interface AgentConfigBase {
   skills: Record<string, SkillConfig>;
   /** extension URIs declared `required: true` in the card */
   requiredExtensions: string[];
+  /** `extended`: listed, and its cards served, only to callers holding a2a:discover; default public */
+  visibility?: 'public' | 'extended';
+  /** the usecase this agent belongs to; absent: it serves every usecase (src/core/authz) */
+  usecase?: string;
   /** agent-specific settings, validated by the agent */
   options: Record<string, unknown>;
 }
@@ -114,6 +118,8 @@ interface AgentConfigBase {
 export interface SkillConfig {
   visibility?: 'public' | 'extended';
   annotations?: SkillAnnotationsConfig;
+  /** scopes needed to use this skill, on top of a2a:publish (A2A) or mcp:tools (MCP) */
+  scopes?: string[];
 }
 
 /** MCP ToolAnnotations hints (spec 2025-03-26+): advisory, for clients that gate confirmations. */
@@ -169,6 +175,10 @@ export interface AuthConfig {
    * other features); every caller is the anonymous principal with every scope.
    */
   mode: 'required' | 'none';
+  /** start in mode none on a non-loopback host anyway (`--allow-insecure`) */
+  allowInsecureNone?: boolean;
+  /** every caller is bound to this usecase (its tools and Table Expert data only) */
+  forceUsecase?: string;
   /** Agentport's own OAuth 2.1 authorization server (src/auth/oauth) */
   oauth: OAuthConfig;
   apiKeys: ApiKeyConfig[];

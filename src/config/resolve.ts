@@ -87,6 +87,8 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
     primaryAgent: file.primaryAgent ?? agents[0]!.id,
     auth: {
       mode: file.auth.mode,
+      ...(file.auth.allowInsecureNone === undefined ? {} : { allowInsecureNone: file.auth.allowInsecureNone }),
+      ...(file.auth.forceUsecase === undefined ? {} : { forceUsecase: file.auth.forceUsecase }),
       oauth: { ...file.auth.oauth },
       apiKeys: file.auth.apiKeys.map((k) => ({ key: k.key, subject: k.subject, scopes: [...k.scopes] })),
       extendedCard: file.auth.extendedCard,
@@ -146,6 +148,8 @@ function resolveAgent(entry: AgentEntry, baseDir: string, extendedCardDefault: b
     extendedCard: entry.extendedCard ?? extendedCardDefault,
     skills: entry.skills ?? {},
     requiredExtensions: entry.requiredExtensions ?? [],
+    ...(entry.visibility === undefined ? {} : { visibility: entry.visibility }),
+    ...(entry.usecase === undefined ? {} : { usecase: entry.usecase }),
     options: entry.options ?? {},
   };
   // relations.ts guarantees exactly one of the two by the time we get here

@@ -180,6 +180,10 @@ const mcpRemoteSchema = z
   })
   .strict();
 
+/** An OAuth scope token (RFC 6749 §3.3: printable ASCII without space, `"` or `\\`). */
+const scopeName = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/, { message: 'must be a scope token (printable ASCII, no spaces or quotes)' });
+const usecaseName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, { message: 'must be lowercase letters, digits, - and _' });
+
 const agentSchema = z
   .object({
     id: z.string().regex(AGENT_ID_PATTERN, {
@@ -202,11 +206,17 @@ const agentSchema = z
             visibility: z.enum(['public', 'extended']).optional(),
             // MCP tool annotations of this skill's tool (src/bindings/mcp/agent-tools.ts)
             annotations: z.object({ readOnlyHint: bool.optional(), destructiveHint: bool.optional(), idempotentHint: bool.optional(), openWorldHint: bool.optional() }).strict().optional(),
+            // scopes a caller needs, beyond a2a:publish / mcp:tools, to use this skill (src/core/authz)
+            scopes: z.array(scopeName).optional(),
           })
           .strict(),
       )
       .optional(),
     requiredExtensions: z.array(uri).optional(),
+    /** `extended`: listed and its card served only to callers holding a2a:discover (src/core/authz) */
+    visibility: z.enum(['public', 'extended']).optional(),
+    /** the usecase the agent belongs to: callers bound to another usecase do not see it */
+    usecase: usecaseName.optional(),
     /** agent-specific settings, validated by the agent itself (e.g. the Table Expert's datasets) */
     options: z.record(z.string(), z.unknown()).optional(),
   })
@@ -247,6 +257,10 @@ const sharedSecretSchema = z
 const authSchema = z
   .object({
     mode: z.enum(['required', 'none']).default('required'),
+    /** mode none on a non-loopback host: refused at start unless this is true */
+    allowInsecureNone: bool.optional(),
+    /** binds every caller to this usecase (tools and Table Expert data of other usecases are hidden) */
+    forceUsecase: usecaseName.optional(),
     oauth: oauthSchema.default({}),
     apiKeys: z.array(apiKeySchema).default([]),
     extendedCard: bool.default(true),

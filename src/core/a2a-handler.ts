@@ -28,6 +28,10 @@ export interface CallContext {
   requestedExtensions: readonly string[];
   /** aborted when the client goes away (streams) */
   signal?: AbortSignal;
+  /** `mcp`: an MCP tool call or resource read, authorized under the `mcp:tools…` scopes */
+  surface?: 'a2a' | 'mcp';
+  /** set by the authorization layer: the usecases whose data the caller may see (undefined: all) */
+  usecases?: readonly string[];
 }
 
 /** One stream item: the StreamResponse and, when it comes from the task's event log, its seq. */

@@ -12,6 +12,7 @@ import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding 
 import { isV03RestRequest, v03RestErrorBody } from '../bindings/a2a-rest/v03-rest-binding.js';
 import type { AgentRegistry } from '../core/agents/agent-registry.js';
 import type { Principal } from '../core/authz/principal.js';
+import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { uuidv7 } from '../core/ids/uuid-v7.js';
 import { A2AError } from '../protocol/a2a/errors.js';
 import { readLimitedBody } from '../bindings/read-limited-body.js';
@@ -25,6 +26,10 @@ export interface A2AEndpointDeps {
   bodyLimit: number;
   /** settles once agents are registered */
   started: Promise<void>;
+  /** hides agents the caller may not see (they answer like unknown ones) */
+  policy?: AuthorizationPolicy;
+  /** the RFC 9728 metadata URL of an A2A base path, for 401 challenges */
+  resourceMetadataUrl?: (agentId: string) => string;
 }
 
 type Reply = { status: number; headers: Record<string, string>; body?: string };
@@ -105,8 +110,12 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
       const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
       const r = errorFor(shape, req, err, true);
       // An issuer whose keys cannot be fetched is our outage (503), not the caller's bad token.
-      if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES });
+      const resourceMetadata = d.resourceMetadataUrl?.(agentId ?? d.registry.primaryId);
+      if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES, ...(resourceMetadata ? { resourceMetadata } : {}) });
       return send(res, r);
+    }
+    if (agentId !== undefined && d.policy && !d.policy.canSeeAgent(principal, agentId)) {
+      return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `No agent '${agentId}' here`)));
     }
     const r =
       shape === 'jsonrpc'

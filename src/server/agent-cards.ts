@@ -11,6 +11,8 @@ import { signAgentCard } from '../protocol/a2a/card/sign-card.js';
 import type { AgentCard, AgentInterface, SecurityRequirement, SecurityScheme } from '../protocol/a2a/types.js';
 import { agentCardFromV1, type V03AgentCard } from '../protocol/a2a-v03/cards.js';
 import { isV03Version } from '../bindings/a2a-common/service-params.js';
+import { OAUTH_PATHS, oauthUrl } from '../auth/oauth-paths.js';
+import { SCOPE_DESCRIPTIONS, SCOPES } from '../core/authz/scopes.js';
 
 export function agentBaseUrl(config: Config, agentId: string): string {
   return `${config.server.publicUrl}/a2a/${agentId}`;
@@ -36,15 +38,61 @@ export function agentInterfaces(config: Config, agentId: string): AgentInterface
   return out;
 }
 
-/** What the card declares is what the server enforces: API keys are the one scheme until OAuth lands. */
-function security(config: Config): { schemes?: Record<string, SecurityScheme>; requirements?: SecurityRequirement[] } {
-  if (config.auth.apiKeys.length === 0) return {};
-  return {
-    schemes: {
-      apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key', description: 'An Agentport API key' } },
-      bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'An Agentport API key sent as a bearer token' } },
-    },
+/**
+ * Whether a caller could authenticate at all. With authentication on, stored API keys always can
+ * (the first start creates one); with it off, only credentials the config names are checked.
+ */
+export function credentialsExist(config: Config): boolean {
+  const a = config.auth;
+  return a.mode === 'required' || a.apiKeys.length > 0 || (a.issuers?.length ?? 0) > 0 || a.sharedSecret !== undefined;
+}
+
+/** The scopes every A2A operation of an agent needs between them (src/core/authz). */
+const AGENT_SCOPES = [SCOPES.discover, SCOPES.publish];
+
+/**
+ * What the card declares is what the server enforces (src/core/authz): every scheme a caller can
+ * use, generated from the same config the policy reads. OAuth flows are a proto `oneof`, so the
+ * authorization-code and client-credentials flows are two schemes. None at all in mode none.
+ */
+export function securityOf(config: Config): { schemes?: Record<string, SecurityScheme>; requirements?: SecurityRequirement[] } {
+  if (config.auth.mode === 'none') return {};
+  const base = config.server.publicUrl;
+  const schemes: Record<string, SecurityScheme> = {
+    apiKey: { apiKeySecurityScheme: { location: 'header', name: 'X-API-Key', description: 'An Agentport API key (agentport keys create, POST /api/v1/keys)' } },
+    bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'An Agentport API key or access token (JWT) as a bearer token' } },
   };
+  if (config.auth.oauth.enabled) {
+    const scopes = Object.fromEntries(Object.entries(SCOPE_DESCRIPTIONS));
+    const metadata = { oauth2MetadataUrl: oauthUrl(base, OAUTH_PATHS.authorizationServerMetadata) };
+    schemes.oauth2 = {
+      oauth2SecurityScheme: {
+        description: 'Agentport OAuth 2.1: authorization code with PKCE (S256)',
+        flows: { authorizationCode: { authorizationUrl: oauthUrl(base, OAUTH_PATHS.authorize), tokenUrl: oauthUrl(base, OAUTH_PATHS.token), refreshUrl: oauthUrl(base, OAUTH_PATHS.token), scopes, pkceRequired: true } },
+        ...metadata,
+      },
+    };
+    schemes.oauth2ClientCredentials = {
+      oauth2SecurityScheme: {
+        description: 'Agentport OAuth 2.1: client credentials, for machine clients',
+        flows: { clientCredentials: { tokenUrl: oauthUrl(base, OAUTH_PATHS.token), scopes } },
+        ...metadata,
+      },
+    };
+  }
+  return { schemes, requirements: requirementsFor(schemes, AGENT_SCOPES) };
+}
+
+/** One alternative per scheme (any one suffices), each naming the scopes needed. */
+function requirementsFor(schemes: Record<string, SecurityScheme>, scopes: readonly string[]): SecurityRequirement[] {
+  return Object.keys(schemes).map((name) => ({ schemes: { [name]: { list: [...scopes] } } }));
+}
+
+/** A skill that needs scopes of its own declares them: a2a:publish plus the skill's (what a send to it needs). */
+function skillRequirements(config: Config, agentId: string, skillId: string, schemes: Record<string, SecurityScheme> | undefined): SecurityRequirement[] | undefined {
+  const extra = config.agents.find((a) => a.id === agentId)?.skills[skillId]?.scopes;
+  if (!schemes || !extra?.length) return undefined;
+  return requirementsFor(schemes, [...new Set([SCOPES.publish, ...extra])]);
 }
 
 export async function registerAgent(
@@ -53,6 +101,7 @@ export async function registerAgent(
   def: AgentDefinition,
   keys: KeyStore | undefined,
 ): Promise<RegisteredAgent> {
+  const sec = securityOf(config);
   const spec = {
     ...def.card,
     ...stripUndefined(agentConfig.card),
@@ -67,14 +116,16 @@ export async function registerAgent(
           .map((uri) => ({ uri, required: true })),
       ].map((e) => (agentConfig.requiredExtensions.includes(e.uri) ? { ...e, required: true } : e)),
     },
-    skills: def.card.skills.map((s) => ({ ...s, visibility: agentConfig.skills[s.id]?.visibility ?? s.visibility ?? 'public' })),
+    skills: def.card.skills.map((s) => {
+      const requirements = skillRequirements(config, agentConfig.id, s.id, sec.schemes);
+      return { ...s, visibility: agentConfig.skills[s.id]?.visibility ?? s.visibility ?? 'public', ...(requirements ? { securityRequirements: requirements } : {}) };
+    }),
   };
   if (spec.capabilities.extensions.length === 0) delete (spec.capabilities as { extensions?: unknown }).extensions;
   const interfaces = agentInterfaces(config, agentConfig.id);
-  const sec = security(config);
-  // The extended card needs a way to authenticate for it (spec §13.3); without API keys it is
-  // offered only when anonymous access was chosen explicitly.
-  const extendedCard = agentConfig.extendedCard && (config.auth.apiKeys.length > 0 || config.auth.anonymousExtendedCard);
+  // The extended card needs a way to authenticate for it (spec §13.3); without any credential
+  // kind it is offered only when anonymous access was chosen explicitly.
+  const extendedCard = agentConfig.extendedCard && (credentialsExist(config) || config.auth.anonymousExtendedCard);
   const build = (extended: boolean) =>
     buildAgentCard(spec, {
       interfaces,

@@ -21,6 +21,11 @@ import { createMcpEndpoint } from '../bindings/mcp/mcp-endpoint.js';
 import { createMcpCompatRoutes } from '../bindings/mcp/compat/compat-routes.js';
 import { withListeningPorts } from '../config/index.js';
 import { packageVersion } from '../cli/version.js';
+import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
+import type { AuthorizationPolicy } from '../core/authz/policy.js';
+import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
+import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
+import { sendError } from './management/admin-guard.js';
 
 export interface HttpAppDeps {
   config: Config;
@@ -38,6 +43,12 @@ export interface HttpAppDeps {
   started: Promise<void>;
   /** the OAuth authorization server, RFC 9728 documents and user/client management (src/auth/oauth); absent when OAuth is off */
   oauth?: import('../auth/oauth/oauth-faces.js').OAuthFaces;
+  /** the one authorization policy (src/core/authz): hidden agents, the management API */
+  policy?: AuthorizationPolicy;
+  /** stored API keys, for the management API (`/api/v1/keys`) */
+  apiKeys?: ApiKeyAdmin;
+  /** the public URL once the listener is bound (port 0); default config.server.publicUrl */
+  publicUrl?: () => string;
 }
 
 /** Errors of the non-A2A routes (cards, registry, keys, health): the HTTP+JSON error shape. */
@@ -48,6 +59,7 @@ function errorReply(reply: FastifyReply, err: A2AError): FastifyReply {
 
 export function buildHttpApp(d: HttpAppDeps) {
   const { config } = d;
+  const publicUrl = d.publicUrl ?? (() => config.server.publicUrl);
   const keepAliveMs = config.limits.sseKeepAliveMs;
   const a2a = createA2AEndpoint({
     registry: d.registry,
@@ -57,6 +69,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     log: d.log,
     bodyLimit: config.limits.bodyBytes,
     started: d.started,
+    ...(d.policy ? { policy: d.policy } : {}),
+    resourceMetadataUrl: (agentId) => protectedResourceMetadataUrl(publicUrl(), `/a2a/${agentId}`),
   });
   // MCP at /mcp and /a2a/{id}/mcp (src/bindings/mcp/); also CORS for /.well-known/*.
   const mcp = createMcpEndpoint({
@@ -70,6 +84,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     bindHost: config.server.host,
     version: packageVersion(),
     started: d.started,
+    ...(d.policy ? { policy: d.policy } : {}),
+    resourceMetadataUrl: (path) => protectedResourceMetadataUrl(publicUrl(), path),
     // Per-skill tool hints from the config (agents[].skills[id].annotations).
     skillAnnotations: (agentId, skillId) => config.agents.find((a) => a.id === agentId)?.skills[skillId]?.annotations,
     genericTools: config.mcp.genericTools,
@@ -168,27 +184,54 @@ export function buildHttpApp(d: HttpAppDeps) {
   };
   // v1.0 card, or the v0.3 shape on `A2A-Version: 0.3` (src/server/agent-cards.ts); the v0.2 path
   // `agent.json` always has the v0.3 shape.
-  const serveCard = (req: FastifyRequest, reply: FastifyReply, agentId: string, path: 'agent-card.json' | 'agent.json' = 'agent-card.json') => {
+  const serveCard = async (req: FastifyRequest, reply: FastifyReply, agentId: string, path: 'agent-card.json' | 'agent.json' = 'agent-card.json') => {
     const agent = d.registry.get(agentId);
     if (!agent) return errorReply(reply, new A2AError('TaskNotFound', `No agent '${agentId}' here`));
-    if (path === 'agent.json') return sendCard(req, reply, v03CardOf(agent.publicCard), 'public');
+    // A hidden agent's card is read with a2a:discover; to anyone else it does not exist.
+    const hidden = d.policy !== undefined && !d.policy.canSeeAgent(ANONYMOUS, agentId);
+    if (hidden) {
+      const principal = await callerOf(req, reply);
+      if (!principal) return reply;
+      if (!d.policy!.canSeeAgent(principal, agentId)) return errorReply(reply, new A2AError('TaskNotFound', `No agent '${agentId}' here`));
+    }
+    const cacheScope = hidden ? 'private' : 'public';
+    if (path === 'agent.json') return sendCard(req, reply, v03CardOf(agent.publicCard), cacheScope);
     const v03 = cardVersionFor(req.headers['a2a-version']) === '0.3';
-    return sendCard(req, reply, v03 ? v03CardOf(agent.publicCard) : agent.publicCard, 'public', ['A2A-Version']);
+    return sendCard(req, reply, v03 ? v03CardOf(agent.publicCard) : agent.publicCard, cacheScope, ['A2A-Version']);
+  };
+  /** The caller of a discovery route; a refused credential gets its 401 here (undefined returned). */
+  const callerOf = async (req: FastifyRequest, reply: FastifyReply): Promise<Principal | undefined> => {
+    try {
+      return await d.auth.authenticate(req.headers);
+    } catch (e) {
+      const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
+      if (err.kind === 'Unauthenticated') reply.header('WWW-Authenticate', d.auth.challenge(err, { scope: 'a2a:discover' }));
+      sendError(reply, err);
+      return undefined;
+    }
   };
   app.get('/.well-known/agent-card.json', (req, reply) => serveCard(req, reply, d.registry.primaryId));
   app.get<{ Params: { agentId: string } }>('/a2a/:agentId/.well-known/agent-card.json', (req, reply) => serveCard(req, reply, req.params.agentId));
   app.get('/.well-known/agent.json', (req, reply) => serveCard(req, reply, d.registry.primaryId, 'agent.json'));
   app.get<{ Params: { agentId: string } }>('/a2a/:agentId/.well-known/agent.json', (req, reply) => serveCard(req, reply, req.params.agentId, 'agent.json'));
-  app.get('/api/v1/agents', async () => ({
-    agents: d.registry.list().map((a) => ({
+  app.get('/api/v1/agents', async (req, reply) => {
+    // Hidden agents are listed only to callers who may see them (a2a:discover).
+    const principal = d.policy ? await callerOf(req, reply) : ANONYMOUS;
+    if (!principal) return reply;
+    const visible = d.registry.list().filter((a) => !d.policy || d.policy.canSeeAgent(principal, a.id));
+    if (visible.length !== d.registry.list().length || principal.authenticated) reply.header('Cache-Control', 'private, no-store');
+    return { agents: visible.map((a) => ({
       id: a.id,
       name: a.publicCard.name,
       description: a.publicCard.description,
       url: a.baseUrl,
       cardUrl: `${a.baseUrl}/.well-known/agent-card.json`,
       primary: a.id === d.registry.primaryId,
-    })),
-  }));
+    })) };
+  });
+  if (d.policy && d.apiKeys) {
+    app.register(keyRoutes({ auth: d.auth, policy: d.policy, store: d.apiKeys, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+  }
   app.get<{ Params: { id: string } }>('/api/v1/agents/:id/card', (req, reply) => serveCard(req, reply, req.params.id));
   app.get('/.well-known/jwks.json', async (_req, reply) => {
     reply.header('Cache-Control', 'public, max-age=300');

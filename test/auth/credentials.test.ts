@@ -211,7 +211,7 @@ describe('HTTP+JSON binding', () => {
     });
     expect(res.status).toBe(401);
     expect(res.headers.get('www-authenticate')).toBe(
-      'Bearer scope="a2a:discover a2a:publish", error="invalid_token", error_description="The API key has been revoked"',
+      `Bearer resource_metadata="${s.http}/.well-known/oauth-protected-resource/a2a/echo", scope="a2a:discover a2a:publish", error="invalid_token", error_description="The API key has been revoked"`,
     );
     const body = await res.json();
     expect(body.error.status).toBe('UNAUTHENTICATED');
@@ -219,7 +219,9 @@ describe('HTTP+JSON binding', () => {
 
   it('JSON-RPC 401s carry the same challenge', async () => {
     const r = await rpc(`${s.http}/a2a/echo`, 'GetTask', { id: 'x' }, bearer(stored.expired));
-    expect(r.headers.get('www-authenticate')).toBe('Bearer scope="a2a:discover a2a:publish", error="invalid_token", error_description="The API key has expired"');
+    expect(r.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${s.http}/.well-known/oauth-protected-resource/a2a/echo", scope="a2a:discover a2a:publish", error="invalid_token", error_description="The API key has expired"`,
+    );
   });
 });
 

@@ -222,6 +222,7 @@ describe('kill -9 during a load of blocking sends', () => {
         server: { host: '127.0.0.1', logLevel: 'error' },
         limits: { blockingSendTimeoutMs: 20_000 },
         push: { allowHttp: true, allowlist: ['127.0.0.1'] },
+        auth: { mode: 'none' },
       }),
     );
     port = await freePort();

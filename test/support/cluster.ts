@@ -241,6 +241,7 @@ export function replicaConfig(settings: ClusterSettings, r: { id: string; port: 
       { id: 'work', module: CLUSTER_AGENT },
       { id: 'resumable', module: CLUSTER_AGENT_RESUMABLE },
     ],
+    auth: { mode: 'none' },
     ...settings.extraConfig,
   };
 }

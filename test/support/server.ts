@@ -20,8 +20,11 @@ export interface TestServer extends RunningServer {
 
 export async function startTestServer(config: Record<string, unknown> = {}, opts: { dataDir?: string; keepData?: boolean } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'agentport-test-')));
+  // Tests of other features do not depend on auth: mode none unless the test sets auth.mode.
+  const auth = (config.auth ?? {}) as Record<string, unknown>;
   const input = {
     ...config,
+    auth: { ...auth, mode: auth.mode ?? 'none' },
     server: { host: '127.0.0.1', port: 0, logLevel: 'error', ...(config.server as object), dataDir, grpc: { port: 0, ...((config.server as { grpc?: object })?.grpc ?? {}) } },
   };
   const resolved = parseConfig(input, { env: {}, cwd: dataDir });

@@ -76,13 +76,20 @@ export function createTableExpertAgent(opts: TableExpertAgentOptions): TableExpe
     async execute(ctx) {
       await run(ctx, expert, memory, remember);
     },
+    // The skill's configured scopes are checked before the task starts (src/core/authz); a message
+    // naming no readable skill needs every skill's scopes.
+    skillOf: (message) => {
+      const parsed = parseRequest(message);
+      return parsed.ok ? parsed.request.skill : undefined;
+    },
   });
   return Object.assign(def, { expert });
 }
 
 async function run(ctx: AgentContext, expert: TableExpert, memory: Map<string, AskMemory>, remember: (c: string, m: AskMemory) => void): Promise<void> {
   const clarify = pendingClarification(ctx.task);
-  const skillCtx = { signal: ctx.signal, onProgress: (note: string) => ctx.working(note) };
+  // A caller bound to a usecase (src/core/authz) sees only that usecase's datasets.
+  const skillCtx = { signal: ctx.signal, onProgress: (note: string) => ctx.working(note), ...(ctx.usecases ? { scope: { usecases: ctx.usecases } } : {}) };
   try {
     if (clarify) {
       const choice = chosen(ctx.message, clarify);

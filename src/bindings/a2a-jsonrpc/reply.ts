@@ -1,6 +1,7 @@
 /** JSON-RPC replies and the HTTP status an error gets on this binding, shared by v1.0 and v0.3. */
 import type { IncomingMessage } from 'node:http';
 import { toA2AError } from '../../protocol/a2a/errors.js';
+import { withChallenge } from '../auth-challenge.js';
 
 export type Id = string | number | null;
 
@@ -17,8 +18,8 @@ export interface JsonRpcReply {
  */
 export function errorReply(headers: Record<string, string>, err: unknown, encode: (err: unknown) => string): JsonRpcReply {
   const kind = toA2AError(err).kind;
-  if (kind === 'Unauthenticated') return { status: 401, headers: { ...headers, 'WWW-Authenticate': 'Bearer' }, body: encode(err) };
-  if (kind === 'PermissionDenied') return { status: 403, headers, body: encode(err) };
+  if (kind === 'Unauthenticated') return { status: 401, headers: withChallenge(headers, err), body: encode(err) };
+  if (kind === 'PermissionDenied') return { status: 403, headers: withChallenge(headers, err), body: encode(err) };
   if (kind === 'Unavailable') return { status: 503, headers: { ...headers, 'Retry-After': '1' }, body: encode(err) };
   return { status: 200, headers, body: encode(err) };
 }

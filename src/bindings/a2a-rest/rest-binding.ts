@@ -3,6 +3,7 @@
  * base path, every one also under `/{tenant}/`. Errors are google.rpc.Status in `{"error": …}`.
  * v0.3 requests (`/v1/…` without `A2A-Version: 1.0`) go to ./v03-rest-binding.ts.
  */
+import { withChallenge } from '../auth-challenge.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
@@ -89,7 +90,7 @@ export class RestBinding {
       if (!(err instanceof A2AError)) log?.error({ err }, 'internal error in HTTP+JSON call');
       const { status, body: b } = restErrorBody(err);
       // RFC 9110 §11.6.1: a 401 carries a challenge.
-      return { status, headers: status === 401 ? { ...headers, 'WWW-Authenticate': 'Bearer' } : headers, body: b };
+      return { status, headers: withChallenge(headers, err), body: b };
     };
     try {
       let tenant: string | undefined;

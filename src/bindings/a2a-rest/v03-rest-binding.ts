@@ -4,6 +4,7 @@
  * proto's JSON form (src/protocol/a2a-v03/protojson.ts), errors the bare v0.3 error object
  * `{code, message, data}` with the HTTP status of the A2A error, as the v0.3 SDKs read them.
  */
+import { withChallenge } from '../auth-challenge.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
@@ -141,7 +142,7 @@ export class V03RestBinding {
     } catch (err) {
       if (!(err instanceof A2AError)) log?.error({ err }, 'internal error in v0.3 HTTP+JSON call');
       const { status, body: b } = v03RestErrorBody(err);
-      return { status, headers: status === 401 ? { ...headers, 'WWW-Authenticate': 'Bearer' } : headers, body: b };
+      return { status, headers: withChallenge(headers, err), body: b };
     }
   }
 }

@@ -3,7 +3,7 @@
  * as a small HTML page for people following a citation, or as JSON when asked for. Deep-research
  * clients need the `url` to be real and to show the item; nothing here is interactive.
  */
-import type { TableExpert } from '../../agents/table-expert/skills.js';
+import type { Scope, TableExpert } from '../../agents/table-expert/skills.js';
 
 export interface ItemPage {
   status: number;
@@ -13,10 +13,11 @@ export interface ItemPage {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-export async function renderItem(expert: TableExpert, id: string, agentName: string, accept: string | undefined): Promise<ItemPage> {
+/** `scope`: the usecases the caller may see (src/core/authz); an item outside them is not found. */
+export async function renderItem(expert: TableExpert, id: string, agentName: string, accept: string | undefined, scope?: Scope): Promise<ItemPage> {
   const wantsJson = (accept ?? '').includes('application/json') && !(accept ?? '').includes('text/html');
   try {
-    const item = await expert.fetch({ id });
+    const item = await expert.fetch({ id }, scope ? { scope } : {});
     if (wantsJson) return { status: 200, contentType: 'application/json', body: JSON.stringify({ id: item.id, kind: item.kind, title: item.title, text: item.text, data: item.data }) };
     const body =
       `<!doctype html><html><head><meta charset="utf-8"><title>${escapeHtml(item.title)} · ${escapeHtml(agentName)}</title>` +

@@ -16,6 +16,11 @@ import type { ApiKeyAuthenticator } from '../../auth/api-key-authenticator.js';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
+import type { AuthorizationPolicy } from '../../core/authz/policy.js';
+import { SCOPES } from '../../core/authz/scopes.js';
+import { onSurface } from '../../core/authz/surface.js';
+import { bearerChallenge } from '../../auth/challenge.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
 import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
 import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, type McpScope } from './mcp-server-factory.js';
 import { createTaskStateCodec } from './input-required.js';
@@ -50,6 +55,10 @@ export interface McpEndpointDeps {
   genericTools?: boolean;
   /** `mcp.conformanceFixtures`: serve the conformance suite's fixtures on `/mcp` (conformance-fixtures.ts) */
   conformanceFixtures?: boolean;
+  /** the authorization policy (src/core/authz): who may use MCP, which tools and data each caller sees */
+  policy?: AuthorizationPolicy;
+  /** the RFC 9728 metadata URL of an MCP endpoint path (`/mcp`, `/a2a/{id}/mcp`), named in 401s */
+  resourceMetadataUrl?: (path: string) => string;
 }
 
 /** Legacy sessions exist only for clients that take elicitation (legacy-sessions.ts). */
@@ -65,6 +74,8 @@ export type McpEndpoint = ((req: IncomingMessage, res: ServerResponse) => boolea
 
 export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
   const inFlight = new InFlightCalls();
+  // Tool calls and task reads from MCP are authorized under the mcp:tools… scopes.
+  const mcpHandler = onSurface(d.handler, 'mcp');
   const stateCodec = createTaskStateCodec({ ...(d.requestStateKey ? { key: d.requestStateKey } : {}), subjectOf: (a) => principalOf(a).subject });
   const handlers = new Map<string, { http: McpHttpHandler; factory: ReturnType<typeof createMcpServerFactory> }>();
   // One bus for every scope's handler: subscriptions/listen streams (modern era) hear list changes.
@@ -100,7 +111,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
       const agents = agentId ? [d.registry.get(agentId)!] : d.registry.list();
       const tableExpert = tableExpertIn(agents);
       const scope: McpScope = { name: agentId ? `/a2a/${agentId}/mcp` : '/mcp', agents, ...(tableExpert ? { tableExpert } : {}) };
-      const factory = createMcpServerFactory({ handler: d.handler, inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}), genericTools: !!d.genericTools && !agentId, conformanceFixtures: !!d.conformanceFixtures && !agentId, listBus }, scope);
+      const factory = createMcpServerFactory({ handler: mcpHandler, ...(d.policy ? { policy: d.policy } : {}), inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}), genericTools: !!d.genericTools && !agentId, conformanceFixtures: !!d.conformanceFixtures && !agentId, listBus }, scope);
       const http = createMcpHandler(factory, {
         legacy: 'stateless',
         bus: listBus,
@@ -172,14 +183,40 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     return undefined;
   }
 
-  async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined): Promise<void> {
+  /**
+   * Authentication, then the `use-mcp` decision: the principal, or undefined once a 401 (no or a
+   * refused credential) or 403 (no MCP scope) with its challenge was sent (RFC 9728 §5.1: the
+   * challenge names the endpoint's protected-resource metadata, which MCP clients start from).
+   */
+  async function admit(req: IncomingMessage, res: ServerResponse, agentId: string | undefined): Promise<Principal | undefined> {
+    const path = agentId ? `/a2a/${agentId}/mcp` : '/mcp';
+    const resourceMetadata = d.resourceMetadataUrl?.(path);
+    const challenge = { scope: SCOPES.mcpTools, ...(resourceMetadata ? { resourceMetadata } : {}) };
     let principal: Principal;
     try {
-      principal = await d.auth.authenticate(req.headers, { resourcePath: agentId === undefined ? '/mcp' : `/a2a/${agentId}/mcp` });
-    } catch {
-      res.setHeader('WWW-Authenticate', 'Bearer');
-      return sendJsonRpcError(res, 401, -32001, 'The credential presented is not valid');
+      principal = await d.auth.authenticate(req.headers, { resourcePath: path });
+    } catch (e) {
+      const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
+      if (err.kind !== 'Unauthenticated') return void sendJsonRpcError(res, err.identity.http, -32603, err.message);
+      res.setHeader('WWW-Authenticate', d.auth.challenge(err, challenge));
+      return void sendJsonRpcError(res, 401, -32001, 'The credential presented is not valid');
     }
+    if (d.policy && !d.policy.allows(principal, 'use-mcp')) {
+      const anonymous = !principal.authenticated;
+      res.setHeader('WWW-Authenticate', bearerChallenge({ ...challenge, ...(anonymous ? {} : { error: 'insufficient_scope' as const }) }));
+      return void (anonymous
+        ? sendJsonRpcError(res, 401, -32001, 'Authentication required (scope: mcp:tools)')
+        : sendJsonRpcError(res, 403, -32001, 'The credential lacks an MCP scope (mcp:tools or mcp:tools:<usecase>)'));
+    }
+    if (agentId && d.policy && !d.policy.canSeeAgent(principal, agentId, 'mcp')) {
+      return void sendJsonRpcError(res, 404, -32601, `No agent '${agentId}' here`);
+    }
+    return principal;
+  }
+
+  async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined): Promise<void> {
+    const principal = await admit(req, res, agentId);
+    if (!principal) return;
 
     const headers = new Headers();
     for (const [k, v] of Object.entries(req.headers)) {
@@ -246,13 +283,10 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     const agent = d.registry.get(agentId)!;
     const expert = tableExpertOf(agent);
     if (req.method !== 'GET' || !expert) return sendJsonRpcError(res, 404, -32601, 'No such page');
-    try {
-      await d.auth.authenticate(req.headers);
-    } catch {
-      res.setHeader('WWW-Authenticate', 'Bearer');
-      return sendJsonRpcError(res, 401, -32001, 'The credential presented is not valid');
-    }
-    const page = await renderItem(expert, itemId, agent.publicCard.name, req.headers.accept);
+    const principal = await admit(req, res, agentId);
+    if (!principal) return;
+    const usecases = d.policy?.usecases(principal);
+    const page = await renderItem(expert, itemId, agent.publicCard.name, req.headers.accept, usecases ? { usecases } : undefined);
     res.writeHead(page.status, { 'Content-Type': page.contentType, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'" });
     res.end(page.body);
   }

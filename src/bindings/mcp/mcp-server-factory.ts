@@ -8,6 +8,7 @@ import { fromJsonSchema, McpServer, type AuthInfo, type RequestStateCodec, type 
 import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
+import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 import { agentToolSpecs, callAgentTool, type AgentToolArgs, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { registerGenericTools } from './generic-tools.js';
@@ -32,6 +33,8 @@ export interface McpFactoryDeps {
   stateCodec: TaskStateCodec;
   /** `agents[].skills[id].annotations` from the config */
   skillAnnotations?: SkillAnnotationsLookup;
+  /** the authorization policy: each caller is shown (and may call) only the tools it may use */
+  policy?: AuthorizationPolicy;
   /** list_agents, send_message, get_task, cancel_task (generic-tools.ts) */
   genericTools?: boolean;
   /** also serve the conformance suite's fixture tools, resources and prompts (conformance-fixtures.ts) */
@@ -106,26 +109,35 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
     // A refused requestState reaches the client as the SDK's frozen -32602; the reason is logged here.
     server.server.onerror = (err) => d.log.debug({ err: err.message }, 'mcp: server error (e.g. a refused requestState)');
 
+    // tools/list shows only what this caller may use, and a hidden tool's call is an unknown tool's.
+    const policy = d.policy;
+    const mayUse = (agentId: string, skillIds: readonly string[]) =>
+      !policy || (policy.canSeeAgent(principal, agentId, 'mcp') && policy.allows(principal, 'send-message', { agentId, skillIds, surface: 'mcp' }));
+    const usecases = policy?.usecases(principal);
+    const dataScope = usecases ? { usecases } : undefined;
     for (const { spec, schema } of tools) {
+      if (!mayUse(spec.agentId, toolSkills(scope.agents, spec.agentId, spec.skillId))) continue;
       server.registerTool(spec.name, { title: spec.title, description: spec.description, inputSchema: schema, annotations: spec.annotations }, (args, toolCtx) =>
         callAgentTool(d, spec, args as AgentToolArgs, principal, toolCtx, eraOf(ctx.era, server)),
       );
     }
     if (te && teSchemas) {
+      const teTool = (skills: readonly string[]) => mayUse(te.agentId, toolSkills(scope.agents, te.agentId, ...skills));
       const t = TABLE_EXPERT_TOOLS;
-      server.registerTool('search', { title: t.search.title, description: t.search.description, inputSchema: teSchemas.search, annotations: t.search.annotations }, (args, c) =>
-        searchTool(te, args as { query: string }, c.mcpReq.signal),
+      if (teTool(['search'])) server.registerTool('search', { title: t.search.title, description: t.search.description, inputSchema: teSchemas.search, annotations: t.search.annotations }, (args, c) =>
+        searchTool(te, args as { query: string }, c.mcpReq.signal, dataScope),
       );
-      server.registerTool('fetch', { title: t.fetch.title, description: t.fetch.description, inputSchema: teSchemas.fetch, annotations: t.fetch.annotations }, (args, c) =>
-        fetchTool(te, args as { id: string }, c.mcpReq.signal),
+      if (teTool(['fetch'])) server.registerTool('fetch', { title: t.fetch.title, description: t.fetch.description, inputSchema: teSchemas.fetch, annotations: t.fetch.annotations }, (args, c) =>
+        fetchTool(te, args as { id: string }, c.mcpReq.signal, dataScope),
       );
       const q = t.query_table_expert;
-      server.registerTool('query_table_expert', { title: q.title, description: q.description, inputSchema: teSchemas.query, annotations: q.annotations }, (args, c) =>
-        queryTool(te, args as { question: string; maxRows?: number }, c.mcpReq.signal),
+      if (teTool(['ask', 'query'])) server.registerTool('query_table_expert', { title: q.title, description: q.description, inputSchema: teSchemas.query, annotations: q.annotations }, (args, c) =>
+        queryTool(te, args as { question: string; maxRows?: number }, c.mcpReq.signal, dataScope),
       );
     }
 
     for (const c of cards) {
+      if (policy && !policy.canSeeAgent(principal, c.agent.id, 'mcp')) continue;
       server.registerResource(
         `${c.agent.id}-card`,
         c.uri,
@@ -153,3 +165,13 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
 }
 
 export { InFlightCalls };
+
+/**
+ * The skills a tool call may reach, as the core's authorization sees them: the tool's own skill
+ * when the agent tells skills apart (`skillOf`), else all of the agent's skills.
+ */
+function toolSkills(agents: readonly RegisteredAgent[], agentId: string, ...skillIds: string[]): readonly string[] {
+  const agent = agents.find((a) => a.id === agentId);
+  if (!agent || agent.definition.skillOf) return skillIds;
+  return agent.definition.card.skills.map((s) => s.id);
+}

@@ -5,7 +5,7 @@
  * answer out). They call the agent's skills as functions (skills.ts), sharing its engine and caches.
  */
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/server';
-import type { TableExpert } from '../../agents/table-expert/skills.js';
+import type { Scope, TableExpert } from '../../agents/table-expert/skills.js';
 import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import { errorResult } from './tool-result.js';
 
@@ -81,18 +81,18 @@ function failure(err: unknown): CallToolResult {
   return errorResult('The Table Expert could not answer.');
 }
 
-export async function searchTool(b: TableExpertBinding, args: { query: string }, signal: AbortSignal): Promise<CallToolResult> {
+export async function searchTool(b: TableExpertBinding, args: { query: string }, signal: AbortSignal, scope?: Scope): Promise<CallToolResult> {
   try {
-    const out = await b.expert.search({ query: args.query }, { signal });
+    const out = await b.expert.search({ query: args.query }, { signal, ...(scope ? { scope } : {}) });
     return jsonResult({ results: out.results.map((h) => ({ id: h.id, title: h.title, url: `${b.itemUrl}/${encodeURIComponent(h.id)}` })) });
   } catch (err) {
     return failure(err);
   }
 }
 
-export async function fetchTool(b: TableExpertBinding, args: { id: string }, signal: AbortSignal): Promise<CallToolResult> {
+export async function fetchTool(b: TableExpertBinding, args: { id: string }, signal: AbortSignal, scope?: Scope): Promise<CallToolResult> {
   try {
-    const out = await b.expert.fetch({ id: args.id }, { signal });
+    const out = await b.expert.fetch({ id: args.id }, { signal, ...(scope ? { scope } : {}) });
     return jsonResult({ id: out.id, title: out.title, text: out.text, url: `${b.itemUrl}/${encodeURIComponent(out.id)}`, metadata: { kind: out.kind, agent: b.agentId } });
   } catch (err) {
     return failure(err);
@@ -101,14 +101,16 @@ export async function fetchTool(b: TableExpertBinding, args: { id: string }, sig
 
 const SQL_START = /^\s*(select|with|from|values)\b/i;
 
-export async function queryTool(b: TableExpertBinding, args: { question: string; maxRows?: number }, signal: AbortSignal): Promise<CallToolResult> {
+/** `scope`: the usecases whose datasets the caller may see (src/core/authz); absent: all. */
+export async function queryTool(b: TableExpertBinding, args: { question: string; maxRows?: number }, signal: AbortSignal, scope?: Scope): Promise<CallToolResult> {
+  const ctx = { signal, ...(scope ? { scope } : {}) };
   try {
     if (SQL_START.test(args.question)) {
-      const out = await b.expert.query({ sql: args.question, ...(args.maxRows ? { maxRows: args.maxRows } : {}) }, { signal });
+      const out = await b.expert.query({ sql: args.question, ...(args.maxRows ? { maxRows: args.maxRows } : {}) }, ctx);
       const sc = { sql: out.sql, columns: out.result.columns, rows: out.result.rows, rowCount: out.result.rowCount, truncated: out.result.truncated, resultId: out.resultId, url: `${b.itemUrl}/${encodeURIComponent(out.resultId)}` };
       return { content: [{ type: 'text', text: `${out.markdown}\n\n\`\`\`sql\n${out.sql}\n\`\`\`` }, { type: 'text', text: JSON.stringify(sc) }], structuredContent: sc };
     }
-    const out = await b.expert.ask({ question: args.question }, { signal });
+    const out = await b.expert.ask({ question: args.question }, ctx);
     if (out.kind === 'answer') {
       const sc = {
         question: out.question,

@@ -4,9 +4,12 @@ import { ConfigError, loadConfig, type Config, type ConfigOverrides } from '../.
 import { describeStartFailure, formatBanner } from '../banner.js';
 import type { CliIO } from '../io.js';
 import { stopOnSignals } from '../shutdown.js';
+import { firstStartNotice } from '../../server/first-start.js';
 
 /** What `startServer` (src/server/start.ts) returns. */
 export interface RunningServer {
+  /** the admin API key a first start created: printed once, here */
+  firstAdminKey?: string;
   urls: { http: string; grpc?: string };
   agents: Array<{ id: string; url: string }>;
   close(): Promise<void>;
@@ -26,6 +29,8 @@ interface ServeOptions {
   grpcPort?: string;
   dataDir?: string;
   logLevel?: string;
+  auth?: string;
+  allowInsecure?: boolean;
 }
 
 // Imported lazily so that --help, --version and configuration errors work without loading the
@@ -43,6 +48,7 @@ Examples:
   $ agentport serve
   $ agentport serve --config ./agentport.yaml --port 9000
   $ agentport serve --host 0.0.0.0 --data-dir /var/lib/agentport --log-level debug
+  $ agentport serve --auth none        # no authentication: loopback only, for experiments
 `;
 
 export function registerServe(program: Command, io: CliIO, deps: ServeDependencies): void {
@@ -55,6 +61,8 @@ export function registerServe(program: Command, io: CliIO, deps: ServeDependenci
     .option('--grpc-port <port>', 'gRPC port, 0 for any free port (server.grpc.port, default 50051)')
     .option('--data-dir <dir>', 'directory for the database and keys (server.dataDir, default ./.agentport)')
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent (server.logLevel, default info)')
+    .option('--auth <mode>', 'required | none: none turns authentication off, for local experiments (auth.mode, default required)')
+    .option('--allow-insecure', 'allow --auth none on a non-loopback host (auth.allowInsecureNone)')
     .addHelpText('after', SERVE_HELP)
     .action(async (options: ServeOptions) => {
       await serve(options, io, deps.startServer ?? importStartServer);
@@ -80,6 +88,18 @@ async function serve(options: ServeOptions, io: CliIO, startServer: StartServer)
     return;
   }
 
+  if (options.auth !== undefined && options.auth !== 'required' && options.auth !== 'none') {
+    io.stderr(`--auth: must be "required" or "none" (got ${JSON.stringify(options.auth)})\n`);
+    io.exit(2);
+    return;
+  }
+  if (options.auth !== undefined || options.allowInsecure) {
+    config = {
+      ...config,
+      auth: { ...config.auth, ...(options.auth ? { mode: options.auth } : {}), ...(options.allowInsecure ? { allowInsecureNone: true } : {}) },
+    };
+  }
+
   let server: RunningServer;
   try {
     server = await startServer(config);
@@ -90,5 +110,7 @@ async function serve(options: ServeOptions, io: CliIO, startServer: StartServer)
   }
 
   io.stderr(formatBanner(config, server));
+  // The only time this key is ever shown (only its hash is stored); stdout, so it can be captured.
+  if (server.firstAdminKey) io.stdout(firstStartNotice(server.firstAdminKey, server.urls.http));
   stopOnSignals(server, io);
 }

@@ -37,6 +37,8 @@ export class AgentRun implements AgentContext {
     readonly requestMetadata: JsonObject | undefined,
     /** true when this run picks up a task whose previous executor's replica died */
     readonly resumed = false,
+    /** the caller's usecases (src/core/authz); undefined = all */
+    readonly usecases?: readonly string[],
   ) {
     this.hasTask = task !== undefined;
     // Default artifact ids stay unique across runs of the same task.

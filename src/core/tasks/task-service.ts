@@ -319,6 +319,8 @@ export class TaskService implements A2AHandler, AgentRunHost {
         activated,
         req.configuration?.acceptedOutputModes ?? [],
         req.metadata,
+        false,
+        ctx.usecases,
       );
       this.runOutcome.set(run, obs);
       pendingCreate.set(run, { owner: ctx.principal.subject, userMessage, inlinePush, pushBodyVersion: pushBodyVersionOfCall(ctx) });

@@ -1,0 +1,161 @@
+/**
+ * The one authorization decision under every binding: `authorize(principal, action, target)`.
+ * A2A, MCP and the management API ask it the same question in the same words, so they cannot
+ * drift apart. What a caller may not see at all (a hidden agent, another usecase's agent) is not
+ * refused here but reported by the caller exactly as if it did not exist (`canSeeAgent`).
+ */
+import type { Config } from '../../config/config.js';
+import { AccessDenied } from './access-denied.js';
+import type { Principal } from './principal.js';
+import { holdsAnyMcpScope, holdsScope, MCP_USECASE_SCOPE_PREFIX, SCOPES, usecasesOf } from './scopes.js';
+
+export type Action =
+  /** GetExtendedAgentCard */
+  | 'read-extended-card'
+  /** GetTask, ListTasks, SubscribeToTask */
+  | 'read-tasks'
+  /** SendMessage, SendStreamingMessage (plus the skill's own scopes) */
+  | 'send-message'
+  | 'cancel-task'
+  /** create, get, list, delete push notification configs */
+  | 'manage-push-configs'
+  /** open the MCP endpoint at all */
+  | 'use-mcp'
+  /** the management API */
+  | 'administer';
+
+export interface Target {
+  agentId?: string;
+  /** the skills a message is for (their configured scopes are required too) */
+  skillIds?: readonly string[];
+  /** MCP tool calls reach the same operations under the `mcp:tools…` scopes */
+  surface?: 'a2a' | 'mcp';
+}
+
+export interface AgentPolicy {
+  visibility: 'public' | 'extended';
+  usecase?: string;
+  /** skill id → scopes needed besides the operation's own */
+  skillScopes: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface AuthorizationSettings {
+  /** `none`: every caller may do everything (authentication off) */
+  mode: 'required' | 'none';
+  forceUsecase?: string;
+  /** the extended card without a credential (the TCK profile) */
+  anonymousExtendedCard: boolean;
+  agents: Readonly<Record<string, AgentPolicy>>;
+}
+
+const NO_SKILL_SCOPES: Readonly<Record<string, readonly string[]>> = Object.freeze({});
+
+export class AuthorizationPolicy {
+  constructor(private readonly s: AuthorizationSettings) {}
+
+  static fromConfig(config: Config): AuthorizationPolicy {
+    const agents: Record<string, AgentPolicy> = {};
+    for (const a of config.agents) {
+      const skillScopes: Record<string, readonly string[]> = {};
+      for (const [id, sk] of Object.entries(a.skills)) if (sk.scopes?.length) skillScopes[id] = [...sk.scopes];
+      agents[a.id] = { visibility: a.visibility ?? 'public', ...(a.usecase === undefined ? {} : { usecase: a.usecase }), skillScopes };
+    }
+    return new AuthorizationPolicy({
+      mode: config.auth.mode,
+      ...(config.auth.forceUsecase === undefined ? {} : { forceUsecase: config.auth.forceUsecase }),
+      anonymousExtendedCard: config.auth.anonymousExtendedCard,
+      agents,
+    });
+  }
+
+  /** false in mode none: nothing is enforced */
+  get enforcing(): boolean {
+    return this.s.mode === 'required';
+  }
+
+  /** Throws AccessDenied (401 without a credential, 403 with one lacking a scope) unless allowed. */
+  authorize(principal: Principal, action: Action, target: Target = {}): void {
+    if (!this.enforcing) return;
+    if (action === 'read-extended-card' && this.s.anonymousExtendedCard) return;
+    const needed = this.requiredScopes(action, target);
+    const mcpAny = needed.includes(ANY_MCP_SCOPE);
+    const missing = needed.filter((s) => (s === ANY_MCP_SCOPE ? !holdsAnyMcpScope(principal) : !holdsScope(principal, s)));
+    if (missing.length === 0) return;
+    const shown = mcpAny ? needed.map((s) => (s === ANY_MCP_SCOPE ? SCOPES.mcpTools : s)) : needed;
+    throw new AccessDenied(principal.authenticated ? 'PermissionDenied' : 'Unauthenticated', shown);
+  }
+
+  /** Whether `authorize` would allow it (for filtering lists). */
+  allows(principal: Principal, action: Action, target: Target = {}): boolean {
+    try {
+      this.authorize(principal, action, target);
+      return true;
+    } catch (e) {
+      if (e instanceof AccessDenied) return false;
+      throw e;
+    }
+  }
+
+  /** The scopes an action needs; `ANY_MCP_SCOPE` stands for "mcp:tools or any mcp:tools:<u>". */
+  requiredScopes(action: Action, target: Target = {}): string[] {
+    if (action === 'administer') return [SCOPES.admin];
+    if (action === 'use-mcp') return [ANY_MCP_SCOPE];
+    const agent = target.agentId === undefined ? undefined : this.s.agents[target.agentId];
+    const skillScopes = action === 'send-message' ? this.skillScopes(target) : [];
+    if (target.surface === 'mcp') {
+      const own = agent?.usecase === undefined ? ANY_MCP_SCOPE : `${MCP_USECASE_SCOPE_PREFIX}${agent.usecase}`;
+      return unique([own, ...skillScopes]);
+    }
+    switch (action) {
+      case 'read-extended-card':
+      case 'read-tasks':
+        return [SCOPES.discover];
+      case 'send-message':
+        return unique([SCOPES.publish, ...skillScopes]);
+      case 'cancel-task':
+      case 'manage-push-configs':
+        return [SCOPES.publish];
+    }
+  }
+
+  /** The scopes configured for each skill of an agent (for cards). */
+  skillScopesOf(agentId: string): Readonly<Record<string, readonly string[]>> {
+    return this.s.agents[agentId]?.skillScopes ?? NO_SKILL_SCOPES;
+  }
+
+  /**
+   * Whether the agent exists for this caller. Hidden (`visibility: extended`) agents are seen with
+   * a2a:discover (on MCP: any MCP scope); an agent of another usecase is never seen by a caller
+   * bound to a usecase. Callers answer "not found" otherwise, exactly as for an unknown id.
+   */
+  canSeeAgent(principal: Principal, agentId: string, surface: 'a2a' | 'mcp' = 'a2a'): boolean {
+    if (!this.enforcing) return true;
+    const a = this.s.agents[agentId];
+    if (!a) return true; // not configured here (tests' hand-built registries): the registry decides
+    if (a.usecase !== undefined) {
+      const bound = this.usecases(principal);
+      if (bound !== undefined && !bound.includes(a.usecase)) return false;
+    }
+    if (a.visibility === 'public') return true;
+    return surface === 'mcp' ? holdsAnyMcpScope(principal) : holdsScope(principal, SCOPES.discover);
+  }
+
+  /** The usecases whose data the caller may see; undefined = all. */
+  usecases(principal: Principal): readonly string[] | undefined {
+    if (!this.enforcing) return this.s.forceUsecase === undefined ? undefined : [this.s.forceUsecase];
+    return usecasesOf(principal, this.s.forceUsecase);
+  }
+
+  private skillScopes(target: Target): string[] {
+    if (target.agentId === undefined || !target.skillIds) return [];
+    const per = this.skillScopesOf(target.agentId);
+    return target.skillIds.flatMap((id) => [...(per[id] ?? [])]);
+  }
+}
+
+/** Placeholder in `requiredScopes` for "any MCP scope"; reported to clients as `mcp:tools`. */
+export const ANY_MCP_SCOPE = 'mcp:tools:*';
+
+function unique(list: string[]): string[] {
+  return [...new Set(list)];
+}

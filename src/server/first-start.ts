@@ -1,0 +1,41 @@
+/**
+ * Secure by default (issue 5 §6): the first start with authentication on, when no admin key has
+ * ever been stored, creates one (subject `admin`, scope `admin`) and hands it back to be printed
+ * once. Only its hash is kept, so it can never be shown again; a revoked admin key is not
+ * replaced (that was a decision), `agentport keys create --scope admin` makes another.
+ */
+import { createApiKey } from '../auth/api-keys.js';
+import type { Config } from '../config/index.js';
+import { SCOPES } from '../core/authz/scopes.js';
+import type { StoredApiKey } from '../store/store.js';
+
+export interface AdminKeyStore {
+  listApiKeys(): Promise<StoredApiKey[]>;
+  putApiKey(key: StoredApiKey): Promise<void>;
+}
+
+export const FIRST_ADMIN_SUBJECT = 'admin';
+
+/** The new admin key, or undefined when one exists already (or authentication is off). */
+export async function createFirstAdminKey(config: Config, store: AdminKeyStore): Promise<string | undefined> {
+  if (config.auth.mode !== 'required') return undefined;
+  if (config.auth.apiKeys.some((k) => k.scopes.includes(SCOPES.admin))) return undefined;
+  const existing = await store.listApiKeys();
+  if (existing.some((k) => k.scopes.includes(SCOPES.admin))) return undefined;
+  const created = createApiKey({ subject: FIRST_ADMIN_SUBJECT, scopes: [SCOPES.admin] });
+  await store.putApiKey(created.record);
+  return created.key;
+}
+
+/** What the terminal shows once: the key and how to use it. */
+export function firstStartNotice(key: string, publicUrl: string): string {
+  return [
+    '',
+    '  ┌─ First start: an admin API key was created. It is shown only this once — store it now.',
+    `  │  KEY=${key}`,
+    `  │  curl -H "X-API-Key: $KEY" ${publicUrl}/api/v1/keys`,
+    '  │  Create narrower keys with `agentport keys create` or POST /api/v1/keys (docs/auth.md).',
+    '  └─',
+    '',
+  ].join('\n');
+}
