@@ -12,6 +12,8 @@ export interface CliIO {
   env: NodeJS.ProcessEnv;
   cwd(): string;
   onSignal(signal: ShutdownSignal, handler: () => void): void;
+  /** stdout is a terminal: commands may redraw lines (the live task view); absent means no */
+  isTTY?: boolean;
 }
 
 export function processIO(): CliIO {
@@ -22,5 +24,6 @@ export function processIO(): CliIO {
     env: process.env,
     cwd: () => process.cwd(),
     onSignal: (signal, handler) => void process.on(signal, handler),
+    isTTY: process.stdout.isTTY === true,
   };
 }

@@ -3,11 +3,14 @@
  * planned next to `serve`: init, card, send / stream, tasks, keys, clients, db.
  */
 import { Command, CommanderError } from 'commander';
+import { registerCard } from './commands/card.js';
 import { registerDb } from './commands/db.js';
 import { registerKeys } from './commands/keys.js';
 import { registerUsers } from './commands/users.js';
 import { registerClients } from './commands/clients.js';
+import { registerSend } from './commands/send.js';
 import { registerServe, type ServeDependencies } from './commands/serve.js';
+import { registerTasks } from './commands/tasks.js';
 import type { CliIO } from './io.js';
 import { packageVersion } from './version.js';
 
@@ -19,6 +22,8 @@ Examples:
   $ agentport serve --config agentport.yaml        serve the agents described in a config file
   $ agentport serve --port 9000 --grpc-port 0      HTTP on port 9000, gRPC on any free port
   $ AGENTPORT_CONFIG=prod.yaml agentport serve     take the config file path from the environment
+  $ agentport card http://127.0.0.1:8080/a2a/echo  what an agent offers (any A2A agent, v1.0 or v0.3)
+  $ agentport send http://127.0.0.1:8080/a2a/echo "hello" --stream    talk to it, live (docs/cli.md)
 
 Without --config, ./agentport.yaml is used when it exists; otherwise built-in defaults apply.
 Every configuration key is described in docs/configuration.md.
@@ -42,6 +47,9 @@ export function createProgram(io: CliIO, deps: CliDependencies = {}): Command {
   registerKeys(program, io);
   registerUsers(program, io);
   registerClients(program, io);
+  registerCard(program, io);
+  registerSend(program, io);
+  registerTasks(program, io);
   return program;
 }
 

@@ -48,16 +48,16 @@ function maxAgeMs(cacheControl: string | null): number {
 }
 
 /**
- * The URLs to try for what a user typed: a URL ending in `.json` is the card itself; otherwise the
- * well-known card under that path (Agentport serves one per agent at `/a2a/{id}/.well-known/…`),
- * then at the origin, then the v0.2 path at the origin.
+ * The URLs to try for what a user typed: a URL ending in `.json` is the card itself; an agent URL
+ * with a path has its card beneath it (Agentport serves one per agent at `/a2a/{id}/.well-known/…`),
+ * then the v0.2 name there; an origin has them at the root. A path is never swapped for the root:
+ * a mistyped agent path must fail, not show another agent's card.
  */
 export function cardUrlCandidates(input: string): string[] {
   const u = new URL(input);
   if (u.pathname.endsWith('.json')) return [u.href];
   const base = `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
-  const out = [`${base}${WELL_KNOWN_CARD_PATH}`, `${u.origin}${WELL_KNOWN_CARD_PATH}`, `${u.origin}${LEGACY_CARD_PATH}`];
-  return [...new Set(out)];
+  return [`${base}${WELL_KNOWN_CARD_PATH}`, `${base}${LEGACY_CARD_PATH}`];
 }
 
 export class CardResolver {

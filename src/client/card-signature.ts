@@ -6,7 +6,7 @@
 import type { JSONWebKeySet } from 'jose';
 import { verifyAgentCard } from '../protocol/a2a/card/sign-card.js';
 import type { AgentCard } from '../protocol/a2a/types.js';
-import { AgentCardError } from './errors.js';
+import { AgentCardError, CardSignatureError } from './errors.js';
 
 export interface CardVerification {
   /** a key set, or the URL of one (e.g. https://agents.example.com/.well-known/jwks.json) */
@@ -29,7 +29,7 @@ export async function loadJwks(source: JSONWebKeySet | string, fetchImpl: typeof
 
 /** Throws AgentCardError unless a signature of `card` verifies with the trusted keys. */
 export async function verifyCardSignature(card: AgentCard, cardUrl: string, v: CardVerification): Promise<void> {
-  if (!card.signatures?.length) throw new AgentCardError(`the card at ${cardUrl} is not signed`, cardUrl);
+  if (!card.signatures?.length) throw new CardSignatureError(`the card at ${cardUrl} is not signed`, cardUrl);
   const jwks = await loadJwks(v.jwks, v.fetch);
-  if (!(await verifyAgentCard(card, jwks))) throw new AgentCardError(`no signature of the card at ${cardUrl} verifies with the trusted keys`, cardUrl);
+  if (!(await verifyAgentCard(card, jwks))) throw new CardSignatureError(`no signature of the card at ${cardUrl} verifies with the trusted keys`, cardUrl);
 }

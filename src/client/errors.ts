@@ -121,6 +121,14 @@ export class AgentCardError extends Error {
   }
 }
 
+/** The card is not signed, or no signature verifies with the trusted keys. */
+export class CardSignatureError extends AgentCardError {
+  constructor(message: string, url: string) {
+    super(message, url);
+    this.name = 'CardSignatureError';
+  }
+}
+
 /** The card names no interface this client can use (binding or version). */
 export class NoUsableInterfaceError extends Error {
   constructor(message: string) {

@@ -12,7 +12,7 @@ export { CardResolver, cardUrlCandidates, WELL_KNOWN_CARD_PATH, LEGACY_CARD_PATH
 export { loadJwks, verifyCardSignature, type CardVerification } from './card-signature.js';
 export { selectInterfaces, isSupported, majorMinor, type InterfacePreferences } from './interface-selection.js';
 export { transportFor, type TransportSettings } from './connect-transport.js';
-export { A2AClientError, AgentCardError, NoUsableInterfaceError, TransportError } from './errors.js';
+export { A2AClientError, AgentCardError, CardSignatureError, NoUsableInterfaceError, TransportError } from './errors.js';
 export { newPushConfig, readPushDelivery, NOTIFICATION_TOKEN_HEADER, type PushConfigInput, type PushDelivery } from './push.js';
 export { textMessage, type MessageInput } from './messages.js';
 export type { Binding, CallOptions, StreamEvent, SubscribeOptions, Transport } from './transport.js';

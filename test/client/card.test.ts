@@ -16,12 +16,9 @@ beforeAll(async () => {
 afterAll(() => s?.stop());
 
 describe('card discovery', () => {
-  it('tries the agent path, then the origin, then the v0.2 path; a .json URL is taken as is', () => {
-    expect(cardUrlCandidates('https://h.example/a2a/echo/')).toEqual([
-      'https://h.example/a2a/echo/.well-known/agent-card.json',
-      'https://h.example/.well-known/agent-card.json',
-      'https://h.example/.well-known/agent.json',
-    ]);
+  it('tries the well-known card beneath the given path, then the v0.2 name there; a .json URL is taken as is', () => {
+    expect(cardUrlCandidates('https://h.example/a2a/echo/')).toEqual(['https://h.example/a2a/echo/.well-known/agent-card.json', 'https://h.example/a2a/echo/.well-known/agent.json']);
+    expect(cardUrlCandidates('https://h.example')).toEqual(['https://h.example/.well-known/agent-card.json', 'https://h.example/.well-known/agent.json']);
     expect(cardUrlCandidates('https://h.example/cards/x.json')).toEqual(['https://h.example/cards/x.json']);
   });
 

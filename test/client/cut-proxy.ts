@@ -16,11 +16,12 @@ export class DropProxy {
     readonly port: number,
   ) {}
 
-  static async start(targetHost: string, targetPort: number): Promise<DropProxy> {
+  /** `targetPort` may be a function, for a proxy started before the server it fronts (whose card names the proxy). */
+  static async start(targetHost: string, targetPort: number | (() => number)): Promise<DropProxy> {
     let proxy: DropProxy | undefined;
     const server = createServer((client) => {
       proxy!.connections++;
-      const upstream = connect(targetPort, targetHost);
+      const upstream = connect(typeof targetPort === 'number' ? targetPort : targetPort(), targetHost);
       for (const s of [client, upstream]) {
         proxy!.sockets.add(s);
         s.on('close', () => proxy!.sockets.delete(s));

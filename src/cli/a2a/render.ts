@@ -1,0 +1,57 @@
+/** Plain-text renderings of A2A objects for people: parts, task summaries, cards, task tables. */
+import type { AgentCard, Part, Task, TaskState } from '../../protocol/a2a/types.js';
+
+/** `TASK_STATE_INPUT_REQUIRED` → `input-required` */
+export const stateName = (s: TaskState | string): string => s.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
+
+/** A part as text: text as is, data as JSON, files as a one-line description. */
+export function partText(p: Part): string {
+  if (p.text !== undefined) return p.text;
+  if (p.data !== undefined) return JSON.stringify(p.data, null, 2);
+  const what = [p.filename, p.mediaType].filter(Boolean).join(', ');
+  if (p.url !== undefined) return `[file ${what ? `${what}, ` : ''}${p.url}]`;
+  if (p.raw !== undefined) return `[file ${what ? `${what}, ` : ''}${Buffer.from(p.raw, 'base64').length} bytes]`;
+  return '';
+}
+
+export const partsText = (parts: Part[]): string => parts.map(partText).join('\n');
+
+export function taskSummary(t: Task): string {
+  const lines = [`task     ${t.id}`, `context  ${t.contextId}`, `state    ${stateName(t.status.state)}`];
+  if (t.status.timestamp) lines.push(`updated  ${t.status.timestamp}`);
+  if (t.status.message) lines.push(`message  ${partsText(t.status.message.parts)}`);
+  for (const a of t.artifacts ?? []) {
+    lines.push('', `── artifact ${a.name ?? a.artifactId}`, partsText(a.parts));
+  }
+  return lines.join('\n') + '\n';
+}
+
+export function cardSummary(card: AgentCard, chosen: { url: string; protocolBinding: string; protocolVersion: string } | undefined): string {
+  const out = [`${card.name} ${card.version}`, card.description, ''];
+  out.push('interfaces');
+  for (const i of card.supportedInterfaces) {
+    const mark = chosen && i.url === chosen.url && i.protocolBinding === chosen.protocolBinding && i.protocolVersion === chosen.protocolVersion ? '*' : ' ';
+    out.push(` ${mark} ${i.protocolBinding.padEnd(9)} ${i.protocolVersion.padEnd(4)} ${i.url}${i.tenant ? `  tenant=${i.tenant}` : ''}`);
+  }
+  const caps = card.capabilities;
+  const on = [caps.streaming && 'streaming', caps.pushNotifications && 'push notifications', caps.extendedAgentCard && 'extended card'].filter(Boolean);
+  out.push('', `capabilities  ${on.join(', ') || 'none'}`);
+  for (const e of caps.extensions ?? []) out.push(`extension     ${e.uri}${e.required ? ' (required)' : ''}`);
+  const schemes = Object.entries(card.securitySchemes ?? {}).map(([name, s]) => `${name} (${Object.keys(s)[0]?.replace(/SecurityScheme$/, '')})`);
+  out.push(`security      ${schemes.join(', ') || 'none declared'}`);
+  out.push(`modes         in: ${card.defaultInputModes.join(', ')}  out: ${card.defaultOutputModes.join(', ')}`);
+  out.push(`signed        ${card.signatures?.length ? `yes (${card.signatures.length} signature${card.signatures.length > 1 ? 's' : ''})` : 'no'}`);
+  out.push('', `skills (${card.skills.length})`);
+  for (const s of card.skills) {
+    out.push(`  ${s.id}  ${s.name}: ${s.description}`);
+    for (const ex of s.examples ?? []) out.push(`      e.g. ${ex}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+export function taskTable(tasks: Task[]): string {
+  const rows = tasks.map((t) => [t.id, stateName(t.status.state), t.contextId, t.status.timestamp ?? '-']);
+  const table = [['TASK', 'STATE', 'CONTEXT', 'UPDATED'], ...rows];
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+  return table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+}
