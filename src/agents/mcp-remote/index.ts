@@ -2,11 +2,11 @@
  * A remote MCP server as an A2A agent (`agents[].mcp` in the config). Its tools are the agent's
  * skills; a message names the tool and its arguments (tool-call-request.ts); the tool's result is
  * the task's artifact (tool-result-parts.ts), an `isError` result fails the task with its text.
- * Canceling the task cancels the remote call. The card's skills are the tools listed at start;
- * calls always use the current list.
+ * Canceling the task cancels the remote call. The card's skills follow the remote's tool list
+ * (`onCardChange`: the server registers the agent again, so cards and MCP tools follow too).
  */
 import type { AgentConfig, McpRemoteConfig } from '../../config/config.js';
-import { defineAgent, type AgentDefinition } from '../sdk/agent.js';
+import { defineAgent, type AgentCardSpec, type AgentDefinition } from '../sdk/agent.js';
 import { describe, RemoteMcpError, RemoteMcpServer, toRemoteError, type RemoteLog } from './remote-mcp-server.js';
 import { toolCallOf } from './tool-call-request.js';
 import { errorTextOf, partsOfToolResult } from './tool-result-parts.js';
@@ -26,10 +26,10 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
     // The server still starts: the agent answers with a clear failure until the remote is back.
     opts.log.warn({ agent: agent.id, err: describe(err) }, 'mcp remote: not reachable at start; its card has no skills until a restart, calls retry the connection');
   }
-  const info = remote.serverInfo;
   const host = new URL(agent.mcp.url).host;
-  return defineAgent({
-    card: {
+  const cardNow = (): AgentCardSpec => {
+    const info = remote.serverInfo;
+    return {
       name: info?.title ?? info?.name ?? agent.id,
       description: (info as { description?: string } | undefined)?.description ?? remote.instructions?.slice(0, 500) ?? `The tools of the MCP server at ${host}, as an A2A agent.`,
       version: info?.version ?? '1.0.0',
@@ -37,6 +37,18 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
       defaultInputModes: ['application/json', 'text/plain'],
       defaultOutputModes: ['text/plain', 'application/json', 'image/*', 'audio/*'],
       skills: [...remote.tools.values()].map(skillOfTool),
+    };
+  };
+  let card = cardNow();
+  return defineAgent({
+    get card() {
+      return card;
+    },
+    onCardChange(listener) {
+      remote.onToolsChanged(() => {
+        card = cardNow();
+        listener();
+      });
     },
     async execute(ctx) {
       if (remote.tools.size === 0) {

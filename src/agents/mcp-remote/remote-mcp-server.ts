@@ -37,6 +37,9 @@ export class RemoteMcpServer {
   private closed = false;
   /** the tools as last listed, by name */
   tools: ReadonlyMap<string, Tool> = new Map();
+  /** what the card is built from, to tell a real change from a re-listing of the same tools */
+  private toolsSignature = '[]';
+  private readonly toolsListeners: Array<() => void> = [];
   serverInfo: Implementation | undefined;
   instructions: string | undefined;
 
@@ -51,9 +54,11 @@ export class RemoteMcpServer {
 
   /** Connects and lists the tools; throws RemoteMcpError when the remote cannot be reached. */
   async start(): Promise<void> {
-    await this.refreshTools();
+    // The periodic refresh runs even when the first listing fails: it also brings back a remote
+    // that was down when Agentport started.
     this.refreshTimer = setInterval(() => void this.refreshTools().catch((err: unknown) => this.log.debug({ err: describe(err) }, 'mcp remote: periodic tools/list failed')), this.cfg.refreshIntervalMs);
     this.refreshTimer.unref();
+    await this.refreshTools();
   }
 
   async refreshTools(): Promise<void> {
@@ -103,9 +108,18 @@ export class RemoteMcpServer {
     await c?.close().catch(() => {});
   }
 
+  /** Calls `listener` after the listed tools changed (names, titles, descriptions or schemas). */
+  onToolsChanged(listener: () => void): void {
+    this.toolsListeners.push(listener);
+  }
+
   private setTools(tools: Tool[]): void {
     this.tools = new Map(tools.map((t) => [t.name, t]));
+    const signature = JSON.stringify(tools.map((t) => [t.name, t.title, t.description, t.annotations, t.inputSchema]));
     this.log.debug({ url: redact(this.cfg.url), tools: tools.length }, 'mcp remote: tools listed');
+    if (signature === this.toolsSignature) return;
+    this.toolsSignature = signature;
+    for (const l of this.toolsListeners) l();
   }
 
   private connection(): Promise<Client> {

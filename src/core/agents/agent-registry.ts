@@ -21,7 +21,7 @@ export interface RegisteredAgent {
 
 /** An agent came or went; faces that list agents (MCP tools and resources) announce it. */
 export interface AgentRegistryChange {
-  kind: 'added' | 'removed';
+  kind: 'added' | 'removed' | 'updated';
   agentId: string;
 }
 
@@ -35,6 +35,13 @@ export class AgentRegistry {
     if (this.agents.has(agent.id)) throw new Error(`duplicate agent id '${agent.id}'`);
     this.agents.set(agent.id, agent);
     this.emit({ kind: 'added', agentId: agent.id });
+  }
+
+  /** Swaps in a new registration of an existing agent (its card changed: a remote MCP server's tools). */
+  replace(agent: RegisteredAgent): void {
+    if (!this.agents.has(agent.id)) throw new Error(`no agent '${agent.id}' to replace`);
+    this.agents.set(agent.id, agent);
+    this.emit({ kind: 'updated', agentId: agent.id });
   }
 
   /** Removes an agent; false when there was none. The primary agent cannot be removed. */

@@ -202,6 +202,17 @@ describe('a legacy (2025) MCP server as an A2A agent', () => {
       return t.status.state === 'TASK_STATE_COMPLETED' ? t : undefined;
     });
     expect(textOf(task)).toBe('late');
+    // The agent is registered again: its card and its MCP tools follow the remote's list.
+    const card = await (await fetch(`${ap.http}/a2a/old/.well-known/agent-card.json`)).json();
+    expect(card.skills.map((s: any) => s.id)).toContain('late');
+    const client = await modernClient(`${ap.http}/mcp`);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('old_late');
+    } finally {
+      await client.close();
+    }
+    const compatList = await (await fetch(`${ap.http}/mcp/tools/list`)).json();
+    expect(compatList.tools.map((t: any) => t.name)).toContain('old_late');
   });
 
   it('CancelTask sends notifications/cancelled to the remote', async () => {

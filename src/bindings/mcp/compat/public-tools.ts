@@ -3,7 +3,7 @@
  * authentication: the tools of the agents whose cards are public, exactly as `tools/list` on
  * `/mcp` builds them (the same server factory, asked in-process once). It discloses nothing the
  * public cards do not: a tool is a skill's name, description and the fixed input schema.
- * Agents are registered once at start, so the list is computed once.
+ * Computed once, and again after the registry changes.
  */
 import { createMcpHandler, type Tool } from '@modelcontextprotocol/server';
 import type { AgentRegistry, RegisteredAgent } from '../../../core/agents/agent-registry.js';
@@ -28,6 +28,8 @@ const MODERN = '2026-07-28';
 
 export function publicToolList(d: PublicToolsDeps): () => Promise<Tool[]> {
   let listing: Promise<Tool[]> | undefined;
+  // Agents may come, go or change their skills (a remote MCP server's tools): list again.
+  d.registry.onChange(() => (listing = undefined));
   return () => (listing ??= list(d).catch((err: unknown) => {
     listing = undefined;
     throw err;
