@@ -22,9 +22,16 @@ import { TaskService } from '../core/tasks/task-service.js';
 import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
 import { registerAgent } from './agent-cards.js';
 import { buildHttpApp } from './http-app.js';
+import { AuthorizationPolicy } from '../core/authz/policy.js';
+import { AuthorizingA2AHandler } from '../core/authz/authorizing-handler.js';
+import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
+import { checkAuthMode } from './auth-mode.js';
+import { createFirstAdminKey } from './first-start.js';
 import { packageVersion } from '../cli/version.js';
 
 export interface RunningServer {
+  /** the admin API key created by this (first) start, to be shown once; never logged */
+  firstAdminKey?: string;
   urls: { http: string; grpc?: string };
   agents: Array<{ id: string; url: string }>;
   /** the live agent registry (faces announce its changes; tests add and remove agents through it) */
@@ -65,6 +72,9 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     const keys = new KeyStore(initial.storage.driver === 'postgres' ? { shared: store } : { dataDir: initial.server.dataDir });
     const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });
     const registry = new AgentRegistry(initial.primaryAgent);
+    checkAuthMode(initial, log);
+    // One authorization policy under every binding (src/core/authz).
+    const policy = AuthorizationPolicy.fromConfig(initial);
     // Own tokens carry the public URL as `iss`; with port 0 it is known only after listen, and
     // every request waits for `started`, so it is read per request.
     const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations: new TokenRevocations(store.oauth) });
@@ -85,6 +95,9 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       onOutbox: () => worker?.kick(),
       ...(cluster ? { cluster } : {}),
     });
+    const handler = new AuthorizingA2AHandler(service, policy, registry, {
+      resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : `/a2a/${agentId}`),
+    });
     if (initial.storage.driver === 'sqlite') {
       // Before any listener opens: every SUBMITTED/WORKING task now is one a crash cut off.
       const recovered = await service.recoverOrphanedTasks();
@@ -99,7 +112,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     started.catch(() => {});
     const grpc = initial.server.grpc.enabled
       ? createGrpcServer({
-          handler: service,
+          handler,
           defaultAgentId: initial.primaryAgent,
           authenticate: async (md: Metadata) => {
             await started;
@@ -125,7 +138,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     };
     // Agentport's OAuth 2.1 authorization server (src/auth/oauth), unless turned off.
     const oauth = initial.auth.oauth.enabled ? createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, log, started }) : undefined;
-    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler: service, auth, keys, log, ready, started });
+    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, publicUrl: () => config.server.publicUrl });
     await app.listen({ host: initial.server.host, port: initial.server.port });
     closers.unshift(() => app.close());
     const address = app.server.address();
@@ -174,12 +187,15 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       log.info({ replicaId: cluster.replicaId, leaseTtlMs: cluster.leaseTtlMs }, 'distributed mode: tasks are leased to this replica while it runs them');
     }
 
+    const firstAdminKey = await createFirstAdminKey(config, store);
+    if (firstAdminKey) log.warn('first start: an admin API key was created; it is printed once on the terminal (never logged)');
     if (oauth) closers.unshift(await oauth.afterStart());
     log.info({ http: config.server.publicUrl, grpc: grpc ? config.server.grpc.publicUrl : undefined }, 'agentport started');
     return {
       urls: { http: config.server.publicUrl, ...(grpc ? { grpc: config.server.grpc.publicUrl } : {}) },
       agents: registry.list().map((a) => ({ id: a.id, url: a.baseUrl })),
       registry,
+      ...(firstAdminKey ? { firstAdminKey } : {}),
       close: () => closeAll(closers),
     };
   } catch (e) {

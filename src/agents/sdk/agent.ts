@@ -45,6 +45,11 @@ export interface AgentContext {
   /** request metadata from SendMessageRequest.metadata */
   readonly requestMetadata?: JsonObject;
   /**
+   * The usecases whose data the caller may see (its credential's binding, src/core/authz);
+   * undefined = every usecase. Agents holding data of several usecases show only these.
+   */
+  readonly usecases?: readonly string[];
+  /**
    * True when this run resumes a task whose executor was lost with its replica (only for agents
    * declaring `resumable`): `task` is the task as it stands, `message` the last user message.
    */
@@ -100,6 +105,12 @@ export interface AgentDefinition {
    * A resumable agent's orphaned task is re-run with `ctx.resumed`; any other is failed with a reason.
    */
   resumable?: boolean;
+  /**
+   * Which of the card's skills a message asks for, when the agent can tell (authorization checks
+   * that skill's scopes before the task starts). Absent, or undefined for a message: every
+   * skill's scopes are required, since the agent may use any of them.
+   */
+  skillOf?(message: Message): string | undefined;
   /** Releases what the agent holds (connections, timers) when the server stops. */
   close?(): Promise<void>;
   /**
