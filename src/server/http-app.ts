@@ -114,6 +114,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     bodyLimit: config.limits.bodyBytes,
     authMode: config.auth.mode,
     oauthEnabled: config.auth.oauth.enabled,
+    // Hidden agents' tools are not published (their cards are not either).
+    ...(d.policy ? { isPublicAgent: (agentId: string) => d.policy!.canSeeAgent(ANONYMOUS, agentId, 'mcp') } : {}),
     started: d.started,
   });
   const app = Fastify({

@@ -192,7 +192,9 @@ describe('MCP compatibility routes with authentication', () => {
 
     const viaMcp = await post(`${server.http}/mcp`, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { ...call } }, { 'mcp-protocol-version': '2025-06-18' });
     const anonymous = await post(`${server.http}/mcp/tools/call`, call);
-    expect(anonymous.status).toBe(viaMcp.status); // same edge, same answer
+    expect(viaMcp.status).toBe(401); // auth.mode required: MCP needs mcp:tools
+    expect(anonymous.status).toBe(401); // same edge, same answer
+    expect(anonymous.headers.get('www-authenticate')).toBe(viaMcp.headers.get('www-authenticate'));
 
     const ok = await post(`${server.http}/mcp/tools/call`, call, { 'x-api-key': KEY });
     expect(ok.status).toBe(200);
@@ -200,5 +202,30 @@ describe('MCP compatibility routes with authentication', () => {
     // The task belongs to alice: she reads it over A2A.
     const task = await rpc(`${server.http}/a2a/echo`, 'GetTask', { id: ok.json._meta['agentport/taskId'] }, { 'x-api-key': KEY });
     expect(task.body.result.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
+
+describe('MCP compatibility routes and hidden agents', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      auth: { mode: 'required', apiKeys: [{ key: 'compat-hidden-0123456789abc', subject: 'alice', scopes: ['mcp:tools'] }] },
+      agents: [
+        { id: 'echo', builtin: 'echo' },
+        { id: 'internal', builtin: 'echo', visibility: 'extended' },
+      ],
+    });
+  });
+  afterAll(async () => server?.stop());
+
+  it('the public tool list and the metadata leave out the tools of hidden agents', async () => {
+    const list = await getJson(`${server.http}/mcp/tools/list`);
+    expect(list.json.tools.map((t: any) => t.name)).toEqual(['echo_echo']);
+    const meta = await getJson(`${server.http}/.well-known/mcp-metadata`);
+    expect(meta.json.tools.map((t: any) => t.name)).toEqual(['echo_echo']);
+    // A caller with an MCP scope sees and calls it on /mcp, and so through the compat route.
+    const r = await post(`${server.http}/mcp/tools/call`, { name: 'internal_echo', arguments: { message: 'inside' } }, { 'x-api-key': 'compat-hidden-0123456789abc' });
+    expect(r.status).toBe(200);
+    expect(r.json.content).toContainEqual({ type: 'text', text: 'inside' });
   });
 });

@@ -182,3 +182,69 @@ describe('generic tools by default', () => {
     }
   });
 });
+
+describe('generic tools under the authorization engine', () => {
+  const ALICE = 'k-alice-generic-0123456789';
+  const BOB = 'k-bob-generic-0123456789ab';
+  const SUPPORT = 'k-support-generic-012345678';
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({
+      auth: {
+        mode: 'required',
+        apiKeys: [
+          { key: ALICE, subject: 'alice', scopes: ['mcp:tools'] },
+          { key: BOB, subject: 'bob', scopes: ['mcp:tools'] },
+          { key: SUPPORT, subject: 'carol', scopes: ['mcp:tools:support'] },
+        ],
+      },
+      mcp: { genericTools: true },
+      agents: [
+        { id: 'echo', builtin: 'echo' },
+        { id: 'sales', builtin: 'echo', usecase: 'sales' },
+      ],
+    });
+  });
+  afterAll(async () => server?.stop());
+
+  const as = (key: string) => modernClient(`${server.http}/mcp`, { headers: { authorization: `Bearer ${key}` } });
+
+  it('list_agents and send_message leave out agents of another usecase, which read as unknown', async () => {
+    const carol = await as(SUPPORT);
+    try {
+      const listed: any = await carol.callTool({ name: 'list_agents', arguments: {} });
+      expect(listed.structuredContent.agents.map((a: any) => a.id)).toEqual(['echo']);
+      const sent: any = await carol.callTool({ name: 'send_message', arguments: { agentId: 'sales', text: 'hi' } });
+      expect(sent.isError).toBe(true);
+      expect(textOf(sent)).toBe('No agent "sales" here; call list_agents for the agents you can use.');
+    } finally {
+      await carol.close();
+    }
+    const alice = await as(ALICE);
+    try {
+      const listed: any = await alice.callTool({ name: 'list_agents', arguments: {} });
+      expect(listed.structuredContent.agents.map((a: any) => a.id)).toEqual(['echo', 'sales']);
+    } finally {
+      await alice.close();
+    }
+  });
+
+  it("another caller's task is not found by get_task or cancel_task", async () => {
+    const alice = await as(ALICE);
+    const bob = await as(BOB);
+    try {
+      const sent: any = await alice.callTool({ name: 'send_message', arguments: { agentId: 'echo', text: 'mine' } });
+      const taskId = sent._meta['agentport/taskId'];
+      const own: any = await alice.callTool({ name: 'get_task', arguments: { agentId: 'echo', taskId } });
+      expect(own.structuredContent.state).toBe('TASK_STATE_COMPLETED');
+      for (const name of ['get_task', 'cancel_task']) {
+        const r: any = await bob.callTool({ name, arguments: { agentId: 'echo', taskId } });
+        expect(r.isError).toBe(true);
+        expect(textOf(r)).toBe(`Task ${taskId} was not found.`);
+      }
+    } finally {
+      await alice.close();
+      await bob.close();
+    }
+  });
+});

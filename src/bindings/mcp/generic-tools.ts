@@ -8,6 +8,7 @@
 import { fromJsonSchema, type CallToolResult, type McpServer, type ServerContext, type StandardSchemaWithJSON, type ToolAnnotations } from '@modelcontextprotocol/server';
 import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { CallContext } from '../../core/a2a-handler.js';
+import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import type { JsonValue, Task } from '../../protocol/a2a/types.js';
@@ -18,8 +19,8 @@ export const GENERIC_TOOL_NAMES = ['list_agents', 'send_message', 'get_task', 'c
 export type GenericToolName = (typeof GENERIC_TOOL_NAMES)[number];
 
 export interface GenericToolsDeps extends AgentToolCallDeps {
-  /** whether the caller may see an agent (the authorization policy); absent: every agent */
-  canSeeAgent?: (principal: Principal, agentId: string) => boolean;
+  /** the authorization policy: agents the caller may not see are left out and read as unknown */
+  policy?: AuthorizationPolicy;
 }
 
 const agentId = { type: 'string', minLength: 1, description: 'The agent id, as list_agents returns it.' };
@@ -111,7 +112,7 @@ export function registerGenericTools(
   const s = schemas();
   const visible = (id: string): RegisteredAgent | undefined => {
     const a = agents.find((x) => x.id === id);
-    return a && (!d.canSeeAgent || d.canSeeAgent(principal, a.id)) ? a : undefined;
+    return a && (!d.policy || d.policy.canSeeAgent(principal, a.id, 'mcp')) ? a : undefined;
   };
   const ctxOf = (id: string): CallContext => ({ agentId: id, principal, requestedExtensions: [] });
   const register = (name: GenericToolName, run: (args: never, ctx: ServerContext) => Promise<CallToolResult> | CallToolResult) => {
