@@ -63,7 +63,11 @@ export function securityOf(config: Config): { schemes?: Record<string, SecurityS
     bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'An Agentport API key or access token (JWT) as a bearer token' } },
   };
   if (config.auth.oauth.enabled) {
-    const scopes = Object.fromEntries(Object.entries(SCOPE_DESCRIPTIONS));
+    // Skills' own scopes are requested like any other, so the flows list them too.
+    const scopes: Record<string, string> = { ...SCOPE_DESCRIPTIONS };
+    for (const a of config.agents) {
+      for (const [skillId, sk] of Object.entries(a.skills)) for (const sc of sk.scopes ?? []) scopes[sc] ??= `Use the skill '${skillId}' of agent '${a.id}'`;
+    }
     const metadata = { oauth2MetadataUrl: oauthUrl(base, OAUTH_PATHS.authorizationServerMetadata) };
     schemes.oauth2 = {
       oauth2SecurityScheme: {
