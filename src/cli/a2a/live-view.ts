@@ -4,7 +4,7 @@
  * else (a pipe, a log file, CI): plain lines, one per state change, prefixed with the elapsed time,
  * so nothing depends on cursor control. With --json each event is one JSON line instead.
  */
-import type { StreamResponse, TaskState } from '../../protocol/a2a/types.js';
+import { isTerminal, type StreamResponse, type TaskState } from '../../protocol/a2a/types.js';
 import type { CliIO } from '../io.js';
 import { partsText, stateName } from './render.js';
 
@@ -27,6 +27,8 @@ export class LiveView {
   private frame = 0;
   /** the last artifact output ended without a newline (a chunk of a streamed artifact) */
   private midLine = false;
+  /** the artifact whose chunks the open line shows */
+  private openArtifact: string | undefined;
 
   constructor(
     private readonly io: CliIO,
@@ -40,20 +42,24 @@ export class LiveView {
     return `${(((this.opts.now ?? Date.now)() - this.started) / 1000).toFixed(1)}s`;
   }
 
+  /**
+   * The status line sits under the output. While an artifact streams into an open line the status
+   * line is not drawn (redrawing it would need cursor moves that break on wrapped lines); it comes
+   * back when the line ends.
+   */
   private drawStatus(): void {
-    if (this.opts.mode !== 'tty') return;
+    if (this.opts.mode !== 'tty' || this.midLine) return;
     const spin = SPINNER[this.frame++ % SPINNER.length];
     const id = this.taskId ? `  task ${this.taskId}` : '';
-    this.io.stdout(`${CLEAR_LINE}${this.midLine ? '\n' : ''}\x1b[2m${spin} ${this.state ? stateName(this.state) : 'sending'}  ${this.elapsed()}${id}\x1b[0m`);
-    if (this.midLine) this.midLine = false;
+    this.io.stdout(`${CLEAR_LINE}\x1b[2m${spin} ${this.state ? stateName(this.state) : 'sending'}  ${this.elapsed()}${id}\x1b[0m`);
   }
 
-  /** Writes above the status line. */
+  /** Writes above the status line (or continues the open line). */
   private print(text: string, endLine: boolean): void {
-    if (this.opts.mode === 'tty') this.io.stdout(CLEAR_LINE);
+    if (this.opts.mode === 'tty' && !this.midLine) this.io.stdout(CLEAR_LINE);
     this.io.stdout(text + (endLine ? '\n' : ''));
     this.midLine = !endLine && !text.endsWith('\n');
-    if (this.opts.mode === 'tty' && endLine) this.drawStatus();
+    if (endLine) this.drawStatus();
   }
 
   private line(text: string): void {
@@ -73,24 +79,38 @@ export class LiveView {
       return;
     }
     if ('artifactUpdate' in r) {
-      this.taskId ??= r.artifactUpdate.taskId;
-      const text = partsText(r.artifactUpdate.artifact.parts);
-      // Chunks of one artifact (append, not last) continue the same line; a finished artifact ends it.
-      const chunked = r.artifactUpdate.append === true || r.artifactUpdate.lastChunk === false;
-      this.print(text, !chunked || r.artifactUpdate.lastChunk === true);
+      const u = r.artifactUpdate;
+      this.taskId ??= u.taskId;
+      // A chunk continues the open line only if it appends to the artifact that line shows.
+      const continues = u.append === true && this.midLine && this.openArtifact === u.artifact.artifactId;
+      if (this.midLine && !continues) this.print('', true);
+      // Open until its last chunk: an artifact sent in pieces says lastChunk:false until the end.
+      const ends = u.lastChunk === true || (u.append !== true && u.lastChunk !== false);
+      this.openArtifact = ends ? undefined : u.artifact.artifactId;
+      this.print(partsText(u.artifact.parts), ends);
       return;
     }
     const before = this.state;
     this.track(r);
     const status = 'task' in r ? r.task.status : r.statusUpdate.status;
-    if ('task' in r && before === undefined) this.line(`task ${r.task.id} (context ${r.task.contextId})`);
-    if ('task' in r && before !== undefined && (r.task.artifacts?.length ?? 0) > 0) {
+    const first = 'task' in r && before === undefined;
+    if (first) this.line(`task ${r.task.id} (context ${r.task.contextId})`);
+    if ('task' in r && !first && (r.task.artifacts?.length ?? 0) > 0) {
       // A snapshot after a resume without event ids: its artifacts are the state of record.
       this.line(`snapshot: ${r.task.artifacts!.length} artifact(s)`);
     }
     if (status.state !== before || status.message) {
       const msg = status.message ? `: ${partsText(status.message.parts)}` : '';
       this.line(`${stateName(status.state)}${msg}`);
+    }
+    if (first) {
+      // Subscribing to a running task: its snapshot holds what was produced so far.
+      const artifacts = r.task.artifacts ?? [];
+      artifacts.forEach((a, i) => {
+        const open = i === artifacts.length - 1 && !isTerminal(r.task.status.state);
+        this.openArtifact = open ? a.artifactId : undefined;
+        this.print(partsText(a.parts), !open);
+      });
     }
   }
 
@@ -110,15 +130,15 @@ export class LiveView {
 
   /** A dropped connection being resumed: said on stderr so stdout stays the agent's output. */
   resuming(attempt: number, lastEventId: string | undefined): void {
-    if (this.opts.mode === 'tty') this.io.stdout(CLEAR_LINE);
+    if (this.opts.mode === 'tty' && !this.midLine) this.io.stdout(CLEAR_LINE);
     this.io.stderr(`connection lost; resuming${lastEventId ? ` after event ${lastEventId}` : ''} (attempt ${attempt})\n`);
   }
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    if (this.opts.mode === 'tty') this.io.stdout(CLEAR_LINE);
-    if (this.midLine && this.opts.mode !== 'json') this.io.stdout('\n');
+    if (this.midLine) this.io.stdout('\n');
+    else if (this.opts.mode === 'tty') this.io.stdout(CLEAR_LINE);
     this.midLine = false;
   }
 

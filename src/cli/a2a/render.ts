@@ -14,7 +14,18 @@ export function partText(p: Part): string {
   return '';
 }
 
-export const partsText = (parts: Part[]): string => parts.map(partText).join('\n');
+/**
+ * Adjacent text parts run together: a streamed artifact is stored as its chunks, one part each
+ * (append), and reads as the one text it is. Files and data go on their own lines.
+ */
+export function partsText(parts: Part[]): string {
+  let out = '';
+  parts.forEach((p, i) => {
+    if (i > 0 && !(p.text !== undefined && parts[i - 1]!.text !== undefined)) out += '\n';
+    out += partText(p);
+  });
+  return out;
+}
 
 export function taskSummary(t: Task): string {
   const lines = [`task     ${t.id}`, `context  ${t.contextId}`, `state    ${stateName(t.status.state)}`];
