@@ -8,7 +8,7 @@
 import type { AgentConfig, McpRemoteConfig } from '../../config/config.js';
 import { defineAgent, type AgentCardSpec, type AgentDefinition } from '../sdk/agent.js';
 import { describe, RemoteMcpError, RemoteMcpServer, toRemoteError, type RemoteLog } from './remote-mcp-server.js';
-import { toolCallOf } from './tool-call-request.js';
+import { explicitToolOf, toolCallOf } from './tool-call-request.js';
 import { errorTextOf, partsOfToolResult } from './tool-result-parts.js';
 import { skillOfTool } from './tool-skills.js';
 
@@ -74,6 +74,12 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
         if (ctx.signal.aborted) return; // canceled: the core has already ended the task
         ctx.fail((err instanceof RemoteMcpError ? err : toRemoteError(err, agent.mcp)).message);
       }
+    },
+    // Per-skill scopes: only an explicit {tool, arguments} part pins the tool; otherwise the
+    // engine requires every skill's scopes, since the text or the metadata may name any tool.
+    skillOf: (message) => {
+      const tool = explicitToolOf(message);
+      return tool !== undefined && remote.tools.has(tool) ? tool : undefined;
     },
     close: () => remote.close(),
   });

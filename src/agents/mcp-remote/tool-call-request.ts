@@ -47,6 +47,16 @@ export function toolCallOf(message: Message, tools: ReadonlyMap<string, Tool>, r
   return { ok: false, reason: `The message does not name a tool of this MCP server${first && rest.length === 0 ? ` ("${first}" is not one)` : ''}. ${toolList(tools)}` };
 }
 
+/**
+ * The tool a message names beyond doubt: a `{"tool", "arguments"}` DataPart, which wins over
+ * every other form. The authorization engine checks that tool's scopes (`skillOf`); any other
+ * message may end up calling any tool, so it needs the scopes of all of them.
+ */
+export function explicitToolOf(message: Message): string | undefined {
+  for (const p of message.parts) if (isObject(p.data) && isCallEnvelope(p.data)) return p.data.tool;
+  return undefined;
+}
+
 function withArguments(tool: Tool, data: Record<string, unknown> | undefined, text: string): ToolCallRequest {
   if (data) return { ok: true, tool, arguments: data };
   if (!text) return { ok: true, tool, arguments: {} };

@@ -289,3 +289,54 @@ describe('the SSRF guard on the remote URL', () => {
     expect(remote.record.authorization).toHaveLength(0); // nothing reached it
   });
 });
+
+describe('per-skill scopes on a remote MCP agent', () => {
+  const PUBLISHER = 'k-publisher-0123456789abcdef';
+  const MATH = 'k-math-0123456789abcdefghij';
+  let remote: RemoteServer;
+  let ap: Agentport;
+  beforeAll(async () => {
+    remote = await startModernRemote();
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'agentport-mcp-remote-'));
+    const config = parseConfig(
+      {
+        server: { host: '127.0.0.1', port: 0, logLevel: 'error', dataDir, grpc: { enabled: false } },
+        auth: {
+          mode: 'required',
+          apiKeys: [
+            { key: PUBLISHER, subject: 'pat', scopes: ['a2a:publish', 'a2a:discover'] },
+            { key: MATH, subject: 'mo', scopes: ['a2a:publish', 'a2a:discover', 'math'] },
+          ],
+        },
+        agents: [{ id: 'calc', mcp: { url: remote.url, era: 'modern', allowlist: ['127.0.0.1'] }, skills: { add: { scopes: ['math'] } } }],
+      },
+      { env: {}, cwd: dataDir },
+    );
+    const running = await startServer(config);
+    ap = { ...running, http: running.urls.http, stop: async () => (await running.close(), await rm(dataDir, { recursive: true, force: true })) };
+  });
+  afterAll(async () => {
+    await ap?.stop();
+    await remote?.close();
+  });
+
+  const sendAs = (key: string, message: unknown) => rpc(`${ap.http}/a2a/calc`, 'SendMessage', { message }, { authorization: `Bearer ${key}` });
+
+  it('an explicit {tool, arguments} part needs only that tool’s scopes; text naming a tool needs every skill’s', async () => {
+    const shout = await sendAs(PUBLISHER, callData('shout', { text: 'ok' }));
+    expect(shout.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+
+    const calls = remote.record.calls.length;
+    const add = await sendAs(PUBLISHER, callData('add', { a: 1, b: 2 }));
+    expect(add.body.error).toBeDefined();
+    // The text may name any tool (and the metadata another), so it is checked against all of them.
+    const byText = await sendAs(PUBLISHER, userMessage('shout but needs every scope'));
+    expect(byText.body.error).toBeDefined();
+    const hinted = await rpc(`${ap.http}/a2a/calc`, 'SendMessage', { message: userMessage('{"a": 1, "b": 2}'), metadata: { 'agentport/skill': 'add' } }, { authorization: `Bearer ${PUBLISHER}` });
+    expect(hinted.body.error).toBeDefined();
+    expect(remote.record.calls.length).toBe(calls); // nothing reached the remote
+
+    const allowed = await sendAs(MATH, callData('add', { a: 1, b: 2 }));
+    expect(textOf(allowed.body.result.task)).toBe('3');
+  });
+});

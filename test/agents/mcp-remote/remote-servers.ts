@@ -20,6 +20,8 @@ export interface RemoteRecord {
   cancelled: string[];
   /** tool calls that started */
   started: string[];
+  /** every tool called, by name */
+  calls: string[];
 }
 
 export interface RemoteServer {
@@ -100,16 +102,17 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** The v2 SDK server (modern 2026-07-28 + stateless legacy), on `port` (0 = any). */
-export async function startModernRemote(port = 0, record: RemoteRecord = { authorization: [], cancelled: [], started: [] }): Promise<RemoteServer> {
+export async function startModernRemote(port = 0, record: RemoteRecord = { authorization: [], cancelled: [], started: [], calls: [] }): Promise<RemoteServer> {
   const defs = tools(record);
   const extra: string[] = [];
   const handler = createMcpHandler(
     () => {
       const server = new V2Server({ name: 'modern-remote', title: 'Modern Remote', version: '2.0.0' }, { capabilities: { tools: {} } });
       for (const [name, t] of Object.entries(defs)) {
-        server.registerTool(name, { title: t.title, description: t.description, inputSchema: fromJsonSchema(t.schema as never) as StandardSchemaWithJSON }, (args, ctx) =>
-          (t.run as (a: unknown, s: AbortSignal) => Promise<Result>)(args, ctx.mcpReq.signal),
-        );
+        server.registerTool(name, { title: t.title, description: t.description, inputSchema: fromJsonSchema(t.schema as never) as StandardSchemaWithJSON }, (args, ctx) => {
+          record.calls.push(name);
+          return (t.run as (a: unknown, s: AbortSignal) => Promise<Result>)(args, ctx.mcpReq.signal);
+        });
       }
       for (const name of extra) server.registerTool(name, { description: `late tool ${name}`, inputSchema: fromJsonSchema({ type: 'object', properties: {} } as never) as StandardSchemaWithJSON }, async () => ({ content: [{ type: 'text', text: name }] }));
       return server;
@@ -154,15 +157,17 @@ export async function startModernRemote(port = 0, record: RemoteRecord = { autho
 }
 
 /** The v1 SDK server: legacy era only, with sessions. */
-export async function startLegacyRemote(port = 0, record: RemoteRecord = { authorization: [], cancelled: [], started: [] }): Promise<RemoteServer> {
+export async function startLegacyRemote(port = 0, record: RemoteRecord = { authorization: [], cancelled: [], started: [], calls: [] }): Promise<RemoteServer> {
   const defs = tools(record);
   const sessions = new Map<string, { transport: StreamableHTTPServerTransport; server: V1Server }>();
   const extra: string[] = [];
   const build = (): V1Server => {
     const server = new V1Server({ name: 'legacy-remote', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
     for (const [name, t] of Object.entries(defs)) {
-      server.registerTool(name, { title: t.title, description: t.description, inputSchema: t.zod }, ((args: unknown, extraInfo: { signal: AbortSignal }) =>
-        (t.run as (a: unknown, s: AbortSignal) => Promise<Result>)(args, extraInfo.signal)) as never);
+      server.registerTool(name, { title: t.title, description: t.description, inputSchema: t.zod }, ((args: unknown, extraInfo: { signal: AbortSignal }) => {
+        record.calls.push(name);
+        return (t.run as (a: unknown, s: AbortSignal) => Promise<Result>)(args, extraInfo.signal);
+      }) as never);
     }
     for (const name of extra) registerLate(server, name);
     return server;
