@@ -90,6 +90,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     skillAnnotations: (agentId, skillId) => config.agents.find((a) => a.id === agentId)?.skills[skillId]?.annotations,
     genericTools: config.mcp.genericTools,
     conformanceFixtures: config.mcp.conformanceFixtures,
+    // MRTR requestStates verify on every replica: their key derives from the shared signing keys.
+    ...(d.keys ? { requestStateKeys: () => d.keys!.derivedSecrets('mcp-request-state') } : {}),
   });
   // The routes clients of the replaced service call (/mcp/tools/list, …, /.well-known/mcp-metadata);
   // their calls run through the MCP endpoint above over loopback (src/bindings/mcp/compat/).

@@ -21,7 +21,7 @@ describe('MCP malformed input', () => {
   afterAll(async () => s?.stop());
 
   async function send(body: string | Uint8Array, headers: Record<string, string> = {}) {
-    const res = await fetch(`${s.http}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+    const res = await fetch(`${s.http}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: typeof body === 'string' ? body : Buffer.from(body) });
     const text = await res.text();
     return { status: res.status, text, json: parseJsonOrSse(text) };
   }

@@ -54,6 +54,49 @@ export function createTaskStateCodec(opts: { key?: Uint8Array | string; ttlSecon
   });
 }
 
+/**
+ * A codec over keys every replica derives from the shared signing keys (KeyStore.derivedSecrets):
+ * states are sealed with the first key and verified against each, so a retry may reach any
+ * replica, and a state minted just before a key rotation still verifies. Keys are re-read at
+ * most every `refreshMs`; a key's codec is built once.
+ */
+export function createSharedTaskStateCodec(opts: { keys: () => Promise<Uint8Array[]>; ttlSeconds?: number; refreshMs?: number; subjectOf: (authInfo: AuthInfo | undefined) => string }): TaskStateCodec {
+  const refreshMs = opts.refreshMs ?? 30_000;
+  const codecs = new Map<string, TaskStateCodec>();
+  let current: { at: number; list: Promise<TaskStateCodec[]> } | undefined;
+  const codecsNow = (): Promise<TaskStateCodec[]> => {
+    if (current && Date.now() - current.at < refreshMs) return current.list;
+    const list = opts.keys().then((keys) => {
+      if (!keys.length) throw new Error('no key to seal requestStates with');
+      return keys.map((key) => {
+        const id = Buffer.from(key).toString('hex');
+        let c = codecs.get(id);
+        if (!c) codecs.set(id, (c = createTaskStateCodec({ key, subjectOf: opts.subjectOf, ...(opts.ttlSeconds ? { ttlSeconds: opts.ttlSeconds } : {}) })));
+        return c;
+      });
+    });
+    current = { at: Date.now(), list };
+    list.catch(() => (current = undefined));
+    return list;
+  };
+  return {
+    mint: async (payload, ctx) => (await codecsNow())[0]!.mint(payload, ctx),
+    verify: async (state, ctx) => {
+      let first: unknown;
+      for (const c of await codecsNow()) {
+        try {
+          return await c.verify(state, ctx);
+        } catch (err) {
+          // 'mac' under an older key is expected; any other reason (expired, bind) is the answer.
+          first ??= err;
+          if (!(err instanceof Error) || err.message !== 'mac') throw err;
+        }
+      }
+      throw first ?? new Error('mac');
+    },
+  };
+}
+
 /** Whether this modern request's client can answer a form elicitation embedded in a result. */
 export function clientTakesFormElicitation(ctx: ServerContext): boolean {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;

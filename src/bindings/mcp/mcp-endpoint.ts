@@ -23,7 +23,7 @@ import { bearerChallenge } from '../../auth/challenge.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
 import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, type McpScope } from './mcp-server-factory.js';
-import { createTaskStateCodec } from './input-required.js';
+import { createSharedTaskStateCodec, createTaskStateCodec } from './input-required.js';
 import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.js';
 import type { SkillAnnotationsLookup } from './agent-tools.js';
 import { renderItem } from './item-page.js';
@@ -49,6 +49,11 @@ export interface McpEndpointDeps {
    * may receive a retry. Absent: a random key per process.
    */
   requestStateKey?: Uint8Array | string;
+  /**
+   * Keys shared by every replica, newest first (KeyStore.derivedSecrets): MRTR states are sealed
+   * with the first and verified against each. Takes precedence over `requestStateKey`.
+   */
+  requestStateKeys?: () => Promise<Uint8Array[]>;
   /** the configured hints of a skill's tool (`agents[].skills[id].annotations`); absent: defaults only */
   skillAnnotations?: SkillAnnotationsLookup;
   /** `mcp.genericTools`: list_agents, send_message, get_task, cancel_task on `/mcp` (generic-tools.ts) */
@@ -76,7 +81,10 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
   const inFlight = new InFlightCalls();
   // Tool calls and task reads from MCP are authorized under the mcp:tools… scopes.
   const mcpHandler = onSurface(d.handler, 'mcp');
-  const stateCodec = createTaskStateCodec({ ...(d.requestStateKey ? { key: d.requestStateKey } : {}), subjectOf: (a) => principalOf(a).subject });
+  const subjectOf = (a: Parameters<typeof principalOf>[0]) => principalOf(a).subject;
+  const stateCodec = d.requestStateKeys
+    ? createSharedTaskStateCodec({ keys: d.requestStateKeys, subjectOf })
+    : createTaskStateCodec({ ...(d.requestStateKey ? { key: d.requestStateKey } : {}), subjectOf });
   const handlers = new Map<string, { http: McpHttpHandler; factory: ReturnType<typeof createMcpServerFactory> }>();
   // One bus for every scope's handler: subscriptions/listen streams (modern era) hear list changes.
   const listBus = new InMemoryServerEventBus((err) => d.log.debug({ err }, 'mcp: list-change listener failed'));

@@ -11,7 +11,7 @@
  * with it) keep verifying; after the window it leaves the JWKS and its file is deleted, because
  * the spec says expired keys MUST NOT be used for verification.
  */
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
@@ -80,6 +80,8 @@ interface StoredKey {
   createdAt: Date;
   privateKey: CryptoKey;
   publicJwk: PublicSigningJwk;
+  /** the private scalar `d`: input keying material for derivedSecrets(), never published */
+  material: Buffer;
 }
 
 const KEY_FILE_SUFFIX = '.json';
@@ -110,6 +112,20 @@ export class KeyStore {
     await this.ensureLoaded();
     const active = this.keys[this.keys.length - 1]!;
     return { kid: active.kid, privateKey: active.privateKey, alg: SIGNING_ALG };
+  }
+
+  /**
+   * Secrets for MACs every replica must agree on (MCP requestStates), derived with HKDF-SHA256
+   * from the published keys' private scalars under `label`: the active key's first, then those of
+   * retired keys still published, so a value sealed just before a rotation still verifies. The
+   * keys already live in the store every replica shares, so nothing new has to be distributed.
+   */
+  async derivedSecrets(label: string): Promise<Uint8Array[]> {
+    await this.ensureLoaded();
+    const info = `agentport derived secret: ${label}`;
+    return this.publishedKeys()
+      .reverse()
+      .map((k) => new Uint8Array(hkdfSync('sha256', k.material, k.kid, info, 32)));
   }
 
   /** Public keys that verifiers may use: the active key first, then retired keys still in retention. */
@@ -180,7 +196,7 @@ export class KeyStore {
     const last = this.keys[this.keys.length - 1];
     const nowMs = this.now().getTime();
     const createdAt = new Date(last === undefined ? nowMs : Math.max(nowMs, last.createdAt.getTime() + 1));
-    const stored: StoredKey = { kid: publicJwk.kid, createdAt, privateKey, publicJwk };
+    const stored: StoredKey = { kid: publicJwk.kid, createdAt, privateKey, publicJwk, material: Buffer.from(privateJwk.d!, 'base64url') };
     if (this.shared) {
       const generation = (last?.generation ?? 0) + 1;
       const content = { ...privateJwk, kid: stored.kid, alg: SIGNING_ALG, use: 'sig', createdAt: createdAt.toISOString() };
@@ -271,7 +287,7 @@ async function parseKey(text: string, path: string): Promise<StoredKey> {
   } catch (err) {
     throw new KeyStoreError('KEY_FILE_INVALID', path, 'key material is not a valid P-256 private key', { cause: err });
   }
-  return { kid, createdAt, privateKey, publicJwk: toPublicJwk(privateJwk, kid) };
+  return { kid, createdAt, privateKey, publicJwk: toPublicJwk(privateJwk, kid), material: Buffer.from(jwk.d as string, 'base64url') };
 }
 
 function thumbprint(jwk: JWK): Promise<string> {
