@@ -94,9 +94,16 @@ describe('v0.3 HTTP+JSON paths', () => {
   });
 
   it('GET /v1/card is the extended card as a v0.3 proto card (oneof security schemes)', async () => {
-    const r = await call('GET', '/v1/card');
-    expect(r.body).toMatchObject({ protocolVersion: '0.3.0', name: 'Echo', preferredTransport: 'JSONRPC' });
-    expect(r.body.securitySchemes.apiKey).toEqual({ apiKeySecurityScheme: { location: 'header', name: 'X-API-Key', description: 'An Agentport API key' } });
+    // Cards declare schemes only with authentication on (auth.mode none publishes none).
+    const secured = await startTestServer({ ...V03_SERVER_CONFIG, auth: { mode: 'required', apiKeys: [{ key: API_KEY, subject: 'alice', scopes: ['a2a:discover'] }] } });
+    try {
+      const res = await fetch(`${secured.http}/a2a/echo/v1/card`, { headers: AUTH });
+      const body = (await res.json()) as any;
+      expect(body).toMatchObject({ protocolVersion: '0.3.0', name: 'Echo', preferredTransport: 'JSONRPC' });
+      expect(body.securitySchemes.apiKey).toEqual({ apiKeySecurityScheme: { location: 'header', name: 'X-API-Key', description: 'An Agentport API key (agentport keys create, POST /api/v1/keys)' } });
+    } finally {
+      await secured.stop();
+    }
   });
 
   it('answers a missing credential and a bad body in the v0.3 error shape', async () => {
