@@ -4,6 +4,8 @@
  * Agentport's own /mcp with the official client.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -251,6 +253,25 @@ describe('a remote that goes away and comes back', () => {
     const back = (await send(ap, 'flaky', callData('add', { a: 2, b: 2 }))).result.task;
     expect(back.status.state).toBe('TASK_STATE_COMPLETED');
     expect(textOf(back)).toBe('4');
+  });
+
+  it('a remote that accepts connections and never answers: start and calls are bounded by the timeouts', async () => {
+    const hung = createServer(() => {}); // reads requests, never answers
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(hung.address() as AddressInfo).port}/mcp`;
+    try {
+      const t0 = Date.now();
+      ap = await startAgentport([{ id: 'hung', mcp: { url, allowlist: ['127.0.0.1'], connectTimeoutMs: 400, callTimeoutMs: 400 } }]);
+      expect(Date.now() - t0).toBeLessThan(3000);
+      const t1 = Date.now();
+      const task = (await send(ap, 'hung', callData('add', { a: 1, b: 1 }))).result.task;
+      expect(Date.now() - t1).toBeLessThan(3000);
+      expect(task.status.state).toBe('TASK_STATE_FAILED');
+      expect(reasonOf(task)).toMatch(/^The MCP server http:\/\/127\.0\.0\.1:\d+\/mcp did not answer in time\.$/);
+    } finally {
+      hung.closeAllConnections();
+      await new Promise<void>((resolve) => hung.close(() => resolve()));
+    }
   });
 
   it('a remote that restarted forgets the session; the call is retried on a new one', async () => {
