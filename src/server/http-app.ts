@@ -72,6 +72,13 @@ export function buildHttpApp(d: HttpAppDeps) {
     ...(d.policy ? { policy: d.policy } : {}),
     resourceMetadataUrl: (agentId) => protectedResourceMetadataUrl(publicUrl(), `/a2a/${agentId}`),
   });
+  // MCP tool hints of a skill: the agent's own (a remote MCP server's tool annotations), each
+  // replaced by the one configured in agents[].skills[id].annotations.
+  const skillAnnotations = (agentId: string, skillId: string) => {
+    const own = d.registry.get(agentId)?.definition.toolAnnotations?.(skillId);
+    const configured = config.agents.find((a) => a.id === agentId)?.skills[skillId]?.annotations;
+    return own || configured ? { ...own, ...configured } : undefined;
+  };
   // MCP at /mcp and /a2a/{id}/mcp (src/bindings/mcp/); also CORS for /.well-known/*.
   const mcp = createMcpEndpoint({
     registry: d.registry,
@@ -87,7 +94,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     ...(d.policy ? { policy: d.policy } : {}),
     resourceMetadataUrl: (path) => protectedResourceMetadataUrl(publicUrl(), path),
     // Per-skill tool hints from the config (agents[].skills[id].annotations).
-    skillAnnotations: (agentId, skillId) => config.agents.find((a) => a.id === agentId)?.skills[skillId]?.annotations,
+    skillAnnotations,
     genericTools: config.mcp.genericTools,
     conformanceFixtures: config.mcp.conformanceFixtures,
     // MRTR requestStates verify on every replica: their key derives from the shared signing keys.
@@ -104,7 +111,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     handler: d.handler,
     version: packageVersion(),
     log: d.log,
-    skillAnnotations: (agentId, skillId) => config.agents.find((a) => a.id === agentId)?.skills[skillId]?.annotations,
+    skillAnnotations,
     genericTools: config.mcp.genericTools,
     publicUrl: () => withListeningPorts(config, { http: boundPort()?.port ?? config.server.port }).server.publicUrl,
     selfUrl: () => {

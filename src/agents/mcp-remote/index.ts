@@ -81,6 +81,13 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
       const tool = explicitToolOf(message);
       return tool !== undefined && remote.tools.has(tool) ? tool : undefined;
     },
+    // The remote's own hints reach the agent's MCP tools (docs/mcp.md, annotations).
+    toolAnnotations: (skillId) => {
+      const a = remote.tools.get(skillId)?.annotations;
+      if (!a) return undefined;
+      const hints = { readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint, idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint };
+      return Object.fromEntries(Object.entries(hints).filter(([, v]) => typeof v === 'boolean'));
+    },
     close: () => remote.close(),
   });
 }

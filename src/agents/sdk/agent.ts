@@ -118,6 +118,11 @@ export interface AgentDefinition {
    * after `card` changed, and the server registers the agent again with the new card.
    */
   onCardChange?(listener: () => void): void;
+  /**
+   * MCP tool hints the agent knows for a skill (a remote MCP server's tool annotations); the
+   * config's `agents[].skills[id].annotations` override them hint by hint.
+   */
+  toolAnnotations?(skillId: string): { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean } | undefined;
 }
 
 export function defineAgent(def: AgentDefinition): AgentDefinition {

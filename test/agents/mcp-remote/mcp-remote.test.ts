@@ -66,7 +66,7 @@ describe('a modern (2026-07-28) MCP server as an A2A agent', () => {
     ap = await startAgentport(
       [
         { id: 'echo', builtin: 'echo' },
-        { id: 'calc', mcp: { url: remote.url, era: 'modern', allowlist: ['127.0.0.1'], headers: { Authorization: 'Bearer ${REMOTE_TOKEN}' } } },
+        { id: 'calc', mcp: { url: remote.url, era: 'modern', allowlist: ['127.0.0.1'], headers: { Authorization: 'Bearer ${REMOTE_TOKEN}' } }, skills: { add: { annotations: { openWorldHint: true } } } },
         { id: 'calc-quick', mcp: { url: remote.url, era: 'modern', allowlist: ['127.0.0.1'], callTimeoutMs: 300 } },
       ],
       { REMOTE_TOKEN: 'tok-from-env' },
@@ -161,6 +161,10 @@ describe('a modern (2026-07-28) MCP server as an A2A agent', () => {
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['calc_add', 'calc_shout', 'calc_slow']));
+      // The remote's hints reach the tool, each replaced by a configured one (openWorldHint here).
+      const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
+      expect(byName.calc_add!.annotations).toMatchObject({ readOnlyHint: true, idempotentHint: true, destructiveHint: false, openWorldHint: true });
+      expect(byName.calc_shout!.annotations).toMatchObject({ readOnlyHint: false, openWorldHint: true });
       const r = await client.callTool({ name: 'calc_add', arguments: { message: 'add these', data: { a: 20, b: 22 } } });
       expect(r.isError).toBeFalsy();
       expect(r.structuredContent).toEqual({ sum: 42 });

@@ -43,6 +43,7 @@ function tools(record: RemoteRecord) {
     add: {
       title: 'Add numbers',
       description: 'Adds a and b.',
+      annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
       schema: { type: 'object', properties: { a: { type: 'number', description: 'first' }, b: { type: 'number' } }, required: ['a', 'b'] },
       zod: { a: z.number(), b: z.number() },
       run: async (args: { a: number; b: number }): Promise<Result> => ({ content: [{ type: 'text', text: String(args.a + args.b) }], structuredContent: { sum: args.a + args.b } }),
@@ -109,7 +110,7 @@ export async function startModernRemote(port = 0, record: RemoteRecord = { autho
     () => {
       const server = new V2Server({ name: 'modern-remote', title: 'Modern Remote', version: '2.0.0' }, { capabilities: { tools: {} } });
       for (const [name, t] of Object.entries(defs)) {
-        server.registerTool(name, { title: t.title, description: t.description, inputSchema: fromJsonSchema(t.schema as never) as StandardSchemaWithJSON }, (args, ctx) => {
+        server.registerTool(name, { title: t.title, description: t.description, inputSchema: fromJsonSchema(t.schema as never) as StandardSchemaWithJSON, ...('annotations' in t ? { annotations: t.annotations } : {}) }, (args, ctx) => {
           record.calls.push(name);
           return (t.run as (a: unknown, s: AbortSignal) => Promise<Result>)(args, ctx.mcpReq.signal);
         });
@@ -164,7 +165,7 @@ export async function startLegacyRemote(port = 0, record: RemoteRecord = { autho
   const build = (): V1Server => {
     const server = new V1Server({ name: 'legacy-remote', version: '1.0.0' }, { capabilities: { tools: { listChanged: true } } });
     for (const [name, t] of Object.entries(defs)) {
-      server.registerTool(name, { title: t.title, description: t.description, inputSchema: t.zod }, ((args: unknown, extraInfo: { signal: AbortSignal }) => {
+      server.registerTool(name, { title: t.title, description: t.description, inputSchema: t.zod, ...('annotations' in t ? { annotations: t.annotations } : {}) }, ((args: unknown, extraInfo: { signal: AbortSignal }) => {
         record.calls.push(name);
         return (t.run as (a: unknown, s: AbortSignal) => Promise<Result>)(args, extraInfo.signal);
       }) as never);
