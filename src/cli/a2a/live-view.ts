@@ -130,7 +130,11 @@ export class LiveView {
 
   /** A dropped connection being resumed: said on stderr so stdout stays the agent's output. */
   resuming(attempt: number, lastEventId: string | undefined): void {
-    if (this.opts.mode === 'tty' && !this.midLine) this.io.stdout(CLEAR_LINE);
+    // End an open artifact line first, so the notice does not land in the middle of the agent's text.
+    if (this.midLine) {
+      this.io.stdout('\n');
+      this.midLine = false;
+    } else if (this.opts.mode === 'tty') this.io.stdout(CLEAR_LINE);
     this.io.stderr(`connection lost; resuming${lastEventId ? ` after event ${lastEventId}` : ''} (attempt ${attempt})\n`);
   }
 

@@ -27,7 +27,7 @@ const SEND_HELP = `
 Examples:
   $ agentport send http://127.0.0.1:8080/a2a/echo "hello"
   $ agentport send http://127.0.0.1:8080/a2a/echo "summarise this" --file report.pdf --stream
-  $ agentport send $AGENT '{"q":1}' --data '{"rows":[1,2,3]}' --json | jq .task.status.state
+  $ agentport send $AGENT "sum these" --data '{"rows":[1,2,3]}' --json | jq .task.status.state
   $ agentport send $AGENT "yes, Paris" --task 0192f1c3-…          answer a task that asked for input
   $ agentport send $AGENT "and in 2024?" --context 0192f1c3-…     a new task in the same conversation
 
