@@ -27,15 +27,16 @@ export async function createFirstAdminKey(config: Config, store: AdminKeyStore):
   return created.key;
 }
 
-/** What the terminal shows once: the key and how to use it. */
+/** What the terminal shows once: the key, on a line of its own to paste into a shell, and how to use it. */
 export function firstStartNotice(key: string, publicUrl: string): string {
   return [
     '',
-    '  ┌─ First start: an admin API key was created. It is shown only this once — store it now.',
-    `  │  KEY=${key}`,
-    `  │  curl -H "X-API-Key: $KEY" ${publicUrl}/api/v1/keys`,
-    '  │  Create narrower keys with `agentport keys create` or POST /api/v1/keys (docs/auth.md).',
-    '  └─',
+    'First start: an admin API key was created. It is shown only this once; store it now:',
+    '',
+    `KEY=${key}`,
+    '',
+    `Use it as: curl -H "X-API-Key: $KEY" ${publicUrl}/api/v1/keys`,
+    'Create narrower keys with `agentport keys create` or POST /api/v1/keys (docs/auth.md).',
     '',
   ].join('\n');
 }
