@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/index.js';
 import { startServer, type RunningServer } from '../../../src/server/start.js';
-import { rpc, userMessage } from '../../support/server.js';
+import { readSse, rpc, userMessage } from '../../support/server.js';
 import { modernClient } from '../../mcp/clients.js';
 import { PNG, startLegacyRemote, startModernRemote, type RemoteServer } from './remote-servers.js';
 
@@ -81,7 +81,7 @@ describe('a modern (2026-07-28) MCP server as an A2A agent', () => {
     const card = await (await fetch(`${ap.http}/a2a/calc/.well-known/agent-card.json`)).json();
     expect(card.name).toBe('Modern Remote');
     const ids = card.skills.map((s: any) => s.id);
-    expect(ids).toEqual(['add', 'shout', 'picture', 'slow', 'broken']);
+    expect(ids).toEqual(['add', 'shout', 'picture', 'slow', 'broken', 'steps']);
     const add = card.skills[0];
     expect(add.name).toBe('Add numbers');
     expect(add.description).toContain('Adds a and b.');
@@ -114,6 +114,22 @@ describe('a modern (2026-07-28) MCP server as an A2A agent', () => {
     expect(task.artifacts[0].parts).toContainEqual({ raw: PNG, mediaType: 'image/png' });
   });
 
+  it("the remote's progress notifications stream as WORKING status updates (SendStreamingMessage)", async () => {
+    const res = await fetch(`${ap.http}/a2a/calc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', accept: 'text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: userMessage('steps') } }),
+    });
+    const events = await readSse(res);
+    const notes = events
+      .map((e) => e.data.result?.statusUpdate)
+      .filter((u) => u?.status.state === 'TASK_STATE_WORKING')
+      .map((u) => u.status.message?.parts?.[0]?.text);
+    expect(notes).toEqual(['Calling steps', 'steps: step one', 'steps: step two']);
+    const last = events[events.length - 1]!.data.result.statusUpdate;
+    expect(last.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
   it('the configured header, with ${ENV} substituted, reaches the remote', () => {
     expect(remote.record.authorization).toContain('Bearer tok-from-env');
   });
@@ -121,7 +137,7 @@ describe('a modern (2026-07-28) MCP server as an A2A agent', () => {
   it('a message naming no tool is REJECTED with the list of tools', async () => {
     const task = (await send(ap, 'calc', userMessage('multiply 3 by 4'))).result.task;
     expect(task.status.state).toBe('TASK_STATE_REJECTED');
-    expect(reasonOf(task)).toContain('Its tools: add, shout, picture, slow, broken.');
+    expect(reasonOf(task)).toContain('Its tools: add, shout, picture, slow, broken, steps.');
   });
 
   it('an isError tool result FAILS the task with the tool text', async () => {

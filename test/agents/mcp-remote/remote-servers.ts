@@ -115,6 +115,15 @@ export async function startModernRemote(port = 0, record: RemoteRecord = { autho
           return (t.run as (a: unknown, s: AbortSignal) => Promise<Result>)(args, ctx.mcpReq.signal);
         });
       }
+      // Reports two steps as progress notifications before answering (modern remote only).
+      server.registerTool('steps', { title: 'Steps', description: 'Reports progress twice.', inputSchema: fromJsonSchema({ type: 'object', properties: {} } as never) as StandardSchemaWithJSON }, async (_args, ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        for (const [i, message] of ['step one', 'step two'].entries()) {
+          if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i + 1, total: 2, message } });
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        return { content: [{ type: 'text', text: 'done' }] };
+      });
       for (const name of extra) server.registerTool(name, { description: `late tool ${name}`, inputSchema: fromJsonSchema({ type: 'object', properties: {} } as never) as StandardSchemaWithJSON }, async () => ({ content: [{ type: 'text', text: name }] }));
       return server;
     },
