@@ -56,6 +56,8 @@ export class JwtBearer {
   private readonly external = new Map<string, ExternalIssuer>();
   private readonly secret: Uint8Array | undefined;
   private ownJwks: { kids: string; set: JWTVerifyGetKey } | undefined;
+  /** own tokens whose signature was verified; the same token is sent on every request of a session */
+  private readonly verified = new VerifiedTokens();
 
   constructor(private readonly o: JwtBearerOptions) {
     for (const i of o.issuers ?? []) this.external.set(i.issuer, new ExternalIssuer(i, o.fetchTimeoutMs ?? 5000));
@@ -63,6 +65,9 @@ export class JwtBearer {
   }
 
   async authenticate(token: string, ctx: BearerContext = {}): Promise<Principal> {
+    // A token verified before is ours; skip decoding and routing (the hot path of every session).
+    const known = this.verified.get(token, this.audienceFor(ctx), this.o.clockSkewSeconds);
+    if (known) return this.ownPrincipal(known);
     let alg: unknown;
     let iss: unknown;
     try {
@@ -89,15 +94,9 @@ export class JwtBearer {
 
     if (typeof iss !== 'string') throw refuse('The bearer token names no issuer');
     if (iss === this.o.ownIssuer()) {
-      const payload = await verify(token, await this.ownKeys(), {
-        algorithms: ['ES256'],
-        issuer: iss,
-        audience: ctx.resource === undefined ? [...this.ownAudience()] : [ctx.resource, ...this.ownAudience()],
-        typ: ACCESS_TOKEN_TYP,
-        clockTolerance: skew,
-      });
-      if (this.o.isRevoked && (await this.o.isRevoked(payload))) throw refuse('The bearer token has been revoked');
-      return principalOf(payload, payload.sub!, true);
+      const audience = this.audienceFor(ctx);
+      const payload = await verify(token, await this.ownKeys(), { algorithms: ['ES256'], issuer: iss, audience, typ: ACCESS_TOKEN_TYP, clockTolerance: skew });
+      return this.ownPrincipal(this.verified.put(token, payload));
     }
     const external = this.external.get(iss);
     if (!external) throw refuse('The token issuer is not trusted');
@@ -112,6 +111,16 @@ export class JwtBearer {
     return principalOf(payload, `${iss}#${payload.sub!}`, false);
   }
 
+  /** An own token is accepted for the resource it names or for the whole server (its base audience). */
+  private audienceFor(ctx: BearerContext): string[] {
+    return ctx.resource === undefined ? [...this.ownAudience()] : [ctx.resource, ...this.ownAudience()];
+  }
+
+  private async ownPrincipal(payload: JWTPayload & { sub: string }): Promise<Principal> {
+    if (this.o.isRevoked && (await this.o.isRevoked(payload))) throw refuse('The bearer token has been revoked');
+    return principalOf(payload, payload.sub, true);
+  }
+
   private ownAudience(): readonly string[] {
     return this.o.audience ?? [this.o.ownIssuer()];
   }
@@ -122,6 +131,37 @@ export class JwtBearer {
     const kids = jwks.keys.map((k) => k.kid).join(',');
     if (this.ownJwks?.kids !== kids) this.ownJwks = { kids, set: createLocalJWKSet(jwks) };
     return this.ownJwks.set;
+  }
+}
+
+/**
+ * Own tokens already verified, by their exact text. An ES256 verification costs more than the rest
+ * of a blocking echo (docs/benchmarks.md), and a client sends the same token until it expires, so
+ * the signature is checked once; time (`exp`, `nbf`) and audience are checked on every use, and
+ * revocation is asked separately by the caller. Bounded: the oldest entry leaves first.
+ */
+class VerifiedTokens {
+  private readonly tokens = new Map<string, JWTPayload & { sub: string }>();
+  constructor(private readonly max = 10_000) {}
+
+  get(token: string, audience: readonly string[], skew: number): (JWTPayload & { sub: string }) | undefined {
+    const p = this.tokens.get(token);
+    if (!p) return undefined;
+    const now = Math.floor(Date.now() / 1000);
+    if (typeof p.exp !== 'number' || p.exp <= now - skew) {
+      this.tokens.delete(token);
+      return undefined; // verified again, so the caller gets jose's own "expired" reason
+    }
+    if (typeof p.nbf === 'number' && p.nbf > now + skew) return undefined;
+    const aud = Array.isArray(p.aud) ? p.aud : [p.aud];
+    if (!aud.some((a) => typeof a === 'string' && audience.includes(a))) return undefined;
+    return p;
+  }
+
+  put(token: string, payload: JWTPayload & { sub: string }): JWTPayload & { sub: string } {
+    if (this.tokens.size >= this.max) this.tokens.delete(this.tokens.keys().next().value!);
+    this.tokens.set(token, payload);
+    return payload;
   }
 }
 

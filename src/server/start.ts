@@ -77,7 +77,9 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     const policy = AuthorizationPolicy.fromConfig(initial);
     // Own tokens carry the public URL as `iss`; with port 0 it is known only after listen, and
     // every request waits for `started`, so it is read per request.
-    const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations: new TokenRevocations(store.oauth) });
+    // Revocation of Agentport-issued tokens, asked by the Authenticator and told by the OAuth server.
+    const revocations = new TokenRevocations(store.oauth);
+    const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations });
 
     let worker: PushDeliveryWorker | undefined;
     const service = new TaskService({
@@ -137,7 +139,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       return { storage, bus: busHealth.ok ? 'ok' : (busHealth.detail ?? 'unreachable') };
     };
     // Agentport's OAuth 2.1 authorization server (src/auth/oauth), unless turned off.
-    const oauth = initial.auth.oauth.enabled ? createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, log, started }) : undefined;
+    const oauth = initial.auth.oauth.enabled ? createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, started }) : undefined;
     const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, publicUrl: () => config.server.publicUrl });
     await app.listen({ host: initial.server.host, port: initial.server.port });
     closers.unshift(() => app.close());

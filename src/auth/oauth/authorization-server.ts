@@ -18,6 +18,7 @@ import { serverSecret } from './server-secret.js';
 import { StoreAdapter } from './store-adapter.js';
 import { escapeHtml } from './html.js';
 import type { MetadataDocumentFetch } from './client-metadata-fetch.js';
+import type { TokenRevocations } from './token-revocations.js';
 
 export const INTERACTION_PATH = '/oauth/interaction';
 
@@ -29,6 +30,7 @@ export interface AuthorizationServerOptions {
   resources: ResourceCatalog;
   /** fetch for Client ID Metadata Documents (SSRF-guarded) */
   fetchMetadataDocument: MetadataDocumentFetch;
+  revocations: TokenRevocations;
 }
 
 export interface AuthorizationServer {
@@ -59,7 +61,7 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
   };
 
   const provider = new Provider(o.issuer, {
-    adapter: (name: string) => new StoreAdapter(name, o.store),
+    adapter: (name: string) => new StoreAdapter(name, o.store, (grantId) => o.revocations.grantRevoked(grantId)),
     // Every outbound fetch (metadata documents) through the SSRF guard with pinned addresses.
     fetch: (url: string | URL, init: { method?: string; headers?: HeadersInit; signal?: AbortSignal }) => o.fetchMetadataDocument.fetch(url, init),
     jwks: { keys: [signingKey] },

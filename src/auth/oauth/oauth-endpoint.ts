@@ -19,7 +19,7 @@ import { serveInteraction } from './interaction-endpoint.js';
 import { metadataRequestPath, protectedResourceMetadata } from './protected-resource-metadata.js';
 import type { ResourceCatalog } from './resources.js';
 import { structuredTokenRequests } from './structured-token-requests.js';
-import { TokenRevocations } from './token-revocations.js';
+import type { TokenRevocations } from './token-revocations.js';
 
 export interface OAuthEndpointDeps {
   oauth: OAuthConfig;
@@ -31,6 +31,8 @@ export interface OAuthEndpointDeps {
   agentName: (id: string) => string | undefined;
   started: Promise<void>;
   log: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
+  /** the resource server's revocation checks (shared with the Authenticator) */
+  revocations: TokenRevocations;
   /** management requests under /mcp/oauth/clients (admin), answered by the management routes */
   clientsRoute?: (req: IncomingMessage, res: ServerResponse, clientId: string | undefined) => Promise<void>;
 }
@@ -57,7 +59,7 @@ function isDiscoveryPath(path: string): boolean {
 export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   let server: Promise<{ as: AuthorizationServer; handle: (req: IncomingMessage, res: ServerResponse) => void }> | undefined;
   const issuer = () => new URL(d.publicUrl()).origin;
-  const revocations = new TokenRevocations(d.store);
+  const revocations = d.revocations;
 
   const build = () => {
     server ??= (async () => {
@@ -69,6 +71,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
         store: d.store,
         keys: d.keys,
         resources: d.resources,
+        revocations,
         fetchMetadataDocument: createMetadataDocumentFetch({ allowLoopbackHosts: cimd.allowLoopbackHosts, ...(cimd.trustedCaFile ? { trustedCaFile: cimd.trustedCaFile } : {}) }),
       });
       as.provider.use(structuredTokenRequests({ issuer: issuer(), keys: d.keys, revocations }) as never);

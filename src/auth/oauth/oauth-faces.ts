@@ -13,6 +13,7 @@ import { OAUTH_PATHS, oauthUrl, protectedResourceMetadataUrl } from '../oauth-pa
 import { createFirstAdminUser } from './first-admin-user.js';
 import { compatClientsRoute, managementRoutes } from './management-routes.js';
 import { createOAuthEndpoint } from './oauth-endpoint.js';
+import type { TokenRevocations } from './token-revocations.js';
 
 export interface OAuthFaces {
   endpoint: (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -29,6 +30,8 @@ export function createOAuthFaces(d: {
   keys: KeyStore;
   registry: AgentRegistry;
   auth: Authenticator;
+  /** the same instance the Authenticator asks, so revocations here take effect there at once */
+  revocations: TokenRevocations;
   log: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
   started: Promise<void>;
 }): OAuthFaces {
@@ -45,6 +48,7 @@ export function createOAuthFaces(d: {
       agentName: (id) => d.registry.get(id)?.publicCard.name,
       started: d.started,
       log: d.log,
+      revocations: d.revocations,
       clientsRoute: compatClientsRoute(management),
     }),
     adminRoutes: managementRoutes(management),

@@ -14,6 +14,8 @@ export class StoreAdapter implements Adapter {
   constructor(
     private readonly model: string,
     private readonly store: OAuthStore,
+    /** told about every grant revoked here, so the resource server stops its tokens at once */
+    private readonly onGrantRevoked: (grantId: string) => void = () => {},
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -49,9 +51,11 @@ export class StoreAdapter implements Adapter {
 
   async destroy(id: string): Promise<void> {
     await this.store.revokeRecord(this.model, id, this.now());
+    if (this.model === 'Grant') this.onGrantRevoked(id);
   }
 
   async revokeByGrantId(grantId: string): Promise<void> {
     await this.store.revokeRecordsOfGrant(grantId, this.now());
+    this.onGrantRevoked(grantId);
   }
 }

@@ -9,6 +9,13 @@ import type { OAuthStore } from '../../store/oauth-store.js';
 
 const REVOKED_JTI = 'RevokedAccessToken';
 
+/**
+ * How long a "still live" answer is reused. A revocation made through this process takes effect at
+ * once (the entry is dropped); one made on another replica within this bound. The lookup is a
+ * database round trip per request otherwise (docs/decisions/0008-oauth-authorization-server.md).
+ */
+export const LIVENESS_CACHE_MS = 5_000;
+
 export interface TokenClaims {
   jti?: unknown;
   exp?: unknown;
@@ -16,20 +23,41 @@ export interface TokenClaims {
 }
 
 export class TokenRevocations {
+  /** `g:<grant id>` / `j:<jti>` → until when (epoch ms) the "not revoked" answer holds */
+  private readonly live = new Map<string, number>();
+
   constructor(
     private readonly store: OAuthStore,
     private readonly now: () => number = Date.now,
+    private readonly cacheMs = LIVENESS_CACHE_MS,
   ) {}
 
   async isRevoked(c: TokenClaims): Promise<boolean> {
-    if (typeof c.grant_id === 'string') return !(await this.store.isLive('Grant', c.grant_id, this.now()));
-    if (typeof c.jti === 'string') return this.store.isLive(REVOKED_JTI, c.jti, this.now());
-    return false;
+    const key = typeof c.grant_id === 'string' ? `g:${c.grant_id}` : typeof c.jti === 'string' ? `j:${c.jti}` : undefined;
+    if (key === undefined) return false;
+    const now = this.now();
+    if ((this.live.get(key) ?? 0) > now) return false;
+    const revoked = key.startsWith('g:') ? !(await this.store.isLive('Grant', key.slice(2), now)) : await this.store.isLive(REVOKED_JTI, key.slice(2), now);
+    if (revoked) this.live.delete(key);
+    else {
+      if (this.live.size >= 10_000) this.live.delete(this.live.keys().next().value!);
+      this.live.set(key, now + this.cacheMs);
+    }
+    return revoked;
+  }
+
+  /** A grant was revoked in this process (revocation, replay detection): its tokens stop now. */
+  grantRevoked(grantId: string): void {
+    this.live.delete(`g:${grantId}`);
   }
 
   async revoke(c: TokenClaims): Promise<void> {
-    if (typeof c.grant_id === 'string') return this.store.revokeRecordsOfGrant(c.grant_id, this.now());
+    if (typeof c.grant_id === 'string') {
+      this.grantRevoked(c.grant_id);
+      return this.store.revokeRecordsOfGrant(c.grant_id, this.now());
+    }
     if (typeof c.jti !== 'string') return;
+    this.live.delete(`j:${c.jti}`);
     const exp = typeof c.exp === 'number' ? c.exp * 1000 : this.now() + 86_400_000;
     await this.store.upsertRecord(REVOKED_JTI, c.jti, { payload: {}, expiresAt: exp });
   }
