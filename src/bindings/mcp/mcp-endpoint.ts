@@ -22,8 +22,10 @@ import { onSurface } from '../../core/authz/surface.js';
 import { bearerChallenge } from '../../auth/challenge.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
-import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, type McpScope } from './mcp-server-factory.js';
+import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, serverInfo, type McpScope } from './mcp-server-factory.js';
 import { createSharedTaskStateCodec, createTaskStateCodec } from './input-required.js';
+import { callAgentTool, type AgentToolSpec } from './agent-tools.js';
+import { plainToolCallOf, plainToolContext, SERVER_INFO_KEY, type PlainToolCall } from './plain-tool-call.js';
 import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.js';
 import type { SkillAnnotationsLookup } from './agent-tools.js';
 import { renderItem } from './item-page.js';
@@ -101,6 +103,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     sessions.listChanged();
     d.log.debug(change, 'mcp: agents changed; tools and resources list_changed announced');
   });
+  const info = serverInfo(d.version);
   const loopback = isLoopbackHost(d.bindHost);
   const publicOrigin = new URL(d.publicUrl).origin;
   const publicHost = new URL(d.publicUrl).host.toLowerCase();
@@ -265,6 +268,12 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
       if (!res.writableFinished) abort.abort();
     };
     res.on('close', onClose);
+    const sessionId = headerOf(req, 'mcp-session-id');
+    if (req.method === 'POST' && sessionId === undefined) {
+      const plain = plainToolCallOf(parsed, headers);
+      const spec = plain && handlerFor(agentId).factory.agentTool(plain.name, principal);
+      if (plain && spec) return servePlainToolCall(res, plain, spec, principal, abort.signal);
+    }
     const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
       method: req.method ?? 'GET',
       headers,
@@ -273,7 +282,6 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     });
     const authInfo = authInfoFor(principal);
     const scopeKey = agentId ?? '';
-    const sessionId = headerOf(req, 'mcp-session-id');
     if (sessionId !== undefined) {
       const r = await sessions.serve(sessionId, scopeKey, request, authInfo, principal.subject, parsed);
       if (!r) return sendJsonRpcError(res, 404, -32001, 'Session not found');
@@ -285,6 +293,15 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     }
     const response = await h.http.fetch(request, { authInfo, ...(parsed !== undefined ? { parsedBody: parsed } : {}) });
     await writeResponse(res, response, abort.signal);
+  }
+
+  /** plain-tool-call.ts: the same call as the SDK path, answered as the SDK would (JSON; modern results carry serverInfo and resultType). */
+  async function servePlainToolCall(res: ServerResponse, call: PlainToolCall, spec: AgentToolSpec, principal: Principal, signal: AbortSignal): Promise<void> {
+    const result = await callAgentTool({ handler: mcpHandler, inFlight, log: d.log, stateCodec }, spec, call.args, principal, plainToolContext(call, signal), call.era);
+    const out = call.era === 'modern' ? { ...result, _meta: { ...result._meta, [SERVER_INFO_KEY]: info }, resultType: 'complete' } : result;
+    if (res.destroyed) return;
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ result: out, jsonrpc: '2.0', id: call.id }));
   }
 
   async function serveItem(req: IncomingMessage, res: ServerResponse, agentId: string, itemId: string): Promise<void> {

@@ -9,7 +9,7 @@ import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import { agentToolSpecs, callAgentTool, type AgentToolArgs, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
+import { agentToolSpecs, callAgentTool, type AgentToolArgs, type AgentToolSpec, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { registerGenericTools } from './generic-tools.js';
 import type { TaskStateCodec } from './input-required.js';
@@ -61,11 +61,25 @@ function eraOf(era: 'modern' | 'legacy', server: McpServer): ToolCallEra {
   return server.server.getClientCapabilities()?.elicitation ? 'legacy-elicitation' : 'legacy';
 }
 
+/** How the server names itself (initialize, discover, and every modern result's `_meta`). */
+export const serverInfo = (version: string) => ({ name: 'agentport', title: 'Agentport', version });
+
 export const cardResourceUri = (agentId: string) => `agentport://agents/${agentId}/card`;
 
 const LIST_TTL_MS = 60_000;
 
-export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx: McpRequestContext) => McpServer {
+/** The factory the SDK calls per request, and the agent tools it registers, for the plain path (plain-tool-call.ts). */
+export type ScopeServerFactory = ((ctx: McpRequestContext) => McpServer) & {
+  /** the agent tool `name` as this caller's tools/list shows it; undefined when it is not there */
+  agentTool(name: string, principal: Principal): AgentToolSpec | undefined;
+};
+
+/** Whether the caller may see and call a tool reaching these skills of the agent (tools/list shows only those). */
+function mayUseTool(policy: AuthorizationPolicy | undefined, principal: Principal, agentId: string, skillIds: readonly string[]): boolean {
+  return !policy || (policy.canSeeAgent(principal, agentId, 'mcp') && policy.allows(principal, 'send-message', { agentId, skillIds, surface: 'mcp' }));
+}
+
+export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): ScopeServerFactory {
   const compiled = new Map<object, StandardSchemaWithJSON>();
   const compile = (schema: Record<string, unknown>) => {
     let c = compiled.get(schema);
@@ -90,10 +104,16 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
     'when a result says the agent needs more input, call the same tool again with the given taskId.' +
     (te ? ' For data questions use query_table_expert; search and fetch find and open tables, columns, rows and saved results.' : '');
 
-  return (ctx) => {
+  const toolsByName = new Map(tools.map((t) => [t.spec.name, t.spec]));
+  const agentTool = (name: string, principal: Principal): AgentToolSpec | undefined => {
+    const spec = toolsByName.get(name);
+    return spec && mayUseTool(d.policy, principal, spec.agentId, toolSkills(scope.agents, spec.agentId, spec.skillId)) ? spec : undefined;
+  };
+
+  const factory = (ctx: McpRequestContext): McpServer => {
     const principal = principalOf(ctx.authInfo);
     const server = new McpServer(
-      { name: 'agentport', title: 'Agentport', version: d.version },
+      serverInfo(d.version),
       {
         // listChanged: agents may come and go (AgentRegistry.onChange, announced by mcp-endpoint.ts).
         capabilities: d.conformanceFixtures ? { tools: { listChanged: true }, ...CONFORMANCE_CAPABILITIES } : { tools: { listChanged: true }, resources: { listChanged: true } },
@@ -111,8 +131,7 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
 
     // tools/list shows only what this caller may use, and a hidden tool's call is an unknown tool's.
     const policy = d.policy;
-    const mayUse = (agentId: string, skillIds: readonly string[]) =>
-      !policy || (policy.canSeeAgent(principal, agentId, 'mcp') && policy.allows(principal, 'send-message', { agentId, skillIds, surface: 'mcp' }));
+    const mayUse = (agentId: string, skillIds: readonly string[]) => mayUseTool(policy, principal, agentId, skillIds);
     const usecases = policy?.usecases(principal);
     const dataScope = usecases ? { usecases } : undefined;
     for (const { spec, schema } of tools) {
@@ -162,6 +181,7 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): (ctx
     }
     return server;
   };
+  return Object.assign(factory, { agentTool });
 }
 
 export { InFlightCalls };

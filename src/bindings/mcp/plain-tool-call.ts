@@ -1,0 +1,86 @@
+/**
+ * The hot path of the MCP face: a plain `tools/call` of an agent tool is answered without the
+ * SDK's per-request machinery (a web `Request`, a fresh `McpServer` with every tool registered,
+ * its schema-validated dispatch, a web-stream response). The call itself is the same
+ * `callAgentTool` the SDK path runs, so the task, its authorization and the result are identical;
+ * only the envelope work is skipped, which was most of the CPU of a call (docs/benchmarks.md, MCP).
+ *
+ * Only the ordinary case takes it: one request, the era's headers exactly as the SDK requires
+ * them, no progress token, no MRTR state or answers, a client that cannot take elicitation (so the
+ * result is never `input_required`), arguments the tool's schema accepts, and a tool this caller
+ * may see. Anything else returns undefined and goes to the SDK, which answers it — errors
+ * included — as before. test/mcp/plain-tool-call.test.ts pins that both paths answer alike.
+ */
+import type { ServerContext } from '@modelcontextprotocol/server';
+import type { AgentToolArgs } from './agent-tools.js';
+import { LEGACY_VERSIONS, MODERN_VERSIONS } from './lenient-edge.js';
+
+export interface PlainToolCall {
+  id: string | number;
+  name: string;
+  args: AgentToolArgs;
+  era: 'modern' | 'legacy';
+  /** the request's `_meta` (the modern envelope), as the tool context carries it */
+  meta?: Record<string, unknown>;
+}
+
+const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
+const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
+export const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const onlyKeys = (o: Record<string, unknown>, allowed: readonly string[]) => Object.keys(o).every((k) => allowed.includes(k));
+
+/** The call, when `body` and `headers` are the plain case described above; otherwise undefined. */
+export function plainToolCallOf(body: unknown, headers: Headers): PlainToolCall | undefined {
+  if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
+  const id = body.id;
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))) || !onlyKeys(body, ['jsonrpc', 'id', 'method', 'params'])) return undefined;
+  const params = body.params;
+  if (!isObject(params) || typeof params.name !== 'string' || !onlyKeys(params, ['name', 'arguments', '_meta'])) return undefined;
+  if (!(headers.get('content-type') ?? '').toLowerCase().startsWith('application/json')) return undefined;
+  const args = agentToolArgs(params.arguments);
+  if (!args) return undefined;
+  const meta = params._meta;
+  if (meta !== undefined && !isObject(meta)) return undefined;
+  const version = headers.get('mcp-protocol-version');
+
+  if (meta && VERSION_KEY in meta) {
+    if (!MODERN_VERSIONS.includes(meta[VERSION_KEY] as string) || version !== meta[VERSION_KEY]) return undefined;
+    if (headers.get('mcp-method') !== 'tools/call' || headers.get('mcp-name') !== params.name) return undefined;
+    if (!onlyKeys(meta, [VERSION_KEY, CAPABILITIES_KEY, CLIENT_INFO_KEY])) return undefined; // progressToken, logLevel, trace context…
+    const caps = meta[CAPABILITIES_KEY];
+    if (!isObject(caps) || caps.elicitation !== undefined) return undefined;
+    const info = meta[CLIENT_INFO_KEY];
+    if (info !== undefined && !(isObject(info) && typeof info.name === 'string' && typeof info.version === 'string')) return undefined;
+    return { id, name: params.name, args, era: 'modern', meta };
+  }
+  if (version !== null && !LEGACY_VERSIONS.includes(version)) return undefined;
+  if (meta && Object.keys(meta).length) return undefined;
+  return { id, name: params.name, args, era: 'legacy' };
+}
+
+/** AGENT_TOOL_INPUT_SCHEMA, checked by hand: `{message: non-empty string, data?: object, taskId?: non-empty string}`, nothing else. */
+function agentToolArgs(a: unknown): AgentToolArgs | undefined {
+  if (!isObject(a) || !onlyKeys(a, ['message', 'data', 'taskId'])) return undefined;
+  if (typeof a.message !== 'string' || a.message.length === 0) return undefined;
+  if (a.data !== undefined && !isObject(a.data)) return undefined;
+  if (a.taskId !== undefined && (typeof a.taskId !== 'string' || a.taskId.length === 0)) return undefined;
+  return a as unknown as AgentToolArgs;
+}
+
+/** The slice of the SDK's tool context that `callAgentTool` reads, for a plain call. */
+export function plainToolContext(call: PlainToolCall, signal: AbortSignal): ServerContext {
+  return {
+    mcpReq: {
+      id: call.id,
+      method: 'tools/call',
+      ...(call.meta ? { _meta: call.meta, envelope: call.meta } : {}),
+      requestState: () => undefined,
+      signal,
+      // No progress token was sent, so nothing is ever notified.
+      notify: async () => {},
+    },
+  } as unknown as ServerContext;
+}
