@@ -111,6 +111,16 @@ describe('registry and hidden (visibility: extended) agents', () => {
     const ok = await rpc(`${s.http}/a2a/secret-agent`, 'SendMessage', { message: userMessage('hi') }, { 'x-api-key': k.a2a! });
     expect(ok.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
+
+  it('on the shared endpoint, its tenant answers like an unknown tenant', async () => {
+    const h = { 'x-api-key': k.publishOnly! };
+    const hidden = await rpc(`${s.http}/a2a`, 'SendMessage', { tenant: 'secret-agent', message: userMessage('hi') }, h);
+    const unknown = await rpc(`${s.http}/a2a`, 'SendMessage', { tenant: 'nobody', message: userMessage('hi') }, h);
+    expect(hidden.body.error.code).toBe(-32602);
+    expect(JSON.stringify(hidden.body).replaceAll('secret-agent', 'X')).toBe(JSON.stringify(unknown.body).replaceAll('nobody', 'X'));
+    const seen = await rpc(`${s.http}/a2a`, 'SendMessage', { tenant: 'secret-agent', message: userMessage('hi') }, { 'x-api-key': k.a2a! });
+    expect(seen.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
 });
 
 describe('management API: /api/v1/keys', () => {
