@@ -112,6 +112,10 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       d.started.then(() => {
         const doc = protectedResourceMetadata({ publicUrl: d.publicUrl(), issuer: issuer(), resourcePath: prm, agentName: d.agentName });
+        // Public documents read by browser-based clients (MCP Inspector); /.well-known/* already has
+        // CORS from the MCP endpoint, the path-appended variant gets it here.
+        const origin = req.headers.origin;
+        if (origin && !res.hasHeader('Access-Control-Allow-Origin')) res.setHeader('Access-Control-Allow-Origin', origin).setHeader('Vary', 'Origin');
         res.writeHead(doc ? 200 : 404, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' });
         res.end(JSON.stringify(doc ?? { error: 'not_found', error_description: 'No protected resource at this path' }));
       }, (err: unknown) => fail(res, err));
