@@ -179,3 +179,44 @@ describe('A2A: the Table Expert skills see only the caller’s usecase', () => {
     expect(JSON.stringify(hidden.body).replaceAll('hr-echo', 'X')).toBe(JSON.stringify(unknown.body).replaceAll('nope', 'X'));
   });
 });
+
+describe('auth.forceUsecase binds every caller', () => {
+  it('an unbound credential sees only the forced usecase; one bound elsewhere sees none of it', async () => {
+    const forced = await startAuthzServer({
+      auth: { forceUsecase: 'finance' },
+      agents: [
+        {
+          id: 'table-expert',
+          builtin: 'table-expert',
+          options: {
+            datasets: [
+              { name: 'ledger', usecase: 'finance', path: path.join(dir, 'ledger.csv') },
+              { name: 'salaries', usecase: 'hr', path: path.join(dir, 'salaries.csv') },
+            ],
+          },
+        },
+      ],
+    });
+    try {
+      const unbound = await forced.key('analyst', ['mcp:tools']);
+      const hrBound = await forced.key('hr-bot', ['mcp:tools'], 'hr');
+      const c = await modernClient(`${forced.http}/mcp`, { headers: { 'x-api-key': unbound } });
+      try {
+        expect(text((await c.callTool({ name: 'query_table_expert', arguments: { question: 'SELECT memo FROM ledger' } })) as never)).toContain(FIN);
+        expect(JSON.stringify(await c.callTool({ name: 'query_table_expert', arguments: { question: 'SELECT note FROM salaries' } }))).not.toContain(HR);
+      } finally {
+        await c.close();
+      }
+      const h = await modernClient(`${forced.http}/mcp`, { headers: { 'x-api-key': hrBound } });
+      try {
+        const r = await h.callTool({ name: 'query_table_expert', arguments: { question: 'SELECT memo FROM ledger' } });
+        expect(JSON.stringify(r)).not.toContain(FIN);
+        expect(JSON.stringify(await h.callTool({ name: 'query_table_expert', arguments: { question: 'SELECT note FROM salaries' } }))).not.toContain(HR);
+      } finally {
+        await h.close();
+      }
+    } finally {
+      await forced.stop();
+    }
+  });
+});
