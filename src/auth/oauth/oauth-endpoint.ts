@@ -2,7 +2,7 @@
  * The OAuth face of the HTTP listener (plain node:http, like the A2A and MCP endpoints): RFC 9728
  * protected resource metadata, RFC 8414 / OIDC discovery under every name clients try, the
  * authorization server's endpoints (`/oauth/*`, oidc-provider), the login and consent pages, and
- * the routes of the service Agentport replaces (`/mcp/oauth/*`).
+ * the routes of the service Agentport replaces (`/mcp/oauth/*`, the `/mcp/config/` page).
  *
  * The authorization server is built on the first request that needs it (after the listener is
  * bound, since the issuer is the public URL, which knows the port only then), and oidc-provider is
@@ -15,6 +15,7 @@ import type { OAuthStore } from '../../store/oauth-store.js';
 import { OAUTH_PATHS } from '../oauth-paths.js';
 import { createAuthorizationServer, INTERACTION_PATH, type AuthorizationServer } from './authorization-server.js';
 import { createMetadataDocumentFetch } from './client-metadata-fetch.js';
+import { CONFIG_PATH, serveConfigPage } from './config-page.js';
 import { serveInteraction } from './interaction-endpoint.js';
 import { metadataRequestPath, protectedResourceMetadata } from './protected-resource-metadata.js';
 import type { ResourceCatalog } from './resources.js';
@@ -132,6 +133,10 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
       return true;
     }
     if (path.startsWith('/oauth/')) return toProvider(req, res);
+    if (path === CONFIG_PATH || path.startsWith(`${CONFIG_PATH}/`)) {
+      build().then(({ as }) => serveConfigPage({ store: d.store, secret: as.formSecret }, req, res, path.slice(CONFIG_PATH.length))).catch((err: unknown) => fail(res, err));
+      return true;
+    }
     const compat = COMPAT[path.replace(/\/$/, '')];
     if (compat !== undefined) return toProvider(req, res, compat);
     if (d.clientsRoute && (path === '/mcp/oauth/clients' || path.startsWith('/mcp/oauth/clients/'))) {
