@@ -27,6 +27,10 @@ export interface AgentLoadContext {
 
 export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>, context?: AgentLoadContext): Promise<AgentDefinition> {
   if (agent.builtin) return BUILTINS[agent.builtin](agent, config);
+  if (agent.remote) {
+    const { remoteA2AAgent } = await import('./remote-a2a/index.js');
+    return remoteA2AAgent(agent, context?.log ?? { warn() {} });
+  }
   if (agent.mcp) {
     const { mcpRemoteAgent } = await import('./mcp-remote/index.js');
     return mcpRemoteAgent(agent, context ?? { log: { debug() {}, warn() {} }, version: '0.0.0' });

@@ -168,7 +168,7 @@ export class A2AClient {
 
   /** SendStreamingMessage, resumed after a dropped connection until the task ends. */
   sendStreamingMessage(req: SendMessageRequest, o: CallOptions = {}): AsyncGenerator<StreamEvent> {
-    return this.resilientStream((t) => t.sendStreamingMessage(req, o), undefined, undefined, o.signal);
+    return this.resilientStream((t) => t.sendStreamingMessage(req, o), undefined, undefined, o.signal, req.message.taskId !== undefined);
   }
 
   /** SubscribeToTask; `lastEventId` resumes after an event already seen (Agentport's Last-Event-ID). */
@@ -176,7 +176,11 @@ export class A2AClient {
     return this.resilientStream((t) => t.subscribeToTask({ id: taskId }, o), taskId, o.lastEventId, o.signal);
   }
 
-  private async *resilientStream(open: (t: Transport) => AsyncIterable<StreamEvent>, knownTaskId: string | undefined, startAfter: string | undefined, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
+  /**
+   * `continuing`: the message answers an existing task. Its stream opens with the task as it was,
+   * still INPUT_REQUIRED; that snapshot is the state being answered, not the end of the stream.
+   */
+  private async *resilientStream(open: (t: Transport) => AsyncIterable<StreamEvent>, knownTaskId: string | undefined, startAfter: string | undefined, signal?: AbortSignal, continuing = false): AsyncGenerator<StreamEvent> {
     let taskId = knownTaskId;
     let lastEventId = startAfter;
     let attempts = 0;
@@ -194,11 +198,14 @@ export class A2AClient {
           // Nothing was missed: Agentport opens the resumed stream with a snapshot carrying the same
           // id (docs/extensions/last-event-id.md). The caller already has that state.
           if (resumedAfter !== undefined && ev.id === resumedAfter && 'task' in ev.response) continue;
-          started = true;
+          const firstEver = !started;
           attempts = 0;
           taskId ??= taskIdOf(ev.response);
           if (ev.id !== undefined) lastEventId = ev.id;
-          lastState = stateOf(ev.response) ?? lastState;
+          // The state being answered is not the stream's state: wait for the next one.
+          const answeredSnapshot = continuing && firstEver && 'task' in ev.response;
+          if (!answeredSnapshot) lastState = stateOf(ev.response) ?? lastState;
+          started = true;
           yield ev;
           if ('message' in ev.response && !ev.response.message.taskId) return;
           if (lastState && isStreamEnd(lastState)) return;

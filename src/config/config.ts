@@ -136,10 +136,23 @@ export interface SkillAnnotationsConfig {
  */
 export type AgentConfig = AgentConfigBase &
   (
-    | { builtin: BuiltinAgentName; module?: undefined; mcp?: undefined }
-    | { module: string; builtin?: undefined; mcp?: undefined }
-    | { mcp: McpRemoteConfig; builtin?: undefined; module?: undefined }
+    | { builtin: BuiltinAgentName; module?: undefined; mcp?: undefined; remote?: undefined }
+    | { module: string; builtin?: undefined; mcp?: undefined; remote?: undefined }
+    | { mcp: McpRemoteConfig; builtin?: undefined; module?: undefined; remote?: undefined }
+    | { remote: RemoteA2AConfig; builtin?: undefined; module?: undefined; mcp?: undefined }
   );
+
+/** `agents[].remote`: a remote A2A agent (any version, any binding) proxied through the core. */
+export interface RemoteA2AConfig {
+  cardUrl: string;
+  /** sent on every request to the remote; `${ENV}` already substituted */
+  headers: Record<string, string>;
+  /** private destinations allowed through the SSRF guard */
+  allowlist: string[];
+  connectTimeoutMs: number;
+  callTimeoutMs: number;
+  idleTimeoutMs: number;
+}
 
 /** `agents[].mcp`: a remote MCP server (Streamable HTTP, either era) served as an A2A agent. */
 export interface McpRemoteConfig {

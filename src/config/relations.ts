@@ -17,14 +17,16 @@ export function checkRelations(input: unknown): ConfigProblem[] {
   if (Array.isArray(input.agents)) {
     input.agents.forEach((agent, index) => {
       if (!isRecord(agent)) return;
-      const kinds = (['builtin', 'module', 'mcp'] as const).filter((k) => agent[k] !== undefined);
+      const kinds = (['builtin', 'module', 'mcp', 'remote'] as const).filter((k) => agent[k] !== undefined);
       if (kinds.length !== 1) {
         problems.push({
           path: `agents[${index}]`,
           message:
             kinds.length === 0
               ? 'set one of builtin (echo | conformance) or module (path to an ES module exporting an AgentDefinition)'
-              : kinds.includes('mcp')
+              : kinds.includes('remote')
+                ? `set either remote or ${kinds.filter((k) => k !== 'remote').join(' and ')}, not both`
+                : kinds.includes('mcp')
                 ? `set either mcp or ${kinds.filter((k) => k !== 'mcp').join(' and ')}, not both`
                 : 'set either builtin or module, not both',
         });

@@ -184,6 +184,23 @@ const mcpRemoteSchema = z
 const scopeName = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/, { message: 'must be a scope token (printable ASCII, no spaces or quotes)' });
 const usecaseName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, { message: 'must be lowercase letters, digits, - and _' });
 
+/** A remote A2A agent (src/agents/remote-a2a): proxied on every binding through the core. */
+const remoteA2aSchema = z
+  .object({
+    /** the remote's card, or its agent URL (the card is read beneath it) */
+    cardUrl: httpBaseUrl,
+    /** sent on every request to the remote (e.g. `Authorization: Bearer ${TOKEN}`) */
+    headers: z.record(nonEmptyString, z.string()).default({}),
+    /** private/loopback destinations let through the SSRF guard (same forms as push.allowlist) */
+    allowlist: z.array(hostOrCidr).default([]),
+    connectTimeoutMs: duration(1).default(10_000),
+    /** one task's whole exchange with the remote; the task fails after it */
+    callTimeoutMs: duration(1).default(300_000),
+    /** the remote sending nothing for this long fails the task */
+    idleTimeoutMs: duration(1).default(60_000),
+  })
+  .strict();
+
 const agentSchema = z
   .object({
     id: z.string().regex(AGENT_ID_PATTERN, {
@@ -194,6 +211,7 @@ const agentSchema = z
     builtin: z.enum(BUILTIN_AGENTS).optional(),
     module: nonEmptyString.optional(),
     mcp: mcpRemoteSchema.optional(),
+    remote: remoteA2aSchema.optional(),
     card: cardOverridesSchema.optional(),
     streaming: bool.optional(),
     pushNotifications: bool.optional(),

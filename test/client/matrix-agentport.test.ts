@@ -74,6 +74,20 @@ describe.each(CASES)('client on Agentport $binding v$version', ({ binding, versi
     }
   });
 
+  it('answers an input-required task on a stream: the opening snapshot does not end it', async () => {
+    const c = await connect();
+    try {
+      const asked = await c.sendMessage({ message: textMessage('input') });
+      if (!('task' in asked)) throw new Error('expected a task');
+      expect(asked.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      const events = await collect(c.sendStreamingMessage({ message: textMessage('the answer', { taskId: asked.task.id, contextId: asked.task.contextId }) }));
+      expect(states(events).at(-1)).toBe('TASK_STATE_COMPLETED');
+      expect(artifactTexts(events)).toEqual(['the answer']);
+    } finally {
+      c.close();
+    }
+  });
+
   it('reports an unknown task as TaskNotFound', async () => {
     const c = await connect();
     try {

@@ -1,0 +1,146 @@
+/**
+ * A remote A2A agent served by Agentport (`agents[].remote` in the config): any A2A agent, v1.0 or
+ * v0.3, on any binding its card offers, reached through agentport/client and proxied on all of
+ * Agentport's faces through the core (so authz, task log, streams, push and MCP all apply).
+ *
+ * Each local task forwards its messages to one remote task (streamed when the remote streams, else
+ * one blocking call) and relays the remote's events. Cancel reaches the remote. Nothing hangs: the
+ * whole call has `callTimeoutMs`, and a remote that goes silent for `idleTimeoutMs` fails the task
+ * with a reason naming the remote. Outbound URLs pass the SSRF guard (remote-client.ts).
+ */
+import type { AgentConfig, RemoteA2AConfig } from '../../config/config.js';
+import { A2AClientError, AgentCardError, TransportError, type A2AClient, type AgentCard, type Message } from '../../client/index.js';
+import { defineAgent, type AgentCardSpec, type AgentContext, type AgentDefinition } from '../sdk/agent.js';
+import { connectRemote } from './remote-client.js';
+import { relayEvent, type RemoteRef } from './relay.js';
+
+/** In-memory id mappings kept per agent; a restart forgets them (a follow-up then starts a new remote task). */
+const MAX_REMEMBERED = 10_000;
+
+export interface RemoteA2ALog {
+  warn(obj: object, msg?: string): void;
+}
+
+function cardSpecOf(card: AgentCard, id: string): AgentCardSpec {
+  return {
+    name: card.name || id,
+    description: card.description || `The remote A2A agent ${id}.`,
+    version: card.version || '1.0.0',
+    capabilities: { streaming: true, pushNotifications: true },
+    defaultInputModes: card.defaultInputModes.length ? card.defaultInputModes : ['text/plain'],
+    defaultOutputModes: card.defaultOutputModes.length ? card.defaultOutputModes : ['text/plain'],
+    skills: card.skills.map((s) => ({
+      id: s.id,
+      name: s.name,
+      description: s.description,
+      tags: s.tags,
+      ...(s.examples ? { examples: s.examples } : {}),
+      ...(s.inputModes ? { inputModes: s.inputModes } : {}),
+      ...(s.outputModes ? { outputModes: s.outputModes } : {}),
+    })),
+  };
+}
+
+/** What the caller sees when the remote cannot be used; never a stack trace or an internal address beyond the card URL. */
+function reasonOf(err: unknown, cfg: RemoteA2AConfig): string {
+  if (err instanceof A2AClientError) return `remote agent error${err.kind ? ` (${err.kind})` : ''}: ${err.message}`;
+  if (err instanceof TransportError || err instanceof AgentCardError) return `remote agent at ${cfg.cardUrl} is unreachable: ${err.message}`;
+  if (err instanceof Error && err.name === 'SsrfRejectedError') return `remote agent at ${cfg.cardUrl} is not an allowed destination: ${err.message}`;
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `remote agent at ${cfg.cardUrl} did not answer in time`;
+  return `remote agent at ${cfg.cardUrl} failed: ${err instanceof Error ? err.message : String(err)}`;
+}
+
+export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2AConfig }, log: RemoteA2ALog): Promise<AgentDefinition> {
+  const cfg = agent.remote;
+  let remote: { client: A2AClient; card: AgentCard } | undefined;
+  let startError: unknown;
+  try {
+    remote = await connectRemote(cfg);
+  } catch (err) {
+    // The server still starts; the agent fails its tasks with the reason until a restart finds the remote.
+    startError = err;
+    log.warn({ agent: agent.id, cardUrl: cfg.cardUrl, err: reasonOf(err, cfg) }, 'remote a2a: card not available at start');
+  }
+  /** local task id → the remote task it forwards to (a follow-up message continues that task) */
+  const remoteTasks = new Map<string, RemoteRef>();
+  /** local context → remote context, so a conversation stays one conversation on the remote */
+  const remoteContexts = new Map<string, string>();
+
+  /** Keeps the mapping while the task can continue; both maps are bounded (oldest first out). */
+  function remember(ctx: AgentContext, ref: RemoteRef, end: string | undefined): void {
+    if (ref.contextId) {
+      remoteContexts.delete(ctx.contextId);
+      remoteContexts.set(ctx.contextId, ref.contextId);
+      if (remoteContexts.size > MAX_REMEMBERED) remoteContexts.delete(remoteContexts.keys().next().value!);
+    }
+    if (end && end !== 'TASK_STATE_INPUT_REQUIRED' && end !== 'TASK_STATE_AUTH_REQUIRED') remoteTasks.delete(ctx.taskId);
+    else if (remoteTasks.size > MAX_REMEMBERED) remoteTasks.delete(remoteTasks.keys().next().value!);
+  }
+
+  async function run(ctx: AgentContext): Promise<void> {
+    if (!remote) {
+      ctx.fail(reasonOf(startError, cfg));
+      return;
+    }
+    const { client, card } = remote;
+    const ref: RemoteRef = remoteTasks.get(ctx.taskId) ?? {};
+    remoteTasks.set(ctx.taskId, ref);
+    const remoteContext = ref.contextId ?? remoteContexts.get(ctx.contextId);
+    const message: Message = {
+      messageId: ctx.message.messageId,
+      role: 'ROLE_USER',
+      parts: ctx.message.parts,
+      ...(ref.taskId ? { taskId: ref.taskId } : {}),
+      ...(remoteContext ? { contextId: remoteContext } : {}),
+      ...(ctx.message.metadata ? { metadata: ctx.message.metadata } : {}),
+    };
+    const abort = new AbortController();
+    const onCancel = () => abort.abort(new Error('canceled'));
+    ctx.signal.addEventListener('abort', onCancel, { once: true });
+    let idle: NodeJS.Timeout | undefined;
+    const touch = () => {
+      clearTimeout(idle);
+      idle = setTimeout(() => abort.abort(Object.assign(new Error('idle'), { name: 'TimeoutError' })), cfg.idleTimeoutMs);
+    };
+    const total = setTimeout(() => abort.abort(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), cfg.callTimeoutMs);
+    const artifactIds = new Map<string, string>();
+    try {
+      touch();
+      if (card.capabilities.streaming) {
+        let first = true;
+        for await (const ev of client.sendStreamingMessage({ message }, { signal: abort.signal })) {
+          touch();
+          const end = relayEvent(ctx, ev.response, ref, artifactIds, first && message.taskId !== undefined);
+          first = false;
+          remember(ctx, ref, end);
+          if (end) return;
+        }
+        if (!abort.signal.aborted) ctx.fail(`remote agent at ${cfg.cardUrl} ended the stream before the task ended`);
+      } else {
+        const r = await client.sendMessage({ message }, { signal: abort.signal });
+        const end = relayEvent(ctx, 'task' in r ? { task: r.task } : { message: r.message }, ref, artifactIds);
+        remember(ctx, ref, end);
+        if (!end) ctx.fail(`remote agent at ${cfg.cardUrl} returned the task unfinished (${'task' in r ? r.task.status.state : ''})`);
+      }
+    } catch (err) {
+      if (ctx.signal.aborted) {
+        // Canceled here: cancel there too (best effort; the local task is already CANCELED).
+        if (ref.taskId) await client.cancelTask({ id: ref.taskId }).catch(() => {});
+        return;
+      }
+      const reason = abort.signal.aborted ? reasonOf(abort.signal.reason, cfg) : reasonOf(err, cfg);
+      if (abort.signal.aborted && ref.taskId) await client.cancelTask({ id: ref.taskId }).catch(() => {});
+      ctx.fail(reason);
+    } finally {
+      clearTimeout(idle);
+      clearTimeout(total);
+      ctx.signal.removeEventListener('abort', onCancel);
+    }
+  }
+
+  return defineAgent({
+    card: remote ? cardSpecOf(remote.card, agent.id) : { name: agent.id, description: `The remote A2A agent at ${cfg.cardUrl} (unreachable at start).`, skills: [] },
+    execute: run,
+    close: async () => remote?.client.close(),
+  });
+}
