@@ -45,7 +45,7 @@ describe('the card declares the schemes that authenticate', () => {
 
   it('the declared header and bearer schemes both carry a key', async () => {
     const key = await s.key('carol', ['a2a:publish', 'echo:use']);
-    for (const h of [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }]) {
+    for (const h of [{ 'x-api-key': key }, { authorization: `Bearer ${key}` }] as Array<Record<string, string>>) {
       const r = await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage('hi') }, h);
       expect(r.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     }

@@ -102,7 +102,7 @@ describe('registry and hidden (visibility: extended) agents', () => {
   });
 
   it('an A2A call to it answers like an unknown agent, for anonymous and for callers without a2a:discover', async () => {
-    for (const h of [{}, { 'x-api-key': k.publishOnly! }]) {
+    for (const h of [{}, { 'x-api-key': k.publishOnly! }] as Array<Record<string, string>>) {
       const hidden = await rpc(`${s.http}/a2a/secret-agent`, 'SendMessage', { message: userMessage('hi') }, h);
       const unknown = await rpc(`${s.http}/a2a/nobody`, 'SendMessage', { message: userMessage('hi') }, h);
       expect(hidden.status).toBe(unknown.status);
