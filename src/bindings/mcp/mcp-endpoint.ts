@@ -24,8 +24,10 @@ import { A2AError } from '../../protocol/a2a/errors.js';
 import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
 import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, serverInfo, type McpScope } from './mcp-server-factory.js';
 import { createSharedTaskStateCodec, createTaskStateCodec } from './input-required.js';
-import { callAgentTool, type AgentToolSpec } from './agent-tools.js';
-import { plainToolCallOf, plainToolContext, SERVER_INFO_KEY, type PlainToolCall } from './plain-tool-call.js';
+import { callAgentTool, toolName, type AgentToolSpec } from './agent-tools.js';
+import { plainToolCallOf, plainToolContext, SERVER_INFO_KEY, tasksRequestOf, type PlainToolCall } from './plain-tool-call.js';
+import { declaresTasks, serveTasksMethod, startToolTask, TASKS_EXTENSION } from './mcp-tasks.js';
+import { errorResult } from './tool-result.js';
 import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.js';
 import type { SkillAnnotationsLookup } from './agent-tools.js';
 import { renderItem } from './item-page.js';
@@ -270,6 +272,8 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     res.on('close', onClose);
     const sessionId = headerOf(req, 'mcp-session-id');
     if (req.method === 'POST' && sessionId === undefined) {
+      const tasksRequest = tasksRequestOf(parsed, headers);
+      if (tasksRequest) return serveTasksRequest(res, tasksRequest, principal, agentId);
       const plain = plainToolCallOf(parsed, headers);
       const spec = plain && handlerFor(agentId).factory.agentTool(plain.name, principal);
       if (plain && spec) return servePlainToolCall(res, plain, spec, principal, abort.signal);
@@ -297,11 +301,31 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
 
   /** plain-tool-call.ts: the same call as the SDK path, answered as the SDK would (JSON; modern results carry serverInfo and resultType). */
   async function servePlainToolCall(res: ServerResponse, call: PlainToolCall, spec: AgentToolSpec, principal: Principal, signal: AbortSignal): Promise<void> {
+    if (call.tasks) {
+      const created = await startToolTask(mcpHandler, spec, call.args, principal).catch((err: unknown) => {
+        if (err instanceof A2AError) return { ...errorResult(err.message), resultType: 'complete' };
+        throw err;
+      });
+      return writeJson(res, 200, { result: { ...created, _meta: { [SERVER_INFO_KEY]: info } }, jsonrpc: '2.0', id: call.id });
+    }
     const result = await callAgentTool({ handler: mcpHandler, inFlight, log: d.log, stateCodec }, spec, call.args, principal, plainToolContext(call, signal), call.era);
     const out = call.era === 'modern' ? { ...result, _meta: { ...result._meta, [SERVER_INFO_KEY]: info }, resultType: 'complete' } : result;
     if (res.destroyed) return;
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ result: out, jsonrpc: '2.0', id: call.id }));
+  }
+
+  /** mcp-tasks.ts: tasks/get, tasks/update, tasks/cancel for clients that declared the extension. */
+  async function serveTasksRequest(res: ServerResponse, r: NonNullable<ReturnType<typeof tasksRequestOf>>, principal: Principal, scopeAgent: string | undefined): Promise<void> {
+    if (!declaresTasks(r.meta)) {
+      // SEP-2575: a request needing a capability the client did not declare is -32021, HTTP 400.
+      return writeJson(res, 400, { jsonrpc: '2.0', id: r.id, error: { code: -32021, message: `${r.method} needs the ${TASKS_EXTENSION} extension in the request's client capabilities`, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } } });
+    }
+    const visible = (id: string) => (scopeAgent === undefined || scopeAgent === id) && !!d.registry.get(id) && (!d.policy || d.policy.canSeeAgent(principal, id, 'mcp'));
+    const toolOf = (id: string) => toolName(id, d.registry.get(id)?.publicCard.skills[0]?.id ?? id);
+    const answer = await serveTasksMethod(mcpHandler, r.method, r.params, principal, visible, toolOf);
+    if ('error' in answer) return writeJson(res, answer.status, { jsonrpc: '2.0', id: r.id, error: answer.error });
+    writeJson(res, 200, { result: { ...answer.result, _meta: { [SERVER_INFO_KEY]: info } }, jsonrpc: '2.0', id: r.id });
   }
 
   async function serveItem(req: IncomingMessage, res: ServerResponse, agentId: string, itemId: string): Promise<void> {
@@ -349,6 +373,12 @@ function preflight(req: IncomingMessage, res: ServerResponse): void {
     Vary: 'Origin',
   });
   res.end();
+}
+
+function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.destroyed) return;
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
 }
 
 function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {

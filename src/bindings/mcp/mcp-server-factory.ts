@@ -14,6 +14,7 @@ import { InFlightCalls } from './in-flight-calls.js';
 import { registerGenericTools } from './generic-tools.js';
 import type { TaskStateCodec } from './input-required.js';
 import { registerTaskTemplate } from './task-resources.js';
+import { TASKS_EXTENSION } from './mcp-tasks.js';
 import { CONFORMANCE_CAPABILITIES, registerConformanceFixtures } from './conformance-fixtures.js';
 import { fetchTool, queryTool, searchTool, TABLE_EXPERT_TOOLS, type TableExpertBinding } from './table-expert-tools.js';
 
@@ -116,7 +117,11 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
       serverInfo(d.version),
       {
         // listChanged: agents may come and go (AgentRegistry.onChange, announced by mcp-endpoint.ts).
-        capabilities: d.conformanceFixtures ? { tools: { listChanged: true }, ...CONFORMANCE_CAPABILITIES } : { tools: { listChanged: true }, resources: { listChanged: true } },
+        // The tasks extension is answered by the endpoint (mcp-tasks.ts), outside this instance.
+        capabilities: {
+          ...(d.conformanceFixtures ? { tools: { listChanged: true }, ...CONFORMANCE_CAPABILITIES } : { tools: { listChanged: true }, resources: { listChanged: true } }),
+          extensions: { [TASKS_EXTENSION]: {} },
+        },
         instructions,
         cacheHints: {
           'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },

@@ -14,6 +14,7 @@
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { AgentToolArgs } from './agent-tools.js';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from './lenient-edge.js';
+import { declaresTasks } from './mcp-tasks.js';
 
 export interface PlainToolCall {
   id: string | number;
@@ -22,6 +23,8 @@ export interface PlainToolCall {
   era: 'modern' | 'legacy';
   /** the request's `_meta` (the modern envelope), as the tool context carries it */
   meta?: Record<string, unknown>;
+  /** the client declared the tasks extension (mcp-tasks.ts): answer a task handle */
+  tasks: boolean;
 }
 
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -51,14 +54,16 @@ export function plainToolCallOf(body: unknown, headers: Headers): PlainToolCall 
     if (headers.get('mcp-method') !== 'tools/call' || headers.get('mcp-name') !== params.name) return undefined;
     if (!onlyKeys(meta, [VERSION_KEY, CAPABILITIES_KEY, CLIENT_INFO_KEY])) return undefined; // progressToken, logLevel, trace context…
     const caps = meta[CAPABILITIES_KEY];
-    if (!isObject(caps) || caps.elicitation !== undefined) return undefined;
+    const tasks = declaresTasks(meta);
+    // With elicitation (and no tasks) the result may be an MRTR round: the SDK's business.
+    if (!isObject(caps) || (caps.elicitation !== undefined && !tasks)) return undefined;
     const info = meta[CLIENT_INFO_KEY];
     if (info !== undefined && !(isObject(info) && typeof info.name === 'string' && typeof info.version === 'string')) return undefined;
-    return { id, name: params.name, args, era: 'modern', meta };
+    return { id, name: params.name, args, era: 'modern', meta, tasks };
   }
   if (version !== null && !LEGACY_VERSIONS.includes(version)) return undefined;
   if (meta && Object.keys(meta).length) return undefined;
-  return { id, name: params.name, args, era: 'legacy' };
+  return { id, name: params.name, args, era: 'legacy', tasks: false };
 }
 
 /** AGENT_TOOL_INPUT_SCHEMA, checked by hand: `{message: non-empty string, data?: object, taskId?: non-empty string}`, nothing else. */
@@ -83,4 +88,19 @@ export function plainToolContext(call: PlainToolCall, signal: AbortSignal): Serv
       notify: async () => {},
     },
   } as unknown as ServerContext;
+}
+
+const TASK_METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'];
+
+/** A modern `tasks/*` request whose headers agree with it (else the SDK answers it). */
+export function tasksRequestOf(body: unknown, headers: Headers): { id: string | number; method: string; params: Record<string, unknown>; meta: Record<string, unknown> } | undefined {
+  if (!isObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string' || !TASK_METHODS.includes(body.method)) return undefined;
+  const id = body.id;
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
+  const params = body.params;
+  if (!isObject(params) || !isObject(params._meta)) return undefined;
+  const meta = params._meta;
+  if (!MODERN_VERSIONS.includes(meta[VERSION_KEY] as string) || headers.get('mcp-protocol-version') !== meta[VERSION_KEY]) return undefined;
+  if (headers.get('mcp-method') !== body.method || !isObject(meta[CAPABILITIES_KEY])) return undefined;
+  return { id, method: body.method, params, meta };
 }
