@@ -554,7 +554,6 @@ function v03TranslationRatio(results) {
   const rpsRatio = ratio(v03.rps, v1.rps);
   return {
     rpsRatio,
-    costPct: Math.round((1 - rpsRatio) * 1000) / 10,
     cpuRatio: v1.serverCpuUsPerRequest && v03.serverCpuUsPerRequest ? ratio(v03.serverCpuUsPerRequest, v1.serverCpuUsPerRequest) : null,
   };
 }
@@ -595,7 +594,7 @@ function printThroughput(results, ratios, skipped) {
     );
   }
   const v03 = v03TranslationRatio(results);
-  if (v03) process.stdout.write(`v0.3 translation: agentport JSON-RPC v0.3 / v1.0 = ${v03.rpsRatio} req/s (${v03.costPct}% slower), server CPU per request x${v03.cpuRatio}\n`);
+  if (v03) process.stdout.write(`v0.3 translation: agentport JSON-RPC v0.3 / v1.0: req/s x${v03.rpsRatio}, server CPU per request x${v03.cpuRatio} (fresh servers one after the other; bench/v03-translation.js measures A/B on one server)\n`);
   printSkipped(skipped);
 }
 
