@@ -8,6 +8,7 @@ import type { Transport } from './transport.js';
 import { grpcTransport } from './transports/grpc.js';
 import { jsonRpcTransport } from './transports/jsonrpc.js';
 import { restTransport } from './transports/rest.js';
+import { grpcV03Transport } from './v03/grpc-v03.js';
 import { jsonRpcV03Transport } from './v03/jsonrpc-v03.js';
 import { restV03Transport } from './v03/rest-v03.js';
 
@@ -37,13 +38,10 @@ export function transportFor(i: AgentInterface, s: TransportSettings): Transport
       return v03 ? jsonRpcV03Transport(i.url, http) : jsonRpcTransport(i.url, http, tenant);
     case 'HTTP+JSON':
       return v03 ? restV03Transport(i.url, http) : restTransport(i.url, http, tenant);
-    case 'GRPC':
-      if (v03) break;
-      return grpcTransport(
-        i.url,
-        { ...(s.auth ? { auth: s.auth } : {}), ...(s.extensions ? { extensions: s.extensions } : {}), ...(s.headers ? { headers: s.headers } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}), ...(s.grpcTls === undefined ? {} : { tls: s.grpcTls }) },
-        tenant,
-      );
+    case 'GRPC': {
+      const grpcOptions = { ...(s.auth ? { auth: s.auth } : {}), ...(s.extensions ? { extensions: s.extensions } : {}), ...(s.headers ? { headers: s.headers } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}), ...(s.grpcTls === undefined ? {} : { tls: s.grpcTls }) };
+      return v03 ? grpcV03Transport(i.url, grpcOptions) : grpcTransport(i.url, grpcOptions, tenant);
+    }
   }
   throw new NoUsableInterfaceError(`no transport for ${i.protocolBinding} ${i.protocolVersion}`);
 }

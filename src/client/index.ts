@@ -1,6 +1,6 @@
 /**
- * `agentport/client`: an A2A client for v1.0 agents on JSON-RPC, HTTP+JSON and gRPC, and v0.3
- * agents on JSON-RPC and HTTP+JSON, in the v1.0 data model whatever the wire.
+ * `agentport/client`: an A2A client for v1.0 and v0.3 agents on JSON-RPC, HTTP+JSON and gRPC, in
+ * the v1.0 data model whatever the wire.
  *
  *   const client = await A2AClient.connect('https://agents.example.com/a2a/echo', { auth: apiKeyAuth(key) });
  *   for await (const ev of client.sendStreamingMessage({ message: textMessage('hi') })) console.log(ev.response);

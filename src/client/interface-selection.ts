@@ -16,12 +16,11 @@ export function majorMinor(version: string): string {
   return m ? `${m[1]}.${m[2]}` : version.trim();
 }
 
-/** What this client implements per binding: v1.0 everywhere, v0.3 on JSON-RPC and HTTP+JSON. */
+/** What this client implements: v1.0 and v0.3, each on JSON-RPC, HTTP+JSON and gRPC. */
 export function isSupported(i: AgentInterface): boolean {
   const v = majorMinor(i.protocolVersion ?? '');
-  const binding = i.protocolBinding.toUpperCase();
-  if (!CLIENT_BINDINGS.includes(binding as Binding)) return false;
-  return v === '1.0' || (v === '0.3' && binding !== 'GRPC');
+  if (!CLIENT_BINDINGS.includes(i.protocolBinding.toUpperCase() as Binding)) return false;
+  return v === '1.0' || v === '0.3';
 }
 
 export interface InterfacePreferences {

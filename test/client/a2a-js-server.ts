@@ -1,7 +1,7 @@
 /**
  * A reference A2A server built from the official SDK (@a2a-js/sdk 1.3): its DefaultRequestHandler
  * and in-memory stores behind its Express JSON-RPC and REST handlers (v1.0, with the SDK's own v0.3
- * compatibility layer on) and its gRPC service. The executor understands the same first words as
+ * compatibility layer on) and its gRPC services (v1.0 and v0.3). The executor understands the same first words as
  * Agentport's probe agent that the client suites use: `ticks <n> <ms>`, `hold`, anything else echoes.
  */
 import { randomUUID } from 'node:crypto';
@@ -13,6 +13,7 @@ import { AGENT_CARD_PATH, TaskState } from '@a2a-js/sdk';
 import { AgentEvent, DefaultRequestHandler, InMemoryPushNotificationStore, InMemoryTaskStore, type AgentExecutor } from '@a2a-js/sdk/server';
 import { agentCardHandler, jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import { LegacyA2AService, legacyGrpcService } from '@a2a-js/sdk/compat/v0_3/server/grpc';
 
 type SdkCard = ConstructorParameters<typeof DefaultRequestHandler>[0];
 
@@ -100,6 +101,7 @@ export async function startA2aJsServer(): Promise<A2aJsServer> {
       iface(`127.0.0.1:${grpcPort}`, 'GRPC', '1.0'),
       iface(`${base}/a2a/jsonrpc`, 'JSONRPC', '0.3'),
       iface(`${base}/a2a/rest`, 'HTTP+JSON', '0.3'),
+      iface(`127.0.0.1:${grpcPort}`, 'GRPC', '0.3'),
     ],
     provider: undefined,
     version: '1.0.0',
@@ -117,6 +119,8 @@ export async function startA2aJsServer(): Promise<A2aJsServer> {
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   grpcServer.addService(A2AService, grpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication }) as unknown as grpc.UntypedServiceImplementation);
+  // v0.3's service (package a2a.v1) beside v1.0's (lf.a2a.v1) on the same port
+  grpcServer.addService(LegacyA2AService, legacyGrpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication }) as unknown as grpc.UntypedServiceImplementation);
   return {
     http: base,
     grpc: `127.0.0.1:${grpcPort}`,

@@ -1,7 +1,7 @@
 /**
  * Interop matrix, the other side: our client against a server built from the official A2A SDK
  * (@a2a-js/sdk 1.3), on each binding × version that server offers (JSON-RPC, HTTP+JSON, gRPC at
- * v1.0; JSON-RPC and HTTP+JSON through its v0.3 compatibility layer).
+ * v1.0; the same three through its v0.3 compatibility layer).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2AClient, A2AClientError, textMessage, type Binding } from '../../src/client/index.js';
@@ -20,6 +20,7 @@ const CASES: Array<{ binding: Binding; version: string }> = [
   { binding: 'GRPC', version: '1.0' },
   { binding: 'JSONRPC', version: '0.3' },
   { binding: 'HTTP+JSON', version: '0.3' },
+  { binding: 'GRPC', version: '0.3' },
 ];
 
 describe.each(CASES)('client on a2a-js $binding v$version', ({ binding, version }) => {

@@ -1,6 +1,6 @@
 /**
  * Interop matrix, our side: the client on each binding × protocol version Agentport serves
- * (JSON-RPC, HTTP+JSON, gRPC at v1.0; JSON-RPC and HTTP+JSON at v0.3), every operation over real
+ * (JSON-RPC, HTTP+JSON and gRPC, each at v1.0 and v0.3), every operation over real
  * sockets. Each case pins the binding and version, so the client cannot quietly use another.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +10,8 @@ import { artifactTexts, collect, serverConfig, states } from './support.js';
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startTestServer(serverConfig({ push: { allowHttp: true, allowlist: ['127.0.0.1'] } }));
+  // probe is the primary agent: Agentport offers v0.3 gRPC for the primary agent only (no tenant in v0.3).
+  s = await startTestServer(serverConfig({ primaryAgent: 'probe', push: { allowHttp: true, allowlist: ['127.0.0.1'] } }));
 });
 afterAll(() => s?.stop());
 
@@ -20,6 +21,7 @@ const CASES: Array<{ binding: Binding; version: string }> = [
   { binding: 'GRPC', version: '1.0' },
   { binding: 'JSONRPC', version: '0.3' },
   { binding: 'HTTP+JSON', version: '0.3' },
+  { binding: 'GRPC', version: '0.3' },
 ];
 
 describe.each(CASES)('client on Agentport $binding v$version', ({ binding, version }) => {
@@ -33,7 +35,7 @@ describe.each(CASES)('client on Agentport $binding v$version', ({ binding, versi
   });
 
   it('sends a message and gets the completed task with its artifact', async () => {
-    const c = await connect('echo');
+    const c = await connect();
     try {
       const r = await c.sendMessage({ message: textMessage('hello matrix') });
       if (!('task' in r)) throw new Error('expected a task');
@@ -117,7 +119,7 @@ describe.each(CASES)('client on Agentport $binding v$version', ({ binding, versi
   });
 
   it.runIf(version === '1.0')('lists tasks', async () => {
-    const c = await connect('echo');
+    const c = await connect();
     try {
       const r = await c.sendMessage({ message: textMessage('listed') });
       if (!('task' in r)) throw new Error('expected a task');
@@ -129,7 +131,7 @@ describe.each(CASES)('client on Agentport $binding v$version', ({ binding, versi
   });
 
   it.runIf(version === '0.3')('refuses ListTasks locally: v0.3 has none', async () => {
-    const c = await connect('echo');
+    const c = await connect();
     const err = await c.listTasks().catch((e: unknown) => e);
     expect((err as A2AClientError).kind).toBe('UnsupportedOperation');
     c.close();

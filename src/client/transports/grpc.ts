@@ -54,6 +54,12 @@ function decoded<T>(decode: () => T): T {
   }
 }
 
+/** A failed call as A2AClientError (with the google.rpc details), or TransportError when the channel itself failed. */
+export function grpcCallError(err: grpc.ServiceError, target: string): Error {
+  if (typeof err.code !== 'number') return new TransportError(`gRPC stream from ${target} broke: ${err.message}`, target, { cause: err });
+  return toClientError(err, target);
+}
+
 function toClientError(err: grpc.ServiceError, target: string): Error {
   const bytes = err.metadata?.get(STATUS_DETAILS_KEY)[0];
   const status = Buffer.isBuffer(bytes) ? decodeStatusDetails(bytes) : undefined;
