@@ -89,6 +89,9 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     for (const [resource, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {
       const granted = grantableScopes(scopes, allowed);
       if (granted.length) grant.addResourceScope(resource, granted.join(' '));
+      // Scopes the user may not grant are rejected, not left missing (which would ask again).
+      const refused = scopes.filter((s) => !granted.includes(s));
+      if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
     }
     const grantId = await grant.save();
     return d.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });

@@ -46,6 +46,7 @@ declare module 'oidc-provider' {
   export interface GrantInstance {
     addResourceScope(resource: string, scope: string): void;
     addOIDCScope(scope: string): void;
+    rejectResourceScope(resource: string, scope: string): void;
     save(ttl?: number): Promise<string>;
   }
 
