@@ -36,9 +36,11 @@ describe('agent cards for v0.3 and v0.2 clients', () => {
       expect(r.headers.get('vary')).toBe('A2A-Version');
       expect(r.body).toMatchObject({ protocolVersion: '0.3.0', name: 'Echo', url: `${s.http}/a2a/echo`, preferredTransport: 'JSONRPC', supportsAuthenticatedExtendedCard: true });
       expect(r.body.supportedInterfaces).toBeUndefined();
+      // echo is the primary agent, so the v0.3 gRPC service (no tenant) serves it too
       expect(r.body.additionalInterfaces).toEqual([
         { url: `${s.http}/a2a/echo`, transport: 'JSONRPC' },
         { url: `${s.http}/a2a/echo`, transport: 'HTTP+JSON' },
+        { url: s.grpc, transport: 'GRPC' },
       ]);
       expect(r.body.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'An Agentport API key' });
     }
@@ -60,13 +62,17 @@ describe('agent cards for v0.3 and v0.2 clients', () => {
     expect((await get('/a2a/nobody/.well-known/agent.json')).status).toBe(404);
   });
 
-  it('declares v0.3 JSON-RPC and HTTP+JSON interfaces in the v1.0 card', async () => {
+  it('declares v0.3 JSON-RPC and HTTP+JSON interfaces in the v1.0 card, and v0.3 gRPC on the primary agent only', async () => {
     const r = await get('/a2a/echo/.well-known/agent-card.json', { 'A2A-Version': '1.0' });
     const v03 = r.body.supportedInterfaces.filter((i: { protocolVersion: string }) => i.protocolVersion === '0.3');
     expect(v03).toEqual([
       { url: `${s.http}/a2a/echo`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       { url: `${s.http}/a2a/echo`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+      { url: s.grpc, protocolBinding: 'GRPC', protocolVersion: '0.3' },
     ]);
+    const other = await get('/a2a/conformance/.well-known/agent-card.json', { 'A2A-Version': '1.0' });
+    const otherGrpc = other.body.supportedInterfaces.filter((i: { protocolBinding: string }) => i.protocolBinding === 'GRPC');
+    expect(otherGrpc.map((i: { protocolVersion: string }) => i.protocolVersion)).toEqual(['1.0']);
   });
 
   it('is read as a legacy card by @a2a-js/sdk 1.3, which keeps our v0.3 interfaces', async () => {
