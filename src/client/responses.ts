@@ -54,11 +54,13 @@ export function asStreamResponse(v: unknown): StreamResponse {
   if (r.task !== undefined) return { task: asTask(r.task) };
   if (r.message !== undefined) return { message: asMessage(r.message) };
   if (isObject(r.statusUpdate)) {
-    need(isObject(r.statusUpdate.status), 'statusUpdate.status', 'is missing');
+    const status = r.statusUpdate.status;
+    need(isObject(status) && typeof status.state === 'string', 'statusUpdate.status.state', 'is missing');
     return { statusUpdate: r.statusUpdate as never };
   }
   if (isObject(r.artifactUpdate)) {
-    need(isObject(r.artifactUpdate.artifact), 'artifactUpdate.artifact', 'is missing');
+    const artifact = r.artifactUpdate.artifact;
+    need(isObject(artifact) && Array.isArray(artifact.parts), 'artifactUpdate.artifact.parts', 'is missing');
     return { artifactUpdate: r.artifactUpdate as never };
   }
   throw invalidResponse('event', 'has none of task, message, statusUpdate, artifactUpdate');

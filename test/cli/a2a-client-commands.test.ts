@@ -280,6 +280,14 @@ describe('agentport card', () => {
     expect(bad.err).toMatch(/no signature .* verifies/);
   });
 
+  it('--extended fetches the extended card with credentials, and exits 6 without', async () => {
+    const ok = await cli(['card', `${locked.http}/a2a/echo`, '--extended', '--api-key', API_KEY]);
+    expect(ok.code).toBe(0);
+    expect(ok.out).toMatch(/\(extended\)\n/);
+    expect(ok.out).toContain('Echo 1.0.0');
+    expect((await cli(['card', `${locked.http}/a2a/echo`, '--extended'])).code).toBe(6);
+  });
+
   it('--json prints the card; an address without a card exits 4', async () => {
     const r = await cli(['card', echo(), '--json']);
     expect(JSON.parse(r.out).name).toBe('Echo');
