@@ -231,10 +231,11 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     const principal = await admit(req, res, agentId);
     if (!principal) return;
 
-    const headers = new Headers();
+    // A plain record first: web Headers are built only for the SDK path (plain-tool-call.ts skips it).
+    const fields: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) {
       if (v === undefined || k === 'host' || k === 'connection' || k === 'content-length' || k === 'transfer-encoding') continue;
-      headers.set(k, Array.isArray(v) ? v.join(', ') : v);
+      fields[k] = Array.isArray(v) ? v.join(', ') : v;
     }
     let body: string | undefined;
     let parsed: unknown;
@@ -254,13 +255,13 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
       }
       const accept = normaliseAccept(req.headers.accept);
       if (accept.correction) {
-        headers.set('accept', accept.value);
+        fields.accept = accept.value;
         d.log.debug({ correction: accept.correction }, 'mcp: lenient edge corrected Accept');
       }
       const version = reconcileVersionHeader(headerOf(req, 'mcp-protocol-version'), parsed);
       if (version.correction) {
-        if (version.value === undefined) headers.delete('mcp-protocol-version');
-        else headers.set('mcp-protocol-version', version.value);
+        if (version.value === undefined) delete fields['mcp-protocol-version'];
+        else fields['mcp-protocol-version'] = version.value;
         d.log.debug({ correction: version.correction }, 'mcp: lenient edge corrected MCP-Protocol-Version');
       }
     }
@@ -272,6 +273,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     res.on('close', onClose);
     const sessionId = headerOf(req, 'mcp-session-id');
     if (req.method === 'POST' && sessionId === undefined) {
+      const headers = { get: (name: string) => fields[name] ?? null };
       const tasksRequest = tasksRequestOf(parsed, headers);
       if (tasksRequest) return serveTasksRequest(res, tasksRequest, principal, agentId);
       const plain = plainToolCallOf(parsed, headers);
@@ -280,7 +282,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     }
     const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, {
       method: req.method ?? 'GET',
-      headers,
+      headers: new Headers(fields),
       ...(body !== undefined ? { body } : {}),
       signal: abort.signal,
     });

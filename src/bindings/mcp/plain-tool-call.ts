@@ -27,6 +27,9 @@ export interface PlainToolCall {
   tasks: boolean;
 }
 
+/** Request headers by lower-case name (web `Headers` fit; the endpoint passes a plain record's lookup). */
+export type HeaderLookup = { get(name: string): string | null };
+
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
@@ -36,7 +39,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const onlyKeys = (o: Record<string, unknown>, allowed: readonly string[]) => Object.keys(o).every((k) => allowed.includes(k));
 
 /** The call, when `body` and `headers` are the plain case described above; otherwise undefined. */
-export function plainToolCallOf(body: unknown, headers: Headers): PlainToolCall | undefined {
+export function plainToolCallOf(body: unknown, headers: HeaderLookup): PlainToolCall | undefined {
   if (!isObject(body) || body.jsonrpc !== '2.0' || body.method !== 'tools/call') return undefined;
   const id = body.id;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))) || !onlyKeys(body, ['jsonrpc', 'id', 'method', 'params'])) return undefined;
@@ -93,7 +96,7 @@ export function plainToolContext(call: PlainToolCall, signal: AbortSignal): Serv
 const TASK_METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'];
 
 /** A modern `tasks/*` request whose headers agree with it (else the SDK answers it). */
-export function tasksRequestOf(body: unknown, headers: Headers): { id: string | number; method: string; params: Record<string, unknown>; meta: Record<string, unknown> } | undefined {
+export function tasksRequestOf(body: unknown, headers: HeaderLookup): { id: string | number; method: string; params: Record<string, unknown>; meta: Record<string, unknown> } | undefined {
   if (!isObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string' || !TASK_METHODS.includes(body.method)) return undefined;
   const id = body.id;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
