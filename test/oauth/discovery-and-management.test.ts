@@ -3,6 +3,7 @@
  * RFC 9728 per resource), the routes of the service Agentport replaces, the admin API for users
  * and clients, and state surviving a restart (a refresh token issued before it works after it).
  */
+import { createServer } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
@@ -131,6 +132,28 @@ describe('OAuth state survives a restart', () => {
       expect((await mcpToolsList(second, tokens.access_token)).status).toBe(200);
     } finally {
       await second.stop();
+    }
+  });
+});
+
+describe('behind a TLS-terminating proxy', () => {
+  it('advertises endpoints at the public URL, not at the address it listens on, whatever Host says', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as { port: number }).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    const s = await startTestServer({ auth: { mode: 'required' }, agents: [{ id: 'echo', builtin: 'echo' }], server: { port, publicUrl: 'https://agents.example.test' } });
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/.well-known/oauth-authorization-server`, { headers: { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'http' } });
+      expect(res.status).toBe(200);
+      const doc = (await res.json()) as Record<string, string>;
+      expect(doc.issuer).toBe('https://agents.example.test');
+      expect(doc.token_endpoint).toBe('https://agents.example.test/oauth/token');
+      expect(doc.authorization_endpoint).toBe('https://agents.example.test/oauth/authorize');
+    } finally {
+      await s.stop();
     }
   });
 });

@@ -75,6 +75,9 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
         revocations,
         fetchMetadataDocument: createMetadataDocumentFetch({ allowLoopbackHosts: cimd.allowLoopbackHosts, ...(cimd.trustedCaFile ? { trustedCaFile: cimd.trustedCaFile } : {}) }),
       });
+      // Requests are presented as made to the public URL (asSeenPublicly), so discovery documents
+      // and redirects name https://public-host even behind a TLS-terminating proxy.
+      as.provider.proxy = true;
       as.provider.use(structuredTokenRequests({ issuer: issuer(), keys: d.keys, revocations }) as never);
       return { as, handle: as.provider.callback() };
     })().catch((err: unknown) => {
@@ -98,6 +101,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
         req.url = rewrittenPath + (q < 0 ? '' : (req.url ?? '').slice(q));
       }
       if (req.method === 'GET' && req.url?.startsWith(`${OAUTH_PATHS.authorize}?`)) req.url = withDefaultScope(req.url, d.oauth.defaultScopes);
+      asSeenPublicly(req, d.publicUrl());
       handle(req, res);
     }, (err: unknown) => fail(res, err));
     return true;
@@ -159,6 +163,17 @@ function withDefaultScope(url: string, defaults: readonly string[]): string {
   if (params.get('scope')?.trim() || params.has('request') || params.has('request_uri')) return url;
   params.set('scope', defaults.join(' '));
   return `${url.slice(0, q)}?${params.toString()}`;
+}
+
+/**
+ * oidc-provider builds endpoint URLs from the request's host and scheme. The issuer is the public
+ * URL, so every request is presented as made to it (whatever a proxy or the client said): a
+ * server behind a TLS proxy still advertises https endpoints, and a forged Host cannot change them.
+ */
+function asSeenPublicly(req: IncomingMessage, publicUrl: string): void {
+  const u = new URL(publicUrl);
+  req.headers['x-forwarded-proto'] = u.protocol.slice(0, -1);
+  req.headers['x-forwarded-host'] = u.host;
 }
 
 function safeDecode(s: string): string | undefined {
