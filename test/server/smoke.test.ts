@@ -13,8 +13,8 @@ describe('agentport serve with defaults', () => {
     expect(res.status).toBe(200);
     const card = await res.json();
     expect(card.name).toBe('Echo');
-    expect(card.supportedInterfaces.map((i: { protocolBinding: string }) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'GRPC', 'JSONRPC', 'HTTP+JSON']);
-    expect(card.supportedInterfaces.map((i: { protocolVersion: string }) => i.protocolVersion)).toEqual(['1.0', '1.0', '1.0', '0.3', '0.3']);
+    expect(card.supportedInterfaces.map((i: { protocolBinding: string }) => i.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'GRPC', 'JSONRPC', 'HTTP+JSON', 'GRPC']);
+    expect(card.supportedInterfaces.map((i: { protocolVersion: string }) => i.protocolVersion)).toEqual(['1.0', '1.0', '1.0', '0.3', '0.3', '0.3']);
     expect(card.supportedInterfaces[0].url).toBe(`${s.http}/a2a/echo`);
   });
 
