@@ -403,7 +403,7 @@ export function describeCause(err: unknown): string {
   return typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text;
 }
 
-interface ApiKeysTable {
+export interface ApiKeysTable {
   key_id: string;
   secret_hash: string;
   subject: string;
@@ -415,7 +415,7 @@ interface ApiKeysTable {
   revoked_at: number | null;
 }
 
-function toStoredApiKey(row: ApiKeysTable): StoredApiKey {
+export function toStoredApiKey(row: ApiKeysTable): StoredApiKey {
   const scopes: unknown = JSON.parse(row.scopes);
   return {
     keyId: row.key_id,

@@ -14,8 +14,8 @@ import Sqlite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { prepareCommit, toEventRecords, toStoredTask, type PreparedCommit } from '../rows.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
-import { SqlStore } from '../sql-store.js';
-import { ConcurrentUpdateError, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
+import { SqlStore, toStoredApiKey, type ApiKeysTable } from '../sql-store.js';
+import { ConcurrentUpdateError, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
 
@@ -119,6 +119,12 @@ function compileStatements(k: Q) {
         .limit(slot<number>('limit')),
       ['task_id', 'after_seq', 'limit'],
     ),
+    // Every authenticated request with a stored API key reads its row (no cache, so a revocation
+    // applies to the next request); built per call through Kysely this cost ~50 µs.
+    selectApiKey: compileWithSlots(
+      k.withTables<{ api_keys: ApiKeysTable }>().selectFrom('api_keys').selectAll().where('key_id', '=', slot<string>('key_id')),
+      ['key_id'],
+    ),
   };
 }
 
@@ -203,6 +209,11 @@ export class SqliteStore extends SqlStore {
   override async getTask(agentId: string, taskId: string): Promise<StoredTask | undefined> {
     const row = this.statements.selectTask.get(taskId, agentId) as TasksTable | undefined;
     return row ? toStoredTask(row) : undefined;
+  }
+
+  override async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
+    const row = this.statements.selectApiKey.get(keyId) as ApiKeysTable | undefined;
+    return row ? toStoredApiKey(row) : undefined;
   }
 
   override async readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEventRecord[]> {
