@@ -32,6 +32,8 @@ export interface OAuthEndpointDeps {
   agentName: (id: string) => string | undefined;
   started: Promise<void>;
   log: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
+  /** `auth.issuers[].issuer`: listed as authorization servers in the RFC 9728 documents */
+  externalIssuers?: readonly string[];
   /** the resource server's revocation checks (shared with the Authenticator) */
   revocations: TokenRevocations;
   /** management requests under /mcp/oauth/clients (admin), answered by the management routes */
@@ -116,7 +118,8 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
     if (prm !== undefined) {
       if (req.method !== 'GET' && req.method !== 'HEAD') return false;
       d.started.then(() => {
-        const doc = protectedResourceMetadata({ publicUrl: d.publicUrl(), issuer: issuer(), resourcePath: prm, agentName: d.agentName });
+        const authorizationServers = [...(d.oauth.enabled ? [issuer()] : []), ...(d.externalIssuers ?? [])];
+        const doc = protectedResourceMetadata({ publicUrl: d.publicUrl(), authorizationServers, resourcePath: prm, agentName: d.agentName });
         // Public documents read by browser-based clients (MCP Inspector); /.well-known/* already has
         // CORS from the MCP endpoint, the path-appended variant gets it here.
         const origin = req.headers.origin;
@@ -126,6 +129,9 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
       }, (err: unknown) => fail(res, err));
       return true;
     }
+    // With the authorization server off, only the RFC 9728 documents above are served (they name
+    // the external issuers, if any): every 401 points at them.
+    if (!d.oauth.enabled) return false;
     if (path.startsWith('/.well-known/') || path.includes('/.well-known/')) {
       return isDiscoveryPath(path) ? toProvider(req, res, DISCOVERY) : false;
     }

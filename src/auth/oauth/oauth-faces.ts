@@ -1,6 +1,7 @@
 /**
- * What the server wires in when `auth.oauth.enabled`: the node:http OAuth endpoint, the management
- * routes for users and clients, and the first-start admin user. One call from src/server/start.ts.
+ * What the server wires in: the RFC 9728 documents (always: every 401 points at them), and with
+ * `auth.oauth.enabled` the authorization server, the management routes for users and clients and
+ * the first-start admin user. One call from src/server/start.ts.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
@@ -49,14 +50,15 @@ export function createOAuthFaces(d: {
       started: d.started,
       log: d.log,
       revocations: d.revocations,
+      externalIssuers: (d.config().auth.issuers ?? []).map((i) => i.issuer),
       clientsRoute: compatClientsRoute(management),
     }),
-    adminRoutes: managementRoutes(management),
+    adminRoutes: d.config().auth.oauth.enabled ? managementRoutes(management) : async () => {},
     async afterStart() {
       // Expired codes, tokens and interactions are deleted in the background; reads ignore them anyway.
       const sweep = setInterval(() => void d.store.sweepExpired(Date.now()).catch((err: unknown) => d.log.warn({ err }, 'oauth: sweeping expired records failed')), SWEEP_INTERVAL_MS);
       sweep.unref();
-      if (d.config().auth.mode === 'required') await createFirstAdminUser(d.store, { loginUrl: oauthUrl(publicUrl(), OAUTH_PATHS.authorize) });
+      if (d.config().auth.mode === 'required' && d.config().auth.oauth.enabled) await createFirstAdminUser(d.store, { loginUrl: oauthUrl(publicUrl(), OAUTH_PATHS.authorize) });
       return async () => clearInterval(sweep);
     },
   };

@@ -26,7 +26,8 @@ export function metadataRequestPath(path: string): string | undefined {
 
 export function protectedResourceMetadata(o: {
   publicUrl: string;
-  issuer: string;
+  /** our issuer when the authorization server is on, and the configured external issuers */
+  authorizationServers: string[];
   resourcePath: string;
   agentName: (id: string) => string | undefined;
 }): ProtectedResourceMetadata | undefined {
@@ -58,7 +59,7 @@ export function protectedResourceMetadata(o: {
   }
   return {
     resource: resourceIdentifier(o.publicUrl, path),
-    authorization_servers: [o.issuer],
+    authorization_servers: o.authorizationServers,
     scopes_supported: scopes,
     bearer_methods_supported: ['header'],
     resource_name: name,

@@ -1,28 +1,13 @@
 /**
- * The scopes the authorization server offers and who may receive which: a user gets at most the
- * scopes stored with the user; `admin` may grant anything; `mcp:tools` covers every
- * `mcp:tools:<usecase>`. The names are the authorization engine's (src/core/authz), which decides
- * what each one permits; they are the contract between the two and are spelled out here so the
- * OAuth server does not depend on the engine's internals.
+ * The scopes the authorization server offers (the authorization engine's, src/core/authz/scopes.ts,
+ * which decides what each permits) and who may receive which: a user gets at most the scopes
+ * stored with the user; `admin` may grant anything; `mcp:tools` covers every `mcp:tools:<usecase>`.
  */
-export const SCOPES = {
-  discover: 'a2a:discover',
-  publish: 'a2a:publish',
-  mcpTools: 'mcp:tools',
-  admin: 'admin',
-} as const;
+import { MCP_USECASE_SCOPE_PREFIX, SCOPES } from '../../core/authz/scopes.js';
 
-export const MCP_USECASE_SCOPE_PREFIX = 'mcp:tools:';
+export { MCP_USECASE_SCOPE_PREFIX, SCOPE_DESCRIPTIONS, SCOPES } from '../../core/authz/scopes.js';
 
 export const OFFERED_SCOPES: readonly string[] = [SCOPES.discover, SCOPES.publish, SCOPES.mcpTools, SCOPES.admin];
-
-/** What the consent page says each scope lets the client do. */
-export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  [SCOPES.discover]: 'Read agent cards and your tasks',
-  [SCOPES.publish]: 'Send messages to agents and manage your tasks',
-  [SCOPES.mcpTools]: 'Use the agents as MCP tools',
-  [SCOPES.admin]: 'Manage Agentport (keys, users, clients)',
-};
 
 const USECASE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 
