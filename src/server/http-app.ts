@@ -41,7 +41,7 @@ export interface HttpAppDeps {
    * port), so requests that arrive in between wait for it instead of finding no agents.
    */
   started: Promise<void>;
-  /** the OAuth authorization server, RFC 9728 documents and user/client management (src/auth/oauth); absent when OAuth is off */
+  /** RFC 9728 documents, and with auth.oauth.enabled the authorization server and user/client management (src/auth/oauth) */
   oauth?: import('../auth/oauth/oauth-faces.js').OAuthFaces;
   /** the one authorization policy (src/core/authz): hidden agents, the management API */
   policy?: AuthorizationPolicy;

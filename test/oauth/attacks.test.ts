@@ -200,8 +200,11 @@ describe('OAuth attacks', () => {
       expect(r.status).toBe(400);
       expect(r.location).toBeNull();
       expect(r.body).toContain('invalid_client');
-      // refused after fetching (the size cap), not before: the same document cut short is accepted
-      expect(docs.hits('/big.json')).toBeGreaterThan(0);
+      // refused after fetching (the size cap), not before, and not fetched again on a retry;
+      // the same document cut short is accepted
+      expect(docs.hits('/big.json')).toBe(1);
+      expect((await attempt(clientId)).status).toBe(400);
+      expect(docs.hits('/big.json')).toBe(1);
       const small = `${docs.origin}/small.json`;
       docs.serve('/small.json', JSON.stringify({ client_id: small, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', client_name: 'x'.repeat(200) }));
       expect((await attempt(small)).status).toBe(303);

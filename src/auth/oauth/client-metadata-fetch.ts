@@ -4,7 +4,8 @@
  * link-local or metadata addresses) and connects only to the addresses it approved (DNS pinning,
  * so a second resolution cannot swap in an internal address). oidc-provider adds the time cap
  * (2.5 s), the size cap (5 KiB, `fetchResponseBodyLimits`) and the cache (Cache-Control, 30 s–1 day);
- * the body is cut here at 64 KiB as well, before it is ever held whole.
+ * the body is cut here at the same 5 KiB, before it is ever held whole, and failures are remembered
+ * for 30 s.
  *
  * `allowLoopbackHosts` and `trustedCaFile` exist for tests (a local HTTPS server with a
  * self-signed CA) and private PKI; neither is on by default.
@@ -13,7 +14,13 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { SsrfGuard, pinnedLookup, SsrfRejectedError } from '../../core/push/ssrf-guard.js';
 
-const MAX_BYTES = 64 * 1024;
+/** oidc-provider's own cap (`fetchResponseBodyLimits`); a larger document is refused here, unread */
+const MAX_BYTES = 5 * 1024;
+/**
+ * A refused or failed URL is not fetched again for this long: oidc-provider may resolve a client
+ * twice while answering one request, and an attacker should not get one outbound fetch per try.
+ */
+const FAILURE_TTL_MS = 30_000;
 
 export interface MetadataDocumentFetch {
   /** oidc-provider's `allowFetch`: false when the URL is refused before any connection */
@@ -25,6 +32,12 @@ export interface MetadataDocumentFetch {
 export function createMetadataDocumentFetch(o: { allowLoopbackHosts: boolean; trustedCaFile?: string }): MetadataDocumentFetch {
   const guard = new SsrfGuard({ allow: o.allowLoopbackHosts ? ['127.0.0.0/8', '::1/128', 'localhost'] : [] });
   const ca = o.trustedCaFile ? readFileSync(o.trustedCaFile, 'utf8') : undefined;
+  const failed = new Map<string, { until: number; error: Error }>();
+  const remember = (url: string, error: Error): Error => {
+    if (failed.size >= 1000) failed.delete(failed.keys().next().value!);
+    failed.set(url, { until: Date.now() + FAILURE_TTL_MS, error });
+    return error;
+  };
 
   return {
     async allowed(clientId) {
@@ -38,9 +51,12 @@ export function createMetadataDocumentFetch(o: { allowLoopbackHosts: boolean; tr
     },
 
     async fetch(url, init = {}) {
+      const key = String(url);
+      const known = failed.get(key);
+      if (known && known.until > Date.now()) throw known.error;
       // Checked again at connect time: the name may resolve differently now than in allowed().
-      const { url: target, addresses } = await guard.check(String(url));
-      return new Promise<Response>((resolve, reject) => {
+      const { url: target, addresses } = await guard.check(key);
+      const response = await new Promise<Response>((resolve, reject) => {
         const req = request(
           target,
           {
@@ -72,7 +88,11 @@ export function createMetadataDocumentFetch(o: { allowLoopbackHosts: boolean; tr
         );
         req.on('error', reject);
         req.end();
+      }).catch((err: unknown) => {
+        throw remember(key, err instanceof Error ? err : new Error(String(err)));
       });
+      if (response.status !== 200) throw remember(key, new Error(`client metadata document answered HTTP ${response.status}`));
+      return response;
     },
   };
 }
