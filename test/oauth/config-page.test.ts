@@ -58,3 +58,21 @@ describe('/mcp/config/ page', () => {
     expect(await deleted.text()).not.toContain(`<td><code>${id}</code>`);
   });
 });
+
+describe('password guessing', () => {
+  it('refuses sign-in attempts after 5 failures, even with the right password', async () => {
+    const s = await startOAuthServer({}, [ADMIN]);
+    try {
+      const login = await (await fetch(`${s.http}/mcp/config/`)).text();
+      const csrf = /name="csrf" value="([^"]+)"/.exec(login)![1]!;
+      const attempt = (password: string) =>
+        fetch(`${s.http}/mcp/config/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, username: ADMIN.username, password }) });
+      for (let i = 0; i < 5; i++) expect((await attempt(`wrong guess number ${i}`)).status).toBe(401);
+      const right = await attempt(ADMIN.password);
+      expect(right.status).toBe(429);
+      expect(right.headers.get('set-cookie')).toBeNull();
+    } finally {
+      await s.stop();
+    }
+  });
+});

@@ -12,6 +12,7 @@ import { ClientInputError, createClient, deleteClient, listClients, type NewClie
 import { escapeHtml as e } from './html.js';
 import { PAGE_HEADERS } from './interaction-pages.js';
 import { authenticateUser } from './local-users.js';
+import type { LoginThrottle } from './login-throttle.js';
 
 export const CONFIG_PATH = '/mcp/config';
 const COOKIE = 'ap_config';
@@ -20,6 +21,7 @@ const SESSION_SECONDS = 30 * 60;
 export interface ConfigPageDeps {
   store: OAuthStore;
   secret: Buffer;
+  throttle: LoginThrottle;
 }
 
 const mac = (secret: Buffer, text: string) => createHmac('sha256', secret).update(text).digest('base64url');
@@ -84,8 +86,15 @@ export async function serveConfigPage(d: ConfigPageDeps, req: IncomingMessage, r
 
   if (sub === '/login') {
     if (!same(csrf, mac(d.secret, 'config-login'))) return send(res, 403, loginForm(d, 'The form could not be verified; try again.'));
-    const user = await authenticateUser(d.store, form.get('username') ?? '', form.get('password') ?? '');
-    if (!user || !user.scopes.includes('admin')) return send(res, 401, loginForm(d, 'Wrong username or password, or not an administrator.'));
+    const username = form.get('username') ?? '';
+    const address = req.socket.remoteAddress;
+    if (!d.throttle.allowed(username, address)) return send(res, 429, loginForm(d, 'Too many failed sign-ins. Wait 15 minutes and try again.'));
+    const user = await authenticateUser(d.store, username, form.get('password') ?? '');
+    if (!user || !user.scopes.includes('admin')) {
+      d.throttle.failed(username, address);
+      return send(res, 401, loginForm(d, 'Wrong username or password, or not an administrator.'));
+    }
+    d.throttle.succeeded(username);
     const exp = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
     const value = `${user.username}.${exp}.${mac(d.secret, `config:${user.username}.${exp}`)}`;
     res.writeHead(303, { Location: `${CONFIG_PATH}/`, 'Set-Cookie': `${COOKIE}=${value}; Path=${CONFIG_PATH}; HttpOnly; SameSite=Strict; Max-Age=${SESSION_SECONDS}`, 'Cache-Control': 'no-store' });

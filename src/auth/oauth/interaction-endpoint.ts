@@ -12,6 +12,7 @@ import type { OAuthStore } from '../../store/oauth-store.js';
 import { readLimitedBody } from '../../bindings/read-limited-body.js';
 import { consentPage, loginPage, messagePage, PAGE_HEADERS } from './interaction-pages.js';
 import { authenticateUser } from './local-users.js';
+import type { LoginThrottle } from './login-throttle.js';
 import { grantableScopes } from './scopes.js';
 
 const FORM_LIMIT = 8 * 1024;
@@ -21,6 +22,7 @@ export interface InteractionDeps {
   formSecret: Buffer;
   store: OAuthStore;
   defaultScopes: readonly string[];
+  throttle: LoginThrottle;
   log: { warn(o: object, m?: string): void };
 }
 
@@ -68,11 +70,17 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
 
   if (step === 'login' && details.prompt.name === 'login') {
     const username = form.get('username') ?? '';
+    const address = req.socket.remoteAddress;
+    if (!d.throttle.allowed(username, address)) {
+      return send(res, 429, loginPage({ action: `${action}/login`, csrf, clientName, error: 'Too many failed sign-ins. Wait 15 minutes and try again.', username }));
+    }
     const user = await authenticateUser(d.store, username, form.get('password') ?? '');
     if (!user) {
+      d.throttle.failed(username, address);
       d.log.warn({ username: username.slice(0, 64) }, 'oauth: failed sign-in');
       return send(res, 401, loginPage({ action: `${action}/login`, csrf, clientName, error: 'Wrong username or password.', username }));
     }
+    d.throttle.succeeded(username);
     return d.provider.interactionFinished(req, res, { login: { accountId: user.username } }, { mergeWithLastSubmission: false });
   }
 

@@ -17,6 +17,7 @@ import { createAuthorizationServer, INTERACTION_PATH, type AuthorizationServer }
 import { createMetadataDocumentFetch } from './client-metadata-fetch.js';
 import { CONFIG_PATH, serveConfigPage } from './config-page.js';
 import { serveInteraction } from './interaction-endpoint.js';
+import { LoginThrottle } from './login-throttle.js';
 import { metadataRequestPath, protectedResourceMetadata } from './protected-resource-metadata.js';
 import type { ResourceCatalog } from './resources.js';
 import { structuredTokenRequests } from './structured-token-requests.js';
@@ -63,6 +64,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
   let server: Promise<{ as: AuthorizationServer; handle: (req: IncomingMessage, res: ServerResponse) => void }> | undefined;
   const issuer = () => new URL(d.publicUrl()).origin;
   const revocations = d.revocations;
+  const throttle = new LoginThrottle();
 
   const build = () => {
     server ??= (async () => {
@@ -138,13 +140,13 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
     if (path.startsWith(`${INTERACTION_PATH}/`)) {
       const [uid, step] = path.slice(INTERACTION_PATH.length + 1).split('/');
       build().then(
-        ({ as }) => serveInteraction({ provider: as.provider, formSecret: as.formSecret, store: d.store, defaultScopes: d.oauth.defaultScopes, log: d.log }, req, res, uid ?? '', step),
+        ({ as }) => serveInteraction({ provider: as.provider, formSecret: as.formSecret, store: d.store, defaultScopes: d.oauth.defaultScopes, throttle, log: d.log }, req, res, uid ?? '', step),
       ).catch((err: unknown) => fail(res, err));
       return true;
     }
     if (path.startsWith('/oauth/')) return toProvider(req, res);
     if (path === CONFIG_PATH || path.startsWith(`${CONFIG_PATH}/`)) {
-      build().then(({ as }) => serveConfigPage({ store: d.store, secret: as.formSecret }, req, res, path.slice(CONFIG_PATH.length))).catch((err: unknown) => fail(res, err));
+      build().then(({ as }) => serveConfigPage({ store: d.store, secret: as.formSecret, throttle }, req, res, path.slice(CONFIG_PATH.length))).catch((err: unknown) => fail(res, err));
       return true;
     }
     const compat = COMPAT[path.replace(/\/$/, '')];
