@@ -37,7 +37,21 @@ describe('loadConfig without a file', () => {
       { id: 'table-expert', builtin: 'table-expert', card: {}, extendedCard: true, skills: {}, requiredExtensions: [], options: {} },
     ]);
     expect(config.primaryAgent).toBe('echo');
-    expect(config.auth).toEqual({ mode: 'required', oauth: { enabled: true }, apiKeys: [], extendedCard: true, anonymousExtendedCard: false });
+    expect(config.auth).toEqual({
+      mode: 'required',
+      oauth: {
+        enabled: true,
+        accessTokenTtlSeconds: 3600,
+        refreshTokenTtlSeconds: 30 * 86_400,
+        defaultScopes: ['a2a:discover', 'a2a:publish', 'mcp:tools'],
+        registration: true,
+        allowedRedirectUris: ['https://chatgpt.com/connector_platform_oauth_redirect', 'https://claude.ai/api/mcp/auth_callback', 'https://claude.com/api/mcp/auth_callback'],
+        clientIdMetadataDocuments: { enabled: true, allowLoopbackHosts: false },
+      },
+      apiKeys: [],
+      extendedCard: true,
+      anonymousExtendedCard: false,
+    });
     expect(config.push).toEqual({ allowHttp: false, allowlist: [], signJwt: false });
     expect(config.cards).toEqual({ sign: true, maxAgeSeconds: 300 });
   });
