@@ -41,7 +41,8 @@ async function startDeployment(): Promise<{ http: string; stop(): Promise<void> 
       // Cards advertise the proxy: every call the SDK makes goes through the round robin.
       server: { ...base.server, publicUrl: proxyUrl, grpc: { ...base.server.grpc, publicUrl: `127.0.0.1:${grpcPort}` } },
       agents: SERVER_CONFIG.agents,
-      auth: SERVER_CONFIG.auth,
+      // as startTestServer does for the single-node suite: this tests clustering, not auth
+      auth: { mode: 'none', ...SERVER_CONFIG.auth },
       push: SERVER_CONFIG.push,
     };
     const configFile = path.join(dir, 'agentport.yaml');
