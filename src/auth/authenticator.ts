@@ -63,11 +63,30 @@ export class Authenticator {
     if (configured) return configured;
     if (presented.startsWith(API_KEY_PREFIX) && this.storedKeys) return this.storedKeys.authenticate(presented);
     if (looksLikeJwt(presented)) {
-      const resource = context.resource ?? (context.resourcePath === undefined ? undefined : resourceIdentifier(this.publicUrl(), context.resourcePath));
+      const resource = context.resource ?? (context.resourcePath === undefined ? undefined : this.resourceOf(context.resourcePath));
       return this.jwt.authenticate(presented, resource === undefined ? {} : { resource });
     }
     throw new A2AError('Unauthenticated', 'The credential presented is not valid');
   }
+
+  /** resourceIdentifier() parses URLs; the few paths a server has are remembered per public URL. */
+  private resourceOf(path: string): string {
+    const base = this.publicUrl();
+    if (base !== this.resourceBase) {
+      this.resourceBase = base;
+      this.resources.clear();
+    }
+    let r = this.resources.get(path);
+    if (r === undefined) {
+      r = resourceIdentifier(base, path);
+      // paths come from routes of known agents, but bound the map anyway
+      if (this.resources.size >= 1024) this.resources.clear();
+      this.resources.set(path, r);
+    }
+    return r;
+  }
+  private resourceBase = '';
+  private readonly resources = new Map<string, string>();
 
   /**
    * The `WWW-Authenticate` value for a refused request. `resource_metadata` is added once the
