@@ -34,6 +34,35 @@ const cimdSchema = z
   })
   .strict();
 
+/**
+ * `auth.oauth.upstream`: the login delegated to an upstream OpenID Provider (src/auth/oauth/upstream-login.ts).
+ * Accounts signed in this way are `<issuer>#<subject>`, as tokens of `auth.issuers` are.
+ */
+const upstreamSchema = z
+  .object({
+    /** exact issuer identifier; `<issuer>/.well-known/openid-configuration` must name it */
+    issuer: nonEmptyString.refine((v) => URL.canParse(v) && /^https?:/.test(v), { message: 'must be an http(s) URL' }),
+    clientId: nonEmptyString,
+    /** absent: a public client (PKCE only); write it as ${ENV_VAR} */
+    clientSecret: nonEmptyString.optional(),
+    /** requested at the upstream; `openid` is always added */
+    scopes: z.array(nonEmptyString).default(['openid', 'email']),
+    /** ID token claim that names the account (`<issuer>#<value>`) */
+    subjectClaim: nonEmptyString.default('sub'),
+    /** only these subject values may sign in */
+    allowedSubjects: z.array(nonEmptyString).optional(),
+    /** only ID tokens with `email_verified: true` and an email in one of these domains may sign in */
+    allowedDomains: z.array(nonEmptyString).optional(),
+    /** the button reads "Sign in with <label>" */
+    label: nonEmptyString.max(64).optional(),
+    /** scopes an upstream account may grant to clients (what `agentport users create --scopes` is for local users) */
+    userScopes: z.array(nonEmptyString).min(1).default(['a2a:discover', 'a2a:publish', 'mcp:tools']),
+    /** hosts or CIDRs the SSRF guard lets through (an upstream on a private network; tests: loopback); http is accepted only for these */
+    allowHosts: z.array(nonEmptyString).default([]),
+  })
+  .strict()
+  .refine((u) => u.issuer.startsWith('https:') || u.allowHosts.length > 0, { message: 'an http issuer needs its host in allowHosts', path: ['issuer'] });
+
 export const oauthSchema = z
   .object({
     enabled: bool.default(true),
@@ -48,7 +77,12 @@ export const oauthSchema = z
     /** extra redirect URIs allowed for registered and metadata-document clients; loopback is always allowed */
     allowedRedirectUris: z.array(redirectPattern).default([...DEFAULT_ALLOWED_REDIRECT_URIS]),
     clientIdMetadataDocuments: cimdSchema.default({}),
+    /** the username and password form for local users; off: only the upstream sign-in */
+    localUsers: bool.default(true),
+    upstream: upstreamSchema.optional(),
   })
-  .strict();
+  .strict()
+  .refine((o) => o.localUsers || o.upstream !== undefined, { message: 'localUsers: false needs an upstream to sign in with', path: ['localUsers'] });
 
 export type OAuthConfig = z.output<typeof oauthSchema>;
+export type UpstreamLoginConfig = z.output<typeof upstreamSchema>;

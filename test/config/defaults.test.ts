@@ -47,6 +47,7 @@ describe('loadConfig without a file', () => {
         registration: true,
         allowedRedirectUris: ['https://chatgpt.com/connector_platform_oauth_redirect', 'https://claude.ai/api/mcp/auth_callback', 'https://claude.com/api/mcp/auth_callback'],
         clientIdMetadataDocuments: { enabled: true, allowLoopbackHosts: false },
+        localUsers: true,
       },
       apiKeys: [],
       extendedCard: true,

@@ -14,6 +14,7 @@ import { consentPage, loginPage, messagePage, PAGE_HEADERS } from './interaction
 import { authenticateUser } from './local-users.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { grantableScopes } from './scopes.js';
+import { UpstreamLoginError, type UpstreamLogin } from './upstream-login.js';
 
 const FORM_LIMIT = 8 * 1024;
 
@@ -23,6 +24,10 @@ export interface InteractionDeps {
   store: OAuthStore;
   defaultScopes: readonly string[];
   throttle: LoginThrottle;
+  /** the username and password form (auth.oauth.localUsers) */
+  localUsers: boolean;
+  /** the "Sign in with …" button (auth.oauth.upstream) */
+  upstream?: UpstreamLogin;
   log: { warn(o: object, m?: string): void };
 }
 
@@ -55,9 +60,19 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
   const clientName = client?.clientName ?? clientId;
   const action = `/oauth/interaction/${encodeURIComponent(uid)}`;
   const csrf = csrfToken(d.formSecret, uid);
+  const login = (o: { error?: string; username?: string } = {}) =>
+    loginPage({ action: `${action}/login`, csrf, clientName, localUsers: d.localUsers, ...(d.upstream ? { upstream: { action: `${action}/upstream`, label: d.upstream.label } } : {}), ...o });
 
+  // Back from the upstream's callback (src/auth/oauth/upstream-login.ts): this browser holds the
+  // interaction cookie, and the callback verified the account for this very interaction.
+  if (req.method === 'GET' && step === 'upstream-done' && d.upstream && details.prompt.name === 'login') {
+    const state = new URL(req.url ?? '/', 'http://x').searchParams.get('state') ?? '';
+    const accountId = await d.upstream.take(state, uid);
+    if (!accountId) return send(res, 400, messagePage('Sign-in expired', 'This sign-in has expired or was already used. Start again from the application.'));
+    return d.provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
+  }
   if (req.method === 'GET') {
-    if (details.prompt.name === 'login') return send(res, 200, loginPage({ action: `${action}/login`, csrf, clientName }));
+    if (details.prompt.name === 'login') return send(res, 200, login());
     const accountId = details.session?.accountId ?? '';
     return send(res, 200, consentPage({ action: `${action}/confirm`, csrf, clientName, clientId, scopes: await scopesToGrant(d, details, accountId), ...resourceOf(details), user: accountId }));
   }
@@ -68,17 +83,30 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
   const form = new URLSearchParams(body);
   if (!csrfValid(d.formSecret, uid, form.get('csrf'))) return send(res, 403, messagePage('Refused', 'The form could not be verified. Reload the page and try again.'));
 
+  if (step === 'upstream' && details.prompt.name === 'login' && d.upstream) {
+    try {
+      const { location, setCookie } = await d.upstream.begin(uid);
+      res.writeHead(303, { Location: location, 'Set-Cookie': setCookie, 'Cache-Control': 'no-store' });
+      res.end();
+      return;
+    } catch (err) {
+      if (err instanceof UpstreamLoginError) return send(res, err.status, login({ error: err.message }));
+      throw err;
+    }
+  }
+
   if (step === 'login' && details.prompt.name === 'login') {
+    if (!d.localUsers) return send(res, 403, login({ error: 'Sign-in with a password is turned off here.' }));
     const username = form.get('username') ?? '';
     const address = req.socket.remoteAddress;
     if (!d.throttle.allowed(username, address)) {
-      return send(res, 429, loginPage({ action: `${action}/login`, csrf, clientName, error: 'Too many failed sign-ins. Wait 15 minutes and try again.', username }));
+      return send(res, 429, login({ error: 'Too many failed sign-ins. Wait 15 minutes and try again.', username }));
     }
     const user = await authenticateUser(d.store, username, form.get('password') ?? '');
     if (!user) {
       d.throttle.failed(username, address);
       d.log.warn({ username: username.slice(0, 64) }, 'oauth: failed sign-in');
-      return send(res, 401, loginPage({ action: `${action}/login`, csrf, clientName, error: 'Wrong username or password.', username }));
+      return send(res, 401, login({ error: 'Wrong username or password.', username }));
     }
     d.throttle.succeeded(username);
     return d.provider.interactionFinished(req, res, { login: { accountId: user.username } }, { mergeWithLastSubmission: false });
@@ -108,6 +136,8 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
 }
 
 async function userScopes(d: InteractionDeps, accountId: string): Promise<readonly string[]> {
+  const upstream = d.upstream?.scopesOf(accountId);
+  if (upstream) return upstream;
   return (await d.store.getUser(accountId))?.scopes ?? [];
 }
 

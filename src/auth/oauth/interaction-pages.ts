@@ -22,20 +22,29 @@ function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(title)} · Agentport</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
-export function loginPage(o: { action: string; csrf: string; clientName: string; error?: string; username?: string }): string {
+export function loginPage(o: { action: string; csrf: string; clientName: string; error?: string; username?: string; localUsers?: boolean; upstream?: { action: string; label: string } }): string {
+  const password = `<form method="post" action="${e(o.action)}">
+<input type="hidden" name="csrf" value="${e(o.csrf)}">
+<label for="username">Username</label>
+<input id="username" name="username" autocomplete="username" required${o.upstream ? '' : ' autofocus'} value="${e(o.username ?? '')}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>`;
+  // A form, not a link: starting an upstream sign-in needs the CSRF token too.
+  const upstream = o.upstream
+    ? `<form method="post" action="${e(o.upstream.action)}">
+<input type="hidden" name="csrf" value="${e(o.csrf)}">
+<button type="submit">Sign in with ${e(o.upstream.label)}</button>
+</form>`
+    : '';
+  const local = o.localUsers !== false;
   return page(
     'Sign in',
     `<h1>Sign in to Agentport</h1>
 <p><strong>${e(o.clientName)}</strong> wants to access your agents.</p>
 ${o.error ? `<p class="error" role="alert">${e(o.error)}</p>` : ''}
-<form method="post" action="${e(o.action)}">
-<input type="hidden" name="csrf" value="${e(o.csrf)}">
-<label for="username">Username</label>
-<input id="username" name="username" autocomplete="username" required autofocus value="${e(o.username ?? '')}">
-<label for="password">Password</label>
-<input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
-</form>`,
+${upstream}${upstream && local ? '\n<p>or with a local account:</p>\n' : ''}${local ? password : ''}`,
   );
 }
 

@@ -22,6 +22,8 @@ import { metadataRequestPath, protectedResourceMetadata } from './protected-reso
 import type { ResourceCatalog } from './resources.js';
 import { structuredTokenRequests } from './structured-token-requests.js';
 import type { TokenRevocations } from './token-revocations.js';
+import { messagePage, PAGE_HEADERS } from './interaction-pages.js';
+import { createUpstreamLogin, UPSTREAM_CALLBACK_PATH, UpstreamLoginError, type UpstreamLogin } from './upstream-login.js';
 
 export interface OAuthEndpointDeps {
   oauth: OAuthConfig;
@@ -65,6 +67,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
   const issuer = () => new URL(d.publicUrl()).origin;
   const revocations = d.revocations;
   const throttle = new LoginThrottle();
+  const upstream = d.oauth.upstream ? createUpstreamLogin({ config: d.oauth.upstream, store: d.store, publicOrigin: issuer, log: d.log }) : undefined;
 
   const build = () => {
     server ??= (async () => {
@@ -140,8 +143,20 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
     if (path.startsWith(`${INTERACTION_PATH}/`)) {
       const [uid, step] = path.slice(INTERACTION_PATH.length + 1).split('/');
       build().then(
-        ({ as }) => serveInteraction({ provider: as.provider, formSecret: as.formSecret, store: d.store, defaultScopes: d.oauth.defaultScopes, throttle, log: d.log }, req, res, uid ?? '', step),
+        ({ as }) =>
+          serveInteraction(
+            { provider: as.provider, formSecret: as.formSecret, store: d.store, defaultScopes: d.oauth.defaultScopes, throttle, localUsers: d.oauth.localUsers, ...(upstream ? { upstream } : {}), log: d.log },
+            req,
+            res,
+            uid ?? '',
+            step,
+          ),
       ).catch((err: unknown) => fail(res, err));
+      return true;
+    }
+    if (path === UPSTREAM_CALLBACK_PATH) {
+      if (!upstream) return false;
+      d.started.then(() => upstreamCallback(upstream, req, res)).catch((err: unknown) => fail(res, err));
       return true;
     }
     if (path.startsWith('/oauth/')) return toProvider(req, res);
@@ -158,6 +173,27 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
     }
     return false;
   };
+}
+
+/**
+ * Where the upstream sends the browser back: once the account is verified, on to the interaction
+ * (whose cookie is scoped to its own path) to finish the login there.
+ */
+async function upstreamCallback(upstream: UpstreamLogin, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method !== 'GET') {
+    res.writeHead(405, { ...PAGE_HEADERS, Allow: 'GET' });
+    return void res.end(messagePage('Not allowed', 'The sign-in callback is reached by a redirect.'));
+  }
+  try {
+    const { uid, state } = await upstream.complete(new URL(req.url ?? '/', 'http://callback'), req.headers.cookie);
+    res.writeHead(303, { Location: `${INTERACTION_PATH}/${encodeURIComponent(uid)}/upstream-done?state=${encodeURIComponent(state)}`, 'Set-Cookie': upstream.clearCookie, 'Cache-Control': 'no-store' });
+    res.end();
+  } catch (err) {
+    if (!(err instanceof UpstreamLoginError)) throw err;
+    // The binding cookie stays: a forged callback must not spoil the sign-in under way.
+    res.writeHead(err.status, PAGE_HEADERS);
+    res.end(messagePage('Sign-in failed', err.message));
+  }
 }
 
 /**
