@@ -7,7 +7,7 @@
  * signature, an account that is not allowed, and an upstream that is down.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { Provider } from 'oidc-provider';
@@ -19,8 +19,12 @@ import { CookieJar, mcpToolsList, startOAuthServer } from './support.js';
 const REDIRECT = 'http://127.0.0.1:53682/callback';
 const insecure = { [oauth.allowInsecureRequests]: true };
 const UPSTREAM_CLIENT = { id: 'agentport', secret: 'upstream-client-secret-0123456789' };
-/** the upstream's accounts: alice may sign in to Agentport (allowedDomains), mallory may not */
-const ACCOUNTS: Record<string, { email: string }> = { 'alice-7f3a': { email: 'alice@example.com' }, 'mallory-1c9e': { email: 'mallory@evil.test' } };
+/** the upstream's accounts: alice may sign in to Agentport (allowedDomains), bob too (allowedSubjects), mallory may not */
+const ACCOUNTS: Record<string, { email: string }> = {
+  'alice-7f3a': { email: 'alice@example.com' },
+  'bob-52d0': { email: 'bob@contractor.test' },
+  'mallory-1c9e': { email: 'mallory@evil.test' },
+};
 
 type Tamper = 'aud' | 'signature' | undefined;
 
@@ -205,6 +209,7 @@ describe('login delegated to an upstream OpenID Provider', () => {
             clientSecret: UPSTREAM_CLIENT.secret,
             label: 'Test IdP',
             allowedDomains: ['example.com'],
+            allowedSubjects: ['bob-52d0'],
             allowHosts: ['127.0.0.0/8'],
           },
         },
@@ -320,7 +325,13 @@ describe('login delegated to an upstream OpenID Provider', () => {
     expect((await sign()).callback).toBeDefined();
   });
 
-  it('refuses an upstream account outside allowedDomains', async () => {
+  it('admits an account listed in allowedSubjects although its domain is not allowed', async () => {
+    const r = await sign({ account: 'bob-52d0' });
+    expect(r.stoppedAt).toBeUndefined();
+    expect(r.pages.find((p) => p.includes('value="allow"'))).toContain(`Signed in as <strong>${upstream.issuer}#bob-52d0</strong>`);
+  });
+
+  it('refuses an upstream account outside allowedDomains and allowedSubjects', async () => {
     const r = await sign({ account: 'mallory-1c9e' });
     expect(r.callback).toBeUndefined();
     expect(r.stoppedAt).toMatchObject({ status: 403 });
@@ -331,19 +342,25 @@ describe('login delegated to an upstream OpenID Provider', () => {
 describe('upstream-only login (localUsers: false) with the upstream down', () => {
   let s: TestServer;
   let deadIssuer: string;
+  /** accepts connections and never answers: the worst kind of down */
+  let silent: net.Server;
+  const sockets = new Set<net.Socket>();
 
   beforeAll(async () => {
-    const dead = http.createServer();
-    await new Promise<void>((r) => dead.listen(0, '127.0.0.2', r));
-    deadIssuer = `http://127.0.0.2:${(dead.address() as AddressInfo).port}`;
-    await new Promise<void>((r) => dead.close(() => r()));
+    silent = net.createServer((socket) => void sockets.add(socket));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.2', r));
+    deadIssuer = `http://127.0.0.2:${(silent.address() as AddressInfo).port}`;
     s = await startOAuthServer({
       auth: { oauth: { localUsers: false, upstream: { issuer: deadIssuer, clientId: 'agentport', clientSecret: 'unused-secret-0123456789', label: 'Corp SSO', allowHosts: ['127.0.0.0/8'] } } },
     });
   });
-  afterAll(async () => s?.stop());
+  afterAll(async () => {
+    await s?.stop();
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((r) => silent.close(() => r()));
+  });
 
-  it('shows only the upstream button, refuses passwords, and answers 502 with a page at once when the upstream is unreachable', async () => {
+  it('shows only the upstream button, refuses passwords, and answers 502 with a page within the 5 s cap when the upstream does not answer', { timeout: 15_000 }, async () => {
     const browser = new Browser();
     const start = new URL(`${s.http}/oauth/authorize`);
     const reg = await fetch(`${s.http}/oauth/register`, {
@@ -366,7 +383,7 @@ describe('upstream-only login (localUsers: false) with the upstream down', () =>
     const began = Date.now();
     const up = formOf(login, 'upstream')!;
     const res = await browser.go(new URL(up.action, s.http).href, { csrf: up.csrf });
-    expect(Date.now() - began).toBeLessThan(6000);
+    expect(Date.now() - began).toBeLessThan(7000);
     expect(res.status).toBe(502);
     const page = await res.text();
     expect(page).toContain('Corp SSO could not be reached');
