@@ -27,11 +27,14 @@ import { AuthorizingA2AHandler } from '../core/authz/authorizing-handler.js';
 import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
 import { checkAuthMode } from './auth-mode.js';
 import { createFirstAdminKey } from './first-start.js';
+import type { FirstAdminUser } from '../auth/oauth/first-admin-user.js';
 import { packageVersion } from '../cli/version.js';
 
 export interface RunningServer {
   /** the admin API key created by this (first) start, to be shown once; never logged */
   firstAdminKey?: string;
+  /** the sign-in user created by this (first) start, to be shown once; never logged */
+  firstAdminUser?: FirstAdminUser;
   urls: { http: string; grpc?: string };
   agents: Array<{ id: string; url: string }>;
   /** the live agent registry (faces announce its changes; tests add and remove agents through it) */
@@ -191,13 +194,20 @@ export async function startServer(initial: Config): Promise<RunningServer> {
 
     const firstAdminKey = await createFirstAdminKey(config, store);
     if (firstAdminKey) log.warn('first start: an admin API key was created; it is printed once on the terminal (never logged)');
-    if (oauth) closers.unshift(await oauth.afterStart());
+    let firstAdminUser: FirstAdminUser | undefined;
+    if (oauth) {
+      const after = await oauth.afterStart();
+      closers.unshift(after.stop);
+      firstAdminUser = after.firstAdminUser;
+      if (firstAdminUser) log.warn('first start: the sign-in user admin was created; its password is printed once on the terminal (never logged)');
+    }
     log.info({ http: config.server.publicUrl, grpc: grpc ? config.server.grpc.publicUrl : undefined }, 'agentport started');
     return {
       urls: { http: config.server.publicUrl, ...(grpc ? { grpc: config.server.grpc.publicUrl } : {}) },
       agents: registry.list().map((a) => ({ id: a.id, url: a.baseUrl })),
       registry,
       ...(firstAdminKey ? { firstAdminKey } : {}),
+      ...(firstAdminUser ? { firstAdminUser } : {}),
       close: () => closeAll(closers),
     };
   } catch (e) {

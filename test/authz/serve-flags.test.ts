@@ -14,7 +14,7 @@ import { fakeIO } from '../cli/fake-io.js';
 const argv = (...args: string[]) => ['node', 'agentport', ...args];
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'agentport-authz-cli-'));
 
-function fakeServer(firstAdminKey?: string): { start: StartServer; started: Config[] } {
+function fakeServer(firstAdminKey?: string, firstAdminUser?: RunningServer['firstAdminUser']): { start: StartServer; started: Config[] } {
   const started: Config[] = [];
   const start: StartServer = async (config) => {
     started.push(config);
@@ -23,6 +23,7 @@ function fakeServer(firstAdminKey?: string): { start: StartServer; started: Conf
       agents: [],
       close: async () => {},
       ...(firstAdminKey ? { firstAdminKey } : {}),
+      ...(firstAdminUser ? { firstAdminUser } : {}),
     };
     return server;
   };
@@ -65,5 +66,15 @@ describe('serve --auth', () => {
     const again = fakeIO(tempDir());
     await runCli(argv('serve'), again, { startServer: fakeServer().start });
     expect(again.out).not.toContain('KEY=');
+  });
+
+  it('prints the first start’s sign-in user once on stdout, with where to sign in, never on stderr', async () => {
+    const user = { username: 'admin', password: 'pw-' + 'x'.repeat(21), loginUrl: 'http://127.0.0.1:41000/oauth/authorize' };
+    const io = fakeIO(tempDir());
+    await runCli(argv('serve'), io, { startServer: fakeServer(undefined, user).start });
+    expect(io.out.split(user.password)).toHaveLength(2);
+    expect(io.out).toContain(`password: ${user.password}`);
+    expect(io.out).toContain(user.loginUrl);
+    expect(io.err).not.toContain(user.password);
   });
 });

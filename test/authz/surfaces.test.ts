@@ -187,11 +187,15 @@ describe('start-up', () => {
     try {
       const first = await startTestServer({ auth: { mode: 'required' } }, { dataDir, keepData: true });
       const key = first.firstAdminKey;
+      const user = first.firstAdminUser;
       await first.stop();
       expect(key).toMatch(/^ap_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+      expect(user).toMatchObject({ username: 'admin', loginUrl: `${first.http}/oauth/authorize` });
+      expect(user!.password.length).toBeGreaterThanOrEqual(16);
       const second = await startTestServer({ auth: { mode: 'required' } }, { dataDir, keepData: true });
       try {
         expect(second.firstAdminKey).toBeUndefined();
+        expect(second.firstAdminUser).toBeUndefined();
         expect((await fetch(`${second.http}/api/v1/keys`, { headers: { 'x-api-key': key! } })).status).toBe(200);
       } finally {
         await second.stop();

@@ -1,15 +1,21 @@
 /**
  * Secure by default: the first start with authentication required and no local users creates the
- * user `admin` (every scope) with a random password, printed once on the terminal with the login
- * URL, never logged. Replicas racing at the first start create it once (the insert is
- * conditional); only the winner prints.
+ * user `admin` (every scope) with a random password. `agentport serve` prints it once on the
+ * terminal with the login URL (firstAdminUserNotice); it is never logged. Replicas racing at the
+ * first start create it once (the insert is conditional); only the winner gets the password.
  */
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { createUser } from './local-users.js';
 
 export const FIRST_ADMIN_USERNAME = 'admin';
 
-export async function createFirstAdminUser(store: OAuthStore, o: { loginUrl: string; print?: (text: string) => void }): Promise<{ username: string; password: string } | undefined> {
+export interface FirstAdminUser {
+  username: string;
+  password: string;
+  loginUrl: string;
+}
+
+export async function createFirstAdminUser(store: OAuthStore, o: { loginUrl: string }): Promise<FirstAdminUser | undefined> {
   if ((await store.countUsers()) > 0) return undefined;
   let created;
   try {
@@ -17,13 +23,16 @@ export async function createFirstAdminUser(store: OAuthStore, o: { loginUrl: str
   } catch {
     return undefined; // another replica created it first
   }
-  const print = o.print ?? ((t: string) => process.stderr.write(t));
-  print(
-    `\nAgentport: first start, created the sign-in user '${FIRST_ADMIN_USERNAME}'.\n` +
-      `  password: ${created.password}\n` +
-      `  It is shown only now. Sign in when an OAuth client (ChatGPT, Claude, the MCP Inspector) sends you to\n` +
-      `  ${o.loginUrl}\n` +
-      `  Manage users with \`agentport users create|list|delete\`.\n\n`,
+  return { username: FIRST_ADMIN_USERNAME, password: created.password, loginUrl: o.loginUrl };
+}
+
+/** The once-only terminal notice of the first admin user. */
+export function firstAdminUserNotice(u: FirstAdminUser): string {
+  return (
+    `\nFirst start: created the sign-in user '${u.username}'. Its password is shown only this once:\n\n` +
+    `  password: ${u.password}\n\n` +
+    `Sign in with it when an OAuth client (ChatGPT, Claude, the MCP Inspector) sends you to\n` +
+    `${u.loginUrl}\n` +
+    `Manage users with \`agentport users create|list|delete\`.\n`
   );
-  return { username: FIRST_ADMIN_USERNAME, password: created.password };
 }

@@ -11,7 +11,7 @@ import type { KeyStore } from '../../core/keys/key-store.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import type { Authenticator } from '../authenticator.js';
 import { OAUTH_PATHS, oauthUrl, protectedResourceMetadataUrl } from '../oauth-paths.js';
-import { createFirstAdminUser } from './first-admin-user.js';
+import { createFirstAdminUser, type FirstAdminUser } from './first-admin-user.js';
 import { compatClientsRoute, managementRoutes } from './management-routes.js';
 import { createOAuthEndpoint } from './oauth-endpoint.js';
 import type { TokenRevocations } from './token-revocations.js';
@@ -19,8 +19,11 @@ import type { TokenRevocations } from './token-revocations.js';
 export interface OAuthFaces {
   endpoint: (req: IncomingMessage, res: ServerResponse) => boolean;
   adminRoutes: FastifyPluginAsync;
-  /** called once the server listens: the first admin user, when there is no user yet; returns the stopper of background work */
-  afterStart: () => Promise<() => Promise<void>>;
+  /**
+   * called once the server listens: creates the first admin user when there is no user yet;
+   * returns the stopper of background work and that user (to be shown once by `serve`)
+   */
+  afterStart: () => Promise<{ stop: () => Promise<void>; firstAdminUser?: FirstAdminUser }>;
 }
 
 const SWEEP_INTERVAL_MS = 10 * 60_000;
@@ -58,8 +61,9 @@ export function createOAuthFaces(d: {
       // Expired codes, tokens and interactions are deleted in the background; reads ignore them anyway.
       const sweep = setInterval(() => void d.store.sweepExpired(Date.now()).catch((err: unknown) => d.log.warn({ err }, 'oauth: sweeping expired records failed')), SWEEP_INTERVAL_MS);
       sweep.unref();
-      if (d.config().auth.mode === 'required' && d.config().auth.oauth.enabled) await createFirstAdminUser(d.store, { loginUrl: oauthUrl(publicUrl(), OAUTH_PATHS.authorize) });
-      return async () => clearInterval(sweep);
+      const firstAdminUser =
+        d.config().auth.mode === 'required' && d.config().auth.oauth.enabled ? await createFirstAdminUser(d.store, { loginUrl: oauthUrl(publicUrl(), OAUTH_PATHS.authorize) }) : undefined;
+      return { stop: async () => clearInterval(sweep), ...(firstAdminUser ? { firstAdminUser } : {}) };
     },
   };
 }

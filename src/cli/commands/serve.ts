@@ -5,11 +5,14 @@ import { describeStartFailure, formatBanner } from '../banner.js';
 import type { CliIO } from '../io.js';
 import { stopOnSignals } from '../shutdown.js';
 import { firstStartNotice } from '../../server/first-start.js';
+import { firstAdminUserNotice, type FirstAdminUser } from '../../auth/oauth/first-admin-user.js';
 
 /** What `startServer` (src/server/start.ts) returns. */
 export interface RunningServer {
   /** the admin API key a first start created: printed once, here */
   firstAdminKey?: string;
+  /** the sign-in user a first start created: printed once, here */
+  firstAdminUser?: FirstAdminUser;
   urls: { http: string; grpc?: string };
   agents: Array<{ id: string; url: string }>;
   close(): Promise<void>;
@@ -112,5 +115,6 @@ async function serve(options: ServeOptions, io: CliIO, startServer: StartServer)
   io.stderr(formatBanner(config, server));
   // The only time this key is ever shown (only its hash is stored); stdout, so it can be captured.
   if (server.firstAdminKey) io.stdout(firstStartNotice(server.firstAdminKey, server.urls.http));
+  if (server.firstAdminUser) io.stdout(firstAdminUserNotice(server.firstAdminUser));
   stopOnSignals(server, io);
 }
