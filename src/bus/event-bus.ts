@@ -17,6 +17,11 @@ export interface ForwardedMessage {
   metadata?: JsonObject;
   /** extensions the caller asked for (A2A-Extensions) */
   extensions: string[];
+  /**
+   * the caller's usecases as the receiving replica's authorization engine bound them; absent =
+   * unbound. Without it the holder would run the message with access to every usecase's data.
+   */
+  usecases?: string[];
 }
 
 /**

@@ -194,6 +194,8 @@ describe('RedisEventBus across two replicas sharing one Redis and one event log'
       owner: 'alice',
       message: { messageId: 'm1', role: 'ROLE_USER' as const, parts: [{ text: 'hi' }] },
       extensions: ['https://ext.example/v1'],
+      // the caller's usecase binding travels with the message (the holder runs it bound, not open)
+      usecases: ['retail'],
     };
     a.publishControl({ type: 'message', taskId: 't-all', forwarded });
     // Redis keeps one connection's order: once the broadcast is in, the routed ones before it are too.

@@ -89,6 +89,7 @@ function isForwardedMessage(v: unknown): v is ForwardedMessage {
     typeof v.owner === 'string' &&
     isObject(v.message) &&
     Array.isArray(v.extensions) &&
-    v.extensions.every((e) => typeof e === 'string')
+    v.extensions.every((e) => typeof e === 'string') &&
+    (v.usecases === undefined || (Array.isArray(v.usecases) && v.usecases.every((u) => typeof u === 'string')))
   );
 }

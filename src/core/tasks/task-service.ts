@@ -371,6 +371,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
       owner: ctx.principal.subject,
       message: { ...req.message, taskId: existing.task.id, contextId: existing.task.contextId },
       extensions: [...ctx.requestedExtensions],
+      ...(ctx.usecases ? { usecases: [...ctx.usecases] } : {}),
       ...(req.configuration?.acceptedOutputModes ? { acceptedOutputModes: req.configuration.acceptedOutputModes } : {}),
       ...(req.metadata ? { metadata: req.metadata } : {}),
     };
@@ -883,7 +884,12 @@ export class TaskService implements A2AHandler, AgentRunHost {
   private async runForwarded(f: ForwardedMessage): Promise<void> {
     const agent = this.d.registry.get(f.agentId);
     if (!agent) return;
-    const ctx: CallContext = { agentId: f.agentId, principal: { subject: f.owner, authenticated: true, scopes: [] }, requestedExtensions: f.extensions };
+    const ctx: CallContext = {
+      agentId: f.agentId,
+      principal: { subject: f.owner, authenticated: true, scopes: [] },
+      requestedExtensions: f.extensions,
+      ...(f.usecases ? { usecases: f.usecases } : {}),
+    };
     try {
       const prepared = await this.prepare(
         ctx,
