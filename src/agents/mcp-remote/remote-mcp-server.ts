@@ -49,7 +49,7 @@ export class RemoteMcpServer {
     private readonly version: string,
   ) {
     // http is allowed: the operator chose this URL; the guard is about where it may point.
-    this.fetch = guardedFetch(new SsrfGuard({ allow: cfg.allowlist, allowHttp: true }));
+    this.fetch = guardedFetch(new SsrfGuard({ allow: cfg.allowlist, allowHttp: true, label: 'remote MCP server URL' }));
   }
 
   /** Connects and lists the tools; throws RemoteMcpError when the remote cannot be reached. */

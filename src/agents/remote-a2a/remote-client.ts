@@ -26,7 +26,7 @@ async function grpcAllowed(guard: SsrfGuard, url: string): Promise<boolean> {
 }
 
 export async function connectRemote(cfg: RemoteA2AClientConfig): Promise<{ client: A2AClient; card: AgentCard }> {
-  const guard = new SsrfGuard({ allow: cfg.allowlist, allowHttp: true });
+  const guard = new SsrfGuard({ allow: cfg.allowlist, allowHttp: true, label: 'remote agent URL' });
   const fetch = guardedFetch(guard) as typeof globalThis.fetch;
   const resolved = await new CardResolver({ fetch, headers: cfg.headers, timeoutMs: cfg.connectTimeoutMs }).resolve(cfg.cardUrl);
   const interfaces = [];

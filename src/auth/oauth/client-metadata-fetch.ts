@@ -30,7 +30,7 @@ export interface MetadataDocumentFetch {
 }
 
 export function createMetadataDocumentFetch(o: { allowLoopbackHosts: boolean; trustedCaFile?: string }): MetadataDocumentFetch {
-  const guard = new SsrfGuard({ allow: o.allowLoopbackHosts ? ['127.0.0.0/8', '::1/128', 'localhost'] : [] });
+  const guard = new SsrfGuard({ allow: o.allowLoopbackHosts ? ['127.0.0.0/8', '::1/128', 'localhost'] : [], label: 'client metadata document URL' });
   const ca = o.trustedCaFile ? readFileSync(o.trustedCaFile, 'utf8') : undefined;
   const failed = new Map<string, { until: number; error: Error }>();
   const remember = (url: string, error: Error): Error => {

@@ -63,7 +63,7 @@ export function createUpstreamLogin(o: { config: UpstreamLoginConfig; store: OAu
   const issuer = new URL(cfg.issuer);
   const label = cfg.label ?? issuer.host;
   const insecure = issuer.protocol === 'http:';
-  const fetchImpl = guardedFetch(new SsrfGuard({ allow: cfg.allowHosts, allowHttp: insecure }));
+  const fetchImpl = guardedFetch(new SsrfGuard({ allow: cfg.allowHosts, allowHttp: insecure, label: 'upstream OIDC provider URL' }));
   const client: oauth.Client = { client_id: cfg.clientId };
   const clientAuth = cfg.clientSecret ? oauth.ClientSecretBasic(cfg.clientSecret) : oauth.None();
   const scope = [...new Set(['openid', ...cfg.scopes])].join(' ');

@@ -44,6 +44,8 @@ export interface SsrfGuardOptions {
   allowHttp?: boolean;
   /** DNS resolution; defaults to every A/AAAA record from the system resolver */
   resolve?: HostResolver;
+  /** what the URL is, for rejection messages (default 'push notification URL') */
+  label?: string;
 }
 
 /** Names that reach the host itself or a cloud metadata service whatever the resolver says. */
@@ -151,7 +153,9 @@ export class SsrfGuard {
     this.allow = compileAllowList(opts.allow ?? []);
     this.allowHttp = opts.allowHttp ?? false;
     this.resolve = opts.resolve ?? systemResolver;
+    this.label = opts.label ?? 'push notification URL';
   }
+  private readonly label: string;
 
   /** Validates `url` and resolves its host; throws SsrfRejectedError when any part is refused. */
   async check(url: string): Promise<SsrfCheckResult> {
@@ -161,24 +165,24 @@ export class SsrfGuard {
       // before we look at them, so every IPv4 spelling reaches the address check.
       parsed = new URL(url);
     } catch {
-      throw new SsrfRejectedError('invalid-url', 'push notification URL is not a valid absolute URL');
+      throw new SsrfRejectedError('invalid-url', `${this.label} is not a valid absolute URL`);
     }
     if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && this.allowHttp)) {
       throw new SsrfRejectedError(
         'scheme',
-        this.allowHttp ? 'push notification URL must use http or https' : 'push notification URL must use https',
+        this.allowHttp ? `${this.label} must use http or https` : `${this.label} must use https`,
       );
     }
     if (parsed.username || parsed.password) {
-      throw new SsrfRejectedError('credentials', 'push notification URL must not contain credentials');
+      throw new SsrfRejectedError('credentials', `${this.label} must not contain credentials`);
     }
     const host = normalizeHostname(parsed.hostname);
-    if (!host) throw new SsrfRejectedError('invalid-url', 'push notification URL has no host');
+    if (!host) throw new SsrfRejectedError('invalid-url', `${this.label} has no host`);
 
     const hostAllowed = this.hostAllowed(host);
     const literal = parseAddress(host);
     const blockedName = !literal && !hostAllowed && (BLOCKED_NAMES.has(host) || host.endsWith('.localhost'));
-    const nameRejection = new SsrfRejectedError('hostname', 'push notification URL host is not allowed');
+    const nameRejection = new SsrfRejectedError('hostname', `${this.label} host is not allowed`);
     if (blockedName && this.allow.cidrs.length === 0) throw nameRejection;
 
     let addresses: string[];
@@ -189,11 +193,11 @@ export class SsrfGuard {
         addresses = await this.resolve(host);
       } catch {
         if (blockedName) throw nameRejection;
-        throw new SsrfRejectedError('dns', 'push notification URL host could not be resolved', true);
+        throw new SsrfRejectedError('dns', `${this.label} host could not be resolved`, true);
       }
       if (addresses.length === 0) {
         if (blockedName) throw nameRejection;
-        throw new SsrfRejectedError('dns', 'push notification URL host could not be resolved', true);
+        throw new SsrfRejectedError('dns', `${this.label} host could not be resolved`, true);
       }
     }
 
@@ -207,15 +211,15 @@ export class SsrfGuard {
     } else if (!hostAllowed) {
       for (const address of addresses) {
         const addr = parseAddress(address);
-        if (!addr) throw new SsrfRejectedError('address', 'push notification URL host resolved to an invalid address');
+        if (!addr) throw new SsrfRejectedError('address', `${this.label} host resolved to an invalid address`);
         if (this.addressAllowed(addr)) continue;
         const refusal = refusalFor(addr);
         if (refusal) {
           throw new SsrfRejectedError(
             'address',
             literal
-              ? `push notification URL host is ${refusal}`
-              : `push notification URL host resolves to ${refusal}`,
+              ? `${this.label} host is ${refusal}`
+              : `${this.label} host resolves to ${refusal}`,
           );
         }
       }

@@ -99,6 +99,12 @@ describe('SsrfGuard: refused names', () => {
     const err = await rejection(new SsrfGuard({ allowHttp: true }), 'http://localhost:8080/hook');
     expect(err.kind).toBe('hostname');
   });
+
+  it('names what the URL is for in its reasons (the guard also checks non-push URLs)', async () => {
+    const err = await rejection(new SsrfGuard({ allowHttp: true, label: 'remote agent URL' }), 'http://localhost:8080/card');
+    expect(err.reason).toBe('remote agent URL host is not allowed');
+    expect((await rejection(new SsrfGuard({ allowHttp: true }), 'http://localhost:8080/hook')).reason).toBe('push notification URL host is not allowed');
+  });
 });
 
 describe('SsrfGuard: refused addresses', () => {
