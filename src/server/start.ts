@@ -119,9 +119,9 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       ? createGrpcServer({
           handler,
           defaultAgentId: initial.primaryAgent,
-          authenticate: async (md: Metadata) => {
+          authenticate: async (md: Metadata, agentId: string) => {
             await started;
-            return auth.authenticate(Object.fromEntries(Object.entries(md.getMap()).map(([k, v]) => [k, String(v)])));
+            return auth.authenticate(Object.fromEntries(Object.entries(md.getMap()).map(([k, v]) => [k, String(v)])), { resourcePath: `/a2a/${encodeURIComponent(agentId)}` });
           },
           maxMessageBytes: initial.limits.bodyBytes,
           log,

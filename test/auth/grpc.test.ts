@@ -60,4 +60,15 @@ describe('gRPC authentication', () => {
     const err = await errorOf(client.unary('GetTask', { id }, await as('bob')));
     expect(err.code).toBe(grpc.status.NOT_FOUND);
   });
+
+  it('checks an own token\'s RFC 8707 audience against the agent the call names (tenant, else the default agent)', async () => {
+    const keys = new KeyStore({ dataDir: s.dataDir });
+    const forEcho = { authorization: `Bearer ${await issueAccessToken(keys, { issuer: s.http, audience: `${s.http}/a2a/echo`, subject: 'alice' })}` };
+    const own = await client.unary<{ task?: { id: string } }>('SendMessage', { tenant: 'echo', message: userMessage('hi') }, forEcho);
+    expect(own.response.task?.id).toBeDefined();
+    // echo is the default agent, so a call without a tenant is for it too
+    expect((await send(forEcho)).response.task?.id).toBeDefined();
+    const other = await errorOf(client.unary('SendMessage', { tenant: 'table-expert', message: userMessage('hi') }, forEcho));
+    expect(other.code).toBe(grpc.status.UNAUTHENTICATED);
+  });
 });

@@ -27,8 +27,12 @@ export interface GrpcServerOptions {
   handler: A2AHandler;
   /** the agent served when a request's `tenant` is empty */
   defaultAgentId: string;
-  /** Turns request metadata into a caller; throw A2AError('Unauthenticated') to refuse. Default: anonymous. */
-  authenticate?: (metadata: grpc.Metadata) => Promise<Principal>;
+  /**
+   * Turns request metadata into a caller; throw A2AError('Unauthenticated') to refuse. Default:
+   * anonymous. `agentId` is the agent the call names (its tenant, else the default agent), so a
+   * token's RFC 8707 audience can be checked against that agent's resource.
+   */
+  authenticate?: (metadata: grpc.Metadata, agentId: string) => Promise<Principal>;
   /** largest request message accepted (grpc.max_receive_message_length); grpc-js default is 4 MiB */
   maxMessageBytes?: number;
   log?: GrpcBindingLog;
@@ -70,7 +74,11 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
   async function admit<R>(prepare: (wire: unknown) => PreparedCall<R>, call: AnyCall, signal: AbortSignal, legacy = false): Promise<Admitted<R>> {
     // The v0.3 service is itself the version: its clients send no a2a-version (v0.3 had none).
     if (!legacy) negotiateVersion(firstString(call.metadata, VERSION_KEY));
-    const principal = authenticate ? await authenticate(call.metadata) : ANONYMOUS;
+    // The tenant is read unvalidated here only to name the resource the token must be for;
+    // validation (and the unknown-tenant answer) comes after authentication.
+    const rawTenant = (call.request as { tenant?: unknown } | null)?.tenant;
+    const named = typeof rawTenant === 'string' && rawTenant !== '' ? rawTenant : defaultAgentId;
+    const principal = authenticate ? await authenticate(call.metadata, named) : ANONYMOUS;
     if (call.request === UNDECODABLE) throw new A2AError('InvalidRequest', 'The request is not a valid protobuf message of this method');
     const prepared = prepare(call.request);
     const agentId = prepared.tenant ?? defaultAgentId;
