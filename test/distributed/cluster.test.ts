@@ -78,7 +78,9 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
     ensureBuilt();
     dir = await mkdtemp(path.join(tmpdir(), 'agentport-dist-'));
     agentLog = path.join(dir, 'agent.log');
-    cluster = await startCluster(['A', 'B', 'C'], { postgresUrl: PG_URL, schema, redisUrl: REDIS_URL, prefix, agentLog });
+    // forceUsecase binds every caller, so a run shows whether the binding reached it (mode none
+    // otherwise leaves callers unbound); the test agent ignores usecases elsewhere.
+    cluster = await startCluster(['A', 'B', 'C'], { postgresUrl: PG_URL, schema, redisUrl: REDIS_URL, prefix, agentLog, extraConfig: { auth: { mode: 'none', forceUsecase: 'cluster' } } });
     [A, B, C] = ['A', 'B', 'C'].map((id) => cluster.get(id));
   }, 120_000);
 
@@ -208,6 +210,23 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
         expect(t.status.state, `on ${r.id}`).toBe('TASK_STATE_COMPLETED');
         expect(t.artifacts.flatMap((a: { parts: unknown[] }) => a.parts), `on ${r.id}`).toEqual([{ text: 'forty-two' }]);
       }
+    }));
+
+  it('runs a follow-up that arrived on another replica with the caller\'s usecase binding', () =>
+    withLogs(async () => {
+      const direct = await sendBlocking(A, 'work', 'usecases');
+      created.set(direct.id, 'work');
+      expect(direct.artifacts[0].parts).toEqual([{ text: '["cluster"]' }]);
+      const asked = await sendBlocking(A, 'work', 'ask');
+      created.set(asked.id, 'work');
+      expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      const answered = await sendBlocking(B, 'work', 'usecases', { taskId: asked.id, contextId: asked.contextId });
+      expect(answered.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(answered.artifacts.flatMap((a: { parts: unknown[] }) => a.parts)).toEqual([{ text: '["cluster"]' }]);
+      // A still holds the task, so B forwarded the message over the bus and A ran it: the binding
+      // travelled with it (without it the run is unbound and answers null)
+      const runs = agentLogFor(agentLog, asked.id).filter((l) => l.event === 'start');
+      expect(runs.map((l) => [l.text, l.replica])).toEqual([['ask', 'A'], ['usecases', 'A']]);
     }));
 
   it('stops an executor whose lease another replica took, even with no cancel signal (fencing by lease)', () =>
