@@ -8,7 +8,7 @@
 import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type Implementation, type Tool } from '@modelcontextprotocol/client';
 import type { McpRemoteConfig } from '../../config/config.js';
 import { SsrfGuard, SsrfRejectedError } from '../../core/push/ssrf-guard.js';
-import { guardedFetch } from './guarded-fetch.js';
+import { guardedFetch } from '../../core/push/guarded-fetch.js';
 
 export interface RemoteLog {
   debug(obj: object, msg?: string): void;

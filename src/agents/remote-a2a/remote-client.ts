@@ -5,7 +5,7 @@
  */
 import { A2AClient, CardResolver, headerAuth, type AgentCard } from '../../client/index.js';
 import { SsrfGuard } from '../../core/push/ssrf-guard.js';
-import { guardedFetch } from '../mcp-remote/guarded-fetch.js';
+import { guardedFetch } from '../../core/push/guarded-fetch.js';
 
 export interface RemoteA2AClientConfig {
   cardUrl: string;

@@ -21,7 +21,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { UpstreamLoginConfig } from '../../config/oauth-schema.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { SsrfGuard } from '../../core/push/ssrf-guard.js';
-import { guardedFetch } from '../../agents/mcp-remote/guarded-fetch.js';
+import { guardedFetch } from '../../core/push/guarded-fetch.js';
 
 export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
 const COOKIE = 'agentport_upstream_state';

@@ -1,6 +1,6 @@
 /**
- * A `fetch` for the MCP client that only reaches addresses the SSRF guard approved. Each request
- * checks the URL and connects through `pinnedLookup`, so a DNS answer that changes after the check
+ * A `fetch` that only reaches addresses the SSRF guard approved (remote MCP and A2A agents, the
+ * upstream OIDC login). Each request checks the URL and connects through `pinnedLookup`, so a DNS answer that changes after the check
  * (rebinding) cannot steer the socket elsewhere. Built on node:http/https for the same reason as
  * the push sender: pinning on the global fetch needs an undici dispatcher, not a dependency here.
  * Redirects are returned, not followed: the SDK follows same-origin ones through this fetch again.
@@ -8,7 +8,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { Readable } from 'node:stream';
-import { pinnedLookup, type SsrfGuard } from '../../core/push/ssrf-guard.js';
+import { pinnedLookup, type SsrfGuard } from './ssrf-guard.js';
 
 /** Status codes whose responses must not carry a body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
