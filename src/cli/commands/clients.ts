@@ -5,7 +5,8 @@
 import type { Command } from 'commander';
 import { ClientInputError, createClient, deleteClient, listClients, type NewClient } from '../../auth/oauth/client-registry.js';
 import type { CliIO } from '../io.js';
-import { storeOptions, withOAuthStore, type StoreOptions } from './users.js';
+import { storeOptions, type StoreOptions } from '../store-access.js';
+import { withOAuthStore } from './users.js';
 
 const CLIENTS_HELP = `
 Examples:

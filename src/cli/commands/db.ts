@@ -4,22 +4,11 @@
  */
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ConfigError, loadConfig, parseConfig, type StorageConfig } from '../../config/index.js';
+import type { StorageConfig } from '../../config/index.js';
 import type { CliIO } from '../io.js';
+import { openStore, resolveStorage, type OpenedStore, type StoreOptions } from '../store-access.js';
 
-interface DbOptions {
-  config?: string;
-  storage?: string;
-}
-
-/** What the commands need of a store; SqliteStore and PostgresStore both are one. */
-interface SchemaStore {
-  readonly location: string;
-  ping(): Promise<void>;
-  applyMigrations(): Promise<string[]>;
-  migrationStatus(): Promise<{ known: string[]; applied: string[]; pending: string[]; unknown: string[] }>;
-  close(): Promise<void>;
-}
+type DbOptions = StoreOptions;
 
 const DB_HELP = `
 The database is the one the config file names (storage), or --storage, which replaces that
@@ -86,33 +75,16 @@ export function registerDb(program: Command, io: CliIO): void {
     });
 }
 
-/** The storage section to use, or undefined after reporting a configuration error (exit 2). */
-function resolveStorage(options: DbOptions, io: CliIO): StorageConfig | undefined {
-  try {
-    if (options.storage !== undefined) {
-      // Validated like the short form in a file, with paths relative to the current directory.
-      return parseConfig({ storage: options.storage }, { env: io.env, cwd: io.cwd() }).storage;
-    }
-    return loadConfig({ ...(options.config === undefined ? {} : { file: options.config }), env: io.env, cwd: io.cwd() }).storage;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    const from = options.storage !== undefined ? ' (from --storage)' : '';
-    io.stderr(`${error.message}${from}\n\nFix the file or run with --help.\n`);
-    io.exit(2);
-    return undefined;
-  }
-}
-
 /** Opens the store, checks it answers, runs `work`, closes it; exits with work's code, or 1 on a database error. */
 async function withStore(
   options: DbOptions,
   io: CliIO,
-  work: (store: SchemaStore) => Promise<number>,
+  work: (store: OpenedStore) => Promise<number>,
   resolved?: StorageConfig,
 ): Promise<void> {
   const storage = resolved ?? resolveStorage(options, io);
   if (!storage) return;
-  let store: SchemaStore | undefined;
+  let store: OpenedStore | undefined;
   let code: number;
   try {
     store = await openStore(storage);
@@ -125,14 +97,4 @@ async function withStore(
     await store?.close().catch(() => {});
   }
   if (code !== 0) io.exit(code);
-}
-
-// Imported on use, so --help works without loading the database drivers.
-async function openStore(storage: StorageConfig): Promise<SchemaStore> {
-  const { openSqliteStore, openPostgresStore } = await import('../../store/index.js');
-  if (storage.driver === 'sqlite') {
-    // A short-lived process: no checkpoint thread, SQLite checkpoints on its own.
-    return openSqliteStore({ file: storage.file, synchronous: storage.synchronous, checkpointThread: false });
-  }
-  return openPostgresStore({ connectionString: storage.url, schema: storage.schema, maxConnections: 2, connectionTimeoutMs: 5000 });
 }

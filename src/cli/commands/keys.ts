@@ -4,31 +4,15 @@
  */
 import type { Command } from 'commander';
 import { createApiKey } from '../../auth/api-keys.js';
-import { ConfigError, loadConfig, parseConfig, type StorageConfig } from '../../config/index.js';
 import type { StoredApiKey } from '../../store/store.js';
 import type { CliIO } from '../io.js';
-
-interface StoreOptions {
-  config?: string;
-  storage?: string;
-}
+import { storeOptions, withCurrentStore, type StoreOptions } from '../store-access.js';
 
 interface CreateOptions extends StoreOptions {
   subject: string;
   scope: string[];
   usecase?: string;
   expires?: string;
-}
-
-/** What the commands need of a store. */
-interface KeyStoreDb {
-  readonly location: string;
-  applyMigrations(): Promise<string[]>;
-  migrationStatus(): Promise<{ pending: string[]; unknown: string[] }>;
-  putApiKey(key: StoredApiKey): Promise<void>;
-  listApiKeys(): Promise<StoredApiKey[]>;
-  revokeApiKey(keyId: string, at: number): Promise<boolean>;
-  close(): Promise<void>;
 }
 
 const KEYS_HELP = `
@@ -52,11 +36,7 @@ export function parseExpiry(text: string, now: number): number | undefined {
 
 export function registerKeys(program: Command, io: CliIO): void {
   const keys = program.command('keys').description('API keys stored in the database: create, list, revoke').addHelpText('after', KEYS_HELP);
-  const common = (cmd: Command): Command =>
-    cmd
-      .option('-c, --config <file>', 'config file (default: $AGENTPORT_CONFIG, else ./agentport.yaml if present)')
-      .option('--storage <url>', "sqlite:<path> or postgres://… instead of the config file's storage section")
-      .addHelpText('after', KEYS_HELP);
+  const common = (cmd: Command): Command => storeOptions(cmd, KEYS_HELP);
 
   common(keys.command('create').description('create a key for a subject; prints it once'))
     .requiredOption('--subject <subject>', 'who the key authenticates as (tasks are owned by it)')
@@ -79,7 +59,7 @@ export function registerKeys(program: Command, io: CliIO): void {
         io.exit(2);
         return;
       }
-      await withStore(o, io, async (store) => {
+      await withCurrentStore(o, io, async (store) => {
         const created = createApiKey({
           subject: o.subject,
           scopes: o.scope,
@@ -100,7 +80,7 @@ export function registerKeys(program: Command, io: CliIO): void {
     });
 
   common(keys.command('list').description('list keys (never their secrets)')).action(async (o: StoreOptions) => {
-    await withStore(o, io, async (store) => {
+    await withCurrentStore(o, io, async (store) => {
       const now = Date.now();
       const rows = (await store.listApiKeys()).map((k) => [
         k.keyId,
@@ -124,7 +104,7 @@ export function registerKeys(program: Command, io: CliIO): void {
 
   common(keys.command('revoke').description('revoke a key by its id; it stops working at once').argument('<keyId>', 'the id shown by create and list')).action(
     async (keyId: string, o: StoreOptions) => {
-      await withStore(o, io, async (store) => {
+      await withCurrentStore(o, io, async (store) => {
         if (!(await store.revokeApiKey(keyId, Date.now()))) {
           io.stderr(`agentport: no API key with id ${keyId}\n`);
           return 1;
@@ -134,45 +114,4 @@ export function registerKeys(program: Command, io: CliIO): void {
       });
     },
   );
-}
-
-function resolveStorage(options: StoreOptions, io: CliIO): StorageConfig | undefined {
-  try {
-    if (options.storage !== undefined) return parseConfig({ storage: options.storage }, { env: io.env, cwd: io.cwd() }).storage;
-    return loadConfig({ ...(options.config === undefined ? {} : { file: options.config }), env: io.env, cwd: io.cwd() }).storage;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    io.stderr(`${error.message}${options.storage !== undefined ? ' (from --storage)' : ''}\n\nFix the file or run with --help.\n`);
-    io.exit(2);
-    return undefined;
-  }
-}
-
-/** Opens the store with its schema current (as `serve` would), runs `work`, closes it, exits with work's code. */
-async function withStore(options: StoreOptions, io: CliIO, work: (store: KeyStoreDb) => Promise<number>): Promise<void> {
-  const storage = resolveStorage(options, io);
-  if (!storage) return;
-  let store: KeyStoreDb | undefined;
-  let code: number;
-  try {
-    const { openSqliteStore, openPostgresStore } = await import('../../store/index.js');
-    store =
-      storage.driver === 'sqlite'
-        ? await openSqliteStore({ file: storage.file, synchronous: storage.synchronous, checkpointThread: false })
-        : await openPostgresStore({ connectionString: storage.url, schema: storage.schema, maxConnections: 2, connectionTimeoutMs: 5000 });
-    if (storage.driver === 'sqlite' || storage.migrate) await store.applyMigrations();
-    else {
-      const status = await store.migrationStatus();
-      if (status.unknown.length || status.pending.length) {
-        throw new Error(`${store.location}: the database schema is not current; run agentport db migrate first`);
-      }
-    }
-    code = await work(store);
-  } catch (error) {
-    io.stderr(`agentport: ${error instanceof Error ? error.message : String(error)}\n`);
-    code = 1;
-  } finally {
-    await store?.close().catch(() => {});
-  }
-  if (code !== 0) io.exit(code);
 }

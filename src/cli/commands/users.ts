@@ -4,14 +4,9 @@
  */
 import type { Command } from 'commander';
 import { createUser, publicUser, UserInputError } from '../../auth/oauth/local-users.js';
-import { ConfigError, loadConfig, parseConfig, type StorageConfig } from '../../config/index.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import type { CliIO } from '../io.js';
-
-export interface StoreOptions {
-  config?: string;
-  storage?: string;
-}
+import { storeOptions, withCurrentStore, type StoreOptions } from '../store-access.js';
 
 const USERS_HELP = `
 Users sign in on the login page when an OAuth client (ChatGPT, Claude, the MCP Inspector) asks
@@ -24,13 +19,6 @@ Examples:
   $ agentport users list
   $ agentport users delete bob
 `;
-
-export function storeOptions(cmd: Command, help: string): Command {
-  return cmd
-    .option('-c, --config <file>', 'config file (default: $AGENTPORT_CONFIG, else ./agentport.yaml if present)')
-    .option('--storage <url>', "sqlite:<path> or postgres://… instead of the config file's storage section")
-    .addHelpText('after', help);
-}
 
 export function registerUsers(program: Command, io: CliIO): void {
   const users = program.command('users').description('local users of the OAuth login page: create, list, delete').addHelpText('after', USERS_HELP);
@@ -94,42 +82,7 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function resolveStorage(options: StoreOptions, io: CliIO): StorageConfig | undefined {
-  try {
-    if (options.storage !== undefined) return parseConfig({ storage: options.storage }, { env: io.env, cwd: io.cwd() }).storage;
-    return loadConfig({ ...(options.config === undefined ? {} : { file: options.config }), env: io.env, cwd: io.cwd() }).storage;
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    io.stderr(`${error.message}${options.storage !== undefined ? ' (from --storage)' : ''}\n\nFix the file or run with --help.\n`);
-    io.exit(2);
-    return undefined;
-  }
-}
-
 /** Opens the store with its schema current (as `serve` would), runs `work` on its OAuth tables, closes it. */
 export async function withOAuthStore(options: StoreOptions, io: CliIO, work: (store: OAuthStore) => Promise<number>): Promise<void> {
-  const storage = resolveStorage(options, io);
-  if (!storage) return;
-  let close: (() => Promise<void>) | undefined;
-  let code: number;
-  try {
-    const { openSqliteStore, openPostgresStore } = await import('../../store/index.js');
-    const store =
-      storage.driver === 'sqlite'
-        ? await openSqliteStore({ file: storage.file, synchronous: storage.synchronous, checkpointThread: false })
-        : await openPostgresStore({ connectionString: storage.url, schema: storage.schema, maxConnections: 2, connectionTimeoutMs: 5000 });
-    close = () => store.close();
-    if (storage.driver === 'sqlite' || storage.migrate) await store.applyMigrations();
-    else {
-      const status = await store.migrationStatus();
-      if (status.unknown.length || status.pending.length) throw new Error(`${store.location}: the database schema is not current; run agentport db migrate first`);
-    }
-    code = await work(store.oauth);
-  } catch (error) {
-    io.stderr(`agentport: ${error instanceof Error ? error.message : String(error)}\n`);
-    code = 1;
-  } finally {
-    await close?.().catch(() => {});
-  }
-  if (code !== 0) io.exit(code);
+  await withCurrentStore(options, io, (store) => work(store.oauth));
 }
