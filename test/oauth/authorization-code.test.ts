@@ -124,7 +124,9 @@ describe('OAuth authorization code flow (oauth4webapi, DCR)', () => {
     );
     const sent = await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage('hello') }, { authorization: `Bearer ${a2aTokens.access_token}` });
     expect(sent.status).toBe(200);
-    expect(sent.body.result.task ?? sent.body.result.message).toBeTruthy();
+    // the echo agent answers with a COMPLETED task echoing the text, owned by the signed-in user
+    expect(sent.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(sent.body.result.task.artifacts[0].parts).toEqual([{ text: 'hello' }]);
   });
 
   it('rotates the refresh token; the new access token works', async () => {
