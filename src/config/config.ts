@@ -152,6 +152,8 @@ export interface RemoteA2AConfig {
   connectTimeoutMs: number;
   callTimeoutMs: number;
   idleTimeoutMs: number;
+  /** only the remote's interfaces of these A2A versions; absent: any, in the card's order */
+  protocolVersions?: Array<'1.0' | '0.3'>;
 }
 
 /** `agents[].mcp`: a remote MCP server (Streamable HTTP, either era) served as an A2A agent. */

@@ -153,7 +153,7 @@ function resolveAgent(entry: AgentEntry, baseDir: string, extendedCardDefault: b
     options: entry.options ?? {},
   };
   // relations.ts guarantees exactly one of the two by the time we get here
-  if (entry.remote !== undefined) return { ...common, remote: { ...entry.remote, headers: { ...entry.remote.headers }, allowlist: [...entry.remote.allowlist] } };
+  if (entry.remote !== undefined) return { ...common, remote: { ...entry.remote, headers: { ...entry.remote.headers }, allowlist: [...entry.remote.allowlist], ...(entry.remote.protocolVersions ? { protocolVersions: [...entry.remote.protocolVersions] } : {}) } };
   if (entry.mcp !== undefined) return { ...common, mcp: { ...entry.mcp, headers: { ...entry.mcp.headers }, allowlist: [...entry.mcp.allowlist] } };
   return entry.module !== undefined
     ? { ...common, module: path.resolve(baseDir, entry.module) }

@@ -198,6 +198,8 @@ const remoteA2aSchema = z
     callTimeoutMs: duration(1).default(300_000),
     /** the remote sending nothing for this long fails the task */
     idleTimeoutMs: duration(1).default(60_000),
+    /** A2A versions of the remote's interfaces to use, in the card's order otherwise ('1.0', '0.3') */
+    protocolVersions: z.array(z.enum(['1.0', '0.3'])).min(1).optional(),
   })
   .strict();
 

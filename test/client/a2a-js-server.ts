@@ -78,6 +78,8 @@ export interface A2aJsServer {
   http: string;
   grpc: string;
   cardUrl: string;
+  /** `POST /a2a/jsonrpc 0.3`: method, path and A2A-Version of each HTTP request to the A2A handlers */
+  readonly seen: string[];
   stop(): Promise<void>;
 }
 
@@ -115,6 +117,11 @@ export async function startA2aJsServer(): Promise<A2aJsServer> {
   } as unknown as SdkCard;
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), executor(), undefined, new InMemoryPushNotificationStore());
   const legacyCompat = { enabled: true };
+  const seen: string[] = [];
+  app.use('/a2a', (req: { method: string; baseUrl: string; path: string; headers: Record<string, unknown> }, _res: unknown, next: () => void) => {
+    seen.push(`${req.method} ${req.baseUrl}${req.path} ${req.headers['a2a-version'] ?? '-'}`);
+    next();
+  });
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler, legacyCompat }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
   app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication, legacyCompat }));
@@ -125,6 +132,7 @@ export async function startA2aJsServer(): Promise<A2aJsServer> {
     http: base,
     grpc: `127.0.0.1:${grpcPort}`,
     cardUrl: `${base}/${AGENT_CARD_PATH}`,
+    seen,
     async stop() {
       grpcServer.forceShutdown();
       httpServer.closeAllConnections();

@@ -12,6 +12,7 @@ export interface RemoteA2AClientConfig {
   headers: Record<string, string>;
   allowlist: string[];
   connectTimeoutMs: number;
+  protocolVersions?: string[];
 }
 
 /** gRPC urls are `host:port`; the guard reads URLs. */
@@ -35,6 +36,6 @@ export async function connectRemote(cfg: RemoteA2AClientConfig): Promise<{ clien
   }
   const card = { ...resolved.card, supportedInterfaces: interfaces };
   // An explicit Authorization/X-API-Key in `headers` is the credential: the remote is reached as Agentport, not as the caller.
-  const client = A2AClient.fromCard(card, { fetch, auth: headerAuth(cfg.headers), timeoutMs: cfg.connectTimeoutMs });
+  const client = A2AClient.fromCard(card, { fetch, auth: headerAuth(cfg.headers), timeoutMs: cfg.connectTimeoutMs, ...(cfg.protocolVersions ? { protocolVersions: cfg.protocolVersions } : {}) });
   return { client, card };
 }

@@ -32,6 +32,7 @@ beforeAll(async () => {
     agents: [
       { id: 'proxied', remote: { cardUrl: `${upstream.http}/a2a/probe`, ...allow } },
       { id: 'proxied-sdk', remote: { cardUrl: sdk.cardUrl, ...allow } },
+      { id: 'proxied-sdk-v03', remote: { cardUrl: sdk.cardUrl, protocolVersions: ['0.3'], ...allow } },
       { id: 'impatient', remote: { cardUrl: `${upstream.http}/a2a/probe`, ...allow, idleTimeoutMs: 300 } },
       { id: 'blocked', remote: { cardUrl: `${upstream.http}/a2a/probe` } },
       { id: 'down', remote: { cardUrl: `http://127.0.0.1:${await closedPort()}/a2a/gone`, ...allow } },
@@ -128,6 +129,24 @@ describe('a remote @a2a-js/sdk agent behind the front', () => {
     } finally {
       c.close();
     }
+  });
+});
+
+describe('a remote @a2a-js/sdk agent reached over its v0.3 interfaces (remote.protocolVersions)', () => {
+  it.each<Binding>(['JSONRPC', 'HTTP+JSON'])('streams through on %s, speaking v0.3 JSON-RPC to the remote', async (binding) => {
+    const before = sdk.seen.length;
+    const c = await via('proxied-sdk-v03', binding);
+    try {
+      const events = await collect(c.sendStreamingMessage({ message: textMessage('ticks 2 20') }));
+      expect(artifactTexts(events)).toEqual(['tick-0', 'tick-1']);
+      expect(states(events).at(-1)).toBe('TASK_STATE_COMPLETED');
+    } finally {
+      c.close();
+    }
+    // the card's first v0.3 interface is its JSON-RPC one; no v1.0 request reached the remote
+    const calls = sdk.seen.slice(before);
+    expect(calls).toContain('POST /a2a/jsonrpc 0.3');
+    expect(calls.filter((l) => l.endsWith(' 1.0'))).toEqual([]);
   });
 });
 
