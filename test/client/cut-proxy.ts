@@ -1,6 +1,7 @@
 /**
  * A TCP proxy in front of a server that a test can use to drop every open connection (as a load
- * balancer restart or a network blip would) while still accepting new ones.
+ * balancer restart or a network blip would) while still accepting new ones, and to hold new
+ * connections unanswered for as long as the test wants (an outage of known length).
  */
 import { once } from 'node:events';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -10,6 +11,8 @@ export class DropProxy {
   private readonly sockets = new Set<Socket>();
   /** connections accepted so far */
   connections = 0;
+  private holding = false;
+  private readonly held: Array<() => void> = [];
 
   private constructor(
     private readonly server: Server,
@@ -21,22 +24,44 @@ export class DropProxy {
     let proxy: DropProxy | undefined;
     const server = createServer((client) => {
       proxy!.connections++;
-      const upstream = connect(typeof targetPort === 'number' ? targetPort : targetPort(), targetHost);
-      for (const s of [client, upstream]) {
-        proxy!.sockets.add(s);
-        s.on('close', () => proxy!.sockets.delete(s));
-        s.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream);
-      upstream.pipe(client);
+      const forward = () => DropProxy.pipe(proxy!, client, connect(typeof targetPort === 'number' ? targetPort : targetPort(), targetHost));
+      if (proxy!.holding) {
+        client.pause();
+        proxy!.sockets.add(client);
+        client.on('close', () => proxy!.sockets.delete(client));
+        client.on('error', () => client.destroy());
+        proxy!.held.push(forward);
+      } else forward();
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     proxy = new DropProxy(server, (server.address() as AddressInfo).port);
     return proxy;
+  }
+
+  private static pipe(proxy: DropProxy, client: Socket, upstream: Socket): void {
+    for (const s of [client, upstream]) {
+      proxy.sockets.add(s);
+      s.on('close', () => proxy.sockets.delete(s));
+      s.on('error', () => {
+        client.destroy();
+        upstream.destroy();
+      });
+    }
+    client.pipe(upstream);
+    upstream.pipe(client);
+    client.resume();
+  }
+
+  /** New connections are accepted but not forwarded (their requests wait) until `release()`. */
+  hold(): void {
+    this.holding = true;
+  }
+
+  /** Forwards the held connections, and new ones from now on. */
+  release(): void {
+    this.holding = false;
+    for (const forward of this.held.splice(0)) forward();
   }
 
   /** Destroys every open connection; new ones are still accepted. */

@@ -66,7 +66,9 @@ export async function handleV01Call(
       } else {
         const q = taskQueryToV1(params);
         translator = new V01StreamTranslator(q.clientId);
-        iterable = o.handler.subscribeToTask(ctx, { id: idOf(q.clientId) }, lastEventId(req.headers['last-event-id']));
+        const resumeAfter = lastEventId(req.headers['last-event-id']);
+        if (resumeAfter !== undefined) translator.knowArtifacts(await o.handler.getTask(ctx, { id: idOf(q.clientId), historyLength: 0 }));
+        iterable = o.handler.subscribeToTask(ctx, { id: idOf(q.clientId) }, resumeAfter);
       }
       const it = iterable[Symbol.asyncIterator]();
       const first = await it.next(); // errors here are ordinary JSON-RPC errors

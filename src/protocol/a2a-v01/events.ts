@@ -38,8 +38,16 @@ export class V01StreamTranslator {
     return { id: this.clientId, artifact, ...(e.metadata ? { metadata: e.metadata } : {}) };
   }
 
-  private snapshot(t: Task): V01StreamResult {
+  /**
+   * Numbers the task's artifacts by their place in it. A stream resumed with Last-Event-ID opens
+   * without the snapshot that does this, and its first chunk may belong to any artifact.
+   */
+  knowArtifacts(t: Task): void {
     t.artifacts?.forEach((a, i) => this.indexes.set(a.artifactId, i));
+  }
+
+  private snapshot(t: Task): V01StreamResult {
+    this.knowArtifacts(t);
     return { id: this.clientId, status: statusFromV1(t.status), final: isFinalState(t.status.state), ...(t.metadata ? { metadata: t.metadata } : {}) };
   }
 }
