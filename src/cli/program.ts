@@ -18,7 +18,7 @@ export type CliDependencies = ServeDependencies;
 
 const EXAMPLES = `
 Examples:
-  $ agentport serve                                serve the built-in echo agent on http://127.0.0.1:8080
+  $ agentport serve                                serve the built-in echo and table-expert agents on http://127.0.0.1:8080
   $ agentport serve --config agentport.yaml        serve the agents described in a config file
   $ agentport serve --port 9000 --grpc-port 0      HTTP on port 9000, gRPC on any free port
   $ AGENTPORT_CONFIG=prod.yaml agentport serve     take the config file path from the environment

@@ -4,6 +4,12 @@
  * whose shape is wrong, which the schema reports on its own.
  */
 import type { ConfigProblem } from './errors.js';
+import { BUILTIN_AGENTS, DEFAULT_AGENTS } from './schema.js';
+
+// Generated from the schema's lists, so a new built-in cannot be missing from the message.
+const NO_KIND_MESSAGE =
+  `set one of builtin (${BUILTIN_AGENTS.join(' | ')}), module (path to an ES module exporting an AgentDefinition), ` +
+  'mcp ({ url } of a remote MCP server) or remote ({ cardUrl } of a remote A2A agent)';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -23,7 +29,7 @@ export function checkRelations(input: unknown): ConfigProblem[] {
           path: `agents[${index}]`,
           message:
             kinds.length === 0
-              ? 'set one of builtin (echo | conformance) or module (path to an ES module exporting an AgentDefinition)'
+              ? NO_KIND_MESSAGE
               : kinds.includes('remote')
                 ? `set either remote or ${kinds.filter((k) => k !== 'remote').join(' and ')}, not both`
                 : kinds.includes('mcp')
@@ -40,7 +46,7 @@ export function checkRelations(input: unknown): ConfigProblem[] {
   }
 
   if (typeof input.primaryAgent === 'string' && input.primaryAgent.trim() !== '') {
-    const known = Array.isArray(input.agents) ? agentIds : ['echo'];
+    const known = Array.isArray(input.agents) ? agentIds : DEFAULT_AGENTS.map((a) => a.id);
     const wanted = input.primaryAgent.trim();
     if (!known.includes(wanted)) {
       problems.push({

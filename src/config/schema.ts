@@ -326,7 +326,7 @@ export const configFileSchema = z
     storage: storageSchema.optional(),
     bus: busSchema.default({ driver: 'in-process' }),
     cluster: clusterSchema.default({}),
-    agents: z.array(agentSchema).min(1, 'must list at least one agent (leave the key out for the echo agent)').default(DEFAULT_AGENTS),
+    agents: z.array(agentSchema).min(1, `must list at least one agent (leave the key out for the default agents: ${DEFAULT_AGENTS.map((a) => a.id).join(', ')})`).default(DEFAULT_AGENTS),
     primaryAgent: nonEmptyString.optional(),
     auth: authSchema.default({}),
     push: pushSchema.default({}),

@@ -48,12 +48,17 @@ describe('invalid values name the key and the value', () => {
     expect(error.message).toContain('\n  server.port: must be an integer from 0 to 65535 (got -1)');
   });
 
-  it('requires exactly one of builtin and module', () => {
+  it('requires exactly one of builtin, module, mcp and remote, naming every built-in', () => {
     const error = configErrorOf(() => parse({ agents: [{ id: 'a' }, { id: 'b', builtin: 'echo', module: './b.js' }] }));
     expect(problemLines(error)).toEqual([
-      'agents[0]: set one of builtin (echo | conformance) or module (path to an ES module exporting an AgentDefinition)',
+      'agents[0]: set one of builtin (echo | conformance | table-expert), module (path to an ES module exporting an AgentDefinition), mcp ({ url } of a remote MCP server) or remote ({ cardUrl } of a remote A2A agent)',
       'agents[1]: set either builtin or module, not both',
     ]);
+  });
+
+  it('accepts a primaryAgent naming any agent of the default list when agents is left out', () => {
+    expect(parse({ primaryAgent: 'table-expert' }).primaryAgent).toBe('table-expert');
+    expect(problemLines(configErrorOf(() => parse({ primaryAgent: 'nope' })))).toEqual(['primaryAgent: no agent has this id (got "nope"; agents: echo, table-expert)']);
   });
 
   it('rejects duplicate agent ids and a primaryAgent that names no agent', () => {
@@ -74,6 +79,7 @@ describe('invalid values name the key and the value', () => {
   it('rejects an empty agent list', () => {
     const error = configErrorOf(() => parse({ agents: [] }));
     expect(error.problems[0]?.path).toBe('agents');
+    expect(problemLines(error)).toEqual(['agents: must list at least one agent (leave the key out for the default agents: echo, table-expert) (got a list)']);
   });
 
   it('reports an unknown builtin with the allowed names', () => {
