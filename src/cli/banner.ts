@@ -27,6 +27,9 @@ export function formatBanner(config: Config, server: BannerServer): string {
   const lines = [`Agentport ${packageVersion()} is running.`, ''];
   lines.push(`  HTTP     ${server.urls.http}`);
   if (server.urls.grpc) lines.push(`  gRPC     ${server.urls.grpc}`);
+  // What ChatGPT, Claude and the Inspector need; the page at / has the steps.
+  lines.push(`  MCP      ${server.urls.http.replace(/\/+$/, '')}/mcp`);
+  lines.push(`  Connect  open ${server.urls.http.replace(/\/+$/, '')}/ in a browser, or agentport connect claude-code`);
   lines.push('');
   lines.push('  Agent cards');
   const width = Math.max(...server.agents.map((a) => a.id.length), 0);

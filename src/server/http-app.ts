@@ -26,6 +26,7 @@ import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
 import { sendError } from './management/admin-guard.js';
+import { landingPage } from './landing-page.js';
 
 export interface HttpAppDeps {
   config: Config;
@@ -249,6 +250,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     return d.keys ? d.keys.jwks() : { keys: [] };
   });
   if (d.oauth) app.register(d.oauth.adminRoutes);
+  app.register(landingPage({ registry: d.registry, ...(d.policy ? { policy: d.policy } : {}), publicUrl, version: packageVersion(), authRequired: config.auth.mode === 'required', oauth: d.oauth !== undefined && config.auth.oauth.enabled && config.auth.mode === 'required' }));
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     const checks = await d.ready().catch(() => ({ server: 'readiness check failed' }));
