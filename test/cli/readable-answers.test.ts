@@ -90,4 +90,14 @@ describe('a Table Expert answer in the terminal', () => {
     expect(got.out).toMatch(/^chart: bar chart of total_amount by product, 5 points \(a Vega-Lite spec; --raw or --json prints it\)$/m);
     expect((await cli('tasks', 'get', te, task.id, '--raw')).out).toContain('"rows": [');
   }, 60_000);
+
+  it('send --stream: a whole artifact is rendered the same way as it arrives; --raw keeps the parts as sent', async () => {
+    const te = `${s.http}/a2a/table-expert`;
+    const live = await cli('send', te, 'Top 5 products by revenue', '--stream');
+    expect(live.code).toBe(0);
+    expect(live.out).toMatch(/^product_id +product +total_amount$/m);
+    expect(live.out).toMatch(/^chart: bar chart of total_amount by product, 5 points/m);
+    expect(live.out).not.toContain('"rows"');
+    expect((await cli('send', te, 'Top 5 products by revenue', '--stream', '--raw')).out).toContain('"rows": [');
+  }, 60_000);
 });

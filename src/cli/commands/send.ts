@@ -79,7 +79,7 @@ async function send(io: CliIO, url: string, text: string | undefined, f: SendFla
   }
   if (f.stream) {
     if (client.card.capabilities.streaming !== true) io.stderr('note: the card does not declare streaming; trying anyway\n');
-    const view = new LiveView(io, { mode: viewMode(io, f.json) });
+    const view = new LiveView(io, { mode: viewMode(io, f.json), render: partsRendererFor(io, f.raw) });
     relay.target.view = view;
     return followStream(io, client, (signal) => client.sendStreamingMessage(request, { signal }), { url, ...(f.json ? { json: true } : {}) }, view);
   }

@@ -39,6 +39,7 @@ interface ListFlags extends ConnectionFlags {
 }
 interface SubscribeFlags extends ConnectionFlags {
   lastEventId?: string;
+  raw?: boolean;
 }
 
 function intFlag(name: string, v: string | undefined, min: number, max?: number): number | undefined {
@@ -124,6 +125,7 @@ export function registerTasks(program: Command, io: CliIO): void {
   cmd('subscribe', 'follow a running task live until it ends')
     .argument('<taskId>', 'the task id')
     .option('--last-event-id <id>', 'replay the events after this one first (Agentport servers)')
+    .option('--raw', 'print the parts as sent (no markdown rendering, tables or chart summaries)')
     .action(async (url: string, taskId: string, f: SubscribeFlags) => {
       const relay = clientEventRelay();
       let client: A2AClient;
@@ -134,7 +136,7 @@ export function registerTasks(program: Command, io: CliIO): void {
         io.exit(failed(io, err, 'tasks subscribe'));
         return;
       }
-      const view = new LiveView(io, { mode: viewMode(io, f.json) });
+      const view = new LiveView(io, { mode: viewMode(io, f.json), render: partsRendererFor(io, f.raw) });
       relay.target.view = view;
       const code = await followStream(
         io,
