@@ -136,4 +136,13 @@ describe('usage errors', () => {
     expect(r.err).toContain("unknown option '--histroy'");
     expect(r.err).toContain('(run agentport tasks get --help for usage)');
   });
+
+  it('keys create and clients create: their own usage errors point at their own help', async () => {
+    const key = await cli('keys', 'create', '--subject', 'bob', '--expires', 'soon');
+    expect(key.code).toBe(2);
+    expect(key.err).toContain('(run agentport keys create --help for usage)');
+    const client = await cli('clients', 'create', '--name', 'job', '--machine', '--public');
+    expect(client.code).toBe(2);
+    expect(client.err).toContain('(run agentport clients create --help for usage)');
+  });
 });
