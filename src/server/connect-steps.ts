@@ -85,7 +85,7 @@ export function connectGuide(client: ConnectClient, t: ConnectTarget): ConnectGu
         client,
         title: 'MCP Inspector',
         steps: [
-          { text: 'Open the Inspector with this server filled in (transport Streamable HTTP):', code: `npx @modelcontextprotocol/inspector --transport http --server-url ${t.mcpUrl}` },
+          { text: 'Open the Inspector (Node 22 or later) with this server filled in, transport Streamable HTTP:', code: `npx @modelcontextprotocol/inspector --transport http --server-url ${t.mcpUrl}` },
           { text: t.oauth ? 'Click Connect; the Inspector runs the OAuth flow (Open Auth Settings → Quick OAuth Flow to step through it).' : 'Click Connect.' },
           {
             text: 'Or without a browser, list the tools:',

@@ -32,7 +32,7 @@ export const PAGE_STYLE = [
   'button{margin-top:1.25rem;padding:.5rem 1.25rem;font-size:1rem;margin-right:.5rem;border:1px solid var(--accent);border-radius:4px;background:var(--accent);color:#fff}',
   'button[value=deny]{background:#fff;color:var(--accent)}',
   '.error{color:#b00020;border-left:4px solid #b00020;padding:.4rem .8rem;background:#fdf1f3}',
-  'table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid var(--line);padding:.35rem .4rem;text-align:left;vertical-align:top}',
+  'table{border-collapse:collapse;width:100%}td a{white-space:nowrap}td,th{border-bottom:1px solid var(--line);padding:.35rem .4rem;text-align:left;vertical-align:top}',
   '.muted{color:var(--muted)}footer{margin-top:2.5rem;color:var(--muted);font-size:.9rem}',
 ].join('');
 
