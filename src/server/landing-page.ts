@@ -56,9 +56,12 @@ export function landingFacts(d: LandingPageDeps) {
   };
 }
 
-/** A browser asks for HTML first; curl (`*\/*`) and API clients do not. */
+/** A browser asks for HTML before JSON; curl (`*\/*`) and API clients do not ask for HTML at all. */
 function wantsHtml(accept: string | undefined): boolean {
-  return accept !== undefined && /(^|,)\s*text\/html\s*(;|,|$)/i.test(accept);
+  if (!accept) return false;
+  const html = accept.search(/(^|,)\s*text\/html\s*(;|,|$)/i);
+  const json = accept.search(/(^|,)\s*application\/json\s*(;|,|$)/i);
+  return html >= 0 && (json < 0 || html < json);
 }
 
 function renderHtml(f: ReturnType<typeof landingFacts>): string {

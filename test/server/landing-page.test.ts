@@ -23,6 +23,8 @@ describe('GET /', () => {
     expect(body.mcp.url).toBe(`${s.http}/mcp`);
     expect(body.links.health).toBe(`${s.http}/healthz`);
     expect(body.auth).toEqual({ required: true, oauth: true });
+    const jsonFirst = await fetch(`${s.http}/`, { headers: { accept: 'application/json, text/html;q=0.5' } });
+    expect(jsonFirst.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
   it('a browser gets the HTML page, with the page CSP, and a hidden agent is not named in it', async () => {

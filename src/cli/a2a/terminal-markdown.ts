@@ -2,7 +2,7 @@
  * Markdown for a terminal: headings, lists, quotes, code blocks, tables, bold, italic, inline code
  * and links. A compact renderer of the subset agents write, instead of marked + marked-terminal:
  * those pull in a syntax highlighter, an emoji table and several colour libraries (a few MB) for
- * what is ~150 lines here, and the CLI has no other use for them.
+ * what is about 250 lines here (with terminal-parts.ts), and the CLI has no other use for them.
  * With `color` off (not a terminal, or NO_COLOR) the markers are dropped and no escapes are sent.
  */
 
