@@ -27,6 +27,10 @@ export function formatBanner(config: Config, server: BannerServer): string {
   const lines = [`Agentport ${packageVersion()} is running.`, ''];
   lines.push(`  HTTP     ${server.urls.http}`);
   if (server.urls.grpc) lines.push(`  gRPC     ${server.urls.grpc}`);
+  // What ChatGPT, Claude and the Inspector need; the page at / has the steps.
+  lines.push(`  MCP      ${server.urls.http.replace(/\/+$/, '')}/mcp`);
+  const base = server.urls.http.replace(/\/+$/, '');
+  lines.push(`  Connect  open ${base}/ in a browser, or: agentport connect claude-code${base === 'http://127.0.0.1:8080' ? '' : ` --url ${base}`}`);
   lines.push('');
   lines.push('  Agent cards');
   const width = Math.max(...server.agents.map((a) => a.id.length), 0);

@@ -4,6 +4,7 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerCard } from './commands/card.js';
+import { registerConnect } from './commands/connect.js';
 import { registerDb } from './commands/db.js';
 import { registerKeys } from './commands/keys.js';
 import { registerUsers } from './commands/users.js';
@@ -50,7 +51,21 @@ export function createProgram(io: CliIO, deps: CliDependencies = {}): Command {
   registerCard(program, io);
   registerSend(program, io);
   registerTasks(program, io);
+  registerConnect(program, io);
+  pointUsageErrorsAtOwnHelp(program);
   return program;
+}
+
+/**
+ * commander copies the root's "(run agentport --help …)" hint into every subcommand; a mistyped
+ * option of `tasks list` should point at `agentport tasks list --help`, where that option is.
+ */
+function pointUsageErrorsAtOwnHelp(cmd: Command, path: string[] = []): void {
+  for (const sub of cmd.commands) {
+    const full = [...path, sub.name()];
+    sub.showHelpAfterError(`(run agentport ${full.join(' ')} --help for usage)`);
+    pointUsageErrorsAtOwnHelp(sub, full);
+  }
 }
 
 /** 0 for help and version, 2 for usage errors (like a bad configuration), else commander's code. */

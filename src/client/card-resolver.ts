@@ -76,16 +76,21 @@ export class CardResolver {
       throw new AgentCardError(`not a URL: ${input}`, input);
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new AgentCardError(`not an http(s) URL: ${input}`, input);
-    let lastError: AgentCardError | undefined;
+    const missing: AgentCardError[] = [];
     for (const candidate of cardUrlCandidates(url.href)) {
       try {
         return await this.fetchCard(candidate, o.revalidate === true);
       } catch (err) {
         if (!(err instanceof AgentCardError) || err.status !== 404) throw err;
-        lastError = err;
+        missing.push(err);
       }
     }
-    throw lastError ?? new AgentCardError(`no agent card found at ${input}`, input);
+    // The v1.0 path is what failed first and what matters; the v0.2 name is a fallback, so it is
+    // named as also tried, not reported as the place the card was looked for.
+    const [first, ...others] = missing;
+    if (!first) throw new AgentCardError(`no agent card found at ${input}`, input);
+    const also = others.length ? `; also tried ${others.map((e) => e.url).join(', ')}` : '';
+    throw new AgentCardError(`${first.message}${also}`, first.url, { status: 404 });
   }
 
   private async fetchCard(url: string, revalidate: boolean): Promise<ResolvedCard> {
@@ -109,8 +114,8 @@ export class CardResolver {
       return { ...cached.resolved, fromCache: true };
     }
     if (!res.ok) {
-      await res.body?.cancel().catch(() => {});
-      throw new AgentCardError(`${url} answered HTTP ${res.status}`, url, { status: res.status });
+      const said = await serverErrorMessage(res);
+      throw new AgentCardError(`${url} answered HTTP ${res.status}${said ? `: ${said}` : ''}`, url, { status: res.status });
     }
     let raw: unknown;
     try {
@@ -139,5 +144,35 @@ export class CardResolver {
     };
     this.cache.set(url, { resolved, freshUntil: now + maxAgeMs(res.headers.get('cache-control')) });
     return resolved;
+  }
+}
+
+/**
+ * What the server said in an error body (A2A HTTP+JSON `error.message`, or a top-level `message`),
+ * so "No agent 'ech' here; the agents here are: echo, …" reaches the user. At most 4 KiB read,
+ * one line, printable characters only: it comes from a server we do not trust.
+ */
+async function serverErrorMessage(res: Response): Promise<string | undefined> {
+  if (!/json/i.test(res.headers.get('content-type') ?? '')) {
+    await res.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  try {
+    const reader = res.body?.getReader();
+    if (!reader) return undefined;
+    let text = '';
+    const decoder = new TextDecoder();
+    while (text.length < 4096) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    await reader.cancel().catch(() => {});
+    const body = JSON.parse(text) as { error?: { message?: unknown }; message?: unknown };
+    const message = typeof body.error?.message === 'string' ? body.error.message : typeof body.message === 'string' ? body.message : undefined;
+    // eslint-disable-next-line no-control-regex
+    return message?.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').slice(0, 300);
+  } catch {
+    return undefined;
   }
 }

@@ -15,6 +15,7 @@ import type { Principal } from '../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { uuidv7 } from '../core/ids/uuid-v7.js';
 import { A2AError } from '../protocol/a2a/errors.js';
+import { unknownAgentMessage } from '../core/agents/unknown-agent.js';
 import { readLimitedBody } from '../bindings/read-limited-body.js';
 
 export interface A2AEndpointDeps {
@@ -80,7 +81,7 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
     if (segments.length && segments[segments.length - 1] === '') segments.pop();
     const agentId = segments[0];
     if (agentId !== undefined && !d.registry.get(agentId)) {
-      return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `No agent '${agentId}' here`)));
+      return send(res, errorFor(shape, req, new A2AError('MethodNotFound', unknownAgentMessage(agentId, d.registry, d.policy))));
     }
     if (shape === 'rest' && req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
       return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `${req.method} is not allowed on this path`)));
@@ -115,7 +116,7 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
       return send(res, r);
     }
     if (agentId !== undefined && d.policy && !d.policy.canSeeAgent(principal, agentId)) {
-      return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `No agent '${agentId}' here`)));
+      return send(res, errorFor(shape, req, new A2AError('MethodNotFound', unknownAgentMessage(agentId, d.registry, d.policy))));
     }
     const r =
       shape === 'jsonrpc'

@@ -26,6 +26,8 @@ import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
 import { sendError } from './management/admin-guard.js';
+import { landingPage } from './landing-page.js';
+import { unknownAgentMessage } from '../core/agents/unknown-agent.js';
 
 export interface HttpAppDeps {
   config: Config;
@@ -197,13 +199,13 @@ export function buildHttpApp(d: HttpAppDeps) {
   // `agent.json` always has the v0.3 shape.
   const serveCard = async (req: FastifyRequest, reply: FastifyReply, agentId: string, path: 'agent-card.json' | 'agent.json' = 'agent-card.json') => {
     const agent = d.registry.get(agentId);
-    if (!agent) return errorReply(reply, new A2AError('TaskNotFound', `No agent '${agentId}' here`));
+    if (!agent) return errorReply(reply, new A2AError('TaskNotFound', unknownAgentMessage(agentId, d.registry, d.policy)));
     // A hidden agent's card is read with a2a:discover; to anyone else it does not exist.
     const hidden = d.policy !== undefined && !d.policy.canSeeAgent(ANONYMOUS, agentId);
     if (hidden) {
       const principal = await callerOf(req, reply);
       if (!principal) return reply;
-      if (!d.policy!.canSeeAgent(principal, agentId)) return errorReply(reply, new A2AError('TaskNotFound', `No agent '${agentId}' here`));
+      if (!d.policy!.canSeeAgent(principal, agentId)) return errorReply(reply, new A2AError('TaskNotFound', unknownAgentMessage(agentId, d.registry, d.policy)));
     }
     const cacheScope = hidden ? 'private' : 'public';
     if (path === 'agent.json') return sendCard(req, reply, v03CardOf(agent.publicCard), cacheScope);
@@ -249,6 +251,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     return d.keys ? d.keys.jwks() : { keys: [] };
   });
   if (d.oauth) app.register(d.oauth.adminRoutes);
+  app.register(landingPage({ registry: d.registry, ...(d.policy ? { policy: d.policy } : {}), publicUrl, version: packageVersion(), authRequired: config.auth.mode === 'required', oauth: d.oauth !== undefined && config.auth.oauth.enabled && config.auth.mode === 'required' }));
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     const checks = await d.ready().catch(() => ({ server: 'readiness check failed' }));

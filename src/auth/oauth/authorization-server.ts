@@ -16,7 +16,8 @@ import { baseAudience, isOwnResource, type ResourceCatalog } from './resources.j
 import { OFFERED_SCOPES, isUsecaseScope } from './scopes.js';
 import { serverSecret } from './server-secret.js';
 import { StoreAdapter } from './store-adapter.js';
-import { escapeHtml } from './html.js';
+import { PAGE_HEADERS } from './html.js';
+import { oauthErrorPage } from './interaction-pages.js';
 import type { MetadataDocumentFetch } from './client-metadata-fetch.js';
 import type { TokenRevocations } from './token-revocations.js';
 
@@ -178,9 +179,11 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
     // Browser-based clients (the MCP Inspector) call the token endpoint cross-origin; tokens are
     // bound by PKCE and client auth, never by the Origin.
     clientBasedCORS: () => true,
-    renderError: async (ctx: { type: string; body: string }, out: { error: string; error_description?: string }) => {
+    // The same page frame as the login page; the same headers too (no script, not framed).
+    renderError: async (ctx: { type: string; body: string; set(h: Record<string, string>): void }, out: { error: string; error_description?: string }) => {
+      ctx.set({ ...PAGE_HEADERS });
       ctx.type = 'html';
-      ctx.body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main><h1>Sign-in error</h1><p>${escapeHtml(out.error)}${out.error_description ? `: ${escapeHtml(out.error_description)}` : ''}</p></main></body></html>`;
+      ctx.body = oauthErrorPage(out);
     },
   });
 

@@ -4,23 +4,9 @@
  * `frame-ancestors 'none'` so the consent button cannot be clickjacked.
  */
 import { SCOPE_DESCRIPTIONS } from './scopes.js';
-import { escapeHtml as e } from './html.js';
+import { escapeHtml as e, htmlPage as page, PAGE_HEADERS } from './html.js';
 
-export const PAGE_HEADERS = {
-  'Content-Type': 'text/html; charset=utf-8',
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  // No form-action: browsers apply it to the redirect back to the client after consent.
-  'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-} as const;
-
-const STYLE =
-  'body{font-family:system-ui,sans-serif;max-width:28rem;margin:3rem auto;padding:0 1rem;line-height:1.5}label{display:block;margin-top:1rem}input{display:block;width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}button{margin-top:1.25rem;padding:.5rem 1.25rem;font-size:1rem;margin-right:.5rem}.error{color:#b00020}';
-
-function page(title: string, body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${e(title)} · Agentport</title><style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
-}
+export { PAGE_HEADERS };
 
 export function loginPage(o: { action: string; csrf: string; clientName: string; error?: string; username?: string; localUsers?: boolean; upstream?: { action: string; label: string } }): string {
   const password = `<form method="post" action="${e(o.action)}">
@@ -67,4 +53,19 @@ ${o.resource ? `<p>for <code>${e(o.resource)}</code></p>` : ''}
 
 export function messagePage(title: string, text: string): string {
   return page(title, `<h1>${e(title)}</h1><p>${e(text)}</p>`);
+}
+
+/**
+ * What the authorization server shows a person when a sign-in request cannot go on (no
+ * `client_id`, an unknown client, a redirect URI the client never registered): the OAuth error,
+ * in words, and what to do. Never the request's own parameters (they are attacker-chosen).
+ */
+export function oauthErrorPage(out: { error: string; error_description?: string }): string {
+  return page(
+    'Sign-in error',
+    `<h1>This sign-in cannot continue</h1>
+<p class="error" role="alert"><code>${e(out.error)}</code>${out.error_description ? ` — ${e(out.error_description)}` : ''}</p>
+<p>Go back to the application and start the sign-in again. If this keeps happening, the application's
+OAuth settings (client id, redirect URI) do not match what this server knows; its administrator can check them.</p>`,
+  );
 }

@@ -9,6 +9,7 @@
  * Also here, because they are part of the same face: CORS for `/.well-known/*`, and the pages
  * that Table Expert `url`s open (`GET /a2a/{agentId}/items/{id}`).
  */
+import { unknownAgentMessage } from '../../core/agents/unknown-agent.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createMcpHandler, InMemoryServerEventBus, type McpHttpHandler } from '@modelcontextprotocol/server';
 import type { Logger } from 'pino';
@@ -170,7 +171,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     d.started.then(
       () => {
         const agentId = route.agentId;
-        if (agentId !== undefined && !d.registry.get(agentId)) return sendJsonRpcError(res, 404, -32601, `No agent '${agentId}' here`);
+        if (agentId !== undefined && !d.registry.get(agentId)) return sendJsonRpcError(res, 404, -32601, unknownAgentMessage(agentId, d.registry, d.policy, 'mcp'));
         const run = route.kind === 'mcp' ? serveMcp(req, res, agentId) : serveItem(req, res, agentId!, route.itemId!);
         return run.catch((err: unknown) => {
           d.log.error({ err }, 'unhandled error on the MCP endpoint');
@@ -222,7 +223,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
         : sendJsonRpcError(res, 403, -32001, 'The credential lacks an MCP scope (mcp:tools or mcp:tools:<usecase>)'));
     }
     if (agentId && d.policy && !d.policy.canSeeAgent(principal, agentId, 'mcp')) {
-      return void sendJsonRpcError(res, 404, -32601, `No agent '${agentId}' here`);
+      return void sendJsonRpcError(res, 404, -32601, unknownAgentMessage(agentId, d.registry, d.policy, 'mcp'));
     }
     return principal;
   }

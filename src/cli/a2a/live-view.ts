@@ -4,7 +4,7 @@
  * else (a pipe, a log file, CI): plain lines, one per state change, prefixed with the elapsed time,
  * so nothing depends on cursor control. With --json each event is one JSON line instead.
  */
-import { isTerminal, type StreamResponse, type TaskState } from '../../protocol/a2a/types.js';
+import { isTerminal, type Part, type StreamResponse, type TaskState } from '../../protocol/a2a/types.js';
 import type { CliIO } from '../io.js';
 import { partsText, stateName } from './render.js';
 
@@ -14,6 +14,11 @@ const CLEAR_LINE = '\r\x1b[2K';
 export interface LiveViewOptions {
   mode: 'tty' | 'plain' | 'json';
   now?: () => number;
+  /**
+   * How a whole artifact (sent in one event) and a reply are shown (terminal-parts.ts); default
+   * the parts as sent. Chunks of a streamed artifact are printed as they come, never re-rendered.
+   */
+  render?: (parts: Part[]) => string;
 }
 
 export class LiveView {
@@ -75,7 +80,7 @@ export class LiveView {
     }
     if ('message' in r) {
       this.replied = true;
-      this.line(`reply: ${partsText(r.message.parts)}`);
+      this.line(`reply: ${(this.opts.render ?? partsText)(r.message.parts)}`);
       return;
     }
     if ('artifactUpdate' in r) {
@@ -87,7 +92,8 @@ export class LiveView {
       // Open until its last chunk: an artifact sent in pieces says lastChunk:false until the end.
       const ends = u.lastChunk === true || (u.append !== true && u.lastChunk !== false);
       this.openArtifact = ends ? undefined : u.artifact.artifactId;
-      this.print(partsText(u.artifact.parts), ends);
+      const whole = ends && u.append !== true;
+      this.print((whole && this.opts.render ? this.opts.render : partsText)(u.artifact.parts), ends);
       return;
     }
     const before = this.state;

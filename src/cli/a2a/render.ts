@@ -27,12 +27,15 @@ export function partsText(parts: Part[]): string {
   return out;
 }
 
-export function taskSummary(t: Task): string {
+/** How parts are shown: as sent (partsText, `--raw`) or for a terminal (terminal-parts.ts). */
+export type PartsRenderer = (parts: Part[]) => string;
+
+export function taskSummary(t: Task, render: PartsRenderer = partsText): string {
   const lines = [`task     ${t.id}`, `context  ${t.contextId}`, `state    ${stateName(t.status.state)}`];
   if (t.status.timestamp) lines.push(`updated  ${t.status.timestamp}`);
-  if (t.status.message) lines.push(`message  ${partsText(t.status.message.parts)}`);
+  if (t.status.message) lines.push(`message  ${render(t.status.message.parts)}`);
   for (const a of t.artifacts ?? []) {
-    lines.push('', `── artifact ${a.name ?? a.artifactId}`, partsText(a.parts));
+    lines.push('', `── artifact ${a.name ?? a.artifactId}`, render(a.parts));
   }
   return lines.join('\n') + '\n';
 }

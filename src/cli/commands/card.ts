@@ -54,7 +54,7 @@ export function registerCard(program: Command, io: CliIO): void {
           io.stdout('\n' + cardSummary(card, chosen));
         }
       } catch (err) {
-        code = failed(io, err);
+        code = failed(io, err, 'card');
       } finally {
         client?.close();
       }

@@ -28,7 +28,7 @@ export function registerClients(program: Command, io: CliIO): void {
     .option('--scope <scope>', 'a scope the client may receive (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .action(async (o: StoreOptions & { name: string; machine?: boolean; public?: boolean; redirectUri: string[]; scope: string[] }) => {
       if (o.machine && o.public) {
-        io.stderr('agentport: --machine and --public exclude each other\n');
+        io.stderr('agentport: --machine and --public exclude each other\n(run agentport clients create --help for usage)\n');
         io.exit(2);
         return;
       }

@@ -49,13 +49,13 @@ export function registerKeys(program: Command, io: CliIO): void {
       if (o.expires !== undefined) {
         expiresAt = parseExpiry(o.expires, now);
         if (expiresAt === undefined) {
-          io.stderr(`agentport: --expires ${JSON.stringify(o.expires)} is not a lifetime such as 30d, 12h, 2w or a future RFC 3339 date\n`);
+          io.stderr(`agentport: --expires ${JSON.stringify(o.expires)} is not a lifetime such as 30d, 12h, 2w or a future RFC 3339 date\n(run agentport keys create --help for usage)\n`);
           io.exit(2);
           return;
         }
       }
       if (!o.subject.trim()) {
-        io.stderr('agentport: --subject must not be empty\n');
+        io.stderr('agentport: --subject must not be empty\n(run agentport keys create --help for usage)\n');
         io.exit(2);
         return;
       }

@@ -10,7 +10,8 @@ import { clientOptions, CONNECTION_HELP, checkUrl, UsageError, withConnectionOpt
 import { describeError, EXIT, exitCodeForState } from '../a2a/exit-codes.js';
 import { LiveView } from '../a2a/live-view.js';
 import { dataPart, fileParts } from '../a2a/message-parts.js';
-import { partsText, taskSummary } from '../a2a/render.js';
+import { taskSummary } from '../a2a/render.js';
+import { partsRendererFor } from '../a2a/terminal-parts.js';
 import { A2AClient } from '../../client/index.js';
 import type { CliIO } from '../io.js';
 
@@ -21,6 +22,7 @@ interface SendFlags extends ConnectionFlags {
   context?: string;
   task?: string;
   wait: boolean;
+  raw?: boolean;
 }
 
 const SEND_HELP = `
@@ -51,6 +53,7 @@ export function registerSend(program: Command, io: CliIO): void {
     .option('-c, --context <contextId>', 'continue a conversation (new task in that context)')
     .option('-t, --task <taskId>', 'send into an existing task (e.g. one waiting for input)')
     .option('--no-wait', 'return as soon as the task exists instead of waiting for it to finish')
+    .option('--raw', 'print the parts as sent (no markdown rendering, tables or chart summaries)')
     .addHelpText('after', SEND_HELP)
     .action(async (url: string, text: string | undefined, f: SendFlags) => {
       const code = await send(io, url, text, f);
@@ -76,7 +79,7 @@ async function send(io: CliIO, url: string, text: string | undefined, f: SendFla
   }
   if (f.stream) {
     if (client.card.capabilities.streaming !== true) io.stderr('note: the card does not declare streaming; trying anyway\n');
-    const view = new LiveView(io, { mode: viewMode(io, f.json) });
+    const view = new LiveView(io, { mode: viewMode(io, f.json), render: partsRendererFor(io, f.raw) });
     relay.target.view = view;
     return followStream(io, client, (signal) => client.sendStreamingMessage(request, { signal }), { url, ...(f.json ? { json: true } : {}) }, view);
   }
@@ -86,10 +89,10 @@ async function send(io: CliIO, url: string, text: string | undefined, f: SendFla
     waiting?.stop();
     if (f.json) io.stdout(JSON.stringify(r) + '\n');
     if ('message' in r) {
-      if (!f.json) io.stdout(partsText(r.message.parts) + '\n');
+      if (!f.json) io.stdout(partsRendererFor(io, f.raw)(r.message.parts) + '\n');
       return EXIT.ok;
     }
-    if (!f.json) io.stdout(taskSummary(r.task));
+    if (!f.json) io.stdout(taskSummary(r.task, partsRendererFor(io, f.raw, `agentport tasks get ${url} ${r.task.id} --raw`)));
     if (r.task.status.state === 'TASK_STATE_INPUT_REQUIRED') io.stderr(`the agent needs input; answer with: agentport send ${url} "<reply>" --task ${r.task.id}\n`);
     return f.wait === false ? EXIT.ok : exitCodeForState(r.task.status.state);
   } catch (err) {
@@ -100,9 +103,10 @@ async function send(io: CliIO, url: string, text: string | undefined, f: SendFla
   }
 }
 
-export function failed(io: CliIO, err: unknown): number {
+/** Reports an error; a usage error points at the help of the command that was run (`tasks list`). */
+export function failed(io: CliIO, err: unknown, command = 'send'): number {
   if (err instanceof UsageError) {
-    io.stderr(`agentport: ${err.message}\n(run agentport send --help for usage)\n`);
+    io.stderr(`agentport: ${err.message}\n(run agentport ${command} --help for usage)\n`);
     return EXIT.usage;
   }
   const { code, message } = describeError(err);

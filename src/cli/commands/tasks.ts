@@ -10,6 +10,7 @@ import { EXIT } from '../a2a/exit-codes.js';
 import { clientEventRelay, followStream, viewMode } from '../a2a/follow.js';
 import { LiveView } from '../a2a/live-view.js';
 import { stateName, taskSummary, taskTable } from '../a2a/render.js';
+import { partsRendererFor } from '../a2a/terminal-parts.js';
 import type { CliIO } from '../io.js';
 import { failed } from './send.js';
 
@@ -28,6 +29,7 @@ ${CONNECTION_HELP}
 
 interface GetFlags extends ConnectionFlags {
   history?: string;
+  raw?: boolean;
 }
 interface ListFlags extends ConnectionFlags {
   context?: string;
@@ -37,14 +39,20 @@ interface ListFlags extends ConnectionFlags {
 }
 interface SubscribeFlags extends ConnectionFlags {
   lastEventId?: string;
+  raw?: boolean;
 }
 
-function intFlag(name: string, v: string | undefined, min: number): number | undefined {
+function intFlag(name: string, v: string | undefined, min: number, max?: number): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`${name} must be an integer ≥ ${min}`);
+  if (!Number.isInteger(n) || n < min || (max !== undefined && n > max)) {
+    throw new UsageError(`${name} must be an integer ${max === undefined ? `≥ ${min}` : `from ${min} to ${max}`}, not ${JSON.stringify(v)}`);
+  }
   return n;
 }
+
+/** ListTasksRequest.pageSize is 1-100 (A2A v1.0); checked here, before any request is sent. */
+const MAX_PAGE_SIZE = 100;
 
 /** `working`, `input-required`, `TASK_STATE_WORKING`… → the enum name. */
 function stateFlag(v: string | undefined): TaskState | undefined {
@@ -54,15 +62,17 @@ function stateFlag(v: string | undefined): TaskState | undefined {
   return name as TaskState;
 }
 
-async function withClient(io: CliIO, url: string, f: ConnectionFlags, work: (c: A2AClient) => Promise<number>): Promise<void> {
+/** Flags are checked (`check`, usage errors: exit 2) before the agent is contacted. */
+async function withClient<T>(io: CliIO, command: string, url: string, f: ConnectionFlags, check: () => T, work: (c: A2AClient, checked: T) => Promise<number>): Promise<void> {
   let client: A2AClient | undefined;
   let code: number;
   try {
     checkUrl(url);
+    const checked = check();
     client = await A2AClient.connect(url, clientOptions(f, io));
-    code = await work(client);
+    code = await work(client, checked);
   } catch (err) {
-    code = failed(io, err);
+    code = failed(io, err, `tasks ${command}`);
   } finally {
     client?.close();
   }
@@ -76,11 +86,11 @@ export function registerTasks(program: Command, io: CliIO): void {
   cmd('get', 'show a task: state, status message, artifacts')
     .argument('<taskId>', 'the task id')
     .option('--history <n>', 'include at most n messages of history')
+    .option('--raw', 'print the parts as sent (no markdown rendering, tables or chart summaries)')
     .action(async (url: string, taskId: string, f: GetFlags) =>
-      withClient(io, url, f, async (c) => {
-        const historyLength = intFlag('--history', f.history, 0);
+      withClient(io, 'get', url, f, () => intFlag('--history', f.history, 0), async (c, historyLength) => {
         const task = await c.getTask({ id: taskId, ...(historyLength === undefined ? {} : { historyLength }) });
-        io.stdout(f.json ? JSON.stringify(task) + '\n' : taskSummary(task));
+        io.stdout(f.json ? JSON.stringify(task) + '\n' : taskSummary(task, partsRendererFor(io, f.raw)));
         return EXIT.ok;
       }),
     );
@@ -91,9 +101,7 @@ export function registerTasks(program: Command, io: CliIO): void {
     .option('--page-size <n>', 'tasks per page (1-100)')
     .option('--page-token <token>', 'the next page, as printed by a previous list')
     .action(async (url: string, f: ListFlags) =>
-      withClient(io, url, f, async (c) => {
-        const status = stateFlag(f.state);
-        const pageSize = intFlag('--page-size', f.pageSize, 1);
+      withClient(io, 'list', url, f, () => ({ status: stateFlag(f.state), pageSize: intFlag('--page-size', f.pageSize, 1, MAX_PAGE_SIZE) }), async (c, { status, pageSize }) => {
         const r = await c.listTasks({ ...(f.context ? { contextId: f.context } : {}), ...(status ? { status } : {}), ...(pageSize ? { pageSize } : {}), ...(f.pageToken ? { pageToken: f.pageToken } : {}) });
         if (f.json) io.stdout(JSON.stringify(r) + '\n');
         else {
@@ -107,7 +115,7 @@ export function registerTasks(program: Command, io: CliIO): void {
   cmd('cancel', 'cancel a task')
     .argument('<taskId>', 'the task id')
     .action(async (url: string, taskId: string, f: ConnectionFlags) =>
-      withClient(io, url, f, async (c) => {
+      withClient(io, 'cancel', url, f, () => undefined, async (c) => {
         const task = await c.cancelTask({ id: taskId });
         io.stdout(f.json ? JSON.stringify(task) + '\n' : `${stateName(task.status.state)}  ${task.id}\n`);
         return EXIT.ok;
@@ -117,6 +125,7 @@ export function registerTasks(program: Command, io: CliIO): void {
   cmd('subscribe', 'follow a running task live until it ends')
     .argument('<taskId>', 'the task id')
     .option('--last-event-id <id>', 'replay the events after this one first (Agentport servers)')
+    .option('--raw', 'print the parts as sent (no markdown rendering, tables or chart summaries)')
     .action(async (url: string, taskId: string, f: SubscribeFlags) => {
       const relay = clientEventRelay();
       let client: A2AClient;
@@ -124,10 +133,10 @@ export function registerTasks(program: Command, io: CliIO): void {
         checkUrl(url);
         client = await A2AClient.connect(url, { ...clientOptions(f, io), onEvent: relay.onEvent });
       } catch (err) {
-        io.exit(failed(io, err));
+        io.exit(failed(io, err, 'tasks subscribe'));
         return;
       }
-      const view = new LiveView(io, { mode: viewMode(io, f.json) });
+      const view = new LiveView(io, { mode: viewMode(io, f.json), render: partsRendererFor(io, f.raw) });
       relay.target.view = view;
       const code = await followStream(
         io,
