@@ -62,7 +62,7 @@ export function registerUsers(program: Command, io: CliIO): void {
     });
   });
 
-  storeOptions(users.command('delete').description('delete a user; their existing grants stay until revoked or expired').argument('<username>'), USERS_HELP).action(
+  storeOptions(users.command('delete').description('delete a user; ends their sign-in sessions and revokes their grants and refresh tokens').argument('<username>'), USERS_HELP).action(
     async (username: string, o: StoreOptions) => {
       await withOAuthStore(o, io, async (store) => {
         if (!(await store.deleteUser(username))) {
