@@ -127,7 +127,9 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
   const toProvider = (req: IncomingMessage, res: ServerResponse, rewrittenPath?: string) => {
     const url = req.url ?? '/';
     const target = rewrittenPath ?? url.slice(0, url.includes('?') ? url.indexOf('?') : undefined);
-    const methods = PROVIDER_METHODS[target];
+    // `/oauth/authorize/{uid}`: where oidc-provider resumes an authorization after the login and
+    // consent pages (a redirect, so GET).
+    const methods = target.startsWith(`${OAUTH_PATHS.authorize}/`) ? ['GET'] : PROVIDER_METHODS[target];
     if (methods === undefined) {
       sendJson(res, 404, { error: 'not_found', error_description: 'No such OAuth endpoint' });
       return true;
