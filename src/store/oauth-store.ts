@@ -55,6 +55,12 @@ export interface OAuthStore {
    * refresh tokens and codes (revokeAccount). Returns whether the user existed.
    */
   deleteUser(username: string, at?: number): Promise<boolean>;
+  /**
+   * Replaces the user's scopes and, since what the user may grant changed, ends every sign-in
+   * session and revokes every grant of the user (clients ask for consent again). Returns whether
+   * the user exists.
+   */
+  setUserScopes(username: string, scopes: readonly string[], at?: number): Promise<boolean>;
   countUsers(): Promise<number>;
 
   /** Server-side sign-in sessions (the admin page, the console). */
@@ -217,6 +223,14 @@ export class SqlOAuthStore implements OAuthStore {
     await this.revokeAccount(username, at);
     await this.sessions.endSessionsOf(username);
     return Number(r.numDeletedRows) > 0;
+  }
+
+  async setUserScopes(username: string, scopes: readonly string[], at = Date.now()): Promise<boolean> {
+    const r = await this.db.updateTable('users').set({ scopes: JSON.stringify(scopes) }).where('username', '=', username).executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return false;
+    await this.sessions.endSessionsOf(username);
+    await this.revokeAccount(username, at);
+    return true;
   }
 
   async countUsers(): Promise<number> {

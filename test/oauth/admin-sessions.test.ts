@@ -10,11 +10,12 @@ import { CookieJar, startOAuthServer, USER } from './support.js';
 const ADMIN_KEY = 'admin-key-for-the-session-tests-0001';
 const BOSS = { username: 'boss', password: 'a long admin password 43', scopes: ['admin'] };
 const ROOT = { username: 'root', password: 'a long admin password 44', scopes: ['admin'] };
+const DEPUTY = { username: 'deputy', password: 'a long admin password 46', scopes: ['admin'] };
 
 describe('/mcp/config/ sessions', () => {
   let s: TestServer;
   beforeAll(async () => {
-    s = await startOAuthServer({ auth: { apiKeys: [{ key: ADMIN_KEY, subject: 'ops', scopes: ['admin'] }] } }, [USER, BOSS, ROOT]);
+    s = await startOAuthServer({ auth: { apiKeys: [{ key: ADMIN_KEY, subject: 'ops', scopes: ['admin'] }] } }, [USER, BOSS, ROOT, DEPUTY]);
   });
   afterAll(async () => s?.stop());
 
@@ -50,6 +51,20 @@ describe('/mcp/config/ sessions', () => {
     expect(await created.text()).not.toContain('Client secret');
     expect(await clientNames()).not.toContain('Left behind by boss');
     expect(await pageWith(jar)).not.toContain('Register a client');
+  });
+
+  it('a user who loses the admin scope loses the page at the next request', async () => {
+    const jar = await signIn(DEPUTY);
+    const csrf = tokenOf(await pageWith(jar), '/clients')!;
+    const changed = await fetch(`${s.http}/api/v1/users/${DEPUTY.username}`, {
+      method: 'PATCH',
+      headers: { 'x-api-key': ADMIN_KEY, 'content-type': 'application/json' },
+      body: JSON.stringify({ scopes: ['a2a:discover'] }),
+    });
+    expect(changed.status).toBe(200);
+    expect(await changed.json()).toMatchObject({ user: { username: DEPUTY.username, scopes: ['a2a:discover'] } });
+    expect((await post(jar, '/mcp/config/clients', { csrf, name: 'After demotion', kind: 'machine' })).status).toBe(403);
+    expect(await clientNames()).not.toContain('After demotion');
   });
 
   it('sign-out ends every session of the user, the cookie it was sent with included', async () => {

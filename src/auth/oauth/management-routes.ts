@@ -106,6 +106,21 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
       return reply.code(204).send();
     });
 
+    app.patch<{ Params: { username: string } }>('/api/v1/users/:username', async (req, reply) => {
+      if (!(await guard(req, reply))) return reply;
+      const scopes = strings(parseJson(req.body)?.scopes);
+      if (!scopes) return badRequest(reply, 'Body must be a JSON object with scopes (an array of strings)');
+      // Ends the user's sessions and revokes their grants: what they may grant has changed.
+      const updated = await d.store.setUserScopes(req.params.username, scopes);
+      d.revocations?.forgetLiveness();
+      const user = updated ? await d.store.getUser(req.params.username) : undefined;
+      if (!user) {
+        const { status, body } = restErrorBody(new A2AError('TaskNotFound', `No user '${req.params.username}'`));
+        return reply.code(status).type('application/json').send(body);
+      }
+      return reply.header('Cache-Control', 'no-store').send({ user: publicUser(user) });
+    });
+
     app.get('/api/v1/clients', async (req, reply) => {
       if (!(await guard(req, reply))) return reply;
       return reply.header('Cache-Control', 'no-store').send({ clients: await listClients(d.store) });
