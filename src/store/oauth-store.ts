@@ -180,14 +180,15 @@ export class SqlOAuthStore implements OAuthStore {
       .where('account_id', '=', accountId)
       .where('revoked_at', 'is', null)
       .execute();
-    const grantIds = grants.map((g) => g.id);
+    // A subquery, not the list above: an account may hold more grants than a statement may have parameters.
+    const ofAccount = this.db.selectFrom('oauth_records as g').select('g.id').where('g.model', '=', 'Grant').where('g.account_id', '=', accountId);
     await this.db
       .updateTable('oauth_records')
       .set({ revoked_at: at })
       .where('revoked_at', 'is', null)
-      .where((eb) => eb.or([eb('account_id', '=', accountId), ...(grantIds.length ? [eb('grant_id', 'in', grantIds)] : [])]))
+      .where((eb) => eb.or([eb('account_id', '=', accountId), eb('grant_id', 'in', ofAccount)]))
       .execute();
-    return grantIds;
+    return grants.map((g) => g.id);
   }
 
   async sweepExpired(now: number): Promise<number> {

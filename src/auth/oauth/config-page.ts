@@ -22,13 +22,14 @@ const COOKIE = 'ap_config';
 /** the per-browser value the login form's CSRF token is bound to, before any session exists */
 const LOGIN_COOKIE = 'ap_config_login';
 const SESSION_SECONDS = 30 * 60;
-const COOKIE_ATTRIBUTES = `Path=${CONFIG_PATH}; HttpOnly; SameSite=Strict`;
 
 export interface ConfigPageDeps {
   store: OAuthStore;
   throttle: LoginThrottle;
   /** the address a sign-in attempt comes from (behind a trusted proxy: the forwarded one) */
   clientAddress: (req: IncomingMessage) => string | undefined;
+  /** cookies marked Secure (the public URL is https) */
+  secureCookies: boolean;
 }
 
 export function configSessions(store: OAuthStore, secret: Buffer): BrowserSessions {
@@ -78,13 +79,14 @@ async function clientsPage(d: ConfigPageDeps, sessions: BrowserSessions, sess: A
 }
 
 export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessions, req: IncomingMessage, res: ServerResponse, sub: string): Promise<void> {
+  const cookieAttributes = `Path=${CONFIG_PATH}; HttpOnly; SameSite=Strict${d.secureCookies ? '; Secure' : ''}`;
   const sess = await sessions.resolve(cookie(req, COOKIE));
   // The login form's token is bound to this browser's own random cookie: set on first sight.
   let nonce = cookie(req, LOGIN_COOKIE);
   const nonceCookie: Record<string, string> = {};
   if (!sess && (!nonce || !/^[A-Za-z0-9_-]{43}$/.test(nonce))) {
     nonce = BrowserSessions.newBrowserNonce();
-    nonceCookie['Set-Cookie'] = `${LOGIN_COOKIE}=${nonce}; ${COOKIE_ATTRIBUTES}; Max-Age=${SESSION_SECONDS}`;
+    nonceCookie['Set-Cookie'] = `${LOGIN_COOKIE}=${nonce}; ${cookieAttributes}; Max-Age=${SESSION_SECONDS}`;
   }
   const signIn = (status: number, error?: string) => send(res, status, loginForm(sessions, nonce!, error), nonceCookie);
 
@@ -113,7 +115,7 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
     const token = await sessions.begin(user.username);
     res.writeHead(303, {
       Location: `${CONFIG_PATH}/`,
-      'Set-Cookie': [`${COOKIE}=${token}; ${COOKIE_ATTRIBUTES}; Max-Age=${SESSION_SECONDS}`, `${LOGIN_COOKIE}=; ${COOKIE_ATTRIBUTES}; Max-Age=0`],
+      'Set-Cookie': [`${COOKIE}=${token}; ${cookieAttributes}; Max-Age=${SESSION_SECONDS}`, `${LOGIN_COOKIE}=; ${cookieAttributes}; Max-Age=0`],
       'Cache-Control': 'no-store',
     });
     return void res.end();
@@ -121,7 +123,7 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
   if (!sess || !sessions.formTokenValid(sess, sub, csrf)) return signIn(403, 'Sign in again.');
   if (sub === '/logout') {
     await sessions.endAllOf(sess.username);
-    res.writeHead(303, { Location: `${CONFIG_PATH}/`, 'Set-Cookie': `${COOKIE}=; ${COOKIE_ATTRIBUTES}; Max-Age=0`, 'Cache-Control': 'no-store' });
+    res.writeHead(303, { Location: `${CONFIG_PATH}/`, 'Set-Cookie': `${COOKIE}=; ${cookieAttributes}; Max-Age=0`, 'Cache-Control': 'no-store' });
     return void res.end();
   }
   if (sub === '/clients/delete') {

@@ -198,7 +198,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
     if (path.startsWith('/oauth/')) return toProvider(req, res);
     if (path === CONFIG_PATH || path.startsWith(`${CONFIG_PATH}/`)) {
       build()
-        .then(({ sessions }) => serveConfigPage({ store: d.store, throttle, clientAddress }, sessions, req, res, path.slice(CONFIG_PATH.length)))
+        .then(({ sessions }) => serveConfigPage({ store: d.store, throttle, clientAddress, secureCookies: d.publicUrl().startsWith('https:') }, sessions, req, res, path.slice(CONFIG_PATH.length)))
         .catch((err: unknown) => fail(res, err));
       return true;
     }
