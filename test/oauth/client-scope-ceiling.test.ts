@@ -6,12 +6,25 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../support/server.js';
+import { SELF_REGISTERED_CEILING, selfRegisteredScope } from '../../src/auth/oauth/client-scope-ceiling.js';
 import { browse, startOAuthServer } from './support.js';
 
 const ADMIN_KEY = 'admin-key-for-the-scope-ceiling-test';
 const ROOT = { username: 'root', password: 'a long admin password 45', scopes: ['admin'] };
 const REDIRECT = 'http://127.0.0.1:53691/callback';
 const insecure = { [oauth.allowInsecureRequests]: true };
+
+describe('the ceiling of a self-registered client', () => {
+  it('is what it registered less admin, the whole ceiling when it registered nothing, and never empty', () => {
+    expect(selfRegisteredScope(undefined)).toBe(SELF_REGISTERED_CEILING.join(' '));
+    expect(selfRegisteredScope('')).toBe(SELF_REGISTERED_CEILING.join(' '));
+    expect(selfRegisteredScope('admin mcp:tools mcp:tools')).toBe('mcp:tools');
+    expect(selfRegisteredScope('admin')).toBe('openid');
+    expect(SELF_REGISTERED_CEILING).not.toContain('admin');
+    // unknown values stay, for oidc-provider's own metadata validation to refuse
+    expect(selfRegisteredScope('a2a:discover no-such-scope')).toBe('a2a:discover no-such-scope');
+  });
+});
 
 describe('client scope ceilings', () => {
   let s: TestServer;

@@ -11,7 +11,7 @@
  *   administrator clicks. A client that anyone on the internet can create must not be able to
  *   collect the keys to the client registry and the user list.
  */
-import { SCOPES } from './scopes.js';
+import { OFFERED_SCOPES, SCOPES } from './scopes.js';
 
 /** Metadata property set only on administrator-created clients (client-registry.ts, migration 0006). */
 export const ADMIN_CLIENT_MARKER = 'agentport_registered_by';
@@ -19,13 +19,16 @@ export const ADMINISTRATOR = 'administrator';
 
 export const SELF_REGISTERED_CEILING: readonly string[] = ['openid', 'offline_access', SCOPES.discover, SCOPES.publish, SCOPES.mcpTools];
 
+const KNOWN: readonly string[] = ['openid', 'offline_access', ...OFFERED_SCOPES];
+
 /**
- * The `scope` a self-registered client is held to: what it registered, within the ceiling; the
- * whole ceiling when it registered none. Never empty: oidc-provider reads an empty `scope` as
- * "no limit".
+ * The `scope` a self-registered client is held to: what it registered, less the known scopes
+ * above the ceiling; the whole ceiling when it registered none. Unknown values are kept for
+ * oidc-provider to refuse as before (`invalid_client_metadata`). Never empty: oidc-provider reads
+ * an empty `scope` as "no limit".
  */
 export function selfRegisteredScope(registered: unknown): string {
   if (typeof registered !== 'string' || !registered.trim()) return SELF_REGISTERED_CEILING.join(' ');
-  const kept = [...new Set(registered.split(' '))].filter((s) => SELF_REGISTERED_CEILING.includes(s));
+  const kept = [...new Set(registered.split(' '))].filter((s) => s && (SELF_REGISTERED_CEILING.includes(s) || !KNOWN.includes(s)));
   return (kept.length ? kept : ['openid']).join(' ');
 }
