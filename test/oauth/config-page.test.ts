@@ -83,6 +83,7 @@ describe('password guessing', () => {
       for (let i = 0; i < 5; i++) expect((await attempt(`wrong guess number ${i}`)).status).toBe(401);
       const right = await attempt(ADMIN.password);
       expect(right.status).toBe(429);
+      expect(right.headers.get('retry-after')).toBe('2');
       expect(right.headers.get('set-cookie')).toBeNull();
     } finally {
       await s.stop();

@@ -44,8 +44,8 @@ function csrfValid(secret: Buffer, uid: string, presented: string | null): boole
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function send(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, PAGE_HEADERS);
+function send(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...PAGE_HEADERS, ...headers });
   res.end(html);
 }
 
@@ -102,7 +102,7 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     const username = form.get('username') ?? '';
     const address = d.clientAddress(req);
     const wait = d.throttle.retryAfterSeconds(username, address);
-    if (wait > 0) return send(res, 429, login({ error: `Too many failed sign-ins. Try again in ${wait} seconds.`, username }));
+    if (wait > 0) return send(res, 429, login({ error: `Too many failed sign-ins. Try again in ${wait} seconds.`, username }), { 'Retry-After': String(wait) });
     const user = await authenticateUser(d.store, username, form.get('password') ?? '');
     if (!user) {
       d.throttle.failed(username, address);
