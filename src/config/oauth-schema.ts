@@ -3,6 +3,7 @@
  * the server's options grow without touching the rest of the schema; docs/configuration.md and
  * docs/auth.md describe every key.
  */
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import { bool, integer, nonEmptyString } from './primitives.js';
 
@@ -79,6 +80,11 @@ export const oauthSchema = z
     clientIdMetadataDocuments: cimdSchema.default({}),
     /** the username and password form for local users; off: only the upstream sign-in */
     localUsers: bool.default(true),
+    /**
+     * addresses of reverse proxies in front of the server: a sign-in arriving from one of them is
+     * counted against the address in its X-Forwarded-For (the sign-in throttle, src/auth/oauth/client-address.ts)
+     */
+    trustedProxies: z.array(nonEmptyString.refine((v) => isIP(v) !== 0, { message: 'must be an IP address' })).default([]),
     upstream: upstreamSchema.optional(),
   })
   .strict()

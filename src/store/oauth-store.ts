@@ -1,9 +1,10 @@
 /**
- * Storage of the OAuth authorization server (migration 0005_oauth): oidc-provider's records and
- * the local users of the login page. Both dialects share these statements; `INSERT … ON CONFLICT`
+ * Storage of the OAuth authorization server (migrations 0005_oauth, 0006_sessions): oidc-provider's
+ * records, the local users of the login page and their sign-in sessions. Both dialects share these statements; `INSERT … ON CONFLICT`
  * is spelled the same on SQLite and PostgreSQL.
  */
 import type { Kysely } from 'kysely';
+import { SqlSessionStore, type SessionStore } from './session-store.js';
 
 /** One oidc-provider record (a grant, code, refresh token, client, session, interaction, …). */
 export interface OAuthRecord {
@@ -38,14 +39,32 @@ export interface OAuthStore {
   /** Every live record of a model (registered clients for the management API), oldest id first. */
   listRecords(model: string, now: number): Promise<Array<OAuthRecord & { id: string }>>;
   deleteRecord(model: string, id: string): Promise<boolean>;
-  /** Deletes records expired before `now`; returns how many. */
+  /**
+   * Revokes everything issued to an account: its grants and every record of them (codes, refresh
+   * tokens), and its provider sessions. Returns the ids of the grants it revoked.
+   */
+  revokeAccount(accountId: string, at: number): Promise<string[]>;
+  /** Deletes records and sessions expired before `now`; returns how many. */
   sweepExpired(now: number): Promise<number>;
 
   putUser(u: StoredUser): Promise<boolean>;
   getUser(username: string): Promise<StoredUser | undefined>;
   listUsers(): Promise<StoredUser[]>;
-  deleteUser(username: string): Promise<boolean>;
+  /**
+   * Deletes the user and ends what the user held: every sign-in session, every grant with its
+   * refresh tokens and codes (revokeAccount). Returns whether the user existed.
+   */
+  deleteUser(username: string, at?: number): Promise<boolean>;
+  /**
+   * Replaces the user's scopes and, since what the user may grant changed, ends every sign-in
+   * session and revokes every grant of the user (clients ask for consent again). Returns whether
+   * the user exists.
+   */
+  setUserScopes(username: string, scopes: readonly string[], at?: number): Promise<boolean>;
   countUsers(): Promise<number>;
+
+  /** Server-side sign-in sessions (the admin page, the console). */
+  readonly sessions: SessionStore;
 }
 
 interface RecordsTable {
@@ -54,6 +73,7 @@ interface RecordsTable {
   payload: string;
   grant_id: string | null;
   uid: string | null;
+  account_id: string | null;
   expires_at: number | null;
   consumed_at: number | null;
   revoked_at: number | null;
@@ -70,9 +90,11 @@ type Tables = { oauth_records: RecordsTable; users: UsersTable };
 
 export class SqlOAuthStore implements OAuthStore {
   private readonly db: Kysely<Tables>;
+  readonly sessions: SessionStore;
 
   constructor(db: Kysely<unknown>) {
     this.db = db as unknown as Kysely<Tables>;
+    this.sessions = new SqlSessionStore(db);
   }
 
   async upsertRecord(model: string, id: string, r: { payload: Record<string, unknown>; grantId?: string; uid?: string; expiresAt?: number }): Promise<void> {
@@ -82,6 +104,7 @@ export class SqlOAuthStore implements OAuthStore {
       payload: JSON.stringify(r.payload),
       grant_id: r.grantId ?? null,
       uid: r.uid ?? null,
+      account_id: typeof r.payload.accountId === 'string' ? r.payload.accountId : null,
       expires_at: r.expiresAt ?? null,
       consumed_at: null,
       revoked_at: null,
@@ -90,7 +113,7 @@ export class SqlOAuthStore implements OAuthStore {
       .insertInto('oauth_records')
       .values(row)
       .onConflict((oc) =>
-        oc.columns(['model', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, expires_at: row.expires_at }),
+        oc.columns(['model', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, account_id: row.account_id, expires_at: row.expires_at }),
       )
       .execute();
   }
@@ -98,7 +121,7 @@ export class SqlOAuthStore implements OAuthStore {
   async createRecord(model: string, id: string, payload: Record<string, unknown>): Promise<boolean> {
     const r = await this.db
       .insertInto('oauth_records')
-      .values({ model, id, payload: JSON.stringify(payload), grant_id: null, uid: null, expires_at: null, consumed_at: null, revoked_at: null })
+      .values({ model, id, payload: JSON.stringify(payload), grant_id: null, uid: null, account_id: null, expires_at: null, consumed_at: null, revoked_at: null })
       .onConflict((oc) => oc.columns(['model', 'id']).doNothing())
       .executeTakeFirst();
     return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
@@ -149,9 +172,28 @@ export class SqlOAuthStore implements OAuthStore {
     return Number(r.numDeletedRows) > 0;
   }
 
+  async revokeAccount(accountId: string, at: number): Promise<string[]> {
+    const grants = await this.db
+      .selectFrom('oauth_records')
+      .select('id')
+      .where('model', '=', 'Grant')
+      .where('account_id', '=', accountId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    // A subquery, not the list above: an account may hold more grants than a statement may have parameters.
+    const ofAccount = this.db.selectFrom('oauth_records as g').select('g.id').where('g.model', '=', 'Grant').where('g.account_id', '=', accountId);
+    await this.db
+      .updateTable('oauth_records')
+      .set({ revoked_at: at })
+      .where('revoked_at', 'is', null)
+      .where((eb) => eb.or([eb('account_id', '=', accountId), eb('grant_id', 'in', ofAccount)]))
+      .execute();
+    return grants.map((g) => g.id);
+  }
+
   async sweepExpired(now: number): Promise<number> {
     const r = await this.db.deleteFrom('oauth_records').where('expires_at', '<', now).executeTakeFirst();
-    return Number(r.numDeletedRows);
+    return Number(r.numDeletedRows) + (await this.sessions.sweepExpiredSessions(now));
   }
 
   async putUser(u: StoredUser): Promise<boolean> {
@@ -172,9 +214,24 @@ export class SqlOAuthStore implements OAuthStore {
     return (await this.db.selectFrom('users').selectAll().orderBy('created_at').orderBy('username').execute()).map(toUser);
   }
 
-  async deleteUser(username: string): Promise<boolean> {
+  async deleteUser(username: string, at = Date.now()): Promise<boolean> {
+    // Single statements (no multi-statement transaction on SQLite, src/store/sqlite/sqlite-store.ts),
+    // ordered so a failure part-way leaves the user in place to be deleted again, and repeated
+    // after the delete for whatever a sign-in under way created in between.
+    await this.revokeAccount(username, at);
+    await this.sessions.endSessionsOf(username);
     const r = await this.db.deleteFrom('users').where('username', '=', username).executeTakeFirst();
+    await this.revokeAccount(username, at);
+    await this.sessions.endSessionsOf(username);
     return Number(r.numDeletedRows) > 0;
+  }
+
+  async setUserScopes(username: string, scopes: readonly string[], at = Date.now()): Promise<boolean> {
+    const r = await this.db.updateTable('users').set({ scopes: JSON.stringify(scopes) }).where('username', '=', username).executeTakeFirst();
+    if (Number(r.numUpdatedRows) === 0) return false;
+    await this.sessions.endSessionsOf(username);
+    await this.revokeAccount(username, at);
+    return true;
   }
 
   async countUsers(): Promise<number> {

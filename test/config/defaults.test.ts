@@ -48,6 +48,7 @@ describe('loadConfig without a file', () => {
         allowedRedirectUris: ['https://chatgpt.com/connector_platform_oauth_redirect', 'https://claude.ai/api/mcp/auth_callback', 'https://claude.com/api/mcp/auth_callback'],
         clientIdMetadataDocuments: { enabled: true, allowLoopbackHosts: false },
         localUsers: true,
+        trustedProxies: [],
       },
       apiKeys: [],
       extendedCard: true,

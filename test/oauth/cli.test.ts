@@ -1,7 +1,8 @@
 /**
  * `agentport users` and `agentport clients`, in-process against the SQLite database of a running
  * server: a user created by the CLI signs in on the login page; a machine client created by the
- * CLI gets a client-credentials token; list shows neither passwords nor secrets; delete works.
+ * CLI gets a client-credentials token; list shows neither passwords nor secrets; set-scopes ends
+ * the user's grants; delete works.
  */
 import * as oauth from 'oauth4webapi';
 import path from 'node:path';
@@ -47,6 +48,14 @@ describe('agentport users / clients', () => {
     expect(listed.out).toMatch(/carol\s+mcp:tools/);
     expect(listed.out).not.toContain('scrypt');
     expect((await cli('users', 'create', 'carol')).exits).toEqual([2]);
+
+    // Changing her scopes revokes the grant made with the old ones: its refresh token is refused.
+    expect((await cli('users', 'set-scopes', 'carol', '--scope', 'a2a:discover')).exits).toEqual([]);
+    expect((await cli('users', 'list')).out).toMatch(/carol\s+a2a:discover/);
+    const refresh = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure);
+    await expect(oauth.processRefreshTokenResponse(as, client, refresh)).rejects.toMatchObject({ error: 'invalid_grant' });
+    expect((await cli('users', 'set-scopes', 'nobody', '--scope', 'a2a:discover')).exits).toEqual([1]);
+    expect((await cli('users', 'set-scopes', 'carol')).exits).toEqual([2]);
     expect((await cli('users', 'delete', 'carol')).exits).toEqual([]);
     expect((await cli('users', 'delete', 'carol')).exits).toEqual([1]);
   });

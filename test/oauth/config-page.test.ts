@@ -21,7 +21,9 @@ describe('/mcp/config/ page', () => {
 
   async function signIn(user: { username: string; password: string }) {
     const jar = new CookieJar();
+    // The login form's CSRF token is bound to a cookie set with the form, as a browser keeps it.
     const login = await fetch(`${s.http}/mcp/config/`);
+    jar.take(login);
     const html = await login.text();
     expect(html).toContain('<label for="u">Username</label>');
     expect(html).not.toMatch(/<script/i);
@@ -53,7 +55,11 @@ describe('/mcp/config/ page', () => {
     expect(html).toContain('Client secret (shown only now)');
     expect(html).toContain('Report bot');
 
-    const deleted = await post(jar, '/mcp/config/clients/delete', { csrf, clientId: id });
+    // Each form has its own token: the delete form's, from the page listing the new client.
+    const deleteToken = new RegExp(`action="/mcp/config/clients/delete"><input type="hidden" name="csrf" value="([^"]+)"><input type="hidden" name="clientId" value="${id}"`).exec(html)![1]!;
+    expect(deleteToken).not.toBe(csrf);
+    expect((await post(jar, '/mcp/config/clients/delete', { csrf, clientId: id })).status).toBe(403);
+    const deleted = await post(jar, '/mcp/config/clients/delete', { csrf: deleteToken, clientId: id });
     expect(deleted.status).toBe(200);
     expect(await deleted.text()).not.toContain(`<td><code>${id}</code>`);
   });
@@ -63,13 +69,21 @@ describe('password guessing', () => {
   it('refuses sign-in attempts after 5 failures, even with the right password', async () => {
     const s = await startOAuthServer({}, [ADMIN]);
     try {
-      const login = await (await fetch(`${s.http}/mcp/config/`)).text();
-      const csrf = /name="csrf" value="([^"]+)"/.exec(login)![1]!;
+      const jar = new CookieJar();
+      const form = await fetch(`${s.http}/mcp/config/`);
+      jar.take(form);
+      const csrf = /name="csrf" value="([^"]+)"/.exec(await form.text())![1]!;
       const attempt = (password: string) =>
-        fetch(`${s.http}/mcp/config/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ csrf, username: ADMIN.username, password }) });
+        fetch(`${s.http}/mcp/config/login`, {
+          method: 'POST',
+          redirect: 'manual',
+          headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ csrf, username: ADMIN.username, password }),
+        });
       for (let i = 0; i < 5; i++) expect((await attempt(`wrong guess number ${i}`)).status).toBe(401);
       const right = await attempt(ADMIN.password);
       expect(right.status).toBe(429);
+      expect(right.headers.get('retry-after')).toBe('2');
       expect(right.headers.get('set-cookie')).toBeNull();
     } finally {
       await s.stop();

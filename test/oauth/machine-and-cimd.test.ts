@@ -93,4 +93,31 @@ describe('client credentials and Client ID Metadata Documents', () => {
     // The document is cached (Cache-Control), not fetched per request.
     expect(docs.hits('/clients/inspector.json')).toBe(1);
   });
+
+  it('CIMD: a metadata document client never gets admin, whatever its document says (issue 19, D2)', async () => {
+    const doc = (name: string, extra: object) => {
+      const clientId = `${docs.origin}/clients/${name}.json`;
+      docs.serve(`/clients/${name}.json`, JSON.stringify({ client_id: clientId, client_name: name, redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', ...extra }), 200, { 'cache-control': 'max-age=600' });
+      return clientId;
+    };
+    const authorize = async (clientId: string) => {
+      const url = new URL(as.authorization_endpoint!);
+      url.search = new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: 'code',
+        scope: 'admin',
+        code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+        code_challenge_method: 'S256',
+      }).toString();
+      return browse(s, url.href, { redirectPrefix: REDIRECT });
+    };
+    const asking = await authorize(doc('asks-admin', { scope: 'admin mcp:tools' }));
+    expect(asking.pages).toEqual([]);
+    expect(asking.callback?.searchParams.get('error')).toBe('invalid_scope');
+    // A document claiming to be administrator-created is not a usable client at all.
+    const claiming = await authorize(doc('claims-admin', { scope: 'admin', agentport_registered_by: 'administrator' }));
+    expect(claiming.callback).toBeUndefined();
+    expect(claiming.stoppedAt?.status).toBe(400);
+  });
 });

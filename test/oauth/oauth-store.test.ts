@@ -1,8 +1,9 @@
 /**
- * The OAuth tables (migration 0005_oauth) behind oidc-provider's adapter, the same contract on
- * SQLite and on a real PostgreSQL: upsert/find by id and by uid, expiry, consumption, revocation
- * by record and by grant (kept, not deleted, so the resource server can tell), sweeping, the
- * first-wins server secret, and users. Two stores on one PostgreSQL schema stand for two replicas.
+ * The OAuth tables (migrations 0005_oauth, 0006_sessions) behind oidc-provider's adapter, the same
+ * contract on SQLite and on a real PostgreSQL: upsert/find by id and by uid, expiry, consumption,
+ * revocation by record and by grant (kept, not deleted, so the resource server can tell),
+ * sweeping, the first-wins server secret, users, sign-in sessions and what deleting a user ends.
+ * Two stores on one PostgreSQL schema stand for two replicas.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -98,6 +99,62 @@ describe.each(dialects)('OAuth store on %s', (_name, open) => {
       expect(await r.isRevoked({})).toBe(false);
     } finally {
       await store.close();
+    }
+  });
+
+  it('keeps sign-in sessions that another replica sees, and sees ended, at once', async () => {
+    const [a, b] = [await open(), await open()];
+    try {
+      const user = `s${randomBytes(3).toString('hex')}`;
+      const now = Date.now();
+      const id = (n: number) => `${user}-session-${n}`;
+      await a.oauth.sessions.createSession({ id: id(1), username: user, purpose: 'config', createdAt: now, expiresAt: now + 60_000 });
+      await a.oauth.sessions.createSession({ id: id(2), username: user, purpose: 'config', createdAt: now, expiresAt: now + 60_000 });
+      await a.oauth.sessions.createSession({ id: id(3), username: user, purpose: 'config', createdAt: now, expiresAt: now + 1_000 });
+      expect(await b.oauth.sessions.findSession(id(1), now)).toEqual({ id: id(1), username: user, purpose: 'config', createdAt: now, expiresAt: now + 60_000 });
+      expect(await b.oauth.sessions.findSession(id(3), now + 1_000)).toBeUndefined(); // expired
+      await b.oauth.sessions.endSession(id(1));
+      expect(await a.oauth.sessions.findSession(id(1), now)).toBeUndefined();
+      expect(await a.oauth.sessions.findSession(id(2), now)).toBeDefined();
+      expect(await b.oauth.sessions.endSessionsOf(user)).toBe(2);
+      expect(await a.oauth.sessions.findSession(id(2), now)).toBeUndefined();
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('deleting a user ends their sessions and revokes their grants, codes, refresh tokens and provider sessions', async () => {
+    const [a, b] = [await open(), await open()];
+    try {
+      const user = `d${randomBytes(3).toString('hex')}`;
+      const other = `o${randomBytes(3).toString('hex')}`;
+      await createUser(a.oauth, { username: user, password: 'twelve chars ok' });
+      const g = `grant-${user}`;
+      const keep = `grant-${other}`;
+      const adapter = (model: string) => new StoreAdapter(model, a.oauth);
+      await adapter('Grant').upsert(g, { accountId: user, clientId: 'c' }, 600);
+      await adapter('Grant').upsert(keep, { accountId: other, clientId: 'c' }, 600);
+      // a code carries only its grant; a refresh token and a provider session carry the account
+      await adapter('AuthorizationCode').upsert(`code-${user}`, { grantId: g }, 60);
+      await adapter('RefreshToken').upsert(`rt-${user}`, { grantId: g, accountId: user }, 600);
+      await adapter('Session').upsert(`sess-${user}`, { accountId: user }, 600);
+      await a.oauth.sessions.createSession({ id: `page-${user}`, username: user, purpose: 'config', createdAt: Date.now(), expiresAt: Date.now() + 60_000 });
+
+      const revocations = new TokenRevocations(a.oauth, Date.now, 0);
+      expect(await revocations.isRevoked({ grant_id: g })).toBe(false);
+      expect(await b.oauth.deleteUser(user)).toBe(true);
+
+      expect(await revocations.isRevoked({ grant_id: g })).toBe(true);
+      expect(await revocations.isRevoked({ grant_id: keep })).toBe(false);
+      for (const [model, id] of [['AuthorizationCode', `code-${user}`], ['RefreshToken', `rt-${user}`], ['Session', `sess-${user}`]] as const) {
+        expect(await adapter(model).find(id)).toBeUndefined();
+      }
+      expect(await a.oauth.sessions.findSession(`page-${user}`, Date.now())).toBeUndefined();
+      expect(await b.oauth.deleteUser(user)).toBe(false);
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 

@@ -14,6 +14,7 @@ import { loadOidcProvider } from './load-provider.js';
 import { isAllowedRedirectUri, redirectUriMatches } from './redirect-uris.js';
 import { baseAudience, isOwnResource, type ResourceCatalog } from './resources.js';
 import { OFFERED_SCOPES, isUsecaseScope } from './scopes.js';
+import { ADMIN_CLIENT_MARKER, ADMINISTRATOR, selfRegisteredScope } from './client-scope-ceiling.js';
 import { serverSecret } from './server-secret.js';
 import { StoreAdapter } from './store-adapter.js';
 import { PAGE_HEADERS } from './html.js';
@@ -32,6 +33,8 @@ export interface AuthorizationServerOptions {
   /** fetch for Client ID Metadata Documents (SSRF-guarded) */
   fetchMetadataDocument: MetadataDocumentFetch;
   revocations: TokenRevocations;
+  /** accounts signed in at the upstream OpenID Provider, which have no local user row */
+  isUpstreamAccount?: (accountId: string) => boolean;
 }
 
 export interface AuthorizationServer {
@@ -134,18 +137,28 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
       },
     },
     extraClientMetadata: {
-      properties: ['redirect_uris'],
-      // Dynamic registration: only loopback and the listed redirect URIs, and no machine grants
-      // (client credentials clients are created by an administrator).
+      // Called in this order whenever a client is built: at registration, on every load from the
+      // store, and for every metadata document.
+      properties: ['redirect_uris', ADMIN_CLIENT_MARKER, 'scope'],
       validator(ctx: OidcContext | undefined, key: string, value: unknown, metadata: UnknownObject) {
-        if (ctx?.oidc?.route !== 'registration' || key !== 'redirect_uris') return;
-        redirectPolicy(Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
-        const grants = metadata.grant_types;
-        if (Array.isArray(grants) && grants.includes('client_credentials')) {
-          throw new errors.InvalidClientMetadata('client_credentials clients are created by an administrator (agentport clients create)');
+        const registering = ctx?.oidc?.route === 'registration';
+        // Dynamic registration: only loopback and the listed redirect URIs, and no machine grants
+        // (client credentials clients are created by an administrator).
+        if (registering && key === 'redirect_uris') {
+          redirectPolicy(Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
+          const grants = metadata.grant_types;
+          if (Array.isArray(grants) && grants.includes('client_credentials')) {
+            throw new errors.InvalidClientMetadata('client_credentials clients are created by an administrator (agentport clients create)');
+          }
+          const scope = typeof metadata.scope === 'string' ? metadata.scope.split(' ') : [];
+          if (scope.includes('admin')) throw new errors.InvalidClientMetadata('the admin scope cannot be registered dynamically');
         }
-        const scope = typeof metadata.scope === 'string' ? metadata.scope.split(' ') : [];
-        if (scope.includes('admin')) throw new errors.InvalidClientMetadata('the admin scope cannot be registered dynamically');
+        // The administrator's marker is written by client-registry.ts straight into the store; a
+        // registration request or a metadata document that carries it claims what it is not.
+        if (key === ADMIN_CLIENT_MARKER && value !== undefined && (registering || URL.canParse(String(metadata.client_id)))) {
+          throw new errors.InvalidClientMetadata(`${ADMIN_CLIENT_MARKER} cannot be set by a client`);
+        }
+        if (key === 'scope' && metadata[ADMIN_CLIENT_MARKER] !== ADMINISTRATOR) metadata.scope = selfRegisteredScope(value);
       },
     },
     // Refresh tokens for every client allowed the grant (MCP clients do not ask offline_access);
@@ -175,7 +188,10 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
       },
     },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${INTERACTION_PATH}/${interaction.uid}` },
-    findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
+    // A deleted user's provider session, grants and refresh tokens lead nowhere: no account, so
+    // oidc-provider asks for a new login and refuses the refresh (the store revokes them too).
+    findAccount: async (_ctx: unknown, sub: string) =>
+      o.isUpstreamAccount?.(sub) || (await o.store.getUser(sub)) ? { accountId: sub, claims: async () => ({ sub }) } : undefined,
     // Browser-based clients (the MCP Inspector) call the token endpoint cross-origin; tokens are
     // bound by PKCE and client auth, never by the Origin.
     clientBasedCORS: () => true,

@@ -2,10 +2,11 @@
  * Clients an administrator registers (`agentport clients create`, `POST /api/v1/clients`, the
  * `/mcp/config/` page): stored as oidc-provider `Client` records, so the provider loads and
  * validates them like dynamically registered ones. Machine clients (client credentials) exist
- * only this way; dynamic registration refuses that grant.
+ * only this way; dynamic registration refuses that grant. Only these clients may hold `admin`.
  */
 import { randomBytes } from 'node:crypto';
 import type { OAuthStore } from '../../store/oauth-store.js';
+import { ADMIN_CLIENT_MARKER, ADMINISTRATOR } from './client-scope-ceiling.js';
 
 const MODEL = 'Client';
 
@@ -47,6 +48,8 @@ export async function createClient(store: OAuthStore, c: NewClient, now = Date.n
     token_endpoint_auth_method: c.kind === 'public' ? 'none' : 'client_secret_basic',
     ...(secret ? { client_secret: secret, client_secret_expires_at: 0 } : {}),
     ...(c.scopes?.length ? { scope: c.scopes.join(' ') } : {}),
+    // Exempts the client from the ceiling of self-registered clients (client-scope-ceiling.ts).
+    [ADMIN_CLIENT_MARKER]: ADMINISTRATOR,
   };
   await store.upsertRecord(MODEL, clientId, { payload: metadata });
   return { client: summaryOf(clientId, metadata), ...(secret ? { clientSecret: secret } : {}) };

@@ -1,13 +1,16 @@
 /**
  * `/mcp/config/`: the small admin page of the service Agentport replaces, to register and delete
- * OAuth clients. Sign-in is a local user holding `admin`; the session is an HMAC-signed cookie
- * (HttpOnly, SameSite=Strict, path /mcp/config, 30 minutes); every form carries a CSRF token bound
- * to the session. Plain HTML, no script, works without JavaScript.
+ * OAuth clients. Sign-in is a local user holding `admin`; the session is server-side
+ * (src/auth/sessions/browser-sessions.ts): a random cookie (HttpOnly, SameSite=Strict, path
+ * /mcp/config, 30 minutes) naming a stored session that is checked against the user's existence
+ * and scopes on every request, and ended everywhere by sign-out or by deleting the user. Every form
+ * carries a CSRF token bound to its session (or, for the login form, to a per-browser cookie) and
+ * to its action. Plain HTML, no script, works without JavaScript.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readLimitedBody } from '../../bindings/read-limited-body.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
+import { BrowserSessions, type ActiveSession } from '../sessions/browser-sessions.js';
 import { ClientInputError, createClient, deleteClient, listClients, type NewClient } from './client-registry.js';
 import { escapeHtml as e } from './html.js';
 import { PAGE_HEADERS } from './interaction-pages.js';
@@ -16,99 +19,117 @@ import type { LoginThrottle } from './login-throttle.js';
 
 export const CONFIG_PATH = '/mcp/config';
 const COOKIE = 'ap_config';
+/** the per-browser value the login form's CSRF token is bound to, before any session exists */
+const LOGIN_COOKIE = 'ap_config_login';
 const SESSION_SECONDS = 30 * 60;
 
 export interface ConfigPageDeps {
   store: OAuthStore;
-  secret: Buffer;
   throttle: LoginThrottle;
+  /** the address a sign-in attempt comes from (behind a trusted proxy: the forwarded one) */
+  clientAddress: (req: IncomingMessage) => string | undefined;
+  /** cookies marked Secure (the public URL is https) */
+  secureCookies: boolean;
 }
 
-const mac = (secret: Buffer, text: string) => createHmac('sha256', secret).update(text).digest('base64url');
-const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+export function configSessions(store: OAuthStore, secret: Buffer): BrowserSessions {
+  return new BrowserSessions(store, secret, { purpose: 'config', ttlMs: SESSION_SECONDS * 1000, requiredScope: 'admin' });
+}
 
-function session(d: ConfigPageDeps, req: IncomingMessage): string | undefined {
-  const raw = (req.headers.cookie ?? '').split(/;\s*/).find((c) => c.startsWith(`${COOKIE}=`))?.slice(COOKIE.length + 1);
-  if (!raw) return undefined;
-  const [user, exp, sig] = raw.split('.');
-  if (!user || !exp || !sig || !same(sig, mac(d.secret, `config:${user}.${exp}`))) return undefined;
-  return Number(exp) > Date.now() / 1000 ? raw : undefined;
+function cookie(req: IncomingMessage, name: string): string | undefined {
+  return (req.headers.cookie ?? '').split(/;\s*/).find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1);
 }
 
 function page(body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>OAuth clients · Agentport</title><style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;line-height:1.5}label{display:block;margin-top:.75rem}input,select,textarea{display:block;width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:.75rem;padding:.4rem 1rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left;vertical-align:top}.secret{background:#ffe;padding:.5rem;word-break:break-all}</style></head><body><main>${body}</main></body></html>`;
 }
 
-function send(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+function send(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(status, { ...PAGE_HEADERS, ...headers });
   res.end(html);
 }
 
-function loginForm(d: ConfigPageDeps, error?: string): string {
+function loginForm(sessions: BrowserSessions, nonce: string, error?: string): string {
   return page(`<h1>Agentport OAuth clients</h1><p>Sign in as an administrator.</p>${error ? `<p role="alert">${e(error)}</p>` : ''}
-<form method="post" action="${CONFIG_PATH}/login"><input type="hidden" name="csrf" value="${mac(d.secret, 'config-login')}">
+<form method="post" action="${CONFIG_PATH}/login"><input type="hidden" name="csrf" value="${sessions.loginToken(nonce)}">
 <label for="u">Username</label><input id="u" name="username" autocomplete="username" required>
 <label for="p">Password</label><input id="p" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>`);
 }
 
-async function clientsPage(d: ConfigPageDeps, sess: string, notice = ''): Promise<string> {
-  const csrf = mac(d.secret, `csrf:${sess}`);
+async function clientsPage(d: ConfigPageDeps, sessions: BrowserSessions, sess: ActiveSession, notice = ''): Promise<string> {
+  const token = (form: string) => sessions.formToken(sess, form);
   const rows = (await listClients(d.store))
     .map(
       (c) => `<tr><td><code>${e(c.clientId)}</code></td><td>${e(c.name ?? '')}</td><td>${e(c.grantTypes.join(', '))}</td><td>${c.redirectUris.map((u) => `<code>${e(u)}</code>`).join('<br>')}</td>
-<td><form method="post" action="${CONFIG_PATH}/clients/delete"><input type="hidden" name="csrf" value="${csrf}"><input type="hidden" name="clientId" value="${e(c.clientId)}"><button type="submit" aria-label="Delete ${e(c.clientId)}">Delete</button></form></td></tr>`,
+<td><form method="post" action="${CONFIG_PATH}/clients/delete"><input type="hidden" name="csrf" value="${token('/clients/delete')}"><input type="hidden" name="clientId" value="${e(c.clientId)}"><button type="submit" aria-label="Delete ${e(c.clientId)}">Delete</button></form></td></tr>`,
     )
     .join('');
   return page(`<h1>OAuth clients</h1>${notice}
 <table><thead><tr><th>Client ID</th><th>Name</th><th>Grants</th><th>Redirect URIs</th><th></th></tr></thead><tbody>${rows || '<tr><td colspan="5">No clients yet.</td></tr>'}</tbody></table>
 <h2>Register a client</h2>
-<form method="post" action="${CONFIG_PATH}/clients"><input type="hidden" name="csrf" value="${csrf}">
+<form method="post" action="${CONFIG_PATH}/clients"><input type="hidden" name="csrf" value="${token('/clients')}">
 <label for="name">Name (shown on the consent page)</label><input id="name" name="name" required>
 <label for="kind">Kind</label><select id="kind" name="kind"><option value="public">public (PKCE, no secret)</option><option value="confidential">confidential (secret)</option><option value="machine">machine (client credentials)</option></select>
 <label for="redirects">Redirect URIs, one per line</label><textarea id="redirects" name="redirectUris" rows="3"></textarea>
 <label for="scopes">Scopes, space-separated (optional)</label><input id="scopes" name="scopes">
 <button type="submit">Register</button></form>
-<form method="post" action="${CONFIG_PATH}/logout"><input type="hidden" name="csrf" value="${csrf}"><button type="submit">Sign out</button></form>`);
+<p>Signed in as <strong>${e(sess.username)}</strong>.</p>
+<form method="post" action="${CONFIG_PATH}/logout"><input type="hidden" name="csrf" value="${token('/logout')}"><button type="submit">Sign out</button></form>`);
 }
 
-export async function serveConfigPage(d: ConfigPageDeps, req: IncomingMessage, res: ServerResponse, sub: string): Promise<void> {
-  const sess = session(d, req);
+export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessions, req: IncomingMessage, res: ServerResponse, sub: string): Promise<void> {
+  const cookieAttributes = `Path=${CONFIG_PATH}; HttpOnly; SameSite=Strict${d.secureCookies ? '; Secure' : ''}`;
+  const sess = await sessions.resolve(cookie(req, COOKIE));
+  // The login form's token is bound to this browser's own random cookie: set on first sight.
+  let nonce = cookie(req, LOGIN_COOKIE);
+  const nonceCookie: Record<string, string> = {};
+  if (!sess && (!nonce || !/^[A-Za-z0-9_-]{43}$/.test(nonce))) {
+    nonce = BrowserSessions.newBrowserNonce();
+    nonceCookie['Set-Cookie'] = `${LOGIN_COOKIE}=${nonce}; ${cookieAttributes}; Max-Age=${SESSION_SECONDS}`;
+  }
+  const signIn = (status: number, error?: string) => send(res, status, loginForm(sessions, nonce!, error), nonceCookie);
+
   if (req.method === 'GET') {
     if (sub !== '' && sub !== '/') return send(res, 404, page('<h1>Not found</h1>'));
-    return send(res, 200, sess ? await clientsPage(d, sess) : loginForm(d));
+    return sess ? send(res, 200, await clientsPage(d, sessions, sess)) : signIn(200);
   }
   if (req.method !== 'POST') return send(res, 405, page('<h1>Not allowed</h1>'), { Allow: 'GET, POST' });
   const body = await readLimitedBody(req, 16 * 1024);
   if (typeof body !== 'string') return send(res, 413, page('<h1>Too large</h1>'));
   const form = new URLSearchParams(body);
-  const csrf = form.get('csrf') ?? '';
+  const csrf = form.get('csrf');
 
   if (sub === '/login') {
-    if (!same(csrf, mac(d.secret, 'config-login'))) return send(res, 403, loginForm(d, 'The form could not be verified; try again.'));
+    if (!sessions.loginTokenValid(cookie(req, LOGIN_COOKIE), csrf)) return signIn(403, 'The form could not be verified; try again.');
     const username = form.get('username') ?? '';
-    const address = req.socket.remoteAddress;
-    if (!d.throttle.allowed(username, address)) return send(res, 429, loginForm(d, 'Too many failed sign-ins. Wait 15 minutes and try again.'));
+    const address = d.clientAddress(req);
+    const wait = d.throttle.retryAfterSeconds(username, address);
+    if (wait > 0) return send(res, 429, loginForm(sessions, nonce!, `Too many failed sign-ins. Try again in ${wait} seconds.`), { ...nonceCookie, 'Retry-After': String(wait) });
     const user = await authenticateUser(d.store, username, form.get('password') ?? '');
     if (!user || !user.scopes.includes('admin')) {
       d.throttle.failed(username, address);
-      return send(res, 401, loginForm(d, 'Wrong username or password, or not an administrator.'));
+      return signIn(401, 'Wrong username or password, or not an administrator.');
     }
-    d.throttle.succeeded(username);
-    const exp = Math.floor(Date.now() / 1000) + SESSION_SECONDS;
-    const value = `${user.username}.${exp}.${mac(d.secret, `config:${user.username}.${exp}`)}`;
-    res.writeHead(303, { Location: `${CONFIG_PATH}/`, 'Set-Cookie': `${COOKIE}=${value}; Path=${CONFIG_PATH}; HttpOnly; SameSite=Strict; Max-Age=${SESSION_SECONDS}`, 'Cache-Control': 'no-store' });
+    d.throttle.succeeded(username, address);
+    const token = await sessions.begin(user.username);
+    res.writeHead(303, {
+      Location: `${CONFIG_PATH}/`,
+      'Set-Cookie': [`${COOKIE}=${token}; ${cookieAttributes}; Max-Age=${SESSION_SECONDS}`, `${LOGIN_COOKIE}=; ${cookieAttributes}; Max-Age=0`],
+      'Cache-Control': 'no-store',
+    });
     return void res.end();
   }
-  if (!sess || !same(csrf, mac(d.secret, `csrf:${sess}`))) return send(res, 403, loginForm(d, 'Sign in again.'));
+  if (!sess || !sessions.formTokenValid(sess, sub, csrf)) return signIn(403, 'Sign in again.');
   if (sub === '/logout') {
-    res.writeHead(303, { Location: `${CONFIG_PATH}/`, 'Set-Cookie': `${COOKIE}=; Path=${CONFIG_PATH}; HttpOnly; SameSite=Strict; Max-Age=0` });
+    await sessions.endAllOf(sess.username);
+    res.writeHead(303, { Location: `${CONFIG_PATH}/`, 'Set-Cookie': `${COOKIE}=; ${cookieAttributes}; Max-Age=0`, 'Cache-Control': 'no-store' });
     return void res.end();
   }
   if (sub === '/clients/delete') {
     const id = form.get('clientId') ?? '';
     const deleted = await deleteClient(d.store, id);
-    return send(res, deleted ? 200 : 404, await clientsPage(d, sess, `<p role="status">${deleted ? `Deleted <code>${e(id)}</code>.` : `No client <code>${e(id)}</code>.`}</p>`));
+    return send(res, deleted ? 200 : 404, await clientsPage(d, sessions, sess, `<p role="status">${deleted ? `Deleted <code>${e(id)}</code>.` : `No client <code>${e(id)}</code>.`}</p>`));
   }
   if (sub === '/clients') {
     const kind = form.get('kind');
@@ -120,10 +141,10 @@ export async function serveConfigPage(d: ConfigPageDeps, req: IncomingMessage, r
         scopes: (form.get('scopes') ?? '').split(/\s+/).filter(Boolean),
       });
       const notice = `<p role="status">Registered <code>${e(created.client.clientId)}</code>.</p>${created.clientSecret ? `<p>Client secret (shown only now):</p><p class="secret"><code>${e(created.clientSecret)}</code></p>` : ''}`;
-      return send(res, 201, await clientsPage(d, sess, notice));
+      return send(res, 201, await clientsPage(d, sessions, sess, notice));
     } catch (err) {
       if (!(err instanceof ClientInputError)) throw err;
-      return send(res, 400, await clientsPage(d, sess, `<p role="alert">${e(err.message)}</p>`));
+      return send(res, 400, await clientsPage(d, sessions, sess, `<p role="alert">${e(err.message)}</p>`));
     }
   }
   return send(res, 404, page('<h1>Not found</h1>'));

@@ -24,6 +24,8 @@ export interface InteractionDeps {
   store: OAuthStore;
   defaultScopes: readonly string[];
   throttle: LoginThrottle;
+  /** the address a sign-in attempt comes from (behind a trusted proxy: the forwarded one) */
+  clientAddress: (req: IncomingMessage) => string | undefined;
   /** the username and password form (auth.oauth.localUsers) */
   localUsers: boolean;
   /** the "Sign in with …" button (auth.oauth.upstream) */
@@ -42,8 +44,8 @@ function csrfValid(secret: Buffer, uid: string, presented: string | null): boole
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function send(res: ServerResponse, status: number, html: string): void {
-  res.writeHead(status, PAGE_HEADERS);
+function send(res: ServerResponse, status: number, html: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { ...PAGE_HEADERS, ...headers });
   res.end(html);
 }
 
@@ -98,17 +100,16 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
   if (step === 'login' && details.prompt.name === 'login') {
     if (!d.localUsers) return send(res, 403, login({ error: 'Sign-in with a password is turned off here.' }));
     const username = form.get('username') ?? '';
-    const address = req.socket.remoteAddress;
-    if (!d.throttle.allowed(username, address)) {
-      return send(res, 429, login({ error: 'Too many failed sign-ins. Wait 15 minutes and try again.', username }));
-    }
+    const address = d.clientAddress(req);
+    const wait = d.throttle.retryAfterSeconds(username, address);
+    if (wait > 0) return send(res, 429, login({ error: `Too many failed sign-ins. Try again in ${wait} seconds.`, username }), { 'Retry-After': String(wait) });
     const user = await authenticateUser(d.store, username, form.get('password') ?? '');
     if (!user) {
       d.throttle.failed(username, address);
       d.log.warn({ username: username.slice(0, 64) }, 'oauth: failed sign-in');
       return send(res, 401, login({ error: 'Wrong username or password.', username }));
     }
-    d.throttle.succeeded(username);
+    d.throttle.succeeded(username, address);
     return d.provider.interactionFinished(req, res, { login: { accountId: user.username } }, { mergeWithLastSubmission: false });
   }
 

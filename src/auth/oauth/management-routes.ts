@@ -12,12 +12,15 @@ import { A2AError } from '../../protocol/a2a/errors.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { ClientInputError, createClient, deleteClient, listClients, type NewClient } from './client-registry.js';
 import { createUser, publicUser, UserInputError } from './local-users.js';
+import type { TokenRevocations } from './token-revocations.js';
 
 export interface ManagementDeps {
   auth: Authenticator;
   store: OAuthStore;
   /** RFC 9728 metadata URL of the management API, for the challenge */
   resourceMetadataUrl: () => string;
+  /** told when a user is deleted, so the deleted user's tokens stop here at once */
+  revocations?: TokenRevocations;
 }
 
 type Refusal = { status: number; headers: Record<string, string>; body: string };
@@ -93,11 +96,29 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
     });
     app.delete<{ Params: { username: string } }>('/api/v1/users/:username', async (req, reply) => {
       if (!(await guard(req, reply))) return reply;
-      if (!(await d.store.deleteUser(req.params.username))) {
+      // The store ends the user's sessions and revokes their grants with the user (D1).
+      const deleted = await d.store.deleteUser(req.params.username);
+      d.revocations?.forgetLiveness();
+      if (!deleted) {
         const { status, body } = restErrorBody(new A2AError('TaskNotFound', `No user '${req.params.username}'`));
         return reply.code(status).type('application/json').send(body);
       }
       return reply.code(204).send();
+    });
+
+    app.patch<{ Params: { username: string } }>('/api/v1/users/:username', async (req, reply) => {
+      if (!(await guard(req, reply))) return reply;
+      const scopes = strings(parseJson(req.body)?.scopes);
+      if (!scopes) return badRequest(reply, 'Body must be a JSON object with scopes (an array of strings)');
+      // Ends the user's sessions and revokes their grants: what they may grant has changed.
+      const updated = await d.store.setUserScopes(req.params.username, scopes);
+      d.revocations?.forgetLiveness();
+      const user = updated ? await d.store.getUser(req.params.username) : undefined;
+      if (!user) {
+        const { status, body } = restErrorBody(new A2AError('TaskNotFound', `No user '${req.params.username}'`));
+        return reply.code(status).type('application/json').send(body);
+      }
+      return reply.header('Cache-Control', 'no-store').send({ user: publicUser(user) });
     });
 
     app.get('/api/v1/clients', async (req, reply) => {

@@ -15,9 +15,11 @@ import type { OAuthStore } from '../../store/oauth-store.js';
 import { OAUTH_PATHS } from '../oauth-paths.js';
 import { createAuthorizationServer, INTERACTION_PATH, type AuthorizationServer } from './authorization-server.js';
 import { createMetadataDocumentFetch } from './client-metadata-fetch.js';
-import { CONFIG_PATH, serveConfigPage } from './config-page.js';
+import { clientAddressOf } from './client-address.js';
+import { CONFIG_PATH, configSessions, serveConfigPage } from './config-page.js';
 import { serveInteraction } from './interaction-endpoint.js';
 import { LoginThrottle } from './login-throttle.js';
+import type { BrowserSessions } from '../sessions/browser-sessions.js';
 import { metadataRequestPath, protectedResourceMetadata } from './protected-resource-metadata.js';
 import type { ResourceCatalog } from './resources.js';
 import { structuredTokenRequests } from './structured-token-requests.js';
@@ -53,6 +55,26 @@ const COMPAT: Record<string, string> = {
   '/mcp/oauth/metadata': DISCOVERY,
 };
 
+/**
+ * The methods each oidc-provider endpoint answers (OPTIONS, the CORS preflight, always goes to the
+ * provider). Anything else gets a JSON 405 with `Allow` here; oidc-provider itself would answer a
+ * plain-text 404, which clients cannot tell from a missing endpoint.
+ */
+const PROVIDER_METHODS: Record<string, readonly string[]> = {
+  [OAUTH_PATHS.authorize]: ['GET', 'POST'],
+  [OAUTH_PATHS.token]: ['POST'],
+  [OAUTH_PATHS.register]: ['POST'],
+  [OAUTH_PATHS.revoke]: ['POST'],
+  [OAUTH_PATHS.introspect]: ['POST'],
+  '/oauth/par': ['POST'],
+  [DISCOVERY]: ['GET', 'HEAD'],
+};
+
+function sendJson(res: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
+  res.end(JSON.stringify(body));
+}
+
 /** RFC 8414 / OIDC discovery requests, under every name clients try, for an issuer without a path. */
 function isDiscoveryPath(path: string): boolean {
   for (const name of [AS_METADATA, DISCOVERY, '/.well-known/openid_configuration']) {
@@ -63,10 +85,11 @@ function isDiscoveryPath(path: string): boolean {
 }
 
 export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  let server: Promise<{ as: AuthorizationServer; handle: (req: IncomingMessage, res: ServerResponse) => void }> | undefined;
+  let server: Promise<{ as: AuthorizationServer; sessions: BrowserSessions; handle: (req: IncomingMessage, res: ServerResponse) => void }> | undefined;
   const issuer = () => new URL(d.publicUrl()).origin;
   const revocations = d.revocations;
   const throttle = new LoginThrottle();
+  const clientAddress = clientAddressOf(d.oauth.trustedProxies);
   const upstream = d.oauth.upstream ? createUpstreamLogin({ config: d.oauth.upstream, store: d.store, publicOrigin: issuer, log: d.log }) : undefined;
 
   const build = () => {
@@ -80,13 +103,14 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
         keys: d.keys,
         resources: d.resources,
         revocations,
+        ...(upstream ? { isUpstreamAccount: (id: string) => upstream.scopesOf(id) !== undefined } : {}),
         fetchMetadataDocument: createMetadataDocumentFetch({ allowLoopbackHosts: cimd.allowLoopbackHosts, ...(cimd.trustedCaFile ? { trustedCaFile: cimd.trustedCaFile } : {}) }),
       });
       // Requests are presented as made to the public URL (asSeenPublicly), so discovery documents
       // and redirects name https://public-host even behind a TLS-terminating proxy.
       as.provider.proxy = true;
       as.provider.use(structuredTokenRequests({ issuer: issuer(), keys: d.keys, revocations }) as never);
-      return { as, handle: as.provider.callback() };
+      return { as, sessions: configSessions(d.store, as.formSecret), handle: as.provider.callback() };
     })().catch((err: unknown) => {
       server = undefined; // retried on the next request
       throw err;
@@ -97,11 +121,23 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
   const fail = (res: ServerResponse, err: unknown) => {
     d.log.error({ err }, 'oauth: request failed');
     if (res.headersSent) return res.destroy();
-    res.writeHead(503, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store' });
-    res.end(JSON.stringify({ error: 'temporarily_unavailable', error_description: 'The authorization server is not available' }));
+    sendJson(res, 503, { error: 'temporarily_unavailable', error_description: 'The authorization server is not available' });
   };
 
   const toProvider = (req: IncomingMessage, res: ServerResponse, rewrittenPath?: string) => {
+    const url = req.url ?? '/';
+    const target = rewrittenPath ?? url.slice(0, url.includes('?') ? url.indexOf('?') : undefined);
+    // `/oauth/authorize/{uid}`: where oidc-provider resumes an authorization after the login and
+    // consent pages (a redirect, so GET).
+    const methods = target.startsWith(`${OAUTH_PATHS.authorize}/`) ? ['GET'] : PROVIDER_METHODS[target];
+    if (methods === undefined) {
+      sendJson(res, 404, { error: 'not_found', error_description: 'No such OAuth endpoint' });
+      return true;
+    }
+    if (req.method !== 'OPTIONS' && !methods.includes(req.method ?? '')) {
+      sendJson(res, 405, { error: 'method_not_allowed', error_description: `Use ${methods.join(' or ')}` }, { Allow: methods.join(', ') });
+      return true;
+    }
     build().then(({ handle }) => {
       if (rewrittenPath !== undefined) {
         const q = (req.url ?? '').indexOf('?');
@@ -145,7 +181,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
       build().then(
         ({ as }) =>
           serveInteraction(
-            { provider: as.provider, formSecret: as.formSecret, store: d.store, defaultScopes: d.oauth.defaultScopes, throttle, localUsers: d.oauth.localUsers, ...(upstream ? { upstream } : {}), log: d.log },
+            { provider: as.provider, formSecret: as.formSecret, store: d.store, defaultScopes: d.oauth.defaultScopes, throttle, clientAddress, localUsers: d.oauth.localUsers, ...(upstream ? { upstream } : {}), log: d.log },
             req,
             res,
             uid ?? '',
@@ -161,7 +197,9 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
     }
     if (path.startsWith('/oauth/')) return toProvider(req, res);
     if (path === CONFIG_PATH || path.startsWith(`${CONFIG_PATH}/`)) {
-      build().then(({ as }) => serveConfigPage({ store: d.store, secret: as.formSecret, throttle }, req, res, path.slice(CONFIG_PATH.length))).catch((err: unknown) => fail(res, err));
+      build()
+        .then(({ sessions }) => serveConfigPage({ store: d.store, throttle, clientAddress, secureCookies: d.publicUrl().startsWith('https:') }, sessions, req, res, path.slice(CONFIG_PATH.length)))
+        .catch((err: unknown) => fail(res, err));
       return true;
     }
     const compat = COMPAT[path.replace(/\/$/, '')];

@@ -40,7 +40,7 @@ export function createOAuthFaces(d: {
   started: Promise<void>;
 }): OAuthFaces {
   const publicUrl = () => d.config().server.publicUrl;
-  const management = { auth: d.auth, store: d.store, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') };
+  const management = { auth: d.auth, store: d.store, revocations: d.revocations, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') };
   const audiences = d.config().auth.audience;
   return {
     endpoint: createOAuthEndpoint({

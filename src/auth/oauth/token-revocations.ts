@@ -51,6 +51,14 @@ export class TokenRevocations {
     this.live.delete(`g:${grantId}`);
   }
 
+  /**
+   * Forgets every cached "still live" answer (a user was deleted: which grants were theirs is not
+   * known here, and the next lookups read the store again).
+   */
+  forgetLiveness(): void {
+    this.live.clear();
+  }
+
   async revoke(c: TokenClaims): Promise<void> {
     if (typeof c.grant_id === 'string') {
       this.grantRevoked(c.grant_id);

@@ -1,5 +1,5 @@
 /**
- * `agentport users create|list|delete`: the local users who sign in on the OAuth login page.
+ * `agentport users create|list|set-scopes|delete`: the local users who sign in on the OAuth login page.
  * A generated password is printed once; passwords are stored as scrypt hashes only.
  */
 import type { Command } from 'commander';
@@ -17,11 +17,12 @@ Examples:
   $ agentport users create alice                 # prints a generated password once
   $ agentport users create bob --scope a2a:discover --scope mcp:tools:sales
   $ agentport users list
+  $ agentport users set-scopes bob --scope a2a:discover   # ends bob's sessions and grants
   $ agentport users delete bob
 `;
 
 export function registerUsers(program: Command, io: CliIO): void {
-  const users = program.command('users').description('local users of the OAuth login page: create, list, delete').addHelpText('after', USERS_HELP);
+  const users = program.command('users').description('local users of the OAuth login page: create, list, set-scopes, delete').addHelpText('after', USERS_HELP);
 
   storeOptions(users.command('create').description('create a user; prints a generated password once').argument('<username>'), USERS_HELP)
     .option('--scope <scope>', 'a scope the user may grant to clients (repeatable); default a2a:discover a2a:publish mcp:tools', (v: string, acc: string[]) => [...acc, v], [] as string[])
@@ -62,7 +63,26 @@ export function registerUsers(program: Command, io: CliIO): void {
     });
   });
 
-  storeOptions(users.command('delete').description('delete a user; their existing grants stay until revoked or expired').argument('<username>'), USERS_HELP).action(
+  storeOptions(users.command('set-scopes').description('replace a user’s scopes; ends their sign-in sessions and revokes their grants').argument('<username>'), USERS_HELP)
+    .option('--scope <scope>', 'a scope the user may grant to clients (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .option('--admin', 'the user may grant every scope, admin included')
+    .action(async (username: string, o: StoreOptions & { scope: string[]; admin?: boolean }) => {
+      await withOAuthStore(o, io, async (store) => {
+        const scopes = o.admin ? ['admin'] : o.scope;
+        if (scopes.length === 0) {
+          io.stderr('agentport: give at least one --scope, or --admin\n');
+          return 2;
+        }
+        if (!(await store.setUserScopes(username, scopes))) {
+          io.stderr(`agentport: no user ${username}\n`);
+          return 1;
+        }
+        io.stdout(`user      ${username}\nscopes    ${scopes.join(' ')}\n`);
+        return 0;
+      });
+    });
+
+  storeOptions(users.command('delete').description('delete a user; ends their sign-in sessions and revokes their grants and refresh tokens').argument('<username>'), USERS_HELP).action(
     async (username: string, o: StoreOptions) => {
       await withOAuthStore(o, io, async (store) => {
         if (!(await store.deleteUser(username))) {
