@@ -3,7 +3,7 @@
  * stdout and stderr redirected to files (a service manager, a CI log), and on a pseudo-terminal
  * (util-linux `script`), where stdout and stderr share one terminal.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -109,4 +109,46 @@ export async function occupyPort(): Promise<{ port: number; release(): Promise<v
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
   return { port, release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** A server started by the real CLI and left running; its output is collected as it comes. */
+export interface RunningCli {
+  child: ChildProcess;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** resolves when stderr shows the banner (rejects if the process ends first) */
+  started: Promise<void>;
+  /** sends SIGTERM and resolves with the exit code */
+  stop(): Promise<number | null>;
+}
+
+export function startCli(args: readonly string[], opts: RunOptions): RunningCli {
+  const [cmd, ...rest] = commandLine(args, opts);
+  const child = spawn(cmd!, rest, { cwd: opts.cwd, env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const started = new Promise<void>((resolve, reject) => {
+    child.stderr!.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (stderr.includes('is running.')) resolve();
+    });
+    void exited.then((code) => reject(new Error(`agentport exited with ${code} before starting:\n${stderr}`)));
+  });
+  started.catch(() => {});
+  return {
+    child,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    started,
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
 }

@@ -114,9 +114,10 @@ async function serve(options: ServeOptions, io: CliIO, startServer: StartServer)
     return;
   }
 
+  // Before the banner: a supervisor that signals as soon as it reads the banner gets a graceful stop.
+  stopOnSignals(server, io);
   io.stderr(formatBanner(config, server));
   // The only time this key is ever shown (only its hash is stored); stdout, so it can be captured.
   if (server.firstAdminKey) io.stdout(firstStartNotice(server.firstAdminKey, server.urls.http));
   if (server.firstAdminUser) io.stdout(firstAdminUserNotice(server.firstAdminUser));
-  stopOnSignals(server, io);
 }
