@@ -6,12 +6,13 @@
  *
  * The real CLI runs as a child process, its output in files and on a pseudo-terminal.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/private-services.js';
-import { RUNNERS, built, canListen, hasMountNamespace, occupyPort, readOnly, runWithOutputInFiles, tempDir, type CliRun, type RunOptions } from './run-built-cli.js';
+import { RUNNERS, built, root, canListen, hasMountNamespace, occupyPort, readOnly, runWithOutputInFiles, tempDir, type CliRun, type RunOptions } from './run-built-cli.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -188,6 +189,16 @@ describe.skipIf(!built)('agentport serve: start-up failures are named (built CLI
   });
 });
 
+describe.skipIf(!built)('agentport serve --help', () => {
+  it('lists the exit codes of a failed start', () => {
+    const result = runWithOutputInFiles(['serve', '--help'], { cwd: tempDir() });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Exit codes:');
+    expect(result.stdout).toMatch(/^ {2}1 {4}could not start or keep running: a port in use/m);
+    expect(result.stdout).toMatch(/^ {2}2 {4}the configuration is refused/m);
+  });
+});
+
 /** Overwrites every page but the first (the header and schema) with garbage, as a bad disk would. */
 function corruptPagesAfterTheFirst(file: string): void {
   const bytes = readFileSync(file);
@@ -196,3 +207,20 @@ function corruptPagesAfterTheFirst(file: string): void {
   bytes.fill(0xa5, pageSize);
   writeFileSync(file, bytes);
 }
+
+describe.skipIf(!built)('a command that can never finish', () => {
+  it('prints an internal error and exits 1 instead of a silent status 13', () => {
+    // The shape of the original defect: awaiting a promise nothing on the event loop can settle.
+    const program = `import { exitIfNeverSettled } from ${JSON.stringify(path.join(root, 'dist/cli/unsettled-exit.js'))};\nawait exitIfNeverSettled(new Promise(() => {}));\n`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8', timeout: 20_000 });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('agentport: internal error: the command stopped waiting on a step that can never finish');
+  });
+
+  it('leaves a command that finishes alone', () => {
+    const program = `import { exitIfNeverSettled } from ${JSON.stringify(path.join(root, 'dist/cli/unsettled-exit.js'))};\nawait exitIfNeverSettled(new Promise((r) => setTimeout(r, 50)));\n`;
+    const result = spawnSync(process.execPath, ['--input-type=module', '-e', program], { encoding: 'utf8', timeout: 20_000 });
+    expect(result.status).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+});
