@@ -135,7 +135,7 @@ export function toStartFailure(error: unknown, config: Config): StartFailure {
   return (
     storage ??
     fileFailure(error) ??
-    new StartFailure('the server', `stopped on an unexpected error: ${oneLine(errorText(error))}`, 'run again with --log-level debug for details; if it persists, report it with this message', 'environment', { cause: error })
+    new StartFailure('the server', `could not start: ${oneLine(errorText(error))}`, 'act on the cause above; --log-level debug logs the details (report it if it looks like a bug in Agentport)', 'environment', { cause: error })
   );
 }
 

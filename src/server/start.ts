@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Metadata } from '@grpc/grpc-js';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadAgentDefinition } from '../agents/load-agent.js';
 import { Authenticator } from '../auth/authenticator.js';
 import { createOAuthFaces } from '../auth/oauth/oauth-faces.js';
@@ -52,15 +52,16 @@ export interface RunningServer {
  * opened: the caller can print it and exit.
  */
 export async function startServer(initial: Config): Promise<RunningServer> {
+  const log = pino({ level: initial.server.logLevel, base: { service: 'agentport' } });
   try {
-    return await startAll(initial);
+    return await startAll(initial, log);
   } catch (error) {
+    log.debug({ err: error }, 'start failed');
     throw toStartFailure(error, initial);
   }
 }
 
-async function startAll(initial: Config): Promise<RunningServer> {
-  const log = pino({ level: initial.server.logLevel, base: { service: 'agentport' } });
+async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
   routeGrpcLibraryLog(log);
   // Configuration checks first: a refused configuration opens nothing.
   checkAuthMode(initial, log);
@@ -91,6 +92,9 @@ async function startAll(initial: Config): Promise<RunningServer> {
             replicaId: initial.cluster.replicaId,
             readEvents: (taskId, afterSeq, limit) => store.readEvents(taskId, afterSeq, limit),
             log,
+          }).catch((error: unknown) => {
+            const reason = (error instanceof Error ? error.message : String(error)).replace(/^event bus: /, '');
+            throw new StartFailure('the Redis event bus (bus.url)', `is unreachable: ${reason}`, 'check bus.url and that Redis is up and reachable from here', 'environment', { cause: error });
           })
         : new InProcessEventBus();
     closers.unshift(() => bus.close());
@@ -252,7 +256,6 @@ async function startAll(initial: Config): Promise<RunningServer> {
       close: () => closeAll(closers),
     };
   } catch (e) {
-    log.debug({ err: e }, 'start failed; closing what was opened');
     await closeAll(closers, FAILED_START_CLOSE_MS).catch(() => {});
     throw e;
   }
