@@ -168,11 +168,10 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
 
     let config = initial;
     // A full disk or a read-only remount leaves reads (ping) working while every write fails.
-    const sqliteDir = dbDir;
     const ready = async (): Promise<Record<string, string>> => {
       const [storage, busHealth] = await Promise.all([
         store.ping().then(
-          () => (sqliteDir ? probeWritable(sqliteDir).then(() => 'ok', notWritableReason) : 'ok'),
+          () => (dbDir ? probeWritable(dbDir).then(() => 'ok', notWritableReason) : 'ok'),
           () => 'unreachable',
         ),
         bus.health().catch(() => ({ ok: false, detail: 'unreachable' })),
