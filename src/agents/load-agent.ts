@@ -19,6 +19,17 @@ const BUILTINS: Record<NonNullable<AgentConfig['builtin']>, BuiltinFactory> = {
   },
 };
 
+/** An agent module that loaded but is not an agent: `reason` completes "module <path> …". */
+export class InvalidAgentModuleError extends Error {
+  override readonly name = 'InvalidAgentModuleError';
+  constructor(
+    readonly module: string,
+    readonly reason: string,
+  ) {
+    super(`${module} ${reason}`);
+  }
+}
+
 /** What agents backed by a remote service need from the server (src/agents/mcp-remote). */
 export interface AgentLoadContext {
   log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
@@ -37,8 +48,12 @@ export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Confi
   }
   const mod = (await import(pathToFileURL(agent.module!).href)) as Record<string, unknown>;
   const def = (mod.default ?? mod.agent) as AgentDefinition | undefined;
-  if (!def || typeof def !== 'object' || typeof def.execute !== 'function' || !def.card) {
-    throw new Error(`agents[${agent.id}].module: ${agent.module} must export an AgentDefinition (defineAgent({ card, execute })) as default or as 'agent'`);
+  if (!def || typeof def !== 'object' || typeof def.execute !== 'function' || !def.card || typeof def.card !== 'object') {
+    throw new InvalidAgentModuleError(agent.module!, "must export an AgentDefinition (defineAgent({ card, execute })) as default or as 'agent'");
+  }
+  // Checked here so that a card without skills is named, not a TypeError while building cards.
+  if (!Array.isArray(def.card.skills)) {
+    throw new InvalidAgentModuleError(agent.module!, 'exports an agent whose card has no skills list (card.skills must be an array, [] for none)');
   }
   return def;
 }

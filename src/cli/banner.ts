@@ -1,4 +1,4 @@
-/** What `serve` prints to stderr: where to reach the server, and why it could not start. */
+/** What `serve` prints to stderr: where to reach the server (why it could not start: start-failure-message.ts). */
 import { isWildcardHost, type Config } from '../config/index.js';
 import { packageVersion } from './version.js';
 
@@ -50,20 +50,4 @@ export function formatBanner(config: Config, server: BannerServer): string {
   }
   lines.push('', 'Press Ctrl+C to stop.', '');
   return lines.join('\n');
-}
-
-export function describeStartFailure(error: unknown, config: Config): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  if (code === 'EADDRINUSE') {
-    return `Cannot start: an address is already in use (${message}).\nStop the other process, or choose other ports with --port / --grpc-port (or 0 for any free port).\n`;
-  }
-  if (code === 'EACCES') {
-    return `Cannot start: permission denied (${message}).\nPorts below 1024 need privileges; try --port 8080.\n`;
-  }
-  if (code === 'ERR_MODULE_NOT_FOUND' && /server[\\/]start\.js/.test(message)) {
-    return 'Cannot start: this build has no server module (dist/server/start.js). Run npm run build.\n';
-  }
-  const where = config.file ? ` (config: ${config.file})` : '';
-  return `Cannot start${where}: ${error instanceof Error ? (error.stack ?? message) : message}\n`;
 }

@@ -13,17 +13,21 @@ export function isLoopbackHost(host: string): boolean {
 
 export class InsecureAuthModeError extends Error {
   override readonly name = 'InsecureAuthModeError';
+
+  constructor(readonly detail: { problem: string; fix: string }) {
+    super(`auth.mode none ${detail.problem}; ${detail.fix}`);
+  }
 }
 
 export function checkAuthMode(config: Config, log: { warn(msg: string): void }): void {
   if (config.auth.mode !== 'none') return;
   const hosts = [config.server.host, ...(config.server.grpc.enabled ? [config.server.grpc.host] : [])];
-  const exposed = hosts.filter((h) => !isLoopbackHost(h));
+  const exposed = [...new Set(hosts.filter((h) => !isLoopbackHost(h)))];
   if (exposed.length && !config.auth.allowInsecureNone) {
-    throw new InsecureAuthModeError(
-      `auth.mode is none (no authentication) but the server would listen on ${exposed.join(', ')}, which is not loopback; ` +
-        'listen on 127.0.0.1, turn authentication on, or pass --allow-insecure (auth.allowInsecureNone: true) if you really mean it',
-    );
+    throw new InsecureAuthModeError({
+      problem: `turns authentication off, yet the server would listen on ${exposed.join(', ')}, which is not loopback: anyone who can reach it may do everything`,
+      fix: 'listen on 127.0.0.1 (--host), turn authentication on (drop --auth none), or pass --allow-insecure (auth.allowInsecureNone: true) if you really mean it',
+    });
   }
   log.warn(
     `AUTHENTICATION IS OFF (auth.mode: none): every caller may do everything, including the management API${exposed.length ? ` — and the server listens on ${exposed.join(', ')}` : ''}. Use only for local experiments and tests.`,

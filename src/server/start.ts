@@ -2,9 +2,10 @@
  * Builds and starts everything from one resolved Config: storage, event bus, task engine, push
  * delivery, the HTTP listener and the gRPC listener. Returns a handle that drains and stops it all.
  */
-import { mkdir } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Metadata } from '@grpc/grpc-js';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadAgentDefinition } from '../agents/load-agent.js';
 import { Authenticator } from '../auth/authenticator.js';
 import { createOAuthFaces } from '../auth/oauth/oauth-faces.js';
@@ -29,6 +30,10 @@ import { checkAuthMode } from './auth-mode.js';
 import { createFirstAdminKey } from './first-start.js';
 import type { FirstAdminUser } from '../auth/oauth/first-admin-user.js';
 import { packageVersion } from '../cli/version.js';
+import { StartFailure, directoryFailure, listenFailure, toStartFailure } from './start-failure.js';
+import { agentLoadFailure } from './agent-load-failure.js';
+import { ensureWritableDir, notWritableReason, probeWritable } from './storage-writable.js';
+import { routeGrpcLibraryLog } from './grpc-library-log.js';
 
 export interface RunningServer {
   /** the admin API key created by this (first) start, to be shown once; never logged */
@@ -42,12 +47,37 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/**
+ * Rejects only with a StartFailure (src/server/start-failure.ts), after closing whatever it had
+ * opened: the caller can print it and exit.
+ */
 export async function startServer(initial: Config): Promise<RunningServer> {
   const log = pino({ level: initial.server.logLevel, base: { service: 'agentport' } });
-  await mkdir(initial.server.dataDir, { recursive: true });
+  try {
+    return await startAll(initial, log);
+  } catch (error) {
+    log.debug({ err: error }, 'start failed');
+    throw toStartFailure(error, initial);
+  }
+}
 
+async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
+  routeGrpcLibraryLog(log);
+  // Configuration checks first: a refused configuration opens nothing.
+  checkAuthMode(initial, log);
   if (initial.bus.driver === 'redis' && initial.storage.driver !== 'postgres') {
-    throw new Error('bus: the Redis bus joins replicas that share one PostgreSQL store; set `storage:` to a postgres:// URL (or remove `bus:` for a single server)');
+    throw new StartFailure('bus (redis)', 'joins replicas that share one PostgreSQL store, but storage is not PostgreSQL', 'set `storage:` to a postgres:// URL (or remove `bus:` for a single server)', 'configuration');
+  }
+  // Named here, by path: SQLite would open a database it cannot write read-only, and fail later.
+  const dataDir = initial.server.dataDir;
+  await ensureWritableDir(dataDir).catch((error: unknown) => {
+    throw directoryFailure('the data directory', dataDir, error);
+  });
+  const dbDir = initial.storage.driver === 'sqlite' && initial.storage.file !== ':memory:' ? path.dirname(initial.storage.file) : undefined;
+  if (dbDir && dbDir !== path.resolve(dataDir)) {
+    await ensureWritableDir(dbDir).catch((error: unknown) => {
+      throw directoryFailure("the database's directory", dbDir, error);
+    });
   }
   const store = await openStore(initial, log);
   // Stopped in this order by close(): the task service first (ends streams, fails cut-off tasks,
@@ -62,6 +92,9 @@ export async function startServer(initial: Config): Promise<RunningServer> {
             replicaId: initial.cluster.replicaId,
             readEvents: (taskId, afterSeq, limit) => store.readEvents(taskId, afterSeq, limit),
             log,
+          }).catch((error: unknown) => {
+            const reason = (error instanceof Error ? error.message : String(error)).replace(/^event bus: /, '');
+            throw new StartFailure('the Redis event bus (bus.url)', `is unreachable: ${reason}`, 'check bus.url and that Redis is up and reachable from here', 'environment', { cause: error });
           })
         : new InProcessEventBus();
     closers.unshift(() => bus.close());
@@ -75,7 +108,6 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     const keys = new KeyStore(initial.storage.driver === 'postgres' ? { shared: store } : { dataDir: initial.server.dataDir });
     const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });
     const registry = new AgentRegistry(initial.primaryAgent);
-    checkAuthMode(initial, log);
     // One authorization policy under every binding (src/core/authz).
     const policy = AuthorizationPolicy.fromConfig(initial);
     // Own tokens carry the public URL as `iss`; with port 0 it is known only after listen, and
@@ -127,14 +159,19 @@ export async function startServer(initial: Config): Promise<RunningServer> {
           log,
         })
       : undefined;
-    const grpcPort = grpc ? await grpc.listen(initial.server.grpc.host, initial.server.grpc.port) : undefined;
     if (grpc) closers.unshift(() => grpc.close());
+    const grpcPort = grpc
+      ? await grpc.listen(initial.server.grpc.host, initial.server.grpc.port).catch((error: unknown) => {
+          throw listenFailure('gRPC', initial.server.grpc.host, initial.server.grpc.port, error);
+        })
+      : undefined;
 
     let config = initial;
+    // A full disk or a read-only remount leaves reads (ping) working while every write fails.
     const ready = async (): Promise<Record<string, string>> => {
       const [storage, busHealth] = await Promise.all([
         store.ping().then(
-          () => 'ok',
+          () => (dbDir ? probeWritable(dbDir).then(() => 'ok', notWritableReason) : 'ok'),
           () => 'unreachable',
         ),
         bus.health().catch(() => ({ ok: false, detail: 'unreachable' })),
@@ -144,18 +181,25 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
     const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, started });
     const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, publicUrl: () => config.server.publicUrl });
-    await app.listen({ host: initial.server.host, port: initial.server.port });
     closers.unshift(() => app.close());
+    // "Listening" is said once, by 'agentport started', when every listener and agent is up.
+    const listenTextResolver = (address: string) => `HTTP port bound at ${address}; starting agents`;
+    await app.listen({ host: initial.server.host, port: initial.server.port, listenTextResolver }).catch((error: unknown) => {
+      throw listenFailure('HTTP', initial.server.host, initial.server.port, error);
+    });
     const address = app.server.address();
     const httpPort = typeof address === 'object' && address ? address.port : initial.server.port;
     config = withListeningPorts(initial, { http: httpPort, grpc: grpcPort });
 
     try {
-      for (const agentConfig of config.agents) {
-        const def = await loadAgentDefinition(agentConfig, config, { log, version: packageVersion() });
+      for (const [index, agentConfig] of config.agents.entries()) {
+        const fail = (error: unknown): never => {
+          throw agentLoadFailure(agentConfig, index, error);
+        };
+        const def = await loadAgentDefinition(agentConfig, config, { log, version: packageVersion() }).catch(fail);
         if (def.close) closers.push(() => def.close!());
         const signWith = config.cards.sign || config.push.signJwt ? keys : undefined;
-        registry.add(await registerAgent(config, agentConfig, def, signWith));
+        registry.add(await registerAgent(config, agentConfig, def, signWith).catch(fail));
         // A remote MCP server's tools changed: new card, new skills, new MCP tools.
         def.onCardChange?.(() =>
           void registerAgent(config, agentConfig, def, signWith)
@@ -201,7 +245,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       firstAdminUser = after.firstAdminUser;
       if (firstAdminUser) log.warn('first start: the sign-in user admin was created; its password is printed once on the terminal (never logged)');
     }
-    log.info({ http: config.server.publicUrl, grpc: grpc ? config.server.grpc.publicUrl : undefined }, 'agentport started');
+    log.info({ http: config.server.publicUrl, grpc: grpc ? config.server.grpc.publicUrl : undefined, agents: registry.list().map((a) => a.id) }, 'agentport started: listening');
     return {
       urls: { http: config.server.publicUrl, ...(grpc ? { grpc: config.server.grpc.publicUrl } : {}) },
       agents: registry.list().map((a) => ({ id: a.id, url: a.baseUrl })),
@@ -211,14 +255,17 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       close: () => closeAll(closers),
     };
   } catch (e) {
-    await closeAll(closers).catch(() => {});
+    await closeAll(closers, FAILED_START_CLOSE_MS).catch(() => {});
     throw e;
   }
 }
 
-async function openStore(config: Config, log: { info(o: object, m?: string): void }): Promise<Store> {
+async function openStore(config: Config, log: { info(o: object, m?: string): void; warn(o: object, m?: string): void }): Promise<Store> {
   const s = config.storage;
   if (s.driver === 'sqlite') {
+    if (s.file !== ':memory:' && (await stat(s.file).catch(() => undefined))?.size === 0) {
+      log.warn({ file: s.file }, 'the database file is empty (0 bytes): starting with a new, empty database in it');
+    }
     const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous });
     await store.migrate();
     // One process owns an embedded database: leases left by a killed predecessor are void.
@@ -230,7 +277,7 @@ async function openStore(config: Config, log: { info(o: object, m?: string): voi
     await store.ping();
   } catch (err) {
     await store.close().catch(() => {});
-    throw new Error(`storage: PostgreSQL at ${redactUrl(s.url)} is unreachable (${(err as Error).message}); check the URL and that the server is up`);
+    throw new StartFailure(`storage: PostgreSQL at ${redactUrl(s.url)}`, `is unreachable (${(err as Error).message})`, 'check the URL and that the server is up', 'environment', { cause: err });
   }
   try {
     if (s.migrate) {
@@ -238,10 +285,10 @@ async function openStore(config: Config, log: { info(o: object, m?: string): voi
     } else {
       const status = await store.migrationStatus();
       if (status.unknown.length) {
-        throw new Error(`storage: the database schema is newer than this Agentport (unknown migrations: ${status.unknown.join(', ')}); upgrade Agentport`);
+        throw new StartFailure(`storage: the database schema ${s.schema}`, `is newer than this Agentport (unknown migrations: ${status.unknown.join(', ')})`, 'upgrade Agentport', 'environment');
       }
       if (status.pending.length) {
-        throw new Error(`storage: the database schema is behind (pending migrations: ${status.pending.join(', ')}); run \`agentport db migrate\` first, or set storage.migrate: true`);
+        throw new StartFailure(`storage: the database schema ${s.schema}`, `is behind this Agentport (pending migrations: ${status.pending.join(', ')})`, 'run `agentport db migrate` first, or set storage.migrate: true', 'environment');
       }
     }
   } catch (err) {
@@ -263,12 +310,28 @@ function redactUrl(url: string): string {
   }
 }
 
-async function closeAll(closers: Array<() => Promise<void>>): Promise<void> {
+/** After a failed start, no closing step may hold the process longer than this. */
+const FAILED_START_CLOSE_MS = 10_000;
+
+/**
+ * Runs each closer in order. A ref'd timer is held while each runs: a step whose promise nothing
+ * else keeps alive then still settles (or times out) instead of leaving an empty event loop, on
+ * which Node ends the process with status 13 and nothing printed.
+ */
+async function closeAll(closers: Array<() => Promise<void>>, stepLimitMs?: number): Promise<void> {
   for (const c of closers) {
+    let timer: NodeJS.Timeout | undefined;
     try {
-      await c();
+      await Promise.race([
+        c(),
+        new Promise<void>((resolve) => {
+          timer = stepLimitMs === undefined ? setInterval(() => {}, 60_000) : setTimeout(resolve, stepLimitMs);
+        }),
+      ]);
     } catch {
       // keep closing the rest
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

@@ -1,7 +1,8 @@
 /** `agentport serve`: load the configuration, start the listeners, stop gracefully on a signal. */
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, type Config, type ConfigOverrides } from '../../config/index.js';
-import { describeStartFailure, formatBanner } from '../banner.js';
+import { formatBanner } from '../banner.js';
+import { EXIT_CODES_HELP, describeStartFailure } from '../start-failure-message.js';
 import type { CliIO } from '../io.js';
 import { stopOnSignals } from '../shutdown.js';
 import { firstStartNotice } from '../../server/first-start.js';
@@ -52,7 +53,7 @@ Examples:
   $ agentport serve --config ./agentport.yaml --port 9000
   $ agentport serve --host 0.0.0.0 --data-dir /var/lib/agentport --log-level debug
   $ agentport serve --auth none        # no authentication: loopback only, for experiments
-`;
+${EXIT_CODES_HELP}`;
 
 export function registerServe(program: Command, io: CliIO, deps: ServeDependencies): void {
   program
@@ -107,14 +108,16 @@ async function serve(options: ServeOptions, io: CliIO, startServer: StartServer)
   try {
     server = await startServer(config);
   } catch (error) {
-    io.stderr(describeStartFailure(error, config));
-    io.exit(1);
+    const failure = describeStartFailure(error, config);
+    io.stderr(failure.text);
+    io.exit(failure.exitCode);
     return;
   }
 
+  // Before the banner: a supervisor that signals as soon as it reads the banner gets a graceful stop.
+  stopOnSignals(server, io);
   io.stderr(formatBanner(config, server));
   // The only time this key is ever shown (only its hash is stored); stdout, so it can be captured.
   if (server.firstAdminKey) io.stdout(firstStartNotice(server.firstAdminKey, server.urls.http));
   if (server.firstAdminUser) io.stdout(firstAdminUserNotice(server.firstAdminUser));
-  stopOnSignals(server, io);
 }

@@ -20,7 +20,12 @@ function workerUrl(): URL | undefined {
 }
 
 export class WalCheckpointer {
-  private constructor(private readonly worker: Worker) {}
+  /** Settles when the thread ends, however it ends (closed, or crashed on a database it cannot open). */
+  readonly #exited: Promise<void>;
+
+  private constructor(private readonly worker: Worker) {
+    this.#exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  }
 
   /** Undefined when no worker module is available; the caller keeps automatic checkpoints then. */
   static start(file: string, opts: { intervalMs?: number; busyTimeoutMs?: number } = {}): WalCheckpointer | undefined {
@@ -33,8 +38,12 @@ export class WalCheckpointer {
   }
 
   async stop(): Promise<void> {
-    const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    // The thread is unref'd so that it never keeps a process alive; but while it is stopping,
+    // its exit is the only thing stop() waits on. Without a ref, a process whose listeners are
+    // already closed (a start that failed) has an empty event loop: Node ends it with status 13
+    // and nothing printed, before the exit event can settle this promise.
+    this.worker.ref();
     this.worker.postMessage({ close: true });
-    await exited;
+    await this.#exited;
   }
 }
