@@ -198,12 +198,10 @@ export function buildHttpApp(d: HttpAppDeps) {
   const serveCard = async (req: FastifyRequest, reply: FastifyReply, agentId: string, path: 'agent-card.json' | 'agent.json' = 'agent-card.json') => {
     const agent = d.registry.get(agentId);
     if (!agent) return errorReply(reply, new A2AError('TaskNotFound', `No agent '${agentId}' here`));
-    // A hidden agent's card is read with a2a:discover; to anyone else it does not exist.
-    const hidden = d.policy !== undefined && !d.policy.canSeeAgent(ANONYMOUS, agentId);
-    if (hidden) {
-      const principal = await callerOf(req, reply);
-      if (!principal) return reply;
-      if (!d.policy!.canSeeAgent(principal, agentId)) return errorReply(reply, new A2AError('TaskNotFound', `No agent '${agentId}' here`));
+    // A hidden agent's card is read with a2a:discover; to anyone else (a refused credential too) it does not exist.
+    const hidden = d.policy !== undefined && !d.policy.isPublicAgent(agentId);
+    if (hidden && (await d.policy!.admitToAgent(agentId, 'a2a', () => d.auth.authenticate(req.headers))).unknown) {
+      return errorReply(reply, new A2AError('TaskNotFound', `No agent '${agentId}' here`));
     }
     const cacheScope = hidden ? 'private' : 'public';
     if (path === 'agent.json') return sendCard(req, reply, v03CardOf(agent.publicCard), cacheScope);
@@ -230,7 +228,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     const principal = d.policy ? await callerOf(req, reply) : ANONYMOUS;
     if (!principal) return reply;
     const visible = d.registry.list().filter((a) => !d.policy || d.policy.canSeeAgent(principal, a.id));
-    if (visible.length !== d.registry.list().length || principal.authenticated) reply.header('Cache-Control', 'private, no-store');
+    // Per caller whenever authorization is on: caching only filtered answers would tell that something was filtered.
+    if (d.policy?.enforcing || principal.authenticated) reply.header('Cache-Control', 'private, no-store');
     return { agents: visible.map((a) => ({
       id: a.id,
       name: a.publicCard.name,

@@ -142,7 +142,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       return { storage, bus: busHealth.ok ? 'ok' : (busHealth.detail ?? 'unreachable') };
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
-    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, started });
+    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, started, isPublicAgent: (id) => policy.isPublicAgent(id) });
     const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, publicUrl: () => config.server.publicUrl });
     await app.listen({ host: initial.server.host, port: initial.server.port });
     closers.unshift(() => app.close());

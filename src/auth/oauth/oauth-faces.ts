@@ -38,6 +38,11 @@ export function createOAuthFaces(d: {
   revocations: TokenRevocations;
   log: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
   started: Promise<void>;
+  /**
+   * Whether an agent is seen without a credential (core/authz). RFC 9728 documents are public, so
+   * a hidden agent has none: its metadata path answers 404, exactly as an unknown agent's.
+   */
+  isPublicAgent?: (agentId: string) => boolean;
 }): OAuthFaces {
   const publicUrl = () => d.config().server.publicUrl;
   const management = { auth: d.auth, store: d.store, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') };
@@ -49,7 +54,7 @@ export function createOAuthFaces(d: {
       store: d.store,
       keys: d.keys,
       resources: { publicUrl, hasAgent: (id) => d.registry.get(id) !== undefined, ...(audiences ? { audiences } : {}) },
-      agentName: (id) => d.registry.get(id)?.publicCard.name,
+      agentName: (id) => (d.isPublicAgent && !d.isPublicAgent(id) ? undefined : d.registry.get(id)?.publicCard.name),
       started: d.started,
       log: d.log,
       revocations: d.revocations,

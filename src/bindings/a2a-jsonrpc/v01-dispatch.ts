@@ -51,7 +51,7 @@ export async function handleV01Call(
   try {
     if (rawParams !== undefined && !isObject(rawParams)) throw new A2AError('InvalidParams', 'params must be an object');
     const params = rawParams ?? {};
-    const agentId = resolveAgent(o.handler, routeAgentId, undefined, defaultAgentId);
+    const agentId = resolveAgent(o.handler, routeAgentId, undefined, defaultAgentId, principal);
     // v0.1 had no extensions; configs registered here get v0.1 webhook bodies.
     const ctx: V01Context = { agentId, principal, requestedExtensions: [], pushBodyVersion: '0.1' };
     const idOf = (clientId: string) => serverTaskId(clientId, agentId, principal.subject);
@@ -95,7 +95,7 @@ function logInternal(o: V01CallOptions, err: unknown, method: string): void {
 /** Whether `params.id` names a task the caller created through v0.1 (for the methods v0.3 shares). */
 export async function isV01Task(h: A2AHandler, params: unknown, routeAgentId: string | undefined, defaultAgentId: string, principal: Principal): Promise<boolean> {
   if (!isObject(params) || typeof params.id !== 'string' || params.id === '') return false;
-  const agentId = resolveAgent(h, routeAgentId, undefined, defaultAgentId);
+  const agentId = resolveAgent(h, routeAgentId, undefined, defaultAgentId, principal);
   return exists(h, { agentId, principal, requestedExtensions: [] }, serverTaskId(params.id, agentId, principal.subject));
 }
 

@@ -63,7 +63,7 @@ export async function handleV03Call(
   try {
     if (rawParams !== undefined && !isObject(rawParams)) throw new A2AError('InvalidParams', 'params must be an object');
     const params = rawParams ?? {};
-    const agentId = resolveAgent(o.handler, routeAgentId, undefined, defaultAgentId);
+    const agentId = resolveAgent(o.handler, routeAgentId, undefined, defaultAgentId, principal);
     // v0.3 named the header X-A2A-Extensions (docs/topics/extensions.md at v0.3.0); accept both.
     const requested = parseExtensions([...headerValues(req.headers['x-a2a-extensions']), ...headerValues(req.headers['a2a-extensions'])]);
     const activated = activateExtensions(o.handler.agentExtensions(agentId), requested);

@@ -18,6 +18,7 @@ import type { A2AHandler } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 import { SCOPES } from '../../core/authz/scopes.js';
+import { noAgentMessage } from '../../core/authz/unknown-agent.js';
 import { onSurface } from '../../core/authz/surface.js';
 import { bearerChallenge } from '../../auth/challenge.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
@@ -170,8 +171,14 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     d.started.then(
       () => {
         const agentId = route.agentId;
-        if (agentId !== undefined && !d.registry.get(agentId)) return sendJsonRpcError(res, 404, -32601, `No agent '${agentId}' here`);
-        const run = route.kind === 'mcp' ? serveMcp(req, res, agentId) : serveItem(req, res, agentId!, route.itemId!);
+        const run = (async () => {
+          if (agentId !== undefined && !d.registry.get(agentId)) return sendJsonRpcError(res, 404, -32601, noAgentMessage(agentId));
+          // The hidden-agent rule (core/authz): a caller who may not see the agent gets the answer above.
+          const admitted = agentId !== undefined && d.policy ? await d.policy.admitToAgent(agentId, 'mcp', () => d.auth.authenticate(req.headers, { resourcePath: `/a2a/${agentId}/mcp` })) : undefined;
+          if (admitted?.unknown) return sendJsonRpcError(res, 404, -32601, noAgentMessage(agentId!));
+          const known = admitted && !admitted.unknown ? admitted.principal : undefined;
+          return route.kind === 'mcp' ? serveMcp(req, res, agentId, known) : serveItem(req, res, agentId!, route.itemId!, known);
+        })();
         return run.catch((err: unknown) => {
           d.log.error({ err }, 'unhandled error on the MCP endpoint');
           if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
@@ -201,13 +208,13 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
    * refused credential) or 403 (no MCP scope) with its challenge was sent (RFC 9728 §5.1: the
    * challenge names the endpoint's protected-resource metadata, which MCP clients start from).
    */
-  async function admit(req: IncomingMessage, res: ServerResponse, agentId: string | undefined): Promise<Principal | undefined> {
+  async function admit(req: IncomingMessage, res: ServerResponse, agentId: string | undefined, known?: Principal): Promise<Principal | undefined> {
     const path = agentId ? `/a2a/${agentId}/mcp` : '/mcp';
     const resourceMetadata = d.resourceMetadataUrl?.(path);
     const challenge = { scope: SCOPES.mcpTools, ...(resourceMetadata ? { resourceMetadata } : {}) };
     let principal: Principal;
     try {
-      principal = await d.auth.authenticate(req.headers, { resourcePath: path });
+      principal = known ?? (await d.auth.authenticate(req.headers, { resourcePath: path }));
     } catch (e) {
       const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
       if (err.kind !== 'Unauthenticated') return void sendJsonRpcError(res, err.identity.http, -32603, err.message);
@@ -222,13 +229,13 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
         : sendJsonRpcError(res, 403, -32001, 'The credential lacks an MCP scope (mcp:tools or mcp:tools:<usecase>)'));
     }
     if (agentId && d.policy && !d.policy.canSeeAgent(principal, agentId, 'mcp')) {
-      return void sendJsonRpcError(res, 404, -32601, `No agent '${agentId}' here`);
+      return void sendJsonRpcError(res, 404, -32601, noAgentMessage(agentId));
     }
     return principal;
   }
 
-  async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined): Promise<void> {
-    const principal = await admit(req, res, agentId);
+  async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined, known?: Principal): Promise<void> {
+    const principal = await admit(req, res, agentId, known);
     if (!principal) return;
 
     // A plain record first: web Headers are built only for the SDK path (plain-tool-call.ts skips it).
@@ -330,11 +337,11 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     writeJson(res, 200, { result: { ...answer.result, _meta: { [SERVER_INFO_KEY]: info } }, jsonrpc: '2.0', id: r.id });
   }
 
-  async function serveItem(req: IncomingMessage, res: ServerResponse, agentId: string, itemId: string): Promise<void> {
+  async function serveItem(req: IncomingMessage, res: ServerResponse, agentId: string, itemId: string, known?: Principal): Promise<void> {
     const agent = d.registry.get(agentId)!;
     const expert = tableExpertOf(agent);
     if (req.method !== 'GET' || !expert) return sendJsonRpcError(res, 404, -32601, 'No such page');
-    const principal = await admit(req, res, agentId);
+    const principal = await admit(req, res, agentId, known);
     if (!principal) return;
     const usecases = d.policy?.usecases(principal);
     const page = await renderItem(expert, itemId, agent.publicCard.name, req.headers.accept, usecases ? { usecases } : undefined);
