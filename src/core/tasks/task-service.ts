@@ -270,14 +270,18 @@ export class TaskService implements A2AHandler, AgentRunHost {
     let existing: LiveTask | undefined;
     let taskId: string;
     let contextId: string;
-    if (msg.taskId) {
-      existing = await this.dir.getLive(ctx, msg.taskId);
-      if (!existing) throw new A2AError('TaskNotFound', `Task ${msg.taskId} was not found`);
+    // A v0.1 client names its task: a message under that name continues the caller's task when it
+    // exists and creates it otherwise (decided here, owner-scoped, under the send permission alone).
+    const chosen = msg.taskId ? undefined : chosenTaskIdOf(ctx);
+    const named = msg.taskId || (chosen !== undefined && (await this.dir.getLive(ctx, chosen)) ? chosen : undefined);
+    if (named) {
+      existing = await this.dir.getLive(ctx, named);
+      if (!existing) throw new A2AError('TaskNotFound', `Task ${named} was not found`);
       if (msg.contextId && msg.contextId !== existing.task.contextId) {
         throw invalidParams('message.contextId', 'does not match the context of the task named by message.taskId');
       }
       if (isTerminal(existing.task.status.state)) {
-        throw new A2AError('UnsupportedOperation', `Task ${msg.taskId} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
+        throw new A2AError('UnsupportedOperation', `Task ${named} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
       }
       taskId = existing.task.id;
       contextId = existing.task.contextId;
@@ -288,10 +292,10 @@ export class TaskService implements A2AHandler, AgentRunHost {
         return this.forwardTo(ctx, agent, req, existing);
       }
       if (isTerminal(existing.task.status.state)) {
-        throw new A2AError('UnsupportedOperation', `Task ${msg.taskId} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
+        throw new A2AError('UnsupportedOperation', `Task ${named} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
       }
     } else {
-      taskId = chosenTaskIdOf(ctx) ?? randomUUID();
+      taskId = chosen ?? randomUUID();
       contextId = msg.contextId ?? randomUUID();
     }
     // Built without `delete`: deleting a key turns the object into a slow dictionary-mode object.
