@@ -63,14 +63,14 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
   }
   /** local task id → the remote task it forwards to (a follow-up message continues that task) */
   const remoteTasks = new Map<string, RemoteRef>();
-  /** local context → remote context, so a conversation stays one conversation on the remote */
+  /** local conversation (owner + context) → remote context, so a conversation stays one on the remote */
   const remoteContexts = new Map<string, string>();
 
   /** Keeps the mapping while the task can continue; both maps are bounded (oldest first out). */
   function remember(ctx: AgentContext, ref: RemoteRef, end: string | undefined): void {
     if (ref.contextId) {
-      remoteContexts.delete(ctx.contextId);
-      remoteContexts.set(ctx.contextId, ref.contextId);
+      remoteContexts.delete(ctx.conversationKey);
+      remoteContexts.set(ctx.conversationKey, ref.contextId);
       if (remoteContexts.size > MAX_REMEMBERED) remoteContexts.delete(remoteContexts.keys().next().value!);
     }
     if (end && end !== 'TASK_STATE_INPUT_REQUIRED' && end !== 'TASK_STATE_AUTH_REQUIRED') remoteTasks.delete(ctx.taskId);
@@ -85,7 +85,7 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
     const { client, card } = remote;
     const ref: RemoteRef = remoteTasks.get(ctx.taskId) ?? {};
     remoteTasks.set(ctx.taskId, ref);
-    const remoteContext = ref.contextId ?? remoteContexts.get(ctx.contextId);
+    const remoteContext = ref.contextId ?? remoteContexts.get(ctx.conversationKey);
     const message: Message = {
       messageId: ctx.message.messageId,
       role: 'ROLE_USER',

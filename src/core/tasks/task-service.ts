@@ -325,6 +325,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
         req.metadata,
         false,
         ctx.usecases,
+        ctx.principal.subject,
       );
       this.runOutcome.set(run, obs);
       pendingCreate.set(run, { owner: ctx.principal.subject, userMessage, inlinePush, pushBodyVersion: pushBodyVersionOfCall(ctx) });
@@ -932,7 +933,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
     const lastUser = [...history].reverse().find((m) => m.role === 'ROLE_USER');
     if (agent?.definition.resumable && lastUser) {
       this.d.log.warn({ taskId: s.task.id, previous: s.lease?.owner }, 'resuming a task whose replica stopped');
-      const run = new AgentRun(this, agent.definition, agent.id, s.task.id, s.task.contextId, lastUser, this.dir.viewFull(s.task), [], [], [], undefined, true);
+      const run = new AgentRun(this, agent.definition, agent.id, s.task.id, s.task.contextId, lastUser, this.dir.viewFull(s.task), [], [], [], undefined, true, undefined, s.owner);
       live.run = run;
       this.runOutcome.set(run, NO_OBSERVER);
       this.runs.add(run);
