@@ -23,6 +23,7 @@ import { onSurface } from '../../core/authz/surface.js';
 import { bearerChallenge } from '../../auth/challenge.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
+import { invalidParamsOf } from './request-params.js';
 import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, serverInfo, type McpScope } from './mcp-server-factory.js';
 import { createSharedTaskStateCodec, createTaskStateCodec } from './input-required.js';
 import { callAgentTool, toolName, type AgentToolSpec } from './agent-tools.js';
@@ -260,6 +261,8 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
       } catch {
         parsed = undefined; // the SDK answers the parse error
       }
+      const invalid = invalidParamsOf(parsed, headerOf(req, 'mcp-protocol-version'));
+      if (invalid) return writeJson(res, 200, { jsonrpc: '2.0', ...invalid });
       const accept = normaliseAccept(req.headers.accept);
       if (accept.correction) {
         fields.accept = accept.value;
