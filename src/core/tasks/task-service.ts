@@ -84,6 +84,8 @@ export interface TaskServiceDeps {
   cluster?: ClusterOptions;
 }
 
+/** the one answer for a webhook whose host the outbound (SSRF) policy refuses, whatever the reason */
+export const WEBHOOK_REFUSED = 'the push notification URL is refused by the server\'s outbound network policy';
 const FAILED_SAFE_MESSAGE = 'The agent failed while processing this task.';
 const REPLICA_LOST_MESSAGE = 'The server running this task stopped before it finished; send the request again.';
 const STOPPED_MESSAGE = 'The agent stopped without finishing this task.';
@@ -957,7 +959,13 @@ export class TaskService implements A2AHandler, AgentRunHost {
       // A name that does not resolve *now* is no threat: every delivery re-checks and pins the
       // addresses it connects to. Refuse only what is refused for what it is or points at.
       if (e instanceof Error && (e as { retryable?: boolean }).retryable === true) return;
-      throw invalidParams('url', e instanceof Error ? e.message : 'webhook URL refused');
+      // The URL's own text (not absolute, scheme, credentials) may be named; what its host is or
+      // resolves to may not: telling "loopback" from "private" from "does not resolve" would map
+      // the server's network for the caller. One answer, the details in the log only.
+      const kind = (e as { kind?: string }).kind;
+      if (kind === 'invalid-url' || kind === 'scheme' || kind === 'credentials') throw invalidParams('url', (e as Error).message);
+      this.d.log.warn({ url, reason: e instanceof Error ? e.message : String(e) }, 'push notification URL refused by the outbound policy');
+      throw invalidParams('url', WEBHOOK_REFUSED);
     }
   }
 
