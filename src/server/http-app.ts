@@ -26,6 +26,7 @@ import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
 import { sendError } from './management/admin-guard.js';
+import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
 
 export interface HttpAppDeps {
   config: Config;
@@ -47,6 +48,8 @@ export interface HttpAppDeps {
   policy?: AuthorizationPolicy;
   /** stored API keys, for the management API (`/api/v1/keys`) */
   apiKeys?: ApiKeyAdmin;
+  /** any subject's task, for administrators (`/api/v1/agents/{id}/tasks/{taskId}`) */
+  tasks?: TaskAdmin;
   /** the public URL once the listener is bound (port 0); default config.server.publicUrl */
   publicUrl?: () => string;
 }
@@ -241,6 +244,9 @@ export function buildHttpApp(d: HttpAppDeps) {
   });
   if (d.policy && d.apiKeys) {
     app.register(keyRoutes({ auth: d.auth, policy: d.policy, store: d.apiKeys, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+  }
+  if (d.policy && d.tasks) {
+    app.register(taskRoutes({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
   }
   app.get<{ Params: { id: string } }>('/api/v1/agents/:id/card', (req, reply) => serveCard(req, reply, req.params.id));
   app.get('/.well-known/jwks.json', async (_req, reply) => {

@@ -143,7 +143,7 @@ export async function startServer(initial: Config): Promise<RunningServer> {
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
     const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, started, isPublicAgent: (id) => policy.isPublicAgent(id) });
-    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, publicUrl: () => config.server.publicUrl });
+    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl });
     await app.listen({ host: initial.server.host, port: initial.server.port });
     closers.unshift(() => app.close());
     const address = app.server.address();
