@@ -310,7 +310,12 @@ export class TaskService implements A2AHandler, AgentRunHost {
         // At most one executor per task: a message to a task whose executor is still live goes to it.
         existing.run.deliver(userMessage);
         this.runOutcome.set(existing.run, mergeObservers(this.runOutcome.get(existing.run), obs));
-        void this.append(existing, [{ userMessage }]).catch((e) => this.d.log.error({ err: e, taskId }, 'commit failed'));
+        // The message is durable once this commit is: a returnImmediately caller is answered then,
+        // even when the executor emits nothing for a while (it need not read the message at once).
+        void this.append(existing, [{ userMessage }]).then(
+          () => obs.onCommitted(),
+          (e) => this.d.log.error({ err: e, taskId }, 'commit failed'),
+        );
         return;
       }
       const run = new AgentRun(
