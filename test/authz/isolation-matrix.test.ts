@@ -1,6 +1,6 @@
 /**
  * The isolation matrix (issue 19): every operation that names a task, a context, a push config or
- * an agent, on each face (A2A JSON-RPC, A2A HTTP+JSON, MCP, management API), × every kind of
+ * an agent, on each face (A2A JSON-RPC, HTTP+JSON and gRPC, MCP, the management API), × every kind of
  * caller, with the expected answer written down for each cell; tasks both idle (INPUT_REQUIRED,
  * read back from the store) and running (an executor live in memory).
  *
@@ -9,7 +9,9 @@
  * another subject's task through the management API only; on the protocol faces an admin is one
  * more subject, for whom another's task does not exist (docs/auth.md).
  */
+import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, type A2AGrpcTestClient } from '../bindings/a2a-grpc/client.js';
 import { post } from '../mcp/clients.js';
 import { userMessage } from '../support/server.js';
 import { startAuthzServer, type AuthzServer } from './support.js';
@@ -30,6 +32,7 @@ interface Ids {
 }
 
 let s: AuthzServer;
+let grpcClient: A2AGrpcTestClient;
 const headers: Record<Caller, Record<string, string>> = {} as never;
 
 beforeAll(async () => {
@@ -48,9 +51,13 @@ beforeAll(async () => {
   headers['publish-only'] = { 'x-api-key': await s.key('alice', ['a2a:publish']) };
   headers['discover-only'] = { 'x-api-key': await s.key('alice', ['a2a:discover']) };
   headers.anonymous = {};
+  grpcClient = connect(Number(s.grpc.split(':').pop()));
 }, 30_000);
 
-afterAll(async () => s?.stop());
+afterAll(async () => {
+  grpcClient?.close();
+  await s?.stop();
+});
 
 async function jsonRpc(agent: string, method: string, params: unknown, h: Record<string, string>): Promise<{ status: number; body: any }> {
   const res = await fetch(`${s.http}/a2a/${agent}`, {
@@ -128,25 +135,28 @@ interface Op {
   bound: 'task' | 'context' | 'hidden-agent';
   rpc: (ids: Ids) => [agent: string, method: string, params: unknown];
   rest: (ids: Ids) => [agent: string, method: string, path: string, body?: unknown];
+  /** the gRPC request (the agent named by `tenant`); streaming methods marked */
+  grpc: (ids: Ids) => [method: string, request: object, streaming?: boolean];
 }
 
 const OPS: Op[] = [
-  { name: 'GetTask', needs: 'a2a:discover', bound: 'task', rpc: (i) => ['probe', 'GetTask', { id: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}`] },
-  { name: 'SubscribeToTask', needs: 'a2a:discover', bound: 'task', rpc: (i) => ['probe', 'SubscribeToTask', { id: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}:subscribe`] },
-  { name: 'CancelTask', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'CancelTask', { id: i.task }], rest: (i) => ['probe', 'POST', `/tasks/${i.task}:cancel`, {}] },
+  { name: 'GetTask', needs: 'a2a:discover', bound: 'task', rpc: (i) => ['probe', 'GetTask', { id: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}`], grpc: (i) => ['GetTask', { tenant: 'probe', id: i.task }] },
+  { name: 'SubscribeToTask', needs: 'a2a:discover', bound: 'task', rpc: (i) => ['probe', 'SubscribeToTask', { id: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}:subscribe`], grpc: (i) => ['SubscribeToTask', { tenant: 'probe', id: i.task }, true] },
+  { name: 'CancelTask', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'CancelTask', { id: i.task }], rest: (i) => ['probe', 'POST', `/tasks/${i.task}:cancel`, {}], grpc: (i) => ['CancelTask', { tenant: 'probe', id: i.task }] },
   {
     name: 'SendMessage continuing the task',
     needs: 'a2a:publish',
     bound: 'task',
     rpc: (i) => ['probe', 'SendMessage', { message: { ...userMessage('more'), taskId: i.task }, configuration: { returnImmediately: true } }],
     rest: (i) => ['probe', 'POST', '/message:send', { message: { ...userMessage('more'), taskId: i.task }, configuration: { returnImmediately: true } }],
+    grpc: (i) => ['SendMessage', { tenant: 'probe', message: { ...userMessage('more'), taskId: i.task }, configuration: { returnImmediately: true } }],
   },
-  { name: 'CreateTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'CreateTaskPushNotificationConfig', { taskId: i.task, url: 'http://127.0.0.1:9/x' }], rest: (i) => ['probe', 'POST', `/tasks/${i.task}/pushNotificationConfigs`, { url: 'http://127.0.0.1:9/x' }] },
-  { name: 'GetTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'GetTaskPushNotificationConfig', { taskId: i.task, id: i.push }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}/pushNotificationConfigs/${i.push}`] },
-  { name: 'ListTaskPushNotificationConfigs', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'ListTaskPushNotificationConfigs', { taskId: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}/pushNotificationConfigs`] },
-  { name: 'DeleteTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'DeleteTaskPushNotificationConfig', { taskId: i.task, id: i.push }], rest: (i) => ['probe', 'DELETE', `/tasks/${i.task}/pushNotificationConfigs/${i.push}`] },
-  { name: 'ListTasks in the task’s context', needs: 'a2a:discover', bound: 'context', rpc: (i) => ['probe', 'ListTasks', { contextId: i.context }], rest: (i) => ['probe', 'GET', `/tasks?contextId=${i.context}`] },
-  { name: 'SendMessage to a hidden agent', needs: 'a2a:publish', bound: 'hidden-agent', rpc: () => ['vault', 'SendMessage', { message: userMessage('hello') }], rest: () => ['vault', 'POST', '/message:send', { message: userMessage('hello') }] },
+  { name: 'CreateTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'CreateTaskPushNotificationConfig', { taskId: i.task, url: 'http://127.0.0.1:9/x' }], rest: (i) => ['probe', 'POST', `/tasks/${i.task}/pushNotificationConfigs`, { url: 'http://127.0.0.1:9/x' }], grpc: (i) => ['CreateTaskPushNotificationConfig', { tenant: 'probe', taskId: i.task, url: 'http://127.0.0.1:9/x' }] },
+  { name: 'GetTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'GetTaskPushNotificationConfig', { taskId: i.task, id: i.push }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}/pushNotificationConfigs/${i.push}`], grpc: (i) => ['GetTaskPushNotificationConfig', { tenant: 'probe', taskId: i.task, id: i.push }] },
+  { name: 'ListTaskPushNotificationConfigs', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'ListTaskPushNotificationConfigs', { taskId: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}/pushNotificationConfigs`], grpc: (i) => ['ListTaskPushNotificationConfigs', { tenant: 'probe', taskId: i.task }] },
+  { name: 'DeleteTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'DeleteTaskPushNotificationConfig', { taskId: i.task, id: i.push }], rest: (i) => ['probe', 'DELETE', `/tasks/${i.task}/pushNotificationConfigs/${i.push}`], grpc: (i) => ['DeleteTaskPushNotificationConfig', { tenant: 'probe', taskId: i.task, id: i.push }] },
+  { name: 'ListTasks in the task’s context', needs: 'a2a:discover', bound: 'context', rpc: (i) => ['probe', 'ListTasks', { contextId: i.context }], rest: (i) => ['probe', 'GET', `/tasks?contextId=${i.context}`], grpc: (i) => ['ListTasks', { tenant: 'probe', contextId: i.context }] },
+  { name: 'SendMessage to a hidden agent', needs: 'a2a:publish', bound: 'hidden-agent', rpc: () => ['vault', 'SendMessage', { message: userMessage('hello') }], rest: () => ['vault', 'POST', '/message:send', { message: userMessage('hello') }], grpc: () => ['SendMessage', { tenant: 'vault', message: userMessage('hello') }] },
 ];
 
 /** The expected answer of each cell, from the rules (not from observing the server). */
@@ -185,6 +195,42 @@ describe('A2A HTTP+JSON', () => {
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     expect(restOutcome(res.status, await firstJson(res))).toBe(want);
+  });
+});
+
+/** `list`: a ListTasks answer, whose empty `tasks` the proto3 codec may leave out. */
+function grpcOutcome(code: number, details: string, response?: any, list = false): Outcome {
+  if (code === grpc.status.UNAUTHENTICATED) return 'unauthenticated';
+  if (code === grpc.status.PERMISSION_DENIED) return 'forbidden';
+  if (code === grpc.status.NOT_FOUND) return 'not-found';
+  if (code === grpc.status.INVALID_ARGUMENT && /Unknown tenant/.test(details)) return 'unknown-agent';
+  if (code !== grpc.status.OK) return `error ${code} ${details}` as Outcome;
+  return list && !response?.tasks?.length ? 'empty' : 'ok';
+}
+
+describe('A2A gRPC', () => {
+  it.each(CELLS)('$state task, $opName, $caller → $want', async ({ state, op, caller, want }) => {
+    const ids = await aliceTask(state);
+    const [method, request, streaming] = op.grpc(ids);
+    const md = { 'a2a-version': '1.0', ...headers[caller] };
+    let got: Outcome;
+    if (!streaming) {
+      got = await grpcClient.unary(method, request, md).then(
+        (r) => grpcOutcome(grpc.status.OK, '', r.response, method === 'ListTasks'),
+        (e: grpc.ServiceError) => grpcOutcome(e.code, e.details),
+      );
+    } else {
+      const call = grpcClient.stream(method, request, md);
+      got = await new Promise<Outcome>((resolve) => {
+        call.on('data', () => {
+          resolve('ok');
+          call.cancel();
+        });
+        call.on('error', (e: grpc.ServiceError) => resolve(grpcOutcome(e.code, e.details)));
+        call.on('end', () => resolve('ok'));
+      });
+    }
+    expect(got).toBe(want);
   });
 });
 
