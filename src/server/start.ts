@@ -101,7 +101,10 @@ export async function startServer(initial: Config): Promise<RunningServer> {
       ...(cluster ? { cluster } : {}),
     });
     const handler = new AuthorizingA2AHandler(service, policy, registry, {
-      resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : `/a2a/${agentId}`),
+      // A hidden agent has no public RFC 9728 document (it would tell that it exists): its
+      // challenges name the server's own, for the root resource.
+      resourceMetadataUrl: (agentId, surface) =>
+        protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
     });
     if (initial.storage.driver === 'sqlite') {
       // Before any listener opens: every SUBMITTED/WORKING task now is one a crash cut off.

@@ -155,6 +155,17 @@ describe('a hidden agent answers exactly like an unknown one', () => {
   });
 });
 
+describe('challenges for a hidden agent', () => {
+  it('name the server’s own RFC 9728 document, which exists (the agent’s own would tell it exists)', async () => {
+    const x = withHidden;
+    const r = await fetch(`${x.s.http}/a2a/${HIDDEN}`, { method: 'POST', headers: { ...v1, ...x.keys['discover only'] }, body: send });
+    expect(r.status).toBe(403);
+    const metadata = /resource_metadata="([^"]+)"/.exec(r.headers.get('www-authenticate') ?? '')?.[1];
+    expect(metadata).toBe(`${x.s.http}/.well-known/oauth-protected-resource`);
+    expect((await fetch(metadata!)).status).toBe(200);
+  });
+});
+
 describe('gRPC: a hidden tenant answers exactly like an unknown one', () => {
   const grpcCall = (x: Side, method: string, req: object, caller: Caller) =>
     x.grpc.unary(method, req, { 'a2a-version': '1.0', ...x.keys[caller] }).then(
