@@ -145,10 +145,10 @@ describe('a hidden agent answers exactly like an unknown one', () => {
   // The same requests, from a caller who may see it, are not the unknown answer: the rule hides
   // the agent from those who may not see it, not from everyone.
   it.each([
-    ['JSON-RPC', 'POST', `/a2a/${HIDDEN}`, { ...v1, 'x-api-key': 'DISCOVER' }, rpcBody('GetExtendedAgentCard', {})],
-    ['public card', 'GET', `/a2a/${HIDDEN}/.well-known/agent-card.json`, { 'x-api-key': 'DISCOVER' }, undefined],
+    ['JSON-RPC', 'POST', `/a2a/${HIDDEN}`, v1, rpcBody('GetExtendedAgentCard', {})],
+    ['public card', 'GET', `/a2a/${HIDDEN}/.well-known/agent-card.json`, {}, undefined],
   ] as const)('%s with a2a:discover reaches it', async (_n, method, path, headers, body) => {
-    const h = { ...headers, 'x-api-key': withHidden.keys['discover only']['x-api-key']! };
+    const h = { ...headers, ...withHidden.keys['discover only'] };
     const res = await fetch(`${withHidden.s.http}${path}`, { method, headers: h, ...(body ? { body } : {}) });
     expect(res.status).toBe(200);
     expect(await res.text()).toContain('"name"');
