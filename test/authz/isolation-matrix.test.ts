@@ -1,6 +1,6 @@
 /**
  * The isolation matrix (issue 19): every operation that names a task, a context, a push config or
- * an agent, on each face (A2A JSON-RPC, HTTP+JSON and gRPC, MCP, the management API), × every kind of
+ * an agent, on each face (A2A JSON-RPC, HTTP+JSON and gRPC, v0.3 JSON-RPC, MCP, the management API), × every kind of
  * caller, with the expected answer written down for each cell; tasks both idle (INPUT_REQUIRED,
  * read back from the store) and running (an executor live in memory).
  *
@@ -137,12 +137,16 @@ interface Op {
   rest: (ids: Ids) => [agent: string, method: string, path: string, body?: unknown];
   /** the gRPC request (the agent named by `tenant`); streaming methods marked */
   grpc: (ids: Ids) => [method: string, request: object, streaming?: boolean];
+  /** the v0.3 JSON-RPC call (absent: no such v0.3 method, e.g. ListTasks) */
+  v03?: (ids: Ids) => [agent: string, method: string, params: unknown];
 }
 
+const v03Message = (text: string, taskId?: string) => ({ kind: 'message', messageId: `m-${Math.random().toString(36).slice(2)}`, role: 'user', parts: [{ kind: 'text', text }], ...(taskId ? { taskId } : {}) });
+
 const OPS: Op[] = [
-  { name: 'GetTask', needs: 'a2a:discover', bound: 'task', rpc: (i) => ['probe', 'GetTask', { id: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}`], grpc: (i) => ['GetTask', { tenant: 'probe', id: i.task }] },
-  { name: 'SubscribeToTask', needs: 'a2a:discover', bound: 'task', rpc: (i) => ['probe', 'SubscribeToTask', { id: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}:subscribe`], grpc: (i) => ['SubscribeToTask', { tenant: 'probe', id: i.task }, true] },
-  { name: 'CancelTask', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'CancelTask', { id: i.task }], rest: (i) => ['probe', 'POST', `/tasks/${i.task}:cancel`, {}], grpc: (i) => ['CancelTask', { tenant: 'probe', id: i.task }] },
+  { name: 'GetTask', needs: 'a2a:discover', bound: 'task', rpc: (i) => ['probe', 'GetTask', { id: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}`], grpc: (i) => ['GetTask', { tenant: 'probe', id: i.task }], v03: (i) => ['probe', 'tasks/get', { id: i.task }] },
+  { name: 'SubscribeToTask', needs: 'a2a:discover', bound: 'task', rpc: (i) => ['probe', 'SubscribeToTask', { id: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}:subscribe`], grpc: (i) => ['SubscribeToTask', { tenant: 'probe', id: i.task }, true], v03: (i) => ['probe', 'tasks/resubscribe', { id: i.task }] },
+  { name: 'CancelTask', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'CancelTask', { id: i.task }], rest: (i) => ['probe', 'POST', `/tasks/${i.task}:cancel`, {}], grpc: (i) => ['CancelTask', { tenant: 'probe', id: i.task }], v03: (i) => ['probe', 'tasks/cancel', { id: i.task }] },
   {
     name: 'SendMessage continuing the task',
     needs: 'a2a:publish',
@@ -150,13 +154,14 @@ const OPS: Op[] = [
     rpc: (i) => ['probe', 'SendMessage', { message: { ...userMessage('more'), taskId: i.task }, configuration: { returnImmediately: true } }],
     rest: (i) => ['probe', 'POST', '/message:send', { message: { ...userMessage('more'), taskId: i.task }, configuration: { returnImmediately: true } }],
     grpc: (i) => ['SendMessage', { tenant: 'probe', message: { ...userMessage('more'), taskId: i.task }, configuration: { returnImmediately: true } }],
+    v03: (i) => ['probe', 'message/send', { message: v03Message('more', i.task), configuration: { blocking: false } }],
   },
-  { name: 'CreateTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'CreateTaskPushNotificationConfig', { taskId: i.task, url: 'http://127.0.0.1:9/x' }], rest: (i) => ['probe', 'POST', `/tasks/${i.task}/pushNotificationConfigs`, { url: 'http://127.0.0.1:9/x' }], grpc: (i) => ['CreateTaskPushNotificationConfig', { tenant: 'probe', taskId: i.task, url: 'http://127.0.0.1:9/x' }] },
-  { name: 'GetTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'GetTaskPushNotificationConfig', { taskId: i.task, id: i.push }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}/pushNotificationConfigs/${i.push}`], grpc: (i) => ['GetTaskPushNotificationConfig', { tenant: 'probe', taskId: i.task, id: i.push }] },
-  { name: 'ListTaskPushNotificationConfigs', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'ListTaskPushNotificationConfigs', { taskId: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}/pushNotificationConfigs`], grpc: (i) => ['ListTaskPushNotificationConfigs', { tenant: 'probe', taskId: i.task }] },
-  { name: 'DeleteTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'DeleteTaskPushNotificationConfig', { taskId: i.task, id: i.push }], rest: (i) => ['probe', 'DELETE', `/tasks/${i.task}/pushNotificationConfigs/${i.push}`], grpc: (i) => ['DeleteTaskPushNotificationConfig', { tenant: 'probe', taskId: i.task, id: i.push }] },
+  { name: 'CreateTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'CreateTaskPushNotificationConfig', { taskId: i.task, url: 'http://127.0.0.1:9/x' }], rest: (i) => ['probe', 'POST', `/tasks/${i.task}/pushNotificationConfigs`, { url: 'http://127.0.0.1:9/x' }], grpc: (i) => ['CreateTaskPushNotificationConfig', { tenant: 'probe', taskId: i.task, url: 'http://127.0.0.1:9/x' }], v03: (i) => ['probe', 'tasks/pushNotificationConfig/set', { taskId: i.task, pushNotificationConfig: { url: 'http://127.0.0.1:9/x' } }] },
+  { name: 'GetTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'GetTaskPushNotificationConfig', { taskId: i.task, id: i.push }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}/pushNotificationConfigs/${i.push}`], grpc: (i) => ['GetTaskPushNotificationConfig', { tenant: 'probe', taskId: i.task, id: i.push }], v03: (i) => ['probe', 'tasks/pushNotificationConfig/get', { id: i.task, pushNotificationConfigId: i.push }] },
+  { name: 'ListTaskPushNotificationConfigs', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'ListTaskPushNotificationConfigs', { taskId: i.task }], rest: (i) => ['probe', 'GET', `/tasks/${i.task}/pushNotificationConfigs`], grpc: (i) => ['ListTaskPushNotificationConfigs', { tenant: 'probe', taskId: i.task }], v03: (i) => ['probe', 'tasks/pushNotificationConfig/list', { id: i.task }] },
+  { name: 'DeleteTaskPushNotificationConfig', needs: 'a2a:publish', bound: 'task', rpc: (i) => ['probe', 'DeleteTaskPushNotificationConfig', { taskId: i.task, id: i.push }], rest: (i) => ['probe', 'DELETE', `/tasks/${i.task}/pushNotificationConfigs/${i.push}`], grpc: (i) => ['DeleteTaskPushNotificationConfig', { tenant: 'probe', taskId: i.task, id: i.push }], v03: (i) => ['probe', 'tasks/pushNotificationConfig/delete', { id: i.task, pushNotificationConfigId: i.push }] },
   { name: 'ListTasks in the task’s context', needs: 'a2a:discover', bound: 'context', rpc: (i) => ['probe', 'ListTasks', { contextId: i.context }], rest: (i) => ['probe', 'GET', `/tasks?contextId=${i.context}`], grpc: (i) => ['ListTasks', { tenant: 'probe', contextId: i.context }] },
-  { name: 'SendMessage to a hidden agent', needs: 'a2a:publish', bound: 'hidden-agent', rpc: () => ['vault', 'SendMessage', { message: userMessage('hello') }], rest: () => ['vault', 'POST', '/message:send', { message: userMessage('hello') }], grpc: () => ['SendMessage', { tenant: 'vault', message: userMessage('hello') }] },
+  { name: 'SendMessage to a hidden agent', needs: 'a2a:publish', bound: 'hidden-agent', rpc: () => ['vault', 'SendMessage', { message: userMessage('hello') }], rest: () => ['vault', 'POST', '/message:send', { message: userMessage('hello') }], grpc: () => ['SendMessage', { tenant: 'vault', message: userMessage('hello') }], v03: () => ['vault', 'message/send', { message: v03Message('hello') }] },
 ];
 
 /** The expected answer of each cell, from the rules (not from observing the server). */
@@ -195,6 +200,14 @@ describe('A2A HTTP+JSON', () => {
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     expect(restOutcome(res.status, await firstJson(res))).toBe(want);
+  });
+});
+
+describe('A2A v0.3 JSON-RPC', () => {
+  it.each(CELLS.filter((c) => c.op.v03))('$state task, $opName, $caller → $want', async ({ state, op, caller, want }) => {
+    const ids = await aliceTask(state);
+    const [agent, method, params] = op.v03!(ids);
+    expect(rpcOutcome(await jsonRpc(agent, method, params, { ...headers[caller], 'a2a-version': '0.3' }))).toBe(want);
   });
 });
 
