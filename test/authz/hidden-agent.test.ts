@@ -1,7 +1,8 @@
 /**
  * The hidden-agent rule (issue 19, D3): a caller who may not see an agent (`visibility: extended`)
- * gets exactly what an unknown id gets, on every path. Two servers differ only in that one has the
- * hidden agent `vault` and the other has no `vault` at all; every request below is sent to both by
+ * gets exactly what an unknown id gets, on every path; so does an agent of another usecase for a
+ * caller bound to a usecase. Servers differ only in that one has the hidden agent `vault` (another
+ * the usecase agent `ledger`) and the last has neither; every request below is sent to both by
  * callers who may not see it, and the answers are compared byte for byte (status, the headers a
  * client could tell apart, body), with only the servers' own URLs normalised.
  */
@@ -12,6 +13,8 @@ import { userMessage } from '../support/server.js';
 import { startAuthzServer, type AuthzServer } from './support.js';
 
 const HIDDEN = 'vault';
+/** a public agent of usecase `finance`: it does not exist for a caller bound to another usecase */
+const LEDGER = 'ledger';
 const INVALID_KEY = 'ap_0000000000000000_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 interface Side {
@@ -20,9 +23,11 @@ interface Side {
   keys: Record<Caller, Record<string, string>>;
 }
 
-type Caller = 'anonymous' | 'invalid key' | 'publish only' | 'mcp only' | 'discover only';
+type Caller = 'anonymous' | 'invalid key' | 'publish only' | 'mcp only' | 'discover only' | 'other usecase';
 
 let withHidden: Side;
+/** has the agent of another usecase (public, but not there for a caller bound to another usecase) */
+let withLedger: Side;
 let without: Side;
 
 async function side(agents: object[]): Promise<Side> {
@@ -33,6 +38,7 @@ async function side(agents: object[]): Promise<Side> {
     'publish only': { 'x-api-key': await s.key('carol', ['a2a:publish']) },
     'mcp only': { 'x-api-key': await s.key('carol', ['mcp:tools:other']) },
     'discover only': { 'x-api-key': await s.key('carol', ['a2a:discover']) },
+    'other usecase': { 'x-api-key': await s.key('carol', ['a2a:discover', 'a2a:publish', 'mcp:tools:retail'], 'retail') },
   };
   return { s, grpc: connect(Number(s.grpc.split(':').pop())), keys };
 }
@@ -40,11 +46,12 @@ async function side(agents: object[]): Promise<Side> {
 beforeAll(async () => {
   const echo = { id: 'echo', builtin: 'echo' };
   withHidden = await side([echo, { id: HIDDEN, builtin: 'echo', visibility: 'extended' }]);
+  withLedger = await side([echo, { id: LEDGER, builtin: 'echo', usecase: 'finance' }]);
   without = await side([echo]);
 }, 60_000);
 
 afterAll(async () => {
-  for (const x of [withHidden, without]) {
+  for (const x of [withHidden, withLedger, without]) {
     x?.grpc.close();
     await x?.s.stop();
   }
@@ -60,6 +67,8 @@ interface Req {
   headers?: Record<string, string>;
   body?: string;
   callers: Caller[];
+  /** the server holding the agent: the hidden one (default), or the other usecase's */
+  holder?: 'ledger';
 }
 
 const rpcBody = (method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id: 7, method, params });
@@ -103,6 +112,14 @@ const REQUESTS: Req[] = [
   { name: 'MCP with a body too broken to parse', method: 'POST', path: `/a2a/${HIDDEN}/mcp`, headers: mcpHeaders, body: '{', callers: MCP_CALLERS },
   { name: 'MCP GET on its endpoint', method: 'GET', path: `/a2a/${HIDDEN}/mcp`, headers: { accept: 'text/event-stream' }, callers: MCP_CALLERS },
   { name: 'item page', method: 'GET', path: `/a2a/${HIDDEN}/items/row:x`, callers: MCP_CALLERS },
+  { name: 'another usecase’s agent: JSON-RPC SendMessage', method: 'POST', path: `/a2a/${LEDGER}`, headers: v1, body: send, callers: ['other usecase'], holder: 'ledger' },
+  { name: 'another usecase’s agent: Content-Type text/plain', method: 'POST', path: `/a2a/${LEDGER}`, headers: { ...v1, 'content-type': 'text/plain' }, body: send, callers: ['other usecase'], holder: 'ledger' },
+  { name: 'another usecase’s agent: unsupported A2A-Version', method: 'POST', path: `/a2a/${LEDGER}`, headers: { ...v1, 'a2a-version': '9.9' }, body: send, callers: ['other usecase'], holder: 'ledger' },
+  { name: 'another usecase’s agent: HTTP+JSON GetTask', method: 'GET', path: `/a2a/${LEDGER}/tasks/x`, headers: { 'a2a-version': '1.0' }, callers: ['other usecase'], holder: 'ledger' },
+  { name: 'another usecase’s agent: HTTP+JSON form body', method: 'POST', path: `/a2a/${LEDGER}/message:send`, headers: { ...v1, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b', callers: ['other usecase'], holder: 'ledger' },
+  { name: 'another usecase’s agent: MCP initialize', method: 'POST', path: `/a2a/${LEDGER}/mcp`, headers: mcpHeaders, body: initialize, callers: ['other usecase'], holder: 'ledger' },
+  { name: 'another usecase’s agent: MCP broken body', method: 'POST', path: `/a2a/${LEDGER}/mcp`, headers: mcpHeaders, body: '{', callers: ['other usecase'], holder: 'ledger' },
+  { name: 'another usecase’s agent: shared endpoint tenant', method: 'POST', path: '/a2a', headers: v1, body: rpcBody('SendMessage', { tenant: LEDGER, message: userMessage('hi') }), callers: ['other usecase'], holder: 'ledger' },
   { name: '/mcp/health counts', method: 'GET', path: '/mcp/health', callers: ['anonymous'] },
   { name: '/.well-known/mcp-metadata', method: 'GET', path: '/.well-known/mcp-metadata', callers: ['anonymous'] },
   { name: 'GET /mcp server info', method: 'GET', path: '/mcp', callers: ['anonymous'] },
@@ -138,7 +155,8 @@ async function httpAnswer(x: Side, r: Req, caller: Caller): Promise<Answer> {
 describe('a hidden agent answers exactly like an unknown one', () => {
   const cases = REQUESTS.flatMap((r) => r.callers.map((caller) => ({ ...r, caller })));
   it.each(cases)('$name, $caller', async (c) => {
-    const [hidden, unknown] = await Promise.all([httpAnswer(withHidden, c, c.caller), httpAnswer(without, c, c.caller)]);
+    const holder = c.holder === 'ledger' ? withLedger : withHidden;
+    const [hidden, unknown] = await Promise.all([httpAnswer(holder, c, c.caller), httpAnswer(without, c, c.caller)]);
     expect(hidden).toEqual(unknown);
   });
 
@@ -181,5 +199,8 @@ describe('gRPC: a hidden tenant answers exactly like an unknown one', () => {
       const [hidden, unknown] = await Promise.all([grpcCall(withHidden, method, req, caller), grpcCall(without, method, req, caller)]);
       expect(hidden, caller).toEqual(unknown);
     }
+    const other = { ...req, tenant: LEDGER };
+    const [hidden, unknown] = await Promise.all([grpcCall(withLedger, method, other, 'other usecase'), grpcCall(without, method, other, 'other usecase')]);
+    expect(hidden, 'another usecase').toEqual(unknown);
   });
 });

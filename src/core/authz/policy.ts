@@ -153,14 +153,21 @@ export class AuthorizationPolicy {
    * `principal` is set when authentication happened here, so the face need not repeat it.
    */
   async admitToAgent(agentId: string, surface: 'a2a' | 'mcp', authenticate: () => Promise<Principal>): Promise<AgentAdmission> {
-    if (this.isPublicAgent(agentId, surface)) return { unknown: false };
+    if (this.seenByEveryone(agentId, surface)) return { unknown: false };
     let principal: Principal;
     try {
       principal = await authenticate();
     } catch {
-      return { unknown: true };
+      // A refused credential sees what no credential sees: a public agent's 401 stays the face's.
+      return { unknown: !this.isPublicAgent(agentId, surface) };
     }
     return this.canSeeAgent(principal, agentId, surface) ? { unknown: false, principal } : { unknown: true };
+  }
+
+  /** No caller is refused the sight of it: public, and of no usecase (a bound caller of another usecase may not see it). */
+  private seenByEveryone(agentId: string, surface: 'a2a' | 'mcp'): boolean {
+    if (!this.enforcing) return true;
+    return this.isPublicAgent(agentId, surface) && this.s.agents[agentId]?.usecase === undefined;
   }
 
   /** The usecases whose data the caller may see; undefined = all. */
