@@ -53,7 +53,9 @@ export function createOAuthFaces(d: {
       publicUrl,
       store: d.store,
       keys: d.keys,
-      resources: { publicUrl, hasAgent: (id) => d.registry.get(id) !== undefined, ...(audiences ? { audiences } : {}) },
+      // A hidden agent's paths are no resource anyone may name (the answer would tell it exists);
+      // tokens for the server's base audience reach it.
+      resources: { publicUrl, hasAgent: (id) => d.registry.get(id) !== undefined && (!d.isPublicAgent || d.isPublicAgent(id)), ...(audiences ? { audiences } : {}) },
       agentName: (id) => (d.isPublicAgent && !d.isPublicAgent(id) ? undefined : d.registry.get(id)?.publicCard.name),
       started: d.started,
       log: d.log,
