@@ -34,6 +34,12 @@ export interface CallContext {
   usecases?: readonly string[];
 }
 
+/** Who asks whether an agent exists, and from which surface. */
+export interface AgentCaller {
+  principal: Principal;
+  surface?: 'a2a' | 'mcp';
+}
+
 /** One stream item: the StreamResponse and, when it comes from the task's event log, its seq. */
 export interface StreamItem {
   seq?: number;
@@ -55,6 +61,9 @@ export interface A2AHandler {
   getExtendedAgentCard(ctx: CallContext): Promise<AgentCard>;
   /** Extensions this agent declares as required (ExtensionSupportRequired when not activated). */
   agentExtensions(agentId: string): { supported: readonly string[]; required: readonly string[] } | undefined;
-  /** Whether an agent id exists (bindings answer unknown tenants without touching the core). */
-  hasAgent(agentId: string): boolean;
+  /**
+   * Whether an agent id exists; with `caller`, whether it exists for that caller (an agent it may
+   * not see does not). Bindings answer unknown tenants with `unknownTenant` (core/authz).
+   */
+  hasAgent(agentId: string, caller?: AgentCaller): boolean;
 }

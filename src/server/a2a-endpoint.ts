@@ -80,9 +80,12 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
     }
     if (segments.length && segments[segments.length - 1] === '') segments.pop();
     const agentId = segments[0];
-    if (agentId !== undefined && !d.registry.get(agentId)) {
-      return send(res, errorFor(shape, req, new A2AError('MethodNotFound', unknownAgentMessage(agentId, d.registry, d.policy))));
-    }
+    const noAgent = () => send(res, errorFor(shape, req, new A2AError('MethodNotFound', unknownAgentMessage(agentId!, d.registry, d.policy))));
+    if (agentId !== undefined && !d.registry.get(agentId)) return noAgent();
+    // The hidden-agent rule (core/authz): before anything agent-specific, a caller who may not see
+    // the agent gets exactly the answer above.
+    const admitted = agentId !== undefined && d.policy ? await d.policy.admitToAgent(agentId, 'a2a', () => d.auth.authenticate(req.headers, { resourcePath: `/a2a/${agentId}` })) : undefined;
+    if (admitted?.unknown) return noAgent();
     if (shape === 'rest' && req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
       return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `${req.method} is not allowed on this path`)));
     }
@@ -106,7 +109,7 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
     }
     let principal: Principal;
     try {
-      principal = await d.auth.authenticate(req.headers, { resourcePath: agentId === undefined ? '/' : `/a2a/${agentId}` });
+      principal = (admitted && !admitted.unknown && admitted.principal) || (await d.auth.authenticate(req.headers, { resourcePath: agentId === undefined ? '/' : `/a2a/${agentId}` }));
     } catch (e) {
       const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
       const r = errorFor(shape, req, err, true);
@@ -115,9 +118,7 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
       if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES, ...(resourceMetadata ? { resourceMetadata } : {}) });
       return send(res, r);
     }
-    if (agentId !== undefined && d.policy && !d.policy.canSeeAgent(principal, agentId)) {
-      return send(res, errorFor(shape, req, new A2AError('MethodNotFound', unknownAgentMessage(agentId, d.registry, d.policy))));
-    }
+    if (agentId !== undefined && d.policy && !d.policy.canSeeAgent(principal, agentId)) return noAgent();
     const r =
       shape === 'jsonrpc'
         ? await d.jsonrpc.handle(req, res, body ?? '', agentId, d.registry.primaryId, principal, undefined, log)

@@ -28,6 +28,7 @@ import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
 import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
 import { unknownAgentMessage } from '../core/agents/unknown-agent.js';
+import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
 
 export interface HttpAppDeps {
   config: Config;
@@ -49,6 +50,8 @@ export interface HttpAppDeps {
   policy?: AuthorizationPolicy;
   /** stored API keys, for the management API (`/api/v1/keys`) */
   apiKeys?: ApiKeyAdmin;
+  /** any subject's task, for administrators (`/api/v1/agents/{id}/tasks/{taskId}`) */
+  tasks?: TaskAdmin;
   /** the public URL once the listener is bound (port 0); default config.server.publicUrl */
   publicUrl?: () => string;
 }
@@ -199,14 +202,11 @@ export function buildHttpApp(d: HttpAppDeps) {
   // `agent.json` always has the v0.3 shape.
   const serveCard = async (req: FastifyRequest, reply: FastifyReply, agentId: string, path: 'agent-card.json' | 'agent.json' = 'agent-card.json') => {
     const agent = d.registry.get(agentId);
-    if (!agent) return errorReply(reply, new A2AError('TaskNotFound', unknownAgentMessage(agentId, d.registry, d.policy)));
-    // A hidden agent's card is read with a2a:discover; to anyone else it does not exist.
-    const hidden = d.policy !== undefined && !d.policy.canSeeAgent(ANONYMOUS, agentId);
-    if (hidden) {
-      const principal = await callerOf(req, reply);
-      if (!principal) return reply;
-      if (!d.policy!.canSeeAgent(principal, agentId)) return errorReply(reply, new A2AError('TaskNotFound', unknownAgentMessage(agentId, d.registry, d.policy)));
-    }
+    const noAgent = () => errorReply(reply, new A2AError('TaskNotFound', unknownAgentMessage(agentId, d.registry, d.policy)));
+    if (!agent) return noAgent();
+    // A hidden agent's card is read with a2a:discover; to anyone else (a refused credential too) it does not exist.
+    const hidden = d.policy !== undefined && !d.policy.isPublicAgent(agentId);
+    if (hidden && (await d.policy!.admitToAgent(agentId, 'a2a', () => d.auth.authenticate(req.headers))).unknown) return noAgent();
     const cacheScope = hidden ? 'private' : 'public';
     if (path === 'agent.json') return sendCard(req, reply, v03CardOf(agent.publicCard), cacheScope);
     const v03 = cardVersionFor(req.headers['a2a-version']) === '0.3';
@@ -232,7 +232,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     const principal = d.policy ? await callerOf(req, reply) : ANONYMOUS;
     if (!principal) return reply;
     const visible = d.registry.list().filter((a) => !d.policy || d.policy.canSeeAgent(principal, a.id));
-    if (visible.length !== d.registry.list().length || principal.authenticated) reply.header('Cache-Control', 'private, no-store');
+    // Per caller whenever authorization is on: caching only filtered answers would tell that something was filtered.
+    if (d.policy?.enforcing || principal.authenticated) reply.header('Cache-Control', 'private, no-store');
     return { agents: visible.map((a) => ({
       id: a.id,
       name: a.publicCard.name,
@@ -244,6 +245,9 @@ export function buildHttpApp(d: HttpAppDeps) {
   });
   if (d.policy && d.apiKeys) {
     app.register(keyRoutes({ auth: d.auth, policy: d.policy, store: d.apiKeys, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+  }
+  if (d.policy && d.tasks) {
+    app.register(taskRoutes({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
   }
   app.get<{ Params: { id: string } }>('/api/v1/agents/:id/card', (req, reply) => serveCard(req, reply, req.params.id));
   app.get('/.well-known/jwks.json', async (_req, reply) => {

@@ -133,7 +133,10 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       ...(cluster ? { cluster } : {}),
     });
     const handler = new AuthorizingA2AHandler(service, policy, registry, {
-      resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : `/a2a/${agentId}`),
+      // A hidden agent has no public RFC 9728 document (it would tell that it exists): its
+      // challenges name the server's own, for the root resource.
+      resourceMetadataUrl: (agentId, surface) =>
+        protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
     });
     if (initial.storage.driver === 'sqlite') {
       // Before any listener opens: every SUBMITTED/WORKING task now is one a crash cut off.
@@ -179,8 +182,8 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       return { storage, bus: busHealth.ok ? 'ok' : (busHealth.detail ?? 'unreachable') };
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
-    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, started });
-    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, publicUrl: () => config.server.publicUrl });
+    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, started, isPublicAgent: (id) => policy.isPublicAgent(id) });
+    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl });
     closers.unshift(() => app.close());
     // "Listening" is said once, by 'agentport started', when every listener and agent is up.
     const listenTextResolver = (address: string) => `HTTP port bound at ${address}; starting agents`;

@@ -99,6 +99,19 @@ async function aliceTask(): Promise<Ids> {
   return { task: task.id, push: (JSON.parse(p.body) as { result: { id: string } }).result.id };
 }
 
+/**
+ * A task of alice's whose executor is still running (WORKING, held in this process's memory until
+ * canceled), with one push config: owner scoping must hold for the live copy too, not only for
+ * tasks read back from the store.
+ */
+async function aliceRunningTask(): Promise<Ids> {
+  const r = await rpcCall('SendMessage', { message: userMessage(`hold ${SECRET}`), configuration: { returnImmediately: true } }, creds.right!);
+  const task = (JSON.parse(r.body) as { result: { task: { id: string; status: { state: string } } } }).result.task;
+  expect(task.status.state).toBe('TASK_STATE_WORKING');
+  const p = await rpcCall('CreateTaskPushNotificationConfig', { taskId: task.id, url: 'http://127.0.0.1:9/hook', token: SECRET }, creds.right!);
+  return { task: task.id, push: (JSON.parse(p.body) as { result: { id: string } }).result.id };
+}
+
 // ------------------------------------------------------------------ the bindings, each as (op, ids, headers) → Outcome
 
 async function httpOutcome(res: Response): Promise<Outcome> {
@@ -333,6 +346,14 @@ describe.each(BINDINGS)('$name', (b) => {
 
   it.each(ops.filter((o) => o.taskBound))("$name: another owner's task is not found, and nothing of it is readable", async (op) => {
     expectNotFound(await b.call(op, await aliceTask(), credsFor('other', op)), b);
+  });
+
+  it.each(ops.filter((o) => o.taskBound))("$name: another owner's running task (live in memory) is not found, and nothing of it is readable", async (op) => {
+    const ids = await aliceRunningTask();
+    expectNotFound(await b.call(op, ids, credsFor('other', op)), b);
+    // and it is still running, untouched
+    const still = await rpcCall('GetTask', { id: ids.task }, creds.right!);
+    expect(still.body).toContain('TASK_STATE_WORKING');
   });
 });
 

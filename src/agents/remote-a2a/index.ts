@@ -41,7 +41,20 @@ function cardSpecOf(card: AgentCard, id: string): AgentCardSpec {
   };
 }
 
-/** What the caller sees when the remote cannot be used; never a stack trace or an internal address beyond the card URL. */
+/**
+ * What the caller sees when the remote cannot be used: what kind of failure, never the configured
+ * URL or a transport message (both name hosts of the operator's network). The remote's own A2A
+ * error is its answer and is passed on. The details go to the server log (`reasonOf`).
+ */
+function publicReasonOf(err: unknown): string {
+  if (err instanceof A2AClientError) return `remote agent error${err.kind ? ` (${err.kind})` : ''}: ${err.message}`;
+  if (err instanceof TransportError || err instanceof AgentCardError) return 'the remote agent is unreachable';
+  if (err instanceof Error && err.name === 'SsrfRejectedError') return 'the remote agent is not an allowed destination';
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return 'the remote agent did not answer in time';
+  return 'the remote agent failed';
+}
+
+/** The operator's view of a failure, for the log: with the card URL and the underlying message. */
 function reasonOf(err: unknown, cfg: RemoteA2AConfig): string {
   if (err instanceof A2AClientError) return `remote agent error${err.kind ? ` (${err.kind})` : ''}: ${err.message}`;
   if (err instanceof TransportError || err instanceof AgentCardError) return `remote agent at ${cfg.cardUrl} is unreachable: ${err.message}`;
@@ -63,14 +76,14 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
   }
   /** local task id → the remote task it forwards to (a follow-up message continues that task) */
   const remoteTasks = new Map<string, RemoteRef>();
-  /** local context → remote context, so a conversation stays one conversation on the remote */
+  /** local conversation (owner + context) → remote context, so a conversation stays one on the remote */
   const remoteContexts = new Map<string, string>();
 
   /** Keeps the mapping while the task can continue; both maps are bounded (oldest first out). */
   function remember(ctx: AgentContext, ref: RemoteRef, end: string | undefined): void {
     if (ref.contextId) {
-      remoteContexts.delete(ctx.contextId);
-      remoteContexts.set(ctx.contextId, ref.contextId);
+      remoteContexts.delete(ctx.conversationKey);
+      remoteContexts.set(ctx.conversationKey, ref.contextId);
       if (remoteContexts.size > MAX_REMEMBERED) remoteContexts.delete(remoteContexts.keys().next().value!);
     }
     if (end && end !== 'TASK_STATE_INPUT_REQUIRED' && end !== 'TASK_STATE_AUTH_REQUIRED') remoteTasks.delete(ctx.taskId);
@@ -79,13 +92,13 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
 
   async function run(ctx: AgentContext): Promise<void> {
     if (!remote) {
-      ctx.fail(reasonOf(startError, cfg));
+      ctx.fail(publicReasonOf(startError));
       return;
     }
     const { client, card } = remote;
     const ref: RemoteRef = remoteTasks.get(ctx.taskId) ?? {};
     remoteTasks.set(ctx.taskId, ref);
-    const remoteContext = ref.contextId ?? remoteContexts.get(ctx.contextId);
+    const remoteContext = ref.contextId ?? remoteContexts.get(ctx.conversationKey);
     const message: Message = {
       messageId: ctx.message.messageId,
       role: 'ROLE_USER',
@@ -115,12 +128,15 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
           remember(ctx, ref, end);
           if (end) return;
         }
-        if (!abort.signal.aborted) ctx.fail(`remote agent at ${cfg.cardUrl} ended the stream before the task ended`);
+        if (!abort.signal.aborted) {
+          log.warn({ agent: agent.id, cardUrl: cfg.cardUrl, taskId: ctx.taskId }, 'remote a2a: the remote ended the stream before the task ended');
+          ctx.fail('the remote agent ended the stream before the task ended');
+        }
       } else {
         const r = await client.sendMessage({ message }, { signal: abort.signal });
         const end = relayEvent(ctx, 'task' in r ? { task: r.task } : { message: r.message }, ref, artifactIds);
         remember(ctx, ref, end);
-        if (!end) ctx.fail(`remote agent at ${cfg.cardUrl} returned the task unfinished (${'task' in r ? r.task.status.state : ''})`);
+        if (!end) ctx.fail(`the remote agent returned the task unfinished (${'task' in r ? r.task.status.state : ''})`);
       }
     } catch (err) {
       if (ctx.signal.aborted) {
@@ -128,9 +144,10 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
         if (ref.taskId) await client.cancelTask({ id: ref.taskId }).catch(() => {});
         return;
       }
-      const reason = abort.signal.aborted ? reasonOf(abort.signal.reason, cfg) : reasonOf(err, cfg);
+      const cause = abort.signal.aborted ? abort.signal.reason : err;
+      log.warn({ agent: agent.id, taskId: ctx.taskId, err: reasonOf(cause, cfg) }, 'remote a2a: task failed');
       if (abort.signal.aborted && ref.taskId) await client.cancelTask({ id: ref.taskId }).catch(() => {});
-      ctx.fail(reason);
+      ctx.fail(publicReasonOf(cause));
     } finally {
       clearTimeout(idle);
       clearTimeout(total);

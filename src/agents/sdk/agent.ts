@@ -31,6 +31,12 @@ export interface AgentContext {
   readonly agentId: string;
   readonly taskId: string;
   readonly contextId: string;
+  /**
+   * The key for anything an agent remembers per conversation. A context belongs to the caller who
+   * started it: two callers who send the same contextId hold two conversations, so state kept
+   * under `contextId` alone would leak one caller's conversation into another's. Opaque.
+   */
+  readonly conversationKey: string;
   /** the message that started this run */
   readonly message: Message;
   /** the task as it stands, when this message continues an existing task */

@@ -50,9 +50,10 @@ export function createTableExpertAgent(opts: TableExpertAgentOptions): TableExpe
     return TableEngine.open(datasets, options.limits) as Promise<TableEngine>;
   });
   const memory = new Map<string, AskMemory>();
-  const remember = (contextId: string, m: AskMemory) => {
-    memory.delete(contextId);
-    memory.set(contextId, m);
+  // Keyed by conversation (owner + context): another caller's contextId is not this conversation.
+  const remember = (conversation: string, m: AskMemory) => {
+    memory.delete(conversation);
+    memory.set(conversation, m);
     if (memory.size > CONTEXTS_REMEMBERED) memory.delete(memory.keys().next().value!);
   };
 
@@ -140,7 +141,7 @@ function answer(ctx: AgentContext, out: AskOutput, remember: (c: string, m: AskM
   if (out.kind === 'declined') {
     return status(ctx, 'TASK_STATE_REJECTED', declinedParts(out.reason, out.hints, out.attempts?.length ? { attempts: out.attempts as unknown as JsonValue } : {}));
   }
-  remember(ctx.contextId, out.memory);
+  remember(ctx.conversationKey, out.memory);
   ctx.artifact(answerParts(out), { name: 'answer', metadata: { skill: 'ask', resultId: out.resultId, tableExpert: out.memory as unknown as JsonValue } });
   ctx.complete();
 }
@@ -157,7 +158,7 @@ function previousOf(ctx: AgentContext, memory: Map<string, AskMemory>): { previo
       if (m && typeof m === 'object' && !Array.isArray(m) && typeof (m as JsonObject).question === 'string') return { previous: m as unknown as AskMemory };
     }
   }
-  const m = memory.get(ctx.contextId);
+  const m = memory.get(ctx.conversationKey);
   return m ? { previous: m } : {};
 }
 

@@ -38,6 +38,11 @@ export function createOAuthFaces(d: {
   revocations: TokenRevocations;
   log: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
   started: Promise<void>;
+  /**
+   * Whether an agent is seen without a credential (core/authz). RFC 9728 documents are public, so
+   * a hidden agent has none: its metadata path answers 404, exactly as an unknown agent's.
+   */
+  isPublicAgent?: (agentId: string) => boolean;
 }): OAuthFaces {
   const publicUrl = () => d.config().server.publicUrl;
   const management = { auth: d.auth, store: d.store, revocations: d.revocations, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') };
@@ -48,8 +53,10 @@ export function createOAuthFaces(d: {
       publicUrl,
       store: d.store,
       keys: d.keys,
-      resources: { publicUrl, hasAgent: (id) => d.registry.get(id) !== undefined, ...(audiences ? { audiences } : {}) },
-      agentName: (id) => d.registry.get(id)?.publicCard.name,
+      // A hidden agent's paths are no resource anyone may name (the answer would tell it exists);
+      // tokens for the server's base audience reach it.
+      resources: { publicUrl, hasAgent: (id) => d.registry.get(id) !== undefined && (!d.isPublicAgent || d.isPublicAgent(id)), ...(audiences ? { audiences } : {}) },
+      agentName: (id) => (d.isPublicAgent && !d.isPublicAgent(id) ? undefined : d.registry.get(id)?.publicCard.name),
       started: d.started,
       log: d.log,
       revocations: d.revocations,

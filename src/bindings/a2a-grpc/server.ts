@@ -8,6 +8,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
+import { unknownTenant } from '../../core/authz/unknown-agent.js';
 import type { PushBodyVersioned } from '../../core/push/push-body-version.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
 import { encodeStreamResponse, type WireStreamResponse } from '../../protocol/a2a/grpc-codec.js';
@@ -82,13 +83,8 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
     if (call.request === UNDECODABLE) throw new A2AError('InvalidRequest', 'The request is not a valid protobuf message of this method');
     const prepared = prepare(call.request);
     const agentId = prepared.tenant ?? defaultAgentId;
-    if (!handler.hasAgent(agentId)) {
-      // A tenant is a client-supplied routing key, not a protected resource, so a miss is a bad
-      // parameter rather than TaskNotFound (which would suggest the task, not the agent, is absent).
-      throw new A2AError('InvalidParams', `Unknown tenant '${agentId}'`, {
-        fieldViolations: [{ field: 'tenant', description: 'no agent is served under this tenant' }],
-      });
-    }
+    // An agent the caller may not see gets the unknown-tenant answer, word for word (core/authz).
+    if (!handler.hasAgent(agentId, { principal })) throw unknownTenant(agentId);
     const requestedExtensions = parseExtensions(allStrings(call.metadata, EXTENSIONS_KEY));
     const activated = activateExtensions(handler.agentExtensions(agentId), requestedExtensions);
     let responseMetadata: grpc.Metadata | undefined;

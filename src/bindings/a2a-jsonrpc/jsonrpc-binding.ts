@@ -101,7 +101,7 @@ export class JsonRpcBinding {
       if (!UNARY.has(method) && !STREAMING.has(method)) throw new A2AError('MethodNotFound', `Method '${method}' is not an A2A v1.0 method`);
       negotiateVersion(version, 'A2A-Version');
       const tenant = typeof params.tenant === 'string' && params.tenant !== '' ? params.tenant : undefined;
-      const agentId = resolveAgent(this.o.handler, routeAgentId, tenant, defaultAgentId);
+      const agentId = resolveAgent(this.o.handler, routeAgentId, tenant, defaultAgentId, principal);
       const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
       if (activated.length) headers['A2A-Extensions'] = activated.join(', ');

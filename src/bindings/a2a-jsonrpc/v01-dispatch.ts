@@ -10,7 +10,7 @@ import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler
 import type { Principal } from '../../core/authz/principal.js';
 import type { PushBodyVersioned } from '../../core/push/push-body-version.js';
 import type { ChosenTaskId } from '../../core/tasks/chosen-task-id.js';
-import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
 import type { SendMessageRequest } from '../../protocol/a2a/types.js';
 import { isObject } from '../../protocol/a2a-v03/fields.js';
 import { errorFromV1 } from '../../protocol/a2a-v01/errors.js';
@@ -51,7 +51,7 @@ export async function handleV01Call(
   try {
     if (rawParams !== undefined && !isObject(rawParams)) throw new A2AError('InvalidParams', 'params must be an object');
     const params = rawParams ?? {};
-    const agentId = resolveAgent(o.handler, routeAgentId, undefined, defaultAgentId);
+    const agentId = resolveAgent(o.handler, routeAgentId, undefined, defaultAgentId, principal);
     // v0.1 had no extensions; configs registered here get v0.1 webhook bodies.
     const ctx: V01Context = { agentId, principal, requestedExtensions: [], pushBodyVersion: '0.1' };
     const idOf = (clientId: string) => serverTaskId(clientId, agentId, principal.subject);
@@ -60,7 +60,7 @@ export async function handleV01Call(
       let translator: V01StreamTranslator;
       let iterable: AsyncIterable<StreamItem>;
       if (method === 'tasks/sendSubscribe') {
-        const send = await prepareSend(o.handler, ctx, params, idOf);
+        const send = prepareSend(ctx, params, idOf);
         translator = new V01StreamTranslator(send.clientId);
         iterable = o.handler.sendStreamingMessage(send.ctx, send.request);
       } else {
@@ -94,45 +94,27 @@ function logInternal(o: V01CallOptions, err: unknown, method: string): void {
   if (!(err instanceof A2AError)) o.log?.error({ err, method }, 'internal error in v0.1 JSON-RPC call');
 }
 
-/** Whether `params.id` names a task the caller created through v0.1 (for the methods v0.3 shares). */
-export async function isV01Task(h: A2AHandler, params: unknown, routeAgentId: string | undefined, defaultAgentId: string, principal: Principal): Promise<boolean> {
-  if (!isObject(params) || typeof params.id !== 'string' || params.id === '') return false;
-  const agentId = resolveAgent(h, routeAgentId, undefined, defaultAgentId);
-  return exists(h, { agentId, principal, requestedExtensions: [] }, serverTaskId(params.id, agentId, principal.subject));
-}
-
-async function exists(h: A2AHandler, ctx: CallContext, taskId: string): Promise<boolean> {
-  try {
-    await h.getTask(ctx, { id: taskId, historyLength: 0 });
-    return true;
-  } catch (err) {
-    if (toA2AError(err).kind === 'TaskNotFound') return false;
-    throw err;
-  }
-}
-
 /**
- * `TaskSendParams` → a SendMessage on the task the client named: a message to it when it exists,
- * otherwise a new task created under the client's (namespaced) id.
+ * `TaskSendParams` → a SendMessage under the task id the client named (namespaced): the core
+ * continues the caller's task of that id when there is one and creates it otherwise. No probe
+ * here: a probe (GetTask) would need a2a:discover, which a sender need not hold.
  */
-async function prepareSend(h: A2AHandler, ctx: V01Context, params: Record<string, unknown>, idOf: (clientId: string) => string) {
+function prepareSend(ctx: V01Context, params: Record<string, unknown>, idOf: (clientId: string) => string) {
   const p = sendParamsToV1(params);
   const taskId = idOf(p.clientId);
   const message = { ...p.request.message, ...(p.sessionId ? { contextId: p.sessionId } : {}) };
-  const known = await exists(h, ctx, taskId);
-  if (known) message.taskId = taskId;
   const request: SendMessageRequest = { ...p.request, message };
   const push = inlinePushToV1(params, taskId);
   if (push || p.historyLength !== undefined) {
     request.configuration = { ...(push ? { taskPushNotificationConfig: push } : {}), ...(p.historyLength !== undefined ? { historyLength: p.historyLength } : {}) };
   }
-  return { clientId: p.clientId, sessionId: p.sessionId, request, ctx: known ? ctx : { ...ctx, newTaskId: taskId } };
+  return { clientId: p.clientId, sessionId: p.sessionId, request, ctx: { ...ctx, newTaskId: taskId } };
 }
 
 async function unary(h: A2AHandler, ctx: V01Context, method: V01Method, p: Record<string, unknown>, idOf: (clientId: string) => string): Promise<unknown> {
   switch (method) {
     case 'tasks/send': {
-      const send = await prepareSend(h, ctx, p, idOf);
+      const send = prepareSend(ctx, p, idOf);
       const r = await h.sendMessage(send.ctx, send.request);
       return 'task' in r ? taskFromV1(r.task) : messageAsTask(send.clientId, send.sessionId ?? r.message.contextId, r.message);
     }

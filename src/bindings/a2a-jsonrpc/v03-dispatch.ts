@@ -30,7 +30,7 @@ import { activateExtensions, headerValues, parseExtensions } from '../a2a-common
 import { lastEventId, pipeSse } from '../a2a-common/sse.js';
 import { resolveAgent } from '../a2a-common/tenant.js';
 import { errorReply, resultBody, type Id, type JsonRpcReply } from './reply.js';
-import { handleV01Call, isV01Task } from './v01-dispatch.js';
+import { handleV01Call } from './v01-dispatch.js';
 
 /** A v0.3 JSON-RPC error response. */
 export function jsonRpcErrorV03(id: Id, err: unknown): string {
@@ -63,7 +63,7 @@ export async function handleV03Call(
   try {
     if (rawParams !== undefined && !isObject(rawParams)) throw new A2AError('InvalidParams', 'params must be an object');
     const params = rawParams ?? {};
-    const agentId = resolveAgent(o.handler, routeAgentId, undefined, defaultAgentId);
+    const agentId = resolveAgent(o.handler, routeAgentId, undefined, defaultAgentId, principal);
     // v0.3 named the header X-A2A-Extensions (docs/topics/extensions.md at v0.3.0); accept both.
     const requested = parseExtensions([...headerValues(req.headers['x-a2a-extensions']), ...headerValues(req.headers['a2a-extensions'])]);
     const activated = activateExtensions(o.handler.agentExtensions(agentId), requested);
@@ -93,14 +93,19 @@ export async function handleV03Call(
     return { status: 200, headers, body: resultBody(id, await unary(o.handler, ctx, method, params)) };
   } catch (err) {
     // tasks/get|cancel|resubscribe are v0.1 methods too, under the same names and params: an id
-    // that is no task here may be one a v0.1 client named (src/protocol/a2a-v01/task-ids.ts).
-    if (isV01SharedMethod(method) && toA2AError(err).kind === 'TaskNotFound' && !res.headersSent && (await isV01Task(o.handler, rawParams, routeAgentId, defaultAgentId, principal))) {
+    // that is no task here may be one a v0.1 client named (src/protocol/a2a-v01/task-ids.ts). The
+    // same operation is tried under the v0.1 name, with its own permission and nothing else: a
+    // probe (GetTask) would need a2a:discover, and its refusal would escape this handler (D5).
+    // Neither finding it answers TaskNotFound, in the same words.
+    if (isV01SharedMethod(method) && toA2AError(err).kind === 'TaskNotFound' && !res.headersSent && hasTaskId(rawParams)) {
       return handleV01Call(o, req, res, id, method, rawParams, routeAgentId, defaultAgentId, principal, beforeStream);
     }
     logInternal(o, err, method);
     return errorReply(headers, err, (e) => jsonRpcErrorV03(id, e));
   }
 }
+
+const hasTaskId = (params: unknown): boolean => isObject(params) && typeof params.id === 'string' && params.id !== '';
 
 function logInternal(o: V03CallOptions, err: unknown, method: string): void {
   if (!(err instanceof A2AError)) o.log?.error({ err, method }, 'internal error in v0.3 JSON-RPC call');

@@ -98,7 +98,7 @@ export class RestBinding {
       const method = req.method ?? 'GET';
       const route = matchRoute(method, segments);
       negotiateVersion(headerValues(req.headers['a2a-version'])[0] ?? query.get('A2A-Version') ?? undefined, 'A2A-Version');
-      const agentId = resolveAgent(this.o.handler, routeAgentId, tenant, routeAgentId);
+      const agentId = resolveAgent(this.o.handler, routeAgentId, tenant, routeAgentId, principal);
       const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
       if (activated.length) headers['A2A-Extensions'] = activated.join(', ');

@@ -80,7 +80,7 @@ export class V03RestBinding {
     const headers: Record<string, string> = { 'Content-Type': JSON_TYPE };
     try {
       const route = matchV03Route(req.method ?? 'GET', segments);
-      const agentId = resolveAgent(this.o.handler, routeAgentId, undefined, routeAgentId);
+      const agentId = resolveAgent(this.o.handler, routeAgentId, undefined, routeAgentId, principal);
       // v0.3 named the header X-A2A-Extensions; accept both, answer with the v0.3 name.
       const requested = parseExtensions([...headerValues(req.headers['x-a2a-extensions']), ...headerValues(req.headers['a2a-extensions'])]);
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);

@@ -23,6 +23,7 @@ import { onSurface } from '../../core/authz/surface.js';
 import { bearerChallenge } from '../../auth/challenge.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
+import { invalidParamsOf } from './request-params.js';
 import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, serverInfo, type McpScope } from './mcp-server-factory.js';
 import { createSharedTaskStateCodec, createTaskStateCodec } from './input-required.js';
 import { callAgentTool, toolName, type AgentToolSpec } from './agent-tools.js';
@@ -171,8 +172,14 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     d.started.then(
       () => {
         const agentId = route.agentId;
-        if (agentId !== undefined && !d.registry.get(agentId)) return sendJsonRpcError(res, 404, -32601, unknownAgentMessage(agentId, d.registry, d.policy, 'mcp'));
-        const run = route.kind === 'mcp' ? serveMcp(req, res, agentId) : serveItem(req, res, agentId!, route.itemId!);
+        const run = (async () => {
+          if (agentId !== undefined && !d.registry.get(agentId)) return sendJsonRpcError(res, 404, -32601, unknownAgentMessage(agentId, d.registry, d.policy, 'mcp'));
+          // The hidden-agent rule (core/authz): a caller who may not see the agent gets the answer above.
+          const admitted = agentId !== undefined && d.policy ? await d.policy.admitToAgent(agentId, 'mcp', () => d.auth.authenticate(req.headers, { resourcePath: `/a2a/${agentId}/mcp` })) : undefined;
+          if (admitted?.unknown) return sendJsonRpcError(res, 404, -32601, unknownAgentMessage(agentId!, d.registry, d.policy, 'mcp'));
+          const known = admitted && !admitted.unknown ? admitted.principal : undefined;
+          return route.kind === 'mcp' ? serveMcp(req, res, agentId, known) : serveItem(req, res, agentId!, route.itemId!, known);
+        })();
         return run.catch((err: unknown) => {
           d.log.error({ err }, 'unhandled error on the MCP endpoint');
           if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
@@ -202,13 +209,13 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
    * refused credential) or 403 (no MCP scope) with its challenge was sent (RFC 9728 §5.1: the
    * challenge names the endpoint's protected-resource metadata, which MCP clients start from).
    */
-  async function admit(req: IncomingMessage, res: ServerResponse, agentId: string | undefined): Promise<Principal | undefined> {
+  async function admit(req: IncomingMessage, res: ServerResponse, agentId: string | undefined, known?: Principal): Promise<Principal | undefined> {
     const path = agentId ? `/a2a/${agentId}/mcp` : '/mcp';
     const resourceMetadata = d.resourceMetadataUrl?.(path);
     const challenge = { scope: SCOPES.mcpTools, ...(resourceMetadata ? { resourceMetadata } : {}) };
     let principal: Principal;
     try {
-      principal = await d.auth.authenticate(req.headers, { resourcePath: path });
+      principal = known ?? (await d.auth.authenticate(req.headers, { resourcePath: path }));
     } catch (e) {
       const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
       if (err.kind !== 'Unauthenticated') return void sendJsonRpcError(res, err.identity.http, -32603, err.message);
@@ -228,8 +235,8 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     return principal;
   }
 
-  async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined): Promise<void> {
-    const principal = await admit(req, res, agentId);
+  async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined, known?: Principal): Promise<void> {
+    const principal = await admit(req, res, agentId, known);
     if (!principal) return;
 
     // A plain record first: web Headers are built only for the SDK path (plain-tool-call.ts skips it).
@@ -254,6 +261,8 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
       } catch {
         parsed = undefined; // the SDK answers the parse error
       }
+      const invalid = invalidParamsOf(parsed, headerOf(req, 'mcp-protocol-version'));
+      if (invalid) return writeJson(res, 200, { jsonrpc: '2.0', ...invalid });
       const accept = normaliseAccept(req.headers.accept);
       if (accept.correction) {
         fields.accept = accept.value;
@@ -331,11 +340,11 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     writeJson(res, 200, { result: { ...answer.result, _meta: { [SERVER_INFO_KEY]: info } }, jsonrpc: '2.0', id: r.id });
   }
 
-  async function serveItem(req: IncomingMessage, res: ServerResponse, agentId: string, itemId: string): Promise<void> {
+  async function serveItem(req: IncomingMessage, res: ServerResponse, agentId: string, itemId: string, known?: Principal): Promise<void> {
     const agent = d.registry.get(agentId)!;
     const expert = tableExpertOf(agent);
     if (req.method !== 'GET' || !expert) return sendJsonRpcError(res, 404, -32601, 'No such page');
-    const principal = await admit(req, res, agentId);
+    const principal = await admit(req, res, agentId, known);
     if (!principal) return;
     const usecases = d.policy?.usecases(principal);
     const page = await renderItem(expert, itemId, agent.publicCard.name, req.headers.accept, usecases ? { usecases } : undefined);

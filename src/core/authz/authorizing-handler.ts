@@ -4,10 +4,9 @@
  * task service looks anything up. Owner scoping (a caller sees only its own tasks) stays in the
  * task directory, where it is applied before any task is read.
  */
-import type { A2AHandler, CallContext, StreamItem } from '../a2a-handler.js';
+import type { A2AHandler, AgentCaller, CallContext, StreamItem } from '../a2a-handler.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { lazyStream } from '../events/lazy-stream.js';
-import { invalidParams } from '../../protocol/a2a/errors.js';
 import type {
   AgentCard,
   CancelTaskRequest,
@@ -25,6 +24,7 @@ import type {
 } from '../../protocol/a2a/types.js';
 import { AccessDenied } from './access-denied.js';
 import type { Action, AuthorizationPolicy } from './policy.js';
+import { unknownTenant } from './unknown-agent.js';
 
 export interface AuthorizingHandlerOptions {
   /** the RFC 9728 metadata URL named in challenges for an agent's endpoints */
@@ -42,8 +42,8 @@ export class AuthorizingA2AHandler implements A2AHandler {
   /** Authorizes and returns the context the core runs with (the caller's usecases attached). */
   private check(ctx: CallContext, action: Action, skillIds?: readonly string[]): CallContext {
     const surface = ctx.surface ?? 'a2a';
-    // An agent the caller may not see answers like an unknown tenant (resolveAgent's words).
-    if (!this.policy.canSeeAgent(ctx.principal, ctx.agentId, surface)) throw invalidParams('tenant', `'${ctx.agentId}' is not a known tenant`);
+    // An agent the caller may not see answers exactly like an unknown tenant.
+    if (!this.policy.canSeeAgent(ctx.principal, ctx.agentId, surface)) throw unknownTenant(ctx.agentId);
     try {
       this.policy.authorize(ctx.principal, action, { agentId: ctx.agentId, surface, ...(skillIds ? { skillIds } : {}) });
     } catch (e) {
@@ -110,8 +110,9 @@ export class AuthorizingA2AHandler implements A2AHandler {
     return this.inner.agentExtensions(agentId);
   }
 
-  hasAgent(agentId: string): boolean {
-    return this.inner.hasAgent(agentId);
+  hasAgent(agentId: string, caller?: AgentCaller): boolean {
+    if (!this.inner.hasAgent(agentId)) return false;
+    return caller === undefined || this.policy.canSeeAgent(caller.principal, agentId, caller.surface ?? 'a2a');
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../../config/config.js';
 import { AccessDenied } from './access-denied.js';
-import type { Principal } from './principal.js';
+import { ANONYMOUS, type Principal } from './principal.js';
 import { holdsAnyMcpScope, holdsScope, MCP_USECASE_SCOPE_PREFIX, SCOPES, usecasesOf } from './scopes.js';
 
 export type Action =
@@ -140,6 +140,36 @@ export class AuthorizationPolicy {
     return surface === 'mcp' ? holdsAnyMcpScope(principal) : holdsScope(principal, SCOPES.discover);
   }
 
+  /** Whether the agent is seen without any credential; a face must ask `admitToAgent` otherwise. */
+  isPublicAgent(agentId: string, surface: 'a2a' | 'mcp' = 'a2a'): boolean {
+    return this.canSeeAgent(ANONYMOUS, agentId, surface);
+  }
+
+  /**
+   * The hidden-agent rule, which every face applies before anything agent-specific (media type,
+   * body, credential errors, methods): an agent not seen without a credential is admitted only for
+   * a caller who authenticates and may see it; anyone else (no credential, a refused one, one
+   * without the scope) is `unknown` and gets the face's answer for an id that does not exist.
+   * `principal` is set when authentication happened here, so the face need not repeat it.
+   */
+  async admitToAgent(agentId: string, surface: 'a2a' | 'mcp', authenticate: () => Promise<Principal>): Promise<AgentAdmission> {
+    if (this.seenByEveryone(agentId, surface)) return { unknown: false };
+    let principal: Principal;
+    try {
+      principal = await authenticate();
+    } catch {
+      // A refused credential sees what no credential sees: a public agent's 401 stays the face's.
+      return { unknown: !this.isPublicAgent(agentId, surface) };
+    }
+    return this.canSeeAgent(principal, agentId, surface) ? { unknown: false, principal } : { unknown: true };
+  }
+
+  /** No caller is refused the sight of it: public, and of no usecase (a bound caller of another usecase may not see it). */
+  seenByEveryone(agentId: string, surface: 'a2a' | 'mcp'): boolean {
+    if (!this.enforcing) return true;
+    return this.isPublicAgent(agentId, surface) && this.s.agents[agentId]?.usecase === undefined;
+  }
+
   /** The usecases whose data the caller may see; undefined = all. */
   usecases(principal: Principal): readonly string[] | undefined {
     if (!this.enforcing) return this.s.forceUsecase === undefined ? undefined : [this.s.forceUsecase];
@@ -152,6 +182,8 @@ export class AuthorizationPolicy {
     return target.skillIds.flatMap((id) => [...(per[id] ?? [])]);
   }
 }
+
+export type AgentAdmission = { unknown: true } | { unknown: false; principal?: Principal };
 
 /** Placeholder in `requiredScopes` for "any MCP scope"; reported to clients as `mcp:tools`. */
 export const ANY_MCP_SCOPE = 'mcp:tools:*';

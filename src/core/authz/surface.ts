@@ -20,6 +20,6 @@ export function onSurface(handler: A2AHandler, surface: 'a2a' | 'mcp'): A2AHandl
     deleteTaskPushNotificationConfig: (ctx, ref) => handler.deleteTaskPushNotificationConfig(at(ctx), ref),
     getExtendedAgentCard: (ctx) => handler.getExtendedAgentCard(at(ctx)),
     agentExtensions: (agentId) => handler.agentExtensions(agentId),
-    hasAgent: (agentId) => handler.hasAgent(agentId),
+    hasAgent: (agentId, caller) => handler.hasAgent(agentId, caller && { ...caller, surface }),
   };
 }

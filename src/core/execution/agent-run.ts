@@ -39,10 +39,16 @@ export class AgentRun implements AgentContext {
     readonly resumed = false,
     /** the caller's usecases (src/core/authz); undefined = all */
     readonly usecases?: readonly string[],
+    /** the subject owning the task: conversations are the owner's (conversationKey) */
+    private readonly owner = '',
   ) {
     this.hasTask = task !== undefined;
     // Default artifact ids stay unique across runs of the same task.
     this.artifactCounter = task?.artifacts?.length ?? 0;
+  }
+
+  get conversationKey(): string {
+    return JSON.stringify([this.owner, this.contextId]);
   }
 
   get signal(): AbortSignal {

@@ -84,6 +84,8 @@ export interface TaskServiceDeps {
   cluster?: ClusterOptions;
 }
 
+/** the one answer for a webhook whose host the outbound (SSRF) policy refuses, whatever the reason */
+export const WEBHOOK_REFUSED = 'the push notification URL is refused by the server\'s outbound network policy';
 const FAILED_SAFE_MESSAGE = 'The agent failed while processing this task.';
 const REPLICA_LOST_MESSAGE = 'The server running this task stopped before it finished; send the request again.';
 const STOPPED_MESSAGE = 'The agent stopped without finishing this task.';
@@ -270,14 +272,18 @@ export class TaskService implements A2AHandler, AgentRunHost {
     let existing: LiveTask | undefined;
     let taskId: string;
     let contextId: string;
-    if (msg.taskId) {
-      existing = await this.dir.getLive(ctx, msg.taskId);
-      if (!existing) throw new A2AError('TaskNotFound', `Task ${msg.taskId} was not found`);
+    // A v0.1 client names its task: a message under that name continues the caller's task when it
+    // exists and creates it otherwise (decided here, owner-scoped, under the send permission alone).
+    const chosen = msg.taskId ? undefined : chosenTaskIdOf(ctx);
+    const named = msg.taskId || (chosen !== undefined && (await this.dir.getLive(ctx, chosen)) ? chosen : undefined);
+    if (named) {
+      existing = await this.dir.getLive(ctx, named);
+      if (!existing) throw new A2AError('TaskNotFound', `Task ${named} was not found`);
       if (msg.contextId && msg.contextId !== existing.task.contextId) {
         throw invalidParams('message.contextId', 'does not match the context of the task named by message.taskId');
       }
       if (isTerminal(existing.task.status.state)) {
-        throw new A2AError('UnsupportedOperation', `Task ${msg.taskId} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
+        throw new A2AError('UnsupportedOperation', `Task ${named} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
       }
       taskId = existing.task.id;
       contextId = existing.task.contextId;
@@ -288,10 +294,10 @@ export class TaskService implements A2AHandler, AgentRunHost {
         return this.forwardTo(ctx, agent, req, existing);
       }
       if (isTerminal(existing.task.status.state)) {
-        throw new A2AError('UnsupportedOperation', `Task ${msg.taskId} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
+        throw new A2AError('UnsupportedOperation', `Task ${named} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
       }
     } else {
-      taskId = chosenTaskIdOf(ctx) ?? randomUUID();
+      taskId = chosen ?? randomUUID();
       contextId = msg.contextId ?? randomUUID();
     }
     // Built without `delete`: deleting a key turns the object into a slow dictionary-mode object.
@@ -304,7 +310,12 @@ export class TaskService implements A2AHandler, AgentRunHost {
         // At most one executor per task: a message to a task whose executor is still live goes to it.
         existing.run.deliver(userMessage);
         this.runOutcome.set(existing.run, mergeObservers(this.runOutcome.get(existing.run), obs));
-        void this.append(existing, [{ userMessage }]).catch((e) => this.d.log.error({ err: e, taskId }, 'commit failed'));
+        // The message is durable once this commit is: a returnImmediately caller is answered then,
+        // even when the executor emits nothing for a while (it need not read the message at once).
+        void this.append(existing, [{ userMessage }]).then(
+          () => obs.onCommitted(),
+          (e) => this.d.log.error({ err: e, taskId }, 'commit failed'),
+        );
         return;
       }
       const run = new AgentRun(
@@ -321,6 +332,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
         req.metadata,
         false,
         ctx.usecases,
+        ctx.principal.subject,
       );
       this.runOutcome.set(run, obs);
       pendingCreate.set(run, { owner: ctx.principal.subject, userMessage, inlinePush, pushBodyVersion: pushBodyVersionOfCall(ctx) });
@@ -928,7 +940,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
     const lastUser = [...history].reverse().find((m) => m.role === 'ROLE_USER');
     if (agent?.definition.resumable && lastUser) {
       this.d.log.warn({ taskId: s.task.id, previous: s.lease?.owner }, 'resuming a task whose replica stopped');
-      const run = new AgentRun(this, agent.definition, agent.id, s.task.id, s.task.contextId, lastUser, this.dir.viewFull(s.task), [], [], [], undefined, true);
+      const run = new AgentRun(this, agent.definition, agent.id, s.task.id, s.task.contextId, lastUser, this.dir.viewFull(s.task), [], [], [], undefined, true, undefined, s.owner);
       live.run = run;
       this.runOutcome.set(run, NO_OBSERVER);
       this.runs.add(run);
@@ -952,7 +964,13 @@ export class TaskService implements A2AHandler, AgentRunHost {
       // A name that does not resolve *now* is no threat: every delivery re-checks and pins the
       // addresses it connects to. Refuse only what is refused for what it is or points at.
       if (e instanceof Error && (e as { retryable?: boolean }).retryable === true) return;
-      throw invalidParams('url', e instanceof Error ? e.message : 'webhook URL refused');
+      // The URL's own text (not absolute, scheme, credentials) may be named; what its host is or
+      // resolves to may not: telling "loopback" from "private" from "does not resolve" would map
+      // the server's network for the caller. One answer, the details in the log only.
+      const kind = (e as { kind?: string }).kind;
+      if (kind === 'invalid-url' || kind === 'scheme' || kind === 'credentials') throw invalidParams('url', (e as Error).message);
+      this.d.log.warn({ url, reason: e instanceof Error ? e.message : String(e) }, 'push notification URL refused by the outbound policy');
+      throw invalidParams('url', WEBHOOK_REFUSED);
     }
   }
 

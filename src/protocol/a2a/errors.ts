@@ -64,7 +64,8 @@ export const A2A_ERRORS = {
   // -32000: JSON-RPC's implementation-defined server error; the ErrorInfo reason tells them apart.
   Unauthenticated: { jsonrpc: -32000, http: 401, grpc: 'UNAUTHENTICATED', reason: 'UNAUTHENTICATED', message: 'Authentication required' },
   PermissionDenied: { jsonrpc: -32000, http: 403, grpc: 'PERMISSION_DENIED', reason: 'PERMISSION_DENIED', message: 'Permission denied' },
-  TooManyStreams: { jsonrpc: -32603, http: 429, grpc: 'RESOURCE_EXHAUSTED', reason: 'TOO_MANY_STREAMS', message: 'Too many open streams on this task' },
+  // A limit, not a fault: -32000 (implementation-defined, as for the auth errors) and the reason, never -32603 Internal.
+  TooManyStreams: { jsonrpc: -32000, http: 429, grpc: 'RESOURCE_EXHAUSTED', reason: 'TOO_MANY_STREAMS', message: 'Too many open streams on this task' },
   Timeout: { jsonrpc: -32603, http: 504, grpc: 'DEADLINE_EXCEEDED', reason: 'TIMEOUT', message: 'The request timed out' },
   Unavailable: { jsonrpc: -32603, http: 503, grpc: 'UNAVAILABLE', reason: 'UNAVAILABLE', message: 'Service unavailable' },
 } as const satisfies Record<string, ErrorIdentity>;

@@ -157,6 +157,18 @@ describe('push notification configs', () => {
     expect((await rpc(push, 'ListTasks', { contextId })).body.result.tasks).toEqual([]);
   });
 
+  it('gives one refusal text whatever the webhook host is or resolves to; the reason stays in the log (issue 19)', async () => {
+    const texts = new Set<string>();
+    for (const hook of ['https://127.0.0.1:8443/hook', 'https://10.0.0.1/x', 'https://169.254.169.254/', 'https://[::1]/hook', 'https://localhost/hook']) {
+      const r = await rpc(push, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: hook });
+      texts.add(JSON.stringify(r.body.error));
+    }
+    expect(texts.size).toBe(1);
+    const [only] = [...texts];
+    expect(only).toMatch(/outbound network policy/);
+    expect(only).not.toMatch(/loopback|private|link-local|resolve|localhost|not allowed/i);
+  });
+
   it('creates, reads, lists and deletes a config (delete is idempotent; a deleted config is TaskNotFound)', async () => {
     const created = await rpc(push, 'CreateTaskPushNotificationConfig', {
       taskId: task.id,

@@ -50,13 +50,15 @@ type JsonRpcId = string | number | null;
 /** Returns a handler that serves the compatibility routes and answers false for anything else. */
 export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const tools = publicToolList(d);
+  // These documents are public: hidden agents are not counted or described (they do not exist here).
+  const publicAgents = () => d.registry.list().filter((a) => !d.isPublicAgent || d.isPublicAgent(a.id));
   const facts = (): ServerFacts => ({
     publicUrl: d.publicUrl(),
     version: d.version,
     authMode: d.authMode,
     oauthEnabled: d.oauthEnabled,
-    searchAndFetch: d.registry.list().some((a) => (!d.isPublicAgent || d.isPublicAgent(a.id)) && tableExpertOf(a) !== undefined),
-    agentCount: d.registry.list().length,
+    searchAndFetch: publicAgents().some((a) => tableExpertOf(a) !== undefined),
+    agentCount: publicAgents().length,
   });
 
   return (req, res) => {
@@ -95,7 +97,7 @@ export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, 
       case 'info':
         return sendJson(res, 200, serverInfoDocument(facts()));
       case 'health':
-        return sendJson(res, 200, { status: 'ok', version: d.version, agents: d.registry.list().length, tools: (await tools()).length });
+        return sendJson(res, 200, { status: 'ok', version: d.version, agents: publicAgents().length, tools: (await tools()).length });
       case 'validate':
         return sendJson(res, 200, validate(facts(), await tools()));
       case 'metadata':
