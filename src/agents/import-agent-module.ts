@@ -1,0 +1,49 @@
+/**
+ * Imports the ES module of an agent (`agents[].module`). Node 20 cannot run TypeScript, so `.ts`
+ * modules go through tsx, taken from the agent's own project (it is the project's dependency, not
+ * Agentport's). `fresh` evaluates the module again, for dev-mode reloads: a JavaScript module is
+ * imported under a new `?v=N` URL; tsx imports each time in a namespace of its own, which also
+ * re-evaluates the module's relative imports. Either way the old copies stay in memory until the
+ * process ends (ES modules cannot be unloaded), which is why only `agentport dev` asks for it.
+ */
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+const TYPESCRIPT = /\.[cm]?tsx?$/;
+
+type TsImport = (specifier: string, parentURL: string) => Promise<Record<string, unknown>>;
+
+let generation = 0;
+
+export async function importAgentModule(file: string, opts: { fresh?: boolean } = {}): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(file).href;
+  if (TYPESCRIPT.test(file)) {
+    const tsImport = await findTsImport(file);
+    return tsImport(url, import.meta.url);
+  }
+  return (await import(opts.fresh ? `${url}?v=${++generation}` : url)) as Record<string, unknown>;
+}
+
+export class TypeScriptLoaderMissing extends Error {
+  constructor(file: string) {
+    super(
+      `${file} is TypeScript, which Node.js 20 cannot run as is: add tsx to the agent's project ` +
+        '(npm install --save-dev tsx), or point the module at compiled JavaScript',
+    );
+  }
+}
+
+/** tsx's `tsImport`, resolved from the agent's project first, then from Agentport's own. */
+async function findTsImport(file: string): Promise<TsImport> {
+  for (const from of [file, import.meta.url]) {
+    let resolved: string;
+    try {
+      resolved = createRequire(from).resolve('tsx/esm/api');
+    } catch {
+      continue;
+    }
+    const api = (await import(pathToFileURL(resolved).href)) as { tsImport?: TsImport };
+    if (typeof api.tsImport === 'function') return api.tsImport;
+  }
+  throw new TypeScriptLoaderMissing(file);
+}
