@@ -6,7 +6,9 @@
  * re-evaluates the module's relative imports. Either way the old copies stay in memory until the
  * process ends (ES modules cannot be unloaded), which is why only `agentport dev` asks for it.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const TYPESCRIPT = /\.[cm]?tsx?$/;
@@ -36,14 +38,28 @@ export class TypeScriptLoaderMissing extends Error {
 /** tsx's `tsImport`, resolved from the agent's project first, then from Agentport's own. */
 async function findTsImport(file: string): Promise<TsImport> {
   for (const from of [file, import.meta.url]) {
-    let resolved: string;
-    try {
-      resolved = createRequire(from).resolve('tsx/esm/api');
-    } catch {
-      continue;
-    }
-    const api = (await import(pathToFileURL(resolved).href)) as { tsImport?: TsImport };
+    const entry = tsxEsmApi(from);
+    if (!entry) continue;
+    const api = (await import(pathToFileURL(entry).href)) as { tsImport?: TsImport };
     if (typeof api.tsImport === 'function') return api.tsImport;
   }
   throw new TypeScriptLoaderMissing(file);
+}
+
+/**
+ * The ES module build of `tsx/esm/api` as seen from `from`. require.resolve would pick the
+ * CommonJS build, whose loader registration fails under Node 20 (it resolves its hooks file
+ * relative to the wrong folder), so the `import` condition is read from tsx's package.json.
+ */
+function tsxEsmApi(from: string): string | undefined {
+  let manifest: string;
+  try {
+    manifest = createRequire(from).resolve('tsx/package.json');
+  } catch {
+    return undefined;
+  }
+  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports?: Record<string, unknown> };
+  const target = pkg.exports?.['./esm/api'] as { import?: string | { default?: string } } | undefined;
+  const entry = typeof target?.import === 'string' ? target.import : target?.import?.default;
+  return entry ? path.join(path.dirname(manifest), entry) : undefined;
 }

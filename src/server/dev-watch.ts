@@ -1,0 +1,108 @@
+/**
+ * Dev mode's watcher: recursive fs.watch on the project folder (and on the folder of any agent
+ * module outside it), changes gathered for a short quiet period, then one reload: the
+ * configuration when its file changed, else the agents whose module changed, else (a helper file,
+ * a data file) every module agent, since which agent imports what is not known.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import type { DevReloader, ReloadResult } from './dev-reload.js';
+import type { Config } from '../config/index.js';
+
+export interface DevWatchOptions {
+  reloader: DevReloader;
+  /** reads the configuration file again (throws ConfigError when it is not valid) */
+  rereadConfig: () => Config;
+  /** called with each reload's outcome */
+  report: (result: ReloadResult, files: readonly string[]) => void;
+  /** quiet period before a reload, default 150 ms (editors write a file in several steps) */
+  debounceMs?: number;
+}
+
+/** Folders never worth a reload: dependencies, VCS, build output, the server's own data. */
+const IGNORED_SEGMENTS = new Set(['node_modules', '.git', '.agentport', 'dist', 'coverage']);
+
+export class DevWatcher {
+  private readonly watchers: FSWatcher[] = [];
+  private pending = new Set<string>();
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(private readonly o: DevWatchOptions) {}
+
+  /** The folders watched. */
+  start(): string[] {
+    const config = this.o.reloader.config;
+    const roots = new Set<string>([config.baseDir]);
+    for (const file of this.o.reloader.modules().keys()) {
+      const dir = path.dirname(file);
+      if (![...roots].some((r) => isInside(dir, r))) roots.add(dir);
+    }
+    for (const root of roots) {
+      const w = watch(root, { recursive: true }, (_event, name) => {
+        if (name && isProjectFile(name.toString())) this.changed(path.resolve(root, name.toString()));
+      });
+      w.on('error', () => {});
+      this.watchers.push(w);
+    }
+    return [...roots];
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const w of this.watchers) w.close();
+  }
+
+  private changed(file: string): void {
+    const config = this.o.reloader.config;
+    if (this.closed || isInside(file, config.server.dataDir)) return;
+    this.pending.add(file);
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.flush(), this.o.debounceMs ?? 150);
+  }
+
+  private async flush(): Promise<void> {
+    const files = [...this.pending];
+    this.pending = new Set();
+    const reloader = this.o.reloader;
+    const configFile = reloader.config.file;
+    let result: ReloadResult;
+    if (configFile && files.includes(configFile)) {
+      let next: Config | Error;
+      try {
+        next = this.o.rereadConfig();
+      } catch (error) {
+        next = error instanceof Error ? error : new Error(String(error));
+      }
+      result = await reloader.reloadConfig(next);
+      // Module edits saved together with the file are not in the diff of the configuration.
+      const moduleIds = idsOf(reloader.modules(), files);
+      if (result.ok && moduleIds.length) {
+        this.o.report(result, files);
+        result = await reloader.reloadAgents(moduleIds);
+      }
+    } else {
+      const ids = idsOf(reloader.modules(), files);
+      result = await reloader.reloadAgents(ids.length ? ids : undefined);
+    }
+    if (!this.closed) this.o.report(result, files);
+  }
+}
+
+function idsOf(modules: Map<string, string[]>, files: readonly string[]): string[] {
+  return files.flatMap((f) => modules.get(f) ?? []);
+}
+
+function isInside(file: string, dir: string): boolean {
+  const rel = path.relative(dir, file);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** `relative` (to a watched folder) is not an editor's swap or backup file, nor in an ignored folder. */
+function isProjectFile(relative: string): boolean {
+  const segments = relative.split(/[\\/]/);
+  if (segments.some((s) => IGNORED_SEGMENTS.has(s))) return false;
+  const name = segments[segments.length - 1] ?? '';
+  return !(name.startsWith('.') || name.endsWith('~') || name.endsWith('.swp') || /^\d+$/.test(name));
+}
