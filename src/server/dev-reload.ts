@@ -5,6 +5,7 @@
  * syntax error, a module that exports no agent, an invalid file) changes nothing: the previous
  * version keeps serving, and the result says why.
  */
+import path from 'node:path';
 import { loadAgentDefinition, type AgentLoadContext } from '../agents/load-agent.js';
 import type { AgentDefinition } from '../agents/sdk/agent.js';
 import type { AgentConfig, Config } from '../config/index.js';
@@ -59,7 +60,7 @@ export class DevReloader {
   reloadConfig(next: Config | Error): Promise<ReloadResult> {
     return this.serially(async () => {
       const file = this.applied.file ?? 'the configuration';
-      if (next instanceof Error) return { ok: false, line: `${file}: ${next.message}; the previous configuration keeps running` };
+      if (next instanceof Error) return { ok: false, line: `${oneLine(next.message)}; the previous configuration keeps running` };
       const refusal = needsRestart(this.applied, next);
       if (refusal) return { ok: false, line: `${file}: ${refusal}; restart agentport dev to apply it (nothing changed)` };
 
@@ -102,7 +103,8 @@ export class DevReloader {
         defs.push(await loadAgentDefinition(agent, config, this.context, { fresh: true }));
       } catch (error) {
         for (const d of defs) await d.close?.().catch(() => {});
-        return { error: `${agent.id}: ${messageOf(error)}` };
+        const where = agent.module ? ` (${path.relative(config.baseDir, agent.module) || agent.module})` : '';
+        return { error: `${agent.id}${where}: ${messageOf(error)}` };
       }
     }
     return { defs };
@@ -129,6 +131,8 @@ export class DevReloader {
  * and tool hints only change with a restart (a reload must never loosen what is enforced).
  */
 export function needsRestart(running: Config, next: Config): string | undefined {
+  // Without cluster.replicaId in the file, each read makes up a new one: not a change.
+  if (next.cluster.replicaId !== running.cluster.replicaId) next = { ...next, cluster: { ...next.cluster, replicaId: running.cluster.replicaId } };
   const outside = Object.keys({ ...running, ...next }).filter(
     (key) => key !== 'agents' && JSON.stringify(running[key as keyof Config]) !== JSON.stringify(next[key as keyof Config]),
   );
@@ -160,4 +164,13 @@ function messageOf(error: unknown): string {
   // A syntax error's first stack line names the file and line; the message alone does not.
   const where = error instanceof SyntaxError ? error.stack?.split('\n')[0] : undefined;
   return where && where !== `${error.name}: ${error.message}` ? `${where} ${error.message}` : error.message;
+}
+
+/** A multi-line message (a ConfigError lists each problem on a line) as one line. */
+function oneLine(message: string): string {
+  return message
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
 }
