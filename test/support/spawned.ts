@@ -9,7 +9,7 @@ export interface Spawned {
   /** stdout and stderr interleaved, as printed */
   output(): string;
   waitFor(pattern: RegExp, timeoutMs?: number, from?: number): Promise<RegExpExecArray>;
-  /** SIGTERM to the process group, then its exit code (SIGKILL after `graceMs`) */
+  /** SIGTERM to the process group; waits for all of it to end (SIGKILL after `graceMs`); the leader's exit code */
   stop(graceMs?: number): Promise<number | null>;
 }
 
@@ -50,21 +50,21 @@ export function spawnWatched(command: string, args: readonly string[], options: 
       });
     },
     async stop(graceMs = 10_000) {
-      if (child.exitCode !== null || child.signalCode !== null) return exited;
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        return exited;
-      }
-      const timer = setTimeout(() => {
+      const pgid = child.pid!;
+      const alive = () => {
         try {
-          process.kill(-child.pid!, 'SIGKILL');
+          process.kill(-pgid, 0);
+          return true;
         } catch {
-          // already gone
+          return false;
         }
-      }, graceMs);
-      const code = await exited;
-      clearTimeout(timer);
+      };
+      if (alive()) process.kill(-pgid, 'SIGTERM');
+      const code = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), graceMs))]);
+      // The whole group, not only the leader: `npm start` exits on the signal before its server does.
+      const deadline = Date.now() + graceMs;
+      while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      if (alive()) process.kill(-pgid, 'SIGKILL');
       return code;
     },
   };
