@@ -21,9 +21,15 @@ export async function importAgentModule(file: string, opts: { fresh?: boolean } 
   const url = pathToFileURL(file).href;
   if (TYPESCRIPT.test(file)) {
     const tsImport = await findTsImport(file);
-    return tsImport(url, import.meta.url);
+    if (tsImport) return tsImport(url, import.meta.url);
   }
-  return (await import(opts.fresh ? `${url}?v=${++generation}` : url)) as Record<string, unknown>;
+  try {
+    return (await import(opts.fresh ? `${url}?v=${++generation}` : url)) as Record<string, unknown>;
+  } catch (error) {
+    // Without tsx, TypeScript still loads when the process runs under a loader (tsx, a test runner).
+    if ((error as NodeJS.ErrnoException).code === 'ERR_UNKNOWN_FILE_EXTENSION' && TYPESCRIPT.test(file)) throw new TypeScriptLoaderMissing(file);
+    throw error;
+  }
 }
 
 export class TypeScriptLoaderMissing extends Error {
@@ -36,14 +42,14 @@ export class TypeScriptLoaderMissing extends Error {
 }
 
 /** tsx's `tsImport`, resolved from the agent's project first, then from Agentport's own. */
-async function findTsImport(file: string): Promise<TsImport> {
+async function findTsImport(file: string): Promise<TsImport | undefined> {
   for (const from of [file, import.meta.url]) {
     const entry = tsxEsmApi(from);
     if (!entry) continue;
     const api = (await import(pathToFileURL(entry).href)) as { tsImport?: TsImport };
     if (typeof api.tsImport === 'function') return api.tsImport;
   }
-  throw new TypeScriptLoaderMissing(file);
+  return undefined;
 }
 
 /**
