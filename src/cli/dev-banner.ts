@@ -36,7 +36,8 @@ export function formatDevBanner(config: Config, server: DevBannerServer, o: { wa
     lines.push(`  Try: npx agentport send ${first.url} "hello" --stream`);
   }
   lines.push('');
-  lines.push(`  Watching ${o.watched.join(', ')}: saving an agent or the config reloads it here.`);
+  if (o.watched.length) lines.push(`  Watching ${o.watched.join(', ')}: saving an agent or the config reloads it here.`);
+  else lines.push('  No agentport.yaml and no agent modules: nothing to watch (agentport init makes a project).');
   lines.push('  Press Ctrl+C to stop.', '');
   return lines.join('\n');
 }

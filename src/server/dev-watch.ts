@@ -19,6 +19,9 @@ export interface DevWatchOptions {
   debounceMs?: number;
 }
 
+/** Files an agent may import or read at load: code, JSON, tables. */
+const HELPER_FILE = /\.([cm]?[jt]sx?|json|csv|tsv|txt)$/i;
+
 /** Folders never worth a reload: dependencies, VCS, build output, the server's own data. */
 const IGNORED_SEGMENTS = new Set(['node_modules', '.git', '.agentport', 'dist', 'coverage']);
 
@@ -84,6 +87,8 @@ export class DevWatcher {
       }
     } else {
       const ids = idsOf(reloader.modules(), files);
+      // A file no agent names (a helper, a data file) may be used by any of them; a README is not.
+      if (!ids.length && !files.some((f) => HELPER_FILE.test(f))) return;
       result = await reloader.reloadAgents(ids.length ? ids : undefined);
     }
     if (!this.closed) this.o.report(result, files);

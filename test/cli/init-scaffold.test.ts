@@ -124,9 +124,9 @@ describe.skipIf(!built)('agentport init, from a packed tarball', () => {
       client.close();
       expect('task' in r && r.task.artifacts?.[0]?.parts.map((p) => p.text).join('')).toBe('Here is a short text about tests, written one word at a time.');
     } finally {
-      await start.stop();
+      // SIGTERM to the server; npm exits with its code.
+      expect(await start.stop(10_000, /node\S* \S*bin\/agentport serve/)).toBe(0);
     }
-    // The server itself stopped gracefully (npm, signalled with it, exits on the signal).
     expect(start.output()).toContain('Stopped.');
   }, 120_000);
 
@@ -151,7 +151,7 @@ describe.skipIf(!built)('agentport init, from a packed tarball', () => {
       expect(await ask()).toBe('A note on dev, written one word at a time.');
     } finally {
       writeFileSync(agentFile, original);
-      await dev.stop();
+      expect(await dev.stop(10_000, /node\S* \S*bin\/agentport dev/)).toBe(0);
     }
     expect(dev.output()).toContain('Stopped.');
   }, 150_000);

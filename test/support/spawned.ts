@@ -3,6 +3,7 @@
  * match in stdout + stderr (from `from` on), or rejects with everything printed so far.
  */
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export interface Spawned {
   child: ChildProcess;
@@ -10,7 +11,7 @@ export interface Spawned {
   output(): string;
   waitFor(pattern: RegExp, timeoutMs?: number, from?: number): Promise<RegExpExecArray>;
   /** SIGTERM to the process group; waits for all of it to end (SIGKILL after `graceMs`); the leader's exit code */
-  stop(graceMs?: number): Promise<number | null>;
+  stop(graceMs?: number, only?: RegExp): Promise<number | null>;
 }
 
 export function spawnWatched(command: string, args: readonly string[], options: SpawnOptions): Spawned {
@@ -49,7 +50,7 @@ export function spawnWatched(command: string, args: readonly string[], options: 
         check();
       });
     },
-    async stop(graceMs = 10_000) {
+    async stop(graceMs = 10_000, only?: RegExp) {
       const pgid = child.pid!;
       const alive = () => {
         try {
@@ -59,13 +60,34 @@ export function spawnWatched(command: string, args: readonly string[], options: 
           return false;
         }
       };
-      if (alive()) process.kill(-pgid, 'SIGTERM');
+      // `only`: signal just the group's processes whose command line matches (the server under
+      // `npm start`: npm forwards a signal to its child, so signalling both would send it twice).
+      const targets = only ? groupMembers(pgid).filter((m) => only.test(m.cmd)) : [];
+      if (targets.length) for (const t of targets) process.kill(t.pid, 'SIGTERM');
+      else if (alive()) process.kill(-pgid, 'SIGTERM');
       const code = await Promise.race([exited, new Promise<null>((r) => setTimeout(() => r(null), graceMs))]);
-      // The whole group, not only the leader: `npm start` exits on the signal before its server does.
       const deadline = Date.now() + graceMs;
       while (alive() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       if (alive()) process.kill(-pgid, 'SIGKILL');
       return code;
     },
   };
+}
+
+/** The processes of a process group, from /proc (Linux). */
+function groupMembers(pgid: number): Array<{ pid: number; cmd: string }> {
+  const out: Array<{ pid: number; cmd: string }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // "pid (comm) state ppid pgrp …": comm may hold spaces and parentheses.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid) continue;
+      out.push({ pid: Number(entry), cmd: readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ') });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }

@@ -67,7 +67,8 @@ async function dev(options: ServeOptions, io: CliIO): Promise<void> {
     rereadConfig: () => withDevKey(loadServeConfig(options, io.env, io.cwd())),
     report: (result) => io.stderr(`${stamp()} ${result.ok ? '↻' : '✗'} ${result.line}\n`),
   });
-  const watched = watcher.start();
+  // Built-in agents only, and no file to edit: nothing could reload.
+  const watched = config.file || reloader.modules().size ? watcher.start() : [];
 
   io.stderr(formatDevBanner(server.agentSlots.config, server, { watched, ...(devKey ? { devKey: devKey.key } : {}) }));
   if (server.firstAdminKey) io.stdout(firstStartNotice(server.firstAdminKey, server.urls.http));
