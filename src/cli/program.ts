@@ -1,6 +1,6 @@
 /**
  * The `agentport` command. Each subcommand lives in commands/<name>.ts and registers itself here;
- * planned next to `serve`: init, card, send / stream, tasks, keys, clients, db.
+ * next to `serve`: dev, init, card, send, tasks, keys, users, clients, db.
  */
 import { Command, CommanderError } from 'commander';
 import { registerCard } from './commands/card.js';

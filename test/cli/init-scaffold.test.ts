@@ -94,13 +94,13 @@ describe.skipIf(!built)('agentport init, from a packed tarball', () => {
     expect(manifest.dependencies.agentport).toBe(`file:${tarball}`);
   });
 
-  it('the installed package resolves agentport/agent, agentport/client and the agentport command', () => {
+  it('the installed package resolves agentport, agentport/agent, agentport/client, agentport/testing and the agentport command', () => {
     const probe = spawnSync(
       process.execPath,
-      ['--input-type=module', '-e', "const a = await import('agentport/agent'); const c = await import('agentport/client'); const t = await import('agentport/testing'); console.log(typeof a.defineAgent, typeof c.A2AClient, typeof t.startTestServer);"],
+      ['--input-type=module', '-e', "const a = await import('agentport/agent'); const c = await import('agentport/client'); const t = await import('agentport/testing'); const r = await import('agentport'); console.log(typeof a.defineAgent, typeof c.A2AClient, typeof t.startTestServer, typeof r.startServer);"],
       { cwd: project, encoding: 'utf8', timeout: 30_000 },
     );
-    expect(probe.stdout.trim(), probe.stderr).toBe('function function function');
+    expect(probe.stdout.trim(), probe.stderr).toBe('function function function function');
     // --no: never fetch from the registry, where "agentport" is another package.
     const npx = npm(['exec', '--no', '--', 'agentport', 'help', 'init'], project, 60_000);
     expect(npx.status, npx.stderr).toBe(0);

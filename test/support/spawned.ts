@@ -25,7 +25,8 @@ export function spawnWatched(command: string, args: readonly string[], options: 
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+  // 'close', not 'exit': the output is complete only when every process holding the pipes is gone.
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 128 : null))));
   return {
     child,
     output: () => text,
