@@ -66,6 +66,7 @@ export class DevWatcher {
   }
 
   private async flush(): Promise<void> {
+    const started = Date.now();
     const files = [...this.pending];
     this.pending = new Set();
     const reloader = this.o.reloader;
@@ -91,7 +92,7 @@ export class DevWatcher {
       if (!ids.length && !files.some((f) => HELPER_FILE.test(f))) return;
       result = await reloader.reloadAgents(ids.length ? ids : undefined);
     }
-    if (!this.closed) this.o.report(result, files);
+    if (!this.closed) this.o.report(result.ok ? { ...result, line: `${result.line} (${Date.now() - started} ms)` } : result, files);
   }
 }
 
