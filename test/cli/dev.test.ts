@@ -75,6 +75,7 @@ describe.skipIf(!built)('agentport dev (built CLI)', () => {
   afterAll(async () => {
     const code = await dev?.stop();
     expect(code).toBe(0);
+    expect(dev.output()).toContain('Stopped.');
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 20_000);
 

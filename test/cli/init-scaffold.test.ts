@@ -127,10 +127,8 @@ describe.skipIf(!built)('agentport init, from a packed tarball', () => {
       // SIGTERM to the server; npm exits with its code.
       expect(await start.stop(10_000, /node\S* \S*bin\/agentport serve/)).toBe(0);
     }
-    // The server took the signal and stopped (npm exits with its code, 0). "Stopped." is not
-    // awaited: after a first start, serve's close() ends with an empty event loop before printing
-    // it (also without this project; reported, not fixed here).
-    expect(start.output()).toContain('SIGTERM: finishing open requests and stopping');
+    // The server finished its shutdown (npm exits with its code, 0).
+    expect(start.output()).toContain('Stopped.');
   }, 120_000);
 
   it('npm run dev serves an edit of the TypeScript agent without a restart', async () => {
@@ -156,7 +154,7 @@ describe.skipIf(!built)('agentport init, from a packed tarball', () => {
       writeFileSync(agentFile, original);
       expect(await dev.stop(10_000, /node\S* \S*bin\/agentport dev/)).toBe(0);
     }
-    expect(dev.output()).toContain('SIGTERM: finishing open requests and stopping');
+    expect(dev.output()).toContain('Stopped.');
   }, 150_000);
 
   it.each(['echo', 'input-required', 'data'])("the %s template's npm test passes", (template) => {

@@ -34,6 +34,9 @@ export class WalCheckpointer {
 
   async stop(): Promise<void> {
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
+    // Unref'd so that it never keeps a process alive; but a stop waits for it, and with nothing
+    // else pending the event loop would end before the exit arrives (close() never resolving).
+    this.worker.ref();
     this.worker.postMessage({ close: true });
     await exited;
   }
