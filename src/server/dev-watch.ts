@@ -1,10 +1,11 @@
 /**
- * Dev mode's watcher: recursive fs.watch on the project folder (and on the folder of any agent
- * module outside it), changes gathered for a short quiet period, then one reload: the
- * configuration when its file changed, else the agents whose module changed, else (a helper file,
- * a data file) every module agent, since which agent imports what is not known.
+ * Dev mode's watcher: fs.watch on the project folder and, recursively, its subfolders except
+ * node_modules and the like (plus the folder of any agent module not covered, e.g. in dist/).
+ * Changes are gathered for a short quiet period, then one reload: the configuration when its file
+ * changed, else the agents whose module changed, else (a helper file, a data file) every module
+ * agent, since which agent imports what is not known.
  */
-import { watch, type FSWatcher } from 'node:fs';
+import { readdirSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { DevReloader, ReloadResult } from './dev-reload.js';
 import type { Config } from '../config/index.js';
@@ -39,16 +40,27 @@ export class DevWatcher {
     const roots = new Set<string>([config.baseDir]);
     for (const file of this.o.reloader.modules().keys()) {
       const dir = path.dirname(file);
-      if (![...roots].some((r) => isInside(dir, r))) roots.add(dir);
+      const covered = [...roots].some((r) => isInside(dir, r) && (path.relative(r, dir) === '' || isProjectFile(path.relative(r, dir))));
+      if (!covered) roots.add(dir);
     }
     for (const root of roots) {
-      const w = watch(root, { recursive: true }, (_event, name) => {
-        if (name && isProjectFile(name.toString())) this.changed(path.resolve(root, name.toString()));
-      });
-      w.on('error', () => {});
-      this.watchers.push(w);
+      // The folder itself, then each subfolder recursively except ignored ones: a recursive watch
+      // of the root would walk node_modules too (Node 20 on Linux adds a watch per folder).
+      this.watch(root, root, false);
+      for (const entry of readdirSync(root, { withFileTypes: true })) {
+        if (entry.isDirectory() && isProjectFile(entry.name)) this.watch(path.join(root, entry.name), root, true);
+      }
     }
     return [...roots];
+  }
+
+  private watch(dir: string, root: string, recursive: boolean): void {
+    const w = watch(dir, { recursive }, (_event, name) => {
+      const relative = name ? path.relative(root, path.resolve(dir, name.toString())) : '';
+      if (relative && isProjectFile(relative)) this.changed(path.resolve(root, relative));
+    });
+    w.on('error', () => {});
+    this.watchers.push(w);
   }
 
   close(): void {
