@@ -22,7 +22,7 @@ npm registry belongs to an unrelated package, so a bare version would install th
 Examples:
   $ agentport init my-agent
   $ agentport init my-agent --template streaming
-  $ agentport init my-agent --agentport file:../agentport-0.1.0.tgz
+  $ agentport init my-agent --agentport file:./agentport-0.1.0.tgz
 `;
 
 export function registerInit(program: Command, io: CliIO): void {
@@ -31,7 +31,7 @@ export function registerInit(program: Command, io: CliIO): void {
     .description('create a TypeScript agent project: an agent, agentport.yaml, a test, a README')
     .argument('[dir]', 'the folder to create (default: the current folder, when empty)', '.')
     .option('-t, --template <name>', `starting point: ${Object.keys(TEMPLATES).join(' | ')}`, 'echo')
-    .option('--agentport <spec>', 'the agentport dependency in package.json (default: file: this copy)')
+    .option('--agentport <spec>', 'the agentport dependency in package.json (default: file: this copy; a relative file: path is taken from here)')
     .addHelpText('after', INIT_HELP)
     .action(async (dir: string, options: InitOptions) => {
       if (!isTemplate(options.template)) {
@@ -40,7 +40,9 @@ export function registerInit(program: Command, io: CliIO): void {
         return;
       }
       const target = path.resolve(io.cwd(), dir);
-      const agentport = options.agentport ?? `file:${PACKAGE_ROOT.replace(/[\\/]$/, '')}`;
+      // A relative file: spec is meant from here, not from the new project's folder.
+      const given = options.agentport?.startsWith('file:') && !path.isAbsolute(options.agentport.slice(5)) ? `file:${path.resolve(io.cwd(), options.agentport.slice(5))}` : options.agentport;
+      const agentport = given ?? `file:${PACKAGE_ROOT.replace(/[\\/]$/, '')}`;
       try {
         const made = await scaffold({ dir: target, template: options.template, agentport });
         const relative = path.relative(io.cwd(), target);
