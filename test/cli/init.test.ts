@@ -2,15 +2,21 @@
  * `agentport init` in-process: what it writes for each template (the slow end-to-end run, with npm
  * install and the project's own tests, is init-scaffold.test.ts).
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { PACKAGE_ROOT, TEMPLATES } from '../../src/cli/init/scaffold.js';
 import { fakeIO } from './fake-io.js';
 
-const tempDir = () => mkdtempSync(path.join(tmpdir(), 'agentport-init-unit-'));
+const made: string[] = [];
+const tempDir = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentport-init-unit-'));
+  made.push(dir);
+  return dir;
+};
+afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
