@@ -1,9 +1,9 @@
 /** Resolves an agent entry of the config to its AgentDefinition: a built-in or an ES module. */
-import { pathToFileURL } from 'node:url';
 import type { AgentConfig, Config } from '../config/index.js';
 import type { AgentDefinition } from './sdk/agent.js';
 import { echoAgent } from './echo/index.js';
 import { conformanceAgent } from './conformance/index.js';
+import { importAgentModule } from './import-agent-module.js';
 
 /** What a built-in needs from the rest of the configuration to build itself. */
 type BuiltinFactory = (agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>) => AgentDefinition | Promise<AgentDefinition>;
@@ -36,7 +36,13 @@ export interface AgentLoadContext {
   version: string;
 }
 
-export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>, context?: AgentLoadContext): Promise<AgentDefinition> {
+/** `fresh`: evaluate a module agent's code again (dev-mode reloads; see import-agent-module.ts). */
+export async function loadAgentDefinition(
+  agent: AgentConfig,
+  config: Pick<Config, 'agents' | 'baseDir' | 'server'>,
+  context?: AgentLoadContext,
+  opts: { fresh?: boolean } = {},
+): Promise<AgentDefinition> {
   if (agent.builtin) return BUILTINS[agent.builtin](agent, config);
   if (agent.remote) {
     const { remoteA2AAgent } = await import('./remote-a2a/index.js');
@@ -46,7 +52,7 @@ export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Confi
     const { mcpRemoteAgent } = await import('./mcp-remote/index.js');
     return mcpRemoteAgent(agent, context ?? { log: { debug() {}, warn() {} }, version: '0.0.0' });
   }
-  const mod = (await import(pathToFileURL(agent.module!).href)) as Record<string, unknown>;
+  const mod = await importAgentModule(agent.module!, opts);
   const def = (mod.default ?? mod.agent) as AgentDefinition | undefined;
   if (!def || typeof def !== 'object' || typeof def.execute !== 'function' || !def.card || typeof def.card !== 'object') {
     throw new InvalidAgentModuleError(agent.module!, "must export an AgentDefinition (defineAgent({ card, execute })) as default or as 'agent'");

@@ -1,11 +1,13 @@
 /**
  * The `agentport` command. Each subcommand lives in commands/<name>.ts and registers itself here;
- * planned next to `serve`: init, card, send / stream, tasks, keys, clients, db.
+ * next to `serve`: dev, init, card, send, tasks, keys, users, clients, db.
  */
 import { Command, CommanderError } from 'commander';
 import { registerCard } from './commands/card.js';
 import { registerConnect } from './commands/connect.js';
 import { registerDb } from './commands/db.js';
+import { registerDev } from './commands/dev.js';
+import { registerInit } from './commands/init.js';
 import { registerKeys } from './commands/keys.js';
 import { registerUsers } from './commands/users.js';
 import { registerClients } from './commands/clients.js';
@@ -22,6 +24,8 @@ Examples:
   $ agentport serve                                serve the built-in echo and table-expert agents on http://127.0.0.1:8080
   $ agentport serve --config agentport.yaml        serve the agents described in a config file
   $ agentport serve --port 9000 --grpc-port 0      HTTP on port 9000, gRPC on any free port
+  $ agentport init my-agent --template streaming   a new TypeScript agent project (then npm install && npm start)
+  $ agentport dev                                  serve, reloading agents and agentport.yaml when they change
   $ AGENTPORT_CONFIG=prod.yaml agentport serve     take the config file path from the environment
   $ agentport card http://127.0.0.1:8080/a2a/echo  what an agent offers (any A2A agent, v1.0 or v0.3)
   $ agentport send http://127.0.0.1:8080/a2a/echo "hello" --stream    talk to it, live (docs/cli.md)
@@ -44,6 +48,8 @@ export function createProgram(io: CliIO, deps: CliDependencies = {}): Command {
     .addHelpText('after', EXAMPLES);
 
   registerServe(program, io, deps);
+  registerDev(program, io);
+  registerInit(program, io);
   registerDb(program, io);
   registerKeys(program, io);
   registerUsers(program, io);

@@ -111,7 +111,9 @@ export async function registerAgent(
     ...stripUndefined(agentConfig.card),
     capabilities: {
       ...def.card.capabilities,
-      ...(agentConfig.streaming !== undefined ? { streaming: agentConfig.streaming } : {}),
+      // Every agent emits events (a status, an artifact, a reply), and a stream carries any of
+      // them, so streaming is on unless the card or the config turns it off.
+      streaming: agentConfig.streaming ?? def.card.capabilities?.streaming ?? true,
       ...(agentConfig.pushNotifications !== undefined ? { pushNotifications: agentConfig.pushNotifications } : {}),
       extensions: [
         ...(def.card.capabilities?.extensions ?? []),

@@ -12,7 +12,8 @@ import { createOAuthFaces } from '../auth/oauth/oauth-faces.js';
 import { TokenRevocations } from '../auth/oauth/token-revocations.js';
 import { createGrpcServer } from '../bindings/a2a-grpc/index.js';
 import { InProcessEventBus, openRedisEventBus, type EventBus } from '../bus/index.js';
-import { withListeningPorts, type Config } from '../config/index.js';
+import { withListeningPorts, type AgentConfig, type Config } from '../config/index.js';
+import type { AgentDefinition } from '../agents/sdk/agent.js';
 import { AgentRegistry } from '../core/agents/agent-registry.js';
 import { KeyStore } from '../core/keys/key-store.js';
 import { PushDeliveryWorker } from '../core/push/delivery-worker.js';
@@ -44,7 +45,18 @@ export interface RunningServer {
   agents: Array<{ id: string; url: string }>;
   /** the live agent registry (faces announce its changes; tests add and remove agents through it) */
   registry: AgentRegistry;
+  /** swaps agents in place without a restart (agentport dev: src/server/dev-reload.ts) */
+  agentSlots: AgentSlots;
   close(): Promise<void>;
+}
+
+export interface AgentSlots {
+  /** the configuration as it runs (listening ports filled in) */
+  readonly config: Config;
+  /** registers `def` as the agent `agentConfig.id`: added when new, else replacing the running one */
+  put(agentConfig: AgentConfig, def: AgentDefinition): Promise<void>;
+  /** false when there was no such agent; the primary agent cannot be removed */
+  remove(agentId: string): boolean;
 }
 
 /**
@@ -253,6 +265,17 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       urls: { http: config.server.publicUrl, ...(grpc ? { grpc: config.server.grpc.publicUrl } : {}) },
       agents: registry.list().map((a) => ({ id: a.id, url: a.baseUrl })),
       registry,
+      agentSlots: {
+        get config() {
+          return config;
+        },
+        put: async (agentConfig, def) => {
+          const agent = await registerAgent(config, agentConfig, def, config.cards.sign || config.push.signJwt ? keys : undefined);
+          if (registry.get(agent.id)) registry.replace(agent);
+          else registry.add(agent);
+        },
+        remove: (agentId) => registry.remove(agentId),
+      },
       ...(firstAdminKey ? { firstAdminKey } : {}),
       ...(firstAdminUser ? { firstAdminUser } : {}),
       close: () => closeAll(closers),

@@ -26,7 +26,7 @@ export interface ServeDependencies {
   startServer?: StartServer;
 }
 
-interface ServeOptions {
+export interface ServeOptions {
   config?: string;
   host?: string;
   port?: string;
@@ -55,10 +55,9 @@ Examples:
   $ agentport serve --auth none        # no authentication: loopback only, for experiments
 ${EXIT_CODES_HELP}`;
 
-export function registerServe(program: Command, io: CliIO, deps: ServeDependencies): void {
-  program
-    .command('serve')
-    .description('start the server: A2A over JSON-RPC, HTTP+JSON and gRPC, for every configured agent')
+/** The flags of `serve`, shared with `dev`. */
+export function serverOptions(command: Command): Command {
+  return command
     .option('-c, --config <file>', 'config file (default: $AGENTPORT_CONFIG, else ./agentport.yaml if present)')
     .option('--host <host>', 'address to listen on (server.host, default 127.0.0.1)')
     .option('-p, --port <port>', 'HTTP port, 0 for any free port (server.port, default 8080)')
@@ -66,14 +65,21 @@ export function registerServe(program: Command, io: CliIO, deps: ServeDependenci
     .option('--data-dir <dir>', 'directory for the database and keys (server.dataDir, default ./.agentport)')
     .option('--log-level <level>', 'fatal | error | warn | info | debug | trace | silent (server.logLevel, default info)')
     .option('--auth <mode>', 'required | none: none turns authentication off, for local experiments (auth.mode, default required)')
-    .option('--allow-insecure', 'allow --auth none on a non-loopback host (auth.allowInsecureNone)')
+    .option('--allow-insecure', 'allow --auth none on a non-loopback host (auth.allowInsecureNone)');
+}
+
+export function registerServe(program: Command, io: CliIO, deps: ServeDependencies): void {
+  serverOptions(
+    program.command('serve').description('start the server: A2A over JSON-RPC, HTTP+JSON and gRPC, for every configured agent'),
+  )
     .addHelpText('after', SERVE_HELP)
     .action(async (options: ServeOptions) => {
       await serve(options, io, deps.startServer ?? importStartServer);
     });
 }
 
-async function serve(options: ServeOptions, io: CliIO, startServer: StartServer): Promise<void> {
+/** The configuration `serve` (and `dev`) run: the file, the flags over it, and --auth. Throws ConfigError. */
+export function loadServeConfig(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: string): Config {
   const overrides: ConfigOverrides = {
     ...(options.host === undefined ? {} : { host: options.host }),
     ...(options.port === undefined ? {} : { port: options.port }),
@@ -81,28 +87,34 @@ async function serve(options: ServeOptions, io: CliIO, startServer: StartServer)
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.logLevel === undefined ? {} : { logLevel: options.logLevel }),
   };
+  const config = loadConfig({ ...(options.config === undefined ? {} : { file: options.config }), overrides, env, cwd });
+  if (options.auth === undefined && !options.allowInsecure) return config;
+  return {
+    ...config,
+    auth: { ...config.auth, ...(options.auth ? { mode: options.auth as 'required' | 'none' } : {}), ...(options.allowInsecure ? { allowInsecureNone: true } : {}) },
+  };
+}
 
-  let config: Config;
+/** loadServeConfig, or undefined after printing why the flags or the file are not valid (exit code 2). */
+export function configFromServeOptions(options: ServeOptions, io: CliIO): Config | undefined {
+  if (options.auth !== undefined && options.auth !== 'required' && options.auth !== 'none') {
+    io.stderr(`--auth: must be "required" or "none" (got ${JSON.stringify(options.auth)})\n`);
+    io.exit(2);
+    return undefined;
+  }
   try {
-    config = loadConfig({ ...(options.config === undefined ? {} : { file: options.config }), overrides, env: io.env, cwd: io.cwd() });
+    return loadServeConfig(options, io.env, io.cwd());
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     io.stderr(`${error.message}\n\nFix the file or run with --help.\n`);
     io.exit(2);
-    return;
+    return undefined;
   }
+}
 
-  if (options.auth !== undefined && options.auth !== 'required' && options.auth !== 'none') {
-    io.stderr(`--auth: must be "required" or "none" (got ${JSON.stringify(options.auth)})\n`);
-    io.exit(2);
-    return;
-  }
-  if (options.auth !== undefined || options.allowInsecure) {
-    config = {
-      ...config,
-      auth: { ...config.auth, ...(options.auth ? { mode: options.auth } : {}), ...(options.allowInsecure ? { allowInsecureNone: true } : {}) },
-    };
-  }
+async function serve(options: ServeOptions, io: CliIO, startServer: StartServer): Promise<void> {
+  const config = configFromServeOptions(options, io);
+  if (!config) return;
 
   let server: RunningServer;
   try {

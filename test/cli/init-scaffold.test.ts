@@ -1,0 +1,180 @@
+/**
+ * The first ten minutes, for real: `npm pack` this package, `agentport init` a project that
+ * depends on the tarball, `npm install` it from the registry (prefer-offline), then the project's
+ * own `npm test`, `npm start` and `npm run dev` (an edit of its TypeScript agent is served without
+ * a restart). One install serves every template: the other scaffolds share its node_modules.
+ * Slow by nature (an npm install): explicit timeouts throughout.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { A2AClient, apiKeyAuth, textMessage } from '../../src/client/index.js';
+import { spawnWatched } from '../support/spawned.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const bin = path.join(root, 'bin/agentport.js');
+const built = existsSync(path.join(root, 'dist/cli/main.js'));
+
+interface PackedFile {
+  path: string;
+  size: number;
+}
+
+/** npm, without the variables a surrounding `npm test` sets for its own package. */
+function npmEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('npm_') && k !== 'AGENTPORT_CONFIG' && k !== 'INIT_CWD') env[k] = v;
+  return env;
+}
+
+function npm(args: string[], cwd: string, timeout: number) {
+  return spawnSync('npm', args, { cwd, env: npmEnv(), encoding: 'utf8', timeout });
+}
+
+function init(dir: string, template: string, tarball: string): string {
+  return execFileSync(process.execPath, [bin, 'init', dir, '--template', template, '--agentport', `file:${tarball}`], { env: npmEnv(), encoding: 'utf8' });
+}
+
+describe.skipIf(!built)('agentport init, from a packed tarball', () => {
+  let work: string;
+  let tarball: string;
+  let packed: { files: PackedFile[]; size: number };
+  let project: string;
+  let install: ReturnType<typeof npm>;
+
+  beforeAll(() => {
+    work = mkdtempSync(path.join(tmpdir(), 'agentport-init-'));
+    // --ignore-scripts: dist/ is built already (npm test builds first); prepare would rebuild it.
+    const pack = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], root, 120_000);
+    if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
+    const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: PackedFile[]; size: number }>;
+    packed = info!;
+    tarball = path.join(work, info!.filename);
+
+    project = path.join(work, 'writer-project');
+    init(project, 'streaming', tarball);
+    install = npm(['install', '--prefer-offline', '--no-audit', '--no-fund'], project, 300_000);
+  }, 420_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('the tarball holds the CLI, the compiled library, its types, protos and templates, and nothing else', () => {
+    const paths = packed.files.map((f) => f.path);
+    for (const needed of [
+      'bin/agentport.js',
+      'dist/cli/main.js',
+      'dist/index.js',
+      'dist/agents/sdk/index.js',
+      'dist/agents/sdk/index.d.ts',
+      'dist/client/index.js',
+      'dist/testing/index.js',
+      'proto/a2a.proto',
+      'templates/init/common/package.json',
+      'templates/init/common/gitignore',
+      'templates/init/data/data/sales.csv',
+      'README.md',
+      'package.json',
+    ]) {
+      expect(paths).toContain(needed);
+    }
+    expect(paths.filter((p) => /^(src|test|bench|scripts|docs\/decisions)\//.test(p) || p.endsWith('.map'))).toEqual([]);
+    expect(packed.size).toBeLessThan(1_000_000);
+  });
+
+  it('npm install of the scaffold succeeds without engine warnings', () => {
+    expect(install.status, install.stderr).toBe(0);
+    expect(install.stderr).not.toContain('EBADENGINE');
+    const manifest = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')) as { name: string; dependencies: Record<string, string> };
+    expect(manifest.name).toBe('writer-project');
+    expect(manifest.dependencies.agentport).toBe(`file:${tarball}`);
+  });
+
+  it('the installed package resolves agentport, agentport/agent, agentport/client, agentport/testing and the agentport command', () => {
+    const probe = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', "const a = await import('agentport/agent'); const c = await import('agentport/client'); const t = await import('agentport/testing'); const r = await import('agentport'); console.log(typeof a.defineAgent, typeof c.A2AClient, typeof t.startTestServer, typeof r.startServer);"],
+      { cwd: project, encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(probe.stdout.trim(), probe.stderr).toBe('function function function function');
+    // --no: never fetch from the registry, where "agentport" is another package.
+    const npx = npm(['exec', '--no', '--', 'agentport', 'help', 'init'], project, 60_000);
+    expect(npx.status, npx.stderr).toBe(0);
+    expect(npx.stdout).toContain('Usage: agentport init');
+  }, 90_000);
+
+  it("the scaffold's own npm test passes", () => {
+    const test = npm(['test'], project, 180_000);
+    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
+    expect(test.stdout).toMatch(/# pass 3\b/);
+    expect(test.stdout).toMatch(/# fail 0\b/);
+  }, 200_000);
+
+  it('npm start serves the agent: the first start prints a key that works', async () => {
+    const start = spawnWatched('npm', ['start', '--', '--port', '0', '--grpc-port', '0', '--log-level', 'warn'], { cwd: project, env: npmEnv() });
+    try {
+      const http = (await start.waitFor(/HTTP\s+(http:\/\/127\.0\.0\.1:\d+)/, 60_000))[1]!;
+      const key = (await start.waitFor(/KEY=(ap_\S+)/, 30_000))[1]!;
+      const client = await A2AClient.connect(`${http}/a2a/writer`, { auth: apiKeyAuth(key) });
+      const r = await client.sendMessage({ message: textMessage('tests') });
+      client.close();
+      expect('task' in r && r.task.artifacts?.[0]?.parts.map((p) => p.text).join('')).toBe('Here is a short text about tests, written one word at a time.');
+    } finally {
+      // SIGTERM to the server; npm exits with its code.
+      expect(await start.stop(10_000, /node\S* \S*bin\/agentport serve/)).toBe(0);
+    }
+    // The server finished its shutdown (npm exits with its code, 0).
+    expect(start.output()).toContain('Stopped.');
+  }, 120_000);
+
+  it('npm run dev serves an edit of the TypeScript agent without a restart', async () => {
+    const dev = spawnWatched('npm', ['run', 'dev', '--', '--port', '0', '--grpc-port', '0', '--log-level', 'warn'], { cwd: project, env: npmEnv() });
+    const agentFile = path.join(project, 'agents/writer.ts');
+    const original = readFileSync(agentFile, 'utf8');
+    try {
+      await dev.waitFor(/Watching /, 60_000);
+      const key = (await dev.waitFor(/KEY=(dev_\S+)/))[1]!;
+      const url = (await dev.waitFor(/writer\s+A2A\s+(\S+)/))[1]!;
+      const ask = async () => {
+        const client = await A2AClient.connect(url, { auth: apiKeyAuth(key) });
+        const r = await client.sendMessage({ message: textMessage('dev') });
+        client.close();
+        return 'task' in r ? r.task.artifacts?.[0]?.parts.map((p) => p.text).join('') : undefined;
+      };
+      expect(await ask()).toBe('Here is a short text about dev, written one word at a time.');
+      const from = dev.output().length;
+      writeFileSync(agentFile, original.replace('Here is a short text about', 'A note on'));
+      await dev.waitFor(/↻ reloaded writer/, 30_000, from);
+      expect(await ask()).toBe('A note on dev, written one word at a time.');
+    } finally {
+      writeFileSync(agentFile, original);
+      expect(await dev.stop(10_000, /node\S* \S*bin\/agentport dev/)).toBe(0);
+    }
+    expect(dev.output()).toContain('Stopped.');
+  }, 150_000);
+
+  it.each(['echo', 'input-required', 'data'])("the %s template's npm test passes", (template) => {
+    const dir = path.join(work, `${template}-project`);
+    const out = init(dir, template, tarball);
+    expect(out).toContain(`Created ${template}-project (${template})`);
+    // The dependencies are the same for every template: share the first project's install.
+    symlinkSync(path.join(project, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    const test = npm(['test'], dir, 180_000);
+    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
+    expect(test.stdout).toMatch(/# fail 0\b/);
+    expect(test.stdout).not.toMatch(/# pass 0\b/);
+  }, 200_000);
+
+  it('refuses a folder that is not empty, and an unknown template', () => {
+    const again = spawnSync(process.execPath, [bin, 'init', project], { encoding: 'utf8' });
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain('is not empty');
+    const unknown = spawnSync(process.execPath, [bin, 'init', path.join(work, 'x'), '--template', 'chat'], { encoding: 'utf8' });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('--template: one of echo, streaming, input-required, data');
+  });
+});
