@@ -15,7 +15,8 @@ import type { Principal } from '../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { uuidv7 } from '../core/ids/uuid-v7.js';
 import { A2AError } from '../protocol/a2a/errors.js';
-import { readLimitedBody } from '../bindings/read-limited-body.js';
+import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../bindings/read-limited-body.js';
+import { ANONYMOUS } from '../core/authz/principal.js';
 
 export interface A2AEndpointDeps {
   registry: AgentRegistry;
@@ -89,30 +90,37 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
       return send(res, errorFor('rest', req, new A2AError('MethodNotFound', `No route for ${req.method} ${path}`)));
     }
 
+    // Authentication is on the headers, before a byte of the body is read: a refused caller costs
+    // no memory (issue 19 D6). The body is then read under the listener's budget and deadline.
+    const refuse = (err: A2AError): void => {
+      const r = errorFor(shape, req, err, true);
+      // An issuer whose keys cannot be fetched is our outage (503), not the caller's bad token.
+      const resourceMetadata = d.resourceMetadataUrl?.(agentId ?? d.registry.primaryId);
+      if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES, ...(resourceMetadata ? { resourceMetadata } : {}) });
+      send(res, r);
+    };
+    let principal: Principal;
+    try {
+      principal = await d.auth.authenticate(req.headers, { resourcePath: agentId === undefined ? '/' : `/a2a/${agentId}` });
+    } catch (e) {
+      return refuse(e instanceof A2AError ? e : new A2AError('Unauthenticated'));
+    }
+    // Every A2A operation needs a scope unless the policy lets anonymous callers read the extended
+    // card (the TCK profile) or enforces nothing: otherwise no credential is refused here, unread.
+    if (!principal.authenticated && d.policy?.enforcing && !d.policy.allows(ANONYMOUS, 'read-extended-card')) {
+      return refuse(new A2AError('Unauthenticated', 'Authentication required (scope: a2a:discover or a2a:publish)'));
+    }
+
     const read = req.method === 'POST' ? await readLimitedBody(req, d.bodyLimit) : undefined;
     if (typeof read === 'object') {
-      res.setHeader('Connection', 'close');
-      const err =
-        read.problem === 'too-large'
-          ? new A2AError('PayloadTooLarge', `The request body exceeds ${d.bodyLimit} bytes`)
-          : new A2AError('InvalidRequest', 'The request body could not be read');
-      return send(res, errorFor(shape, req, err, true));
+      const r = errorFor(shape, req, bodyRefusal(read, d.bodyLimit), true);
+      Object.assign(r.headers, bodyRefusalHeaders(read));
+      return send(res, r);
     }
     const body = read;
     const hasBody = body !== undefined && body !== '';
     if ((shape === 'jsonrpc' || hasBody) && !isJsonContentType(req.headers['content-type'])) {
       return send(res, errorFor(shape, req, new A2AError('UnsupportedMediaType'), true));
-    }
-    let principal: Principal;
-    try {
-      principal = await d.auth.authenticate(req.headers, { resourcePath: agentId === undefined ? '/' : `/a2a/${agentId}` });
-    } catch (e) {
-      const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
-      const r = errorFor(shape, req, err, true);
-      // An issuer whose keys cannot be fetched is our outage (503), not the caller's bad token.
-      const resourceMetadata = d.resourceMetadataUrl?.(agentId ?? d.registry.primaryId);
-      if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES, ...(resourceMetadata ? { resourceMetadata } : {}) });
-      return send(res, r);
     }
     if (agentId !== undefined && d.policy && !d.policy.canSeeAgent(principal, agentId)) {
       return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `No agent '${agentId}' here`)));
