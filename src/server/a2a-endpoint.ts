@@ -38,6 +38,8 @@ type Reply = { status: number; headers: Record<string, string>; body?: string };
 const CARD_SUFFIX = '/.well-known/agent-card.json';
 /** what an A2A caller may ask a token for (issue 5: a2a:discover reads, a2a:publish writes) */
 const A2A_SCOPES = 'a2a:discover a2a:publish';
+/** How much of the body of a caller who will be refused is read: a JSON-RPC envelope, not an upload. */
+const REFUSED_BODY_BYTES = 16 * 1024;
 /** the v0.2 card path */
 const V02_CARD_SUFFIX = '/.well-known/agent.json';
 
@@ -106,12 +108,15 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
       return refuse(e instanceof A2AError ? e : new A2AError('Unauthenticated'));
     }
     // Every A2A operation needs a scope unless the policy lets anonymous callers read the extended
-    // card (the TCK profile) or enforces nothing: otherwise no credential is refused here, unread.
-    if (!principal.authenticated && d.policy?.enforcing && !d.policy.allows(ANONYMOUS, 'read-extended-card')) {
+    // card (the TCK profile) or enforces nothing. Such a caller will be refused whatever it sends:
+    // its body is read only as far as the operation that names the scope of the challenge (RFC
+    // 6750 §3) needs, and a larger one is refused unread.
+    const refusedAnyway = !principal.authenticated && !!d.policy?.enforcing && !d.policy.allows(ANONYMOUS, 'read-extended-card');
+    const limit = refusedAnyway ? Math.min(REFUSED_BODY_BYTES, d.bodyLimit) : d.bodyLimit;
+    const read = req.method === 'POST' ? await readLimitedBody(req, limit) : undefined;
+    if (typeof read === 'object' && refusedAnyway) {
       return refuse(new A2AError('Unauthenticated', 'Authentication required (scope: a2a:discover or a2a:publish)'));
     }
-
-    const read = req.method === 'POST' ? await readLimitedBody(req, d.bodyLimit) : undefined;
     if (typeof read === 'object') {
       const r = errorFor(shape, req, bodyRefusal(read, d.bodyLimit), true);
       Object.assign(r.headers, bodyRefusalHeaders(read));
