@@ -136,6 +136,6 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
 /** A finding as one readable paragraph, with what replays it. */
 export function describeFinding(f: Finding): string {
   const r = f.request;
-  const what = 'grpc' in r ? `gRPC ${r.grpc} bytes(base64)=${r.bytes.slice(0, 200)}` : `${r.method} ${r.path} from "${r.origin}" after [${r.mutations.join('; ')}] headers=${JSON.stringify(r.headers)} body(base64)=${(r.body ?? '').slice(0, 200)}`;
+  const what = 'grpc' in r ? `gRPC ${r.grpc} bytes(base64)=${r.bytes.slice(0, 200)}` : `${r.method} ${r.path} from "${r.origin}" after [${r.mutations.join('; ')}] headers=${JSON.stringify(r.headers)} body=${JSON.stringify(Buffer.from(r.body ?? '', 'base64').toString('utf8').slice(0, 800))}`;
   return `${f.kind} (${f.detail}) status=${f.status ?? '-'}\n  request: ${what}\n  answer: ${(f.excerpt ?? '').slice(0, 300)}`;
 }

@@ -19,6 +19,7 @@ describe('fuzz: every face, mutated real requests', () => {
     const report = await runCampaign({ httpInputs: COUNT, grpcInputs: GRPC_COUNT, seed: SEED });
     const { findings, ...figures } = report;
     console.info(`fuzz figures: ${JSON.stringify({ ...figures, findings: findings.length })}`);
+    for (const f of findings.slice(0, 25)) console.info(`fuzz finding: ${describeFinding(f)}`);
     expect(findings.map(describeFinding).slice(0, 25), `${findings.length} findings`).toEqual([]);
     expect(report.crashed).toBe(false);
     expect(report.rssPeakMiB - report.rssStartMiB).toBeLessThan(RSS_GROWTH_MIB);

@@ -47,12 +47,22 @@ const CHECKS: Record<Shape, (v: unknown) => boolean> = { jsonrpc: isJsonRpcError
 
 const COMPAT_PATHS = new Set(['/mcp', '/mcp/initialize', '/mcp/tools/list', '/mcp/tools/call', '/mcp/resources/list', '/mcp/health', '/mcp/validate', '/.well-known/mcp-metadata']);
 
+/** An undecodable path is no MCP endpoint's: the A2A endpoint refuses it in its own shape. */
+function decodes(p: string): boolean {
+  try {
+    decodeURIComponent(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The error shapes a path may answer in (the face that owns it, or Fastify's not-found for the rest). */
 export function shapesFor(path: string): Shape[] | 'any' {
   const p = path.split('?')[0]!.replace(/(.)\/$/, '$1');
   if (p.startsWith('/mcp/config')) return 'any'; // an HTML page
   if (p.startsWith('/oauth/') || p.startsWith('/mcp/oauth/') || /\/\.well-known\/(oauth-|openid)/.test(p)) return ['oauth', 'rest'];
-  if (COMPAT_PATHS.has(p) || /^\/a2a\/[^/]+\/mcp$/.test(p)) return ['jsonrpc'];
+  if (COMPAT_PATHS.has(p) || (/^\/a2a\/[^/]+\/mcp$/.test(p) && decodes(p))) return ['jsonrpc'];
   if (p === '/a2a' || p.startsWith('/a2a/')) return ['jsonrpc', 'rest', 'v03-rest'];
   return ['rest'];
 }

@@ -33,6 +33,7 @@ import type { SkillAnnotationsLookup } from './agent-tools.js';
 import { renderItem } from './item-page.js';
 import { tableExpertOf, type TableExpertBinding } from './table-expert-tools.js';
 import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../read-limited-body.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 
 export interface McpEndpointDeps {
   registry: AgentRegistry;
@@ -255,6 +256,8 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
         return sendJsonRpcError(res, err.identity.http, err.kind === 'Unavailable' ? -32603 : -32600, err.message);
       }
       body = read;
+      // The SDK's validation recurses: a body nested thousands deep would end in its 500.
+      if (exceedsJsonDepth(body)) return sendJsonRpcError(res, 400, -32600, `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
       try {
         parsed = JSON.parse(body);
       } catch {
