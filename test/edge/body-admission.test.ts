@@ -126,25 +126,31 @@ describe('request bodies at the edge (issue 19 D6)', () => {
     expect(server.alive()).toBe(true);
   }, 60_000);
 
-  it('100 authenticated 4 MiB uploads share a 16 MiB budget: the rest get 503 + Retry-After in the binding shape, RSS grows < 128 MiB', async () => {
+  it('100 authenticated 4 MiB uploads over every face share a 16 MiB budget: the rest get 503 + Retry-After in the face\'s shape, RSS grows < 128 MiB', async () => {
+    // the path, and what its 503 body looks like
+    const faces: Array<[string, (body: unknown) => void]> = [
+      ['/a2a/echo', (b) => expect(b).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32603 } })],
+      ['/a2a/echo/message:send', (b) => expect(b).toMatchObject({ error: { code: 503, status: 'UNAVAILABLE' } })],
+      ['/api/v1/keys', (b) => expect(b).toMatchObject({ error: { code: 503, status: 'UNAVAILABLE' } })],
+      ['/mcp', (b) => expect(b).toMatchObject({ jsonrpc: '2.0', error: { code: -32603 } })],
+      ['/mcp/tools/call', (b) => expect(b).toMatchObject({ jsonrpc: '2.0', error: { code: -32603 } })],
+    ];
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-API-Key': CHILD_KEY, 'A2A-Version': '1.0' };
     const { result, growth } = await peakGrowth(server, async () => {
-      const uploads = Array.from({ length: 100 }, () =>
-        upload(server.base, '/a2a/echo', { 'Content-Type': 'application/json', 'X-API-Key': CHILD_KEY, 'A2A-Version': '1.0' }, BODY, { waitMs: 30_000, payload }),
-      );
+      const uploads = Array.from({ length: 100 }, (_, i) => upload(server.base, faces[i % faces.length]![0], headers, BODY, { waitMs: 30_000, payload }));
       await sleep(50);
       const servedIn = await legitimateSend(server.base);
       return { outcomes: await Promise.all(uploads), servedIn };
     });
     expect(growth, `RSS grew by ${(growth / MiB).toFixed(1)} MiB`).toBeLessThan(128 * MiB);
-    const busy = result.outcomes.filter((o) => o.status === 503);
+    const busy = result.outcomes.map((o, i) => ({ o, face: faces[i % faces.length]! })).filter(({ o }) => o.status === 503);
     expect(busy.length, 'some uploads were over the budget').toBeGreaterThan(0);
-    for (const o of busy) {
-      expect(o.head).toMatch(/Retry-After: 1/i);
-      const err = JSON.parse(o.body) as { jsonrpc: string; id: null; error: { code: number; message: string } };
-      expect(err).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32603 } });
+    for (const { o, face } of busy) {
+      expect(o.head, face[0]).toMatch(/Retry-After: 1/i);
+      face[1](JSON.parse(o.body));
     }
-    // The rest were read in full (a JSON parse error: the body is not JSON) or met the deadline.
-    for (const o of result.outcomes) expect([200, 408, 503]).toContain(o.status);
+    // The rest were read in full (then refused as not JSON) or met the deadline.
+    for (const o of result.outcomes) expect([200, 400, 408, 503]).toContain(o.status);
     expect(server.alive()).toBe(true);
   }, 60_000);
 
