@@ -31,6 +31,8 @@ export interface CampaignReport {
   /** connections the server closed without an answer (Node's own 400s for unparseable requests count here) */
   closedWithoutAnswer: number;
   byStatus: Record<string, number>;
+  /** per seed face: HTTP statuses seen */
+  byFace: Record<string, Record<string, number>>;
   findings: Finding[];
   fiveXx: number;
   crashed: boolean;
@@ -65,6 +67,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
   const within = o.answerWithinMs ?? 10_000;
   const findings: Finding[] = [];
   const byStatus: Record<string, number> = {};
+  const byFace: Record<string, Record<string, number>> = {};
   let unsendable = 0;
   let closedWithoutAnswer = 0;
   const rssStart = server.rss();
@@ -87,6 +90,8 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
         return;
       }
       byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;
+      const face = (byFace[r.face] ??= {});
+      face[a.status] = (face[a.status] ?? 0) + 1;
       findings.push(...judge(r, a));
     });
     // a request the client library refused to build never reached the server
@@ -118,6 +123,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
       unsendable,
       closedWithoutAnswer,
       byStatus,
+      byFace,
       findings,
       fiveXx: findings.filter((f) => f.kind === '5xx' || f.kind === 'grpc-internal').length,
       crashed,

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeFinding, runCampaign } from './campaign.js';
 
-const COUNT = Number(process.env.FUZZ_COUNT ?? 2_000);
+const COUNT = Number(process.env.FUZZ_COUNT ?? 3_000);
 const GRPC_COUNT = Number(process.env.FUZZ_GRPC_COUNT ?? Math.round(COUNT / 5));
 const SEED = Number(process.env.FUZZ_SEED ?? 19);
 /** resident memory the campaign may add to the server */

@@ -9,6 +9,8 @@ import { exceedsJsonDepth } from '../../src/bindings/json-depth.js';
 import type { SeedRequest } from './corpus.js';
 
 export interface FuzzRequest {
+  /** the face of the seed (a mutated path may land on another) */
+  face: string;
   origin: string;
   /** what was done to the seed, for reports */
   mutations: string[];
@@ -176,7 +178,7 @@ export function fuzzRequest(seeds: readonly SeedRequest[], key: string): fc.Arbi
   const mutations = fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 6, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 4 }) });
   return fc.tuple(fc.nat(seeds.length - 1), mutations).map(([i, mutations]) => {
     const seed = seeds[i]!;
-    let r: FuzzRequest = { origin: seed.origin, mutations: [], method: seed.method, path: seed.path, headers: { 'x-api-key': key, ...seed.headers } };
+    let r: FuzzRequest = { face: seed.face, origin: seed.origin, mutations: [], method: seed.method, path: seed.path, headers: { 'x-api-key': key, ...seed.headers } };
     let body: Buffer | undefined = seed.body === undefined ? undefined : Buffer.from(seed.body);
     for (const m of mutations) ({ r, body } = m(r, body));
     return { ...r, ...(body !== undefined ? { body: body.toString('base64') } : {}) };
