@@ -162,6 +162,12 @@ export function buildHttpApp(d: HttpAppDeps) {
     serverFactory: (handler) =>
       createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, (req, res) => {
         admitBody(req, bodyPolicy);
+        // A handler that stops reading a body midway (oidc-provider past its own 56 KiB limit)
+        // leaves the rest unread, and the next request on the connection is never parsed: the
+        // remainder is discarded once the answer is out (found by the fuzz suite).
+        res.once('finish', () => {
+          if (!req.complete) req.resume();
+        });
         if (!mcpCompat(req, res) && !mcp(req, res) && !d.oauth?.endpoint(req, res) && !a2a(req, res)) handler(req, res);
       }),
   });

@@ -78,15 +78,20 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
   try {
     const taskId = await firstTaskId(server.base);
     const requests = fc.sample(fuzzRequest(corpus(taskId), CHILD_KEY), { numRuns: o.httpInputs, seed: o.seed });
+    // what was sent just before, for a request that hangs (the cause may be an earlier one on its connection)
+    const recent: string[] = [];
     await pool(requests, o.concurrency ?? 4, async (r) => {
       if (!server.alive()) return;
+      recent.push(`${r.method} ${r.path} [${r.mutations.join('; ')}]`);
+      if (recent.length > 12) recent.shift();
+      const before = recent.slice(0, -1).join('\n    ');
       const a = await sendFuzzRequest(base, agent, r, within);
       if (a === 'refused') {
         if (server.alive()) closedWithoutAnswer++;
         return;
       }
       if (a === 'no-answer') {
-        findings.push({ kind: 'no-answer', detail: `no answer within ${within} ms`, request: r });
+        findings.push({ kind: 'no-answer', detail: `no answer within ${within} ms; sent just before:\n    ${before}`, request: r });
         return;
       }
       byStatus[a.status] = (byStatus[a.status] ?? 0) + 1;

@@ -16,7 +16,7 @@ const RSS_GROWTH_MIB = 256;
 
 describe('fuzz: every face, mutated real requests', () => {
   it(`${COUNT} HTTP and ${GRPC_COUNT} gRPC inputs (seed ${SEED}): no 5xx, spec-shaped errors, no internals, still up, RSS bounded`, async () => {
-    const report = await runCampaign({ httpInputs: COUNT, grpcInputs: GRPC_COUNT, seed: SEED });
+    const report = await runCampaign({ httpInputs: COUNT, grpcInputs: GRPC_COUNT, seed: SEED, concurrency: Number(process.env.FUZZ_CONCURRENCY ?? 4) });
     const { findings, ...figures } = report;
     console.info(`fuzz figures: ${JSON.stringify({ ...figures, findings: findings.length })}`);
     for (const f of findings.slice(0, 25)) console.info(`fuzz finding: ${describeFinding(f)}`);

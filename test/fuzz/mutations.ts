@@ -19,6 +19,8 @@ export interface FuzzRequest {
   headers: Record<string, string>;
   /** base64 of the body bytes (bodies may be invalid UTF-8) */
   body?: string;
+  /** sent with Transfer-Encoding: chunked instead of a Content-Length */
+  chunked?: boolean;
 }
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -125,6 +127,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
       },
     ),
   },
+  { weight: 1, arbitrary: fc.constant<Mutation>((r, body) => ({ r: { ...r, mutations: [...r.mutations, 'chunked'], chunked: true }, body })) },
   { weight: 1, arbitrary: fc.nat().map((at): Mutation => (r, body) => ({ r: { ...r, mutations: [...r.mutations, 'bytes: truncate'] }, body: body ? body.subarray(0, at % (body.length + 1)) : body })) },
   {
     weight: 3,

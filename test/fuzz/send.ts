@@ -27,7 +27,7 @@ export function sendFuzzRequest(base: URL, agent: http.Agent, r: FuzzRequest, ti
         port: base.port,
         method: r.method,
         path: r.path,
-        headers: { ...r.headers, ...(body !== undefined ? { 'content-length': String(body.length) } : {}) },
+        headers: { ...r.headers, ...(body === undefined ? {} : r.chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }) },
       });
     } catch {
       // a header or path the HTTP client itself will not send: nothing reached the server
@@ -53,6 +53,10 @@ export function sendFuzzRequest(base: URL, agent: http.Agent, r: FuzzRequest, ti
         }, STREAM_PEEK_MS).unref();
       }
     });
-    req.end(body);
+    if (body !== undefined && r.chunked) {
+      // two chunks, so the server sees a body that arrives in pieces
+      req.write(body.subarray(0, body.length >> 1));
+      req.end(body.subarray(body.length >> 1));
+    } else req.end(body);
   });
 }
