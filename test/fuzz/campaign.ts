@@ -20,9 +20,12 @@ export interface CampaignOptions {
   concurrency?: number;
   /** an answer slower than this is a finding */
   answerWithinMs?: number;
+  /** `none`: every request reaches the handlers with no credential at all (the local-experiments mode) */
+  authMode?: 'required' | 'none';
 }
 
 export interface CampaignReport {
+  authMode: 'required' | 'none';
   seed: number;
   httpInputs: number;
   grpcInputs: number;
@@ -61,7 +64,8 @@ async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>
 
 export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
   const started = Date.now();
-  const server: ChildServer = await startChildServer({ limits: { bodyBytes: '1MiB', bodyBytesInFlight: '64MiB', bodyReadTimeoutMs: 10_000 } });
+  const authMode = o.authMode ?? 'required';
+  const server: ChildServer = await startChildServer({ limits: { bodyBytes: '1MiB', bodyBytesInFlight: '64MiB', bodyReadTimeoutMs: 10_000 }, auth: { mode: authMode } });
   const agent = new http.Agent({ keepAlive: true, maxSockets: o.concurrency ?? 4 });
   const base = new URL(server.base);
   const within = o.answerWithinMs ?? 10_000;
@@ -122,6 +126,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
     const rssEnd = crashed ? 0 : server.rss();
     const MiB = 1024 * 1024;
     return {
+      authMode,
       seed: o.seed,
       httpInputs: o.httpInputs,
       grpcInputs: o.grpcInputs,

@@ -14,9 +14,17 @@ const SEED = Number(process.env.FUZZ_SEED ?? 19);
 /** resident memory the campaign may add to the server */
 const RSS_GROWTH_MIB = 256;
 
-describe('fuzz: every face, mutated real requests', () => {
-  it(`${COUNT} HTTP and ${GRPC_COUNT} gRPC inputs (seed ${SEED}): no 5xx, spec-shaped errors, no internals, still up, RSS bounded`, async () => {
-    const report = await runCampaign({ httpInputs: COUNT, grpcInputs: GRPC_COUNT, seed: SEED, concurrency: Number(process.env.FUZZ_CONCURRENCY ?? 4) });
+/** Two thirds of the inputs with authentication on (credentials mutated), a third with it off. */
+const CAMPAIGNS = [
+  { authMode: 'required' as const, share: 2 / 3 },
+  { authMode: 'none' as const, share: 1 / 3 },
+];
+
+describe.each(CAMPAIGNS)('fuzz: every face, mutated real requests (auth.mode $authMode)', ({ authMode, share }) => {
+  const httpInputs = Math.round(COUNT * share);
+  const grpcInputs = Math.round(GRPC_COUNT * share);
+  it(`${httpInputs} HTTP and ${grpcInputs} gRPC inputs (seed ${SEED}): no 5xx, spec-shaped errors, no internals, still up, RSS bounded`, async () => {
+    const report = await runCampaign({ httpInputs, grpcInputs, seed: SEED, authMode, concurrency: Number(process.env.FUZZ_CONCURRENCY ?? 4) });
     const { findings, ...figures } = report;
     console.info(`fuzz figures: ${JSON.stringify({ ...figures, findings: findings.length })}`);
     for (const f of findings.slice(0, 25)) console.info(`fuzz finding: ${describeFinding(f)}`);
