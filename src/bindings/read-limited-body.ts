@@ -139,7 +139,12 @@ export function bodyRefusal(p: BodyProblem, limit: number): A2AError {
   }
 }
 
-/** Headers a refusal needs besides the error body: the connection closes, a busy server says when to retry. */
+/**
+ * Headers a refusal needs besides the error body. A busy server says when to retry and keeps the
+ * connection: the rest of the body is discarded as it arrives (closing under a client still
+ * sending resets the connection, and the client would never see its 503). Too large or too slow:
+ * the connection closes.
+ */
 export function bodyRefusalHeaders(p: BodyProblem): Record<string, string> {
-  return p.problem === 'busy' ? { Connection: 'close', 'Retry-After': String(BODY_BUSY_RETRY_AFTER_SECONDS) } : { Connection: 'close' };
+  return p.problem === 'busy' ? { 'Retry-After': String(BODY_BUSY_RETRY_AFTER_SECONDS) } : { Connection: 'close' };
 }

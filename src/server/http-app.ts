@@ -57,8 +57,8 @@ export interface HttpAppDeps {
 function errorReply(reply: FastifyReply, err: A2AError): FastifyReply {
   const { status, body } = restErrorBody(err);
   if (err.kind === 'Unavailable') reply.header('Retry-After', String(BODY_BUSY_RETRY_AFTER_SECONDS));
-  // A body refused unread is not drained: the connection closes after the answer.
-  if (err.kind === 'PayloadTooLarge' || err.kind === 'RequestTimeout' || err.kind === 'Unavailable') reply.header('Connection', 'close');
+  // A body too large or too slow is not waited for: the connection closes after the answer.
+  if (err.kind === 'PayloadTooLarge' || err.kind === 'RequestTimeout') reply.header('Connection', 'close');
   return reply.code(status).type('application/json').send(body);
 }
 
@@ -162,9 +162,9 @@ export function buildHttpApp(d: HttpAppDeps) {
     serverFactory: (handler) =>
       createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, (req, res) => {
         admitBody(req, bodyPolicy);
-        // A handler that stops reading a body midway (oidc-provider past its own 56 KiB limit)
-        // leaves the rest unread, and the next request on the connection is never parsed: the
-        // remainder is discarded once the answer is out (found by the fuzz suite).
+        // A handler that stops reading a body midway (oidc-provider past its own 56 KiB limit, the
+        // body budget) leaves the rest unread, and the next request on the connection would never
+        // be parsed: the remainder is discarded once the answer is out (found by the fuzz suite).
         res.once('finish', () => {
           if (!req.complete) req.resume();
         });
