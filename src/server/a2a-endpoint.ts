@@ -11,12 +11,11 @@ import { jsonRpcError, type JsonRpcBinding } from '../bindings/a2a-jsonrpc/jsonr
 import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding } from '../bindings/a2a-rest/rest-binding.js';
 import { isV03RestRequest, v03RestErrorBody } from '../bindings/a2a-rest/v03-rest-binding.js';
 import type { AgentRegistry } from '../core/agents/agent-registry.js';
-import type { Principal } from '../core/authz/principal.js';
+import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { uuidv7 } from '../core/ids/uuid-v7.js';
 import { A2AError } from '../protocol/a2a/errors.js';
 import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../bindings/read-limited-body.js';
-import { ANONYMOUS } from '../core/authz/principal.js';
 
 export interface A2AEndpointDeps {
   registry: AgentRegistry;
