@@ -65,6 +65,10 @@ export interface LimitsConfig {
   maxConcurrentStreamsPerTask: number;
   pushTimeoutMs: number;
   pushMaxAttempts: number;
+  /** server-wide budget of request-body bytes being read at once (503 + Retry-After past it) */
+  bodyBytesInFlight: number;
+  /** per-body read deadline (408 past it) */
+  bodyReadTimeoutMs: number;
 }
 
 export type StorageConfig =

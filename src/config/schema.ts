@@ -63,8 +63,16 @@ const limitsSchema = z
     maxConcurrentStreamsPerTask: integer(1).default(32),
     pushTimeoutMs: duration(1).default(10_000),
     pushMaxAttempts: integer(1, 100).default(8),
+    /** server-wide bytes of request bodies being read at once; past it, 503 with Retry-After */
+    bodyBytesInFlight: byteSize(1024).default(64 * 1024 * 1024),
+    /** the longest one request body may take to arrive */
+    bodyReadTimeoutMs: duration(1).default(30_000),
   })
-  .strict();
+  .strict()
+  .refine((l) => l.bodyBytesInFlight >= l.bodyBytes, {
+    message: 'bodyBytesInFlight must be at least bodyBytes (one largest body must fit)',
+    path: ['bodyBytesInFlight'],
+  });
 
 const sqliteSchema = z
   .object({

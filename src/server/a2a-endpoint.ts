@@ -11,12 +11,12 @@ import { jsonRpcError, type JsonRpcBinding } from '../bindings/a2a-jsonrpc/jsonr
 import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding } from '../bindings/a2a-rest/rest-binding.js';
 import { isV03RestRequest, v03RestErrorBody } from '../bindings/a2a-rest/v03-rest-binding.js';
 import type { AgentRegistry } from '../core/agents/agent-registry.js';
-import type { Principal } from '../core/authz/principal.js';
+import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { uuidv7 } from '../core/ids/uuid-v7.js';
 import { A2AError } from '../protocol/a2a/errors.js';
 import { unknownAgentMessage } from '../core/agents/unknown-agent.js';
-import { readLimitedBody } from '../bindings/read-limited-body.js';
+import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../bindings/read-limited-body.js';
 
 export interface A2AEndpointDeps {
   registry: AgentRegistry;
@@ -38,6 +38,8 @@ type Reply = { status: number; headers: Record<string, string>; body?: string };
 const CARD_SUFFIX = '/.well-known/agent-card.json';
 /** what an A2A caller may ask a token for (issue 5: a2a:discover reads, a2a:publish writes) */
 const A2A_SCOPES = 'a2a:discover a2a:publish';
+/** How much of the body of a caller who will be refused is read: a JSON-RPC envelope, not an upload. */
+const REFUSED_BODY_BYTES = 16 * 1024;
 /** the v0.2 card path */
 const V02_CARD_SUFFIX = '/.well-known/agent.json';
 
@@ -93,30 +95,41 @@ export function createA2AEndpoint(d: A2AEndpointDeps): (req: IncomingMessage, re
       return send(res, errorFor('rest', req, new A2AError('MethodNotFound', `No route for ${req.method} ${path}`)));
     }
 
-    const read = req.method === 'POST' ? await readLimitedBody(req, d.bodyLimit) : undefined;
+    // Authentication is on the headers, before a byte of the body is read: a refused caller costs
+    // no memory (issue 19 D6). The body is then read under the listener's budget and deadline.
+    const refuse = (err: A2AError): void => {
+      const r = errorFor(shape, req, err, true);
+      // An issuer whose keys cannot be fetched is our outage (503), not the caller's bad token.
+      const resourceMetadata = d.resourceMetadataUrl?.(agentId ?? d.registry.primaryId);
+      if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES, ...(resourceMetadata ? { resourceMetadata } : {}) });
+      send(res, r);
+    };
+    let principal: Principal;
+    try {
+      // The admission above may already have authenticated the caller (a hidden agent's path).
+      principal = (admitted && !admitted.unknown && admitted.principal) || (await d.auth.authenticate(req.headers, { resourcePath: agentId === undefined ? '/' : `/a2a/${agentId}` }));
+    } catch (e) {
+      return refuse(e instanceof A2AError ? e : new A2AError('Unauthenticated'));
+    }
+    // Every A2A operation needs a scope unless the policy lets anonymous callers read the extended
+    // card (the TCK profile) or enforces nothing. Such a caller will be refused whatever it sends:
+    // its body is read only as far as the operation that names the scope of the challenge (RFC
+    // 6750 §3) needs, and a larger one is refused unread.
+    const refusedAnyway = !principal.authenticated && !!d.policy?.enforcing && !d.policy.allows(ANONYMOUS, 'read-extended-card');
+    const limit = refusedAnyway ? Math.min(REFUSED_BODY_BYTES, d.bodyLimit) : d.bodyLimit;
+    const read = req.method === 'POST' ? await readLimitedBody(req, limit) : undefined;
+    if (typeof read === 'object' && refusedAnyway) {
+      return refuse(new A2AError('Unauthenticated', 'Authentication required (scope: a2a:discover or a2a:publish)'));
+    }
     if (typeof read === 'object') {
-      res.setHeader('Connection', 'close');
-      const err =
-        read.problem === 'too-large'
-          ? new A2AError('PayloadTooLarge', `The request body exceeds ${d.bodyLimit} bytes`)
-          : new A2AError('InvalidRequest', 'The request body could not be read');
-      return send(res, errorFor(shape, req, err, true));
+      const r = errorFor(shape, req, bodyRefusal(read, d.bodyLimit), true);
+      Object.assign(r.headers, bodyRefusalHeaders(read));
+      return send(res, r);
     }
     const body = read;
     const hasBody = body !== undefined && body !== '';
     if ((shape === 'jsonrpc' || hasBody) && !isJsonContentType(req.headers['content-type'])) {
       return send(res, errorFor(shape, req, new A2AError('UnsupportedMediaType'), true));
-    }
-    let principal: Principal;
-    try {
-      principal = (admitted && !admitted.unknown && admitted.principal) || (await d.auth.authenticate(req.headers, { resourcePath: agentId === undefined ? '/' : `/a2a/${agentId}` }));
-    } catch (e) {
-      const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
-      const r = errorFor(shape, req, err, true);
-      // An issuer whose keys cannot be fetched is our outage (503), not the caller's bad token.
-      const resourceMetadata = d.resourceMetadataUrl?.(agentId ?? d.registry.primaryId);
-      if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES, ...(resourceMetadata ? { resourceMetadata } : {}) });
-      return send(res, r);
     }
     if (agentId !== undefined && d.policy && !d.policy.canSeeAgent(principal, agentId)) return noAgent();
     const r =

@@ -29,6 +29,8 @@ import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
 import { unknownAgentMessage } from '../core/agents/unknown-agent.js';
 import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
+import { admitBody, BodyBudget, bodyRefusal, readLimitedBody, BODY_BUSY_RETRY_AFTER_SECONDS, type BodyPolicy } from '../bindings/read-limited-body.js';
+import { refuseBodyWithoutAdmin } from './management/body-admission.js';
 
 export interface HttpAppDeps {
   config: Config;
@@ -59,6 +61,9 @@ export interface HttpAppDeps {
 /** Errors of the non-A2A routes (cards, registry, keys, health): the HTTP+JSON error shape. */
 function errorReply(reply: FastifyReply, err: A2AError): FastifyReply {
   const { status, body } = restErrorBody(err);
+  if (err.kind === 'Unavailable') reply.header('Retry-After', String(BODY_BUSY_RETRY_AFTER_SECONDS));
+  // A body too large or too slow is not waited for: the connection closes after the answer.
+  if (err.kind === 'PayloadTooLarge' || err.kind === 'RequestTimeout') reply.header('Connection', 'close');
   return reply.code(status).type('application/json').send(body);
 }
 
@@ -66,6 +71,8 @@ export function buildHttpApp(d: HttpAppDeps) {
   const { config } = d;
   const publicUrl = d.publicUrl ?? (() => config.server.publicUrl);
   const keepAliveMs = config.limits.sseKeepAliveMs;
+  // One budget of body bytes in flight and one read deadline for every face of this listener.
+  const bodyPolicy: BodyPolicy = { budget: new BodyBudget(config.limits.bodyBytesInFlight), readTimeoutMs: config.limits.bodyReadTimeoutMs };
   const a2a = createA2AEndpoint({
     registry: d.registry,
     jsonrpc: new JsonRpcBinding({ handler: d.handler, keepAliveMs, log: d.log }),
@@ -131,6 +138,15 @@ export function buildHttpApp(d: HttpAppDeps) {
     // Hidden agents' tools are not published (their cards are not either).
     ...(d.policy ? { isPublicAgent: (agentId: string) => d.policy!.canSeeAgent(ANONYMOUS, agentId, 'mcp') } : {}),
     started: d.started,
+    // What /mcp admits (src/bindings/mcp/mcp-endpoint.ts), asked before a compat route reads a body.
+    mayUseMcp: async (headers) => {
+      try {
+        const principal = await d.auth.authenticate(headers, { resourcePath: '/mcp' });
+        return !d.policy || d.policy.allows(principal, 'use-mcp');
+      } catch {
+        return false;
+      }
+    },
   });
   const app = Fastify({
     loggerInstance: d.log,
@@ -150,6 +166,13 @@ export function buildHttpApp(d: HttpAppDeps) {
     // A2A requests go straight to the bindings (src/server/a2a-endpoint.ts); the rest to Fastify.
     serverFactory: (handler) =>
       createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, (req, res) => {
+        admitBody(req, bodyPolicy);
+        // A handler that stops reading a body midway (oidc-provider past its own 56 KiB limit, the
+        // body budget) leaves the rest unread, and the next request on the connection would never
+        // be parsed: the remainder is discarded once the answer is out (found by the fuzz suite).
+        res.once('finish', () => {
+          if (!req.complete) req.resume();
+        });
         if (!mcpCompat(req, res) && !mcp(req, res) && !d.oauth?.endpoint(req, res) && !a2a(req, res)) handler(req, res);
       }),
   });
@@ -170,9 +193,22 @@ export function buildHttpApp(d: HttpAppDeps) {
     );
   });
 
-  // Bodies are read as strings; each binding parses them so that malformed JSON gets its own error shape.
+  // Bodies are read as strings, by the shared reader (budget, deadline); each route parses them so
+  // that malformed JSON gets its own error shape.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser('*', async (req: FastifyRequest) => {
+    const read = await readLimitedBody(req.raw, config.limits.bodyBytes);
+    if (typeof read === 'string') return read;
+    throw bodyRefusal(read, config.limits.bodyBytes);
+  });
+  // The management API needs an admin credential: checked on the headers, before a body is read.
+  if (d.policy) {
+    const policy = d.policy;
+    const guard = { auth: d.auth, policy, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') };
+    app.addHook('onRequest', async (req, reply) => {
+      if (await refuseBodyWithoutAdmin(guard, req, reply)) return reply;
+    });
+  }
 
   app.setErrorHandler((error: Error & { code?: string; statusCode?: number }, req, reply) => {
     let a2a: A2AError;

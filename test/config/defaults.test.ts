@@ -29,6 +29,8 @@ describe('loadConfig without a file', () => {
       maxConcurrentStreamsPerTask: 32,
       pushTimeoutMs: 10_000,
       pushMaxAttempts: 8,
+      bodyBytesInFlight: 64 * 1024 * 1024,
+      bodyReadTimeoutMs: 30_000,
     });
     expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(cwd, '.agentport', 'agentport.db'), synchronous: 'normal' });
     expect(config.bus).toEqual({ driver: 'in-process' });

@@ -8,7 +8,7 @@
  * to its action. Plain HTML, no script, works without JavaScript.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readLimitedBody } from '../../bindings/read-limited-body.js';
+import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../../bindings/read-limited-body.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { BrowserSessions, type ActiveSession } from '../sessions/browser-sessions.js';
 import { ClientInputError, createClient, deleteClient, listClients, type NewClient } from './client-registry.js';
@@ -43,6 +43,9 @@ function cookie(req: IncomingMessage, name: string): string | undefined {
 function page(body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>OAuth clients · Agentport</title><style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;line-height:1.5}label{display:block;margin-top:.75rem}input,select,textarea{display:block;width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:.75rem;padding:.4rem 1rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left;vertical-align:top}.secret{background:#ffe;padding:.5rem;word-break:break-all}</style></head><body><main>${body}</main></body></html>`;
 }
+
+/** The forms here are a few fields long. */
+const FORM_LIMIT = 16 * 1024;
 
 function send(res: ServerResponse, status: number, html: string, headers: Record<string, string | string[]> = {}): void {
   res.writeHead(status, { ...PAGE_HEADERS, ...headers });
@@ -95,8 +98,11 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
     return sess ? send(res, 200, await clientsPage(d, sessions, sess)) : signIn(200);
   }
   if (req.method !== 'POST') return send(res, 405, page('<h1>Not allowed</h1>'), { Allow: 'GET, POST' });
-  const body = await readLimitedBody(req, 16 * 1024);
-  if (typeof body !== 'string') return send(res, 413, page('<h1>Too large</h1>'));
+  const body = await readLimitedBody(req, FORM_LIMIT);
+  if (typeof body !== 'string') {
+    const err = bodyRefusal(body, FORM_LIMIT);
+    return send(res, err.identity.http, page(`<h1>Not accepted</h1><p>${e(err.message)}</p>`), bodyRefusalHeaders(body));
+  }
   const form = new URLSearchParams(body);
   const csrf = form.get('csrf');
 

@@ -9,7 +9,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { InteractionDetails, Provider } from 'oidc-provider';
 import type { OAuthStore } from '../../store/oauth-store.js';
-import { readLimitedBody } from '../../bindings/read-limited-body.js';
+import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../../bindings/read-limited-body.js';
 import { consentPage, loginPage, messagePage, PAGE_HEADERS } from './interaction-pages.js';
 import { authenticateUser } from './local-users.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -81,7 +81,11 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
   if (req.method !== 'POST') return send(res, 405, messagePage('Not allowed', 'Use the form.'));
 
   const body = await readLimitedBody(req, FORM_LIMIT);
-  if (typeof body !== 'string') return send(res, 413, messagePage('Too large', 'The form is too large.'));
+  if (typeof body !== 'string') {
+    const err = bodyRefusal(body, FORM_LIMIT);
+    for (const [k, v] of Object.entries(bodyRefusalHeaders(body))) res.setHeader(k, v);
+    return send(res, err.identity.http, messagePage('Not accepted', err.message));
+  }
   const form = new URLSearchParams(body);
   if (!csrfValid(d.formSecret, uid, form.get('csrf'))) return send(res, 403, messagePage('Refused', 'The form could not be verified. Reload the page and try again.'));
 

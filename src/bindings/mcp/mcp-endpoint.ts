@@ -34,7 +34,8 @@ import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.j
 import type { SkillAnnotationsLookup } from './agent-tools.js';
 import { renderItem } from './item-page.js';
 import { tableExpertOf, type TableExpertBinding } from './table-expert-tools.js';
-import { readLimitedBody } from '../read-limited-body.js';
+import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../read-limited-body.js';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../json-depth.js';
 
 export interface McpEndpointDeps {
   registry: AgentRegistry;
@@ -76,6 +77,8 @@ export interface McpEndpointDeps {
 const LEGACY_SESSION_IDLE_MS = 30 * 60_000;
 const LEGACY_SESSION_MAX = 1000;
 
+/** The Streamable HTTP transport's methods (besides the CORS preflight). */
+const MCP_METHODS: readonly string[] = ['GET', 'POST', 'DELETE'];
 const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, MCP-Protocol-Version, Mcp-Session-Id, Mcp-Method, Mcp-Name, Last-Event-ID, X-API-Key, X-Request-Id';
 const EXPOSE_HEADERS = 'WWW-Authenticate, Mcp-Session-Id, MCP-Protocol-Version, X-Request-Id';
 
@@ -161,6 +164,12 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     if (!route) return false;
 
     if (route.kind === 'mcp' && req.method === 'OPTIONS') return preflight(req, res), true;
+    if (route.kind === 'mcp' && !MCP_METHODS.includes(req.method ?? '')) {
+      // TRACE, PUT, …: not MCP (Streamable HTTP uses GET, POST, DELETE); 405 with Allow (RFC 9110 §15.5.6).
+      res.setHeader('Allow', [...MCP_METHODS, 'OPTIONS'].join(', '));
+      sendJsonRpcError(res, 405, -32600, `${req.method} is not allowed on the MCP endpoint`);
+      return true;
+    }
     const origin = req.headers.origin;
     if (origin) setCors(res, origin);
     const rejected = checkHostAndOrigin(req);
@@ -250,12 +259,13 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     if (req.method === 'POST') {
       const read = await readLimitedBody(req, d.bodyLimit);
       if (typeof read === 'object') {
-        res.setHeader('Connection', 'close');
-        return read.problem === 'too-large'
-          ? sendJsonRpcError(res, 413, -32600, `The request body exceeds ${d.bodyLimit} bytes`)
-          : sendJsonRpcError(res, 400, -32600, 'The request body could not be read');
+        for (const [k, v] of Object.entries(bodyRefusalHeaders(read))) res.setHeader(k, v);
+        const err = bodyRefusal(read, d.bodyLimit);
+        return sendJsonRpcError(res, err.identity.http, err.kind === 'Unavailable' ? -32603 : -32600, err.message);
       }
       body = read;
+      // The SDK's validation recurses: a body nested thousands deep would end in its 500.
+      if (exceedsJsonDepth(body)) return sendJsonRpcError(res, 400, -32600, `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
       try {
         parsed = JSON.parse(body);
       } catch {

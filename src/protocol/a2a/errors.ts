@@ -61,6 +61,8 @@ export const A2A_ERRORS = {
   UnsupportedMediaType: { jsonrpc: -32005, http: 415, grpc: 'INVALID_ARGUMENT', reason: 'CONTENT_TYPE_NOT_SUPPORTED', message: 'Content-Type must be application/json or application/a2a+json' },
   // Edge errors (not A2A-defined): still rendered in each binding's own error shape.
   PayloadTooLarge: { jsonrpc: -32600, http: 413, grpc: 'RESOURCE_EXHAUSTED', reason: 'PAYLOAD_TOO_LARGE', message: 'Request body too large' },
+  // The body did not arrive within limits.bodyReadTimeoutMs (RFC 9110 §15.5.9).
+  RequestTimeout: { jsonrpc: -32600, http: 408, grpc: 'DEADLINE_EXCEEDED', reason: 'REQUEST_TIMEOUT', message: 'The request body did not arrive in time' },
   // -32000: JSON-RPC's implementation-defined server error; the ErrorInfo reason tells them apart.
   Unauthenticated: { jsonrpc: -32000, http: 401, grpc: 'UNAUTHENTICATED', reason: 'UNAUTHENTICATED', message: 'Authentication required' },
   PermissionDenied: { jsonrpc: -32000, http: 403, grpc: 'PERMISSION_DENIED', reason: 'PERMISSION_DENIED', message: 'Permission denied' },

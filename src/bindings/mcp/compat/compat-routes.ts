@@ -17,7 +17,9 @@
  * authorization is the endpoint's, and bad input gets a JSON-RPC-shaped error, never a stack.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { readLimitedBody } from '../../read-limited-body.js';
+import type { IncomingHttpHeaders } from 'node:http';
+import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../json-depth.js';
+import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../../read-limited-body.js';
 import { metadataDocument, serverInfoDocument, validate, type ServerFacts } from './documents.js';
 import { forwardToMcp, FORWARD_PROTOCOL_VERSION, type ForwardTarget } from './forward-to-mcp.js';
 import { publicToolList, type PublicToolsDeps } from './public-tools.js';
@@ -31,6 +33,11 @@ export interface McpCompatDeps extends PublicToolsDeps, ForwardTarget {
   oauthEnabled: boolean;
   /** settles once agents are registered */
   started: Promise<void>;
+  /**
+   * Whether these headers would be let into /mcp (authenticated, with an MCP scope). Routes that
+   * run calls ask before reading a body; a refused caller gets /mcp's own refusal, body unread.
+   */
+  mayUseMcp?: (headers: IncomingHttpHeaders) => Promise<boolean>;
 }
 
 type Route = 'info' | 'initialize' | 'tools/list' | 'tools/call' | 'resources/list' | 'health' | 'validate' | 'metadata';
@@ -112,6 +119,7 @@ export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, 
       case 'resources/list':
         return forward(req, res, 'resources/list', {}, undefined);
       case 'initialize': {
+        if (await refusedByMcp(req, res, 'initialize')) return;
         const body = await readJson(req, res);
         if (!body.ok) return;
         const rpc = asJsonRpc(body.value);
@@ -125,6 +133,7 @@ export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, 
         return forward(req, res, 'initialize', params, rpc);
       }
       case 'tools/call': {
+        if (await refusedByMcp(req, res, 'tools/call')) return;
         const body = await readJson(req, res);
         if (!body.ok) return;
         const rpc = asJsonRpc(body.value);
@@ -155,14 +164,25 @@ export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, 
     return sendJson(res, 200, rpc ? { jsonrpc: '2.0', id, result: r.message.result } : r.message.result, { 'Cache-Control': 'no-store' });
   }
 
+  /** True once /mcp's refusal (401/403 with its challenge) was passed on, the body left unread. */
+  async function refusedByMcp(req: IncomingMessage, res: ServerResponse, method: string): Promise<boolean> {
+    if (!d.mayUseMcp || (await d.mayUseMcp(req.headers))) return false;
+    await forward(req, res, method, {}, undefined);
+    return true;
+  }
+
   async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; value: unknown } | { ok: false }> {
     const read = await readLimitedBody(req, d.bodyLimit);
     if (typeof read === 'object') {
-      res.setHeader('Connection', 'close');
-      sendJson(res, read.problem === 'too-large' ? 413 : 400, rpcError(null, -32600, read.problem === 'too-large' ? `The request body exceeds ${d.bodyLimit} bytes` : 'The request body could not be read'));
+      const err = bodyRefusal(read, d.bodyLimit);
+      sendJson(res, err.identity.http, rpcError(null, err.kind === 'Unavailable' ? -32603 : -32600, err.message), bodyRefusalHeaders(read));
       return { ok: false };
     }
     if (read.trim() === '') return { ok: true, value: undefined };
+    if (exceedsJsonDepth(read)) {
+      sendJson(res, 400, rpcError(null, -32600, `The request body nests deeper than ${MAX_JSON_DEPTH} levels`));
+      return { ok: false };
+    }
     try {
       return { ok: true, value: JSON.parse(read) as unknown };
     } catch {
