@@ -48,6 +48,11 @@ export interface StoredTask {
   lease?: TaskLease;
 }
 
+/** A task an orphan sweep claimed, with the lease it took over (absent: no replica held one). */
+export interface ClaimedTask extends StoredTask {
+  previousLease?: TaskLease;
+}
+
 export interface OutboxEntry {
   id: number;
   taskId: string;
@@ -208,9 +213,9 @@ export interface Store {
   /**
    * Claims for `owner` up to `limit` tasks in one of `states` whose lease is absent or expired
    * before `now` (PG: FOR UPDATE SKIP LOCKED, so replicas sweeping at once take different tasks).
-   * Increments each version. Returns them as claimed, oldest first.
+   * Increments each version. Returns them as claimed, oldest first, each with the lease it replaced.
    */
-  claimOrphanedTasks(states: readonly TaskState[], owner: string, now: number, expiresAt: number, limit: number): Promise<StoredTask[]>;
+  claimOrphanedTasks(states: readonly TaskState[], owner: string, now: number, expiresAt: number, limit: number): Promise<ClaimedTask[]>;
   /** Throws StoreUnavailableError (with a cause an operator can act on) when the database cannot be reached. */
   ping(): Promise<void>;
   /** Migrations applied in the database vs those this build knows. */

@@ -29,7 +29,7 @@ import {
 } from '../../protocol/a2a/types.js';
 import type { EventBus, ForwardedMessage, TaskControl } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
-import { ConcurrentUpdateError, type NewOutboxEntry, type Store, type StoredTask, type TaskEventPayload, type TaskEventRecord } from '../../store/store.js';
+import { ConcurrentUpdateError, type ClaimedTask, type NewOutboxEntry, type Store, type StoredTask, type TaskEventPayload, type TaskEventRecord } from '../../store/store.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import { LeaseKeeper } from '../cluster/lease-keeper.js';
 import { OrphanSweeper } from '../cluster/orphan-sweeper.js';
@@ -917,7 +917,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
    * A task whose replica stopped renewing its lease, now claimed by this one: a resumable agent
    * runs it again from where the log stands; any other task ends FAILED with the reason.
    */
-  private async recoverOrphan(s: StoredTask): Promise<void> {
+  private async recoverOrphan(s: ClaimedTask): Promise<void> {
     if (this.closed) return;
     const live = LiveTask.fromStored(s);
     live.held = true;
@@ -927,7 +927,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
     const history = s.task.history ?? [];
     const lastUser = [...history].reverse().find((m) => m.role === 'ROLE_USER');
     if (agent?.definition.resumable && lastUser) {
-      this.d.log.warn({ taskId: s.task.id, previous: s.lease?.owner }, 'resuming a task whose replica stopped');
+      this.d.log.warn({ taskId: s.task.id, previous: s.previousLease?.owner ?? null }, 'resuming a task whose replica stopped');
       const run = new AgentRun(this, agent.definition, agent.id, s.task.id, s.task.contextId, lastUser, this.dir.viewFull(s.task), [], [], [], undefined, true);
       live.run = run;
       this.runOutcome.set(run, NO_OBSERVER);
@@ -935,7 +935,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
       void this.execute(run);
       return;
     }
-    this.d.log.warn({ taskId: s.task.id, previous: s.lease?.owner }, 'failing a task whose replica stopped');
+    this.d.log.warn({ taskId: s.task.id, previous: s.previousLease?.owner ?? null }, 'failing a task whose replica stopped');
     const message: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: REPLICA_LOST_MESSAGE }], contextId: s.task.contextId, taskId: s.task.id };
     await this.append(live, [
       { statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: new Date().toISOString() } } },
