@@ -90,6 +90,17 @@ export abstract class SqlStore implements Store {
     return row ? toStoredTask(row) : undefined;
   }
 
+  async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
+    const row = await this.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('agent_id', '=', agentId)
+      .where('owner', '=', owner)
+      .where('origin_message_id', '=', messageId)
+      .executeTakeFirst();
+    return row ? toStoredTask(row) : undefined;
+  }
+
   async findTasksInStates(states: readonly TaskState[], limit: number): Promise<StoredTask[]> {
     if (states.length === 0) return [];
     const rows = await this.db.selectFrom('tasks').selectAll().where('state', 'in', [...states]).orderBy('created_at').limit(limit).execute();

@@ -86,6 +86,11 @@ export interface TaskCommit {
   createdAt: number;
   /** written with the projection when present (the committing replica holds the task); absent leaves the lease as it is */
   lease?: TaskLease;
+  /**
+   * New tasks only: the messageId of the message that created the task. A second task with the same
+   * (agentId, owner, messageId) is refused like a concurrent create (ConcurrentUpdateError).
+   */
+  originMessageId?: string;
 }
 
 export interface StoredPushConfig {
@@ -193,6 +198,8 @@ export interface Store {
   /** Writes every commit in one transaction; all or nothing. */
   commit(commits: TaskCommit[]): Promise<void>;
   getTask(agentId: string, taskId: string): Promise<StoredTask | undefined>;
+  /** The task `owner` created on `agentId` with the message `messageId` (SendMessage idempotency). */
+  findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined>;
   listTasks(query: ListTasksQuery): Promise<ListTasksPage>;
   /** Tasks of any agent and owner in one of `states`, oldest first (start-up recovery). */
   findTasksInStates(states: readonly TaskState[], limit: number): Promise<StoredTask[]>;

@@ -10,6 +10,7 @@ import * as m0002 from './0002-task-leases.js';
 import * as m0003 from './0003-signing-keys.js';
 import * as m0004 from './0004-api-keys.js';
 import * as m0005 from './0005-oauth.js';
+import * as m0007 from './0007-task-message-ids.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -25,6 +26,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0003_signing_keys': m0003,
   '0004_api_keys': m0004,
   '0005_oauth': m0005,
+  '0007_task_message_ids': m0007,
 };
 
 /** The migrations this build knows, in the order they apply. */
