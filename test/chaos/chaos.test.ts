@@ -44,6 +44,9 @@ interface Recovery {
   orphansRecoveredMs?: number;
   /** fault → the next acknowledged request */
   nextAckMs: number;
+  /** SIGTERM: how the process ended and how long the graceful stop took */
+  exit?: string;
+  stopMs?: number;
 }
 
 async function ready(r: Replica): Promise<boolean> {
@@ -111,10 +114,16 @@ describe('chaos: faults under load on three replicas (private PostgreSQL and Red
             await redis.start();
           }));
           await sleep(GAP_MS);
-          recoveries.push(await fault('SIGTERM', load, victim(1), async (v) => {
-            await v.stop(10_000);
+          let exit = '';
+          let stopMs = 0;
+          const sigterm = await fault('SIGTERM', load, victim(1), async (v) => {
+            const t0 = Date.now();
+            await v.stop(15_000);
+            stopMs = Date.now() - t0;
+            exit = /exited: (.*)\n?$/.exec(v.output().trimEnd())?.[1] ?? 'unknown';
             await v.start();
-          }));
+          });
+          recoveries.push({ ...sigterm, exit, stopMs });
           await sleep(GAP_MS);
           recoveries.push(await fault('SIGSTOP', load, victim(2), async (v) => {
             v.pause();
