@@ -83,6 +83,7 @@ export interface ClusterConfig {
   replicaId: string;
   leaseTtlMs: number;
   sweepIntervalMs: number;
+  commitRetryMs: number;
 }
 
 export interface AgentCardOverrides {

@@ -82,6 +82,7 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
       replicaId: file.cluster.replicaId ?? defaultReplicaId(),
       leaseTtlMs: file.cluster.leaseTtlMs,
       sweepIntervalMs: file.cluster.sweepIntervalMs,
+      commitRetryMs: file.cluster.commitRetryMs,
     },
     agents,
     primaryAgent: file.primaryAgent ?? agents[0]!.id,

@@ -154,6 +154,11 @@ const clusterSchema = z
     leaseTtlMs: duration(1000).default(15_000),
     /** how often each replica looks for tasks whose lease expired */
     sweepIntervalMs: duration(100).default(5_000),
+    /**
+     * how long a replica holds commits and retries while the database is unreachable, its executors
+     * running on; past it they are stopped and their tasks recovered by rule (0: no retry)
+     */
+    commitRetryMs: duration(0).default(10_000),
   })
   .strict();
 

@@ -28,6 +28,11 @@ export interface CallContext {
   requestedExtensions: readonly string[];
   /** aborted when the client goes away (streams) */
   signal?: AbortSignal;
+  /**
+   * true once the client's connection is gone (it gave up waiting); checked before work starts, so
+   * requests queued behind a stall do not run for nobody (issue 19 C4)
+   */
+  clientGone?: () => boolean;
   /** `mcp`: an MCP tool call or resource read, authorized under the `mcp:tools…` scopes */
   surface?: 'a2a' | 'mcp';
   /** set by the authorization layer: the usecases whose data the caller may see (undefined: all) */

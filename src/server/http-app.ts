@@ -148,6 +148,7 @@ export function buildHttpApp(d: HttpAppDeps) {
       }
     },
   });
+  let closing = false;
   const app = Fastify({
     loggerInstance: d.log,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
@@ -166,6 +167,10 @@ export function buildHttpApp(d: HttpAppDeps) {
     // A2A requests go straight to the bindings (src/server/a2a-endpoint.ts); the rest to Fastify.
     serverFactory: (handler) =>
       createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, (req, res) => {
+        // Closing: the answer ends its keep-alive connection. Requests that bypass Fastify (A2A, MCP)
+        // would otherwise keep busy connections open, and the listener would never finish closing
+        // under load (seen as a SIGTERM ending in SIGKILL in the chaos test).
+        if (closing) res.setHeader('Connection', 'close');
         admitBody(req, bodyPolicy);
         // A handler that stops reading a body midway (oidc-provider past its own 56 KiB limit, the
         // body budget) leaves the rest unread, and the next request on the connection would never
@@ -183,7 +188,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     () => {},
   );
   // Open MCP streams (subscriptions/listen, legacy sessions) end before the listener closes.
-  app.addHook('preClose', () => mcp.close());
+  app.addHook('preClose', () => ((closing = true), mcp.close()));
   app.addHook('onRequest', (req, reply, done) => {
     reply.header('X-Request-Id', req.id);
     if (started) return done();

@@ -22,6 +22,7 @@ import { PushJwtSigner } from '../core/push/push-jwt.js';
 import { SsrfGuard } from '../core/push/ssrf-guard.js';
 import { TaskService } from '../core/tasks/task-service.js';
 import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
+import { toA2AError } from '../protocol/a2a/errors.js';
 import { registerAgent } from './agent-cards.js';
 import { buildHttpApp } from './http-app.js';
 import { AuthorizationPolicy } from '../core/authz/policy.js';
@@ -115,7 +116,11 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     if (cluster && initial.bus.driver !== 'redis') {
       log.warn('storage is PostgreSQL with the in-process bus: run one replica only, or set `bus:` to a redis:// URL so streams see events committed by other replicas');
     }
-    const committer = new GroupCommitter(store);
+    // Distributed mode: a database restart is ridden out by holding commits (issue 19 C2).
+    const committer = new GroupCommitter(
+      store,
+      cluster ? { retryUnavailableMs: cluster.commitRetryMs, isUnavailable: (err) => toA2AError(err).kind === 'Unavailable', log } : {},
+    );
     // Replicas sign with the same keys, so any replica's JWKS verifies any replica's cards.
     const keys = new KeyStore(initial.storage.driver === 'postgres' ? { shared: store } : { dataDir: initial.server.dataDir });
     const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });

@@ -6,12 +6,35 @@
  * the next one, so the batch grows with the store's latency. A batch is all or nothing, so when
  * it fails each of its commits is retried alone, in order: a ConcurrentUpdateError then rejects
  * only the commit that caused it.
+ *
+ * Distributed mode (issue 19 C2): a batch that fails because the database is unreachable is tried
+ * again, in order, with backoff, for up to `retryUnavailableMs`; commits enqueued meanwhile wait in
+ * memory behind it (at most `maxQueued`), so a database restart of a second or two costs running
+ * executors nothing but latency. Past the window every waiting commit fails with
+ * StorageUnavailableError and the task service stops their executors.
  */
-import type { Store, TaskCommit } from './store.js';
+import { ConcurrentUpdateError, StoreUnavailableError, type Store, type TaskCommit } from './store.js';
 
 export interface GroupCommitterOptions {
   /** most commits per store transaction; default 64 */
   maxBatch?: number;
+  /** how long a batch is retried while the database is unreachable; default 0 (not retried) */
+  retryUnavailableMs?: number;
+  /** which errors mean "unreachable, try again" (driver errors are not typed) */
+  isUnavailable?: (err: unknown) => boolean;
+  /** most commits held in memory while retrying; beyond it new commits fail at once; default 10,000 */
+  maxQueued?: number;
+  /** first retry delay, doubling up to 1 s; default 50 ms */
+  retryDelayMs?: number;
+  log?: { warn(obj: object, msg?: string): void };
+}
+
+/** The database stayed unreachable for longer than the retry window: the commit was not stored. */
+export class StorageUnavailableError extends StoreUnavailableError {
+  constructor(windowMs: number, options?: { cause?: unknown }) {
+    super(`storage unavailable: the database could not be reached for ${windowMs} ms`, options);
+    this.name = 'StorageUnavailableError';
+  }
 }
 
 interface Pending {
@@ -22,21 +45,36 @@ interface Pending {
 
 export class GroupCommitter {
   private readonly maxBatch: number;
+  private readonly retryMs: number;
+  private readonly maxQueued: number;
   private queue: Pending[] = [];
   /** the drain loop, while one runs; flush() waits for it */
   private draining: Promise<void> | undefined;
   private scheduled = false;
   private closed = false;
+  /** set while a batch waits for the database: when the outage began */
+  private outageSince: number | undefined;
 
   constructor(
     private readonly store: Store,
-    opts: GroupCommitterOptions = {},
+    private readonly opts: GroupCommitterOptions = {},
   ) {
     this.maxBatch = Math.max(1, Math.floor(opts.maxBatch ?? 64));
+    this.retryMs = Math.max(0, opts.retryUnavailableMs ?? 0);
+    this.maxQueued = Math.max(1, opts.maxQueued ?? 10_000);
+  }
+
+  /** true while the database is unreachable and commits wait for it */
+  get retrying(): boolean {
+    return this.outageSince !== undefined;
   }
 
   commit(c: TaskCommit): Promise<void> {
     if (this.closed) return Promise.reject(new Error('group committer is closed'));
+    if (this.outageSince !== undefined && this.queue.length >= this.maxQueued) {
+      // Memory stays bounded during an outage: the newest work is refused, the oldest kept.
+      return Promise.reject(new StorageUnavailableError(Date.now() - this.outageSince));
+    }
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ commit: c, resolve, reject });
       this.schedule();
@@ -83,23 +121,82 @@ export class GroupCommitter {
   }
 
   private async apply(batch: Pending[]): Promise<void> {
+    let failure: unknown;
     try {
       await this.store.commit(batch.map((p) => p.commit));
       for (const p of batch) p.resolve();
       return;
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0].reject(err);
-        return;
-      }
+      failure = err;
+    }
+    let ambiguous = false;
+    if (this.retryMs > 0 && this.opts.isUnavailable?.(failure)) {
+      const outcome = await this.retryThroughOutage(batch, failure);
+      if (outcome === 'done') return;
+      // The database answers again but refused the batch: a commit may have reached it before the
+      // connection dropped (its acknowledgement lost), and now conflicts with itself.
+      ambiguous = true;
+    }
+    if (batch.length === 1 && !ambiguous) {
+      batch[0].reject(failure);
+      return;
     }
     for (const p of batch) {
       try {
         await this.store.commit([p.commit]);
         p.resolve();
       } catch (err) {
-        p.reject(err);
+        if (ambiguous && err instanceof ConcurrentUpdateError && (await this.alreadyApplied(p.commit))) p.resolve();
+        else p.reject(err);
       }
+    }
+  }
+
+  /**
+   * Retries the batch while the database is unreachable, up to the window. 'done': committed, or
+   * given up (everything waiting rejected); 'refused': the database answered with another error.
+   */
+  private async retryThroughOutage(batch: Pending[], first: unknown): Promise<'done' | 'refused'> {
+    const since = Date.now();
+    this.outageSince = since;
+    this.opts.log?.warn({ err: first, commits: batch.length }, 'the database is unreachable: holding commits and retrying');
+    let delay = this.opts.retryDelayMs ?? 50;
+    let last = first;
+    try {
+      while (Date.now() - since < this.retryMs) {
+        await new Promise((r) => setTimeout(r, Math.max(1, Math.min(delay, since + this.retryMs - Date.now()))));
+        delay = Math.min(1_000, delay * 2);
+        try {
+          await this.store.commit(batch.map((p) => p.commit));
+          for (const p of batch) p.resolve();
+          this.opts.log?.warn({ outageMs: Date.now() - since, waiting: this.queue.length }, 'the database is reachable again: held commits are being written');
+          return 'done';
+        } catch (err) {
+          last = err;
+          if (!this.opts.isUnavailable?.(err)) return 'refused';
+        }
+      }
+    } finally {
+      this.outageSince = undefined;
+    }
+    // Past the window nothing waiting here can be stored in time: each task service stops the
+    // executors behind these commits, and recovery takes over once the database is back.
+    const gaveUp = new StorageUnavailableError(this.retryMs, { cause: last });
+    this.opts.log?.warn({ commits: batch.length + this.queue.length, windowMs: this.retryMs }, 'the database stayed unreachable: giving up on held commits');
+    const waiting = this.queue;
+    this.queue = [];
+    for (const p of batch) p.reject(gaveUp);
+    for (const p of waiting) p.reject(gaveUp);
+    return 'done';
+  }
+
+  /** Whether a commit whose acknowledgement was lost is in the store: its version and last seq are. */
+  private async alreadyApplied(c: TaskCommit): Promise<boolean> {
+    try {
+      const s = await this.store.getTask(c.agentId, c.task.id);
+      return s !== undefined && s.version === c.expectedVersion + 1 && s.seq === c.seq;
+    } catch {
+      return false;
     }
   }
 }

@@ -33,6 +33,7 @@ export interface PreparedCommit {
   outbox: { configId: string; seq: number; json: string }[];
   /** written with the projection when set; undefined leaves the stored lease as it is */
   lease: TaskLease | undefined;
+  originMessageId: string | null;
 }
 
 /** ListTasks sorts on the status timestamp; a task without one sorts by when it was committed. */
@@ -94,6 +95,7 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
           },
     outbox,
     lease: c.lease,
+    originMessageId: c.expectedVersion === 0 ? (c.originMessageId ?? null) : null,
   };
 }
 

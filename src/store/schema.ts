@@ -27,6 +27,8 @@ export interface TasksTable {
   lease_owner: string | null;
   /** epoch ms; set exactly when lease_owner is */
   lease_expires_at: number | null;
+  /** messageId of the message that created the task; unique per (agent_id, owner); null for older rows */
+  origin_message_id: string | null;
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   type StoredApiKey,
   type StoredPushConfig,
   type StoredSigningKey,
+  type ClaimedTask,
   type StoredTask,
   type TaskCommit,
   type TaskEventRecord,
@@ -85,6 +86,17 @@ export abstract class SqlStore implements Store {
       .selectAll()
       .where('id', '=', taskId)
       .where('agent_id', '=', agentId)
+      .executeTakeFirst();
+    return row ? toStoredTask(row) : undefined;
+  }
+
+  async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
+    const row = await this.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('agent_id', '=', agentId)
+      .where('owner', '=', owner)
+      .where('origin_message_id', '=', messageId)
       .executeTakeFirst();
     return row ? toStoredTask(row) : undefined;
   }
@@ -182,30 +194,51 @@ export abstract class SqlStore implements Store {
     now: number,
     expiresAt: number,
     limit: number,
-  ): Promise<StoredTask[]> {
+  ): Promise<ClaimedTask[]> {
     if (states.length === 0 || limit <= 0) return [];
     const orphans = this.db
       .selectFrom('tasks')
-      .select('id')
+      .select(['id', 'lease_owner as previous_owner', 'lease_expires_at as previous_expires_at'])
       .where('state', 'in', [...states])
       // lease_expires_at is null exactly when no replica holds the task; testing it alone keeps
       // the predicate on the tasks_orphan_idx columns.
       .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
       .orderBy('created_at')
       .orderBy('id')
-      .limit(Math.floor(limit))
-      // PG: sweeping replicas skip each other's rows; a row another sweeper claimed and committed
-      // meanwhile is re-checked under its lock and no longer matches.
-      .$if(this.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
-    const rows = await this.db
-      .updateTable('tasks')
-      .set((eb) => ({ lease_owner: owner, lease_expires_at: expiresAt, version: eb('version', '+', 1) }))
-      .where('id', 'in', orphans)
-      .returningAll()
-      .execute();
-    return rows
-      .map(toStoredTask)
-      .sort((a, b) => a.createdAt - b.createdAt || (a.task.id < b.task.id ? -1 : a.task.id > b.task.id ? 1 : 0));
+      .limit(Math.floor(limit));
+    // The claim reports whose lease it took (the recovery log names the replica that stopped):
+    // RETURNING shows the row after the update, so the previous lease is read in the same pass.
+    let claimed: ClaimedTask[];
+    if (this.dialect === 'postgres') {
+      // One statement: sweeping replicas skip each other's rows (FOR UPDATE SKIP LOCKED); a row
+      // another sweeper claimed and committed meanwhile is re-checked under its lock and no longer
+      // matches. PostgreSQL's RETURNING may name the CTE's columns.
+      const rows = await this.db
+        .with('o', () => orphans.forUpdate().skipLocked())
+        .updateTable('tasks')
+        .from('o')
+        .set((eb) => ({ lease_owner: owner, lease_expires_at: expiresAt, version: eb('version', '+', 1) }))
+        .whereRef('tasks.id', '=', 'o.id')
+        .returningAll('tasks')
+        .returning(['o.previous_owner', 'o.previous_expires_at'])
+        .execute();
+      claimed = rows.map((r) => withPreviousLease(toStoredTask(r), r.previous_owner, r.previous_expires_at));
+    } else {
+      // SQLite's RETURNING cannot name another table; one process writes the embedded store, so
+      // reading the candidates first and re-checking the condition in the update is exact.
+      const candidates = await orphans.execute();
+      if (candidates.length === 0) return [];
+      const rows = await this.db
+        .updateTable('tasks')
+        .set((eb) => ({ lease_owner: owner, lease_expires_at: expiresAt, version: eb('version', '+', 1) }))
+        .where('id', 'in', candidates.map((c) => c.id))
+        .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
+        .returningAll()
+        .execute();
+      const before = new Map(candidates.map((c) => [c.id, c]));
+      claimed = rows.map((r) => withPreviousLease(toStoredTask(r), before.get(r.id)?.previous_owner ?? null, before.get(r.id)?.previous_expires_at ?? null));
+    }
+    return claimed.sort((a, b) => a.createdAt - b.createdAt || (a.task.id < b.task.id ? -1 : a.task.id > b.task.id ? 1 : 0));
   }
 
   async readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEventRecord[]> {
@@ -427,4 +460,8 @@ export function toStoredApiKey(row: ApiKeysTable): StoredApiKey {
     ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
     ...(row.revoked_at === null ? {} : { revokedAt: Number(row.revoked_at) }),
   };
+}
+
+function withPreviousLease(t: StoredTask, owner: string | null, expiresAt: number | string | null): ClaimedTask {
+  return owner === null || expiresAt === null ? t : { ...t, previousLease: { owner, expiresAt: Number(expiresAt) } };
 }

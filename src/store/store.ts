@@ -48,6 +48,11 @@ export interface StoredTask {
   lease?: TaskLease;
 }
 
+/** A task an orphan sweep claimed, with the lease it took over (absent: no replica held one). */
+export interface ClaimedTask extends StoredTask {
+  previousLease?: TaskLease;
+}
+
 export interface OutboxEntry {
   id: number;
   taskId: string;
@@ -81,6 +86,11 @@ export interface TaskCommit {
   createdAt: number;
   /** written with the projection when present (the committing replica holds the task); absent leaves the lease as it is */
   lease?: TaskLease;
+  /**
+   * New tasks only: the messageId of the message that created the task. A second task with the same
+   * (agentId, owner, messageId) is refused like a concurrent create (ConcurrentUpdateError).
+   */
+  originMessageId?: string;
 }
 
 export interface StoredPushConfig {
@@ -188,6 +198,8 @@ export interface Store {
   /** Writes every commit in one transaction; all or nothing. */
   commit(commits: TaskCommit[]): Promise<void>;
   getTask(agentId: string, taskId: string): Promise<StoredTask | undefined>;
+  /** The task `owner` created on `agentId` with the message `messageId` (SendMessage idempotency). */
+  findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined>;
   listTasks(query: ListTasksQuery): Promise<ListTasksPage>;
   /** Tasks of any agent and owner in one of `states`, oldest first (start-up recovery). */
   findTasksInStates(states: readonly TaskState[], limit: number): Promise<StoredTask[]>;
@@ -208,9 +220,9 @@ export interface Store {
   /**
    * Claims for `owner` up to `limit` tasks in one of `states` whose lease is absent or expired
    * before `now` (PG: FOR UPDATE SKIP LOCKED, so replicas sweeping at once take different tasks).
-   * Increments each version. Returns them as claimed, oldest first.
+   * Increments each version. Returns them as claimed, oldest first, each with the lease it replaced.
    */
-  claimOrphanedTasks(states: readonly TaskState[], owner: string, now: number, expiresAt: number, limit: number): Promise<StoredTask[]>;
+  claimOrphanedTasks(states: readonly TaskState[], owner: string, now: number, expiresAt: number, limit: number): Promise<ClaimedTask[]>;
   /** Throws StoreUnavailableError (with a cause an operator can act on) when the database cannot be reached. */
   ping(): Promise<void>;
   /** Migrations applied in the database vs those this build knows. */

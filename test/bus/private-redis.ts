@@ -4,19 +4,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from '../support/private-services.js';
 import { sleep } from './wait.js';
 
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  server.close();
-  await once(server, 'close');
-  if (address === null || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}
+/** Below the ephemeral range and reserved across test processes (test/support/private-services.ts). */
+export { freePort };
 
 /** One PING over a raw socket; true on +PONG. */
 export function pingRedis(port: number): Promise<boolean> {

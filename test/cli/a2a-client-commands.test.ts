@@ -14,16 +14,11 @@ import { DropProxy } from '../client/cut-proxy.js';
 import { PROBE_MODULE } from '../client/support.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { fakeIO, type FakeIO } from './fake-io.js';
+import { freePort } from '../support/private-services.js';
 
 const API_KEY = 'cli-commands-key-0123456789';
 
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
+// freePort(): below the ephemeral range and reserved across parallel test processes.
 let s: TestServer;
 let locked: TestServer;
 let proxy: DropProxy;

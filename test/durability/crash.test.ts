@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSse } from '../support/server.js';
+import { freePort } from '../support/private-services.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'bin/agentport.js');
@@ -25,18 +26,8 @@ const PUSH_WAIT_MS = 30_000;
 
 // ---------------------------------------------------------------- helpers
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
+// Ports from freePort() (test/support/private-services.ts): below the ephemeral range, reserved
+// across the test processes running in parallel.
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 

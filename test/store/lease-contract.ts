@@ -202,13 +202,26 @@ export function describeLeaseContract(ctx: ContractContext): void {
         expect(claimed.map((t) => t.task.id)).toEqual([submittedExpired.task.id, otherAgent.task.id, workingFree.task.id]);
         for (const t of claimed) {
           expect(t).toMatchObject({ version: 2, lease: lease('replica-1', now + TTL) });
-          expect(await ctx.store().getTask(t.agentId, t.task.id)).toEqual(t);
+          const { previousLease: _previous, ...stored } = t;
+          expect(await ctx.store().getTask(t.agentId, t.task.id)).toEqual(stored);
         }
         expect(await ctx.store().getTask('agent-a', workingLive.task.id)).toMatchObject({ version: 1, lease: lease('replica-2', now) });
         expect(await ctx.store().getTask('agent-a', completedFree.task.id)).not.toHaveProperty('lease');
         expect(await ctx.store().getTask('agent-a', inputRequired.task.id)).not.toHaveProperty('lease');
         // now held: a second sweep finds nothing
         expect(await ctx.store().claimOrphanedTasks(LIVE, 'replica-3', now, now + TTL, 10)).toEqual([]);
+      });
+
+      it('reports the lease each claim replaced (the replica that stopped), not the claimer (issue 19 C3)', async () => {
+        const now = T0 + 100;
+        const expired = leasedTask('dead-replica', { state: 'TASK_STATE_WORKING', time: T0 + 1, expiresAt: now - 1 });
+        const free = newTask({ state: 'TASK_STATE_WORKING', time: T0 + 2 });
+        await ctx.store().commit([expired, free]);
+        const claimed = await ctx.store().claimOrphanedTasks(LIVE, 'replica-1', now, now + TTL, 10);
+        expect(claimed.map((t) => [t.task.id, t.previousLease ?? null, t.lease?.owner])).toEqual([
+          [expired.task.id, lease('dead-replica', now - 1), 'replica-1'],
+          [free.task.id, null, 'replica-1'],
+        ]);
       });
 
       it('claims at most `limit` tasks, the oldest', async () => {

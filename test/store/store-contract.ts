@@ -10,6 +10,7 @@ import { ConcurrentUpdateError, type Store, type TaskCommit } from '../../src/st
 import { newTask, pushConfig, T0, update, type NewTaskOptions } from './fixtures.js';
 import { describeApiKeysContract } from './api-keys-contract.js';
 import { describeLeaseContract } from './lease-contract.js';
+import { describeMessageIdsContract } from './message-ids-contract.js';
 import { describeReplicasContract } from './replicas-contract.js';
 import { describeSchemaContract } from './schema-contract.js';
 import { describeSigningKeysContract } from './signing-keys-contract.js';
@@ -554,5 +555,6 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeReplicasContract(context);
     describeSigningKeysContract(context);
     describeApiKeysContract(context);
+    describeMessageIdsContract(context);
   });
 }

@@ -67,7 +67,7 @@ export async function waitFor<T>(
 // ---------------------------------------------------------------- the agent log
 
 export interface AgentLogLine {
-  event: 'start' | 'resumed' | 'step' | 'aborted' | 'done';
+  event: 'start' | 'resumed' | 'step' | 'aborted' | 'done' | 'effect' | 'fenced';
   taskId: string;
   pid: number;
   replica: string | null;
@@ -98,6 +98,8 @@ export interface ClusterSettings {
   prefix: string;
   leaseTtlMs?: number;
   sweepIntervalMs?: number;
+  /** cluster.commitRetryMs (default: the server's) */
+  commitRetryMs?: number;
   /** the file cluster-agent*.mjs append to */
   agentLog: string;
   /** merged over the generated config (top-level keys) */
@@ -207,9 +209,20 @@ export class Replica {
     await this.exitedPromise;
   }
 
+  /** SIGSTOP: the process stalls (a long GC pause, a frozen VM) without dying; its sockets stay open. */
+  pause(): void {
+    if (this.running) this.proc!.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after pause(). */
+  resume(): void {
+    if (this.running) this.proc!.kill('SIGCONT');
+  }
+
   /** SIGTERM (graceful shutdown), SIGKILL after `graceMs`. */
   async stop(graceMs = 10_000): Promise<void> {
     if (!this.running) return;
+    this.proc!.kill('SIGCONT');
     this.proc!.kill('SIGTERM');
     const timer = setTimeout(() => this.proc?.kill('SIGKILL'), graceMs);
     await this.exitedPromise;
@@ -234,7 +247,12 @@ export function replicaConfig(settings: ClusterSettings, r: { id: string; port: 
     server: { host: '127.0.0.1', port: r.port, dataDir: r.dataDir, logLevel: 'warn', grpc: { port: r.grpcPort } },
     storage: { driver: 'postgres', url: settings.postgresUrl, schema: settings.schema, maxConnections: 10 },
     bus: { driver: 'redis', url: settings.redisUrl, prefix: settings.prefix },
-    cluster: { replicaId: r.id, leaseTtlMs: settings.leaseTtlMs ?? 2_000, sweepIntervalMs: settings.sweepIntervalMs ?? 300 },
+    cluster: {
+      replicaId: r.id,
+      leaseTtlMs: settings.leaseTtlMs ?? 2_000,
+      sweepIntervalMs: settings.sweepIntervalMs ?? 300,
+      ...(settings.commitRetryMs !== undefined ? { commitRetryMs: settings.commitRetryMs } : {}),
+    },
     push: { allowHttp: true, allowlist: ['127.0.0.1'] },
     agents: [
       { id: 'echo', builtin: 'echo' },

@@ -7,7 +7,7 @@
  * of the database, which only means something with the durability settings of a real deployment.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, statSync, utimesSync } from 'node:fs';
 import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
@@ -24,9 +24,35 @@ const run = promisify(execFile);
 export async function freePort(): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (await canListen(port)) return port;
+    if ((await canListen(port)) && reservePort(port)) return port;
   }
   throw new Error('no free port found between 20000 and 32000');
+}
+
+/**
+ * Test files run in parallel processes: two of them could pick the same free port in the second
+ * before either binds it. A port handed out is reserved for a while by a file created exclusively
+ * in a directory all test processes share.
+ */
+const PORT_RESERVATIONS = path.join(tmpdir(), 'agentport-test-ports');
+const RESERVATION_MS = 10 * 60_000;
+
+function reservePort(port: number): boolean {
+  const file = path.join(PORT_RESERVATIONS, String(port));
+  try {
+    mkdirSync(PORT_RESERVATIONS, { recursive: true });
+    closeSync(openSync(file, 'wx'));
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return true; // no shared directory: best effort
+    try {
+      if (Date.now() - statSync(file).mtimeMs < RESERVATION_MS) return false;
+      utimesSync(file, new Date(), new Date());
+      return true;
+    } catch {
+      return false;
+    }
+  }
 }
 
 function canListen(port: number): Promise<boolean> {

@@ -88,6 +88,15 @@ export interface AgentContext {
    * (e.g. after AUTH_REQUIRED, where the stream stays open). Rejects when canceled.
    */
   nextMessage(): Promise<Message>;
+  /**
+   * Fencing for side effects (distributed mode): resolves true when this executor still holds its
+   * task's lease, extending it; false when another replica has taken the task (its lease expired
+   * while this one was paused or cut off from the database, or a cancel there), when ownership cannot
+   * be confirmed (the database is unreachable), or when the run was canceled. On false the executor
+   * is stopped; it must not perform the side effect. In embedded mode: false only once canceled.
+   * Call it right before an external action that must not happen twice (docs/agents.md).
+   */
+  stillOwner(): Promise<boolean>;
 }
 
 export interface AgentCardSpec {

@@ -92,7 +92,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
       responseMetadata = new grpc.Metadata();
       responseMetadata.set(EXTENSIONS_KEY, activated.join(','));
     }
-    const ctx: CallContext & PushBodyVersioned = { agentId, principal, requestedExtensions, signal, ...(legacy ? { pushBodyVersion: '0.3' as const } : {}) };
+    const ctx: CallContext & PushBodyVersioned = { agentId, principal, requestedExtensions, signal, clientGone: () => signal.aborted, ...(legacy ? { pushBodyVersion: '0.3' as const } : {}) };
     return { ctx, prepared, responseMetadata };
   }
 

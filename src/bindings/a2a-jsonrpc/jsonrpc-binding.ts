@@ -3,6 +3,7 @@
  * endpoint where `params.tenant` names the agent. Decodes, calls the core, encodes. Nothing else.
  * v0.3 slash methods from v0.3 clients go to ./v03-dispatch.ts, v0.1 methods to ./v01-dispatch.ts.
  */
+import { connectionGone } from '../connection-gone.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
@@ -105,7 +106,7 @@ export class JsonRpcBinding {
       const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
       if (activated.length) headers['A2A-Extensions'] = activated.join(', ');
-      const ctx: CallContext = { agentId, principal, requestedExtensions: requested };
+      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, clientGone: () => connectionGone(req) };
 
       if (STREAMING.has(method)) {
         const iterable =

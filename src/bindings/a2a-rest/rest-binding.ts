@@ -3,6 +3,7 @@
  * base path, every one also under `/{tenant}/`. Errors are google.rpc.Status in `{"error": …}`.
  * v0.3 requests (`/v1/…` without `A2A-Version: 1.0`) go to ./v03-rest-binding.ts.
  */
+import { connectionGone } from '../connection-gone.js';
 import { withChallenge } from '../auth-challenge.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
@@ -102,7 +103,7 @@ export class RestBinding {
       const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
       if (activated.length) headers['A2A-Extensions'] = activated.join(', ');
-      const ctx: CallContext = { agentId, principal, requestedExtensions: requested };
+      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, clientGone: () => connectionGone(req) };
       const json = () => parseBody(body);
       const h = this.o.handler;
       const ok = (value: unknown, status = 200): RestReply => ({ status, headers, body: value === undefined ? '{}' : JSON.stringify(value) });

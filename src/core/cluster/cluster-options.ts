@@ -6,4 +6,6 @@ export interface ClusterOptions {
   leaseTtlMs: number;
   /** how often this replica looks for tasks whose lease expired */
   sweepIntervalMs: number;
+  /** how long commits are retried while the database is unreachable (the committer's window) */
+  commitRetryMs?: number;
 }

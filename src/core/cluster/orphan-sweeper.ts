@@ -4,7 +4,7 @@
  * docs/deploy.md. Replicas sweep concurrently; the store's claim makes each task go to one of them.
  */
 import type { TaskState } from '../../protocol/a2a/types.js';
-import type { Store, StoredTask } from '../../store/store.js';
+import type { ClaimedTask, Store } from '../../store/store.js';
 import type { ClusterOptions } from './cluster-options.js';
 
 /** States in which a task is owed progress by an executor; INPUT_REQUIRED waits for the client instead. */
@@ -15,7 +15,7 @@ const BATCH = 20;
 export interface OrphanSweeperDeps {
   store: Store;
   cluster: ClusterOptions;
-  recover: (task: StoredTask) => Promise<void>;
+  recover: (task: ClaimedTask) => Promise<void>;
   log: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
 }
 
@@ -48,7 +48,7 @@ export class OrphanSweeper {
     while (!this.stopped) {
       const { replicaId, leaseTtlMs } = this.d.cluster;
       const now = Date.now();
-      let batch: StoredTask[];
+      let batch: ClaimedTask[];
       try {
         batch = await this.d.store.claimOrphanedTasks(RUNNING_STATES, replicaId, now, now + leaseTtlMs, BATCH);
       } catch (err) {

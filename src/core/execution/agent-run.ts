@@ -9,6 +9,8 @@ import { A2AError } from '../../protocol/a2a/errors.js';
 
 export interface AgentRunHost {
   onAgentEvent(run: AgentRun, event: AgentEvent): void;
+  /** whether this run still holds its task (distributed mode: the lease), see AgentContext.stillOwner */
+  stillOwner(run: AgentRun): Promise<boolean>;
 }
 
 export class AgentRun implements AgentContext {
@@ -153,6 +155,11 @@ export class AgentRun implements AgentContext {
     } else {
       this.inbox.push(m);
     }
+  }
+
+  stillOwner(): Promise<boolean> {
+    if (this.canceled) return Promise.resolve(false);
+    return this.host.stillOwner(this);
   }
 
   newMessageId(): string {

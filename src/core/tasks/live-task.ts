@@ -30,6 +30,10 @@ export class LiveTask {
   /** at least one commit of this copy reached the store (the lease keeper renews only those) */
   committed = false;
   readonly pushTargets = new Map<string, PushTarget>();
+  /** messageId of the message that created the task, written with its first commit (idempotency key) */
+  originMessageId?: string;
+  /** the task as of the last commit that reached the store (what a caller may be told it is) */
+  durable?: Task;
 
   constructor(init: { task: Task; agentId: string; owner: string; seq: number; version: number; createdAt: number }) {
     this.task = init.task;
@@ -46,6 +50,7 @@ export class LiveTask {
   static fromStored(s: StoredTask): LiveTask {
     const l = new LiveTask({ task: s.task, agentId: s.agentId, owner: s.owner, seq: s.seq, version: s.version, createdAt: s.createdAt });
     l.committed = true;
+    l.durable = s.task;
     if (s.lease) l.lease = s.lease;
     return l;
   }
@@ -56,6 +61,7 @@ export class LiveTask {
     this.seq = s.seq;
     this.version = s.version;
     this.committed = true;
+    this.durable = s.task;
     if (s.lease) this.lease = s.lease;
   }
 }

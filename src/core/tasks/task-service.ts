@@ -29,10 +29,11 @@ import {
 } from '../../protocol/a2a/types.js';
 import type { EventBus, ForwardedMessage, TaskControl } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
-import { ConcurrentUpdateError, type NewOutboxEntry, type Store, type StoredTask, type TaskEventPayload, type TaskEventRecord } from '../../store/store.js';
+import { ConcurrentUpdateError, StoreUnavailableError, type ClaimedTask, type NewOutboxEntry, type Store, type StoredTask, type TaskEventPayload, type TaskEventRecord } from '../../store/store.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import { LeaseKeeper } from '../cluster/lease-keeper.js';
 import { OrphanSweeper } from '../cluster/orphan-sweeper.js';
+import { OutageSettler } from '../cluster/outage-settler.js';
 import type { A2AHandler, CallContext, StreamItem } from '../a2a-handler.js';
 import type { AgentRegistry, RegisteredAgent } from '../agents/agent-registry.js';
 import { AsyncQueue } from '../events/async-queue.js';
@@ -87,7 +88,12 @@ export interface TaskServiceDeps {
 /** the one answer for a webhook whose host the outbound (SSRF) policy refuses, whatever the reason */
 export const WEBHOOK_REFUSED = 'the push notification URL is refused by the server\'s outbound network policy';
 const FAILED_SAFE_MESSAGE = 'The agent failed while processing this task.';
-const REPLICA_LOST_MESSAGE = 'The server running this task stopped before it finished; send the request again.';
+/**
+ * Why a task was recovered, in words that say what happened (issue 19 C2): a replica that stops
+ * renewing its lease may have died, been paused, or lost the database; only its lease is known lost.
+ */
+const LEASE_LOST_MESSAGE = 'Lease lost: the replica running this task stopped renewing its lease before the task finished (it stopped, stalled, or lost the database); send the request again.';
+const STORAGE_UNAVAILABLE_MESSAGE = 'Storage unavailable: the database could not be reached for longer than this replica waits while the task was running; send the request again.';
 const STOPPED_MESSAGE = 'The agent stopped without finishing this task.';
 
 const stateOf = (e: TaskEventPayload): TaskState | undefined =>
@@ -107,6 +113,9 @@ export class TaskService implements A2AHandler, AgentRunHost {
   private readonly openStreams = new Map<string, number>();
   private readonly streams = new Set<AsyncQueue<StreamItem>>();
   private readonly runOutcome = new WeakMap<AgentRun, RunObserver>();
+  /** runs whose commit failure was handled (later failures of the same run are its echoes) */
+  private readonly commitFailed = new WeakSet<AgentRun>();
+  private readonly settler?: OutageSettler;
   private closed = false;
   private readonly keeper?: LeaseKeeper;
   private readonly sweeper?: OrphanSweeper;
@@ -124,6 +133,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
     if (d.cluster) {
       this.keeper = new LeaseKeeper({ store: d.store, cluster: d.cluster, held: () => this.heldTaskIds(), onLost: (id) => this.dropTask(id, 'lease lost'), log: d.log });
       this.sweeper = new OrphanSweeper({ store: d.store, cluster: d.cluster, recover: (t) => this.recoverOrphan(t), log: d.log });
+      this.settler = new OutageSettler({ store: d.store, cluster: d.cluster, recover: (t) => this.recoverOrphan(t, STORAGE_UNAVAILABLE_MESSAGE), log: d.log });
     }
   }
 
@@ -144,7 +154,9 @@ export class TaskService implements A2AHandler, AgentRunHost {
     const agent = this.dir.agent(ctx);
     const cfg = req.configuration ?? {};
     const view = (t: Task): SendMessageResponse => ({ task: viewTask(t, { historyLength: cfg.historyLength, maxHistory: this.d.limits.maxHistoryLength }) });
-    const prepared = await this.prepare(ctx, agent, req);
+    const retried = await this.retriedTask(ctx, req);
+    if (retried && (cfg.returnImmediately || isTerminal(retried.task.status.state) || isInterrupted(retried.task.status.state))) return view(retried.task);
+    const prepared = retried ? this.awaitRetried(retried) : await this.prepare(ctx, agent, req);
 
     return new Promise<SendMessageResponse>((resolve, reject) => {
       let settled = false;
@@ -203,6 +215,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
         return void fromStore();
       }
       prepared.start({
+        onDuplicate: (t) => finish(view(t)),
         onMessage: (m) => finish({ message: m }),
         onCommitted: () => {
           if (cfg.returnImmediately) {
@@ -221,6 +234,8 @@ export class TaskService implements A2AHandler, AgentRunHost {
     return lazyStream(async () => {
       const agent = this.dir.agent(ctx);
       if (!agent.streaming) throw new A2AError('UnsupportedOperation', 'This agent does not support streaming');
+      const retried = await this.retriedTask(ctx, req);
+      if (retried) return this.streamRetried(ctx, retried.task);
       const prepared = await this.prepare(ctx, agent, req);
       const release = this.admitStream(prepared.taskId);
       const queue: AsyncQueue<StreamItem> = new AsyncQueue<StreamItem>(() => (unsubscribe(), release(), this.streams.delete(queue)));
@@ -241,6 +256,10 @@ export class TaskService implements A2AHandler, AgentRunHost {
         queue.push({ seq: prepared.startSeq, response: { task: this.dir.viewFull(prepared.existing.task) } });
       }
       prepared.start({
+        onDuplicate: (t) => {
+          queue.push({ response: { task: this.dir.viewFull(t) } });
+          queue.end();
+        },
         onMessage: (m) => {
           queue.push({ response: { message: m } });
           queue.end();
@@ -254,6 +273,36 @@ export class TaskService implements A2AHandler, AgentRunHost {
       });
       return queue;
     });
+  }
+
+  /**
+   * SendMessage idempotency (issue 19 C1): the task an earlier request of this caller created with
+   * the same messageId, as it stands. Only task-creating messages are keyed; the key lives as long as
+   * the task. C4: a caller that went away while its request was queued starts nothing.
+   */
+  private async retriedTask(ctx: CallContext, req: SendMessageRequest): Promise<{ task: Task; seq: number } | undefined> {
+    if (req.message.taskId || typeof req.message.messageId !== 'string') return undefined;
+    const s = await this.d.store.findTaskByMessageId(ctx.agentId, ctx.principal.subject, req.message.messageId);
+    if (ctx.clientGone?.()) throw new A2AError('Unavailable', 'The client closed the connection before the request started');
+    if (!s) return undefined;
+    const live = this.live.get(s.task.id);
+    return live && live.seq >= s.seq ? { task: live.task, seq: live.seq } : { task: s.task, seq: s.seq };
+  }
+
+  /** A starter for a retried blocking send: nothing runs again; the caller waits on the first task. */
+  private awaitRetried(t: { task: Task; seq: number }) {
+    return { taskId: t.task.id, contextId: t.task.contextId, startSeq: t.seq, existing: t, start: (_obs: RunObserver) => {}, remote: true };
+  }
+
+  /** A retried streaming send: the task as it stands, then its live events (as SubscribeToTask). */
+  private async streamRetried(ctx: CallContext, task: Task): Promise<AsyncIterator<StreamItem>> {
+    if (isTerminal(task.status.state) || isInterrupted(task.status.state)) {
+      const queue = new AsyncQueue<StreamItem>(() => {});
+      queue.push({ response: { task: this.dir.viewFull(task) } });
+      queue.end();
+      return queue;
+    }
+    return this.subscribeToTask(ctx, { id: task.id })[Symbol.asyncIterator]();
   }
 
   /** Validates the request, resolves the task it targets and returns a starter for its run. */
@@ -467,6 +516,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
         history: [{ ...init.userMessage, taskId: run.taskId }],
       };
       live = new LiveTask({ task, agentId: run.agentId, owner: init.owner, seq: 0, version: 0, createdAt: now.getTime() });
+      live.originMessageId = init.userMessage.messageId;
       live.run = run;
       // Created here: the first commit takes the lease.
       live.held = true;
@@ -514,21 +564,45 @@ export class TaskService implements A2AHandler, AgentRunHost {
     const target = live;
     this.append(target, payloads).then(
       () => obs?.onCommitted(),
-      (e) => {
-        run.finished = true;
-        if (this.d.cluster && e instanceof ConcurrentUpdateError) {
-          // Another replica took the task (a cancel there, or recovery after this one stalled past
-          // its lease): this executor stops; waiting callers get the task's end from the bus.
-          this.d.log.warn({ taskId: run.taskId }, 'task taken over by another replica; stopping its executor here');
-          run.cancel();
-          return;
-        }
-        this.d.log.error({ err: e, taskId: run.taskId }, 'commit failed');
-        // Nothing more of this run can be stored: stop it and tell whoever waits on it.
-        run.cancel();
-        obs?.onEnd(storeFailure(e));
-      },
+      (e) => this.onCommitFailed(run, target, e),
     );
+  }
+
+  /**
+   * A commit of a run's events failed: the run stops (nothing more of it can be stored), once per
+   * run, and whoever waits on it gets an answer that never hides a stored task (issue 19 C1).
+   */
+  private onCommitFailed(run: AgentRun, live: LiveTask, e: unknown): void {
+    if (this.commitFailed.has(run)) return;
+    this.commitFailed.add(run);
+    run.finished = true;
+    run.cancel();
+    const obs = this.runOutcome.get(run);
+    if (e instanceof ConcurrentUpdateError && !live.committed && live.originMessageId) {
+      // Not stored: another request with the same messageId created its task first.
+      void this.d.store.findTaskByMessageId(live.agentId, live.owner, live.originMessageId).then(
+        (s) => (s ? obs?.onDuplicate?.(s.task) : obs?.onEnd(new A2AError('Internal', 'The task could not be stored'))),
+        (err) => obs?.onEnd(storeFailure(err)),
+      );
+      return;
+    }
+    if (this.d.cluster && e instanceof ConcurrentUpdateError) {
+      // Lease lost: another replica took the task (a cancel there, or recovery after this one
+      // stalled past its lease). Waiting callers get the task's end from the bus.
+      this.d.log.warn({ taskId: run.taskId, why: 'lease lost' }, 'task taken over by another replica; stopping its executor here');
+      return;
+    }
+    const unavailable = e instanceof StoreUnavailableError || toA2AError(e).kind === 'Unavailable';
+    this.d.log.error({ err: e, taskId: run.taskId, why: unavailable ? 'storage unavailable' : 'commit refused' }, 'commit failed; stopping the executor');
+    if (!live.durable) {
+      // Nothing of the task reached the store: nothing was acknowledged, a retry is safe.
+      obs?.onEnd(storeFailure(e));
+      return;
+    }
+    // The task is stored and goes on (recovered by rule below): the caller gets it as it stands,
+    // never "retry" — a retry would start the work a second time.
+    obs?.onEnd(undefined, live.durable);
+    if (this.d.cluster) this.settler?.settle({ agentId: live.agentId, taskId: live.task.id });
   }
 
   /**
@@ -566,11 +640,12 @@ export class TaskService implements A2AHandler, AgentRunHost {
     }
     const expectedVersion = live.version++;
     const cluster = this.d.cluster;
+    const task = structuredCloneTask(live.task);
     try {
       await this.d.committer.commit({
         agentId: live.agentId,
         owner: live.owner,
-        task: structuredCloneTask(live.task),
+        task,
         expectedVersion,
         seq: records[records.length - 1].seq,
         events: records,
@@ -578,8 +653,10 @@ export class TaskService implements A2AHandler, AgentRunHost {
         createdAt: live.createdAt,
         // Every commit by the replica holding the task extends its lease for free.
         ...(cluster ? { lease: { owner: cluster.replicaId, expiresAt: Date.now() + cluster.leaseTtlMs } } : {}),
+        ...(expectedVersion === 0 && live.originMessageId !== undefined ? { originMessageId: live.originMessageId } : {}),
       });
       live.committed = true;
+      live.durable = task;
     } catch (e) {
       // The live copy no longer matches the store: drop it so the next access reloads the truth.
       this.live.delete(live.task.id);
@@ -818,7 +895,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
   /** Stops accepting work, cancels running executors and flushes pending commits. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([this.keeper?.stop(), this.sweeper?.stop()]);
+    await Promise.all([this.keeper?.stop(), this.sweeper?.stop(), this.settler?.stop()]);
     const handOver: Promise<void>[] = [];
     for (const run of [...this.runs]) {
       const live = this.live.get(run.taskId);
@@ -915,6 +992,30 @@ export class TaskService implements A2AHandler, AgentRunHost {
     }
   }
 
+  /** AgentRunHost: AgentContext.stillOwner (issue 19 C5) — fencing before an external side effect. */
+  async stillOwner(run: AgentRun): Promise<boolean> {
+    if (run.finished) return false;
+    const live = this.live.get(run.taskId);
+    // No task stored yet: nothing another replica could have taken.
+    if (!live) return !run.hasTask;
+    if (live.run !== run) return false;
+    const cluster = this.d.cluster;
+    if (!cluster) return true;
+    if (!live.committed) await live.lastCommit?.catch(() => {});
+    if (!live.committed || this.live.get(run.taskId) !== live || live.run !== run) return false;
+    let kept: string[];
+    try {
+      kept = await this.d.store.renewLeases(cluster.replicaId, [run.taskId], Date.now() + cluster.leaseTtlMs);
+    } catch (err) {
+      // Ownership cannot be confirmed: the side effect must wait (the executor decides whether to retry).
+      this.d.log.warn({ err, taskId: run.taskId }, 'could not confirm the lease of a task for its executor');
+      return false;
+    }
+    if (kept.includes(run.taskId)) return !run.finished;
+    this.dropTask(run.taskId, 'lease lost');
+    return false;
+  }
+
   /** Lease ids to renew: tasks this replica runs that exist in the store. */
   private heldTaskIds(): string[] {
     const ids: string[] = [];
@@ -929,7 +1030,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
    * A task whose replica stopped renewing its lease, now claimed by this one: a resumable agent
    * runs it again from where the log stands; any other task ends FAILED with the reason.
    */
-  private async recoverOrphan(s: StoredTask): Promise<void> {
+  private async recoverOrphan(s: ClaimedTask, failure = LEASE_LOST_MESSAGE): Promise<void> {
     if (this.closed) return;
     const live = LiveTask.fromStored(s);
     live.held = true;
@@ -939,7 +1040,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
     const history = s.task.history ?? [];
     const lastUser = [...history].reverse().find((m) => m.role === 'ROLE_USER');
     if (agent?.definition.resumable && lastUser) {
-      this.d.log.warn({ taskId: s.task.id, previous: s.lease?.owner }, 'resuming a task whose replica stopped');
+      this.d.log.warn({ taskId: s.task.id, previous: s.previousLease?.owner ?? null }, 'resuming a task whose replica stopped');
       const run = new AgentRun(this, agent.definition, agent.id, s.task.id, s.task.contextId, lastUser, this.dir.viewFull(s.task), [], [], [], undefined, true, undefined, s.owner);
       live.run = run;
       this.runOutcome.set(run, NO_OBSERVER);
@@ -947,8 +1048,8 @@ export class TaskService implements A2AHandler, AgentRunHost {
       void this.execute(run);
       return;
     }
-    this.d.log.warn({ taskId: s.task.id, previous: s.lease?.owner }, 'failing a task whose replica stopped');
-    const message: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: REPLICA_LOST_MESSAGE }], contextId: s.task.contextId, taskId: s.task.id };
+    this.d.log.warn({ taskId: s.task.id, previous: s.previousLease?.owner ?? null }, 'failing a task whose replica stopped');
+    const message: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: failure }], contextId: s.task.contextId, taskId: s.task.id };
     await this.append(live, [
       { statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: new Date().toISOString() } } },
     ]);
@@ -987,6 +1088,8 @@ export class TaskService implements A2AHandler, AgentRunHost {
 }
 
 interface RunObserver {
+  /** the task was not created: an earlier request with the same messageId created this one */
+  onDuplicate?(task: Task): void;
   onMessage(m: Message): void;
   onCommitted(): void;
   /** `task`: the task once the run's last commit is durable */
@@ -1007,6 +1110,7 @@ function mergeObservers(a: RunObserver | undefined, b: RunObserver): RunObserver
     onMessage: (m) => (a.onMessage(m), b.onMessage(m)),
     onCommitted: () => (a.onCommitted(), b.onCommitted()),
     onEnd: (e, t) => (a.onEnd(e, t), b.onEnd(e, t)),
+    onDuplicate: (t) => (a.onDuplicate?.(t), b.onDuplicate?.(t)),
   };
 }
 

@@ -11,6 +11,7 @@ import * as m0003 from './0003-signing-keys.js';
 import * as m0004 from './0004-api-keys.js';
 import * as m0005 from './0005-oauth.js';
 import * as m0006 from './0006-sessions.js';
+import * as m0007 from './0007-task-message-ids.js';
 
 export type SqlDialectName = 'sqlite' | 'postgres';
 
@@ -27,6 +28,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0004_api_keys': m0004,
   '0005_oauth': m0005,
   '0006_sessions': m0006,
+  '0007_task_message_ids': m0007,
 };
 
 /** The migrations this build knows, in the order they apply. */

@@ -140,11 +140,13 @@ async function insertNewTasks(trx: Transaction<Database>, created: PreparedCommi
           task: p.taskJson,
           lease_owner: p.lease?.owner ?? null,
           lease_expires_at: p.lease?.expiresAt ?? null,
+          origin_message_id: p.originMessageId,
         })),
       )
       // DO NOTHING rather than a unique violation, which would abort the transaction before we
-      // could name the task; a task twice in one batch is also caught here.
-      .onConflict((oc) => oc.column('id').doNothing())
+      // could name the task; a task twice in one batch is also caught here, and so is a second
+      // task from the same (agent, owner, messageId).
+      .onConflict((oc) => oc.doNothing())
       .returning('id')
       .execute();
     if (inserted.length === chunk.length) continue;

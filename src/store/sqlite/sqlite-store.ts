@@ -76,9 +76,20 @@ function compileStatements(k: Q) {
           task: slot('task'),
           lease_owner: slot('lease_owner'),
           lease_expires_at: slot('lease_expires_at'),
+          origin_message_id: slot('origin_message_id'),
         })
-        .onConflict((oc) => oc.column('id').doNothing()),
-      ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at'],
+        // Any conflict: the task id, or the (agent, owner, messageId) of another task.
+        .onConflict((oc) => oc.doNothing()),
+      ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at', 'origin_message_id'],
+    ),
+    selectTaskByMessage: compileWithSlots(
+      k
+        .selectFrom('tasks')
+        .selectAll()
+        .where('agent_id', '=', slot<string>('agent_id'))
+        .where('owner', '=', slot<string>('owner'))
+        .where('origin_message_id', '=', slot<string>('origin_message_id')),
+      ['agent_id', 'owner', 'origin_message_id'],
     ),
     updateTask: updateTaskStatement(k, false),
     // A separate statement, so a commit without a lease (every commit in embedded mode) binds
@@ -155,7 +166,7 @@ export class SqliteStore extends SqlStore {
         if (p.expectedVersion === 0) {
           const r = s.insertTask.run(
             p.taskId, p.agentId, p.owner, p.contextId, p.state, p.statusTime, p.createdAt, p.seq, 1, p.taskJson,
-            lease ? lease.owner : null, lease ? lease.expiresAt : null,
+            lease ? lease.owner : null, lease ? lease.expiresAt : null, p.originMessageId,
           );
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
         } else if (lease) {
@@ -208,6 +219,11 @@ export class SqliteStore extends SqlStore {
 
   override async getTask(agentId: string, taskId: string): Promise<StoredTask | undefined> {
     const row = this.statements.selectTask.get(taskId, agentId) as TasksTable | undefined;
+    return row ? toStoredTask(row) : undefined;
+  }
+
+  override async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
+    const row = this.statements.selectTaskByMessage.get(agentId, owner, messageId) as TasksTable | undefined;
     return row ? toStoredTask(row) : undefined;
   }
 

@@ -361,6 +361,13 @@ describe('per-skill scopes on a remote MCP agent', () => {
     await remote?.close();
   });
 
+  /** A missing skill scope is PermissionDenied (403, JSON-RPC -32000), not any other error. */
+  const expectPermissionDenied = (r: { status: number; body: any }) => {
+    expect(r.status, JSON.stringify(r.body)).toBe(403);
+    expect(r.body.error.code).toBe(-32000);
+    expect(r.body.error.data?.[0]?.reason).toBe('PERMISSION_DENIED');
+  };
+
   const sendAs = (key: string, message: unknown) => rpc(`${ap.http}/a2a/calc`, 'SendMessage', { message }, { authorization: `Bearer ${key}` });
 
   it('an explicit {tool, arguments} part needs only that tool’s scopes; text naming a tool needs every skill’s', async () => {
@@ -369,12 +376,12 @@ describe('per-skill scopes on a remote MCP agent', () => {
 
     const calls = remote.record.calls.length;
     const add = await sendAs(PUBLISHER, callData('add', { a: 1, b: 2 }));
-    expect(add.body.error).toBeDefined();
+    expectPermissionDenied(add);
     // The text may name any tool (and the metadata another), so it is checked against all of them.
     const byText = await sendAs(PUBLISHER, userMessage('shout but needs every scope'));
-    expect(byText.body.error).toBeDefined();
+    expectPermissionDenied(byText);
     const hinted = await rpc(`${ap.http}/a2a/calc`, 'SendMessage', { message: userMessage('{"a": 1, "b": 2}'), metadata: { 'agentport/skill': 'add' } }, { authorization: `Bearer ${PUBLISHER}` });
-    expect(hinted.body.error).toBeDefined();
+    expectPermissionDenied(hinted);
     expect(remote.record.calls.length).toBe(calls); // nothing reached the remote
 
     const allowed = await sendAs(MATH, callData('add', { a: 1, b: 2 }));

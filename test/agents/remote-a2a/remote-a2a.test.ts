@@ -11,18 +11,14 @@ import { A2AClient, textMessage, type Binding } from '../../../src/client/index.
 import { startA2aJsServer, type A2aJsServer } from '../../client/a2a-js-server.js';
 import { artifactTexts, collect, PROBE_MODULE, states } from '../../client/support.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
+import { freePort } from '../../support/private-services.js';
 
 let upstream: TestServer;
 let sdk: A2aJsServer;
 let front: TestServer;
 
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
+/** A loopback port nothing listens on, reserved so no parallel test file binds it meanwhile. */
+const closedPort = freePort;
 
 beforeAll(async () => {
   upstream = await startTestServer({ agents: [{ id: 'probe', module: PROBE_MODULE }], auth: { mode: 'none' } });

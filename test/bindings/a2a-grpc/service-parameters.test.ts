@@ -21,11 +21,15 @@ describe('a2a-version negotiation', () => {
   });
 
   it('reports an absent version as the implied 0.3', () => {
+    // Asserted outside the catch: a negotiation that wrongly succeeded must fail this test too.
+    let thrown: unknown;
     try {
       negotiateVersion(undefined);
     } catch (err) {
-      expect((err as A2AError).metadata).toStrictEqual({ requestedVersion: '0.3', supportedVersions: '1.0' });
+      thrown = err;
     }
+    expect(thrown).toBeInstanceOf(A2AError);
+    expect((thrown as A2AError).metadata).toStrictEqual({ requestedVersion: '0.3', supportedVersions: '1.0' });
   });
 });
 

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OrderedSubscription, type EventLogReader } from '../../../src/bus/redis/ordered-subscription.js';
 import type { TaskEventRecord } from '../../../src/store/store.js';
 import { TaskLog } from '../task-log.js';
-import { sleep, waitFor } from '../wait.js';
+import { waitFor } from '../wait.js';
 
 describe('OrderedSubscription', () => {
   let log: TaskLog;
@@ -62,22 +62,28 @@ describe('OrderedSubscription', () => {
       return lagging ? [] : log.readEvents(taskId, after, limit);
     };
     const { sub, got } = subscription({ readEvents, afterSeq: 1 });
-    await sleep(5);
     sub.offer([r3]);
-    await sleep(100);
+    const since = Date.now();
+    await waitFor('three reads of the lagging log', () => reads >= 3);
+    const readsAfter = reads;
+    const elapsed = Date.now() - since;
     expect(got).toEqual([]);
-    expect(reads).toBeLessThanOrEqual(8); // one per 20 ms retry, not a hot loop
+    // one read per 20 ms retry (and the first at once), not a hot loop
+    expect(readsAfter).toBeLessThanOrEqual(Math.ceil(elapsed / 20) + 2);
     lagging = false;
     await waitFor('seq 3', () => got.includes(3));
     sub.offer([r2, r3]);
-    await sleep(30);
-    expect(got).toEqual([2, 3]);
+    // Delivery is in order: once a later record is through, a re-delivery of 2 or 3 would be too.
+    const [r4] = await log.append(t);
+    sub.offer([r4]);
+    await waitFor('seq 4', () => got.includes(4));
+    expect(got).toEqual([2, 3, 4]);
     sub.close();
   });
 
   it('fills a gap longer than one page of the log, in order', async () => {
+    // A subscription reads the log only when an offer shows a gap: the 1200 records below are one.
     const { sub, got } = subscription({ afterSeq: 1 });
-    await sleep(5);
     await log.append(t, 1200);
     const [last] = await log.append(t);
     sub.offer([last]);
@@ -97,23 +103,31 @@ describe('OrderedSubscription', () => {
       },
     }));
     sub.offer(records);
-    await sleep(20);
-    expect(seen).toEqual([2, 3, 4]);
+    await waitFor('seq 4', () => seen.includes(4));
+    // A duplicate caused by the re-entry would come before a later record.
+    const [r5] = await log.append(t);
+    sub.offer([r5]);
+    await waitFor('seq 5', () => seen.includes(5));
+    expect(seen).toEqual([2, 3, 4, 5]);
   });
 
   it('delivers nothing after close, not even a fill already under way', async () => {
     let release: () => void = () => {};
     const gate = new Promise<void>((r) => (release = r));
+    let readsDone = 0;
     const readEvents: EventLogReader = async (...args) => {
       await gate;
-      return log.readEvents(...args);
+      const out = await log.readEvents(...args);
+      readsDone++;
+      return out;
     };
     const records = await log.append(t, 2);
     const { sub, got } = subscription({ readEvents, afterSeq: 1 });
     sub.offer([records[1]]); // gap: the fill waits at the gate
     sub.close();
     release();
-    await sleep(20);
+    // the fill's read has returned (and what it read was dropped)
+    await waitFor('the gated read to return', () => readsDone >= 1);
     sub.offer(records);
     expect(got).toEqual([]);
   });

@@ -63,8 +63,6 @@ async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs = 
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Writes a task and its status events through Store.commit, with one outbox row per event per config. */
 class TaskWriter {
   private version = 0;
@@ -142,15 +140,17 @@ describe('PushDeliveryWorker', () => {
     await t.addConfig('cfg', r.url());
     await t.emit(['cfg']);
 
-    worker(store, { backoff: { baseMs: 60, maxMs: 1000 }, random: () => 0.999999 }).start();
+    const w = worker(store, { backoff: { baseMs: 60, maxMs: 1000 }, random: () => 0.999999 });
+    w.start();
     await waitFor(async () => r.requests.length === 3 && (await store.countOutbox()) === 0);
+    // stop() waits for any delivery in flight: nothing can arrive after it
+    await w.stop();
 
     const [a, b, c] = r.requests.map((x) => x.receivedAt);
     // attempt 1 failed → wait ~60 ms; attempt 2 failed → wait ~120 ms
     expect(b! - a!).toBeGreaterThanOrEqual(55);
     expect(c! - b!).toBeGreaterThanOrEqual(115);
     expect(r.requests.every((x) => x.headers['x-a2a-notification-token'] === 'token-cfg')).toBe(true);
-    await sleep(100);
     expect(r.requests).toHaveLength(3);
   });
 
@@ -228,14 +228,15 @@ describe('PushDeliveryWorker', () => {
     await t.addConfig('cfg', r.url());
     await t.emit(['cfg']);
     // A worker that claimed the row and crashed before sending.
-    const claimed = await store.claimOutbox(Date.now(), 10, 300);
+    const claimedAt = Date.now();
+    const claimed = await store.claimOutbox(claimedAt, 10, 300);
     expect(claimed).toHaveLength(1);
 
     worker(store).start();
-    await sleep(150);
-    expect(r.requests).toHaveLength(0);
     await waitFor(async () => (await store.countOutbox()) === 0);
     expect(r.requests.map(seqOf)).toEqual([1]);
+    // sent only once the dead worker's lease had expired
+    expect(r.requests[0]!.receivedAt! - claimedAt).toBeGreaterThanOrEqual(290);
   });
 
   it('sends nothing to a config deleted before delivery, and still serves the task’s other configs', async () => {
@@ -248,9 +249,10 @@ describe('PushDeliveryWorker', () => {
     await t.emit(['gone', 'kept'], 2);
     await store.deletePushConfig('task-deleted', 'gone');
 
-    worker(store).start();
+    const w = worker(store);
+    w.start();
     await waitFor(async () => (await store.countOutbox()) === 0);
-    await sleep(50);
+    await w.stop();
     expect(gone.requests).toHaveLength(0);
     expect(kept.requests.map(seqOf)).toEqual([1, 2]);
   });
@@ -262,9 +264,10 @@ describe('PushDeliveryWorker', () => {
     await t.addConfig('cfg', r.url());
     await t.emit(['cfg'], 2);
 
-    worker(store, { maxAttempts: 3 }).start();
+    const w = worker(store, { maxAttempts: 3 });
+    w.start();
     await waitFor(async () => (await store.countOutbox()) === 0);
-    await sleep(100);
+    await w.stop();
     expect(r.requests.map(seqOf)).toEqual([1, 1, 1, 2]);
   });
 
@@ -275,9 +278,10 @@ describe('PushDeliveryWorker', () => {
     await t.addConfig('cfg', r.url());
     await t.emit(['cfg']);
 
-    worker(store).start();
+    const w = worker(store);
+    w.start();
     await waitFor(async () => (await store.countOutbox()) === 0);
-    await sleep(100);
+    await w.stop();
     expect(r.requests).toHaveLength(1);
   });
 
@@ -296,9 +300,17 @@ describe('PushDeliveryWorker', () => {
   it('delivers promptly on kick() without waiting for the poll', async () => {
     const r = await receiver();
     const store = await openStore();
+    // The real store, with its claims counted: the first round must have found nothing.
+    let claimsDone = 0;
+    const claimOutbox = store.claimOutbox.bind(store);
+    store.claimOutbox = async (...args) => {
+      const out = await claimOutbox(...args);
+      claimsDone++;
+      return out;
+    };
     const w = worker(store, { pollMs: 60_000 });
     w.start();
-    await sleep(50); // the first round found nothing; the next poll is a minute away
+    await waitFor(() => claimsDone >= 1); // the next poll is a minute away
 
     const t = new TaskWriter(store, 'task-kick');
     await t.addConfig('cfg', r.url());
