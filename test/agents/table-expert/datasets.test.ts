@@ -14,6 +14,7 @@ import { createTableExpertAgent } from '../../../src/agents/table-expert/index.j
 import { parseTableExpertOptions } from '../../../src/agents/table-expert/options.js';
 import { QueryRejectedError, TableExpertError } from '../../../src/agents/table-expert/skills.js';
 import { ConfigError } from '../../../src/config/index.js';
+import { StartFailure } from '../../../src/server/start-failure.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { send, startTableExpert } from './helpers.js';
 
@@ -195,7 +196,11 @@ describe('option errors name the key', () => {
       (s) => s.stop().then(() => undefined),
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(ConfigError);
+    // startServer names every start-up failure (src/server/start-failure.ts); an invalid option
+    // is a configuration failure (exit 2) whose cause is the ConfigError naming the key.
+    expect(err).toBeInstanceOf(StartFailure);
+    expect((err as StartFailure).kind).toBe('configuration');
+    expect((err as StartFailure).cause).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toContain(message);
   });
 
