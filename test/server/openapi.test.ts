@@ -85,6 +85,9 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/readyz')).status).toBe(200);
     expect((await call('GET', '/openapi.json')).status).toBe(200);
     expect((await call('GET', '/docs')).status).toBe(200);
+    expect((await call('GET', '/')).status).toBe(200);
+    expect((await call('GET', '/', undefined, undefined, { accept: 'text/html' })).status).toBe(200);
+    expect((await call('GET', '/mcp/config/')).status).toBe(200);
   });
 
   it('the management API, with and without admin', async () => {
@@ -113,6 +116,11 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/api/v1/clients', admin)).status).toBe(200);
     expect((await call('DELETE', `/api/v1/clients/${client.body.client.clientId}`, admin)).status).toBe(204);
     expect((await call('DELETE', '/api/v1/clients/nope', admin)).status).toBe(404);
+    expect((await call('GET', '/mcp/oauth/clients', admin)).status).toBe(200);
+    expect((await call('GET', '/mcp/oauth/clients')).status).toBe(401);
+    const another = await call('POST', '/api/v1/clients', admin, { name: 'cli2', kind: 'public', redirectUris: ['http://127.0.0.1:9/cb'] });
+    expect((await call('DELETE', `/mcp/oauth/clients/${another.body.client.clientId}`, admin)).status).toBe(204);
+    expect((await call('DELETE', '/mcp/oauth/clients/nope', admin)).status).toBe(404);
   });
 
   it('the REST task API and the admin task read', async () => {

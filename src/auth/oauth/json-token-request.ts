@@ -6,7 +6,7 @@
  * authentication (RFC 6749 §2.3.1, the method Agentport's machine clients are registered with),
  * and Auth0's `audience` is the RFC 8707 `resource`.
  */
-import type { IncomingMessage } from 'node:http';
+import { IncomingMessage } from 'node:http';
 import { readLimitedBody } from '../../bindings/read-limited-body.js';
 
 const LIMIT = 16 * 1024;
@@ -15,8 +15,14 @@ export function isJsonBody(req: IncomingMessage): boolean {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
 
-/** Rewrites the request in place; returns an OAuth error to send instead when the body is unusable. */
-export async function rewriteJsonTokenRequest(req: IncomingMessage): Promise<{ error: string; error_description: string } | undefined> {
+type OAuthError = { error: string; error_description: string };
+
+/**
+ * The form request a JSON token request stands for: a fresh IncomingMessage on the same socket
+ * whose body is the form (oidc-provider then reads it like any other), or the OAuth error to send
+ * instead when the body is unusable.
+ */
+export async function rewriteJsonTokenRequest(req: IncomingMessage): Promise<{ req: IncomingMessage } | OAuthError> {
   const raw = await readLimitedBody(req, LIMIT);
   if (typeof raw !== 'string') return { error: 'invalid_request', error_description: 'The request body could not be read' };
   let parsed: unknown;
@@ -34,20 +40,25 @@ export async function rewriteJsonTokenRequest(req: IncomingMessage): Promise<{ e
   }
   if (form.audience !== undefined && form.resource === undefined) form.resource = form.audience;
   delete form.audience;
+  const headers = { ...req.headers };
   const id = form.client_id;
   const secret = form.client_secret;
-  if (typeof id === 'string' && typeof secret === 'string' && req.headers.authorization === undefined) {
-    req.headers.authorization = `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`).toString('base64')}`;
+  if (typeof id === 'string' && typeof secret === 'string' && headers.authorization === undefined) {
+    headers.authorization = `Basic ${Buffer.from(`${formEncode(id)}:${formEncode(secret)}`).toString('base64')}`;
     delete form.client_id;
     delete form.client_secret;
   }
-  // oidc-provider reads an already-consumed body from `req.body` as the form it parsed.
-  // (its content type check wants a body length too: that of the form it stands for)
-  req.headers['content-type'] = 'application/x-www-form-urlencoded';
-  const encoded = new URLSearchParams(Object.entries(form).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]])));
-  req.headers['content-length'] = String(Buffer.byteLength(encoded.toString()));
-  (req as IncomingMessage & { body?: unknown }).body = form;
-  return undefined;
+  const body = Buffer.from(new URLSearchParams(Object.entries(form).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]]))).toString());
+  const replay = new IncomingMessage(req.socket);
+  replay.method = req.method;
+  replay.url = req.url;
+  replay.httpVersion = req.httpVersion;
+  replay.headers = { ...headers, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(body.length) };
+  // A whole message: otherwise, once read, it counts as aborted and takes the socket down with it.
+  replay.complete = true;
+  replay.push(body);
+  replay.push(null);
+  return { req: replay };
 }
 
 /** RFC 6749 §2.3.1: the id and secret are form-encoded before Basic encoding. */

@@ -149,16 +149,17 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
       return true;
     }
     // A JSON body at the token endpoint is rewritten into its form request first (json-token-request.ts).
-    const jsonToken = target === OAUTH_PATHS.token && req.method === 'POST' && isJsonBody(req) ? rewriteJsonTokenRequest(req) : Promise.resolve(undefined);
-    Promise.all([build(), jsonToken]).then(([{ handle }, refused]) => {
-      if (refused) return sendJson(res, 400, refused);
+    const jsonToken = target === OAUTH_PATHS.token && req.method === 'POST' && isJsonBody(req) ? rewriteJsonTokenRequest(req) : Promise.resolve({ req });
+    Promise.all([build(), jsonToken]).then(([{ handle }, rewritten]) => {
+      if (!('req' in rewritten)) return sendJson(res, 400, rewritten);
+      const forwarded = rewritten.req;
       if (rewrittenPath !== undefined) {
-        const q = (req.url ?? '').indexOf('?');
-        req.url = rewrittenPath + (q < 0 ? '' : (req.url ?? '').slice(q));
+        const q = (forwarded.url ?? '').indexOf('?');
+        forwarded.url = rewrittenPath + (q < 0 ? '' : (forwarded.url ?? '').slice(q));
       }
-      if (req.method === 'GET' && req.url?.startsWith(`${OAUTH_PATHS.authorize}?`)) req.url = withDefaultScope(req.url, d.oauth.defaultScopes);
-      asSeenPublicly(req, d.publicUrl());
-      handle(req, res);
+      if (forwarded.method === 'GET' && forwarded.url?.startsWith(`${OAUTH_PATHS.authorize}?`)) forwarded.url = withDefaultScope(forwarded.url, d.oauth.defaultScopes);
+      asSeenPublicly(forwarded, d.publicUrl());
+      handle(forwarded, res);
     }, (err: unknown) => fail(res, err));
     return true;
   };

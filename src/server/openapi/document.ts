@@ -18,6 +18,7 @@ const param = (name: string, description: string, where: 'path' | 'query' = 'pat
   description,
   schema,
 });
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
 const body = (schema: Obj, description?: string) => ({ required: true, ...(description ? { description } : {}), content: { 'application/json': { schema } } });
 
 const AUTH_ERRORS = {
@@ -171,6 +172,18 @@ export function openApiDocument(version: string): Obj {
       '/api/v1/agents/{agentId}/tasks/{taskId}': {
         get: adminOp('Any subject\u2019s task, with its owner', { '200': json(ref('AdminTask'), 'The task'), '404': error('No such task') }, { parameters: [agentId, taskId] }),
       },
+      '/mcp/oauth/clients': { get: adminOp('The OAuth clients (the replaced service\u2019s path of GET /api/v1/clients)', { '200': json({ type: 'object', properties: { clients: { type: 'array', items: ref('Client') } }, required: ['clients'] }, 'The clients') }) },
+      '/mcp/oauth/clients/{clientId}': {
+        delete: adminOp('Delete an OAuth client (the replaced service\u2019s path)', { '204': { description: 'Deleted' }, '404': json(ref('OAuthError'), 'No such client') }, { parameters: [param('clientId', 'The client id')] }),
+      },
+      '/mcp/config/': { get: { tags: ['management'], summary: 'The admin page for OAuth clients (HTML; a local admin signs in there)', responses: { '200': html('The page') } } },
+      '/': {
+        get: {
+          tags: ['documentation'],
+          summary: 'The landing page: agents, endpoints and how to connect; HTML for browsers (Accept: text/html), else its facts as JSON',
+          responses: { '200': { description: 'The page', content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
       '/mcp/tools/list': {
         get: { tags: ['mcp compatibility'], summary: 'The public tool list (no credential needed)', responses: { '200': json(ref('McpToolList'), 'The tools') } },
         post: {
@@ -199,7 +212,7 @@ export function openApiDocument(version: string): Obj {
       '/healthz': { get: { tags: ['health'], summary: 'Liveness', responses: { '200': json(ref('Health'), 'Alive') } } },
       '/readyz': { get: { tags: ['health'], summary: 'Readiness of each backing service', responses: { '200': json(ref('Readiness'), 'Ready'), '503': json(ref('Readiness'), 'A backing service is not ready') } } },
       '/openapi.json': { get: { tags: ['documentation'], summary: 'This document', responses: { '200': json({ type: 'object' }, 'The OpenAPI 3.1 document') } } },
-      '/docs': { get: { tags: ['documentation'], summary: 'The API reference page (HTML, served from the package)', responses: { '200': { description: 'HTML', content: { 'text/html': { schema: { type: 'string' } } } } } } },
+      '/docs': { get: { tags: ['documentation'], summary: 'The API reference page (HTML, served from the package)', responses: { '200': html('The page') } } },
     },
   };
 }

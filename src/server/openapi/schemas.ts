@@ -42,6 +42,7 @@ export const SCHEMAS: Record<string, Schema> = {
     ['error'],
     'Every refusal of these routes: the A2A HTTP+JSON error shape (google.rpc.Status)',
   ),
+  OAuthError: object({ error: str, error_description: str }, ['error'], 'An OAuth-style error (RFC 6749 §5.2 shape), on the routes of the replaced service\u2019s OAuth server'),
   AgentCard: object({ name: str, description: str, version: str, skills: { type: 'array', items: { type: 'object' } } }, ['name'], 'An A2A Agent Card (v1.0, or v0.3 where the path or `A2A-Version: 0.3` asks)'),
   AgentSummary: object({ id: str, name: str, description: str, url: str, cardUrl: str, primary: { type: 'boolean' } }, ['id', 'name', 'url', 'cardUrl', 'primary']),
   AgentList: object({ agents: { type: 'array', items: ref('AgentSummary') } }, ['agents']),
