@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthzServer, type AuthzServer } from '../authz/support.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
+import { isNovaedenTaskWrite } from '../../src/server/compat/novaeden-task-api.js';
 
 const SCRIPTED = path.resolve(fileURLToPath(new URL('../fixtures/agents/scripted-text-agent.mjs', import.meta.url)));
 const msg = (text: string) => ({ role: 'user', parts: [{ type: 'text', text }] });
@@ -168,5 +169,15 @@ describe('precedence over agents named `agents` and `tasks`', () => {
     const list = await fetch(`${s.http}/a2a/tasks/tasks`, { headers: { 'x-api-key': keys.alice!, 'a2a-version': '1.0' } });
     expect(list.status).toBe(200);
     expect(await list.json()).toHaveProperty('tasks');
+  });
+});
+
+describe('isNovaedenTaskWrite (what an admin-only gate of /api/v1 bodies lets through)', () => {
+  it('names exactly the two writes of this API', () => {
+    expect(isNovaedenTaskWrite('POST', '/api/v1/agents/echo/tasks')).toBe(true);
+    expect(isNovaedenTaskWrite('POST', '/api/v1/tasks/t-1/messages?x=1')).toBe(true);
+    for (const [m, u] of [['POST', '/api/v1/keys'], ['POST', '/api/v1/users'], ['POST', '/api/v1/clients'], ['PATCH', '/api/v1/users/x'], ['GET', '/api/v1/tasks/t/messages'], ['POST', '/api/v1/agents/a/tasks/t']] as const) {
+      expect(isNovaedenTaskWrite(m, u), `${m} ${u}`).toBe(false);
+    }
   });
 });

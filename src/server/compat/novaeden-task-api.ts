@@ -60,6 +60,19 @@ export function isNovaedenA2APath(req: IncomingMessage): boolean {
   return req.method === 'GET' && s.length === 2 && s[0] === 'tasks' && !A2A_OPERATION_ROOTS.has(s[1]!);
 }
 
+/**
+ * The writes of this API under `/api/v1/` that are not management actions: they need a2a:publish,
+ * not admin, so an admin-only gate of `/api/v1/*` bodies must let them through (the routes check
+ * the caller themselves, before reading the body's message).
+ */
+export function isNovaedenTaskWrite(method: string, url: string): boolean {
+  if (method !== 'POST') return false;
+  const q = url.indexOf('?');
+  const s = (q < 0 ? url : url.slice(0, q)).split('/').filter(Boolean);
+  // api v1 agents {id} tasks | api v1 tasks {id} messages
+  return s.length === 5 && s[0] === 'api' && s[1] === 'v1' && ((s[2] === 'agents' && s[4] === 'tasks') || (s[2] === 'tasks' && s[4] === 'messages'));
+}
+
 /** A Fastify plugin: `app.register(novaedenTaskApi(deps))`. */
 export function novaedenTaskApi(d: NovaedenTaskApiDeps): FastifyPluginCallback {
   const challengeFor = (err: A2AError, path: string, scope: string) =>
