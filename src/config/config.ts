@@ -199,6 +199,8 @@ export interface AuthConfig {
   allowInsecureNone?: boolean;
   /** every caller is bound to this usecase (its tools and Table Expert data only) */
   forceUsecase?: string;
+  /** `narrow` (default): a forced usecase intersects with the credential's; `override`: replaces it */
+  forceUsecaseMode?: 'narrow' | 'override';
   /** Agentport's own OAuth 2.1 authorization server (src/auth/oauth) */
   oauth: OAuthConfig;
   apiKeys: ApiKeyConfig[];

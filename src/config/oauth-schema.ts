@@ -15,9 +15,53 @@ import { bool, integer, nonEmptyString } from './primitives.js';
  */
 export const DEFAULT_ALLOWED_REDIRECT_URIS = [
   'https://chatgpt.com/connector_platform_oauth_redirect',
+  // ChatGPT apps: one callback per app, its id shown when the app is created (the `{callback_id}`
+  // that /.well-known/mcp-metadata advertises); `/*` allows one path segment there.
+  'https://chatgpt.com/connector/oauth/*',
   'https://claude.ai/api/mcp/auth_callback',
   'https://claude.com/api/mcp/auth_callback',
+  // The callbacks the replaced service registered for its connectors (docs/migrating-from-novaeden.md).
+  'https://chatgpt.com/aip/mcp/oauth/callback',
+  'https://chat.openai.com/aip/mcp/oauth/callback',
+  'https://claude.ai/api/mcp/oauth/callback',
 ] as const;
+
+/** How people sign in on the authorization page (auth.oauth.login). */
+export const LOGIN_METHODS = ['password', 'upstream', 'token'] as const;
+
+const usecaseId = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, { message: 'must be lowercase letters, digits, - and _' });
+
+/**
+ * `auth.oauth.tokenLogin`: sign-in with a bearer token of an external issuer (`auth.issuers`) and a
+ * usecase, as the replaced service's authorization page did (src/auth/oauth/token-login.ts).
+ */
+const tokenLoginSchema = z
+  .object({
+    /**
+     * Staging only: every authorization request is signed in with this token and approved without
+     * a page. Refused on a non-loopback host unless `allowPublicBind` (anyone reaching the server
+     * would get its rights).
+     */
+    autoApprove: z
+      .object({
+        /** write it as ${ENV_VAR} */
+        token: nonEmptyString,
+        /** absent: taken from the token's `mcp:tools:<usecase>` scope */
+        usecase: usecaseId.optional(),
+        allowPublicBind: bool.default(false),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** `auth.oauth.defaultClient`: a pre-registered public client for connectors that do not register. */
+const defaultClientSchema = z
+  .object({
+    id: z.string().regex(/^[A-Za-z0-9._~-]{1,100}$/, { message: 'must be 1-100 letters, digits, . _ ~ -' }).default('novaeden-mcp-default'),
+    name: nonEmptyString.max(100).default('MCP connector'),
+  })
+  .strict();
 
 export const DEFAULT_OAUTH_SCOPES = ['a2a:discover', 'a2a:publish', 'mcp:tools'] as const;
 
@@ -86,9 +130,22 @@ export const oauthSchema = z
      */
     trustedProxies: z.array(nonEmptyString.refine((v) => isIP(v) !== 0, { message: 'must be an IP address' })).default([]),
     upstream: upstreamSchema.optional(),
+    /** the sign-in methods offered; absent: password (unless localUsers: false) and upstream (when configured) */
+    login: z.array(z.enum(LOGIN_METHODS)).min(1).optional(),
+    tokenLogin: tokenLoginSchema.default({}),
+    defaultClient: defaultClientSchema.optional(),
   })
   .strict()
-  .refine((o) => o.localUsers || o.upstream !== undefined, { message: 'localUsers: false needs an upstream to sign in with', path: ['localUsers'] });
+  .refine((o) => !o.login?.includes('upstream') || o.upstream !== undefined, { message: 'upstream sign-in needs auth.oauth.upstream', path: ['login'] })
+  .refine((o) => o.tokenLogin.autoApprove === undefined || o.login?.includes('token'), { message: 'autoApprove signs in with a token: add token to auth.oauth.login', path: ['tokenLogin', 'autoApprove'] })
+  .refine((o) => o.login !== undefined || o.localUsers || o.upstream !== undefined, { message: 'localUsers: false needs an upstream to sign in with (or auth.oauth.login)', path: ['localUsers'] });
 
 export type OAuthConfig = z.output<typeof oauthSchema>;
 export type UpstreamLoginConfig = z.output<typeof upstreamSchema>;
+export type TokenLoginConfig = z.output<typeof tokenLoginSchema>;
+
+/** The sign-in methods in effect: `login`, or what localUsers and upstream imply. */
+export function loginMethods(o: Pick<OAuthConfig, 'login' | 'localUsers' | 'upstream'>): ReadonlySet<(typeof LOGIN_METHODS)[number]> {
+  if (o.login) return new Set(o.login);
+  return new Set([...(o.localUsers ? (['password'] as const) : []), ...(o.upstream ? (['upstream'] as const) : [])]);
+}

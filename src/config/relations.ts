@@ -66,5 +66,11 @@ export function checkRelations(input: unknown): ConfigProblem[] {
     });
   }
 
+  // Sign-in with a token verifies it against the external issuers (auth.oauth.tokenLogin).
+  const oauth = isRecord(auth) ? auth.oauth : undefined;
+  if (isRecord(auth) && isRecord(oauth) && Array.isArray(oauth.login) && oauth.login.includes('token') && !(Array.isArray(auth.issuers) && auth.issuers.length > 0)) {
+    problems.push({ path: 'auth.oauth.login', message: 'token sign-in verifies tokens of auth.issuers: configure at least one issuer' });
+  }
+
   return problems;
 }

@@ -90,6 +90,7 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
       mode: file.auth.mode,
       ...(file.auth.allowInsecureNone === undefined ? {} : { allowInsecureNone: file.auth.allowInsecureNone }),
       ...(file.auth.forceUsecase === undefined ? {} : { forceUsecase: file.auth.forceUsecase }),
+      ...(file.auth.forceUsecaseMode === undefined ? {} : { forceUsecaseMode: file.auth.forceUsecaseMode }),
       oauth: { ...file.auth.oauth },
       apiKeys: file.auth.apiKeys.map((k) => ({ key: k.key, subject: k.subject, scopes: [...k.scopes] })),
       extendedCard: file.auth.extendedCard,

@@ -294,6 +294,8 @@ const authSchema = z
     allowInsecureNone: bool.optional(),
     /** binds every caller to this usecase (tools and Table Expert data of other usecases are hidden) */
     forceUsecase: usecaseName.optional(),
+    /** `narrow` (default): intersected with the credential's usecase; `override`: replaces it */
+    forceUsecaseMode: z.enum(['narrow', 'override']).optional(),
     oauth: oauthSchema.default({}),
     apiKeys: z.array(apiKeySchema).default([]),
     extendedCard: bool.default(true),

@@ -31,6 +31,9 @@ import { unknownAgentMessage } from '../core/agents/unknown-agent.js';
 import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
 import { admitBody, BodyBudget, bodyRefusal, readLimitedBody, BODY_BUSY_RETRY_AFTER_SECONDS, type BodyPolicy } from '../bindings/read-limited-body.js';
 import { refuseBodyWithoutAdmin } from './management/body-admission.js';
+import { isNovaedenA2APath, novaedenTaskApi } from './compat/novaeden-task-api.js';
+import { novaedenAgentCards } from './compat/novaeden-agent-list.js';
+import { openApiRoutes } from './openapi/openapi-routes.js';
 
 export interface HttpAppDeps {
   config: Config;
@@ -178,7 +181,7 @@ export function buildHttpApp(d: HttpAppDeps) {
         res.once('finish', () => {
           if (!req.complete) req.resume();
         });
-        if (!mcpCompat(req, res) && !mcp(req, res) && !d.oauth?.endpoint(req, res) && !a2a(req, res)) handler(req, res);
+        if (!mcpCompat(req, res) && !mcp(req, res) && !d.oauth?.endpoint(req, res) && (isNovaedenA2APath(req) || !a2a(req, res))) handler(req, res);
       }),
   });
 
@@ -275,6 +278,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     const visible = d.registry.list().filter((a) => !d.policy || d.policy.canSeeAgent(principal, a.id));
     // Per caller whenever authorization is on: caching only filtered answers would tell that something was filtered.
     if (d.policy?.enforcing || principal.authenticated) reply.header('Cache-Control', 'private, no-store');
+    // `?view=cards`: the replaced service's answer, a list of cards (src/server/compat/).
+    if ((req.query as { view?: string }).view === 'cards') return novaedenAgentCards(d.registry, d.policy, principal);
     return { agents: visible.map((a) => ({
       id: a.id,
       name: a.publicCard.name,
@@ -290,6 +295,8 @@ export function buildHttpApp(d: HttpAppDeps) {
   if (d.policy && d.tasks) {
     app.register(taskRoutes({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
   }
+  app.register(novaedenTaskApi({ registry: d.registry, handler: d.handler, auth: d.auth, ...(d.policy ? { policy: d.policy } : {}), resourceMetadataUrl: (path) => protectedResourceMetadataUrl(publicUrl(), path) }));
+  app.register(openApiRoutes({ version: packageVersion() }));
   app.get<{ Params: { id: string } }>('/api/v1/agents/:id/card', (req, reply) => serveCard(req, reply, req.params.id));
   app.get('/.well-known/jwks.json', async (_req, reply) => {
     reply.header('Cache-Control', 'public, max-age=300');

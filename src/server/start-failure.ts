@@ -112,7 +112,7 @@ export function toStartFailure(error: unknown, config: Config): StartFailure {
   if (error instanceof StartFailure) return error;
   if (error instanceof InsecureAuthModeError) {
     return new StartFailure(
-      'auth.mode none (--auth none)',
+      error.detail.subject ?? 'auth.mode none (--auth none)',
       error.detail.problem,
       error.detail.fix,
       'configuration',

@@ -28,7 +28,7 @@ import { buildHttpApp } from './http-app.js';
 import { AuthorizationPolicy } from '../core/authz/policy.js';
 import { AuthorizingA2AHandler } from '../core/authz/authorizing-handler.js';
 import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
-import { checkAuthMode } from './auth-mode.js';
+import { checkAuthMode, checkTokenAutoApprove } from './auth-mode.js';
 import { createFirstAdminKey } from './first-start.js';
 import type { FirstAdminUser } from '../auth/oauth/first-admin-user.js';
 import { packageVersion } from '../cli/version.js';
@@ -78,6 +78,7 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
   routeGrpcLibraryLog(log);
   // Configuration checks first: a refused configuration opens nothing.
   checkAuthMode(initial, log);
+  checkTokenAutoApprove(initial, log);
   if (initial.bus.driver === 'redis' && initial.storage.driver !== 'postgres') {
     throw new StartFailure('bus (redis)', 'joins replicas that share one PostgreSQL store, but storage is not PostgreSQL', 'set `storage:` to a postgres:// URL (or remove `bus:` for a single server)', 'configuration');
   }

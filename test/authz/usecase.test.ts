@@ -41,6 +41,7 @@ beforeAll(async () => {
   keys.finance = await s.key('fin-bot', ['mcp:tools', 'a2a:discover', 'a2a:publish'], 'finance');
   keys.hr = await s.key('hr-bot', ['mcp:tools:hr', 'a2a:discover', 'a2a:publish']);
   keys.all = await s.key('analyst', ['mcp:tools', 'a2a:discover', 'a2a:publish']);
+  keys.wildcard = await s.key('wild-bot', ['mcp:tools:*']);
 }, 60_000);
 
 afterAll(async () => {
@@ -113,6 +114,17 @@ describe('MCP: the Table Expert shows a usecase-bound caller only its usecase', 
       expect(text(r as never)).toContain(FIN);
       const r2 = await c.callTool({ name: 'query_table_expert', arguments: { question: 'SELECT note FROM salaries' } });
       expect(text(r2 as never)).toContain(HR);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('mcp:tools:* means every usecase (the replaced service\'s wildcard), not a usecase named *', async () => {
+    const c = await mcp(keys.wildcard!);
+    try {
+      expect(text((await c.callTool({ name: 'query_table_expert', arguments: { question: 'SELECT memo FROM ledger' } })) as never)).toContain(FIN);
+      expect(text((await c.callTool({ name: 'query_table_expert', arguments: { question: 'SELECT note FROM salaries' } })) as never)).toContain(HR);
+      expect((await c.listTools()).tools.map((t) => t.name)).toContain('hr-echo_echo');
     } finally {
       await c.close();
     }
@@ -215,6 +227,52 @@ describe('auth.forceUsecase binds every caller', () => {
       } finally {
         await h.close();
       }
+    } finally {
+      await forced.stop();
+    }
+  });
+});
+
+describe('auth.forceUsecaseMode: override runs every call as the forced usecase', () => {
+  it('a credential bound to another usecase (by its usecase or its mcp:tools:<u> scope) reads the forced usecase only', async () => {
+    const forced = await startAuthzServer({
+      auth: { forceUsecase: 'finance', forceUsecaseMode: 'override' },
+      agents: [
+        {
+          id: 'table-expert',
+          builtin: 'table-expert',
+          options: {
+            datasets: [
+              { name: 'ledger', usecase: 'finance', path: path.join(dir, 'ledger.csv') },
+              { name: 'salaries', usecase: 'hr', path: path.join(dir, 'salaries.csv') },
+            ],
+          },
+        },
+        { id: 'fin-echo', builtin: 'echo', usecase: 'finance' },
+        { id: 'hr-echo', builtin: 'echo', usecase: 'hr' },
+      ],
+    });
+    try {
+      for (const key of [await forced.key('hr-bot', ['mcp:tools'], 'hr'), await forced.key('hr-scoped', ['mcp:tools:hr'])]) {
+        const c = await modernClient(`${forced.http}/mcp`, { headers: { 'x-api-key': key } });
+        try {
+          expect(text((await c.callTool({ name: 'query_table_expert', arguments: { question: 'SELECT memo FROM ledger' } })) as never)).toContain(FIN);
+          expect(JSON.stringify(await c.callTool({ name: 'query_table_expert', arguments: { question: 'SELECT note FROM salaries' } }))).not.toContain(HR);
+          const tools = (await c.listTools()).tools.map((t) => t.name);
+          expect(tools).toContain('fin-echo_echo');
+          expect(tools).not.toContain('hr-echo_echo');
+        } finally {
+          await c.close();
+        }
+      }
+      // Authorization still holds: no MCP scope, no tools.
+      const none = await forced.key('reader', ['a2a:discover']);
+      const res = await fetch(`${forced.http}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': none },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+      });
+      expect(res.status).toBe(403);
     } finally {
       await forced.stop();
     }

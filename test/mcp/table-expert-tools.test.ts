@@ -29,6 +29,20 @@ describe('Table Expert over MCP: search, fetch, query_table_expert on the sample
     }
   });
 
+  it('search accepts limit (1-100): at most that many results; out of range is an invalid-params answer', async () => {
+    const all = json(await c.callTool({ name: 'search', arguments: { query: 'Berlin' } }));
+    expect(all.results.length).toBeGreaterThan(2);
+    const two: any = await c.callTool({ name: 'search', arguments: { query: 'Berlin', limit: 2 } });
+    expect(two.isError).toBeFalsy();
+    expect(json(two).results).toEqual(all.results.slice(0, 2));
+    const bad = await c.callTool({ name: 'search', arguments: { query: 'Berlin', limit: 0 } }).then(
+      (r: any) => ({ isError: r.isError as boolean | undefined }),
+      (e: { code?: number }) => ({ code: e.code }),
+    );
+    expect(bad).not.toEqual({ isError: false });
+    expect(bad).not.toEqual({ isError: undefined });
+  });
+
   it('search returns {results: [{id, title, url}]} as one JSON text item, urls opening the item', async () => {
     const r: any = await c.callTool({ name: 'search', arguments: { query: 'Berlin' } });
     expect(r.isError).toBeFalsy();

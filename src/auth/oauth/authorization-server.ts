@@ -33,8 +33,10 @@ export interface AuthorizationServerOptions {
   /** fetch for Client ID Metadata Documents (SSRF-guarded) */
   fetchMetadataDocument: MetadataDocumentFetch;
   revocations: TokenRevocations;
-  /** accounts signed in at the upstream OpenID Provider, which have no local user row */
+  /** accounts signed in at the upstream OpenID Provider or with a token, which have no local user row */
   isUpstreamAccount?: (accountId: string) => boolean;
+  /** the usecase a token sign-in bound to an authorization (src/auth/oauth/token-login.ts) */
+  usecaseOfGrant?: (grantId: string) => Promise<string | undefined>;
 }
 
 export interface AuthorizationServer {
@@ -46,6 +48,24 @@ export interface AuthorizationServer {
 /** Koa-style context as oidc-provider passes it to configuration functions (only what we read). */
 interface OidcContext {
   oidc?: { route?: string; params?: { scope?: string } };
+}
+
+/**
+ * `auth.oauth.defaultClient`: public (PKCE, no secret), code flow, the exact allowed redirect URIs
+ * (patterns cannot be registered; loopback ones match on any port), never `admin` (the ceiling of
+ * self-registered clients applies: it carries no administrator marker).
+ */
+function defaultClientMetadata(cfg: OAuthConfig): Record<string, unknown> {
+  const exact = cfg.allowedRedirectUris.filter((u) => u !== '*' && !u.endsWith('/*'));
+  return {
+    client_id: cfg.defaultClient!.id,
+    client_name: cfg.defaultClient!.name,
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    redirect_uris: [...exact, 'http://127.0.0.1/callback', 'http://localhost/callback'],
+    scope: cfg.defaultScopes.filter((s) => s !== 'admin').join(' '),
+  };
 }
 
 export async function createAuthorizationServer(o: AuthorizationServerOptions): Promise<AuthorizationServer> {
@@ -86,6 +106,8 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
       challenge: '/oauth/challenge',
     },
     scopes: ['openid', 'offline_access', ...OFFERED_SCOPES],
+    // The pre-registered public client of connectors that do not register (auth.oauth.defaultClient).
+    ...(cfg.defaultClient ? { clients: [defaultClientMetadata(cfg)] } : {}),
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     // OAuth 2.1: PKCE for every authorization code, S256 only (oidc-provider 9 knows no `plain`).
@@ -177,7 +199,12 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
     },
     // The grant id travels in the token so the resource server can refuse tokens of a revoked
     // grant (logout, revocation, refresh replay) although they are stateless JWTs.
-    extraTokenClaims: async (_ctx: unknown, token: { grantId?: string }) => (token.grantId ? { grant_id: token.grantId } : undefined),
+    // A token sign-in's usecase travels too: its holder sees that usecase only (core/authz/scopes.ts).
+    extraTokenClaims: async (_ctx: unknown, token: { grantId?: string }) => {
+      if (!token.grantId) return undefined;
+      const usecase = await o.usecaseOfGrant?.(token.grantId);
+      return { grant_id: token.grantId, ...(usecase ? { usecase } : {}) };
+    },
     formats: {
       customizers: {
         // A client-credentials token acts for the client itself; its subject is namespaced so a

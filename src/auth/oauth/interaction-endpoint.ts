@@ -7,6 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { decodeJwt } from 'jose';
 import type { InteractionDetails, Provider } from 'oidc-provider';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../../bindings/read-limited-body.js';
@@ -15,6 +16,7 @@ import { authenticateUser } from './local-users.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { grantableScopes } from './scopes.js';
 import { UpstreamLoginError, type UpstreamLogin } from './upstream-login.js';
+import { TokenLoginError, type TokenLogin, type TokenLoginResult } from './token-login.js';
 
 const FORM_LIMIT = 8 * 1024;
 
@@ -30,6 +32,14 @@ export interface InteractionDeps {
   localUsers: boolean;
   /** the "Sign in with …" button (auth.oauth.upstream) */
   upstream?: UpstreamLogin;
+  /** sign-in with a bearer token and a usecase (auth.oauth.login: token) */
+  tokenLogin?: {
+    login: TokenLogin;
+    /** staging: sign in with this token and approve without a page */
+    autoApprove?: { token: string; usecase?: string };
+    /** how long a usecase stays bound to its authorization (the grant's lifetime) */
+    grantTtlSeconds: number;
+  };
   log: { warn(o: object, m?: string): void };
 }
 
@@ -62,8 +72,20 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
   const clientName = client?.clientName ?? clientId;
   const action = `/oauth/interaction/${encodeURIComponent(uid)}`;
   const csrf = csrfToken(d.formSecret, uid);
-  const login = (o: { error?: string; username?: string } = {}) =>
-    loginPage({ action: `${action}/login`, csrf, clientName, localUsers: d.localUsers, ...(d.upstream ? { upstream: { action: `${action}/upstream`, label: d.upstream.label } } : {}), ...o });
+  const login = (o: { error?: string; username?: string; usecase?: string } = {}) =>
+    loginPage({
+      action: `${action}/login`,
+      csrf,
+      clientName,
+      localUsers: d.localUsers,
+      ...(d.upstream ? { upstream: { action: `${action}/upstream`, label: d.upstream.label } } : {}),
+      ...(d.tokenLogin ? { token: { action: `${action}/token` } } : {}),
+      ...o,
+    });
+  /** The token sign-in of this interaction, when the login step was one (carried by oidc-provider). */
+  const signedInWithToken = (details.lastSubmission as { tokenLogin?: TokenLoginResult; autoApproved?: boolean } | undefined) ?? {};
+  const finishTokenLogin = (result: TokenLoginResult, autoApproved: boolean) =>
+    d.provider.interactionFinished(req, res, { login: { accountId: result.accountId }, tokenLogin: result, ...(autoApproved ? { autoApproved } : {}) }, { mergeWithLastSubmission: false });
 
   // Back from the upstream's callback (src/auth/oauth/upstream-login.ts): this browser holds the
   // interaction cookie, and the callback verified the account for this very interaction.
@@ -74,8 +96,23 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     return d.provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
   }
   if (req.method === 'GET') {
+    const auto = d.tokenLogin?.autoApprove;
+    if (details.prompt.name === 'login' && auto) {
+      try {
+        return await finishTokenLogin(await d.tokenLogin!.login.verify(auto.token, auto.usecase), true);
+      } catch (err) {
+        if (!(err instanceof TokenLoginError)) throw err;
+        d.log.warn({ reason: err.message }, 'oauth: the auto-approve token was refused');
+        return send(res, err.status, login({ error: `Automatic approval failed: ${err.message}` }));
+      }
+    }
     if (details.prompt.name === 'login') return send(res, 200, login());
     const accountId = details.session?.accountId ?? '';
+    // A token sign-in binds one authorization; a session of an earlier one must sign in again.
+    if (d.tokenLogin?.login.isAccount(accountId) && signedInWithToken.tokenLogin?.accountId !== accountId) {
+      return d.provider.interactionFinished(req, res, { error: 'login_required', error_description: 'Sign in with your token again' }, { mergeWithLastSubmission: false });
+    }
+    if (signedInWithToken.autoApproved && signedInWithToken.tokenLogin?.accountId === accountId) return approve(accountId);
     return send(res, 200, consentPage({ action: `${action}/confirm`, csrf, clientName, clientId, scopes: await scopesToGrant(d, details, accountId), ...resourceOf(details), user: accountId }));
   }
   if (req.method !== 'POST') return send(res, 405, messagePage('Not allowed', 'Use the form.'));
@@ -101,6 +138,26 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     }
   }
 
+  if (step === 'token' && details.prompt.name === 'login' && d.tokenLogin) {
+    const address = d.clientAddress(req);
+    const token = form.get('token') ?? '';
+    // Throttled per account the token claims (unverified: it only names the counter) and address.
+    const key = `token:${claimedAccount(token)}`;
+    const wait = d.throttle.retryAfterSeconds(key, address);
+    const usecase = form.get('usecase') ?? '';
+    if (wait > 0) return send(res, 429, login({ error: `Too many failed sign-ins. Try again in ${wait} seconds.`, usecase }), { 'Retry-After': String(wait) });
+    try {
+      const result = await d.tokenLogin.login.verify(token, usecase || undefined);
+      d.throttle.succeeded(key, address);
+      return await finishTokenLogin(result, false);
+    } catch (err) {
+      if (!(err instanceof TokenLoginError)) throw err;
+      d.throttle.failed(key, address);
+      d.log.warn({ reason: err.message }, 'oauth: failed token sign-in');
+      return send(res, err.status, login({ error: err.message, usecase }));
+    }
+  }
+
   if (step === 'login' && details.prompt.name === 'login') {
     if (!d.localUsers) return send(res, 403, login({ error: 'Sign-in with a password is turned off here.' }));
     const username = form.get('username') ?? '';
@@ -123,10 +180,16 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     }
     const accountId = details.session?.accountId;
     if (!accountId) return send(res, 400, messagePage('Sign-in expired', 'Sign in again.'));
+    return approve(accountId);
+  }
+  return send(res, 400, messagePage('Out of step', 'This step does not match the sign-in request. Start again from the application.'));
+
+  /** The consent: the requested scopes this account may grant, the rest refused. */
+  async function approve(accountId: string) {
     const grant = (details.grantId ? await d.provider.Grant.find(details.grantId) : undefined) ?? new d.provider.Grant({ accountId, clientId });
     const promptDetails = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
     if (promptDetails.missingOIDCScope?.length) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
-    const allowed = await userScopes(d, accountId);
+    const allowed = await userScopes(d, accountId, signedInWithToken.tokenLogin);
     for (const [resource, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {
       const granted = grantableScopes(scopes, allowed);
       if (granted.length) grant.addResourceScope(resource, granted.join(' '));
@@ -135,12 +198,24 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
       if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
     }
     const grantId = await grant.save();
+    const tokenLogin = signedInWithToken.tokenLogin;
+    if (d.tokenLogin && tokenLogin?.accountId === accountId) await d.tokenLogin.login.bindGrant(grantId, tokenLogin.usecase, d.tokenLogin.grantTtlSeconds);
     return d.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
   }
-  return send(res, 400, messagePage('Out of step', 'This step does not match the sign-in request. Start again from the application.'));
 }
 
-async function userScopes(d: InteractionDeps, accountId: string): Promise<readonly string[]> {
+function claimedAccount(token: string): string {
+  try {
+    const { iss, sub } = decodeJwt(token.trim());
+    return `${String(iss).slice(0, 200)}#${String(sub).slice(0, 200)}`;
+  } catch {
+    return '?';
+  }
+}
+
+async function userScopes(d: InteractionDeps, accountId: string, tokenLogin?: TokenLoginResult): Promise<readonly string[]> {
+  if (tokenLogin?.accountId === accountId) return tokenLogin.scopes;
+  if (d.tokenLogin?.login.isAccount(accountId)) return [];
   const upstream = d.upstream?.scopesOf(accountId);
   if (upstream) return upstream;
   return (await d.store.getUser(accountId))?.scopes ?? [];
@@ -150,7 +225,8 @@ async function userScopes(d: InteractionDeps, accountId: string): Promise<readon
 async function scopesToGrant(d: InteractionDeps, details: InteractionDetails, accountId: string): Promise<string[]> {
   const missing = (details.prompt.details as { missingResourceScopes?: Record<string, string[]> }).missingResourceScopes ?? {};
   const requested = [...new Set(Object.values(missing).flat())];
-  return grantableScopes(requested.length ? requested : d.defaultScopes, await userScopes(d, accountId));
+  const tokenLogin = (details.lastSubmission as { tokenLogin?: TokenLoginResult } | undefined)?.tokenLogin;
+  return grantableScopes(requested.length ? requested : d.defaultScopes, await userScopes(d, accountId, tokenLogin));
 }
 
 function resourceOf(details: InteractionDetails): { resource?: string } {

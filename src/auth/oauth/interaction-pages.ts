@@ -8,7 +8,17 @@ import { escapeHtml as e, htmlPage as page, PAGE_HEADERS } from './html.js';
 
 export { PAGE_HEADERS };
 
-export function loginPage(o: { action: string; csrf: string; clientName: string; error?: string; username?: string; localUsers?: boolean; upstream?: { action: string; label: string } }): string {
+export function loginPage(o: {
+  action: string;
+  csrf: string;
+  clientName: string;
+  error?: string;
+  username?: string;
+  usecase?: string;
+  localUsers?: boolean;
+  upstream?: { action: string; label: string };
+  token?: { action: string };
+}): string {
   const password = `<form method="post" action="${e(o.action)}">
 <input type="hidden" name="csrf" value="${e(o.csrf)}">
 <label for="username">Username</label>
@@ -24,13 +34,24 @@ export function loginPage(o: { action: string; csrf: string; clientName: string;
 <button type="submit">Sign in with ${e(o.upstream.label)}</button>
 </form>`
     : '';
+  // The replaced service's form: a bearer token of the identity provider and a usecase id.
+  const token = o.token
+    ? `<form method="post" action="${e(o.token.action)}">
+<input type="hidden" name="csrf" value="${e(o.csrf)}">
+<label for="token">Access token from your identity provider</label>
+<input id="token" name="token" type="password" autocomplete="off" required>
+<label for="usecase">Usecase id (optional when the token names one)</label>
+<input id="usecase" name="usecase" autocomplete="off" value="${e(o.usecase ?? '')}">
+<button type="submit">Sign in with a token</button>
+</form>`
+    : '';
   const local = o.localUsers !== false;
   return page(
     'Sign in',
     `<h1>Sign in to Agentport</h1>
 <p><strong>${e(o.clientName)}</strong> wants to access your agents.</p>
 ${o.error ? `<p class="error" role="alert">${e(o.error)}</p>` : ''}
-${upstream}${upstream && local ? '\n<p>or with a local account:</p>\n' : ''}${local ? password : ''}`,
+${upstream}${upstream && local ? '\n<p>or with a local account:</p>\n' : ''}${local ? password : ''}${token && (upstream || local) ? '\n<p>or with a token:</p>\n' : ''}${token}`,
   );
 }
 

@@ -9,7 +9,10 @@
  * loaded only then, so a server with `auth.oauth.enabled: false` never loads it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { OAuthConfig } from '../../config/oauth-schema.js';
+import { loginMethods, type OAuthConfig } from '../../config/oauth-schema.js';
+import { DEFAULT_CLOCK_SKEW_SECONDS, type ExternalIssuerConfig } from '../../config/config.js';
+import { createTokenLogin } from './token-login.js';
+import { isJsonBody, rewriteJsonTokenRequest } from './json-token-request.js';
 import type { KeyStore } from '../../core/keys/key-store.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { OAUTH_PATHS } from '../oauth-paths.js';
@@ -41,6 +44,9 @@ export interface OAuthEndpointDeps {
   externalIssuers?: readonly string[];
   /** the resource server's revocation checks (shared with the Authenticator) */
   revocations: TokenRevocations;
+  /** `auth.issuers`: the identity providers whose tokens the token sign-in accepts */
+  issuers?: readonly ExternalIssuerConfig[];
+  clockSkewSeconds?: number;
   /** management requests under /mcp/oauth/clients (admin), answered by the management routes */
   clientsRoute?: (req: IncomingMessage, res: ServerResponse, clientId: string | undefined) => Promise<void>;
 }
@@ -90,7 +96,10 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
   const revocations = d.revocations;
   const throttle = new LoginThrottle();
   const clientAddress = clientAddressOf(d.oauth.trustedProxies);
-  const upstream = d.oauth.upstream ? createUpstreamLogin({ config: d.oauth.upstream, store: d.store, publicOrigin: issuer, log: d.log }) : undefined;
+  const methods = loginMethods(d.oauth);
+  const upstream = d.oauth.upstream && methods.has('upstream') ? createUpstreamLogin({ config: d.oauth.upstream, store: d.store, publicOrigin: issuer, log: d.log }) : undefined;
+  const tokenLogin = methods.has('token') ? createTokenLogin({ issuers: d.issuers ?? [], keys: d.keys, store: d.store, clockSkewSeconds: d.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS }) : undefined;
+  const autoApprove = d.oauth.tokenLogin.autoApprove;
 
   const build = () => {
     server ??= (async () => {
@@ -103,7 +112,8 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
         keys: d.keys,
         resources: d.resources,
         revocations,
-        ...(upstream ? { isUpstreamAccount: (id: string) => upstream.scopesOf(id) !== undefined } : {}),
+        ...(upstream || tokenLogin ? { isUpstreamAccount: (id: string) => upstream?.scopesOf(id) !== undefined || tokenLogin?.isAccount(id) === true } : {}),
+        ...(tokenLogin ? { usecaseOfGrant: (grantId: string) => tokenLogin.usecaseOfGrant(grantId) } : {}),
         fetchMetadataDocument: createMetadataDocumentFetch({ allowLoopbackHosts: cimd.allowLoopbackHosts, ...(cimd.trustedCaFile ? { trustedCaFile: cimd.trustedCaFile } : {}) }),
       });
       // Requests are presented as made to the public URL (asSeenPublicly), so discovery documents
@@ -138,14 +148,18 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
       sendJson(res, 405, { error: 'method_not_allowed', error_description: `Use ${methods.join(' or ')}` }, { Allow: methods.join(', ') });
       return true;
     }
-    build().then(({ handle }) => {
+    // A JSON body at the token endpoint is rewritten into its form request first (json-token-request.ts).
+    const jsonToken = target === OAUTH_PATHS.token && req.method === 'POST' && isJsonBody(req) ? rewriteJsonTokenRequest(req) : Promise.resolve({ req });
+    Promise.all([build(), jsonToken]).then(([{ handle }, rewritten]) => {
+      if (!('req' in rewritten)) return sendJson(res, 400, rewritten);
+      const forwarded = rewritten.req;
       if (rewrittenPath !== undefined) {
-        const q = (req.url ?? '').indexOf('?');
-        req.url = rewrittenPath + (q < 0 ? '' : (req.url ?? '').slice(q));
+        const q = (forwarded.url ?? '').indexOf('?');
+        forwarded.url = rewrittenPath + (q < 0 ? '' : (forwarded.url ?? '').slice(q));
       }
-      if (req.method === 'GET' && req.url?.startsWith(`${OAUTH_PATHS.authorize}?`)) req.url = withDefaultScope(req.url, d.oauth.defaultScopes);
-      asSeenPublicly(req, d.publicUrl());
-      handle(req, res);
+      if (forwarded.method === 'GET' && forwarded.url?.startsWith(`${OAUTH_PATHS.authorize}?`)) forwarded.url = withDefaultScope(forwarded.url, d.oauth.defaultScopes);
+      asSeenPublicly(forwarded, d.publicUrl());
+      handle(forwarded, res);
     }, (err: unknown) => fail(res, err));
     return true;
   };
@@ -181,7 +195,18 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
       build().then(
         ({ as }) =>
           serveInteraction(
-            { provider: as.provider, formSecret: as.formSecret, store: d.store, defaultScopes: d.oauth.defaultScopes, throttle, clientAddress, localUsers: d.oauth.localUsers, ...(upstream ? { upstream } : {}), log: d.log },
+            {
+              provider: as.provider,
+              formSecret: as.formSecret,
+              store: d.store,
+              defaultScopes: d.oauth.defaultScopes,
+              throttle,
+              clientAddress,
+              localUsers: methods.has('password'),
+              ...(upstream ? { upstream } : {}),
+              ...(tokenLogin ? { tokenLogin: { login: tokenLogin, grantTtlSeconds: d.oauth.refreshTokenTtlSeconds, ...(autoApprove ? { autoApprove: { token: autoApprove.token, ...(autoApprove.usecase ? { usecase: autoApprove.usecase } : {}) } } : {}) } } : {}),
+              log: d.log,
+            },
             req,
             res,
             uid ?? '',

@@ -61,6 +61,8 @@ export function createOAuthFaces(d: {
       log: d.log,
       revocations: d.revocations,
       externalIssuers: (d.config().auth.issuers ?? []).map((i) => i.issuer),
+      issuers: d.config().auth.issuers ?? [],
+      ...(d.config().auth.clockSkewSeconds !== undefined ? { clockSkewSeconds: d.config().auth.clockSkewSeconds! } : {}),
       clientsRoute: compatClientsRoute(management),
     }),
     adminRoutes: d.config().auth.oauth.enabled ? managementRoutes(management) : async () => {},

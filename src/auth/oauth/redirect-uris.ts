@@ -26,9 +26,22 @@ function withoutPort(raw: string, u: URL): string {
   return u.port ? raw.replace(`${u.hostname}:${u.port}`, u.hostname) : raw;
 }
 
-/** Whether a registering client may use `uri`: loopback, an exact listed URI, or any https with `*`. */
+/**
+ * Whether a registering client may use `uri`: loopback, an exact listed URI, any https with `*`,
+ * or, for a listed `https://host/path/*`, that path and one more segment (a per-app callback id).
+ */
 export function isAllowedRedirectUri(uri: string, allowed: readonly string[]): boolean {
   if (isLoopbackRedirect(uri)) return true;
   if (allowed.includes(uri)) return true;
-  return allowed.includes('*') && URL.parse(uri)?.protocol === 'https:';
+  if (allowed.includes('*') && URL.parse(uri)?.protocol === 'https:') return true;
+  return allowed.some((a) => a.endsWith('/*') && a.startsWith('https:') && matchesOneSegment(a.slice(0, -1), uri));
+}
+
+const SEGMENT = /^[A-Za-z0-9._~-]{1,200}$/;
+
+function matchesOneSegment(prefix: string, uri: string): boolean {
+  if (!uri.startsWith(prefix)) return false;
+  const u = URL.parse(uri);
+  // The whole URI as written, no query or fragment: one plain segment after the prefix.
+  return u !== null && u.href === uri && SEGMENT.test(uri.slice(prefix.length));
 }

@@ -149,7 +149,7 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
       const teTool = (skills: readonly string[]) => mayUse(te.agentId, toolSkills(scope.agents, te.agentId, ...skills));
       const t = TABLE_EXPERT_TOOLS;
       if (teTool(['search'])) server.registerTool('search', { title: t.search.title, description: t.search.description, inputSchema: teSchemas.search, annotations: t.search.annotations }, (args, c) =>
-        searchTool(te, args as { query: string }, c.mcpReq.signal, dataScope),
+        searchTool(te, args as { query: string; limit?: number }, c.mcpReq.signal, dataScope),
       );
       if (teTool(['fetch'])) server.registerTool('fetch', { title: t.fetch.title, description: t.fetch.description, inputSchema: teSchemas.fetch, annotations: t.fetch.annotations }, (args, c) =>
         fetchTool(te, args as { id: string }, c.mcpReq.signal, dataScope),

@@ -32,7 +32,11 @@ export const TABLE_EXPERT_TOOLS = {
       'Returns {"results": [{"id", "title", "url"}]}; pass an id to `fetch` for the full item.',
     inputSchema: {
       type: 'object',
-      properties: { query: { type: 'string', minLength: 1, description: 'Words to look for, e.g. "Berlin headphones".' } },
+      properties: {
+        query: { type: 'string', minLength: 1, description: 'Words to look for, e.g. "Berlin headphones".' },
+        // The replaced service's search took a result count; clients send it.
+        limit: { type: 'integer', minimum: 1, maximum: 100, description: 'Results to return at most (default 10).' },
+      },
       required: ['query'],
       additionalProperties: false,
     },
@@ -81,9 +85,9 @@ function failure(err: unknown): CallToolResult {
   return errorResult('The Table Expert could not answer.');
 }
 
-export async function searchTool(b: TableExpertBinding, args: { query: string }, signal: AbortSignal, scope?: Scope): Promise<CallToolResult> {
+export async function searchTool(b: TableExpertBinding, args: { query: string; limit?: number }, signal: AbortSignal, scope?: Scope): Promise<CallToolResult> {
   try {
-    const out = await b.expert.search({ query: args.query }, { signal, ...(scope ? { scope } : {}) });
+    const out = await b.expert.search({ query: args.query, ...(args.limit !== undefined ? { limit: args.limit } : {}) }, { signal, ...(scope ? { scope } : {}) });
     return jsonResult({ results: out.results.map((h) => ({ id: h.id, title: h.title, url: `${b.itemUrl}/${encodeURIComponent(h.id)}` })) });
   } catch (err) {
     return failure(err);

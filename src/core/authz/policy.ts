@@ -7,7 +7,7 @@
 import type { Config } from '../../config/config.js';
 import { AccessDenied } from './access-denied.js';
 import { ANONYMOUS, type Principal } from './principal.js';
-import { holdsAnyMcpScope, holdsScope, MCP_USECASE_SCOPE_PREFIX, SCOPES, usecasesOf } from './scopes.js';
+import { holdsAnyMcpScope, holdsScope, MCP_USECASE_SCOPE_PREFIX, SCOPES, usecasesOf, type ForceUsecaseMode } from './scopes.js';
 
 export type Action =
   /** GetExtendedAgentCard */
@@ -43,6 +43,8 @@ export interface AuthorizationSettings {
   /** `none`: every caller may do everything (authentication off) */
   mode: 'required' | 'none';
   forceUsecase?: string;
+  /** `override`: the forced usecase replaces the credential's (default `narrow`: intersects) */
+  forceUsecaseMode?: ForceUsecaseMode;
   /** the extended card without a credential (the TCK profile) */
   anonymousExtendedCard: boolean;
   agents: Readonly<Record<string, AgentPolicy>>;
@@ -63,6 +65,7 @@ export class AuthorizationPolicy {
     return new AuthorizationPolicy({
       mode: config.auth.mode,
       ...(config.auth.forceUsecase === undefined ? {} : { forceUsecase: config.auth.forceUsecase }),
+      ...(config.auth.forceUsecaseMode === undefined ? {} : { forceUsecaseMode: config.auth.forceUsecaseMode }),
       anonymousExtendedCard: config.auth.anonymousExtendedCard,
       agents,
     });
@@ -103,7 +106,9 @@ export class AuthorizationPolicy {
     const agent = target.agentId === undefined ? undefined : this.s.agents[target.agentId];
     const skillScopes = action === 'send-message' ? this.skillScopes(target) : [];
     if (target.surface === 'mcp') {
-      const own = agent?.usecase === undefined ? ANY_MCP_SCOPE : `${MCP_USECASE_SCOPE_PREFIX}${agent.usecase}`;
+      // Overridden, every MCP caller runs as the forced usecase: its agents need any MCP scope.
+      const forcedHere = this.s.forceUsecaseMode === 'override' && agent?.usecase !== undefined && agent.usecase === this.s.forceUsecase;
+      const own = agent?.usecase === undefined || forcedHere ? ANY_MCP_SCOPE : `${MCP_USECASE_SCOPE_PREFIX}${agent.usecase}`;
       return unique([own, ...skillScopes]);
     }
     switch (action) {
@@ -173,7 +178,7 @@ export class AuthorizationPolicy {
   /** The usecases whose data the caller may see; undefined = all. */
   usecases(principal: Principal): readonly string[] | undefined {
     if (!this.enforcing) return this.s.forceUsecase === undefined ? undefined : [this.s.forceUsecase];
-    return usecasesOf(principal, this.s.forceUsecase);
+    return usecasesOf(principal, this.s.forceUsecase, this.s.forceUsecaseMode);
   }
 
   private skillScopes(target: Target): string[] {

@@ -19,6 +19,15 @@ export const SCOPES = {
 /** `mcp:tools:<usecase>`: the MCP tools (and Table Expert data) of one usecase only */
 export const MCP_USECASE_SCOPE_PREFIX = 'mcp:tools:';
 
+/**
+ * `mcp:tools:*`: every usecase, the same as `mcp:tools` (the replaced service's wildcard; clients
+ * configured against it send it). Usecase names cannot contain `*`, so it names no usecase.
+ */
+export const MCP_ALL_USECASES_SCOPE = 'mcp:tools:*';
+
+/** `auth.forceUsecaseMode`: `narrow` intersects with the credential's usecase; `override` replaces it. */
+export type ForceUsecaseMode = 'narrow' | 'override';
+
 /** What the OAuth server and cards offer, with the text shown on consent screens and in cards. */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   [SCOPES.discover]: 'Read agent cards and your tasks',
@@ -30,8 +39,9 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
 export function holdsScope(principal: Principal, scope: string): boolean {
   if (principal.scopes.includes(SCOPES.admin)) return true;
   if (principal.scopes.includes(scope)) return true;
-  // `mcp:tools` covers each `mcp:tools:<usecase>`.
-  return scope.startsWith(MCP_USECASE_SCOPE_PREFIX) && principal.scopes.includes(SCOPES.mcpTools);
+  const everyUsecase = principal.scopes.includes(SCOPES.mcpTools) || principal.scopes.includes(MCP_ALL_USECASES_SCOPE);
+  // `mcp:tools` (and `mcp:tools:*`) covers each `mcp:tools:<usecase>`, and each other.
+  return everyUsecase && (scope === SCOPES.mcpTools || scope.startsWith(MCP_USECASE_SCOPE_PREFIX));
 }
 
 /** Whether the principal may use MCP tools at all (any usecase). */
@@ -41,14 +51,17 @@ export function holdsAnyMcpScope(principal: Principal): boolean {
 
 /**
  * The usecases a principal is bound to; undefined = not bound (sees every usecase). Bound by its
- * credential's `usecase`, by holding only `mcp:tools:<u>` scopes, or by `auth.forceUsecase`
- * (intersected: a forced usecase never widens what a credential allows).
+ * credential's `usecase`, by holding only `mcp:tools:<u>` scopes, or by `auth.forceUsecase`:
+ * intersected by default (a forced usecase never widens what a credential allows), or, with
+ * `auth.forceUsecaseMode: override`, replacing it (the replaced service's MCP_FORCE_USECASE_ID:
+ * every call runs as that usecase whatever the credential says).
  */
-export function usecasesOf(principal: Principal, forced?: string): readonly string[] | undefined {
+export function usecasesOf(principal: Principal, forced?: string, mode: ForceUsecaseMode = 'narrow'): readonly string[] | undefined {
+  if (forced !== undefined && mode === 'override') return [forced];
   let own: readonly string[] | undefined;
   if (principal.usecase !== undefined) own = [principal.usecase];
   else if (!holdsScope(principal, SCOPES.mcpTools)) {
-    const scoped = principal.scopes.filter((s) => s.startsWith(MCP_USECASE_SCOPE_PREFIX)).map((s) => s.slice(MCP_USECASE_SCOPE_PREFIX.length));
+    const scoped = principal.scopes.filter((s) => s.startsWith(MCP_USECASE_SCOPE_PREFIX) && s !== MCP_ALL_USECASES_SCOPE).map((s) => s.slice(MCP_USECASE_SCOPE_PREFIX.length));
     if (scoped.length) own = scoped;
   }
   if (forced === undefined) return own;

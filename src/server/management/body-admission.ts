@@ -5,7 +5,10 @@
  * route still checks the caller itself (this only spares the server the bytes of a refused one).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { requireAdmin, type AdminGuardDeps } from './admin-guard.js';
+import { restErrorBody } from '../../bindings/a2a-rest/rest-binding.js';
+import { toA2AError } from '../../protocol/a2a/errors.js';
+import { isNovaedenTaskWrite } from '../compat/novaeden-task-api.js';
+import { requireAdmin, sendError, type AdminGuardDeps } from './admin-guard.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -13,7 +16,27 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 export async function refuseBodyWithoutAdmin(d: AdminGuardDeps, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   if (!BODY_METHODS.has(req.method) || !req.url.startsWith('/api/v1/')) return false;
   if (!d.policy.enforcing) return false;
+  // The Novaeden task API's writes take any caller holding a2a:publish (the route decides that);
+  // here only a caller with no valid credential is refused before its body is read.
+  if (isNovaedenTaskWrite(req.method, req.url)) return refuseUnauthenticated(d, req, reply);
   // A refused body is never buffered: Node discards it as it arrives (closing at once instead would
   // reset the connection under a client still sending, and it would never see the 401).
   return !(await requireAdmin(d, req, reply));
+}
+
+async function refuseUnauthenticated(d: AdminGuardDeps, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  try {
+    await d.auth.authenticate(req.headers);
+    return false;
+  } catch (e) {
+    const err = toA2AError(e);
+    if (err.kind !== 'Unauthenticated') return (sendError(reply, err), true);
+    const { status, body } = restErrorBody(err);
+    reply.code(status).headers({
+      'Content-Type': 'application/json',
+      'WWW-Authenticate': d.auth.challenge(err, { scope: 'a2a:publish', resourceMetadata: d.resourceMetadataUrl() }),
+    });
+    reply.send(body);
+    return true;
+  }
 }

@@ -1,0 +1,218 @@
+/**
+ * The OpenAPI 3.1 document of every HTTP route outside the A2A and MCP protocol endpoints (and the
+ * OAuth endpoints, which RFC 8414 metadata describes): served at `/openapi.json`, rendered at
+ * `/docs`. test/server/openapi.test.ts validates it with an OpenAPI validator, and the route tests
+ * check real answers against its schemas (test/support/openapi-conformance.ts).
+ */
+import { SCHEMAS } from './schemas.js';
+
+type Obj = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: Obj, description: string) => ({ description, content: { 'application/json': { schema } } });
+const error = (description: string) => json(ref('Error'), description);
+const param = (name: string, description: string, where: 'path' | 'query' = 'path', schema: Obj = { type: 'string' }) => ({
+  name,
+  in: where,
+  required: where === 'path',
+  description,
+  schema,
+});
+const html = (description: string) => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const body = (schema: Obj, description?: string) => ({ required: true, ...(description ? { description } : {}), content: { 'application/json': { schema } } });
+
+const AUTH_ERRORS = {
+  '401': error('No valid credential (with a `WWW-Authenticate` challenge)'),
+  '403': error('The credential lacks the scope (with a `WWW-Authenticate` challenge naming it)'),
+};
+const ADMIN = { security: [{ bearer: ['admin'] }, { apiKey: ['admin'] }], ...{} };
+const adminOp = (summary: string, responses: Obj, extra: Obj = {}) => ({ tags: ['management'], summary, ...ADMIN, ...extra, responses: { ...responses, ...AUTH_ERRORS } });
+const scoped = (scope: string) => ({ security: [{ bearer: [scope] }, { apiKey: [scope] }] });
+const card = (summary: string, params: Obj[] = []) => ({
+  get: { tags: ['discovery'], summary, parameters: params, responses: { '200': json(ref('AgentCard'), 'The card (ETag, Cache-Control)'), '304': { description: 'Not modified (If-None-Match)' }, '404': error('No such agent (or a hidden one)') } },
+});
+const agentId = param('agentId', 'The agent id');
+const taskId = param('taskId', 'The task id');
+
+/** The routes of the replaced service's REST task API (src/server/compat/novaeden-task-api.ts). */
+const createTask = (tag: string) => ({
+  post: {
+    tags: [tag],
+    summary: 'Create a task: the agent runs the message and the task is returned once it completes or needs input',
+    ...scoped('a2a:publish'),
+    parameters: [agentId],
+    requestBody: body(ref('CreateTask')),
+    responses: { '200': json(ref('Task'), 'The task'), '400': error('A missing or malformed message'), '404': error('No such agent (or one the caller may not see)'), ...AUTH_ERRORS },
+  },
+});
+const getTask = (tag: string) => ({
+  get: {
+    tags: [tag],
+    summary: "The caller's task (tasks are owner-scoped: another subject's task is not found)",
+    ...scoped('a2a:discover'),
+    parameters: [taskId, param('historyLength', 'At most this many messages of history', 'query', { type: 'integer', minimum: 0 })],
+    responses: { '200': json(ref('Task'), 'The task'), '400': error('A malformed historyLength'), '404': error('No such task of the caller'), ...AUTH_ERRORS },
+  },
+});
+
+export function openApiDocument(version: string): Obj {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Agentport HTTP API',
+      version,
+      summary: 'Management, discovery, health and compatibility routes',
+      description:
+        'Every HTTP route of Agentport outside the A2A (JSON-RPC, HTTP+JSON, gRPC) and MCP protocol endpoints and the OAuth endpoints. ' +
+        'Credentials: `Authorization: Bearer <token or API key>` or `X-API-Key`. Refusals have the A2A HTTP+JSON error shape.',
+      license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+    },
+    tags: [
+      { name: 'discovery', description: 'Agent cards, the registry, signing keys' },
+      { name: 'tasks', description: 'The REST task API of the replaced service (docs/migrating-from-novaeden.md)' },
+      { name: 'a2a compatibility', description: 'The same task API under the paths of its scope matrix' },
+      { name: 'management', description: 'API keys, users, OAuth clients, any task (scope admin)' },
+      { name: 'mcp compatibility', description: 'Routes beside the MCP endpoint that connectors of the replaced service call' },
+      { name: 'health', description: 'Liveness and readiness' },
+      { name: 'documentation', description: 'This document and its reference page' },
+    ],
+    components: {
+      schemas: SCHEMAS,
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An OAuth access token, an external issuer\u2019s JWT, or an API key' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+      },
+    },
+    paths: {
+      '/.well-known/agent-card.json': card('The primary agent\u2019s card (v0.3 shape on `A2A-Version: 0.3`)'),
+      '/.well-known/agent.json': card('The primary agent\u2019s card in the v0.3 shape (the A2A v0.2 path)'),
+      '/a2a/{agentId}/.well-known/agent-card.json': card('An agent\u2019s card', [agentId]),
+      '/a2a/{agentId}/.well-known/agent.json': card('An agent\u2019s card in the v0.3 shape', [agentId]),
+      '/api/v1/agents/{agentId}/card': card('An agent\u2019s card', [agentId]),
+      '/api/v1/agents': {
+        get: {
+          tags: ['discovery'],
+          summary: 'The agents the caller may see: a summary, or (`view=cards`) a list of cards',
+          parameters: [param('view', '`cards`: a JSON array of the agents\u2019 cards (v0.3 shape), as the replaced service answered', 'query', { enum: ['summary', 'cards'] })],
+          responses: { '200': json({ oneOf: [ref('AgentList'), ref('AgentCardList')] }, 'The agents'), '401': AUTH_ERRORS['401'] },
+        },
+      },
+      '/.well-known/jwks.json': { get: { tags: ['discovery'], summary: 'The public keys of card signatures and own tokens', responses: { '200': json(ref('Jwks'), 'A JWK Set') } } },
+      '/api/v1/agents/{agentId}/tasks': createTask('tasks'),
+      '/api/v1/tasks/{taskId}': getTask('tasks'),
+      '/api/v1/tasks/{taskId}/status': {
+        get: {
+          tags: ['tasks'],
+          summary: 'The state of the caller\u2019s task',
+          ...scoped('a2a:discover'),
+          parameters: [taskId],
+          responses: { '200': json(ref('TaskStatusView'), 'The task\u2019s status'), '404': error('No such task of the caller'), ...AUTH_ERRORS },
+        },
+      },
+      '/api/v1/tasks/{taskId}/messages': {
+        post: {
+          tags: ['tasks'],
+          summary: 'Another message on the caller\u2019s task (finding the task needs a2a:discover too)',
+          ...scoped('a2a:publish'),
+          parameters: [taskId],
+          requestBody: body(ref('AddMessage')),
+          responses: { '200': json(ref('Task'), 'The task'), '400': error('A missing or malformed message, or a task in a terminal state'), '404': error('No such task of the caller'), ...AUTH_ERRORS },
+        },
+      },
+      '/a2a/agents': {
+        get: {
+          tags: ['a2a compatibility'],
+          summary: 'The agents the caller may see, as cards (needs a2a:discover; not an A2A endpoint of an agent named `agents`)',
+          ...scoped('a2a:discover'),
+          responses: { '200': json(ref('AgentCardList'), 'The agents\u2019 cards'), ...AUTH_ERRORS },
+        },
+      },
+      '/a2a/agents/{agentId}/tasks': createTask('a2a compatibility'),
+      '/a2a/tasks/{taskId}': getTask('a2a compatibility'),
+      '/api/v1/keys': {
+        get: adminOp('The stored API keys (never their secrets)', { '200': json({ type: 'object', properties: { keys: { type: 'array', items: ref('ApiKey') } }, required: ['keys'] }, 'The keys') }),
+        post: adminOp(
+          'Create an API key; its secret is shown once',
+          { '201': json({ allOf: [ref('ApiKey'), { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] }] }, 'The key and its secret'), '400': error('A malformed body') },
+          { requestBody: body(ref('NewApiKey')) },
+        ),
+      },
+      '/api/v1/keys/{id}': { delete: adminOp('Revoke an API key', { '204': { description: 'Revoked' }, '404': error('No such key') }, { parameters: [param('id', 'The key id (16 hex digits)')] }) },
+      '/api/v1/users': {
+        get: adminOp('The local users', { '200': json({ type: 'object', properties: { users: { type: 'array', items: ref('User') } }, required: ['users'] }, 'The users') }),
+        post: adminOp(
+          'Create a local user (a password is generated unless given)',
+          { '201': json({ type: 'object', properties: { user: ref('User'), password: { type: 'string' } }, required: ['user'] }, 'The user'), '400': error('A malformed body') },
+          { requestBody: body({ type: 'object', properties: { username: { type: 'string' }, password: { type: 'string' }, scopes: { type: 'array', items: { type: 'string' } } }, required: ['username'] }) },
+        ),
+      },
+      '/api/v1/users/{username}': {
+        delete: adminOp('Delete a user (ends their sessions, revokes their grants)', { '204': { description: 'Deleted' }, '404': error('No such user') }, { parameters: [param('username', 'The username')] }),
+        patch: adminOp(
+          'Set a user\u2019s scopes (ends their sessions, revokes their grants)',
+          { '200': json({ type: 'object', properties: { user: ref('User') }, required: ['user'] }, 'The user'), '400': error('A malformed body'), '404': error('No such user') },
+          { parameters: [param('username', 'The username')], requestBody: body({ type: 'object', properties: { scopes: { type: 'array', items: { type: 'string' } } }, required: ['scopes'] }) },
+        ),
+      },
+      '/api/v1/clients': {
+        get: adminOp('The OAuth clients', { '200': json({ type: 'object', properties: { clients: { type: 'array', items: ref('Client') } }, required: ['clients'] }, 'The clients') }),
+        post: adminOp(
+          'Register an OAuth client (a secret is shown once for confidential and machine clients)',
+          { '201': json({ type: 'object', properties: { client: ref('Client'), clientSecret: { type: 'string' } }, required: ['client'] }, 'The client'), '400': error('A malformed body') },
+          {
+            requestBody: body({
+              type: 'object',
+              properties: { name: { type: 'string' }, kind: { enum: ['machine', 'public', 'confidential'] }, redirectUris: { type: 'array', items: { type: 'string' } }, scopes: { type: 'array', items: { type: 'string' } } },
+              required: ['name'],
+            }),
+          },
+        ),
+      },
+      '/api/v1/clients/{id}': { delete: adminOp('Delete an OAuth client', { '204': { description: 'Deleted' }, '404': error('No such client') }, { parameters: [param('id', 'The client id')] }) },
+      '/api/v1/agents/{agentId}/tasks/{taskId}': {
+        get: adminOp('Any subject\u2019s task, with its owner', { '200': json(ref('AdminTask'), 'The task'), '404': error('No such task') }, { parameters: [agentId, taskId] }),
+      },
+      '/mcp/oauth/clients': { get: adminOp('The OAuth clients (the replaced service\u2019s path of GET /api/v1/clients)', { '200': json({ type: 'object', properties: { clients: { type: 'array', items: ref('Client') } }, required: ['clients'] }, 'The clients') }) },
+      '/mcp/oauth/clients/{clientId}': {
+        delete: adminOp('Delete an OAuth client (the replaced service\u2019s path)', { '204': { description: 'Deleted' }, '404': json(ref('OAuthError'), 'No such client') }, { parameters: [param('clientId', 'The client id')] }),
+      },
+      '/mcp/config/': { get: { tags: ['management'], summary: 'The admin page for OAuth clients (HTML; a local admin signs in there)', responses: { '200': html('The page') } } },
+      '/': {
+        get: {
+          tags: ['documentation'],
+          summary: 'The landing page: agents, endpoints and how to connect; HTML for browsers (Accept: text/html), else its facts as JSON',
+          responses: { '200': { description: 'The page', content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
+      '/mcp/tools/list': {
+        get: { tags: ['mcp compatibility'], summary: 'The public tool list (no credential needed)', responses: { '200': json(ref('McpToolList'), 'The tools') } },
+        post: {
+          tags: ['mcp compatibility'],
+          summary: 'The public tool list; a JSON-RPC request gets a JSON-RPC response',
+          requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+          responses: { '200': json({ oneOf: [ref('McpToolList'), ref('JsonRpcResponse')] }, 'The tools') },
+        },
+      },
+      '/mcp/tools/call': {
+        post: {
+          tags: ['mcp compatibility'],
+          summary: '`{name, arguments}` (or a JSON-RPC `tools/call`), run by the MCP endpoint with the caller\u2019s credential',
+          ...scoped('mcp:tools'),
+          requestBody: body({ type: 'object' }),
+          responses: { '200': json(ref('McpCompatResult'), 'The CallToolResult'), '401': json(ref('JsonRpcResponse'), 'No valid credential'), '403': json(ref('JsonRpcResponse'), 'Lacking the scope') },
+        },
+      },
+      '/mcp/initialize': {
+        post: { tags: ['mcp compatibility'], summary: 'An MCP `initialize` answered by /mcp, without a session', requestBody: body({ type: 'object' }), responses: { '200': json(ref('McpCompatResult'), 'The InitializeResult'), '401': json(ref('JsonRpcResponse'), 'No valid credential (auth.mode required)') } },
+      },
+      '/mcp/resources/list': { get: { tags: ['mcp compatibility'], summary: '`resources/list` on /mcp', ...scoped('mcp:tools'), responses: { '200': json(ref('McpCompatResult'), 'The resources'), '401': json(ref('JsonRpcResponse'), 'No valid credential') } } },
+      '/mcp/health': { get: { tags: ['mcp compatibility'], summary: 'Liveness and counts', responses: { '200': json(ref('McpHealth'), 'Alive') } } },
+      '/mcp/validate': { get: { tags: ['mcp compatibility'], summary: 'The tool surface checked against what connectors require', responses: { '200': json(ref('McpValidation'), 'The checks') } } },
+      '/.well-known/mcp-metadata': { get: { tags: ['mcp compatibility'], summary: 'MCP discovery for connectors', responses: { '200': json(ref('McpMetadata'), 'The metadata') } } },
+      '/healthz': { get: { tags: ['health'], summary: 'Liveness', responses: { '200': json(ref('Health'), 'Alive') } } },
+      '/readyz': { get: { tags: ['health'], summary: 'Readiness of each backing service', responses: { '200': json(ref('Readiness'), 'Ready'), '503': json(ref('Readiness'), 'A backing service is not ready') } } },
+      '/openapi.json': { get: { tags: ['documentation'], summary: 'This document', responses: { '200': json({ type: 'object' }, 'The OpenAPI 3.1 document') } } },
+      '/docs': { get: { tags: ['documentation'], summary: 'The API reference page (HTML, served from the package)', responses: { '200': html('The page') } } },
+    },
+  };
+}

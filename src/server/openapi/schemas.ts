@@ -1,0 +1,85 @@
+/**
+ * The JSON Schemas (2020-12, as OpenAPI 3.1 uses) of the bodies of Agentport's HTTP routes outside
+ * the A2A and MCP protocol endpoints. Documents of other specifications (A2A cards, JWKS, MCP
+ * tools) are described by the fields clients rely on, the rest left open, as those specifications
+ * grow fields.
+ */
+type Schema = Record<string, unknown>;
+
+const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const str: Schema = { type: 'string' };
+const strings: Schema = { type: 'array', items: str };
+const dateTime: Schema = { type: 'string', format: 'date-time' };
+const object = (properties: Record<string, Schema>, required: string[] = [], description?: string): Schema => ({
+  type: 'object',
+  ...(description ? { description } : {}),
+  properties,
+  ...(required.length ? { required } : {}),
+});
+
+const v01Part: Schema = {
+  description: 'A part of a message or artifact (A2A v0.1: the kind is in `type`)',
+  oneOf: [
+    object({ type: { const: 'text' }, text: str, metadata: { type: 'object' } }, ['type', 'text']),
+    object({ type: { const: 'file' }, file: object({ name: str, mimeType: str, bytes: str, uri: str }), metadata: { type: 'object' } }, ['type', 'file']),
+    object({ type: { const: 'data' }, data: { type: 'object' }, metadata: { type: 'object' } }, ['type', 'data']),
+  ],
+};
+
+export const SCHEMAS: Record<string, Schema> = {
+  Error: object(
+    {
+      error: object(
+        {
+          code: { type: 'integer', description: 'the HTTP status' },
+          status: { type: 'string', description: 'the gRPC status name (NOT_FOUND, PERMISSION_DENIED, …)' },
+          message: str,
+          details: { type: 'array', items: { type: 'object' } },
+        },
+        ['code', 'status', 'message'],
+      ),
+    },
+    ['error'],
+    'Every refusal of these routes: the A2A HTTP+JSON error shape (google.rpc.Status)',
+  ),
+  OAuthError: object({ error: str, error_description: str }, ['error'], 'An OAuth-style error (RFC 6749 §5.2 shape), on the routes of the replaced service\u2019s OAuth server'),
+  AgentCard: object({ name: str, description: str, version: str, skills: { type: 'array', items: { type: 'object' } } }, ['name'], 'An A2A Agent Card (v1.0, or v0.3 where the path or `A2A-Version: 0.3` asks)'),
+  AgentSummary: object({ id: str, name: str, description: str, url: str, cardUrl: str, primary: { type: 'boolean' } }, ['id', 'name', 'url', 'cardUrl', 'primary']),
+  AgentList: object({ agents: { type: 'array', items: ref('AgentSummary') } }, ['agents']),
+  AgentCardList: { type: 'array', items: ref('AgentCard'), description: 'The agents as cards (the replaced service\u2019s registry answer)' },
+  Jwks: object({ keys: { type: 'array', items: object({ kty: str, kid: str }, ['kty']) } }, ['keys']),
+  Health: object({ status: { const: 'ok' } }, ['status']),
+  Readiness: object({ status: { enum: ['ready', 'unavailable'] }, checks: { type: 'object', additionalProperties: str } }, ['status', 'checks']),
+  ApiKey: object(
+    { id: str, subject: str, scopes: strings, usecase: str, createdAt: dateTime, expiresAt: dateTime, revokedAt: dateTime, status: { enum: ['active', 'expired', 'revoked'] } },
+    ['id', 'subject', 'scopes', 'createdAt', 'status'],
+  ),
+  NewApiKey: object({ subject: str, scopes: strings, usecase: str, expiresAt: dateTime }, ['subject', 'scopes']),
+  User: object({ username: str, scopes: strings, createdAt: dateTime }, ['username', 'scopes', 'createdAt']),
+  Client: object({ clientId: str, name: str, grantTypes: strings, redirectUris: strings, scope: str, authMethod: str, issuedAt: { type: 'integer' } }, ['clientId', 'grantTypes', 'redirectUris', 'authMethod']),
+  AdminTask: object({ agentId: str, owner: str, createdAt: dateTime, task: object({ id: str, contextId: str, status: { type: 'object' } }, ['id', 'status']) }, ['agentId', 'owner', 'createdAt', 'task']),
+  // The REST task API of the replaced service (A2A v0.1 shapes: sessionId, parts with `type`).
+  Part: v01Part,
+  Message: object({ role: { enum: ['user', 'agent'] }, parts: { type: 'array', items: ref('Part'), minItems: 1 }, metadata: { type: 'object' } }, ['role', 'parts']),
+  TaskStatus: object(
+    { state: { enum: ['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'unknown'] }, message: ref('Message'), timestamp: dateTime },
+    ['state'],
+  ),
+  Artifact: object({ name: str, description: str, parts: { type: 'array', items: ref('Part') }, index: { type: 'integer' }, append: { type: 'boolean' }, lastChunk: { type: 'boolean' }, metadata: { type: 'object' } }, ['parts', 'index']),
+  Task: object(
+    { id: str, sessionId: str, status: ref('TaskStatus'), artifacts: { type: 'array', items: ref('Artifact') }, history: { type: 'array', items: ref('Message') }, metadata: { type: 'object' } },
+    ['id', 'status'],
+  ),
+  TaskStatusView: object({ id: str, sessionId: str, status: ref('TaskStatus') }, ['id', 'status']),
+  CreateTask: object({ message: ref('Message'), sessionId: { type: 'string', description: 'groups tasks (the A2A context id)' }, metadata: { type: 'object' } }, ['message']),
+  AddMessage: object({ message: ref('Message'), metadata: { type: 'object' } }, ['message']),
+  // The MCP compatibility routes (src/bindings/mcp/compat/): documents, left open beyond their keys.
+  McpServerInfo: object({ name: str, version: str, endpoint: str, auth: { type: 'object' } }, ['name', 'version', 'endpoint']),
+  McpMetadata: { type: 'object', description: 'MCP server discovery: server, endpoint, tools, authentication and connector settings' },
+  McpTool: object({ name: str, description: str, inputSchema: { type: 'object' } }, ['name', 'inputSchema']),
+  McpToolList: object({ tools: { type: 'array', items: ref('McpTool') } }, ['tools']),
+  McpHealth: object({ status: { const: 'ok' }, version: str, agents: { type: 'integer' }, tools: { type: 'integer' } }, ['status', 'version', 'agents', 'tools']),
+  McpValidation: object({ valid: { type: 'boolean' }, checks: { type: 'array', items: { type: 'object' } } }, ['valid', 'checks']),
+  JsonRpcResponse: object({ jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, result: {}, error: object({ code: { type: 'integer' }, message: str }, ['code', 'message']) }, ['jsonrpc']),
+  McpCompatResult: { description: 'The MCP result itself (params in), or a JSON-RPC response (a JSON-RPC request in)', type: 'object' },
+};
