@@ -28,8 +28,9 @@ const isNumeric = (type: string) => /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|U
 
 /** A sentence, then the table: "**20,000** — number of orders." */
 export function summarize(result: QueryResult, interpretation?: string): string {
-  const lines: string[] = [];
-  const about = interpretation ? ` — ${interpretation}` : '';
+  // the reading first, so a wrong reading is seen before the numbers are believed
+  const lines: string[] = interpretation ? [`Read as: ${interpretation}.`, ''] : [];
+  const about = '';
   if (result.rows.length === 0) lines.push(`No rows match${about}.`);
   else if (result.rows.length === 1 && result.columns.length === 1) lines.push(`**${formatValue(result.rows[0]![0])}**${about}.`);
   else {

@@ -7,6 +7,8 @@ import type { Keyword, TimeUnit } from './lexicon.js';
 import type { AggFn, CompareOp } from './plan.js';
 import type { QToken } from './tokens.js';
 import type { Meaning } from './vocabulary.js';
+import { extraPasses } from './interpret-extra.js';
+import { rankingPass } from './interpret-rankings.js';
 
 export interface Target {
   text: string;
@@ -17,6 +19,8 @@ export interface Target {
 export interface DraftMeasure {
   fn?: AggFn;
   target?: Target;
+  /** "average number of orders": an average of a count per entity */
+  perCount?: boolean;
 }
 
 export interface DraftDate {
@@ -34,7 +38,9 @@ export interface Draft {
   numbers: Array<{ target?: Target; op: CompareOp | 'between'; value: number; high?: number; text: string }>;
   childCounts: Array<{ child: Target; op: CompareOp; value: number }>;
   dates: DraftDate[];
-  keyLookup?: { target: Target; value: number };
+  keyLookup?: { target: Target; value: number; contents?: boolean };
+  /** "list", "show": rows were asked for in so many words */
+  listVerb?: boolean;
   list: boolean;
   distinct: boolean;
   when: boolean;
@@ -46,10 +52,30 @@ export interface Draft {
   hints: string[];
   unknown: string[];
   cues: { also: boolean; instead: boolean; only: boolean; whatAbout: boolean; clear: boolean };
+  /** a group was introduced by "per"/"each" ("average amount per order"), not "by" */
+  perWord?: boolean;
+  /** words that ask for something (a ranking, a share, an aggregate) that no pass could place */
+  unplaced: string[];
+  /** "which X … the most" with no measure named: the planner must ask by what */
+  rankMissing?: { text: string; busy: boolean };
+  /** "online vs store", "2023 compared with 2024": show the named things side by side */
+  compare: boolean;
+  /** "never", "without", "didn't": rows of the subject with no related rows */
+  never: boolean;
+  /** "rate", "percentage of …": a share of rows meeting the value filters */
+  rate: boolean;
+  /** day-of-week filter (0 = Sunday) */
+  dows?: number[];
+  /** "20%": numbers written as percentages, placed next to a column */
+  percents: Array<{ target: Target; value: number; text: string }>;
+  /** where "top N" or "which" stood, so a later "most" knows what is ranked */
+  rankAt?: number;
 }
 
-const COMPARE: Partial<Record<Keyword, CompareOp>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
-const AGG: Partial<Record<Keyword, AggFn>> = { count: 'count', sum: 'sum', avg: 'avg', min: 'min', max: 'max', median: 'median' };
+/** keywords that change the answer: when one is left over, the question was not fully read */
+const PLACE_OR_DECLINE = new Set<Keyword>(['count', 'sum', 'avg', 'min', 'max', 'median', 'most', 'fewest', 'top', 'bottom', 'share', 'expensive', 'cheap', 'newest', 'oldest', 'gt', 'gte', 'lt', 'lte', 'between', 'not', 'never', 'rate', 'before', 'after', 'since', 'until', 'compare', 'weekend']);
+export const COMPARE: Partial<Record<Keyword, CompareOp>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
+export const AGG: Partial<Record<Keyword, AggFn>> = { count: 'count', sum: 'sum', avg: 'avg', min: 'min', max: 'max', median: 'median' };
 
 const pad = (n: number) => String(n).padStart(2, '0');
 const monthStart = (y: number, m: number) => `${y}-${pad(m)}-01`;
@@ -61,17 +87,18 @@ function addDay(iso: string): string {
 }
 const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 
-const isKw = (t: QToken | undefined, ...kws: Keyword[]): boolean => t?.t === 'kw' && kws.includes(t.kw);
-const targetOf = (t: QToken): Target | undefined =>
+export const isKw = (t: QToken | undefined, ...kws: Keyword[]): boolean => t?.t === 'kw' && kws.includes(t.kw);
+export const targetOf = (t: QToken): Target | undefined =>
   t.t === 'schema' ? { text: t.text, meanings: t.meanings.filter((m) => m.kind !== 'value'), plural: t.plural } : undefined;
-const hasStructural = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind !== 'value');
+export const hasStructural = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind !== 'value');
 const hasValue = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind === 'value');
-const isMeasureLike = (t: Target): boolean => t.meanings.some((m) => m.kind === 'column' && m.ref.role === 'measure');
+export const isMeasureLike = (t: Target): boolean => t.meanings.some((m) => m.kind === 'column' && m.ref.role === 'measure');
 
 export function interpret(tokens: QToken[]): Draft {
   const d: Draft = {
     groups: [], values: [], numbers: [], childCounts: [], dates: [], list: false, distinct: false, when: false, share: false,
     subjects: [], hints: [], unknown: [], cues: { also: false, instead: false, only: false, whatAbout: false, clear: false },
+    unplaced: [], compare: false, never: false, rate: false, percents: [],
   };
   const n = tokens.length;
   /** next token index after i that is not filler (and not one of the skippable keywords) */
@@ -140,6 +167,12 @@ export function interpret(tokens: QToken[]): Draft {
     if (t.kw === 'top' || t.kw === 'bottom') {
       const j = next(i);
       const num = tokens[j]?.t === 'number' && !tokens[j]!.used ? (tokens[j] as { value: number }).value : undefined;
+      // "our best month", "the worst category": one, the most or the least of something
+      if (num === undefined && /^(best|worst)$/i.test(t.text)) {
+        (t as { kw: Keyword }).kw = t.kw === 'top' ? 'most' : 'fewest';
+        continue;
+      }
+      d.rankAt = i;
       d.top = { dir: t.kw === 'top' ? 'desc' : 'asc', ...(num !== undefined ? { n: num } : {}) };
       use(i, ...(num !== undefined ? [j] : []));
     } else if (t.kw === 'expensive' || t.kw === 'cheap' || t.kw === 'newest' || t.kw === 'oldest') {
@@ -198,33 +231,8 @@ export function interpret(tokens: QToken[]): Draft {
     if (targetAt >= 0) use(targetAt);
   }
 
-  // "which X has the most Y" / "which X has the highest revenue"
-  for (let i = 0; i < n; i++) {
-    const t = tokens[i]!;
-    if (t.used || !isKw(t, 'which')) continue;
-    const x = next(i);
-    const xt = tokens[x];
-    if (!xt || xt.t !== 'schema' || !hasStructural(xt)) continue;
-    const h = next(x);
-    if (!isKw(tokens[h], 'has')) continue;
-    const m = next(h);
-    const mt = tokens[m];
-    if (mt?.t !== 'kw' || !['most', 'fewest', 'max', 'min'].includes(mt.kw)) continue;
-    const dir = mt.kw === 'most' || mt.kw === 'max' ? 'desc' : 'asc';
-    let y = next(m);
-    let fn: AggFn | undefined;
-    if (tokens[y]?.t === 'kw' && AGG[(tokens[y] as { kw: Keyword }).kw]) {
-      fn = AGG[(tokens[y] as { kw: Keyword }).kw];
-      use(y);
-      y = next(y);
-    }
-    const yt = tokens[y];
-    if (yt?.t !== 'schema' || !hasStructural(yt)) continue;
-    d.groups.push({ target: targetOf(xt)! });
-    d.rankBy = { ...(fn ? { fn } : {}), target: targetOf(yt)! };
-    d.which = { dir, plural: xt.t === 'schema' && xt.plural };
-    use(i, x, h, m, y);
-  }
+  // "which X has the most Y", "top 3 countries bring in the most revenue", "our best month for sales"
+  rankingPass(tokens, d, next, use);
 
   // Groups: "by category", "per month", "by channel and status", "monthly".
   for (let i = 0; i < n; i++) {
@@ -236,6 +244,7 @@ export function interpret(tokens: QToken[]): Draft {
       continue;
     }
     if (!isKw(t, 'by')) continue;
+    if (/^(per|each|every|for each|for every)$/i.test(t.text)) d.perWord = true;
     use(i);
     let j = next(i);
     for (;;) {
@@ -250,6 +259,15 @@ export function interpret(tokens: QToken[]): Draft {
         d.rankBy = { fn: AGG[g.kw]!, target: targetOf(tokens[k]!)! };
         use(j, k);
         j = k;
+      } else if (g.t === 'schema' && !hasStructural(g) && tokens[next(j)]?.t === 'schema' && (d.top || d.which)) {
+        // "by solved tickets": the value stays a filter, the table after it is what is counted
+        j = next(j);
+        continue;
+      } else if (g.t === 'schema' && hasStructural(g) && isKw(tokens[next(j)], 'count') && g.meanings.some((m) => m.kind === 'table')) {
+        // "by ticket count"
+        d.rankBy = { fn: 'count', target: targetOf(g)! };
+        use(j, next(j));
+        j = next(j);
       } else if (g.t === 'schema' && hasStructural(g)) {
         const target = targetOf(g)!;
         const ranking = (d.top || d.which || d.superlative) && isMeasureLike(target) && !target.meanings.some((m) => m.kind === 'table');
@@ -272,16 +290,23 @@ export function interpret(tokens: QToken[]): Draft {
     if (t.used || t.t !== 'kw' || !AGG[t.kw]) continue;
     let fn = AGG[t.kw]!;
     let j = next(i, ['in']);
+    let perCount = false;
+    if ((fn === 'avg' || fn === 'median') && isKw(tokens[j], 'count')) {
+      perCount = true;
+      use(j);
+      j = next(j, ['in']);
+    }
     if (isKw(tokens[j], 'distinct')) {
       fn = 'count_distinct';
       use(j);
       j = next(j, ['in']);
     }
     const tt = tokens[j];
+    if (d.measure && !(tt?.t === 'schema' && !tt.used && hasStructural(tt))) continue;
     use(i);
     if (tt?.t === 'schema' && !tt.used) {
       if (hasStructural(tt)) {
-        d.measure = { fn, target: targetOf(tt)! };
+        d.measure = { fn, target: targetOf(tt)!, ...(perCount ? { perCount } : {}) };
         use(j);
       } else {
         // "how many books": count what the value belongs to, filtered by the value
@@ -294,6 +319,7 @@ export function interpret(tokens: QToken[]): Draft {
     const t = tokens[i]!;
     if (t.used || t.t !== 'kw') continue;
     if (t.kw === 'list' || t.kw === 'which') d.list = true;
+    if (t.kw === 'list') d.listVerb = true;
     else if (t.kw === 'distinct') d.distinct = true;
     else if (t.kw === 'when') d.when = true;
     else if (t.kw === 'share') d.share = true;
@@ -313,7 +339,8 @@ export function interpret(tokens: QToken[]): Draft {
     if (t.used || num.used || t.t !== 'schema' || num.t !== 'number' || !Number.isInteger(num.value)) continue;
     const target = targetOf(t)!;
     if (!target.meanings.some((m) => m.kind === 'table' || (m.kind === 'column' && (m.ref.role === 'key' || m.ref.role === 'reference')))) continue;
-    d.keyLookup = { target, value: num.value };
+    // "what was in order 1000": the rows inside it, not the order's own row
+    d.keyLookup = { target, value: num.value, ...(isKw(tokens[i - 1], 'in') && /^(in|inside)$/i.test(tokens[i - 1]!.text) ? { contents: true } : {}) };
     use(i, i + 1);
   }
 
@@ -328,12 +355,23 @@ export function interpret(tokens: QToken[]): Draft {
     use(i);
     // "status completed": the column name before its value is part of the filter
     const prev = tokens[i - 1];
-    if (prev?.t === 'schema' && !prev.used && prev.meanings.some((m) => m.kind === 'column' && values.some((v) => v.kind === 'value' && v.ref.table === m.ref.table && v.ref.column === m.ref.column))) use(i - 1);
+    const ownColumn = (x: QToken | undefined) => x?.t === 'schema' && !x.used && x.meanings.some((m) => m.kind === 'column' && values.some((v) => v.kind === 'value' && v.ref.table === m.ref.table && v.ref.column === m.ref.column));
+    if (ownColumn(prev)) use(i - 1);
+    // "the Books category", "the Enterprise plan", "the phone channel": the column after its value
+    const after = next(i);
+    if (ownColumn(tokens[after])) {
+      use(after);
+      // the value's column names which of its meanings is meant
+      const only = values.filter((v) => v.kind === 'value' && (tokens[after] as { meanings: Meaning[] }).meanings.some((m) => m.kind === 'column' && m.ref.table === v.ref.table && m.ref.column === v.ref.column));
+      d.values[d.values.length - 1]!.target.meanings = only;
+    }
   }
   for (let i = 0; i < n; i++) if (isKw(tokens[i], 'not') && tokens.slice(i + 1, i + 3).some((x) => x.t === 'schema' && d.values.some((v) => v.target.text === x.text))) use(i);
 
+  extraPasses(tokens, d, next, use);
   for (const t of tokens) {
     if (t.used) continue;
+    if (t.t === 'kw' && PLACE_OR_DECLINE.has(t.kw)) d.unplaced.push(t.text);
     if (t.t === 'schema') {
       d.subjects.push(targetOf(t)!);
       t.used = true;

@@ -8,11 +8,14 @@ import type { Draft, DraftMeasure, Target } from './interpret.js';
 import { joinsFor, reachable, type Reach } from './joins.js';
 import type { AggFn, Choice, ColRef, Filter, Group, Measure, Plan } from './plan.js';
 import { labelColumn, type ColumnRef, type Vocabulary } from './vocabulary.js';
+import { checkCoverage, neverPlan, settleCompareValues, settleCompareYears, settleRanking, settleShare } from './resolve-extra.js';
 
 export class Ambiguity extends Error {
   constructor(
     readonly term: string,
     readonly choices: Choice[],
+    /** the question to ask, when "Which <term> do you mean?" does not fit */
+    readonly question?: string,
   ) {
     super(`ambiguous: ${term}`);
   }
@@ -21,7 +24,7 @@ export class Decline extends Error {}
 
 const LIST_LIMIT = 100;
 const TOP_DEFAULT = 10;
-const AVERAGED = /(price|rate|pct|percent|ratio|discount|score|age|margin)/i;
+const AVERAGED = /(price|rate|pct|percent|ratio|discount|score|age|margin|satisf|rating|minutes|duration|days)/i;
 
 interface Ctx {
   vocab: Vocabulary;
@@ -79,7 +82,8 @@ function tablesOf(t: Target): Array<{ table: string; strength: number }> {
 
 function pickColumn(t: Target, accept: (r: ColumnRef) => boolean, ctx: Ctx): ColumnRef | undefined {
   const cands = columnsOf(t, accept);
-  return best(t.text, cands, (c) => [...proximity(ctx, c.ref.table), c.strength], (c) => columnChoice(c.ref), ctx)?.ref;
+  // a whole name or a synonym ("units" → quantity) before a part of a name (unit_price)
+  return best(t.text, cands, (c) => [c.strength >= 2 ? 1 : 0, ...proximity(ctx, c.ref.table), c.strength], (c) => columnChoice(c.ref), ctx)?.ref;
 }
 function pickTable(t: Target, ctx: Ctx): string | undefined {
   return best(t.text, tablesOf(t), (c) => [c.strength, ...proximity(ctx, c.table)], (c) => tableChoice(c.table), ctx)?.table;
@@ -91,6 +95,16 @@ const dateCol = (r: ColumnRef) => r.role === 'date';
 function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure; base: string } | undefined {
   const fn = m.fn;
   const t = m.target;
+  const derived = t?.meanings.find((x) => x.kind === 'derived');
+  if (t && derived?.kind === 'derived' && fn !== 'count' && fn !== 'count_distinct') {
+    // "average order value": each order's lines added up, then averaged
+    return { measure: { fn: fn ?? 'avg', column: colRef(derived.column), per: { table: derived.table, key: derived.key, inner: 'sum' } }, base: derived.column.table };
+  }
+  if (t && (fn === 'avg' || fn === 'median') && tablesOf(t).length && (m.perCount || !columnsOf(t, numeric).length)) {
+    // "average number of orders (per customer)": the entity is settled with the groups
+    const child = pickTable(t, ctx)!;
+    return { measure: { fn, per: { table: '', key: '', inner: 'count', child, fk: '' } }, base: child };
+  }
   if (t) {
     const tables = tablesOf(t);
     const wantsCount = !fn || fn === 'count' || fn === 'sum' || fn === 'count_distinct';
@@ -101,6 +115,8 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
     if (fn === 'count' || fn === 'count_distinct') {
       const ref = pickColumn(t, () => true, ctx);
       if (!ref) throw new Decline(`I cannot count "${t.text}"`);
+      // "how many units": a quantity is added up, not its distinct values counted
+      if (fn === 'count' && ref.role === 'measure' && !d.distinct) return { measure: { fn: 'sum', column: colRef(ref) }, base: ref.table };
       return { measure: { fn: 'count_distinct', column: colRef(ref) }, base: ref.table };
     }
     const accept = fn === 'min' || fn === 'max' ? (r: ColumnRef) => numeric(r) || dateCol(r) : numeric;
@@ -136,17 +152,38 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   if (d.unknown.length) {
     throw new Decline(`I do not know what ${d.unknown.map((w) => `"${w}"`).join(', ')} refer${d.unknown.length === 1 ? 's' : ''} to in these tables`);
   }
+  if (d.unplaced.length) {
+    throw new Decline(`I could not fit ${d.unplaced.map((w) => `"${w}"`).join(', ')} into a query, and answering without ${d.unplaced.length === 1 ? 'it' : 'them'} would answer another question`);
+  }
+  settleRanking(d, vocab, resolutions);
+  settleCompareYears(d);
   const ctx: Ctx = { vocab, hinted: new Set(d.hints), resolutions, mentioned: new Set(d.hints), usedSubjects: new Set() };
   for (const s of d.subjects) for (const t of tablesOf(s)) if (tablesOf(s).length === 1) ctx.mentioned.add(t.table);
   // a word that can only live in one table ("category") places the question in that table
   for (const t of [...d.subjects, ...d.groups.flatMap((g) => (g.target ? [g.target] : [])), ...d.values.map((v) => v.target)]) {
-    const owners = new Set(t.meanings.flatMap((m) => (m.kind === 'table' ? [m.table] : [m.ref.table])));
+    const owners = new Set(t.meanings.flatMap((m) => (m.kind === 'table' || m.kind === 'derived' ? [m.table] : [m.ref.table])));
     if (owners.size === 1) ctx.mentioned.add([...owners][0]!);
   }
 
+  if (d.never) {
+    const plan = neverPlan(d, vocab, ctx.usedSubjects, (table) => {
+      setBase(ctx, table);
+      return dateOf(table, ctx, d);
+    });
+    const unusedNever = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length);
+    if (unusedNever.length) throw new Decline(`I am not sure how ${unusedNever.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
+    return plan;
+  }
   const numericSubject = d.subjects.some((s) => columnsOf(s, numeric).length && !tablesOf(s).length);
   const dateSubject = d.subjects.some((s) => columnsOf(s, dateCol).length && !tablesOf(s).length);
   const bareEntity = d.groups.length === 0 && !numericSubject && !d.when && d.subjects.some((s) => tablesOf(s).length);
+  // "what was revenue in Q4": a measure named alone is added up, not listed
+  const bareMeasure = !d.listVerb && !d.measure && !d.rankBy && !d.keyLookup && !d.superlative && !d.distinct && d.groups.length === 0 && !d.subjects.some((s) => tablesOf(s).length);
+  const measureSubjects = d.subjects.filter((s) => columnsOf(s, (r) => r.role === 'measure').length && !columnsOf(s, (r) => r.role !== 'measure').length);
+  if (bareMeasure && measureSubjects.length === 1) {
+    d.measure = { target: measureSubjects[0]! };
+    d.subjects = d.subjects.filter((s) => s !== measureSubjects[0]);
+  }
   const wantsRows =
     !d.measure && !d.rankBy && !d.share && !d.top &&
     (d.keyLookup !== undefined || (d.superlative !== undefined && !d.when && !(d.superlative.kind === 'date' && dateSubject && !bareEntity)) || ((d.list || d.distinct || bareEntity) && d.groups.length === 0));
@@ -185,6 +222,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
     setBase(ctx, resolved.base);
     plan = { shape: 'aggregate', base: resolved.base, measures: [resolved.measure], groups: [], filters: [], columns: [] };
     for (const g of d.groups) plan.groups.push(resolveGroup(g, ctx, d));
+    settlePerEntity(plan, d, ctx);
     // "top 5 products by revenue": the ranked thing is the subject left over
     if ((d.top || d.which) && plan.groups.length === 0) {
       const subject = d.subjects.find((s) => !ctx.usedSubjects.has(s) && (tablesOf(s).some((t) => t.table !== resolved!.base) || columnsOf(s, (r) => !numeric(r)).length));
@@ -194,15 +232,19 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
     }
     if (d.top) {
       plan.order = { by: 'measure', dir: d.top.dir };
-      plan.limit = d.top.n ?? TOP_DEFAULT;
+      // "the top category": one; "top categories": ten
+      const ranked = d.groups.find((g) => g.target)?.target;
+      plan.limit = d.top.n ?? (ranked && !ranked.plural ? 1 : TOP_DEFAULT);
     } else if (d.which) {
       plan.order = { by: 'measure', dir: d.which.dir };
       if (!d.which.plural) plan.limit = 1;
     } else if (plan.groups.some((g) => g.kind === 'time')) plan.order = { by: 'group', dir: 'asc' };
     else if (plan.groups.length) plan.order = { by: 'measure', dir: 'desc' };
-    if (d.share && plan.groups.length) plan.share = true;
   }
-  addFilters(plan, d, ctx);
+  const valueFilters = addFilters(plan, d, ctx);
+  settleShare(plan, d, valueFilters, resolutions);
+  settleCompareValues(plan, d, valueFilters);
+  checkCoverage(plan, d);
   // A column the question names but the plan does not use means the question was not understood.
   const unused = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length);
   if (unused.length) throw new Decline(`I am not sure how ${unused.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
@@ -228,7 +270,9 @@ function dateOf(table: string, ctx: Ctx, d: Draft, term = 'date'): ColumnRef {
   for (const c of ctx.vocab.columns.values()) if (c.role === 'date' && reach.has(c.table)) cands.push(c);
   // The date nearest the base: an order's revenue happened on the order's date, not on the
   // customer's signup date, unless a verb ("signed up", "ordered") says which event is meant.
-  const chosen = best(term, cands, (c) => [ctx.hinted.has(c.table) ? 1 : 0, reach.get(c.table)!.fanout ? 0 : 1, -reach.get(c.table)!.hops], columnChoice, ctx);
+  // a table's own event date (opened, created, ordered) before its later ones (resolved, closed)
+  const later = (c: ColumnRef) => (/(resolv|clos|end|updat|ship|deliver|due|modif|cancel|finish|complet)/i.test(c.column) ? 0 : 1);
+  const chosen = best(term, cands, (c) => [ctx.hinted.has(c.table) ? 1 : 0, reach.get(c.table)!.fanout ? 0 : 1, -reach.get(c.table)!.hops, later(c)], columnChoice, ctx);
   if (!chosen) throw new Decline(`no table reachable from ${table} has a date column`);
   return chosen;
 }
@@ -260,7 +304,10 @@ function rowsPlan(d: Draft, ctx: Ctx): Plan {
     const key = ctx.vocab.tables.get(table)!.key?.[0];
     if (!key) throw new Decline(`${table} has no key column to look a row up by`);
     base = table;
-    filters.push({ kind: 'compare', column: { table, column: key }, op: '=', value: d.keyLookup.value });
+    const inside = d.keyLookup.contents ? ctx.vocab.relations.filter((r) => r.to.table === table) : [];
+    if (d.keyLookup.contents && inside.length !== 1) throw new Decline(`what is "in" ${table} ${d.keyLookup.value}? Ask for its row ("${table} ${d.keyLookup.value}") or for the rows pointing at it by name`);
+    if (inside.length === 1) base = inside[0]!.from.table;
+    filters.push({ kind: 'compare', column: inside.length === 1 ? { table: base, column: inside[0]!.from.column } : { table, column: key }, op: '=', value: d.keyLookup.value });
   }
   const tableSubject = d.subjects.find((s) => tablesOf(s).length);
   const columnSubjects = d.subjects.filter((s) => !tablesOf(s).length && columnsOf(s, () => true).length);
@@ -290,7 +337,12 @@ function rowsPlan(d: Draft, ctx: Ctx): Plan {
     const col = d.superlative.kind === 'date' ? p.columns.find((c) => /^(DATE|TIMESTAMP)/.test(c.type)) : pricey(p);
     if (!col) throw new Decline(`${base} has no ${d.superlative.kind === 'date' ? 'date' : 'price'} column to sort by`);
     plan.order = { by: { table: base, column: col.name }, dir: d.superlative.dir };
-    const plural = tableSubject?.plural ?? true;
+    // "who signed up first": show whose row it is, not only the date
+    if (plan.columns.length) {
+      const ids = [...(p.key ?? []), labelColumn(p)].filter((c): c is string => !!c && !plan.columns.some((x) => x.column === c));
+      plan.columns.unshift(...ids.map((column) => ({ table: base, column })));
+    }
+    const plural = tableSubject?.plural ?? false;
     plan.limit = d.superlative.n ?? d.top?.n ?? (plural ? TOP_DEFAULT : 1);
   } else if (plan.shape === 'rows') plan.limit = d.top?.n ?? LIST_LIMIT;
   return plan;
@@ -300,7 +352,8 @@ function pricey(p: TableProfile): { name: string } | undefined {
   return p.columns.find((c) => /price/i.test(c.name) && isNumericType(c.type)) ?? p.columns.find((c) => /(cost|amount|total)/i.test(c.name) && isNumericType(c.type));
 }
 
-function addFilters(plan: Plan, d: Draft, ctx: Ctx): void {
+/** Adds the question's filters; returns those that came from values and percentages (a share's parts). */
+function addFilters(plan: Plan, d: Draft, ctx: Ctx): Filter[] {
   const byColumn = new Map<string, { column: ColRef; values: string[]; negate: boolean }>();
   for (const v of d.values) {
     const cands = v.target.meanings.flatMap((m) => (m.kind === 'value' ? [m] : []));
@@ -310,9 +363,19 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): void {
     entry.values.push(chosen.value);
     byColumn.set(key, entry);
   }
+  const fromValues: Filter[] = [];
   for (const e of byColumn.values()) {
-    plan.filters.push(e.values.length === 1 ? { kind: 'compare', column: e.column, op: e.negate ? '!=' : '=', value: e.values[0]! } : { kind: 'in', column: e.column, values: e.values, negate: e.negate });
+    fromValues.push(e.values.length === 1 ? { kind: 'compare', column: e.column, op: e.negate ? '!=' : '=', value: e.values[0]! } : { kind: 'in', column: e.column, values: e.values, negate: e.negate });
   }
+  for (const p of d.percents) {
+    ctx.usedSubjects.add(p.target);
+    const ref = pickColumn(p.target, numeric, ctx);
+    if (!ref) throw new Decline(`"${p.text}" — ${p.target.text} is not a number to compare`);
+    // a column holding fractions (0.2) reads "20%" as 0.2; one holding percents (20) as 20
+    const max = Number(ctx.vocab.tables.get(ref.table)?.columns.find((c) => c.name === ref.column)?.max ?? NaN);
+    fromValues.push({ kind: 'compare', column: colRef(ref), op: '=', value: max <= 1 ? Math.round(p.value * 1e6) / 1e8 : p.value });
+  }
+  plan.filters.push(...fromValues);
   for (const nf of d.numbers) {
     if (!nf.target) throw new Decline(`"${nf.text} ${nf.value}" — of what? Name the column, e.g. "amount ${nf.text} ${nf.value}"`);
     ctx.usedSubjects.add(nf.target);
@@ -331,18 +394,52 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): void {
     if (dt.month !== undefined) plan.filters.push({ kind: 'month_of_year', column: col, month: dt.month });
     else plan.filters.push({ kind: 'date_range', column: col, ...(dt.from ? { from: dt.from } : {}), ...(dt.to ? { to: dt.to } : {}), label: dt.label });
   }
+  if (d.dows) plan.filters.push({ kind: 'day_of_week', column: colRef(dateOf(plan.base, ctx, d)), days: d.dows });
   if (joinsFor(plan.base, tablesOfPlan(plan), ctx.vocab.relations) === undefined) {
     throw new Decline(`I do not see how to connect ${[...tablesOfPlan(plan)].filter((t) => t !== plan.base).join(', ')} to ${plan.base}`);
   }
+  return fromValues;
 }
 
 /** Every table the plan reads besides the ones child_count filters query on their own. */
 export function tablesOfPlan(plan: Plan): Set<string> {
   const out = new Set([plan.base]);
-  for (const m of plan.measures) if (m.column) out.add(m.column.table);
+  for (const m of plan.measures) {
+    if (m.column) out.add(m.column.table);
+    for (const f of m.pct ?? []) if (f.kind !== 'child_count') out.add(f.column.table);
+    if (m.per && m.per.inner === 'sum') out.add(m.per.table);
+  }
   for (const g of plan.groups) out.add(g.kind === 'entity' ? g.table : g.column.table);
   for (const f of plan.filters) if (f.kind !== 'child_count') out.add(f.column.table);
   for (const c of plan.columns) out.add(c.table);
   if (plan.order && typeof plan.order.by === 'object') out.add(plan.order.by.table);
   return out;
+}
+
+/**
+ * Per-entity figures: "average number of orders per customer" counts each customer's orders, then
+ * averages; "average amount per order" adds each order's lines up, then averages. The entity is the
+ * group named with "per"/"each" (or the table the count's rows point at), and it leaves the groups.
+ */
+function settlePerEntity(plan: Plan, d: Draft, ctx: Ctx): void {
+  const m = plan.measures[0]!;
+  const parentOf = (child: string, g: Group) => g.kind === 'entity' && ctx.vocab.relations.some((r) => r.from.table === child && r.to.table === g.table);
+  if (m.per?.inner === 'count') {
+    const child = m.per.child!;
+    const at = plan.groups.findIndex((g) => parentOf(child, g));
+    if (at < 0) throw new Decline(`an average number of ${child} per what? e.g. "average number of ${child} per ${ctx.vocab.relations.find((r) => r.from.table === child)?.to.table ?? 'entity'}"`);
+    const g = plan.groups[at]! as Extract<Group, { kind: 'entity' }>;
+    const r = ctx.vocab.relations.find((x) => x.from.table === child && x.to.table === g.table)!;
+    plan.groups.splice(at, 1);
+    m.per = { table: g.table, key: r.to.column, inner: 'count', child, fk: r.from.column };
+    plan.base = g.table;
+    return;
+  }
+  if (m.per || !m.column || !(m.fn === 'avg' || m.fn === 'median') || !d.perWord) return;
+  // "average amount per order": the group is the parent entity of the measured rows
+  const at = plan.groups.findIndex((g) => g.kind === 'entity' && g.table !== m.column!.table && !ctx.reach?.get(g.table)?.fanout && ctx.vocab.relations.some((r) => r.from.table === m.column!.table && r.to.table === g.table));
+  if (at < 0) return;
+  const g = plan.groups[at]! as Extract<Group, { kind: 'entity' }>;
+  plan.groups.splice(at, 1);
+  m.per = { table: g.table, key: g.key, inner: 'sum' };
 }

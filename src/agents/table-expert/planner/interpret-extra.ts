@@ -1,0 +1,45 @@
+/**
+ * The draft's later passes: cues that change the question's shape ("vs", "never", "rate",
+ * "busiest", "on weekends"), percentages ("with a 20% discount") and a number right after its
+ * column ("rated 5", "a satisfaction of 1"). Each claims only the words it places.
+ */
+import type { Keyword } from './lexicon.js';
+import type { Draft } from './interpret.js';
+import { hasStructural, isKw, targetOf } from './interpret.js';
+import type { QToken } from './tokens.js';
+
+export function extraPasses(tokens: QToken[], d: Draft, next: (i: number, skip?: Keyword[]) => number, use: (...i: number[]) => void): void {
+  const n = tokens.length;
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used || t.t !== 'kw') continue;
+    if (t.kw === 'compare') d.compare = true;
+    else if (t.kw === 'never') d.never = true;
+    else if (t.kw === 'rate') d.rate = true;
+    else if (t.kw === 'weekend') d.dows = [0, 6];
+    else if (t.kw === 'busy' && d.rankMissing) d.rankMissing.busy = true;
+    // "customers without orders": a table after "without" asks for rows with none of it
+    else if (t.kw === 'not' && /^without$/i.test(t.text) && tokens[next(i, ['all'])]?.t === 'schema' && (tokens[next(i, ['all'])] as { meanings: Array<{ kind: string }> }).meanings.some((m) => m.kind === 'table')) d.never = true;
+    else continue;
+    use(i);
+  }
+  // "with a 20% discount", "10% off", "a satisfaction of 1", "rated 5"
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used || t.t !== 'number') continue;
+    const near = [next(i, ['in', 'has']), ...[i - 1, i - 2, i - 3].filter((k) => k >= 0)];
+    const at = near.find((k) => {
+      const c = tokens[k];
+      if (!(c?.t === 'schema' && !c.used && hasStructural(c))) return false;
+      if (k > i) return true;
+      for (let j = k + 1; j < i; j++) if (!(tokens[j]!.t === 'filler' || isKw(tokens[j], 'in', 'has'))) return false;
+      return true;
+    });
+    if (at === undefined) continue;
+    const target = targetOf(tokens[at]!)!;
+    if (!target.meanings.some((m) => m.kind === 'column' && m.ref.role === 'measure')) continue;
+    if (/%$/.test(t.text)) d.percents.push({ target, value: t.value, text: t.text });
+    else d.numbers.push({ target, op: '=', value: t.value, text: 'of' });
+    use(i, at);
+  }
+}
