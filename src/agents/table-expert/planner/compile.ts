@@ -91,6 +91,8 @@ export function filterSql(f: Filter): string {
       const more = (f.where ?? []).map((w) => ` AND ${filterSql(w)}`).join('');
       return `(SELECT count(*) FROM ${quoteIdent(f.child)} WHERE ${qualified(f.child, f.fk)} = ${qualified(f.table, f.key)}${more}) ${f.op} ${f.value}`;
     }
+    case 'not_null':
+      return `${qualified(f.column.table, f.column.column)} IS NOT NULL`;
     case 'day_of_week':
       return `dayofweek(${qualified(f.column.table, f.column.column)}) IN (${f.days.join(', ')})`;
   }
@@ -113,6 +115,8 @@ export function describeFilter(f: Filter): string {
       return f.op === '=' && f.value === 0
         ? `${f.table} with no ${f.child}${f.where?.length ? ` where ${f.where.map(describeFilter).join(' and ')}` : ''}`
         : `${f.table} with ${f.op} ${f.value} ${f.child}`;
+    case 'not_null':
+      return `${c(f.column)} is set`;
     case 'day_of_week':
       return `${f.column.table}.${f.column.column} on ${f.days.map((d) => ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d]).join(' or ')}`;
   }

@@ -82,6 +82,7 @@ function merge(prev: Draft, patch: Draft): Draft {
   // drafts remembered by an older version lack the newer fields
   d.percents = [...(d.percents ?? []), ...patch.percents];
   d.compare ??= false;
+  d.present = [...(d.present ?? []), ...patch.present];
   d.never ??= false;
   d.rate ??= false;
   if (patch.dows) d.dows = patch.dows;

@@ -23,6 +23,17 @@ export function extraPasses(tokens: QToken[], d: Draft, next: (i: number, skip?:
     else continue;
     use(i);
   }
+  // "order lines that had a discount", "tickets that have been resolved"
+  for (let i = 0; i < n; i++) {
+    if (!isKw(tokens[i], 'has') || tokens[i]!.used) continue;
+    const k = next(i);
+    const c = tokens[k];
+    if (c?.t !== 'schema' || c.used || !hasStructural(c) || tokens[next(k)]?.t === 'number' || isKw(tokens[next(k)], 'gt', 'gte', 'lt', 'lte', 'between')) continue;
+    const target = targetOf(c)!;
+    if (target.meanings.some((m) => m.kind === 'table') || !target.meanings.every((m) => m.kind === 'column' && (m.ref.role === 'measure' || m.ref.role === 'date'))) continue;
+    d.present.push(target);
+    use(i, k);
+  }
   // "with a 20% discount", "10% off", "a satisfaction of 1", "rated 5"
   for (let i = 0; i < n; i++) {
     const t = tokens[i]!;

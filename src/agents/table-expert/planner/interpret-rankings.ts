@@ -30,6 +30,10 @@ export function rankingPass(tokens: QToken[], d: Draft, next: (i: number, skip?:
     if (x < 0) {
       const k = next(i);
       if (!rankable(tokens[k])) continue;
+      // "the largest order line amount", "the highest unit price": an aggregate, not a ranking
+      const kt = tokens[k]!;
+      const own = (c: QToken | undefined) => c?.t === 'schema' && kt.t === 'schema' && c.meanings.some((m) => m.kind === 'column' && kt.meanings.some((km) => km.kind === 'table' && km.table === m.ref.table));
+      if (kt.t === 'schema' && (kt.meanings.some((m) => m.kind === 'column' && m.ref.role === 'measure') || own(tokens[next(k)]))) continue;
       x = k;
       after = k;
     }
@@ -51,7 +55,9 @@ export function rankingPass(tokens: QToken[], d: Draft, next: (i: number, skip?:
       d.rankBy = { ...(fn ? { fn } : {}), target: targetOf(yt)! };
       use(y);
     } else if (fn) d.rankBy = { fn };
-    else if (!isKw(tokens[next(after)], 'by')) d.rankMissing = { text: t.text, busy: false };
+    else if (yt?.t === 'schema' && isKw(tokens[next(y)], 'rate')) {
+      // "the highest cancellation rate": the value and "rate" make the measure
+    } else if (!isKw(tokens[next(after)], 'by')) d.rankMissing = { text: t.text, busy: false };
     if (d.top && d.rankAt === at) d.top.dir = dir;
     else d.which = { dir, plural: xt.t === 'schema' && xt.plural };
     use(at, x, i);

@@ -64,6 +64,8 @@ export interface Draft {
   never: boolean;
   /** "rate", "percentage of …": a share of rows meeting the value filters */
   rate: boolean;
+  /** "had a discount" (> 0), "have been resolved" (a date is set) */
+  present: Target[];
   /** day-of-week filter (0 = Sunday) */
   dows?: number[];
   /** "20%": numbers written as percentages, placed next to a column */
@@ -98,7 +100,7 @@ export function interpret(tokens: QToken[]): Draft {
   const d: Draft = {
     groups: [], values: [], numbers: [], childCounts: [], dates: [], list: false, distinct: false, when: false, share: false,
     subjects: [], hints: [], unknown: [], cues: { also: false, instead: false, only: false, whatAbout: false, clear: false },
-    unplaced: [], compare: false, never: false, rate: false, percents: [],
+    unplaced: [], compare: false, never: false, rate: false, percents: [], present: [],
   };
   const n = tokens.length;
   /** next token index after i that is not filler (and not one of the skippable keywords) */
@@ -271,7 +273,10 @@ export function interpret(tokens: QToken[]): Draft {
       } else if (g.t === 'schema' && hasStructural(g)) {
         const target = targetOf(g)!;
         const ranking = (d.top || d.which || d.superlative) && isMeasureLike(target) && !target.meanings.some((m) => m.kind === 'table');
+        // "top 5 agents by tickets": ranked by how many tickets each has
+        const byCount = (d.top || d.which) && !d.rankBy && target.meanings.every((m) => m.kind === 'table') && d.groups.length === 0;
         if (ranking) d.rankBy = { target };
+        else if (byCount) d.rankBy = { fn: 'count', target };
         else d.groups.push({ target });
         use(j);
       } else break;

@@ -35,7 +35,7 @@ export const KEYWORDS: ReadonlyMap<string, Keyword> = new Map<string, Keyword>([
   ['in', 'in'], ['during', 'in'], ['for', 'in'], ['of', 'in'], ['on', 'in'],
   ['before', 'before'], ['prior to', 'before'], ['after', 'after'], ['since', 'since'], ['until', 'until'], ['through', 'until'], ['from', 'from'], ['to', 'to'],
   ['share', 'share'], ['percentage', 'share'], ['percent', 'share'], ['proportion', 'share'], ['%', 'share'],
-  ['ha', 'has'], ['has', 'has'], ['have', 'has'], ['had', 'has'], ['with', 'has'], ['having', 'has'], ['contain', 'has'], ['containing', 'has'],
+  ['ha', 'has'], ['has', 'has'], ['have', 'has'], ['had', 'has'], ['with', 'has'], ['having', 'has'], ['contain', 'has'], ['containing', 'has'], ['contained', 'has'], ['include', 'has'], ['included', 'has'], ['including', 'has'],
   ['most expensive', 'expensive'], ['expensive', 'expensive'], ['priciest', 'expensive'], ['cheapest', 'cheap'], ['least expensive', 'cheap'], ['cheap', 'cheap'],
   ['newest', 'newest'], ['latest', 'newest'], ['most recent', 'newest'], ['last', 'newest'], ['oldest', 'oldest'], ['earliest', 'oldest'], ['first', 'oldest'],
   ['also', 'also'], ['as well', 'also'], ['too', 'also'], ['instead', 'instead'], ['rather', 'instead'],
@@ -70,7 +70,7 @@ export const FILLER = new Set([
   'value of', 'in term of', 'measured by', 'based on', 'grouped', 'group', 'category wise', 'wise', 'along', 'together', 'along with', 'chart', 'plot', 'graph', 'as a chart',
   // casual verbs and words that name nothing in the data
   'still', 'yet', 'anything', 'something', 'ever', 'file', 'raise', 'raised', 'handle', 'handled', 'carry', 'receive', 'received', 'get', 'got',
-  'popular', 'volume', 'how', 'people', 'person', 'customer-wise', 'so far', 'in total', 'total of', 'current', 'currently', 'ones', 'stuff',
+  'popular', 'volume', 'wait', 'waited', 'waiting', 'support', 'our', 'how', 'people', 'person', 'customer-wise', 'so far', 'in total', 'total of', 'current', 'currently', 'ones', 'stuff',
 ]);
 
 /** Questions the planner must not guess at: it says so instead. */
@@ -119,7 +119,6 @@ export const COLUMN_SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map([
   ['registered', ['signup_date', 'registered_at', 'created_at']],
   ['email address', ['email']],
   ['location', ['city', 'country']],
-  ['place', ['city']],
   ['kind', ['category', 'type']],
   ['off', ['discount', 'discount_pct']],
   ['csat', ['satisfaction', 'csat', 'rating', 'satisfaction_score']],
@@ -140,6 +139,7 @@ export const TABLE_SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map([
   ['buyer', ['customers']],
   ['shopper', ['customers']],
   ['user', ['users', 'customers']],
+  ['customer', ['customers', 'clients', 'accounts']],
   ['account', ['accounts', 'customers']],
   ['person', ['customers', 'users']],
   ['team member', ['agents', 'staff']],

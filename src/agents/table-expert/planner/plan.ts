@@ -40,6 +40,8 @@ export type Filter =
   | { kind: 'month_of_year'; column: ColRef; month: number }
   /** rows of `table` with op value rows in `child` pointing at them (`customers with more than 10 orders`) */
   | { kind: 'child_count'; table: string; key: string; child: string; fk: string; op: CompareOp; value: number; where?: Filter[] }
+  /** "tickets that have been resolved": the column has a value */
+  | { kind: 'not_null'; column: ColRef }
   /** 0 = Sunday … 6 = Saturday */
   | { kind: 'day_of_week'; column: ColRef; days: number[] };
 

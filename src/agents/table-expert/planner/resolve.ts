@@ -100,6 +100,13 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
     // "average order value": each order's lines added up, then averaged
     return { measure: { fn: fn ?? 'avg', column: colRef(derived.column), per: { table: derived.table, key: derived.key, inner: 'sum' } }, base: derived.column.table };
   }
+  // "median product price": the table names whose column is meant
+  const numericOfTable = t && !m.perCount && tablesOf(t).length && !columnsOf(t, numeric).length ? d.subjects.filter((s) => !tablesOf(s).length && columnsOf(s, numeric).some((c) => tablesOf(t).some((x) => x.table === c.ref.table))) : [];
+  if (t && fn && numericOfTable.length === 1) {
+    ctx.usedSubjects.add(numericOfTable[0]!);
+    for (const x of tablesOf(t)) ctx.mentioned.add(x.table);
+    return resolveMeasure({ fn, target: numericOfTable[0]! }, d, ctx);
+  }
   if (t && (fn === 'avg' || fn === 'median') && tablesOf(t).length && (m.perCount || !columnsOf(t, numeric).length)) {
     // "average number of orders (per customer)": the entity is settled with the groups
     const child = pickTable(t, ctx)!;
@@ -137,7 +144,7 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
       return { measure: { fn: 'count' }, base: pickTable(tableSubjects[0]!, ctx)! };
     }
     const valueTable = d.values[0]?.target.meanings.find((v) => v.kind === 'value');
-    if (fn === 'count' && valueTable?.kind === 'value') {
+    if ((fn === 'count' || (!fn && (d.groups.length || d.rate || d.share || d.compare))) && valueTable?.kind === 'value') {
       // "how many books were sold": books are a category of products, but what was counted, lines or units?
       if (d.hints.length) throw new Decline(`say what to count, e.g. "number of order lines with ${d.values[0]!.target.text}" or "total quantity of ${d.values[0]!.target.text}"`);
       return { measure: { fn: 'count' }, base: valueTable.ref.table };
@@ -185,13 +192,17 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
     d.subjects = d.subjects.filter((s) => s !== measureSubjects[0]);
   }
   const wantsRows =
-    !d.measure && !d.rankBy && !d.share && !d.top &&
+    !d.measure && !d.rankBy && !d.share && !d.top && !d.rate && !d.compare &&
     (d.keyLookup !== undefined || (d.superlative !== undefined && !d.when && !(d.superlative.kind === 'date' && dateSubject && !bareEntity)) || ((d.list || d.distinct || bareEntity) && d.groups.length === 0));
   let plan: Plan;
   if (wantsRows) plan = rowsPlan(d, ctx);
   else {
     let m = d.measure;
     if (!m && d.superlative?.kind === 'date' && (d.when || dateSubject)) m = { fn: d.superlative.dir === 'asc' ? 'min' : 'max' };
+    // "revenue of the most expensive product": a figure and a superlative together are beyond a single grouping
+    if (d.superlative && !(d.superlative.kind === 'date' && (d.when || dateSubject))) {
+      throw new Decline(`I can list the ${d.superlative.dir === 'desc' ? 'top' : 'bottom'} rows by ${d.superlative.kind}, or compute a figure, but not both in one question; ask one step at a time`);
+    }
     const ranked = d.rankBy && (!m || !m.target) ? { ...d.rankBy, ...(m?.fn && !d.rankBy.fn ? { fn: m.fn } : {}) } : m;
     let resolved = ranked ? resolveMeasure(ranked, d, ctx) : resolveMeasure({}, d, ctx);
     // a count per group needs no column; a sum or an average does
@@ -221,20 +232,26 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
     ctx.mentioned.add(resolved.base);
     setBase(ctx, resolved.base);
     plan = { shape: 'aggregate', base: resolved.base, measures: [resolved.measure], groups: [], filters: [], columns: [] };
-    for (const g of d.groups) plan.groups.push(resolveGroup(g, ctx, d));
+    let rankedPlural: boolean | undefined;
+    for (const g of d.groups) {
+      // "average quantity per order line": per row of the measured table is no group at all
+      if (d.perWord && g.target && tablesOf(g.target).some((t) => t.table === resolved!.base) && resolved.measure.column?.table === resolved.base) continue;
+      plan.groups.push(resolveGroup(g, ctx, d));
+    }
     settlePerEntity(plan, d, ctx);
     // "top 5 products by revenue": the ranked thing is the subject left over
     if ((d.top || d.which) && plan.groups.length === 0) {
       const subject = d.subjects.find((s) => !ctx.usedSubjects.has(s) && (tablesOf(s).some((t) => t.table !== resolved!.base) || columnsOf(s, (r) => !numeric(r)).length));
       if (!subject) throw new Decline('I could not tell what to rank');
       ctx.usedSubjects.add(subject);
+      rankedPlural = subject.plural;
       plan.groups.push(resolveGroup({ target: subject }, ctx, d));
     }
     if (d.top) {
       plan.order = { by: 'measure', dir: d.top.dir };
       // "the top category": one; "top categories": ten
-      const ranked = d.groups.find((g) => g.target)?.target;
-      plan.limit = d.top.n ?? (ranked && !ranked.plural ? 1 : TOP_DEFAULT);
+      rankedPlural ??= d.groups.find((g) => g.target)?.target?.plural;
+      plan.limit = d.top.n ?? (rankedPlural === false ? 1 : TOP_DEFAULT);
     } else if (d.which) {
       plan.order = { by: 'measure', dir: d.which.dir };
       if (!d.which.plural) plan.limit = 1;
@@ -246,7 +263,9 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   settleCompareValues(plan, d, valueFilters);
   checkCoverage(plan, d);
   // A column the question names but the plan does not use means the question was not understood.
-  const unused = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length);
+  // a second word for a column the plan already uses ("satisfaction score", "time in minutes") is no loose end
+  const usedColumns = new Set([...plan.measures.flatMap((m) => (m.column ? [m.column] : [])), ...plan.groups.flatMap((g) => (g.kind === 'entity' ? [] : [g.column])), ...plan.filters.flatMap((f) => (f.kind === 'child_count' ? [] : [f.column])), ...plan.columns].map((c) => `${c.table}.${c.column}`));
+  const unused = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length && !columnsOf(s, (r) => usedColumns.has(`${r.table}.${r.column}`)).length);
   if (unused.length) throw new Decline(`I am not sure how ${unused.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
   return plan;
 }
@@ -393,6 +412,19 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): Filter[] {
     const col = colRef(dateOf(plan.base, ctx, d));
     if (dt.month !== undefined) plan.filters.push({ kind: 'month_of_year', column: col, month: dt.month });
     else plan.filters.push({ kind: 'date_range', column: col, ...(dt.from ? { from: dt.from } : {}), ...(dt.to ? { to: dt.to } : {}), label: dt.label });
+  }
+  // "orders of customer 42": the key lookup becomes a filter on that row
+  if (d.keyLookup && plan.shape === 'aggregate') {
+    const t = d.keyLookup.target;
+    const table = tablesOf(t).length ? pickTable(t, ctx)! : pickColumn(t, () => true, ctx)!.table;
+    const key = ctx.vocab.tables.get(table)?.key?.[0];
+    if (!key || d.keyLookup.contents) throw new Decline(`I could not apply "${t.text} ${d.keyLookup.value}" to this figure`);
+    plan.filters.push({ kind: 'compare', column: { table, column: key }, op: '=', value: d.keyLookup.value });
+  }
+  for (const t of d.present ?? []) {
+    ctx.usedSubjects.add(t);
+    const ref = pickColumn(t, (r) => r.role === 'measure' || r.role === 'date', ctx)!;
+    plan.filters.push(ref.role === 'date' ? { kind: 'not_null', column: colRef(ref) } : { kind: 'compare', column: colRef(ref), op: '>', value: 0 });
   }
   if (d.dows) plan.filters.push({ kind: 'day_of_week', column: colRef(dateOf(plan.base, ctx, d)), days: d.dows });
   if (joinsFor(plan.base, tablesOfPlan(plan), ctx.vocab.relations) === undefined) {

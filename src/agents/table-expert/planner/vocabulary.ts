@@ -119,7 +119,7 @@ export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Rea
       const m = /^([a-z]+?)(l?)ed$/.exec(v);
       if (!m || v.length < 5) continue;
       const stem = m[1]! + m[2]!;
-      for (const noun of new Set([stem, `${stem}ation`, `${m[1]}ation`, `${stem}ion`, `${m[1]}ion`])) if (!phrases.has(noun)) add(noun, { kind: 'value', ref, value: v, strength: 1 });
+      for (const noun of new Set([stem, `${m[1]}e`, `${stem}ation`, `${m[1]}ation`, `${stem}ion`, `${m[1]}ion`])) if (!phrases.has(noun)) add(noun, { kind: 'value', ref, value: v, strength: 1 });
     }
   }
   let maxPhraseWords = 1;
