@@ -38,6 +38,8 @@ console.log(
     ['whole set', part(() => true)],
     ['tuning part', part((r) => !r.q.heldOut)],
     ['held-out part', part((r) => r.q.heldOut)],
+    ['  held-out, first set (every 4th)', part((r) => r.q.heldOut && !r.q.id.includes('-h'))],
+    ['  held-out, second batch', part((r) => r.q.id.includes('-h'))],
     ['retail sample', part((r) => r.q.dataset === 'retail')],
     ['support desk', part((r) => r.q.dataset === 'support')],
     ['casual phrasing', part((r) => r.q.casual)],
