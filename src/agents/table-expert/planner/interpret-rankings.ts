@@ -46,6 +46,8 @@ export function rankingPass(tokens: QToken[], d: Draft, next: (i: number, skip?:
       use(y);
       y = next(y);
     }
+    // "the most urgent tickets": a value before the measure stays a filter
+    while (tokens[y]?.t === 'schema' && !hasStructural(tokens[y]!) && tokens[next(y)]?.t === 'schema' && !isKw(tokens[next(next(y))], 'rate')) y = next(y);
     const xt = tokens[x]!;
     const dir = t.kw === 'most' || t.kw === 'max' ? 'desc' : 'asc';
     if (xt.t === 'time') d.groups.push({ time: xt.unit });

@@ -74,6 +74,8 @@ export interface Draft {
   rankAt?: number;
 }
 
+const EVENT_VERB = /^(raised?|filed?|files|opened|submitted|logged|created|made|placed)$/i;
+
 /** keywords that change the answer: when one is left over, the question was not fully read */
 const PLACE_OR_DECLINE = new Set<Keyword>(['count', 'sum', 'avg', 'min', 'max', 'median', 'most', 'fewest', 'top', 'bottom', 'share', 'expensive', 'cheap', 'newest', 'oldest', 'gt', 'gte', 'lt', 'lte', 'between', 'not', 'never', 'rate', 'before', 'after', 'since', 'until', 'compare', 'weekend']);
 export const COMPARE: Partial<Record<Keyword, CompareOp>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
@@ -380,7 +382,16 @@ export function interpret(tokens: QToken[]): Draft {
     if (t.t === 'schema') {
       d.subjects.push(targetOf(t)!);
       t.used = true;
-    } else if (t.t === 'verb') {
+    } else if (t.t === 'verb' || (t.t === 'filler' && EVENT_VERB.test(t.text))) {
+      if (t.t === 'filler') {
+        // "raised a ticket", "filed tickets": the event lives in the table named after the verb
+        let k = tokens.indexOf(t) + 1;
+        while (tokens[k]?.t === 'filler') k++;
+        const named = tokens[k];
+        if (named?.t === 'schema') for (const m of named.meanings) if (m.kind === 'table') d.hints.push(m.table);
+        t.used = true;
+        continue;
+      }
       d.hints.push(...t.tables);
       t.used = true;
     } else if (t.t === 'unknown') d.unknown.push(t.text);

@@ -18,7 +18,7 @@ export const KEYWORDS: ReadonlyMap<string, Keyword> = new Map<string, Keyword>([
   ['average', 'avg'], ['avg', 'avg'], ['mean', 'avg'], ['typical', 'avg'],
   ['median', 'median'],
   ['minimum', 'min'], ['min', 'min'], ['lowest', 'min'], ['smallest', 'min'],
-  ['maximum', 'max'], ['max', 'max'], ['highest', 'max'], ['largest', 'max'], ['biggest', 'max'], ['greatest', 'max'],
+  ['maximum', 'max'], ['max', 'max'], ['longest', 'max'], ['shortest', 'min'], ['highest', 'max'], ['largest', 'max'], ['biggest', 'max'], ['greatest', 'max'],
   ['most', 'most'], ['fewest', 'fewest'], ['least', 'fewest'],
   ['top', 'top'], ['best', 'top'], ['leading', 'top'], ['bottom', 'bottom'], ['worst', 'bottom'],
   ['distinct', 'distinct'], ['unique', 'distinct'], ['different', 'distinct'],
@@ -70,7 +70,7 @@ export const FILLER = new Set([
   'value of', 'in term of', 'measured by', 'based on', 'grouped', 'group', 'category wise', 'wise', 'along', 'together', 'along with', 'chart', 'plot', 'graph', 'as a chart',
   // casual verbs and words that name nothing in the data
   'still', 'yet', 'anything', 'something', 'ever', 'file', 'raise', 'raised', 'handle', 'handled', 'carry', 'receive', 'received', 'get', 'got',
-  'popular', 'volume', 'wait', 'waited', 'waiting', 'support', 'our', 'how', 'people', 'person', 'customer-wise', 'so far', 'in total', 'total of', 'current', 'currently', 'ones', 'stuff',
+  'popular', 'new', 'volume', 'wait', 'waited', 'waiting', 'support', 'our', 'how', 'people', 'person', 'customer-wise', 'so far', 'in total', 'total of', 'current', 'currently', 'ones', 'stuff',
 ]);
 
 /** Questions the planner must not guess at: it says so instead. */
@@ -120,6 +120,7 @@ export const COLUMN_SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map([
   ['email address', ['email']],
   ['location', ['city', 'country']],
   ['kind', ['category', 'type']],
+  ['cat', ['category']],
   ['off', ['discount', 'discount_pct']],
   ['csat', ['satisfaction', 'csat', 'rating', 'satisfaction_score']],
   ['rating', ['satisfaction', 'rating', 'score', 'satisfaction_score']],

@@ -23,6 +23,8 @@ const RULES: Rule[] = [
   [/\btix\b/gi, 'tickets'],
   [/\bppl\b/gi, 'people'],
   [/\bgimme\b/gi, 'show'],
+  [/\br\b/gi, 'are'],
+  [/\bu\b/gi, 'you'],
   [/\brev\b/gi, 'revenue'],
   [/\b(pls|plz|please|thanks|thx|for me)\b/gi, ' '],
   [/\b(\w+)-wise\b/gi, '$1'],

@@ -163,6 +163,10 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
     throw new Decline(`I could not fit ${d.unplaced.map((w) => `"${w}"`).join(', ')} into a query, and answering without ${d.unplaced.length === 1 ? 'it' : 'them'} would answer another question`);
   }
   settleRanking(d, vocab, resolutions);
+  // "how many orders did our top customer place": top by what — orders, revenue? Not guessed.
+  if (d.top && d.top.n === undefined && !d.rankBy && d.measure && d.groups.length === 0) {
+    throw new Decline(`"${d.top.dir === 'desc' ? 'top' : 'bottom'}" by what? Name the ranking, e.g. "the top customer by revenue", then ask about it`);
+  }
   settleCompareYears(d);
   const ctx: Ctx = { vocab, hinted: new Set(d.hints), resolutions, mentioned: new Set(d.hints), usedSubjects: new Set() };
   for (const s of d.subjects) for (const t of tablesOf(s)) if (tablesOf(s).length === 1) ctx.mentioned.add(t.table);
@@ -190,6 +194,16 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   if (bareMeasure && measureSubjects.length === 1) {
     d.measure = { target: measureSubjects[0]! };
     d.subjects = d.subjects.filter((s) => s !== measureSubjects[0]);
+  }
+  // "tickets from LATAM accounts": the number of them, or the list? A list only when asked for.
+  const countOrList = bareEntity && !d.listVerb && !d.list && !d.keyLookup && !d.superlative && !d.distinct && !d.measure && !d.rankBy && !d.top && !d.share && !d.rate && !d.compare;
+  if (countOrList) {
+    const s = d.subjects.find((x) => tablesOf(x).length)!;
+    const term = `${s.text} (number or list)`;
+    const chosen = resolutions[term.toLowerCase()];
+    if (chosen === 'count') d.measure = { fn: 'count', target: s };
+    else if (chosen === 'list') d.listVerb = d.list = true;
+    else throw new Ambiguity(term, [{ id: 'count', label: `the number of ${s.text}` }, { id: 'list', label: `the list of ${s.text}` }], `Do you want the number of ${s.text}, or the list?`);
   }
   const wantsRows =
     !d.measure && !d.rankBy && !d.share && !d.top && !d.rate && !d.compare &&
@@ -266,6 +280,11 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   // a second word for a column the plan already uses ("satisfaction score", "time in minutes") is no loose end
   const usedColumns = new Set([...plan.measures.flatMap((m) => (m.column ? [m.column] : [])), ...plan.groups.flatMap((g) => (g.kind === 'entity' ? [] : [g.column])), ...plan.filters.flatMap((f) => (f.kind === 'child_count' ? [] : [f.column])), ...plan.columns].map((c) => `${c.table}.${c.column}`));
   const unused = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length && !columnsOf(s, (r) => usedColumns.has(`${r.table}.${r.column}`)).length);
+  // a table the question names must be in the plan ("accounts that raised a ticket in 2025")
+  const inPlan = tablesOfPlan(plan);
+  for (const f of plan.filters) if (f.kind === 'child_count') inPlan.add(f.child);
+  const droppedTables = d.subjects.filter((s) => tablesOf(s).length && !tablesOf(s).some((t) => inPlan.has(t.table)) && !columnsOf(s, (r) => inPlan.has(r.table)).length);
+  if (droppedTables.length) throw new Decline(`I could not work ${droppedTables.map((u) => `"${u.text}"`).join(', ')} into the query; ask about it directly, e.g. "number of ${droppedTables[0]!.text} by …"`);
   if (unused.length) throw new Decline(`I am not sure how ${unused.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
   return plan;
 }

@@ -112,6 +112,15 @@ export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Rea
     for (const w of words) for (const suffix of ['value', 'total', 'amount', 'revenue']) add(`${w} ${suffix}`, { kind: 'derived', table: parent.name, key: r.to.column, inner: 'sum', column: money, strength: 3 });
     if (words.includes('order')) add('aov', { kind: 'derived', table: parent.name, key: r.to.column, inner: 'sum', column: money, strength: 3 });
   }
+  // "UK", "USA": initials of multi-word values
+  for (const ref of columns.values()) {
+    for (const v of tables.get(ref.table)!.columns.find((c) => c.name === ref.column)?.values ?? []) {
+      const words = v.split(/\s+/);
+      if (words.length < 2 || words.length > 4 || !words.every((w) => /^\p{Lu}/u.test(w))) continue;
+      const initials = words.map((w) => w[0]!.toLowerCase()).join('');
+      for (const abbr of initials === 'us' ? ['usa'] : [initials]) if (!phrases.has(abbr)) add(abbr, { kind: 'value', ref, value: v, strength: 1 });
+    }
+  }
   // "cancellation", "return" for the values "cancelled", "returned": a rate or a count of them
   for (const ref of columns.values()) {
     const profile = tables.get(ref.table)!.columns.find((c) => c.name === ref.column);
