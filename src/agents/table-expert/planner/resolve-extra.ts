@@ -8,7 +8,7 @@
  */
 import type { Draft, Target } from './interpret.js';
 import type { ColRef, Filter, Plan } from './plan.js';
-import { Ambiguity, Decline } from './resolve.js';
+import { Ambiguity, Decline } from './resolve-context.js';
 import { labelColumn, type ColumnRef, type Meaning, type Vocabulary } from './vocabulary.js';
 
 const AVERAGED_NAME = /(price|rate|pct|percent|ratio|discount|score|age|margin|satisf|rating|minutes|duration|time|days)/i;

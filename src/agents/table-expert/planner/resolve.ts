@@ -3,94 +3,20 @@
  * date column, check that the joins are sound. When two meanings are equally good the planner
  * asks (INPUT_REQUIRED with the choices); when the question does not fit it declines and says why.
  */
-import { isNumericType, type TableProfile } from '../catalog/profile.js';
-import type { Draft, DraftMeasure, Target } from './interpret.js';
-import { joinsFor, reachable, type Reach } from './joins.js';
-import type { AggFn, Choice, ColRef, Filter, Group, Measure, Plan } from './plan.js';
+import type { Draft, DraftMeasure } from './interpret.js';
+import { joinsFor } from './joins.js';
+import type { AggFn, ColRef, Filter, Group, Measure, Plan } from './plan.js';
 import { labelColumn, type ColumnRef, type Vocabulary } from './vocabulary.js';
 import { checkCoverage, neverPlan, settleCompareValues, settleCompareYears, settleRanking, settleShare } from './resolve-extra.js';
+import {
+  Ambiguity, best, colRef, columnChoice, columnsOf, dateCol, dateOf, Decline, numeric, pickColumn, pickTable, proximity, setBase, tablesOf, tablesOfPlan, type Ctx,
+} from './resolve-context.js';
+import { rowsPlan, settlePerEntity } from './resolve-rows.js';
 
-export class Ambiguity extends Error {
-  constructor(
-    readonly term: string,
-    readonly choices: Choice[],
-    /** the question to ask, when "Which <term> do you mean?" does not fit */
-    readonly question?: string,
-  ) {
-    super(`ambiguous: ${term}`);
-  }
-}
-export class Decline extends Error {}
+export { Ambiguity, Decline, tablesOfPlan } from './resolve-context.js';
 
-const LIST_LIMIT = 100;
 const TOP_DEFAULT = 10;
 const AVERAGED = /(price|rate|pct|percent|ratio|discount|score|age|margin|satisf|rating|minutes|duration|days)/i;
-
-interface Ctx {
-  vocab: Vocabulary;
-  /** tables named by verbs ("ordered", "sold"): where the event's date lives */
-  hinted: Set<string>;
-  resolutions: Readonly<Record<string, string>>;
-  /** tables the question names (subjects, verb hints, the measure's) */
-  mentioned: Set<string>;
-  base?: string;
-  reach?: Map<string, Reach>;
-  usedSubjects: Set<Target>;
-}
-
-const colRef = (r: ColumnRef): ColRef => ({ table: r.table, column: r.column });
-const tableChoice = (t: string): Choice => ({ id: t, label: `${t} (table)` });
-const columnChoice = (r: ColumnRef): Choice => ({ id: `${r.table}.${r.column}`, label: `${r.table}.${r.column}` });
-
-/** The best of several candidates by a score tuple; equal best scores are an ambiguity. */
-function best<T>(term: string, items: T[], score: (t: T) => number[], choice: (t: T) => Choice, ctx: Ctx): T | undefined {
-  if (items.length === 0) return undefined;
-  const chosen = ctx.resolutions[term.toLowerCase()];
-  if (chosen) {
-    const hit = items.find((i) => choice(i).id === chosen);
-    if (hit) return hit;
-  }
-  const scored = items.map((i) => ({ i, s: score(i) })).sort((a, b) => cmp(b.s, a.s));
-  if (scored.length > 1 && cmp(scored[0]!.s, scored[1]!.s) === 0) {
-    const top = scored.filter((x) => cmp(x.s, scored[0]!.s) === 0).map((x) => choice(x.i));
-    throw new Ambiguity(term, dedupe(top));
-  }
-  return scored[0]!.i;
-}
-const cmp = (a: number[], b: number[]): number => {
-  for (let k = 0; k < Math.max(a.length, b.length); k++) if ((a[k] ?? 0) !== (b[k] ?? 0)) return (a[k] ?? 0) - (b[k] ?? 0);
-  return 0;
-};
-const dedupe = (cs: Choice[]): Choice[] => cs.filter((c, i) => cs.findIndex((d) => d.id === c.id) === i);
-
-/**
- * How well a table fits the question: named in it, then reachable without repeating rows. Distance
- * does not count: "revenue by name" is ambiguous even if products are closer than customers.
- */
-function proximity(ctx: Ctx, table: string): number[] {
-  const r = ctx.reach?.get(table);
-  if (ctx.reach && !r) return [-1000];
-  return [ctx.mentioned.has(table) ? 1 : 0, r?.fanout ? 0 : 1];
-}
-
-function columnsOf(t: Target, accept: (r: ColumnRef) => boolean): Array<{ ref: ColumnRef; strength: number }> {
-  return t.meanings.flatMap((m) => (m.kind === 'column' && accept(m.ref) ? [{ ref: m.ref, strength: m.strength }] : []));
-}
-function tablesOf(t: Target): Array<{ table: string; strength: number }> {
-  return t.meanings.flatMap((m) => (m.kind === 'table' ? [{ table: m.table, strength: m.strength }] : []));
-}
-
-function pickColumn(t: Target, accept: (r: ColumnRef) => boolean, ctx: Ctx): ColumnRef | undefined {
-  const cands = columnsOf(t, accept);
-  // a whole name or a synonym ("units" → quantity) before a part of a name (unit_price)
-  return best(t.text, cands, (c) => [c.strength >= 2 ? 1 : 0, ...proximity(ctx, c.ref.table), c.strength], (c) => columnChoice(c.ref), ctx)?.ref;
-}
-function pickTable(t: Target, ctx: Ctx): string | undefined {
-  return best(t.text, tablesOf(t), (c) => [c.strength, ...proximity(ctx, c.table)], (c) => tableChoice(c.table), ctx)?.table;
-}
-
-const numeric = (r: ColumnRef) => isNumericType(r.type) && r.role !== 'key' && r.role !== 'reference';
-const dateCol = (r: ColumnRef) => r.role === 'date';
 
 function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure; base: string } | undefined {
   const fn = m.fn;
@@ -289,32 +215,6 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   return plan;
 }
 
-function setBase(ctx: Ctx, base: string): void {
-  ctx.base = base;
-  ctx.reach = reachable(base, ctx.vocab.relations);
-}
-
-function dateOf(table: string, ctx: Ctx, d: Draft, term = 'date'): ColumnRef {
-  // a date column the question names wins ("signed up", "order date")
-  for (const s of d.subjects) {
-    const cols = columnsOf(s, dateCol);
-    if (cols.length && !tablesOf(s).length) {
-      ctx.usedSubjects.add(s);
-      return pickColumn(s, dateCol, ctx)!;
-    }
-  }
-  const reach = ctx.reach ?? reachable(table, ctx.vocab.relations);
-  const cands: ColumnRef[] = [];
-  for (const c of ctx.vocab.columns.values()) if (c.role === 'date' && reach.has(c.table)) cands.push(c);
-  // The date nearest the base: an order's revenue happened on the order's date, not on the
-  // customer's signup date, unless a verb ("signed up", "ordered") says which event is meant.
-  // a table's own event date (opened, created, ordered) before its later ones (resolved, closed)
-  const later = (c: ColumnRef) => (/(resolv|clos|end|updat|ship|deliver|due|modif|cancel|finish|complet)/i.test(c.column) ? 0 : 1);
-  const chosen = best(term, cands, (c) => [ctx.hinted.has(c.table) ? 1 : 0, reach.get(c.table)!.fanout ? 0 : 1, -reach.get(c.table)!.hops, later(c)], columnChoice, ctx);
-  if (!chosen) throw new Decline(`no table reachable from ${table} has a date column`);
-  return chosen;
-}
-
 function resolveGroup(g: Draft['groups'][number], ctx: Ctx, d: Draft): Group {
   if (g.time) return { kind: 'time', column: colRef(dateOf(ctx.base!, ctx, d)), unit: g.time };
   const t = g.target!;
@@ -331,63 +231,6 @@ function resolveGroup(g: Draft['groups'][number], ctx: Ctx, d: Draft): Group {
   if (!ref) throw new Decline(`I cannot group by "${t.text}"`);
   if (ref.role === 'date') return { kind: 'time', column: colRef(ref), unit: 'day' };
   return { kind: 'column', column: colRef(ref) };
-}
-
-function rowsPlan(d: Draft, ctx: Ctx): Plan {
-  let base: string | undefined;
-  const filters: Filter[] = [];
-  if (d.keyLookup) {
-    const t = d.keyLookup.target;
-    const table = tablesOf(t).length ? pickTable(t, ctx)! : pickColumn(t, () => true, ctx)!.table;
-    const key = ctx.vocab.tables.get(table)!.key?.[0];
-    if (!key) throw new Decline(`${table} has no key column to look a row up by`);
-    base = table;
-    const inside = d.keyLookup.contents ? ctx.vocab.relations.filter((r) => r.to.table === table) : [];
-    if (d.keyLookup.contents && inside.length !== 1) throw new Decline(`what is "in" ${table} ${d.keyLookup.value}? Ask for its row ("${table} ${d.keyLookup.value}") or for the rows pointing at it by name`);
-    if (inside.length === 1) base = inside[0]!.from.table;
-    filters.push({ kind: 'compare', column: inside.length === 1 ? { table: base, column: inside[0]!.from.column } : { table, column: key }, op: '=', value: d.keyLookup.value });
-  }
-  const tableSubject = d.subjects.find((s) => tablesOf(s).length);
-  const columnSubjects = d.subjects.filter((s) => !tablesOf(s).length && columnsOf(s, () => true).length);
-  if (!base && tableSubject) {
-    base = pickTable(tableSubject, ctx)!;
-    ctx.usedSubjects.add(tableSubject);
-  }
-  if (!base && columnSubjects.length) base = pickColumn(columnSubjects[0]!, () => true, ctx)!.table;
-  if (!base) {
-    const v = d.values[0]?.target.meanings.find((m) => m.kind === 'value');
-    if (v?.kind === 'value') base = v.ref.table;
-  }
-  if (!base) throw new Decline('I could not tell which table to list');
-  ctx.mentioned.add(base);
-  setBase(ctx, base);
-  const refs = columnSubjects.map((s) => {
-    ctx.usedSubjects.add(s);
-    return pickColumn(s, () => true, ctx)!;
-  });
-  const columns = refs.map(colRef);
-  const categorical = refs.length > 0 && refs.every((r) => r.role === 'category');
-  const distinct = columns.length > 0 && !d.superlative && !d.keyLookup && (d.distinct || !tableSubject || categorical);
-  const plan: Plan = { shape: distinct ? 'distinct' : 'rows', base, measures: [], groups: [], filters, columns };
-  if (plan.shape === 'distinct') plan.order = { by: 'group', dir: 'asc' };
-  if (d.superlative) {
-    const p = ctx.vocab.tables.get(base)!;
-    const col = d.superlative.kind === 'date' ? p.columns.find((c) => /^(DATE|TIMESTAMP)/.test(c.type)) : pricey(p);
-    if (!col) throw new Decline(`${base} has no ${d.superlative.kind === 'date' ? 'date' : 'price'} column to sort by`);
-    plan.order = { by: { table: base, column: col.name }, dir: d.superlative.dir };
-    // "who signed up first": show whose row it is, not only the date
-    if (plan.columns.length) {
-      const ids = [...(p.key ?? []), labelColumn(p)].filter((c): c is string => !!c && !plan.columns.some((x) => x.column === c));
-      plan.columns.unshift(...ids.map((column) => ({ table: base, column })));
-    }
-    const plural = tableSubject?.plural ?? false;
-    plan.limit = d.superlative.n ?? d.top?.n ?? (plural ? TOP_DEFAULT : 1);
-  } else if (plan.shape === 'rows') plan.limit = d.top?.n ?? LIST_LIMIT;
-  return plan;
-}
-
-function pricey(p: TableProfile): { name: string } | undefined {
-  return p.columns.find((c) => /price/i.test(c.name) && isNumericType(c.type)) ?? p.columns.find((c) => /(cost|amount|total)/i.test(c.name) && isNumericType(c.type));
 }
 
 /** Adds the question's filters; returns those that came from values and percentages (a share's parts). */
@@ -450,47 +293,4 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): Filter[] {
     throw new Decline(`I do not see how to connect ${[...tablesOfPlan(plan)].filter((t) => t !== plan.base).join(', ')} to ${plan.base}`);
   }
   return fromValues;
-}
-
-/** Every table the plan reads besides the ones child_count filters query on their own. */
-export function tablesOfPlan(plan: Plan): Set<string> {
-  const out = new Set([plan.base]);
-  for (const m of plan.measures) {
-    if (m.column) out.add(m.column.table);
-    for (const f of m.pct ?? []) if (f.kind !== 'child_count') out.add(f.column.table);
-    if (m.per && m.per.inner === 'sum') out.add(m.per.table);
-  }
-  for (const g of plan.groups) out.add(g.kind === 'entity' ? g.table : g.column.table);
-  for (const f of plan.filters) if (f.kind !== 'child_count') out.add(f.column.table);
-  for (const c of plan.columns) out.add(c.table);
-  if (plan.order && typeof plan.order.by === 'object') out.add(plan.order.by.table);
-  return out;
-}
-
-/**
- * Per-entity figures: "average number of orders per customer" counts each customer's orders, then
- * averages; "average amount per order" adds each order's lines up, then averages. The entity is the
- * group named with "per"/"each" (or the table the count's rows point at), and it leaves the groups.
- */
-function settlePerEntity(plan: Plan, d: Draft, ctx: Ctx): void {
-  const m = plan.measures[0]!;
-  const parentOf = (child: string, g: Group) => g.kind === 'entity' && ctx.vocab.relations.some((r) => r.from.table === child && r.to.table === g.table);
-  if (m.per?.inner === 'count') {
-    const child = m.per.child!;
-    const at = plan.groups.findIndex((g) => parentOf(child, g));
-    if (at < 0) throw new Decline(`an average number of ${child} per what? e.g. "average number of ${child} per ${ctx.vocab.relations.find((r) => r.from.table === child)?.to.table ?? 'entity'}"`);
-    const g = plan.groups[at]! as Extract<Group, { kind: 'entity' }>;
-    const r = ctx.vocab.relations.find((x) => x.from.table === child && x.to.table === g.table)!;
-    plan.groups.splice(at, 1);
-    m.per = { table: g.table, key: r.to.column, inner: 'count', child, fk: r.from.column };
-    plan.base = g.table;
-    return;
-  }
-  if (m.per || !m.column || !(m.fn === 'avg' || m.fn === 'median') || !d.perWord) return;
-  // "average amount per order": the group is the parent entity of the measured rows
-  const at = plan.groups.findIndex((g) => g.kind === 'entity' && g.table !== m.column!.table && !ctx.reach?.get(g.table)?.fanout && ctx.vocab.relations.some((r) => r.from.table === m.column!.table && r.to.table === g.table));
-  if (at < 0) return;
-  const g = plan.groups[at]! as Extract<Group, { kind: 'entity' }>;
-  plan.groups.splice(at, 1);
-  m.per = { table: g.table, key: g.key, inner: 'sum' };
 }
