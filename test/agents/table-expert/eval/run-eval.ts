@@ -21,6 +21,9 @@ export interface EvalResult {
   /** the "Read as" line of an answer */
   readAs?: string;
   sql?: string;
+  /** statements the model wrote (LLM path): more than one means the repair loop ran */
+  attempts?: number;
+  source?: 'planner' | 'llm';
   ms: number;
 }
 
@@ -69,7 +72,7 @@ export async function openEvalSession(opts: EvalOptions = {}): Promise<EvalSessi
     if (out.kind === 'clarify') return { q, verdict: 'ASKED', detail: `${out.question} ${out.choices.map((c) => c.label).join(' | ')}`, ms };
     const verdict = judge({ rows: out.result.rows as Cell[][] }, { rows: gold.result.rows as Cell[][] }, goldIsOrdered(goldSql));
     const readAs = /^Read as: .*$/m.exec(out.summary)?.[0];
-    return { q, verdict: verdict.ok ? 'CORRECT' : 'WRONG', detail: verdict.reason ?? '', sql: out.sql, ms, ...(readAs ? { readAs } : {}) };
+    return { q, verdict: verdict.ok ? 'CORRECT' : 'WRONG', detail: verdict.reason ?? '', sql: out.sql, ms, source: out.source, ...(out.attempts ? { attempts: out.attempts.length } : {}), ...(readAs ? { readAs } : {}) };
   }
 
   return {
