@@ -43,6 +43,9 @@ export function rowsPlan(d: Draft, ctx: Ctx): Plan {
     ctx.usedSubjects.add(s);
     return pickColumn(s, () => true, ctx)!;
   });
+  // "revenue of the most expensive product": a measure of many rows is a figure, not a column of a list
+  const spread = refs.find((r) => ctx.reach?.get(r.table)?.fanout);
+  if (spread && (d.superlative || spread.role === 'measure')) throw new Decline(`${spread.table}.${spread.column} has many values per ${base} row; ask for a figure of it ("total ${spread.column} by …") or for the rows one step at a time`);
   const columns = refs.map(colRef);
   const categorical = refs.length > 0 && refs.every((r) => r.role === 'category');
   const distinct = columns.length > 0 && !d.superlative && !d.keyLookup && (d.distinct || !tableSubject || categorical);
