@@ -89,6 +89,9 @@ export function settleShare(plan: Plan, d: Draft, valueFilters: Filter[], resolu
   if (!d.share && !d.rate) return;
   if (plan.shape !== 'aggregate') throw new Decline('a share needs something to count or add up, e.g. "share of orders that were cancelled"');
   const parts = valueFilters;
+  // "share of urgent tickets that are outages": which filter is the whole and which the part is not clear from the words
+  const columnsOfParts = new Set(parts.map((f) => (f.kind === 'child_count' ? f.table : `${f.column.table}.${f.column.column}`)));
+  if (columnsOfParts.size > 1) throw new Decline('a share with two conditions: which is the whole and which the part? Ask with the whole as a filter, e.g. "share of outages among urgent tickets" is "urgent tickets by category, with shares"');
   if (parts.length && plan.groups.length && !d.rate) {
     const term = 'percentage';
     const chosen = resolutions[term];

@@ -4,12 +4,14 @@
  */
 import { isNumericType, type TableProfile } from '../catalog/profile.js';
 import type { Draft } from './interpret.js';
+import { reachable } from './joins.js';
 import type { Filter, Group, Plan } from './plan.js';
 import { colRef, columnsOf, Decline, pickColumn, pickTable, setBase, tablesOf, type Ctx } from './resolve-context.js';
 import { labelColumn } from './vocabulary.js';
 
 const LIST_LIMIT = 100;
 const TOP_DEFAULT = 10;
+const NOT_ADDITIVE = /(price|rate|pct|percent|ratio|discount|score|age|margin|satisf|rating|minutes|duration|days|time)/i;
 
 export function rowsPlan(d: Draft, ctx: Ctx): Plan {
   let base: string | undefined;
@@ -90,9 +92,14 @@ export function settlePerEntity(plan: Plan, d: Draft, ctx: Ctx): void {
     plan.base = g.table;
     return;
   }
-  if (m.per || !m.column || !(m.fn === 'avg' || m.fn === 'median') || !d.perWord) return;
+  // only amounts add up per entity; an average satisfaction or price per agent stays a plain average
+  if (m.per || !m.column || !(m.fn === 'avg' || m.fn === 'median') || !d.perWord || NOT_ADDITIVE.test(m.column.column)) return;
   // "average amount per order": the group is the parent entity of the measured rows
-  const at = plan.groups.findIndex((g) => g.kind === 'entity' && g.table !== m.column!.table && !ctx.reach?.get(g.table)?.fanout && ctx.vocab.relations.some((r) => r.from.table === m.column!.table && r.to.table === g.table));
+  const at = plan.groups.findIndex((g) => g.kind === 'entity' && g.table !== m.column!.table && (() => {
+    // the entity holds the measured rows: reachable from them without repeating any
+    const r = reachable(m.column!.table, ctx.vocab.relations).get(g.table);
+    return !!r && !r.fanout;
+  })());
   if (at < 0) return;
   const g = plan.groups[at]! as Extract<Group, { kind: 'entity' }>;
   plan.groups.splice(at, 1);

@@ -55,6 +55,10 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
     const accept = fn === 'min' || fn === 'max' ? (r: ColumnRef) => numeric(r) || dateCol(r) : numeric;
     const ref = pickColumn(t, accept, ctx);
     if (!ref) throw new Decline(`"${t.text}" is not a number I can ${fn ? describeFn(fn) : 'add up'}`);
+    // "the largest order": a table's name is also part of a column name (order_date), which is not what was meant
+    if (tables.length && !columnsOf(t, (r) => r === ref).some((c) => c.strength >= 2)) {
+      throw new Decline(`the ${fn ? describeFn(fn).replace(/^take the /, '').replace(/ of$/, '') : 'figure'} ${t.text} by what? Name the column, e.g. "the largest ${t.text} by revenue" or "the latest ${t.text} date"`);
+    }
     return { measure: { fn: fn ?? (AVERAGED.test(ref.column) ? 'avg' : 'sum'), column: colRef(ref) }, base: ref.table };
   }
   // No word after the aggregate: look at what else the question names.
@@ -262,6 +266,10 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): Filter[] {
     ctx.usedSubjects.add(nf.target);
     const ref = pickColumn(nf.target, numeric, ctx);
     if (!ref) throw new Decline(`"${nf.target.text}" is not a number to compare`);
+    // "products that sold more than 100 units": per line, or in total? Not guessed.
+    if (ctx.reach?.get(ref.table)?.fanout && plan.shape === 'aggregate') {
+      throw new Decline(`"${nf.target.text} ${nf.text} ${nf.value}" — on a single ${ref.table} row, or in total per ${plan.base}? Ask for the total by ${plan.base} and sort it, or ask about ${ref.table} directly`);
+    }
     plan.filters.push(nf.op === 'between' ? { kind: 'between', column: colRef(ref), low: nf.value, high: nf.high! } : { kind: 'compare', column: colRef(ref), op: nf.op, value: nf.value });
   }
   for (const c of d.childCounts) {
