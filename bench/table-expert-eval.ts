@@ -6,6 +6,7 @@
 // Options: --details   list every question that is not CORRECT in the tuning part
 //          --held-out  also list the held-out part's (do not use while tuning the planner)
 //          --only <id prefix>  run a subset, e.g. --only retail-01
+//          --llm <baseUrl> --model <name> [--api-key-env VAR]  ask through an OpenAI-compatible model instead
 import { EVAL_SET } from '../test/agents/table-expert/eval/question-set.js';
 import { formatTally, median, openEvalSession, tally, type EvalResult } from '../test/agents/table-expert/eval/run-eval.js';
 
@@ -13,8 +14,13 @@ const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] ?? '' : '';
 
+const value = (name: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
+const baseUrl = value('llm');
+const apiKey = value('api-key-env') ? process.env[value('api-key-env')!] : undefined;
+const llm = baseUrl ? { baseUrl, model: value('model') ?? 'gpt-4o-mini', ...(apiKey ? { apiKey } : {}) } : undefined;
+
 const questions = EVAL_SET.filter((q) => q.id.startsWith(only));
-const session = await openEvalSession();
+const session = await openEvalSession(llm ? { llm } : {});
 const results: EvalResult[] = [];
 try {
   // the first question of each dataset opens DuckDB and profiles the tables: not an answer time
@@ -46,4 +52,8 @@ console.log(
   ]),
 );
 const times = results.map((r) => r.ms);
-console.log(`\nmedian answer time ${median(times).toFixed(1)} ms (p90 ${[...times].sort((a, b) => a - b)[Math.floor(times.length * 0.9)]?.toFixed(1)} ms) over ${times.length} questions`);
+const answered = results.filter((r) => r.verdict === 'CORRECT' || r.verdict === 'WRONG').map((r) => r.ms);
+const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.9)]?.toFixed(1);
+console.log(`\n${llm ? `model ${llm.model} at ${llm.baseUrl}` : 'planner (no model)'}`);
+console.log(`median answer time ${median(times).toFixed(1)} ms (p90 ${p90(times)} ms) over all ${times.length} questions;`);
+console.log(`${median(answered).toFixed(1)} ms (p90 ${p90(answered)} ms) over the ${answered.length} answered with rows (plan + DuckDB + summary)`);

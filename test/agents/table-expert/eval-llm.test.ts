@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVAL_SET } from './eval/question-set.js';
 import { openEvalSession, type EvalSession } from './eval/run-eval.js';
 import type { EvalQuestion } from './eval/types.js';
+import { send, startTableExpert } from './helpers.js';
 
 const picked = [...EVAL_SET.filter((q) => q.dataset === 'retail' && !q.previous.length).slice(0, 14), ...EVAL_SET.filter((q) => q.dataset === 'support' && !q.previous.length).slice(0, 8)];
 const [forbiddenFirst, brokenFirst, asks, wrong] = [picked[1]!, picked[4]!, picked[6]!, picked[15]!];
@@ -49,6 +50,7 @@ function scriptedModel(set: readonly EvalQuestion[]) {
 
 describe('the evaluation through the model path (scripted OpenAI-compatible server)', { timeout: 60_000 }, () => {
   const model = scriptedModel(EVAL_SET);
+  const model2 = scriptedModel(EVAL_SET);
   let session: EvalSession;
   beforeAll(async () => {
     const baseUrl = await model.listen();
@@ -76,5 +78,24 @@ describe('the evaluation through the model path (scripted OpenAI-compatible serv
     expect(toolResults.some((t) => t.startsWith('ERROR: rejected by the guard'))).toBe(true);
     expect(toolResults.some((t) => t.startsWith('ERROR: DuckDB error'))).toBe(true);
     expect(model.requests.find((b) => b.tools)!.tools.map((t: any) => t.function.name)).toEqual(['run_sql', 'ask_user']);
+  });
+
+  it('over A2A: the model asks (INPUT_REQUIRED with its choices), the reply resumes the task, and the answer says how it was read', async () => {
+    const baseUrl = await model2.listen();
+    const server = await startTableExpert({ llm: { baseUrl, model: 'scripted-sql-1', stream: false } });
+    try {
+      const first = await send(server, asks.question);
+      expect(first.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      expect(first.statusData.clarify.choices.map((c: any) => c.label)).toEqual(['total revenue per month', 'the largest single order']);
+      const done = await send(server, '1', { taskId: first.task.id });
+      expect(done.state, done.text).toBe('TASK_STATE_COMPLETED');
+      expect(done.text.split('\n')[0]).toBe(`Read as: scripted reading of "${asks.question}".`);
+      expect(done.data.interpretation).toBe(`scripted reading of "${asks.question}"`);
+      const clarified = model2.requests.filter((b) => b.tools).at(-1)!.messages.find((m: any) => m.role === 'user').content;
+      expect(clarified).toContain('→ total revenue per month');
+    } finally {
+      await server.stop();
+      await model2.close();
+    }
   });
 });
