@@ -171,6 +171,10 @@ export function interpret(tokens: QToken[]): Draft {
       if (!target) {
         target = tt;
         targetAt = after;
+      } else if (target.meanings.every((m) => m.kind === 'table') && isMeasureLike(tt)) {
+        // "tickets more than 60 minutes": the table is what is counted, the column after the number is compared
+        target = tt;
+        targetAt = after;
       }
     }
     d.numbers.push({ ...(target ? { target } : {}), op: t.kw === 'between' ? 'between' : COMPARE[t.kw]!, value: a.value, ...(high !== undefined ? { high } : {}), text: t.text });

@@ -45,7 +45,8 @@ const RULES: Rule[] = [
   [/\bbusiest\b/gi, 'busy most'],
   [/\bslowest\b/gi, 'highest'],
   [/\bfastest\b/gi, 'lowest'],
-  [/\b(highest|largest|biggest|most) first\b/gi, ' '],
+  // "…, highest first" at the end: the order the planner gives groups anyway
+  [/\b(highest|largest|biggest|most) first\s*(?=[,.;?!]|$)/gi, ' '],
   [/\bbreaks? (?:it )?(?:out|down)\b/gi, ' '],
   [/\bvia\b/gi, 'from'],
   [/(\d),(?=\s|$)/g, '$1 '],

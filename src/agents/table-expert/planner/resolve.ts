@@ -28,7 +28,7 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
   }
   // "median product price": the table names whose column is meant
   const numericOfTable = t && !m.perCount && tablesOf(t).length && !columnsOf(t, numeric).length ? d.subjects.filter((s) => !tablesOf(s).length && columnsOf(s, numeric).some((c) => tablesOf(t).some((x) => x.table === c.ref.table))) : [];
-  if (t && fn && numericOfTable.length === 1) {
+  if (t && fn && fn !== 'count' && fn !== 'count_distinct' && numericOfTable.length === 1) {
     ctx.usedSubjects.add(numericOfTable[0]!);
     for (const x of tablesOf(t)) ctx.mentioned.add(x.table);
     return resolveMeasure({ fn, target: numericOfTable[0]! }, d, ctx);
