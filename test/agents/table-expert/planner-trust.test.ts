@@ -84,6 +84,13 @@ describe('Table Expert planner: answers you can trust (issue 17)', { timeout: 60
     expect(out.choices.map((c) => c.id)).toEqual(['count', 'list']);
     const listed = await expert.ask({ question: 'List the customers in Germany' });
     expect(listed.kind).toBe('answer');
+    const never = await expert.ask({ question: 'Customers without orders' });
+    expect(never.kind).toBe('clarify');
+    if (never.kind !== 'clarify') return;
+    const counted = await expert.ask({ question: never.original, resolutions: { [never.term.toLowerCase()]: 'count' } });
+    expect(counted.kind).toBe('answer');
+    const none = await expert.query({ sql: 'SELECT count(*) FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.customer_id)' });
+    expect(counted.kind === 'answer' ? counted.result.rows : undefined).toEqual(none.result.rows);
   });
 
   it.each([
@@ -96,6 +103,8 @@ describe('Table Expert planner: answers you can trust (issue 17)', { timeout: 60
     'How many products sold more than 100 units?',
     'Largest order in 2024',
     'What share of online orders were cancelled?',
+    'What is the min and max price of products?',
+    'Orders without a customer',
   ])('declines "%s" rather than answer another question', async (question) => {
     const out = await expert.ask({ question });
     expect(out.kind, JSON.stringify(out).slice(0, 400)).toBe('declined');

@@ -256,7 +256,8 @@ export function interpret(tokens: QToken[]): Draft {
       j = next(j, ['in']);
     }
     const tt = tokens[j];
-    if (d.measure && !(tt?.t === 'schema' && !tt.used && hasStructural(tt))) continue;
+    // a second aggregate ("the min and max price") is not dropped: it stays unplaced and the question is declined
+    if (d.measure) continue;
     use(i);
     if (tt?.t === 'schema' && !tt.used) {
       if (hasStructural(tt)) {

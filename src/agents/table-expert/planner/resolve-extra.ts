@@ -128,13 +128,14 @@ export function checkCoverage(plan: Plan, d: Draft): void {
 }
 
 /** "How many customers have never placed an order?": rows of one table with no rows in a table that points at it. */
-export function neverPlan(d: Draft, vocab: Vocabulary, used: Set<Target>, dateOfTable: (table: string) => ColumnRef): Plan {
+export function neverPlan(d: Draft, vocab: Vocabulary, used: Set<Target>, dateOfTable: (table: string) => ColumnRef, resolutions: Readonly<Record<string, string>>): Plan {
   const named: string[] = [];
   const targets = [d.measure?.target, ...d.subjects].filter((t): t is Target => !!t);
   for (const t of targets) for (const m of t.meanings) if (m.kind === 'table' && !named.includes(m.table)) named.push(m.table);
   const hinted = [...d.hints, ...targets.flatMap((t) => t.meanings.flatMap((m: Meaning) => (m.kind === 'column' ? [m.ref.table] : [])))];
   let pair: { parent: string; child: string; key: string; fk: string } | undefined;
-  for (const parent of named) {
+  // the rows counted or listed are the first table named ("tickets without an agent" are tickets)
+  for (const parent of named.slice(0, 1)) {
     for (const child of [...named, ...hinted]) {
       const r = vocab.relations.find((x) => x.to.table === parent && x.from.table === child);
       if (r && !pair) pair = { parent, child, key: r.to.column, fk: r.from.column };
@@ -158,7 +159,14 @@ export function neverPlan(d: Draft, vocab: Vocabulary, used: Set<Target>, dateOf
   }
   if (d.numbers.length || d.childCounts.length || d.groups.length || d.top || d.share) throw new Decline('"never"/"without" questions can be counted or listed, not grouped or ranked; ask for the count or the list');
   const filters: Filter[] = [...own, { kind: 'child_count', table: pair.parent, key: pair.key, child: pair.child, fk: pair.fk, op: '=', value: 0, ...(where.length ? { where } : {}) }];
-  const counted = d.measure?.fn === 'count' || (!d.list && !d.which);
+  // "customers without orders": the number of them, or the list? Asked, as for any bare rows question
+  let counted = d.measure?.fn === 'count';
+  if (!counted && !d.list && !d.which) {
+    const term = `${pair.parent} with no ${pair.child} (number or list)`;
+    const chosen = resolutions[term.toLowerCase()];
+    if (!chosen) throw new Ambiguity(term, [{ id: 'count', label: `the number of ${pair.parent}` }, { id: 'list', label: `the list of ${pair.parent}` }], `Do you want the number of ${pair.parent} with no ${pair.child}, or the list?`);
+    counted = chosen === 'count';
+  }
   if (counted) return { shape: 'aggregate', base: pair.parent, measures: [{ fn: 'count' }], groups: [], filters, columns: [] };
   const p = vocab.tables.get(pair.parent)!;
   const label = labelColumn(p);

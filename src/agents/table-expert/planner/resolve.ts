@@ -110,7 +110,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
     const plan = neverPlan(d, vocab, ctx.usedSubjects, (table) => {
       setBase(ctx, table);
       return dateOf(table, ctx, d);
-    });
+    }, resolutions);
     const unusedNever = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length);
     if (unusedNever.length) throw new Decline(`I am not sure how ${unusedNever.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
     return plan;
