@@ -105,6 +105,8 @@ describe('Table Expert planner: answers you can trust (issue 17)', { timeout: 60
     'What share of online orders were cancelled?',
     'What is the min and max price of products?',
     'Orders without a customer',
+    'Total revenue for the top 5 products',
+    'Revenue per unit sold',
   ])('declines "%s" rather than answer another question', async (question) => {
     const out = await expert.ask({ question });
     expect(out.kind, JSON.stringify(out).slice(0, 400)).toBe('declined');

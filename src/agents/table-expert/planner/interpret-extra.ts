@@ -28,11 +28,19 @@ export function extraPasses(tokens: QToken[], d: Draft, next: (i: number, skip?:
     if (!isKw(tokens[i], 'has') || tokens[i]!.used) continue;
     const k = next(i);
     const c = tokens[k];
-    if (c?.t !== 'schema' || c.used || !hasStructural(c) || tokens[next(k)]?.t === 'number' || isKw(tokens[next(k)], 'gt', 'gte', 'lt', 'lte', 'between')) continue;
+    const after = tokens[next(k)];
+    const numberAfter = after?.t === 'number' || (isKw(after, 'in') && tokens[next(next(k))]?.t === 'number');
+    if (c?.t !== 'schema' || c.used || !hasStructural(c) || numberAfter || isKw(after, 'gt', 'gte', 'lt', 'lte', 'between')) continue;
     const target = targetOf(c)!;
     if (target.meanings.some((m) => m.kind === 'table') || !target.meanings.every((m) => m.kind === 'column' && (m.ref.role === 'measure' || m.ref.role === 'date'))) continue;
     d.present.push(target);
     use(i, k);
+  }
+  // "total revenue for the top 5 products": a figure over a ranking's members is two questions in one
+  if (d.rankAt !== undefined) {
+    let k = d.rankAt - 1;
+    while (k >= 0 && tokens[k]!.t === 'filler') k--;
+    if (isKw(tokens[k], 'in') && tokens.slice(0, k).some((x) => x.t === 'kw' && ['sum', 'avg', 'median', 'count'].includes(x.kw))) d.unplaced.push(tokens[d.rankAt]!.text);
   }
   // "with a 20% discount", "10% off", "a satisfaction of 1", "rated 5"
   for (let i = 0; i < n; i++) {

@@ -233,6 +233,8 @@ function resolveGroup(g: Draft['groups'][number], ctx: Ctx, d: Draft): Group {
   }
   const ref = pickColumn(t, (r) => !numeric(r) || cols.every((c) => numeric(c.ref)), ctx);
   if (!ref) throw new Decline(`I cannot group by "${t.text}"`);
+  // "revenue per unit sold" is a ratio, not revenue listed by each quantity
+  if (ref.role === 'measure' && d.perWord) throw new Decline(`"per ${t.text}" reads as a ratio of two figures, which is beyond the built-in planner; ask for each figure`);
   if (ref.role === 'date') return { kind: 'time', column: colRef(ref), unit: 'day' };
   return { kind: 'column', column: colRef(ref) };
 }
