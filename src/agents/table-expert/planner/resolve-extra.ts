@@ -55,8 +55,10 @@ export function settleRanking(d: Draft, vocab: Vocabulary, resolutions: Readonly
     d.rankBy = { fn: 'count', target: tableTarget(direct[0]!) };
     return;
   }
+  // "the most"/"the fewest" may be a count; "the biggest", "the fastest" is a size or a speed, never a count
+  const counts = /^(most|fewest|least)$/i.test(d.rankMissing.text);
   const choices = [
-    ...children.map((c) => ({ id: `count:${c}`, label: `number of ${c.replace(/_/g, ' ')}` })),
+    ...(counts ? children.map((c) => ({ id: `count:${c}`, label: `number of ${c.replace(/_/g, ' ')}` })) : []),
     ...[...vocab.columns.values()].filter((c) => children.includes(c.table) && c.role === 'measure' && !AVERAGED_NAME.test(c.column)).map((c) => ({ id: `sum:${c.table}.${c.column}`, label: `total ${c.table}.${c.column}` })),
   ];
   if (choices.length === 0) throw new Decline(`"${d.rankMissing.text}" of what? Name what to rank by, e.g. "… with the most orders" or "… by revenue"`);
