@@ -344,6 +344,8 @@ export function interpret(tokens: QToken[]): Draft {
       t.used = true;
     } else if (t.t === 'unknown') d.unknown.push(t.text);
     else if (t.t === 'number') d.unknown.push(t.text);
+    // a period no pass could place ("Q1-Q2 2024" reads Q2 2024 and leaves Q1) is never dropped
+    else if (t.t === 'quarter' || t.t === 'month' || t.t === 'date' || t.t === 'yearmonth') d.unplaced.push(t.text);
   }
   return d;
 }

@@ -90,6 +90,7 @@ export const VERB_HINTS: ReadonlyMap<string, readonly string[]> = new Map([
   ['ordered', ['orders']],
   ['placed', ['orders']],
   ['bought', ['orders', 'order_lines']],
+  ['buy', ['orders', 'order_lines']],
   ['purchased', ['orders', 'order_lines']],
   ['sold', ['order_lines', 'orders']],
   ['spent', ['order_lines', 'orders']],

@@ -37,6 +37,7 @@ const RULES: Rule[] = [
   [/\b(?:the )?(first|1st|second|2nd|last) half (?:of |in )?(\d{4})\b/gi, (_m, o, y) => (ORDINAL[o!.toLowerCase()] === 1 ? `between ${y}-01-01 and ${y}-06-30` : `between ${y}-07-01 and ${y}-12-31`)],
   [/\bh([12]) (\d{4})\b/gi, (_m, h, y) => (h === '1' ? `between ${y}-01-01 and ${y}-06-30` : `between ${y}-07-01 and ${y}-12-31`)],
   [new RegExp(`\\b(between|from) ${MONTH_RE} (and|to|through|until) ${MONTH_RE},? (\\d{4})\\b`, 'gi'), (_m, p, a, _and, b, y) => `between ${y}-${pad(monthNumber(a!))} and ${y}-${pad(monthNumber(b!))}`],
+  [/\bq([1-4])\s*(?:-|–|to|through|until)\s*q([1-4]),? (\d{4})\b/gi, (_m, a, b, y) => `between ${y}-${pad((Number(a) - 1) * 3 + 1)} and ${y}-${pad(Number(b) * 3)}`],
   [/\b(q[1-4])[ -]?'?(\d{2})\b(?!\d)/gi, (_m, q, y) => `${q} 20${y}`],
   // rankings without "top"
   [/\b(?:the )?(\d+) (largest|biggest|top|best|highest|leading|most important)\b/gi, 'top $1'],

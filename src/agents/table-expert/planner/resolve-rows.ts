@@ -22,6 +22,8 @@ export function rowsPlan(d: Draft, ctx: Ctx): Plan {
     const key = ctx.vocab.tables.get(table)!.key?.[0];
     if (!key) throw new Decline(`${table} has no key column to look a row up by`);
     base = table;
+    // "what did customer 5 buy": the rows of what they bought, not the customer's own row
+    if (!d.keyLookup.contents && d.hints.some((h) => h !== table)) throw new Decline(`I can show ${table} ${d.keyLookup.value} itself, or count or add up what it has ("number of orders of customer ${d.keyLookup.value}"), but not list related rows by a verb`);
     const inside = d.keyLookup.contents ? ctx.vocab.relations.filter((r) => r.to.table === table) : [];
     if (d.keyLookup.contents && inside.length !== 1) throw new Decline(`what is "in" ${table} ${d.keyLookup.value}? Ask for its row ("${table} ${d.keyLookup.value}") or for the rows pointing at it by name`);
     if (inside.length === 1) base = inside[0]!.from.table;
