@@ -305,7 +305,10 @@ export function interpret(tokens: QToken[]): Draft {
     if (t.used || t.t !== 'schema' || !hasValue(t)) continue;
     // A word that is both a column and a value ("home"?) is a value here only when nothing else claimed it.
     const values = t.meanings.filter((m) => m.kind === 'value');
-    const negate = [tokens[i - 1], tokens[i - 2]].some((p) => isKw(p, 'not'));
+    let negate = [tokens[i - 1], tokens[i - 2]].some((p) => isKw(p, 'not'));
+    // "not in Books or Toys": the negation covers the whole list
+    const prevValue = d.values[d.values.length - 1];
+    if (!negate && prevValue?.negate && isKw(tokens[i - 1], 'or', 'and') && tokens[i - 2]?.text === prevValue.target.text) negate = true;
     d.values.push({ target: { text: t.text, meanings: values, plural: t.plural }, negate });
     use(i);
     // "status completed": the column name before its value is part of the filter

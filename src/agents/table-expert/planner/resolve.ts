@@ -280,7 +280,7 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): Filter[] {
     if (!rel) throw new Decline(`I do not see how ${child} relate to ${plan.base}`);
     plan.filters.push({ kind: 'child_count', table: plan.base, key: rel.to.column, child, fk: rel.from.column, op: c.op, value: c.value });
   }
-  for (const dt of d.dates) {
+  for (const dt of mergeDates(d.dates)) {
     const col = colRef(dateOf(plan.base, ctx, d));
     if (dt.month !== undefined) plan.filters.push({ kind: 'month_of_year', column: col, month: dt.month });
     else plan.filters.push({ kind: 'date_range', column: col, ...(dt.from ? { from: dt.from } : {}), ...(dt.to ? { to: dt.to } : {}), label: dt.label });
@@ -303,4 +303,21 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): Filter[] {
     throw new Decline(`I do not see how to connect ${[...tablesOfPlan(plan)].filter((t) => t !== plan.base).join(', ')} to ${plan.base}`);
   }
   return fromValues;
+}
+
+/**
+ * "in 2023 and 2024", "for 2023 and 2024": two closed periods mean both, not rows in each at once
+ * (which would be none). Adjacent or overlapping periods merge into one; others are declined, as
+ * is a month of any year beside another period. Open-ended bounds ("after …", "before …") combine.
+ */
+function mergeDates(dates: Draft['dates']): Draft['dates'] {
+  const closed = dates.filter((x) => x.from && x.to);
+  if (closed.length < 2 && !(dates.some((x) => x.month !== undefined) && dates.length > 1)) return dates;
+  if (dates.some((x) => x.month !== undefined)) throw new Decline('a month of any year beside another period: name each month with its year, e.g. "January 2024 and February 2024", or ask for each');
+  const sorted = [...closed].sort((a, b) => a.from!.localeCompare(b.from!));
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i]!.from! > sorted[i - 1]!.to!) throw new Decline(`${sorted[i - 1]!.label} and ${sorted[i]!.label} are separate periods; ask for each one`);
+  }
+  const to = sorted.map((x) => x.to!).sort().at(-1)!;
+  return [...dates.filter((x) => !(x.from && x.to)), { from: sorted[0]!.from!, to, label: sorted.map((x) => x.label).join(' and ') }];
 }
