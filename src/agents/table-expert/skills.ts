@@ -263,12 +263,19 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
             ...(ctx.scope ? { scope: ctx.scope } : {}),
             ...(ctx.signal ? { signal: ctx.signal } : {}),
             onAttempt: (at) => ctx.onProgress?.(at.error ? `The model's SQL did not run (${at.error}); asking it to repair.` : 'The model wrote SQL; it ran.'),
+            ...(input.resolutions ? { clarifications: input.resolutions } : {}),
           });
+          if (a.kind === 'ask') {
+            // the reply is the chosen reading itself: its id and its label are the same text
+            return { kind: 'clarify', question: a.question, term: a.question, choices: a.choices.map((c) => ({ id: c, label: c })), original: question, resolutions: { ...(input.resolutions ?? {}) } };
+          }
           if (a.kind === 'answer') {
             const item = saved.save(a.sql, usecasesOf(profiles), question);
             const chart = chartSpec(a.result);
-            const summary = a.modelSummary ? `${a.modelSummary}\n\n${summarize(a.result)}` : summarize(a.result);
-            return { kind: 'answer', question, sql: a.sql, result: a.result, resultId: formatId({ kind: 'result', hash: item.hash }), summary, ...(chart ? { chart } : {}), source: 'llm', attempts: a.attempts, memory: { question, sql: a.sql } };
+            // the same "Read as" line as the planner's: the model's own reading, or a pointer to its SQL
+            const reading = a.reading ?? "the model's SQL below (it gave no reading)";
+            const summary = a.modelSummary ? `Read as: ${reading}.\n\n${a.modelSummary}\n\n${summarize(a.result)}` : summarize(a.result, reading);
+            return { kind: 'answer', question, sql: a.sql, result: a.result, resultId: formatId({ kind: 'result', hash: item.hash }), summary, ...(chart ? { chart } : {}), interpretation: reading, source: 'llm', attempts: a.attempts, memory: { question, sql: a.sql } };
           }
           if (a.kind === 'no_sql') return { kind: 'declined', reason: a.text || 'The model did not write a query for this question.', hints: [], attempts: a.attempts };
           return { kind: 'declined', reason: a.reason, hints: [], attempts: a.attempts };

@@ -112,6 +112,9 @@ const GOLDEN: Golden[] = [
     expected: () => rows(byValue(groupBy(lines.filter((l) => l.order.order_date.startsWith('2024')), (l) => l.product.category, (ls) => ls.reduce((s, l) => s + l.quantity, 0)))),
   },
   { shape: 'average with a filter through a join', q: 'Average amount of order lines for online orders', expected: () => [[sumCents((l) => l.amount_cents)(lines.filter((l) => l.order.channel === 'online')) / count(lines, (l) => l.order.channel === 'online')]] },
+  // answered since issue 17 (they were declined before): two years side by side, an average of counts per entity
+  { shape: 'two years compared side by side', q: 'Compare revenue in 2023 vs 2024', expected: () => rows(byKey(groupBy(lines, (l) => year(l.order.order_date), revenue))) },
+  { shape: 'average of a count per entity (zero counts included)', q: 'What is the average number of orders per customer?', expected: () => [[orders.length / customers.length]] },
   { shape: 'count by group with a value filter', q: 'Number of Corporate customers by country', expected: () => rows(byValue(groupBy(customers.filter((c) => c.segment === 'Corporate'), (c) => c.country, (r) => r.length))) },
 ];
 
@@ -120,8 +123,8 @@ const DECLINED = [
   'Predict next month’s revenue',
   'What is the weather in Berlin?',
   'Revenue last month',
-  'Compare revenue in 2023 vs 2024',
-  'What is the average number of orders per customer?',
+  'How much did revenue grow from 2023 to 2024?',
+  'What is the average number of orders per customer per month?',
   'How many books were sold?',
   'Orders over 500',
 ];

@@ -26,22 +26,22 @@ export function markdownTable(result: Pick<QueryResult, 'columns' | 'rows'>, max
 
 const isNumeric = (type: string) => /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL)/.test(type);
 
-/** A sentence, then the table: "**20,000** — number of orders." */
+/** How the question was read, a sentence with the headline numbers, then the table. */
 export function summarize(result: QueryResult, interpretation?: string): string {
-  const lines: string[] = [];
-  const about = interpretation ? ` — ${interpretation}` : '';
-  if (result.rows.length === 0) lines.push(`No rows match${about}.`);
-  else if (result.rows.length === 1 && result.columns.length === 1) lines.push(`**${formatValue(result.rows[0]![0])}**${about}.`);
+  // the reading first, so a wrong reading is seen before the numbers are believed
+  const lines: string[] = interpretation ? [`Read as: ${interpretation}.`, ''] : [];
+  if (result.rows.length === 0) lines.push('No rows match.');
+  else if (result.rows.length === 1 && result.columns.length === 1) lines.push(`**${formatValue(result.rows[0]![0])}**.`);
   else {
     const measureAt = lastNumeric(result);
     const labelAt = result.columns.findIndex((c, i) => i !== measureAt && !isNumeric(c.type));
     if (measureAt >= 0 && labelAt >= 0 && result.rows.length === 1) {
       const r = result.rows[0]!;
-      lines.push(`**${formatValue(r[labelAt])}** (${formatValue(r[measureAt])})${about}.`);
+      lines.push(`**${formatValue(r[labelAt])}** (${formatValue(r[measureAt])}).`);
     } else if (measureAt >= 0 && labelAt >= 0 && result.rows.length > 1) {
       const top = result.rows.slice(0, 3).map((r) => `**${formatValue(r[labelAt])}** (${formatValue(r[measureAt])})`);
-      lines.push(`${result.rowCount}${result.truncated ? '+' : ''} rows${about}. First: ${top.join(', ')}.`);
-    } else lines.push(`${result.rowCount}${result.truncated ? '+' : ''} row${result.rowCount === 1 ? '' : 's'}${about}.`);
+      lines.push(`${result.rowCount}${result.truncated ? '+' : ''} rows. First: ${top.join(', ')}.`);
+    } else lines.push(`${result.rowCount}${result.truncated ? '+' : ''} row${result.rowCount === 1 ? '' : 's'}.`);
     lines.push('', markdownTable(result));
     if (result.rowCount > PREVIEW_ROWS) lines.push('', `_${result.rowCount - PREVIEW_ROWS} more rows in the data part._`);
   }

@@ -19,8 +19,29 @@ export const RUN_SQL_TOOL: ToolSpec = {
     description: 'Runs one read-only DuckDB SELECT statement over the dataset tables and returns the first rows.',
     parameters: {
       type: 'object',
-      properties: { sql: { type: 'string', description: 'a single SELECT (or WITH … SELECT) statement' } },
-      required: ['sql'],
+      properties: {
+        sql: { type: 'string', description: 'a single SELECT (or WITH … SELECT) statement' },
+        reading: { type: 'string', description: 'one line: how you read the question (the figure, its grouping, filters and order), e.g. "total revenue by month in 2024, highest first"' },
+      },
+      required: ['sql', 'reading'],
+      additionalProperties: false,
+    },
+  },
+};
+
+/** The model asks instead of guessing: the task pauses in INPUT_REQUIRED with these choices. */
+export const ASK_USER_TOOL: ToolSpec = {
+  type: 'function',
+  function: {
+    name: 'ask_user',
+    description: 'Asks the user which of two or more readings of the question is meant, instead of guessing. Use it when a part of the question (a measure, a ranking, a period, a filter) has more than one sensible meaning in these tables.',
+    parameters: {
+      type: 'object',
+      properties: {
+        question: { type: 'string', description: 'the question to the user, e.g. "Did you mean total revenue per month, or the largest single order?"' },
+        choices: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 6, description: 'the readings to choose from' },
+      },
+      required: ['question', 'choices'],
       additionalProperties: false,
     },
   },
@@ -33,7 +54,8 @@ export interface Attempt {
 }
 
 export type LlmAnswer =
-  | { kind: 'answer'; sql: string; result: QueryResult; attempts: Attempt[]; modelSummary?: string }
+  | { kind: 'answer'; sql: string; result: QueryResult; attempts: Attempt[]; modelSummary?: string; reading?: string }
+  | { kind: 'ask'; question: string; choices: string[]; attempts: Attempt[] }
   | { kind: 'no_sql'; text: string; attempts: Attempt[] }
   | { kind: 'gave_up'; attempts: Attempt[]; reason: string };
 
@@ -50,7 +72,8 @@ export function schemaPrompt(profiles: readonly TableProfile[], relations: reado
     'Rules: write exactly one read-only SELECT (or WITH … SELECT) statement; use only the tables below;',
     'never use file-reading functions, PRAGMA, SET, ATTACH, COPY, INSTALL or LOAD;',
     `return at most ${maxRows} rows (add LIMIT when listing rows); give result columns short snake_case names.`,
-    'Call the run_sql tool with the statement. If the question cannot be answered from these tables, say so in one sentence without calling the tool.',
+    'Call the run_sql tool with the statement and a one-line reading of the question. Cover every part of the question (each measure, filter, ranking and comparison);',
+    'if a part has more than one sensible meaning here, call ask_user with the readings instead of guessing. If the question cannot be answered from these tables, say so in one sentence without calling a tool.',
     '',
     'Tables:',
   ];
@@ -95,22 +118,32 @@ export async function writeAndRunSql(args: {
   maxRows: number;
   signal?: AbortSignal;
   onAttempt?: (a: Attempt) => void;
+  /** answers to the model's earlier ask_user questions: question → chosen reading */
+  clarifications?: Readonly<Record<string, string>>;
 }): Promise<LlmAnswer> {
   const { llm, engine } = args;
   const messages: ChatMessage[] = [{ role: 'system', content: schemaPrompt(args.profiles, args.relations, args.maxRows) }];
   for (const turn of args.history) {
     messages.push({ role: 'user', content: turn.question }, { role: 'assistant', content: `SQL used:\n\`\`\`sql\n${turn.sql}\n\`\`\`` });
   }
-  messages.push({ role: 'user', content: args.question });
+  const clarified = Object.entries(args.clarifications ?? {});
+  messages.push({ role: 'user', content: clarified.length ? `${args.question}\n(Clarified: ${clarified.map(([q, a]) => `${q} → ${a}`).join('; ')})` : args.question });
   const attempts: Attempt[] = [];
   for (let round = 0; round <= llm.maxRepairs; round++) {
-    const reply = await chatCompletion(llm, messages, { tools: [RUN_SQL_TOOL], ...(args.signal ? { signal: args.signal } : {}) });
+    const reply = await chatCompletion(llm, messages, { tools: [RUN_SQL_TOOL, ASK_USER_TOOL], ...(args.signal ? { signal: args.signal } : {}) });
+    const asked = reply.toolCalls.find((c) => c.function.name === 'ask_user');
+    if (asked) {
+      const q = parseAsk(asked.function.arguments);
+      if (q) return { kind: 'ask', question: q.question, choices: q.choices, attempts };
+    }
     const call = reply.toolCalls.find((c) => c.function.name === 'run_sql') ?? reply.toolCalls[0];
     let sql: string | undefined;
+    let reading: string | undefined;
     if (call) {
       try {
-        const parsed = JSON.parse(call.function.arguments || '{}') as { sql?: unknown };
+        const parsed = JSON.parse(call.function.arguments || '{}') as { sql?: unknown; reading?: unknown };
         sql = typeof parsed.sql === 'string' ? parsed.sql : undefined;
+        reading = typeof parsed.reading === 'string' && parsed.reading.trim() ? parsed.reading.trim().replace(/\s+/g, ' ').slice(0, 300) : undefined;
       } catch {
         sql = undefined;
       }
@@ -132,7 +165,7 @@ export async function writeAndRunSql(args: {
       attempts.push({ sql: result.sql });
       args.onAttempt?.(attempts.at(-1)!);
       const modelSummary = await summarizeWithModel(llm, messages, call?.id, result, args.signal).catch(() => undefined);
-      return { kind: 'answer', sql: result.sql, result, attempts, ...(modelSummary ? { modelSummary } : {}) };
+      return { kind: 'answer', sql: result.sql, result, attempts, ...(modelSummary ? { modelSummary } : {}), ...(reading ? { reading } : {}) };
     } catch (e) {
       if (args.signal?.aborted) throw e;
       const error = errorText(e);
@@ -144,6 +177,17 @@ export async function writeAndRunSql(args: {
     }
   }
   return { kind: 'gave_up', attempts, reason: `the model's SQL did not run after ${attempts.length} attempt${attempts.length === 1 ? '' : 's'}: ${attempts.at(-1)?.error ?? 'no statement'}` };
+}
+
+function parseAsk(raw: string): { question: string; choices: string[] } | undefined {
+  try {
+    const v = JSON.parse(raw || '{}') as { question?: unknown; choices?: unknown };
+    const choices = Array.isArray(v.choices) ? v.choices.filter((c): c is string => typeof c === 'string' && c.trim() !== '').slice(0, 6) : [];
+    if (typeof v.question !== 'string' || !v.question.trim() || choices.length < 2) return undefined;
+    return { question: v.question.trim().slice(0, 500), choices: choices.map((c) => c.trim().slice(0, 200)) };
+  } catch {
+    return undefined;
+  }
 }
 
 async function summarizeWithModel(llm: LlmOptions, messages: ChatMessage[], callId: string | undefined, result: QueryResult, signal?: AbortSignal): Promise<string | undefined> {

@@ -6,8 +6,10 @@ import { singular } from '../catalog/profile.js';
 import { literal, qualified, quoteIdent } from '../sql/sql-text.js';
 import { joinsFor } from './joins.js';
 import type { Filter, Group, Measure, Plan } from './plan.js';
+import { perEntitySql } from './compile-per-entity.js';
 import { Decline, tablesOfPlan } from './resolve.js';
 import type { Vocabulary } from './vocabulary.js';
+import { readPlan } from './reading.js';
 
 export interface Compiled {
   sql: string;
@@ -20,15 +22,23 @@ const TIME_SQL: Record<string, (c: string) => string> = {
   month: (c) => `strftime(${c}, '%Y-%m')`,
   quarter: (c) => `strftime(${c}, '%Y') || '-Q' || quarter(${c})`,
   year: (c) => `year(${c})`,
+  dow: (c) => `dayname(${c})`,
 };
 
 export function measureAlias(m: Measure, base: string): string {
+  if (m.pct) return 'pct';
+  if (m.per) return `${m.fn}_${singular(m.per.table)}_${m.per.inner === 'sum' && m.column ? m.column.column : `${m.per.child}_count`}`;
   if (!m.column) return m.fn === 'count' ? `${base}_count` : m.fn;
   const c = m.column.column;
   return { count: `${c}_count`, count_distinct: `distinct_${c}`, sum: `total_${c}`, avg: `avg_${c}`, min: `min_${c}`, max: `max_${c}`, median: `median_${c}` }[m.fn];
 }
 
 function measureSql(m: Measure, base: string, fanout: boolean, vocab: Vocabulary): string {
+  if (m.pct) {
+    const { pct, ...plain } = m;
+    const e = measureSql(plain, base, fanout, vocab);
+    return `round(100.0 * ${e} FILTER (WHERE ${pct.map(filterSql).join(' AND ')}) / ${e}, 2)`;
+  }
   if (!m.column) {
     if (!fanout) return 'count(*)';
     const key = vocab.tables.get(base)?.key?.[0];
@@ -49,7 +59,7 @@ function measureSql(m: Measure, base: string, fanout: boolean, vocab: Vocabulary
   }
 }
 
-function groupSql(g: Group): Array<{ expr: string; alias: string }> {
+export function groupSql(g: Group): Array<{ expr: string; alias: string }> {
   switch (g.kind) {
     case 'column':
       return [{ expr: qualified(g.column.table, g.column.column), alias: g.column.column }];
@@ -63,7 +73,7 @@ function groupSql(g: Group): Array<{ expr: string; alias: string }> {
   }
 }
 
-function filterSql(f: Filter): string {
+export function filterSql(f: Filter): string {
   switch (f.kind) {
     case 'compare':
       return `${qualified(f.column.table, f.column.column)} ${f.op} ${literal(f.value)}`;
@@ -77,12 +87,18 @@ function filterSql(f: Filter): string {
     }
     case 'month_of_year':
       return `month(${qualified(f.column.table, f.column.column)}) = ${f.month}`;
-    case 'child_count':
-      return `(SELECT count(*) FROM ${quoteIdent(f.child)} WHERE ${qualified(f.child, f.fk)} = ${qualified(f.table, f.key)}) ${f.op} ${f.value}`;
+    case 'child_count': {
+      const more = (f.where ?? []).map((w) => ` AND ${filterSql(w)}`).join('');
+      return `(SELECT count(*) FROM ${quoteIdent(f.child)} WHERE ${qualified(f.child, f.fk)} = ${qualified(f.table, f.key)}${more}) ${f.op} ${f.value}`;
+    }
+    case 'not_null':
+      return `${qualified(f.column.table, f.column.column)} IS NOT NULL`;
+    case 'day_of_week':
+      return `dayofweek(${qualified(f.column.table, f.column.column)}) IN (${f.days.join(', ')})`;
   }
 }
 
-function describeFilter(f: Filter): string {
+export function describeFilter(f: Filter): string {
   const c = (x: { table: string; column: string }) => `${x.table}.${x.column}`;
   switch (f.kind) {
     case 'compare':
@@ -96,7 +112,13 @@ function describeFilter(f: Filter): string {
     case 'month_of_year':
       return `month of ${c(f.column)} = ${f.month}`;
     case 'child_count':
-      return `${f.table} with ${f.op} ${f.value} ${f.child}`;
+      return f.op === '=' && f.value === 0
+        ? `${f.table} with no ${f.child}${f.where?.length ? ` where ${f.where.map(describeFilter).join(' and ')}` : ''}`
+        : `${f.table} with ${f.op} ${f.value} ${f.child}`;
+    case 'not_null':
+      return `${c(f.column)} is set`;
+    case 'day_of_week':
+      return `${f.column.table}.${f.column.column} on ${f.days.map((d) => ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d]).join(' or ')}`;
   }
 }
 
@@ -108,7 +130,9 @@ export function compilePlan(plan: Plan, vocab: Vocabulary, maxRows: number): Com
   const whereSql = where.length ? `\nWHERE ${where.join('\n  AND ')}` : '';
   const parts: string[] = [];
 
-  if (plan.shape === 'aggregate') {
+  if (plan.shape === 'aggregate' && plan.measures[0]?.per) {
+    parts.push(perEntitySql(plan, vocab));
+  } else if (plan.shape === 'aggregate') {
     const groups = plan.groups.flatMap(groupSql);
     const measures = plan.measures.map((m) => ({ expr: measureSql(m, plan.base, joins.fanout, vocab), alias: measureAlias(m, plan.base) }));
     const select = [...groups, ...measures].map((x) => `${x.expr} AS ${quoteIdent(x.alias)}`);
@@ -130,30 +154,11 @@ export function compilePlan(plan: Plan, vocab: Vocabulary, maxRows: number): Com
     const order: string[] = [];
     if (plan.order && typeof plan.order.by === 'object') order.push(`${qualified(plan.order.by.table, plan.order.by.column)} ${plan.order.dir.toUpperCase()}`);
     if (key) order.push(qualified(plan.base, key));
+    // a table without a key still lists its rows in one fixed order
     if (order.length) parts.push(`ORDER BY ${order.join(', ')}`);
+    else if (!plan.columns.length) parts.push('ORDER BY ALL');
   }
   const limit = Math.min(plan.limit ?? maxRows, maxRows);
   if (plan.limit !== undefined || plan.shape !== 'aggregate') parts.push(`LIMIT ${limit}`);
-  return { sql: parts.join('\n'), interpretation: interpret(plan) };
-}
-
-function interpret(plan: Plan): string {
-  const out: string[] = [];
-  const measures = plan.measures.map((m) => (m.column ? `${m.fn === 'count_distinct' ? 'distinct count' : m.fn} of ${m.column.table}.${m.column.column}` : `number of ${plan.base}`)).join(', ');
-  if (plan.shape === 'aggregate') {
-    out.push(measures);
-    if (plan.groups.length) {
-      out.push(
-        `by ${plan.groups.map((g) => (g.kind === 'entity' ? singular(g.table) : g.kind === 'time' ? `${g.unit} of ${g.column.table}.${g.column.column}` : `${g.column.table}.${g.column.column}`)).join(' and ')}`,
-      );
-    }
-  } else if (plan.shape === 'distinct') out.push(`distinct ${plan.columns.map((c) => `${c.table}.${c.column}`).join(', ')}`);
-  else out.push(`rows of ${plan.base}`);
-  if (plan.filters.length) out.push(`where ${plan.filters.map(describeFilter).join(' and ')}`);
-  if (plan.order && plan.limit !== undefined) {
-    const by = plan.order.by === 'measure' ? measures : plan.order.by === 'group' ? 'the group' : `${plan.order.by.table}.${plan.order.by.column}`;
-    out.push(`${plan.order.dir === 'desc' ? 'top' : 'bottom'} ${plan.limit} by ${by}`);
-  }
-  if (plan.share) out.push('with each share of the total');
-  return out.join(', ');
+  return { sql: parts.join('\n'), interpretation: readPlan(plan) };
 }

@@ -10,6 +10,7 @@ import { compilePlan } from './compile.js';
 import { reachable } from './joins.js';
 import { interpret, type Draft } from './interpret.js';
 import { UNSUPPORTED } from './lexicon.js';
+import { normalizeQuestion } from './normalize.js';
 import type { PlanOutcome } from './plan.js';
 import { Ambiguity, Decline, resolve } from './resolve.js';
 import { tokenizeQuestion } from './tokens.js';
@@ -35,11 +36,11 @@ const FOLLOW_UP = /^\s*(and|but|only|just|now|what about|how about|instead|also|
 
 export function planQuestion(question: string, vocab: Vocabulary, opts: PlanOptions): { outcome: PlanOutcome; memory?: PlannerMemory } {
   const text = question.trim();
-  const lower = text.toLowerCase();
+  const lower = normalizeQuestion(text).toLowerCase();
   for (const [re, reason] of UNSUPPORTED) {
     if (re.test(lower)) return { outcome: { kind: 'declined', reason: `I can't answer that with a query: ${reason}.`, hints: hints(vocab) } };
   }
-  const draft = interpret(tokenizeQuestion(text, vocab));
+  const draft = interpret(tokenizeQuestion(normalizeQuestion(text), vocab));
   const cue = FOLLOW_UP.test(text) || draft.cues.also || draft.cues.instead || draft.cues.whatAbout || draft.cues.clear || draft.cues.only;
   const candidates: Draft[] = [];
   if (opts.previous && cue) candidates.push(merge(opts.previous.draft, draft));
@@ -62,7 +63,7 @@ function attempt(d: Draft, vocab: Vocabulary, opts: PlanOptions): PlanOutcome {
     const { sql, interpretation } = compilePlan(plan, vocab, opts.maxRows);
     return { kind: 'plan', plan, sql, interpretation };
   } catch (e) {
-    if (e instanceof Ambiguity) return { kind: 'ambiguous', term: e.term, question: `Which "${e.term}" do you mean?`, choices: e.choices };
+    if (e instanceof Ambiguity) return { kind: 'ambiguous', term: e.term, question: e.question ?? `Which "${e.term}" do you mean?`, choices: e.choices };
     if (e instanceof Decline) return { kind: 'declined', reason: `${e.message}.`, hints: hints(vocab) };
     throw e;
   }
@@ -77,6 +78,18 @@ const sameColumn = (a: Draft['values'][number], b: Draft['values'][number]) =>
 function merge(prev: Draft, patch: Draft): Draft {
   const d = clone(prev);
   d.unknown = [...patch.unknown];
+  d.unplaced = [...patch.unplaced];
+  // drafts remembered by an older version lack the newer fields
+  d.percents = [...(d.percents ?? []), ...patch.percents];
+  d.compare ??= false;
+  d.present = [...(d.present ?? []), ...patch.present];
+  d.never ??= false;
+  d.rate ??= false;
+  if (patch.dows) d.dows = patch.dows;
+  if (patch.never) d.never = true;
+  if (patch.rate) d.rate = true;
+  if (patch.compare) d.compare = true;
+  if (patch.rankMissing) d.rankMissing = patch.rankMissing;
   if (patch.cues.clear) {
     d.values = [];
     d.numbers = [];

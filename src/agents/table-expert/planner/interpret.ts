@@ -7,6 +7,9 @@ import type { Keyword, TimeUnit } from './lexicon.js';
 import type { AggFn, CompareOp } from './plan.js';
 import type { QToken } from './tokens.js';
 import type { Meaning } from './vocabulary.js';
+import { extraPasses } from './interpret-extra.js';
+import { datePass } from './interpret-dates.js';
+import { rankingPass } from './interpret-rankings.js';
 
 export interface Target {
   text: string;
@@ -17,6 +20,8 @@ export interface Target {
 export interface DraftMeasure {
   fn?: AggFn;
   target?: Target;
+  /** "average number of orders": an average of a count per entity */
+  perCount?: boolean;
 }
 
 export interface DraftDate {
@@ -34,7 +39,9 @@ export interface Draft {
   numbers: Array<{ target?: Target; op: CompareOp | 'between'; value: number; high?: number; text: string }>;
   childCounts: Array<{ child: Target; op: CompareOp; value: number }>;
   dates: DraftDate[];
-  keyLookup?: { target: Target; value: number };
+  keyLookup?: { target: Target; value: number; contents?: boolean };
+  /** "list", "show": rows were asked for in so many words */
+  listVerb?: boolean;
   list: boolean;
   distinct: boolean;
   when: boolean;
@@ -46,32 +53,48 @@ export interface Draft {
   hints: string[];
   unknown: string[];
   cues: { also: boolean; instead: boolean; only: boolean; whatAbout: boolean; clear: boolean };
+  /** a group was introduced by "per"/"each" ("average amount per order"), not "by" */
+  perWord?: boolean;
+  /** words that ask for something (a ranking, a share, an aggregate) that no pass could place */
+  unplaced: string[];
+  /** "which X … the most" with no measure named: the planner must ask by what */
+  rankMissing?: { text: string; busy: boolean };
+  /** "online vs store", "2023 compared with 2024": show the named things side by side */
+  compare: boolean;
+  /** "never", "without", "didn't": rows of the subject with no related rows */
+  never: boolean;
+  /** "rate", "percentage of …": a share of rows meeting the value filters */
+  rate: boolean;
+  /** "had a discount" (> 0), "have been resolved" (a date is set) */
+  present: Target[];
+  /** day-of-week filter (0 = Sunday) */
+  dows?: number[];
+  /** "20%": numbers written as percentages, placed next to a column */
+  percents: Array<{ target: Target; value: number; text: string }>;
+  /** where "top N" or "which" stood, so a later "most" knows what is ranked */
+  rankAt?: number;
 }
 
-const COMPARE: Partial<Record<Keyword, CompareOp>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
-const AGG: Partial<Record<Keyword, AggFn>> = { count: 'count', sum: 'sum', avg: 'avg', min: 'min', max: 'max', median: 'median' };
+const EVENT_VERB = /^(raised?|filed?|files|opened|submitted|logged|created|made|placed)$/i;
 
-const pad = (n: number) => String(n).padStart(2, '0');
-const monthStart = (y: number, m: number) => `${y}-${pad(m)}-01`;
-const nextMonth = (y: number, m: number) => (m === 12 ? monthStart(y + 1, 1) : monthStart(y, m + 1));
-function addDay(iso: string): string {
-  const d = new Date(`${iso}T00:00:00Z`);
-  d.setUTCDate(d.getUTCDate() + 1);
-  return d.toISOString().slice(0, 10);
-}
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+/** keywords that change the answer: when one is left over, the question was not fully read */
+const PLACE_OR_DECLINE = new Set<Keyword>(['count', 'sum', 'avg', 'min', 'max', 'median', 'most', 'fewest', 'top', 'bottom', 'share', 'expensive', 'cheap', 'newest', 'oldest', 'gt', 'gte', 'lt', 'lte', 'between', 'not', 'never', 'rate', 'before', 'after', 'since', 'until', 'compare', 'weekend']);
+export const COMPARE: Partial<Record<Keyword, CompareOp>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
+export const AGG: Partial<Record<Keyword, AggFn>> = { count: 'count', sum: 'sum', avg: 'avg', min: 'min', max: 'max', median: 'median' };
 
-const isKw = (t: QToken | undefined, ...kws: Keyword[]): boolean => t?.t === 'kw' && kws.includes(t.kw);
-const targetOf = (t: QToken): Target | undefined =>
+
+export const isKw = (t: QToken | undefined, ...kws: Keyword[]): boolean => t?.t === 'kw' && kws.includes(t.kw);
+export const targetOf = (t: QToken): Target | undefined =>
   t.t === 'schema' ? { text: t.text, meanings: t.meanings.filter((m) => m.kind !== 'value'), plural: t.plural } : undefined;
-const hasStructural = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind !== 'value');
+export const hasStructural = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind !== 'value');
 const hasValue = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind === 'value');
-const isMeasureLike = (t: Target): boolean => t.meanings.some((m) => m.kind === 'column' && m.ref.role === 'measure');
+export const isMeasureLike = (t: Target): boolean => t.meanings.some((m) => m.kind === 'column' && m.ref.role === 'measure');
 
 export function interpret(tokens: QToken[]): Draft {
   const d: Draft = {
     groups: [], values: [], numbers: [], childCounts: [], dates: [], list: false, distinct: false, when: false, share: false,
     subjects: [], hints: [], unknown: [], cues: { also: false, instead: false, only: false, whatAbout: false, clear: false },
+    unplaced: [], compare: false, never: false, rate: false, percents: [], present: [],
   };
   const n = tokens.length;
   /** next token index after i that is not filler (and not one of the skippable keywords) */
@@ -82,56 +105,7 @@ export function interpret(tokens: QToken[]): Draft {
   };
   const use = (...idx: number[]) => idx.forEach((k) => tokens[k] && (tokens[k]!.used = true));
 
-  // Dates: "in 2024", "in March 2024", "Q1 2024", "before 2024-06-01", "between 2023-01-01 and 2023-03-31".
-  const period = (i: number): { start: string; end: string; label: string; month?: number; len: number } | undefined => {
-    const a = tokens[i];
-    const b = tokens[i + 1];
-    if (!a) return undefined;
-    if (a.t === 'month' && b?.t === 'number' && b.year) return { start: monthStart(b.value, a.month), end: nextMonth(b.value, a.month), label: `${MONTH_NAMES[a.month - 1]} ${b.value}`, len: 2 };
-    if (a.t === 'quarter' && b?.t === 'number' && b.year) return quarter(b.value, a.quarter, 2);
-    if (a.t === 'number' && a.year && b?.t === 'quarter') return quarter(a.value, b.quarter, 2);
-    if (a.t === 'number' && a.year) return { start: `${a.value}-01-01`, end: `${a.value + 1}-01-01`, label: String(a.value), len: 1 };
-    if (a.t === 'yearmonth') return { start: monthStart(a.year, a.month), end: nextMonth(a.year, a.month), label: `${MONTH_NAMES[a.month - 1]} ${a.year}`, len: 1 };
-    if (a.t === 'date') return { start: a.iso, end: addDay(a.iso), label: a.iso, len: 1 };
-    if (a.t === 'month') return { start: '', end: '', label: MONTH_NAMES[a.month - 1]!, month: a.month, len: 1 };
-    return undefined;
-  };
-  for (let i = 0; i < n; i++) {
-    const t = tokens[i]!;
-    if (t.used) continue;
-    const prep = t.t === 'kw' && ['in', 'before', 'after', 'since', 'until', 'from', 'between'].includes(t.kw) ? t.kw : undefined;
-    const at = prep ? next(i) : i;
-    const p = period(at);
-    if (!p) continue;
-    if (!prep && tokens[at]!.t === 'number') {
-      // a bare year right after a comparator or "top" is a number, not a date
-      const prev = tokens[i - 1];
-      if (prev && (prev.t === 'kw' && (COMPARE[prev.kw] || prev.kw === 'top' || prev.kw === 'bottom'))) continue;
-    }
-    if (p.month !== undefined) {
-      if (prep && prep !== 'in') continue;
-      d.dates.push({ month: p.month, label: p.label });
-      use(i, at);
-      continue;
-    }
-    if (prep === 'between' || prep === 'from') {
-      const c = next(at + p.len - 1);
-      const qAt = next(c);
-      const q = isKw(tokens[c], 'and', 'to', 'until') ? period(qAt) : undefined;
-      if (q && q.month === undefined) {
-        d.dates.push({ from: p.start, to: q.end, label: `${p.label} to ${q.label}` });
-        for (let k = i; k < qAt + q.len; k++) use(k);
-        i = qAt + q.len - 1;
-        continue;
-      }
-    }
-    if (prep === 'before') d.dates.push({ to: p.start, label: `before ${p.label}` });
-    else if (prep === 'after') d.dates.push({ from: p.end, label: `after ${p.label}` });
-    else if (prep === 'since' || prep === 'from') d.dates.push({ from: p.start, label: `since ${p.label}` });
-    else if (prep === 'until') d.dates.push({ to: p.end, label: `until ${p.label}` });
-    else d.dates.push({ from: p.start, to: p.end, label: p.label });
-    for (let k = i; k < at + p.len; k++) use(k);
-  }
+  datePass(tokens, d, next, use);
 
   // Rankings: "top 5", "bottom 3", "the 3 most expensive", "cheapest".
   for (let i = 0; i < n; i++) {
@@ -140,6 +114,12 @@ export function interpret(tokens: QToken[]): Draft {
     if (t.kw === 'top' || t.kw === 'bottom') {
       const j = next(i);
       const num = tokens[j]?.t === 'number' && !tokens[j]!.used ? (tokens[j] as { value: number }).value : undefined;
+      // "our best month", "the worst category": one, the most or the least of something
+      if (num === undefined && /^(best|worst)$/i.test(t.text)) {
+        (t as { kw: Keyword }).kw = t.kw === 'top' ? 'most' : 'fewest';
+        continue;
+      }
+      d.rankAt = i;
       d.top = { dir: t.kw === 'top' ? 'desc' : 'asc', ...(num !== undefined ? { n: num } : {}) };
       use(i, ...(num !== undefined ? [j] : []));
     } else if (t.kw === 'expensive' || t.kw === 'cheap' || t.kw === 'newest' || t.kw === 'oldest') {
@@ -191,6 +171,10 @@ export function interpret(tokens: QToken[]): Draft {
       if (!target) {
         target = tt;
         targetAt = after;
+      } else if (target.meanings.every((m) => m.kind === 'table') && isMeasureLike(tt)) {
+        // "tickets more than 60 minutes": the table is what is counted, the column after the number is compared
+        target = tt;
+        targetAt = after;
       }
     }
     d.numbers.push({ ...(target ? { target } : {}), op: t.kw === 'between' ? 'between' : COMPARE[t.kw]!, value: a.value, ...(high !== undefined ? { high } : {}), text: t.text });
@@ -198,33 +182,8 @@ export function interpret(tokens: QToken[]): Draft {
     if (targetAt >= 0) use(targetAt);
   }
 
-  // "which X has the most Y" / "which X has the highest revenue"
-  for (let i = 0; i < n; i++) {
-    const t = tokens[i]!;
-    if (t.used || !isKw(t, 'which')) continue;
-    const x = next(i);
-    const xt = tokens[x];
-    if (!xt || xt.t !== 'schema' || !hasStructural(xt)) continue;
-    const h = next(x);
-    if (!isKw(tokens[h], 'has')) continue;
-    const m = next(h);
-    const mt = tokens[m];
-    if (mt?.t !== 'kw' || !['most', 'fewest', 'max', 'min'].includes(mt.kw)) continue;
-    const dir = mt.kw === 'most' || mt.kw === 'max' ? 'desc' : 'asc';
-    let y = next(m);
-    let fn: AggFn | undefined;
-    if (tokens[y]?.t === 'kw' && AGG[(tokens[y] as { kw: Keyword }).kw]) {
-      fn = AGG[(tokens[y] as { kw: Keyword }).kw];
-      use(y);
-      y = next(y);
-    }
-    const yt = tokens[y];
-    if (yt?.t !== 'schema' || !hasStructural(yt)) continue;
-    d.groups.push({ target: targetOf(xt)! });
-    d.rankBy = { ...(fn ? { fn } : {}), target: targetOf(yt)! };
-    d.which = { dir, plural: xt.t === 'schema' && xt.plural };
-    use(i, x, h, m, y);
-  }
+  // "which X has the most Y", "top 3 countries bring in the most revenue", "our best month for sales"
+  rankingPass(tokens, d, next, use);
 
   // Groups: "by category", "per month", "by channel and status", "monthly".
   for (let i = 0; i < n; i++) {
@@ -236,6 +195,7 @@ export function interpret(tokens: QToken[]): Draft {
       continue;
     }
     if (!isKw(t, 'by')) continue;
+    if (/^(per|each|every|for each|for every)$/i.test(t.text)) d.perWord = true;
     use(i);
     let j = next(i);
     for (;;) {
@@ -250,10 +210,22 @@ export function interpret(tokens: QToken[]): Draft {
         d.rankBy = { fn: AGG[g.kw]!, target: targetOf(tokens[k]!)! };
         use(j, k);
         j = k;
+      } else if (g.t === 'schema' && !hasStructural(g) && tokens[next(j)]?.t === 'schema' && (d.top || d.which)) {
+        // "by solved tickets": the value stays a filter, the table after it is what is counted
+        j = next(j);
+        continue;
+      } else if (g.t === 'schema' && hasStructural(g) && isKw(tokens[next(j)], 'count') && g.meanings.some((m) => m.kind === 'table')) {
+        // "by ticket count"
+        d.rankBy = { fn: 'count', target: targetOf(g)! };
+        use(j, next(j));
+        j = next(j);
       } else if (g.t === 'schema' && hasStructural(g)) {
         const target = targetOf(g)!;
         const ranking = (d.top || d.which || d.superlative) && isMeasureLike(target) && !target.meanings.some((m) => m.kind === 'table');
+        // "top 5 agents by tickets": ranked by how many tickets each has
+        const byCount = (d.top || d.which) && !d.rankBy && target.meanings.every((m) => m.kind === 'table') && d.groups.length === 0;
         if (ranking) d.rankBy = { target };
+        else if (byCount) d.rankBy = { fn: 'count', target };
         else d.groups.push({ target });
         use(j);
       } else break;
@@ -272,16 +244,24 @@ export function interpret(tokens: QToken[]): Draft {
     if (t.used || t.t !== 'kw' || !AGG[t.kw]) continue;
     let fn = AGG[t.kw]!;
     let j = next(i, ['in']);
+    let perCount = false;
+    if ((fn === 'avg' || fn === 'median') && isKw(tokens[j], 'count')) {
+      perCount = true;
+      use(j);
+      j = next(j, ['in']);
+    }
     if (isKw(tokens[j], 'distinct')) {
       fn = 'count_distinct';
       use(j);
       j = next(j, ['in']);
     }
     const tt = tokens[j];
+    // a second aggregate ("the min and max price") is not dropped: it stays unplaced and the question is declined
+    if (d.measure) continue;
     use(i);
     if (tt?.t === 'schema' && !tt.used) {
       if (hasStructural(tt)) {
-        d.measure = { fn, target: targetOf(tt)! };
+        d.measure = { fn, target: targetOf(tt)!, ...(perCount ? { perCount } : {}) };
         use(j);
       } else {
         // "how many books": count what the value belongs to, filtered by the value
@@ -294,6 +274,7 @@ export function interpret(tokens: QToken[]): Draft {
     const t = tokens[i]!;
     if (t.used || t.t !== 'kw') continue;
     if (t.kw === 'list' || t.kw === 'which') d.list = true;
+    if (t.kw === 'list') d.listVerb = true;
     else if (t.kw === 'distinct') d.distinct = true;
     else if (t.kw === 'when') d.when = true;
     else if (t.kw === 'share') d.share = true;
@@ -313,7 +294,8 @@ export function interpret(tokens: QToken[]): Draft {
     if (t.used || num.used || t.t !== 'schema' || num.t !== 'number' || !Number.isInteger(num.value)) continue;
     const target = targetOf(t)!;
     if (!target.meanings.some((m) => m.kind === 'table' || (m.kind === 'column' && (m.ref.role === 'key' || m.ref.role === 'reference')))) continue;
-    d.keyLookup = { target, value: num.value };
+    // "what was in order 1000": the rows inside it, not the order's own row
+    d.keyLookup = { target, value: num.value, ...(isKw(tokens[i - 1], 'in') && /^(in|inside)$/i.test(tokens[i - 1]!.text) ? { contents: true } : {}) };
     use(i, i + 1);
   }
 
@@ -323,30 +305,50 @@ export function interpret(tokens: QToken[]): Draft {
     if (t.used || t.t !== 'schema' || !hasValue(t)) continue;
     // A word that is both a column and a value ("home"?) is a value here only when nothing else claimed it.
     const values = t.meanings.filter((m) => m.kind === 'value');
-    const negate = [tokens[i - 1], tokens[i - 2]].some((p) => isKw(p, 'not'));
+    let negate = [tokens[i - 1], tokens[i - 2]].some((p) => isKw(p, 'not'));
+    // "not in Books or Toys": the negation covers the whole list
+    const prevValue = d.values[d.values.length - 1];
+    if (!negate && prevValue?.negate && isKw(tokens[i - 1], 'or', 'and') && tokens[i - 2]?.text === prevValue.target.text) negate = true;
     d.values.push({ target: { text: t.text, meanings: values, plural: t.plural }, negate });
     use(i);
     // "status completed": the column name before its value is part of the filter
     const prev = tokens[i - 1];
-    if (prev?.t === 'schema' && !prev.used && prev.meanings.some((m) => m.kind === 'column' && values.some((v) => v.kind === 'value' && v.ref.table === m.ref.table && v.ref.column === m.ref.column))) use(i - 1);
+    const ownColumn = (x: QToken | undefined) => x?.t === 'schema' && !x.used && x.meanings.some((m) => m.kind === 'column' && values.some((v) => v.kind === 'value' && v.ref.table === m.ref.table && v.ref.column === m.ref.column));
+    if (ownColumn(prev)) use(i - 1);
+    // "the Books category", "the Enterprise plan", "the phone channel": the column after its value
+    const after = next(i);
+    if (ownColumn(tokens[after])) {
+      use(after);
+      // the value's column names which of its meanings is meant
+      const only = values.filter((v) => v.kind === 'value' && (tokens[after] as { meanings: Meaning[] }).meanings.some((m) => m.kind === 'column' && m.ref.table === v.ref.table && m.ref.column === v.ref.column));
+      d.values[d.values.length - 1]!.target.meanings = only;
+    }
   }
   for (let i = 0; i < n; i++) if (isKw(tokens[i], 'not') && tokens.slice(i + 1, i + 3).some((x) => x.t === 'schema' && d.values.some((v) => v.target.text === x.text))) use(i);
 
+  extraPasses(tokens, d, next, use);
   for (const t of tokens) {
     if (t.used) continue;
+    if (t.t === 'kw' && PLACE_OR_DECLINE.has(t.kw)) d.unplaced.push(t.text);
     if (t.t === 'schema') {
       d.subjects.push(targetOf(t)!);
       t.used = true;
-    } else if (t.t === 'verb') {
+    } else if (t.t === 'verb' || (t.t === 'filler' && EVENT_VERB.test(t.text))) {
+      if (t.t === 'filler') {
+        // "raised a ticket", "filed tickets": the event lives in the table named after the verb
+        let k = tokens.indexOf(t) + 1;
+        while (tokens[k]?.t === 'filler') k++;
+        const named = tokens[k];
+        if (named?.t === 'schema') for (const m of named.meanings) if (m.kind === 'table') d.hints.push(m.table);
+        t.used = true;
+        continue;
+      }
       d.hints.push(...t.tables);
       t.used = true;
     } else if (t.t === 'unknown') d.unknown.push(t.text);
     else if (t.t === 'number') d.unknown.push(t.text);
+    // a period no pass could place ("Q1-Q2 2024" reads Q2 2024 and leaves Q1) is never dropped
+    else if (t.t === 'quarter' || t.t === 'month' || t.t === 'date' || t.t === 'yearmonth') d.unplaced.push(t.text);
   }
   return d;
-}
-
-function quarter(year: number, q: number, len: number): { start: string; end: string; label: string; len: number } {
-  const m = (q - 1) * 3 + 1;
-  return { start: monthStart(year, m), end: q === 4 ? `${year + 1}-01-01` : monthStart(year, m + 3), label: `Q${q} ${year}`, len };
 }

@@ -9,7 +9,8 @@ export type Keyword =
   | 'count' | 'sum' | 'avg' | 'min' | 'max' | 'median'
   | 'most' | 'fewest' | 'top' | 'bottom' | 'distinct' | 'list' | 'by' | 'which' | 'when'
   | 'gt' | 'gte' | 'lt' | 'lte' | 'between' | 'and' | 'or' | 'not' | 'in' | 'before' | 'after' | 'since' | 'until' | 'from' | 'to'
-  | 'share' | 'has' | 'expensive' | 'cheap' | 'newest' | 'oldest' | 'also' | 'instead' | 'only' | 'what_about' | 'all' | 'clear';
+  | 'share' | 'has' | 'expensive' | 'cheap' | 'newest' | 'oldest' | 'also' | 'instead' | 'only' | 'what_about' | 'all' | 'clear'
+  | 'compare' | 'never' | 'rate' | 'busy' | 'weekend';
 
 export const KEYWORDS: ReadonlyMap<string, Keyword> = new Map<string, Keyword>([
   ['how many', 'count'], ['number of', 'count'], ['count of', 'count'], ['count', 'count'], ['total number of', 'count'],
@@ -17,7 +18,7 @@ export const KEYWORDS: ReadonlyMap<string, Keyword> = new Map<string, Keyword>([
   ['average', 'avg'], ['avg', 'avg'], ['mean', 'avg'], ['typical', 'avg'],
   ['median', 'median'],
   ['minimum', 'min'], ['min', 'min'], ['lowest', 'min'], ['smallest', 'min'],
-  ['maximum', 'max'], ['max', 'max'], ['highest', 'max'], ['largest', 'max'], ['biggest', 'max'], ['greatest', 'max'],
+  ['maximum', 'max'], ['max', 'max'], ['longest', 'max'], ['shortest', 'min'], ['highest', 'max'], ['largest', 'max'], ['biggest', 'max'], ['greatest', 'max'],
   ['most', 'most'], ['fewest', 'fewest'], ['least', 'fewest'],
   ['top', 'top'], ['best', 'top'], ['leading', 'top'], ['bottom', 'bottom'], ['worst', 'bottom'],
   ['distinct', 'distinct'], ['unique', 'distinct'], ['different', 'distinct'],
@@ -34,20 +35,22 @@ export const KEYWORDS: ReadonlyMap<string, Keyword> = new Map<string, Keyword>([
   ['in', 'in'], ['during', 'in'], ['for', 'in'], ['of', 'in'], ['on', 'in'],
   ['before', 'before'], ['prior to', 'before'], ['after', 'after'], ['since', 'since'], ['until', 'until'], ['through', 'until'], ['from', 'from'], ['to', 'to'],
   ['share', 'share'], ['percentage', 'share'], ['percent', 'share'], ['proportion', 'share'], ['%', 'share'],
-  ['ha', 'has'], ['has', 'has'], ['have', 'has'], ['had', 'has'], ['with', 'has'], ['having', 'has'], ['contain', 'has'], ['containing', 'has'],
+  ['ha', 'has'], ['has', 'has'], ['have', 'has'], ['had', 'has'], ['with', 'has'], ['having', 'has'], ['contain', 'has'], ['containing', 'has'], ['contained', 'has'], ['include', 'has'], ['included', 'has'], ['including', 'has'],
   ['most expensive', 'expensive'], ['expensive', 'expensive'], ['priciest', 'expensive'], ['cheapest', 'cheap'], ['least expensive', 'cheap'], ['cheap', 'cheap'],
   ['newest', 'newest'], ['latest', 'newest'], ['most recent', 'newest'], ['last', 'newest'], ['oldest', 'oldest'], ['earliest', 'oldest'], ['first', 'oldest'],
   ['also', 'also'], ['as well', 'also'], ['too', 'also'], ['instead', 'instead'], ['rather', 'instead'],
   ['only', 'only'], ['just', 'only'], ['what about', 'what_about'], ['how about', 'what_about'], ['and for', 'what_about'],
+  ['compare', 'compare'], ['never', 'never'], ['no', 'never'], ['rate', 'rate'], ['ratio', 'rate'], ['busy', 'busy'], ['weekend', 'weekend'],
   ['all', 'all'], ['any', 'all'], ['without filter', 'clear'], ['without the filter', 'clear'], ['remove the filter', 'clear'], ['no filter', 'clear'], ['all time', 'clear'],
 ]);
 
 /** Time units, in the forms that mean "bucket by this unit". */
 export const TIME_UNITS: ReadonlyMap<string, TimeUnit> = new Map<string, TimeUnit>([
   ['day', 'day'], ['daily', 'day'], ['date', 'day'], ['week', 'week'], ['weekly', 'week'], ['month', 'month'], ['monthly', 'month'],
+  ['day of the week', 'dow'], ['day of week', 'dow'], ['weekday', 'dow'],
   ['quarter', 'quarter'], ['quarterly', 'quarter'], ['year', 'year'], ['yearly', 'year'], ['annual', 'year'], ['annually', 'year'], ['per annum', 'year'],
 ]);
-export type TimeUnit = 'day' | 'week' | 'month' | 'quarter' | 'year';
+export type TimeUnit = 'day' | 'week' | 'month' | 'quarter' | 'year' | 'dow';
 
 export const MONTHS: ReadonlyMap<string, number> = new Map([
   ['january', 1], ['jan', 1], ['february', 2], ['feb', 2], ['march', 3], ['mar', 3], ['april', 4], ['apr', 4], ['may', 5], ['june', 6], ['jun', 6],
@@ -65,6 +68,9 @@ export const FILLER = new Set([
   'make', 'place', 'buy', 'sell', 'generate', 'earn', 'live', 'located', 'based', 'status of', 'respectively', 'ranked', 'sorted', 'ordered by',
   'up', 'out', 'about', 'like', 'than', 'as', 'at', 'into', 'within', 'one', 'item', 'thing', 'time', 'period', 'range', 'level', 'term', 'way',
   'value of', 'in term of', 'measured by', 'based on', 'grouped', 'group', 'category wise', 'wise', 'along', 'together', 'along with', 'chart', 'plot', 'graph', 'as a chart',
+  // casual verbs and words that name nothing in the data
+  'still', 'yet', 'anything', 'something', 'ever', 'file', 'raise', 'raised', 'handle', 'handled', 'carry', 'receive', 'received', 'get', 'got',
+  'popular', 'new', 'volume', 'wait', 'waited', 'waiting', 'support', 'our', 'how', 'people', 'person', 'customer-wise', 'so far', 'in total', 'total of', 'current', 'currently', 'ones', 'stuff',
 ]);
 
 /** Questions the planner must not guess at: it says so instead. */
@@ -74,8 +80,8 @@ export const UNSUPPORTED: ReadonlyArray<[RegExp, string]> = [
   [/\b(correlat\w*|regression|causal\w*)\b/, 'correlations and regressions are beyond the built-in planner'],
   [/\b(today|yesterday|tomorrow|this (week|month|quarter|year)|last (week|month|quarter|year|\d+ \w+)|past (week|month|quarter|year|\d+ \w+)|ago|recently)\b/, 'relative dates need a reference point; name the period, e.g. "in March 2024"'],
   [/\b(should|recommend|suggest|best way|opinion)\b/, 'advice needs judgement, not a query'],
-  [/\baverage number\b|\baverage count\b|\bper \w+ per\b/, 'nested aggregates (an average of counts) are beyond the built-in planner'],
-  [/\b(growth|increase|decrease|change|difference|compared?|versus|vs)\b/, 'comparisons between periods are beyond the built-in planner; ask for each period, or by month/year'],
+  [/\bper \w+ per\b/, 'nested aggregates (an average of counts per group) are beyond the built-in planner'],
+  [/\b(growth|grow|grew|increase|decrease|change|difference|drop|dropped|slipped)\b/, 'changes between periods (growth, difference) are beyond the built-in planner; ask for both periods side by side, e.g. "revenue in 2023 vs 2024"'],
   [/\b(percentile|quartile|stddev|standard deviation|variance)\b/, 'distribution statistics are beyond the built-in planner'],
 ];
 
@@ -84,6 +90,7 @@ export const VERB_HINTS: ReadonlyMap<string, readonly string[]> = new Map([
   ['ordered', ['orders']],
   ['placed', ['orders']],
   ['bought', ['orders', 'order_lines']],
+  ['buy', ['orders', 'order_lines']],
   ['purchased', ['orders', 'order_lines']],
   ['sold', ['order_lines', 'orders']],
   ['spent', ['order_lines', 'orders']],
@@ -113,8 +120,19 @@ export const COLUMN_SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map([
   ['registered', ['signup_date', 'registered_at', 'created_at']],
   ['email address', ['email']],
   ['location', ['city', 'country']],
-  ['place', ['city']],
   ['kind', ['category', 'type']],
+  ['cat', ['category']],
+  ['off', ['discount', 'discount_pct']],
+  ['csat', ['satisfaction', 'csat', 'rating', 'satisfaction_score']],
+  ['rating', ['satisfaction', 'rating', 'score', 'satisfaction_score']],
+  ['rated', ['satisfaction', 'rating', 'score', 'satisfaction_score']],
+  ['score', ['satisfaction', 'rating', 'score', 'satisfaction_score']],
+  ['frt', ['first_response_minutes', 'first_response_time', 'response_minutes']],
+  ['first response', ['first_response_minutes', 'first_response_time', 'response_minutes']],
+  ['response time', ['first_response_minutes', 'first_response_time', 'response_minutes']],
+  ['first response time', ['first_response_minutes', 'first_response_time', 'response_minutes']],
+  ['hired', ['hire_date', 'hired_at']],
+  ['opened', ['opened_date', 'opened_at', 'created_at']],
 ]);
 
 /** Built-in synonyms for entities (tables), tried when such a table exists. */
@@ -123,9 +141,15 @@ export const TABLE_SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map([
   ['buyer', ['customers']],
   ['shopper', ['customers']],
   ['user', ['users', 'customers']],
+  ['customer', ['customers', 'clients', 'accounts']],
+  ['account', ['accounts', 'customers']],
+  ['person', ['customers', 'users']],
+  ['team member', ['agents', 'staff']],
+  ['rep', ['agents', 'staff']],
   ['article', ['products', 'items']],
   ['good', ['products']],
   ['purchase', ['orders', 'purchases']],
+  ['basket', ['orders', 'baskets']],
   ['transaction', ['orders', 'transactions']],
   ['line item', ['order_lines', 'line_items']],
   ['order item', ['order_lines', 'order_items']],

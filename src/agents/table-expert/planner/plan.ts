@@ -16,6 +16,13 @@ export interface Measure {
   fn: AggFn;
   /** absent for count(*) of the base table */
   column?: ColRef;
+  /** a percentage: 100 × the aggregate over rows meeting these filters ÷ the aggregate over all */
+  pct?: Filter[];
+  /**
+   * aggregate per row of `table` first (an order's value = the sum of its lines' amounts; a
+   * customer's orders = their count), then `fn` over those per-row figures
+   */
+  per?: { table: string; key: string; inner: 'sum' | 'count'; child?: string; fk?: string };
 }
 
 export type Group =
@@ -32,7 +39,11 @@ export type Filter =
   | { kind: 'date_range'; column: ColRef; from?: string; to?: string; label: string }
   | { kind: 'month_of_year'; column: ColRef; month: number }
   /** rows of `table` with op value rows in `child` pointing at them (`customers with more than 10 orders`) */
-  | { kind: 'child_count'; table: string; key: string; child: string; fk: string; op: CompareOp; value: number };
+  | { kind: 'child_count'; table: string; key: string; child: string; fk: string; op: CompareOp; value: number; where?: Filter[] }
+  /** "tickets that have been resolved": the column has a value */
+  | { kind: 'not_null'; column: ColRef }
+  /** 0 = Sunday … 6 = Saturday */
+  | { kind: 'day_of_week'; column: ColRef; days: number[] };
 
 export interface Plan {
   shape: 'aggregate' | 'rows' | 'distinct';

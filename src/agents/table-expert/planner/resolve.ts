@@ -3,94 +3,41 @@
  * date column, check that the joins are sound. When two meanings are equally good the planner
  * asks (INPUT_REQUIRED with the choices); when the question does not fit it declines and says why.
  */
-import { isNumericType, type TableProfile } from '../catalog/profile.js';
-import type { Draft, DraftMeasure, Target } from './interpret.js';
-import { joinsFor, reachable, type Reach } from './joins.js';
-import type { AggFn, Choice, ColRef, Filter, Group, Measure, Plan } from './plan.js';
+import type { Draft, DraftMeasure } from './interpret.js';
+import { joinsFor } from './joins.js';
+import type { AggFn, ColRef, Filter, Group, Measure, Plan } from './plan.js';
 import { labelColumn, type ColumnRef, type Vocabulary } from './vocabulary.js';
+import { checkCoverage, neverPlan, settleCompareValues, settleCompareYears, settleRanking, settleShare } from './resolve-extra.js';
+import {
+  Ambiguity, best, colRef, columnChoice, columnsOf, dateCol, dateOf, Decline, numeric, pickColumn, pickTable, proximity, setBase, tablesOf, tablesOfPlan, type Ctx,
+} from './resolve-context.js';
+import { rowsPlan, settlePerEntity } from './resolve-rows.js';
 
-export class Ambiguity extends Error {
-  constructor(
-    readonly term: string,
-    readonly choices: Choice[],
-  ) {
-    super(`ambiguous: ${term}`);
-  }
-}
-export class Decline extends Error {}
+export { Ambiguity, Decline, tablesOfPlan } from './resolve-context.js';
 
-const LIST_LIMIT = 100;
 const TOP_DEFAULT = 10;
-const AVERAGED = /(price|rate|pct|percent|ratio|discount|score|age|margin)/i;
-
-interface Ctx {
-  vocab: Vocabulary;
-  /** tables named by verbs ("ordered", "sold"): where the event's date lives */
-  hinted: Set<string>;
-  resolutions: Readonly<Record<string, string>>;
-  /** tables the question names (subjects, verb hints, the measure's) */
-  mentioned: Set<string>;
-  base?: string;
-  reach?: Map<string, Reach>;
-  usedSubjects: Set<Target>;
-}
-
-const colRef = (r: ColumnRef): ColRef => ({ table: r.table, column: r.column });
-const tableChoice = (t: string): Choice => ({ id: t, label: `${t} (table)` });
-const columnChoice = (r: ColumnRef): Choice => ({ id: `${r.table}.${r.column}`, label: `${r.table}.${r.column}` });
-
-/** The best of several candidates by a score tuple; equal best scores are an ambiguity. */
-function best<T>(term: string, items: T[], score: (t: T) => number[], choice: (t: T) => Choice, ctx: Ctx): T | undefined {
-  if (items.length === 0) return undefined;
-  const chosen = ctx.resolutions[term.toLowerCase()];
-  if (chosen) {
-    const hit = items.find((i) => choice(i).id === chosen);
-    if (hit) return hit;
-  }
-  const scored = items.map((i) => ({ i, s: score(i) })).sort((a, b) => cmp(b.s, a.s));
-  if (scored.length > 1 && cmp(scored[0]!.s, scored[1]!.s) === 0) {
-    const top = scored.filter((x) => cmp(x.s, scored[0]!.s) === 0).map((x) => choice(x.i));
-    throw new Ambiguity(term, dedupe(top));
-  }
-  return scored[0]!.i;
-}
-const cmp = (a: number[], b: number[]): number => {
-  for (let k = 0; k < Math.max(a.length, b.length); k++) if ((a[k] ?? 0) !== (b[k] ?? 0)) return (a[k] ?? 0) - (b[k] ?? 0);
-  return 0;
-};
-const dedupe = (cs: Choice[]): Choice[] => cs.filter((c, i) => cs.findIndex((d) => d.id === c.id) === i);
-
-/**
- * How well a table fits the question: named in it, then reachable without repeating rows. Distance
- * does not count: "revenue by name" is ambiguous even if products are closer than customers.
- */
-function proximity(ctx: Ctx, table: string): number[] {
-  const r = ctx.reach?.get(table);
-  if (ctx.reach && !r) return [-1000];
-  return [ctx.mentioned.has(table) ? 1 : 0, r?.fanout ? 0 : 1];
-}
-
-function columnsOf(t: Target, accept: (r: ColumnRef) => boolean): Array<{ ref: ColumnRef; strength: number }> {
-  return t.meanings.flatMap((m) => (m.kind === 'column' && accept(m.ref) ? [{ ref: m.ref, strength: m.strength }] : []));
-}
-function tablesOf(t: Target): Array<{ table: string; strength: number }> {
-  return t.meanings.flatMap((m) => (m.kind === 'table' ? [{ table: m.table, strength: m.strength }] : []));
-}
-
-function pickColumn(t: Target, accept: (r: ColumnRef) => boolean, ctx: Ctx): ColumnRef | undefined {
-  const cands = columnsOf(t, accept);
-  return best(t.text, cands, (c) => [...proximity(ctx, c.ref.table), c.strength], (c) => columnChoice(c.ref), ctx)?.ref;
-}
-function pickTable(t: Target, ctx: Ctx): string | undefined {
-  return best(t.text, tablesOf(t), (c) => [c.strength, ...proximity(ctx, c.table)], (c) => tableChoice(c.table), ctx)?.table;
-}
-
-const numeric = (r: ColumnRef) => isNumericType(r.type) && r.role !== 'key' && r.role !== 'reference';
-const dateCol = (r: ColumnRef) => r.role === 'date';
+const AVERAGED = /(price|rate|pct|percent|ratio|discount|score|age|margin|satisf|rating|minutes|duration|days)/i;
 
 function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure; base: string } | undefined {
   const fn = m.fn;
   const t = m.target;
+  const derived = t?.meanings.find((x) => x.kind === 'derived');
+  if (t && derived?.kind === 'derived' && fn !== 'count' && fn !== 'count_distinct') {
+    // "average order value": each order's lines added up, then averaged
+    return { measure: { fn: fn ?? 'avg', column: colRef(derived.column), per: { table: derived.table, key: derived.key, inner: 'sum' } }, base: derived.column.table };
+  }
+  // "median product price": the table names whose column is meant
+  const numericOfTable = t && !m.perCount && tablesOf(t).length && !columnsOf(t, numeric).length ? d.subjects.filter((s) => !tablesOf(s).length && columnsOf(s, numeric).some((c) => tablesOf(t).some((x) => x.table === c.ref.table))) : [];
+  if (t && fn && fn !== 'count' && fn !== 'count_distinct' && numericOfTable.length === 1) {
+    ctx.usedSubjects.add(numericOfTable[0]!);
+    for (const x of tablesOf(t)) ctx.mentioned.add(x.table);
+    return resolveMeasure({ fn, target: numericOfTable[0]! }, d, ctx);
+  }
+  if (t && (fn === 'avg' || fn === 'median') && tablesOf(t).length && (m.perCount || !columnsOf(t, numeric).length)) {
+    // "average number of orders (per customer)": the entity is settled with the groups
+    const child = pickTable(t, ctx)!;
+    return { measure: { fn, per: { table: '', key: '', inner: 'count', child, fk: '' } }, base: child };
+  }
   if (t) {
     const tables = tablesOf(t);
     const wantsCount = !fn || fn === 'count' || fn === 'sum' || fn === 'count_distinct';
@@ -101,11 +48,17 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
     if (fn === 'count' || fn === 'count_distinct') {
       const ref = pickColumn(t, () => true, ctx);
       if (!ref) throw new Decline(`I cannot count "${t.text}"`);
+      // "how many units": a quantity is added up, not its distinct values counted
+      if (fn === 'count' && ref.role === 'measure' && !d.distinct) return { measure: { fn: 'sum', column: colRef(ref) }, base: ref.table };
       return { measure: { fn: 'count_distinct', column: colRef(ref) }, base: ref.table };
     }
     const accept = fn === 'min' || fn === 'max' ? (r: ColumnRef) => numeric(r) || dateCol(r) : numeric;
     const ref = pickColumn(t, accept, ctx);
     if (!ref) throw new Decline(`"${t.text}" is not a number I can ${fn ? describeFn(fn) : 'add up'}`);
+    // "the largest order": a table's name is also part of a column name (order_date), which is not what was meant
+    if (tables.length && !columnsOf(t, (r) => r === ref).some((c) => c.strength >= 2)) {
+      throw new Decline(`the ${fn ? describeFn(fn).replace(/^take the /, '').replace(/ of$/, '') : 'figure'} ${t.text} by what? Name the column, e.g. "the largest ${t.text} by revenue" or "the latest ${t.text} date"`);
+    }
     return { measure: { fn: fn ?? (AVERAGED.test(ref.column) ? 'avg' : 'sum'), column: colRef(ref) }, base: ref.table };
   }
   // No word after the aggregate: look at what else the question names.
@@ -121,7 +74,7 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
       return { measure: { fn: 'count' }, base: pickTable(tableSubjects[0]!, ctx)! };
     }
     const valueTable = d.values[0]?.target.meanings.find((v) => v.kind === 'value');
-    if (fn === 'count' && valueTable?.kind === 'value') {
+    if ((fn === 'count' || (!fn && (d.groups.length || d.rate || d.share || d.compare))) && valueTable?.kind === 'value') {
       // "how many books were sold": books are a category of products, but what was counted, lines or units?
       if (d.hints.length) throw new Decline(`say what to count, e.g. "number of order lines with ${d.values[0]!.target.text}" or "total quantity of ${d.values[0]!.target.text}"`);
       return { measure: { fn: 'count' }, base: valueTable.ref.table };
@@ -136,25 +89,64 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   if (d.unknown.length) {
     throw new Decline(`I do not know what ${d.unknown.map((w) => `"${w}"`).join(', ')} refer${d.unknown.length === 1 ? 's' : ''} to in these tables`);
   }
+  if (d.unplaced.length) {
+    throw new Decline(`I could not fit ${d.unplaced.map((w) => `"${w}"`).join(', ')} into a query, and answering without ${d.unplaced.length === 1 ? 'it' : 'them'} would answer another question`);
+  }
+  settleRanking(d, vocab, resolutions);
+  // "how many orders did our top customer place": top by what — orders, revenue? Not guessed.
+  if (d.top && d.top.n === undefined && !d.rankBy && d.measure && d.groups.length === 0) {
+    throw new Decline(`"${d.top.dir === 'desc' ? 'top' : 'bottom'}" by what? Name the ranking, e.g. "the top customer by revenue", then ask about it`);
+  }
+  settleCompareYears(d);
   const ctx: Ctx = { vocab, hinted: new Set(d.hints), resolutions, mentioned: new Set(d.hints), usedSubjects: new Set() };
   for (const s of d.subjects) for (const t of tablesOf(s)) if (tablesOf(s).length === 1) ctx.mentioned.add(t.table);
   // a word that can only live in one table ("category") places the question in that table
   for (const t of [...d.subjects, ...d.groups.flatMap((g) => (g.target ? [g.target] : [])), ...d.values.map((v) => v.target)]) {
-    const owners = new Set(t.meanings.flatMap((m) => (m.kind === 'table' ? [m.table] : [m.ref.table])));
+    const owners = new Set(t.meanings.flatMap((m) => (m.kind === 'table' || m.kind === 'derived' ? [m.table] : [m.ref.table])));
     if (owners.size === 1) ctx.mentioned.add([...owners][0]!);
   }
 
+  if (d.never) {
+    const plan = neverPlan(d, vocab, ctx.usedSubjects, (table) => {
+      setBase(ctx, table);
+      return dateOf(table, ctx, d);
+    }, resolutions);
+    const unusedNever = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length);
+    if (unusedNever.length) throw new Decline(`I am not sure how ${unusedNever.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
+    return plan;
+  }
   const numericSubject = d.subjects.some((s) => columnsOf(s, numeric).length && !tablesOf(s).length);
   const dateSubject = d.subjects.some((s) => columnsOf(s, dateCol).length && !tablesOf(s).length);
   const bareEntity = d.groups.length === 0 && !numericSubject && !d.when && d.subjects.some((s) => tablesOf(s).length);
+  // "what was revenue in Q4": a measure named alone is added up, not listed
+  const bareMeasure = !d.listVerb && !d.measure && !d.rankBy && !d.keyLookup && !d.superlative && !d.distinct && d.groups.length === 0 && !d.subjects.some((s) => tablesOf(s).length);
+  const measureSubjects = d.subjects.filter((s) => columnsOf(s, (r) => r.role === 'measure').length && !columnsOf(s, (r) => r.role !== 'measure').length);
+  if (bareMeasure && measureSubjects.length === 1) {
+    d.measure = { target: measureSubjects[0]! };
+    d.subjects = d.subjects.filter((s) => s !== measureSubjects[0]);
+  }
+  // "tickets from LATAM accounts": the number of them, or the list? A list only when asked for.
+  const countOrList = bareEntity && !d.listVerb && !d.list && !d.keyLookup && !d.superlative && !d.distinct && !d.measure && !d.rankBy && !d.top && !d.share && !d.rate && !d.compare;
+  if (countOrList) {
+    const s = d.subjects.find((x) => tablesOf(x).length)!;
+    const term = `${s.text} (number or list)`;
+    const chosen = resolutions[term.toLowerCase()];
+    if (chosen === 'count') d.measure = { fn: 'count', target: s };
+    else if (chosen === 'list') d.listVerb = d.list = true;
+    else throw new Ambiguity(term, [{ id: 'count', label: `the number of ${s.text}` }, { id: 'list', label: `the list of ${s.text}` }], `Do you want the number of ${s.text}, or the list?`);
+  }
   const wantsRows =
-    !d.measure && !d.rankBy && !d.share && !d.top &&
+    !d.measure && !d.rankBy && !d.share && !d.top && !d.rate && !d.compare &&
     (d.keyLookup !== undefined || (d.superlative !== undefined && !d.when && !(d.superlative.kind === 'date' && dateSubject && !bareEntity)) || ((d.list || d.distinct || bareEntity) && d.groups.length === 0));
   let plan: Plan;
   if (wantsRows) plan = rowsPlan(d, ctx);
   else {
     let m = d.measure;
     if (!m && d.superlative?.kind === 'date' && (d.when || dateSubject)) m = { fn: d.superlative.dir === 'asc' ? 'min' : 'max' };
+    // "revenue of the most expensive product": a figure and a superlative together are beyond a single grouping
+    if (d.superlative && !(d.superlative.kind === 'date' && (d.when || dateSubject))) {
+      throw new Decline(`I can list the ${d.superlative.dir === 'desc' ? 'top' : 'bottom'} rows by ${d.superlative.kind}, or compute a figure, but not both in one question; ask one step at a time`);
+    }
     const ranked = d.rankBy && (!m || !m.target) ? { ...d.rankBy, ...(m?.fn && !d.rankBy.fn ? { fn: m.fn } : {}) } : m;
     let resolved = ranked ? resolveMeasure(ranked, d, ctx) : resolveMeasure({}, d, ctx);
     // a count per group needs no column; a sum or an average does
@@ -184,53 +176,47 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
     ctx.mentioned.add(resolved.base);
     setBase(ctx, resolved.base);
     plan = { shape: 'aggregate', base: resolved.base, measures: [resolved.measure], groups: [], filters: [], columns: [] };
-    for (const g of d.groups) plan.groups.push(resolveGroup(g, ctx, d));
+    let rankedPlural: boolean | undefined;
+    for (const g of d.groups) {
+      // "average quantity per order line": per row of the measured table is no group at all
+      if (d.perWord && g.target && tablesOf(g.target).some((t) => t.table === resolved!.base) && resolved.measure.column?.table === resolved.base) continue;
+      plan.groups.push(resolveGroup(g, ctx, d));
+    }
+    settlePerEntity(plan, d, ctx);
     // "top 5 products by revenue": the ranked thing is the subject left over
     if ((d.top || d.which) && plan.groups.length === 0) {
       const subject = d.subjects.find((s) => !ctx.usedSubjects.has(s) && (tablesOf(s).some((t) => t.table !== resolved!.base) || columnsOf(s, (r) => !numeric(r)).length));
       if (!subject) throw new Decline('I could not tell what to rank');
       ctx.usedSubjects.add(subject);
+      rankedPlural = subject.plural;
       plan.groups.push(resolveGroup({ target: subject }, ctx, d));
     }
     if (d.top) {
       plan.order = { by: 'measure', dir: d.top.dir };
-      plan.limit = d.top.n ?? TOP_DEFAULT;
+      // "the top category": one; "top categories": ten
+      rankedPlural ??= d.groups.find((g) => g.target)?.target?.plural;
+      plan.limit = d.top.n ?? (rankedPlural === false ? 1 : TOP_DEFAULT);
     } else if (d.which) {
       plan.order = { by: 'measure', dir: d.which.dir };
       if (!d.which.plural) plan.limit = 1;
     } else if (plan.groups.some((g) => g.kind === 'time')) plan.order = { by: 'group', dir: 'asc' };
     else if (plan.groups.length) plan.order = { by: 'measure', dir: 'desc' };
-    if (d.share && plan.groups.length) plan.share = true;
   }
-  addFilters(plan, d, ctx);
+  const valueFilters = addFilters(plan, d, ctx);
+  settleShare(plan, d, valueFilters, resolutions);
+  settleCompareValues(plan, d, valueFilters);
+  checkCoverage(plan, d);
   // A column the question names but the plan does not use means the question was not understood.
-  const unused = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length);
+  // a second word for a column the plan already uses ("satisfaction score", "time in minutes") is no loose end
+  const usedColumns = new Set([...plan.measures.flatMap((m) => (m.column ? [m.column] : [])), ...plan.groups.flatMap((g) => (g.kind === 'entity' ? [] : [g.column])), ...plan.filters.flatMap((f) => (f.kind === 'child_count' ? [] : [f.column])), ...plan.columns].map((c) => `${c.table}.${c.column}`));
+  const unused = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length && !columnsOf(s, (r) => usedColumns.has(`${r.table}.${r.column}`)).length);
+  // a table the question names must be in the plan ("accounts that raised a ticket in 2025")
+  const inPlan = tablesOfPlan(plan);
+  for (const f of plan.filters) if (f.kind === 'child_count') inPlan.add(f.child);
+  const droppedTables = d.subjects.filter((s) => tablesOf(s).length && !tablesOf(s).some((t) => inPlan.has(t.table)) && !columnsOf(s, (r) => inPlan.has(r.table)).length);
+  if (droppedTables.length) throw new Decline(`I could not work ${droppedTables.map((u) => `"${u.text}"`).join(', ')} into the query; ask about it directly, e.g. "number of ${droppedTables[0]!.text} by …"`);
   if (unused.length) throw new Decline(`I am not sure how ${unused.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
   return plan;
-}
-
-function setBase(ctx: Ctx, base: string): void {
-  ctx.base = base;
-  ctx.reach = reachable(base, ctx.vocab.relations);
-}
-
-function dateOf(table: string, ctx: Ctx, d: Draft, term = 'date'): ColumnRef {
-  // a date column the question names wins ("signed up", "order date")
-  for (const s of d.subjects) {
-    const cols = columnsOf(s, dateCol);
-    if (cols.length && !tablesOf(s).length) {
-      ctx.usedSubjects.add(s);
-      return pickColumn(s, dateCol, ctx)!;
-    }
-  }
-  const reach = ctx.reach ?? reachable(table, ctx.vocab.relations);
-  const cands: ColumnRef[] = [];
-  for (const c of ctx.vocab.columns.values()) if (c.role === 'date' && reach.has(c.table)) cands.push(c);
-  // The date nearest the base: an order's revenue happened on the order's date, not on the
-  // customer's signup date, unless a verb ("signed up", "ordered") says which event is meant.
-  const chosen = best(term, cands, (c) => [ctx.hinted.has(c.table) ? 1 : 0, reach.get(c.table)!.fanout ? 0 : 1, -reach.get(c.table)!.hops], columnChoice, ctx);
-  if (!chosen) throw new Decline(`no table reachable from ${table} has a date column`);
-  return chosen;
 }
 
 function resolveGroup(g: Draft['groups'][number], ctx: Ctx, d: Draft): Group {
@@ -247,60 +233,14 @@ function resolveGroup(g: Draft['groups'][number], ctx: Ctx, d: Draft): Group {
   }
   const ref = pickColumn(t, (r) => !numeric(r) || cols.every((c) => numeric(c.ref)), ctx);
   if (!ref) throw new Decline(`I cannot group by "${t.text}"`);
+  // "revenue per unit sold" is a ratio, not revenue listed by each quantity
+  if (ref.role === 'measure' && d.perWord) throw new Decline(`"per ${t.text}" reads as a ratio of two figures, which is beyond the built-in planner; ask for each figure`);
   if (ref.role === 'date') return { kind: 'time', column: colRef(ref), unit: 'day' };
   return { kind: 'column', column: colRef(ref) };
 }
 
-function rowsPlan(d: Draft, ctx: Ctx): Plan {
-  let base: string | undefined;
-  const filters: Filter[] = [];
-  if (d.keyLookup) {
-    const t = d.keyLookup.target;
-    const table = tablesOf(t).length ? pickTable(t, ctx)! : pickColumn(t, () => true, ctx)!.table;
-    const key = ctx.vocab.tables.get(table)!.key?.[0];
-    if (!key) throw new Decline(`${table} has no key column to look a row up by`);
-    base = table;
-    filters.push({ kind: 'compare', column: { table, column: key }, op: '=', value: d.keyLookup.value });
-  }
-  const tableSubject = d.subjects.find((s) => tablesOf(s).length);
-  const columnSubjects = d.subjects.filter((s) => !tablesOf(s).length && columnsOf(s, () => true).length);
-  if (!base && tableSubject) {
-    base = pickTable(tableSubject, ctx)!;
-    ctx.usedSubjects.add(tableSubject);
-  }
-  if (!base && columnSubjects.length) base = pickColumn(columnSubjects[0]!, () => true, ctx)!.table;
-  if (!base) {
-    const v = d.values[0]?.target.meanings.find((m) => m.kind === 'value');
-    if (v?.kind === 'value') base = v.ref.table;
-  }
-  if (!base) throw new Decline('I could not tell which table to list');
-  ctx.mentioned.add(base);
-  setBase(ctx, base);
-  const refs = columnSubjects.map((s) => {
-    ctx.usedSubjects.add(s);
-    return pickColumn(s, () => true, ctx)!;
-  });
-  const columns = refs.map(colRef);
-  const categorical = refs.length > 0 && refs.every((r) => r.role === 'category');
-  const distinct = columns.length > 0 && !d.superlative && !d.keyLookup && (d.distinct || !tableSubject || categorical);
-  const plan: Plan = { shape: distinct ? 'distinct' : 'rows', base, measures: [], groups: [], filters, columns };
-  if (plan.shape === 'distinct') plan.order = { by: 'group', dir: 'asc' };
-  if (d.superlative) {
-    const p = ctx.vocab.tables.get(base)!;
-    const col = d.superlative.kind === 'date' ? p.columns.find((c) => /^(DATE|TIMESTAMP)/.test(c.type)) : pricey(p);
-    if (!col) throw new Decline(`${base} has no ${d.superlative.kind === 'date' ? 'date' : 'price'} column to sort by`);
-    plan.order = { by: { table: base, column: col.name }, dir: d.superlative.dir };
-    const plural = tableSubject?.plural ?? true;
-    plan.limit = d.superlative.n ?? d.top?.n ?? (plural ? TOP_DEFAULT : 1);
-  } else if (plan.shape === 'rows') plan.limit = d.top?.n ?? LIST_LIMIT;
-  return plan;
-}
-
-function pricey(p: TableProfile): { name: string } | undefined {
-  return p.columns.find((c) => /price/i.test(c.name) && isNumericType(c.type)) ?? p.columns.find((c) => /(cost|amount|total)/i.test(c.name) && isNumericType(c.type));
-}
-
-function addFilters(plan: Plan, d: Draft, ctx: Ctx): void {
+/** Adds the question's filters; returns those that came from values and percentages (a share's parts). */
+function addFilters(plan: Plan, d: Draft, ctx: Ctx): Filter[] {
   const byColumn = new Map<string, { column: ColRef; values: string[]; negate: boolean }>();
   for (const v of d.values) {
     const cands = v.target.meanings.flatMap((m) => (m.kind === 'value' ? [m] : []));
@@ -310,14 +250,28 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): void {
     entry.values.push(chosen.value);
     byColumn.set(key, entry);
   }
+  const fromValues: Filter[] = [];
   for (const e of byColumn.values()) {
-    plan.filters.push(e.values.length === 1 ? { kind: 'compare', column: e.column, op: e.negate ? '!=' : '=', value: e.values[0]! } : { kind: 'in', column: e.column, values: e.values, negate: e.negate });
+    fromValues.push(e.values.length === 1 ? { kind: 'compare', column: e.column, op: e.negate ? '!=' : '=', value: e.values[0]! } : { kind: 'in', column: e.column, values: e.values, negate: e.negate });
   }
+  for (const p of d.percents) {
+    ctx.usedSubjects.add(p.target);
+    const ref = pickColumn(p.target, numeric, ctx);
+    if (!ref) throw new Decline(`"${p.text}" — ${p.target.text} is not a number to compare`);
+    // a column holding fractions (0.2) reads "20%" as 0.2; one holding percents (20) as 20
+    const max = Number(ctx.vocab.tables.get(ref.table)?.columns.find((c) => c.name === ref.column)?.max ?? NaN);
+    fromValues.push({ kind: 'compare', column: colRef(ref), op: '=', value: max <= 1 ? Math.round(p.value * 1e6) / 1e8 : p.value });
+  }
+  plan.filters.push(...fromValues);
   for (const nf of d.numbers) {
     if (!nf.target) throw new Decline(`"${nf.text} ${nf.value}" — of what? Name the column, e.g. "amount ${nf.text} ${nf.value}"`);
     ctx.usedSubjects.add(nf.target);
     const ref = pickColumn(nf.target, numeric, ctx);
     if (!ref) throw new Decline(`"${nf.target.text}" is not a number to compare`);
+    // "products that sold more than 100 units": per line, or in total? Not guessed.
+    if (ctx.reach?.get(ref.table)?.fanout && plan.shape === 'aggregate') {
+      throw new Decline(`"${nf.target.text} ${nf.text} ${nf.value}" — on a single ${ref.table} row, or in total per ${plan.base}? Ask for the total by ${plan.base} and sort it, or ask about ${ref.table} directly`);
+    }
     plan.filters.push(nf.op === 'between' ? { kind: 'between', column: colRef(ref), low: nf.value, high: nf.high! } : { kind: 'compare', column: colRef(ref), op: nf.op, value: nf.value });
   }
   for (const c of d.childCounts) {
@@ -326,23 +280,44 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): void {
     if (!rel) throw new Decline(`I do not see how ${child} relate to ${plan.base}`);
     plan.filters.push({ kind: 'child_count', table: plan.base, key: rel.to.column, child, fk: rel.from.column, op: c.op, value: c.value });
   }
-  for (const dt of d.dates) {
+  for (const dt of mergeDates(d.dates)) {
     const col = colRef(dateOf(plan.base, ctx, d));
     if (dt.month !== undefined) plan.filters.push({ kind: 'month_of_year', column: col, month: dt.month });
     else plan.filters.push({ kind: 'date_range', column: col, ...(dt.from ? { from: dt.from } : {}), ...(dt.to ? { to: dt.to } : {}), label: dt.label });
   }
+  // "orders of customer 42": the key lookup becomes a filter on that row
+  if (d.keyLookup && plan.shape === 'aggregate') {
+    const t = d.keyLookup.target;
+    const table = tablesOf(t).length ? pickTable(t, ctx)! : pickColumn(t, () => true, ctx)!.table;
+    const key = ctx.vocab.tables.get(table)?.key?.[0];
+    if (!key || d.keyLookup.contents) throw new Decline(`I could not apply "${t.text} ${d.keyLookup.value}" to this figure`);
+    plan.filters.push({ kind: 'compare', column: { table, column: key }, op: '=', value: d.keyLookup.value });
+  }
+  for (const t of d.present ?? []) {
+    ctx.usedSubjects.add(t);
+    const ref = pickColumn(t, (r) => r.role === 'measure' || r.role === 'date', ctx)!;
+    plan.filters.push(ref.role === 'date' ? { kind: 'not_null', column: colRef(ref) } : { kind: 'compare', column: colRef(ref), op: '>', value: 0 });
+  }
+  if (d.dows) plan.filters.push({ kind: 'day_of_week', column: colRef(dateOf(plan.base, ctx, d)), days: d.dows });
   if (joinsFor(plan.base, tablesOfPlan(plan), ctx.vocab.relations) === undefined) {
     throw new Decline(`I do not see how to connect ${[...tablesOfPlan(plan)].filter((t) => t !== plan.base).join(', ')} to ${plan.base}`);
   }
+  return fromValues;
 }
 
-/** Every table the plan reads besides the ones child_count filters query on their own. */
-export function tablesOfPlan(plan: Plan): Set<string> {
-  const out = new Set([plan.base]);
-  for (const m of plan.measures) if (m.column) out.add(m.column.table);
-  for (const g of plan.groups) out.add(g.kind === 'entity' ? g.table : g.column.table);
-  for (const f of plan.filters) if (f.kind !== 'child_count') out.add(f.column.table);
-  for (const c of plan.columns) out.add(c.table);
-  if (plan.order && typeof plan.order.by === 'object') out.add(plan.order.by.table);
-  return out;
+/**
+ * "in 2023 and 2024", "for 2023 and 2024": two closed periods mean both, not rows in each at once
+ * (which would be none). Adjacent or overlapping periods merge into one; others are declined, as
+ * is a month of any year beside another period. Open-ended bounds ("after …", "before …") combine.
+ */
+function mergeDates(dates: Draft['dates']): Draft['dates'] {
+  const closed = dates.filter((x) => x.from && x.to);
+  if (closed.length < 2 && !(dates.some((x) => x.month !== undefined) && dates.length > 1)) return dates;
+  if (dates.some((x) => x.month !== undefined)) throw new Decline('a month of any year beside another period: name each month with its year, e.g. "January 2024 and February 2024", or ask for each');
+  const sorted = [...closed].sort((a, b) => a.from!.localeCompare(b.from!));
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i]!.from! > sorted[i - 1]!.to!) throw new Decline(`${sorted[i - 1]!.label} and ${sorted[i]!.label} are separate periods; ask for each one`);
+  }
+  const to = sorted.map((x) => x.to!).sort().at(-1)!;
+  return [...dates.filter((x) => !(x.from && x.to)), { from: sorted[0]!.from!, to, label: sorted.map((x) => x.label).join(' and ') }];
 }

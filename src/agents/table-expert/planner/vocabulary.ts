@@ -18,6 +18,8 @@ export interface ColumnRef {
 
 export type Meaning =
   | { kind: 'table'; table: string; strength: number }
+  /** a figure per row of `table` built from its child rows: "order value" = sum of the lines' amounts */
+  | { kind: 'derived'; table: string; key: string; inner: 'sum'; column: ColumnRef; strength: number }
   | { kind: 'column'; ref: ColumnRef; strength: number }
   | { kind: 'value'; ref: ColumnRef; value: string; strength: number };
 
@@ -101,6 +103,34 @@ export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Rea
       if (ref) add(phraseOf(word), { kind: 'column', ref, strength: 4 });
     }
   }
+  // "order value", "basket value", "order total": a parent's sum of its children's money column
+  for (const r of relations) {
+    const parent = tables.get(r.to.table);
+    const money = [/(^|_)(amount|revenue|sales|total)$/i, /(^|_)(amount|revenue|sales|total)/i].map((re) => [...columns.values()].find((c) => c.table === r.from.table && c.role === 'measure' && re.test(c.column))).find(Boolean);
+    if (!parent?.key || !money) continue;
+    const words = [lemma(singular(parent.name)), ...[...TABLE_SYNONYMS].filter(([, ts]) => ts[0] === parent.name || ts.find((t) => tables.has(t)) === parent.name).map(([w]) => w)];
+    for (const w of words) for (const suffix of ['value', 'total', 'amount', 'revenue']) add(`${w} ${suffix}`, { kind: 'derived', table: parent.name, key: r.to.column, inner: 'sum', column: money, strength: 3 });
+    if (words.includes('order')) add('aov', { kind: 'derived', table: parent.name, key: r.to.column, inner: 'sum', column: money, strength: 3 });
+  }
+  // "UK", "USA": initials of multi-word values
+  for (const ref of columns.values()) {
+    for (const v of tables.get(ref.table)!.columns.find((c) => c.name === ref.column)?.values ?? []) {
+      const words = v.split(/\s+/);
+      if (words.length < 2 || words.length > 4 || !words.every((w) => /^\p{Lu}/u.test(w))) continue;
+      const initials = words.map((w) => w[0]!.toLowerCase()).join('');
+      for (const abbr of initials === 'us' ? ['usa'] : [initials]) if (!phrases.has(abbr)) add(abbr, { kind: 'value', ref, value: v, strength: 1 });
+    }
+  }
+  // "cancellation", "return" for the values "cancelled", "returned": a rate or a count of them
+  for (const ref of columns.values()) {
+    const profile = tables.get(ref.table)!.columns.find((c) => c.name === ref.column);
+    for (const v of profile?.values ?? []) {
+      const m = /^([a-z]+?)(l?)ed$/.exec(v);
+      if (!m || v.length < 5) continue;
+      const stem = m[1]! + m[2]!;
+      for (const noun of new Set([stem, `${m[1]}e`, `${stem}ation`, `${m[1]}ation`, `${stem}ion`, `${m[1]}ion`])) if (!phrases.has(noun)) add(noun, { kind: 'value', ref, value: v, strength: 1 });
+    }
+  }
   let maxPhraseWords = 1;
   for (const k of phrases.keys()) maxPhraseWords = Math.max(maxPhraseWords, k.split(' ').length);
   return { tables, relations, phrases, maxPhraseWords, columns };
@@ -110,6 +140,7 @@ function sameMeaning(a: Meaning, b: Meaning): boolean {
   if (a.kind !== b.kind) return false;
   if (a.kind === 'table' && b.kind === 'table') return a.table === b.table;
   if (a.kind === 'column' && b.kind === 'column') return a.ref.table === b.ref.table && a.ref.column === b.ref.column;
+  if (a.kind === 'derived' && b.kind === 'derived') return a.table === b.table && a.column.column === b.column.column;
   if (a.kind === 'value' && b.kind === 'value') return a.ref.table === b.ref.table && a.ref.column === b.ref.column && a.value === b.value;
   return false;
 }

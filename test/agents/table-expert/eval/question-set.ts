@@ -1,0 +1,31 @@
+/**
+ * The evaluation set: the retail and support questions with ids, and the held-out part: every
+ * fourth question of the first two files (positions 4, 8, 12, …) and the whole second batch
+ * (heldout-questions.ts, ids `retail-h…`, `support-h…`). The runner hides held-out details unless
+ * asked; docs/table-expert.md records when they were looked at.
+ */
+import { HELDOUT_RETAIL, HELDOUT_SUPPORT } from './heldout-questions.js';
+import { RETAIL } from './retail-questions.js';
+import { SUPPORT } from './support-questions.js';
+import type { DatasetName, EvalQuestion, RawQuestion } from './types.js';
+
+const HELD_OUT_EVERY = 4;
+
+function build(dataset: DatasetName, raw: RawQuestion[], batch = '', allHeldOut = false): EvalQuestion[] {
+  return raw.map(([question, gold, flags], i) => ({
+    id: `${dataset}-${batch}${String(i + 1).padStart(3, '0')}`,
+    dataset,
+    question,
+    gold,
+    casual: flags?.c ?? false,
+    previous: flags?.prev ?? [],
+    heldOut: allHeldOut || (i + 1) % HELD_OUT_EVERY === 0,
+  }));
+}
+
+export const EVAL_SET: readonly EvalQuestion[] = [
+  ...build('retail', RETAIL),
+  ...build('support', SUPPORT),
+  ...build('retail', HELDOUT_RETAIL, 'h', true),
+  ...build('support', HELDOUT_SUPPORT, 'h', true),
+];

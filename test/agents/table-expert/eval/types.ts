@@ -1,0 +1,26 @@
+/** The evaluation set's shapes: a question as written, and as the runner uses it. */
+export interface QuestionFlags {
+  /** casual phrasing (chat style, abbreviations, typos) */
+  c?: boolean;
+  /** earlier questions of the same conversation, asked first in the same context */
+  prev?: string[];
+}
+
+/** [question, gold SQL, flags] — terse so the set reads like a list of questions */
+export type RawQuestion = [string, string, QuestionFlags?];
+
+export type DatasetName = 'retail' | 'support';
+
+export interface EvalQuestion {
+  /** `retail-007`: dataset and 1-based position in its file */
+  id: string;
+  dataset: DatasetName;
+  question: string;
+  gold: string;
+  casual: boolean;
+  previous: string[];
+  /** kept out of tuning: every fourth question of each file */
+  heldOut: boolean;
+}
+
+export type Verdict = 'CORRECT' | 'ASKED' | 'DECLINED' | 'WRONG';
