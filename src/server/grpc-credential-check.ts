@@ -1,0 +1,74 @@
+/**
+ * The gRPC listener's credential check on metadata, before a request message is read (issue 19
+ * D6). A gRPC call names its agent (`tenant`) inside the message, so what can be known before
+ * reading is whether there is a valid credential at all; the check for the named agent (a token's
+ * RFC 8707 audience, the hidden-agent rule, scopes) runs once the message is read, as before.
+ *
+ * Refused unread: a credential that fails for every agent, and no credential where the policy
+ * lets no anonymous caller do what the method does. That answer names no agent, so a hidden agent
+ * and an unknown one get the same one (docs/auth.md, Hidden agents).
+ */
+import type { Metadata } from '@grpc/grpc-js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { CredentialHeaders } from '../auth/credentials.js';
+import { AccessDenied } from '../core/authz/access-denied.js';
+import type { Action, AuthorizationPolicy } from '../core/authz/policy.js';
+import { ANONYMOUS } from '../core/authz/principal.js';
+import { A2AError } from '../protocol/a2a/errors.js';
+
+/** What each RPC does, on the v1.0 and v0.3 services (the names the authorizing handler checks). */
+const ACTION_OF: Readonly<Record<string, Action>> = {
+  SendMessage: 'send-message',
+  SendStreamingMessage: 'send-message',
+  GetTask: 'read-tasks',
+  ListTasks: 'read-tasks',
+  SubscribeToTask: 'read-tasks',
+  TaskSubscription: 'read-tasks',
+  CancelTask: 'cancel-task',
+  CreateTaskPushNotificationConfig: 'manage-push-configs',
+  GetTaskPushNotificationConfig: 'manage-push-configs',
+  ListTaskPushNotificationConfigs: 'manage-push-configs',
+  ListTaskPushNotificationConfig: 'manage-push-configs',
+  DeleteTaskPushNotificationConfig: 'manage-push-configs',
+  GetExtendedAgentCard: 'read-extended-card',
+  GetAgentCard: 'read-extended-card',
+};
+
+/**
+ * The refusal of a token that is valid but not for the server's base audience: it may be for the
+ * agent the message names, which is known only after reading (jwt-bearer.ts words it so).
+ */
+const OTHER_AUDIENCE = 'The bearer token is for another audience';
+
+/** gRPC metadata as the headers the Authenticator reads. */
+export function credentialHeaders(md: Metadata): CredentialHeaders {
+  return Object.fromEntries(Object.entries(md.getMap()).map(([k, v]) => [k, String(v)]));
+}
+
+export interface GrpcCredentialCheckDeps {
+  auth: Authenticator;
+  policy: AuthorizationPolicy;
+  /** settles once the server is started (own tokens' issuer is the bound public URL) */
+  started: Promise<void>;
+  /** the RFC 9728 document a refusal names: the server's own, as no agent is known yet */
+  resourceMetadataUrl: () => string;
+}
+
+export function grpcCredentialCheck(d: GrpcCredentialCheckDeps): (md: Metadata, method: string) => Promise<void> {
+  return async (md, method) => {
+    await d.started;
+    let authenticated: boolean;
+    try {
+      authenticated = (await d.auth.authenticate(credentialHeaders(md))).authenticated;
+    } catch (e) {
+      if (e instanceof A2AError && e.kind === 'Unauthenticated' && e.message === OTHER_AUDIENCE) return;
+      throw e;
+    }
+    if (authenticated) return;
+    const action = ACTION_OF[method];
+    if (action === undefined || d.policy.allows(ANONYMOUS, action)) return;
+    const denied = new AccessDenied('Unauthenticated', d.policy.requiredScopes(action, { surface: 'a2a' }));
+    denied.resourceMetadata = d.resourceMetadataUrl();
+    throw denied;
+  };
+}
