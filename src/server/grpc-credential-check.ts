@@ -4,9 +4,11 @@
  * reading is whether there is a valid credential at all; the check for the named agent (a token's
  * RFC 8707 audience, the hidden-agent rule, scopes) runs once the message is read, as before.
  *
- * Refused unread: a credential that fails for every agent, and no credential where the policy
- * lets no anonymous caller do what the method does. That answer names no agent, so a hidden agent
- * and an unknown one get the same one (docs/auth.md, Hidden agents).
+ * Refused unread: a credential that fails for every agent. No credential where the policy lets no
+ * anonymous caller do what the method does: the call will be refused, but the answer depends on
+ * the agent the message names (an agent the caller may not see answers as an unknown one, docs/
+ * auth.md), so, as on HTTP, at most 16 KiB of the message is read, enough for any such request;
+ * a larger one is refused unread with the method's Unauthenticated answer.
  */
 import type { Metadata } from '@grpc/grpc-js';
 import type { Authenticator } from '../auth/authenticator.js';
@@ -14,6 +16,7 @@ import type { CredentialHeaders } from '../auth/credentials.js';
 import { AccessDenied } from '../core/authz/access-denied.js';
 import type { Action, AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS } from '../core/authz/principal.js';
+import type { ReadLimit } from '../bindings/a2a-grpc/index.js';
 import { A2AError } from '../protocol/a2a/errors.js';
 
 /** What each RPC does, on the v1.0 and v0.3 services (the names the authorizing handler checks). */
@@ -40,6 +43,9 @@ const ACTION_OF: Readonly<Record<string, Action>> = {
  */
 const OTHER_AUDIENCE = 'The bearer token is for another audience';
 
+/** How much of the message of a caller who will be refused is read: a request, not an upload. */
+const REFUSED_MESSAGE_BYTES = 16 * 1024;
+
 /** gRPC metadata as the headers the Authenticator reads. */
 export function credentialHeaders(md: Metadata): CredentialHeaders {
   return Object.fromEntries(Object.entries(md.getMap()).map(([k, v]) => [k, String(v)]));
@@ -54,21 +60,21 @@ export interface GrpcCredentialCheckDeps {
   resourceMetadataUrl: () => string;
 }
 
-export function grpcCredentialCheck(d: GrpcCredentialCheckDeps): (md: Metadata, method: string) => Promise<void> {
+export function grpcCredentialCheck(d: GrpcCredentialCheckDeps): (md: Metadata, method: string) => Promise<ReadLimit | undefined> {
   return async (md, method) => {
     await d.started;
     let authenticated: boolean;
     try {
       authenticated = (await d.auth.authenticate(credentialHeaders(md))).authenticated;
     } catch (e) {
-      if (e instanceof A2AError && e.kind === 'Unauthenticated' && e.message === OTHER_AUDIENCE) return;
+      if (e instanceof A2AError && e.kind === 'Unauthenticated' && e.message === OTHER_AUDIENCE) return undefined;
       throw e;
     }
-    if (authenticated) return;
+    if (authenticated) return undefined;
     const action = ACTION_OF[method];
-    if (action === undefined || d.policy.allows(ANONYMOUS, action)) return;
-    const denied = new AccessDenied('Unauthenticated', d.policy.requiredScopes(action, { surface: 'a2a' }));
-    denied.resourceMetadata = d.resourceMetadataUrl();
-    throw denied;
+    if (action === undefined || d.policy.allows(ANONYMOUS, action)) return undefined;
+    const refusal = new AccessDenied('Unauthenticated', d.policy.requiredScopes(action, { surface: 'a2a' }));
+    refusal.resourceMetadata = d.resourceMetadataUrl();
+    return { bytes: REFUSED_MESSAGE_BYTES, refusal };
   };
 }

@@ -2,7 +2,7 @@
  * The A2A gRPC binding: one lf.a2a.v1.A2AService for every agent, routed by the request's `tenant`,
  * and beside it the v0.3.0 a2a.v1.A2AService (./v03-methods.ts) for v0.3 clients, which has no tenant.
  * Each call goes: before its message is read (./admission.ts), a2a-version → the caller's metadata
- * check → a share of the body budget; then authenticate for the named agent → decode and validate
+ * check; its bytes read within the body budget; then authenticate for the named agent → decode and validate
  * the request → resolve the agent → a2a-extensions → A2AHandler. Every failure leaves as a gRPC status from the error table with
  * google.rpc.Status details; anything that is not an A2AError is logged and becomes a generic INTERNAL.
  */
@@ -17,7 +17,7 @@ import { A2A_METHODS, type PreparedCall, type RpcMethod, type StreamMethod, type
 import { A2A_SERVICE_NAME, a2aServiceDefinition } from './proto.js';
 import { EXTENSIONS_KEY, VERSION_KEY, activateExtensions, negotiateVersion, parseExtensions } from './service-parameters.js';
 import type { BodyBudget } from '../read-limited-body.js';
-import { admissionInterceptor } from './admission.js';
+import { admissionInterceptor, type ReadLimit } from './admission.js';
 import { grpcStatusFor } from './status.js';
 import { V03_GRPC_METHODS } from './v03-methods.js';
 import { V03_SERVICE_NAME, v03ServiceDefinition } from './v03-proto.js';
@@ -38,10 +38,11 @@ export interface GrpcServerOptions {
    */
   authenticate?: (metadata: grpc.Metadata, agentId: string) => Promise<Principal>;
   /**
-   * Checks a call's metadata before its message is read; throw an A2AError to refuse it unread
-   * (a credential, where no call is allowed without one). `method` is the bare RPC name.
+   * Checks a call's metadata before its message is read: throw an A2AError to refuse it unread (a
+   * credential that fails for every agent), or return how much of it a caller who will be refused
+   * anyway may send. `method` is the bare RPC name.
    */
-  beforeRead?: (metadata: grpc.Metadata, method: string, legacy: boolean) => Promise<void>;
+  beforeRead?: (metadata: grpc.Metadata, method: string, legacy: boolean) => Promise<ReadLimit | undefined>;
   /** largest request message accepted (grpc.max_receive_message_length); grpc-js default is 4 MiB */
   maxMessageBytes?: number;
   /** the server-wide budget of request bytes being read, shared with the HTTP faces */
