@@ -1,6 +1,7 @@
 /**
  * Issue 19 D6 on the gRPC listener: a call's credential is checked on its metadata before its
- * message is read, messages being read share the HTTP faces' budget, and a message that does not
+ * message is read (a caller who will be refused has at most 16 KiB read), messages being read
+ * share the HTTP faces' budget, and a message that does not
  * arrive meets the read deadline. Judged from outside: the real CLI as a child process, its
  * resident memory read from /proc while separate connections attack it, and a legitimate caller
  * answered meanwhile.
@@ -104,7 +105,7 @@ describe('gRPC request messages at the edge (issue 19 D6)', () => {
     await server?.stop();
   });
 
-  it('200 anonymous 4 MiB SendMessage calls are refused unread: RSS grows < 64 MiB and an authenticated call is served meanwhile', async () => {
+  it('200 anonymous 4 MiB SendMessage calls are refused with at most 16 KiB read: RSS grows < 64 MiB and an authenticated call is served meanwhile', async () => {
     const bytes = bigRequest({ valid: true });
     const { result, growth } = await peakGrowth(server, async () => {
       const calls = Array.from({ length: 200 }, () => callOnOwnConnection(server.grpc, bytes, {}));
@@ -115,7 +116,7 @@ describe('gRPC request messages at the edge (issue 19 D6)', () => {
     console.log(`anonymous gRPC: RSS grew by ${(growth / MiB).toFixed(1)} MiB; the authenticated call took ${result.servedIn} ms`);
     expect(growth, `RSS grew by ${(growth / MiB).toFixed(1)} MiB`).toBeLessThan(64 * MiB);
     expect(tally(result.outcomes), 'every anonymous call is UNAUTHENTICATED').toEqual({ UNAUTHENTICATED: 200 });
-    // the answer the handler gave an anonymous SendMessage before, word for word
+    // the answer the handler gave an anonymous SendMessage before, word for word (its scope is the method's)
     for (const o of result.outcomes) expect(o).toEqual({ code: grpc.status.UNAUTHENTICATED, details: 'Authentication required (scope: a2a:publish)', reason: 'UNAUTHENTICATED' });
     expect(server.alive()).toBe(true);
   }, 90_000);
