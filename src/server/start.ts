@@ -4,7 +4,6 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Metadata } from '@grpc/grpc-js';
 import { pino, type Logger } from 'pino';
 import { loadAgentDefinition } from '../agents/load-agent.js';
 import { Authenticator } from '../auth/authenticator.js';
@@ -35,7 +34,7 @@ import { StartFailure, directoryFailure, listenFailure, toStartFailure } from '.
 import { agentLoadFailure } from './agent-load-failure.js';
 import { ensureWritableDir, notWritableReason, probeWritable } from './storage-writable.js';
 import { routeGrpcLibraryLog } from './grpc-library-log.js';
-import { credentialHeaders, grpcCredentialCheck } from './grpc-credential-check.js';
+import { grpcAuthentication } from './grpc-authentication.js';
 import { BodyBudget } from '../bindings/read-limited-body.js';
 
 export interface RunningServer {
@@ -170,11 +169,7 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       ? createGrpcServer({
           handler,
           defaultAgentId: initial.primaryAgent,
-          beforeRead: grpcCredentialCheck({ auth, policy, started, resourceMetadataUrl: () => protectedResourceMetadataUrl(config.server.publicUrl, '/') }),
-          authenticate: async (md: Metadata, agentId: string) => {
-            await started;
-            return auth.authenticate(credentialHeaders(md), { resourcePath: `/a2a/${encodeURIComponent(agentId)}` });
-          },
+          ...grpcAuthentication({ auth, policy, started, resourceMetadataUrl: () => protectedResourceMetadataUrl(config.server.publicUrl, '/') }),
           maxMessageBytes: initial.limits.bodyBytes,
           bodyBudget,
           bodyReadTimeoutMs: initial.limits.bodyReadTimeoutMs,
