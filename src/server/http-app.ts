@@ -59,6 +59,8 @@ export interface HttpAppDeps {
   tasks?: TaskAdmin;
   /** the public URL once the listener is bound (port 0); default config.server.publicUrl */
   publicUrl?: () => string;
+  /** the budget of body bytes in flight, when shared with another listener (gRPC); default: its own */
+  bodyBudget?: BodyBudget;
 }
 
 /** Errors of the non-A2A routes (cards, registry, keys, health): the HTTP+JSON error shape. */
@@ -75,7 +77,7 @@ export function buildHttpApp(d: HttpAppDeps) {
   const publicUrl = d.publicUrl ?? (() => config.server.publicUrl);
   const keepAliveMs = config.limits.sseKeepAliveMs;
   // One budget of body bytes in flight and one read deadline for every face of this listener.
-  const bodyPolicy: BodyPolicy = { budget: new BodyBudget(config.limits.bodyBytesInFlight), readTimeoutMs: config.limits.bodyReadTimeoutMs };
+  const bodyPolicy: BodyPolicy = { budget: d.bodyBudget ?? new BodyBudget(config.limits.bodyBytesInFlight), readTimeoutMs: config.limits.bodyReadTimeoutMs };
   const a2a = createA2AEndpoint({
     registry: d.registry,
     jsonrpc: new JsonRpcBinding({ handler: d.handler, keepAliveMs, log: d.log }),

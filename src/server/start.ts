@@ -4,7 +4,6 @@
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Metadata } from '@grpc/grpc-js';
 import { pino, type Logger } from 'pino';
 import { loadAgentDefinition } from '../agents/load-agent.js';
 import { Authenticator } from '../auth/authenticator.js';
@@ -36,6 +35,8 @@ import { StartFailure, directoryFailure, listenFailure, toStartFailure } from '.
 import { agentLoadFailure } from './agent-load-failure.js';
 import { ensureWritableDir, notWritableReason, probeWritable } from './storage-writable.js';
 import { routeGrpcLibraryLog } from './grpc-library-log.js';
+import { grpcAuthentication } from './grpc-authentication.js';
+import { BodyBudget } from '../bindings/read-limited-body.js';
 
 export interface RunningServer {
   /** the admin API key created by this (first) start, to be shown once; never logged */
@@ -168,15 +169,16 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     let markFailed!: (e: unknown) => void;
     const started = new Promise<void>((resolve, reject) => ((markStarted = resolve), (markFailed = reject)));
     started.catch(() => {});
+    // One budget of request bytes being read, for the HTTP and gRPC listeners alike (issue 19 D6).
+    const bodyBudget = new BodyBudget(initial.limits.bodyBytesInFlight);
     const grpc = initial.server.grpc.enabled
       ? createGrpcServer({
           handler,
           defaultAgentId: initial.primaryAgent,
-          authenticate: async (md: Metadata, agentId: string) => {
-            await started;
-            return auth.authenticate(Object.fromEntries(Object.entries(md.getMap()).map(([k, v]) => [k, String(v)])), { resourcePath: `/a2a/${encodeURIComponent(agentId)}` });
-          },
+          ...grpcAuthentication({ auth, policy, started, resourceMetadataUrl: () => protectedResourceMetadataUrl(config.server.publicUrl, '/') }),
           maxMessageBytes: initial.limits.bodyBytes,
+          bodyBudget,
+          bodyReadTimeoutMs: initial.limits.bodyReadTimeoutMs,
           log,
         })
       : undefined;
@@ -201,7 +203,7 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
     const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, started, isPublicAgent: (id) => policy.isPublicAgent(id) });
-    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl });
+    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl, bodyBudget });
     closers.unshift(() => app.close());
     // "Listening" is said once, by 'agentport started', when every listener and agent is up.
     const listenTextResolver = (address: string) => `HTTP port bound at ${address}; starting agents`;

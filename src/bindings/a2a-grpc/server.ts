@@ -1,8 +1,9 @@
 /**
  * The A2A gRPC binding: one lf.a2a.v1.A2AService for every agent, routed by the request's `tenant`,
  * and beside it the v0.3.0 a2a.v1.A2AService (./v03-methods.ts) for v0.3 clients, which has no tenant.
- * Each call goes: a2a-version → authenticate → decode and validate the request → resolve the agent →
- * a2a-extensions → A2AHandler. Every failure leaves as a gRPC status from the error table with
+ * Each call goes: before its message is read (./admission.ts), a2a-version → the caller's metadata
+ * check; its bytes read within the body budget; then authenticate for the named agent → decode and validate
+ * the request → resolve the agent → a2a-extensions → A2AHandler. Every failure leaves as a gRPC status from the error table with
  * google.rpc.Status details; anything that is not an A2AError is logged and becomes a generic INTERNAL.
  */
 import * as grpc from '@grpc/grpc-js';
@@ -15,6 +16,8 @@ import { encodeStreamResponse, type WireStreamResponse } from '../../protocol/a2
 import { A2A_METHODS, type PreparedCall, type RpcMethod, type StreamMethod, type UnaryMethod } from './methods.js';
 import { A2A_SERVICE_NAME, a2aServiceDefinition } from './proto.js';
 import { EXTENSIONS_KEY, VERSION_KEY, activateExtensions, negotiateVersion, parseExtensions } from './service-parameters.js';
+import type { BodyBudget } from '../read-limited-body.js';
+import { admissionInterceptor, type ReadLimit } from './admission.js';
 import { grpcStatusFor } from './status.js';
 import { V03_GRPC_METHODS } from './v03-methods.js';
 import { V03_SERVICE_NAME, v03ServiceDefinition } from './v03-proto.js';
@@ -34,8 +37,18 @@ export interface GrpcServerOptions {
    * token's RFC 8707 audience can be checked against that agent's resource.
    */
   authenticate?: (metadata: grpc.Metadata, agentId: string) => Promise<Principal>;
+  /**
+   * Checks a call's metadata before its message is read: throw an A2AError to refuse it unread (a
+   * credential that fails for every agent), or return how much of it a caller who will be refused
+   * anyway may send. `method` is the bare RPC name.
+   */
+  beforeRead?: (metadata: grpc.Metadata, method: string, legacy: boolean) => Promise<ReadLimit | undefined>;
   /** largest request message accepted (grpc.max_receive_message_length); grpc-js default is 4 MiB */
   maxMessageBytes?: number;
+  /** the server-wide budget of request bytes being read, shared with the HTTP faces */
+  bodyBudget?: BodyBudget;
+  /** how long an admitted call's message may take to arrive (limits.bodyReadTimeoutMs) */
+  bodyReadTimeoutMs?: number;
   log?: GrpcBindingLog;
   /** default: insecure (plaintext h2c), for use behind a TLS-terminating proxy or in tests */
   credentials?: grpc.ServerCredentials;
@@ -65,12 +78,28 @@ const firstString = (md: grpc.Metadata, key: string): string | undefined => {
 };
 const allStrings = (md: grpc.Metadata, key: string): string[] => md.get(key).filter((x): x is string => typeof x === 'string');
 
+/** grpc-js's own default for grpc.max_receive_message_length */
+const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
 /** Stands in for a request whose bytes did not decode. */
 const UNDECODABLE = Object.freeze({ undecodable: true });
 
 export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
   const { handler, defaultAgentId, authenticate, log } = opts;
-  const server = new grpc.Server(opts.maxMessageBytes === undefined ? {} : { 'grpc.max_receive_message_length': opts.maxMessageBytes });
+  const maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  // Credential, version and body budget are decided on the metadata, before grpc-js reads the message.
+  const admission = admissionInterceptor({
+    ...(opts.beforeRead ? { beforeRead: opts.beforeRead } : {}),
+    ...(opts.bodyBudget ? { budget: opts.bodyBudget } : {}),
+    ...(opts.bodyReadTimeoutMs === undefined ? {} : { readTimeoutMs: opts.bodyReadTimeoutMs }),
+    maxMessageBytes,
+    status: (err, method) => failure(err, method),
+    services: new Map([
+      [A2A_SERVICE_NAME, { legacy: false }],
+      [V03_SERVICE_NAME, { legacy: true }],
+    ]),
+  });
+  const server = new grpc.Server({ 'grpc.max_receive_message_length': maxMessageBytes, interceptors: [admission] });
 
   async function admit<R>(prepare: (wire: unknown) => PreparedCall<R>, call: AnyCall, signal: AbortSignal, legacy = false): Promise<Admitted<R>> {
     // The v0.3 service is itself the version: its clients send no a2a-version (v0.3 had none).

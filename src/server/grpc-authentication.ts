@@ -1,0 +1,101 @@
+/**
+ * Who calls the gRPC listener: checked on metadata before a request message is read (issue 19
+ * D6), and for the agent the message names once it is read. The agent (`tenant`) is inside the
+ * message, so what can be known before reading is whether there is a valid credential at all; the
+ * checks for the named agent (a token's RFC 8707 audience, the hidden-agent rule, scopes) run once
+ * the message is read, as before.
+ *
+ * Refused unread: a credential that fails for every agent. No credential where the policy lets no
+ * anonymous caller do what the method does: the call will be refused, but the answer depends on
+ * the agent the message names (an agent the caller may not see answers as an unknown one, docs/
+ * auth.md), so, as on HTTP, at most 16 KiB of the message is read, enough for any such request;
+ * a larger one is refused unread with the method's Unauthenticated answer.
+ */
+import type { Metadata } from '@grpc/grpc-js';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { CredentialHeaders } from '../auth/credentials.js';
+import { AccessDenied } from '../core/authz/access-denied.js';
+import type { Action, AuthorizationPolicy } from '../core/authz/policy.js';
+import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
+import type { ReadLimit } from '../bindings/a2a-grpc/index.js';
+import { A2AError } from '../protocol/a2a/errors.js';
+
+/** What each RPC does, on the v1.0 and v0.3 services (the names the authorizing handler checks). */
+const ACTION_OF: Readonly<Record<string, Action>> = {
+  SendMessage: 'send-message',
+  SendStreamingMessage: 'send-message',
+  GetTask: 'read-tasks',
+  ListTasks: 'read-tasks',
+  SubscribeToTask: 'read-tasks',
+  TaskSubscription: 'read-tasks',
+  CancelTask: 'cancel-task',
+  CreateTaskPushNotificationConfig: 'manage-push-configs',
+  GetTaskPushNotificationConfig: 'manage-push-configs',
+  ListTaskPushNotificationConfigs: 'manage-push-configs',
+  ListTaskPushNotificationConfig: 'manage-push-configs',
+  DeleteTaskPushNotificationConfig: 'manage-push-configs',
+  GetExtendedAgentCard: 'read-extended-card',
+  GetAgentCard: 'read-extended-card',
+};
+
+/**
+ * The refusal of a token that is valid but not for the server's base audience: it may be for the
+ * agent the message names, which is known only after reading (jwt-bearer.ts words it so).
+ */
+const OTHER_AUDIENCE = 'The bearer token is for another audience';
+
+/** How much of the message of a caller who will be refused is read: a request, not an upload. */
+const REFUSED_MESSAGE_BYTES = 16 * 1024;
+
+/** gRPC metadata as the headers the Authenticator reads. */
+export function credentialHeaders(md: Metadata): CredentialHeaders {
+  return Object.fromEntries(Object.entries(md.getMap()).map(([k, v]) => [k, String(v)]));
+}
+
+export interface GrpcAuthenticationDeps {
+  auth: Authenticator;
+  policy: AuthorizationPolicy;
+  /** settles once the server is started (own tokens' issuer is the bound public URL) */
+  started: Promise<void>;
+  /** the RFC 9728 document a refusal names: the server's own, as no agent is known yet */
+  resourceMetadataUrl: () => string;
+}
+
+export interface GrpcAuthentication {
+  /** the metadata check before the message is read (GrpcServerOptions.beforeRead) */
+  beforeRead(md: Metadata, method: string): Promise<ReadLimit | undefined>;
+  /** the caller, for the agent the message names (GrpcServerOptions.authenticate) */
+  authenticate(md: Metadata, agentId: string): Promise<Principal>;
+}
+
+export function grpcAuthentication(d: GrpcAuthenticationDeps): GrpcAuthentication {
+  // A credential accepted before reading is accepted for every agent (an own token for the
+  // server's base audience is good for each agent's resource), so the call is not authenticated
+  // twice; grpc-js hands the handler the same Metadata object the interceptor saw.
+  const known = new WeakMap<Metadata, Principal>();
+  return {
+    async beforeRead(md, method) {
+      await d.started;
+      let principal: Principal;
+      try {
+        principal = await d.auth.authenticate(credentialHeaders(md));
+      } catch (e) {
+        if (e instanceof A2AError && e.kind === 'Unauthenticated' && e.message === OTHER_AUDIENCE) return undefined;
+        throw e;
+      }
+      known.set(md, principal);
+      if (principal.authenticated) return undefined;
+      const action = ACTION_OF[method];
+      if (action === undefined || d.policy.allows(ANONYMOUS, action)) return undefined;
+      const refusal = new AccessDenied('Unauthenticated', d.policy.requiredScopes(action, { surface: 'a2a' }));
+      refusal.resourceMetadata = d.resourceMetadataUrl();
+      return { bytes: REFUSED_MESSAGE_BYTES, refusal };
+    },
+    async authenticate(md, agentId) {
+      const principal = known.get(md);
+      if (principal) return principal;
+      await d.started;
+      return d.auth.authenticate(credentialHeaders(md), { resourcePath: `/a2a/${encodeURIComponent(agentId)}` });
+    },
+  };
+}
