@@ -250,4 +250,6 @@ export interface PushConfig {
 export interface CardsConfig {
   sign: boolean;
   maxAgeSeconds: number;
+  /** requests without `A2A-Version` get the card both v0.3 and v1.0 clients read; false: the exact v1.0 card */
+  v03Fields: boolean;
 }

@@ -316,6 +316,8 @@ const cardsSchema = z
   .object({
     sign: bool.default(true),
     maxAgeSeconds: integer(0).default(300),
+    /** headerless card requests get the v1.0 card with the v0.3 members beside it (docs/compliance.md) */
+    v03Fields: bool.default(true),
   })
   .strict();
 
