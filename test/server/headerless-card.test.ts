@@ -57,8 +57,8 @@ describe('headerless card with signing and authentication on', () => {
   it('verifies as served, and not once a v0.3 member is changed', async () => {
     const dual = await getJson(`${s.http}/a2a/echo/.well-known/agent-card.json`);
     expect(await verifyAgentCard(dual, jwks)).toBe(true);
-    expect(await verifyAgentCard({ ...dual, url: 'https://attacker.example/a2a' }, jwks)).toBe(false);
-    expect(await verifyAgentCard({ ...dual, preferredTransport: 'HTTP+JSON' }, jwks)).toBe(false);
+    expect(await verifyAgentCard({ ...dual, url: 'https://attacker.example/a2a' } as AgentCard, jwks)).toBe(false);
+    expect(await verifyAgentCard({ ...dual, preferredTransport: 'HTTP+JSON' } as AgentCard, jwks)).toBe(false);
   });
 });
 
