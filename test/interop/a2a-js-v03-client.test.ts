@@ -7,10 +7,12 @@
  * the cards carry security schemes and every call carries the API key.
  */
 import { A2AClient, ClientFactory, RestTransportFactory } from 'a2a-js-sdk-03/client';
-import type { A2AStreamEventData, Message, MessageSendParams, Task } from 'a2a-js-sdk-03';
+import type { Message, MessageSendParams, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from 'a2a-js-sdk-03';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { uniqueId } from './sdk-support.js';
+
+type A2AStreamEventData = Message | Task | TaskStatusUpdateEvent | TaskArtifactUpdateEvent;
 
 const API_KEY = 'test-key-v03-client-0123456789abcdef';
 const WEBHOOK = 'http://127.0.0.1:9/push-receiver';
