@@ -30,6 +30,8 @@ import { callAgentTool, toolName, type AgentToolSpec } from './agent-tools.js';
 import { plainToolCallOf, plainToolContext, SERVER_INFO_KEY, tasksRequestOf, type PlainToolCall } from './plain-tool-call.js';
 import { declaresTasks, serveTasksMethod, startToolTask, TASKS_EXTENSION } from './mcp-tasks.js';
 import { errorResult } from './tool-result.js';
+import { FIXTURE_AGENT_ID } from './conformance-task-agent.js';
+import { fixtureTaskCallOf, fixtureToolArgs, missingTasksCapability, userNameOf, USER_NAME_ROUND, type FixtureTaskCall } from './conformance-task-tools.js';
 import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.js';
 import type { SkillAnnotationsLookup } from './agent-tools.js';
 import { renderItem } from './item-page.js';
@@ -286,6 +288,8 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
       const headers = { get: (name: string) => fields[name] ?? null };
       const tasksRequest = tasksRequestOf(parsed, headers);
       if (tasksRequest) return serveTasksRequest(res, tasksRequest, principal, agentId);
+      const fixture = d.conformanceFixtures ? fixtureTaskCallOf(parsed, headers) : undefined;
+      if (fixture) return serveFixtureTaskCall(res, fixture, principal, agentId);
       const plain = plainToolCallOf(parsed, headers);
       const spec = plain && handlerFor(agentId).factory.agentTool(plain.name, principal);
       if (plain && spec) return servePlainToolCall(res, plain, spec, principal, abort.signal);
@@ -327,8 +331,29 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     res.end(JSON.stringify({ result: out, jsonrpc: '2.0', id: call.id }));
   }
 
+  /** conformance-task-tools.ts: a fixture task tool's handle, MRTR round, or -32021, over the fixture agent's A2A tasks. */
+  async function serveFixtureTaskCall(res: ServerResponse, call: FixtureTaskCall, principal: Principal, scopeAgent: string | undefined): Promise<void> {
+    if (!call.tasks) return writeJson(res, 400, { jsonrpc: '2.0', id: call.id, error: missingTasksCapability(call.name) });
+    const spec = handlerFor(scopeAgent).factory.agentTool(toolName(FIXTURE_AGENT_ID, call.name), principal);
+    if (!spec) return writeJson(res, 200, { jsonrpc: '2.0', id: call.id, error: { code: -32602, message: `Unknown tool: ${call.name}` } });
+    const meta = { _meta: { [SERVER_INFO_KEY]: info } };
+    let args = call.args;
+    if (call.name === 'test_tool_with_task') {
+      const userName = userNameOf(call.inputResponses);
+      if (!userName) return writeJson(res, 200, { result: { ...USER_NAME_ROUND, ...meta }, jsonrpc: '2.0', id: call.id });
+      args = { user_name: userName };
+    }
+    const created = await startToolTask(mcpHandler, spec, fixtureToolArgs(call.name, args), principal).catch((err: unknown) => {
+      if (err instanceof A2AError) return { ...errorResult(err.message), resultType: 'complete' };
+      throw err;
+    });
+    writeJson(res, 200, { result: { ...created, ...meta }, jsonrpc: '2.0', id: call.id });
+  }
+
   /** mcp-tasks.ts: tasks/get, tasks/update, tasks/cancel for clients that declared the extension. */
   async function serveTasksRequest(res: ServerResponse, r: NonNullable<ReturnType<typeof tasksRequestOf>>, principal: Principal, scopeAgent: string | undefined): Promise<void> {
+    // SEP-2243 / SEP-2663 routing headers: a missing or different Mcp-Name is HeaderMismatch, HTTP 400.
+    if (!r.nameMatches) return writeJson(res, 400, { jsonrpc: '2.0', id: r.id, error: { code: -32020, message: `The Mcp-Name header must carry params.taskId of ${r.method}` } });
     if (!declaresTasks(r.meta)) {
       // SEP-2575: a request needing a capability the client did not declare is -32021, HTTP 400.
       return writeJson(res, 400, { jsonrpc: '2.0', id: r.id, error: { code: -32021, message: `${r.method} needs the ${TASKS_EXTENSION} extension in the request's client capabilities`, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } } });

@@ -9,13 +9,15 @@ import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import { agentToolSpecs, callAgentTool, type AgentToolArgs, type AgentToolSpec, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
+import { agentToolSpecs, callAgentTool, toolName, type AgentToolArgs, type AgentToolSpec, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { registerGenericTools } from './generic-tools.js';
 import type { TaskStateCodec } from './input-required.js';
 import { registerTaskTemplate } from './task-resources.js';
 import { TASKS_EXTENSION } from './mcp-tasks.js';
 import { CONFORMANCE_CAPABILITIES, registerConformanceFixtures } from './conformance-fixtures.js';
+import { FIXTURE_AGENT_ID } from './conformance-task-agent.js';
+import { registerFixtureTaskTools } from './conformance-task-tools.js';
 import { fetchTool, queryTool, searchTool, TABLE_EXPERT_TOOLS, type TableExpertBinding } from './table-expert-tools.js';
 
 export interface McpScope {
@@ -173,7 +175,12 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
     if (d.genericTools) registerGenericTools(server, d, scope.agents, principal, () => eraOf(ctx.era, server), takenNames);
 
     registerTaskTemplate(server, d.handler, agentIds, principal);
-    if (d.conformanceFixtures) registerConformanceFixtures(server, d.stateCodec as RequestStateCodec<unknown>, d.listBus);
+    if (d.conformanceFixtures) {
+      registerConformanceFixtures(server, d.stateCodec as RequestStateCodec<unknown>, d.listBus);
+      registerFixtureTaskTools(server, (fixture) => agentTool(toolName(FIXTURE_AGENT_ID, fixture), principal), (spec, args, toolCtx) =>
+        callAgentTool(d, spec, args, principal, toolCtx, eraOf(ctx.era, server)),
+      );
+    }
 
     if (ctx.era === 'legacy') {
       // Stateless legacy: the cancel arrives in its own POST, to this fresh instance (in-flight-calls.ts).

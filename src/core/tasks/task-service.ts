@@ -89,6 +89,8 @@ export const WEBHOOK_REFUSED = 'the push notification URL is refused by the serv
 const FAILED_SAFE_MESSAGE = 'The agent failed while processing this task.';
 const REPLICA_LOST_MESSAGE = 'The server running this task stopped before it finished; send the request again.';
 const STOPPED_MESSAGE = 'The agent stopped without finishing this task.';
+/** The status texts of FAILED tasks the server ended, not the agent (a crash, a lost replica): protocol-level failures to MCP's tasks extension. */
+export const SERVER_FAILURE_MESSAGES: ReadonlySet<string> = new Set([FAILED_SAFE_MESSAGE, REPLICA_LOST_MESSAGE, STOPPED_MESSAGE]);
 
 const stateOf = (e: TaskEventPayload): TaskState | undefined =>
   'statusUpdate' in e ? e.statusUpdate.status.state : 'task' in e ? e.task.status.state : undefined;
