@@ -352,7 +352,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
 
   /** mcp-tasks.ts: tasks/get, tasks/update, tasks/cancel for clients that declared the extension. */
   async function serveTasksRequest(res: ServerResponse, r: NonNullable<ReturnType<typeof tasksRequestOf>>, principal: Principal, scopeAgent: string | undefined): Promise<void> {
-    // SEP-2243 / SEP-2663 routing headers: a missing or different Mcp-Name is HeaderMismatch, HTTP 400.
+    // SEP-2243 / SEP-2663 routing headers: an Mcp-Name naming another task is HeaderMismatch, HTTP 400.
     if (!r.nameMatches) return writeJson(res, 400, { jsonrpc: '2.0', id: r.id, error: { code: -32020, message: `The Mcp-Name header must carry params.taskId of ${r.method}` } });
     if (!declaresTasks(r.meta)) {
       // SEP-2575: a request needing a capability the client did not declare is -32021, HTTP 400.
