@@ -175,6 +175,8 @@ export interface McpConfig {
   genericTools: boolean;
   /** the conformance suite's fixtures on /mcp (src/bindings/mcp/conformance-fixtures.ts); off by default */
   conformanceFixtures: boolean;
+  /** initialize (and the handshake around it) and tools/list answered without credentials; off by default */
+  publicDiscovery: boolean;
 }
 
 export interface ApiKeyConfig {

@@ -309,6 +309,8 @@ const mcpSchema = z
     genericTools: bool.default(false),
     /** the conformance suite's fixture tools/resources/prompts on /mcp (src/bindings/mcp/conformance-fixtures.ts); test instances only */
     conformanceFixtures: bool.default(false),
+    /** initialize and tools/list answered without credentials, as the replaced service did (docs/mcp.md); off by default */
+    publicDiscovery: bool.default(false),
   })
   .strict();
 

@@ -102,6 +102,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     skillAnnotations,
     genericTools: config.mcp.genericTools,
     conformanceFixtures: config.mcp.conformanceFixtures,
+    publicDiscovery: config.mcp.publicDiscovery,
     // MRTR requestStates verify on every replica: their key derives from the shared signing keys.
     ...(d.keys ? { requestStateKeys: () => d.keys!.derivedSecrets('mcp-request-state') } : {}),
   });

@@ -30,6 +30,7 @@ import { callAgentTool, toolName, type AgentToolSpec } from './agent-tools.js';
 import { plainToolCallOf, plainToolContext, SERVER_INFO_KEY, tasksRequestOf, type PlainToolCall } from './plain-tool-call.js';
 import { declaresTasks, serveTasksMethod, startToolTask, TASKS_EXTENSION } from './mcp-tasks.js';
 import { errorResult } from './tool-result.js';
+import { isPublicDiscoveryCall, PUBLIC_DISCOVERY_PRINCIPAL, PUBLIC_SCOPE } from './public-discovery.js';
 import { FIXTURE_AGENT_ID } from './conformance-task-agent.js';
 import { fixtureTaskCallOf, fixtureToolArgs, missingTasksCapability, userNameOf, USER_NAME_ROUND, type FixtureTaskCall } from './conformance-task-tools.js';
 import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.js';
@@ -68,6 +69,8 @@ export interface McpEndpointDeps {
   genericTools?: boolean;
   /** `mcp.conformanceFixtures`: serve the conformance suite's fixtures on `/mcp` (conformance-fixtures.ts) */
   conformanceFixtures?: boolean;
+  /** `mcp.publicDiscovery`: discovery calls on `/mcp` without credentials (public-discovery.ts) */
+  publicDiscovery?: boolean;
   /** the authorization policy (src/core/authz): who may use MCP, which tools and data each caller sees */
   policy?: AuthorizationPolicy;
   /** the RFC 9728 metadata URL of an MCP endpoint path (`/mcp`, `/a2a/{id}/mcp`), named in 401s */
@@ -121,14 +124,16 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     }
     return undefined;
   };
+  /** `PUBLIC_SCOPE`: the surface anonymous discovery calls see (public-discovery.ts): every caller's agents, no policy. */
   const handlerFor = (agentId: string | undefined): { http: McpHttpHandler; factory: ReturnType<typeof createMcpServerFactory> } => {
     const key = agentId ?? '';
     let h = handlers.get(key);
     if (!h) {
-      const agents = agentId ? [d.registry.get(agentId)!] : d.registry.list();
+      const publicScope = agentId === PUBLIC_SCOPE;
+      const agents = publicScope ? d.registry.list().filter((a) => !d.policy || d.policy.seenByEveryone(a.id, 'mcp')) : agentId ? [d.registry.get(agentId)!] : d.registry.list();
       const tableExpert = tableExpertIn(agents);
       const scope: McpScope = { name: agentId ? `/a2a/${agentId}/mcp` : '/mcp', agents, ...(tableExpert ? { tableExpert } : {}) };
-      const factory = createMcpServerFactory({ handler: mcpHandler, ...(d.policy ? { policy: d.policy } : {}), inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}), genericTools: !!d.genericTools && !agentId, conformanceFixtures: !!d.conformanceFixtures && !agentId, listBus }, scope);
+      const factory = createMcpServerFactory({ handler: mcpHandler, ...(d.policy && !publicScope ? { policy: d.policy } : {}), inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}), genericTools: !!d.genericTools && (!agentId || publicScope), conformanceFixtures: !!d.conformanceFixtures && !agentId, listBus }, scope);
       const http = createMcpHandler(factory, {
         legacy: 'stateless',
         bus: listBus,
@@ -238,8 +243,17 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
   }
 
   async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined, known?: Principal): Promise<void> {
-    const principal = await admit(req, res, agentId, known);
+    // mcp.publicDiscovery: the body is read first, so that a discovery call can be told apart.
+    let preRead: Awaited<ReturnType<typeof readLimitedBody>> | undefined;
+    let discovery = false;
+    if (d.publicDiscovery && agentId === undefined && req.method === 'POST' && headerOf(req, 'mcp-session-id') === undefined) {
+      preRead = await readLimitedBody(req, d.bodyLimit);
+      discovery = typeof preRead === 'string' && isPublicDiscoveryCall(preRead);
+    }
+    const principal = discovery ? await discoveryPrincipal(req) : await admit(req, res, agentId, known);
     if (!principal) return;
+    // An anonymous discovery call (or one whose credential was refused or lacks MCP) sees the public surface.
+    if (principal === PUBLIC_DISCOVERY_PRINCIPAL) agentId = PUBLIC_SCOPE;
 
     // A plain record first: web Headers are built only for the SDK path (plain-tool-call.ts skips it).
     const fields: Record<string, string> = {};
@@ -250,7 +264,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     let body: string | undefined;
     let parsed: unknown;
     if (req.method === 'POST') {
-      const read = await readLimitedBody(req, d.bodyLimit);
+      const read = preRead ?? (await readLimitedBody(req, d.bodyLimit));
       if (typeof read === 'object') {
         res.setHeader('Connection', 'close');
         return read.problem === 'too-large'
@@ -329,6 +343,17 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     if (res.destroyed) return;
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ result: out, jsonrpc: '2.0', id: call.id }));
+  }
+
+  /** The caller's principal when its credential is valid and may use MCP; otherwise the public one (an invalid token is ignored). */
+  async function discoveryPrincipal(req: IncomingMessage): Promise<Principal> {
+    try {
+      const principal = await d.auth.authenticate(req.headers, { resourcePath: '/mcp' });
+      if (!d.policy || d.policy.allows(principal, 'use-mcp')) return principal;
+    } catch {
+      // refused credential: ignored for discovery calls
+    }
+    return PUBLIC_DISCOVERY_PRINCIPAL;
   }
 
   /** conformance-task-tools.ts: a fixture task tool's handle, MRTR round, or -32021, over the fixture agent's A2A tasks. */
