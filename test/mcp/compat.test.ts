@@ -44,11 +44,14 @@ describe('MCP compatibility routes (auth off)', () => {
     }
   });
 
-  it('GET /mcp with Accept: text/event-stream stays the MCP endpoint (no info JSON)', async () => {
-    const res = await fetch(`${server.http}/mcp`, { headers: { accept: 'text/event-stream' } });
-    const text = await res.text();
-    expect(res.status).toBe(405); // the stateless endpoint offers no standalone SSE stream
-    expect(text).not.toContain('"endpoint"');
+  it('GET /mcp with Accept: text/event-stream stays the MCP endpoint (no info JSON): the server stream', async () => {
+    const ac = new AbortController();
+    const res = await fetch(`${server.http}/mcp`, { headers: { accept: 'text/event-stream' }, signal: ac.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const first = new TextDecoder().decode((await res.body!.getReader().read()).value);
+    expect(first).not.toContain('"endpoint"');
+    ac.abort();
   });
 
   it('GET and POST /mcp/tools/list publish the same tools as tools/list on /mcp', async () => {

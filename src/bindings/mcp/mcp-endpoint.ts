@@ -22,7 +22,8 @@ import { SCOPES } from '../../core/authz/scopes.js';
 import { onSurface } from '../../core/authz/surface.js';
 import { bearerChallenge } from '../../auth/challenge.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
-import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
+import { LEGACY_VERSIONS, normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
+import { serverStreams, wantsServerStream } from './server-stream.js';
 import { invalidParamsOf } from './request-params.js';
 import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, serverInfo, type McpScope } from './mcp-server-factory.js';
 import { createSharedTaskStateCodec, createTaskStateCodec } from './input-required.js';
@@ -147,7 +148,9 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     return h;
   };
 
+  const streams = serverStreams(listBus, d.keepAliveMs);
   const close = async (): Promise<void> => {
+    streams.close();
     // subscriptions/listen streams never end by themselves; without this the listener waits forever.
     const all = [...replaced, ...[...handlers.values()].map((h) => h.http)];
     replaced.clear();
@@ -254,6 +257,9 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     if (!principal) return;
     // An anonymous discovery call (or one whose credential was refused or lacks MCP) sees the public surface.
     if (principal === PUBLIC_DISCOVERY_PRINCIPAL) agentId = PUBLIC_SCOPE;
+    // A 2025-era client's standalone server stream (server-stream.ts); the 2026 revision has none.
+    const version = headerOf(req, 'mcp-protocol-version');
+    if (wantsServerStream(req) && (version === undefined || LEGACY_VERSIONS.includes(version))) return streams.open(req, res);
 
     // A plain record first: web Headers are built only for the SDK path (plain-tool-call.ts skips it).
     const fields: Record<string, string> = {};
