@@ -122,6 +122,7 @@ describe('a2a-js 0.3 discovers agents from a headerless card request', () => {
     ['/.well-known/agent.json', 'conformance'],
     ['/a2a/echo/.well-known/agent-card.json', 'echo'],
     ['/a2a/table-expert/.well-known/agent.json', 'table-expert'],
+    ['/api/v1/agents/echo/card', 'echo'],
   ])('A2AClient.fromCardUrl(%s) finds the JSON-RPC endpoint of %s', async (path, agent) => {
     const c = await jsonRpcSurface(`${s.http}${path}`);
     expect(c.url).toBe(`${s.http}/a2a/${agent}`);
