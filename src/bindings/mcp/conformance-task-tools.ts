@@ -6,10 +6,14 @@
  * a client that did not declare the extension. Only with `mcp.conformanceFixtures: true`.
  */
 import { fromJsonSchema, type CallToolResult, type InputRequiredResult, type McpServer, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type { A2AHandler } from '../../core/a2a-handler.js';
+import type { Principal } from '../../core/authz/principal.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
 import type { AgentToolArgs, AgentToolSpec } from './agent-tools.js';
 import { FIXTURE_TASK_TOOLS } from './conformance-task-agent.js';
 import { MODERN_VERSIONS } from './lenient-edge.js';
-import { declaresTasks, TASKS_EXTENSION } from './mcp-tasks.js';
+import { declaresTasks, startToolTask, TASKS_EXTENSION } from './mcp-tasks.js';
+import { errorResult } from './tool-result.js';
 import type { HeaderLookup } from './plain-tool-call.js';
 
 const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -77,6 +81,31 @@ export const USER_NAME_ROUND = {
     },
   },
 } as const;
+
+/**
+ * The answer to a call `fixtureTaskCallOf` recognized: -32021 without the extension; for
+ * `test_tool_with_task`, the MRTR round until the name is given; otherwise the task handle of the
+ * fixture agent's A2A task (`startToolTask`, as for any agent tool).
+ */
+export async function answerFixtureTaskCall(
+  call: FixtureTaskCall,
+  d: { handler: A2AHandler; specOf: (fixture: string) => AgentToolSpec | undefined; principal: Principal },
+): Promise<{ status: number; result: Record<string, unknown> } | { status: number; error: Record<string, unknown> }> {
+  if (!call.tasks) return { status: 400, error: missingTasksCapability(call.name) };
+  const spec = d.specOf(call.name);
+  if (!spec) return { status: 200, error: { code: -32602, message: `Unknown tool: ${call.name}` } };
+  let args = call.args;
+  if (call.name === 'test_tool_with_task') {
+    const userName = userNameOf(call.inputResponses);
+    if (!userName) return { status: 200, result: { ...USER_NAME_ROUND } };
+    args = { user_name: userName };
+  }
+  const created = await startToolTask(d.handler, spec, fixtureToolArgs(call.name, args), d.principal).catch((err: unknown) => {
+    if (err instanceof A2AError) return { ...errorResult(err.message), resultType: 'complete' };
+    throw err;
+  });
+  return { status: 200, result: created };
+}
 
 /**
  * Lists the fixture task tools on one server instance. A call that reaches the SDK runs

@@ -31,9 +31,9 @@ import { callAgentTool, toolName, type AgentToolSpec } from './agent-tools.js';
 import { plainToolCallOf, plainToolContext, SERVER_INFO_KEY, tasksRequestOf, type PlainToolCall } from './plain-tool-call.js';
 import { declaresTasks, serveTasksMethod, startToolTask, TASKS_EXTENSION } from './mcp-tasks.js';
 import { errorResult } from './tool-result.js';
-import { isPublicDiscoveryCall, PUBLIC_DISCOVERY_PRINCIPAL, PUBLIC_SCOPE } from './public-discovery.js';
+import { discoveryPrincipal, isPublicDiscoveryCall, PUBLIC_DISCOVERY_PRINCIPAL, PUBLIC_SCOPE } from './public-discovery.js';
 import { FIXTURE_AGENT_ID } from './conformance-task-agent.js';
-import { fixtureTaskCallOf, fixtureToolArgs, missingTasksCapability, userNameOf, USER_NAME_ROUND, type FixtureTaskCall } from './conformance-task-tools.js';
+import { answerFixtureTaskCall, fixtureTaskCallOf, type FixtureTaskCall } from './conformance-task-tools.js';
 import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.js';
 import type { SkillAnnotationsLookup } from './agent-tools.js';
 import { renderItem } from './item-page.js';
@@ -253,7 +253,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
       preRead = await readLimitedBody(req, d.bodyLimit);
       discovery = typeof preRead === 'string' && isPublicDiscoveryCall(preRead);
     }
-    const principal = discovery ? await discoveryPrincipal(req) : await admit(req, res, agentId, known);
+    const principal = discovery ? await discoveryPrincipal(() => d.auth.authenticate(req.headers, { resourcePath: '/mcp' }), d.policy) : await admit(req, res, agentId, known);
     if (!principal) return;
     // An anonymous discovery call (or one whose credential was refused or lacks MCP) sees the public surface.
     if (principal === PUBLIC_DISCOVERY_PRINCIPAL) agentId = PUBLIC_SCOPE;
@@ -351,34 +351,11 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     res.end(JSON.stringify({ result: out, jsonrpc: '2.0', id: call.id }));
   }
 
-  /** The caller's principal when its credential is valid and may use MCP; otherwise the public one (an invalid token is ignored). */
-  async function discoveryPrincipal(req: IncomingMessage): Promise<Principal> {
-    try {
-      const principal = await d.auth.authenticate(req.headers, { resourcePath: '/mcp' });
-      if (!d.policy || d.policy.allows(principal, 'use-mcp')) return principal;
-    } catch {
-      // refused credential: ignored for discovery calls
-    }
-    return PUBLIC_DISCOVERY_PRINCIPAL;
-  }
-
   /** conformance-task-tools.ts: a fixture task tool's handle, MRTR round, or -32021, over the fixture agent's A2A tasks. */
   async function serveFixtureTaskCall(res: ServerResponse, call: FixtureTaskCall, principal: Principal, scopeAgent: string | undefined): Promise<void> {
-    if (!call.tasks) return writeJson(res, 400, { jsonrpc: '2.0', id: call.id, error: missingTasksCapability(call.name) });
-    const spec = handlerFor(scopeAgent).factory.agentTool(toolName(FIXTURE_AGENT_ID, call.name), principal);
-    if (!spec) return writeJson(res, 200, { jsonrpc: '2.0', id: call.id, error: { code: -32602, message: `Unknown tool: ${call.name}` } });
-    const meta = { _meta: { [SERVER_INFO_KEY]: info } };
-    let args = call.args;
-    if (call.name === 'test_tool_with_task') {
-      const userName = userNameOf(call.inputResponses);
-      if (!userName) return writeJson(res, 200, { result: { ...USER_NAME_ROUND, ...meta }, jsonrpc: '2.0', id: call.id });
-      args = { user_name: userName };
-    }
-    const created = await startToolTask(mcpHandler, spec, fixtureToolArgs(call.name, args), principal).catch((err: unknown) => {
-      if (err instanceof A2AError) return { ...errorResult(err.message), resultType: 'complete' };
-      throw err;
-    });
-    writeJson(res, 200, { result: { ...created, ...meta }, jsonrpc: '2.0', id: call.id });
+    const specOf = (name: string) => handlerFor(scopeAgent).factory.agentTool(toolName(FIXTURE_AGENT_ID, name), principal);
+    const a = await answerFixtureTaskCall(call, { handler: mcpHandler, specOf, principal });
+    writeJson(res, a.status, { jsonrpc: '2.0', id: call.id, ...('error' in a ? { error: a.error } : { result: { ...a.result, _meta: { [SERVER_INFO_KEY]: info } } }) });
   }
 
   /** mcp-tasks.ts: tasks/get, tasks/update, tasks/cancel for clients that declared the extension. */

@@ -11,6 +11,7 @@
  * their first `tools/call` instead (docs/mcp.md).
  */
 import type { Principal } from '../../core/authz/principal.js';
+import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 
 /** The handler scope key of the public surface (never an agent id: those cannot contain spaces). */
 export const PUBLIC_SCOPE = ' public-discovery';
@@ -31,4 +32,15 @@ export function isPublicDiscoveryCall(body: string): boolean {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
   const m = (parsed as { method?: unknown }).method;
   return typeof m === 'string' && DISCOVERY_METHODS.has(m);
+}
+
+/** The caller's principal when its credential is valid and may use MCP; otherwise the public one (a refused credential is ignored). */
+export async function discoveryPrincipal(authenticate: () => Promise<Principal>, policy: AuthorizationPolicy | undefined): Promise<Principal> {
+  try {
+    const principal = await authenticate();
+    if (!policy || policy.allows(principal, 'use-mcp')) return principal;
+  } catch {
+    // a refused credential: ignored for discovery calls
+  }
+  return PUBLIC_DISCOVERY_PRINCIPAL;
 }
