@@ -82,6 +82,10 @@ describe('MCP conformance suite (server leg)', () => {
       const names = (r.json.result.tools as Array<{ name: string }>).map((t) => t.name);
       expect(names).toContain('echo_echo');
       expect(names.some((n) => n.startsWith('test_'))).toBe(false);
+      // nor the tasks fixtures, nor their agent
+      expect(names.filter((n) => ['greet', 'slow_compute', 'failing_job'].includes(n) || n.startsWith('mcp-conformance'))).toEqual([]);
+      const agents = (await (await fetch(`${plain.http}/api/v1/agents`)).json()) as { agents: Array<{ id: string }> };
+      expect(agents.agents.map((a) => a.id)).toEqual(['echo']);
     } finally {
       await plain.stop();
     }
