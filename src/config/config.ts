@@ -180,6 +180,8 @@ export interface McpConfig {
   genericTools: boolean;
   /** the conformance suite's fixtures on /mcp (src/bindings/mcp/conformance-fixtures.ts); off by default */
   conformanceFixtures: boolean;
+  /** initialize (and the handshake around it) and tools/list answered without credentials; off by default */
+  publicDiscovery: boolean;
 }
 
 export interface ApiKeyConfig {
@@ -257,4 +259,6 @@ export interface PushConfig {
 export interface CardsConfig {
   sign: boolean;
   maxAgeSeconds: number;
+  /** requests without `A2A-Version` get the card both v0.3 and v1.0 clients read; false: the exact v1.0 card */
+  v03Fields: boolean;
 }

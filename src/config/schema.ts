@@ -324,6 +324,8 @@ const mcpSchema = z
     genericTools: bool.default(false),
     /** the conformance suite's fixture tools/resources/prompts on /mcp (src/bindings/mcp/conformance-fixtures.ts); test instances only */
     conformanceFixtures: bool.default(false),
+    /** initialize and tools/list answered without credentials, as the replaced service did (docs/mcp.md); off by default */
+    publicDiscovery: bool.default(false),
   })
   .strict();
 
@@ -331,6 +333,8 @@ const cardsSchema = z
   .object({
     sign: bool.default(true),
     maxAgeSeconds: integer(0).default(300),
+    /** headerless card requests get the v1.0 card with the v0.3 members beside it (docs/compliance.md) */
+    v03Fields: bool.default(true),
   })
   .strict();
 

@@ -10,6 +10,7 @@ import { buildAgentCard } from '../protocol/a2a/card/build-card.js';
 import { signAgentCard } from '../protocol/a2a/card/sign-card.js';
 import type { AgentCard, AgentInterface, SecurityRequirement, SecurityScheme } from '../protocol/a2a/types.js';
 import { agentCardFromV1, type V03AgentCard } from '../protocol/a2a-v03/cards.js';
+import { dualCardSignatures, dualGenerationCard } from '../protocol/a2a-v03/dual-card.js';
 import { isV03Version } from '../bindings/a2a-common/service-params.js';
 import { OAUTH_PATHS, oauthUrl } from '../auth/oauth-paths.js';
 import { SCOPE_DESCRIPTIONS, SCOPES } from '../core/authz/scopes.js';
@@ -143,6 +144,7 @@ export async function registerAgent(
   const sign = async (card: AgentCard) =>
     config.cards.sign && keys ? signAgentCard(card, await keys.getSigningKey(), { jku: `${config.server.publicUrl}/.well-known/jwks.json` }) : card;
   const publicCard = await sign(build(false));
+  const headerlessCard = config.cards.v03Fields ? await headerlessCardOf(publicCard, sign) : undefined;
   const extendedAgentCard = extendedCard ? await sign(build(true)) : undefined;
   const extensions = spec.capabilities.extensions ?? [];
   return {
@@ -156,8 +158,17 @@ export async function registerAgent(
     supportedExtensions: extensions.map((e) => e.uri),
     requiredExtensions: extensions.filter((e) => e.required).map((e) => e.uri),
     publicCard,
+    ...(headerlessCard ? { headerlessCard } : {}),
     extendedAgentCard,
   };
+}
+
+/** The v1.0 card with v0.3 members; signed as dual-card.ts explains when the v1.0 card is. */
+async function headerlessCardOf(publicCard: AgentCard, sign: (card: AgentCard) => Promise<AgentCard>): Promise<AgentCard> {
+  const dual = dualGenerationCard(publicCard);
+  if (!publicCard.signatures?.length) return dual;
+  const whole = await sign(dual);
+  return { ...dual, signatures: dualCardSignatures(publicCard, whole.signatures ?? []) };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
@@ -166,15 +177,14 @@ function stripUndefined<T extends object>(o: T): Partial<T> {
 
 /**
  * The card shape a card request gets. `A2A-Version: 0.3[.x]` (or 0.2, whose cards had the same
- * shape) gets v0.3; anything else, a missing header included, gets v1.0. The spec leaves this
- * open (digest §12.12); a missing header means 0.3 for A2A calls (§3.6.2), but v1.0 clients and
- * the TCK fetch cards without one, and the v1.0 card is the one that can carry signatures.
- * v0.3-only clients that send no header use `/.well-known/agent.json` or read the v0.3
- * interfaces declared in the v1.0 card.
+ * shape) gets v0.3; any other version, v1.0. A missing header gets `both`: the spec leaves this
+ * open (digest §12.12); a missing header means 0.3 for A2A calls (§3.6.2), yet v1.0 clients and
+ * the TCK fetch cards without one too, so the answer is the card both read (dual-card.ts), or the
+ * exact v1.0 card with `cards.v03Fields: false`.
  */
-export function cardVersionFor(header: string | string[] | undefined): '0.3' | '1.0' {
+export function cardVersionFor(header: string | string[] | undefined): '0.3' | '1.0' | 'both' {
   const given = (Array.isArray(header) ? header[0] : header)?.trim();
-  if (!given) return '1.0';
+  if (!given) return 'both';
   return isV03Version(given) || /^0\.2(\.\d+)?$/.test(given) ? '0.3' : '1.0';
 }
 

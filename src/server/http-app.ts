@@ -114,6 +114,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     skillAnnotations,
     genericTools: config.mcp.genericTools,
     conformanceFixtures: config.mcp.conformanceFixtures,
+    publicDiscovery: config.mcp.publicDiscovery,
     // MRTR requestStates verify on every replica: their key derives from the shared signing keys.
     ...(d.keys ? { requestStateKeys: () => d.keys!.derivedSecrets('mcp-request-state') } : {}),
   });
@@ -244,8 +245,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     reply.code(r.status).headers(r.headers);
     return reply.send(r.body ?? '');
   };
-  // v1.0 card, or the v0.3 shape on `A2A-Version: 0.3` (src/server/agent-cards.ts); the v0.2 path
-  // `agent.json` always has the v0.3 shape.
+  // Negotiated by `A2A-Version` (src/server/agent-cards.ts cardVersionFor); `agent.json` is v0.3.
   const serveCard = async (req: FastifyRequest, reply: FastifyReply, agentId: string, path: 'agent-card.json' | 'agent.json' = 'agent-card.json') => {
     const agent = d.registry.get(agentId);
     const noAgent = () => errorReply(reply, new A2AError('TaskNotFound', unknownAgentMessage(agentId, d.registry, d.policy)));
@@ -254,9 +254,12 @@ export function buildHttpApp(d: HttpAppDeps) {
     const hidden = d.policy !== undefined && !d.policy.isPublicAgent(agentId);
     if (hidden && (await d.policy!.admitToAgent(agentId, 'a2a', () => d.auth.authenticate(req.headers))).unknown) return noAgent();
     const cacheScope = hidden ? 'private' : 'public';
+    // The v0.2 path is read by v0.3-era clients only, whatever version they announce (a2a-js 1.x
+    // `legacyCompat` fetches it with `A2A-Version: 1.0`), so it always has the v0.3 shape.
     if (path === 'agent.json') return sendCard(req, reply, v03CardOf(agent.publicCard), cacheScope);
-    const v03 = cardVersionFor(req.headers['a2a-version']) === '0.3';
-    return sendCard(req, reply, v03 ? v03CardOf(agent.publicCard) : agent.publicCard, cacheScope, ['A2A-Version']);
+    const version = cardVersionFor(req.headers['a2a-version']);
+    const card = version === 'both' ? (agent.headerlessCard ?? agent.publicCard) : version === '0.3' ? v03CardOf(agent.publicCard) : agent.publicCard;
+    return sendCard(req, reply, card, cacheScope, ['A2A-Version']);
   };
   /** The caller of a discovery route; a refused credential gets its 401 here (undefined returned). */
   const callerOf = async (req: FastifyRequest, reply: FastifyReply): Promise<Principal | undefined> => {

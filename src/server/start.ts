@@ -2,6 +2,7 @@
  * Builds and starts everything from one resolved Config: storage, event bus, task engine, push
  * delivery, the HTTP listener and the gRPC listener. Returns a handle that drains and stops it all.
  */
+import { conformanceTaskAgent, fixtureAgentConfig } from '../bindings/mcp/conformance-task-agent.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -230,6 +231,8 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
             .catch((err: unknown) => log.warn({ err, agent: agentConfig.id }, 'could not re-register an agent whose card changed')),
         );
       }
+      // The MCP conformance suite's tasks-extension fixtures run as an A2A agent of their own.
+      if (config.mcp.conformanceFixtures) registry.add(await registerAgent(config, fixtureAgentConfig(), conformanceTaskAgent, config.cards.sign ? keys : undefined));
       markStarted();
     } catch (e) {
       markFailed(e);

@@ -66,7 +66,7 @@ describe('loadConfig without a file', () => {
       anonymousExtendedCard: false,
     });
     expect(config.push).toEqual({ allowHttp: false, allowlist: [], signJwt: false });
-    expect(config.cards).toEqual({ sign: true, maxAgeSeconds: 300 });
+    expect(config.cards).toEqual({ sign: true, maxAgeSeconds: 300, v03Fields: true });
   });
 
   it('treats an empty file like no file', () => {

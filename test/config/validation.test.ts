@@ -12,7 +12,7 @@ describe('unknown keys', () => {
 
   it('lists the allowed keys when nothing is close', () => {
     const error = configErrorOf(() => parse({ cards: { colour: 'blue' } }));
-    expect(problemLines(error)).toEqual(['cards.colour: unknown key (allowed here: sign, maxAgeSeconds)']);
+    expect(problemLines(error)).toEqual(['cards.colour: unknown key (allowed here: sign, maxAgeSeconds, v03Fields)']);
   });
 
   it('rejects unknown top-level keys and keys inside list entries', () => {

@@ -44,11 +44,14 @@ describe('MCP compatibility routes (auth off)', () => {
     }
   });
 
-  it('GET /mcp with Accept: text/event-stream stays the MCP endpoint (no info JSON)', async () => {
-    const res = await fetch(`${server.http}/mcp`, { headers: { accept: 'text/event-stream' } });
-    const text = await res.text();
-    expect(res.status).toBe(405); // the stateless endpoint offers no standalone SSE stream
-    expect(text).not.toContain('"endpoint"');
+  it('GET /mcp with Accept: text/event-stream stays the MCP endpoint (no info JSON): the server stream', async () => {
+    const ac = new AbortController();
+    const res = await fetch(`${server.http}/mcp`, { headers: { accept: 'text/event-stream' }, signal: ac.signal });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const first = new TextDecoder().decode((await res.body!.getReader().read()).value);
+    expect(first).not.toContain('"endpoint"');
+    ac.abort();
   });
 
   it('GET and POST /mcp/tools/list publish the same tools as tools/list on /mcp', async () => {
@@ -152,6 +155,8 @@ describe('MCP compatibility routes (auth off)', () => {
     expect(r.json.auth.type).toBe('none');
     expect(r.json.connectors.chatgpt).toMatchObject({ url: `${server.http}/mcp`, authentication: 'none', searchAndFetch: false });
     expect(r.json.connectors.claude.claudeCode).toBe(`claude mcp add --transport http agentport ${server.http}/mcp`);
+    expect(r.json.authentication).toEqual({ type: 'none', required: false });
+    expect(r.json.chatgpt_connector.authentication.type).toBe('none');
   });
 });
 
@@ -181,6 +186,24 @@ describe('MCP compatibility routes with authentication', () => {
       protected_resource_metadata: `${server.http}/.well-known/oauth-protected-resource/mcp`,
     });
     expect(meta.json.connectors.claude.redirect_uris).toContain('https://claude.ai/api/mcp/auth_callback');
+  });
+
+  it("GET /mcp and the metadata carry the Novaeden API's shapes: authentication.type oauth, both connector blocks, default_connector by Origin", async () => {
+    for (const path of ['/mcp', '/.well-known/mcp-metadata']) {
+      const chatgpt = await getJson(`${server.http}${path}`, { origin: 'https://chatgpt.com' });
+      expect(chatgpt.json.authentication).toMatchObject({ type: 'oauth', required: true, authorization_url: `${server.http}/oauth/authorize`, token_url: `${server.http}/oauth/token` });
+      expect(chatgpt.json.auth.type).toBe('oauth2'); // Agentport's own member stays
+      expect(chatgpt.json.oauth_config).toMatchObject({ token_endpoint: `${server.http}/oauth/token`, code_challenge_methods_supported: ['S256'] });
+      expect(chatgpt.json.auth_request).toMatchObject({ response_type: 'code', code_challenge_method: 'S256', scope: 'mcp:tools' });
+      for (const key of ['chatgpt_connector', 'claude_code_connector']) {
+        expect(chatgpt.json[key]).toMatchObject({ url: `${server.http}/mcp`, authentication: { type: 'oauth' }, auth_request: { response_type: 'code' } });
+        expect(chatgpt.json[key].oauth_client_params.redirect_uris.length).toBeGreaterThan(0);
+      }
+      expect(chatgpt.json.connectors.default_connector).toBe('chatgpt_connector');
+      expect(chatgpt.headers.get('vary')).toMatch(/Origin/);
+      const claude = await getJson(`${server.http}${path}`, { origin: 'https://claude.ai' });
+      expect(claude.json.connectors.default_connector).toBe('claude_code_connector');
+    }
   });
 
   it('tools/call is authorized exactly like /mcp: a wrong key is 401 with a Bearer challenge, a good key runs as its subject', async () => {

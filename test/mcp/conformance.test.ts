@@ -31,6 +31,20 @@ function summary(stdout: string): Map<string, { passed: number; failed: number }
   return out;
 }
 
+/** The `✗ name: …` lines, for a failure message. */
+function failedChecks(stdout: string): string {
+  return stdout.split('\n').filter((l) => l.startsWith('✗')).join('\n');
+}
+
+/**
+ * Scenarios whose requests name no suite fixture (no `test_*` tool, `test://` resource or fixture
+ * prompt): they must pass against the default configuration, fixtures off.
+ */
+const FIXTURE_FREE: Record<string, string[]> = {
+  '2026-07-28': ['tools-list', 'resources-list', 'prompts-list', 'sep-2164-resource-not-found', 'dns-rebinding-protection', 'caching', 'http-header-validation', 'server-sse-multiple-streams'],
+  '2025-11-25': ['server-initialize', 'ping', 'logging-set-level', 'tools-list', 'resources-list', 'prompts-list', 'dns-rebinding-protection', 'server-sse-multiple-streams'],
+};
+
 describe('MCP conformance suite (server leg)', () => {
   let s: TestServer;
   let outDir: string;
@@ -60,6 +74,10 @@ describe('MCP conformance suite (server leg)', () => {
       expect(Number(total![2]), `failed checks (${withFailedChecks.join('; ')})`).toBeLessThanOrEqual(FAILED_CHECKS_CEILING[revision]!);
       expect(scenarios.size, r.stdout.slice(-3000)).toBeGreaterThan(20);
       expect(r.code, r.stdout.slice(-4000) + r.stderr.slice(-2000)).toBe(0);
+      // Every check, scored or not (the tasks extension's scenarios are reported but not scored).
+      expect(total, r.stdout.slice(-3000)).not.toBeNull();
+      expect(Number(total![2]), failedChecks(r.stdout)).toBe(0);
+      expect([...scenarios].filter(([, v]) => v.failed > 0).map(([k]) => k)).toEqual([]);
       // Protocol-level scenarios that need no fixture must pass outright.
       for (const name of ['tools-list', 'resources-list', 'dns-rebinding-protection', revision === '2026-07-28' ? 'server-stateless' : 'server-initialize']) {
         expect(scenarios.get(name), name).toMatchObject({ failed: 0 });
@@ -75,8 +93,33 @@ describe('MCP conformance suite (server leg)', () => {
       const names = (r.json.result.tools as Array<{ name: string }>).map((t) => t.name);
       expect(names).toContain('echo_echo');
       expect(names.some((n) => n.startsWith('test_'))).toBe(false);
+      // nor the tasks fixtures, nor their agent
+      expect(names.filter((n) => ['greet', 'slow_compute', 'failing_job'].includes(n) || n.startsWith('mcp-conformance'))).toEqual([]);
+      const agents = (await (await fetch(`${plain.http}/api/v1/agents`)).json()) as { agents: Array<{ id: string }> };
+      expect(agents.agents.map((a) => a.id)).toEqual(['echo']);
     } finally {
       await plain.stop();
     }
+  });
+
+  describe('with the default configuration (no fixtures)', () => {
+    let plain: TestServer;
+    beforeAll(async () => {
+      plain = await startTestServer({ auth: { mode: 'none' } });
+    });
+    afterAll(async () => plain?.stop());
+
+    it.each(Object.keys(FIXTURE_FREE))(
+      'passes every fixture-free scenario of --requirements %s',
+      async (revision) => {
+        const r = await runMcpTool('conformance', ['server', '--url', `${plain.http}/mcp`, '--requirements', revision, '-o', path.join(outDir, `plain-${revision}`)], { timeoutMs: 240_000, cwd: outDir });
+        const scenarios = summary(r.stdout);
+        for (const name of FIXTURE_FREE[revision]!) {
+          expect(scenarios.get(name), `${name}\n${failedChecks(r.stdout)}`).toMatchObject({ failed: 0 });
+          expect(scenarios.get(name)!.passed, name).toBeGreaterThan(0);
+        }
+      },
+      300_000,
+    );
   });
 });

@@ -74,9 +74,9 @@ describe('MCP edge: leniency, limits, CORS, Origin/Host', () => {
     expect(r.json.error.code).toBe(-32601);
   });
 
-  it('answers GET and DELETE with 405 (stateless endpoint)', async () => {
-    expect((await fetch(`${s.http}/mcp`, { headers: { accept: 'text/event-stream' } })).status).toBe(405);
+  it('answers DELETE, a GET that does not ask for a stream, and a 2026-era GET with 405 (stateless endpoint)', async () => {
     expect((await fetch(`${s.http}/mcp`, { method: 'DELETE' })).status).toBe(405);
+    expect((await fetch(`${s.http}/mcp`, { headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28' } })).status).toBe(405);
   });
 
   it('answers malformed JSON with a parse error and stays up', async () => {

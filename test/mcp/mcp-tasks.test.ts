@@ -43,6 +43,27 @@ describe('MCP tasks extension', () => {
     expect(r.json.result.capabilities.tasks).toBeUndefined();
   });
 
+  it('reports an agent that crashed mid-task as failed with an inlined error and no result (a protocol-level error)', async () => {
+    const created = await call('probe_probe', 'throw kaboom');
+    const done = await settle(created.json.result.taskId);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatchObject({ code: -32603 });
+    expect(typeof done.error.message).toBe('string');
+    expect(done.error.message).not.toContain('kaboom'); // the agent's own error text stays in the log
+    expect(done).not.toHaveProperty('result');
+  });
+
+  it('rejects tasks/* whose Mcp-Name names another task (HeaderMismatch -32020, HTTP 400)', async () => {
+    const created = await call('probe_probe', 'sleep 5000');
+    const taskId = created.json.result.taskId as string;
+    const wrong = await post(`${s.http}/mcp`, { jsonrpc: '2.0', id: ++id, method: 'tasks/get', params: { taskId, _meta: withTasks() } }, { ...modernHeaders('tasks/get'), 'mcp-name': 'echo:another-task', authorization: `Bearer ${ALICE}` });
+    expect(wrong.status).toBe(400);
+    expect(wrong.json.error.code).toBe(-32020);
+    const right = await post(`${s.http}/mcp`, { jsonrpc: '2.0', id: ++id, method: 'tasks/get', params: { taskId, _meta: withTasks() } }, { ...modernHeaders('tasks/get'), 'mcp-name': ` ${taskId} `, authorization: `Bearer ${ALICE}` });
+    expect(right.json.result.taskId).toBe(taskId);
+    await tasks('tasks/cancel', { taskId });
+  });
+
   it('answers tools/call with a flat CreateTaskResult, and tasks/get inlines the tool result once done', async () => {
     const created = await call('echo_echo', 'hello task');
     const r = created.json.result;

@@ -1,5 +1,5 @@
 /**
- * Cards for v0.3 and v0.2 clients: the v0.3 shape on `A2A-Version: 0.3` (v1.0 without a header),
+ * Cards for v0.3 and v0.2 clients: the v0.3 shape on `A2A-Version: 0.3` (both generations' members without a header),
  * `Vary: A2A-Version`, the v0.2 path `/.well-known/agent.json`, v0.3 interfaces in the v1.0 card,
  * the v0.2 `GET {base}/agent/authenticatedExtendedCard`, and a2a-js 1.3's legacy card detection.
  */
@@ -22,11 +22,20 @@ const get = async (path: string, headers: Record<string, string> = {}) => {
 };
 
 describe('agent cards for v0.3 and v0.2 clients', () => {
-  it('serves the v1.0 card without A2A-Version, varying on the header', async () => {
+  it('serves the v1.0 card with the v0.3 members beside it without A2A-Version, varying on the header', async () => {
     const r = await get('/.well-known/agent-card.json');
     expect(r.body.supportedInterfaces).toBeDefined();
-    expect(r.body.url).toBeUndefined();
+    expect(r.body).toMatchObject({ protocolVersion: '0.3.0', url: `${s.http}/a2a/echo`, preferredTransport: 'JSONRPC' });
     expect(r.headers.get('vary')).toBe('A2A-Version');
+  });
+
+  it('serves the exact v1.0 card on A2A-Version: 1.0, at the root and beneath an agent', async () => {
+    for (const path of ['/.well-known/agent-card.json', '/a2a/conformance/.well-known/agent-card.json']) {
+      const r = await get(path, { 'A2A-Version': '1.0' });
+      expect(r.headers.get('vary')).toBe('A2A-Version');
+      expect(r.body.supportedInterfaces).toBeDefined();
+      for (const key of ['url', 'preferredTransport', 'protocolVersion', 'additionalInterfaces', 'supportsAuthenticatedExtendedCard']) expect(r.body).not.toHaveProperty(key);
+    }
   });
 
   it('serves the v0.3 shape on A2A-Version: 0.3, at the root and beneath an agent', async () => {

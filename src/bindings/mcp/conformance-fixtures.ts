@@ -141,6 +141,18 @@ export function registerConformanceFixtures(server: McpServer, codec: Codec, lis
     } as never) as StandardSchemaWithJSON,
   );
 
+  // The tasks extension's one sync-only fixture (the task-supporting ones: conformance-task-tools.ts).
+  tool('greet', 'Greets by name, synchronously (never a task)', (_ctx, args) => text(`Hello, ${String(args.name ?? 'World')}!`), fromJsonSchema({ type: 'object', properties: { name: { type: 'string' } } }) as StandardSchemaWithJSON);
+
+  // SEP-2243 custom headers: `region` is mirrored in `Mcp-Param-Region`; the SDK checks the header
+  // (Base64 sentinel included) against the body before this runs, and rejects a mismatch with -32020.
+  tool(
+    'test_custom_header',
+    'Takes a region mirrored in the Mcp-Param-Region header (SEP-2243)',
+    (_ctx, args) => text(`region: ${String(args.region)}`),
+    fromJsonSchema({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] } as never) as StandardSchemaWithJSON,
+  );
+
   // List changes, announced on open subscriptions/listen streams (the lists themselves stay the same).
   tool('test_trigger_tool_change', 'Announces a tools list change', () => {
     listBus?.publish({ kind: 'tools_list_changed' });

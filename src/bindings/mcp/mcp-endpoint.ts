@@ -22,7 +22,8 @@ import { SCOPES } from '../../core/authz/scopes.js';
 import { onSurface } from '../../core/authz/surface.js';
 import { bearerChallenge } from '../../auth/challenge.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
-import { normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
+import { LEGACY_VERSIONS, normaliseAccept, reconcileVersionHeader } from './lenient-edge.js';
+import { serverStreams, wantsServerStream } from './server-stream.js';
 import { invalidParamsOf } from './request-params.js';
 import { authInfoFor, createMcpServerFactory, InFlightCalls, principalOf, serverInfo, type McpScope } from './mcp-server-factory.js';
 import { createSharedTaskStateCodec, createTaskStateCodec } from './input-required.js';
@@ -30,6 +31,9 @@ import { callAgentTool, toolName, type AgentToolSpec } from './agent-tools.js';
 import { plainToolCallOf, plainToolContext, SERVER_INFO_KEY, tasksRequestOf, type PlainToolCall } from './plain-tool-call.js';
 import { declaresTasks, serveTasksMethod, startToolTask, TASKS_EXTENSION } from './mcp-tasks.js';
 import { errorResult } from './tool-result.js';
+import { discoveryPrincipal, isPublicDiscoveryCall, PUBLIC_DISCOVERY_PRINCIPAL, PUBLIC_SCOPE } from './public-discovery.js';
+import { FIXTURE_AGENT_ID } from './conformance-task-agent.js';
+import { answerFixtureTaskCall, fixtureTaskCallOf, type FixtureTaskCall } from './conformance-task-tools.js';
 import { isElicitingLegacyInitialize, LegacySessions } from './legacy-sessions.js';
 import type { SkillAnnotationsLookup } from './agent-tools.js';
 import { renderItem } from './item-page.js';
@@ -67,6 +71,8 @@ export interface McpEndpointDeps {
   genericTools?: boolean;
   /** `mcp.conformanceFixtures`: serve the conformance suite's fixtures on `/mcp` (conformance-fixtures.ts) */
   conformanceFixtures?: boolean;
+  /** `mcp.publicDiscovery`: discovery calls on `/mcp` without credentials (public-discovery.ts) */
+  publicDiscovery?: boolean;
   /** the authorization policy (src/core/authz): who may use MCP, which tools and data each caller sees */
   policy?: AuthorizationPolicy;
   /** the RFC 9728 metadata URL of an MCP endpoint path (`/mcp`, `/a2a/{id}/mcp`), named in 401s */
@@ -122,14 +128,16 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     }
     return undefined;
   };
+  /** `PUBLIC_SCOPE`: the surface anonymous discovery calls see (public-discovery.ts): every caller's agents, no policy. */
   const handlerFor = (agentId: string | undefined): { http: McpHttpHandler; factory: ReturnType<typeof createMcpServerFactory> } => {
     const key = agentId ?? '';
     let h = handlers.get(key);
     if (!h) {
-      const agents = agentId ? [d.registry.get(agentId)!] : d.registry.list();
+      const publicScope = agentId === PUBLIC_SCOPE;
+      const agents = publicScope ? d.registry.list().filter((a) => !d.policy || d.policy.seenByEveryone(a.id, 'mcp')) : agentId ? [d.registry.get(agentId)!] : d.registry.list();
       const tableExpert = tableExpertIn(agents);
       const scope: McpScope = { name: agentId ? `/a2a/${agentId}/mcp` : '/mcp', agents, ...(tableExpert ? { tableExpert } : {}) };
-      const factory = createMcpServerFactory({ handler: mcpHandler, ...(d.policy ? { policy: d.policy } : {}), inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}), genericTools: !!d.genericTools && !agentId, conformanceFixtures: !!d.conformanceFixtures && !agentId, listBus }, scope);
+      const factory = createMcpServerFactory({ handler: mcpHandler, ...(d.policy && !publicScope ? { policy: d.policy } : {}), inFlight, version: d.version, log: d.log, stateCodec, ...(d.skillAnnotations ? { skillAnnotations: d.skillAnnotations } : {}), genericTools: !!d.genericTools && (!agentId || publicScope), conformanceFixtures: !!d.conformanceFixtures && !agentId, listBus }, scope);
       const http = createMcpHandler(factory, {
         legacy: 'stateless',
         bus: listBus,
@@ -143,7 +151,9 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     return h;
   };
 
+  const streams = serverStreams(listBus, d.keepAliveMs);
   const close = async (): Promise<void> => {
+    streams.close();
     // subscriptions/listen streams never end by themselves; without this the listener waits forever.
     const all = [...replaced, ...[...handlers.values()].map((h) => h.http)];
     replaced.clear();
@@ -245,8 +255,20 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
   }
 
   async function serveMcp(req: IncomingMessage, res: ServerResponse, agentId: string | undefined, known?: Principal): Promise<void> {
-    const principal = await admit(req, res, agentId, known);
+    // mcp.publicDiscovery: the body is read first, so that a discovery call can be told apart.
+    let preRead: Awaited<ReturnType<typeof readLimitedBody>> | undefined;
+    let discovery = false;
+    if (d.publicDiscovery && agentId === undefined && req.method === 'POST' && headerOf(req, 'mcp-session-id') === undefined) {
+      preRead = await readLimitedBody(req, d.bodyLimit);
+      discovery = typeof preRead === 'string' && isPublicDiscoveryCall(preRead);
+    }
+    const principal = discovery ? await discoveryPrincipal(() => d.auth.authenticate(req.headers, { resourcePath: '/mcp' }), d.policy) : await admit(req, res, agentId, known);
     if (!principal) return;
+    // An anonymous discovery call (or one whose credential was refused or lacks MCP) sees the public surface.
+    if (principal === PUBLIC_DISCOVERY_PRINCIPAL) agentId = PUBLIC_SCOPE;
+    // A 2025-era client's standalone server stream (server-stream.ts); the 2026 revision has none.
+    const version = headerOf(req, 'mcp-protocol-version');
+    if (wantsServerStream(req) && (version === undefined || LEGACY_VERSIONS.includes(version))) return streams.open(req, res);
 
     // A plain record first: web Headers are built only for the SDK path (plain-tool-call.ts skips it).
     const fields: Record<string, string> = {};
@@ -257,7 +279,7 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     let body: string | undefined;
     let parsed: unknown;
     if (req.method === 'POST') {
-      const read = await readLimitedBody(req, d.bodyLimit);
+      const read = preRead ?? (await readLimitedBody(req, d.bodyLimit));
       if (typeof read === 'object') {
         for (const [k, v] of Object.entries(bodyRefusalHeaders(read))) res.setHeader(k, v);
         const err = bodyRefusal(read, d.bodyLimit);
@@ -296,6 +318,8 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
       const headers = { get: (name: string) => fields[name] ?? null };
       const tasksRequest = tasksRequestOf(parsed, headers);
       if (tasksRequest) return serveTasksRequest(res, tasksRequest, principal, agentId);
+      const fixture = d.conformanceFixtures ? fixtureTaskCallOf(parsed, headers) : undefined;
+      if (fixture) return serveFixtureTaskCall(res, fixture, principal, agentId);
       const plain = plainToolCallOf(parsed, headers);
       const spec = plain && handlerFor(agentId).factory.agentTool(plain.name, principal);
       if (plain && spec) return servePlainToolCall(res, plain, spec, principal, abort.signal);
@@ -337,8 +361,17 @@ export function createMcpEndpoint(d: McpEndpointDeps): McpEndpoint {
     res.end(JSON.stringify({ result: out, jsonrpc: '2.0', id: call.id }));
   }
 
+  /** conformance-task-tools.ts: a fixture task tool's handle, MRTR round, or -32021, over the fixture agent's A2A tasks. */
+  async function serveFixtureTaskCall(res: ServerResponse, call: FixtureTaskCall, principal: Principal, scopeAgent: string | undefined): Promise<void> {
+    const specOf = (name: string) => handlerFor(scopeAgent).factory.agentTool(toolName(FIXTURE_AGENT_ID, name), principal);
+    const a = await answerFixtureTaskCall(call, { handler: mcpHandler, specOf, principal });
+    writeJson(res, a.status, { jsonrpc: '2.0', id: call.id, ...('error' in a ? { error: a.error } : { result: { ...a.result, _meta: { [SERVER_INFO_KEY]: info } } }) });
+  }
+
   /** mcp-tasks.ts: tasks/get, tasks/update, tasks/cancel for clients that declared the extension. */
   async function serveTasksRequest(res: ServerResponse, r: NonNullable<ReturnType<typeof tasksRequestOf>>, principal: Principal, scopeAgent: string | undefined): Promise<void> {
+    // SEP-2243 / SEP-2663 routing headers: an Mcp-Name naming another task is HeaderMismatch, HTTP 400.
+    if (!r.nameMatches) return writeJson(res, 400, { jsonrpc: '2.0', id: r.id, error: { code: -32020, message: `The Mcp-Name header must carry params.taskId of ${r.method}` } });
     if (!declaresTasks(r.meta)) {
       // SEP-2575: a request needing a capability the client did not declare is -32021, HTTP 400.
       return writeJson(res, 400, { jsonrpc: '2.0', id: r.id, error: { code: -32021, message: `${r.method} needs the ${TASKS_EXTENSION} extension in the request's client capabilities`, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } } });

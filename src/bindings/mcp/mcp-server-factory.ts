@@ -9,13 +9,16 @@ import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import { agentToolSpecs, callAgentTool, type AgentToolArgs, type AgentToolSpec, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
+import { agentToolSpecs, callAgentTool, toolName, type AgentToolArgs, type AgentToolSpec, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { registerGenericTools } from './generic-tools.js';
 import type { TaskStateCodec } from './input-required.js';
 import { registerTaskTemplate } from './task-resources.js';
 import { TASKS_EXTENSION } from './mcp-tasks.js';
 import { CONFORMANCE_CAPABILITIES, registerConformanceFixtures } from './conformance-fixtures.js';
+import { FIXTURE_AGENT_ID } from './conformance-task-agent.js';
+import { registerFixtureTaskTools } from './conformance-task-tools.js';
+import { registerSkillPrompts, skillPrompts } from './skill-prompts.js';
 import { fetchTool, queryTool, searchTool, TABLE_EXPERT_TOOLS, type TableExpertBinding } from './table-expert-tools.js';
 
 export interface McpScope {
@@ -106,6 +109,7 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
     (te ? ' For data questions use query_table_expert; search and fetch find and open tables, columns, rows and saved results.' : '');
 
   const toolsByName = new Map(tools.map((t) => [t.spec.name, t.spec]));
+  const prompts = skillPrompts(scope.agents, tools.map((t) => t.spec));
   const agentTool = (name: string, principal: Principal): AgentToolSpec | undefined => {
     const spec = toolsByName.get(name);
     return spec && mayUseTool(d.policy, principal, spec.agentId, toolSkills(scope.agents, spec.agentId, spec.skillId)) ? spec : undefined;
@@ -119,13 +123,17 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
         // listChanged: agents may come and go (AgentRegistry.onChange, announced by mcp-endpoint.ts).
         // The tasks extension is answered by the endpoint (mcp-tasks.ts), outside this instance.
         capabilities: {
-          ...(d.conformanceFixtures ? { tools: { listChanged: true }, ...CONFORMANCE_CAPABILITIES } : { tools: { listChanged: true }, resources: { listChanged: true } }),
+          // prompts: the skills' examples (skill-prompts.ts); logging: logging/setLevel is accepted (nothing is logged to clients yet)
+          ...(d.conformanceFixtures
+            ? { tools: { listChanged: true }, ...CONFORMANCE_CAPABILITIES }
+            : { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, logging: {} }),
           extensions: { [TASKS_EXTENSION]: {} },
         },
         instructions,
         cacheHints: {
           'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
           'resources/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+          'prompts/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
           'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
         },
         requestState: { verify: d.stateCodec.verify },
@@ -145,6 +153,7 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
         callAgentTool(d, spec, args as AgentToolArgs, principal, toolCtx, eraOf(ctx.era, server)),
       );
     }
+    registerSkillPrompts(server, prompts.filter((p) => mayUse(p.spec.agentId, toolSkills(scope.agents, p.spec.agentId, p.spec.skillId))));
     if (te && teSchemas) {
       const teTool = (skills: readonly string[]) => mayUse(te.agentId, toolSkills(scope.agents, te.agentId, ...skills));
       const t = TABLE_EXPERT_TOOLS;
@@ -173,7 +182,12 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
     if (d.genericTools) registerGenericTools(server, d, scope.agents, principal, () => eraOf(ctx.era, server), takenNames);
 
     registerTaskTemplate(server, d.handler, agentIds, principal);
-    if (d.conformanceFixtures) registerConformanceFixtures(server, d.stateCodec as RequestStateCodec<unknown>, d.listBus);
+    if (d.conformanceFixtures) {
+      registerConformanceFixtures(server, d.stateCodec as RequestStateCodec<unknown>, d.listBus);
+      registerFixtureTaskTools(server, (fixture) => agentTool(toolName(FIXTURE_AGENT_ID, fixture), principal), (spec, args, toolCtx) =>
+        callAgentTool(d, spec, args, principal, toolCtx, eraOf(ctx.era, server)),
+      );
+    }
 
     if (ctx.era === 'legacy') {
       // Stateless legacy: the cancel arrives in its own POST, to this fresh instance (in-flight-calls.ts).

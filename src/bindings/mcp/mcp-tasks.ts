@@ -16,12 +16,21 @@ import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { uuidv7 } from '../../core/ids/uuid-v7.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
-import { TERMINAL_STATES, type Message, type Part, type Task, type TaskState } from '../../protocol/a2a/types.js';
+import { TERMINAL_STATES, type JsonObject, type Message, type Part, type Task, type TaskState } from '../../protocol/a2a/types.js';
+import { SERVER_FAILURE_MESSAGES } from '../../core/tasks/task-service.js';
 import { SKILL_METADATA_KEY, type AgentToolArgs, type AgentToolSpec } from './agent-tools.js';
 import { ANSWER_KEY } from './input-required.js';
 import { partsText, taskToToolResult } from './tool-result.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/**
+ * An agent that names its own MCP inputRequests puts them in a data part of its INPUT_REQUIRED
+ * status under this key; `tasks/update` then sends the answers to those keys back as a data part
+ * under MCP_INPUT_RESPONSES_KEY (unknown keys dropped). Agents that do not get the one free-text
+ * question ANSWER_KEY.
+ */
+export const MCP_INPUT_REQUESTS_KEY = 'mcpInputRequests';
+export const MCP_INPUT_RESPONSES_KEY = 'mcpInputResponses';
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 /** How long a task stays readable: the A2A task is durable, this is only the promise made. */
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -45,13 +54,27 @@ function parseTaskId(id: unknown): { agentId: string; taskId: string } | undefin
   return i > 0 && i < id.length - 1 ? { agentId: id.slice(0, i), taskId: id.slice(i + 1) } : undefined;
 }
 
-function statusOf(state: TaskState): McpTaskStatus {
+function statusOf(task: Task): McpTaskStatus {
+  const state = task.status.state;
   if (state === 'TASK_STATE_INPUT_REQUIRED' || state === 'TASK_STATE_AUTH_REQUIRED') return 'input_required';
   if (state === 'TASK_STATE_CANCELED') return 'cancelled';
-  // An agent's FAILED or REJECTED is the tool's error: `completed` with `isError` (SEP-2663
-  // keeps `failed` for protocol errors, which reach the client as JSON-RPC errors here).
+  // SEP-2663 keeps `failed` for protocol-level errors: a task the server ended because its agent
+  // crashed or was lost. An agent's own FAILED or REJECTED is the tool's error: `completed` with `isError`.
+  if (isServerFailure(task)) return 'failed';
   if (TERMINAL_STATES.has(state)) return 'completed';
   return 'working';
+}
+
+function isServerFailure(task: Task): boolean {
+  return task.status.state === 'TASK_STATE_FAILED' && SERVER_FAILURE_MESSAGES.has(partsText(task.status.message?.parts));
+}
+
+/** The inputRequests an agent named itself (MCP_INPUT_REQUESTS_KEY), if it did. */
+function declaredInputRequests(task: Task): Record<string, unknown> | undefined {
+  for (const p of task.status.message?.parts ?? []) {
+    if ('data' in p && isObject(p.data) && isObject(p.data[MCP_INPUT_REQUESTS_KEY])) return p.data[MCP_INPUT_REQUESTS_KEY];
+  }
+  return undefined;
 }
 
 /** Task ids are UUIDv7 (core/ids): their first 48 bits are the creation time in ms. */
@@ -62,7 +85,7 @@ function createdAtOf(task: Task): string {
 }
 
 function envelopeOf(agentId: string, task: Task) {
-  const status = statusOf(task.status.state);
+  const status = statusOf(task);
   const note = partsText(task.status.message?.parts);
   return {
     taskId: mcpTaskId(agentId, task.id),
@@ -118,9 +141,20 @@ export async function serveTasksMethod(
     }
     if (method === 'tasks/update') {
       const task = await read();
+      const declared = declaredInputRequests(task);
+      if (declared && statusOf(task) === 'input_required') {
+        // Answers to keys the task did not ask are ignored; with none left there is nothing to send.
+        const responses = isObject(params.inputResponses) ? params.inputResponses : {};
+        const known = Object.fromEntries(Object.entries(responses).filter(([k]) => k in declared)) as JsonObject;
+        if (Object.keys(known).length > 0) {
+          const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts: [{ text: 'inputResponses' }, { data: { [MCP_INPUT_RESPONSES_KEY]: known } }], taskId: task.id, contextId: task.contextId };
+          await handler.sendMessage(ctx, { message, configuration: { returnImmediately: true } });
+        }
+        return { result: { resultType: 'complete' } };
+      }
       const answer = answerOf(params.inputResponses);
       if (answer === undefined) return { status: 200, error: { code: -32602, message: `inputResponses.${ANSWER_KEY} must be an accepted elicitation with a non-empty "${ANSWER_KEY}"` } };
-      if (statusOf(task.status.state) !== 'input_required') return { status: 200, error: { code: -32602, message: `Task ${String(params.taskId)} is not waiting for input` } };
+      if (statusOf(task) !== 'input_required') return { status: 200, error: { code: -32602, message: `Task ${String(params.taskId)} is not waiting for input` } };
       const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts: [{ text: answer }], taskId: task.id, contextId: task.contextId };
       await handler.sendMessage(ctx, { message, configuration: { returnImmediately: true } });
       return { result: { resultType: 'complete' } };
@@ -129,7 +163,10 @@ export async function serveTasksMethod(
     const env = envelopeOf(ref.agentId, task);
     const extra: Record<string, unknown> = {};
     if (env.status === 'completed' || env.status === 'cancelled') extra.result = withoutTaskMeta(taskToToolResult(task, toolNameOf(ref.agentId)));
-    if (env.status === 'input_required') {
+    if (env.status === 'failed') extra.error = { code: -32603, message: partsText(task.status.message?.parts) };
+    const declared = env.status === 'input_required' ? declaredInputRequests(task) : undefined;
+    if (declared) extra.inputRequests = declared;
+    else if (env.status === 'input_required') {
       extra.inputRequests = {
         [ANSWER_KEY]: {
           method: 'elicitation/create',

@@ -96,7 +96,10 @@ export function plainToolContext(call: PlainToolCall, signal: AbortSignal): Serv
 const TASK_METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'];
 
 /** A modern `tasks/*` request whose headers agree with it (else the SDK answers it). */
-export function tasksRequestOf(body: unknown, headers: HeaderLookup): { id: string | number; method: string; params: Record<string, unknown>; meta: Record<string, unknown> } | undefined {
+export function tasksRequestOf(
+  body: unknown,
+  headers: HeaderLookup,
+): { id: string | number; method: string; params: Record<string, unknown>; meta: Record<string, unknown>; /** SEP-2663: `Mcp-Name`, when sent, carries params.taskId */ nameMatches: boolean } | undefined {
   if (!isObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string' || !TASK_METHODS.includes(body.method)) return undefined;
   const id = body.id;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
@@ -105,5 +108,7 @@ export function tasksRequestOf(body: unknown, headers: HeaderLookup): { id: stri
   const meta = params._meta;
   if (!MODERN_VERSIONS.includes(meta[VERSION_KEY] as string) || headers.get('mcp-protocol-version') !== meta[VERSION_KEY]) return undefined;
   if (headers.get('mcp-method') !== body.method || !isObject(meta[CAPABILITIES_KEY])) return undefined;
-  return { id, method: body.method, params, meta };
+  // A missing Mcp-Name is tolerated (docs/compliance.md); one naming another task is not.
+  const name = headers.get('mcp-name');
+  return { id, method: body.method, params, meta, nameMatches: name === null || name.trim() === params.taskId };
 }

@@ -16,6 +16,8 @@ export interface RegisteredAgent {
   requiredExtensions: readonly string[];
   /** built and signed by the server assembly, which knows the interfaces */
   publicCard: AgentCard;
+  /** the card for requests without `A2A-Version`: v1.0 plus v0.3 members (a2a-v03/dual-card.ts); absent = publicCard */
+  headerlessCard?: AgentCard;
   extendedAgentCard?: AgentCard;
 }
 

@@ -102,13 +102,13 @@ export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, 
   async function serve(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
     switch (route) {
       case 'info':
-        return sendJson(res, 200, serverInfoDocument(facts()));
+        return sendJson(res, 200, serverInfoDocument(facts(), req.headers.origin), { Vary: 'Origin' });
       case 'health':
         return sendJson(res, 200, { status: 'ok', version: d.version, agents: publicAgents().length, tools: (await tools()).length });
       case 'validate':
         return sendJson(res, 200, validate(facts(), await tools()));
       case 'metadata':
-        return sendJson(res, 200, metadataDocument(facts(), await tools()), { 'Cache-Control': 'public, max-age=300' });
+        return sendJson(res, 200, metadataDocument(facts(), await tools(), req.headers.origin), { 'Cache-Control': 'public, max-age=300', Vary: 'Origin' });
       case 'tools/list': {
         const body = req.method === 'POST' ? await readJson(req, res) : { ok: true as const, value: undefined };
         if (!body.ok) return;

@@ -6,6 +6,7 @@
  */
 import type { Tool } from '@modelcontextprotocol/server';
 import { OAUTH_PATHS, oauthUrl, protectedResourceMetadataUrl } from '../../../auth/oauth-paths.js';
+import { novaedenMembers } from './novaeden-connectors.js';
 
 export interface ServerFacts {
   publicUrl: string;
@@ -42,8 +43,12 @@ export function authDocument(f: ServerFacts): Record<string, unknown> {
   };
 }
 
-export function serverInfoDocument(f: ServerFacts): Record<string, unknown> {
+/** `origin`: the request's Origin, which picks the Novaeden `default_connector` (novaeden-connectors.ts). */
+export function serverInfoDocument(f: ServerFacts, origin?: string): Record<string, unknown> {
+  const novaeden = novaedenMembers(f, origin);
   return {
+    ...novaeden.top,
+    connectors: novaeden.connectors,
     name: 'agentport',
     title: 'Agentport',
     version: f.version,
@@ -60,16 +65,19 @@ export function serverInfoDocument(f: ServerFacts): Record<string, unknown> {
   };
 }
 
-export function metadataDocument(f: ServerFacts, tools: readonly Tool[]): Record<string, unknown> {
+export function metadataDocument(f: ServerFacts, tools: readonly Tool[], origin?: string): Record<string, unknown> {
   const endpoint = `${f.publicUrl}/mcp`;
   const auth = authDocument(f);
   const oauth = auth.type === 'oauth2';
+  const novaeden = novaedenMembers(f, origin);
   return {
+    ...novaeden.top,
     server: { name: 'agentport', title: 'Agentport', version: f.version, description: 'A2A agents as MCP tools' },
     mcp: { endpoint, transport: 'streamable-http', protocolVersions: SERVED_PROTOCOL_VERSIONS },
     tools: tools.map((t) => ({ name: t.name, ...(t.title ? { title: t.title } : {}), ...(t.description ? { description: t.description } : {}) })),
     auth,
     connectors: {
+      ...novaeden.connectors,
       // ChatGPT apps (Developer Mode): Streamable HTTP URL, OAuth or no auth; deep research and
       // company knowledge use only search/fetch. The callback id is shown when the app is created.
       chatgpt: {
