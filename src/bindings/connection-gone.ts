@@ -1,12 +1,28 @@
 import type { IncomingMessage } from 'node:http';
 
 /**
- * Whether the client of a request has closed its connection: Node's HTTP server ends the socket
- * (and destroys the request) when the client's FIN arrives before the response. A client that
- * timed out while a paused server had its request queued looks exactly like this when the server
- * resumes (issue 19 C4).
+ * Whether the client of a request has closed its connection (issue 19 C4): a client that timed out
+ * while a stalled server had its request queued has sent its FIN long before the server runs again.
+ *
+ * The socket's own state (ended, destroyed, not writable once Node's HTTP server answers the EOF by
+ * ending it) is only as fresh as the last read, and the EOF is never read together with the request:
+ * libuv stops reading a socket at a partial read (the request), so the EOF waits for a later poll of
+ * the socket. Meanwhile other sockets' events (the store's answer) run the request on to this check,
+ * and the client would look connected. So the check first lets the event loop run one whole poll
+ * phase, in which a socket with a pending EOF is reported readable (epoll is level-triggered) and
+ * read, and Node ends it; then it reads the socket's state.
  */
-export function connectionGone(req: IncomingMessage): boolean {
+export async function connectionGone(req: IncomingMessage): Promise<boolean> {
+  await afterNextPoll();
   const s = req.socket;
-  return s.destroyed || !s.writable;
+  return s.destroyed || s.readableEnded || !s.writable;
+}
+
+/**
+ * Resolves after the event loop has run a poll phase that started after this call: an immediate
+ * scheduled from an immediate runs in the next iteration's check phase, which follows its poll
+ * phase (not a timer: nothing waits longer than the loop takes to look at its pending I/O once).
+ */
+function afterNextPoll(): Promise<void> {
+  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 }

@@ -30,9 +30,10 @@ export interface CallContext {
   signal?: AbortSignal;
   /**
    * true once the client's connection is gone (it gave up waiting); checked before work starts, so
-   * requests queued behind a stall do not run for nobody (issue 19 C4)
+   * requests queued behind a stall do not run for nobody (issue 19 C4). May answer asynchronously:
+   * an HTTP binding first lets the server read what the socket already holds (bindings/connection-gone).
    */
-  clientGone?: () => boolean;
+  clientGone?: () => boolean | Promise<boolean>;
   /** `mcp`: an MCP tool call or resource read, authorized under the `mcp:tools…` scopes */
   surface?: 'a2a' | 'mcp';
   /** set by the authorization layer: the usecases whose data the caller may see (undefined: all) */

@@ -285,7 +285,7 @@ export class TaskService implements A2AHandler, AgentRunHost {
   private async retriedTask(ctx: CallContext, req: SendMessageRequest): Promise<{ task: Task; seq: number } | undefined> {
     if (req.message.taskId || typeof req.message.messageId !== 'string') return undefined;
     const s = await this.d.store.findTaskByMessageId(ctx.agentId, ctx.principal.subject, req.message.messageId);
-    if (ctx.clientGone?.()) throw new A2AError('Unavailable', 'The client closed the connection before the request started');
+    if (await ctx.clientGone?.()) throw new A2AError('Unavailable', 'The client closed the connection before the request started');
     if (!s) return undefined;
     const live = this.live.get(s.task.id);
     return live && live.seq >= s.seq ? { task: live.task, seq: live.seq } : { task: s.task, seq: s.seq };
