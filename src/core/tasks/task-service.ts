@@ -96,7 +96,7 @@ const LEASE_LOST_MESSAGE = 'Lease lost: the replica running this task stopped re
 const STORAGE_UNAVAILABLE_MESSAGE = 'Storage unavailable: the database could not be reached for longer than this replica waits while the task was running; send the request again.';
 const STOPPED_MESSAGE = 'The agent stopped without finishing this task.';
 /** The status texts of FAILED tasks the server ended, not the agent (a crash, a lost replica): protocol-level failures to MCP's tasks extension. */
-export const SERVER_FAILURE_MESSAGES: ReadonlySet<string> = new Set([FAILED_SAFE_MESSAGE, REPLICA_LOST_MESSAGE, STOPPED_MESSAGE]);
+export const SERVER_FAILURE_MESSAGES: ReadonlySet<string> = new Set([FAILED_SAFE_MESSAGE, LEASE_LOST_MESSAGE, STORAGE_UNAVAILABLE_MESSAGE, STOPPED_MESSAGE]);
 
 const stateOf = (e: TaskEventPayload): TaskState | undefined =>
   'statusUpdate' in e ? e.statusUpdate.status.state : 'task' in e ? e.task.status.state : undefined;
