@@ -69,6 +69,8 @@ export interface LimitsConfig {
   bodyBytesInFlight: number;
   /** per-body read deadline (408 past it) */
   bodyReadTimeoutMs: number;
+  /** SendMessage deduplicated per (agent, owner, messageId) (issue 19 C1) */
+  deduplicateMessageIds: boolean;
 }
 
 export type StorageConfig =

@@ -67,6 +67,8 @@ const limitsSchema = z
     bodyBytesInFlight: byteSize(1024).default(64 * 1024 * 1024),
     /** the longest one request body may take to arrive */
     bodyReadTimeoutMs: duration(1).default(30_000),
+    /** a task-creating SendMessage that repeats a messageId returns the task the first one created */
+    deduplicateMessageIds: bool.default(true),
   })
   .strict()
   .refine((l) => l.bodyBytesInFlight >= l.bodyBytes, {

@@ -146,6 +146,7 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
         blockingSendTimeoutMs: initial.limits.blockingSendTimeoutMs,
         maxHistoryLength: initial.limits.maxHistoryLength,
         maxConcurrentStreamsPerTask: initial.limits.maxConcurrentStreamsPerTask,
+        deduplicateMessageIds: initial.limits.deduplicateMessageIds,
       },
       log,
       pushGuard: guard,

@@ -31,6 +31,7 @@ describe('loadConfig without a file', () => {
       pushMaxAttempts: 8,
       bodyBytesInFlight: 64 * 1024 * 1024,
       bodyReadTimeoutMs: 30_000,
+      deduplicateMessageIds: true,
     });
     expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(cwd, '.agentport', 'agentport.db'), synchronous: 'normal' });
     expect(config.bus).toEqual({ driver: 'in-process' });

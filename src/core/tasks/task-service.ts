@@ -54,6 +54,12 @@ export interface TaskServiceLimits {
   maxHistoryLength: number;
   /** open SendStreamingMessage + SubscribeToTask streams per task */
   maxConcurrentStreamsPerTask: number;
+  /**
+   * a task-creating SendMessage that repeats a messageId of the same caller and agent returns the
+   * first task (default true); off, every such message creates a task (the TCK profile: the TCK
+   * sends one messageId in several of its tests, docs/compliance.md)
+   */
+  deduplicateMessageIds?: boolean;
 }
 
 export interface Logger {
@@ -282,9 +288,13 @@ export class TaskService implements A2AHandler, AgentRunHost {
    * the same messageId, as it stands. Only task-creating messages are keyed; the key lives as long as
    * the task. C4: a caller that went away while its request was queued starts nothing.
    */
+  private get deduplicates(): boolean {
+    return this.d.limits.deduplicateMessageIds !== false;
+  }
+
   private async retriedTask(ctx: CallContext, req: SendMessageRequest): Promise<{ task: Task; seq: number } | undefined> {
     if (req.message.taskId || typeof req.message.messageId !== 'string') return undefined;
-    const s = await this.d.store.findTaskByMessageId(ctx.agentId, ctx.principal.subject, req.message.messageId);
+    const s = this.deduplicates ? await this.d.store.findTaskByMessageId(ctx.agentId, ctx.principal.subject, req.message.messageId) : undefined;
     if (await ctx.clientGone?.()) throw new A2AError('Unavailable', 'The client closed the connection before the request started');
     if (!s) return undefined;
     const live = this.live.get(s.task.id);
@@ -518,7 +528,8 @@ export class TaskService implements A2AHandler, AgentRunHost {
         history: [{ ...init.userMessage, taskId: run.taskId }],
       };
       live = new LiveTask({ task, agentId: run.agentId, owner: init.owner, seq: 0, version: 0, createdAt: now.getTime() });
-      live.originMessageId = init.userMessage.messageId;
+      // Only a deduplicating service keys the task by its messageId (a unique index in the store).
+      if (this.deduplicates) live.originMessageId = init.userMessage.messageId;
       live.run = run;
       // Created here: the first commit takes the lease.
       live.held = true;

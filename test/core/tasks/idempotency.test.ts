@@ -51,6 +51,23 @@ describe('SendMessage idempotency per messageId', () => {
     expect(await tasksInContext(message.contextId)).toEqual([done.body.result.task.id]);
   });
 
+  it('with limits.deduplicateMessageIds off, a repeated messageId creates a second task', async () => {
+    const plain = await startProbeServer({ limits: { deduplicateMessageIds: false } });
+    try {
+      const url = `${plain.http}/a2a/probe`;
+      const message = inNewContext('sleep 10');
+      const first = await rpc(url, 'SendMessage', { message });
+      const again = await rpc(url, 'SendMessage', { message });
+      expect(first.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(again.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(again.body.result.task.id).not.toBe(first.body.result.task.id);
+      const listed = await rpc(url, 'ListTasks', { contextId: message.contextId });
+      expect((listed.body.result.tasks as { id: string }[]).map((t) => t.id).sort()).toEqual([first.body.result.task.id, again.body.result.task.id].sort());
+    } finally {
+      await plain.stop();
+    }
+  });
+
   it('two concurrent requests with one messageId end in one task, both answered with it', async () => {
     const message = inNewContext('sleep 200');
     const [a, b] = await Promise.all([rpc(probe, 'SendMessage', { message }), rpc(probe, 'SendMessage', { message })]);
