@@ -7,7 +7,7 @@
  */
 import { singular } from '../catalog/profile.js';
 import { qualified, quoteIdent } from '../sql/sql-text.js';
-import { filterSql, groupSql, measureAlias } from './compile.js';
+import { filterSql, groupSql, measureAlias } from './sql-fragments.js';
 import { joinsFor, reachable } from './joins.js';
 import type { Plan } from './plan.js';
 import { Decline, tablesOfPlan } from './resolve.js';

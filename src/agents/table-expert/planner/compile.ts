@@ -2,11 +2,11 @@
  * A plan as one DuckDB SELECT, and as one line of English saying how the question was read.
  * Everything the plan names is quoted; values are literals, never spliced text.
  */
-import { singular } from '../catalog/profile.js';
-import { literal, qualified, quoteIdent } from '../sql/sql-text.js';
+import { qualified, quoteIdent } from '../sql/sql-text.js';
 import { joinsFor } from './joins.js';
-import type { Filter, Group, Measure, Plan } from './plan.js';
+import type { Measure, Plan } from './plan.js';
 import { perEntitySql } from './compile-per-entity.js';
+import { filterSql, groupSql, measureAlias } from './sql-fragments.js';
 import { Decline, tablesOfPlan } from './resolve.js';
 import type { Vocabulary } from './vocabulary.js';
 import { readPlan } from './reading.js';
@@ -14,23 +14,6 @@ import { readPlan } from './reading.js';
 export interface Compiled {
   sql: string;
   interpretation: string;
-}
-
-const TIME_SQL: Record<string, (c: string) => string> = {
-  day: (c) => `CAST(${c} AS DATE)`,
-  week: (c) => `CAST(date_trunc('week', ${c}) AS DATE)`,
-  month: (c) => `strftime(${c}, '%Y-%m')`,
-  quarter: (c) => `strftime(${c}, '%Y') || '-Q' || quarter(${c})`,
-  year: (c) => `year(${c})`,
-  dow: (c) => `dayname(${c})`,
-};
-
-export function measureAlias(m: Measure, base: string): string {
-  if (m.pct) return 'pct';
-  if (m.per) return `${m.fn}_${singular(m.per.table)}_${m.per.inner === 'sum' && m.column ? m.column.column : `${m.per.child}_count`}`;
-  if (!m.column) return m.fn === 'count' ? `${base}_count` : m.fn;
-  const c = m.column.column;
-  return { count: `${c}_count`, count_distinct: `distinct_${c}`, sum: `total_${c}`, avg: `avg_${c}`, min: `min_${c}`, max: `max_${c}`, median: `median_${c}` }[m.fn];
 }
 
 function measureSql(m: Measure, base: string, fanout: boolean, vocab: Vocabulary): string {
@@ -56,69 +39,6 @@ function measureSql(m: Measure, base: string, fanout: boolean, vocab: Vocabulary
       return `count(DISTINCT ${c})`;
     default:
       return `${m.fn}(${c})`;
-  }
-}
-
-export function groupSql(g: Group): Array<{ expr: string; alias: string }> {
-  switch (g.kind) {
-    case 'column':
-      return [{ expr: qualified(g.column.table, g.column.column), alias: g.column.column }];
-    case 'time':
-      return [{ expr: TIME_SQL[g.unit]!(qualified(g.column.table, g.column.column)), alias: g.unit }];
-    case 'entity':
-      return [
-        { expr: qualified(g.table, g.key), alias: g.key },
-        ...(g.label ? [{ expr: qualified(g.table, g.label), alias: singular(g.table) }] : []),
-      ];
-  }
-}
-
-export function filterSql(f: Filter): string {
-  switch (f.kind) {
-    case 'compare':
-      return `${qualified(f.column.table, f.column.column)} ${f.op} ${literal(f.value)}`;
-    case 'in':
-      return `${qualified(f.column.table, f.column.column)} ${f.negate ? 'NOT IN' : 'IN'} (${f.values.map(literal).join(', ')})`;
-    case 'between':
-      return `${qualified(f.column.table, f.column.column)} BETWEEN ${literal(f.low)} AND ${literal(f.high)}`;
-    case 'date_range': {
-      const c = qualified(f.column.table, f.column.column);
-      return [f.from ? `${c} >= DATE ${literal(f.from)}` : '', f.to ? `${c} < DATE ${literal(f.to)}` : ''].filter(Boolean).join(' AND ');
-    }
-    case 'month_of_year':
-      return `month(${qualified(f.column.table, f.column.column)}) = ${f.month}`;
-    case 'child_count': {
-      const more = (f.where ?? []).map((w) => ` AND ${filterSql(w)}`).join('');
-      return `(SELECT count(*) FROM ${quoteIdent(f.child)} WHERE ${qualified(f.child, f.fk)} = ${qualified(f.table, f.key)}${more}) ${f.op} ${f.value}`;
-    }
-    case 'not_null':
-      return `${qualified(f.column.table, f.column.column)} IS NOT NULL`;
-    case 'day_of_week':
-      return `dayofweek(${qualified(f.column.table, f.column.column)}) IN (${f.days.join(', ')})`;
-  }
-}
-
-export function describeFilter(f: Filter): string {
-  const c = (x: { table: string; column: string }) => `${x.table}.${x.column}`;
-  switch (f.kind) {
-    case 'compare':
-      return `${c(f.column)} ${f.op} ${JSON.stringify(f.value)}`;
-    case 'in':
-      return `${c(f.column)} ${f.negate ? 'not in' : 'in'} (${f.values.map((v) => JSON.stringify(v)).join(', ')})`;
-    case 'between':
-      return `${c(f.column)} between ${f.low} and ${f.high}`;
-    case 'date_range':
-      return `${c(f.column)} ${f.label.match(/^(before|after|since|until)/) ? f.label : `in ${f.label}`}`;
-    case 'month_of_year':
-      return `month of ${c(f.column)} = ${f.month}`;
-    case 'child_count':
-      return f.op === '=' && f.value === 0
-        ? `${f.table} with no ${f.child}${f.where?.length ? ` where ${f.where.map(describeFilter).join(' and ')}` : ''}`
-        : `${f.table} with ${f.op} ${f.value} ${f.child}`;
-    case 'not_null':
-      return `${c(f.column)} is set`;
-    case 'day_of_week':
-      return `${f.column.table}.${f.column.column} on ${f.days.map((d) => ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d]).join(' or ')}`;
   }
 }
 

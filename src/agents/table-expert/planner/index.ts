@@ -8,7 +8,8 @@
  */
 import { compilePlan } from './compile.js';
 import { reachable } from './joins.js';
-import { interpret, type Draft } from './interpret.js';
+import type { Draft } from './draft.js';
+import { interpret } from './interpret.js';
 import { UNSUPPORTED } from './lexicon.js';
 import { normalizeQuestion } from './normalize.js';
 import type { PlanOutcome } from './plan.js';

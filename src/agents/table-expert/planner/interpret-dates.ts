@@ -3,8 +3,8 @@
  * "between 2023-01-01 and 2023-03-31", "in March" (any year). Claims the words it places.
  */
 import type { Keyword } from './lexicon.js';
-import type { Draft } from './interpret.js';
-import { COMPARE, isKw } from './interpret.js';
+import type { Draft } from './draft.js';
+import { COMPARE, isKw } from './interpret-words.js';
 import type { QToken } from './tokens.js';
 
 const pad = (n: number) => String(n).padStart(2, '0');

@@ -4,8 +4,8 @@
  * column ("rated 5", "a satisfaction of 1"). Each claims only the words it places.
  */
 import type { Keyword } from './lexicon.js';
-import type { Draft } from './interpret.js';
-import { hasStructural, isKw, targetOf } from './interpret.js';
+import type { Draft } from './draft.js';
+import { hasStructural, isKw, targetOf } from './interpret-words.js';
 import type { QToken } from './tokens.js';
 
 export function extraPasses(tokens: QToken[], d: Draft, next: (i: number, skip?: Keyword[]) => number, use: (...i: number[]) => void): void {

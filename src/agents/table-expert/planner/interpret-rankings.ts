@@ -6,8 +6,8 @@
  * superlative. With no Y the draft says so, and the planner asks by what instead of guessing.
  */
 import type { Keyword } from './lexicon.js';
-import type { Draft } from './interpret.js';
-import { AGG, hasStructural, isKw, targetOf } from './interpret.js';
+import type { Draft } from './draft.js';
+import { AGG, hasStructural, isKw, targetOf } from './interpret-words.js';
 import type { AggFn } from './plan.js';
 import type { QToken } from './tokens.js';
 

@@ -3,92 +3,21 @@
  * schema words still carrying every meaning they could have. Each pass claims the tokens it
  * understands; whatever no pass claims is reported, so the planner can decline instead of guess.
  */
-import type { Keyword, TimeUnit } from './lexicon.js';
-import type { AggFn, CompareOp } from './plan.js';
+import type { Draft, Target } from './draft.js';
+import type { Keyword } from './lexicon.js';
 import type { QToken } from './tokens.js';
 import type { Meaning } from './vocabulary.js';
 import { extraPasses } from './interpret-extra.js';
 import { datePass } from './interpret-dates.js';
 import { rankingPass } from './interpret-rankings.js';
-
-export interface Target {
-  text: string;
-  meanings: Meaning[];
-  plural: boolean;
-}
-
-export interface DraftMeasure {
-  fn?: AggFn;
-  target?: Target;
-  /** "average number of orders": an average of a count per entity */
-  perCount?: boolean;
-}
-
-export interface DraftDate {
-  from?: string;
-  to?: string;
-  month?: number;
-  label: string;
-}
-
-export interface Draft {
-  measure?: DraftMeasure;
-  rankBy?: DraftMeasure;
-  groups: Array<{ time?: TimeUnit; target?: Target }>;
-  values: Array<{ target: Target; negate: boolean }>;
-  numbers: Array<{ target?: Target; op: CompareOp | 'between'; value: number; high?: number; text: string }>;
-  childCounts: Array<{ child: Target; op: CompareOp; value: number }>;
-  dates: DraftDate[];
-  keyLookup?: { target: Target; value: number; contents?: boolean };
-  /** "list", "show": rows were asked for in so many words */
-  listVerb?: boolean;
-  list: boolean;
-  distinct: boolean;
-  when: boolean;
-  superlative?: { kind: 'price' | 'date'; dir: 'asc' | 'desc'; n?: number };
-  top?: { dir: 'asc' | 'desc'; n?: number };
-  which?: { dir: 'asc' | 'desc'; plural: boolean };
-  share: boolean;
-  subjects: Target[];
-  hints: string[];
-  unknown: string[];
-  cues: { also: boolean; instead: boolean; only: boolean; whatAbout: boolean; clear: boolean };
-  /** a group was introduced by "per"/"each" ("average amount per order"), not "by" */
-  perWord?: boolean;
-  /** words that ask for something (a ranking, a share, an aggregate) that no pass could place */
-  unplaced: string[];
-  /** "which X … the most" with no measure named: the planner must ask by what */
-  rankMissing?: { text: string; busy: boolean };
-  /** "online vs store", "2023 compared with 2024": show the named things side by side */
-  compare: boolean;
-  /** "never", "without", "didn't": rows of the subject with no related rows */
-  never: boolean;
-  /** "rate", "percentage of …": a share of rows meeting the value filters */
-  rate: boolean;
-  /** "had a discount" (> 0), "have been resolved" (a date is set) */
-  present: Target[];
-  /** day-of-week filter (0 = Sunday) */
-  dows?: number[];
-  /** "20%": numbers written as percentages, placed next to a column */
-  percents: Array<{ target: Target; value: number; text: string }>;
-  /** where "top N" or "which" stood, so a later "most" knows what is ranked */
-  rankAt?: number;
-}
+import { AGG, COMPARE, hasStructural, isKw, isMeasureLike, targetOf } from './interpret-words.js';
 
 const EVENT_VERB = /^(raised?|filed?|files|opened|submitted|logged|created|made|placed)$/i;
 
 /** keywords that change the answer: when one is left over, the question was not fully read */
 const PLACE_OR_DECLINE = new Set<Keyword>(['count', 'sum', 'avg', 'min', 'max', 'median', 'most', 'fewest', 'top', 'bottom', 'share', 'expensive', 'cheap', 'newest', 'oldest', 'gt', 'gte', 'lt', 'lte', 'between', 'not', 'never', 'rate', 'before', 'after', 'since', 'until', 'compare', 'weekend']);
-export const COMPARE: Partial<Record<Keyword, CompareOp>> = { gt: '>', gte: '>=', lt: '<', lte: '<=' };
-export const AGG: Partial<Record<Keyword, AggFn>> = { count: 'count', sum: 'sum', avg: 'avg', min: 'min', max: 'max', median: 'median' };
 
-
-export const isKw = (t: QToken | undefined, ...kws: Keyword[]): boolean => t?.t === 'kw' && kws.includes(t.kw);
-export const targetOf = (t: QToken): Target | undefined =>
-  t.t === 'schema' ? { text: t.text, meanings: t.meanings.filter((m) => m.kind !== 'value'), plural: t.plural } : undefined;
-export const hasStructural = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind !== 'value');
 const hasValue = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind === 'value');
-export const isMeasureLike = (t: Target): boolean => t.meanings.some((m) => m.kind === 'column' && m.ref.role === 'measure');
 
 export function interpret(tokens: QToken[]): Draft {
   const d: Draft = {

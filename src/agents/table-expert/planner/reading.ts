@@ -4,8 +4,7 @@
  * orders.order_date in 2024, highest first") and can tell a wrong reading from a wrong number.
  */
 import { singular } from '../catalog/profile.js';
-import { describeFilter } from './compile.js';
-import type { Measure, Plan } from './plan.js';
+import type { Filter, Measure, Plan } from './plan.js';
 
 const FN_WORD: Record<string, string> = { count: 'number of', count_distinct: 'number of distinct', sum: 'total', avg: 'average', median: 'median', min: 'smallest', max: 'largest' };
 
@@ -38,4 +37,28 @@ export function readPlan(plan: Plan): string {
   } else if (plan.order?.by === 'measure' && plan.groups.length) out.push(`${plan.order.dir === 'desc' ? 'highest' : 'lowest'} first`);
   if (plan.share) out.push("with each group's share of the total");
   return out.join(', ');
+}
+
+export function describeFilter(f: Filter): string {
+  const c = (x: { table: string; column: string }) => `${x.table}.${x.column}`;
+  switch (f.kind) {
+    case 'compare':
+      return `${c(f.column)} ${f.op} ${JSON.stringify(f.value)}`;
+    case 'in':
+      return `${c(f.column)} ${f.negate ? 'not in' : 'in'} (${f.values.map((v) => JSON.stringify(v)).join(', ')})`;
+    case 'between':
+      return `${c(f.column)} between ${f.low} and ${f.high}`;
+    case 'date_range':
+      return `${c(f.column)} ${f.label.match(/^(before|after|since|until)/) ? f.label : `in ${f.label}`}`;
+    case 'month_of_year':
+      return `month of ${c(f.column)} = ${f.month}`;
+    case 'child_count':
+      return f.op === '=' && f.value === 0
+        ? `${f.table} with no ${f.child}${f.where?.length ? ` where ${f.where.map(describeFilter).join(' and ')}` : ''}`
+        : `${f.table} with ${f.op} ${f.value} ${f.child}`;
+    case 'not_null':
+      return `${c(f.column)} is set`;
+    case 'day_of_week':
+      return `${f.column.table}.${f.column.column} on ${f.days.map((d) => ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'][d]).join(' or ')}`;
+  }
 }

@@ -4,7 +4,7 @@
  * date column of an event, and the tables a plan reads.
  */
 import { isNumericType } from '../catalog/profile.js';
-import type { Draft, Target } from './interpret.js';
+import type { Draft, Target } from './draft.js';
 import { reachable, type Reach } from './joins.js';
 import type { Choice, ColRef, Plan } from './plan.js';
 import type { ColumnRef, Vocabulary } from './vocabulary.js';

@@ -6,7 +6,7 @@
  * - shares and rates of the rows meeting a filter become one percentage per group;
  * - a plan that does not cover what the question asked is declined, never answered.
  */
-import type { Draft, Target } from './interpret.js';
+import type { Draft, Target } from './draft.js';
 import type { ColRef, Filter, Plan } from './plan.js';
 import { Ambiguity, Decline } from './resolve-context.js';
 import { labelColumn, type ColumnRef, type Meaning, type Vocabulary } from './vocabulary.js';

@@ -3,7 +3,7 @@
  * order) and per-entity figures ("average number of orders per customer").
  */
 import { isNumericType, type TableProfile } from '../catalog/profile.js';
-import type { Draft } from './interpret.js';
+import type { Draft } from './draft.js';
 import { reachable } from './joins.js';
 import type { Filter, Group, Plan } from './plan.js';
 import { colRef, columnsOf, Decline, pickColumn, pickTable, setBase, tablesOf, type Ctx } from './resolve-context.js';

@@ -3,7 +3,7 @@
  * date column, check that the joins are sound. When two meanings are equally good the planner
  * asks (INPUT_REQUIRED with the choices); when the question does not fit it declines and says why.
  */
-import type { Draft, DraftMeasure } from './interpret.js';
+import type { Draft, DraftMeasure } from './draft.js';
 import { joinsFor } from './joins.js';
 import type { AggFn, ColRef, Filter, Group, Measure, Plan } from './plan.js';
 import { labelColumn, type ColumnRef, type Vocabulary } from './vocabulary.js';

@@ -20,9 +20,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { IncomingHttpHeaders } from 'node:http';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../json-depth.js';
 import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../../read-limited-body.js';
-import { metadataDocument, serverInfoDocument, validate, type ServerFacts } from './documents.js';
+import { metadataDocument, serverInfoDocument, validate } from './documents.js';
 import { forwardToMcp, FORWARD_PROTOCOL_VERSION, type ForwardTarget } from './forward-to-mcp.js';
 import { publicToolList, type PublicToolsDeps } from './public-tools.js';
+import type { ServerFacts } from './server-facts.js';
 import { tableExpertOf } from '../table-expert-tools.js';
 
 export interface McpCompatDeps extends PublicToolsDeps, ForwardTarget {

@@ -7,22 +7,10 @@
 import type { Tool } from '@modelcontextprotocol/server';
 import { OAUTH_PATHS, oauthUrl, protectedResourceMetadataUrl } from '../../../auth/oauth-paths.js';
 import { novaedenMembers } from './novaeden-connectors.js';
-
-export interface ServerFacts {
-  publicUrl: string;
-  version: string;
-  authMode: 'required' | 'none';
-  oauthEnabled: boolean;
-  /** a Table Expert answers ChatGPT's search/fetch pair */
-  searchAndFetch: boolean;
-  agentCount: number;
-}
+import { MCP_SCOPE, type ServerFacts } from './server-facts.js';
 
 /** The MCP revisions `/mcp` serves (modern first). */
 export const SERVED_PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26'];
-
-/** The scope MCP clients ask for (src/core/authz/scopes.ts `SCOPES.mcpTools`). */
-const MCP_SCOPE = 'mcp:tools';
 
 export function authDocument(f: ServerFacts): Record<string, unknown> {
   if (f.authMode === 'none') return { type: 'none', required: false };

@@ -8,9 +8,7 @@
  * Agentport's own members beside them.
  */
 import { OAUTH_PATHS, oauthUrl } from '../../../auth/oauth-paths.js';
-import type { ServerFacts } from './documents.js';
-
-const MCP_SCOPE = 'mcp:tools';
+import { MCP_SCOPE, type ServerFacts } from './server-facts.js';
 
 const CONNECTORS = {
   chatgpt_connector: { name: 'ChatGPT', redirect_uris: ['https://chatgpt.com/connector/oauth/{callback_id}', 'https://chatgpt.com/connector_platform_oauth_redirect'] },
