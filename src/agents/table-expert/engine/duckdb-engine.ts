@@ -10,19 +10,17 @@
  */
 import path from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
-import type { JsonValue } from '../../../protocol/a2a/types.js';
 import type { DatasetSpec, EngineLimits, FileFormat } from '../options.js';
 import { checkSqlAst, checkSqlText, QueryRejectedError } from '../sql/guard.js';
 import { quoteIdent, quoteString } from '../sql/sql-text.js';
 import { QueryError } from './errors.js';
 import { fingerprintSqlite, loadPostgres, loadSqlite } from './external-load.js';
 import { datasetRoot, fingerprintFiles, readerSql, resolveFileTables, type FileTable } from './file-sources.js';
+import type { ColumnInfo, QueryOptions, QueryResult, Scope } from './query-types.js';
 import { StatementRunner } from './statement-runner.js';
 
-export interface ColumnInfo {
-  name: string;
-  type: string;
-}
+// the query types stay importable from the engine, where the rest of the Table Expert looks for them
+export type { ColumnInfo, QueryOptions, QueryResult, Scope } from './query-types.js';
 
 export interface TableInfo {
   name: string;
@@ -32,28 +30,6 @@ export interface TableInfo {
   source: 'files' | 'sqlite' | 'postgres';
   format?: FileFormat;
   columns: ColumnInfo[];
-}
-
-/** Which usecases a caller may see; undefined = all (A2A callers of this agent). */
-export interface Scope {
-  usecases?: readonly string[];
-}
-
-export interface QueryOptions {
-  scope?: Scope;
-  maxRows?: number;
-  timeoutMs?: number;
-  signal?: AbortSignal;
-}
-
-export interface QueryResult {
-  columns: ColumnInfo[];
-  rows: JsonValue[][];
-  /** rows returned (at most maxRows) */
-  rowCount: number;
-  /** true when the statement produced more rows than maxRows */
-  truncated: boolean;
-  elapsedMs: number;
 }
 
 type Entry = { info: TableInfo; datasetIndex: number; fingerprint?: string } & (

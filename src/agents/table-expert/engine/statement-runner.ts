@@ -7,7 +7,7 @@
 import type { DuckDBConnection, DuckDBInstance, DuckDBResultReader } from '@duckdb/node-api';
 import type { EngineLimits } from '../options.js';
 import { QueryError, queryTimeout, QueryRejectedError } from './errors.js';
-import type { ColumnInfo, QueryOptions, QueryResult } from './duckdb-engine.js';
+import type { ColumnInfo, QueryOptions, QueryResult } from './query-types.js';
 import { toJsonValue } from './values.js';
 
 /** how long past its time limit a statement that ignores interrupts may keep its caller waiting */
