@@ -19,6 +19,21 @@ Exit codes:
 Each failure is one message on stderr naming what failed, why, and how to fix it.
 `;
 
+/**
+ * Starts the server, or prints why it could not and exits with the failure's code (undefined
+ * then): the one start path of `serve` and `dev`.
+ */
+export async function startOrExit<S>(start: () => Promise<S>, config: Config, io: { stderr(text: string): void; exit(code: number): void }): Promise<S | undefined> {
+  try {
+    return await start();
+  } catch (error) {
+    const failure = describeStartFailure(error, config);
+    io.stderr(failure.text);
+    io.exit(failure.exitCode);
+    return undefined;
+  }
+}
+
 export function describeStartFailure(error: unknown, config: Config): { text: string; exitCode: number } {
   if ((error as { code?: unknown } | undefined)?.code === 'ERR_MODULE_NOT_FOUND' && /server[\\/]start\.js/.test(String((error as Error).message))) {
     return { text: 'Cannot start: this build has no server module (dist/server/start.js).\n  Fix: run npm run build.\n', exitCode: START_EXIT_CODES.other };

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import type { ApiKeyConfig, Config } from '../../config/index.js';
-import { describeStartFailure } from '../start-failure-message.js';
+import { startOrExit } from '../start-failure-message.js';
 import { formatDevBanner } from '../dev-banner.js';
 import type { CliIO } from '../io.js';
 import { stopOnSignals } from '../shutdown.js';
@@ -51,15 +51,8 @@ async function dev(options: ServeOptions, io: CliIO): Promise<void> {
     import('../../server/dev-reload.js'),
     import('../../server/dev-watch.js'),
   ]);
-  let server: Awaited<ReturnType<typeof startServer>>;
-  try {
-    server = await startServer(config);
-  } catch (error) {
-    const failure = describeStartFailure(error, config);
-    io.stderr(failure.text);
-    io.exit(failure.exitCode);
-    return;
-  }
+  const server = await startOrExit(() => startServer(config), config, io);
+  if (!server) return;
 
   const warn = (obj: object, msg?: string) => io.stderr(`${stamp()} ${msg ?? ''} ${JSON.stringify(obj)}\n`);
   const reloader = new DevReloader(server.agentSlots, config, { log: { debug() {}, warn }, version: packageVersion() });

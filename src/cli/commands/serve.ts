@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { ConfigError, loadConfig, type Config, type ConfigOverrides } from '../../config/index.js';
 import { formatBanner } from '../banner.js';
-import { EXIT_CODES_HELP, describeStartFailure } from '../start-failure-message.js';
+import { EXIT_CODES_HELP, startOrExit } from '../start-failure-message.js';
 import type { CliIO } from '../io.js';
 import { stopOnSignals } from '../shutdown.js';
 import { firstStartNotice } from '../../server/first-start.js';
@@ -116,15 +116,8 @@ async function serve(options: ServeOptions, io: CliIO, startServer: StartServer)
   const config = configFromServeOptions(options, io);
   if (!config) return;
 
-  let server: RunningServer;
-  try {
-    server = await startServer(config);
-  } catch (error) {
-    const failure = describeStartFailure(error, config);
-    io.stderr(failure.text);
-    io.exit(failure.exitCode);
-    return;
-  }
+  const server = await startOrExit(() => startServer(config), config, io);
+  if (!server) return;
 
   // Before the banner: a supervisor that signals as soon as it reads the banner gets a graceful stop.
   stopOnSignals(server, io);
