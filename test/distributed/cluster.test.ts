@@ -17,6 +17,7 @@ import {
   startCluster,
   uniqueName,
   waitFor,
+  withFailureLogs,
   type Cluster,
   type Replica,
 } from '../support/cluster.js';
@@ -91,14 +92,7 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
   }, 60_000);
 
   /** Attaches the replicas' output to a failing assertion's message. */
-  async function withLogs(fn: () => Promise<void>): Promise<void> {
-    try {
-      await fn();
-    } catch (err) {
-      if (err instanceof Error) err.message += `\n\n--- replica output (tail) ---\n${cluster.logs(8_000)}`;
-      throw err;
-    }
-  }
+  const withLogs = (fn: () => Promise<void>) => withFailureLogs({ cluster: () => cluster, replicaTail: 8_000 }, fn);
 
   it('streams a task sent on A on B and C with the same events as the log, live, to the end', () =>
     withLogs(async () => {

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { agentLogFor, ensureBuilt, readAgentLog, startCluster, uniqueName, waitFor, type Cluster, type Replica } from '../support/cluster.js';
+import { agentLogFor, ensureBuilt, readAgentLog, startCluster, uniqueName, waitFor, withFailureLogs, type Cluster, type Replica } from '../support/cluster.js';
 import { sleep, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../support/private-services.js';
 import { call, rpcRaw, sendBlocking, sendNonBlocking, userMessage, waitForState } from './a2a-client.js';
 
@@ -28,14 +28,7 @@ let B: Replica;
 let dir: string;
 let agentLog: string;
 
-async function withLogs(fn: () => Promise<void>): Promise<void> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof Error) err.message += `\n\n--- replica output (tail) ---\n${cluster?.logs(6_000)}`;
-    throw err;
-  }
-}
+const withLogs = (fn: () => Promise<void>) => withFailureLogs({ cluster: () => cluster }, fn);
 
 /** Waits until A has the task's executor running (its first log line is from A). */
 async function startedOnA(taskId: string): Promise<void> {

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { agentLogFor, ensureBuilt, startCluster, uniqueName, waitFor, type Cluster, type Replica } from '../support/cluster.js';
+import { agentLogFor, ensureBuilt, startCluster, uniqueName, waitFor, withFailureLogs, type Cluster, type Replica } from '../support/cluster.js';
 import { startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../support/private-services.js';
 import { rpcRaw, sendNonBlocking, userMessage, waitForState } from './a2a-client.js';
 
@@ -28,17 +28,7 @@ let B: Replica;
 let dir: string;
 let agentLog: string;
 
-async function withLogs(fn: () => Promise<void>): Promise<void> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof Error) {
-      err.message += `\n\n--- replica output (tail) ---\n${cluster?.logs(6_000)}`;
-      err.message += `\n--- private PostgreSQL log (tail) ---\n${(await pgServer?.log())?.slice(-1_500)}`;
-    }
-    throw err;
-  }
-}
+const withLogs = (fn: () => Promise<void>) => withFailureLogs({ cluster: () => cluster, postgres: () => pgServer }, fn);
 
 const tookSteps = (taskId: string, n: number) =>
   waitFor(() => agentLogFor(agentLog, taskId).some((l) => l.event === 'step' && l.step! >= n), { timeoutMs: 5_000, what: `task ${taskId} to take ${n} steps` });

@@ -339,3 +339,31 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
   }
 }
 
+
+/** Where a failed fault test's message gets its context from; each read when the test fails. */
+export interface FailureLogs {
+  cluster?: () => Cluster | undefined;
+  postgres?: () => { log(): Promise<string> } | undefined;
+  redis?: () => { log(): string } | undefined;
+  /** characters of the replicas' output to keep (default 6,000) */
+  replicaTail?: number;
+}
+
+/**
+ * Runs a test body; when it fails, its message ends with the tails of the replicas' output and of
+ * the private services' logs, so a CI failure can be read without rerunning it.
+ */
+export async function withFailureLogs(logs: FailureLogs, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (err instanceof Error) {
+      err.message += `\n\n--- replica output (tail) ---\n${logs.cluster?.()?.logs(logs.replicaTail ?? 6_000)}`;
+      const pgServer = logs.postgres?.();
+      if (pgServer) err.message += `\n--- private PostgreSQL log (tail) ---\n${(await pgServer.log()).slice(-2_000)}`;
+      const redis = logs.redis?.();
+      if (redis) err.message += `\n--- private Redis log (tail) ---\n${redis.log().slice(-1_000)}`;
+    }
+    throw err;
+  }
+}
