@@ -104,12 +104,26 @@ try {
 
   const results = { none: [], token: [] };
   // Warm-up, not recorded: JIT, SQLite page cache, the verified-token cache.
-  for (const [s, headers] of [[none, {}], [secured, auth]]) {
+  for (const [s, headers] of [
+    [none, {}],
+    [secured, auth],
+  ]) {
     await runAutocannon({ url: `${s.url}/a2a/echo`, connections: CONNECTIONS, durationS: 3, headers: { ...BODY.headers, ...headers }, bodyPrefix: BODY.bodyPrefix, bodySuffix: BODY.bodySuffix, runId: 'warm' });
   }
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, s, headers] of [['none', none, {}], ['token', secured, auth]]) {
-      const r = await runAutocannon({ url: `${s.url}/a2a/echo`, connections: CONNECTIONS, durationS: DURATION, headers: { ...BODY.headers, ...headers }, bodyPrefix: BODY.bodyPrefix, bodySuffix: BODY.bodySuffix, runId: `${name}${round}` });
+    for (const [name, s, headers] of [
+      ['none', none, {}],
+      ['token', secured, auth],
+    ]) {
+      const r = await runAutocannon({
+        url: `${s.url}/a2a/echo`,
+        connections: CONNECTIONS,
+        durationS: DURATION,
+        headers: { ...BODY.headers, ...headers },
+        bodyPrefix: BODY.bodyPrefix,
+        bodySuffix: BODY.bodySuffix,
+        runId: `${name}${round}`,
+      });
       if (r.errorsTotal) throw new Error(`${name}: ${r.errorsTotal} errors (${JSON.stringify(r.errors)})`);
       results[name].push(r.rps);
       process.stdout.write(`round ${round + 1} ${name.padEnd(5)} ${r.rps.toFixed(0)} req/s  p50 ${r.latencyMs.p50.toFixed(2)} ms  p99 ${r.latencyMs.p99.toFixed(2)} ms\n`);

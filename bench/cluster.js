@@ -71,21 +71,54 @@ function parseArgs(argv) {
       return argv[++i];
     };
     switch (a) {
-      case '--replicas': o.replicas = next().split(',').map((s) => Math.max(1, Math.floor(num(a, s)))); break;
-      case '--duration': o.duration = num(a, next()); break;
-      case '--warmup': o.warmup = num(a, next()); break;
-      case '--connections': o.connections = Math.max(1, Math.floor(num(a, next()))); break;
-      case '--generator': o.generator = next(); break;
-      case '--events': o.events = Math.max(1, Math.floor(num(a, next()))); break;
-      case '--interval-ms': o.intervalMs = Math.floor(num(a, next())); break;
-      case '--latency-replicas': o.latencyReplicas = Math.max(2, Math.floor(num(a, next()))); break;
-      case '--skip-throughput': o.skipThroughput = true; break;
-      case '--skip-latency': o.skipLatency = true; break;
-      case '--pg-url': o.pgUrl = next(); break;
-      case '--redis-url': o.redisUrl = next(); break;
-      case '--out': o.out = path.resolve(next()); break;
-      case '--help': case '-h': process.stdout.write(HELP); process.exit(0); break;
-      default: throw new Error(`unknown option ${a} (see --help)`);
+      case '--replicas':
+        o.replicas = next()
+          .split(',')
+          .map((s) => Math.max(1, Math.floor(num(a, s))));
+        break;
+      case '--duration':
+        o.duration = num(a, next());
+        break;
+      case '--warmup':
+        o.warmup = num(a, next());
+        break;
+      case '--connections':
+        o.connections = Math.max(1, Math.floor(num(a, next())));
+        break;
+      case '--generator':
+        o.generator = next();
+        break;
+      case '--events':
+        o.events = Math.max(1, Math.floor(num(a, next())));
+        break;
+      case '--interval-ms':
+        o.intervalMs = Math.floor(num(a, next()));
+        break;
+      case '--latency-replicas':
+        o.latencyReplicas = Math.max(2, Math.floor(num(a, next())));
+        break;
+      case '--skip-throughput':
+        o.skipThroughput = true;
+        break;
+      case '--skip-latency':
+        o.skipLatency = true;
+        break;
+      case '--pg-url':
+        o.pgUrl = next();
+        break;
+      case '--redis-url':
+        o.redisUrl = next();
+        break;
+      case '--out':
+        o.out = path.resolve(next());
+        break;
+      case '--help':
+      case '-h':
+        process.stdout.write(HELP);
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown option ${a} (see --help)`);
     }
   }
   if (!['auto', 'wrk', 'autocannon'].includes(o.generator)) throw new Error(`unknown generator ${o.generator}`);
@@ -198,7 +231,6 @@ async function dropSchema(url, schema) {
   }
 }
 
-
 // ---------------------------------------------------------------- where the CPU goes
 
 const CLK_TCK = (() => {
@@ -240,7 +272,8 @@ function cpuBreakdown(before, after, replicaPids, seconds) {
     if (replicaPids.has(pid)) groups.replicas += used;
     else if (a.comm === 'postgres' || a.comm === 'postmaster') groups.postgres += used;
     else if (a.comm.startsWith('redis-server')) groups.redis += used;
-    else if (pid === process.pid) continue; // counted with the generator (selfAndReapedChildrenCpuSeconds)
+    else if (pid === process.pid)
+      continue; // counted with the generator (selfAndReapedChildrenCpuSeconds)
     else groups.other += used;
   }
   for (const k of Object.keys(groups)) groups[k] = groups[k] / seconds;
@@ -267,7 +300,9 @@ async function runWrkRoundRobin(urls, connections, durationS, runId) {
   writeFileSync(
     script,
     `wrk.method = "POST"
-${Object.entries(HEADERS).map(([k, v]) => `wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`).join('\n')}
+${Object.entries(HEADERS)
+  .map(([k, v]) => `wrk.headers[ ${luaString(k)} ] = ${luaString(v)}`)
+  .join('\n')}
 local addrs = { ${addrs.join(', ')} }
 local prefix = ${luaString(BODY_PREFIX)}
 local suffix = ${luaString(BODY_SUFFIX)}
@@ -354,7 +389,9 @@ async function throughput(n, o, generator) {
     const row = { replicas: n, ...res, replicaCores: cores.replicas, cores, machineCores };
     log(
       `  ${n} replica(s): ${res.rps.toFixed(0)} req/s, p50 ${res.p50} ms, p99 ${res.p99} ms, errors ${res.errors}; cores: ` +
-        Object.entries(cores).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(', '),
+        Object.entries(cores)
+          .map(([k, v]) => `${k} ${v.toFixed(2)}`)
+          .join(', '),
     );
     return row;
   } finally {
@@ -473,10 +510,12 @@ function fmt(n, digits = 1) {
 
 function table(rows) {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => String(r[c]).length)));
-  return rows.map((r, i) => {
-    const line = `| ${r.map((cell, c) => String(cell).padEnd(widths[c])).join(' | ')} |`;
-    return i === 0 ? `${line}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|` : line;
-  }).join('\n');
+  return rows
+    .map((r, i) => {
+      const line = `| ${r.map((cell, c) => String(cell).padEnd(widths[c])).join(' | ')} |`;
+      return i === 0 ? `${line}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|` : line;
+    })
+    .join('\n');
 }
 
 async function main() {

@@ -74,7 +74,13 @@ const TARGETS = {
 
 /** The JSON body, or the last `data:` message of an SSE body, carries the echoed text. */
 function echoed(text, message) {
-  const data = text.includes('data: ') ? text.split('\n').filter((l) => l.startsWith('data: ')).pop().slice(6) : text;
+  const data = text.includes('data: ')
+    ? text
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .pop()
+        .slice(6)
+    : text;
   const r = JSON.parse(data).result;
   return r && !r.isError && r.content?.[0]?.text === message;
 }
@@ -114,7 +120,15 @@ async function start(name) {
   };
   for (const until = Date.now() + 30_000; Date.now() < until; await sleep(100)) {
     if (exited) break;
-    const up = await new Promise((r) => net.connect({ port, host: '127.0.0.1' }).once('connect', function () { this.destroy(); r(true); }).once('error', () => r(false)));
+    const up = await new Promise((r) =>
+      net
+        .connect({ port, host: '127.0.0.1' })
+        .once('connect', function () {
+          this.destroy();
+          r(true);
+        })
+        .once('error', () => r(false)),
+    );
     if (up) return { name, port, pid: child.pid, stop, tail: () => tail };
   }
   await stop();

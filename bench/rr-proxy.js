@@ -34,14 +34,31 @@ function parseArgs(argv) {
       return argv[++i];
     };
     switch (a) {
-      case '--listen': o.listen = Number(next()); break;
-      case '--upstream': o.upstreams.push(...next().split(',').filter(Boolean)); break;
-      case '--tcp-listen': o.tcpListen = Number(next()); break;
-      case '--tcp-upstream': o.tcpUpstreams.push(...next().split(',').filter(Boolean)); break;
-      case '--host': o.host = next(); break;
-      case '--verbose': o.verbose = true; break;
-      case '--help': case '-h': process.stdout.write(HELP); process.exit(0); break;
-      default: throw new Error(`unknown option ${a} (see --help)`);
+      case '--listen':
+        o.listen = Number(next());
+        break;
+      case '--upstream':
+        o.upstreams.push(...next().split(',').filter(Boolean));
+        break;
+      case '--tcp-listen':
+        o.tcpListen = Number(next());
+        break;
+      case '--tcp-upstream':
+        o.tcpUpstreams.push(...next().split(',').filter(Boolean));
+        break;
+      case '--host':
+        o.host = next();
+        break;
+      case '--verbose':
+        o.verbose = true;
+        break;
+      case '--help':
+      case '-h':
+        process.stdout.write(HELP);
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown option ${a} (see --help)`);
     }
   }
   if (!Number.isInteger(o.listen) || o.listen < 0) throw new Error('--listen PORT is required');

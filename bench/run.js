@@ -90,23 +90,64 @@ function parseArgs(argv) {
       return argv[++i];
     };
     switch (a) {
-      case '--duration': o.duration = num(a, next()); break;
-      case '--warmup': o.warmup = num(a, next()); break;
-      case '--connections': o.connections = Math.max(1, Math.floor(num(a, next()))); break;
-      case '--threads': o.threads = Math.max(1, Math.floor(num(a, next()))); break;
-      case '--targets': o.targets = next().split(',').map((s) => s.trim()).filter(Boolean); break;
-      case '--bindings': o.bindings = next().split(',').map((s) => s.trim()).filter(Boolean); break;
-      case '--requests': o.requests = Math.floor(num(a, next())); break;
-      case '--generator': o.generator = next(); break;
-      case '--agentport-args': o.agentportArgs = next(); break;
-      case '--agentport-bin': o.agentportBin = path.resolve(next()); break;
-      case '--startup-timeout': o.startupTimeout = num(a, next()); break;
-      case '--wait-idle': o.waitIdle = num(a, next()); break;
-      case '--retry-busy': o.retryBusy = Math.floor(num(a, next())); break;
-      case '--runs': o.runs = Math.max(1, Math.floor(num(a, next()))); break;
-      case '--out': o.out = path.resolve(next()); break;
-      case '--help': case '-h': process.stdout.write(HELP); process.exit(0); break;
-      default: throw new Error(`unknown option ${a} (see --help)`);
+      case '--duration':
+        o.duration = num(a, next());
+        break;
+      case '--warmup':
+        o.warmup = num(a, next());
+        break;
+      case '--connections':
+        o.connections = Math.max(1, Math.floor(num(a, next())));
+        break;
+      case '--threads':
+        o.threads = Math.max(1, Math.floor(num(a, next())));
+        break;
+      case '--targets':
+        o.targets = next()
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        break;
+      case '--bindings':
+        o.bindings = next()
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        break;
+      case '--requests':
+        o.requests = Math.floor(num(a, next()));
+        break;
+      case '--generator':
+        o.generator = next();
+        break;
+      case '--agentport-args':
+        o.agentportArgs = next();
+        break;
+      case '--agentport-bin':
+        o.agentportBin = path.resolve(next());
+        break;
+      case '--startup-timeout':
+        o.startupTimeout = num(a, next());
+        break;
+      case '--wait-idle':
+        o.waitIdle = num(a, next());
+        break;
+      case '--retry-busy':
+        o.retryBusy = Math.floor(num(a, next()));
+        break;
+      case '--runs':
+        o.runs = Math.max(1, Math.floor(num(a, next())));
+        break;
+      case '--out':
+        o.out = path.resolve(next());
+        break;
+      case '--help':
+      case '-h':
+        process.stdout.write(HELP);
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown option ${a} (see --help)`);
     }
   }
   const memory = o.requests > 0;
@@ -164,8 +205,7 @@ const TARGETS = {
   },
   agentport: {
     label: 'Agentport',
-    precheck: (opts) =>
-      existsSync(opts.agentportBin) ? null : `${path.relative(ROOT, opts.agentportBin)} does not exist (not written yet?)`,
+    precheck: (opts) => (existsSync(opts.agentportBin) ? null : `${path.relative(ROOT, opts.agentportBin)} does not exist (not written yet?)`),
     command: ({ port, dataDir, opts }) => [
       process.execPath,
       [
@@ -264,18 +304,12 @@ async function startServer(name, opts) {
   for (;;) {
     if (exited) {
       await stopServer(srv);
-      throw new StartError(
-        `exited during start-up (${exited.err ? exited.err.message : `code ${exited.code}, signal ${exited.signal}`})` +
-          (srv.tail() ? `; output:\n${indent(srv.tail())}` : ''),
-      );
+      throw new StartError(`exited during start-up (${exited.err ? exited.err.message : `code ${exited.code}, signal ${exited.signal}`})${srv.tail() ? `; output:\n${indent(srv.tail())}` : ''}`);
     }
     if (await canConnect(port)) return srv;
     if (Date.now() > deadline) {
       await stopServer(srv);
-      throw new StartError(
-        `did not listen on 127.0.0.1:${port} within ${opts.startupTimeout}s` +
-          (srv.tail() ? `; output:\n${indent(srv.tail())}` : ''),
-      );
+      throw new StartError(`did not listen on 127.0.0.1:${port} within ${opts.startupTimeout}s${srv.tail() ? `; output:\n${indent(srv.tail())}` : ''}`);
     }
     await sleep(100);
   }
@@ -418,10 +452,7 @@ async function measureThroughput(srv, binding, opts, gen) {
   }
   const rssAfterWarmup = treeRss(srv.pid);
   const p0 = cpuProbe(srv.pid);
-  const r = await generate(
-    gen,
-    loadOptions(url, binding, { connections: opts.connections, threads: opts.threads, durationS: opts.duration }),
-  );
+  const r = await generate(gen, loadOptions(url, binding, { connections: opts.connections, threads: opts.threads, durationS: opts.duration }));
   const p1 = cpuProbe(srv.pid);
   const cpu0 = p0.server;
   const cpu1 = p1.server;
@@ -504,8 +535,7 @@ async function measureMemory(srv, binding, opts, gen) {
     foreignCpuCores: foreignCores(p0, p1),
     rssMb: { start: mb(rssStart?.totalKb), before, after, settled5s: settled, peak },
     growthMb: after != null && before != null ? Math.round((after - before) * 10) / 10 : null,
-    growthBytesPerRequest:
-      settled != null && before != null && r.requests ? Math.round(((settled - before) * 1024 * 1024) / r.requests) : null,
+    growthBytesPerRequest: settled != null && before != null && r.requests ? Math.round(((settled - before) * 1024 * 1024) / r.requests) : null,
     samples,
   };
 }
@@ -560,7 +590,6 @@ function v03TranslationRatio(results) {
 
 function printThroughput(results, ratios, skipped) {
   const rows = results.map((r) => {
-    const rat = ratios[r.binding] ?? {};
     const bareRps = results.find((x) => x.target === 'bare' && x.binding === r.binding)?.rps;
     const jsRps = results.find((x) => x.target === 'a2a-js' && x.binding === r.binding)?.rps;
     return [
@@ -578,23 +607,18 @@ function printThroughput(results, ratios, skipped) {
       bareRps ? `${fmt(r.rps / bareRps, 3)}x` : 'n/a',
     ];
   });
-  process.stdout.write(
-    `\n${table(
-      ['target', 'binding', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MB before', 'RSS MB after', 'srv CPU us/req', 'foreign CPU', 'vs a2a-js', 'vs bare'],
-      rows,
-    )}\n`,
-  );
+  process.stdout.write(`\n${table(['target', 'binding', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'RSS MB before', 'RSS MB after', 'srv CPU us/req', 'foreign CPU', 'vs a2a-js', 'vs bare'], rows)}\n`);
   if (results.some((r) => r.contaminated)) {
     process.stdout.write(`(!) other processes used more than ${FOREIGN_CPU_LIMIT} cores during this run: figures are contaminated\n`);
   }
   for (const [binding, r] of Object.entries(ratios)) {
-    process.stdout.write(
-      `${BINDINGS[binding].label}: agentport/a2a-js = ${r.agentportOverA2aJs ?? 'n/a'}, ` +
-        `agentport/bare = ${r.agentportOverBare ?? 'n/a'}, a2a-js/bare = ${r.a2aJsOverBare ?? 'n/a'}\n`,
-    );
+    process.stdout.write(`${BINDINGS[binding].label}: agentport/a2a-js = ${r.agentportOverA2aJs ?? 'n/a'}, ` + `agentport/bare = ${r.agentportOverBare ?? 'n/a'}, a2a-js/bare = ${r.a2aJsOverBare ?? 'n/a'}\n`);
   }
   const v03 = v03TranslationRatio(results);
-  if (v03) process.stdout.write(`v0.3 translation: agentport JSON-RPC v0.3 / v1.0: req/s x${v03.rpsRatio}, server CPU per request x${v03.cpuRatio} (fresh servers one after the other; bench/v03-translation.js measures A/B on one server)\n`);
+  if (v03)
+    process.stdout.write(
+      `v0.3 translation: agentport JSON-RPC v0.3 / v1.0: req/s x${v03.rpsRatio}, server CPU per request x${v03.cpuRatio} (fresh servers one after the other; bench/v03-translation.js measures A/B on one server)\n`,
+    );
   printSkipped(skipped);
 }
 
@@ -612,12 +636,7 @@ function printMemory(results, skipped) {
     fmt(r.growthMb, 1),
     fmt(r.growthBytesPerRequest),
   ]);
-  process.stdout.write(
-    `\n${table(
-      ['target', 'binding', 'requests', 'req/s', 'errors', 'RSS MB before', 'peak', 'after', 'after +5s', 'growth MB', 'B/request'],
-      rows,
-    )}\n`,
-  );
+  process.stdout.write(`\n${table(['target', 'binding', 'requests', 'req/s', 'errors', 'RSS MB before', 'peak', 'after', 'after +5s', 'growth MB', 'B/request'], rows)}\n`);
   printSkipped(skipped);
 }
 
@@ -657,14 +676,9 @@ async function runOnce(target, binding, opts, gen, memory) {
       }
     }
     const m = memory ? await measureMemory(srv, binding, opts, gen) : await measureThroughput(srv, binding, opts, gen);
-    process.stdout.write(
-      `  ${fmt(m.rps)} req/s, p50 ${fmt(m.latencyMs.p50, 2)} ms, p99 ${fmt(m.latencyMs.p99, 2)} ms, ` +
-        `errors ${m.errorsTotal}, RSS ${fmt(m.rssMb.before, 1)} -> ${fmt(m.rssMb.after, 1)} MB\n`,
-    );
+    process.stdout.write(`  ${fmt(m.rps)} req/s, p50 ${fmt(m.latencyMs.p50, 2)} ms, p99 ${fmt(m.latencyMs.p99, 2)} ms, ` + `errors ${m.errorsTotal}, RSS ${fmt(m.rssMb.before, 1)} -> ${fmt(m.rssMb.after, 1)} MB\n`);
     if (m.foreignCpuCores != null && m.foreignCpuCores > FOREIGN_CPU_LIMIT) {
-      process.stdout.write(
-        `  WARNING: other processes used ${m.foreignCpuCores} cores during the run; these figures are contaminated\n`,
-      );
+      process.stdout.write(`  WARNING: other processes used ${m.foreignCpuCores} cores during the run; these figures are contaminated\n`);
     }
     if (m.errorsTotal) process.stdout.write(`  WARNING: ${m.errorsTotal} errors: ${JSON.stringify(m.errors)}\n`);
     return { row: { target, binding, ...m, responseBytes: v.responseBytes, idleBeforePct: idle?.idlePct ?? null } };
@@ -773,10 +787,7 @@ async function main() {
           contaminated: r.contaminated,
           rssMbAfter: r.rssMb.after,
         }));
-        process.stdout.write(
-          `  median of ${sorted.length} ${clean.length ? 'undisturbed ' : ''}runs: ${fmt(row.rps)} req/s ` +
-            `(all: ${runs.map((r) => `${fmt(r.rps)}${r.contaminated ? ' (!)' : ''}`).join(' / ')})\n`,
-        );
+        process.stdout.write(`  median of ${sorted.length} ${clean.length ? 'undisturbed ' : ''}runs: ${fmt(row.rps)} req/s ` + `(all: ${runs.map((r) => `${fmt(r.rps)}${r.contaminated ? ' (!)' : ''}`).join(' / ')})\n`);
       }
       results.push(row);
     }

@@ -12,7 +12,7 @@ import { formatTally, median, openEvalSession, tally, type EvalResult } from '..
 
 const args = process.argv.slice(2);
 const flag = (name: string) => args.includes(`--${name}`);
-const only = args.includes('--only') ? args[args.indexOf('--only') + 1] ?? '' : '';
+const only = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
 
 const value = (name: string) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
 const baseUrl = value('llm');

@@ -64,7 +64,7 @@ async function phaseGenerate(file, rows) {
     ) TO '${file.replace(/'/g, "''")}' (FORMAT parquet, ROW_GROUP_SIZE 1000000)`);
   conn.closeSync();
   db.closeSync();
-  process.stdout.write(JSON.stringify({ ms: ms(performance.now() - t0) }) + '\n');
+  process.stdout.write(`${JSON.stringify({ ms: ms(performance.now() - t0) })}\n`);
 }
 
 async function phaseEngine(file) {
@@ -86,19 +86,16 @@ async function phaseEngine(file) {
   expert.close();
   rmSync(dataDir, { recursive: true, force: true });
   const ok = d.tables[0].rowCount === ROWS && q.result.rowCount === 20 && a.kind === 'answer';
-  process.stdout.write(JSON.stringify({ ok, rows: d.tables[0].rowCount, steps, peakRssMb: mb(process.resourceUsage().maxRSS) }) + '\n');
+  process.stdout.write(`${JSON.stringify({ ok, rows: d.tables[0].rowCount, steps, peakRssMb: mb(process.resourceUsage().maxRSS) })}\n`);
 }
 
 async function phaseServer() {
   const { parseConfig } = await import(pathToFileURL(path.join(DIST, 'config/index.js')).href);
   const { startServer } = await import(pathToFileURL(path.join(DIST, 'server/start.js')).href);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'te-bench-server-'));
-  const config = parseConfig(
-    { server: { port: 0, dataDir, logLevel: 'error', grpc: { enabled: false } }, agents: [{ id: 'table-expert', builtin: 'table-expert' }], auth: { mode: 'none' } },
-    { env: {}, cwd: dataDir },
-  );
+  const config = parseConfig({ server: { port: 0, dataDir, logLevel: 'error', grpc: { enabled: false } }, agents: [{ id: 'table-expert', builtin: 'table-expert' }], auth: { mode: 'none' } }, { env: {}, cwd: dataDir });
   const server = await startServer(config);
-  process.stdout.write(JSON.stringify({ url: `${server.urls.http}/a2a/table-expert` }) + '\n');
+  process.stdout.write(`${JSON.stringify({ url: `${server.urls.http}/a2a/table-expert` })}\n`);
   const stop = async () => {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });

@@ -147,8 +147,7 @@ async function main() {
       }
     }
     await verify(url, WORKLOADS['v0.3']);
-    const load = (name, durationS) =>
-      runAutocannon({ url, connections: o.connections, durationS, ...WORKLOADS[name], runId: randomBytes(4).toString('hex') });
+    const load = (name, durationS) => runAutocannon({ url, connections: o.connections, durationS, ...WORKLOADS[name], runId: randomBytes(4).toString('hex') });
     process.stdout.write(`warm-up (3 s each)\n`);
     await load('v1.0', 3);
     await load('v0.3', 3);
@@ -181,9 +180,7 @@ async function main() {
     const cpu = r3(median(rows.map((x) => x.cpu)));
     const v1Us = median(rows.map((x) => x.v1Us));
     process.stdout.write(`translation share of a v1.0 request's server CPU (${Math.round(v1Us)} us): ${r3((addedUs / v1Us) * 100)}%\n`);
-    process.stdout.write(
-      `\nv0.3 / v1.0 over ${o.rounds} round pairs (median): req/s x${rps}, server CPU per request x${cpu}; errors ${rows.reduce((a, x) => a + x.errors, 0)}\n`,
-    );
+    process.stdout.write(`\nv0.3 / v1.0 over ${o.rounds} round pairs (median): req/s x${rps}, server CPU per request x${cpu}; errors ${rows.reduce((a, x) => a + x.errors, 0)}\n`);
   } finally {
     child.kill('SIGTERM');
     await sleep(500);

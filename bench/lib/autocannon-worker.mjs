@@ -37,7 +37,7 @@ let completed = 0;
 const instance = autocannon(opts, (err, res) => {
   clearInterval(tick);
   if (err) {
-    process.stdout.write(`AC_ERROR ${String(err && err.message ? err.message : err)}\n`);
+    process.stdout.write(`AC_ERROR ${String(err?.message ? err.message : err)}\n`);
     process.exit(1);
   }
   const out = {

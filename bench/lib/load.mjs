@@ -103,17 +103,7 @@ export async function runWrk(o) {
   const script = path.join(dir, 'post.lua');
   writeFileSync(script, wrkScript(o));
   try {
-    const args = [
-      `-t${o.threads}`,
-      `-c${o.connections}`,
-      `-d${o.durationS}s`,
-      '--timeout',
-      '10s',
-      '--latency',
-      '-s',
-      script,
-      o.url,
-    ];
+    const args = [`-t${o.threads}`, `-c${o.connections}`, `-d${o.durationS}s`, '--timeout', '10s', '--latency', '-s', script, o.url];
     const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const r = await collect(child);
     const line = r.stdout.split('\n').find((l) => l.startsWith('WRK_JSON '));

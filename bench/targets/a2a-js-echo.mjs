@@ -11,18 +11,9 @@
 // Prints one line "LISTENING <port>" on stdout once ready.
 import { randomUUID } from 'node:crypto';
 import express from 'express';
-import { TaskState, Role, AGENT_CARD_PATH } from '@a2a-js/sdk';
-import {
-  AgentEvent,
-  DefaultRequestHandler,
-  InMemoryTaskStore,
-} from '@a2a-js/sdk/server';
-import {
-  jsonRpcHandler,
-  restHandler,
-  agentCardHandler,
-  UserBuilder,
-} from '@a2a-js/sdk/server/express';
+import { TaskState, AGENT_CARD_PATH } from '@a2a-js/sdk';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore } from '@a2a-js/sdk/server';
+import { jsonRpcHandler, restHandler, agentCardHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 
 function argValue(name, def) {
   const i = process.argv.indexOf(name);
@@ -39,9 +30,7 @@ class EchoExecutor {
   async execute(ctx, bus) {
     const { taskId, contextId } = ctx;
     const user = ctx.userMessage;
-    const text = (user.parts ?? [])
-      .map((p) => (p.content?.$case === 'text' ? p.content.value : ''))
-      .join('');
+    const text = (user.parts ?? []).map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
     bus.publish(
       AgentEvent.task({
         id: taskId,

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotocol/server';
 
 const i = process.argv.indexOf('--port');
-const port = Number(i >= 0 ? process.argv[i + 1] : process.env.PORT ?? '0');
+const port = Number(i >= 0 ? process.argv[i + 1] : (process.env.PORT ?? '0'));
 
 const inputSchema = fromJsonSchema({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'], additionalProperties: false });
 const handler = createMcpHandler(

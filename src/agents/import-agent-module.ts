@@ -34,10 +34,7 @@ export async function importAgentModule(file: string, opts: { fresh?: boolean } 
 
 export class TypeScriptLoaderMissing extends Error {
   constructor(file: string) {
-    super(
-      `${file} is TypeScript, which Node.js 20 cannot run as is: add tsx to the agent's project ` +
-        '(npm install --save-dev tsx), or point the module at compiled JavaScript',
-    );
+    super(`${file} is TypeScript, which Node.js 20 cannot run as is: add tsx to the agent's project (npm install --save-dev tsx), or point the module at compiled JavaScript`);
   }
 }
 

@@ -15,7 +15,14 @@ const BUILTINS: Record<NonNullable<AgentConfig['builtin']>, BuiltinFactory> = {
   // validated here (ConfigError naming agents[i].options.<key>); the data opens on first use.
   'table-expert': async (agent, config) => {
     const { tableExpertFromConfig } = await import('./table-expert/index.js');
-    return tableExpertFromConfig(agent, { index: Math.max(0, config.agents.findIndex((a) => a.id === agent.id)), baseDir: config.baseDir, dataDir: config.server.dataDir });
+    return tableExpertFromConfig(agent, {
+      index: Math.max(
+        0,
+        config.agents.findIndex((a) => a.id === agent.id),
+      ),
+      baseDir: config.baseDir,
+      dataDir: config.server.dataDir,
+    });
   },
 };
 
@@ -37,12 +44,7 @@ export interface AgentLoadContext {
 }
 
 /** `fresh`: evaluate a module agent's code again (dev-mode reloads; see import-agent-module.ts). */
-export async function loadAgentDefinition(
-  agent: AgentConfig,
-  config: Pick<Config, 'agents' | 'baseDir' | 'server'>,
-  context?: AgentLoadContext,
-  opts: { fresh?: boolean } = {},
-): Promise<AgentDefinition> {
+export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Config, 'agents' | 'baseDir' | 'server'>, context?: AgentLoadContext, opts: { fresh?: boolean } = {}): Promise<AgentDefinition> {
   if (agent.builtin) return BUILTINS[agent.builtin](agent, config);
   if (agent.remote) {
     const { remoteA2AAgent } = await import('./remote-a2a/index.js');

@@ -28,7 +28,7 @@ export async function issueAccessToken(keys: KeyStore, c: AccessTokenClaims): Pr
   const key = await keys.getSigningKey();
   const iat = c.issuedAt ?? Math.floor(Date.now() / 1000);
   const jwt = new SignJWT({
-    ...(c.scopes && c.scopes.length ? { scope: c.scopes.join(' ') } : {}),
+    ...(c.scopes?.length ? { scope: c.scopes.join(' ') } : {}),
     ...(c.clientId === undefined ? {} : { client_id: c.clientId }),
     ...(c.usecase === undefined ? {} : { usecase: c.usecase }),
   })

@@ -10,7 +10,7 @@ import { DEFAULT_CLOCK_SKEW_SECONDS, type AuthConfig } from '../config/config.js
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import type { KeyStore } from '../core/keys/key-store.js';
 import { A2AError } from '../protocol/a2a/errors.js';
-import { ConfigApiKeys } from './api-key-authenticator.js';
+import { ConfigApiKeys } from './config-api-keys.js';
 import { API_KEY_PREFIX, StoredApiKeys, type ApiKeyLookup } from './api-keys.js';
 import { bearerChallenge } from './challenge.js';
 import { presentedCredential, type CredentialHeaders } from './credentials.js';

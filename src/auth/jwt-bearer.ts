@@ -4,16 +4,7 @@
  * before anything is verified, and each route allows only its own algorithms, so an HS token
  * never meets a public key and an RS/ES token never meets the secret (RFC 8725 §2.1, §3.1).
  */
-import {
-  createLocalJWKSet,
-  createRemoteJWKSet,
-  decodeJwt,
-  decodeProtectedHeader,
-  errors,
-  jwtVerify,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-} from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { ExternalIssuerConfig, SharedSecretConfig } from '../config/config.js';
 import type { Principal } from '../core/authz/principal.js';
 import type { KeyStore } from '../core/keys/key-store.js';
@@ -213,10 +204,7 @@ async function verify(
   options: { algorithms: string[]; audience: string[]; issuer?: string; typ?: string; clockTolerance: number },
 ): Promise<JWTPayload & { sub: string }> {
   try {
-    const { payload } =
-      key instanceof Uint8Array
-        ? await jwtVerify(token, key, { ...options, requiredClaims: ['exp', 'sub'] })
-        : await jwtVerify(token, key, { ...options, requiredClaims: ['exp', 'sub'] });
+    const { payload } = key instanceof Uint8Array ? await jwtVerify(token, key, { ...options, requiredClaims: ['exp', 'sub'] }) : await jwtVerify(token, key, { ...options, requiredClaims: ['exp', 'sub'] });
     if (typeof payload.sub !== 'string' || payload.sub === '') throw refuse('The bearer token has no subject');
     return payload as JWTPayload & { sub: string };
   } catch (err) {

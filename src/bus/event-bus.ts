@@ -3,7 +3,7 @@
  * subscriber that misses something can always fill the gap from the event log by seq.
  */
 import type { JsonObject, Message } from '../protocol/a2a/types.js';
-import type { TaskEventRecord } from '../store/store.js';
+import type { TaskEventRecord } from '../store/task-event-record.js';
 
 export type TaskEventListener = (record: TaskEventRecord) => void;
 

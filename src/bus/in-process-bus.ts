@@ -3,7 +3,7 @@
  * order. A listener that throws is reported and skipped; it never stops delivery to the others
  * nor reaches the publisher (who has already committed and must not fail for a reader's bug).
  */
-import type { TaskEventRecord } from '../store/store.js';
+import type { TaskEventRecord } from '../store/task-event-record.js';
 import type { BusHealth, EventBus, TaskControl, TaskControlListener, TaskEventListener } from './event-bus.js';
 
 export interface InProcessEventBusOptions {

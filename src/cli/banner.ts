@@ -1,21 +1,10 @@
 /** What `serve` prints to stderr: where to reach the server (why it could not start: start-failure-message.ts). */
-import { isWildcardHost, type Config } from '../config/index.js';
-import { packageVersion } from './version.js';
+import { isWildcardHost, redactUrl, type Config } from '../config/index.js';
+import { packageVersion } from '../config/package-version.js';
 
 export interface BannerServer {
   urls: { http: string; grpc?: string };
   agents: ReadonlyArray<{ id: string; url: string }>;
-}
-
-/** The URL without the password of its userinfo, for printing a database or Redis address. */
-function withoutPassword(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    return parsed.toString();
-  } catch {
-    return '(unparsable URL)';
-  }
 }
 
 /** startServer reports each agent's base URL; its card sits under it (a card URL is kept as is). */
@@ -38,10 +27,8 @@ export function formatBanner(config: Config, server: BannerServer): string {
   lines.push(`  Primary  ${server.urls.http.replace(/\/+$/, '')}/.well-known/agent-card.json (${config.primaryAgent})`);
   lines.push('');
   lines.push(`  Data     ${config.server.dataDir}`);
-  lines.push(
-    `  Storage  ${config.storage.driver === 'sqlite' ? `sqlite ${config.storage.file}` : `postgres ${withoutPassword(config.storage.url)}`}`,
-  );
-  if (config.bus.driver === 'redis') lines.push(`  Bus      redis ${withoutPassword(config.bus.url)}`);
+  lines.push(`  Storage  ${config.storage.driver === 'sqlite' ? `sqlite ${config.storage.file}` : `postgres ${redactUrl(config.storage.url)}`}`);
+  if (config.bus.driver === 'redis') lines.push(`  Bus      redis ${redactUrl(config.bus.url)}`);
   lines.push(`  Config   ${config.file ?? 'none (built-in defaults)'}`);
   if (config.server.publicUrlDerived && isWildcardHost(config.server.host)) {
     lines.push('');

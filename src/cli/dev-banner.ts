@@ -1,6 +1,6 @@
 /** What `agentport dev` prints at start: every URL to try, per agent, and how to call them. */
 import type { Config } from '../config/index.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../config/package-version.js';
 
 export interface DevBannerServer {
   urls: { http: string; grpc?: string };

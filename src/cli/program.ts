@@ -15,7 +15,7 @@ import { registerSend } from './commands/send.js';
 import { registerServe, type ServeDependencies } from './commands/serve.js';
 import { registerTasks } from './commands/tasks.js';
 import type { CliIO } from './io.js';
-import { packageVersion } from './version.js';
+import { packageVersion } from '../config/package-version.js';
 
 export type CliDependencies = ServeDependencies;
 

@@ -43,9 +43,7 @@ export interface A2AClientOptions extends TransportSettings, InterfacePreference
   onEvent?: (e: ClientEvent) => void;
 }
 
-export type ClientEvent =
-  | { type: 'fallback'; from: AgentInterface; to: AgentInterface; error: TransportError }
-  | { type: 'resume'; taskId: string; lastEventId?: string; attempt: number; error: Error };
+export type ClientEvent = { type: 'fallback'; from: AgentInterface; to: AgentInterface; error: TransportError } | { type: 'resume'; taskId: string; lastEventId?: string; attempt: number; error: Error };
 
 /** Where a stream ends by itself: terminal states and INPUT_REQUIRED (both SDKs and Agentport close there). */
 const isStreamEnd = (s: TaskState): boolean => isTerminal(s) || s === 'TASK_STATE_INPUT_REQUIRED';
@@ -180,7 +178,13 @@ export class A2AClient {
    * `continuing`: the message answers an existing task. Its stream opens with the task as it was,
    * still INPUT_REQUIRED; that snapshot is the state being answered, not the end of the stream.
    */
-  private async *resilientStream(open: (t: Transport) => AsyncIterable<StreamEvent>, knownTaskId: string | undefined, startAfter: string | undefined, signal?: AbortSignal, continuing = false): AsyncGenerator<StreamEvent> {
+  private async *resilientStream(
+    open: (t: Transport) => AsyncIterable<StreamEvent>,
+    knownTaskId: string | undefined,
+    startAfter: string | undefined,
+    signal?: AbortSignal,
+    continuing = false,
+  ): AsyncGenerator<StreamEvent> {
     let taskId = knownTaskId;
     let lastEventId = startAfter;
     let attempts = 0;

@@ -39,7 +39,13 @@ export function transportFor(i: AgentInterface, s: TransportSettings): Transport
     case 'HTTP+JSON':
       return v03 ? restV03Transport(i.url, http) : restTransport(i.url, http, tenant);
     case 'GRPC': {
-      const grpcOptions = { ...(s.auth ? { auth: s.auth } : {}), ...(s.extensions ? { extensions: s.extensions } : {}), ...(s.headers ? { headers: s.headers } : {}), ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}), ...(s.grpcTls === undefined ? {} : { tls: s.grpcTls }) };
+      const grpcOptions = {
+        ...(s.auth ? { auth: s.auth } : {}),
+        ...(s.extensions ? { extensions: s.extensions } : {}),
+        ...(s.headers ? { headers: s.headers } : {}),
+        ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}),
+        ...(s.grpcTls === undefined ? {} : { tls: s.grpcTls }),
+      };
       return v03 ? grpcV03Transport(i.url, grpcOptions) : grpcTransport(i.url, grpcOptions, tenant);
     }
   }

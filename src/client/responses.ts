@@ -12,7 +12,9 @@ import type {
   SendMessageResponse,
   StreamResponse,
   Task,
+  TaskArtifactUpdateEvent,
   TaskPushNotificationConfig,
+  TaskStatusUpdateEvent,
 } from '../protocol/a2a/types.js';
 import { A2AClientError } from './errors.js';
 import { isObject } from './http.js';
@@ -53,17 +55,21 @@ export function asStreamResponse(v: unknown): StreamResponse {
   const r = v as Record<string, unknown>;
   if (r.task !== undefined) return { task: asTask(r.task) };
   if (r.message !== undefined) return { message: asMessage(r.message) };
-  if (isObject(r.statusUpdate)) {
-    const status = r.statusUpdate.status;
-    need(isObject(status) && typeof status.state === 'string', 'statusUpdate.status.state', 'is missing');
-    return { statusUpdate: r.statusUpdate as never };
-  }
-  if (isObject(r.artifactUpdate)) {
-    const artifact = r.artifactUpdate.artifact;
-    need(isObject(artifact) && Array.isArray(artifact.parts), 'artifactUpdate.artifact.parts', 'is missing');
-    return { artifactUpdate: r.artifactUpdate as never };
-  }
+  if (isObject(r.statusUpdate)) return { statusUpdate: asStatusUpdate(r.statusUpdate) };
+  if (isObject(r.artifactUpdate)) return { artifactUpdate: asArtifactUpdate(r.artifactUpdate) };
   throw invalidResponse('event', 'has none of task, message, statusUpdate, artifactUpdate');
+}
+
+function asStatusUpdate(v: unknown): TaskStatusUpdateEvent {
+  const status = isObject(v) ? v.status : undefined;
+  need(isObject(status) && typeof status.state === 'string', 'statusUpdate.status.state', 'is missing');
+  return v as TaskStatusUpdateEvent;
+}
+
+function asArtifactUpdate(v: unknown): TaskArtifactUpdateEvent {
+  const artifact = isObject(v) ? v.artifact : undefined;
+  need(isObject(artifact) && Array.isArray(artifact.parts), 'artifactUpdate.artifact.parts', 'is missing');
+  return v as TaskArtifactUpdateEvent;
 }
 
 export function asListTasksResponse(v: unknown): ListTasksResponse {

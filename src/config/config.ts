@@ -75,8 +75,7 @@ export interface LimitsConfig {
 
 export type StorageConfig =
   /** file is absolute, or ":memory:" */
-  | { driver: 'sqlite'; file: string; synchronous: 'normal' | 'full' }
-  | { driver: 'postgres'; url: string; schema: string; maxConnections: number; migrate: boolean };
+  { driver: 'sqlite'; file: string; synchronous: 'normal' | 'full' } | { driver: 'postgres'; url: string; schema: string; maxConnections: number; migrate: boolean };
 
 export type BusConfig = { driver: 'in-process' } | { driver: 'redis'; url: string; prefix: string };
 
@@ -180,8 +179,8 @@ export interface McpRemoteConfig {
 export interface McpConfig {
   /** list_agents / send_message / get_task / cancel_task on /mcp */
   genericTools: boolean;
-  /** the conformance suite's fixtures on /mcp (src/bindings/mcp/conformance-fixtures.ts); off by default */
-  conformanceFixtures: boolean;
+  /** absolute path of a test-only module adding tools/resources/prompts to /mcp (src/bindings/mcp/fixture-module.ts); absent by default */
+  fixtureModule?: string;
   /** initialize (and the handshake around it) and tools/list answered without credentials; off by default */
   publicDiscovery: boolean;
 }

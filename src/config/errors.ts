@@ -4,6 +4,7 @@
  * Secrets (API keys, passwords in URLs) are never echoed back.
  */
 import { z } from 'zod';
+import { redactUrls } from './redact-url.js';
 
 export type PathSegment = string | number;
 
@@ -52,11 +53,6 @@ export function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
 }
 
 const SECRET_PATH = /^auth\.(apiKeys\[\d+\]\.key|sharedSecret\.secret)$/;
-
-/** Removes userinfo passwords from URLs found in a string. */
-export function redactUrls(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^/\s:@]*):[^/\s@]*@/gi, '$1:***@');
-}
 
 export function describeValue(path: string, value: unknown): string {
   if (SECRET_PATH.test(path)) return typeof value === 'string' ? `a string of ${value.length} characters` : typeof value;
@@ -110,11 +106,7 @@ function article(type: string): string {
  * One problem per zod issue (one per key for unknown keys), with the offending value when it is
  * not simply missing. `knownKeys` lists the keys allowed where an unknown key was found.
  */
-export function problemsFromZod(
-  error: z.ZodError,
-  input: unknown,
-  knownKeys: (path: readonly PathSegment[]) => readonly string[],
-): Array<ConfigProblem & { segments: PathSegment[] }> {
+export function problemsFromZod(error: z.ZodError, input: unknown, knownKeys: (path: readonly PathSegment[]) => readonly string[]): Array<ConfigProblem & { segments: PathSegment[] }> {
   const problems: Array<ConfigProblem & { segments: PathSegment[] }> = [];
   for (const issue of error.issues) {
     if (issue.code === z.ZodIssueCode.unrecognized_keys) {

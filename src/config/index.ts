@@ -17,5 +17,6 @@ export type {
 export { ConfigError, type ConfigProblem } from './errors.js';
 export { CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, loadConfig, parseConfig, type ConfigOverrides, type LoadConfigOptions } from './load.js';
 export { AGENT_ID_PATTERN, LOG_LEVELS, parseBytes, parseDuration } from './primitives.js';
+export { redactUrl, urlOriginAndPath } from './redact-url.js';
 export { isWildcardHost, withListeningPorts } from './resolve.js';
 export { BUILTIN_AGENTS, configFileSchema } from './schema.js';

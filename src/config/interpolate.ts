@@ -45,7 +45,8 @@ export function interpolateEnv(input: unknown, env: Readonly<Record<string, stri
         });
         return match;
       }
-      const [, name, fallback] = parsed as unknown as [string, string, string | undefined];
+      const name = parsed[1]!; // group 1 is not optional in VARIABLE
+      const fallback = parsed[2];
       const set = env[name];
       if (set !== undefined && (set !== '' || fallback === undefined)) return set;
       if (fallback !== undefined) return fallback;

@@ -8,15 +8,7 @@ import path from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { Config } from './config.js';
-import {
-  ConfigError,
-  configErrorMap,
-  formatPath,
-  problemsFromZod,
-  sortByFileOrder,
-  type ConfigProblem,
-  type PathSegment,
-} from './errors.js';
+import { ConfigError, configErrorMap, formatPath, problemsFromZod, sortByFileOrder, type ConfigProblem, type PathSegment } from './errors.js';
 import { interpolateEnv } from './interpolate.js';
 import { checkRelations } from './relations.js';
 import { resolveConfig } from './resolve.js';
@@ -65,10 +57,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
  * Validates and resolves an already parsed configuration object (what the YAML would contain).
  * Relative paths resolve against the file's directory when `file` is given, else against `cwd`.
  */
-export function parseConfig(
-  input: unknown,
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; overrides?: ConfigOverrides; file?: string } = {},
-): Config {
+export function parseConfig(input: unknown, options: { env?: NodeJS.ProcessEnv; cwd?: string; overrides?: ConfigOverrides; file?: string } = {}): Config {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const file = options.file === undefined ? undefined : path.resolve(cwd, options.file);
@@ -82,8 +71,7 @@ export function parseConfig(
   const interpolated = interpolateEnv(input, env);
   const { value, overridden } = applyOverrides(interpolated.value as Record<string, unknown>, options.overrides ?? {}, cwd);
   const problems: ConfigProblem[] = [...interpolated.problems];
-  const underFailed = (segments: readonly PathSegment[]) =>
-    interpolated.failed.some((failed) => failed.every((segment, i) => segments[i] === segment));
+  const underFailed = (segments: readonly PathSegment[]) => interpolated.failed.some((failed) => failed.every((segment, i) => segments[i] === segment));
 
   const parsed = configFileSchema.safeParse(value, { errorMap: configErrorMap });
   if (!parsed.success) {
@@ -131,11 +119,7 @@ function readConfigFile(file: string): unknown {
   return doc.toJS({ maxAliasCount: 100 });
 }
 
-function applyOverrides(
-  input: Record<string, unknown>,
-  overrides: ConfigOverrides,
-  cwd: string,
-): { value: Record<string, unknown>; overridden: Map<string, string> } {
+function applyOverrides(input: Record<string, unknown>, overrides: ConfigOverrides, cwd: string): { value: Record<string, unknown>; overridden: Map<string, string> } {
   const overridden = new Map<string, string>();
   let value = input;
   for (const [name, target] of Object.entries(OVERRIDE_PATHS) as Array<[keyof ConfigOverrides, (typeof OVERRIDE_PATHS)[keyof ConfigOverrides]]>) {

@@ -58,7 +58,10 @@ const tokenLoginSchema = z
 /** `auth.oauth.defaultClient`: a pre-registered public client for connectors that do not register. */
 const defaultClientSchema = z
   .object({
-    id: z.string().regex(/^[A-Za-z0-9._~-]{1,100}$/, { message: 'must be 1-100 letters, digits, . _ ~ -' }).default('novaeden-mcp-default'),
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9._~-]{1,100}$/, { message: 'must be 1-100 letters, digits, . _ ~ -' })
+      .default('novaeden-mcp-default'),
     name: nonEmptyString.max(100).default('MCP connector'),
   })
   .strict();
@@ -116,7 +119,10 @@ export const oauthSchema = z
     /** refresh token lifetime (each rotation starts a new one, within the grant's lifetime) */
     refreshTokenTtlSeconds: integer(300, 365 * 86_400).default(30 * 86_400),
     /** granted when a client asks for no scope */
-    defaultScopes: z.array(nonEmptyString).min(1).default([...DEFAULT_OAUTH_SCOPES]),
+    defaultScopes: z
+      .array(nonEmptyString)
+      .min(1)
+      .default([...DEFAULT_OAUTH_SCOPES]),
     /** RFC 7591 dynamic client registration (open, as MCP clients expect) */
     registration: bool.default(true),
     /** extra redirect URIs allowed for registered and metadata-document clients; loopback is always allowed */

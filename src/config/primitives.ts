@@ -26,26 +26,27 @@ function booleanFromText(value: unknown): unknown {
 export function integer(min: number, max: number = Number.MAX_SAFE_INTEGER, unit = ''): z.ZodType<number, z.ZodTypeDef, unknown> {
   const range = max === Number.MAX_SAFE_INTEGER ? `an integer >= ${min}${unit}` : `an integer from ${min} to ${max}${unit}`;
   const message = `must be ${range}`;
-  return z.preprocess(
-    integerFromText,
-    z.number({ invalid_type_error: message }).int(message).min(min, message).max(max, message),
-  );
+  return z.preprocess(integerFromText, z.number({ invalid_type_error: message }).int(message).min(min, message).max(max, message));
 }
 
 export const port = integer(0, 65535);
 
 export const bool = z.preprocess(booleanFromText, z.boolean({ invalid_type_error: 'must be true or false' }));
 
-export const nonEmptyString = z
-  .string()
-  .trim()
-  .min(1, 'must not be empty');
+export const nonEmptyString = z.string().trim().min(1, 'must not be empty');
 
 const BYTE_UNITS: Record<string, number> = {
-  '': 1, b: 1,
-  k: 1024, kb: 1000, kib: 1024,
-  m: 1024 ** 2, mb: 1000 ** 2, mib: 1024 ** 2,
-  g: 1024 ** 3, gb: 1000 ** 3, gib: 1024 ** 3,
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1000,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1000 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1000 ** 3,
+  gib: 1024 ** 3,
 };
 
 /** "4MiB" → 4194304; "16 KiB", "512kb", plain integers. KB/MB are decimal, KiB/MiB and K/M binary. */
@@ -68,17 +69,18 @@ export function parseDuration(text: string): number | undefined {
 
 export function byteSize(min: number): z.ZodType<number, z.ZodTypeDef, unknown> {
   const message = `must be a size of at least ${min} bytes: an integer or a string such as "4MiB", "16KiB"`;
-  return z.preprocess(
-    (value) => (typeof value === 'string' ? (parseBytes(value) ?? value) : value),
-    z.number({ invalid_type_error: message }).int(message).min(min, message).max(Number.MAX_SAFE_INTEGER, message),
-  );
+  return z.preprocess((value) => (typeof value === 'string' ? (parseBytes(value) ?? value) : value), z.number({ invalid_type_error: message }).int(message).min(min, message).max(Number.MAX_SAFE_INTEGER, message));
 }
 
 export function duration(min: number): z.ZodType<number, z.ZodTypeDef, unknown> {
   const message = `must be a duration of at least ${min} ms: an integer (milliseconds) or a string such as "30s", "500ms", "5m"`;
   return z.preprocess(
     (value) => (typeof value === 'string' ? (parseDuration(value) ?? value) : value),
-    z.number({ invalid_type_error: message }).int(message).min(min, message).max(2 ** 31 - 1, message),
+    z
+      .number({ invalid_type_error: message })
+      .int(message)
+      .min(min, message)
+      .max(2 ** 31 - 1, message),
   );
 }
 

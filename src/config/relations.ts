@@ -7,9 +7,7 @@ import type { ConfigProblem } from './errors.js';
 import { BUILTIN_AGENTS, DEFAULT_AGENTS } from './schema.js';
 
 // Generated from the schema's lists, so a new built-in cannot be missing from the message.
-const NO_KIND_MESSAGE =
-  `set one of builtin (${BUILTIN_AGENTS.join(' | ')}), module (path to an ES module exporting an AgentDefinition), ` +
-  'mcp ({ url } of a remote MCP server) or remote ({ cardUrl } of a remote A2A agent)';
+const NO_KIND_MESSAGE = `set one of builtin (${BUILTIN_AGENTS.join(' | ')}), module (path to an ES module exporting an AgentDefinition), mcp ({ url } of a remote MCP server) or remote ({ cardUrl } of a remote A2A agent)`;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -33,8 +31,8 @@ export function checkRelations(input: unknown): ConfigProblem[] {
               : kinds.includes('remote')
                 ? `set either remote or ${kinds.filter((k) => k !== 'remote').join(' and ')}, not both`
                 : kinds.includes('mcp')
-                ? `set either mcp or ${kinds.filter((k) => k !== 'mcp').join(' and ')}, not both`
-                : 'set either builtin or module, not both',
+                  ? `set either mcp or ${kinds.filter((k) => k !== 'mcp').join(' and ')}, not both`
+                  : 'set either builtin or module, not both',
         });
       }
       if (typeof agent.id !== 'string') return;

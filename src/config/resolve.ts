@@ -56,6 +56,12 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
     }
     return agent;
   });
+  // conformanceFixtures is refused by the schema; the fixture module loads like agents[].module.
+  const { conformanceFixtures: _replaced, fixtureModule, ...mcp } = file.mcp;
+  const mcpFixtureModule = fixtureModule === undefined ? undefined : path.resolve(baseDir, fixtureModule);
+  if (mcpFixtureModule !== undefined && !existsSync(mcpFixtureModule)) {
+    problems.push({ path: 'mcp.fixtureModule', message: `file not found: ${mcpFixtureModule} (relative paths start at ${baseDir})` });
+  }
 
   const config: Config = {
     ...(configFile === undefined ? {} : { file: configFile }),
@@ -119,7 +125,7 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
     },
     push: { ...file.push, allowlist: [...file.push.allowlist] },
     cards: { ...file.cards },
-    mcp: { ...file.mcp },
+    mcp: { ...mcp, ...(mcpFixtureModule === undefined ? {} : { fixtureModule: mcpFixtureModule }) },
   };
   return { config, problems };
 }
@@ -131,7 +137,10 @@ function asList(value: string | readonly string[]): string[] {
 
 /** Host name, pid and a random suffix: unique across restarts, readable in logs and lease rows. */
 function defaultReplicaId(): string {
-  const host = hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 60) || 'host';
+  const host =
+    hostname()
+      .replace(/[^A-Za-z0-9._-]/g, '-')
+      .slice(0, 60) || 'host';
   return `${host}-${process.pid}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -155,11 +164,13 @@ function resolveAgent(entry: AgentEntry, baseDir: string, extendedCardDefault: b
     options: entry.options ?? {},
   };
   // relations.ts guarantees exactly one of the two by the time we get here
-  if (entry.remote !== undefined) return { ...common, remote: { ...entry.remote, headers: { ...entry.remote.headers }, allowlist: [...entry.remote.allowlist], ...(entry.remote.protocolVersions ? { protocolVersions: [...entry.remote.protocolVersions] } : {}) } };
+  if (entry.remote !== undefined)
+    return {
+      ...common,
+      remote: { ...entry.remote, headers: { ...entry.remote.headers }, allowlist: [...entry.remote.allowlist], ...(entry.remote.protocolVersions ? { protocolVersions: [...entry.remote.protocolVersions] } : {}) },
+    };
   if (entry.mcp !== undefined) return { ...common, mcp: { ...entry.mcp, headers: { ...entry.mcp.headers }, allowlist: [...entry.mcp.allowlist] } };
-  return entry.module !== undefined
-    ? { ...common, module: path.resolve(baseDir, entry.module) }
-    : { ...common, builtin: entry.builtin ?? 'echo' };
+  return entry.module !== undefined ? { ...common, module: path.resolve(baseDir, entry.module) } : { ...common, builtin: entry.builtin ?? 'echo' };
 }
 
 /**

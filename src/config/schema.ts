@@ -8,23 +8,7 @@
  */
 import { z } from 'zod';
 import { oauthSchema } from './oauth-schema.js';
-import {
-  AGENT_ID_PATTERN,
-  LOG_LEVELS,
-  bool,
-  byteSize,
-  duration,
-  grpcAddress,
-  host,
-  hostOrCidr,
-  httpBaseUrl,
-  integer,
-  nonEmptyString,
-  port,
-  uri,
-} from './primitives.js';
-
-export type { Config } from './config.js';
+import { AGENT_ID_PATTERN, LOG_LEVELS, bool, byteSize, duration, grpcAddress, host, hostOrCidr, httpBaseUrl, integer, nonEmptyString, port, uri } from './primitives.js';
 
 export const DEFAULT_AGENTS = [
   { id: 'echo', builtin: 'echo' as const },
@@ -141,7 +125,10 @@ const busSchema = z.preprocess(
         driver: z.literal('redis'),
         url: redisUrl,
         /** channel prefix: deployments sharing one Redis need different prefixes */
-        prefix: z.string().regex(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'letters, digits and : _ . - only (at most 64)' }).default('agentport'),
+        prefix: z
+          .string()
+          .regex(/^[A-Za-z0-9:_.-]{1,64}$/, { message: 'letters, digits and : _ . - only (at most 64)' })
+          .default('agentport'),
       })
       .strict(),
   ]),
@@ -151,7 +138,10 @@ const busSchema = z.preprocess(
 const clusterSchema = z
   .object({
     /** unique per replica; default: host name, pid and a random suffix */
-    replicaId: z.string().regex(/^[A-Za-z0-9._-]{1,100}$/, { message: 'letters, digits and . _ - only (at most 100)' }).optional(),
+    replicaId: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,100}$/, { message: 'letters, digits and . _ - only (at most 100)' })
+      .optional(),
     /** how long a replica holds a running task without renewing; a dead replica's tasks are recovered after this */
     leaseTtlMs: duration(1000).default(15_000),
     /** how often each replica looks for tasks whose lease expired */
@@ -214,7 +204,10 @@ const remoteA2aSchema = z
     /** the remote sending nothing for this long fails the task */
     idleTimeoutMs: duration(1).default(60_000),
     /** A2A versions of the remote's interfaces to use, in the card's order otherwise ('1.0', '0.3') */
-    protocolVersions: z.array(z.enum(['1.0', '0.3'])).min(1).optional(),
+    protocolVersions: z
+      .array(z.enum(['1.0', '0.3']))
+      .min(1)
+      .optional(),
   })
   .strict();
 
@@ -324,8 +317,13 @@ const mcpSchema = z
     // Off by default: the tool list existing connectors approved stays as it was, and models do not
     // have to choose between send_message and the per-skill tool that does the same.
     genericTools: bool.default(false),
-    /** the conformance suite's fixture tools/resources/prompts on /mcp (src/bindings/mcp/conformance-fixtures.ts); test instances only */
-    conformanceFixtures: bool.default(false),
+    /** a test-only module adding tools/resources/prompts to /mcp (src/bindings/mcp/fixture-module.ts); relative to the file */
+    fixtureModule: nonEmptyString.optional(),
+    /** replaced by fixtureModule: any value is an error that says so */
+    conformanceFixtures: z
+      .unknown()
+      .refine(() => false, 'replaced by mcp.fixtureModule, the path of a test-only MCP fixture module (the conformance fixtures: test/support/mcp-conformance/fixture-module.ts); remove this key')
+      .optional(),
     /** initialize and tools/list answered without credentials, as the replaced service did (docs/mcp.md); off by default */
     publicDiscovery: bool.default(false),
   })
@@ -347,7 +345,10 @@ export const configFileSchema = z
     storage: storageSchema.optional(),
     bus: busSchema.default({ driver: 'in-process' }),
     cluster: clusterSchema.default({}),
-    agents: z.array(agentSchema).min(1, `must list at least one agent (leave the key out for the default agents: ${DEFAULT_AGENTS.map((a) => a.id).join(', ')})`).default(DEFAULT_AGENTS),
+    agents: z
+      .array(agentSchema)
+      .min(1, `must list at least one agent (leave the key out for the default agents: ${DEFAULT_AGENTS.map((a) => a.id).join(', ')})`)
+      .default(DEFAULT_AGENTS),
     primaryAgent: nonEmptyString.optional(),
     auth: authSchema.default({}),
     push: pushSchema.default({}),

@@ -20,6 +20,9 @@ import type {
 } from '../protocol/a2a/types.js';
 import type { Principal } from './authz/principal.js';
 
+/** The A2A versions a call can arrive in. The core speaks 1.0; the others are translated at the edge (src/bindings/a2a-legacy). */
+export type WireVersion = '1.0' | '0.3' | '0.1';
+
 export interface CallContext {
   /** the agent addressed (from the base path, or the `tenant` on shared endpoints) */
   agentId: string;
@@ -38,6 +41,17 @@ export interface CallContext {
   surface?: 'a2a' | 'mcp';
   /** set by the authorization layer: the usecases whose data the caller may see (undefined: all) */
   usecases?: readonly string[];
+  /**
+   * The wire version the call arrived in; absent means 1.0. Only the legacy bindings set another.
+   * Push configs remember it, so their webhooks get bodies in the registering client's version.
+   */
+  wireVersion?: WireVersion;
+  /**
+   * A task id the client chose before the task exists (v0.1 clients named their tasks): a
+   * SendMessage that creates a task creates it under this id instead of a fresh one. Only the v0.1
+   * binding sets it.
+   */
+  clientTaskId?: string;
 }
 
 /** Who asks whether an agent exists, and from which surface. */

@@ -2,16 +2,14 @@
  * Registers each configured agent with its public and extended cards: interfaces for every
  * binding (JSON-RPC first), capabilities from config, signed with the server's key when enabled.
  */
-import type { AgentDefinition } from '../agents/sdk/agent.js';
+import type { AgentDefinition } from '../core/agents/agent-definition.js';
 import type { AgentConfig, Config } from '../config/index.js';
 import type { RegisteredAgent } from '../core/agents/agent-registry.js';
 import type { KeyStore } from '../core/keys/key-store.js';
 import { buildAgentCard } from '../protocol/a2a/card/build-card.js';
 import { signAgentCard } from '../protocol/a2a/card/sign-card.js';
 import type { AgentCard, AgentInterface, SecurityRequirement, SecurityScheme } from '../protocol/a2a/types.js';
-import { agentCardFromV1, type V03AgentCard } from '../protocol/a2a-v03/cards.js';
-import { dualCardSignatures, dualGenerationCard } from '../protocol/a2a-v03/dual-card.js';
-import { isV03Version } from '../bindings/a2a-common/service-params.js';
+import { headerlessCardOf, v03Interfaces } from '../bindings/a2a-legacy/v03/cards.js';
 import { OAUTH_PATHS, oauthUrl } from '../auth/oauth-paths.js';
 import { SCOPE_DESCRIPTIONS, SCOPES } from '../core/authz/scopes.js';
 
@@ -28,14 +26,8 @@ export function agentInterfaces(config: Config, agentId: string): AgentInterface
   if (config.server.grpc.enabled) {
     out.push({ url: config.server.grpc.publicUrl, protocolBinding: 'GRPC', tenant: agentId, protocolVersion: '1.0' });
   }
-  // v0.3 is translated at the edge on the same URLs: slash methods on the JSON-RPC URL and
-  // `/v1/…` paths beneath the base. Declared so that v1.0-aware clients with v0.3 support (a2a-js
-  // `legacyCompat`) may pick them; listed last, so clients that take the first match get v1.0.
-  out.push({ url: base, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }, { url: base, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' });
-  // The v0.3 gRPC service (a2a.v1) has no tenant field, so it can only serve the primary agent.
-  if (config.server.grpc.enabled && agentId === config.primaryAgent) {
-    out.push({ url: config.server.grpc.publicUrl, protocolBinding: 'GRPC', protocolVersion: '0.3' });
-  }
+  // Listed last, so clients that take the first match get v1.0.
+  out.push(...v03Interfaces(config, agentId, base));
   return out;
 }
 
@@ -100,12 +92,7 @@ function skillRequirements(config: Config, agentId: string, skillId: string, sch
   return requirementsFor(schemes, [...new Set([SCOPES.publish, ...extra])]);
 }
 
-export async function registerAgent(
-  config: Config,
-  agentConfig: AgentConfig,
-  def: AgentDefinition,
-  keys: KeyStore | undefined,
-): Promise<RegisteredAgent> {
+export async function registerAgent(config: Config, agentConfig: AgentConfig, def: AgentDefinition, keys: KeyStore | undefined): Promise<RegisteredAgent> {
   const sec = securityOf(config);
   const spec = {
     ...def.card,
@@ -118,9 +105,7 @@ export async function registerAgent(
       ...(agentConfig.pushNotifications !== undefined ? { pushNotifications: agentConfig.pushNotifications } : {}),
       extensions: [
         ...(def.card.capabilities?.extensions ?? []),
-        ...agentConfig.requiredExtensions
-          .filter((uri) => !(def.card.capabilities?.extensions ?? []).some((e) => e.uri === uri))
-          .map((uri) => ({ uri, required: true })),
+        ...agentConfig.requiredExtensions.filter((uri) => !(def.card.capabilities?.extensions ?? []).some((e) => e.uri === uri)).map((uri) => ({ uri, required: true })),
       ].map((e) => (agentConfig.requiredExtensions.includes(e.uri) ? { ...e, required: true } : e)),
     },
     skills: def.card.skills.map((s) => {
@@ -141,8 +126,7 @@ export async function registerAgent(
       securitySchemes: sec.schemes,
       securityRequirements: sec.requirements,
     });
-  const sign = async (card: AgentCard) =>
-    config.cards.sign && keys ? signAgentCard(card, await keys.getSigningKey(), { jku: `${config.server.publicUrl}/.well-known/jwks.json` }) : card;
+  const sign = async (card: AgentCard) => (config.cards.sign && keys ? signAgentCard(card, await keys.getSigningKey(), { jku: `${config.server.publicUrl}/.well-known/jwks.json` }) : card);
   const publicCard = await sign(build(false));
   const headerlessCard = config.cards.v03Fields ? await headerlessCardOf(publicCard, sign) : undefined;
   const extendedAgentCard = extendedCard ? await sign(build(true)) : undefined;
@@ -163,36 +147,6 @@ export async function registerAgent(
   };
 }
 
-/** The v1.0 card with v0.3 members; signed as dual-card.ts explains when the v1.0 card is. */
-async function headerlessCardOf(publicCard: AgentCard, sign: (card: AgentCard) => Promise<AgentCard>): Promise<AgentCard> {
-  const dual = dualGenerationCard(publicCard);
-  if (!publicCard.signatures?.length) return dual;
-  const whole = await sign(dual);
-  return { ...dual, signatures: dualCardSignatures(publicCard, whole.signatures ?? []) };
-}
-
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/**
- * The card shape a card request gets. `A2A-Version: 0.3[.x]` (or 0.2, whose cards had the same
- * shape) gets v0.3; any other version, v1.0. A missing header gets `both`: the spec leaves this
- * open (digest §12.12); a missing header means 0.3 for A2A calls (§3.6.2), yet v1.0 clients and
- * the TCK fetch cards without one too, so the answer is the card both read (dual-card.ts), or the
- * exact v1.0 card with `cards.v03Fields: false`.
- */
-export function cardVersionFor(header: string | string[] | undefined): '0.3' | '1.0' | 'both' {
-  const given = (Array.isArray(header) ? header[0] : header)?.trim();
-  if (!given) return 'both';
-  return isV03Version(given) || /^0\.2(\.\d+)?$/.test(given) ? '0.3' : '1.0';
-}
-
-const v03Cards = new WeakMap<AgentCard, V03AgentCard>();
-
-/** The v0.3 shape of a card, computed once per card object (cards are immutable once registered). */
-export function v03CardOf(card: AgentCard): V03AgentCard {
-  let v03 = v03Cards.get(card);
-  if (!v03) v03Cards.set(card, (v03 = agentCardFromV1(card)));
-  return v03;
 }

@@ -37,10 +37,18 @@ export function agentLoadFailure(agent: AgentConfig, index: number, error: unkno
   const code = errnoCode(error);
 
   if (error instanceof InvalidAgentModuleError) {
-    return new StartFailure(subject, error.reason, `export defineAgent({ card: { name, description, skills }, execute }) as default or as 'agent' from the module, or correct ${key}.module`, 'configuration', { cause: error });
+    return new StartFailure(subject, error.reason, `export defineAgent({ card: { name, description, skills }, execute }) as default or as 'agent' from the module, or correct ${key}.module`, 'configuration', {
+      cause: error,
+    });
   }
   if (error instanceof AgentCardSpecError) {
-    return new StartFailure(subject, `has an invalid card: ${error.field} ${text.replace(/^agent card \S+: /, '')}`, `set card.${error.field} in the agent's definition, or under ${key}.card in the config`, 'configuration', { cause: error });
+    return new StartFailure(
+      subject,
+      `has an invalid card: ${error.field} ${text.replace(/^agent card \S+: /, '')}`,
+      `set card.${error.field} in the agent's definition, or under ${key}.card in the config`,
+      'configuration',
+      { cause: error },
+    );
   }
   if (error instanceof ConfigError) {
     return new StartFailure(subject, `has invalid options:\n${error.message}`, `correct ${key} in the config`, 'configuration', { cause: error });
@@ -66,13 +74,9 @@ export function agentLoadFailure(agent: AgentConfig, index: number, error: unkno
       );
     }
     const where = frameIn(agent.module, error);
-    return new StartFailure(
-      subject,
-      `threw while it was loaded: ${text}${where ? ` (at ${where})` : ''}`,
-      `correct the module's code; \`node ${agent.module}\` reproduces errors thrown at import`,
-      'environment',
-      { cause: error },
-    );
+    return new StartFailure(subject, `threw while it was loaded: ${text}${where ? ` (at ${where})` : ''}`, `correct the module's code; \`node ${agent.module}\` reproduces errors thrown at import`, 'environment', {
+      cause: error,
+    });
   }
   if (agent.mcp !== undefined || agent.remote !== undefined) {
     const urlKey = agent.mcp !== undefined ? `${key}.mcp.url` : `${key}.remote.cardUrl`;

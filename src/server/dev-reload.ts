@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { loadAgentDefinition, type AgentLoadContext } from '../agents/load-agent.js';
-import type { AgentDefinition } from '../agents/sdk/agent.js';
+import type { AgentDefinition } from '../core/agents/agent-definition.js';
 import type { AgentConfig, Config } from '../config/index.js';
 import type { AgentSlots } from './start.js';
 
@@ -133,9 +133,7 @@ export class DevReloader {
 export function needsRestart(running: Config, next: Config): string | undefined {
   // Without cluster.replicaId in the file, each read makes up a new one: not a change.
   if (next.cluster.replicaId !== running.cluster.replicaId) next = { ...next, cluster: { ...next.cluster, replicaId: running.cluster.replicaId } };
-  const outside = Object.keys({ ...running, ...next }).filter(
-    (key) => key !== 'agents' && JSON.stringify(running[key as keyof Config]) !== JSON.stringify(next[key as keyof Config]),
-  );
+  const outside = Object.keys({ ...running, ...next }).filter((key) => key !== 'agents' && JSON.stringify(running[key as keyof Config]) !== JSON.stringify(next[key as keyof Config]));
   if (outside.length) return `${outside.join(', ')} changed`;
   const policyOf = (a: AgentConfig | undefined) =>
     JSON.stringify({

@@ -19,6 +19,7 @@ import type { Action, AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import type { ReadLimit } from '../bindings/a2a-grpc/index.js';
 import { A2AError } from '../protocol/a2a/errors.js';
+import type { StartGate } from '../edge/start-gate.js';
 
 /** What each RPC does, on the v1.0 and v0.3 services (the names the authorizing handler checks). */
 const ACTION_OF: Readonly<Record<string, Action>> = {
@@ -55,8 +56,8 @@ export function credentialHeaders(md: Metadata): CredentialHeaders {
 export interface GrpcAuthenticationDeps {
   auth: Authenticator;
   policy: AuthorizationPolicy;
-  /** settles once the server is started (own tokens' issuer is the bound public URL) */
-  started: Promise<void>;
+  /** the listener's start gate (src/edge): own tokens' issuer is the bound public URL, known once started */
+  gate: StartGate;
   /** the RFC 9728 document a refusal names: the server's own, as no agent is known yet */
   resourceMetadataUrl: () => string;
 }
@@ -75,7 +76,7 @@ export function grpcAuthentication(d: GrpcAuthenticationDeps): GrpcAuthenticatio
   const known = new WeakMap<Metadata, Principal>();
   return {
     async beforeRead(md, method) {
-      await d.started;
+      if (!d.gate.open) await d.gate.whenStarted();
       let principal: Principal;
       try {
         principal = await d.auth.authenticate(credentialHeaders(md));
@@ -94,7 +95,7 @@ export function grpcAuthentication(d: GrpcAuthenticationDeps): GrpcAuthenticatio
     async authenticate(md, agentId) {
       const principal = known.get(md);
       if (principal) return principal;
-      await d.started;
+      if (!d.gate.open) await d.gate.whenStarted();
       return d.auth.authenticate(credentialHeaders(md), { resourcePath: `/a2a/${encodeURIComponent(agentId)}` });
     },
   };

@@ -1,12 +1,13 @@
 /**
- * The HTTP listener. A2A JSON-RPC and HTTP+JSON requests go to the plain node:http endpoint of
- * src/server/a2a-endpoint.ts; cards, the registry listing, JWKS and health are Fastify routes.
+ * The HTTP listener: one edge (src/edge) admits every request and hands it to its face, in this
+ * order: the MCP compat routes, MCP, OAuth, A2A (src/bindings/a2a-http/a2a-face.ts); Fastify serves the
+ * rest (cards, the registry listing, management, the Novaeden API, OpenAPI, the landing page,
+ * JWKS, health) as the fallback face, with the edge's request id, start gate and body reader.
  */
-import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import type { Authenticator } from '../auth/authenticator.js';
 import { JsonRpcBinding } from '../bindings/a2a-jsonrpc/jsonrpc-binding.js';
 import { RestBinding, restErrorBody } from '../bindings/a2a-rest/rest-binding.js';
 import type { Config } from '../config/index.js';
@@ -15,31 +16,38 @@ import type { A2AHandler } from '../core/a2a-handler.js';
 import type { KeyStore } from '../core/keys/key-store.js';
 import { cardRepresentation, conditionalCardResponse } from '../protocol/a2a/card/card-http.js';
 import { A2AError } from '../protocol/a2a/errors.js';
-import { createA2AEndpoint } from './a2a-endpoint.js';
-import { cardVersionFor, v03CardOf } from './agent-cards.js';
-import { createMcpEndpoint } from '../bindings/mcp/mcp-endpoint.js';
-import { createMcpCompatRoutes } from '../bindings/mcp/compat/compat-routes.js';
+import { createA2AFace } from '../bindings/a2a-http/a2a-face.js';
+import { cardVersionFor, v03CardOf } from '../bindings/a2a-legacy/v03/cards.js';
+import { mcpFace } from '../bindings/mcp/mcp-face.js';
+import { addWellKnownCors, wellKnownPreflight } from '../bindings/mcp/well-known-cors.js';
+import { mcpCompatFace } from '../bindings/mcp/compat/compat-routes.js';
+import { loadMcpFixtureModule } from './mcp-fixture-module.js';
 import { withListeningPorts } from '../config/index.js';
-import { packageVersion } from '../cli/version.js';
+import { packageVersion } from '../config/package-version.js';
 import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
 import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
 import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
-import { unknownAgentMessage } from '../core/agents/unknown-agent.js';
+import { admitToAgentPath } from '../core/authz/agent-lookup.js';
 import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
-import { admitBody, BodyBudget, bodyRefusal, readLimitedBody, BODY_BUSY_RETRY_AFTER_SECONDS, type BodyPolicy } from '../bindings/read-limited-body.js';
+import { BodyBudget, BODY_BUSY_RETRY_AFTER_SECONDS, type BodyPolicy } from '../edge/body.js';
+import { contextOf, createEdge } from '../edge/edge.js';
+import type { AnyFace, Face } from '../edge/face.js';
+import { StartGate } from '../edge/start-gate.js';
+import { uuidv7 } from '../core/ids/uuid-v7.js';
 import { refuseBodyWithoutAdmin } from './management/body-admission.js';
 import { isNovaedenA2APath, novaedenTaskApi } from './compat/novaeden-task-api.js';
 import { novaedenAgentCards } from './compat/novaeden-agent-list.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
+import { routeCaller } from './route-caller.js';
 
 export interface HttpAppDeps {
   config: Config;
   registry: AgentRegistry;
   handler: A2AHandler;
-  auth: ApiKeyAuthenticator;
+  auth: Authenticator;
   keys?: KeyStore;
   log: Logger;
   /** readiness of each backing service: 'ok' or why not (never a secret: URLs are not included) */
@@ -49,6 +57,8 @@ export interface HttpAppDeps {
    * port), so requests that arrive in between wait for it instead of finding no agents.
    */
   started: Promise<void>;
+  /** the start gate of `started`, when shared with another listener (gRPC); default: its own */
+  gate?: StartGate;
   /** RFC 9728 documents, and with auth.oauth.enabled the authorization server and user/client management (src/auth/oauth) */
   oauth?: import('../auth/oauth/oauth-faces.js').OAuthFaces;
   /** the one authorization policy (src/core/authz): hidden agents, the management API */
@@ -66,10 +76,22 @@ export interface HttpAppDeps {
 /** Errors of the non-A2A routes (cards, registry, keys, health): the HTTP+JSON error shape. */
 function errorReply(reply: FastifyReply, err: A2AError): FastifyReply {
   const { status, body } = restErrorBody(err);
-  if (err.kind === 'Unavailable') reply.header('Retry-After', String(BODY_BUSY_RETRY_AFTER_SECONDS));
+  return reply.code(status).headers(errorHeaders(err)).type('application/json').send(body);
+}
+
+/** The same error shape, written before or beside Fastify (the edge's refusals of the fallback face). */
+function sendRest(res: ServerResponse, err: A2AError): void {
+  const { status, body } = restErrorBody(err);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), ...errorHeaders(err) });
+  res.end(body);
+}
+
+/** What an error answer of these routes carries besides its body. */
+function errorHeaders(err: A2AError): Record<string, string> {
+  if (err.kind === 'Unavailable') return { 'Retry-After': String(BODY_BUSY_RETRY_AFTER_SECONDS) };
   // A body too large or too slow is not waited for: the connection closes after the answer.
-  if (err.kind === 'PayloadTooLarge' || err.kind === 'RequestTimeout') reply.header('Connection', 'close');
-  return reply.code(status).type('application/json').send(body);
+  if (err.kind === 'PayloadTooLarge' || err.kind === 'RequestTimeout') return { Connection: 'close' };
+  return {};
 }
 
 export function buildHttpApp(d: HttpAppDeps) {
@@ -78,16 +100,15 @@ export function buildHttpApp(d: HttpAppDeps) {
   const keepAliveMs = config.limits.sseKeepAliveMs;
   // One budget of body bytes in flight and one read deadline for every face of this listener.
   const bodyPolicy: BodyPolicy = { budget: d.bodyBudget ?? new BodyBudget(config.limits.bodyBytesInFlight), readTimeoutMs: config.limits.bodyReadTimeoutMs };
-  const a2a = createA2AEndpoint({
+  const a2a = createA2AFace({
     registry: d.registry,
     jsonrpc: new JsonRpcBinding({ handler: d.handler, keepAliveMs, log: d.log }),
     rest: new RestBinding({ handler: d.handler, keepAliveMs, log: d.log }),
     auth: d.auth,
-    log: d.log,
-    bodyLimit: config.limits.bodyBytes,
-    started: d.started,
     ...(d.policy ? { policy: d.policy } : {}),
     resourceMetadataUrl: (agentId) => protectedResourceMetadataUrl(publicUrl(), `/a2a/${agentId}`),
+    // The replaced service's task routes beneath /a2a are Fastify's (server/compat/).
+    servedElsewhere: isNovaedenA2APath,
   });
   // MCP tool hints of a skill: the agent's own (a remote MCP server's tool annotations), each
   // replaced by the one configured in agents[].skills[id].annotations.
@@ -96,35 +117,34 @@ export function buildHttpApp(d: HttpAppDeps) {
     const configured = config.agents.find((a) => a.id === agentId)?.skills[skillId]?.annotations;
     return own || configured ? { ...own, ...configured } : undefined;
   };
-  // MCP at /mcp and /a2a/{id}/mcp (src/bindings/mcp/); also CORS for /.well-known/*.
-  const mcp = createMcpEndpoint({
+  // MCP at /mcp and /a2a/{id}/mcp (src/bindings/mcp/).
+  const mcp = mcpFace({
     registry: d.registry,
     handler: d.handler,
-    auth: d.auth,
+    challenge: (err, o) => d.auth.challenge(err, o),
     log: d.log,
     bodyLimit: config.limits.bodyBytes,
     keepAliveMs,
     publicUrl: config.server.publicUrl,
     bindHost: config.server.host,
     version: packageVersion(),
-    started: d.started,
     ...(d.policy ? { policy: d.policy } : {}),
     resourceMetadataUrl: (path) => protectedResourceMetadataUrl(publicUrl(), path),
     // Per-skill tool hints from the config (agents[].skills[id].annotations).
     skillAnnotations,
     genericTools: config.mcp.genericTools,
-    conformanceFixtures: config.mcp.conformanceFixtures,
+    ...(config.mcp.fixtureModule ? { fixtureModule: loadMcpFixtureModule(config.mcp.fixtureModule) } : {}),
     publicDiscovery: config.mcp.publicDiscovery,
     // MRTR requestStates verify on every replica: their key derives from the shared signing keys.
     ...(d.keys ? { requestStateKeys: () => d.keys!.derivedSecrets('mcp-request-state') } : {}),
   });
   // The routes clients of the replaced service call (/mcp/tools/list, …, /.well-known/mcp-metadata);
-  // their calls run through the MCP endpoint above over loopback (src/bindings/mcp/compat/).
+  // their calls run through the MCP face above, in process (src/bindings/mcp/compat/).
   const boundPort = () => {
     const a = app.server.address();
     return typeof a === 'object' && a ? a : undefined;
   };
-  const mcpCompat = createMcpCompatRoutes({
+  const mcpCompat = mcpCompatFace({
     registry: d.registry,
     handler: d.handler,
     version: packageVersion(),
@@ -132,37 +152,23 @@ export function buildHttpApp(d: HttpAppDeps) {
     skillAnnotations,
     genericTools: config.mcp.genericTools,
     publicUrl: () => withListeningPorts(config, { http: boundPort()?.port ?? config.server.port }).server.publicUrl,
-    selfUrl: () => {
-      const a = boundPort();
-      const host = !a || a.address === '0.0.0.0' ? '127.0.0.1' : a.address === '::' ? '[::1]' : a.family === 'IPv6' ? `[${a.address}]` : a.address;
-      return `http://${host}:${a?.port ?? config.server.port}`;
-    },
     timeoutMs: config.limits.requestTimeoutMs,
-    bodyLimit: config.limits.bodyBytes,
     authMode: config.auth.mode,
     oauthEnabled: config.auth.oauth.enabled,
     // Hidden agents' tools are not published (their cards are not either).
     ...(d.policy ? { isPublicAgent: (agentId: string) => d.policy!.canSeeAgent(ANONYMOUS, agentId, 'mcp') } : {}),
-    started: d.started,
-    // What /mcp admits (src/bindings/mcp/mcp-endpoint.ts), asked before a compat route reads a body.
-    mayUseMcp: async (headers) => {
-      try {
-        const principal = await d.auth.authenticate(headers, { resourcePath: '/mcp' });
-        return !d.policy || d.policy.allows(principal, 'use-mcp');
-      } catch {
-        return false;
-      }
-    },
+    // The calls run through the MCP face in process, admitted as on /mcp (src/bindings/mcp/mcp-face.ts).
+    mcp,
   });
   let closing = false;
+  const gate = d.gate ?? new StartGate(d.started);
+  let edgeFaces: AnyFace[] = [];
   const app = Fastify({
     loggerInstance: d.log,
     logController: new LogController({ disableRequestLogging: true, requestIdLogLabel: 'reqId' }),
     bodyLimit: config.limits.bodyBytes,
-    genReqId: (req) => {
-      const given = req.headers['x-request-id'];
-      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID();
-    },
+    // The edge's id (already on the answer); a request injected past the edge gets its own.
+    genReqId: (req) => contextOf(req)?.requestId ?? uuidv7(),
     return503OnClosing: true,
     // URLs the router rejects (bad percent-encoding, over-long segments) still get the binding's error shape.
     frameworkErrors: (error, req, reply) => {
@@ -170,47 +176,53 @@ export function buildHttpApp(d: HttpAppDeps) {
       return errorReply(reply, new A2AError('InvalidRequest', 'The request URL is not valid'));
     },
     routerOptions: { maxParamLength: 512, ignoreTrailingSlash: true },
-    // A2A requests go straight to the bindings (src/server/a2a-endpoint.ts); the rest to Fastify.
-    serverFactory: (handler) =>
-      createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, (req, res) => {
-        // Closing: the answer ends its keep-alive connection. Requests that bypass Fastify (A2A, MCP)
-        // would otherwise keep busy connections open, and the listener would never finish closing
-        // under load (seen as a SIGTERM ending in SIGKILL in the chaos test).
-        if (closing) res.setHeader('Connection', 'close');
-        admitBody(req, bodyPolicy);
-        // A handler that stops reading a body midway (oidc-provider past its own 56 KiB limit, the
-        // body budget) leaves the rest unread, and the next request on the connection would never
-        // be parsed: the remainder is discarded once the answer is out (found by the fuzz suite).
-        res.once('finish', () => {
-          if (!req.complete) req.resume();
-        });
-        if (!mcpCompat(req, res) && !mcp(req, res) && !d.oauth?.endpoint(req, res) && (isNovaedenA2APath(req) || !a2a(req, res))) handler(req, res);
-      }),
+    serverFactory: (handler) => {
+      // Fastify is the fallback face: the small JSON routes no other face takes.
+      const routes: Face = {
+        name: 'routes',
+        match: () => true,
+        serve: (req, res) => handler(req, res),
+        // Not started (Fastify's own answer before the edge: 'The server is starting', HTTP+JSON shape).
+        reject: (_req, res, err) => sendRest(res, err.kind === 'Unavailable' ? new A2AError('Unavailable', 'The server is starting') : err),
+      };
+      const faces = [
+        mcpCompat,
+        mcp,
+        // After the compat face, whose `/.well-known/mcp-metadata` preflight names that route's own methods.
+        wellKnownPreflight,
+        ...(d.oauth ? [d.oauth.endpoint] : []),
+        a2a,
+      ];
+      edgeFaces = [...faces, routes];
+      const edge = createEdge({
+        faces,
+        fallback: routes,
+        authenticate: (headers, resourcePath) => d.auth.authenticate(headers, resourcePath === undefined ? undefined : { resourcePath }),
+        body: { limit: config.limits.bodyBytes, policy: bodyPolicy },
+        log: d.log,
+        gate,
+        isClosing: () => closing,
+        // The discovery documents are read cross-origin by browser-based MCP clients.
+        decorate: [addWellKnownCors],
+      });
+      return createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, edge);
+    },
   });
-
-  let started = false;
-  d.started.then(
-    () => (started = true),
-    () => {},
-  );
-  // Open MCP streams (subscriptions/listen, legacy sessions) end before the listener closes.
-  app.addHook('preClose', () => ((closing = true), mcp.close()));
-  app.addHook('onRequest', (req, reply, done) => {
-    reply.header('X-Request-Id', req.id);
-    if (started) return done();
-    d.started.then(
-      () => done(),
-      () => done(new A2AError('Unavailable', 'The server is starting')),
-    );
+  // Open streams (MCP subscriptions/listen, legacy sessions) end before the listener closes.
+  app.addHook('preClose', async () => {
+    closing = true;
+    await Promise.all(edgeFaces.map((f) => f.close?.()));
   });
 
   // Bodies are read as strings, by the shared reader (budget, deadline); each route parses them so
   // that malformed JSON gets its own error shape.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', async (req: FastifyRequest) => {
-    const read = await readLimitedBody(req.raw, config.limits.bodyBytes);
+    const ctx = contextOf(req.raw);
+    if (!ctx) throw new A2AError('Internal');
+    const read = await ctx.body();
     if (typeof read === 'string') return read;
-    throw bodyRefusal(read, config.limits.bodyBytes);
+    throw read.error;
   });
   // The management API needs an admin credential: checked on the headers, before a body is read.
   if (d.policy) {
@@ -233,12 +245,11 @@ export function buildHttpApp(d: HttpAppDeps) {
     return errorReply(reply, a2a);
   });
 
-  app.setNotFoundHandler((req, reply) =>
-    errorReply(reply, new A2AError('MethodNotFound', `No route for ${req.method} ${req.url.split('?')[0]}`)),
-  );
-
+  app.setNotFoundHandler((req, reply) => errorReply(reply, new A2AError('MethodNotFound', `No route for ${req.method} ${req.url.split('?')[0]}`)));
 
   // ---- Cards, registry, keys, health.
+  /** The caller of a route, authenticated once per request by the edge. */
+  const callerOfRoute = (req: FastifyRequest): Promise<Principal> => routeCaller(d.auth, req.raw);
   const cardMaxAge = config.cards.maxAgeSeconds;
   const sendCard = (req: FastifyRequest, reply: FastifyReply, card: object, scope: 'public' | 'private', vary?: string[]) => {
     const r = conditionalCardResponse(req.headers, cardRepresentation(card), { maxAgeSeconds: cardMaxAge, cacheScope: scope, vary });
@@ -247,12 +258,11 @@ export function buildHttpApp(d: HttpAppDeps) {
   };
   // Negotiated by `A2A-Version` (src/server/agent-cards.ts cardVersionFor); `agent.json` is v0.3.
   const serveCard = async (req: FastifyRequest, reply: FastifyReply, agentId: string, path: 'agent-card.json' | 'agent.json' = 'agent-card.json') => {
-    const agent = d.registry.get(agentId);
-    const noAgent = () => errorReply(reply, new A2AError('TaskNotFound', unknownAgentMessage(agentId, d.registry, d.policy)));
-    if (!agent) return noAgent();
     // A hidden agent's card is read with a2a:discover; to anyone else (a refused credential too) it does not exist.
+    const admitted = await admitToAgentPath(d.registry, d.policy, agentId, 'a2a', () => callerOfRoute(req), { publicDocument: true });
+    if (admitted.unknown) return errorReply(reply, new A2AError('TaskNotFound', admitted.message));
+    const agent = d.registry.get(agentId)!;
     const hidden = d.policy !== undefined && !d.policy.isPublicAgent(agentId);
-    if (hidden && (await d.policy!.admitToAgent(agentId, 'a2a', () => d.auth.authenticate(req.headers))).unknown) return noAgent();
     const cacheScope = hidden ? 'private' : 'public';
     // The v0.2 path is read by v0.3-era clients only, whatever version they announce (a2a-js 1.x
     // `legacyCompat` fetches it with `A2A-Version: 1.0`), so it always has the v0.3 shape.
@@ -264,7 +274,7 @@ export function buildHttpApp(d: HttpAppDeps) {
   /** The caller of a discovery route; a refused credential gets its 401 here (undefined returned). */
   const callerOf = async (req: FastifyRequest, reply: FastifyReply): Promise<Principal | undefined> => {
     try {
-      return await d.auth.authenticate(req.headers);
+      return await callerOfRoute(req);
     } catch (e) {
       const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
       if (err.kind === 'Unauthenticated') reply.header('WWW-Authenticate', d.auth.challenge(err, { scope: 'a2a:discover' }));
@@ -285,14 +295,16 @@ export function buildHttpApp(d: HttpAppDeps) {
     if (d.policy?.enforcing || principal.authenticated) reply.header('Cache-Control', 'private, no-store');
     // `?view=cards`: the replaced service's answer, a list of cards (src/server/compat/).
     if ((req.query as { view?: string }).view === 'cards') return novaedenAgentCards(d.registry, d.policy, principal);
-    return { agents: visible.map((a) => ({
-      id: a.id,
-      name: a.publicCard.name,
-      description: a.publicCard.description,
-      url: a.baseUrl,
-      cardUrl: `${a.baseUrl}/.well-known/agent-card.json`,
-      primary: a.id === d.registry.primaryId,
-    })) };
+    return {
+      agents: visible.map((a) => ({
+        id: a.id,
+        name: a.publicCard.name,
+        description: a.publicCard.description,
+        url: a.baseUrl,
+        cardUrl: `${a.baseUrl}/.well-known/agent-card.json`,
+        primary: a.id === d.registry.primaryId,
+      })),
+    };
   });
   if (d.policy && d.apiKeys) {
     app.register(keyRoutes({ auth: d.auth, policy: d.policy, store: d.apiKeys, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
@@ -308,7 +320,16 @@ export function buildHttpApp(d: HttpAppDeps) {
     return d.keys ? d.keys.jwks() : { keys: [] };
   });
   if (d.oauth) app.register(d.oauth.adminRoutes);
-  app.register(landingPage({ registry: d.registry, ...(d.policy ? { policy: d.policy } : {}), publicUrl, version: packageVersion(), authRequired: config.auth.mode === 'required', oauth: d.oauth !== undefined && config.auth.oauth.enabled && config.auth.mode === 'required' }));
+  app.register(
+    landingPage({
+      registry: d.registry,
+      ...(d.policy ? { policy: d.policy } : {}),
+      publicUrl,
+      version: packageVersion(),
+      authRequired: config.auth.mode === 'required',
+      oauth: d.oauth !== undefined && config.auth.oauth.enabled && config.auth.mode === 'required',
+    }),
+  );
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
     const checks = await d.ready().catch(() => ({ server: 'readiness check failed' }));
@@ -319,4 +340,3 @@ export function buildHttpApp(d: HttpAppDeps) {
 
   return app;
 }
-

@@ -74,7 +74,10 @@ function renderHtml(f: ReturnType<typeof landingFacts>): string {
   };
   const agents = f.agents.length
     ? `<table><thead><tr><th>Agent</th><th>What it does</th><th>Card</th></tr></thead><tbody>${f.agents
-        .map((a) => `<tr><td><strong>${e(a.name)}</strong><br><code>${e(a.id)}</code>${a.primary ? ' <span class="muted">(primary)</span>' : ''}</td><td>${e(a.description)}</td><td><a href="${e(a.cardUrl)}">agent card</a></td></tr>`)
+        .map(
+          (a) =>
+            `<tr><td><strong>${e(a.name)}</strong><br><code>${e(a.id)}</code>${a.primary ? ' <span class="muted">(primary)</span>' : ''}</td><td>${e(a.description)}</td><td><a href="${e(a.cardUrl)}">agent card</a></td></tr>`,
+        )
         .join('')}</tbody></table>`
     : '<p class="muted">No public agents. Agents hidden from anonymous callers are listed at <code>/api/v1/agents</code> with a credential that may see them.</p>';
   const guides = CONNECT_CLIENTS.map((c) => {

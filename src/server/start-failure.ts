@@ -111,13 +111,7 @@ function fileFailure(error: unknown): StartFailure | undefined {
 export function toStartFailure(error: unknown, config: Config): StartFailure {
   if (error instanceof StartFailure) return error;
   if (error instanceof InsecureAuthModeError) {
-    return new StartFailure(
-      error.detail.subject ?? 'auth.mode none (--auth none)',
-      error.detail.problem,
-      error.detail.fix,
-      'configuration',
-      { cause: error },
-    );
+    return new StartFailure(error.detail.subject ?? 'auth.mode none (--auth none)', error.detail.problem, error.detail.fix, 'configuration', { cause: error });
   }
   if (error instanceof ConfigError) {
     return new StartFailure(`the configuration${config.file ? ` ${config.file}` : ''}`, `is invalid:\n${error.message}`, 'fix the keys named above, or run agentport serve --help', 'configuration', { cause: error });
@@ -135,7 +129,9 @@ export function toStartFailure(error: unknown, config: Config): StartFailure {
   return (
     storage ??
     fileFailure(error) ??
-    new StartFailure('the server', `could not start: ${oneLine(errorText(error))}`, 'act on the cause above; --log-level debug logs the details (report it if it looks like a bug in Agentport)', 'environment', { cause: error })
+    new StartFailure('the server', `could not start: ${oneLine(errorText(error))}`, 'act on the cause above; --log-level debug logs the details (report it if it looks like a bug in Agentport)', 'environment', {
+      cause: error,
+    })
   );
 }
 

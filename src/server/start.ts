@@ -2,7 +2,6 @@
  * Builds and starts everything from one resolved Config: storage, event bus, task engine, push
  * delivery, the HTTP listener and the gRPC listener. Returns a handle that drains and stops it all.
  */
-import { conformanceTaskAgent, fixtureAgentConfig } from '../bindings/mcp/conformance-task-agent.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -12,14 +11,14 @@ import { createOAuthFaces } from '../auth/oauth/oauth-faces.js';
 import { TokenRevocations } from '../auth/oauth/token-revocations.js';
 import { createGrpcServer } from '../bindings/a2a-grpc/index.js';
 import { InProcessEventBus, openRedisEventBus, type EventBus } from '../bus/index.js';
-import { withListeningPorts, type AgentConfig, type Config } from '../config/index.js';
-import type { AgentDefinition } from '../agents/sdk/agent.js';
+import { redactUrl, withListeningPorts, type AgentConfig, type Config } from '../config/index.js';
+import type { AgentDefinition } from '../core/agents/agent-definition.js';
 import { AgentRegistry } from '../core/agents/agent-registry.js';
 import { KeyStore } from '../core/keys/key-store.js';
 import { PushDeliveryWorker } from '../core/push/delivery-worker.js';
-import { LEGACY_PUSH_BODIES } from './legacy-push-bodies.js';
+import { LEGACY_PUSH_BODIES } from '../bindings/a2a-legacy/push-bodies.js';
 import { PushJwtSigner } from '../core/push/push-jwt.js';
-import { SsrfGuard } from '../core/push/ssrf-guard.js';
+import { SsrfGuard } from '../net/index.js';
 import { TaskService } from '../core/tasks/task-service.js';
 import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
 import { toA2AError } from '../protocol/a2a/errors.js';
@@ -31,13 +30,14 @@ import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
 import { checkAuthMode, checkTokenAutoApprove } from './auth-mode.js';
 import { createFirstAdminKey } from './first-start.js';
 import type { FirstAdminUser } from '../auth/oauth/first-admin-user.js';
-import { packageVersion } from '../cli/version.js';
+import { packageVersion } from '../config/package-version.js';
 import { StartFailure, directoryFailure, listenFailure, toStartFailure } from './start-failure.js';
 import { agentLoadFailure } from './agent-load-failure.js';
 import { ensureWritableDir, notWritableReason, probeWritable } from './storage-writable.js';
 import { routeGrpcLibraryLog } from './grpc-library-log.js';
 import { grpcAuthentication } from './grpc-authentication.js';
-import { BodyBudget } from '../bindings/read-limited-body.js';
+import { BodyBudget } from '../edge/body.js';
+import { StartGate } from '../edge/start-gate.js';
 
 export interface RunningServer {
   /** the admin API key created by this (first) start, to be shown once; never logged */
@@ -120,10 +120,7 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       log.warn('storage is PostgreSQL with the in-process bus: run one replica only, or set `bus:` to a redis:// URL so streams see events committed by other replicas');
     }
     // Distributed mode: a database restart is ridden out by holding commits (issue 19 C2).
-    const committer = new GroupCommitter(
-      store,
-      cluster ? { retryUnavailableMs: cluster.commitRetryMs, isUnavailable: (err) => toA2AError(err).kind === 'Unavailable', log } : {},
-    );
+    const committer = new GroupCommitter(store, cluster ? { retryUnavailableMs: cluster.commitRetryMs, isUnavailable: (err) => toA2AError(err).kind === 'Unavailable', log } : {});
     // Replicas sign with the same keys, so any replica's JWKS verifies any replica's cards.
     const keys = new KeyStore(initial.storage.driver === 'postgres' ? { shared: store } : { dataDir: initial.server.dataDir });
     const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });
@@ -156,8 +153,7 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     const handler = new AuthorizingA2AHandler(service, policy, registry, {
       // A hidden agent has no public RFC 9728 document (it would tell that it exists): its
       // challenges name the server's own, for the root resource.
-      resourceMetadataUrl: (agentId, surface) =>
-        protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
+      resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
     });
     if (initial.storage.driver === 'sqlite') {
       // Before any listener opens: every SUBMITTED/WORKING task now is one a crash cut off.
@@ -171,13 +167,15 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     let markFailed!: (e: unknown) => void;
     const started = new Promise<void>((resolve, reject) => ((markStarted = resolve), (markFailed = reject)));
     started.catch(() => {});
+    // One start gate for both listeners (src/edge/start-gate.ts).
+    const gate = new StartGate(started);
     // One budget of request bytes being read, for the HTTP and gRPC listeners alike (issue 19 D6).
     const bodyBudget = new BodyBudget(initial.limits.bodyBytesInFlight);
     const grpc = initial.server.grpc.enabled
       ? createGrpcServer({
           handler,
           defaultAgentId: initial.primaryAgent,
-          ...grpcAuthentication({ auth, policy, started, resourceMetadataUrl: () => protectedResourceMetadataUrl(config.server.publicUrl, '/') }),
+          ...grpcAuthentication({ auth, policy, gate, resourceMetadataUrl: () => protectedResourceMetadataUrl(config.server.publicUrl, '/') }),
           maxMessageBytes: initial.limits.bodyBytes,
           bodyBudget,
           bodyReadTimeoutMs: initial.limits.bodyReadTimeoutMs,
@@ -204,8 +202,8 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       return { storage, bus: busHealth.ok ? 'ok' : (busHealth.detail ?? 'unreachable') };
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
-    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, started, isPublicAgent: (id) => policy.isPublicAgent(id) });
-    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl, bodyBudget });
+    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id) });
+    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, gate, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl, bodyBudget });
     closers.unshift(() => app.close());
     // "Listening" is said once, by 'agentport started', when every listener and agent is up.
     const listenTextResolver = (address: string) => `HTTP port bound at ${address}; starting agents`;
@@ -226,14 +224,13 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
         const signWith = config.cards.sign || config.push.signJwt ? keys : undefined;
         registry.add(await registerAgent(config, agentConfig, def, signWith).catch(fail));
         // A remote MCP server's tools changed: new card, new skills, new MCP tools.
-        def.onCardChange?.(() =>
-          void registerAgent(config, agentConfig, def, signWith)
-            .then((a) => registry.replace(a))
-            .catch((err: unknown) => log.warn({ err, agent: agentConfig.id }, 'could not re-register an agent whose card changed')),
+        def.onCardChange?.(
+          () =>
+            void registerAgent(config, agentConfig, def, signWith)
+              .then((a) => registry.replace(a))
+              .catch((err: unknown) => log.warn({ err, agent: agentConfig.id }, 'could not re-register an agent whose card changed')),
         );
       }
-      // The MCP conformance suite's tasks-extension fixtures run as an A2A agent of their own.
-      if (config.mcp.conformanceFixtures) registry.add(await registerAgent(config, fixtureAgentConfig(), conformanceTaskAgent, config.cards.sign ? keys : undefined));
       markStarted();
     } catch (e) {
       markFailed(e);
@@ -315,7 +312,7 @@ async function openStore(config: Config, log: { info(o: object, m?: string): voi
     await store.ping();
   } catch (err) {
     await store.close().catch(() => {});
-    throw new StartFailure(`storage: PostgreSQL at ${redactUrl(s.url)}`, `is unreachable (${(err as Error).message})`, 'check the URL and that the server is up', 'environment', { cause: err });
+    throw new StartFailure(`storage: PostgreSQL at ${redactUrl(s.url, 'the configured URL')}`, `is unreachable (${(err as Error).message})`, 'check the URL and that the server is up', 'environment', { cause: err });
   }
   try {
     if (s.migrate) {
@@ -326,7 +323,12 @@ async function openStore(config: Config, log: { info(o: object, m?: string): voi
         throw new StartFailure(`storage: the database schema ${s.schema}`, `is newer than this Agentport (unknown migrations: ${status.unknown.join(', ')})`, 'upgrade Agentport', 'environment');
       }
       if (status.pending.length) {
-        throw new StartFailure(`storage: the database schema ${s.schema}`, `is behind this Agentport (pending migrations: ${status.pending.join(', ')})`, 'run `agentport db migrate` first, or set storage.migrate: true', 'environment');
+        throw new StartFailure(
+          `storage: the database schema ${s.schema}`,
+          `is behind this Agentport (pending migrations: ${status.pending.join(', ')})`,
+          'run `agentport db migrate` first, or set storage.migrate: true',
+          'environment',
+        );
       }
     }
   } catch (err) {
@@ -335,17 +337,6 @@ async function openStore(config: Config, log: { info(o: object, m?: string): voi
   }
   log.info({ schema: s.schema }, 'PostgreSQL store ready');
   return store;
-}
-
-/** The URL without its password, for messages and logs. */
-function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'the configured URL';
-  }
 }
 
 /** After a failed start, no closing step may hold the process longer than this. */

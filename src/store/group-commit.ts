@@ -138,7 +138,7 @@ export class GroupCommitter {
       ambiguous = true;
     }
     if (batch.length === 1 && !ambiguous) {
-      batch[0].reject(failure);
+      batch[0]!.reject(failure);
       return;
     }
     for (const p of batch) {

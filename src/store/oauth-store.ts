@@ -4,6 +4,7 @@
  * is spelled the same on SQLite and PostgreSQL.
  */
 import type { Kysely } from 'kysely';
+import type { Database, OAuthRecordsTable, UsersTable } from './schema.js';
 import { SqlSessionStore, type SessionStore } from './session-store.js';
 
 /** One oidc-provider record (a grant, code, refresh token, client, session, interaction, …). */
@@ -67,33 +68,10 @@ export interface OAuthStore {
   readonly sessions: SessionStore;
 }
 
-interface RecordsTable {
-  model: string;
-  id: string;
-  payload: string;
-  grant_id: string | null;
-  uid: string | null;
-  account_id: string | null;
-  expires_at: number | null;
-  consumed_at: number | null;
-  revoked_at: number | null;
-}
-
-interface UsersTable {
-  username: string;
-  password_hash: string;
-  scopes: string;
-  created_at: number;
-}
-
-type Tables = { oauth_records: RecordsTable; users: UsersTable };
-
 export class SqlOAuthStore implements OAuthStore {
-  private readonly db: Kysely<Tables>;
   readonly sessions: SessionStore;
 
-  constructor(db: Kysely<unknown>) {
-    this.db = db as unknown as Kysely<Tables>;
+  constructor(private readonly db: Kysely<Database>) {
     this.sessions = new SqlSessionStore(db);
   }
 
@@ -112,9 +90,7 @@ export class SqlOAuthStore implements OAuthStore {
     await this.db
       .insertInto('oauth_records')
       .values(row)
-      .onConflict((oc) =>
-        oc.columns(['model', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, account_id: row.account_id, expires_at: row.expires_at }),
-      )
+      .onConflict((oc) => oc.columns(['model', 'id']).doUpdateSet({ payload: row.payload, grant_id: row.grant_id, uid: row.uid, account_id: row.account_id, expires_at: row.expires_at }))
       .execute();
   }
 
@@ -173,13 +149,7 @@ export class SqlOAuthStore implements OAuthStore {
   }
 
   async revokeAccount(accountId: string, at: number): Promise<string[]> {
-    const grants = await this.db
-      .selectFrom('oauth_records')
-      .select('id')
-      .where('model', '=', 'Grant')
-      .where('account_id', '=', accountId)
-      .where('revoked_at', 'is', null)
-      .execute();
+    const grants = await this.db.selectFrom('oauth_records').select('id').where('model', '=', 'Grant').where('account_id', '=', accountId).where('revoked_at', 'is', null).execute();
     // A subquery, not the list above: an account may hold more grants than a statement may have parameters.
     const ofAccount = this.db.selectFrom('oauth_records as g').select('g.id').where('g.model', '=', 'Grant').where('g.account_id', '=', accountId);
     await this.db
@@ -227,7 +197,11 @@ export class SqlOAuthStore implements OAuthStore {
   }
 
   async setUserScopes(username: string, scopes: readonly string[], at = Date.now()): Promise<boolean> {
-    const r = await this.db.updateTable('users').set({ scopes: JSON.stringify(scopes) }).where('username', '=', username).executeTakeFirst();
+    const r = await this.db
+      .updateTable('users')
+      .set({ scopes: JSON.stringify(scopes) })
+      .where('username', '=', username)
+      .executeTakeFirst();
     if (Number(r.numUpdatedRows) === 0) return false;
     await this.sessions.endSessionsOf(username);
     await this.revokeAccount(username, at);
@@ -235,7 +209,10 @@ export class SqlOAuthStore implements OAuthStore {
   }
 
   async countUsers(): Promise<number> {
-    const row = await this.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -248,7 +225,7 @@ export class SqlOAuthStore implements OAuthStore {
   }
 }
 
-function toRecord(row: RecordsTable): OAuthRecord {
+function toRecord(row: OAuthRecordsTable): OAuthRecord {
   return {
     payload: JSON.parse(row.payload) as Record<string, unknown>,
     ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),

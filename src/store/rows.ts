@@ -3,16 +3,7 @@
  * is stringified exactly once per commit here, and parsed once per read.
  */
 import type { StreamResponse, Task, TaskState } from '../protocol/a2a/types.js';
-import type {
-  OutboxEntry,
-  StoredPushConfig,
-  StoredSigningKey,
-  StoredTask,
-  TaskCommit,
-  TaskEventPayload,
-  TaskEventRecord,
-  TaskLease,
-} from './store.js';
+import type { OutboxEntry, StoredPushConfig, StoredSigningKey, StoredTask, TaskCommit, TaskEventPayload, TaskEventRecord, TaskLease } from './store.js';
 import type { PushConfigsTable, PushOutboxTable, SigningKeysTable, TaskEventsTable, TasksTable } from './schema.js';
 
 /** A commit with its derived columns computed and its documents serialized. */
@@ -48,25 +39,25 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
   const taskId = c.task.id;
   const events = new Array<PreparedCommit['events'][number]>(c.events.length);
   for (let i = 0; i < c.events.length; i++) {
-    const e = c.events[i];
+    const e = c.events[i]!;
     // The log must stay gapless and belong to this task; a malformed commit is a core bug, and
     // refusing it here keeps it out of the log (the whole batch fails, nothing is written).
     if (e.taskId !== taskId) throw new Error(`event for task ${e.taskId} committed with task ${taskId}`);
-    if (i > 0 && e.seq !== c.events[i - 1].seq + 1) throw new Error(`events of task ${taskId} are not consecutive`);
+    if (i > 0 && e.seq !== c.events[i - 1]!.seq + 1) throw new Error(`events of task ${taskId} are not consecutive`);
     events[i] = { seq: e.seq, json: JSON.stringify(e.event), createdAt: e.createdAt };
   }
-  if (events.length > 0 && events[events.length - 1].seq !== c.seq) {
+  if (events.length > 0 && events[events.length - 1]!.seq !== c.seq) {
     throw new Error(`task ${taskId}: commit seq ${c.seq} is not the last event seq`);
   }
   const outbox = new Array<PreparedCommit['outbox'][number]>(c.outbox.length);
   for (let i = 0; i < c.outbox.length; i++) {
-    const o = c.outbox[i];
+    const o = c.outbox[i]!;
     if (o.taskId !== taskId) throw new Error(`outbox entry for task ${o.taskId} committed with task ${taskId}`);
     // A push payload is usually the very event object it announces: reuse that serialization.
     let json: string | undefined;
     for (let j = 0; j < c.events.length; j++) {
-      if (c.events[j].event === o.payload) {
-        json = events[j].json;
+      if (c.events[j]!.event === o.payload) {
+        json = events[j]!.json;
         break;
       }
     }
@@ -88,10 +79,10 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
       events.length === 0
         ? undefined
         : {
-            firstSeq: events[0].seq,
-            lastSeq: events[events.length - 1].seq,
+            firstSeq: events[0]!.seq,
+            lastSeq: events[events.length - 1]!.seq,
             json: `[${events.map((e) => `[${e.createdAt},${e.json}]`).join(',')}]`,
-            createdAt: events[events.length - 1].createdAt,
+            createdAt: events[events.length - 1]!.createdAt,
           },
     outbox,
     lease: c.lease,
@@ -108,9 +99,7 @@ export function toStoredTask(row: TasksTable): StoredTask {
     version: Number(row.version),
     createdAt: Number(row.created_at),
     statusTime: Number(row.status_time),
-    ...(row.lease_owner === null || row.lease_owner === undefined
-      ? {}
-      : { lease: { owner: row.lease_owner, expiresAt: Number(row.lease_expires_at) } }),
+    ...(row.lease_owner === null || row.lease_owner === undefined ? {} : { lease: { owner: row.lease_owner, expiresAt: Number(row.lease_expires_at) } }),
   };
 }
 

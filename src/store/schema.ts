@@ -80,10 +80,42 @@ export interface SigningKeysTable {
   created_at: number;
 }
 
+/** oidc-provider records (src/store/oauth-store.ts) */
+export interface OAuthRecordsTable {
+  model: string;
+  id: string;
+  payload: string;
+  grant_id: string | null;
+  uid: string | null;
+  account_id: string | null;
+  expires_at: number | null;
+  consumed_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface UsersTable {
+  username: string;
+  password_hash: string;
+  scopes: string;
+  created_at: number;
+}
+
+/** sign-in sessions (src/store/session-store.ts) */
+export interface SessionsTable {
+  id: string;
+  username: string;
+  purpose: string;
+  created_at: number;
+  expires_at: number;
+}
+
 export interface Database {
   tasks: TasksTable;
   task_events: TaskEventsTable;
   push_configs: PushConfigsTable;
   push_outbox: PushOutboxTable;
   signing_keys: SigningKeysTable;
+  oauth_records: OAuthRecordsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
 }

@@ -5,6 +5,7 @@
  * all of them at once (no cache).
  */
 import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
 
 export interface StoredSession {
   /** SHA-256 (base64url) of the cookie value */
@@ -27,20 +28,8 @@ export interface SessionStore {
   sweepExpiredSessions(now: number): Promise<number>;
 }
 
-interface SessionsTable {
-  id: string;
-  username: string;
-  purpose: string;
-  created_at: number;
-  expires_at: number;
-}
-
 export class SqlSessionStore implements SessionStore {
-  private readonly db: Kysely<{ sessions: SessionsTable }>;
-
-  constructor(db: Kysely<unknown>) {
-    this.db = db as unknown as Kysely<{ sessions: SessionsTable }>;
-  }
+  constructor(private readonly db: Kysely<Database>) {}
 
   async createSession(s: StoredSession): Promise<void> {
     await this.db.insertInto('sessions').values({ id: s.id, username: s.username, purpose: s.purpose, created_at: s.createdAt, expires_at: s.expiresAt }).execute();

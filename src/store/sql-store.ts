@@ -7,13 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrationStatus, type SqlDialectName } from './migrations/index.js';
 import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
-import {
-  toEventRecords,
-  toOutboxEntry,
-  toStoredPushConfig,
-  toStoredSigningKey,
-  toStoredTask,
-} from './rows.js';
+import { toEventRecords, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
 import type { Database } from './schema.js';
 import {
@@ -57,17 +51,17 @@ export abstract class SqlStore implements Store {
 
   /** The OAuth authorization server's tables (src/store/oauth-store.ts). */
   get oauth(): OAuthStore {
-    this.oauthStore ??= new SqlOAuthStore(this.db as unknown as Kysely<unknown>);
+    this.oauthStore ??= new SqlOAuthStore(this.db);
     return this.oauthStore;
   }
 
   /** migrate(), returning the names of the migrations it applied, in order (`agentport db migrate`). */
   async applyMigrations(): Promise<string[]> {
-    return migrateToLatest(this.db as unknown as Kysely<unknown>, this.dialect, this.migrationSchema);
+    return migrateToLatest(this.db, this.dialect, this.migrationSchema);
   }
 
   async migrationStatus(): Promise<MigrationStatus> {
-    return migrationStatus(this.db as unknown as Kysely<unknown>, this.dialect, this.migrationSchema);
+    return migrationStatus(this.db, this.dialect, this.migrationSchema);
   }
 
   async ping(): Promise<void> {
@@ -81,29 +75,24 @@ export abstract class SqlStore implements Store {
   abstract commit(commits: TaskCommit[]): Promise<void>;
 
   async getTask(agentId: string, taskId: string): Promise<StoredTask | undefined> {
-    const row = await this.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('id', '=', taskId)
-      .where('agent_id', '=', agentId)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('tasks').selectAll().where('id', '=', taskId).where('agent_id', '=', agentId).executeTakeFirst();
     return row ? toStoredTask(row) : undefined;
   }
 
   async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
-    const row = await this.db
-      .selectFrom('tasks')
-      .selectAll()
-      .where('agent_id', '=', agentId)
-      .where('owner', '=', owner)
-      .where('origin_message_id', '=', messageId)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('tasks').selectAll().where('agent_id', '=', agentId).where('owner', '=', owner).where('origin_message_id', '=', messageId).executeTakeFirst();
     return row ? toStoredTask(row) : undefined;
   }
 
   async findTasksInStates(states: readonly TaskState[], limit: number): Promise<StoredTask[]> {
     if (states.length === 0) return [];
-    const rows = await this.db.selectFrom('tasks').selectAll().where('state', 'in', [...states]).orderBy('created_at').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('tasks')
+      .selectAll()
+      .where('state', 'in', [...states])
+      .orderBy('created_at')
+      .limit(limit)
+      .execute();
     return rows.map(toStoredTask);
   }
 
@@ -117,13 +106,15 @@ export abstract class SqlStore implements Store {
     const after = q.after;
     if (after) {
       // Row-value comparison: the keyset (status_time, id) in one predicate both dialects index.
-      page = page.where((eb) =>
-        eb(eb.refTuple('status_time', 'id'), '<', eb.tuple(after.statusTime, after.taskId)),
-      );
+      page = page.where((eb) => eb(eb.refTuple('status_time', 'id'), '<', eb.tuple(after.statusTime, after.taskId)));
     }
     const pageSize = Math.max(0, Math.floor(q.pageSize));
     const [rows, count] = await Promise.all([
-      page.orderBy('status_time', 'desc').orderBy('id', 'desc').limit(pageSize + 1).execute(),
+      page
+        .orderBy('status_time', 'desc')
+        .orderBy('id', 'desc')
+        .limit(pageSize + 1)
+        .execute(),
       filtered.select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).executeTakeFirstOrThrow(),
     ]);
     const tasks = rows.slice(0, pageSize).map(toStoredTask);
@@ -135,14 +126,7 @@ export abstract class SqlStore implements Store {
     };
   }
 
-  async claimTask(
-    agentId: string,
-    taskId: string,
-    owner: string,
-    now: number,
-    expiresAt: number,
-    force = false,
-  ): Promise<StoredTask | undefined> {
+  async claimTask(agentId: string, taskId: string, owner: string, now: number, expiresAt: number, force = false): Promise<StoredTask | undefined> {
     // One conditional UPDATE: on PG a concurrent claimer waits on the row lock, then re-checks
     // the condition against the winner's lease and matches nothing.
     const row = await this.db
@@ -150,11 +134,7 @@ export abstract class SqlStore implements Store {
       .set((eb) => ({ lease_owner: owner, lease_expires_at: expiresAt, version: eb('version', '+', 1) }))
       .where('id', '=', taskId)
       .where('agent_id', '=', agentId)
-      .$if(!force, (qb) =>
-        qb.where((eb) =>
-          eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<', now), eb('lease_owner', '=', owner)]),
-        ),
-      )
+      .$if(!force, (qb) => qb.where((eb) => eb.or([eb('lease_owner', 'is', null), eb('lease_expires_at', '<', now), eb('lease_owner', '=', owner)])))
       .returningAll()
       .executeTakeFirst();
     return row ? toStoredTask(row) : undefined;
@@ -180,21 +160,10 @@ export abstract class SqlStore implements Store {
   }
 
   async releaseLease(taskId: string, owner: string): Promise<void> {
-    await this.db
-      .updateTable('tasks')
-      .set({ lease_owner: null, lease_expires_at: null })
-      .where('id', '=', taskId)
-      .where('lease_owner', '=', owner)
-      .execute();
+    await this.db.updateTable('tasks').set({ lease_owner: null, lease_expires_at: null }).where('id', '=', taskId).where('lease_owner', '=', owner).execute();
   }
 
-  async claimOrphanedTasks(
-    states: readonly TaskState[],
-    owner: string,
-    now: number,
-    expiresAt: number,
-    limit: number,
-  ): Promise<ClaimedTask[]> {
+  async claimOrphanedTasks(states: readonly TaskState[], owner: string, now: number, expiresAt: number, limit: number): Promise<ClaimedTask[]> {
     if (states.length === 0 || limit <= 0) return [];
     const orphans = this.db
       .selectFrom('tasks')
@@ -231,7 +200,11 @@ export abstract class SqlStore implements Store {
       const rows = await this.db
         .updateTable('tasks')
         .set((eb) => ({ lease_owner: owner, lease_expires_at: expiresAt, version: eb('version', '+', 1) }))
-        .where('id', 'in', candidates.map((c) => c.id))
+        .where(
+          'id',
+          'in',
+          candidates.map((c) => c.id),
+        )
         .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
         .returningAll()
         .execute();
@@ -242,12 +215,7 @@ export abstract class SqlStore implements Store {
   }
 
   async readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEventRecord[]> {
-    let q = this.db
-      .selectFrom('task_events')
-      .selectAll()
-      .where('task_id', '=', taskId)
-      .where('seq', '>', afterSeq)
-      .orderBy('seq');
+    let q = this.db.selectFrom('task_events').selectAll().where('task_id', '=', taskId).where('seq', '>', afterSeq).orderBy('seq');
     // Every row holds at least one event, so `limit` rows are enough for `limit` events.
     if (limit !== undefined) q = q.limit(limit);
     const events = (await q.execute()).flatMap(toEventRecords).filter((e) => e.seq > afterSeq);
@@ -273,7 +241,10 @@ export abstract class SqlStore implements Store {
 
   async deleteSigningKeys(kids: readonly string[]): Promise<void> {
     if (kids.length === 0) return;
-    await this.db.deleteFrom('signing_keys').where('kid', 'in', [...kids]).execute();
+    await this.db
+      .deleteFrom('signing_keys')
+      .where('kid', 'in', [...kids])
+      .execute();
   }
 
   /** api_keys is typed here rather than in Database, so only these methods can reach it. */
@@ -330,23 +301,12 @@ export abstract class SqlStore implements Store {
   }
 
   async getPushConfig(taskId: string, configId: string): Promise<StoredPushConfig | undefined> {
-    const row = await this.db
-      .selectFrom('push_configs')
-      .selectAll()
-      .where('task_id', '=', taskId)
-      .where('id', '=', configId)
-      .executeTakeFirst();
+    const row = await this.db.selectFrom('push_configs').selectAll().where('task_id', '=', taskId).where('id', '=', configId).executeTakeFirst();
     return row ? toStoredPushConfig(row) : undefined;
   }
 
   async listPushConfigs(taskId: string): Promise<StoredPushConfig[]> {
-    const rows = await this.db
-      .selectFrom('push_configs')
-      .selectAll()
-      .where('task_id', '=', taskId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute();
+    const rows = await this.db.selectFrom('push_configs').selectAll().where('task_id', '=', taskId).orderBy('created_at').orderBy('id').execute();
     return rows.map(toStoredPushConfig);
   }
 
@@ -362,16 +322,7 @@ export abstract class SqlStore implements Store {
       .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
       // Only a task's head entry may go out: a later event never overtakes an earlier one, even
       // while the earlier one is leased or waiting for its retry.
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom('push_outbox as h')
-              .select(sql.lit(1).as('one'))
-              .whereRef('h.task_id', '=', 'o.task_id')
-              .whereRef('h.id', '<', 'o.id'),
-          ),
-        ),
-      )
+      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('push_outbox as h').select(sql.lit(1).as('one')).whereRef('h.task_id', '=', 'o.task_id').whereRef('h.id', '<', 'o.id'))))
       .orderBy('o.id')
       .limit(limit)
       // PG: concurrent claimers skip each other's rows instead of waiting on them.

@@ -6,18 +6,9 @@
  * so the event log is always a complete history of the projection (ARCHITECTURE principle 3).
  */
 import type { StreamResponse, Task, TaskPushNotificationConfig, TaskState } from '../protocol/a2a/types.js';
+import type { TaskEventRecord } from './task-event-record.js';
 
-/** What the log records: the A2A stream events plus a user message appended to an existing task. */
-export type TaskEventPayload = StreamResponse | { userMessage: import('../protocol/a2a/types.js').Message };
-
-export interface TaskEventRecord {
-  taskId: string;
-  /** 1-based, gapless per task */
-  seq: number;
-  event: TaskEventPayload;
-  /** epoch ms */
-  createdAt: number;
-}
+export type { TaskEventPayload, TaskEventRecord } from './task-event-record.js';
 
 /**
  * Which replica may run a task's executor, until when (distributed mode). Taking a lease bumps the

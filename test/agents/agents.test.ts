@@ -105,7 +105,7 @@ describe('built-in agents', () => {
       const r = await send('tck-something-new');
       const t = r.body.result.task;
       expect(t.status.state).toBe('TASK_STATE_COMPLETED');
-      expect(t.status.message.parts[0].text.startsWith(TCK_TEXT.unhandledPrefix + 'tck-something-new-')).toBe(true);
+      expect(t.status.message.parts[0].text.startsWith(`${TCK_TEXT.unhandledPrefix}tck-something-new-`)).toBe(true);
     });
   });
 });

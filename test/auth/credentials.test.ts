@@ -57,8 +57,7 @@ afterAll(async () => {
   await idp?.close();
 });
 
-const ownToken = (subject: string, o: Partial<Parameters<typeof issueAccessToken>[1]> = {}) =>
-  issueAccessToken(keys, { issuer: s.http, audience: s.http, subject, scopes: ['a2a:publish'], ...o });
+const ownToken = (subject: string, o: Partial<Parameters<typeof issueAccessToken>[1]> = {}) => issueAccessToken(keys, { issuer: s.http, audience: s.http, subject, scopes: ['a2a:publish'], ...o });
 const hsToken = (claims: Record<string, unknown>, o: { secret?: string; exp?: number } = {}) =>
   new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256' })
@@ -130,13 +129,7 @@ describe('Agentport-issued bearer tokens (ES256, own KeyStore)', () => {
 
   it('refuse a JWT signed by the same key without typ at+jwt (a push-notification JWT is not an access token)', async () => {
     const key = await keys.getSigningKey();
-    const jwt = await new SignJWT({})
-      .setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' })
-      .setIssuer(s.http)
-      .setAudience(s.http)
-      .setSubject('carol')
-      .setExpirationTime('5m')
-      .sign(key.privateKey);
+    const jwt = await new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: key.kid, typ: 'JWT' }).setIssuer(s.http).setAudience(s.http).setSubject('carol').setExpirationTime('5m').sign(key.privateKey);
     expect(await expectRefused(s.http, bearer(jwt))).toBe('The bearer token is not an access token');
   });
 
@@ -166,9 +159,7 @@ describe('external issuers (OIDC discovery + JWKS on a loopback server)', () => 
 
   it('refuse wrong audience, expired, another key, and an HS256 token claiming the issuer', async () => {
     expect(await expectRefused(s.http, bearer(await idp.sign({ sub: 'erin', aud: 'other', iss: idp.issuer })))).toBe('The bearer token is for another audience');
-    expect(await expectRefused(s.http, bearer(await idp.sign({ sub: 'erin', aud: 'agentport-test', iss: idp.issuer }, { expiresIn: Math.floor(Date.now() / 1000) - 60 })))).toBe(
-      'The bearer token has expired',
-    );
+    expect(await expectRefused(s.http, bearer(await idp.sign({ sub: 'erin', aud: 'agentport-test', iss: idp.issuer }, { expiresIn: Math.floor(Date.now() / 1000) - 60 })))).toBe('The bearer token has expired');
     const other = await startLoopbackIssuer();
     try {
       const forged = await other.sign({ sub: 'erin', aud: 'agentport-test', iss: idp.issuer });
@@ -189,15 +180,10 @@ describe('HS256 shared secret', () => {
   });
 
   it('refuses another secret, another issuer, another audience and HS384', async () => {
-    expect(await expectRefused(s.http, bearer(await hsToken({ sub: 'gina', iss: 'minter', aud: 'agentport-hs' }, { secret: 'y'.repeat(40) })))).toBe(
-      'The bearer token signature is not valid',
-    );
+    expect(await expectRefused(s.http, bearer(await hsToken({ sub: 'gina', iss: 'minter', aud: 'agentport-hs' }, { secret: 'y'.repeat(40) })))).toBe('The bearer token signature is not valid');
     expect(await expectRefused(s.http, bearer(await hsToken({ sub: 'gina', iss: 'someone', aud: 'agentport-hs' })))).toBe('The token issuer is not trusted');
     expect(await expectRefused(s.http, bearer(await hsToken({ sub: 'gina', iss: 'minter', aud: s.http })))).toBe('The bearer token is for another audience');
-    const hs384 = await new SignJWT({ sub: 'gina', iss: 'minter', aud: 'agentport-hs' })
-      .setProtectedHeader({ alg: 'HS384' })
-      .setExpirationTime('5m')
-      .sign(new TextEncoder().encode(SECRET));
+    const hs384 = await new SignJWT({ sub: 'gina', iss: 'minter', aud: 'agentport-hs' }).setProtectedHeader({ alg: 'HS384' }).setExpirationTime('5m').sign(new TextEncoder().encode(SECRET));
     expect(await expectRefused(s.http, bearer(hs384))).toBe('The bearer token is signed with an algorithm not accepted here');
   });
 });
@@ -226,7 +212,7 @@ describe('HTTP+JSON binding', () => {
 });
 
 describe('an external issuer whose discovery document names another issuer', () => {
-  it('is our outage (503, no challenge), not the caller\'s bad token', async () => {
+  it("is our outage (503, no challenge), not the caller's bad token", async () => {
     const liar = await startLoopbackIssuer({ discoveryIssuer: () => 'https://someone-else.example' });
     const server = await startTestServer({ auth: { issuers: [{ issuer: liar.issuer, audience: 'a' }] } });
     try {

@@ -61,7 +61,7 @@ describe('gRPC authentication', () => {
     expect(err.code).toBe(grpc.status.NOT_FOUND);
   });
 
-  it('checks an own token\'s RFC 8707 audience against the agent the call names (tenant, else the default agent)', async () => {
+  it("checks an own token's RFC 8707 audience against the agent the call names (tenant, else the default agent)", async () => {
     const keys = new KeyStore({ dataDir: s.dataDir });
     const forEcho = { authorization: `Bearer ${await issueAccessToken(keys, { issuer: s.http, audience: `${s.http}/a2a/echo`, subject: 'alice' })}` };
     const own = await client.unary<{ task?: { id: string } }>('SendMessage', { tenant: 'echo', message: userMessage('hi') }, forEcho);

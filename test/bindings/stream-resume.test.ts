@@ -228,7 +228,10 @@ describe('stream resume with Last-Event-ID after events were missed', () => {
       const delivered = seen.flatMap((s) => s.events);
       expect(delivered, JSON.stringify(seen)).toEqual([1, 2, 3, 4, 5, 6]);
       const ids = seen.map((s) => Number(s.id));
-      expect(ids.every((id) => Number.isInteger(id)), 'every event carries an id').toBe(true);
+      expect(
+        ids.every((id) => Number.isInteger(id)),
+        'every event carries an id',
+      ).toBe(true);
       for (let i = 1; i < ids.length; i++) expect(ids[i], JSON.stringify(seen)).toBeGreaterThan(ids[i - 1]!);
       if (b.artifactIndex) {
         // `odd` was created first (index 0), `even` second (index 1), before or after the cut.

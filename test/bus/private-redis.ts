@@ -48,11 +48,7 @@ export class PrivateRedis {
   /** Starts redis-server on this port (again); resolves once it answers PING. */
   async restart(): Promise<void> {
     if (this.proc) throw new Error('already running');
-    const proc = spawn(
-      'redis-server',
-      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-      { stdio: 'ignore' },
-    );
+    const proc = spawn('redis-server', ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' });
     this.proc = proc;
     proc.once('exit', () => {
       if (this.proc === proc) this.proc = undefined;

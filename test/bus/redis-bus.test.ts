@@ -6,7 +6,7 @@
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventBus, TaskControl } from '../../src/bus/event-bus.js';
-import { openRedisEventBus, RedisEventBus, RedisUnavailableError } from '../../src/bus/redis/index.js';
+import { openRedisEventBus, type RedisEventBus, RedisUnavailableError } from '../../src/bus/redis/index.js';
 import { describeBusContract } from './bus-contract.js';
 import { freePort } from './private-redis.js';
 import { CollectingLog, openTestBus, SHARED_REDIS_URL, uniquePrefix } from './redis-bus-fixtures.js';
@@ -119,9 +119,9 @@ describe('RedisEventBus across two replicas sharing one Redis and one event log'
     const [r3] = await log.append(t);
     const c = await openTestBus({ replicaId: 'replica-c', prefix, readEvents: log.readEvents });
     try {
-      c.publish([r3]);
+      c.publish([r3!]);
       await sleep(20);
-      a.publish([r2]);
+      a.publish([r2!]);
       await waitFor('seq 3', () => got.includes(3));
       await settle();
       expect(got).toEqual([2, 3]);

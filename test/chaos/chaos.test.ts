@@ -97,22 +97,28 @@ describe('chaos: faults under load on three replicas (private PostgreSQL and Red
         await waitFor(() => load.acknowledged >= 20, { timeoutMs: 20_000, what: '20 acknowledged requests before the first fault' });
         for (let round = 0; round < ROUNDS; round++) {
           const victim = (i: number) => replicas[(round + i) % replicas.length];
-          recoveries.push(await fault('kill -9', load, victim(0), async (v) => {
-            await v.kill();
-            await sleep(500);
-            await v.start();
-          }));
+          recoveries.push(
+            await fault('kill -9', load, victim(0), async (v) => {
+              await v.kill();
+              await sleep(500);
+              await v.start();
+            }),
+          );
           await sleep(GAP_MS);
-          recoveries.push(await fault('PostgreSQL restart', load, undefined, async () => {
-            await pgServer.stop();
-            await pgServer.start();
-          }));
+          recoveries.push(
+            await fault('PostgreSQL restart', load, undefined, async () => {
+              await pgServer.stop();
+              await pgServer.start();
+            }),
+          );
           await sleep(GAP_MS);
-          recoveries.push(await fault('Redis restart', load, undefined, async () => {
-            await redis.kill();
-            await sleep(300);
-            await redis.start();
-          }));
+          recoveries.push(
+            await fault('Redis restart', load, undefined, async () => {
+              await redis.kill();
+              await sleep(300);
+              await redis.start();
+            }),
+          );
           await sleep(GAP_MS);
           let exit = '';
           let stopMs = 0;
@@ -125,11 +131,13 @@ describe('chaos: faults under load on three replicas (private PostgreSQL and Red
           });
           recoveries.push({ ...sigterm, exit, stopMs });
           await sleep(GAP_MS);
-          recoveries.push(await fault('SIGSTOP', load, victim(2), async (v) => {
-            v.pause();
-            await sleep(LEASE_TTL_MS + SWEEP_MS + 1_000);
-            v.resume();
-          }));
+          recoveries.push(
+            await fault('SIGSTOP', load, victim(2), async (v) => {
+              v.pause();
+              await sleep(LEASE_TTL_MS + SWEEP_MS + 1_000);
+              v.resume();
+            }),
+          );
           await sleep(GAP_MS);
         }
       } finally {

@@ -75,7 +75,7 @@ export class Load {
       const s: Sent = { messageId: `m-${id}`, contextId: `c-${id}`, agent, text, attempts: [] };
       this.sent.push(s);
       for (let a = 0; a < this.o.maxAttempts; a++) {
-        const r = this.o.replicas[(c + i + a) % this.o.replicas.length];
+        const r = this.o.replicas[(c + i + a) % this.o.replicas.length]!;
         const attempt = await this.send(r, s);
         s.attempts.push(attempt);
         if (attempt.taskId) {

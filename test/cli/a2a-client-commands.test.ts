@@ -5,7 +5,6 @@
  * connection (the server's card points at a proxy that drops every connection once).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,9 +68,9 @@ const waitFor = async (cond: () => boolean, ms = 5000) => {
 
 describe('agentport send', () => {
   it('waits for the task and prints its state and artifact; exit 0', async () => {
-    const r = await cli(["send", echo(), "hello cli"]);
+    const r = await cli(['send', echo(), 'hello cli']);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^task {5}\S+\ncontext  \S+\nstate {4}completed\n/);
+    expect(r.out).toMatch(/^task {5}\S+\ncontext {2}\S+\nstate {4}completed\n/);
     expect(r.out).toContain('── artifact echo\nhello cli\n');
     expect(r.err).toBe('');
   });
@@ -89,11 +88,7 @@ describe('agentport send', () => {
     const r = await cli(['send', echo(), 'with parts', '--file', 'note.txt', '--data', '{"n":1}', '--json']);
     expect(r.code).toBe(0);
     const parts = JSON.parse(r.out).task.artifacts[0].parts;
-    expect(parts).toEqual([
-      { text: 'with parts' },
-      { raw: Buffer.from('file body').toString('base64'), filename: 'note.txt', mediaType: 'text/plain' },
-      { data: { n: 1 }, mediaType: 'application/json' },
-    ]);
+    expect(parts).toEqual([{ text: 'with parts' }, { raw: Buffer.from('file body').toString('base64'), filename: 'note.txt', mediaType: 'text/plain' }, { data: { n: 1 }, mediaType: 'application/json' }]);
   });
 
   it('continues a conversation with --context', async () => {
@@ -130,7 +125,12 @@ describe('agentport send', () => {
   });
 
   it('exit 2 for usage errors: nothing to send, bad --data, missing file, not a URL', async () => {
-    for (const args of [['send', echo()], ['send', echo(), 'x', '--data', '{nope'], ['send', echo(), 'x', '--file', 'missing.bin'], ['send', 'echo', 'x']]) {
+    for (const args of [
+      ['send', echo()],
+      ['send', echo(), 'x', '--data', '{nope'],
+      ['send', echo(), 'x', '--file', 'missing.bin'],
+      ['send', 'echo', 'x'],
+    ]) {
       const r = await cli(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.err).toMatch(/^agentport: /);
@@ -178,7 +178,10 @@ describe('agentport send --stream', () => {
   it('--json: one StreamResponse per line, with its event id', async () => {
     const r = await cli(['send', probe(), 'ticks 2 10', '--stream', '--json']);
     expect(r.code).toBe(0);
-    const events = r.out.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const events = r.out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(Object.keys(events[0])).toEqual(['id', 'task']);
     expect(events.filter((e) => e.artifactUpdate).map((e) => e.artifactUpdate.artifact.parts[0].text)).toEqual(['tick-0', 'tick-1']);
     expect(events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
@@ -250,7 +253,10 @@ describe('agentport tasks', () => {
     const task = JSON.parse((await cli(['send', probe(), 'ticks 4 60', '--no-wait', '--json'])).out).task;
     await new Promise((r) => setTimeout(r, 500));
     const r = await cli(['tasks', 'subscribe', probe(), task.id, '--last-event-id', '3', '--json']);
-    const events = r.out.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const events = r.out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(events.map((e) => Number(e.id))).toEqual(events.map((_, i) => 4 + i));
     expect(events.at(-1).statusUpdate.status.state).toBe('TASK_STATE_COMPLETED');
   });

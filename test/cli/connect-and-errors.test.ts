@@ -36,7 +36,7 @@ async function cli(...args: string[]) {
 }
 
 describe('agentport connect', () => {
-  it('claude-code: the claude mcp add command with this server\'s MCP URL', async () => {
+  it("claude-code: the claude mcp add command with this server's MCP URL", async () => {
     const r = await cli('connect', 'claude-code', '--url', s.http);
     expect(r.code).toBe(0);
     expect(r.out).toContain(`claude mcp add --transport http agentport ${s.http}/mcp`);

@@ -94,9 +94,7 @@ describe('agentport db', () => {
       const file = path.join(cwd, 'data', 'agentport.db');
       expect(first.exits).toEqual([]);
       expect(first.err).toBe('');
-      expect(first.out).toBe(
-        `${KNOWN_MIGRATIONS.map((n) => `applied  ${n}\n`).join('')}SQLite database ${file}: ${KNOWN_MIGRATIONS.length} migrations applied, up to date\n`,
-      );
+      expect(first.out).toBe(`${KNOWN_MIGRATIONS.map((n) => `applied  ${n}\n`).join('')}SQLite database ${file}: ${KNOWN_MIGRATIONS.length} migrations applied, up to date\n`);
       const second = await cli(cwd, 'migrate', '--storage', 'sqlite:data/agentport.db');
       expect(second.exits).toEqual([]);
       expect(second.out).toBe(`SQLite database ${file}: up to date\n`);
@@ -154,9 +152,7 @@ describe('agentport db', () => {
       expect(status.out).toContain('newer than this Agentport');
       const migrate = await cli(cwd, 'migrate', '--storage', `sqlite:${file}`);
       expect(migrate.exits).toEqual([1]);
-      expect(migrate.err).toBe(
-        `agentport: database schema is newer than this Agentport: unknown migrations ${FUTURE}; upgrade Agentport\n`,
-      );
+      expect(migrate.err).toBe(`agentport: database schema is newer than this Agentport: unknown migrations ${FUTURE}; upgrade Agentport\n`);
     });
 
     it('exits 2 on a --storage value that is neither sqlite: nor postgres://', async () => {
@@ -183,9 +179,7 @@ describe('agentport db', () => {
       expect(migrate.exits).toEqual([]);
       for (const n of KNOWN_MIGRATIONS) expect(migrate.out).toContain(`applied  ${n}\n`);
       expect(migrate.out).toContain(`(schema ${schema}): ${KNOWN_MIGRATIONS.length} migrations applied, up to date`);
-      const tables = await withPg((c) =>
-        c.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1', [schema]),
-      );
+      const tables = await withPg((c) => c.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1', [schema]));
       expect(tables.rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(['tasks', 'push_outbox', 'kysely_migration']));
 
       const again = await cli(cwd, 'migrate', '--config', config);

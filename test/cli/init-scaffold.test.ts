@@ -5,7 +5,7 @@
  * a restart). One install serves every template: the other scaffolds share its node_modules.
  * Slow by nature (an npm install): explicit timeouts throughout.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -30,12 +30,44 @@ function npmEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function npm(args: string[], cwd: string, timeout: number) {
-  return spawnSync('npm', args, { cwd, env: npmEnv(), encoding: 'utf8', timeout });
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
 }
 
-function init(dir: string, template: string, tarball: string): string {
-  return execFileSync(process.execPath, [bin, 'init', dir, '--template', template, '--agentport', `file:${tarball}`], { env: npmEnv(), encoding: 'utf8' });
+/**
+ * A command run without blocking this worker's event loop: an install or a project's test takes
+ * a minute, and a synchronous wait that long starves the test runner's own messages (vitest then
+ * fails the run with "Timeout calling onTaskUpdate").
+ */
+function run(command: string, args: string[], o: { cwd?: string; env?: NodeJS.ProcessEnv; timeout: number }): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeout);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+function npm(args: string[], cwd: string, timeout: number): Promise<Ran> {
+  return run('npm', args, { cwd, env: npmEnv(), timeout });
+}
+
+async function init(dir: string, template: string, tarball: string): Promise<string> {
+  const r = await run(process.execPath, [bin, 'init', dir, '--template', template, '--agentport', `file:${tarball}`], { env: npmEnv(), timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`agentport init failed:\n${r.stderr}`);
+  return r.stdout;
 }
 
 describe.skipIf(!built)('agentport init, from a packed tarball', () => {
@@ -43,20 +75,20 @@ describe.skipIf(!built)('agentport init, from a packed tarball', () => {
   let tarball: string;
   let packed: { files: PackedFile[]; size: number };
   let project: string;
-  let install: ReturnType<typeof npm>;
+  let install: Ran;
 
-  beforeAll(() => {
+  beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'agentport-init-'));
     // --ignore-scripts: dist/ is built already (npm test builds first); prepare would rebuild it.
-    const pack = npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], root, 120_000);
+    const pack = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', work], root, 120_000);
     if (pack.status !== 0) throw new Error(`npm pack failed:\n${pack.stderr}`);
     const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; files: PackedFile[]; size: number }>;
     packed = info!;
     tarball = path.join(work, info!.filename);
 
     project = path.join(work, 'writer-project');
-    init(project, 'streaming', tarball);
-    install = npm(['install', '--prefer-offline', '--no-audit', '--no-fund'], project, 300_000);
+    await init(project, 'streaming', tarball);
+    install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund'], project, 300_000);
   }, 420_000);
 
   afterAll(() => {
@@ -94,21 +126,25 @@ describe.skipIf(!built)('agentport init, from a packed tarball', () => {
     expect(manifest.dependencies.agentport).toBe(`file:${tarball}`);
   });
 
-  it('the installed package resolves agentport, agentport/agent, agentport/client, agentport/testing and the agentport command', () => {
+  it('the installed package resolves agentport, agentport/agent, agentport/client, agentport/testing and the agentport command', async () => {
     const probe = spawnSync(
       process.execPath,
-      ['--input-type=module', '-e', "const a = await import('agentport/agent'); const c = await import('agentport/client'); const t = await import('agentport/testing'); const r = await import('agentport'); console.log(typeof a.defineAgent, typeof c.A2AClient, typeof t.startTestServer, typeof r.startServer);"],
+      [
+        '--input-type=module',
+        '-e',
+        "const a = await import('agentport/agent'); const c = await import('agentport/client'); const t = await import('agentport/testing'); const r = await import('agentport'); console.log(typeof a.defineAgent, typeof c.A2AClient, typeof t.startTestServer, typeof r.startServer);",
+      ],
       { cwd: project, encoding: 'utf8', timeout: 30_000 },
     );
     expect(probe.stdout.trim(), probe.stderr).toBe('function function function function');
     // --no: never fetch from the registry, where "agentport" is another package.
-    const npx = npm(['exec', '--no', '--', 'agentport', 'help', 'init'], project, 60_000);
+    const npx = await npm(['exec', '--no', '--', 'agentport', 'help', 'init'], project, 60_000);
     expect(npx.status, npx.stderr).toBe(0);
     expect(npx.stdout).toContain('Usage: agentport init');
   }, 90_000);
 
-  it("the scaffold's own npm test passes", () => {
-    const test = npm(['test'], project, 180_000);
+  it("the scaffold's own npm test passes", async () => {
+    const test = await npm(['test'], project, 180_000);
     expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
     expect(test.stdout).toMatch(/# pass 3\b/);
     expect(test.stdout).toMatch(/# fail 0\b/);
@@ -157,17 +193,21 @@ describe.skipIf(!built)('agentport init, from a packed tarball', () => {
     expect(dev.output()).toContain('Stopped.');
   }, 150_000);
 
-  it.each(['echo', 'input-required', 'data'])("the %s template's npm test passes", (template) => {
-    const dir = path.join(work, `${template}-project`);
-    const out = init(dir, template, tarball);
-    expect(out).toContain(`Created ${template}-project (${template})`);
-    // The dependencies are the same for every template: share the first project's install.
-    symlinkSync(path.join(project, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-    const test = npm(['test'], dir, 180_000);
-    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
-    expect(test.stdout).toMatch(/# fail 0\b/);
-    expect(test.stdout).not.toMatch(/# pass 0\b/);
-  }, 200_000);
+  it.each(['echo', 'input-required', 'data'])(
+    "the %s template's npm test passes",
+    async (template) => {
+      const dir = path.join(work, `${template}-project`);
+      const out = await init(dir, template, tarball);
+      expect(out).toContain(`Created ${template}-project (${template})`);
+      // The dependencies are the same for every template: share the first project's install.
+      symlinkSync(path.join(project, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+      const test = await npm(['test'], dir, 180_000);
+      expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
+      expect(test.stdout).toMatch(/# fail 0\b/);
+      expect(test.stdout).not.toMatch(/# pass 0\b/);
+    },
+    200_000,
+  );
 
   it('refuses a folder that is not empty, and an unknown template', () => {
     const again = spawnSync(process.execPath, [bin, 'init', project], { encoding: 'utf8' });

@@ -92,7 +92,7 @@ describe('agentport (in-process)', () => {
     expect(io.err).toMatch(/table-expert +http:\/\/127\.0\.0\.1:41000\/a2a\/table-expert\/\.well-known\/agent-card\.json/);
     expect(io.err).toContain('http://127.0.0.1:41000/.well-known/agent-card.json (echo)');
     // The MCP URL, and where the connect steps are (the page at /, agentport connect).
-    expect(io.err).toMatch(/^  MCP +http:\/\/127\.0\.0\.1:41000\/mcp$/m);
+    expect(io.err).toMatch(/^ {2}MCP +http:\/\/127\.0\.0\.1:41000\/mcp$/m);
     expect(io.err).toContain('open http://127.0.0.1:41000/ in a browser, or: agentport connect claude-code --url http://127.0.0.1:41000');
     expect(io.err).toContain(path.join(cwd, 'state'));
   });

@@ -18,9 +18,7 @@ const plain = { color: false };
 describe('partsForTerminal', () => {
   it('renders markdown: headings, lists, code blocks, bold and inline code lose their markers', () => {
     const md = '# Revenue\n\nThe **top** product is `Pro Monitor`.\n\n- one\n- two\n\n```sql\nSELECT 1\n```';
-    expect(partsForTerminal([{ text: md, mediaType: 'text/markdown' }], plain)).toBe(
-      ['Revenue', '═══════', '', 'The top product is Pro Monitor.', '', '  • one', '  • two', '', '    SELECT 1'].join('\n'),
-    );
+    expect(partsForTerminal([{ text: md, mediaType: 'text/markdown' }], plain)).toBe(['Revenue', '═══════', '', 'The top product is Pro Monitor.', '', '  • one', '  • two', '', '    SELECT 1'].join('\n'));
   });
 
   it('in a colour terminal, bold is an escape sequence, not asterisks', () => {
@@ -34,7 +32,22 @@ describe('partsForTerminal', () => {
 
   it('a DataPart of rows is an aligned table of the first rows and a count of the rest', () => {
     const rows = Array.from({ length: 30 }, (_, i) => [`p${i}`, i * 10]);
-    const out = partsForTerminal([{ data: { columns: [{ name: 'product', type: 'VARCHAR' }, { name: 'total', type: 'BIGINT' }], rows, rowCount: 30 }, mediaType: 'application/json' }], { ...plain, maxRows: 3 });
+    const out = partsForTerminal(
+      [
+        {
+          data: {
+            columns: [
+              { name: 'product', type: 'VARCHAR' },
+              { name: 'total', type: 'BIGINT' },
+            ],
+            rows,
+            rowCount: 30,
+          },
+          mediaType: 'application/json',
+        },
+      ],
+      { ...plain, maxRows: 3 },
+    );
     expect(out).toBe(['product  total', '───────  ─────', 'p0           0', 'p1          10', 'p2          20', '… 27 more rows (30 in all; --raw or --json for the data)'].join('\n'));
   });
 
@@ -70,7 +83,7 @@ describe('a Table Expert answer in the terminal', () => {
     expect(r.out).toMatch(/^product_id +product +total_amount$/m);
     expect(r.out).toMatch(/^─+ +─+ +─+$/m);
     expect(r.out).toMatch(/^5 rows$/m);
-    expect(r.out).toMatch(/^SQL\n    SELECT /m);
+    expect(r.out).toMatch(/^SQL\n {4}SELECT /m);
     expect(r.out).toMatch(/^chart: bar chart of total_amount by product, 5 points \(a Vega-Lite spec; agentport tasks get .* --raw prints it\)$/m);
     expect(r.out).not.toContain('"rows"');
     expect(r.out).not.toContain('**');

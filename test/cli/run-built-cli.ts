@@ -89,10 +89,7 @@ export function runOnPseudoTerminal(args: readonly string[], opts: RunOptions): 
 }
 
 export type Runner = typeof runWithOutputInFiles;
-export const RUNNERS: ReadonlyArray<[string, Runner]> = [
-  ['stderr to a file', runWithOutputInFiles],
-  ...(hasScript ? ([['a pseudo-terminal', runOnPseudoTerminal]] as Array<[string, Runner]>) : []),
-];
+export const RUNNERS: ReadonlyArray<[string, Runner]> = [['stderr to a file', runWithOutputInFiles], ...(hasScript ? ([['a pseudo-terminal', runOnPseudoTerminal]] as Array<[string, Runner]>) : [])];
 
 /** Whether a port on 127.0.0.1 can be bound now: nothing is (still) listening on it. */
 export function canListen(port: number): Promise<boolean> {

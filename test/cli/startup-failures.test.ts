@@ -77,10 +77,7 @@ describe.skipIf(!built)('agentport serve: start-up failures are named (built CLI
       const cwd = tempDir();
       const { args, ports } = await serveArgs(cwd, agentModuleConfig(cwd, "\nthrow new Error('no API token in the environment');\n"));
       const file = path.join(cwd, 'agent.mjs');
-      expectNamedFailure(start(args, { cwd }), 1, [
-        `Cannot start: agent 'helper': module ${file} threw while it was loaded: no API token in the environment (at ${file}:2:7).`,
-        "Fix: correct the module's code",
-      ]);
+      expectNamedFailure(start(args, { cwd }), 1, [`Cannot start: agent 'helper': module ${file} threw while it was loaded: no API token in the environment (at ${file}:2:7).`, "Fix: correct the module's code"]);
       await expectNothingListening(ports);
     });
 
@@ -108,7 +105,7 @@ describe.skipIf(!built)('agentport serve: start-up failures are named (built CLI
       const { args, ports } = await serveArgs(cwd, agentModuleConfig(cwd, source));
       expectNamedFailure(start(args, { cwd }), 2, [
         `Cannot start: agent 'helper': module ${path.join(cwd, 'agent.mjs')} has an invalid card: name is required`,
-        'Fix: set card.name in the agent\'s definition, or under agents[0].card in the config.',
+        "Fix: set card.name in the agent's definition, or under agents[0].card in the config.",
       ]);
       await expectNothingListening(ports);
     });
@@ -156,10 +153,7 @@ describe.skipIf(!built)('agentport serve: start-up failures are named (built CLI
       expect(migrated.code, migrated.stderr).toBe(0);
       corruptPagesAfterTheFirst(file);
       const { args, ports } = await serveArgs(cwd);
-      expectNamedFailure(start(args, { cwd }), 1, [
-        `Cannot start: the database ${file} is damaged and cannot be read (SQLite: database disk image is malformed).`,
-        'Fix: restore it from a backup, or move it aside',
-      ]);
+      expectNamedFailure(start(args, { cwd }), 1, [`Cannot start: the database ${file} is damaged and cannot be read (SQLite: database disk image is malformed).`, 'Fix: restore it from a backup, or move it aside']);
       await expectNothingListening(ports);
     });
 
@@ -181,9 +175,7 @@ describe.skipIf(!built)('agentport serve: start-up failures are named (built CLI
       await mkdir(parent);
       const { args, ports } = await serveArgs(cwd);
       args[args.indexOf('--data-dir') + 1] = path.join(parent, 'agentport');
-      expectNamedFailure(start(args, { cwd, prefix: readOnly(parent) }), 1, [
-        `Cannot start: the data directory ${path.join(parent, 'agentport')} is on a read-only file system (${parent}: EROFS`,
-      ]);
+      expectNamedFailure(start(args, { cwd, prefix: readOnly(parent) }), 1, [`Cannot start: the data directory ${path.join(parent, 'agentport')} is on a read-only file system (${parent}: EROFS`]);
       await expectNothingListening(ports);
     });
   });

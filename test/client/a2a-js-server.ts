@@ -33,8 +33,7 @@ function executor(): AgentExecutor {
     async execute(ctx, bus) {
       const { taskId, contextId } = ctx;
       const text = ctx.userMessage.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : '')).join('');
-      const status = (state: TaskState) =>
-        bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, message: undefined, timestamp: now() }, metadata: undefined }));
+      const status = (state: TaskState) => bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state, message: undefined, timestamp: now() }, metadata: undefined }));
       const artifact = (t: string) =>
         bus.publish(
           AgentEvent.artifactUpdate({
@@ -46,9 +45,7 @@ function executor(): AgentExecutor {
             metadata: undefined,
           }),
         );
-      bus.publish(
-        AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() }, artifacts: [], history: [ctx.userMessage], metadata: undefined }),
-      );
+      bus.publish(AgentEvent.task({ id: taskId, contextId, status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: now() }, artifacts: [], history: [ctx.userMessage], metadata: undefined }));
       const [word, ...args] = text.split(' ');
       if (word === 'ticks') {
         status(TaskState.TASK_STATE_WORKING);
@@ -90,9 +87,7 @@ export async function startA2aJsServer(): Promise<A2aJsServer> {
   });
   const base = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
   const grpcServer = new grpc.Server();
-  const grpcPort = await new Promise<number>((resolve, reject) =>
-    grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
-  );
+  const grpcPort = await new Promise<number>((resolve, reject) => grpcServer.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))));
   const iface = (url: string, protocolBinding: string, protocolVersion: string) => ({ url, protocolBinding, tenant: '', protocolVersion });
   const card = {
     name: 'a2a-js reference',

@@ -20,8 +20,6 @@ export async function collect(stream: AsyncIterable<StreamEvent>): Promise<Strea
 }
 
 /** The text of every artifact update, in order. */
-export const artifactTexts = (events: StreamEvent[]): string[] =>
-  events.flatMap((e) => ('artifactUpdate' in e.response ? e.response.artifactUpdate.artifact.parts.map((p) => p.text ?? '') : []));
+export const artifactTexts = (events: StreamEvent[]): string[] => events.flatMap((e) => ('artifactUpdate' in e.response ? e.response.artifactUpdate.artifact.parts.map((p) => p.text ?? '') : []));
 
-export const states = (events: StreamEvent[]): string[] =>
-  events.flatMap((e) => ('statusUpdate' in e.response ? [e.response.statusUpdate.status.state] : 'task' in e.response ? [e.response.task.status.state] : []));
+export const states = (events: StreamEvent[]): string[] => events.flatMap((e) => ('statusUpdate' in e.response ? [e.response.statusUpdate.status.state] : 'task' in e.response ? [e.response.task.status.state] : []));

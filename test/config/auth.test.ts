@@ -50,7 +50,16 @@ describe('auth: token issuers, shared secret, audience, clock skew', () => {
   });
 
   it('refuses an issuer that is not an http(s) URL and an unknown algorithm, naming the key', () => {
-    const error = configErrorOf(() => parse({ auth: { issuers: [{ issuer: 'idp', audience: 'a' }, { issuer: 'https://x', audience: 'a', algorithms: ['HS256'] }] } }));
+    const error = configErrorOf(() =>
+      parse({
+        auth: {
+          issuers: [
+            { issuer: 'idp', audience: 'a' },
+            { issuer: 'https://x', audience: 'a', algorithms: ['HS256'] },
+          ],
+        },
+      }),
+    );
     expect(error.problems.map((p) => p.path)).toEqual(['auth.issuers[0].issuer', 'auth.issuers[1].algorithms[0]']);
   });
 

@@ -7,11 +7,7 @@ const parse = (input: unknown, env: Record<string, string>) => parseConfig(input
 describe('${VAR} interpolation', () => {
   it('substitutes variables inside string values, in a file', () => {
     const dir = tempDir();
-    const file = writeFile(
-      dir,
-      'agentport.yaml',
-      ['server:', '  host: ${BIND}', '  publicUrl: https://${DOMAIN}/base', 'storage: ${DATABASE_URL}', ''].join('\n'),
-    );
+    const file = writeFile(dir, 'agentport.yaml', ['server:', '  host: ${BIND}', '  publicUrl: https://${DOMAIN}/base', 'storage: ${DATABASE_URL}', ''].join('\n'));
     const config = loadConfig({ file, env: { BIND: '0.0.0.0', DOMAIN: 'agents.example.com', DATABASE_URL: 'postgres://db/agentport' } });
     expect(config.server.host).toBe('0.0.0.0');
     expect(config.server.publicUrl).toBe('https://agents.example.com/base');
@@ -49,9 +45,7 @@ describe('${VAR} interpolation', () => {
   });
 
   it('writes a literal ${ for $${', () => {
-    expect(parse({ agents: [{ id: 'a', builtin: 'echo', card: { description: 'costs $${PRICE}' } }] }, {}).agents[0]?.card.description).toBe(
-      'costs ${PRICE}',
-    );
+    expect(parse({ agents: [{ id: 'a', builtin: 'echo', card: { description: 'costs $${PRICE}' } }] }, {}).agents[0]?.card.description).toBe('costs ${PRICE}');
   });
 
   it('rejects a malformed reference', () => {

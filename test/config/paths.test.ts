@@ -37,9 +37,7 @@ describe('relative paths', () => {
   it('report an agent module that does not exist with its resolved path', () => {
     const cwd = tempDir();
     const error = configErrorOf(() => parseConfig({ agents: [{ id: 'a', module: './nope.js' }] }, { cwd, env: {} }));
-    expect(error.problems).toEqual([
-      { path: 'agents[0].module', message: `file not found: ${path.join(cwd, 'nope.js')} (relative paths start at ${cwd})` },
-    ]);
+    expect(error.problems).toEqual([{ path: 'agents[0].module', message: `file not found: ${path.join(cwd, 'nope.js')} (relative paths start at ${cwd})` }]);
   });
 });
 

@@ -14,13 +14,13 @@ describe('agents[].skills[id].annotations (MCP tool hints)', () => {
 
   it('accepts hints without a visibility override, which stays the card default', () => {
     const config = parse({ agents: [{ id: 'a', builtin: 'echo', skills: { echo: { annotations: { idempotentHint: true, openWorldHint: false } } } }] });
-    expect(config.agents[0]!.skills['echo']).toEqual({ annotations: { idempotentHint: true, openWorldHint: false } });
-    expect(config.agents[0]!.skills['echo']!.visibility).toBeUndefined();
+    expect(config.agents[0]!.skills.echo).toEqual({ annotations: { idempotentHint: true, openWorldHint: false } });
+    expect(config.agents[0]!.skills.echo!.visibility).toBeUndefined();
   });
 
   it('takes a hint from an environment variable', () => {
     const config = parse({ agents: [{ id: 'a', builtin: 'echo', skills: { echo: { annotations: { readOnlyHint: '${RO}' } } } }] }, { RO: 'true' });
-    expect(config.agents[0]!.skills['echo']!.annotations).toEqual({ readOnlyHint: true });
+    expect(config.agents[0]!.skills.echo!.annotations).toEqual({ readOnlyHint: true });
   });
 
   it('names an unknown hint with its full path', () => {

@@ -34,16 +34,10 @@ describe('storage', () => {
   });
 
   it('rejects other strings and drivers, naming the key', () => {
-    expect(problemLines(configErrorOf(() => parse({ storage: 'mysql://db' })))).toEqual([
-      'storage: must be "sqlite:<path>", a postgres:// URL, or a mapping with driver: sqlite | postgres (got "mysql://db")',
-    ]);
-    expect(problemLines(configErrorOf(() => parse({ storage: { driver: 'mysql' } })))).toEqual([
-      'storage.driver: must be one of "sqlite", "postgres" (got "mysql")',
-    ]);
+    expect(problemLines(configErrorOf(() => parse({ storage: 'mysql://db' })))).toEqual(['storage: must be "sqlite:<path>", a postgres:// URL, or a mapping with driver: sqlite | postgres (got "mysql://db")']);
+    expect(problemLines(configErrorOf(() => parse({ storage: { driver: 'mysql' } })))).toEqual(['storage.driver: must be one of "sqlite", "postgres" (got "mysql")']);
     expect(problemLines(configErrorOf(() => parse({ storage: { driver: 'postgres' } })))).toEqual(['storage.url: is required']);
-    expect(problemLines(configErrorOf(() => parse({ storage: { driver: 'sqlite', synchronous: 'off' } })))).toEqual([
-      'storage.synchronous: must be one of "normal", "full" (got "off")',
-    ]);
+    expect(problemLines(configErrorOf(() => parse({ storage: { driver: 'sqlite', synchronous: 'off' } })))).toEqual(['storage.synchronous: must be one of "normal", "full" (got "off")']);
   });
 
   it('rejects keys of the other driver', () => {

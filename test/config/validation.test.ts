@@ -33,7 +33,14 @@ describe('invalid values name the key and the value', () => {
   });
 
   it('reports an agent id that is not a slug, with its index', () => {
-    const error = configErrorOf(() => parse({ agents: [{ id: 'ok', builtin: 'echo' }, { id: 'Foo Bar', builtin: 'echo' }] }));
+    const error = configErrorOf(() =>
+      parse({
+        agents: [
+          { id: 'ok', builtin: 'echo' },
+          { id: 'Foo Bar', builtin: 'echo' },
+        ],
+      }),
+    );
     expect(error.problems).toHaveLength(1);
     expect(problemLines(error)[0]).toMatch(/^agents\[1\]\.id: must match \^\[a-z0-9\]\[a-z0-9_-\]\{0,62\}\$ .*\(got "Foo Bar"\)$/);
   });
@@ -63,12 +70,15 @@ describe('invalid values name the key and the value', () => {
 
   it('rejects duplicate agent ids and a primaryAgent that names no agent', () => {
     const error = configErrorOf(() =>
-      parse({ agents: [{ id: 'a', builtin: 'echo' }, { id: 'a', builtin: 'conformance' }], primaryAgent: 'b' }),
+      parse({
+        agents: [
+          { id: 'a', builtin: 'echo' },
+          { id: 'a', builtin: 'conformance' },
+        ],
+        primaryAgent: 'b',
+      }),
     );
-    expect(problemLines(error)).toEqual([
-      'agents[1].id: duplicate agent id (got "a"; ids must be unique)',
-      'primaryAgent: no agent has this id (got "b"; agents: a, a)',
-    ]);
+    expect(problemLines(error)).toEqual(['agents[1].id: duplicate agent id (got "a"; ids must be unique)', 'primaryAgent: no agent has this id (got "b"; agents: a, a)']);
   });
 
   it('asks for quotes when YAML read a string as a number', () => {
@@ -160,9 +170,7 @@ describe('value forms', () => {
 
   it('requires a gRPC publicUrl of the form host:port', () => {
     expect(parse({ server: { grpc: { publicUrl: 'grpc.example.com:443' } } }).server.grpc.publicUrl).toBe('grpc.example.com:443');
-    expect(configErrorOf(() => parse({ server: { grpc: { publicUrl: 'https://grpc.example.com' } } })).problems[0]?.path).toBe(
-      'server.grpc.publicUrl',
-    );
+    expect(configErrorOf(() => parse({ server: { grpc: { publicUrl: 'https://grpc.example.com' } } })).problems[0]?.path).toBe('server.grpc.publicUrl');
   });
 
   it('derives public URLs from the bind address, bracketing IPv6 and replacing wildcards with localhost', () => {
@@ -206,7 +214,16 @@ describe('value forms', () => {
 
   it('rejects duplicate API keys', () => {
     const key = 'k'.repeat(20);
-    const error = configErrorOf(() => parse({ auth: { apiKeys: [{ key, subject: 'a' }, { key, subject: 'b' }] } }));
+    const error = configErrorOf(() =>
+      parse({
+        auth: {
+          apiKeys: [
+            { key, subject: 'a' },
+            { key, subject: 'b' },
+          ],
+        },
+      }),
+    );
     expect(problemLines(error)).toEqual(['auth.apiKeys[1].key: duplicate API key (each key must be unique)']);
   });
 });

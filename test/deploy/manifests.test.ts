@@ -115,9 +115,7 @@ describe('deploy/Dockerfile', () => {
       .split('\n')
       .filter((l) => l.startsWith('!'))
       .map((l) => l.slice(1).replace(/\/$/, ''));
-    const sources = instructions
-      .filter((l) => l.startsWith('COPY ') && !l.includes('--from='))
-      .flatMap((l) => l.split(/\s+/).slice(1, -1));
+    const sources = instructions.filter((l) => l.startsWith('COPY ') && !l.includes('--from=')).flatMap((l) => l.split(/\s+/).slice(1, -1));
     expect(sources.length).toBeGreaterThan(5);
     for (const src of sources) {
       expect(ignore, `${src} is excluded from the build context`).toContain(src);

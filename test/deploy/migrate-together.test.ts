@@ -45,7 +45,10 @@ describe('db migrate from several pods at once (the chart`s init containers)', (
     for (const r of runs) expect(r.code, r.out).toBe(0);
     // Each migration is applied by exactly one of them; the others find it done.
     const applied = runs.map((r) => Number(/(\d+) migrations? applied/.exec(r.out)?.[1] ?? 0));
-    expect(applied.filter((n) => n > 0), runs.map((r) => r.out).join('\n')).toHaveLength(1);
+    expect(
+      applied.filter((n) => n > 0),
+      runs.map((r) => r.out).join('\n'),
+    ).toHaveLength(1);
 
     const status = await entrypoint(config, 'db', 'status');
     expect(status.code, status.out).toBe(0);

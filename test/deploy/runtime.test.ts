@@ -48,7 +48,10 @@ async function waitReady(base: string, p: Proc, timeoutMs = 30_000): Promise<voi
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (p.proc.exitCode !== null) throw new Error(`exited during start-up:\n${p.output()}`);
-    const status = await fetch(`${base}/readyz`).then((r) => r.status, () => 0);
+    const status = await fetch(`${base}/readyz`).then(
+      (r) => r.status,
+      () => 0,
+    );
     if (status === 200) return;
     await sleep(100);
   }
@@ -86,12 +89,17 @@ beforeAll(async () => {
   await writeFile(path.join(dir, 'agentport.yaml'), config);
   // As the image runs it: options only (the entrypoint adds `serve`), config from the environment,
   // host and data dir from AGENTPORT_HOST / AGENTPORT_DATA_DIR (which does not exist yet).
-  server = start('sh', [ENTRYPOINT, '--port', String(port)], entrypointEnv({
-    AGENTPORT_CONFIG: path.join(dir, 'agentport.yaml'),
-    AGENTPORT_HOST: '127.0.0.1',
-    AGENTPORT_DATA_DIR: path.join(dir, 'data'),
-    TEST_ADMIN_KEY: ADMIN_KEY,
-  }), dir);
+  server = start(
+    'sh',
+    [ENTRYPOINT, '--port', String(port)],
+    entrypointEnv({
+      AGENTPORT_CONFIG: path.join(dir, 'agentport.yaml'),
+      AGENTPORT_HOST: '127.0.0.1',
+      AGENTPORT_DATA_DIR: path.join(dir, 'data'),
+      TEST_ADMIN_KEY: ADMIN_KEY,
+    }),
+    dir,
+  );
   await waitReady(`http://127.0.0.1:${port}`, server);
 }, 60_000);
 
@@ -191,10 +199,7 @@ describe('deploy/nginx/nginx.conf', () => {
     nginxPort = await freePort();
     nginxGrpcPort = await freePort();
     const conf = path.join(dir, 'nginx.conf');
-    await writeFile(
-      conf,
-      nginxTestCopy({ httpUpstream: `127.0.0.1:${port}`, grpcUpstream: `127.0.0.1:${grpcPort}`, listenHttp: `127.0.0.1:${nginxPort}`, listenGrpc: `127.0.0.1:${nginxGrpcPort}` }),
-    );
+    await writeFile(conf, nginxTestCopy({ httpUpstream: `127.0.0.1:${port}`, grpcUpstream: `127.0.0.1:${grpcPort}`, listenHttp: `127.0.0.1:${nginxPort}`, listenGrpc: `127.0.0.1:${nginxGrpcPort}` }));
     const log = path.join(dir, 'nginx.out');
     const fd = openSync(log, 'w');
     const proc = spawn(NGINX, ['-c', conf, '-e', path.join(dir, 'nginx.err'), '-g', `daemon off; pid ${path.join(dir, 'nginx.pid')};`], { cwd: dir, stdio: ['ignore', fd, fd] });

@@ -228,7 +228,7 @@ export function sendStreaming(r: Replica, agentId: string, message: Record<strin
 export async function eventLog(r: Replica, agentId: string, taskId: string, timeoutMs = 10_000): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
   for (;;) {
-    const after = events.length ? events[events.length - 1].id! : 0;
+    const after = events.length ? events[events.length - 1]!.id! : 0;
     const s = await subscribe(r, agentId, taskId, after);
     const timer = setTimeout(() => s.close(), timeoutMs);
     await s.done;
@@ -236,7 +236,7 @@ export async function eventLog(r: Replica, agentId: string, taskId: string, time
     if (!s.endedByServer()) throw new Error(`event log replay of ${taskId} on ${r.id} did not end within ${timeoutMs} ms: ${describe(s.events)}`);
     if (!s.events.length) throw new Error(`event log replay of ${taskId} on ${r.id} after ${after} was empty`);
     events.push(...s.events);
-    const state = stateOf(events[events.length - 1]);
+    const state = stateOf(events[events.length - 1]!);
     if (state && TERMINAL.has(state)) return events;
   }
 }
@@ -246,8 +246,8 @@ export const stateOf = (e: SseEvent): string | undefined => e.data?.statusUpdate
 /** Checks that a stream's ids strictly increase; returns a problem description or undefined. */
 export function orderProblem(events: SseEvent[]): string | undefined {
   for (let i = 1; i < events.length; i++) {
-    const a = events[i - 1].id;
-    const b = events[i].id;
+    const a = events[i - 1]!.id;
+    const b = events[i]!.id;
     if (a === undefined || b === undefined || !(b > a)) return `ids not strictly increasing at ${i}: ${a} then ${b} in ${describe(events)}`;
   }
   return undefined;

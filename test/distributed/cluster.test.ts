@@ -9,18 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/private-services.js';
-import {
-  ROOT,
-  agentLogFor,
-  dropSchema,
-  ensureBuilt,
-  startCluster,
-  uniqueName,
-  waitFor,
-  withFailureLogs,
-  type Cluster,
-  type Replica,
-} from '../support/cluster.js';
+import { ROOT, agentLogFor, dropSchema, ensureBuilt, startCluster, uniqueName, waitFor, withFailureLogs, type Cluster, type Replica } from '../support/cluster.js';
 import { startReceiver, type Receiver } from '../core/push/receiver.js';
 import { openPostgresStore } from '../../src/store/index.js';
 import {
@@ -82,7 +71,7 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
     // forceUsecase binds every caller, so a run shows whether the binding reached it (mode none
     // otherwise leaves callers unbound); the test agent ignores usecases elsewhere.
     cluster = await startCluster(['A', 'B', 'C'], { postgresUrl: PG_URL, schema, redisUrl: REDIS_URL, prefix, agentLog, extraConfig: { auth: { mode: 'none', forceUsecase: 'cluster' } } });
-    [A, B, C] = ['A', 'B', 'C'].map((id) => cluster.get(id));
+    [A, B, C] = [cluster.get('A'), cluster.get('B'), cluster.get('C')];
   }, 120_000);
 
   afterAll(async () => {
@@ -106,7 +95,7 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
 
       const log = await eventLog(A, 'work', taskId);
       expect(orderProblem(log)).toBeUndefined();
-      expect(stateOf(log[log.length - 1])).toBe('TASK_STATE_COMPLETED');
+      expect(stateOf(log[log.length - 1]!)).toBe('TASK_STATE_COMPLETED');
       // The same log read from the other replicas.
       expect(comparable(await eventLog(B, 'work', taskId))).toEqual(comparable(log));
       expect(comparable(await eventLog(C, 'work', taskId))).toEqual(comparable(log));
@@ -117,16 +106,16 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
       ] as const) {
         // SubscribeToTask opens with the task as it stands, then every later event, in order, to the end.
         const [snapshot, ...rest] = s.events;
-        expect(snapshot.data.task?.id, `${who} opens with ${kindOf(snapshot.data)}`).toBe(taskId);
-        expect(comparable(rest), `stream on ${who}`).toEqual(logAfter(log, snapshot.id!));
+        expect(snapshot?.data.task?.id, `${who} opens with ${kindOf(snapshot?.data)}`).toBe(taskId);
+        expect(comparable(rest), `stream on ${who}`).toEqual(logAfter(log, snapshot!.id!));
         // The subscriber joined early: most of the run reached it live, not as one snapshot.
         expect(rest.filter((e) => e.data.artifactUpdate).length, `live artifact chunks on ${who}`).toBeGreaterThanOrEqual(10);
       }
       // B and C saw identical sequences from the point both were subscribed.
-      const from = Math.max(onB.events[0].id!, onC.events[0].id!);
+      const from = Math.max(onB.events[0]!.id!, onC.events[0]!.id!);
       expect(comparable(onB.events.filter((e) => e.id! > from))).toEqual(comparable(onC.events.filter((e) => e.id! > from)));
       // The sender's own stream on A is the log too.
-      expect(comparable(onA.events.slice(1))).toEqual(logAfter(log, onA.events[0].id!));
+      expect(comparable(onA.events.slice(1))).toEqual(logAfter(log, onA.events[0]!.id!));
     }));
 
   it('resumes on C with Last-Event-ID after a disconnect from B, losing and repeating nothing', () =>
@@ -137,7 +126,7 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
       await onB.waitFor((e) => /chunk [3-9]|chunk 1\d/.test(JSON.stringify(e.data?.artifactUpdate?.artifact?.parts ?? [])), 5_000, 'chunk 3 on B');
       onB.close();
       await onB.done;
-      const lastId = onB.events[onB.events.length - 1].id!;
+      const lastId = onB.events[onB.events.length - 1]!.id!;
       const chunksSeen = onB.events.filter((e) => e.data.artifactUpdate).length;
       // Events happen while no one listens: at least three more chunks are committed.
       await waitFor(
@@ -152,10 +141,10 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
       await untilEnded(onC, 'C');
 
       const log = await eventLog(B, 'work', task.id);
-      expect(stateOf(log[log.length - 1])).toBe('TASK_STATE_COMPLETED');
-      expect(onC.events[0].id, 'C resumes right after the last id B delivered').toBe(log.find((e) => e.id! > lastId)!.id);
+      expect(stateOf(log[log.length - 1]!)).toBe('TASK_STATE_COMPLETED');
+      expect(onC.events[0]?.id, 'C resumes right after the last id B delivered').toBe(log.find((e) => e.id! > lastId)!.id);
       const joined = [...onB.events.slice(1), ...onC.events];
-      expect(comparable(joined)).toEqual(logAfter(log, onB.events[0].id!));
+      expect(comparable(joined)).toEqual(logAfter(log, onB.events[0]!.id!));
       const chunks = joined.flatMap((e) => e.data.artifactUpdate?.artifact?.parts?.map((p: { text: string }) => p.text) ?? []);
       expect(chunks.slice(-20)).toEqual(Array.from({ length: 20 }, (_, i) => `chunk ${i + 1}`).slice(-chunks.length));
     }));
@@ -184,11 +173,17 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
 
       for (const r of [A, B, C]) expect((await getTask(r, 'work', task.id)).status.state, `on ${r.id}`).toBe('TASK_STATE_CANCELED');
       const log = await eventLog(C, 'work', task.id);
-      expect(stateOf(log[log.length - 1]), 'CANCELED is the last event').toBe('TASK_STATE_CANCELED');
+      expect(stateOf(log[log.length - 1]!), 'CANCELED is the last event').toBe('TASK_STATE_CANCELED');
       const lines = agentLogFor(agentLog, task.id);
       const abortIndex = lines.indexOf(lines.find((l) => l.event === 'aborted')!);
-      expect(lines.slice(abortIndex + 1).filter((l) => l.event === 'step' || l.event === 'done'), 'no work after the abort').toEqual([]);
-      expect(lines.filter((l) => l.event === 'start').map((l) => l.pid), 'one executor, cluster-wide').toEqual([A.pid]);
+      expect(
+        lines.slice(abortIndex + 1).filter((l) => l.event === 'step' || l.event === 'done'),
+        'no work after the abort',
+      ).toEqual([]);
+      expect(
+        lines.filter((l) => l.event === 'start').map((l) => l.pid),
+        'one executor, cluster-wide',
+      ).toEqual([A.pid]);
     }));
 
   it('completes on B an INPUT_REQUIRED task created on A', () =>
@@ -202,11 +197,14 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
       for (const r of [A, B, C]) {
         const t = await getTask(r, 'work', asked.id);
         expect(t.status.state, `on ${r.id}`).toBe('TASK_STATE_COMPLETED');
-        expect(t.artifacts.flatMap((a: { parts: unknown[] }) => a.parts), `on ${r.id}`).toEqual([{ text: 'forty-two' }]);
+        expect(
+          t.artifacts.flatMap((a: { parts: unknown[] }) => a.parts),
+          `on ${r.id}`,
+        ).toEqual([{ text: 'forty-two' }]);
       }
     }));
 
-  it('runs a follow-up that arrived on another replica with the caller\'s usecase binding', () =>
+  it("runs a follow-up that arrived on another replica with the caller's usecase binding", () =>
     withLogs(async () => {
       const direct = await sendBlocking(A, 'work', 'usecases');
       created.set(direct.id, 'work');
@@ -220,7 +218,10 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
       // A still holds the task, so B forwarded the message over the bus and A ran it: the binding
       // travelled with it (without it the run is unbound and answers null)
       const runs = agentLogFor(agentLog, asked.id).filter((l) => l.event === 'start');
-      expect(runs.map((l) => [l.text, l.replica])).toEqual([['ask', 'A'], ['usecases', 'A']]);
+      expect(runs.map((l) => [l.text, l.replica])).toEqual([
+        ['ask', 'A'],
+        ['usecases', 'A'],
+      ]);
     }));
 
   it('stops an executor whose lease another replica took, even with no cancel signal (fencing by lease)', () =>
@@ -263,11 +264,17 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
       await Promise.all([sendNonBlocking(B, 'work', 'slow 5', follow), sendNonBlocking(C, 'work', 'slow 5', follow)]);
       const done = await waitForState(A, 'work', asked.id, 'TASK_STATE_COMPLETED', 10_000);
       const lines = agentLogFor(agentLog, asked.id).filter((l) => l.event === 'start');
-      expect(lines.map((l) => l.text), 'one run for the ask, one for the follow-ups').toEqual(['ask', 'slow 5']);
+      expect(
+        lines.map((l) => l.text),
+        'one run for the ask, one for the follow-ups',
+      ).toEqual(['ask', 'slow 5']);
       const parts = done.artifacts.flatMap((x: { parts: Array<{ text: string }> }) => x.parts.map((p) => p.text));
       expect(parts, 'one executor produced the chunks, once each').toEqual(['chunk 1', 'chunk 2', 'chunk 3', 'chunk 4', 'chunk 5']);
       const users = (done.history ?? []).filter((m: { role: string }) => m.role === 'ROLE_USER');
-      expect(users.map((m: { parts: Array<{ text: string }> }) => m.parts[0]!.text), 'both follow-ups are in the history').toEqual(['ask', 'slow 5', 'slow 5']);
+      expect(
+        users.map((m: { parts: Array<{ text: string }> }) => m.parts[0]!.text),
+        'both follow-ups are in the history',
+      ).toEqual(['ask', 'slow 5', 'slow 5']);
       expect(orderProblem(await eventLog(C, 'work', asked.id))).toBeUndefined();
     }));
 
@@ -331,11 +338,10 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
 
   it('works behind a round-robin proxy without sticky sessions, streaming SSE through it unbuffered', async () => {
     const port = await freePort();
-    const proxy: ChildProcess = spawn(
-      process.execPath,
-      ['bench/rr-proxy.js', '--listen', String(port), '--verbose', ...[A, B, C].flatMap((r) => ['--upstream', r.base])],
-      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const proxy: ChildProcess = spawn(process.execPath, ['bench/rr-proxy.js', '--listen', String(port), '--verbose', ...[A, B, C].flatMap((r) => ['--upstream', r.base])], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let routed = '';
     proxy.stderr!.on('data', (b: Buffer) => (routed += b.toString('utf8')));
     try {
@@ -347,8 +353,8 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
         const chunks = stream.events.filter((e) => e.data.artifactUpdate);
         expect(chunks.length).toBe(6);
         // Unbuffered: chunks arrived about 100 ms apart, not together at the end.
-        expect(chunks[chunks.length - 1].at - chunks[0].at).toBeGreaterThanOrEqual(300);
-        const taskId = stream.events[0].data.task?.id ?? stream.events[0].data.statusUpdate?.taskId;
+        expect(chunks[chunks.length - 1]!.at - chunks[0]!.at).toBeGreaterThanOrEqual(300);
+        const taskId = stream.events[0]!.data.task?.id ?? stream.events[0]!.data.statusUpdate?.taskId;
         created.set(taskId, 'work');
         // Consecutive requests land on different replicas, and each answers the same.
         const views = [];
@@ -391,7 +397,12 @@ describe('three replicas on shared PostgreSQL and Redis', () => {
       for (const agentId of ['work', 'echo']) {
         const all = await Promise.all([A, B, C].map((r) => call(r, agentId, 'ListTasks', { pageSize: 100 })));
         const ids = all[0].tasks.map((t: { id: string }) => t.id).sort();
-        expect(ids).toEqual([...created].filter(([, a]) => a === agentId).map(([id]) => id).sort());
+        expect(ids).toEqual(
+          [...created]
+            .filter(([, a]) => a === agentId)
+            .map(([id]) => id)
+            .sort(),
+        );
         expect(all[1]).toEqual(all[0]);
         expect(all[2]).toEqual(all[0]);
       }

@@ -14,20 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { agentLogFor, ensureBuilt, startCluster, uniqueName, waitFor, type Cluster, type Replica } from '../support/cluster.js';
 import { sleep, startPrivatePostgres, startPrivateRedis, type PrivatePostgres, type PrivateRedis } from '../support/private-services.js';
-import {
-  comparable,
-  describe as describeEvents,
-  eventLog,
-  getTask,
-  orderProblem,
-  rpcRaw,
-  sendBlocking,
-  sendNonBlocking,
-  stateOf,
-  subscribe,
-  userMessage,
-  waitForState,
-} from './a2a-client.js';
+import { comparable, describe as describeEvents, eventLog, getTask, orderProblem, rpcRaw, sendBlocking, sendNonBlocking, stateOf, subscribe, userMessage, waitForState } from './a2a-client.js';
 
 const LEASE_TTL_MS = 2_000;
 const SWEEP_MS = 300;
@@ -104,7 +91,7 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
       leaseTtlMs: LEASE_TTL_MS,
       sweepIntervalMs: SWEEP_MS,
     });
-    [A, B, C] = ['A', 'B', 'C'].map((id) => cluster.get(id));
+    [A, B, C] = [cluster.get('A'), cluster.get('B'), cluster.get('C')];
   }, 120_000);
 
   // A test that failed half-way may have left a replica down.
@@ -152,9 +139,12 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
       expect(parts, 'each chunk exactly once, in order, across the two runs').toEqual(Array.from({ length: 30 }, (_, i) => `chunk ${i + 1}`));
       const log = await eventLog(B, 'resumable', resumable.id);
       expect(orderProblem(log)).toBeUndefined();
-      expect(stateOf(log[log.length - 1])).toBe('TASK_STATE_COMPLETED');
+      expect(stateOf(log[log.length - 1]!)).toBe('TASK_STATE_COMPLETED');
       const starts = agentLogFor(agentLog, resumable.id).filter((l) => l.event === 'start' || l.event === 'resumed');
-      expect(starts.map((l) => l.event), 'one run before the kill, one resumed run after').toEqual(['start', 'resumed']);
+      expect(
+        starts.map((l) => l.event),
+        'one run before the kill, one resumed run after',
+      ).toEqual(['start', 'resumed']);
       // eslint-disable-next-line no-console
       console.log(`kill -9: FAILED after ${failedAfter} ms, resumed after ${resumedLine.at - killedAt} ms (TTL ${LEASE_TTL_MS}, sweep ${SWEEP_MS})`);
 
@@ -209,9 +199,9 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
       expect(ended && onB.endedByServer(), `stream on B ended by the server; got ${describeEvents(onB.events)}`).toBe(true);
 
       const log = await eventLog(C, 'work', task.id);
-      expect(stateOf(log[log.length - 1])).toBe('TASK_STATE_COMPLETED');
+      expect(stateOf(log[log.length - 1]!)).toBe('TASK_STATE_COMPLETED');
       const [snapshot, ...rest] = onB.events;
-      expect(comparable(rest), 'B got every event after its snapshot, once, in order').toEqual(comparable(log.filter((e) => e.id! > snapshot.id!)));
+      expect(comparable(rest), 'B got every event after its snapshot, once, in order').toEqual(comparable(log.filter((e) => e.id! > snapshot!.id!)));
     }));
 
   it('answers 503 promptly while PostgreSQL is down, recovers after, and loses nothing acknowledged', () =>
@@ -226,7 +216,7 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
       // A steady load of blocking sends spread over the replicas, across the crash and the restart.
       const client = async (c: number) => {
         for (let i = 0; !stopLoad; i++) {
-          const r = replicas[(c + i) % replicas.length];
+          const r = replicas[(c + i) % replicas.length]!;
           const text = `load-${c}-${i}`;
           const t0 = Date.now();
           let a: { status: number; body: any };
@@ -250,7 +240,7 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
       outage = true;
       await waitReadyStatus(replicas, 503, 5_000, 'every replica to report not ready while PostgreSQL is down');
       // Each kind of request, on each replica, over both HTTP bindings: a prompt, clean 503.
-      const known = acked[0].id;
+      const known = acked[0]!.id;
       for (const r of replicas) {
         const probes: Array<[string, () => Promise<{ status: number; text: string }>]> = [
           ['SendMessage', async () => raw(await rpcRaw(r, 'echo', 'SendMessage', { message: userMessage('during outage') }, OUTAGE_ANSWER_BOUND_MS))],
@@ -296,7 +286,7 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
       // Every acknowledged task, read back from a replica other than the one that took it when possible.
       const problems: string[] = [];
       for (const [i, a] of acked.entries()) {
-        const r = replicas[i % replicas.length];
+        const r = replicas[i % replicas.length]!;
         const t = await getTask(r, 'echo', a.id).catch((err: Error) => ({ error: err.message }));
         if (t.status?.state !== 'TASK_STATE_COMPLETED') problems.push(`${a.id}: ${JSON.stringify(t).slice(0, 200)}`);
         else if (JSON.stringify(t.artifacts.flatMap((x: { parts: unknown[] }) => x.parts)) !== JSON.stringify([{ text: a.text }])) {

@@ -55,10 +55,14 @@ async function startDeployment(): Promise<{ http: string; stop(): Promise<void> 
     process.execPath,
     [
       path.join(ROOT, 'bench/rr-proxy.js'),
-      '--listen', String(httpPort),
-      '--upstream', replicas.map((r) => r.base).join(','),
-      '--tcp-listen', String(grpcPort),
-      '--tcp-upstream', replicas.map((r) => `127.0.0.1:${r.grpcPort}`).join(','),
+      '--listen',
+      String(httpPort),
+      '--upstream',
+      replicas.map((r) => r.base).join(','),
+      '--tcp-listen',
+      String(grpcPort),
+      '--tcp-upstream',
+      replicas.map((r) => `127.0.0.1:${r.grpcPort}`).join(','),
     ],
     { stdio: 'ignore' },
   );

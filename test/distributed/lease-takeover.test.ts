@@ -51,7 +51,7 @@ describe('lease takeover after a stall (private PostgreSQL and Redis)', () => {
       leaseTtlMs: LEASE_TTL_MS,
       sweepIntervalMs: SWEEP_MS,
     });
-    [A, B] = ['A', 'B'].map((id) => cluster.get(id));
+    [A, B] = [cluster.get('A'), cluster.get('B')];
   }, 120_000);
 
   beforeEach(() => {
@@ -72,7 +72,10 @@ describe('lease takeover after a stall (private PostgreSQL and Redis)', () => {
       const done = await waitForState(B, 'work', task.id, 'TASK_STATE_COMPLETED', 3 * LEASE_TTL_MS + 5_000);
       expect(done.status.message.parts[0].text).toBe('effect done');
       const lines = agentLogFor(agentLog, task.id);
-      expect(lines.map((l) => `${l.event}@${l.replica}`), 'one run, on A, never taken over').toEqual(['start@A', 'effect@A', 'done@A']);
+      expect(
+        lines.map((l) => `${l.event}@${l.replica}`),
+        'one run, on A, never taken over',
+      ).toEqual(['start@A', 'effect@A', 'done@A']);
     }));
 
   it('C5: the stalled executor checks stillOwner() and skips its side effect; the replica that took over performs it once', () =>
@@ -93,7 +96,10 @@ describe('lease takeover after a stall (private PostgreSQL and Redis)', () => {
         what: "A's executor to reach its guard or be stopped",
       });
       const effects = agentLogFor(agentLog, task.id).filter((l) => l.event === 'effect');
-      expect(effects.map((l) => l.replica), 'the side effect happened once, on B').toEqual(['B']);
+      expect(
+        effects.map((l) => l.replica),
+        'the side effect happened once, on B',
+      ).toEqual(['B']);
     }));
 
   it("the stalled replica's lease keeper stops its quiet executor as soon as it runs again, not at its next commit", () =>
@@ -120,13 +126,23 @@ describe('lease takeover after a stall (private PostgreSQL and Redis)', () => {
     withLogs(async () => {
       A.pause();
       const texts = Array.from({ length: 5 }, (_, i) => `gone-${Date.now().toString(36)}-${i}`);
-      const answers = await Promise.all(texts.map((t) => rpcRaw(A, 'work', 'SendMessage', { message: userMessage(t) }, 500).then(() => 'answered', () => 'gave up')));
+      const answers = await Promise.all(
+        texts.map((t) =>
+          rpcRaw(A, 'work', 'SendMessage', { message: userMessage(t) }, 500).then(
+            () => 'answered',
+            () => 'gave up',
+          ),
+        ),
+      );
       expect(answers).toEqual(texts.map(() => 'gave up'));
       A.resume();
       // Requests are handled in arrival order: once a later one is answered, the abandoned ones were seen.
       expect((await sendBlocking(A, 'work', 'after the stall')).status.state).toBe('TASK_STATE_COMPLETED');
       await sleep(300);
       const started = readAgentLog(agentLog).filter((l) => texts.includes(l.text));
-      expect(started.map((l) => `${l.event} ${l.text}`), 'no abandoned request ran').toEqual([]);
+      expect(
+        started.map((l) => `${l.event} ${l.text}`),
+        'no abandoned request ran',
+      ).toEqual([]);
     }));
 });

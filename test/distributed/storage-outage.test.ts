@@ -30,8 +30,7 @@ let agentLog: string;
 
 const withLogs = (fn: () => Promise<void>) => withFailureLogs({ cluster: () => cluster, postgres: () => pgServer }, fn);
 
-const tookSteps = (taskId: string, n: number) =>
-  waitFor(() => agentLogFor(agentLog, taskId).some((l) => l.event === 'step' && l.step! >= n), { timeoutMs: 5_000, what: `task ${taskId} to take ${n} steps` });
+const tookSteps = (taskId: string, n: number) => waitFor(() => agentLogFor(agentLog, taskId).some((l) => l.event === 'step' && l.step! >= n), { timeoutMs: 5_000, what: `task ${taskId} to take ${n} steps` });
 
 const chunksOf = (t: { artifacts?: Array<{ parts: Array<{ text: string }> }> }) => (t.artifacts ?? []).flatMap((a) => a.parts.map((p) => p.text));
 const chunks = (n: number) => Array.from({ length: n }, (_, i) => `chunk ${i + 1}`);
@@ -52,7 +51,7 @@ describe('running tasks across a PostgreSQL outage (private PostgreSQL and Redis
       sweepIntervalMs: SWEEP_MS,
       commitRetryMs: COMMIT_RETRY_MS,
     });
-    [A, B] = ['A', 'B'].map((id) => cluster.get(id));
+    [A, B] = [cluster.get('A'), cluster.get('B')];
   }, 120_000);
 
   beforeEach(() => cluster.ensureRunning(), 60_000);
@@ -82,7 +81,10 @@ describe('running tasks across a PostgreSQL outage (private PostgreSQL and Redis
         const done = await waitForState(B, t.id === tasks[2].id || t.id === tasks[3].id ? 'resumable' : 'work', t.id, 'TASK_STATE_COMPLETED', 15_000);
         expect(chunksOf(done), `task ${t.id}: every chunk once, in order`).toEqual(chunks(30));
         const runs = agentLogFor(agentLog, t.id).filter((l) => l.event === 'start' || l.event === 'resumed' || l.event === 'aborted');
-        expect(runs.map((l) => l.event), `task ${t.id}: one run, never stopped`).toEqual(['start']);
+        expect(
+          runs.map((l) => l.event),
+          `task ${t.id}: one run, never stopped`,
+        ).toEqual(['start']);
       }
       // eslint-disable-next-line no-console
       console.log(`PostgreSQL restart of ${restartMs} ms: ${tasks.length + 1} running tasks completed, none stopped`);
@@ -118,7 +120,9 @@ describe('running tasks across a PostgreSQL outage (private PostgreSQL and Redis
 
       const done = await waitForState(B, 'resumable', resumable.id, 'TASK_STATE_COMPLETED', 15_000);
       expect(chunksOf(done), 'the resumed run continued from what was stored').toEqual(chunks(40));
-      const runs = agentLogFor(agentLog, resumable.id).map((l) => l.event).filter((e) => e === 'start' || e === 'resumed');
+      const runs = agentLogFor(agentLog, resumable.id)
+        .map((l) => l.event)
+        .filter((e) => e === 'start' || e === 'resumed');
       expect(runs).toEqual(['start', 'resumed']);
       // eslint-disable-next-line no-console
       console.log(`PostgreSQL down past the ${COMMIT_RETRY_MS} ms window: blocking send answered with its task after ${answeredAfter} ms; recovered ${recoveredAfter} ms after the database was back`);

@@ -15,9 +15,7 @@ import { startTestServer, type TestServer } from '../../src/testing/index.js';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const built = existsSync(path.join(root, 'dist/agents/sdk/index.d.ts'));
 
-const examples = [...readFileSync(path.join(root, 'docs/agents.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)]
-  .map((m) => m[1]!)
-  .filter((code) => code.startsWith("import { defineAgent } from 'agentport/agent';"));
+const examples = [...readFileSync(path.join(root, 'docs/agents.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((code) => code.startsWith("import { defineAgent } from 'agentport/agent';"));
 const nameOf = (code: string) => /name: '([^']+)'/.exec(code)![1]!;
 
 /** What each example answers (by card name); examples that need the network or time are only loaded. */
@@ -71,7 +69,26 @@ describe.skipIf(!built)('docs/agents.md examples', () => {
   it('there are examples for every helper the document describes', () => {
     expect(examples.length).toBeGreaterThanOrEqual(12);
     const all = examples.join('\n');
-    for (const helper of ['reply(', 'working(', 'artifact(', 'append:', 'complete(', 'askInput(', 'nextMessage(', 'requireAuth(', 'fail(', 'reject(', 'signal', 'sleep(', 'skillOf', 'resumable', 'resumed', 'raw:', 'data:', 'url:']) {
+    for (const helper of [
+      'reply(',
+      'working(',
+      'artifact(',
+      'append:',
+      'complete(',
+      'askInput(',
+      'nextMessage(',
+      'requireAuth(',
+      'fail(',
+      'reject(',
+      'signal',
+      'sleep(',
+      'skillOf',
+      'resumable',
+      'resumed',
+      'raw:',
+      'data:',
+      'url:',
+    ]) {
       expect(all, helper).toContain(helper);
     }
   });

@@ -9,7 +9,6 @@ import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,11 +39,11 @@ interface Child {
 function spawnServer(configFile: string, dataDir: string, port: number, grpcPort: number): Child {
   const env = { ...process.env };
   delete env.AGENTPORT_CONFIG;
-  const proc = spawn(
-    process.execPath,
-    [bin, 'serve', '--config', configFile, '--port', String(port), '--grpc-port', String(grpcPort), '--data-dir', dataDir],
-    { cwd: path.dirname(configFile), env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const proc = spawn(process.execPath, [bin, 'serve', '--config', configFile, '--port', String(port), '--grpc-port', String(grpcPort), '--data-dir', dataDir], {
+    cwd: path.dirname(configFile),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const keep = (b: Buffer) => {
     out = (out + b.toString('utf8')).slice(-20_000);
@@ -90,7 +89,7 @@ async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>
   let next = 0;
   await Promise.all(
     Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await fn(items[next++]);
+      while (next < items.length) await fn(items[next++]!);
     }),
   );
 }
@@ -105,9 +104,14 @@ async function outboxDiagnosis(dbFile: string, taskIds: string[]): Promise<strin
       const lines: string[] = [];
       for (const id of taskIds.slice(0, 8)) {
         const configs = (db.prepare('select count(*) as n from push_configs where task_id = ?').get(id) as { n: number }).n;
-        const rows = db
-          .prepare('select id, seq, attempts, next_attempt_at, lease_until, last_error from push_outbox where task_id = ? order by id')
-          .all(id) as Array<{ id: number; seq: number; attempts: number; next_attempt_at: number; lease_until: number | null; last_error: string | null }>;
+        const rows = db.prepare('select id, seq, attempts, next_attempt_at, lease_until, last_error from push_outbox where task_id = ? order by id').all(id) as Array<{
+          id: number;
+          seq: number;
+          attempts: number;
+          next_attempt_at: number;
+          lease_until: number | null;
+          last_error: string | null;
+        }>;
         const desc = rows.map(
           (r) =>
             `row ${r.id} seq ${r.seq}: attempts ${r.attempts}, next attempt in ${Math.round((Number(r.next_attempt_at) - now) / 1000)} s, ` +
@@ -241,7 +245,7 @@ describe('kill -9 during a load of blocking sends', () => {
     const acks: Ack[] = [];
     let sent = 0;
     let failedAfterKill = 0;
-    let unexpected: string[] = [];
+    const unexpected: string[] = [];
     let killed = false;
     const client = async (c: number) => {
       const push = c % 2 === 0;
@@ -334,9 +338,9 @@ describe('kill -9 during a load of blocking sends', () => {
         return void problems.push(`${a.taskId}: event seqs ${JSON.stringify(seqs)}`);
       }
       if (events.some((e) => e.event === 'error')) problems.push(`${a.taskId}: error event in the log`);
-      const firstEv = events[0].data;
+      const firstEv = events[0]!.data;
       if (firstEv?.task?.id !== a.taskId) problems.push(`${a.taskId}: first event is not the task: ${JSON.stringify(firstEv).slice(0, 200)}`);
-      const lastEv = events[events.length - 1].data;
+      const lastEv = events[events.length - 1]!.data;
       if (lastEv?.statusUpdate?.status?.state !== 'TASK_STATE_COMPLETED' || lastEv.statusUpdate.taskId !== a.taskId) {
         problems.push(`${a.taskId}: last event is not the COMPLETED status: ${JSON.stringify(lastEv).slice(0, 200)}`);
       }
@@ -359,7 +363,12 @@ describe('kill -9 during a load of blocking sends', () => {
         `${refusedBeforeRestart} deliveries refused (503) before the kill, ${receiver.accepted.length} accepted after restart; ` +
         `load ${loadMs} ms; timings ${JSON.stringify(timings)}`,
     );
-    const diagnosis = stillMissing.length ? await outboxDiagnosis(path.join(dataDir, 'agentport.db'), stillMissing.map((a) => a.taskId)) : '';
+    const diagnosis = stillMissing.length
+      ? await outboxDiagnosis(
+          path.join(dataDir, 'agentport.db'),
+          stillMissing.map((a) => a.taskId),
+        )
+      : '';
     expect(
       stillMissing.map((a) => a.taskId).slice(0, 10),
       `${stillMissing.length} of ${pushAcks.length} acknowledged push tasks got no COMPLETED delivery within ${PUSH_WAIT_MS} ms after restart; their outbox rows:\n${diagnosis}`,

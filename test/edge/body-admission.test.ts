@@ -11,7 +11,6 @@ import { sleep } from '../support/private-services.js';
 
 const MiB = 1024 * 1024;
 const BODY = 4 * MiB - 1; // just under the default limits.bodyBytes
-const BUDGET = 16 * MiB;
 const READ_TIMEOUT_MS = 1_500;
 
 interface Outcome {
@@ -126,7 +125,7 @@ describe('request bodies at the edge (issue 19 D6)', () => {
     expect(server.alive()).toBe(true);
   }, 60_000);
 
-  it('100 authenticated 4 MiB uploads over every face share a 16 MiB budget: the rest get 503 + Retry-After in the face\'s shape, RSS grows < 192 MiB', async () => {
+  it("100 authenticated 4 MiB uploads over every face share a 16 MiB budget: the rest get 503 + Retry-After in the face's shape, RSS grows < 192 MiB", async () => {
     // the path, and what its 503 body looks like
     const faces: Array<[string, (body: unknown) => void]> = [
       ['/a2a/echo', (b) => expect(b).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32603 } })],

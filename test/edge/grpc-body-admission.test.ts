@@ -9,8 +9,8 @@
 import http2 from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { a2aServiceDefinition } from '../../src/bindings/a2a-grpc/proto.js';
-import { STATUS_DETAILS_KEY, decodeStatusDetails } from '../../src/bindings/a2a-grpc/status.js';
+import { a2aServiceDefinition } from '../../src/protocol/a2a/grpc-proto.js';
+import { STATUS_DETAILS_KEY, decodeStatusDetails } from '../../src/protocol/a2a/grpc-status-details.js';
 import { CHILD_KEY, startChildServer, type ChildServer } from '../support/child-server.js';
 import { sleep } from '../support/private-services.js';
 
@@ -41,19 +41,27 @@ function callOnOwnConnection(target: string, bytes: Buffer, metadata: Record<str
   const md = new grpc.Metadata();
   for (const [k, v] of Object.entries({ 'a2a-version': '1.0', ...metadata })) md.set(k, v);
   return new Promise<Outcome>((resolve) => {
-    client.makeUnaryRequest(SEND.path, (b: Buffer) => b, (b: Buffer) => b, bytes, md, { deadline: Date.now() + 30_000 }, (err) => {
-      client.close();
-      if (!err) return resolve({ code: grpc.status.OK, details: '' });
-      const raw = err.metadata?.get(STATUS_DETAILS_KEY)[0];
-      const info = Buffer.isBuffer(raw) ? decodeStatusDetails(raw).details.find((d) => String(d['@type']).endsWith('ErrorInfo')) : undefined;
-      const pushback = err.metadata?.get('grpc-retry-pushback-ms')[0];
-      resolve({
-        code: err.code,
-        details: err.details,
-        ...(info ? { reason: String(info.reason) } : {}),
-        ...(pushback === undefined ? {} : { pushback: String(pushback) }),
-      });
-    });
+    client.makeUnaryRequest(
+      SEND.path,
+      (b: Buffer) => b,
+      (b: Buffer) => b,
+      bytes,
+      md,
+      { deadline: Date.now() + 30_000 },
+      (err) => {
+        client.close();
+        if (!err) return resolve({ code: grpc.status.OK, details: '' });
+        const raw = err.metadata?.get(STATUS_DETAILS_KEY)[0];
+        const info = Buffer.isBuffer(raw) ? decodeStatusDetails(raw).details.find((d) => String(d['@type']).endsWith('ErrorInfo')) : undefined;
+        const pushback = err.metadata?.get('grpc-retry-pushback-ms')[0];
+        resolve({
+          code: err.code,
+          details: err.details,
+          ...(info ? { reason: String(info.reason) } : {}),
+          ...(pushback === undefined ? {} : { pushback: String(pushback) }),
+        });
+      },
+    );
   });
 }
 
@@ -92,7 +100,10 @@ async function peakGrowth<T>(server: ChildServer, attack: () => Promise<T>): Pro
 
 function tally(outcomes: Outcome[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const o of outcomes) counts[grpc.status[o.code]] = (counts[grpc.status[o.code]] ?? 0) + 1;
+  for (const o of outcomes) {
+    const name = grpc.status[o.code] ?? String(o.code);
+    counts[name] = (counts[name] ?? 0) + 1;
+  }
   return counts;
 }
 

@@ -5,8 +5,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { a2aServiceDefinition } from '../../src/bindings/a2a-grpc/proto.js';
-import { decodeStatusDetails, STATUS_DETAILS_KEY } from '../../src/bindings/a2a-grpc/status.js';
+import { a2aServiceDefinition } from '../../src/protocol/a2a/grpc-proto.js';
+import { decodeStatusDetails, STATUS_DETAILS_KEY } from '../../src/protocol/a2a/grpc-status-details.js';
 import { encodeMessage } from '../../src/protocol/a2a/grpc-codec.js';
 import { startTestServer, userMessage, type TestServer } from '../support/server.js';
 
@@ -80,8 +80,8 @@ function expectDetails(details: unknown, exp: Expected, raw: string): void {
   for (const d of list) expect(typeof d['@type'], 'every detail is a ProtoJSON Any').toBe('string');
   const info = list.filter((d) => d['@type'] === ERROR_INFO);
   expect(info, `one ErrorInfo in ${raw.slice(0, 300)}`).toHaveLength(1);
-  expect(info[0].reason).toBe(exp.reason);
-  expect(info[0].domain).toBe(DOMAIN);
+  expect(info[0]?.reason).toBe(exp.reason);
+  expect(info[0]?.domain).toBe(DOMAIN);
   if (exp.field !== undefined) {
     const fields = list.filter((d) => d['@type'] === BAD_REQUEST).flatMap((d) => (d.fieldViolations ?? []) as Array<{ field: string; description: string }>);
     expect(
@@ -186,7 +186,11 @@ const RPC_CASES: RpcCase[] = [
   { name: 'messageId a number', body: envelope('SendMessage', withMessage({ messageId: 12 })), expect: invalidParams('message.messageId') },
   { name: 'configuration.historyLength -1', body: envelope('SendMessage', { message: validMessage(), configuration: { historyLength: -1 } }), expect: invalidParams('configuration.historyLength') },
   { name: 'configuration.returnImmediately "yes"', body: envelope('SendMessage', { message: validMessage(), configuration: { returnImmediately: 'yes' } }), expect: invalidParams('configuration.returnImmediately') },
-  { name: 'push config url not a URL', body: envelope('SendMessage', { message: validMessage(), configuration: { taskPushNotificationConfig: { url: 'not a url' } } }), expect: invalidParams('configuration.taskPushNotificationConfig.url') },
+  {
+    name: 'push config url not a URL',
+    body: envelope('SendMessage', { message: validMessage(), configuration: { taskPushNotificationConfig: { url: 'not a url' } } }),
+    expect: invalidParams('configuration.taskPushNotificationConfig.url'),
+  },
   // GetTask / ListTasks
   { name: 'GetTask id missing', body: envelope('GetTask', {}), expect: invalidParams('id') },
   { name: 'GetTask historyLength -1', body: envelope('GetTask', { id: 'x', historyLength: -1 }), expect: invalidParams('historyLength') },
@@ -215,7 +219,12 @@ const RPC_CASES: RpcCase[] = [
   { name: 'A2A-Version 2.0', headers: { ...JSON_HEADERS, 'a2a-version': '2.0' }, body: envelope('GetTask', { id: 'x' }), expect: { code: -32009, reason: 'VERSION_NOT_SUPPORTED', id: 7 } },
   { name: 'A2A-Version garbage', headers: { ...JSON_HEADERS, 'a2a-version': 'one point oh' }, body: envelope('GetTask', { id: 'x' }), expect: { code: -32009, reason: 'VERSION_NOT_SUPPORTED', id: 7 } },
   { name: 'Content-Type text/plain', headers: { ...JSON_HEADERS, 'content-type': 'text/plain' }, body: envelope('GetTask', { id: 'x' }), expect: { http: 415, code: -32005, reason: 'CONTENT_TYPE_NOT_SUPPORTED' } },
-  { name: 'Content-Type application/x-www-form-urlencoded', headers: { ...JSON_HEADERS, 'content-type': 'application/x-www-form-urlencoded' }, body: 'a=b', expect: { http: 415, code: -32005, reason: 'CONTENT_TYPE_NOT_SUPPORTED' } },
+  {
+    name: 'Content-Type application/x-www-form-urlencoded',
+    headers: { ...JSON_HEADERS, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'a=b',
+    expect: { http: 415, code: -32005, reason: 'CONTENT_TYPE_NOT_SUPPORTED' },
+  },
   // size
   {
     name: `body over limits.bodyBytes (${BODY_LIMIT})`,
@@ -266,7 +275,13 @@ const REST_CASES: RestCase[] = [
   { name: 'SubscribeToTask unknown id', method: 'POST', path: '/tasks/no-such-task:subscribe', expect: { http: 404, status: 'NOT_FOUND', reason: 'TASK_NOT_FOUND' } },
   { name: 'push configs of an unknown task', method: 'GET', path: '/tasks/no-such-task/pushNotificationConfigs', expect: { http: 404, status: 'NOT_FOUND', reason: 'TASK_NOT_FOUND' } },
   // tenants
-  { name: 'shared form, unknown tenant /a2a/nope/message:send', method: 'POST', path: '/a2a/nope/message:send', body: sendBody({ message: validMessage() }), expect: { http: 404, status: 'UNIMPLEMENTED', reason: 'METHOD_NOT_FOUND' } },
+  {
+    name: 'shared form, unknown tenant /a2a/nope/message:send',
+    method: 'POST',
+    path: '/a2a/nope/message:send',
+    body: sendBody({ message: validMessage() }),
+    expect: { http: 404, status: 'UNIMPLEMENTED', reason: 'METHOD_NOT_FOUND' },
+  },
   { name: 'tenant segment of another agent below the agent', method: 'POST', path: '/nope/message:send', body: sendBody({ message: validMessage() }), expect: restInvalid('tenant') },
   // service parameters and media types
   { name: 'missing A2A-Version', method: 'GET', path: '/tasks/x', headers: {}, expect: { http: 400, status: 'FAILED_PRECONDITION', reason: 'VERSION_NOT_SUPPORTED' } },
@@ -416,20 +431,24 @@ describe('gRPC: malformed requests get the spec status', () => {
   };
 
   function unary(method: string, request: object, md: Record<string, string | undefined> = { 'a2a-version': '1.0' }): Promise<{ err?: grpc.ServiceError; response?: any }> {
-    const d = service[method];
+    const d = service[method]!;
     return new Promise((resolve) => {
-      client.makeUnaryRequest(d.path, d.requestSerialize, d.responseDeserialize, request, metadata(md), { deadline: Date.now() + ANSWER_WITHIN_MS }, (err, response) =>
-        resolve(err ? { err } : { response }),
-      );
+      client.makeUnaryRequest(d.path, d.requestSerialize, d.responseDeserialize, request, metadata(md), { deadline: Date.now() + ANSWER_WITHIN_MS }, (err, response) => resolve(err ? { err } : { response }));
     });
   }
 
   /** Sends bytes that are not what the method's proto says. */
   function unaryRaw(method: string, bytes: Buffer): Promise<grpc.ServiceError | undefined> {
-    const d = service[method];
+    const d = service[method]!;
     return new Promise((resolve) => {
-      client.makeUnaryRequest(d.path, (b: Buffer) => b, d.responseDeserialize, bytes, metadata({ 'a2a-version': '1.0' }), { deadline: Date.now() + ANSWER_WITHIN_MS }, (err) =>
-        resolve(err ?? undefined),
+      client.makeUnaryRequest(
+        d.path,
+        (b: Buffer) => b,
+        d.responseDeserialize,
+        bytes,
+        metadata({ 'a2a-version': '1.0' }),
+        { deadline: Date.now() + ANSWER_WITHIN_MS },
+        (err) => resolve(err ?? undefined),
       );
     });
   }
@@ -544,7 +563,7 @@ function prng(seed: number): () => number {
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 function fuzzCase(rand: () => number, n: number): { description: string; body: string; id: Json | undefined } {
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
   const int = (max: number) => Math.floor(rand() * max);
   const word = () => Array.from({ length: 1 + int(12) }, () => pick('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-'.split(''))).join('');
   const scalar = (): Json =>
@@ -561,7 +580,7 @@ function fuzzCase(rand: () => number, n: number): { description: string; body: s
       () => '',
       () => word(),
       () => pick(['ROLE_USER', 'ROLE_AGENT', 'ROLE_UNSPECIFIED', 'TASK_STATE_COMPLETED', 'SendMessage', 'GetTask', 'ListTasks', 'CancelTask', '2.0', '__proto__', 'constructor']),
-      () => 'ü€𝄞\u0000\u202e' + word(),
+      () => `ü€𝄞\u0000\u202e${word()}`,
       () => 'x'.repeat(int(5000)),
     ])();
   const value = (depth = 0): Json => {
@@ -600,7 +619,7 @@ function fuzzCase(rand: () => number, n: number): { description: string; body: s
   const setAt = (root: { [k: string]: Json }, p: Array<string | number>, v: Json | undefined) => {
     let cur: any = root;
     for (const k of p.slice(0, -1)) cur = cur[k];
-    const last = p[p.length - 1];
+    const last = p[p.length - 1]!;
     if (v === undefined) {
       if (Array.isArray(cur)) cur.splice(Number(last), 1);
       else delete cur[last];
@@ -651,7 +670,7 @@ function fuzzCase(rand: () => number, n: number): { description: string; body: s
   const p = pick(nonRoot);
   const marker = '"__DEEP__"';
   setAt(o, p, '__DEEP__');
-  const deep = rand() < 0.5 ? deepArray(10_000) : '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000);
+  const deep = rand() < 0.5 ? deepArray(10_000) : `${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}`;
   return { description: `nest 10000 levels at ${p.join('.')}`, body: JSON.stringify(o).replace(marker, deep), id: idOf(o) };
 }
 
@@ -693,7 +712,7 @@ describe('fuzz: 300 random mutations of a valid SendMessage', () => {
       Array.from({ length: 16 }, async () => {
         while (next < cases.length) {
           const n = next++;
-          const c = cases[n];
+          const c = cases[n]!;
           try {
             const r = await send(`${s.http}/a2a/echo`, { method: 'POST', headers: JSON_HEADERS, body: c.body });
             const problems = fuzzProblems(r, c.id);

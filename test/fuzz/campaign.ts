@@ -57,9 +57,11 @@ async function firstTaskId(base: string): Promise<string> {
 
 async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
@@ -118,7 +120,10 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
 
     const crashed = !server.alive();
     if (!crashed) {
-      const health = await fetch(`${server.base}/healthz`).then((r) => r.status, () => 0);
+      const health = await fetch(`${server.base}/healthz`).then(
+        (r) => r.status,
+        () => 0,
+      );
       if (health !== 200) findings.push({ kind: 'crash', detail: `/healthz answered ${health} after the campaign`, request: { grpc: '-', bytes: '' } });
     } else {
       findings.push({ kind: 'crash', detail: `the server exited:\n${server.output().slice(-2000)}`, request: { grpc: '-', bytes: '' } });
@@ -152,6 +157,13 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignReport> {
 /** A finding as one readable paragraph, with what replays it. */
 export function describeFinding(f: Finding): string {
   const r = f.request;
-  const what = 'grpc' in r ? `gRPC ${r.grpc} bytes(base64)=${r.bytes.slice(0, 200)}` : `${r.method} ${r.path} from "${r.origin}" after [${r.mutations.join('; ')}] headers=${JSON.stringify(r.headers)} body=${JSON.stringify(Buffer.from(r.body ?? '', 'base64').toString('utf8').slice(0, 800))}`;
+  const what =
+    'grpc' in r
+      ? `gRPC ${r.grpc} bytes(base64)=${r.bytes.slice(0, 200)}`
+      : `${r.method} ${r.path} from "${r.origin}" after [${r.mutations.join('; ')}] headers=${JSON.stringify(r.headers)} body=${JSON.stringify(
+          Buffer.from(r.body ?? '', 'base64')
+            .toString('utf8')
+            .slice(0, 800),
+        )}`;
   return `${f.kind} (${f.detail}) status=${f.status ?? '-'}\n  request: ${what}\n  answer: ${(f.excerpt ?? '').slice(0, 300)}`;
 }

@@ -23,13 +23,17 @@ const CAMPAIGNS = [
 describe.each(CAMPAIGNS)('fuzz: every face, mutated real requests (auth.mode $authMode)', ({ authMode, share }) => {
   const httpInputs = Math.round(COUNT * share);
   const grpcInputs = Math.round(GRPC_COUNT * share);
-  it(`${httpInputs} HTTP and ${grpcInputs} gRPC inputs (seed ${SEED}): no 5xx, spec-shaped errors, no internals, still up, RSS bounded`, async () => {
-    const report = await runCampaign({ httpInputs, grpcInputs, seed: SEED, authMode, concurrency: Number(process.env.FUZZ_CONCURRENCY ?? 4) });
-    const { findings, ...figures } = report;
-    console.info(`fuzz figures: ${JSON.stringify({ ...figures, findings: findings.length })}`);
-    for (const f of findings.slice(0, 25)) console.info(`fuzz finding: ${describeFinding(f)}`);
-    expect(findings.map(describeFinding).slice(0, 25), `${findings.length} findings`).toEqual([]);
-    expect(report.crashed).toBe(false);
-    expect(report.rssPeakMiB - report.rssStartMiB).toBeLessThan(RSS_GROWTH_MIB);
-  }, 15 * 60_000);
+  it(
+    `${httpInputs} HTTP and ${grpcInputs} gRPC inputs (seed ${SEED}): no 5xx, spec-shaped errors, no internals, still up, RSS bounded`,
+    async () => {
+      const report = await runCampaign({ httpInputs, grpcInputs, seed: SEED, authMode, concurrency: Number(process.env.FUZZ_CONCURRENCY ?? 4) });
+      const { findings, ...figures } = report;
+      console.info(`fuzz figures: ${JSON.stringify({ ...figures, findings: findings.length })}`);
+      for (const f of findings.slice(0, 25)) console.info(`fuzz finding: ${describeFinding(f)}`);
+      expect(findings.map(describeFinding).slice(0, 25), `${findings.length} findings`).toEqual([]);
+      expect(report.crashed).toBe(false);
+      expect(report.rssPeakMiB - report.rssStartMiB).toBeLessThan(RSS_GROWTH_MIB);
+    },
+    15 * 60_000,
+  );
 });

@@ -8,8 +8,8 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ServiceDefinition } from '@grpc/proto-loader';
 import fc from 'fast-check';
-import { a2aServiceDefinition } from '../../src/bindings/a2a-grpc/proto.js';
-import { v03ServiceDefinition } from '../../src/bindings/a2a-grpc/v03-proto.js';
+import { a2aServiceDefinition } from '../../src/protocol/a2a/grpc-proto.js';
+import { v03ServiceDefinition } from '../../src/protocol/a2a-v03/grpc-proto.js';
 import { encodeMessage } from '../../src/protocol/a2a/grpc-codec.js';
 import { leaksIn, type Finding } from './oracle.js';
 
@@ -37,7 +37,10 @@ function seedObject(method: string, service: 'v1.0' | 'v0.3', taskId: string): o
 
 export function grpcSeeds(taskId: string): Array<{ service: 'v1.0' | 'v0.3'; method: string; bytes: Uint8Array }> {
   const out: Array<{ service: 'v1.0' | 'v0.3'; method: string; bytes: Uint8Array }> = [];
-  for (const [service, def] of [['v1.0', a2aServiceDefinition()], ['v0.3', v03ServiceDefinition()]] as const) {
+  for (const [service, def] of [
+    ['v1.0', a2aServiceDefinition()],
+    ['v0.3', v03ServiceDefinition()],
+  ] as const) {
     for (const [method, d] of Object.entries(def)) {
       let bytes: Uint8Array;
       try {
@@ -58,19 +61,17 @@ export function grpcInput(seeds: ReturnType<typeof grpcSeeds>): fc.Arbitrary<Grp
     fc.tuple(fc.constant('append'), fc.nat(), fc.constant(0)),
     fc.tuple(fc.constant('random'), fc.nat(), fc.constant(0)),
   );
-  return fc
-    .tuple(fc.nat(seeds.length - 1), fc.array(edit, { maxLength: 3 }), fc.uint8Array({ minLength: 1, maxLength: 64 }), fc.constantFrom(undefined, '1.0', '0.3', '9.9', ''))
-    .map(([i, edits, random, version]) => {
-      const seed = seeds[i]!;
-      let b = Buffer.from(seed.bytes);
-      for (const [kind, at, x] of edits) {
-        if (kind === 'flip' && b.length) b[at % b.length] = b[at % b.length]! ^ x;
-        else if (kind === 'cut') b = b.subarray(0, at % (b.length + 1));
-        else if (kind === 'append') b = Buffer.concat([b, Buffer.from(random)]);
-        else b = Buffer.from(random);
-      }
-      return { service: seed.service, method: seed.method, version, bytes: new Uint8Array(b) };
-    });
+  return fc.tuple(fc.nat(seeds.length - 1), fc.array(edit, { maxLength: 3 }), fc.uint8Array({ minLength: 1, maxLength: 64 }), fc.constantFrom(undefined, '1.0', '0.3', '9.9', '')).map(([i, edits, random, version]) => {
+    const seed = seeds[i]!;
+    let b = Buffer.from(seed.bytes);
+    for (const [kind, at, x] of edits) {
+      if (kind === 'flip' && b.length) b[at % b.length] = b[at % b.length]! ^ x;
+      else if (kind === 'cut') b = b.subarray(0, at % (b.length + 1));
+      else if (kind === 'append') b = Buffer.concat([b, Buffer.from(random)]);
+      else b = Buffer.from(random);
+    }
+    return { service: seed.service, method: seed.method, version, bytes: new Uint8Array(b) };
+  });
 }
 
 const BAD = new Set([grpc.status.INTERNAL, grpc.status.UNKNOWN, grpc.status.DATA_LOSS]);
@@ -79,7 +80,10 @@ export class GrpcFuzzer {
   private readonly client: grpc.Client;
   private readonly defs: Record<'v1.0' | 'v0.3', ServiceDefinition> = { 'v1.0': a2aServiceDefinition(), 'v0.3': v03ServiceDefinition() };
 
-  constructor(target: string, private readonly key: string) {
+  constructor(
+    target: string,
+    private readonly key: string,
+  ) {
     this.client = new grpc.Client(target, grpc.credentials.createInsecure());
   }
 
@@ -117,8 +121,14 @@ export class GrpcFuzzer {
         call.on('end', () => end([]));
         return;
       }
-      this.client.makeUnaryRequest(d.path, identity, (b: Buffer) => b, input.bytes, md, { deadline }, (err) =>
-        resolve(err?.code === grpc.status.DEADLINE_EXCEEDED ? [{ kind: 'no-answer', detail: 'deadline exceeded', request }] : check(err ?? undefined)),
+      this.client.makeUnaryRequest(
+        d.path,
+        identity,
+        (b: Buffer) => b,
+        input.bytes,
+        md,
+        { deadline },
+        (err) => resolve(err?.code === grpc.status.DEADLINE_EXCEEDED ? [{ kind: 'no-answer', detail: 'deadline exceeded', request }] : check(err ?? undefined)),
       );
     });
   }

@@ -59,9 +59,7 @@ export class Normalizer {
     if (Array.isArray(v)) return v.map((x) => this.normalize(x));
     if (v && typeof v === 'object') {
       if (isCardSignature(v)) return this.signature(v);
-      return Object.fromEntries(
-        Object.entries(v).map(([k, x]) => [k, k === 'nextPageToken' && typeof x === 'string' && x !== '' ? this.placeholder(x, 'token') : this.normalize(x)]),
-      );
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, k === 'nextPageToken' && typeof x === 'string' && x !== '' ? this.placeholder(x, 'token') : this.normalize(x)]));
     }
     return v;
   }
@@ -115,8 +113,7 @@ export class Normalizer {
   }
 }
 
-const isCardSignature = (v: object): v is { protected: string; signature: string } =>
-  typeof (v as { protected?: unknown }).protected === 'string' && typeof (v as { signature?: unknown }).signature === 'string';
+const isCardSignature = (v: object): v is { protected: string; signature: string } => typeof (v as { protected?: unknown }).protected === 'string' && typeof (v as { signature?: unknown }).signature === 'string';
 
 /** Fixture files under `dir`, recursively, as [relative path, absolute path]. */
 export function fixtureFiles(dir: string): Array<[string, string]> {

@@ -12,19 +12,7 @@ import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { TaskNotCancelableError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
-import {
-  asTask,
-  bearerAuth,
-  closeClient,
-  collect,
-  describeEvent,
-  isMessage,
-  rejectionOf,
-  sendRequest,
-  startWebhookReceiver,
-  stateOf,
-  uniqueId,
-} from './sdk-support.js';
+import { asTask, bearerAuth, closeClient, collect, describeEvent, isMessage, rejectionOf, sendRequest, startWebhookReceiver, stateOf, uniqueId } from './sdk-support.js';
 
 const API_KEY = 'test-key-v03-compat-0123456789abcdef';
 const LONG_TASK = 'test-resubscribe-message-id';
@@ -67,8 +55,7 @@ describe.each(CELLS)('a2a-js SDK client in v0.3 compat mode over $binding', (cel
   });
   afterAll(() => closeClient(client));
 
-  const longTask = async (): Promise<Task> =>
-    asTask(await client.sendMessage(sendRequest({ messageId: uniqueId(LONG_TASK), configuration: { returnImmediately: true } })));
+  const longTask = async (): Promise<Task> => asTask(await client.sendMessage(sendRequest({ messageId: uniqueId(LONG_TASK), configuration: { returnImmediately: true } })));
 
   it('picks the v0.3 interface of this binding from our card', () => {
     expect(client.transport.protocolName).toBe(cell.binding);

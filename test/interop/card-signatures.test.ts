@@ -44,8 +44,8 @@ describe('public cards verify with the SDK verifier against our JWKS', () => {
     const seen: Array<{ kid: string; jku?: string }> = [];
     await expect(verifyAgentCardSignature(jwksKeyLookup(jwks, seen))(card)).resolves.toBeUndefined();
     // the protected header names our JWKS
-    expect(seen[0].jku).toBe(`${s.http}/.well-known/jwks.json`);
-    expect(jwks.keys.map((k) => k.kid)).toContain(seen[0].kid);
+    expect(seen[0]?.jku).toBe(`${s.http}/.well-known/jwks.json`);
+    expect(jwks.keys.map((k) => k.kid)).toContain(seen[0]?.kid);
   });
 
   it('a card changed after signing no longer verifies', async () => {

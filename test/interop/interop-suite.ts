@@ -83,8 +83,8 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       expect(task.contextId).not.toBe('');
       expect(Number.isNaN(Date.parse(task.status?.timestamp ?? ''))).toBe(false);
       expect(task.artifacts).toHaveLength(1);
-      expect(task.artifacts[0].name).toBe('echo');
-      expect(task.artifacts[0].parts.map((p) => p.content)).toEqual([{ $case: 'text', value: 'hello interop' }]);
+      expect(task.artifacts[0]?.name).toBe('echo');
+      expect(task.artifacts[0]?.parts.map((p) => p.content)).toEqual([{ $case: 'text', value: 'hello interop' }]);
       expect(task.history.map((m) => m.parts[0]?.content)).toContainEqual({ $case: 'text', value: 'hello interop' });
     });
 
@@ -110,23 +110,18 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
 
     it('SendStreamingMessage yields the Task first, then the events in order, ending with COMPLETED', async () => {
       const events = await collect(conformance.sendMessageStream(sendRequest({ messageId: uniqueId('tck-stream-001') })));
-      expect(events.map(describeEvent)).toEqual([
-        'task:TASK_STATE_SUBMITTED',
-        'statusUpdate:TASK_STATE_WORKING',
-        'artifactUpdate',
-        'statusUpdate:TASK_STATE_COMPLETED',
-      ]);
-      const taskId = taskIdOfEvent(events[0]);
+      expect(events.map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'statusUpdate:TASK_STATE_WORKING', 'artifactUpdate', 'statusUpdate:TASK_STATE_COMPLETED']);
+      const taskId = taskIdOfEvent(events[0]!);
       expect(taskId).toBeTruthy();
       expect(events.map(taskIdOfEvent)).toEqual(events.map(() => taskId));
-      const artifact = events[2].payload?.$case === 'artifactUpdate' ? events[2].payload.value.artifact : undefined;
+      const artifact = events[2]?.payload?.$case === 'artifactUpdate' ? events[2].payload.value.artifact : undefined;
       expect(artifact?.parts.map((p) => p.content)).toEqual([{ $case: 'text', value: 'Stream hello from TCK' }]);
     });
 
     it('SendStreamingMessage to echo streams the echoed artifact and ends COMPLETED', async () => {
       const events = await collect(echo.sendMessageStream(sendRequest({ text: 'streamed' })));
       expect(events.map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'artifactUpdate', 'statusUpdate:TASK_STATE_COMPLETED']);
-      const artifact = events[1].payload?.$case === 'artifactUpdate' ? events[1].payload.value.artifact : undefined;
+      const artifact = events[1]?.payload?.$case === 'artifactUpdate' ? events[1].payload.value.artifact : undefined;
       expect(artifact?.parts.map((p) => p.content)).toEqual([{ $case: 'text', value: 'streamed' }]);
     });
 
@@ -143,7 +138,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
 
       const newest = await conformance.getTask({ tenant: '', id: sent.id, historyLength: 1 });
       expect(newest.history).toHaveLength(1);
-      expect(newest.history[0].parts[0]?.content).toEqual({ $case: 'text', value: 'Hello from TCK' });
+      expect(newest.history[0]?.parts[0]?.content).toEqual({ $case: 'text', value: 'Hello from TCK' });
 
       const none = await conformance.getTask({ tenant: '', id: sent.id, historyLength: 0 });
       expect(none.history).toEqual([]);
@@ -169,7 +164,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
         expect(res.tasks).toHaveLength(1);
         expect(res.totalSize).toBe(3);
         expect(res.pageSize).toBe(1);
-        seen.push(res.tasks[0].id);
+        seen.push(res.tasks[0]!.id);
         tokens.push(res.nextPageToken);
         pageToken = res.nextPageToken;
         if (!pageToken) break;
@@ -209,10 +204,10 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       const task = await startLongTask();
       const events = await collect(conformance.resubscribeTask({ tenant: '', id: task.id }));
       expect(events.length).toBeGreaterThanOrEqual(2);
-      expect(events[0].payload?.$case).toBe('task');
-      expect(taskIdOfEvent(events[0])).toBe(task.id);
-      expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(describeEvent(events[0]).slice('task:'.length));
-      expect(describeEvent(events[events.length - 1])).toBe('statusUpdate:TASK_STATE_COMPLETED');
+      expect(events[0]?.payload?.$case).toBe('task');
+      expect(taskIdOfEvent(events[0]!)).toBe(task.id);
+      expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(describeEvent(events[0]!).slice('task:'.length));
+      expect(describeEvent(events[events.length - 1]!)).toBe('statusUpdate:TASK_STATE_COMPLETED');
       // nothing terminal before the end
       expect(events.slice(0, -1).some((e) => TERMINAL.some((t) => describeEvent(e).endsWith(t)))).toBe(false);
     });
@@ -280,14 +275,14 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
         expect(events.map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'artifactUpdate', 'statusUpdate:TASK_STATE_COMPLETED']);
         expect(receiver.received.map((r) => Object.keys(r.body))).toEqual([['task'], ['artifactUpdate'], ['statusUpdate']]);
         const [first, artifact, last] = receiver.received.map((r) => r.body);
-        expect(first.task.id).toBe(task.id);
-        expect(artifact.artifactUpdate.taskId).toBe(task.id);
-        expect(artifact.artifactUpdate.artifact.parts).toEqual([{ text: 'pushed' }]);
-        expect(last.statusUpdate).toMatchObject({ taskId: task.id, status: { state: 'TASK_STATE_COMPLETED' } });
+        expect(first?.task.id).toBe(task.id);
+        expect(artifact?.artifactUpdate.taskId).toBe(task.id);
+        expect(artifact?.artifactUpdate.artifact.parts).toEqual([{ text: 'pushed' }]);
+        expect(last?.statusUpdate).toMatchObject({ taskId: task.id, status: { state: 'TASK_STATE_COMPLETED' } });
         for (const r of receiver.received) {
           expect(r.method).toBe('POST');
           expect(r.path).toBe('/hook');
-          expect(r.headers['authorization']).toBe('Bearer s3cret');
+          expect(r.headers.authorization).toBe('Bearer s3cret');
           expect(r.headers['x-a2a-notification-token']).toBe(token);
           expect(r.headers['content-type']).toBe('application/a2a+json');
         }

@@ -6,23 +6,8 @@
 import http from 'node:http';
 import type { JWK } from 'jose';
 import type { AddressInfo } from 'node:net';
-import {
-  SendMessageRequest,
-  TaskState,
-  taskStateToJSON,
-  type Message,
-  type SendMessageResult,
-  type StreamResponse,
-  type Task,
-} from '@a2a-js/sdk';
-import {
-  ClientFactory,
-  JsonRpcTransportFactory,
-  RestTransportFactory,
-  type CallInterceptor,
-  type Client,
-  type TransportFactory,
-} from '@a2a-js/sdk/client';
+import { SendMessageRequest, TaskState, taskStateToJSON, type Message, type SendMessageResult, type StreamResponse, type Task } from '@a2a-js/sdk';
+import { ClientFactory, JsonRpcTransportFactory, RestTransportFactory, type CallInterceptor, type Client, type TransportFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 
 export const API_KEY = 'test-key-0123456789abcdef';
@@ -54,7 +39,7 @@ export const TRANSPORTS: TransportCase[] = [
 export function bearerAuth(key: string): CallInterceptor {
   return {
     async before(args) {
-      if (args.options?.serviceParameters) args.options.serviceParameters['Authorization'] = `Bearer ${key}`;
+      if (args.options?.serviceParameters) args.options.serviceParameters.Authorization = `Bearer ${key}`;
     },
     async after() {},
   };

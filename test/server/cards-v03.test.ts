@@ -6,7 +6,7 @@
 import { isLegacyAgentCard, parseLegacyAgentCard } from '@a2a-js/sdk/compat/v0_3/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server.js';
-import { API_KEY, V03_SERVER_CONFIG } from '../bindings/a2a-jsonrpc-v03/v03-support.js';
+import { API_KEY, V03_SERVER_CONFIG } from '../bindings/a2a-legacy/v03/v03-support.js';
 
 let s: TestServer;
 beforeAll(async () => {
@@ -52,7 +52,7 @@ describe('agent cards for v0.3 and v0.2 clients', () => {
         { url: s.grpc, transport: 'GRPC' },
       ]);
       // auth.mode none (the test default) declares no schemes; with auth on, the v0.3 schemes are
-      // checked against enforcement in test/authz/card-security.test.ts
+      // checked against enforcement in test/core/authz/card-security.test.ts
       expect(r.body.securitySchemes).toBeUndefined();
       expect(r.body.security).toBeUndefined();
     }

@@ -1,11 +1,16 @@
 /** `GET /` over HTTP: HTML for browsers, JSON for API clients, and only public agents named. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOAuthServer } from '../oauth/support.js';
+import { startOAuthServer } from '../auth/oauth/support.js';
 import type { TestServer } from '../support/server.js';
 
 let s: TestServer;
 beforeAll(async () => {
-  s = await startOAuthServer({ agents: [{ id: 'echo', builtin: 'echo' }, { id: 'secret-agent', builtin: 'echo', visibility: 'extended' }] });
+  s = await startOAuthServer({
+    agents: [
+      { id: 'echo', builtin: 'echo' },
+      { id: 'secret-agent', builtin: 'echo', visibility: 'extended' },
+    ],
+  });
 }, 30_000);
 afterAll(async () => s?.stop());
 

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthzServer, type AuthzServer } from '../authz/support.js';
+import { startAuthzServer, type AuthzServer } from '../core/authz/support.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 import { isNovaedenTaskWrite } from '../../src/server/compat/novaeden-task-api.js';
 
@@ -176,7 +176,14 @@ describe('isNovaedenTaskWrite (what an admin-only gate of /api/v1 bodies lets th
   it('names exactly the two writes of this API', () => {
     expect(isNovaedenTaskWrite('POST', '/api/v1/agents/echo/tasks')).toBe(true);
     expect(isNovaedenTaskWrite('POST', '/api/v1/tasks/t-1/messages?x=1')).toBe(true);
-    for (const [m, u] of [['POST', '/api/v1/keys'], ['POST', '/api/v1/users'], ['POST', '/api/v1/clients'], ['PATCH', '/api/v1/users/x'], ['GET', '/api/v1/tasks/t/messages'], ['POST', '/api/v1/agents/a/tasks/t']] as const) {
+    for (const [m, u] of [
+      ['POST', '/api/v1/keys'],
+      ['POST', '/api/v1/users'],
+      ['POST', '/api/v1/clients'],
+      ['PATCH', '/api/v1/users/x'],
+      ['GET', '/api/v1/tasks/t/messages'],
+      ['POST', '/api/v1/agents/a/tasks/t'],
+    ] as const) {
       expect(isNovaedenTaskWrite(m, u), `${m} ${u}`).toBe(false);
     }
   });

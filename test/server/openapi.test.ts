@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startAuthzServer, type AuthzServer } from '../authz/support.js';
+import { startAuthzServer, type AuthzServer } from '../core/authz/support.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 
 const SCRIPTED = path.resolve(fileURLToPath(new URL('../fixtures/agents/scripted-text-agent.mjs', import.meta.url)));
@@ -19,7 +19,12 @@ let api: OpenApiConformance;
 let served: Record<string, any>;
 
 beforeAll(async () => {
-  s = await startAuthzServer({ agents: [{ id: 'scripted', module: SCRIPTED }, { id: 'echo', builtin: 'echo' }] });
+  s = await startAuthzServer({
+    agents: [
+      { id: 'scripted', module: SCRIPTED },
+      { id: 'echo', builtin: 'echo' },
+    ],
+  });
   served = (await (await fetch(`${s.http}/openapi.json`)).json()) as Record<string, any>;
   api = new OpenApiConformance(served);
 }, 60_000);
@@ -146,7 +151,16 @@ describe('every documented operation answers as documented', () => {
     expect((await call('POST', '/api/v1/agents/nope/tasks', alice, { message: msg('x') })).status).toBe(404);
     expect((await call('POST', '/api/v1/agents/scripted/tasks', undefined, { message: msg('x') })).status).toBe(401);
     expect((await call('POST', '/a2a/agents/scripted/tasks', alice, { message: msg('x') })).status).toBe(200);
-    expect((await call('POST', '/a2a/agents/scripted/tasks', writer.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), { message: msg('x') })).status).toBe(401);
+    expect(
+      (
+        await call(
+          'POST',
+          '/a2a/agents/scripted/tasks',
+          writer.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+          { message: msg('x') },
+        )
+      ).status,
+    ).toBe(401);
     expect((await call('GET', `/api/v1/tasks/${t.body.id}`, alice)).status).toBe(200);
     expect((await call('GET', `/api/v1/tasks/${t.body.id}`, writer)).status).toBe(403);
     expect((await call('GET', `/a2a/tasks/${t.body.id}`, alice)).status).toBe(200);

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../../scripts/chromium.mjs';
-import { startOAuthServer } from '../oauth/support.js';
+import { startOAuthServer } from '../auth/oauth/support.js';
 import type { TestServer } from '../support/server.js';
 
 let s: TestServer;

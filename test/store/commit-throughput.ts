@@ -21,9 +21,7 @@ const synchronous = process.argv[4] === 'full' ? 'full' : 'normal';
 const pgUrl = process.env.AGENTPORT_BENCH_PG;
 const dir = mkdtempSync(join(tmpdir(), 'agentport-bench-'));
 const schema = `bench_${process.pid}`;
-const store: Store = pgUrl
-  ? await openPostgresStore({ connectionString: pgUrl, schema })
-  : await openSqliteStore({ file: join(dir, 'bench.db'), synchronous });
+const store: Store = pgUrl ? await openPostgresStore({ connectionString: pgUrl, schema }) : await openSqliteStore({ file: join(dir, 'bench.db'), synchronous });
 await store.migrate();
 const backend = pgUrl ? 'postgres' : `sqlite synchronous=${synchronous}`;
 
@@ -67,10 +65,7 @@ async function run(label: string, make: (i: number) => TaskCommit): Promise<void
   const cpu = process.cpuUsage(cpu0);
   const cpuMs = (cpu.user + cpu.system) / 1000;
   // CPU time is the steadier figure on a shared machine; wall time includes waiting for a core.
-  console.log(
-    `${label}: ${total} commits in ${ms.toFixed(0)} ms wall = ${Math.round((total / ms) * 1000)} commits/s; ` +
-      `${cpuMs.toFixed(0)} ms CPU = ${Math.round((total / cpuMs) * 1000)} commits/CPU-s`,
-  );
+  console.log(`${label}: ${total} commits in ${ms.toFixed(0)} ms wall = ${Math.round((total / ms) * 1000)} commits/s; ` + `${cpuMs.toFixed(0)} ms CPU = ${Math.round((total / cpuMs) * 1000)} commits/CPU-s`);
 }
 
 const now = Date.now();

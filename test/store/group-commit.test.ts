@@ -158,7 +158,7 @@ describe('GroupCommitter', () => {
     it('applies successive commits of one task in enqueue order, across batch boundaries', async () => {
       const gc = new GroupCommitter(store, { maxBatch: 2 });
       const commits = [newTask('t1')];
-      for (let i = 0; i < 4; i++) commits.push(update(commits[commits.length - 1]));
+      for (let i = 0; i < 4; i++) commits.push(update(commits[commits.length - 1]!));
       await Promise.all(commits.map((c) => gc.commit(c)));
       expect(await store.getTask('a', 't1')).toMatchObject({ version: 5, seq: 5 });
       expect((await store.readEvents('t1', 0)).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5]);

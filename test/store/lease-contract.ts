@@ -44,11 +44,7 @@ export function describeLeaseContract(ctx: ContractContext): void {
         const b = leasedTask('replica-1');
         const c = newTask();
         await ctx.store().commit([a, b, c]);
-        await ctx.store().commit([
-          { ...update(a), lease: lease('replica-2', T0 + 5) },
-          update(b),
-          { ...update(c), lease: lease('replica-3', T0 + 6) },
-        ]);
+        await ctx.store().commit([{ ...update(a), lease: lease('replica-2', T0 + 5) }, update(b), { ...update(c), lease: lease('replica-3', T0 + 6) }]);
         expect((await ctx.store().getTask('agent-a', a.task.id))?.lease).toEqual(lease('replica-2', T0 + 5));
         expect((await ctx.store().getTask('agent-a', b.task.id))?.lease).toEqual(lease('replica-1'));
         expect((await ctx.store().getTask('agent-a', c.task.id))?.lease).toEqual(lease('replica-3', T0 + 6));
@@ -107,10 +103,13 @@ export function describeLeaseContract(ctx: ContractContext): void {
         // replica-1 read version 1; replica-2 preempts it (cancel) before replica-1 commits
         await ctx.store().claimTask('agent-a', c1.task.id, 'replica-2', T0, T0 + TTL, true);
         const late = { ...update(c1, { expectedVersion: 1 }), lease: lease('replica-1') };
-        const err = await ctx.store().commit([late]).then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+        const err = await ctx
+          .store()
+          .commit([late])
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
         expect(err).toBeInstanceOf(ConcurrentUpdateError);
         expect((err as ConcurrentUpdateError).taskId).toBe(c1.task.id);
         expect(await ctx.store().getTask('agent-a', c1.task.id)).toMatchObject({ version: 2, seq: 1, lease: lease('replica-2') });
@@ -127,11 +126,7 @@ export function describeLeaseContract(ctx: ContractContext): void {
         const theirs = leasedTask('replica-2');
         const free = newTask();
         await ctx.store().commit([mine1, mine2, theirs, free]);
-        const held = await ctx.store().renewLeases(
-          'replica-1',
-          [mine1.task.id, mine2.task.id, theirs.task.id, free.task.id, 'no-such-task'],
-          T0 + 3 * TTL,
-        );
+        const held = await ctx.store().renewLeases('replica-1', [mine1.task.id, mine2.task.id, theirs.task.id, free.task.id, 'no-such-task'], T0 + 3 * TTL);
         expect([...held].sort()).toEqual([mine1.task.id, mine2.task.id].sort());
         expect((await ctx.store().getTask('agent-a', mine1.task.id))?.lease).toEqual(lease('replica-1', T0 + 3 * TTL));
         expect((await ctx.store().getTask('agent-a', mine2.task.id))?.lease).toEqual(lease('replica-1', T0 + 3 * TTL));
@@ -158,9 +153,13 @@ export function describeLeaseContract(ctx: ContractContext): void {
       it('renews more leases than fit in one statement', async () => {
         const commits = Array.from({ length: 1200 }, () => leasedTask('replica-1'));
         await ctx.store().commit(commits);
-        const held = await ctx.store().renewLeases('replica-1', commits.map((c) => c.task.id), T0 + 9);
+        const held = await ctx.store().renewLeases(
+          'replica-1',
+          commits.map((c) => c.task.id),
+          T0 + 9,
+        );
         expect(held).toHaveLength(1200);
-        expect((await ctx.store().getTask('agent-a', commits[1100].task.id))?.lease).toEqual(lease('replica-1', T0 + 9));
+        expect((await ctx.store().getTask('agent-a', commits[1100]!.task.id))?.lease).toEqual(lease('replica-1', T0 + 9));
       });
     });
 

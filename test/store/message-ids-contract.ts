@@ -25,7 +25,13 @@ export function describeMessageIdsContract(ctx: ContractContext): void {
       const first = { ...newTask({ owner: 'alice' }), originMessageId: 'dup' };
       await ctx.store().commit([first]);
       const second = { ...newTask({ owner: 'alice' }), originMessageId: 'dup' };
-      const err = await ctx.store().commit([second]).then(() => undefined, (e: unknown) => e);
+      const err = await ctx
+        .store()
+        .commit([second])
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(ConcurrentUpdateError);
       expect((err as ConcurrentUpdateError).taskId).toBe(second.task.id);
       expect(await ctx.store().getTask(second.agentId, second.task.id)).toBeUndefined();

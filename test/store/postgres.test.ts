@@ -105,14 +105,9 @@ describe('postgres store specifics', () => {
       await store.migrate();
       const client = new pg.Client({ connectionString: url });
       await client.connect();
-      const { rows } = await client.query<{ table_name: string }>(
-        'select table_name from information_schema.tables where table_schema = $1 order by table_name',
-        [schema],
-      );
+      const { rows } = await client.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1 order by table_name', [schema]);
       await client.end();
-      expect(rows.map((r) => r.table_name)).toEqual(
-        expect.arrayContaining(['push_configs', 'push_outbox', 'signing_keys', 'task_events', 'tasks']),
-      );
+      expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(['push_configs', 'push_outbox', 'signing_keys', 'task_events', 'tasks']));
     } finally {
       await store.close();
     }
@@ -125,10 +120,7 @@ describe('postgres store specifics', () => {
       await store.migrate();
       const client = new pg.Client({ connectionString: url });
       await client.connect();
-      const { rows } = await client.query<{ indexdef: string }>(
-        'select indexdef from pg_indexes where schemaname = $1 and indexname = $2',
-        [schema, 'tasks_orphan_idx'],
-      );
+      const { rows } = await client.query<{ indexdef: string }>('select indexdef from pg_indexes where schemaname = $1 and indexname = $2', [schema, 'tasks_orphan_idx']);
       await client.end();
       expect(rows.map((r) => r.indexdef)).toEqual([expect.stringMatching(/\(state, lease_expires_at\)$/)]);
     } finally {
@@ -141,9 +133,7 @@ describe('postgres store specifics', () => {
     const old = new Kysely<unknown>({
       dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }),
     });
-    const { error } = await new Migrator({ db: old, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }).migrateTo(
-      '0001_initial',
-    );
+    const { error } = await new Migrator({ db: old, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }).migrateTo('0001_initial');
     const task = { id: 't-old', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' as const } };
     await old
       .insertInto('tasks' as never)

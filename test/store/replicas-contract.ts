@@ -56,14 +56,7 @@ export function describeReplicasContract(ctx: ContractContext): void {
           }
         };
         // three sweeps per replica at once, on separate connections where the dialect has a pool
-        await Promise.all([
-          sweep(ctx.store(), 'replica-1'),
-          sweep(ctx.store(), 'replica-1'),
-          sweep(ctx.store(), 'replica-1'),
-          sweep(peer, 'replica-2'),
-          sweep(peer, 'replica-2'),
-          sweep(peer, 'replica-2'),
-        ]);
+        await Promise.all([sweep(ctx.store(), 'replica-1'), sweep(ctx.store(), 'replica-1'), sweep(ctx.store(), 'replica-1'), sweep(peer, 'replica-2'), sweep(peer, 'replica-2'), sweep(peer, 'replica-2')]);
         expect(claimedBy.size).toBe(60);
         for (const [, owners] of claimedBy) expect(owners).toHaveLength(1);
         for (const c of commits) {
@@ -77,10 +70,7 @@ export function describeReplicasContract(ctx: ContractContext): void {
         const commits = Array.from({ length: 20 }, () => newTask({ state: 'TASK_STATE_WORKING' }));
         await ctx.store().commit(commits);
         for (const c of commits) {
-          const [a, b] = await Promise.all([
-            ctx.store().claimTask(c.agentId, c.task.id, 'replica-1', T0, T0 + TTL),
-            peer.claimTask(c.agentId, c.task.id, 'replica-2', T0, T0 + TTL),
-          ]);
+          const [a, b] = await Promise.all([ctx.store().claimTask(c.agentId, c.task.id, 'replica-1', T0, T0 + TTL), peer.claimTask(c.agentId, c.task.id, 'replica-2', T0, T0 + TTL)]);
           expect([a, b].filter((x) => x !== undefined)).toHaveLength(1);
           const winner = (a ?? b)!;
           expect(winner.version).toBe(2);
@@ -93,12 +83,7 @@ export function describeReplicasContract(ctx: ContractContext): void {
       it('never hands the same entry to two replicas claiming at once', async () => {
         const commits = Array.from({ length: 40 }, () => newTask({ outbox: [{ configId: 'x' }] }));
         await ctx.store().commit(commits);
-        const claims = await Promise.all([
-          ctx.store().claimOutbox(T0, 6, TTL),
-          peer.claimOutbox(T0, 6, TTL),
-          ctx.store().claimOutbox(T0, 6, TTL),
-          peer.claimOutbox(T0, 6, TTL),
-        ]);
+        const claims = await Promise.all([ctx.store().claimOutbox(T0, 6, TTL), peer.claimOutbox(T0, 6, TTL), ctx.store().claimOutbox(T0, 6, TTL), peer.claimOutbox(T0, 6, TTL)]);
         const ids = claims.flat().map((e) => e.id);
         expect(new Set(ids).size).toBe(ids.length);
         const rest = [...(await peer.claimOutbox(T0, 100, TTL)), ...(await ctx.store().claimOutbox(T0, 100, TTL))];
@@ -138,9 +123,9 @@ export function describeReplicasContract(ctx: ContractContext): void {
         const [again, ...none] = await peer.claimOutbox(T0 + 1001, 10, 1000);
         expect(none).toEqual([]);
         expect(again).toEqual(head);
-        await peer.markDelivered(again.id);
+        await peer.markDelivered(again!.id);
         // a late markDelivered from the dead claimer's id touches nothing else
-        await ctx.store().markDelivered(head.id);
+        await ctx.store().markDelivered(head!.id);
         const [next] = await peer.claimOutbox(T0 + 1002, 10, 1000);
         expect(next).toMatchObject({ taskId: id, seq: 2 });
       });

@@ -54,14 +54,15 @@ export function describeSchemaContract(ctx: ContractContext): void {
       expect(status.applied).toEqual([...status.known, FUTURE]);
       expect(status.pending).toEqual([]);
 
-      const err = await ctx.store().migrate().then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+      const err = await ctx
+        .store()
+        .migrate()
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(DatabaseSchemaNewerError);
-      expect((err as Error).message).toBe(
-        `database schema is newer than this Agentport: unknown migrations ${FUTURE}; upgrade Agentport`,
-      );
+      expect((err as Error).message).toBe(`database schema is newer than this Agentport: unknown migrations ${FUTURE}; upgrade Agentport`);
       expect((err as DatabaseSchemaNewerError).unknownMigrations).toEqual([FUTURE]);
       expect((await ctx.store().getTask(c.agentId, c.task.id))?.task).toEqual(c.task);
     });

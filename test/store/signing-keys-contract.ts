@@ -44,10 +44,7 @@ export function describeSigningKeysContract(ctx: ContractContext): void {
         await peer.migrate();
         await ctx.store().addSigningKey(key('k1', 1));
         for (let generation = 2; generation <= 10; generation++) {
-          const [a, b] = await Promise.all([
-            ctx.store().addSigningKey(key(`a${generation}`, generation)),
-            peer.addSigningKey(key(`b${generation}`, generation)),
-          ]);
+          const [a, b] = await Promise.all([ctx.store().addSigningKey(key(`a${generation}`, generation)), peer.addSigningKey(key(`b${generation}`, generation))]);
           expect([a, b].filter(Boolean)).toHaveLength(1);
         }
         const keys = await peer.listSigningKeys();

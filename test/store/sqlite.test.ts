@@ -64,9 +64,7 @@ describe('sqlite store specifics', () => {
     const first = await openSqliteStore({ file });
     await first.migrate();
     const task = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_SUBMITTED' as const } };
-    await first.commit([
-      { agentId: 'a', owner: 'o', task, expectedVersion: 0, seq: 1, events: [{ taskId: 't1', seq: 1, event: { task }, createdAt: 1 }], outbox: [], createdAt: 1 },
-    ]);
+    await first.commit([{ agentId: 'a', owner: 'o', task, expectedVersion: 0, seq: 1, events: [{ taskId: 't1', seq: 1, event: { task }, createdAt: 1 }], outbox: [], createdAt: 1 }]);
     await first.close();
     const second = await openSqliteStore({ file });
     await second.migrate();

@@ -153,13 +153,10 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       });
 
       it('names the stale task when a batch updates several tasks', async () => {
-        const tasks = [newTask(), newTask(), newTask()];
+        const [a, b, c] = [newTask(), newTask(), newTask()];
+        const tasks = [a, b, c];
         await store.commit(tasks);
-        const [a, b, c] = tasks;
-        await expectConcurrentUpdate(
-          store.commit([update(a), update(b, { expectedVersion: 3 }), update(c)]),
-          b.task.id,
-        );
+        await expectConcurrentUpdate(store.commit([update(a), update(b, { expectedVersion: 3 }), update(c)]), b.task.id);
         for (const t of tasks) expect((await store.getTask('agent-a', t.task.id))?.version).toBe(1);
         await store.commit([update(a), update(b), update(c)]);
         for (const t of tasks) expect((await store.getTask('agent-a', t.task.id))?.version).toBe(2);
@@ -182,8 +179,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         expect(typeof stored?.statusTime).toBe('number');
         expect(typeof stored?.createdAt).toBe('number');
         const [event] = await store.readEvents(c.task.id, 0);
-        expect(event.createdAt).toBe(far);
-        expect(typeof event.createdAt).toBe('number');
+        expect(event?.createdAt).toBe(far);
+        expect(typeof event?.createdAt).toBe('number');
       });
 
       it('uses the commit time as the status time of a task without a status timestamp', async () => {
@@ -266,23 +263,13 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       /** Commits tasks for alice on agent-a with the given status times, plus noise for others. */
       async function seed(times: number[], o: Partial<NewTaskOptions> = {}): Promise<TaskCommit[]> {
         const commits = times.map((time) => newTask({ ...o, time }));
-        await store.commit([
-          ...commits,
-          newTask({ owner: 'bob', time: T0 + 999_999 }),
-          newTask({ agentId: 'agent-b', time: T0 + 999_999 }),
-        ]);
+        await store.commit([...commits, newTask({ owner: 'bob', time: T0 + 999_999 }), newTask({ agentId: 'agent-b', time: T0 + 999_999 })]);
         return commits;
       }
 
       it('lists newest status first, ties broken by task id descending', async () => {
         const same = T0 + 500;
-        await store.commit([
-          newTask({ id: 'k-b', time: same }),
-          newTask({ id: 'k-a', time: same }),
-          newTask({ id: 'k-c', time: same }),
-          newTask({ id: 'k-old', time: T0 }),
-          newTask({ id: 'k-new', time: T0 + 1000 }),
-        ]);
+        await store.commit([newTask({ id: 'k-b', time: same }), newTask({ id: 'k-a', time: same }), newTask({ id: 'k-c', time: same }), newTask({ id: 'k-old', time: T0 }), newTask({ id: 'k-new', time: T0 + 1000 })]);
         const page = await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 10 });
         expect(page.tasks.map((t) => t.task.id)).toEqual(['k-new', 'k-c', 'k-b', 'k-a', 'k-old']);
         expect(page.totalSize).toBe(5);
@@ -309,7 +296,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       });
 
       it('filters by status, following status changes', async () => {
-        const [a, b] = await seed([T0, T0 + 1]);
+        const [a, b] = (await seed([T0, T0 + 1])) as [TaskCommit, TaskCommit];
         await store.commit([update(a, { state: 'TASK_STATE_COMPLETED' })]);
         const done = await store.listTasks({ agentId: 'agent-a', owner: 'alice', status: 'TASK_STATE_COMPLETED', pageSize: 10 });
         expect(done.tasks.map((t) => t.task.id)).toEqual([a.task.id]);
@@ -319,7 +306,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       });
 
       it('filters by statusTimeAfter, inclusive', async () => {
-        const [, b, c] = await seed([T0, T0 + 10, T0 + 20]);
+        const [, b, c] = (await seed([T0, T0 + 10, T0 + 20])) as [TaskCommit, TaskCommit, TaskCommit];
         const page = await store.listTasks({ agentId: 'agent-a', owner: 'alice', statusTimeAfter: T0 + 10, pageSize: 10 });
         expect(page.tasks.map((t) => t.task.id)).toEqual([c.task.id, b.task.id]);
         expect(page.totalSize).toBe(2);
@@ -341,11 +328,11 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       });
 
       it('moves a task in the order when its status time changes', async () => {
-        const [a, b] = await seed([T0, T0 + 10]);
+        const [a, b] = (await seed([T0, T0 + 10])) as [TaskCommit, TaskCommit];
         await store.commit([update(a, { time: T0 + 100 })]);
         const page = await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 10 });
         expect(page.tasks.map((t) => t.task.id)).toEqual([a.task.id, b.task.id]);
-        expect(page.tasks[0].statusTime).toBe(T0 + 100);
+        expect(page.tasks[0]?.statusTime).toBe(T0 + 100);
       });
 
       it('pages through every task exactly once; totalSize ignores the cursor', async () => {
@@ -361,16 +348,14 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
           sizes.push(page.tasks.length);
           seen.push(...page.tasks.map((t) => t.task.id));
           if (!page.next) break;
-          const last = page.tasks[page.tasks.length - 1];
+          const last = page.tasks[page.tasks.length - 1]!;
           expect(page.next).toEqual({ statusTime: last.statusTime, taskId: last.task.id });
           after = page.next;
         }
         expect(sizes).toEqual([3, 3, 1]);
         expect(seen).toHaveLength(7);
         expect(new Set(seen).size).toBe(7);
-        const expected = [...all]
-          .sort((x, y) => Date.parse(y.task.status.timestamp!) - Date.parse(x.task.status.timestamp!) || (y.task.id < x.task.id ? -1 : 1))
-          .map((c) => c.task.id);
+        const expected = [...all].sort((x, y) => Date.parse(y.task.status.timestamp!) - Date.parse(x.task.status.timestamp!) || (y.task.id < x.task.id ? -1 : 1)).map((c) => c.task.id);
         expect(seen).toEqual(expected);
       });
 
@@ -438,7 +423,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
           taskId: c.task.id,
           configId: 'cfg-1',
           seq: 1,
-          payload: c.events[0].event,
+          payload: c.events[0]!.event,
           attempts: 0,
           nextAttemptAt: T0,
         });
@@ -459,13 +444,13 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         // the heads are leased: nothing of either task is claimable meanwhile
         expect(await store.claimOutbox(T0 + 1, 10, LEASE)).toEqual([]);
 
-        await store.markDelivered(first[0].id);
+        await store.markDelivered(first[0]!.id);
         const second = await store.claimOutbox(T0 + 2, 10, LEASE);
         expect(second.map((e) => [e.taskId, e.seq, e.configId])).toEqual([[a1.task.id, 2, 'x']]);
-        await store.markDelivered(second[0].id);
+        await store.markDelivered(second[0]!.id);
         const third = await store.claimOutbox(T0 + 3, 10, LEASE);
         expect(third.map((e) => [e.taskId, e.seq, e.configId])).toEqual([[a1.task.id, 2, 'y']]);
-        expect(third[0].id).toBeGreaterThan(second[0].id);
+        expect(third[0]!.id).toBeGreaterThan(second[0]!.id);
       });
 
       it('makes an entry claimable again once its lease expires', async () => {
@@ -482,7 +467,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       it('reschedules a failed entry: not due before nextAttemptAt, then due with its attempts', async () => {
         await store.commit([newTask({ outbox: [{ configId: 'x' }] })]);
         const [entry] = await store.claimOutbox(T0, 10, LEASE);
-        await store.markFailed(entry.id, 1, T0 + 5000, 'HTTP 503');
+        await store.markFailed(entry!.id, 1, T0 + 5000, 'HTTP 503');
         expect(await store.claimOutbox(T0 + 4999, 10, LEASE)).toEqual([]);
         const [retry] = await store.claimOutbox(T0 + 5000, 10, LEASE);
         expect(retry).toEqual({ ...entry, attempts: 1, nextAttemptAt: T0 + 5000 });
@@ -493,7 +478,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         const a1 = newTask({ outbox: [{ configId: 'x' }] });
         await store.commit([a1, update(a1, { outboxConfigIds: ['x'], time: T0 })]);
         const [head] = await store.claimOutbox(T0, 10, LEASE);
-        await store.markFailed(head.id, 1, T0 + 60_000, 'timeout');
+        await store.markFailed(head!.id, 1, T0 + 60_000, 'timeout');
         expect(await store.claimOutbox(T0 + 1, 10, LEASE)).toEqual([]);
       });
 
@@ -501,11 +486,11 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         const a1 = newTask({ outbox: [{ configId: 'x' }] });
         await store.commit([a1, update(a1, { outboxConfigIds: ['x'], time: T0 })]);
         const [head] = await store.claimOutbox(T0, 10, LEASE);
-        await store.markFailed(head.id, 5, null, 'gone');
+        await store.markFailed(head!.id, 5, null, 'gone');
         expect(await store.countOutbox()).toBe(1);
         const [next] = await store.claimOutbox(T0 + 1, 10, LEASE);
-        expect(next.seq).toBe(2);
-        expect(next.id).not.toBe(head.id);
+        expect(next?.seq).toBe(2);
+        expect(next?.id).not.toBe(head!.id);
       });
 
       it('claims at most `limit` entries, oldest first', async () => {
@@ -531,14 +516,11 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       });
 
       it('counts pending entries; delivered and given-up ones leave the outbox', async () => {
-        await store.commit([
-          newTask({ outbox: [{ configId: 'x' }, { configId: 'y' }] }),
-          newTask({ outbox: [{ configId: 'x' }] }),
-        ]);
+        await store.commit([newTask({ outbox: [{ configId: 'x' }, { configId: 'y' }] }), newTask({ outbox: [{ configId: 'x' }] })]);
         expect(await store.countOutbox()).toBe(3);
         const claimed = await store.claimOutbox(T0, 10, LEASE);
-        await store.markDelivered(claimed[0].id);
-        await store.markFailed(claimed[1].id, 3, null, 'gave up');
+        await store.markDelivered(claimed[0]!.id);
+        await store.markFailed(claimed[1]!.id, 3, null, 'gave up');
         expect(await store.countOutbox()).toBe(1);
       });
 

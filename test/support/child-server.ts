@@ -43,11 +43,11 @@ export async function startChildServer(config: Record<string, unknown> = {}): Pr
   await writeFile(configFile, JSON.stringify(file)); // JSON is YAML
   const env = { ...process.env };
   delete env.AGENTPORT_CONFIG;
-  const proc: ChildProcess = spawn(
-    process.execPath,
-    [bin, 'serve', '--config', configFile, '--host', '127.0.0.1', '--port', String(port), '--grpc-port', String(grpcPort), '--data-dir', path.join(dir, 'data')],
-    { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const proc: ChildProcess = spawn(process.execPath, [bin, 'serve', '--config', configFile, '--host', '127.0.0.1', '--port', String(port), '--grpc-port', String(grpcPort), '--data-dir', path.join(dir, 'data')], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const keep = (b: Buffer) => void (out = (out + b.toString('utf8')).slice(-20_000));
   proc.stdout?.on('data', keep);

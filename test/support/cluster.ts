@@ -317,7 +317,7 @@ export async function startCluster(ids: string[], settings: ClusterSettings): Pr
     },
   };
   try {
-    await migrate(replicas[0].configFile);
+    await migrate(replicas[0]!.configFile);
     await Promise.all(replicas.map((r) => r.start()));
   } catch (err) {
     await Promise.all(replicas.map((r) => r.kill()));
@@ -338,7 +338,6 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
     await client.end().catch(() => undefined);
   }
 }
-
 
 /** Where a failed fault test's message gets its context from; each read when the test fails. */
 export interface FailureLogs {

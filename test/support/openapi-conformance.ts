@@ -33,7 +33,7 @@ export class OpenApiConformance {
       return tp.length === parts.length && tp.every((seg, i) => (seg.startsWith('{') && seg.endsWith('}') ? parts[i] !== '' : seg === parts[i]));
     });
     // A literal segment beats a parameter (`/a2a/agents` before `/a2a/{agentId}`).
-    return matches.sort((a, b) => (b.match(/\{/g)?.length ?? 0) < (a.match(/\{/g)?.length ?? 0) ? 1 : -1)[0];
+    return matches.sort((a, b) => ((b.match(/\{/g)?.length ?? 0) < (a.match(/\{/g)?.length ?? 0) ? 1 : -1))[0];
   }
 
   /** Throws unless the answer is documented and its body validates. Returns the parsed body. */

@@ -90,7 +90,7 @@ function postgresBinDir(): string {
     .filter((v) => existsSync(path.join(root, v, 'bin', 'initdb')))
     .sort((a, b) => Number(b) - Number(a));
   if (!versions.length) throw new Error(`no ${root}/*/bin/initdb`);
-  return path.join(root, versions[0], 'bin');
+  return path.join(root, versions[0]!, 'bin');
 }
 
 export interface PrivatePostgres {
@@ -125,8 +125,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     const { stdout: gid } = await run('id', ['-g', 'postgres']);
     await chown(dir, Number(stdout.trim()), Number(gid.trim()));
   }
-  const pgRun = (cmd: string, args: string[], timeout = 60_000) =>
-    asRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], { timeout }) : run(path.join(bin, cmd), args, { timeout });
+  const pgRun = (cmd: string, args: string[], timeout = 60_000) => (asRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], { timeout }) : run(path.join(bin, cmd), args, { timeout }));
 
   await pgRun('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-instructions', '-E', 'UTF8', '--locale=C.UTF-8']);
   const port = await freePort();

@@ -19,6 +19,8 @@ export const echoAgent = defineAgent({
       },
     ],
   },
+  // It only echoes: its tool is read-only (src/bindings/mcp/agent-tools.ts).
+  toolAnnotations: () => ({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }),
   execute(ctx) {
     ctx.artifact(ctx.message.parts, { name: 'echo' });
     ctx.complete();

@@ -7,8 +7,8 @@
  */
 import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type Implementation, type Tool } from '@modelcontextprotocol/client';
 import type { McpRemoteConfig } from '../../config/config.js';
-import { SsrfGuard, SsrfRejectedError } from '../../core/push/ssrf-guard.js';
-import { guardedFetch } from '../../core/push/guarded-fetch.js';
+import { urlOriginAndPath } from '../../config/redact-url.js';
+import { guardedFetch, SsrfGuard, SsrfRejectedError } from '../../net/index.js';
 
 export interface RemoteLog {
   debug(obj: object, msg?: string): void;
@@ -116,7 +116,7 @@ export class RemoteMcpServer {
   private setTools(tools: Tool[]): void {
     this.tools = new Map(tools.map((t) => [t.name, t]));
     const signature = JSON.stringify(tools.map((t) => [t.name, t.title, t.description, t.annotations, t.inputSchema]));
-    this.log.debug({ url: redact(this.cfg.url), tools: tools.length }, 'mcp remote: tools listed');
+    this.log.debug({ url: urlOriginAndPath(this.cfg.url), tools: tools.length }, 'mcp remote: tools listed');
     if (signature === this.toolsSignature) return;
     this.toolsSignature = signature;
     for (const l of this.toolsListeners) l();
@@ -192,7 +192,7 @@ function causeCodes(err: unknown): string[] {
 /** What the A2A client is told; details (addresses, stack) stay in the debug log. */
 export function toRemoteError(err: unknown, cfg: Pick<McpRemoteConfig, 'url' | 'callTimeoutMs' | 'connectTimeoutMs'>): RemoteMcpError {
   if (err instanceof RemoteMcpError) return err;
-  const where = `The MCP server ${redact(cfg.url)}`;
+  const where = `The MCP server ${urlOriginAndPath(cfg.url)}`;
   if (err instanceof SsrfRejectedError) return new RemoteMcpError(`${where} is not an allowed destination (${err.kind}); add its host to agents[].mcp.allowlist if it is meant to be reached.`, false);
   const ssrf = findCause(err, SsrfRejectedError);
   if (ssrf) return new RemoteMcpError(`${where} is not an allowed destination (${ssrf.kind}); add its host to agents[].mcp.allowlist if it is meant to be reached.`, false);
@@ -206,16 +206,6 @@ export function toRemoteError(err: unknown, cfg: Pick<McpRemoteConfig, 'url' | '
 function findCause<T>(err: unknown, type: new (...args: never[]) => T): T | undefined {
   for (let e: unknown = err, i = 0; e && typeof e === 'object' && i < 6; e = (e as { cause?: unknown }).cause, i++) if (e instanceof type) return e;
   return undefined;
-}
-
-/** Origin and path only: query strings and userinfo may carry secrets. */
-function redact(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.origin}${u.pathname}`;
-  } catch {
-    return '(configured URL)';
-  }
 }
 
 export function describe(err: unknown): string {

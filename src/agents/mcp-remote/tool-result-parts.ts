@@ -29,7 +29,8 @@ export function partsOfToolResult(result: CallToolResult): Part[] {
         break;
       }
       default:
-        parts.push({ data: block as unknown as JsonValue, mediaType: 'application/json' });
+        // a block type newer than this SDK (typed never here): the remote's decoded JSON as it came
+        parts.push({ data: block, mediaType: 'application/json' });
     }
   }
   if (result.structuredContent !== undefined) parts.push({ data: result.structuredContent as JsonValue, mediaType: 'application/json' });

@@ -30,9 +30,7 @@ function argumentSummary(schema: Tool['inputSchema']): string {
   const s = schema as Schema;
   const props = Object.entries(s.properties ?? {});
   const required = new Set(s.required ?? []);
-  return props
-    .map(([key, p]) => `${key} (${typeof p.type === 'string' ? p.type : 'any'}${required.has(key) ? ', required' : ''})${p.description ? `: ${p.description}` : ''}`)
-    .join('; ');
+  return props.map(([key, p]) => `${key} (${typeof p.type === 'string' ? p.type : 'any'}${required.has(key) ? ', required' : ''})${p.description ? `: ${p.description}` : ''}`).join('; ');
 }
 
 function exampleArguments(schema: Tool['inputSchema']): Record<string, unknown> {
@@ -48,7 +46,9 @@ function exampleArguments(schema: Tool['inputSchema']): Record<string, unknown> 
 /** The one string argument a plain-text message can fill, when the tool has exactly one required string (or one string property). */
 export function soleStringArgument(schema: Tool['inputSchema']): string | undefined {
   const s = schema as Schema;
-  const strings = Object.entries(s.properties ?? {}).filter(([, p]) => p.type === 'string').map(([k]) => k);
+  const strings = Object.entries(s.properties ?? {})
+    .filter(([, p]) => p.type === 'string')
+    .map(([k]) => k);
   const required = (s.required ?? []).filter((k) => strings.includes(k));
   if ((s.required ?? []).length === 1 && required.length === 1) return required[0];
   if ((s.required ?? []).length === 0 && strings.length === 1) return strings[0];

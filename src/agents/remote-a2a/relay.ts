@@ -11,7 +11,11 @@ export interface RemoteRef {
   contextId?: string;
 }
 
-const textOf = (m: Message | undefined): string => (m?.parts ?? []).map((p) => p.text ?? '').filter(Boolean).join('\n');
+const textOf = (m: Message | undefined): string =>
+  (m?.parts ?? [])
+    .map((p) => p.text ?? '')
+    .filter(Boolean)
+    .join('\n');
 
 /** Applies a status; returns the state when it ends this run (terminal or interrupted). */
 export function applyStatus(ctx: AgentContext, status: TaskStatus): TaskState | undefined {

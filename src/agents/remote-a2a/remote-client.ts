@@ -4,8 +4,7 @@
  * kept only when their host passes the same guard. The card is fetched the same way.
  */
 import { A2AClient, CardResolver, headerAuth, type AgentCard } from '../../client/index.js';
-import { SsrfGuard } from '../../core/push/ssrf-guard.js';
-import { guardedFetch } from '../../core/push/guarded-fetch.js';
+import { guardedFetch, SsrfGuard } from '../../net/index.js';
 
 export interface RemoteA2AClientConfig {
   cardUrl: string;

@@ -8,7 +8,8 @@
  * the Table Expert anything never loads DuckDB or writes the sample.
  */
 import type { AgentConfig } from '../../config/index.js';
-import type { JsonObject, JsonValue, Message, Part, Task } from '../../protocol/a2a/types.js';
+import { toJsonValue } from '../../protocol/a2a/json.js';
+import type { JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
 import { defineAgent, type AgentContext, type AgentDefinition } from '../sdk/agent.js';
 import { answerParts, clarifyParts, declinedParts, describeParts, errorParts, fetchParts, queryParts, searchParts } from './a2a/parts.js';
 import { parseRequest } from './a2a/request.js';
@@ -17,6 +18,7 @@ import type { TableEngine } from './engine/duckdb-engine.js';
 import { LlmError } from './llm/chat-client.js';
 import { parseTableExpertOptions, type DatasetSpec, type TableExpertOptions } from './options.js';
 import { ensureSampleDataset } from './sample/write-sample.js';
+import { TABLE_EXPERT_SKILL_HINTS, tableExpertMcp } from './mcp/index.js';
 import { createTableExpert, TableExpertError, type AskMemory, type AskOutput, type TableExpert } from './skills.js';
 
 export { createTableExpert, type TableExpert } from './skills.js';
@@ -67,11 +69,41 @@ export function createTableExpertAgent(opts: TableExpertAgentOptions): TableExpe
       defaultInputModes: ['text/plain', 'application/json'],
       defaultOutputModes: ['text/markdown', 'application/json', 'application/sql', 'application/vnd.vegalite.v5+json', 'text/plain'],
       skills: [
-        { id: 'ask', name: 'Ask', description: 'A question in plain English → the SQL used, the result (columns and rows), a short summary and a chart when one fits. Follow-ups in the same context refine the last question.', tags: ['data', 'sql', 'analytics'], examples: ['Top 5 products by revenue', 'Number of orders per month in 2024', 'Which country has the most customers?'] },
-        { id: 'describe', name: 'Describe', description: 'Tables, columns, types, row counts and column profiles (nulls, distinct counts, min/max, top values).', tags: ['data', 'schema'], examples: ['/describe', '{"skill":"describe","table":"orders"}'] },
-        { id: 'search', name: 'Search', description: 'Keyword search over table names, column names and row values; every hit has a stable id for fetch.', tags: ['data', 'search'], examples: ['/search Berlin', '{"skill":"search","query":"headphones"}'] },
-        { id: 'fetch', name: 'Fetch', description: 'Opens an id returned by search or query: a table preview, a column profile, a row, or a saved result.', tags: ['data'], examples: ['/fetch table:orders', '{"skill":"fetch","id":"row:orders:order_id=42"}'] },
-        { id: 'query', name: 'Query', description: 'Runs one read-only SELECT with time, row and memory limits; anything else is rejected with the reason.', tags: ['data', 'sql'], examples: ['SELECT status, count(*) FROM orders GROUP BY 1', '{"skill":"query","sql":"SELECT 1"}'] },
+        {
+          id: 'ask',
+          name: 'Ask',
+          description: 'A question in plain English → the SQL used, the result (columns and rows), a short summary and a chart when one fits. Follow-ups in the same context refine the last question.',
+          tags: ['data', 'sql', 'analytics'],
+          examples: ['Top 5 products by revenue', 'Number of orders per month in 2024', 'Which country has the most customers?'],
+        },
+        {
+          id: 'describe',
+          name: 'Describe',
+          description: 'Tables, columns, types, row counts and column profiles (nulls, distinct counts, min/max, top values).',
+          tags: ['data', 'schema'],
+          examples: ['/describe', '{"skill":"describe","table":"orders"}'],
+        },
+        {
+          id: 'search',
+          name: 'Search',
+          description: 'Keyword search over table names, column names and row values; every hit has a stable id for fetch.',
+          tags: ['data', 'search'],
+          examples: ['/search Berlin', '{"skill":"search","query":"headphones"}'],
+        },
+        {
+          id: 'fetch',
+          name: 'Fetch',
+          description: 'Opens an id returned by search or query: a table preview, a column profile, a row, or a saved result.',
+          tags: ['data'],
+          examples: ['/fetch table:orders', '{"skill":"fetch","id":"row:orders:order_id=42"}'],
+        },
+        {
+          id: 'query',
+          name: 'Query',
+          description: 'Runs one read-only SELECT with time, row and memory limits; anything else is rejected with the reason.',
+          tags: ['data', 'sql'],
+          examples: ['SELECT status, count(*) FROM orders GROUP BY 1', '{"skill":"query","sql":"SELECT 1"}'],
+        },
       ],
     },
     async execute(ctx) {
@@ -83,6 +115,9 @@ export function createTableExpertAgent(opts: TableExpertAgentOptions): TableExpe
       const parsed = parseRequest(message);
       return parsed.ok ? parsed.request.skill : undefined;
     },
+    toolAnnotations: () => TABLE_EXPERT_SKILL_HINTS,
+    // search, fetch, query_table_expert and the item pages; their calls run as tasks of this agent.
+    mcp: tableExpertMcp(expert),
   });
   return Object.assign(def, { expert });
 }
@@ -137,12 +172,16 @@ async function run(ctx: AgentContext, expert: TableExpert, memory: Map<string, A
 }
 
 function answer(ctx: AgentContext, out: AskOutput, remember: (c: string, m: AskMemory) => void): void {
-  if (out.kind === 'clarify') return ctx.askInput(clarifyParts(out));
+  if (out.kind === 'clarify') {
+    ctx.askInput(clarifyParts(out));
+    return;
+  }
   if (out.kind === 'declined') {
-    return status(ctx, 'TASK_STATE_REJECTED', declinedParts(out.reason, out.hints, out.attempts?.length ? { attempts: out.attempts as unknown as JsonValue } : {}));
+    status(ctx, 'TASK_STATE_REJECTED', declinedParts(out.reason, out.hints, out.attempts?.length ? { attempts: toJsonValue(out.attempts) } : {}));
+    return;
   }
   remember(ctx.conversationKey, out.memory);
-  ctx.artifact(answerParts(out), { name: 'answer', metadata: { skill: 'ask', resultId: out.resultId, tableExpert: out.memory as unknown as JsonValue } });
+  ctx.artifact(answerParts(out), { name: 'answer', metadata: { skill: 'ask', resultId: out.resultId, tableExpert: toJsonValue(out.memory) } });
   ctx.complete();
 }
 
@@ -155,6 +194,7 @@ function previousOf(ctx: AgentContext, memory: Map<string, AskMemory>): { previo
   for (const t of [...ctx.referenceTasks].reverse()) {
     for (const a of [...(t.artifacts ?? [])].reverse()) {
       const m = a.metadata?.tableExpert;
+      // our own answer's metadata (answer() below wrote it from an AskMemory), read back: the shape is ours
       if (m && typeof m === 'object' && !Array.isArray(m) && typeof (m as JsonObject).question === 'string') return { previous: m as unknown as AskMemory };
     }
   }
@@ -173,6 +213,7 @@ function pendingClarification(task: Task | undefined): Pending | undefined {
   if (task?.status.state !== 'TASK_STATE_INPUT_REQUIRED') return undefined;
   for (const p of task.status.message?.parts ?? []) {
     const c = p.data && typeof p.data === 'object' && !Array.isArray(p.data) ? (p.data as JsonObject).clarify : undefined;
+    // the clarify part clarifyParts() wrote on this task, read back: the shape is ours
     if (c && typeof c === 'object' && !Array.isArray(c)) return c as unknown as Pending;
   }
   return undefined;

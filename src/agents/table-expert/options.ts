@@ -35,7 +35,10 @@ const datasetSchema = z
   .object({
     name: identifier,
     /** which usecase the data belongs to: `mcp:tools:<usecase>` tokens see only their usecase */
-    usecase: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, { message: 'must be lowercase letters, digits, - and _' }).default('default'),
+    usecase: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, { message: 'must be lowercase letters, digits, - and _' })
+      .default('default'),
     description: nonEmptyString.optional(),
     /** a file, a glob (`events/*.parquet`: one table) or a folder (one table per file) */
     path: nonEmptyString.optional(),
@@ -64,7 +67,7 @@ const datasetSchema = z
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: [], message: 'must have exactly one of path, sqlite, postgres' });
     }
     if (d.format && !d.path) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['format'], message: 'applies only with path' });
-    if (d.postgres && d.postgres.table && d.postgres.tables) {
+    if (d.postgres?.table && d.postgres.tables) {
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['postgres'], message: 'give table or tables, not both' });
     }
     if (d.postgres && !d.postgres.table && !d.postgres.tables) {
@@ -159,9 +162,7 @@ export function parseTableExpertOptions(options: unknown, where: { index: number
   const prefix: Array<string | number> = ['agents', where.index, 'options'];
   const parsed = tableExpertOptionsSchema.safeParse(options ?? {}, { errorMap: configErrorMap });
   if (!parsed.success) {
-    const problems = problemsFromZod(parsed.error, options, (p) => knownKeys(p)).map(
-      (p): ConfigProblem => ({ path: formatPath([...prefix, ...p.segments]), message: p.message }),
-    );
+    const problems = problemsFromZod(parsed.error, options, (p) => knownKeys(p)).map((p): ConfigProblem => ({ path: formatPath([...prefix, ...p.segments]), message: p.message }));
     throw new ConfigError(sortByFileOrder(problems, { agents: { [where.index]: { options } } }));
   }
   const o = parsed.data;

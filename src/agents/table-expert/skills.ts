@@ -4,6 +4,7 @@
  * tools (`search`, `fetch`, `query_table_expert`) will be another, calling the same functions with
  * a `scope` that limits the usecases a token may see. Nothing here knows about A2A.
  */
+import { toJsonObject, toJsonValue } from '../../protocol/a2a/json.js';
 import type { JsonObject } from '../../protocol/a2a/types.js';
 import { chartSpec } from './answer/chart.js';
 import { markdownTable, summarize } from './answer/summary.js';
@@ -200,14 +201,14 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
       const { e, profiles } = await open(ctx);
       if (id.kind === 'result') {
         const item = saved.get(id.hash);
-        if (!item || !item.usecases.every((u) => profiles.some((p) => p.usecase === u))) throw notFound();
+        if (!item?.usecases.every((u) => profiles.some((p) => p.usecase === u))) throw notFound();
         const out = await runQuery(item.sql, ctx, e.limits.maxRows, item.question);
         return {
           id: input.id,
           kind: 'result',
           title: item.question ?? 'Saved query result',
           text: `${item.question ? `**${item.question}**\n\n` : ''}\`\`\`sql\n${item.sql}\n\`\`\`\n\n${out.markdown}`,
-          data: { sql: item.sql, columns: out.result.columns as unknown as JsonObject[], rows: out.result.rows, rowCount: out.result.rowCount, truncated: out.result.truncated },
+          data: { sql: item.sql, columns: toJsonValue(out.result.columns), rows: out.result.rows, rowCount: out.result.rowCount, truncated: out.result.truncated },
         };
       }
       const p = profiles.find((x) => x.name === id.table);
@@ -219,15 +220,21 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
           kind: 'table',
           title: p.name,
           text: `${describeMarkdown([p], [])}\n\nFirst rows:\n\n${markdownTable(preview)}`,
-          data: { table: p as unknown as JsonObject, preview: { columns: preview.columns as unknown as JsonObject[], rows: preview.rows } },
+          data: { table: toJsonObject(p), preview: { columns: toJsonValue(preview.columns), rows: preview.rows } },
         };
       }
       if (id.kind === 'column') {
         const c = p.columns.find((x) => x.name === id.column);
         if (!c) throw notFound();
         const top = (c.topValues ?? []).map((t) => `${String(t.value)} (${t.count})`).join(', ');
-        const text = [`**${p.name}.${c.name}** (${c.type})`, `- nulls: ${c.nullCount} of ${p.rowCount}`, `- distinct values: ${p.distinctExact ? '' : '~'}${c.distinctCount}`, ...(c.min !== undefined ? [`- min: ${String(c.min)}, max: ${String(c.max)}`] : []), ...(top ? [`- most frequent: ${top}`] : [])].join('\n');
-        return { id: input.id, kind: 'column', title: `${p.name}.${c.name}`, text, data: { table: p.name, rowCount: p.rowCount, column: c as unknown as JsonObject } };
+        const text = [
+          `**${p.name}.${c.name}** (${c.type})`,
+          `- nulls: ${c.nullCount} of ${p.rowCount}`,
+          `- distinct values: ${p.distinctExact ? '' : '~'}${c.distinctCount}`,
+          ...(c.min !== undefined ? [`- min: ${String(c.min)}, max: ${String(c.max)}`] : []),
+          ...(top ? [`- most frequent: ${top}`] : []),
+        ].join('\n');
+        return { id: input.id, kind: 'column', title: `${p.name}.${c.name}`, text, data: { table: p.name, rowCount: p.rowCount, column: toJsonObject(c) } };
       }
       const where = 'hash' in id ? `md5(CAST(to_json(x) AS VARCHAR)) = $1` : `CAST(x.${quoteIdent(id.key)} AS VARCHAR) = $1`;
       if (!('hash' in id) && !p.columns.some((c) => c.name === id.key)) throw notFound();
@@ -275,7 +282,19 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
             // the same "Read as" line as the planner's: the model's own reading, or a pointer to its SQL
             const reading = a.reading ?? "the model's SQL below (it gave no reading)";
             const summary = a.modelSummary ? `Read as: ${reading}.\n\n${a.modelSummary}\n\n${summarize(a.result)}` : summarize(a.result, reading);
-            return { kind: 'answer', question, sql: a.sql, result: a.result, resultId: formatId({ kind: 'result', hash: item.hash }), summary, ...(chart ? { chart } : {}), interpretation: reading, source: 'llm', attempts: a.attempts, memory: { question, sql: a.sql } };
+            return {
+              kind: 'answer',
+              question,
+              sql: a.sql,
+              result: a.result,
+              resultId: formatId({ kind: 'result', hash: item.hash }),
+              summary,
+              ...(chart ? { chart } : {}),
+              interpretation: reading,
+              source: 'llm',
+              attempts: a.attempts,
+              memory: { question, sql: a.sql },
+            };
           }
           if (a.kind === 'no_sql') return { kind: 'declined', reason: a.text || 'The model did not write a query for this question.', hints: [], attempts: a.attempts };
           return { kind: 'declined', reason: a.reason, hints: [], attempts: a.attempts };
@@ -322,7 +341,10 @@ function describeMarkdown(tables: readonly TableProfile[], relations: readonly R
     out.push(`### ${t.name}`, `${t.rowCount.toLocaleString('en-US')} rows · dataset ${t.dataset} · usecase ${t.usecase}${t.description ? ` · ${t.description}` : ''}`, '');
     out.push('| column | type | nulls | distinct | min | max | top values |', '| --- | --- | --- | --- | --- | --- | --- |');
     for (const c of t.columns) {
-      const top = (c.topValues ?? []).slice(0, 3).map((v) => `${String(v.value)} (${v.count})`).join(', ');
+      const top = (c.topValues ?? [])
+        .slice(0, 3)
+        .map((v) => `${String(v.value)} (${v.count})`)
+        .join(', ');
       const key = t.key?.includes(c.name) ? ' 🔑' : '';
       out.push(`| ${c.name}${key} | ${c.type} | ${c.nullCount} | ${t.distinctExact ? '' : '~'}${c.distinctCount} | ${c.min ?? ''} | ${c.max ?? ''} | ${top} |`);
     }

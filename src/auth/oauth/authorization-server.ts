@@ -217,8 +217,7 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${INTERACTION_PATH}/${interaction.uid}` },
     // A deleted user's provider session, grants and refresh tokens lead nowhere: no account, so
     // oidc-provider asks for a new login and refuses the refresh (the store revokes them too).
-    findAccount: async (_ctx: unknown, sub: string) =>
-      o.isUpstreamAccount?.(sub) || (await o.store.getUser(sub)) ? { accountId: sub, claims: async () => ({ sub }) } : undefined,
+    findAccount: async (_ctx: unknown, sub: string) => (o.isUpstreamAccount?.(sub) || (await o.store.getUser(sub)) ? { accountId: sub, claims: async () => ({ sub }) } : undefined),
     // Browser-based clients (the MCP Inspector) call the token endpoint cross-origin; tokens are
     // bound by PKCE and client auth, never by the Origin.
     clientBasedCORS: () => true,

@@ -1,8 +1,8 @@
 /**
  * Fetching Client ID Metadata Documents: the client chose the URL, so every fetch goes through the
- * push SSRF guard (src/core/push/ssrf-guard.ts: https only, no credentials, no private, loopback,
- * link-local or metadata addresses) and connects only to the addresses it approved (DNS pinning,
- * so a second resolution cannot swap in an internal address). oidc-provider adds the time cap
+ * SSRF guard (src/net/ssrf-guard.ts: https only, no credentials, no private, loopback, link-local
+ * or metadata addresses) and connects only to the addresses it approved through the pinned client
+ * (DNS pinning, so a second resolution cannot swap in an internal address). oidc-provider adds the time cap
  * (2.5 s), the size cap (5 KiB, `fetchResponseBodyLimits`) and the cache (Cache-Control, 30 s–1 day);
  * the body is cut here at the same 5 KiB, before it is ever held whole, and failures are remembered
  * for 30 s.
@@ -11,8 +11,7 @@
  * self-signed CA) and private PKI; neither is on by default.
  */
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
-import { SsrfGuard, pinnedLookup, SsrfRejectedError } from '../../core/push/ssrf-guard.js';
+import { SsrfGuard, SsrfRejectedError, pinnedRequest } from '../../net/index.js';
 
 /** oidc-provider's own cap (`fetchResponseBodyLimits`); a larger document is refused here, unread */
 const MAX_BYTES = 5 * 1024;
@@ -55,14 +54,13 @@ export function createMetadataDocumentFetch(o: { allowLoopbackHosts: boolean; tr
       const known = failed.get(key);
       if (known && known.until > Date.now()) throw known.error;
       // Checked again at connect time: the name may resolve differently now than in allowed().
-      const { url: target, addresses } = await guard.check(key);
+      const target = await guard.check(key);
       const response = await new Promise<Response>((resolve, reject) => {
-        const req = request(
+        const req = pinnedRequest(
           target,
           {
             method: init.method ?? 'GET',
             headers: Object.fromEntries(new Headers(init.headers).entries()),
-            lookup: pinnedLookup(addresses),
             ...(ca ? { ca: [ca] } : {}),
             ...(init.signal ? { signal: init.signal } : {}),
           },

@@ -8,7 +8,7 @@
  * to its action. Plain HTML, no script, works without JavaScript.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../../bindings/read-limited-body.js';
+import type { RequestContext } from '../../edge/face.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { BrowserSessions, type ActiveSession } from '../sessions/browser-sessions.js';
 import { ClientInputError, createClient, deleteClient, listClients, type NewClient } from './client-registry.js';
@@ -37,7 +37,10 @@ export function configSessions(store: OAuthStore, secret: Buffer): BrowserSessio
 }
 
 function cookie(req: IncomingMessage, name: string): string | undefined {
-  return (req.headers.cookie ?? '').split(/;\s*/).find((c) => c.startsWith(`${name}=`))?.slice(name.length + 1);
+  return (req.headers.cookie ?? '')
+    .split(/;\s*/)
+    .find((c) => c.startsWith(`${name}=`))
+    ?.slice(name.length + 1);
 }
 
 function page(body: string): string {
@@ -81,7 +84,7 @@ async function clientsPage(d: ConfigPageDeps, sessions: BrowserSessions, sess: A
 <form method="post" action="${CONFIG_PATH}/logout"><input type="hidden" name="csrf" value="${token('/logout')}"><button type="submit">Sign out</button></form>`);
 }
 
-export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessions, req: IncomingMessage, res: ServerResponse, sub: string): Promise<void> {
+export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessions, req: IncomingMessage, res: ServerResponse, sub: string, readBody: RequestContext['body']): Promise<void> {
   const cookieAttributes = `Path=${CONFIG_PATH}; HttpOnly; SameSite=Strict${d.secureCookies ? '; Secure' : ''}`;
   const sess = await sessions.resolve(cookie(req, COOKIE));
   // The login form's token is bound to this browser's own random cookie: set on first sight.
@@ -98,10 +101,10 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
     return sess ? send(res, 200, await clientsPage(d, sessions, sess)) : signIn(200);
   }
   if (req.method !== 'POST') return send(res, 405, page('<h1>Not allowed</h1>'), { Allow: 'GET, POST' });
-  const body = await readLimitedBody(req, FORM_LIMIT);
+  const body = await readBody(FORM_LIMIT);
   if (typeof body !== 'string') {
-    const err = bodyRefusal(body, FORM_LIMIT);
-    return send(res, err.identity.http, page(`<h1>Not accepted</h1><p>${e(err.message)}</p>`), bodyRefusalHeaders(body));
+    const err = body.error;
+    return send(res, err.identity.http, page(`<h1>Not accepted</h1><p>${e(err.message)}</p>`), body.headers);
   }
   const form = new URLSearchParams(body);
   const csrf = form.get('csrf');
@@ -113,7 +116,7 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
     const wait = d.throttle.retryAfterSeconds(username, address);
     if (wait > 0) return send(res, 429, loginForm(sessions, nonce!, `Too many failed sign-ins. Try again in ${wait} seconds.`), { ...nonceCookie, 'Retry-After': String(wait) });
     const user = await authenticateUser(d.store, username, form.get('password') ?? '');
-    if (!user || !user.scopes.includes('admin')) {
+    if (!user?.scopes.includes('admin')) {
       d.throttle.failed(username, address);
       return signIn(401, 'Wrong username or password, or not an administrator.');
     }

@@ -17,7 +17,7 @@ export interface FirstAdminUser {
 
 export async function createFirstAdminUser(store: OAuthStore, o: { loginUrl: string }): Promise<FirstAdminUser | undefined> {
   if ((await store.countUsers()) > 0) return undefined;
-  let created;
+  let created: Awaited<ReturnType<typeof createUser>>;
   try {
     created = await createUser(store, { username: FIRST_ADMIN_USERNAME, scopes: ['admin'] });
   } catch {

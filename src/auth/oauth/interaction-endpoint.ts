@@ -10,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeJwt } from 'jose';
 import type { InteractionDetails, Provider } from 'oidc-provider';
 import type { OAuthStore } from '../../store/oauth-store.js';
-import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../../bindings/read-limited-body.js';
+import type { RequestContext } from '../../edge/face.js';
 import { consentPage, loginPage, messagePage, PAGE_HEADERS } from './interaction-pages.js';
 import { authenticateUser } from './local-users.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -59,7 +59,7 @@ function send(res: ServerResponse, status: number, html: string, headers: Record
   res.end(html);
 }
 
-export async function serveInteraction(d: InteractionDeps, req: IncomingMessage, res: ServerResponse, uid: string, step: string | undefined): Promise<void> {
+export async function serveInteraction(d: InteractionDeps, req: IncomingMessage, res: ServerResponse, uid: string, step: string | undefined, readBody: RequestContext['body']): Promise<void> {
   let details: InteractionDetails;
   try {
     details = await d.provider.interactionDetails(req, res);
@@ -117,11 +117,10 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
   }
   if (req.method !== 'POST') return send(res, 405, messagePage('Not allowed', 'Use the form.'));
 
-  const body = await readLimitedBody(req, FORM_LIMIT);
+  const body = await readBody(FORM_LIMIT);
   if (typeof body !== 'string') {
-    const err = bodyRefusal(body, FORM_LIMIT);
-    for (const [k, v] of Object.entries(bodyRefusalHeaders(body))) res.setHeader(k, v);
-    return send(res, err.identity.http, messagePage('Not accepted', err.message));
+    for (const [k, v] of Object.entries(body.headers)) res.setHeader(k, v);
+    return send(res, body.error.identity.http, messagePage('Not accepted', body.error.message));
   }
   const form = new URLSearchParams(body);
   if (!csrfValid(d.formSecret, uid, form.get('csrf'))) return send(res, 403, messagePage('Refused', 'The form could not be verified. Reload the page and try again.'));

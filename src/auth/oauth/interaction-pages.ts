@@ -56,7 +56,9 @@ ${upstream}${upstream && local ? '\n<p>or with a local account:</p>\n' : ''}${lo
 }
 
 export function consentPage(o: { action: string; csrf: string; clientName: string; clientId: string; scopes: readonly string[]; resource?: string; user: string }): string {
-  const items = o.scopes.map((s) => `<li><code>${e(s)}</code>${SCOPE_DESCRIPTIONS[s] ? ` — ${e(SCOPE_DESCRIPTIONS[s])}` : s.startsWith('mcp:tools:') ? ` — Use the MCP tools of usecase ${e(s.slice('mcp:tools:'.length))}` : ''}</li>`);
+  const items = o.scopes.map(
+    (s) => `<li><code>${e(s)}</code>${SCOPE_DESCRIPTIONS[s] ? ` — ${e(SCOPE_DESCRIPTIONS[s])}` : s.startsWith('mcp:tools:') ? ` — Use the MCP tools of usecase ${e(s.slice('mcp:tools:'.length))}` : ''}</li>`,
+  );
   return page(
     'Authorize',
     `<h1>Authorize ${e(o.clientName)}</h1>

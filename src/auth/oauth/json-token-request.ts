@@ -7,7 +7,7 @@
  * and Auth0's `audience` is the RFC 8707 `resource`.
  */
 import { IncomingMessage } from 'node:http';
-import { readLimitedBody } from '../../bindings/read-limited-body.js';
+import type { RequestContext } from '../../edge/face.js';
 
 const LIMIT = 16 * 1024;
 
@@ -22,8 +22,8 @@ type OAuthError = { error: string; error_description: string };
  * whose body is the form (oidc-provider then reads it like any other), or the OAuth error to send
  * instead when the body is unusable.
  */
-export async function rewriteJsonTokenRequest(req: IncomingMessage): Promise<{ req: IncomingMessage } | OAuthError> {
-  const raw = await readLimitedBody(req, LIMIT);
+export async function rewriteJsonTokenRequest(req: IncomingMessage, readBody: RequestContext['body']): Promise<{ req: IncomingMessage } | OAuthError> {
+  const raw = await readBody(LIMIT);
   if (typeof raw !== 'string') return { error: 'invalid_request', error_description: 'The request body could not be read' };
   let parsed: unknown;
   try {

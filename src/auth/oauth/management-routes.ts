@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../authenticator.js';
-import { restErrorBody } from '../../bindings/a2a-rest/rest-binding.js';
+import { restErrorBody } from '../../protocol/a2a/rest-error-body.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
@@ -70,7 +70,10 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
     const guard = async (req: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
       const p = await admin(d, req.headers);
       if (!isRefusal(p)) return true;
-      await reply.code(p.status).headers({ ...p.headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' }).send(p.body);
+      await reply
+        .code(p.status)
+        .headers({ ...p.headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
+        .send(p.body);
       return false;
     };
 
@@ -88,7 +91,10 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
           ...(typeof b.password === 'string' ? { password: b.password } : {}),
           ...(strings(b.scopes) ? { scopes: strings(b.scopes)! } : {}),
         });
-        return reply.code(201).header('Cache-Control', 'no-store').send({ user: publicUser(user), ...(typeof b.password === 'string' ? {} : { password }) });
+        return reply
+          .code(201)
+          .header('Cache-Control', 'no-store')
+          .send({ user: publicUser(user), ...(typeof b.password === 'string' ? {} : { password }) });
       } catch (err) {
         if (err instanceof UserInputError) return badRequest(reply, err.message);
         throw err;

@@ -1,5 +1,5 @@
 /**
- * The OAuth face of the HTTP listener (plain node:http, like the A2A and MCP endpoints): RFC 9728
+ * The OAuth face of the HTTP listener (a Face of src/edge, like the A2A and MCP endpoints): RFC 9728
  * protected resource metadata, RFC 8414 / OIDC discovery under every name clients try, the
  * authorization server's endpoints (`/oauth/*`, oidc-provider), the login and consent pages, and
  * the routes of the service Agentport replaces (`/mcp/oauth/*`, the `/mcp/config/` page).
@@ -9,6 +9,7 @@
  * loaded only then, so a server with `auth.oauth.enabled: false` never loads it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Face, RequestContext } from '../../edge/face.js';
 import { loginMethods, type OAuthConfig } from '../../config/oauth-schema.js';
 import { DEFAULT_CLOCK_SKEW_SECONDS, type ExternalIssuerConfig } from '../../config/config.js';
 import { createTokenLogin } from './token-login.js';
@@ -38,7 +39,6 @@ export interface OAuthEndpointDeps {
   keys: KeyStore;
   resources: ResourceCatalog;
   agentName: (id: string) => string | undefined;
-  started: Promise<void>;
   log: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
   /** `auth.issuers[].issuer`: listed as authorization servers in the RFC 9728 documents */
   externalIssuers?: readonly string[];
@@ -90,7 +90,17 @@ function isDiscoveryPath(path: string): boolean {
   return false;
 }
 
-export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+/** Which OAuth request a path is; decided by `match`, before the start gate. */
+export type OAuthRoute =
+  | { kind: 'resource-metadata'; resourcePath: string }
+  /** to oidc-provider, under its own path (`target`: a compat or discovery path rewritten to it) */
+  | { kind: 'provider'; target?: string }
+  | { kind: 'interaction'; uid: string; step: string | undefined }
+  | { kind: 'upstream-callback' }
+  | { kind: 'config-page'; sub: string }
+  | { kind: 'clients'; clientId: string | undefined };
+
+export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
   let server: Promise<{ as: AuthorizationServer; sessions: BrowserSessions; handle: (req: IncomingMessage, res: ServerResponse) => void }> | undefined;
   const issuer = () => new URL(d.publicUrl()).origin;
   const revocations = d.revocations;
@@ -101,9 +111,9 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
   const tokenLogin = methods.has('token') ? createTokenLogin({ issuers: d.issuers ?? [], keys: d.keys, store: d.store, clockSkewSeconds: d.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS }) : undefined;
   const autoApprove = d.oauth.tokenLogin.autoApprove;
 
+  // Built on first use, once started (the edge's start gate comes first): the issuer is the bound public URL.
   const build = () => {
     server ??= (async () => {
-      await d.started;
       const cimd = d.oauth.clientIdMetadataDocuments;
       const as = await createAuthorizationServer({
         issuer: issuer(),
@@ -119,7 +129,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
       // Requests are presented as made to the public URL (asSeenPublicly), so discovery documents
       // and redirects name https://public-host even behind a TLS-terminating proxy.
       as.provider.proxy = true;
-      as.provider.use(structuredTokenRequests({ issuer: issuer(), keys: d.keys, revocations }) as never);
+      as.provider.use(structuredTokenRequests({ issuer: issuer(), keys: d.keys, revocations }));
       return { as, sessions: configSessions(d.store, as.formSecret), handle: as.provider.callback() };
     })().catch((err: unknown) => {
       server = undefined; // retried on the next request
@@ -128,73 +138,73 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
     return server;
   };
 
-  const fail = (res: ServerResponse, err: unknown) => {
-    d.log.error({ err }, 'oauth: request failed');
-    if (res.headersSent) return res.destroy();
-    sendJson(res, 503, { error: 'temporarily_unavailable', error_description: 'The authorization server is not available' });
-  };
-
-  const toProvider = (req: IncomingMessage, res: ServerResponse, rewrittenPath?: string) => {
-    const url = req.url ?? '/';
-    const target = rewrittenPath ?? url.slice(0, url.includes('?') ? url.indexOf('?') : undefined);
+  const toProvider = async (req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rewrittenPath?: string): Promise<void> => {
+    const target = rewrittenPath ?? ctx.path;
     // `/oauth/authorize/{uid}`: where oidc-provider resumes an authorization after the login and
     // consent pages (a redirect, so GET).
     const methods = target.startsWith(`${OAUTH_PATHS.authorize}/`) ? ['GET'] : PROVIDER_METHODS[target];
-    if (methods === undefined) {
-      sendJson(res, 404, { error: 'not_found', error_description: 'No such OAuth endpoint' });
-      return true;
-    }
+    if (methods === undefined) return sendJson(res, 404, { error: 'not_found', error_description: 'No such OAuth endpoint' });
     if (req.method !== 'OPTIONS' && !methods.includes(req.method ?? '')) {
-      sendJson(res, 405, { error: 'method_not_allowed', error_description: `Use ${methods.join(' or ')}` }, { Allow: methods.join(', ') });
-      return true;
+      return sendJson(res, 405, { error: 'method_not_allowed', error_description: `Use ${methods.join(' or ')}` }, { Allow: methods.join(', ') });
     }
     // A JSON body at the token endpoint is rewritten into its form request first (json-token-request.ts).
-    const jsonToken = target === OAUTH_PATHS.token && req.method === 'POST' && isJsonBody(req) ? rewriteJsonTokenRequest(req) : Promise.resolve({ req });
-    Promise.all([build(), jsonToken]).then(([{ handle }, rewritten]) => {
-      if (!('req' in rewritten)) return sendJson(res, 400, rewritten);
-      const forwarded = rewritten.req;
-      if (rewrittenPath !== undefined) {
-        const q = (forwarded.url ?? '').indexOf('?');
-        forwarded.url = rewrittenPath + (q < 0 ? '' : (forwarded.url ?? '').slice(q));
-      }
-      if (forwarded.method === 'GET' && forwarded.url?.startsWith(`${OAUTH_PATHS.authorize}?`)) forwarded.url = withDefaultScope(forwarded.url, d.oauth.defaultScopes);
-      asSeenPublicly(forwarded, d.publicUrl());
-      handle(forwarded, res);
-    }, (err: unknown) => fail(res, err));
-    return true;
+    const jsonToken = target === OAUTH_PATHS.token && req.method === 'POST' && isJsonBody(req) ? rewriteJsonTokenRequest(req, (limit) => ctx.body(limit)) : Promise.resolve({ req });
+    const [{ handle }, rewritten] = await Promise.all([build(), jsonToken]);
+    if (!('req' in rewritten)) return sendJson(res, 400, rewritten);
+    const forwarded = rewritten.req;
+    if (rewrittenPath !== undefined) {
+      const q = (forwarded.url ?? '').indexOf('?');
+      forwarded.url = rewrittenPath + (q < 0 ? '' : (forwarded.url ?? '').slice(q));
+    }
+    if (forwarded.method === 'GET' && forwarded.url?.startsWith(`${OAUTH_PATHS.authorize}?`)) forwarded.url = withDefaultScope(forwarded.url, d.oauth.defaultScopes);
+    asSeenPublicly(forwarded, d.publicUrl());
+    handle(forwarded, res);
   };
 
-  return (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = q < 0 ? url : url.slice(0, q);
+  const resourceMetadata = (req: IncomingMessage, res: ServerResponse, resourcePath: string): void => {
+    const authorizationServers = [...(d.oauth.enabled ? [issuer()] : []), ...(d.externalIssuers ?? [])];
+    const doc = protectedResourceMetadata({ publicUrl: d.publicUrl(), authorizationServers, resourcePath, agentName: d.agentName });
+    // Public documents read by browser-based clients (MCP Inspector); /.well-known/* already has
+    // CORS from the MCP endpoint, the path-appended variant gets it here.
+    const origin = req.headers.origin;
+    if (origin && !res.hasHeader('Access-Control-Allow-Origin')) res.setHeader('Access-Control-Allow-Origin', origin).setHeader('Vary', 'Origin');
+    res.writeHead(doc ? 200 : 404, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' });
+    res.end(JSON.stringify(doc ?? { error: 'not_found', error_description: 'No protected resource at this path' }));
+  };
 
-    const prm = metadataRequestPath(path);
-    if (prm !== undefined) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') return false;
-      d.started.then(() => {
-        const authorizationServers = [...(d.oauth.enabled ? [issuer()] : []), ...(d.externalIssuers ?? [])];
-        const doc = protectedResourceMetadata({ publicUrl: d.publicUrl(), authorizationServers, resourcePath: prm, agentName: d.agentName });
-        // Public documents read by browser-based clients (MCP Inspector); /.well-known/* already has
-        // CORS from the MCP endpoint, the path-appended variant gets it here.
-        const origin = req.headers.origin;
-        if (origin && !res.hasHeader('Access-Control-Allow-Origin')) res.setHeader('Access-Control-Allow-Origin', origin).setHeader('Vary', 'Origin');
-        res.writeHead(doc ? 200 : 404, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' });
-        res.end(JSON.stringify(doc ?? { error: 'not_found', error_description: 'No protected resource at this path' }));
-      }, (err: unknown) => fail(res, err));
-      return true;
-    }
-    // With the authorization server off, only the RFC 9728 documents above are served (they name
-    // the external issuers, if any): every 401 points at them.
-    if (!d.oauth.enabled) return false;
-    if (path.startsWith('/.well-known/') || path.includes('/.well-known/')) {
-      return isDiscoveryPath(path) ? toProvider(req, res, DISCOVERY) : false;
-    }
-    if (path.startsWith(`${INTERACTION_PATH}/`)) {
-      const [uid, step] = path.slice(INTERACTION_PATH.length + 1).split('/');
-      build().then(
-        ({ as }) =>
-          serveInteraction(
+  return {
+    name: 'oauth',
+    match(req, path): OAuthRoute | undefined {
+      const prm = metadataRequestPath(path);
+      if (prm !== undefined) return req.method === 'GET' || req.method === 'HEAD' ? { kind: 'resource-metadata', resourcePath: prm } : undefined;
+      // With the authorization server off, only the RFC 9728 documents above are served (they name
+      // the external issuers, if any): every 401 points at them.
+      if (!d.oauth.enabled) return undefined;
+      if (path.startsWith('/.well-known/') || path.includes('/.well-known/')) return isDiscoveryPath(path) ? { kind: 'provider', target: DISCOVERY } : undefined;
+      if (path.startsWith(`${INTERACTION_PATH}/`)) {
+        const [uid, step] = path.slice(INTERACTION_PATH.length + 1).split('/');
+        return { kind: 'interaction', uid: uid ?? '', step };
+      }
+      if (path === UPSTREAM_CALLBACK_PATH) return upstream ? { kind: 'upstream-callback' } : undefined;
+      if (path.startsWith('/oauth/')) return { kind: 'provider' };
+      if (path === CONFIG_PATH || path.startsWith(`${CONFIG_PATH}/`)) return { kind: 'config-page', sub: path.slice(CONFIG_PATH.length) };
+      const compat = COMPAT[path.replace(/\/$/, '')];
+      if (compat !== undefined) return { kind: 'provider', target: compat };
+      if (d.clientsRoute && (path === '/mcp/oauth/clients' || path.startsWith('/mcp/oauth/clients/'))) {
+        const id = path.slice('/mcp/oauth/clients/'.length) || undefined;
+        return { kind: 'clients', clientId: id && safeDecode(id) };
+      }
+      return undefined;
+    },
+    async serve(req, res, ctx, route) {
+      switch (route.kind) {
+        case 'resource-metadata':
+          return resourceMetadata(req, res, route.resourcePath);
+        case 'provider':
+          return toProvider(req, res, ctx, route.target);
+        case 'interaction': {
+          const { as } = await build();
+          return serveInteraction(
             {
               provider: as.provider,
               formSecret: as.formSecret,
@@ -204,37 +214,36 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): (req: IncomingMessage
               clientAddress,
               localUsers: methods.has('password'),
               ...(upstream ? { upstream } : {}),
-              ...(tokenLogin ? { tokenLogin: { login: tokenLogin, grantTtlSeconds: d.oauth.refreshTokenTtlSeconds, ...(autoApprove ? { autoApprove: { token: autoApprove.token, ...(autoApprove.usecase ? { usecase: autoApprove.usecase } : {}) } } : {}) } } : {}),
+              ...(tokenLogin
+                ? {
+                    tokenLogin: {
+                      login: tokenLogin,
+                      grantTtlSeconds: d.oauth.refreshTokenTtlSeconds,
+                      ...(autoApprove ? { autoApprove: { token: autoApprove.token, ...(autoApprove.usecase ? { usecase: autoApprove.usecase } : {}) } } : {}),
+                    },
+                  }
+                : {}),
               log: d.log,
             },
             req,
             res,
-            uid ?? '',
-            step,
-          ),
-      ).catch((err: unknown) => fail(res, err));
-      return true;
-    }
-    if (path === UPSTREAM_CALLBACK_PATH) {
-      if (!upstream) return false;
-      d.started.then(() => upstreamCallback(upstream, req, res)).catch((err: unknown) => fail(res, err));
-      return true;
-    }
-    if (path.startsWith('/oauth/')) return toProvider(req, res);
-    if (path === CONFIG_PATH || path.startsWith(`${CONFIG_PATH}/`)) {
-      build()
-        .then(({ sessions }) => serveConfigPage({ store: d.store, throttle, clientAddress, secureCookies: d.publicUrl().startsWith('https:') }, sessions, req, res, path.slice(CONFIG_PATH.length)))
-        .catch((err: unknown) => fail(res, err));
-      return true;
-    }
-    const compat = COMPAT[path.replace(/\/$/, '')];
-    if (compat !== undefined) return toProvider(req, res, compat);
-    if (d.clientsRoute && (path === '/mcp/oauth/clients' || path.startsWith('/mcp/oauth/clients/'))) {
-      const id = path.slice('/mcp/oauth/clients/'.length) || undefined;
-      d.started.then(() => d.clientsRoute!(req, res, id && safeDecode(id))).catch((err: unknown) => fail(res, err));
-      return true;
-    }
-    return false;
+            route.uid,
+            route.step,
+            (limit) => ctx.body(limit),
+          );
+        }
+        case 'upstream-callback':
+          return upstreamCallback(upstream!, req, res);
+        case 'config-page': {
+          const { sessions } = await build();
+          return serveConfigPage({ store: d.store, throttle, clientAddress, secureCookies: d.publicUrl().startsWith('https:') }, sessions, req, res, route.sub, (limit) => ctx.body(limit));
+        }
+        case 'clients':
+          return d.clientsRoute!(req, res, route.clientId);
+      }
+    },
+    // Not started, or the request failed (the authorization server could not be built): RFC 6749's error shape.
+    reject: (_req, res) => sendJson(res, 503, { error: 'temporarily_unavailable', error_description: 'The authorization server is not available' }),
   };
 }
 

@@ -3,21 +3,22 @@
  * `auth.oauth.enabled` the authorization server, the management routes for users and clients and
  * the first-start admin user. One call from src/server/start.ts.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config/index.js';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
 import type { KeyStore } from '../../core/keys/key-store.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
+import type { Face } from '../../edge/face.js';
 import type { Authenticator } from '../authenticator.js';
 import { OAUTH_PATHS, oauthUrl, protectedResourceMetadataUrl } from '../oauth-paths.js';
 import { createFirstAdminUser, type FirstAdminUser } from './first-admin-user.js';
 import { compatClientsRoute, managementRoutes } from './management-routes.js';
-import { createOAuthEndpoint } from './oauth-endpoint.js';
+import { createOAuthEndpoint, type OAuthRoute } from './oauth-endpoint.js';
 import type { TokenRevocations } from './token-revocations.js';
 
 export interface OAuthFaces {
-  endpoint: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** the face of src/edge that serves them */
+  endpoint: Face<OAuthRoute>;
   adminRoutes: FastifyPluginAsync;
   /**
    * called once the server listens: creates the first admin user when there is no user yet;
@@ -37,7 +38,6 @@ export function createOAuthFaces(d: {
   /** the same instance the Authenticator asks, so revocations here take effect there at once */
   revocations: TokenRevocations;
   log: { warn(o: object, m?: string): void; error(o: object, m?: string): void };
-  started: Promise<void>;
   /**
    * Whether an agent is seen without a credential (core/authz). RFC 9728 documents are public, so
    * a hidden agent has none: its metadata path answers 404, exactly as an unknown agent's.
@@ -57,7 +57,6 @@ export function createOAuthFaces(d: {
       // tokens for the server's base audience reach it.
       resources: { publicUrl, hasAgent: (id) => d.registry.get(id) !== undefined && (!d.isPublicAgent || d.isPublicAgent(id)), ...(audiences ? { audiences } : {}) },
       agentName: (id) => (d.isPublicAgent && !d.isPublicAgent(id) ? undefined : d.registry.get(id)?.publicCard.name),
-      started: d.started,
       log: d.log,
       revocations: d.revocations,
       externalIssuers: (d.config().auth.issuers ?? []).map((i) => i.issuer),
@@ -70,8 +69,7 @@ export function createOAuthFaces(d: {
       // Expired codes, tokens and interactions are deleted in the background; reads ignore them anyway.
       const sweep = setInterval(() => void d.store.sweepExpired(Date.now()).catch((err: unknown) => d.log.warn({ err }, 'oauth: sweeping expired records failed')), SWEEP_INTERVAL_MS);
       sweep.unref();
-      const firstAdminUser =
-        d.config().auth.mode === 'required' && d.config().auth.oauth.enabled ? await createFirstAdminUser(d.store, { loginUrl: oauthUrl(publicUrl(), OAUTH_PATHS.authorize) }) : undefined;
+      const firstAdminUser = d.config().auth.mode === 'required' && d.config().auth.oauth.enabled ? await createFirstAdminUser(d.store, { loginUrl: oauthUrl(publicUrl(), OAUTH_PATHS.authorize) }) : undefined;
       return { stop: async () => clearInterval(sweep), ...(firstAdminUser ? { firstAdminUser } : {}) };
     },
   };

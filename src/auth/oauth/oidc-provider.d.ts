@@ -62,6 +62,15 @@ declare module 'oidc-provider' {
     metadata(): UnknownObject;
   }
 
+  /** The Koa context a middleware added with `use` gets: the members our middlewares read and write. */
+  export interface MiddlewareContext {
+    path: string;
+    status: number;
+    body: unknown;
+    type: string;
+    oidc?: { route?: string; client?: { clientId: string }; params?: { token?: unknown } };
+  }
+
   export class Provider {
     constructor(issuer: string, configuration: UnknownObject);
     readonly issuer: string;
@@ -71,7 +80,7 @@ declare module 'oidc-provider' {
     interactionFinished(req: IncomingMessage, res: ServerResponse, result: UnknownObject, options?: { mergeWithLastSubmission?: boolean }): Promise<void>;
     interactionResult(req: IncomingMessage, res: ServerResponse, result: UnknownObject, options?: { mergeWithLastSubmission?: boolean }): Promise<string>;
     on(event: string, listener: (...args: unknown[]) => void): this;
-    use(middleware: (ctx: UnknownObject, next: () => Promise<void>) => Promise<void>): void;
+    use(middleware: (ctx: MiddlewareContext, next: () => Promise<void>) => Promise<void>): void;
     Grant: {
       new (init: { accountId: string; clientId: string }): GrantInstance;
       find(id: string): Promise<GrantInstance | undefined>;

@@ -10,16 +10,10 @@
  *   server decide who may learn what; a client learns nothing about another client's tokens).
  */
 import { createLocalJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import type { MiddlewareContext } from 'oidc-provider';
 import type { KeyStore } from '../../core/keys/key-store.js';
 import { ACCESS_TOKEN_TYP } from '../access-tokens.js';
 import type { TokenRevocations } from './token-revocations.js';
-
-interface Ctx {
-  status: number;
-  body: unknown;
-  type: string;
-  oidc?: { route?: string; client?: { clientId: string }; params?: { token?: unknown } };
-}
 
 export function structuredTokenRequests(o: { issuer: string; keys: KeyStore; revocations: TokenRevocations }) {
   const verifyOwn = async (token: string, checkTime: boolean): Promise<JWTPayload | undefined> => {
@@ -36,7 +30,7 @@ export function structuredTokenRequests(o: { issuer: string; keys: KeyStore; rev
     }
   };
 
-  return async (ctx: Ctx, next: () => Promise<void>): Promise<void> => {
+  return async (ctx: MiddlewareContext, next: () => Promise<void>): Promise<void> => {
     await next();
     const route = ctx.oidc?.route;
     if (route !== 'revocation' && route !== 'introspection') return;

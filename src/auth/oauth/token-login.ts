@@ -12,6 +12,7 @@ import { decodeJwt } from 'jose';
 import type { ExternalIssuerConfig } from '../../config/config.js';
 import type { KeyStore } from '../../core/keys/key-store.js';
 import { MCP_USECASE_SCOPE_PREFIX, SCOPES } from '../../core/authz/scopes.js';
+import type { Principal } from '../../core/authz/principal.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { JwtBearer } from '../jwt-bearer.js';
@@ -61,7 +62,7 @@ export function createTokenLogin(o: { issuers: readonly ExternalIssuerConfig[]; 
         throw new TokenLoginError(401, 'The token is not a JWT from your identity provider.');
       }
       if (typeof iss !== 'string' || !issuers.has(iss)) throw new TokenLoginError(401, 'The token was not issued by an identity provider this server trusts.');
-      let principal;
+      let principal: Principal;
       try {
         principal = await bearer.authenticate(token.trim());
       } catch (err) {
@@ -79,11 +80,7 @@ export function createTokenLogin(o: { issuers: readonly ExternalIssuerConfig[]; 
       if (!isUsecaseScope(`${MCP_USECASE_SCOPE_PREFIX}${usecase}`)) throw new TokenLoginError(400, 'A usecase id is lowercase letters, digits, - and _.');
       if (!all && !scoped.includes(usecase)) throw new TokenLoginError(403, `The token's scope does not cover usecase ${usecase}.`);
       // What it may grant: its own A2A scopes, and the tools of this usecase (never admin).
-      const grantable = [
-        ...scopes.filter((s) => s === SCOPES.discover || s === SCOPES.publish),
-        SCOPES.mcpTools,
-        `${MCP_USECASE_SCOPE_PREFIX}${usecase}`,
-      ];
+      const grantable = [...scopes.filter((s) => s === SCOPES.discover || s === SCOPES.publish), SCOPES.mcpTools, `${MCP_USECASE_SCOPE_PREFIX}${usecase}`];
       return { accountId: principal.subject, usecase, scopes: [...new Set(grantable)] };
     },
 

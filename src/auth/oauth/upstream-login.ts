@@ -20,8 +20,7 @@ import { createRemoteJWKSet, customFetch, jwtVerify, type JWTVerifyGetKey } from
 import { timingSafeEqual } from 'node:crypto';
 import type { UpstreamLoginConfig } from '../../config/oauth-schema.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
-import { SsrfGuard } from '../../core/push/ssrf-guard.js';
-import { guardedFetch } from '../../core/push/guarded-fetch.js';
+import { guardedFetch, SsrfGuard } from '../../net/index.js';
 
 export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
 const COOKIE = 'agentport_upstream_state';
@@ -90,8 +89,7 @@ export function createUpstreamLogin(o: { config: UpstreamLoginConfig; store: OAu
     }
   };
 
-  const cookie = (value: string, maxAge: number) =>
-    `${COOKIE}=${value}; Path=${UPSTREAM_CALLBACK_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure() ? '; Secure' : ''}`;
+  const cookie = (value: string, maxAge: number) => `${COOKIE}=${value}; Path=${UPSTREAM_CALLBACK_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure() ? '; Secure' : ''}`;
 
   return {
     label,

@@ -56,7 +56,7 @@ export class BrowserSessions {
     const stored = await this.store.sessions.findSession(id, this.now());
     if (!stored || stored.purpose !== this.policy.purpose) return undefined;
     const user = await this.store.getUser(stored.username);
-    if (!user || !user.scopes.includes(this.policy.requiredScope)) {
+    if (!user?.scopes.includes(this.policy.requiredScope)) {
       await this.store.sessions.endSessionsOf(stored.username);
       return undefined;
     }

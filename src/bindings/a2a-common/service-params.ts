@@ -36,7 +36,10 @@ export function isV03Version(requested: string | undefined): boolean {
 
 /** The extension URIs a request asks for: comma-separated, possibly over several metadata entries. */
 export function parseExtensions(values: readonly string[]): string[] {
-  const uris = values.flatMap((v) => v.split(',')).map((u) => u.trim()).filter((u) => u.length > 0);
+  const uris = values
+    .flatMap((v) => v.split(','))
+    .map((u) => u.trim())
+    .filter((u) => u.length > 0);
   return [...new Set(uris)];
 }
 
@@ -44,10 +47,7 @@ export function parseExtensions(values: readonly string[]): string[] {
  * Spec §3.3.4: every extension the agent marks `required` must be requested, or the call fails with
  * ExtensionSupportRequired. The activated set (requested ∩ supported) is what the server echoes back.
  */
-export function activateExtensions(
-  declared: { supported: readonly string[]; required: readonly string[] } | undefined,
-  requested: readonly string[],
-): string[] {
+export function activateExtensions(declared: { supported: readonly string[]; required: readonly string[] } | undefined, requested: readonly string[]): string[] {
   if (!declared) return [];
   const missing = declared.required.filter((uri) => !requested.includes(uri));
   if (missing.length > 0) {

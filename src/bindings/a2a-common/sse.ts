@@ -17,13 +17,7 @@ export interface SseOptions {
   beforeCommit?: () => void;
 }
 
-export async function pipeSse(
-  req: IncomingMessage,
-  res: ServerResponse,
-  iterator: AsyncIterator<StreamItem>,
-  first: IteratorResult<StreamItem>,
-  opts: SseOptions,
-): Promise<void> {
+export async function pipeSse(req: IncomingMessage, res: ServerResponse, iterator: AsyncIterator<StreamItem>, first: IteratorResult<StreamItem>, opts: SseOptions): Promise<void> {
   opts.beforeCommit?.();
   res.writeHead(200, {
     'Content-Type': 'text/event-stream',

@@ -18,7 +18,7 @@
 import type { ServerHttp2Stream } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { A2AError } from '../../protocol/a2a/errors.js';
-import { BODY_BUSY_RETRY_AFTER_SECONDS, bodyRefusal, type BodyBudget } from '../read-limited-body.js';
+import { BODY_BUSY_RETRY_AFTER_SECONDS, bodyRefusal, type BodyBudget } from '../../edge/body.js';
 import { VERSION_KEY, negotiateVersion } from './service-parameters.js';
 
 /** gRFC A6: how long a client should wait before retrying, in trailing metadata. */
@@ -145,7 +145,7 @@ export function admissionInterceptor(a: GrpcAdmission): grpc.ServerInterceptor {
  * (BaseServerInterceptingCall, which keeps it in a private `stream`); undefined otherwise.
  */
 function rawStreamOf(call: grpc.ServerInterceptingCallInterface): ServerHttp2Stream | undefined {
-  const stream = (call as unknown as { stream?: unknown }).stream;
+  const stream = 'stream' in call ? call.stream : undefined;
   const looksLikeOne = typeof stream === 'object' && stream !== null && 'session' in stream && typeof (stream as ServerHttp2Stream).on === 'function';
   return looksLikeOne ? (stream as ServerHttp2Stream) : undefined;
 }

@@ -77,15 +77,9 @@ export const A2A_METHODS: Readonly<Record<string, RpcMethod>> = {
   ListTasks: unary(decodeListTasksRequest, async (h, ctx, req) => encodeListTasksResponse(await h.listTasks(ctx, req))),
   CancelTask: unary(decodeCancelTaskRequest, async (h, ctx, req) => encodeTask(await h.cancelTask(ctx, req))),
   SubscribeToTask: stream(decodeSubscribeToTaskRequest, (h, ctx, req) => h.subscribeToTask(ctx, req)),
-  CreateTaskPushNotificationConfig: unary(decodeCreateTaskPushNotificationConfigRequest, async (h, ctx, config) =>
-    encodeTaskPushNotificationConfig(await h.createTaskPushNotificationConfig(ctx, config)),
-  ),
-  GetTaskPushNotificationConfig: unary(decodeTaskPushConfigRef, async (h, ctx, ref) =>
-    encodeTaskPushNotificationConfig(await h.getTaskPushNotificationConfig(ctx, ref)),
-  ),
-  ListTaskPushNotificationConfigs: unary(decodeListTaskPushNotificationConfigsRequest, async (h, ctx, req) =>
-    encodeListTaskPushNotificationConfigsResponse(await h.listTaskPushNotificationConfigs(ctx, req)),
-  ),
+  CreateTaskPushNotificationConfig: unary(decodeCreateTaskPushNotificationConfigRequest, async (h, ctx, config) => encodeTaskPushNotificationConfig(await h.createTaskPushNotificationConfig(ctx, config))),
+  GetTaskPushNotificationConfig: unary(decodeTaskPushConfigRef, async (h, ctx, ref) => encodeTaskPushNotificationConfig(await h.getTaskPushNotificationConfig(ctx, ref))),
+  ListTaskPushNotificationConfigs: unary(decodeListTaskPushNotificationConfigsRequest, async (h, ctx, req) => encodeListTaskPushNotificationConfigsResponse(await h.listTaskPushNotificationConfigs(ctx, req))),
   GetExtendedAgentCard: unary(decodeGetExtendedAgentCardRequest, async (h, ctx) => encodeAgentCard(await h.getExtendedAgentCard(ctx))),
   DeleteTaskPushNotificationConfig: unary(decodeTaskPushConfigRef, async (h, ctx, ref) => {
     await h.deleteTaskPushNotificationConfig(ctx, ref);

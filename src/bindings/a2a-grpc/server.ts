@@ -1,6 +1,6 @@
 /**
  * The A2A gRPC binding: one lf.a2a.v1.A2AService for every agent, routed by the request's `tenant`,
- * and beside it the v0.3.0 a2a.v1.A2AService (./v03-methods.ts) for v0.3 clients, which has no tenant.
+ * and beside it the v0.3.0 a2a.v1.A2AService (src/bindings/a2a-legacy/v03/grpc.ts) for v0.3 clients, which has no tenant.
  * Each call goes: before its message is read (./admission.ts), a2a-version → the caller's metadata
  * check; its bytes read within the body budget; then authenticate for the named agent → decode and validate
  * the request → resolve the agent → a2a-extensions → A2AHandler. Every failure leaves as a gRPC status from the error table with
@@ -10,17 +10,15 @@ import * as grpc from '@grpc/grpc-js';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
 import { unknownTenant } from '../../core/authz/unknown-agent.js';
-import type { PushBodyVersioned } from '../../core/push/push-body-version.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
 import { encodeStreamResponse, type WireStreamResponse } from '../../protocol/a2a/grpc-codec.js';
 import { A2A_METHODS, type PreparedCall, type RpcMethod, type StreamMethod, type UnaryMethod } from './methods.js';
-import { A2A_SERVICE_NAME, a2aServiceDefinition } from './proto.js';
+import { A2A_SERVICE_NAME, a2aServiceDefinition } from '../../protocol/a2a/grpc-proto.js';
 import { EXTENSIONS_KEY, VERSION_KEY, activateExtensions, negotiateVersion, parseExtensions } from './service-parameters.js';
-import type { BodyBudget } from '../read-limited-body.js';
+import type { BodyBudget } from '../../edge/body.js';
 import { admissionInterceptor, type ReadLimit } from './admission.js';
 import { grpcStatusFor } from './status.js';
-import { V03_GRPC_METHODS } from './v03-methods.js';
-import { V03_SERVICE_NAME, v03ServiceDefinition } from './v03-proto.js';
+import { V03_GRPC_METHODS, V03_SERVICE_NAME, v03ServiceDefinition } from '../a2a-legacy/v03/grpc.js';
 
 /** The slice of a pino-style logger the binding uses. */
 export interface GrpcBindingLog {
@@ -121,7 +119,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
       responseMetadata = new grpc.Metadata();
       responseMetadata.set(EXTENSIONS_KEY, activated.join(','));
     }
-    const ctx: CallContext & PushBodyVersioned = { agentId, principal, requestedExtensions, signal, clientGone: () => signal.aborted, ...(legacy ? { pushBodyVersion: '0.3' as const } : {}) };
+    const ctx: CallContext = { agentId, principal, requestedExtensions, signal, clientGone: () => signal.aborted, ...(legacy ? { wireVersion: '0.3' as const } : {}) };
     return { ctx, prepared, responseMetadata };
   }
 
@@ -223,9 +221,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
     listen: (host, port) =>
       new Promise<number>((resolve, reject) => {
         const address = host.includes(':') && !host.startsWith('[') ? `[${host}]:${port}` : `${host}:${port}`;
-        server.bindAsync(address, opts.credentials ?? grpc.ServerCredentials.createInsecure(), (err, boundPort) =>
-          err ? reject(err) : resolve(boundPort),
-        );
+        server.bindAsync(address, opts.credentials ?? grpc.ServerCredentials.createInsecure(), (err, boundPort) => (err ? reject(err) : resolve(boundPort)));
       }),
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,22 +1,20 @@
 /**
  * A2A JSON-RPC 2.0 binding (spec §9): one POST endpoint per agent base path, plus the shared
  * endpoint where `params.tenant` names the agent. Decodes, calls the core, encodes. Nothing else.
- * v0.3 slash methods from v0.3 clients go to ./v03-dispatch.ts, v0.1 methods to ./v01-dispatch.ts.
+ * Slash methods from v0.3 and v0.1 clients go to src/bindings/a2a-legacy/jsonrpc.ts.
  */
 import { connectionGone } from '../connection-gone.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError, invalidParams, toA2AError } from '../../protocol/a2a/errors.js';
+import type { JsonObject } from '../../protocol/a2a/types.js';
 import * as v from '../../protocol/a2a/validate.js';
-import { isV01OnlyMethod } from '../../protocol/a2a-v01/requests.js';
-import { isV03Method } from '../../protocol/a2a-v03/requests.js';
 import { activateExtensions, headerValues, isV03Version, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
 import { resolveAgent } from '../a2a-common/tenant.js';
 import { lastEventId, pipeSse } from '../a2a-common/sse.js';
 import { errorReply, queryParam, resultBody, type Id, type JsonRpcReply } from './reply.js';
-import { handleV01Call } from './v01-dispatch.js';
-import { handleV03Call, jsonRpcErrorV03 } from './v03-dispatch.js';
+import { handleLegacyCall } from '../a2a-legacy/jsonrpc.js';
 
 export { queryParam, type JsonRpcReply };
 
@@ -80,18 +78,10 @@ export class JsonRpcBinding {
       return reply(jsonRpcError(id, new A2AError('InvalidRequest', "The request must have jsonrpc '2.0', a string method and a string or number id")));
     }
     const version = headerValues(req.headers['a2a-version'])[0] ?? queryParam(req, 'A2A-Version');
-    // Spec §3.6.2: no A2A-Version means v0.3. A v0.3 method from such a client is translated; a
-    // v1.0 method without the header stays VersionNotSupported below.
-    // v0.1 methods have names of their own (tasks/send, …); v0.1 clients sent no version either.
-    if (isV01OnlyMethod(msg.method) && isV03Version(version)) {
-      return handleV01Call({ ...this.o, log }, req, res, id, msg.method, msg.params, routeAgentId, defaultAgentId, principal, beforeStream);
-    }
-    if (isV03Method(msg.method) && isV03Version(version)) {
-      return handleV03Call({ ...this.o, log }, req, res, id, msg.method, msg.params, routeAgentId, defaultAgentId, principal, beforeStream);
-    }
-    // A slash method without a version is a v0.3 (or older) client: its error in its own shape.
+    // Spec §3.6.2: no A2A-Version means v0.3. A slash method from such a client is a v0.3 (or
+    // v0.1) call, translated; a v1.0 method without the header stays VersionNotSupported below.
     if (msg.method.includes('/') && isV03Version(version)) {
-      return reply(jsonRpcErrorV03(id, new A2AError('MethodNotFound', `Method '${msg.method}' is not an A2A v0.3 or v0.1 method`)));
+      return handleLegacyCall({ ...this.o, log }, { req, res, id, method: msg.method, params: msg.params, routeAgentId, defaultAgentId, principal, beforeStream });
     }
     if (msg.params !== undefined && !v.isObject(msg.params)) {
       return reply(jsonRpcError(id, new A2AError('InvalidParams', 'params must be an object')));
@@ -110,9 +100,7 @@ export class JsonRpcBinding {
 
       if (STREAMING.has(method)) {
         const iterable =
-          method === 'SendStreamingMessage'
-            ? this.o.handler.sendStreamingMessage(ctx, v.sendMessageRequest(params))
-            : this.o.handler.subscribeToTask(ctx, v.idRequest(params), lastEventId(req.headers['last-event-id']));
+          method === 'SendStreamingMessage' ? this.o.handler.sendStreamingMessage(ctx, v.sendMessageRequest(params)) : this.o.handler.subscribeToTask(ctx, v.idRequest(params), lastEventId(req.headers['last-event-id']));
         const it = iterable[Symbol.asyncIterator]();
         const first = await it.next(); // errors here are ordinary JSON-RPC errors
         await pipeSse(req, res, it, first, {
@@ -151,7 +139,8 @@ export class JsonRpcBinding {
         return h.listTasks(ctx, v.listTasksRequest(p));
       case 'CancelTask': {
         const r = v.idRequest(p);
-        return h.cancelTask(ctx, { id: r.id, ...(v.isObject(p.metadata) ? { metadata: p.metadata as never } : {}) });
+        // parsed from the request's JSON text, so every value under it is JSON
+        return h.cancelTask(ctx, { id: r.id, ...(v.isObject(p.metadata) ? { metadata: p.metadata as JsonObject } : {}) });
       }
       case 'CreateTaskPushNotificationConfig': {
         const cfg = v.pushConfig(p, 'params');

@@ -1,27 +1,28 @@
 /**
  * A2A HTTP+JSON binding (spec §11): the REST routes of lf.a2a.v1.A2AService beneath each agent's
  * base path, every one also under `/{tenant}/`. Errors are google.rpc.Status in `{"error": …}`.
- * v0.3 requests (`/v1/…` without `A2A-Version: 1.0`) go to ./v03-rest-binding.ts.
+ * v0.3 requests (`/v1/…` without `A2A-Version: 1.0`) go to src/bindings/a2a-legacy/v03/rest.ts.
  */
 import { connectionGone } from '../connection-gone.js';
 import { withChallenge } from '../auth-challenge.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
-import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
+import { restErrorBody } from '../../protocol/a2a/rest-error-body.js';
+import type { JsonObject } from '../../protocol/a2a/types.js';
 import * as v from '../../protocol/a2a/validate.js';
 import { activateExtensions, headerValues, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
 import { lastEventId, pipeSse } from '../a2a-common/sse.js';
 import { resolveAgent } from '../a2a-common/tenant.js';
-import { isV03RestRequest, V03RestBinding } from './v03-rest-binding.js';
+import { isV03RestRequest, V03RestBinding } from '../a2a-legacy/v03/rest.js';
+import type { RestReply } from './reply.js';
+import { intOrRaw, matchRoute, parseBody, queryObject } from './routes.js';
 
 export const A2A_JSON = 'application/a2a+json';
 
-export interface RestReply {
-  status: number;
-  headers: Record<string, string>;
-  body?: string;
-}
+/** Kept here for the faces that import it with the binding; the encoding is protocol/a2a/rest-error-body.ts. */
+export { restErrorBody };
 
 export interface RestBindingOptions {
   handler: A2AHandler;
@@ -31,14 +32,6 @@ export interface RestBindingOptions {
 
 /** Top-level path segments that name an operation; anything else in that position is a tenant. */
 const OPERATION_ROOTS = new Set(['message:send', 'message:stream', 'tasks', 'extendedAgentCard']);
-
-export function restErrorBody(err: unknown): { status: number; body: string } {
-  const e = toA2AError(err);
-  return {
-    status: e.identity.http,
-    body: JSON.stringify({ error: { code: e.identity.http, status: e.identity.grpc, message: e.message, details: e.details() } }),
-  };
-}
 
 /**
  * Responses are `application/a2a+json` when the client's Accept names it, else `application/json`:
@@ -52,15 +45,9 @@ export function negotiateMediaType(req: IncomingMessage): string {
 
 export function isJsonContentType(ct: string | undefined): boolean {
   if (!ct) return false;
-  const base = ct.split(';')[0].trim().toLowerCase();
+  const base = (ct.split(';')[0] ?? '').trim().toLowerCase();
   return base === 'application/json' || base === A2A_JSON;
 }
-
-export type Route =
-  | { op: 'send' | 'stream' | 'list' | 'extendedCard' }
-  | { op: 'get' | 'cancel' | 'subscribe'; id: string }
-  | { op: 'pushCreate' | 'pushList'; taskId: string }
-  | { op: 'pushGet' | 'pushDelete'; taskId: string; id: string };
 
 export class RestBinding {
   private readonly v03: V03RestBinding;
@@ -95,7 +82,7 @@ export class RestBinding {
     };
     try {
       let tenant: string | undefined;
-      if (segments.length > 0 && !OPERATION_ROOTS.has(segments[0])) tenant = segments.shift();
+      if (segments[0] !== undefined && !OPERATION_ROOTS.has(segments[0])) tenant = segments.shift();
       const method = req.method ?? 'GET';
       const route = matchRoute(method, segments);
       negotiateVersion(headerValues(req.headers['a2a-version'])[0] ?? query.get('A2A-Version') ?? undefined, 'A2A-Version');
@@ -116,8 +103,9 @@ export class RestBinding {
         case 'get':
           return ok(await h.getTask(ctx, { id: route.id, historyLength: v.historyLength(intOrRaw(query.get('historyLength'))) }));
         case 'cancel': {
-          const b = body && body.trim() ? json() : {};
-          return ok(await h.cancelTask(ctx, { id: route.id, ...(v.isObject(b.metadata) ? { metadata: b.metadata as never } : {}) }));
+          const b = body?.trim() ? json() : {};
+          // parsed from the body's JSON text, so every value under it is JSON
+          return ok(await h.cancelTask(ctx, { id: route.id, ...(v.isObject(b.metadata) ? { metadata: b.metadata as JsonObject } : {}) }));
         }
         case 'pushCreate': {
           const cfg = v.pushConfig({ ...json(), taskId: route.taskId }, 'config');
@@ -143,7 +131,7 @@ export class RestBinding {
           const first = await it.next();
           await pipeSse(req, res, it, first, {
             keepAliveMs: this.o.keepAliveMs,
-          beforeCommit: beforeStream,
+            beforeCommit: beforeStream,
             headers: activated.length ? { 'A2A-Extensions': activated.join(', ') } : undefined,
             encode: (item: StreamItem) => JSON.stringify(item.response),
             encodeError: (err) => {
@@ -158,88 +146,4 @@ export class RestBinding {
       return fail(err);
     }
   }
-}
-
-export function matchRoute(method: string, s: string[]): Route {
-  const wrongVerb = () => new A2AError('MethodNotFound', `${method} is not allowed on this path`);
-  if (s.length === 1) {
-    if (s[0] === 'message:send') {
-      if (method !== 'POST') throw wrongVerb();
-      return { op: 'send' };
-    }
-    if (s[0] === 'message:stream') {
-      if (method !== 'POST') throw wrongVerb();
-      return { op: 'stream' };
-    }
-    if (s[0] === 'tasks') {
-      if (method !== 'GET') throw wrongVerb();
-      return { op: 'list' };
-    }
-    if (s[0] === 'extendedAgentCard') {
-      if (method !== 'GET') throw wrongVerb();
-      return { op: 'extendedCard' };
-    }
-  }
-  if (s[0] === 'tasks' && s.length >= 2 && s[1] !== '') {
-    if (s.length === 2) {
-      const colon = s[1].lastIndexOf(':');
-      const verb = colon >= 0 ? s[1].slice(colon + 1) : '';
-      const id = colon >= 0 ? s[1].slice(0, colon) : s[1];
-      if (verb === 'cancel') {
-        if (method !== 'POST') throw wrongVerb();
-        return { op: 'cancel', id };
-      }
-      // The proto binds GET, the spec's tables say POST: accept both.
-      if (verb === 'subscribe') {
-        if (method !== 'GET' && method !== 'POST') throw wrongVerb();
-        return { op: 'subscribe', id };
-      }
-      if (colon < 0) {
-        if (method !== 'GET') throw wrongVerb();
-        return { op: 'get', id: s[1] };
-      }
-    }
-    if (s[2] === 'pushNotificationConfigs') {
-      if (s.length === 3) {
-        if (method === 'POST') return { op: 'pushCreate', taskId: s[1] };
-        if (method === 'GET') return { op: 'pushList', taskId: s[1] };
-        throw wrongVerb();
-      }
-      if (s.length === 4 && s[3] !== '') {
-        if (method === 'GET') return { op: 'pushGet', taskId: s[1], id: s[3] };
-        if (method === 'DELETE') return { op: 'pushDelete', taskId: s[1], id: s[3] };
-        throw wrongVerb();
-      }
-    }
-  }
-  throw new A2AError('MethodNotFound', 'No A2A operation at this path');
-}
-
-export function parseBody(body: string | undefined): Record<string, unknown> {
-  if (body === undefined || body.trim() === '') throw new A2AError('InvalidRequest', 'A JSON request body is required');
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    throw new A2AError('ParseError');
-  }
-  if (!v.isObject(parsed)) throw new A2AError('InvalidRequest', 'The request body must be a JSON object');
-  return parsed;
-}
-
-export function intOrRaw(s: string | null): unknown {
-  if (s === null) return undefined;
-  return /^-?\d+$/.test(s) ? Number(s) : s;
-}
-
-/** Query strings carry strings only; convert the known integer and boolean fields. */
-export function queryObject(q: URLSearchParams, ints: string[]): Record<string, unknown> {
-  const o: Record<string, unknown> = {};
-  for (const [k, val] of q) {
-    if (k === 'A2A-Version') continue;
-    if (ints.includes(k)) o[k] = intOrRaw(val);
-    else if (k === 'includeArtifacts') o[k] = val === 'true' ? true : val === 'false' ? false : val;
-    else o[k] = val;
-  }
-  return o;
 }

@@ -8,13 +8,16 @@ import type { CallToolResult, InputRequiredResult, ServerContext, ToolAnnotation
 import type { SkillAnnotationsConfig } from '../../config/config.js';
 import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
+import { AccessDenied } from '../../core/authz/access-denied.js';
+import { UnknownTenant } from '../../core/authz/unknown-agent.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { uuidv7 } from '../../core/ids/uuid-v7.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
-import { INTERRUPTED_STATES, TERMINAL_STATES, type Message, type Part, type SendMessageRequest, type TaskState } from '../../protocol/a2a/types.js';
+import { INTERRUPTED_STATES, TERMINAL_STATES, type JsonObject, type Message, type Part, type SendMessageRequest, type TaskState } from '../../protocol/a2a/types.js';
 import type { InFlightCalls } from './in-flight-calls.js';
 import { askForInput, clientTakesFormElicitation, continuationOf, type TaskStateCodec } from './input-required.js';
 import { errorResult, messageToToolResult, partsText, taskToToolResult } from './tool-result.js';
+import { toolCallMessage, toolResultOf } from '../../protocol/a2a/tool-call.js';
 
 export interface AgentToolSpec {
   name: string;
@@ -24,6 +27,12 @@ export interface AgentToolSpec {
   description: string;
   inputSchema: Record<string, unknown>;
   annotations: ToolAnnotations;
+  /**
+   * A tool the agent contributes (contributed-tools.ts): the call is sent as that tool's call
+   * with the arguments as given (`AgentToolArgs.data`), and answered with the result the tool
+   * left on its task. `pages`: where the agent's item pages are served.
+   */
+  contributed?: { tool: string; pages?: string };
 }
 
 export interface AgentToolArgs {
@@ -65,18 +74,14 @@ export const AGENT_TOOL_INPUT_SCHEMA: Record<string, unknown> = {
 export type SkillAnnotationsLookup = (agentId: string, skillId: string) => SkillAnnotationsConfig | undefined;
 
 /**
- * Hints for clients that gate confirmations on them. Built-ins whose behaviour is known say so;
- * for any other agent the honest default is "may act on the world, not known to be read-only".
- * Each hint set in the skill's config replaces its default.
+ * Hints for clients that gate confirmations on them. Agents whose behaviour is known say so
+ * (`AgentDefinition.toolAnnotations`); for any other the honest default is "may act on the world,
+ * not known to be read-only". Each hint set in the skill's config replaces the agent's or default.
  */
-function annotationsFor(agent: RegisteredAgent, title: string, configured: SkillAnnotationsConfig | undefined): ToolAnnotations {
-  const builtinReadOnly = agent.publicCard.name === 'Echo' || 'expert' in agent.definition;
-  const defaults = builtinReadOnly
-    ? { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }
-    : { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
-  if (!configured) return defaults;
-  const set = Object.fromEntries(Object.entries(configured).filter(([, v]) => typeof v === 'boolean'));
-  return { ...defaults, ...set };
+function annotationsFor(agent: RegisteredAgent, skillId: string, title: string, configured: SkillAnnotationsConfig | undefined): ToolAnnotations {
+  const defaults = { title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+  const hints = (h: object | undefined) => Object.fromEntries(Object.entries(h ?? {}).filter(([, v]) => typeof v === 'boolean'));
+  return { ...defaults, ...hints(agent.definition.toolAnnotations?.(skillId)), ...hints(configured) };
 }
 
 /** The tools of the agents, in a stable order (agents as registered, skills as on the card). */
@@ -89,7 +94,12 @@ export function agentToolSpecs(agents: readonly RegisteredAgent[], configured: S
       for (let i = 2; seen.has(name); i++) name = `${toolName(agent.id, skill.id).slice(0, MAX_TOOL_NAME - 4)}_${i}`;
       seen.add(name);
       const title = `${agent.publicCard.name}: ${skill.name}`;
-      const examples = skill.examples?.length ? ` Examples: ${skill.examples.slice(0, 3).map((e) => JSON.stringify(e)).join(', ')}.` : '';
+      const examples = skill.examples?.length
+        ? ` Examples: ${skill.examples
+            .slice(0, 3)
+            .map((e) => JSON.stringify(e))
+            .join(', ')}.`
+        : '';
       out.push({
         name,
         agentId: agent.id,
@@ -97,11 +107,26 @@ export function agentToolSpecs(agents: readonly RegisteredAgent[], configured: S
         title,
         description: `${skill.description} (Agent "${agent.publicCard.name}": ${agent.publicCard.description})${examples}`,
         inputSchema: AGENT_TOOL_INPUT_SCHEMA,
-        annotations: annotationsFor(agent, title, configured(agent.id, skill.id)),
+        annotations: annotationsFor(agent, skill.id, title, configured(agent.id, skill.id)),
       });
     }
   }
   return out;
+}
+
+/** The core's authorization refused a tool call (core/authz): the caller may not use this tool. */
+export class ToolRefused extends Error {
+  constructor(readonly refusal: A2AError) {
+    super(refusal.message);
+  }
+}
+
+/**
+ * A refusal of core/authz/authorizing-handler.ts: AccessDenied, or the hidden-agent rule's
+ * unknown tenant (an agent the caller may not see answers like one that is not here).
+ */
+export function isCoreRefusal(err: unknown): boolean {
+  return err instanceof AccessDenied || err instanceof UnknownTenant;
 }
 
 /** `legacy-elicitation`: a legacy session whose client declared elicitation (legacy-sessions.ts). */
@@ -128,12 +153,15 @@ export async function callAgentTool(
   principal: Principal,
   ctx: ServerContext,
   era: ToolCallEra,
+  /** 'throw': a refusal of the core's authorization before any task is thrown as ToolRefused instead of becoming an isError result */
+  refusal: 'result' | 'throw' = 'result',
 ): Promise<CallToolResult | InputRequiredResult> {
   const callCtx: CallContext = { agentId: spec.agentId, principal, requestedExtensions: [] };
   // In a legacy session the SDK's shim turns the input_required return into elicitation/create.
   const mrtr = era === 'legacy-elicitation' || (era === 'modern' && clientTakesFormElicitation(ctx));
-  let parts: Part[] = [{ text: args.message }];
-  if (args.data !== undefined) parts.push({ data: args.data as Part['data'], mediaType: 'application/json' });
+  const contributed = spec.contributed ? toolCallMessage({ tool: spec.contributed.tool, arguments: (args.data ?? {}) as JsonObject, ...(spec.contributed.pages ? { pages: spec.contributed.pages } : {}) }) : undefined;
+  let parts: Part[] = contributed ? contributed.parts : [{ text: args.message }];
+  if (!contributed && args.data !== undefined) parts.push({ data: args.data as Part['data'], mediaType: 'application/json' });
   let continueTaskId = args.taskId;
   if (era !== 'legacy') {
     const cont = continuationOf(ctx, { agentId: spec.agentId, tool: spec.name, sub: principal.subject });
@@ -160,7 +188,14 @@ export async function callAgentTool(
         break;
     }
   }
-  const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts, ...(continueTaskId ? { taskId: continueTaskId } : {}), ...(args.contextId ? { contextId: args.contextId } : {}) };
+  const message: Message = {
+    messageId: uuidv7(),
+    role: 'ROLE_USER',
+    parts,
+    ...(continueTaskId ? { taskId: continueTaskId } : {}),
+    ...(args.contextId ? { contextId: args.contextId } : {}),
+    ...(contributed?.metadata ? { metadata: contributed.metadata } : {}),
+  };
   // An empty skillId (generic send_message without `skill`) names no skill.
   const req: SendMessageRequest = { message, ...(spec.skillId ? { metadata: { [SKILL_METADATA_KEY]: spec.skillId } } : {}) };
 
@@ -217,8 +252,13 @@ export async function callAgentTool(
       const question = partsText(task.status.message?.parts) || 'The agent needs more input.';
       return askForInput(d.stateCodec, { v: 1, taskId: task.id, contextId: task.contextId, agentId: spec.agentId, tool: spec.name, sub: principal.subject }, question, ctx);
     }
+    // A contributed tool's answer is the result it left, unchanged (search/fetch shapes are pinned by clients).
+    const own = spec.contributed ? toolResultOf(task) : undefined;
+    if (own) return own as CallToolResult;
     return taskToToolResult(task, spec.name);
   } catch (err) {
+    // The core refused the caller before any task existed: the plain path hands the call to the SDK path.
+    if (refusal === 'throw' && !taskId && isCoreRefusal(err)) throw new ToolRefused(err as A2AError);
     if (err instanceof A2AError) return errorResult(`${err.message}${taskId ? ` (task ${taskId})` : ''}`);
     d.log.warn({ err, tool: spec.name }, 'mcp: tool call failed');
     return errorResult('The tool call failed inside Agentport.');

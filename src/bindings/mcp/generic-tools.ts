@@ -82,9 +82,10 @@ export const GENERIC_TOOLS: Record<GenericToolName, GenericToolSpec> = {
 /** Compiled once per process: the schemas are constants. */
 let compiled: Record<GenericToolName, StandardSchemaWithJSON> | undefined;
 function schemas(): Record<GenericToolName, StandardSchemaWithJSON> {
-  compiled ??= Object.fromEntries(
-    GENERIC_TOOL_NAMES.map((n) => [n, fromJsonSchema(GENERIC_TOOLS[n].inputSchema as Parameters<typeof fromJsonSchema>[0]) as StandardSchemaWithJSON]),
-  ) as Record<GenericToolName, StandardSchemaWithJSON>;
+  compiled ??= Object.fromEntries(GENERIC_TOOL_NAMES.map((n) => [n, fromJsonSchema(GENERIC_TOOLS[n].inputSchema as Parameters<typeof fromJsonSchema>[0]) as StandardSchemaWithJSON])) as Record<
+    GenericToolName,
+    StandardSchemaWithJSON
+  >;
   return compiled;
 }
 
@@ -97,28 +98,31 @@ interface SendArgs {
   skill?: string;
 }
 
+/** The arguments each generic tool's input schema (GENERIC_TOOLS) admits. */
+interface GenericToolArgs {
+  list_agents: Record<string, never>;
+  send_message: SendArgs;
+  get_task: { agentId: string; taskId: string; historyLength?: number };
+  cancel_task: { agentId: string; taskId: string };
+}
+
 /**
  * Registers the generic tools on one server instance. A name already taken by an agent's tool
  * (an agent `send` with a skill `message`) keeps the agent's tool; the generic one is left out.
  */
-export function registerGenericTools(
-  server: McpServer,
-  d: GenericToolsDeps,
-  agents: readonly RegisteredAgent[],
-  principal: Principal,
-  era: () => ToolCallEra,
-  taken: ReadonlySet<string>,
-): void {
+export function registerGenericTools(server: McpServer, d: GenericToolsDeps, agents: readonly RegisteredAgent[], principal: Principal, era: () => ToolCallEra, taken: ReadonlySet<string>): void {
   const s = schemas();
   const visible = (id: string): RegisteredAgent | undefined => {
     const a = agents.find((x) => x.id === id);
     return a && (!d.policy || d.policy.canSeeAgent(principal, a.id, 'mcp')) ? a : undefined;
   };
   const ctxOf = (id: string): CallContext => ({ agentId: id, principal, requestedExtensions: [] });
-  const register = (name: GenericToolName, run: (args: never, ctx: ServerContext) => Promise<CallToolResult> | CallToolResult) => {
+  const register = <N extends GenericToolName>(name: N, run: (args: GenericToolArgs[N], ctx: ServerContext) => Promise<CallToolResult> | CallToolResult) => {
     if (taken.has(name)) return;
     const t = GENERIC_TOOLS[name];
-    server.registerTool(name, { title: t.title, description: t.description, inputSchema: s[name], annotations: { title: t.title, ...t.annotations } }, (args, ctx) => run(args as never, ctx));
+    const inputSchema: StandardSchemaWithJSON = s[name];
+    // the SDK validated args against inputSchema, the JSON Schema of GenericToolArgs[N], before calling
+    server.registerTool(name, { title: t.title, description: t.description, inputSchema, annotations: { title: t.title, ...t.annotations } }, (args, ctx) => run(args as GenericToolArgs[N], ctx));
   };
 
   register('list_agents', () => {
@@ -135,7 +139,7 @@ export function registerGenericTools(
     return { content: [{ type: 'text', text: JSON.stringify(structuredContent) }], structuredContent };
   });
 
-  register('send_message', (args: SendArgs, ctx) => {
+  register('send_message', (args, ctx) => {
     if (!visible(args.agentId)) return notFoundAgent(args.agentId);
     const spec: AgentToolSpec = {
       name: 'send_message',
@@ -156,7 +160,7 @@ export function registerGenericTools(
     ) as Promise<CallToolResult>;
   });
 
-  register('get_task', async (args: { agentId: string; taskId: string; historyLength?: number }) => {
+  register('get_task', async (args) => {
     if (!visible(args.agentId)) return notFoundAgent(args.agentId);
     try {
       const task = await d.handler.getTask(ctxOf(args.agentId), { id: args.taskId, historyLength: args.historyLength ?? 0 });
@@ -166,7 +170,7 @@ export function registerGenericTools(
     }
   });
 
-  register('cancel_task', async (args: { agentId: string; taskId: string }) => {
+  register('cancel_task', async (args) => {
     if (!visible(args.agentId)) return notFoundAgent(args.agentId);
     try {
       return taskSnapshot(await d.handler.cancelTask(ctxOf(args.agentId), { id: args.taskId }));

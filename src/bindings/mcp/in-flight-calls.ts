@@ -26,7 +26,7 @@ export class InFlightCalls {
   /** Aborts the one call that matches; false when none or several do. */
   cancel(subject: string, requestId: RequestId, reason?: string): boolean {
     const set = this.calls.get(keyOf(subject, requestId));
-    if (!set || set.size !== 1) return false;
+    if (set?.size !== 1) return false;
     const [controller] = set;
     controller!.abort(new Error(reason ?? 'canceled by the client'));
     return true;

@@ -12,15 +12,7 @@
  * precise reason (`mac`, `expired`, `bind`, `malformed`) goes to the log only.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  createRequestStateCodec,
-  inputRequired,
-  inputResponse,
-  type AuthInfo,
-  type InputRequiredResult,
-  type RequestStateCodec,
-  type ServerContext,
-} from '@modelcontextprotocol/server';
+import { createRequestStateCodec, inputRequired, inputResponse, type AuthInfo, type InputRequiredResult, type RequestStateCodec, type ServerContext } from '@modelcontextprotocol/server';
 
 /** What a sealed `requestState` carries. Signed, not encrypted: the client can read it. */
 export interface AgentTaskState {

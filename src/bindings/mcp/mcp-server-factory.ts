@@ -9,24 +9,20 @@ import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import { agentToolSpecs, callAgentTool, toolName, type AgentToolArgs, type AgentToolSpec, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
+import { agentToolSpecs, callAgentTool, type AgentToolArgs, type AgentToolSpec, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { registerGenericTools } from './generic-tools.js';
 import type { TaskStateCodec } from './input-required.js';
 import { registerTaskTemplate } from './task-resources.js';
 import { TASKS_EXTENSION } from './mcp-tasks.js';
-import { CONFORMANCE_CAPABILITIES, registerConformanceFixtures } from './conformance-fixtures.js';
-import { FIXTURE_AGENT_ID } from './conformance-task-agent.js';
-import { registerFixtureTaskTools } from './conformance-task-tools.js';
+import type { McpFixtureModule } from './fixture-module.js';
 import { registerSkillPrompts, skillPrompts } from './skill-prompts.js';
-import { fetchTool, queryTool, searchTool, TABLE_EXPERT_TOOLS, type TableExpertBinding } from './table-expert-tools.js';
+import { contributedInstructions, contributedToolSpecs } from './contributed-tools.js';
 
 export interface McpScope {
   /** `/mcp` (every agent) or `/a2a/{id}/mcp` (one) */
   name: string;
   agents: RegisteredAgent[];
-  /** the Table Expert whose search/fetch/query tools this scope offers */
-  tableExpert?: TableExpertBinding;
 }
 
 export interface McpFactoryDeps {
@@ -41,9 +37,9 @@ export interface McpFactoryDeps {
   policy?: AuthorizationPolicy;
   /** list_agents, send_message, get_task, cancel_task (generic-tools.ts) */
   genericTools?: boolean;
-  /** also serve the conformance suite's fixture tools, resources and prompts (conformance-fixtures.ts) */
-  conformanceFixtures?: boolean;
-  /** where list changes are published to subscriptions/listen streams (the fixtures' triggers use it) */
+  /** `mcp.fixtureModule`: test-only tools, resources and prompts beside the agents' (fixture-module.ts) */
+  fixtureModule?: McpFixtureModule;
+  /** where list changes are published to subscriptions/listen streams (a fixture module may publish) */
   listBus?: ServerEventBus;
 }
 
@@ -72,13 +68,35 @@ export const cardResourceUri = (agentId: string) => `agentport://agents/${agentI
 
 const LIST_TTL_MS = 60_000;
 
+/**
+ * What an instance declares beside `tools` and the tasks extension, unless a fixture module says
+ * otherwise. prompts: the skills' examples (skill-prompts.ts); logging: logging/setLevel is
+ * accepted (nothing is logged to clients yet).
+ */
+const CAPABILITIES = { resources: { listChanged: true }, prompts: { listChanged: true }, logging: {} };
+
 /** The factory the SDK calls per request, and the agent tools it registers, for the plain path (plain-tool-call.ts). */
 export type ScopeServerFactory = ((ctx: McpRequestContext) => McpServer) & {
   /** the agent tool `name` as this caller's tools/list shows it; undefined when it is not there */
   agentTool(name: string, principal: Principal): AgentToolSpec | undefined;
+  /**
+   * The agent tool `name` for the plain path (plain-tool-answer.ts). Of an agent that does not
+   * tell skills apart, the tool is returned whoever calls, and the core alone decides whether the
+   * caller may use it: its question is then exactly `mayUseTool`'s (every skill of the agent).
+   * An agent with `skillOf` reads the skill from the message, which may name another skill than
+   * the tool's, so there the caller's tools/list decides first (`agentTool`), as a hidden tool
+   * must answer like an unknown one.
+   */
+  plainTool(name: string, principal: Principal): AgentToolSpec | undefined;
 };
 
-/** Whether the caller may see and call a tool reaching these skills of the agent (tools/list shows only those). */
+/**
+ * Whether the caller may see a tool reaching these skills of the agent: tools/list shows only
+ * those, and the SDK path registers only those, so a hidden tool's call gets an unknown tool's
+ * answer even with bad arguments (the SDK validates them before any handler runs). It is the same
+ * question the core asks when the call reaches it (core/authz/authorizing-handler.ts), which is
+ * the decision that counts; the plain path (plain-tool-answer.ts) asks only the core.
+ */
 function mayUseTool(policy: AuthorizationPolicy | undefined, principal: Principal, agentId: string, skillIds: readonly string[]): boolean {
   return !policy || (policy.canSeeAgent(principal, agentId, 'mcp') && policy.allows(principal, 'send-message', { agentId, skillIds, surface: 'mcp' }));
 }
@@ -92,24 +110,25 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
   };
   const tools = agentToolSpecs(scope.agents, d.skillAnnotations).map((spec) => ({ spec, schema: compile(spec.inputSchema) }));
   const agentIds = new Set(scope.agents.map((a) => a.id));
-  const takenNames = new Set([...tools.map((t) => t.spec.name), ...(scope.tableExpert ? Object.keys(TABLE_EXPERT_TOOLS) : [])]);
+  // The agents' own tools (contributed-tools.ts), called through the core like the skill tools.
+  const ownTools = contributedToolSpecs(scope.agents, new Set(tools.map((t) => t.spec.name))).map((spec) => ({
+    spec,
+    schema: compile(spec.inputSchema),
+    ...(spec.outputSchema ? { output: compile(spec.outputSchema) } : {}),
+  }));
+  const takenNames = new Set([...tools.map((t) => t.spec.name), ...ownTools.map((t) => t.spec.name)]);
   const cards = scope.agents.map((a) => ({ agent: a, uri: cardResourceUri(a.id), json: JSON.stringify(a.publicCard, null, 2) }));
-  const te = scope.tableExpert;
-  const teSchemas = te
-    ? {
-        search: compile(TABLE_EXPERT_TOOLS.search.inputSchema as unknown as Record<string, unknown>),
-        fetch: compile(TABLE_EXPERT_TOOLS.fetch.inputSchema as unknown as Record<string, unknown>),
-        query: compile(TABLE_EXPERT_TOOLS.query_table_expert.inputSchema as unknown as Record<string, unknown>),
-      }
-    : undefined;
   const names = scope.agents.map((a) => a.publicCard.name).join(', ');
   const instructions =
     `Agentport: A2A agents as MCP tools (${names}). Each tool sends a message to an agent skill and returns the task's result; ` +
     'when a result says the agent needs more input, call the same tool again with the given taskId.' +
-    (te ? ' For data questions use query_table_expert; search and fetch find and open tables, columns, rows and saved results.' : '');
+    contributedInstructions(scope.agents);
 
   const toolsByName = new Map(tools.map((t) => [t.spec.name, t.spec]));
-  const prompts = skillPrompts(scope.agents, tools.map((t) => t.spec));
+  const prompts = skillPrompts(
+    scope.agents,
+    tools.map((t) => t.spec),
+  );
   const agentTool = (name: string, principal: Principal): AgentToolSpec | undefined => {
     const spec = toolsByName.get(name);
     return spec && mayUseTool(d.policy, principal, spec.agentId, toolSkills(scope.agents, spec.agentId, spec.skillId)) ? spec : undefined;
@@ -117,56 +136,40 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
 
   const factory = (ctx: McpRequestContext): McpServer => {
     const principal = principalOf(ctx.authInfo);
-    const server = new McpServer(
-      serverInfo(d.version),
-      {
-        // listChanged: agents may come and go (AgentRegistry.onChange, announced by mcp-endpoint.ts).
-        // The tasks extension is answered by the endpoint (mcp-tasks.ts), outside this instance.
-        capabilities: {
-          // prompts: the skills' examples (skill-prompts.ts); logging: logging/setLevel is accepted (nothing is logged to clients yet)
-          ...(d.conformanceFixtures
-            ? { tools: { listChanged: true }, ...CONFORMANCE_CAPABILITIES }
-            : { tools: { listChanged: true }, resources: { listChanged: true }, prompts: { listChanged: true }, logging: {} }),
-          extensions: { [TASKS_EXTENSION]: {} },
-        },
-        instructions,
-        cacheHints: {
-          'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
-          'resources/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
-          'prompts/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
-          'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
-        },
-        requestState: { verify: d.stateCodec.verify },
+    const server = new McpServer(serverInfo(d.version), {
+      // listChanged: agents may come and go (AgentRegistry.onChange, announced by mcp-endpoint.ts).
+      // The tasks extension is answered by the endpoint (mcp-tasks.ts), outside this instance.
+      capabilities: { tools: { listChanged: true }, ...(d.fixtureModule?.capabilities ?? CAPABILITIES), extensions: { [TASKS_EXTENSION]: {} } },
+      instructions,
+      cacheHints: {
+        'tools/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+        'resources/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+        'prompts/list': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
+        'server/discover': { ttlMs: LIST_TTL_MS, cacheScope: 'private' },
       },
-    );
+      requestState: { verify: d.stateCodec.verify },
+    });
     // A refused requestState reaches the client as the SDK's frozen -32602; the reason is logged here.
     server.server.onerror = (err) => d.log.debug({ err: err.message }, 'mcp: server error (e.g. a refused requestState)');
 
     // tools/list shows only what this caller may use, and a hidden tool's call is an unknown tool's.
     const policy = d.policy;
     const mayUse = (agentId: string, skillIds: readonly string[]) => mayUseTool(policy, principal, agentId, skillIds);
-    const usecases = policy?.usecases(principal);
-    const dataScope = usecases ? { usecases } : undefined;
     for (const { spec, schema } of tools) {
       if (!mayUse(spec.agentId, toolSkills(scope.agents, spec.agentId, spec.skillId))) continue;
       server.registerTool(spec.name, { title: spec.title, description: spec.description, inputSchema: schema, annotations: spec.annotations }, (args, toolCtx) =>
         callAgentTool(d, spec, args as AgentToolArgs, principal, toolCtx, eraOf(ctx.era, server)),
       );
     }
-    registerSkillPrompts(server, prompts.filter((p) => mayUse(p.spec.agentId, toolSkills(scope.agents, p.spec.agentId, p.spec.skillId))));
-    if (te && teSchemas) {
-      const teTool = (skills: readonly string[]) => mayUse(te.agentId, toolSkills(scope.agents, te.agentId, ...skills));
-      const t = TABLE_EXPERT_TOOLS;
-      if (teTool(['search'])) server.registerTool('search', { title: t.search.title, description: t.search.description, inputSchema: teSchemas.search, annotations: t.search.annotations }, (args, c) =>
-        searchTool(te, args as { query: string; limit?: number }, c.mcpReq.signal, dataScope),
-      );
-      if (teTool(['fetch'])) server.registerTool('fetch', { title: t.fetch.title, description: t.fetch.description, inputSchema: teSchemas.fetch, annotations: t.fetch.annotations }, (args, c) =>
-        fetchTool(te, args as { id: string }, c.mcpReq.signal, dataScope),
-      );
-      const q = t.query_table_expert;
-      if (teTool(['ask', 'query'])) server.registerTool('query_table_expert', { title: q.title, description: q.description, inputSchema: teSchemas.query, annotations: q.annotations }, (args, c) =>
-        queryTool(te, args as { question: string; maxRows?: number }, c.mcpReq.signal, dataScope),
-      );
+    registerSkillPrompts(
+      server,
+      prompts.filter((p) => mayUse(p.spec.agentId, toolSkills(scope.agents, p.spec.agentId, p.spec.skillId))),
+    );
+    // The usecases a call may read are the core's to attach (core/authz), not this face's.
+    for (const { spec, schema, output } of ownTools) {
+      if (!mayUse(spec.agentId, toolSkills(scope.agents, spec.agentId, ...spec.skills))) continue;
+      const meta = { title: spec.title, description: spec.description, inputSchema: schema, ...(output ? { outputSchema: output } : {}), annotations: spec.annotations };
+      server.registerTool(spec.name, meta, (args, toolCtx) => callAgentTool(d, spec, { message: '', data: args as Record<string, unknown> }, principal, toolCtx, eraOf(ctx.era, server)));
     }
 
     for (const c of cards) {
@@ -182,12 +185,13 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
     if (d.genericTools) registerGenericTools(server, d, scope.agents, principal, () => eraOf(ctx.era, server), takenNames);
 
     registerTaskTemplate(server, d.handler, agentIds, principal);
-    if (d.conformanceFixtures) {
-      registerConformanceFixtures(server, d.stateCodec as RequestStateCodec<unknown>, d.listBus);
-      registerFixtureTaskTools(server, (fixture) => agentTool(toolName(FIXTURE_AGENT_ID, fixture), principal), (spec, args, toolCtx) =>
-        callAgentTool(d, spec, args, principal, toolCtx, eraOf(ctx.era, server)),
-      );
-    }
+    d.fixtureModule?.register(server, {
+      principal,
+      requestState: d.stateCodec as RequestStateCodec<unknown>,
+      listBus: d.listBus,
+      agentTool: (name) => agentTool(name, principal),
+      callAgentTool: (spec, args, toolCtx) => callAgentTool(d, spec, args, principal, toolCtx, eraOf(ctx.era, server)),
+    });
 
     if (ctx.era === 'legacy') {
       // Stateless legacy: the cancel arrives in its own POST, to this fresh instance (in-flight-calls.ts).
@@ -200,7 +204,12 @@ export function createMcpServerFactory(d: McpFactoryDeps, scope: McpScope): Scop
     }
     return server;
   };
-  return Object.assign(factory, { agentTool });
+  const skillBlind = new Set(scope.agents.filter((a) => !a.definition.skillOf).map((a) => a.id));
+  const plainTool = (name: string, principal: Principal): AgentToolSpec | undefined => {
+    const spec = toolsByName.get(name);
+    return spec && skillBlind.has(spec.agentId) ? spec : agentTool(name, principal);
+  };
+  return Object.assign(factory, { agentTool, plainTool });
 }
 
 export { InFlightCalls };

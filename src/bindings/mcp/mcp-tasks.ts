@@ -16,7 +16,7 @@ import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { uuidv7 } from '../../core/ids/uuid-v7.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
-import { TERMINAL_STATES, type JsonObject, type Message, type Part, type Task, type TaskState } from '../../protocol/a2a/types.js';
+import { TERMINAL_STATES, type JsonObject, type Message, type Part, type Task } from '../../protocol/a2a/types.js';
 import { SERVER_FAILURE_MESSAGES } from '../../core/tasks/task-service.js';
 import { SKILL_METADATA_KEY, type AgentToolArgs, type AgentToolSpec } from './agent-tools.js';
 import { ANSWER_KEY } from './input-required.js';
@@ -134,9 +134,10 @@ export async function serveTasksMethod(
     if (method === 'tasks/cancel') {
       const task = await read();
       // Idempotent: a terminal task gets the same empty ack (the spec keeps -32602 for unknown ids).
-      if (!TERMINAL_STATES.has(task.status.state)) await handler.cancelTask(ctx, { id: ref.taskId }).catch((err: unknown) => {
-        if (!(err instanceof A2AError && err.kind === 'TaskNotCancelable')) throw err;
-      });
+      if (!TERMINAL_STATES.has(task.status.state))
+        await handler.cancelTask(ctx, { id: ref.taskId }).catch((err: unknown) => {
+          if (!(err instanceof A2AError && err.kind === 'TaskNotCancelable')) throw err;
+        });
       return { result: { resultType: 'complete' } };
     }
     if (method === 'tasks/update') {

@@ -9,7 +9,7 @@
  * them, no progress token, no MRTR state or answers, a client that cannot take elicitation (so the
  * result is never `input_required`), arguments the tool's schema accepts, and a tool this caller
  * may see. Anything else returns undefined and goes to the SDK, which answers it — errors
- * included — as before. test/mcp/plain-tool-call.test.ts pins that both paths answer alike.
+ * included — as before. test/bindings/mcp/plain-tool-call.test.ts pins that both paths answer alike.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { AgentToolArgs } from './agent-tools.js';
@@ -72,14 +72,16 @@ export function plainToolCallOf(body: unknown, headers: HeaderLookup): PlainTool
 /** AGENT_TOOL_INPUT_SCHEMA, checked by hand: `{message: non-empty string, data?: object, taskId?: non-empty string}`, nothing else. */
 function agentToolArgs(a: unknown): AgentToolArgs | undefined {
   if (!isObject(a) || !onlyKeys(a, ['message', 'data', 'taskId'])) return undefined;
-  if (typeof a.message !== 'string' || a.message.length === 0) return undefined;
-  if (a.data !== undefined && !isObject(a.data)) return undefined;
-  if (a.taskId !== undefined && (typeof a.taskId !== 'string' || a.taskId.length === 0)) return undefined;
-  return a as unknown as AgentToolArgs;
+  const { message, data, taskId } = a;
+  if (typeof message !== 'string' || message.length === 0) return undefined;
+  if (data !== undefined && !isObject(data)) return undefined;
+  if (taskId !== undefined && (typeof taskId !== 'string' || taskId.length === 0)) return undefined;
+  return { message, ...(data !== undefined ? { data } : {}), ...(taskId !== undefined ? { taskId } : {}) };
 }
 
 /** The slice of the SDK's tool context that `callAgentTool` reads, for a plain call. */
 export function plainToolContext(call: PlainToolCall, signal: AbortSignal): ServerContext {
+  // a slice of the SDK's context type (the SDK builds the full one only for calls it routes itself), cast whole
   return {
     mcpReq: {
       id: call.id,
@@ -99,7 +101,7 @@ const TASK_METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'];
 export function tasksRequestOf(
   body: unknown,
   headers: HeaderLookup,
-): { id: string | number; method: string; params: Record<string, unknown>; meta: Record<string, unknown>; /** SEP-2663: `Mcp-Name`, when sent, carries params.taskId */ nameMatches: boolean } | undefined {
+): { id: string | number; method: string; params: Record<string, unknown>; meta: Record<string, unknown> /** SEP-2663: `Mcp-Name`, when sent, carries params.taskId */; nameMatches: boolean } | undefined {
   if (!isObject(body) || body.jsonrpc !== '2.0' || typeof body.method !== 'string' || !TASK_METHODS.includes(body.method)) return undefined;
   const id = body.id;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;

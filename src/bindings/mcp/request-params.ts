@@ -12,9 +12,18 @@ type Check = (params: Record<string, unknown>) => string | undefined;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const str = (field: string): Check => (p) => (typeof p[field] === 'string' ? undefined : `'params.${field}' must be a string`);
-const optObject = (field: string): Check => (p) => (p[field] === undefined || isObject(p[field]) ? undefined : `'params.${field}' must be an object`);
-const obj = (field: string): Check => (p) => (isObject(p[field]) ? undefined : `'params.${field}' must be an object`);
+const str =
+  (field: string): Check =>
+  (p) =>
+    typeof p[field] === 'string' ? undefined : `'params.${field}' must be a string`;
+const optObject =
+  (field: string): Check =>
+  (p) =>
+    p[field] === undefined || isObject(p[field]) ? undefined : `'params.${field}' must be an object`;
+const obj =
+  (field: string): Check =>
+  (p) =>
+    isObject(p[field]) ? undefined : `'params.${field}' must be an object`;
 const clientInfo: Check = (p) => {
   const c = p.clientInfo;
   if (!isObject(c)) return `'params.clientInfo' must be an object`;

@@ -28,8 +28,8 @@ export function registerTaskTemplate(server: McpServer, handler: A2AHandler, age
       mimeType: 'application/json',
     },
     async (uri, vars): Promise<ReadResourceResult> => {
-      const agentId = single(vars['agentId']);
-      const taskId = single(vars['taskId']);
+      const agentId = single(vars.agentId);
+      const taskId = single(vars.taskId);
       if (!agentId || !taskId || !agentIds.has(agentId)) throw new ResourceNotFoundError(uri.href);
       try {
         const task = await handler.getTask({ agentId, principal, requestedExtensions: [] }, { id: taskId, historyLength: HISTORY_LENGTH });

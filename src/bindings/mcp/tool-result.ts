@@ -77,9 +77,7 @@ export function taskToToolResult(task: Task, toolName: string): CallToolResult {
     case 'TASK_STATE_INPUT_REQUIRED':
     case 'TASK_STATE_AUTH_REQUIRED': {
       const what = state === 'TASK_STATE_INPUT_REQUIRED' ? 'needs more input' : 'needs authorization';
-      const text =
-        `The agent ${what}${statusText ? `: ${statusText}` : '.'}\n\n` +
-        `To continue, call ${toolName} again with {"taskId": "${task.id}", "message": "<your answer>"}.`;
+      const text = `The agent ${what}${statusText ? `: ${statusText}` : '.'}\n\n` + `To continue, call ${toolName} again with {"taskId": "${task.id}", "message": "<your answer>"}.`;
       const sc = { taskId: task.id, contextId: task.contextId, state, ...(statusText ? { question: statusText } : {}) };
       return { isError: true, content: [{ type: 'text', text }], structuredContent: sc, _meta };
     }

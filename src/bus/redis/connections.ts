@@ -2,6 +2,7 @@
  * The two Redis connections of a replica's bus and what opening and closing them takes.
  */
 import { Redis } from 'ioredis';
+import { redactUrl } from '../../config/redact-url.js';
 
 export class RedisUnavailableError extends Error {
   readonly code = 'AGENTPORT_REDIS_UNAVAILABLE';
@@ -16,23 +17,12 @@ export class RedisUnavailableError extends Error {
   }
 }
 
-/** The URL with its password masked, for errors and logs. */
-export function redactRedisUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return '(unparseable Redis URL)';
-  }
-}
-
 export function assertRedisUrl(url: string): void {
   let protocol: string;
   try {
     protocol = new URL(url).protocol;
   } catch {
-    throw new Error(`event bus: the Redis URL is not a URL: ${redactRedisUrl(url)}`);
+    throw new Error(`event bus: the Redis URL is not a URL: ${redactUrl(url, '(unparseable Redis URL)')}`);
   }
   if (protocol !== 'redis:' && protocol !== 'rediss:') {
     throw new Error(`event bus: the Redis URL must start with redis:// or rediss://, got ${protocol}//`);

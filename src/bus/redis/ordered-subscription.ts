@@ -8,7 +8,7 @@
  * ahead of the next expected seq, the missing range is already in the log and is read from there.
  */
 import type { TaskEventListener } from '../event-bus.js';
-import type { TaskEventRecord } from '../../store/store.js';
+import type { TaskEventRecord } from '../../store/task-event-record.js';
 
 /** `Store.readEvents`: records with seq > afterSeq, in order. */
 export type EventLogReader = (taskId: string, afterSeq: number, limit: number) => Promise<TaskEventRecord[]>;
@@ -88,7 +88,7 @@ export class OrderedSubscription {
   private deliverContiguous(records: readonly TaskEventRecord[]): TaskEventRecord[] {
     for (let i = 0; i < records.length; i++) {
       if (this.closed) return [];
-      const r = records[i];
+      const r = records[i]!;
       if (this.last === undefined || r.seq === this.last + 1) this.deliver(r);
       else if (r.seq > this.last) return records.slice(i);
     }

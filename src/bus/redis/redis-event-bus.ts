@@ -9,17 +9,10 @@
  * read from the log on a timer, so streams keep moving on PostgreSQL alone.
  */
 import type { Redis } from 'ioredis';
-import type { TaskEventRecord } from '../../store/store.js';
+import { redactUrl } from '../../config/redact-url.js';
+import type { TaskEventRecord } from '../../store/task-event-record.js';
 import type { BusHealth, EventBus, SubscribeOptions, TaskControl, TaskControlListener, TaskEventListener } from '../event-bus.js';
-import {
-  assertRedisUrl,
-  closeConnection,
-  createBusConnection,
-  nextReady,
-  redactRedisUrl,
-  RedisUnavailableError,
-  withTimeout,
-} from './connections.js';
+import { assertRedisUrl, closeConnection, createBusConnection, nextReady, RedisUnavailableError, withTimeout } from './connections.js';
 import { OrderedSubscription, type EventLogReader } from './ordered-subscription.js';
 import { encodeFrame, parseControl, parseEventRecords, readFrameHeader } from './wire-format.js';
 
@@ -94,7 +87,7 @@ export class RedisEventBus implements EventBus {
     assertRedisUrl(opts.url);
     if (!opts.replicaId) throw new Error('event bus: replicaId must not be empty');
     this.replicaId = opts.replicaId;
-    this.url = redactRedisUrl(opts.url);
+    this.url = redactUrl(opts.url, '(unparseable Redis URL)');
     this.readEvents = opts.readEvents;
     this.log = opts.log ?? processWarningLog;
     this.pollWhileDownMs = opts.pollWhileDownMs ?? 1000;
@@ -103,8 +96,7 @@ export class RedisEventBus implements EventBus {
     this.eventsChannel = `${prefix}:events`;
     this.controlChannel = `${prefix}:control`;
 
-    const connection = (role: string): Redis =>
-      createBusConnection({ url: opts.url, name: `agentport:${this.replicaId}:${role}`, connectTimeoutMs: this.connectTimeoutMs });
+    const connection = (role: string): Redis => createBusConnection({ url: opts.url, name: `agentport:${this.replicaId}:${role}`, connectTimeoutMs: this.connectTimeoutMs });
     this.pub = connection('pub');
     this.sub = connection('sub');
     for (const conn of [this.pub, this.sub]) {
@@ -241,7 +233,8 @@ export class RedisEventBus implements EventBus {
   private publishRecords(taskId: string, records: TaskEventRecord[]): void {
     const dropped = (err: unknown): void => {
       if (this.closed) return;
-      this.rememberDropped(records[records.length - 1]);
+      // never empty: callers publish a task's group of records, or one dropped tail
+      this.rememberDropped(records[records.length - 1]!);
       if (this.publishFailureLogged) return;
       this.publishFailureLogged = true;
       this.log.warn({ err, url: this.url }, 'event bus: Redis unavailable, events are not fanned out to other replicas (they read the log meanwhile)');

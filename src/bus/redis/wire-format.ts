@@ -9,7 +9,7 @@
  * fields are JSON strings, which cannot hold a raw newline, so no id can break the framing.
  */
 import type { ForwardedMessage, TaskControl } from '../event-bus.js';
-import type { TaskEventRecord } from '../../store/store.js';
+import type { TaskEventRecord } from '../../store/task-event-record.js';
 
 export interface FrameHeader {
   origin: string;

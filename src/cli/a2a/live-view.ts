@@ -74,7 +74,7 @@ export class LiveView {
 
   event(r: StreamResponse, id?: string): void {
     if (this.opts.mode === 'json') {
-      this.io.stdout(JSON.stringify(id === undefined ? r : { id, ...r }) + '\n');
+      this.io.stdout(`${JSON.stringify(id === undefined ? r : { id, ...r })}\n`);
       this.track(r);
       return;
     }

@@ -2,7 +2,11 @@
 import type { AgentCard, Part, Task, TaskState } from '../../protocol/a2a/types.js';
 
 /** `TASK_STATE_INPUT_REQUIRED` → `input-required` */
-export const stateName = (s: TaskState | string): string => s.replace(/^TASK_STATE_/, '').toLowerCase().replace(/_/g, '-');
+export const stateName = (s: TaskState | string): string =>
+  s
+    .replace(/^TASK_STATE_/, '')
+    .toLowerCase()
+    .replace(/_/g, '-');
 
 /** A part as text: text as is, data as JSON, files as a one-line description. */
 export function partText(p: Part): string {
@@ -37,7 +41,7 @@ export function taskSummary(t: Task, render: PartsRenderer = partsText): string 
   for (const a of t.artifacts ?? []) {
     lines.push('', `── artifact ${a.name ?? a.artifactId}`, render(a.parts));
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 export function cardSummary(card: AgentCard, chosen: { url: string; protocolBinding: string; protocolVersion: string } | undefined): string {
@@ -60,12 +64,12 @@ export function cardSummary(card: AgentCard, chosen: { url: string; protocolBind
     out.push(`  ${s.id}  ${s.name}: ${s.description}`);
     for (const ex of s.examples ?? []) out.push(`      e.g. ${ex}`);
   }
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 export function taskTable(tasks: Task[]): string {
   const rows = tasks.map((t) => [t.id, stateName(t.status.state), t.contextId, t.status.timestamp ?? '-']);
   const table = [['TASK', 'STATE', 'CONTEXT', 'UPDATED'], ...rows];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-  return table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
+  return `${table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`;
 }

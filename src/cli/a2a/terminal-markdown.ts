@@ -58,7 +58,13 @@ export function inlineMarkdown(s: TerminalStyle, text: string): string {
 }
 
 const TABLE_RULE = /^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$/;
-const cellsOf = (row: string) => row.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((c) => c.trim());
+const cellsOf = (row: string) =>
+  row
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map((c) => c.trim());
 
 export function renderMarkdown(s: TerminalStyle, markdown: string): string {
   const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
@@ -79,7 +85,14 @@ export function renderMarkdown(s: TerminalStyle, markdown: string): string {
       let j = i + 2;
       for (; j < lines.length && lines[j]!.includes('|') && lines[j]!.trim() !== ''; j++) rows.push(cellsOf(lines[j]!));
       const numeric = header.map((_, c) => rows.length > 0 && rows.every((r) => /^-?[\d.,]+%?$/.test(r[c] ?? '')));
-      out.push(...alignedTable(s, header.map((h) => inlineMarkdown(s, h)), rows.map((r) => r.map((c) => inlineMarkdown(s, c))), numeric));
+      out.push(
+        ...alignedTable(
+          s,
+          header.map((h) => inlineMarkdown(s, h)),
+          rows.map((r) => r.map((c) => inlineMarkdown(s, c))),
+          numeric,
+        ),
+      );
       i = j - 1;
       continue;
     }
@@ -112,5 +125,8 @@ export function renderMarkdown(s: TerminalStyle, markdown: string): string {
     out.push(inlineMarkdown(s, line));
   }
   // At most one blank line in a row, none at the ends.
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').replace(/^\n+|\n+$/g, '');
+  return out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .replace(/^\n+|\n+$/g, '');
 }

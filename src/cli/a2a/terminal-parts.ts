@@ -83,7 +83,12 @@ function jsonText(data: unknown, o: TerminalPartsOptions): string {
 function partForTerminal(p: Part, o: TerminalPartsOptions): string {
   if (p.text !== undefined) {
     if (p.mediaType === 'text/markdown') return renderMarkdown(o, p.text);
-    if (p.mediaType === 'application/sql') return `${dim(o, 'SQL')}\n${p.text.trim().split('\n').map((l) => `    ${l}`).join('\n')}`;
+    if (p.mediaType === 'application/sql')
+      return `${dim(o, 'SQL')}\n${p.text
+        .trim()
+        .split('\n')
+        .map((l) => `    ${l}`)
+        .join('\n')}`;
     return p.text;
   }
   if (p.data !== undefined) {
@@ -102,7 +107,10 @@ export function partsForTerminal(parts: readonly Part[], o: TerminalPartsOptions
     if (p.text !== undefined && last?.text !== undefined && last.mediaType === p.mediaType) merged[merged.length - 1] = { ...last, text: last.text + p.text };
     else merged.push(p);
   }
-  return merged.map((p) => partForTerminal(p, o)).filter((t) => t !== '').join('\n\n');
+  return merged
+    .map((p) => partForTerminal(p, o))
+    .filter((t) => t !== '')
+    .join('\n\n');
 }
 
 /** The renderer a command uses: the parts as sent with `--raw`, else for this terminal. */

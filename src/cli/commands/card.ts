@@ -3,7 +3,7 @@
  * marked *), capabilities, security, skills; --jwks checks its signature; --json prints it.
  */
 import type { Command } from 'commander';
-import { A2AClient, CardResolver, verifyCardSignature } from '../../client/index.js';
+import { A2AClient, type AgentInterface, CardResolver, verifyCardSignature } from '../../client/index.js';
 import { clientOptions, CONNECTION_HELP, checkUrl, withConnectionOptions, type ConnectionFlags } from '../a2a/connection.js';
 import { EXIT } from '../a2a/exit-codes.js';
 import { cardSummary } from '../a2a/render.js';
@@ -39,7 +39,7 @@ export function registerCard(program: Command, io: CliIO): void {
         const resolved = await new CardResolver().resolve(url);
         if (f.jwks) await verifyCardSignature(resolved.card, resolved.url, { jwks: f.jwks });
         let card = resolved.card;
-        let chosen;
+        let chosen: AgentInterface | undefined;
         try {
           client = A2AClient.fromCard(card, clientOptions(f, io));
           chosen = client.currentInterface;
@@ -47,11 +47,11 @@ export function registerCard(program: Command, io: CliIO): void {
           if (f.extended) throw err;
         }
         if (f.extended) card = await client!.getExtendedAgentCard();
-        if (f.json) io.stdout(JSON.stringify(card, null, 2) + '\n');
+        if (f.json) io.stdout(`${JSON.stringify(card, null, 2)}\n`);
         else {
           io.stdout(`card     ${resolved.url}${resolved.cardVersion === '0.3' ? '  (v0.3 card)' : ''}${f.extended ? '  (extended)' : ''}\n`);
           if (f.jwks) io.stdout(`verified signature by a key of ${f.jwks}\n`);
-          io.stdout('\n' + cardSummary(card, chosen));
+          io.stdout(`\n${cardSummary(card, chosen)}`);
         }
       } catch (err) {
         code = failed(io, err, 'card');

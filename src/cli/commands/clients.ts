@@ -59,7 +59,7 @@ export function registerClients(program: Command, io: CliIO): void {
       }
       const table = [['CLIENT_ID', 'NAME', 'GRANTS', 'AUTH', 'REDIRECT_URIS'], ...rows.map((c) => [c.clientId, c.name ?? '-', c.grantTypes.join(','), c.authMethod, c.redirectUris.join(' ') || '-'])];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-      for (const r of table) io.stdout(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ') + '\n');
+      for (const r of table) io.stdout(`${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`);
       return 0;
     });
   });

@@ -80,7 +80,7 @@ async function connect(io: CliIO, client: ConnectClient, f: { url?: string; agen
       ...(agent ? { agent } : {}),
     });
     if (f.json) {
-      io.stdout(JSON.stringify(guide) + '\n');
+      io.stdout(`${JSON.stringify(guide)}\n`);
       return EXIT.ok;
     }
     const lines = [`${guide.title} → ${facts.mcp.url}`, ''];
@@ -88,7 +88,7 @@ async function connect(io: CliIO, client: ConnectClient, f: { url?: string; agen
       lines.push(`${i + 1}. ${s.text}`);
       if (s.code) lines.push(...s.code.split('\n').map((l) => `     ${l}`));
     });
-    io.stdout(lines.join('\n') + '\n');
+    io.stdout(`${lines.join('\n')}\n`);
     return EXIT.ok;
   } catch (err) {
     if (err instanceof ServerDescriptionError) {

@@ -21,14 +21,9 @@ Examples:
 `;
 
 export function registerDb(program: Command, io: CliIO): void {
-  const db = program
-    .command('db')
-    .description('database schema: apply migrations, show which are applied')
-    .addHelpText('after', DB_HELP);
+  const db = program.command('db').description('database schema: apply migrations, show which are applied').addHelpText('after', DB_HELP);
   const common = (cmd: Command): Command =>
-    cmd
-      .option('-c, --config <file>', 'config file (default: $AGENTPORT_CONFIG, else ./agentport.yaml if present)')
-      .option('--storage <url>', 'sqlite:<path> or postgres://… instead of the config file\'s storage section');
+    cmd.option('-c, --config <file>', 'config file (default: $AGENTPORT_CONFIG, else ./agentport.yaml if present)').option('--storage <url>', "sqlite:<path> or postgres://… instead of the config file's storage section");
 
   common(db.command('migrate').description('apply pending migrations; prints what it applied'))
     .addHelpText('after', DB_HELP)
@@ -36,11 +31,7 @@ export function registerDb(program: Command, io: CliIO): void {
       await withStore(options, io, async (store) => {
         const applied = await store.applyMigrations();
         for (const name of applied) io.stdout(`applied  ${name}\n`);
-        io.stdout(
-          applied.length === 0
-            ? `${store.location}: up to date\n`
-            : `${store.location}: ${applied.length} migration${applied.length === 1 ? '' : 's'} applied, up to date\n`,
-        );
+        io.stdout(applied.length === 0 ? `${store.location}: up to date\n` : `${store.location}: ${applied.length} migration${applied.length === 1 ? '' : 's'} applied, up to date\n`);
         return 0;
       });
     });
@@ -56,32 +47,32 @@ export function registerDb(program: Command, io: CliIO): void {
         io.exit(1);
         return;
       }
-      await withStore(options, io, async (store) => {
-        const s = await store.migrationStatus();
-        for (const name of s.applied) io.stdout(`${s.unknown.includes(name) ? 'unknown' : 'applied'}  ${name}\n`);
-        for (const name of s.pending) io.stdout(`pending  ${name}\n`);
-        const counts = `${s.applied.length - s.unknown.length} applied, ${s.pending.length} pending, ${s.unknown.length} unknown`;
-        if (s.unknown.length > 0) {
-          io.stdout(`${store.location}: ${counts}: the database schema is newer than this Agentport; upgrade Agentport\n`);
-          return 1;
-        }
-        if (s.pending.length > 0) {
-          io.stdout(`${store.location}: ${counts}: run agentport db migrate\n`);
-          return 1;
-        }
-        io.stdout(`${store.location}: ${counts}: up to date\n`);
-        return 0;
-      }, storage);
+      await withStore(
+        options,
+        io,
+        async (store) => {
+          const s = await store.migrationStatus();
+          for (const name of s.applied) io.stdout(`${s.unknown.includes(name) ? 'unknown' : 'applied'}  ${name}\n`);
+          for (const name of s.pending) io.stdout(`pending  ${name}\n`);
+          const counts = `${s.applied.length - s.unknown.length} applied, ${s.pending.length} pending, ${s.unknown.length} unknown`;
+          if (s.unknown.length > 0) {
+            io.stdout(`${store.location}: ${counts}: the database schema is newer than this Agentport; upgrade Agentport\n`);
+            return 1;
+          }
+          if (s.pending.length > 0) {
+            io.stdout(`${store.location}: ${counts}: run agentport db migrate\n`);
+            return 1;
+          }
+          io.stdout(`${store.location}: ${counts}: up to date\n`);
+          return 0;
+        },
+        storage,
+      );
     });
 }
 
 /** Opens the store, checks it answers, runs `work`, closes it; exits with work's code, or 1 on a database error. */
-async function withStore(
-  options: DbOptions,
-  io: CliIO,
-  work: (store: OpenedStore) => Promise<number>,
-  resolved?: StorageConfig,
-): Promise<void> {
+async function withStore(options: DbOptions, io: CliIO, work: (store: OpenedStore) => Promise<number>, resolved?: StorageConfig): Promise<void> {
   const storage = resolved ?? resolveStorage(options, io);
   if (!storage) return;
   let store: OpenedStore | undefined;

@@ -11,7 +11,7 @@ import { startOrExit } from '../start-failure-message.js';
 import { formatDevBanner } from '../dev-banner.js';
 import type { CliIO } from '../io.js';
 import { stopOnSignals } from '../shutdown.js';
-import { packageVersion } from '../version.js';
+import { packageVersion } from '../../config/package-version.js';
 import { configFromServeOptions, loadServeConfig, serverOptions, type ServeOptions } from './serve.js';
 import { firstStartNotice } from '../../server/first-start.js';
 import { firstAdminUserNotice } from '../../auth/oauth/first-admin-user.js';
@@ -40,17 +40,11 @@ async function dev(options: ServeOptions, io: CliIO): Promise<void> {
   const loaded = configFromServeOptions(options, io);
   if (!loaded) return;
   const devKey: ApiKeyConfig | undefined =
-    loaded.auth.mode === 'required'
-      ? { key: `dev_${randomBytes(24).toString('base64url')}`, subject: 'dev', scopes: [SCOPES.discover, SCOPES.publish, SCOPES.mcpTools] }
-      : undefined;
+    loaded.auth.mode === 'required' ? { key: `dev_${randomBytes(24).toString('base64url')}`, subject: 'dev', scopes: [SCOPES.discover, SCOPES.publish, SCOPES.mcpTools] } : undefined;
   const withDevKey = (c: Config): Config => (devKey ? { ...c, auth: { ...c.auth, apiKeys: [...c.auth.apiKeys, devKey] } } : c);
   const config = withDevKey(loaded);
 
-  const [{ startServer }, { DevReloader }, { DevWatcher }] = await Promise.all([
-    import('../../server/start.js'),
-    import('../../server/dev-reload.js'),
-    import('../../server/dev-watch.js'),
-  ]);
+  const [{ startServer }, { DevReloader }, { DevWatcher }] = await Promise.all([import('../../server/start.js'), import('../../server/dev-reload.js'), import('../../server/dev-watch.js')]);
   const server = await startOrExit(() => startServer(config), config, io);
   if (!server) return;
 

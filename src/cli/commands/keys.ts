@@ -4,7 +4,6 @@
  */
 import type { Command } from 'commander';
 import { createApiKey } from '../../auth/api-keys.js';
-import type { StoredApiKey } from '../../store/store.js';
 import type { CliIO } from '../io.js';
 import { storeOptions, withCurrentStore, type StoreOptions } from '../store-access.js';
 
@@ -97,21 +96,19 @@ export function registerKeys(program: Command, io: CliIO): void {
       }
       const table = [['ID', 'SUBJECT', 'SCOPES', 'USECASE', 'CREATED', 'EXPIRES', 'STATUS'], ...rows];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-      for (const r of table) io.stdout(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ') + '\n');
+      for (const r of table) io.stdout(`${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`);
       return 0;
     });
   });
 
-  common(keys.command('revoke').description('revoke a key by its id; it stops working at once').argument('<keyId>', 'the id shown by create and list')).action(
-    async (keyId: string, o: StoreOptions) => {
-      await withCurrentStore(o, io, async (store) => {
-        if (!(await store.revokeApiKey(keyId, Date.now()))) {
-          io.stderr(`agentport: no API key with id ${keyId}\n`);
-          return 1;
-        }
-        io.stdout(`revoked  ${keyId}\n`);
-        return 0;
-      });
-    },
-  );
+  common(keys.command('revoke').description('revoke a key by its id; it stops working at once').argument('<keyId>', 'the id shown by create and list')).action(async (keyId: string, o: StoreOptions) => {
+    await withCurrentStore(o, io, async (store) => {
+      if (!(await store.revokeApiKey(keyId, Date.now()))) {
+        io.stderr(`agentport: no API key with id ${keyId}\n`);
+        return 1;
+      }
+      io.stdout(`revoked  ${keyId}\n`);
+      return 0;
+    });
+  });
 }

@@ -41,11 +41,7 @@ ${CONNECTION_HELP}
 
 export function registerSend(program: Command, io: CliIO): void {
   withConnectionOptions(
-    program
-      .command('send')
-      .description('send a message to an agent and show the task it starts (live with --stream)')
-      .argument('<url>', "the agent's URL or its card URL")
-      .argument('[text]', 'the message text'),
+    program.command('send').description('send a message to an agent and show the task it starts (live with --stream)').argument('<url>', "the agent's URL or its card URL").argument('[text]', 'the message text'),
   )
     .option('-s, --stream', 'show the task live as it runs (SendStreamingMessage)')
     .option('-f, --file <path>', 'attach a file (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
@@ -87,9 +83,9 @@ async function send(io: CliIO, url: string, text: string | undefined, f: SendFla
   try {
     const r = await client.sendMessage(request);
     waiting?.stop();
-    if (f.json) io.stdout(JSON.stringify(r) + '\n');
+    if (f.json) io.stdout(`${JSON.stringify(r)}\n`);
     if ('message' in r) {
-      if (!f.json) io.stdout(partsRendererFor(io, f.raw)(r.message.parts) + '\n');
+      if (!f.json) io.stdout(`${partsRendererFor(io, f.raw)(r.message.parts)}\n`);
       return EXIT.ok;
     }
     if (!f.json) io.stdout(taskSummary(r.task, partsRendererFor(io, f.raw, `agentport tasks get ${url} ${r.task.id} --raw`)));

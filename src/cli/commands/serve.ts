@@ -69,9 +69,7 @@ export function serverOptions(command: Command): Command {
 }
 
 export function registerServe(program: Command, io: CliIO, deps: ServeDependencies): void {
-  serverOptions(
-    program.command('serve').description('start the server: A2A over JSON-RPC, HTTP+JSON and gRPC, for every configured agent'),
-  )
+  serverOptions(program.command('serve').description('start the server: A2A over JSON-RPC, HTTP+JSON and gRPC, for every configured agent'))
     .addHelpText('after', SERVE_HELP)
     .action(async (options: ServeOptions) => {
       await serve(options, io, deps.startServer ?? importStartServer);

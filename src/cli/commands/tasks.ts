@@ -88,11 +88,18 @@ export function registerTasks(program: Command, io: CliIO): void {
     .option('--history <n>', 'include at most n messages of history')
     .option('--raw', 'print the parts as sent (no markdown rendering, tables or chart summaries)')
     .action(async (url: string, taskId: string, f: GetFlags) =>
-      withClient(io, 'get', url, f, () => intFlag('--history', f.history, 0), async (c, historyLength) => {
-        const task = await c.getTask({ id: taskId, ...(historyLength === undefined ? {} : { historyLength }) });
-        io.stdout(f.json ? JSON.stringify(task) + '\n' : taskSummary(task, partsRendererFor(io, f.raw)));
-        return EXIT.ok;
-      }),
+      withClient(
+        io,
+        'get',
+        url,
+        f,
+        () => intFlag('--history', f.history, 0),
+        async (c, historyLength) => {
+          const task = await c.getTask({ id: taskId, ...(historyLength === undefined ? {} : { historyLength }) });
+          io.stdout(f.json ? `${JSON.stringify(task)}\n` : taskSummary(task, partsRendererFor(io, f.raw)));
+          return EXIT.ok;
+        },
+      ),
     );
 
   cmd('list', 'list your tasks, newest first')
@@ -101,25 +108,39 @@ export function registerTasks(program: Command, io: CliIO): void {
     .option('--page-size <n>', 'tasks per page (1-100)')
     .option('--page-token <token>', 'the next page, as printed by a previous list')
     .action(async (url: string, f: ListFlags) =>
-      withClient(io, 'list', url, f, () => ({ status: stateFlag(f.state), pageSize: intFlag('--page-size', f.pageSize, 1, MAX_PAGE_SIZE) }), async (c, { status, pageSize }) => {
-        const r = await c.listTasks({ ...(f.context ? { contextId: f.context } : {}), ...(status ? { status } : {}), ...(pageSize ? { pageSize } : {}), ...(f.pageToken ? { pageToken: f.pageToken } : {}) });
-        if (f.json) io.stdout(JSON.stringify(r) + '\n');
-        else {
-          io.stdout(r.tasks.length ? taskTable(r.tasks) : 'no tasks\n');
-          if (r.nextPageToken) io.stdout(`more: --page-token ${r.nextPageToken}\n`);
-        }
-        return EXIT.ok;
-      }),
+      withClient(
+        io,
+        'list',
+        url,
+        f,
+        () => ({ status: stateFlag(f.state), pageSize: intFlag('--page-size', f.pageSize, 1, MAX_PAGE_SIZE) }),
+        async (c, { status, pageSize }) => {
+          const r = await c.listTasks({ ...(f.context ? { contextId: f.context } : {}), ...(status ? { status } : {}), ...(pageSize ? { pageSize } : {}), ...(f.pageToken ? { pageToken: f.pageToken } : {}) });
+          if (f.json) io.stdout(`${JSON.stringify(r)}\n`);
+          else {
+            io.stdout(r.tasks.length ? taskTable(r.tasks) : 'no tasks\n');
+            if (r.nextPageToken) io.stdout(`more: --page-token ${r.nextPageToken}\n`);
+          }
+          return EXIT.ok;
+        },
+      ),
     );
 
   cmd('cancel', 'cancel a task')
     .argument('<taskId>', 'the task id')
     .action(async (url: string, taskId: string, f: ConnectionFlags) =>
-      withClient(io, 'cancel', url, f, () => undefined, async (c) => {
-        const task = await c.cancelTask({ id: taskId });
-        io.stdout(f.json ? JSON.stringify(task) + '\n' : `${stateName(task.status.state)}  ${task.id}\n`);
-        return EXIT.ok;
-      }),
+      withClient(
+        io,
+        'cancel',
+        url,
+        f,
+        () => undefined,
+        async (c) => {
+          const task = await c.cancelTask({ id: taskId });
+          io.stdout(f.json ? `${JSON.stringify(task)}\n` : `${stateName(task.status.state)}  ${task.id}\n`);
+          return EXIT.ok;
+        },
+      ),
     );
 
   cmd('subscribe', 'follow a running task live until it ends')
@@ -138,13 +159,7 @@ export function registerTasks(program: Command, io: CliIO): void {
       }
       const view = new LiveView(io, { mode: viewMode(io, f.json), render: partsRendererFor(io, f.raw) });
       relay.target.view = view;
-      const code = await followStream(
-        io,
-        client,
-        (signal) => client.subscribeToTask(taskId, { signal, ...(f.lastEventId ? { lastEventId: f.lastEventId } : {}) }),
-        { url, ...(f.json ? { json: true } : {}) },
-        view,
-      );
+      const code = await followStream(io, client, (signal) => client.subscribeToTask(taskId, { signal, ...(f.lastEventId ? { lastEventId: f.lastEventId } : {}) }), { url, ...(f.json ? { json: true } : {}) }, view);
       if (code !== 0) io.exit(code);
     });
 }

@@ -58,7 +58,7 @@ export function registerUsers(program: Command, io: CliIO): void {
       }
       const table = [['USER', 'SCOPES', 'CREATED'], ...rows.map((u) => [u.username, u.scopes.join(' '), u.createdAt])];
       const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
-      for (const r of table) io.stdout(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ') + '\n');
+      for (const r of table) io.stdout(`${r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}\n`);
       return 0;
     });
   });

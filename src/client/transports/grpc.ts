@@ -5,8 +5,8 @@
  * `https://` prefix, or `tls: true`, selects TLS.
  */
 import * as grpc from '@grpc/grpc-js';
-import { a2aServiceDefinition } from '../../bindings/a2a-grpc/proto.js';
-import { decodeStatusDetails, STATUS_DETAILS_KEY } from '../../bindings/a2a-grpc/status.js';
+import { a2aServiceDefinition } from '../../protocol/a2a/grpc-proto.js';
+import { decodeStatusDetails, STATUS_DETAILS_KEY } from '../../protocol/a2a/grpc-status-details.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import {
   decodeAgentCard,
@@ -29,6 +29,7 @@ import type { AuthProvider } from '../auth.js';
 import { A2AClientError, reasonOf, TransportError } from '../errors.js';
 import { invalidResponse } from '../responses.js';
 import type { StreamEvent, Transport } from '../transport.js';
+import type { WireStreamResponse } from '../../protocol/a2a/grpc-codec-wire.js';
 
 export interface GrpcTransportOptions {
   auth?: AuthProvider;
@@ -78,8 +79,9 @@ function toClientError(err: grpc.ServiceError, target: string): Error {
 export function grpcTransport(url: string, opts: GrpcTransportOptions = {}, tenant?: string): Transport {
   const secure = opts.tls ?? /^(grpcs|https):\/\//i.test(url);
   const target = url.replace(/^[a-z]+:\/\//i, '').replace(/\/+$/, '');
-  clientCtor ??= grpc.makeGenericClientConstructor(a2aServiceDefinition() as unknown as grpc.ServiceDefinition, 'A2AService');
-  const client = new clientCtor(target, secure ? grpc.credentials.createSsl() : grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, Unary & ServerStream>;
+  clientCtor ??= grpc.makeGenericClientConstructor(a2aServiceDefinition(), 'A2AService');
+  // a generic client's methods exist only at run time, one per rpc of the service definition
+  const client = new clientCtor(target, secure ? grpc.credentials.createSsl() : grpc.credentials.createInsecure()) as grpc.Client & Record<string, Unary & ServerStream>;
   const withTenant = <T extends object>(req: T): T => (tenant ? { ...req, tenant } : req);
 
   async function metadata(): Promise<grpc.Metadata> {
@@ -90,13 +92,14 @@ export function grpcTransport(url: string, opts: GrpcTransportOptions = {}, tena
     return md;
   }
 
-  async function unary<T>(method: string, wire: object, decode: (w: never) => T, signal?: AbortSignal): Promise<T> {
+  async function unary<W, T>(method: string, wire: object, decode: (w: W) => T, signal?: AbortSignal): Promise<T> {
     const md = await metadata();
     const result = await new Promise<unknown>((resolve, reject) => {
       const call = client[method]!(wire, md, { deadline: Date.now() + (opts.timeoutMs ?? 30_000) }, (err, res) => (err ? reject(toClientError(err, target)) : resolve(res)));
       signal?.addEventListener('abort', () => call.cancel(), { once: true });
     });
-    return decoded(() => decode(result as never));
+    // the answer is the method's response message, as grpc-js decoded it
+    return decoded(() => decode(result as W));
   }
 
   async function* stream(method: string, wire: object, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
@@ -104,7 +107,7 @@ export function grpcTransport(url: string, opts: GrpcTransportOptions = {}, tena
     const onAbort = () => call.cancel();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      for await (const msg of call) yield { response: decoded(() => decodeStreamResponse(msg as never)) };
+      for await (const msg of call) yield { response: decoded(() => decodeStreamResponse(msg as WireStreamResponse)) };
     } catch (err) {
       if (signal?.aborted) throw err;
       const e = err as grpc.ServiceError;
@@ -126,11 +129,9 @@ export function grpcTransport(url: string, opts: GrpcTransportOptions = {}, tena
     listTasks: (req, o) => unary('ListTasks', encodeListTasksRequest(withTenant(req)), decodeListTasksResponse, o?.signal),
     cancelTask: (req, o) => unary('CancelTask', encodeCancelTaskRequest(withTenant(req)), decodeTask, o?.signal),
     subscribeToTask: (req, o) => stream('SubscribeToTask', encodeSubscribeToTaskRequest(withTenant(req)), o?.signal),
-    createTaskPushNotificationConfig: (c, o) =>
-      unary('CreateTaskPushNotificationConfig', encodeTaskPushNotificationConfig(withTenant(c)), decodeTaskPushNotificationConfig, o?.signal),
+    createTaskPushNotificationConfig: (c, o) => unary('CreateTaskPushNotificationConfig', encodeTaskPushNotificationConfig(withTenant(c)), decodeTaskPushNotificationConfig, o?.signal),
     getTaskPushNotificationConfig: (ref, o) => unary('GetTaskPushNotificationConfig', encodeTaskPushConfigRef(withTenant(ref)), decodeTaskPushNotificationConfig, o?.signal),
-    listTaskPushNotificationConfigs: (req, o) =>
-      unary('ListTaskPushNotificationConfigs', encodeListTaskPushNotificationConfigsRequest(withTenant(req)), decodeListTaskPushNotificationConfigsResponse, o?.signal),
+    listTaskPushNotificationConfigs: (req, o) => unary('ListTaskPushNotificationConfigs', encodeListTaskPushNotificationConfigsRequest(withTenant(req)), decodeListTaskPushNotificationConfigsResponse, o?.signal),
     deleteTaskPushNotificationConfig: async (ref, o) => void (await unary('DeleteTaskPushNotificationConfig', encodeTaskPushConfigRef(withTenant(ref)), () => undefined, o?.signal)),
     getExtendedAgentCard: (o) => unary('GetExtendedAgentCard', tenant ? { tenant } : {}, decodeAgentCard, o?.signal),
     close: () => client.close(),

@@ -30,7 +30,7 @@ function errorFrom(body: Record<string, unknown>, httpStatus: number): A2AClient
     code: typeof e.code === 'number' ? e.code : undefined,
     httpStatus,
     ...(reason === undefined ? {} : { reason }),
-    ...(Array.isArray(data) ? { details: data as never } : {}),
+    ...(Array.isArray(data) ? { details: data } : {}),
     data,
   });
 }

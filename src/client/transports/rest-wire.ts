@@ -39,7 +39,7 @@ export function restError(body: unknown, httpStatus: number): A2AClientError | u
     return new A2AClientError(typeof e.message === 'string' ? e.message : `HTTP ${httpStatus}`, {
       httpStatus,
       ...(reason === undefined ? {} : { reason }),
-      ...(Array.isArray(e.details) ? { details: e.details as never } : {}),
+      ...(Array.isArray(e.details) ? { details: e.details } : {}),
     });
   }
   if (typeof body.code === 'number' && typeof body.message === 'string') {

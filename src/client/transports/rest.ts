@@ -37,19 +37,13 @@ export function restTransport(url: string, http: HttpOptions, tenant?: string): 
     sendStreamingMessage: (req, o) => stream(restStream(ep, { method: 'POST', path: '/message:stream', body: without(req, 'tenant'), ...o })),
     getTask: async (req, o) => asTask(await restCall(ep, { method: 'GET', path: `/tasks/${enc(req.id)}`, query: { historyLength: req.historyLength }, ...o })),
     listTasks: async (req, o) => asListTasksResponse(await restCall(ep, { method: 'GET', path: '/tasks', query: listQuery(req), ...o })),
-    cancelTask: async (req, o) =>
-      asTask(await restCall(ep, { method: 'POST', path: `/tasks/${enc(req.id)}:cancel`, body: req.metadata ? { metadata: req.metadata } : {}, ...o })),
+    cancelTask: async (req, o) => asTask(await restCall(ep, { method: 'POST', path: `/tasks/${enc(req.id)}:cancel`, body: req.metadata ? { metadata: req.metadata } : {}, ...o })),
     subscribeToTask: (req, o = {}) => stream(restStream(ep, { method: 'GET', path: `/tasks/${enc(req.id)}:subscribe`, ...o }, true)),
-    createTaskPushNotificationConfig: async (c, o) =>
-      asPushConfig(await restCall(ep, { method: 'POST', path: `/tasks/${enc(c.taskId ?? '')}/pushNotificationConfigs`, body: without(c, 'tenant'), ...o })),
-    getTaskPushNotificationConfig: async (ref, o) =>
-      asPushConfig(await restCall(ep, { method: 'GET', path: `/tasks/${enc(ref.taskId)}/pushNotificationConfigs/${enc(ref.id)}`, ...o })),
+    createTaskPushNotificationConfig: async (c, o) => asPushConfig(await restCall(ep, { method: 'POST', path: `/tasks/${enc(c.taskId ?? '')}/pushNotificationConfigs`, body: without(c, 'tenant'), ...o })),
+    getTaskPushNotificationConfig: async (ref, o) => asPushConfig(await restCall(ep, { method: 'GET', path: `/tasks/${enc(ref.taskId)}/pushNotificationConfigs/${enc(ref.id)}`, ...o })),
     listTaskPushNotificationConfigs: async (req, o) =>
-      asPushConfigList(
-        await restCall(ep, { method: 'GET', path: `/tasks/${enc(req.taskId)}/pushNotificationConfigs`, query: { pageSize: req.pageSize, pageToken: req.pageToken }, ...o }),
-      ),
-    deleteTaskPushNotificationConfig: async (ref, o) =>
-      void (await restCall(ep, { method: 'DELETE', path: `/tasks/${enc(ref.taskId)}/pushNotificationConfigs/${enc(ref.id)}`, ...o })),
+      asPushConfigList(await restCall(ep, { method: 'GET', path: `/tasks/${enc(req.taskId)}/pushNotificationConfigs`, query: { pageSize: req.pageSize, pageToken: req.pageToken }, ...o })),
+    deleteTaskPushNotificationConfig: async (ref, o) => void (await restCall(ep, { method: 'DELETE', path: `/tasks/${enc(ref.taskId)}/pushNotificationConfigs/${enc(ref.id)}`, ...o })),
     getExtendedAgentCard: async (o) => asAgentCard(await restCall(ep, { method: 'GET', path: '/extendedAgentCard', ...o })),
     close() {},
   };

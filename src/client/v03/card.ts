@@ -63,7 +63,8 @@ export function agentCardFromV03(c: Obj): AgentCard {
     capabilities: {
       ...(typeof caps.streaming === 'boolean' ? { streaming: caps.streaming } : {}),
       ...(typeof caps.pushNotifications === 'boolean' ? { pushNotifications: caps.pushNotifications } : {}),
-      ...(Array.isArray(caps.extensions) ? { extensions: caps.extensions as never } : {}),
+      // as the agent declared them: the extension objects did not change shape in v1.0
+      ...(Array.isArray(caps.extensions) ? { extensions: caps.extensions } : {}),
       ...(c.supportsAuthenticatedExtendedCard === true ? { extendedAgentCard: true } : {}),
     },
     defaultInputModes: Array.isArray(c.defaultInputModes) ? c.defaultInputModes.map(String) : [],

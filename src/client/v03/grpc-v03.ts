@@ -6,11 +6,12 @@
  * are unpacked to that JSON form and read by results.ts like v0.3 HTTP+JSON answers.
  */
 import * as grpc from '@grpc/grpc-js';
-import { v03ServiceDefinition } from '../../bindings/a2a-grpc/v03-proto.js';
+import { v03ServiceDefinition } from '../../protocol/a2a-v03/grpc-proto.js';
 import { messageToWire } from '../../protocol/a2a-v03/grpc-codec.js';
 import { pushNotificationConfigFromV1 } from '../../protocol/a2a-v03/push.js';
 import { decodeBytes, decodeStruct, decodeTimestamp, encodeStruct } from '../../protocol/a2a/grpc-codec-wkt.js';
 import type { JsonObject } from '../../protocol/a2a/types.js';
+import type { WireBytes, WireStruct, WireTimestamp } from '../../protocol/a2a/grpc-codec-wire.js';
 import { isObject } from '../http.js';
 import type { StreamEvent, Transport } from '../transport.js';
 import { grpcCallError, type GrpcTransportOptions } from '../transports/grpc.js';
@@ -27,13 +28,15 @@ let clientCtor: grpc.ServiceClientConstructor | undefined;
 
 // ---- wire → v0.3 proto JSON: undo Struct, Timestamp, bytes and the proto-named fields ----
 
-const struct = (v: unknown, field: string): JsonObject | undefined => (isObject(v) ? decodeStruct(v as never, field) : undefined);
+const struct = (v: unknown, field: string): JsonObject | undefined => (isObject(v) ? decodeStruct(v as WireStruct, field) : undefined);
 
 function partToJson(p: Obj): Obj {
   if (typeof p.text === 'string') return { text: p.text };
   if (isObject(p.file)) {
     const f = p.file;
-    return { file: { ...(f.fileWithUri ? { fileWithUri: f.fileWithUri } : {}), ...(f.fileWithBytes ? { fileWithBytes: decodeBytes(f.fileWithBytes as never) } : {}), ...(f.mimeType ? { mimeType: f.mimeType } : {}) } };
+    return {
+      file: { ...(f.fileWithUri ? { fileWithUri: f.fileWithUri } : {}), ...(f.fileWithBytes ? { fileWithBytes: decodeBytes(f.fileWithBytes as WireBytes) } : {}), ...(f.mimeType ? { mimeType: f.mimeType } : {}) },
+    };
   }
   if (isObject(p.data)) return { data: { data: struct(p.data.data, 'part.data') ?? {} } };
   return {};
@@ -47,7 +50,7 @@ function statusToJson(s: Obj): Obj {
   return {
     state: s.state,
     ...(isObject(s.update) ? { message: messageToJson(s.update) } : {}),
-    ...(isObject(s.timestamp) ? { timestamp: decodeTimestamp(s.timestamp as never, 'status.timestamp') } : {}),
+    ...(isObject(s.timestamp) ? { timestamp: decodeTimestamp(s.timestamp as WireTimestamp, 'status.timestamp') } : {}),
   };
 }
 
@@ -77,8 +80,9 @@ function payloadToJson(r: Obj): Obj {
 export function grpcV03Transport(url: string, opts: GrpcTransportOptions = {}): Transport {
   const secure = opts.tls ?? /^(grpcs|https):\/\//i.test(url);
   const target = url.replace(/^[a-z]+:\/\//i, '').replace(/\/+$/, '');
-  clientCtor ??= grpc.makeGenericClientConstructor(v03ServiceDefinition() as unknown as grpc.ServiceDefinition, 'LegacyA2AService');
-  const client = new clientCtor(target, secure ? grpc.credentials.createSsl() : grpc.credentials.createInsecure()) as unknown as grpc.Client & Record<string, Unary & ServerStream>;
+  clientCtor ??= grpc.makeGenericClientConstructor(v03ServiceDefinition(), 'LegacyA2AService');
+  // a generic client's methods exist only at run time, one per rpc of the service definition
+  const client = new clientCtor(target, secure ? grpc.credentials.createSsl() : grpc.credentials.createInsecure()) as grpc.Client & Record<string, Unary & ServerStream>;
 
   async function metadata(): Promise<grpc.Metadata> {
     const md = new grpc.Metadata();

@@ -11,8 +11,7 @@ import { agentCardFromV03, isV03Card } from './card.js';
 import { pushConfigToV03, sendParamsToV03 } from './requests.js';
 import { fromV03, pushConfigFromV03, sendResponseFromV03, streamResponseFromV03, taskFromV03 } from './results.js';
 
-export const noListTasksInV03 = (): A2AClientError =>
-  new A2AClientError('ListTasks does not exist in A2A v0.3; this agent offers only v0.3 interfaces', { reason: 'UNSUPPORTED_OPERATION' });
+export const noListTasksInV03 = (): A2AClientError => new A2AClientError('ListTasks does not exist in A2A v0.3; this agent offers only v0.3 interfaces', { reason: 'UNSUPPORTED_OPERATION' });
 
 export function jsonRpcV03Transport(url: string, http: HttpOptions): Transport {
   const ep: JsonRpcEndpoint = { http, url, version: '0.3', extensionsHeader: 'X-A2A-Extensions' };

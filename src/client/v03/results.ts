@@ -7,18 +7,7 @@
  * end is the signal.
  */
 import { A2AError } from '../../protocol/a2a/errors.js';
-import type {
-  Artifact,
-  JsonObject,
-  Message,
-  Part,
-  SendMessageResponse,
-  StreamResponse,
-  Task,
-  TaskPushNotificationConfig,
-  TaskState,
-  TaskStatus,
-} from '../../protocol/a2a/types.js';
+import type { Artifact, JsonObject, Message, Part, SendMessageResponse, StreamResponse, Task, TaskPushNotificationConfig, TaskState, TaskStatus } from '../../protocol/a2a/types.js';
 import { TASK_STATES } from '../../protocol/a2a/types.js';
 import { messageFromProto } from '../../protocol/a2a-v03/protojson.js';
 import { partToV1 } from '../../protocol/a2a-v03/parts.js';

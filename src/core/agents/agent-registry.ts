@@ -1,5 +1,5 @@
 /** The agents this server hosts, each with its resolved capabilities and cards. */
-import type { AgentDefinition } from '../../agents/sdk/agent.js';
+import type { AgentDefinition } from './agent-definition.js';
 import type { AgentCard } from '../../protocol/a2a/types.js';
 
 export interface RegisteredAgent {

@@ -16,13 +16,8 @@ export class AccessDenied extends A2AError {
     readonly requiredScopes: readonly string[],
     message?: string,
   ) {
-    super(
-      kind,
-      message ??
-        (kind === 'Unauthenticated'
-          ? `Authentication required (scope: ${requiredScopes.join(' ')})`
-          : `The credential lacks the scope this needs: ${requiredScopes.join(' ')}`),
-      { metadata: { scope: requiredScopes.join(' ') } },
-    );
+    super(kind, message ?? (kind === 'Unauthenticated' ? `Authentication required (scope: ${requiredScopes.join(' ')})` : `The credential lacks the scope this needs: ${requiredScopes.join(' ')}`), {
+      metadata: { scope: requiredScopes.join(' ') },
+    });
   }
 }

@@ -3,23 +3,26 @@
  * authorization layer applies that surface's scopes (`mcp:tools…` instead of `a2a:*`) while the
  * rest of the decision — skills, usecases, owners — stays the same.
  */
-import type { A2AHandler, CallContext } from '../a2a-handler.js';
+import type { A2AHandler, AgentCaller, CallContext } from '../a2a-handler.js';
+import { ForwardingA2AHandler } from '../forwarding-a2a-handler.js';
+
+class SurfaceHandler extends ForwardingA2AHandler {
+  constructor(
+    inner: A2AHandler,
+    private readonly surface: 'a2a' | 'mcp',
+  ) {
+    super(inner);
+  }
+
+  protected override enter(ctx: CallContext): CallContext {
+    return ctx.surface === this.surface ? ctx : { ...ctx, surface: this.surface };
+  }
+
+  override hasAgent(agentId: string, caller?: AgentCaller): boolean {
+    return this.inner.hasAgent(agentId, caller && { ...caller, surface: this.surface });
+  }
+}
 
 export function onSurface(handler: A2AHandler, surface: 'a2a' | 'mcp'): A2AHandler {
-  const at = (ctx: CallContext): CallContext => (ctx.surface === surface ? ctx : { ...ctx, surface });
-  return {
-    sendMessage: (ctx, req) => handler.sendMessage(at(ctx), req),
-    sendStreamingMessage: (ctx, req) => handler.sendStreamingMessage(at(ctx), req),
-    getTask: (ctx, req) => handler.getTask(at(ctx), req),
-    listTasks: (ctx, req) => handler.listTasks(at(ctx), req),
-    cancelTask: (ctx, req) => handler.cancelTask(at(ctx), req),
-    subscribeToTask: (ctx, req, lastEventId) => handler.subscribeToTask(at(ctx), req, lastEventId),
-    createTaskPushNotificationConfig: (ctx, c) => handler.createTaskPushNotificationConfig(at(ctx), c),
-    getTaskPushNotificationConfig: (ctx, ref) => handler.getTaskPushNotificationConfig(at(ctx), ref),
-    listTaskPushNotificationConfigs: (ctx, req) => handler.listTaskPushNotificationConfigs(at(ctx), req),
-    deleteTaskPushNotificationConfig: (ctx, ref) => handler.deleteTaskPushNotificationConfig(at(ctx), ref),
-    getExtendedAgentCard: (ctx) => handler.getExtendedAgentCard(at(ctx)),
-    agentExtensions: (agentId) => handler.agentExtensions(agentId),
-    hasAgent: (agentId, caller) => handler.hasAgent(agentId, caller && { ...caller, surface }),
-  };
+  return new SurfaceHandler(handler, surface);
 }

@@ -28,10 +28,13 @@ export class OrphanSweeper {
 
   start(): void {
     this.timer = setInterval(() => {
-      if (!this.running) this.running = this.sweep().then(
-        () => {},
-        () => {},
-      ).finally(() => (this.running = undefined));
+      if (!this.running)
+        this.running = this.sweep()
+          .then(
+            () => {},
+            () => {},
+          )
+          .finally(() => (this.running = undefined));
     }, this.d.cluster.sweepIntervalMs);
     this.timer.unref();
   }

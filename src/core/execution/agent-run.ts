@@ -3,7 +3,7 @@
  * its helper calls into AgentEvents for the task service. Cancellation reaches it through `signal`.
  */
 import { randomUUID } from 'node:crypto';
-import { toParts, type AgentContext, type AgentDefinition, type AgentEvent } from '../../agents/sdk/agent.js';
+import { toParts, type AgentContext, type AgentDefinition, type AgentEvent } from '../agents/agent-definition.js';
 import type { JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 
@@ -11,6 +11,28 @@ export interface AgentRunHost {
   onAgentEvent(run: AgentRun, event: AgentEvent): void;
   /** whether this run still holds its task (distributed mode: the lease), see AgentContext.stillOwner */
   stillOwner(run: AgentRun): Promise<boolean>;
+}
+
+export interface AgentRunOptions {
+  host: AgentRunHost;
+  definition: AgentDefinition;
+  agentId: string;
+  taskId: string;
+  contextId: string;
+  /** the user message this run answers */
+  message: Message;
+  /** the task as it stands; undefined until the run creates it */
+  task?: Task;
+  referenceTasks?: Task[];
+  activatedExtensions?: readonly string[];
+  acceptedOutputModes?: readonly string[];
+  requestMetadata?: JsonObject;
+  /** true when this run picks up a task whose previous executor's replica died */
+  resumed?: boolean;
+  /** the caller's usecases (src/core/authz); undefined = all */
+  usecases?: readonly string[];
+  /** the subject owning the task: conversations are the owner's (conversationKey) */
+  owner?: string;
 }
 
 export class AgentRun implements AgentContext {
@@ -25,28 +47,39 @@ export class AgentRun implements AgentContext {
   private inboxWaiter?: { resolve: (m: Message) => void; reject: (e: unknown) => void };
   private artifactCounter = 0;
 
-  constructor(
-    private readonly host: AgentRunHost,
-    readonly definition: AgentDefinition,
-    readonly agentId: string,
-    readonly taskId: string,
-    readonly contextId: string,
-    readonly message: Message,
-    readonly task: Task | undefined,
-    readonly referenceTasks: Task[],
-    readonly activatedExtensions: readonly string[],
-    readonly acceptedOutputModes: readonly string[],
-    readonly requestMetadata: JsonObject | undefined,
-    /** true when this run picks up a task whose previous executor's replica died */
-    readonly resumed = false,
-    /** the caller's usecases (src/core/authz); undefined = all */
-    readonly usecases?: readonly string[],
-    /** the subject owning the task: conversations are the owner's (conversationKey) */
-    private readonly owner = '',
-  ) {
-    this.hasTask = task !== undefined;
+  private readonly host: AgentRunHost;
+  readonly definition: AgentDefinition;
+  readonly agentId: string;
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly message: Message;
+  readonly task: Task | undefined;
+  readonly referenceTasks: Task[];
+  readonly activatedExtensions: readonly string[];
+  readonly acceptedOutputModes: readonly string[];
+  readonly requestMetadata: JsonObject | undefined;
+  readonly resumed: boolean;
+  readonly usecases?: readonly string[];
+  private readonly owner: string;
+
+  constructor(o: AgentRunOptions) {
+    this.host = o.host;
+    this.definition = o.definition;
+    this.agentId = o.agentId;
+    this.taskId = o.taskId;
+    this.contextId = o.contextId;
+    this.message = o.message;
+    this.task = o.task;
+    this.referenceTasks = o.referenceTasks ?? [];
+    this.activatedExtensions = o.activatedExtensions ?? [];
+    this.acceptedOutputModes = o.acceptedOutputModes ?? [];
+    this.requestMetadata = o.requestMetadata;
+    this.resumed = o.resumed ?? false;
+    this.usecases = o.usecases;
+    this.owner = o.owner ?? '';
+    this.hasTask = o.task !== undefined;
     // Default artifact ids stay unique across runs of the same task.
-    this.artifactCounter = task?.artifacts?.length ?? 0;
+    this.artifactCounter = o.task?.artifacts?.length ?? 0;
   }
 
   get conversationKey(): string {

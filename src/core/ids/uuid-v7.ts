@@ -13,6 +13,8 @@ let lastMs = 0;
 let counter = 0;
 
 const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** The two hex digits of a byte (every index 0–255 is in the table). */
+const h = (byte: number): string => HEX[byte]!;
 
 export function uuidv7(): string {
   if (poolOffset + 10 > POOL_SIZE) {
@@ -30,17 +32,32 @@ export function uuidv7(): string {
     ms = lastMs;
   } else {
     lastMs = ms;
-    counter = pool[poolOffset] & 0x7f;
+    counter = pool[poolOffset]! & 0x7f;
   }
   const b = pool.subarray(poolOffset, poolOffset + 10);
   poolOffset += 10;
   const hi = Math.floor(ms / 0x1000000);
   const lo = ms % 0x1000000;
   return (
-    HEX[(hi >>> 16) & 0xff] + HEX[(hi >>> 8) & 0xff] + HEX[hi & 0xff] +
-    HEX[(lo >>> 16) & 0xff] + '-' + HEX[(lo >>> 8) & 0xff] + HEX[lo & 0xff] + '-' +
-    HEX[0x70 | ((counter >>> 8) & 0x0f)] + HEX[counter & 0xff] + '-' +
-    HEX[0x80 | (b[0] & 0x3f)] + HEX[b[1]] + '-' +
-    HEX[b[2]] + HEX[b[3]] + HEX[b[4]] + HEX[b[5]] + HEX[b[6]] + HEX[b[7]]
+    h((hi >>> 16) & 0xff) +
+    h((hi >>> 8) & 0xff) +
+    h(hi & 0xff) +
+    h((lo >>> 16) & 0xff) +
+    '-' +
+    h((lo >>> 8) & 0xff) +
+    h(lo & 0xff) +
+    '-' +
+    h(0x70 | ((counter >>> 8) & 0x0f)) +
+    h(counter & 0xff) +
+    '-' +
+    h(0x80 | (b[0]! & 0x3f)) +
+    h(b[1]!) +
+    '-' +
+    h(b[2]!) +
+    h(b[3]!) +
+    h(b[4]!) +
+    h(b[5]!) +
+    h(b[6]!) +
+    h(b[7]!)
   );
 }

@@ -131,7 +131,11 @@ export class KeyStore {
   /** Public keys that verifiers may use: the active key first, then retired keys still in retention. */
   async jwks(): Promise<{ keys: PublicSigningJwk[] }> {
     await this.ensureLoaded();
-    return { keys: this.publishedKeys().reverse().map((k) => ({ ...k.publicJwk })) };
+    return {
+      keys: this.publishedKeys()
+        .reverse()
+        .map((k) => ({ ...k.publicJwk })),
+    };
   }
 
   /** Makes a new key active. The previous key stays published for the retention window. */
@@ -224,7 +228,7 @@ export class KeyStore {
     const tmp = join(dir, `.${key.kid}.${randomBytes(6).toString('hex')}.tmp`);
     const content = { ...privateJwk, kid: key.kid, alg: SIGNING_ALG, use: 'sig', createdAt: key.createdAt.toISOString() };
     // Written under a temporary name and renamed, so a crash never leaves a half-written key.
-    await writeFile(tmp, JSON.stringify(content, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+    await writeFile(tmp, `${JSON.stringify(content, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     await rename(tmp, file);
   }
 

@@ -10,7 +10,7 @@ import type { OutboxEntry, Store } from '../../store/store.js';
 import { applyEvent } from '../tasks/task-projection.js';
 import { storedBodyVersion, untagged, type LegacyPushBodies, type PushBodyVersion } from './push-body-version.js';
 import type { PushJwtSigner } from './push-jwt.js';
-import type { SsrfGuard } from './ssrf-guard.js';
+import type { SsrfGuard } from '../../net/index.js';
 import { sendWebhook, type WebhookResult } from './webhook-sender.js';
 
 /** pino's (obj, msg) call shape, so a pino child logger fits as is. */

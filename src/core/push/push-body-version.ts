@@ -4,25 +4,22 @@
  * (a bare Task in its own shape), so configs remember the version of the call that created them.
  *
  * The version travels beside the config JSON in the store (no column: one reserved key that is
- * stripped before a config is shown to any client), and on the call as an optional CallContext
- * property that only the legacy bindings set.
+ * stripped before a config is shown to any client), and on the call as CallContext.wireVersion,
+ * which only the legacy bindings set. The core knows versions by name only: the body shapes of the
+ * older ones are handed to the delivery worker from outside (src/bindings/a2a-legacy/push-bodies.ts,
+ * passed in by src/server/start.ts).
  */
 import type { Task, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
-import type { CallContext } from '../a2a-handler.js';
+import type { CallContext, WireVersion } from '../a2a-handler.js';
 
-export type PushBodyVersion = '1.0' | '0.3' | '0.1';
-
-/** Legacy bindings build their CallContext with this set; absent means v1.0. */
-export interface PushBodyVersioned {
-  pushBodyVersion?: PushBodyVersion;
-}
+export type PushBodyVersion = WireVersion;
 
 /** The body a legacy receiver gets for one event: the task as it stood after that event, in its version's shape. */
 export type LegacyPushBodies = Partial<Record<Exclude<PushBodyVersion, '1.0'>, (task: Task) => unknown>>;
 
 const STORED_KEY = 'agentportPushBodyVersion';
 
-export const pushBodyVersionOfCall = (ctx: CallContext): PushBodyVersion => (ctx as CallContext & PushBodyVersioned).pushBodyVersion ?? '1.0';
+export const pushBodyVersionOfCall = (ctx: CallContext): PushBodyVersion => ctx.wireVersion ?? '1.0';
 
 /** The config as stored: tagged when it came from a legacy call. */
 export function tagForStorage<C extends TaskPushNotificationConfig>(config: C, version: PushBodyVersion): C {
@@ -30,7 +27,7 @@ export function tagForStorage<C extends TaskPushNotificationConfig>(config: C, v
 }
 
 export function storedBodyVersion(config: TaskPushNotificationConfig): PushBodyVersion {
-  const v = (config as unknown as Record<string, unknown>)[STORED_KEY];
+  const v = STORED_KEY in config ? config[STORED_KEY] : undefined;
   return v === '0.3' || v === '0.1' ? v : '1.0';
 }
 

@@ -1,17 +1,14 @@
 /**
  * One push delivery attempt (A2A v1.0.1 §9): POST the StreamResponse to the registered URL and
- * classify the outcome for the retry policy. The connection is pinned to the addresses the SSRF
- * guard approved; redirects are never followed (a 3xx could point anywhere the guard never saw).
- *
- * Built on node:http/https rather than fetch: pinning the resolved address on fetch needs an undici
- * dispatcher, and undici is not a dependency.
+ * classify the outcome for the retry policy. The connection goes through the pinned client
+ * (src/net), so it reaches only the addresses the SSRF guard approved; redirects are never followed
+ * (a 3xx could point anywhere the guard never saw).
  */
 import http from 'node:http';
-import https from 'node:https';
 import type { StreamResponse, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
 import type { PushBodyVersion } from './push-body-version.js';
 import type { PushJwtSigner } from './push-jwt.js';
-import { pinnedLookup, SsrfRejectedError, type SsrfGuard } from './ssrf-guard.js';
+import { pinnedRequest, SsrfRejectedError, type SsrfGuard } from '../../net/index.js';
 
 export const PUSH_CONTENT_TYPE = 'application/a2a+json';
 export const A2A_VERSION = '1.0';
@@ -58,11 +55,7 @@ export function classifyStatus(status: number): WebhookResult {
   return { ok: false, status, retryable, error: `HTTP ${status}` };
 }
 
-export async function sendWebhook(
-  config: TaskPushNotificationConfig,
-  body: StreamResponse | object,
-  opts: SendWebhookOptions,
-): Promise<WebhookResult> {
+export async function sendWebhook(config: TaskPushNotificationConfig, body: StreamResponse | object, opts: SendWebhookOptions): Promise<WebhookResult> {
   const legacy = opts.bodyVersion !== undefined && opts.bodyVersion !== '1.0';
   let target: { url: URL; addresses: string[] };
   try {
@@ -81,7 +74,7 @@ export async function sendWebhook(
   };
   if (config.authentication) {
     const { scheme, credentials } = config.authentication;
-    headers['Authorization'] = credentials ? `${scheme} ${credentials}` : scheme;
+    headers.Authorization = credentials ? `${scheme} ${credentials}` : scheme;
   }
   if (config.token) headers[NOTIFICATION_TOKEN_HEADER] = config.token;
   if (opts.signer) {
@@ -107,16 +100,8 @@ export async function sendWebhook(
   return post(target.url, target.addresses, headers, bytes, opts);
 }
 
-function post(
-  url: URL,
-  addresses: string[],
-  headers: Record<string, string>,
-  bytes: Buffer,
-  opts: SendWebhookOptions,
-): Promise<WebhookResult> {
+function post(url: URL, addresses: string[], headers: Record<string, string>, bytes: Buffer, opts: SendWebhookOptions): Promise<WebhookResult> {
   const maxResponseBytes = opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const transport = url.protocol === 'https:' ? https : http;
-  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
 
   return new Promise<WebhookResult>((resolve) => {
     let settled = false;
@@ -129,34 +114,21 @@ function post(
       resolve(result);
     };
 
-    const req = transport.request(
-      {
-        method: 'POST',
-        protocol: url.protocol,
-        hostname,
-        port: url.port || undefined,
-        path: `${url.pathname}${url.search}`,
-        headers,
-        lookup: pinnedLookup(addresses),
-        // a fresh socket per attempt: a pooled socket could be bound to an earlier pin
-        agent: false,
-      },
-      (res) => {
-        fromStatus = classifyStatus(res.statusCode ?? 0);
-        const decided = fromStatus;
-        let received = 0;
-        res.on('data', (chunk: Buffer) => {
-          received += chunk.length;
-          if (received > maxResponseBytes) {
-            res.destroy();
-            finish(decided);
-          }
-        });
-        res.on('end', () => finish(decided));
-        res.on('error', () => finish(decided));
-        res.on('close', () => finish(decided));
-      },
-    );
+    const req = pinnedRequest({ url, addresses }, { method: 'POST', headers }, (res) => {
+      fromStatus = classifyStatus(res.statusCode ?? 0);
+      const decided = fromStatus;
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > maxResponseBytes) {
+          res.destroy();
+          finish(decided);
+        }
+      });
+      res.on('end', () => finish(decided));
+      res.on('error', () => finish(decided));
+      res.on('close', () => finish(decided));
+    });
 
     // One deadline over connect, request, status and body drain.
     const timer = setTimeout(() => {

@@ -11,7 +11,7 @@ export function checkInputModes(agent: RegisteredAgent, msg: Message): void {
   if (!modes.length) return;
   for (const [i, p] of msg.parts.entries()) {
     if (!p.mediaType) continue;
-    const type = p.mediaType.split(';')[0].trim().toLowerCase();
+    const type = (p.mediaType.split(';')[0] ?? '').trim().toLowerCase();
     const ok = modes.some((m) => {
       const mode = m.toLowerCase();
       return mode === '*/*' || mode === type || (mode.endsWith('/*') && type.startsWith(mode.slice(0, -1)));

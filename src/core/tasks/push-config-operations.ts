@@ -3,12 +3,7 @@
  * scoped like every task lookup. Deliveries themselves are the push worker's (src/core/push).
  */
 import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
-import type {
-  ListTaskPushNotificationConfigsRequest,
-  ListTaskPushNotificationConfigsResponse,
-  TaskPushConfigRef,
-  TaskPushNotificationConfig,
-} from '../../protocol/a2a/types.js';
+import type { ListTaskPushNotificationConfigsRequest, ListTaskPushNotificationConfigsResponse, TaskPushConfigRef, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
 import type { Store } from '../../store/store.js';
 import type { CallContext } from '../a2a-handler.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';

@@ -32,8 +32,6 @@ export class TaskDirectory {
     return viewTask(t, { maxHistory: this.maxHistory });
   }
 
-
-
   /** Owner and agent scoping happen before anything else: what the caller may not see does not exist. */
   async visibleStored(ctx: CallContext, taskId: string) {
     const s = await this.store.getTask(ctx.agentId, taskId);

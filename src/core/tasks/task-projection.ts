@@ -27,7 +27,7 @@ export function applyEvent(task: Task, event: TaskEventPayload): Task {
   if (i < 0) {
     artifacts.push(copyArtifact(artifact));
   } else if (append) {
-    const existing = artifacts[i];
+    const existing = artifacts[i]!;
     artifacts[i] = { ...existing, parts: [...existing.parts, ...artifact.parts] };
   } else {
     artifacts[i] = copyArtifact(artifact);

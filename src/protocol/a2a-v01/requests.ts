@@ -10,7 +10,7 @@ import { pushConfigToV1 } from './push.js';
 
 /** Methods only v0.1 had; detected by name on the JSON-RPC endpoints. */
 export const V01_ONLY_METHODS = ['tasks/send', 'tasks/sendSubscribe', 'tasks/pushNotification/set', 'tasks/pushNotification/get'] as const;
-/** Methods v0.1 shares with v0.3 by name and params; which version asked is told by the task id (v03-dispatch). */
+/** Methods v0.1 shares with v0.3 by name and params; which version asked is told by the task id (src/bindings/a2a-legacy/jsonrpc.ts). */
 export const V01_SHARED_METHODS = ['tasks/get', 'tasks/cancel', 'tasks/resubscribe'] as const;
 export type V01Method = (typeof V01_ONLY_METHODS)[number] | (typeof V01_SHARED_METHODS)[number];
 

@@ -47,11 +47,7 @@ export const isV03Interface = (i: AgentInterface): boolean => i.protocolVersion 
 
 /** A v0.3 interface if the card declares one, else the first JSON-RPC one, else the first. */
 function mainInterface(interfaces: AgentInterface[]): AgentInterface | undefined {
-  return (
-    interfaces.find((i) => i.protocolBinding === 'JSONRPC' && isV03Interface(i)) ??
-    interfaces.find((i) => i.protocolBinding === 'JSONRPC') ??
-    interfaces[0]
-  );
+  return interfaces.find((i) => i.protocolBinding === 'JSONRPC' && isV03Interface(i)) ?? interfaces.find((i) => i.protocolBinding === 'JSONRPC') ?? interfaces[0];
 }
 
 export function securityFromV1(reqs: SecurityRequirement[]): Array<Record<string, string[]>> {

@@ -7,7 +7,8 @@
  * the `msg` payloads), which proto-loader keys by proto name.
  */
 import { invalidParams } from '../a2a/errors.js';
-import type { JsonObject, JsonValue } from '../a2a/types.js';
+import { toJsonObject, toJsonValue } from '../a2a/json.js';
+import type { JsonObject } from '../a2a/types.js';
 import type { WireBytes, WireEnum, WireStruct, WireTimestamp } from '../a2a/grpc-codec-wire.js';
 import { decodeBytes, decodeStruct, encodeBytes, encodeStruct, encodeTimestamp, optString } from '../a2a/grpc-codec-wkt.js';
 import type { ProtoArtifact, ProtoMessage, ProtoPart, ProtoTask, ProtoTaskPushNotificationConfig, ProtoTaskStatus } from './protojson.js';
@@ -234,6 +235,6 @@ export function taskPushConfigToWire(c: ProtoTaskPushNotificationConfig): { name
 export function agentCardToWire(card: JsonObject): JsonObject {
   const caps = card.capabilities as { extensions?: Array<{ params?: JsonObject } & JsonObject> } | undefined;
   if (!caps?.extensions?.length) return card;
-  const extensions = caps.extensions.map((e, i) => (e.params ? { ...e, params: encodeStruct(e.params, `capabilities.extensions[${i}].params`) as unknown as JsonValue } : e));
-  return { ...card, capabilities: { ...caps, extensions } as unknown as JsonObject };
+  const extensions = caps.extensions.map((e, i) => (e.params ? { ...e, params: toJsonValue(encodeStruct(e.params, `capabilities.extensions[${i}].params`)) } : e));
+  return { ...card, capabilities: toJsonObject({ ...caps, extensions }) };
 }

@@ -75,10 +75,7 @@ export function partFromV1(p: Part): V03Part {
   if (p.text !== undefined) return withMetadata({ kind: 'text', text: p.text }, metadata);
   if (p.raw !== undefined || p.url !== undefined) {
     const file = p.raw !== undefined ? { bytes: p.raw } : { uri: p.url as string };
-    return withMetadata(
-      { kind: 'file', file: { ...file, ...(p.filename ? { name: p.filename } : {}), ...(p.mediaType ? { mimeType: p.mediaType } : {}) } },
-      metadata,
-    );
+    return withMetadata({ kind: 'file', file: { ...file, ...(p.filename ? { name: p.filename } : {}), ...(p.mediaType ? { mimeType: p.mediaType } : {}) } }, metadata);
   }
   const data = p.data ?? null;
   if (isObject(data)) return withMetadata({ kind: 'data', data: data as JsonObject }, metadata);

@@ -10,21 +10,8 @@
  * earlier a2a-js REST clients sent that (digest §11).
  */
 import { invalidParams } from '../a2a/errors.js';
-import type {
-  AgentCard,
-  Artifact,
-  JsonObject,
-  JsonValue,
-  Message,
-  Part,
-  SendMessageRequest,
-  SendMessageResponse,
-  StreamResponse,
-  Task,
-  TaskPushNotificationConfig,
-  TaskState,
-  TaskStatus,
-} from '../a2a/types.js';
+import { toJsonObject, toJsonValue } from '../a2a/json.js';
+import type { AgentCard, Artifact, JsonObject, Message, Part, SendMessageRequest, SendMessageResponse, StreamResponse, Task, TaskPushNotificationConfig, TaskState, TaskStatus } from '../a2a/types.js';
 import { agentCardFromV1, type V03AgentCard } from './cards.js';
 import { isFinalState } from './events.js';
 import { checkDepth, isObject, obj, optStr, str } from './fields.js';
@@ -133,16 +120,16 @@ export function sendResponseToProto(r: SendMessageResponse): { task: ProtoTask }
 
 /** `StreamResponse`; status updates carry `final` (derived as on JSON-RPC, see events.ts). */
 export function streamResponseToProto(r: StreamResponse): JsonObject {
-  if ('task' in r) return { task: taskToProto(r.task) } as unknown as JsonObject;
-  if ('message' in r) return { message: messageToProto(r.message) } as unknown as JsonObject;
+  if ('task' in r) return { task: toJsonObject(taskToProto(r.task)) };
+  if ('message' in r) return { message: toJsonObject(messageToProto(r.message)) };
   if ('statusUpdate' in r) {
     const e = r.statusUpdate;
-    const ev: JsonObject = { taskId: e.taskId, contextId: e.contextId, status: statusToProto(e.status) as unknown as JsonObject, final: isFinalState(e.status.state) };
+    const ev: JsonObject = { taskId: e.taskId, contextId: e.contextId, status: toJsonObject(statusToProto(e.status)), final: isFinalState(e.status.state) };
     if (e.metadata !== undefined) ev.metadata = e.metadata;
     return { statusUpdate: ev };
   }
   const e = r.artifactUpdate;
-  const ev: JsonObject = { taskId: e.taskId, contextId: e.contextId, artifact: artifactToProto(e.artifact) as unknown as JsonObject };
+  const ev: JsonObject = { taskId: e.taskId, contextId: e.contextId, artifact: toJsonObject(artifactToProto(e.artifact)) };
   if (e.append !== undefined) ev.append = e.append;
   if (e.lastChunk !== undefined) ev.lastChunk = e.lastChunk;
   if (e.metadata !== undefined) ev.metadata = e.metadata;
@@ -161,9 +148,9 @@ export function taskPushConfigToProto(c: TaskPushNotificationConfig, taskId = c.
  */
 export function agentCardToProto(c: AgentCard): JsonObject {
   const { securitySchemes: _s, security: _r, skills, ...rest }: V03AgentCard = agentCardFromV1(c);
-  const out = { ...rest, skills: skills.map(({ security: _k, ...s }, i) => ({ ...s, ...(c.skills[i]?.securityRequirements ? { security: c.skills[i]!.securityRequirements } : {}) })) } as unknown as JsonObject;
-  if (c.securitySchemes) out.securitySchemes = c.securitySchemes as unknown as JsonObject;
-  if (c.securityRequirements) out.security = c.securityRequirements as unknown as JsonValue;
+  const out = toJsonObject({ ...rest, skills: skills.map(({ security: _k, ...s }, i) => ({ ...s, ...(c.skills[i]?.securityRequirements ? { security: c.skills[i]!.securityRequirements } : {}) })) });
+  if (c.securitySchemes) out.securitySchemes = toJsonObject(c.securitySchemes);
+  if (c.securityRequirements) out.security = toJsonValue(c.securityRequirements);
   return out;
 }
 

@@ -115,8 +115,7 @@ export class A2AError extends Error {
   }
 }
 
-export const invalidParams = (field: string, description: string): A2AError =>
-  new A2AError('InvalidParams', `Invalid parameter '${field}': ${description}`, { fieldViolations: [{ field, description }] });
+export const invalidParams = (field: string, description: string): A2AError => new A2AError('InvalidParams', `Invalid parameter '${field}': ${description}`, { fieldViolations: [{ field, description }] });
 
 /**
  * Error codes meaning a backing service (the database, the bus) cannot be reached right now:

@@ -19,18 +19,7 @@ import type {
   WireSecurityRequirement,
   WireSecurityScheme,
 } from './grpc-codec-wire.js';
-import type {
-  AgentCapabilities,
-  AgentCard,
-  AgentCardSignature,
-  AgentExtension,
-  AgentInterface,
-  AgentSkill,
-  JsonObject,
-  JsonValue,
-  SecurityRequirement,
-  SecurityScheme,
-} from './types.js';
+import type { AgentCapabilities, AgentCard, AgentCardSignature, AgentExtension, AgentInterface, AgentSkill, JsonObject, JsonValue, SecurityRequirement, SecurityScheme } from './types.js';
 
 const isJsonObject = (v: JsonValue | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -48,10 +37,8 @@ export function encodeSecurityRequirement(r: SecurityRequirement): WireSecurityR
   return { schemes };
 }
 
-const decodeRequirements = (w: WireSecurityRequirement[] | undefined): SecurityRequirement[] | undefined =>
-  optList(w)?.map(decodeSecurityRequirement);
-const encodeRequirements = (r: SecurityRequirement[] | undefined): WireSecurityRequirement[] | undefined =>
-  r?.map(encodeSecurityRequirement);
+const decodeRequirements = (w: WireSecurityRequirement[] | undefined): SecurityRequirement[] | undefined => optList(w)?.map(decodeSecurityRequirement);
+const encodeRequirements = (r: SecurityRequirement[] | undefined): WireSecurityRequirement[] | undefined => r?.map(encodeSecurityRequirement);
 
 // ---- OAuthFlows (oneof flow) ----
 
@@ -108,13 +95,7 @@ export function encodeOAuthFlows(flows: JsonObject, field: string): WireOAuthFlo
 
 // ---- SecurityScheme (oneof scheme) ----
 
-const SCHEME_KEYS = [
-  'apiKeySecurityScheme',
-  'httpAuthSecurityScheme',
-  'oauth2SecurityScheme',
-  'openIdConnectSecurityScheme',
-  'mtlsSecurityScheme',
-] as const;
+const SCHEME_KEYS = ['apiKeySecurityScheme', 'httpAuthSecurityScheme', 'oauth2SecurityScheme', 'openIdConnectSecurityScheme', 'mtlsSecurityScheme'] as const;
 type SchemeKey = (typeof SCHEME_KEYS)[number];
 const API_KEY_LOCATIONS = ['query', 'header', 'cookie'] as const;
 
@@ -174,8 +155,7 @@ export function encodeSecurityScheme(s: SecurityScheme, field: string): WireSecu
 
 // ---- AgentCard and its parts ----
 
-const decodeInterface = (w: WireAgentInterface): AgentInterface =>
-  prune({ url: w.url ?? '', protocolBinding: w.protocolBinding ?? '', tenant: optString(w.tenant), protocolVersion: w.protocolVersion ?? '' });
+const decodeInterface = (w: WireAgentInterface): AgentInterface => prune({ url: w.url ?? '', protocolBinding: w.protocolBinding ?? '', tenant: optString(w.tenant), protocolVersion: w.protocolVersion ?? '' });
 
 const decodeExtension = (w: WireAgentExtension, field: string): AgentExtension =>
   prune({ uri: w.uri ?? '', description: optString(w.description), required: optTrue(w.required), params: optStruct(w.params, `${field}.params`) });
@@ -201,8 +181,7 @@ const decodeSkill = (w: WireAgentSkill): AgentSkill =>
     securityRequirements: decodeRequirements(w.securityRequirements),
   });
 
-const decodeSignature = (w: WireAgentCardSignature, field: string): AgentCardSignature =>
-  prune({ protected: w.protected ?? '', signature: w.signature ?? '', header: optStruct(w.header, `${field}.header`) });
+const decodeSignature = (w: WireAgentCardSignature, field: string): AgentCardSignature => prune({ protected: w.protected ?? '', signature: w.signature ?? '', header: optStruct(w.header, `${field}.header`) });
 
 export function decodeAgentCard(w: WireAgentCard): AgentCard {
   let securitySchemes: Record<string, SecurityScheme> | undefined;
@@ -227,8 +206,7 @@ export function decodeAgentCard(w: WireAgentCard): AgentCard {
   });
 }
 
-const encodeExtension = (e: AgentExtension, field: string): WireAgentExtension =>
-  prune({ uri: e.uri, description: e.description, required: e.required, params: encodeOptStruct(e.params, `${field}.params`) });
+const encodeExtension = (e: AgentExtension, field: string): WireAgentExtension => prune({ uri: e.uri, description: e.description, required: e.required, params: encodeOptStruct(e.params, `${field}.params`) });
 
 export function encodeAgentCard(card: AgentCard): WireAgentCard {
   let securitySchemes: Record<string, WireSecurityScheme> | undefined;
@@ -265,9 +243,7 @@ export function encodeAgentCard(card: AgentCard): WireAgentCard {
         securityRequirements: encodeRequirements(s.securityRequirements),
       }),
     ),
-    signatures: card.signatures?.map((s, i) =>
-      prune({ protected: s.protected, signature: s.signature, header: encodeOptStruct(s.header, `signatures[${i}].header`) }),
-    ),
+    signatures: card.signatures?.map((s, i) => prune({ protected: s.protected, signature: s.signature, header: encodeOptStruct(s.header, `signatures[${i}].header`) })),
     iconUrl: card.iconUrl,
   });
 }

@@ -3,28 +3,8 @@
  * Request decoders are the gRPC binding's trust boundary: they check REQUIRED fields and presence.
  */
 import { invalidParams } from './errors.js';
-import {
-  decodeMessage,
-  decodeTask,
-  decodeTaskPushNotificationConfig,
-  encodeMessage,
-  encodeTask,
-  encodeTaskPushNotificationConfig,
-} from './grpc-codec-objects.js';
-import {
-  decodeEnum,
-  decodeTimestamp,
-  encodeOptStruct,
-  encodeTimestamp,
-  optList,
-  optNonZero,
-  optString,
-  optStruct,
-  optTrue,
-  prune,
-  requiredMessage,
-  requiredString,
-} from './grpc-codec-wkt.js';
+import { decodeMessage, decodeTask, decodeTaskPushNotificationConfig, encodeMessage, encodeTask, encodeTaskPushNotificationConfig } from './grpc-codec-objects.js';
+import { decodeEnum, decodeTimestamp, encodeOptStruct, encodeTimestamp, optList, optNonZero, optString, optStruct, optTrue, prune, requiredMessage, requiredString } from './grpc-codec-wkt.js';
 import type {
   WireCancelTaskRequest,
   WireGetExtendedAgentCardRequest,
@@ -61,7 +41,6 @@ function optHistoryLength(v: number | undefined, field: string): number | undefi
   if (v !== undefined && v < 0) throw invalidParams(field, 'must not be negative');
   return v;
 }
-
 
 function decodeSendMessageConfiguration(w: WireSendMessageConfiguration, field: string): SendMessageConfiguration {
   const push = w.taskPushNotificationConfig;
@@ -148,11 +127,9 @@ export function decodeCancelTaskRequest(w: WireCancelTaskRequest): CancelTaskReq
   return prune({ tenant: optString(w.tenant), id: requiredString(w.id, 'id'), metadata: optStruct(w.metadata, 'metadata') });
 }
 
-export const encodeCancelTaskRequest = (r: CancelTaskRequest): WireCancelTaskRequest =>
-  prune({ tenant: r.tenant, id: r.id, metadata: encodeOptStruct(r.metadata, 'metadata') });
+export const encodeCancelTaskRequest = (r: CancelTaskRequest): WireCancelTaskRequest => prune({ tenant: r.tenant, id: r.id, metadata: encodeOptStruct(r.metadata, 'metadata') });
 
-export const decodeSubscribeToTaskRequest = (w: WireSubscribeToTaskRequest): SubscribeToTaskRequest =>
-  prune({ tenant: optString(w.tenant), id: requiredString(w.id, 'id') });
+export const decodeSubscribeToTaskRequest = (w: WireSubscribeToTaskRequest): SubscribeToTaskRequest => prune({ tenant: optString(w.tenant), id: requiredString(w.id, 'id') });
 
 export const encodeSubscribeToTaskRequest = (r: SubscribeToTaskRequest): WireSubscribeToTaskRequest => prune({ tenant: r.tenant, id: r.id });
 
@@ -163,8 +140,7 @@ export function decodeCreateTaskPushNotificationConfigRequest(w: WireTaskPushNot
 }
 
 /** Get- and DeleteTaskPushNotificationConfigRequest. */
-export const decodeTaskPushConfigRef = (w: WireTaskPushConfigRef): TaskPushConfigRef =>
-  prune({ tenant: optString(w.tenant), taskId: requiredString(w.taskId, 'taskId'), id: requiredString(w.id, 'id') });
+export const decodeTaskPushConfigRef = (w: WireTaskPushConfigRef): TaskPushConfigRef => prune({ tenant: optString(w.tenant), taskId: requiredString(w.taskId, 'taskId'), id: requiredString(w.id, 'id') });
 
 export const encodeTaskPushConfigRef = (r: TaskPushConfigRef): WireTaskPushConfigRef => prune({ tenant: r.tenant, taskId: r.taskId, id: r.id });
 

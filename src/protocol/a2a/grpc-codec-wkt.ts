@@ -45,11 +45,7 @@ export function requiredMessage<T>(v: T | undefined | null, field: string): T {
 }
 
 /** Looks an enum value up by name or number; undefined for the zero (UNSPECIFIED) value or absence. */
-export function decodeEnum<N extends string>(
-  v: WireEnum | undefined,
-  numbers: Readonly<Record<string, number>>,
-  field: string,
-): N | undefined {
+export function decodeEnum<N extends string>(v: WireEnum | undefined, numbers: Readonly<Record<string, number>>, field: string): N | undefined {
   if (v === undefined) return undefined;
   const name = typeof v === 'number' ? Object.keys(numbers).find((k) => numbers[k] === v) : v;
   if (name === undefined || !Object.hasOwn(numbers, name)) throw invalidParams(field, `unknown enum value ${JSON.stringify(v)}`);
@@ -122,8 +118,7 @@ export function decodeStruct(s: WireStruct, field: string): JsonObject {
 }
 
 /** An optional Struct field: absent stays absent (an empty Struct that was sent stays `{}`). */
-export const optStruct = (s: WireStruct | undefined, field: string): JsonObject | undefined =>
-  s === undefined || s === null ? undefined : decodeStruct(s, field);
+export const optStruct = (s: WireStruct | undefined, field: string): JsonObject | undefined => (s === undefined || s === null ? undefined : decodeStruct(s, field));
 
 export function encodeValue(v: JsonValue | undefined, field: string): WireValue {
   if (v === null || v === undefined) return { nullValue: 'NULL_VALUE' };
@@ -136,9 +131,7 @@ export function encodeValue(v: JsonValue | undefined, field: string): WireValue 
       if (!Number.isFinite(v)) throw new TypeError(`${field}: NaN and Infinity have no JSON form`);
       return { numberValue: v };
     case 'object':
-      return Array.isArray(v)
-        ? { listValue: { values: v.map((item, i) => encodeValue(item, `${field}[${i}]`)) } }
-        : { structValue: encodeStruct(v, field) };
+      return Array.isArray(v) ? { listValue: { values: v.map((item, i) => encodeValue(item, `${field}[${i}]`)) } } : { structValue: encodeStruct(v, field) };
     default:
       throw new TypeError(`${field}: ${typeof v} is not JSON`);
   }
@@ -153,8 +146,7 @@ export function encodeStruct(obj: JsonObject, field: string): WireStruct {
   return { fields };
 }
 
-export const encodeOptStruct = (obj: JsonObject | undefined, field: string): WireStruct | undefined =>
-  obj === undefined ? undefined : encodeStruct(obj, field);
+export const encodeOptStruct = (obj: JsonObject | undefined, field: string): WireStruct | undefined => (obj === undefined ? undefined : encodeStruct(obj, field));
 
 // ---- google.protobuf.Timestamp ----
 

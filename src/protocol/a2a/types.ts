@@ -31,16 +31,8 @@ export const TASK_STATE_NUMBERS: Record<TaskState | 'TASK_STATE_UNSPECIFIED', nu
   TASK_STATE_AUTH_REQUIRED: 8,
 };
 
-export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set([
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_REJECTED',
-]);
-export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set([
-  'TASK_STATE_INPUT_REQUIRED',
-  'TASK_STATE_AUTH_REQUIRED',
-]);
+export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
+export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
 export const isTerminal = (s: TaskState): boolean => TERMINAL_STATES.has(s);
 export const isInterrupted = (s: TaskState): boolean => INTERRUPTED_STATES.has(s);
 
@@ -111,11 +103,7 @@ export interface TaskArtifactUpdateEvent {
 }
 
 /** proto StreamResponse: exactly one key. */
-export type StreamResponse =
-  | { task: Task }
-  | { message: Message }
-  | { statusUpdate: TaskStatusUpdateEvent }
-  | { artifactUpdate: TaskArtifactUpdateEvent };
+export type StreamResponse = { task: Task } | { message: Message } | { statusUpdate: TaskStatusUpdateEvent } | { artifactUpdate: TaskArtifactUpdateEvent };
 
 export type SendMessageResponse = { task: Task } | { message: Message };
 

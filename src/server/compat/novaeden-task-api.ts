@@ -19,7 +19,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
-import { unknownAgentMessage } from '../../core/agents/unknown-agent.js';
+import { admitToAgentPath } from '../../core/authz/agent-lookup.js';
 import { AccessDenied } from '../../core/authz/access-denied.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 import type { Principal } from '../../core/authz/principal.js';
@@ -30,6 +30,7 @@ import { messageToV1 } from '../../protocol/a2a-v01/messages.js';
 import { statusFromV1, taskFromV1 } from '../../protocol/a2a-v01/tasks.js';
 import { sendError } from '../management/admin-guard.js';
 import { novaedenAgentCards } from './novaeden-agent-list.js';
+import { routeCaller } from '../route-caller.js';
 
 export interface NovaedenTaskApiDeps {
   registry: AgentRegistry;
@@ -75,8 +76,7 @@ export function isNovaedenTaskWrite(method: string, url: string): boolean {
 
 /** A Fastify plugin: `app.register(novaedenTaskApi(deps))`. */
 export function novaedenTaskApi(d: NovaedenTaskApiDeps): FastifyPluginCallback {
-  const challengeFor = (err: A2AError, path: string, scope: string) =>
-    d.auth.challenge(err, { scope, resourceMetadata: d.resourceMetadataUrl(path) });
+  const challengeFor = (err: A2AError, path: string, scope: string) => d.auth.challenge(err, { scope, resourceMetadata: d.resourceMetadataUrl(path) });
 
   /** Sends a refusal; a 401 gets a challenge naming the scope the route needs. */
   const refuse = (reply: FastifyReply, e: unknown, path: string, scope: string) => {
@@ -89,11 +89,9 @@ export function novaedenTaskApi(d: NovaedenTaskApiDeps): FastifyPluginCallback {
 
   /** The agent, admitted by the hidden-agent rule, and the caller; undefined once a refusal is sent. */
   const admit = async (req: FastifyRequest, reply: FastifyReply, agentId: string): Promise<Principal | undefined> => {
-    const noAgent = () => void sendError(reply, new A2AError('TaskNotFound', unknownAgentMessage(agentId, d.registry, d.policy)));
-    if (!d.registry.get(agentId)) return noAgent();
-    const authenticate = () => d.auth.authenticate(req.headers, { resourcePath: `/a2a/${agentId}` });
-    const admitted = d.policy ? await d.policy.admitToAgent(agentId, 'a2a', authenticate) : { unknown: false as const };
-    if (admitted.unknown) return noAgent();
+    const authenticate = () => routeCaller(d.auth, req.raw, `/a2a/${agentId}`);
+    const admitted = await admitToAgentPath(d.registry, d.policy, agentId, 'a2a', authenticate);
+    if (admitted.unknown) return void sendError(reply, new A2AError('TaskNotFound', admitted.message));
     try {
       return admitted.principal ?? (await authenticate());
     } catch (e) {
@@ -120,7 +118,7 @@ export function novaedenTaskApi(d: NovaedenTaskApiDeps): FastifyPluginCallback {
   /** The caller of a route with no agent in its path: credentials for the whole server. */
   const callerOf = async (req: FastifyRequest, reply: FastifyReply, scope: string): Promise<Principal | undefined> => {
     try {
-      return await d.auth.authenticate(req.headers);
+      return await routeCaller(d.auth, req.raw);
     } catch (e) {
       return void refuse(reply, e, '/api/v1', scope);
     }

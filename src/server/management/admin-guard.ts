@@ -11,6 +11,7 @@ import { AccessDenied } from '../../core/authz/access-denied.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
+import { routeCaller } from '../route-caller.js';
 
 export interface AdminGuardDeps {
   auth: Authenticator;
@@ -31,7 +32,7 @@ export function sendError(reply: FastifyReply, err: unknown): FastifyReply {
 export async function requireAdmin(d: AdminGuardDeps, req: FastifyRequest, reply: FastifyReply): Promise<Principal | undefined> {
   let principal: Principal;
   try {
-    principal = await d.auth.authenticate(req.headers);
+    principal = await routeCaller(d.auth, req.raw);
   } catch (e) {
     const err = toA2AError(e);
     if (err.kind !== 'Unauthenticated') return void sendError(reply, err);

@@ -9,6 +9,7 @@ import { restErrorBody } from '../../bindings/a2a-rest/rest-binding.js';
 import { toA2AError } from '../../protocol/a2a/errors.js';
 import { isNovaedenTaskWrite } from '../compat/novaeden-task-api.js';
 import { requireAdmin, sendError, type AdminGuardDeps } from './admin-guard.js';
+import { routeCaller } from '../route-caller.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
@@ -26,7 +27,7 @@ export async function refuseBodyWithoutAdmin(d: AdminGuardDeps, req: FastifyRequ
 
 async function refuseUnauthenticated(d: AdminGuardDeps, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
   try {
-    await d.auth.authenticate(req.headers);
+    await routeCaller(d.auth, req.raw);
     return false;
   } catch (e) {
     const err = toA2AError(e);

@@ -23,7 +23,10 @@ const createKeyBody = z
   .object({
     subject: z.string().trim().min(1).max(200),
     scopes: z.array(scope).max(50).default([]),
-    usecase: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lowercase letters, digits, - and _').optional(),
+    usecase: z
+      .string()
+      .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'must be lowercase letters, digits, - and _')
+      .optional(),
     /** RFC 3339 */
     expiresAt: z.string().datetime({ offset: true }).optional(),
   })
@@ -48,49 +51,49 @@ function keyView(k: StoredApiKey, now: number) {
 /** A Fastify plugin: `app.register(keyRoutes(deps))`. */
 export function keyRoutes(d: AdminGuardDeps & { store: ApiKeyAdmin }): FastifyPluginCallback {
   return (app, _opts, done) => {
-  app.post('/api/v1/keys', async (req, reply) => {
-    if (!(await requireAdmin(d, req, reply))) return reply;
-    let json: unknown;
-    try {
-      json = typeof req.body === 'string' && req.body !== '' ? JSON.parse(req.body) : req.body;
-    } catch {
-      return sendError(reply, new A2AError('ParseError'));
-    }
-    const parsed = createKeyBody.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      return sendError(reply, invalidParams(issue.path.join('.') || 'body', issue.message));
-    }
-    const now = Date.now();
-    const expiresAt = parsed.data.expiresAt === undefined ? undefined : Date.parse(parsed.data.expiresAt);
-    if (expiresAt !== undefined && expiresAt <= now) return sendError(reply, invalidParams('expiresAt', 'must be in the future'));
-    const created = createApiKey({
-      subject: parsed.data.subject,
-      scopes: parsed.data.scopes,
-      ...(parsed.data.usecase === undefined ? {} : { usecase: parsed.data.usecase }),
-      ...(expiresAt === undefined ? {} : { expiresAt }),
-      now,
+    app.post('/api/v1/keys', async (req, reply) => {
+      if (!(await requireAdmin(d, req, reply))) return reply;
+      let json: unknown;
+      try {
+        json = typeof req.body === 'string' && req.body !== '' ? JSON.parse(req.body) : req.body;
+      } catch {
+        return sendError(reply, new A2AError('ParseError'));
+      }
+      const parsed = createKeyBody.safeParse(json);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        return sendError(reply, invalidParams(issue.path.join('.') || 'body', issue.message));
+      }
+      const now = Date.now();
+      const expiresAt = parsed.data.expiresAt === undefined ? undefined : Date.parse(parsed.data.expiresAt);
+      if (expiresAt !== undefined && expiresAt <= now) return sendError(reply, invalidParams('expiresAt', 'must be in the future'));
+      const created = createApiKey({
+        subject: parsed.data.subject,
+        scopes: parsed.data.scopes,
+        ...(parsed.data.usecase === undefined ? {} : { usecase: parsed.data.usecase }),
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+        now,
+      });
+      await d.store.putApiKey(created.record);
+      reply.header('Cache-Control', 'no-store');
+      return reply.code(201).send({ ...keyView(created.record, now), key: created.key });
     });
-    await d.store.putApiKey(created.record);
-    reply.header('Cache-Control', 'no-store');
-    return reply.code(201).send({ ...keyView(created.record, now), key: created.key });
-  });
 
-  app.get('/api/v1/keys', async (req, reply) => {
-    if (!(await requireAdmin(d, req, reply))) return reply;
-    const now = Date.now();
-    reply.header('Cache-Control', 'no-store');
-    return reply.send({ keys: (await d.store.listApiKeys()).map((k) => keyView(k, now)) });
-  });
+    app.get('/api/v1/keys', async (req, reply) => {
+      if (!(await requireAdmin(d, req, reply))) return reply;
+      const now = Date.now();
+      reply.header('Cache-Control', 'no-store');
+      return reply.send({ keys: (await d.store.listApiKeys()).map((k) => keyView(k, now)) });
+    });
 
-  app.delete<{ Params: { id: string } }>('/api/v1/keys/:id', async (req, reply) => {
-    if (!(await requireAdmin(d, req, reply))) return reply;
-    const id = req.params.id;
-    if (!KEY_ID.test(id) || !(await d.store.revokeApiKey(id, Date.now()))) {
-      return sendError(reply, new A2AError('MethodNotFound', `No API key '${id}'`));
-    }
-    return reply.code(204).send();
-  });
-  done();
+    app.delete<{ Params: { id: string } }>('/api/v1/keys/:id', async (req, reply) => {
+      if (!(await requireAdmin(d, req, reply))) return reply;
+      const id = req.params.id;
+      if (!KEY_ID.test(id) || !(await d.store.revokeApiKey(id, Date.now()))) {
+        return sendError(reply, new A2AError('MethodNotFound', `No API key '${id}'`));
+      }
+      return reply.code(204).send();
+    });
+    done();
   };
 }

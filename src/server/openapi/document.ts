@@ -29,7 +29,12 @@ const ADMIN = { security: [{ bearer: ['admin'] }, { apiKey: ['admin'] }], ...{} 
 const adminOp = (summary: string, responses: Obj, extra: Obj = {}) => ({ tags: ['management'], summary, ...ADMIN, ...extra, responses: { ...responses, ...AUTH_ERRORS } });
 const scoped = (scope: string) => ({ security: [{ bearer: [scope] }, { apiKey: [scope] }] });
 const card = (summary: string, params: Obj[] = []) => ({
-  get: { tags: ['discovery'], summary, parameters: params, responses: { '200': json(ref('AgentCard'), 'The card (ETag, Cache-Control)'), '304': { description: 'Not modified (If-None-Match)' }, '404': error('No such agent (or a hidden one)') } },
+  get: {
+    tags: ['discovery'],
+    summary,
+    parameters: params,
+    responses: { '200': json(ref('AgentCard'), 'The card (ETag, Cache-Control)'), '304': { description: 'Not modified (If-None-Match)' }, '404': error('No such agent (or a hidden one)') },
+  },
 });
 const agentId = param('agentId', 'The agent id');
 const taskId = param('taskId', 'The task id');
@@ -162,7 +167,12 @@ export function openApiDocument(version: string): Obj {
           {
             requestBody: body({
               type: 'object',
-              properties: { name: { type: 'string' }, kind: { enum: ['machine', 'public', 'confidential'] }, redirectUris: { type: 'array', items: { type: 'string' } }, scopes: { type: 'array', items: { type: 'string' } } },
+              properties: {
+                name: { type: 'string' },
+                kind: { enum: ['machine', 'public', 'confidential'] },
+                redirectUris: { type: 'array', items: { type: 'string' } },
+                scopes: { type: 'array', items: { type: 'string' } },
+              },
               required: ['name'],
             }),
           },
@@ -172,9 +182,17 @@ export function openApiDocument(version: string): Obj {
       '/api/v1/agents/{agentId}/tasks/{taskId}': {
         get: adminOp('Any subject\u2019s task, with its owner', { '200': json(ref('AdminTask'), 'The task'), '404': error('No such task') }, { parameters: [agentId, taskId] }),
       },
-      '/mcp/oauth/clients': { get: adminOp('The OAuth clients (the replaced service\u2019s path of GET /api/v1/clients)', { '200': json({ type: 'object', properties: { clients: { type: 'array', items: ref('Client') } }, required: ['clients'] }, 'The clients') }) },
+      '/mcp/oauth/clients': {
+        get: adminOp('The OAuth clients (the replaced service\u2019s path of GET /api/v1/clients)', {
+          '200': json({ type: 'object', properties: { clients: { type: 'array', items: ref('Client') } }, required: ['clients'] }, 'The clients'),
+        }),
+      },
       '/mcp/oauth/clients/{clientId}': {
-        delete: adminOp('Delete an OAuth client (the replaced service\u2019s path)', { '204': { description: 'Deleted' }, '404': json(ref('OAuthError'), 'No such client') }, { parameters: [param('clientId', 'The client id')] }),
+        delete: adminOp(
+          'Delete an OAuth client (the replaced service\u2019s path)',
+          { '204': { description: 'Deleted' }, '404': json(ref('OAuthError'), 'No such client') },
+          { parameters: [param('clientId', 'The client id')] },
+        ),
       },
       '/mcp/config/': { get: { tags: ['management'], summary: 'The admin page for OAuth clients (HTML; a local admin signs in there)', responses: { '200': html('The page') } } },
       '/': {
@@ -203,9 +221,21 @@ export function openApiDocument(version: string): Obj {
         },
       },
       '/mcp/initialize': {
-        post: { tags: ['mcp compatibility'], summary: 'An MCP `initialize` answered by /mcp, without a session', requestBody: body({ type: 'object' }), responses: { '200': json(ref('McpCompatResult'), 'The InitializeResult'), '401': json(ref('JsonRpcResponse'), 'No valid credential (auth.mode required)') } },
+        post: {
+          tags: ['mcp compatibility'],
+          summary: 'An MCP `initialize` answered by /mcp, without a session',
+          requestBody: body({ type: 'object' }),
+          responses: { '200': json(ref('McpCompatResult'), 'The InitializeResult'), '401': json(ref('JsonRpcResponse'), 'No valid credential (auth.mode required)') },
+        },
       },
-      '/mcp/resources/list': { get: { tags: ['mcp compatibility'], summary: '`resources/list` on /mcp', ...scoped('mcp:tools'), responses: { '200': json(ref('McpCompatResult'), 'The resources'), '401': json(ref('JsonRpcResponse'), 'No valid credential') } } },
+      '/mcp/resources/list': {
+        get: {
+          tags: ['mcp compatibility'],
+          summary: '`resources/list` on /mcp',
+          ...scoped('mcp:tools'),
+          responses: { '200': json(ref('McpCompatResult'), 'The resources'), '401': json(ref('JsonRpcResponse'), 'No valid credential') },
+        },
+      },
       '/mcp/health': { get: { tags: ['mcp compatibility'], summary: 'Liveness and counts', responses: { '200': json(ref('McpHealth'), 'Alive') } } },
       '/mcp/validate': { get: { tags: ['mcp compatibility'], summary: 'The tool surface checked against what connectors require', responses: { '200': json(ref('McpValidation'), 'The checks') } } },
       '/.well-known/mcp-metadata': { get: { tags: ['mcp compatibility'], summary: 'MCP discovery for connectors', responses: { '200': json(ref('McpMetadata'), 'The metadata') } } },

@@ -3,6 +3,7 @@
  * package itself (no CDN, no script), so it works offline and under a strict CSP.
  */
 // Walks an OpenAPI document whose shape openApiDocument() guarantees; typed loosely inside only.
+// biome-ignore lint/suspicious/noExplicitAny: see the line above
 type Obj = Record<string, any>;
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -23,7 +24,7 @@ function schemaLabel(s: Obj | undefined): string {
   if (s.type === 'array') return `${schemaLabel(s.items)}[]`;
   if (s.enum) return (s.enum as unknown[]).map((v) => `<code>${esc(v)}</code>`).join(' | ');
   if (s.type === 'object' && s.properties) return `{ ${Object.keys(s.properties).map(esc).join(', ')} }`;
-  return esc(Array.isArray(s.type) ? s.type.join(' | ') : s.type ?? 'any');
+  return esc(Array.isArray(s.type) ? s.type.join(' | ') : (s.type ?? 'any'));
 }
 
 function operation(path: string, method: string, op: Obj): string {
@@ -73,6 +74,8 @@ td,th{border:1px solid #d0d7de;padding:.2rem .5rem;text-align:left;vertical-alig
 <p>${esc(doc.info.description)}</p><p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI ${esc(doc.openapi)}).</p>
 <nav><ul>${tags.map((t) => `<li><a href="#tag-${esc(t.name)}">${esc(t.name)}</a>: ${esc(t.description)}</li>`).join('')}<li><a href="#schemas">schemas</a></li></ul></nav>
 ${tags.map((t) => `<h2 id="tag-${esc(t.name)}">${esc(t.name)}</h2>${byTag.get(t.name)!.join('\n')}`).join('\n')}
-<h2 id="schemas">schemas</h2>${Object.entries(doc.components.schemas as Obj).map(([n, s]) => schemaSection(n, s as Obj)).join('\n')}
+<h2 id="schemas">schemas</h2>${Object.entries(doc.components.schemas as Obj)
+    .map(([n, s]) => schemaSection(n, s as Obj))
+    .join('\n')}
 </body></html>`;
 }

@@ -50,10 +50,13 @@ export const SCHEMAS: Record<string, Schema> = {
   Jwks: object({ keys: { type: 'array', items: object({ kty: str, kid: str }, ['kty']) } }, ['keys']),
   Health: object({ status: { const: 'ok' } }, ['status']),
   Readiness: object({ status: { enum: ['ready', 'unavailable'] }, checks: { type: 'object', additionalProperties: str } }, ['status', 'checks']),
-  ApiKey: object(
-    { id: str, subject: str, scopes: strings, usecase: str, createdAt: dateTime, expiresAt: dateTime, revokedAt: dateTime, status: { enum: ['active', 'expired', 'revoked'] } },
-    ['id', 'subject', 'scopes', 'createdAt', 'status'],
-  ),
+  ApiKey: object({ id: str, subject: str, scopes: strings, usecase: str, createdAt: dateTime, expiresAt: dateTime, revokedAt: dateTime, status: { enum: ['active', 'expired', 'revoked'] } }, [
+    'id',
+    'subject',
+    'scopes',
+    'createdAt',
+    'status',
+  ]),
   NewApiKey: object({ subject: str, scopes: strings, usecase: str, expiresAt: dateTime }, ['subject', 'scopes']),
   User: object({ username: str, scopes: strings, createdAt: dateTime }, ['username', 'scopes', 'createdAt']),
   Client: object({ clientId: str, name: str, grantTypes: strings, redirectUris: strings, scope: str, authMethod: str, issuedAt: { type: 'integer' } }, ['clientId', 'grantTypes', 'redirectUris', 'authMethod']),
@@ -61,15 +64,15 @@ export const SCHEMAS: Record<string, Schema> = {
   // The REST task API of the replaced service (A2A v0.1 shapes: sessionId, parts with `type`).
   Part: v01Part,
   Message: object({ role: { enum: ['user', 'agent'] }, parts: { type: 'array', items: ref('Part'), minItems: 1 }, metadata: { type: 'object' } }, ['role', 'parts']),
-  TaskStatus: object(
-    { state: { enum: ['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'unknown'] }, message: ref('Message'), timestamp: dateTime },
-    ['state'],
-  ),
-  Artifact: object({ name: str, description: str, parts: { type: 'array', items: ref('Part') }, index: { type: 'integer' }, append: { type: 'boolean' }, lastChunk: { type: 'boolean' }, metadata: { type: 'object' } }, ['parts', 'index']),
-  Task: object(
-    { id: str, sessionId: str, status: ref('TaskStatus'), artifacts: { type: 'array', items: ref('Artifact') }, history: { type: 'array', items: ref('Message') }, metadata: { type: 'object' } },
-    ['id', 'status'],
-  ),
+  TaskStatus: object({ state: { enum: ['submitted', 'working', 'input-required', 'completed', 'canceled', 'failed', 'unknown'] }, message: ref('Message'), timestamp: dateTime }, ['state']),
+  Artifact: object({ name: str, description: str, parts: { type: 'array', items: ref('Part') }, index: { type: 'integer' }, append: { type: 'boolean' }, lastChunk: { type: 'boolean' }, metadata: { type: 'object' } }, [
+    'parts',
+    'index',
+  ]),
+  Task: object({ id: str, sessionId: str, status: ref('TaskStatus'), artifacts: { type: 'array', items: ref('Artifact') }, history: { type: 'array', items: ref('Message') }, metadata: { type: 'object' } }, [
+    'id',
+    'status',
+  ]),
   TaskStatusView: object({ id: str, sessionId: str, status: ref('TaskStatus') }, ['id', 'status']),
   CreateTask: object({ message: ref('Message'), sessionId: { type: 'string', description: 'groups tasks (the A2A context id)' }, metadata: { type: 'object' } }, ['message']),
   AddMessage: object({ message: ref('Message'), metadata: { type: 'object' } }, ['message']),

@@ -3,7 +3,7 @@
  * outbox. Ids are `text` (clients choose contextIds of any length); epoch ms are `bigint`.
  */
 import { sql, type Kysely } from 'kysely';
-import type { SqlDialectName } from './index.js';
+import type { SqlDialectName } from './sql-dialect.js';
 
 export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
   await db.schema
@@ -20,11 +20,7 @@ export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<
     .addColumn('task', 'text', (c) => c.notNull())
     .execute();
   // ListTasks: always agent + owner, newest status first, id as the tie-breaker of the keyset.
-  await db.schema
-    .createIndex('tasks_list_idx')
-    .on('tasks')
-    .columns(['agent_id', 'owner', 'status_time desc', 'id desc'])
-    .execute();
+  await db.schema.createIndex('tasks_list_idx').on('tasks').columns(['agent_id', 'owner', 'status_time desc', 'id desc']).execute();
   // ListTasks by contextId: a context holds few tasks, so the matches are sorted after the lookup.
   // A status filter scans the list index above: every index on tasks is paid for on each commit
   // (measured: the two wider indexes cost ~15% of the commit path).
@@ -58,9 +54,7 @@ export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<
     .createTable('push_outbox')
     // Ids are never reused (SQLite AUTOINCREMENT, PG identity): a worker whose lease expired may
     // still call markDelivered(id) late, and must not hit a newer row that took the same id.
-    .addColumn('id', dialect === 'postgres' ? 'bigint' : 'integer', (c) =>
-      dialect === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
-    )
+    .addColumn('id', dialect === 'postgres' ? 'bigint' : 'integer', (c) => (dialect === 'postgres' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement()))
     .addColumn('task_id', 'text', (c) => c.notNull())
     .addColumn('config_id', 'text', (c) => c.notNull())
     .addColumn('seq', 'integer', (c) => c.notNull())

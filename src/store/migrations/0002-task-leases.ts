@@ -3,7 +3,7 @@
  * are null together (no replica holds the task) or set together.
  */
 import type { Kysely } from 'kysely';
-import type { SqlDialectName } from './index.js';
+import type { SqlDialectName } from './sql-dialect.js';
 
 export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
   // One column per statement: SQLite's ALTER TABLE adds a single column at a time.

@@ -10,7 +10,7 @@
  * the scope ceiling (src/auth/oauth/client-scope-ceiling.ts) caps every unmarked client.
  */
 import { sql, type Kysely } from 'kysely';
-import type { SqlDialectName } from './index.js';
+import type { SqlDialectName } from './sql-dialect.js';
 
 /** The marker the scope ceiling reads; see src/auth/oauth/client-scope-ceiling.ts. */
 const ADMIN_CLIENT_MARKER = 'agentport_registered_by';

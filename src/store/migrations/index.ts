@@ -5,6 +5,7 @@
  */
 import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { DatabaseSchemaNewerError, type MigrationStatus } from '../store.js';
+import type { SqlDialectName } from './sql-dialect.js';
 import * as m0001 from './0001-initial.js';
 import * as m0002 from './0002-task-leases.js';
 import * as m0003 from './0003-signing-keys.js';
@@ -13,7 +14,7 @@ import * as m0005 from './0005-oauth.js';
 import * as m0006 from './0006-sessions.js';
 import * as m0007 from './0007-task-message-ids.js';
 
-export type SqlDialectName = 'sqlite' | 'postgres';
+export type { SqlDialectName } from './sql-dialect.js';
 
 interface VersionedMigration {
   up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void>;
@@ -51,7 +52,7 @@ export class InCodeMigrationProvider implements MigrationProvider {
 }
 
 /** Names recorded in Kysely's bookkeeping table, sorted; none when the table does not exist yet. */
-export async function appliedMigrations(db: Kysely<unknown>, dialect: SqlDialectName, schema?: string): Promise<string[]> {
+export async function appliedMigrations<DB>(db: Kysely<DB>, dialect: SqlDialectName, schema?: string): Promise<string[]> {
   const exists =
     dialect === 'postgres'
       ? await sql<{ found: string | null }>`select to_regclass(${`${quoteIdent(schema ?? 'public')}.${quoteIdent(DEFAULT_MIGRATION_TABLE)}`})::text as found`.execute(db)
@@ -62,7 +63,7 @@ export async function appliedMigrations(db: Kysely<unknown>, dialect: SqlDialect
   return rows.map((r) => r.name).sort();
 }
 
-export async function migrationStatus(db: Kysely<unknown>, dialect: SqlDialectName, schema?: string): Promise<MigrationStatus> {
+export async function migrationStatus<DB>(db: Kysely<DB>, dialect: SqlDialectName, schema?: string): Promise<MigrationStatus> {
   const known = KNOWN_MIGRATIONS;
   const applied = await appliedMigrations(db, dialect, schema);
   const done = new Set(applied);
@@ -81,7 +82,7 @@ export async function migrationStatus(db: Kysely<unknown>, dialect: SqlDialectNa
  * Kysely would only report "corrupted migrations", and an older build must not write to a schema
  * whose meaning it does not know.
  */
-export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialectName, schema?: string): Promise<string[]> {
+export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: SqlDialectName, schema?: string): Promise<string[]> {
   const before = await migrationStatus(db, dialect, schema);
   if (before.unknown.length > 0) throw new DatabaseSchemaNewerError(before.unknown);
   const migrator = new Migrator({

@@ -52,13 +52,20 @@ export class PostgresStore extends SqlStore {
     if (commits.length === 0) return;
     const batch = commits.map(prepareCommit);
     await this.db.transaction().execute(async (trx) => {
-      await insertNewTasks(trx, batch.filter((p) => p.expectedVersion === 0));
-      await updateTasks(trx, batch.filter((p) => p.expectedVersion !== 0));
-      const events = batch.flatMap((p) =>
-        p.eventsRow ? [{ task_id: p.taskId, seq: p.eventsRow.lastSeq, first_seq: p.eventsRow.firstSeq, events: p.eventsRow.json, created_at: p.eventsRow.createdAt }] : [],
+      await insertNewTasks(
+        trx,
+        batch.filter((p) => p.expectedVersion === 0),
       );
+      await updateTasks(
+        trx,
+        batch.filter((p) => p.expectedVersion !== 0),
+      );
+      const events = batch.flatMap((p) => (p.eventsRow ? [{ task_id: p.taskId, seq: p.eventsRow.lastSeq, first_seq: p.eventsRow.firstSeq, events: p.eventsRow.json, created_at: p.eventsRow.createdAt }] : []));
       for (let i = 0; i < events.length; i += ROWS_PER_INSERT) {
-        await trx.insertInto('task_events').values(events.slice(i, i + ROWS_PER_INSERT)).execute();
+        await trx
+          .insertInto('task_events')
+          .values(events.slice(i, i + ROWS_PER_INSERT))
+          .execute();
       }
       const outbox = batch.flatMap((p) =>
         p.outbox.map((o) => ({
@@ -71,7 +78,10 @@ export class PostgresStore extends SqlStore {
         })),
       );
       for (let i = 0; i < outbox.length; i += ROWS_PER_INSERT) {
-        await trx.insertInto('push_outbox').values(outbox.slice(i, i + ROWS_PER_INSERT)).execute();
+        await trx
+          .insertInto('push_outbox')
+          .values(outbox.slice(i, i + ROWS_PER_INSERT))
+          .execute();
       }
     });
   }
@@ -117,7 +127,7 @@ async function updateRun(trx: Transaction<Database>, run: PreparedCommit[]): Pro
   if (rows.length === run.length) return;
   const done = new Set(rows.map((r) => r.id));
   const lost = run.find((p) => !done.has(p.taskId));
-  throw new ConcurrentUpdateError(lost?.taskId ?? run[0].taskId);
+  throw new ConcurrentUpdateError(lost?.taskId ?? run[0]!.taskId);
 }
 
 /** New tasks must not exist yet: a row that was not inserted is a concurrent create. */
@@ -152,7 +162,7 @@ async function insertNewTasks(trx: Transaction<Database>, created: PreparedCommi
     if (inserted.length === chunk.length) continue;
     const done = new Set(inserted.map((r) => r.id));
     const lost = chunk.find((p) => !done.delete(p.taskId));
-    throw new ConcurrentUpdateError(lost?.taskId ?? chunk[0].taskId);
+    throw new ConcurrentUpdateError(lost?.taskId ?? chunk[0]!.taskId);
   }
 }
 

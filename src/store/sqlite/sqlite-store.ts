@@ -83,12 +83,7 @@ function compileStatements(k: Q) {
       ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at', 'origin_message_id'],
     ),
     selectTaskByMessage: compileWithSlots(
-      k
-        .selectFrom('tasks')
-        .selectAll()
-        .where('agent_id', '=', slot<string>('agent_id'))
-        .where('owner', '=', slot<string>('owner'))
-        .where('origin_message_id', '=', slot<string>('origin_message_id')),
+      k.selectFrom('tasks').selectAll().where('agent_id', '=', slot<string>('agent_id')).where('owner', '=', slot<string>('owner')).where('origin_message_id', '=', slot<string>('origin_message_id')),
       ['agent_id', 'owner', 'origin_message_id'],
     ),
     updateTask: updateTaskStatement(k, false),
@@ -116,26 +111,15 @@ function compileStatements(k: Q) {
       }),
       ['task_id', 'config_id', 'seq', 'payload', 'next_attempt_at', 'created_at'],
     ),
-    selectTask: compileWithSlots(
-      k.selectFrom('tasks').selectAll().where('id', '=', slot<string>('id')).where('agent_id', '=', slot<string>('agent_id')),
-      ['id', 'agent_id'],
-    ),
-    selectEvents: compileWithSlots(
-      k
-        .selectFrom('task_events')
-        .selectAll()
-        .where('task_id', '=', slot<string>('task_id'))
-        .where('seq', '>', slot<number>('after_seq'))
-        .orderBy('seq')
-        .limit(slot<number>('limit')),
-      ['task_id', 'after_seq', 'limit'],
-    ),
+    selectTask: compileWithSlots(k.selectFrom('tasks').selectAll().where('id', '=', slot<string>('id')).where('agent_id', '=', slot<string>('agent_id')), ['id', 'agent_id']),
+    selectEvents: compileWithSlots(k.selectFrom('task_events').selectAll().where('task_id', '=', slot<string>('task_id')).where('seq', '>', slot<number>('after_seq')).orderBy('seq').limit(slot<number>('limit')), [
+      'task_id',
+      'after_seq',
+      'limit',
+    ]),
     // Every authenticated request with a stored API key reads its row (no cache, so a revocation
     // applies to the next request); built per call through Kysely this cost ~50 µs.
-    selectApiKey: compileWithSlots(
-      k.withTables<{ api_keys: ApiKeysTable }>().selectFrom('api_keys').selectAll().where('key_id', '=', slot<string>('key_id')),
-      ['key_id'],
-    ),
+    selectApiKey: compileWithSlots(k.withTables<{ api_keys: ApiKeysTable }>().selectFrom('api_keys').selectAll().where('key_id', '=', slot<string>('key_id')), ['key_id']),
   };
 }
 
@@ -164,22 +148,13 @@ export class SqliteStore extends SqlStore {
       for (const p of batch) {
         const lease = p.lease;
         if (p.expectedVersion === 0) {
-          const r = s.insertTask.run(
-            p.taskId, p.agentId, p.owner, p.contextId, p.state, p.statusTime, p.createdAt, p.seq, 1, p.taskJson,
-            lease ? lease.owner : null, lease ? lease.expiresAt : null, p.originMessageId,
-          );
+          const r = s.insertTask.run(p.taskId, p.agentId, p.owner, p.contextId, p.state, p.statusTime, p.createdAt, p.seq, 1, p.taskJson, lease ? lease.owner : null, lease ? lease.expiresAt : null, p.originMessageId);
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
         } else if (lease) {
-          const r = s.updateTaskWithLease.run(
-            p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, lease.owner, lease.expiresAt,
-            p.taskId, p.agentId, p.expectedVersion,
-          );
+          const r = s.updateTaskWithLease.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion);
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
         } else {
-          const r = s.updateTask.run(
-            p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson,
-            p.taskId, p.agentId, p.expectedVersion,
-          );
+          const r = s.updateTask.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, p.taskId, p.agentId, p.expectedVersion);
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
         }
         const ev = p.eventsRow;

@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/index.js';
 import { startServer, type RunningServer } from '../../../src/server/start.js';
 import { readSse, rpc, userMessage } from '../../support/server.js';
-import { modernClient } from '../../mcp/clients.js';
+import { modernClient } from '../../bindings/mcp/clients.js';
 import { PNG, startLegacyRemote, startModernRemote, type RemoteServer } from './remote-servers.js';
 
 interface Agentport extends RunningServer {
@@ -22,10 +22,7 @@ interface Agentport extends RunningServer {
 
 async function startAgentport(agents: unknown[], env: Record<string, string> = {}): Promise<Agentport> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'agentport-mcp-remote-'));
-  const config = parseConfig(
-    { server: { host: '127.0.0.1', port: 0, logLevel: 'error', dataDir, grpc: { enabled: false } }, auth: { mode: 'none' }, agents },
-    { env, cwd: dataDir },
-  );
+  const config = parseConfig({ server: { host: '127.0.0.1', port: 0, logLevel: 'error', dataDir, grpc: { enabled: false } }, auth: { mode: 'none' }, agents }, { env, cwd: dataDir });
   const running = await startServer(config);
   return {
     ...running,

@@ -60,7 +60,12 @@ function tools(record: RemoteRecord) {
       description: 'Returns a tiny image.',
       schema: { type: 'object', properties: {} },
       zod: {},
-      run: async (): Promise<Result> => ({ content: [{ type: 'text', text: 'a dot' }, { type: 'image', data: PNG, mimeType: 'image/png' }] }),
+      run: async (): Promise<Result> => ({
+        content: [
+          { type: 'text', text: 'a dot' },
+          { type: 'image', data: PNG, mimeType: 'image/png' },
+        ],
+      }),
     },
     slow: {
       title: 'Slow',
@@ -110,10 +115,14 @@ export async function startModernRemote(port = 0, record: RemoteRecord = { autho
     () => {
       const server = new V2Server({ name: 'modern-remote', title: 'Modern Remote', version: '2.0.0' }, { capabilities: { tools: {} } });
       for (const [name, t] of Object.entries(defs)) {
-        server.registerTool(name, { title: t.title, description: t.description, inputSchema: fromJsonSchema(t.schema as never) as StandardSchemaWithJSON, ...('annotations' in t ? { annotations: t.annotations } : {}) }, (args, ctx) => {
-          record.calls.push(name);
-          return (t.run as (a: unknown, s: AbortSignal) => Promise<Result>)(args, ctx.mcpReq.signal);
-        });
+        server.registerTool(
+          name,
+          { title: t.title, description: t.description, inputSchema: fromJsonSchema(t.schema as never) as StandardSchemaWithJSON, ...('annotations' in t ? { annotations: t.annotations } : {}) },
+          (args, ctx) => {
+            record.calls.push(name);
+            return (t.run as (a: unknown, s: AbortSignal) => Promise<Result>)(args, ctx.mcpReq.signal);
+          },
+        );
       }
       // Reports two steps as progress notifications before answering (modern remote only).
       server.registerTool('steps', { title: 'Steps', description: 'Reports progress twice.', inputSchema: fromJsonSchema({ type: 'object', properties: {} } as never) as StandardSchemaWithJSON }, async (_args, ctx) => {
@@ -124,7 +133,10 @@ export async function startModernRemote(port = 0, record: RemoteRecord = { autho
         }
         return { content: [{ type: 'text', text: 'done' }] };
       });
-      for (const name of extra) server.registerTool(name, { description: `late tool ${name}`, inputSchema: fromJsonSchema({ type: 'object', properties: {} } as never) as StandardSchemaWithJSON }, async () => ({ content: [{ type: 'text', text: name }] }));
+      for (const name of extra)
+        server.registerTool(name, { description: `late tool ${name}`, inputSchema: fromJsonSchema({ type: 'object', properties: {} } as never) as StandardSchemaWithJSON }, async () => ({
+          content: [{ type: 'text', text: name }],
+        }));
       return server;
     },
     { legacy: 'stateless' },
@@ -159,10 +171,11 @@ export async function startModernRemote(port = 0, record: RemoteRecord = { autho
     port: bound,
     record,
     addTool: (name) => void extra.push(name),
-    close: () => new Promise<void>((resolve) => {
-      http.closeAllConnections();
-      http.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.closeAllConnections();
+        http.close(() => resolve());
+      }),
   };
 }
 

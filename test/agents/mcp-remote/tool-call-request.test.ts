@@ -59,7 +59,13 @@ describe('toolCallOf', () => {
 
 describe('skills from tools', () => {
   it('uses the title, describes the arguments and gives an example call', () => {
-    const s = skillOfTool({ name: 'add', title: 'Add', description: 'Adds.', inputSchema: { type: 'object', properties: { a: { type: 'number', description: 'first' }, b: { type: 'integer' } }, required: ['a'] }, annotations: { readOnlyHint: true } } as Tool);
+    const s = skillOfTool({
+      name: 'add',
+      title: 'Add',
+      description: 'Adds.',
+      inputSchema: { type: 'object', properties: { a: { type: 'number', description: 'first' }, b: { type: 'integer' } }, required: ['a'] },
+      annotations: { readOnlyHint: true },
+    } as Tool);
     expect(s).toMatchObject({ id: 'add', name: 'Add', description: 'Adds. Arguments: a (number, required): first; b (integer).', tags: ['mcp-tool', 'read-only'] });
     expect(JSON.parse(s.examples![0]!)).toEqual({ tool: 'add', arguments: { a: 1 } });
     expect(skillOfTool({ name: 'bare', inputSchema: { type: 'object' } } as Tool)).toMatchObject({ name: 'bare', description: 'Calls the MCP tool "bare".', tags: ['mcp-tool'] });

@@ -5,7 +5,6 @@
  * trips reach the same remote task, cancel reaches the remote, and a remote that is down, silent or
  * not an allowed destination fails the task with a clear reason instead of hanging.
  */
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2AClient, textMessage, type Binding } from '../../../src/client/index.js';
 import { startA2aJsServer, type A2aJsServer } from '../../client/a2a-js-server.js';

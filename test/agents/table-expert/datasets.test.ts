@@ -20,13 +20,19 @@ import { send, startTableExpert } from './helpers.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'te-datasets-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const csv = (rows: number) => ['id,city,amount,day', ...Array.from({ length: rows }, (_, i) => `${i + 1},${i % 2 ? 'Oslo' : 'Lima'},${(i + 1) * 1.5},2024-01-${String((i % 28) + 1).padStart(2, '0')}`)].join('\n') + '\n';
+const csv = (rows: number) => `${['id,city,amount,day', ...Array.from({ length: rows }, (_, i) => `${i + 1},${i % 2 ? 'Oslo' : 'Lima'},${(i + 1) * 1.5},2024-01-${String((i % 28) + 1).padStart(2, '0')}`)].join('\n')}\n`;
 
 describe('file datasets', () => {
   let s: TestServer;
   beforeAll(async () => {
     writeFileSync(path.join(dir, 'visits.csv'), csv(10));
-    writeFileSync(path.join(dir, 'people.json'), JSON.stringify([{ person_id: 1, name: 'Ada' }, { person_id: 2, name: 'Linus' }]));
+    writeFileSync(
+      path.join(dir, 'people.json'),
+      JSON.stringify([
+        { person_id: 1, name: 'Ada' },
+        { person_id: 2, name: 'Linus' },
+      ]),
+    );
     await mkdir(path.join(dir, 'folder'));
     writeFileSync(path.join(dir, 'folder', 'events.ndjson'), '{"kind":"a","n":1}\n{"kind":"b","n":2}\n');
     writeFileSync(path.join(dir, 'folder', 'Daily Stats 2024.csv'), 'k,v\nx,1\n');
@@ -54,7 +60,10 @@ describe('file datasets', () => {
       ['visits', 10, 'csv'],
     ]);
     const q = await send(s, { skill: 'query', sql: 'SELECT city, sum(amount) AS total FROM visits GROUP BY 1 ORDER BY 1' });
-    expect(q.data.rows).toEqual([['Lima', 37.5], ['Oslo', 45]]);
+    expect(q.data.rows).toEqual([
+      ['Lima', 37.5],
+      ['Oslo', 45],
+    ]);
   });
 
   it('reads a dataset file by path through the guard, but nothing next to it', async () => {
@@ -103,7 +112,9 @@ describe('SQLite and PostgreSQL datasets', () => {
     }
     await client.query(`CREATE SCHEMA "${schema}"`);
     await client.query(`CREATE TABLE "${schema}".invoices (invoice_id int PRIMARY KEY, customer text, total numeric(10,2), issued date, paid boolean, created timestamptz)`);
-    await client.query(`INSERT INTO "${schema}".invoices VALUES (1, 'acme', 100.10, '2024-01-31', true, '2024-01-31T10:00:00Z'), (2, 'acme', 20.00, '2024-02-29', false, NULL), (3, 'initech', 5.55, '2024-03-01', true, '2024-03-01T00:00:00Z')`);
+    await client.query(
+      `INSERT INTO "${schema}".invoices VALUES (1, 'acme', 100.10, '2024-01-31', true, '2024-01-31T10:00:00Z'), (2, 'acme', 20.00, '2024-02-29', false, NULL), (3, 'initech', 5.55, '2024-03-01', true, '2024-03-01T00:00:00Z')`,
+    );
     await client.end();
     s = await startTableExpert({
       datasets: [
@@ -125,7 +136,11 @@ describe('SQLite and PostgreSQL datasets', () => {
     const bytes = readFileSync(sqliteFile);
     const r = await send(s, { skill: 'query', sql: 'SELECT label, price, added, weight FROM items ORDER BY item_id' });
     expect(r.data.columns.map((c: any) => c.type)).toEqual(['VARCHAR', 'DECIMAL(8,2)', 'DATE', 'DOUBLE']);
-    expect(r.data.rows).toEqual([['pen', 1.25, '2024-02-01', 0.01], ['desk', 150, '2024-03-15', 20.5], ['lamp', 35.5, '2024-03-20', null]]);
+    expect(r.data.rows).toEqual([
+      ['pen', 1.25, '2024-02-01', 0.01],
+      ['desk', 150, '2024-03-15', 20.5],
+      ['lamp', 35.5, '2024-03-20', null],
+    ]);
     expect(statSync(sqliteFile).mtimeMs).toBe(mtime);
     expect(readFileSync(sqliteFile).equals(bytes)).toBe(true);
   });
@@ -141,9 +156,16 @@ describe('SQLite and PostgreSQL datasets', () => {
   it('copies PostgreSQL tables with their types, inside a read-only transaction', async () => {
     const r = await send(s, { skill: 'query', sql: 'SELECT customer, total, issued, paid, created FROM invoices ORDER BY invoice_id' });
     expect(r.data.columns.map((c: any) => c.type)).toEqual(['VARCHAR', 'DECIMAL(10,2)', 'DATE', 'BOOLEAN', 'TIMESTAMP WITH TIME ZONE']);
-    expect(r.data.rows.map((row: any[]) => row.slice(0, 4))).toEqual([['acme', 100.1, '2024-01-31', true], ['acme', 20, '2024-02-29', false], ['initech', 5.55, '2024-03-01', true]]);
+    expect(r.data.rows.map((row: any[]) => row.slice(0, 4))).toEqual([
+      ['acme', 100.1, '2024-01-31', true],
+      ['acme', 20, '2024-02-29', false],
+      ['initech', 5.55, '2024-03-01', true],
+    ]);
     const asked = await send(s, 'Sum of total by customer');
-    expect(asked.data.rows).toEqual([['acme', 120.1], ['initech', 5.55]]);
+    expect(asked.data.rows).toEqual([
+      ['acme', 120.1],
+      ['initech', 5.55],
+    ]);
   });
 });
 
@@ -181,12 +203,26 @@ describe('usecase scopes (the seam MCP tokens use)', () => {
 });
 
 describe('option errors name the key', () => {
-  const startWith = (options: unknown) => startTestServer({ agents: [{ id: 'echo', builtin: 'echo' }, { id: 'data', builtin: 'table-expert', options }] });
+  const startWith = (options: unknown) =>
+    startTestServer({
+      agents: [
+        { id: 'echo', builtin: 'echo' },
+        { id: 'data', builtin: 'table-expert', options },
+      ],
+    });
 
   it.each([
     [{ datasets: [{ name: 'x' }] }, 'agents[1].options.datasets[0]: must have exactly one of path, sqlite, postgres'],
     [{ datasets: [{ name: 'Bad Name', path: 'x.csv' }] }, 'agents[1].options.datasets[0].name: must be a lowercase SQL identifier'],
-    [{ datasets: [{ name: 'x', path: 'a.csv' }, { name: 'x', path: 'b.csv' }] }, 'agents[1].options.datasets[1].name: duplicates datasets[0].name'],
+    [
+      {
+        datasets: [
+          { name: 'x', path: 'a.csv' },
+          { name: 'x', path: 'b.csv' },
+        ],
+      },
+      'agents[1].options.datasets[1].name: duplicates datasets[0].name',
+    ],
     [{ datasets: [{ name: 'x', postgres: { url: 'mysql://h/db', table: 't' } }] }, 'agents[1].options.datasets[0].postgres.url: must be a postgres:// or postgresql:// URL'],
     [{ limits: { timeoutMs: 'soon' } }, 'agents[1].options.limits.timeoutMs: must be a duration'],
     [{ llm: { baseUrl: 'ftp://x', model: 'm' } }, 'agents[1].options.llm.baseUrl: must be an absolute http:// or https:// URL'],

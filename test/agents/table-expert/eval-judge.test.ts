@@ -12,32 +12,159 @@ import { EVAL_SET } from './eval/question-set.js';
 import { openEvalSession, type EvalSession } from './eval/run-eval.js';
 
 const t = (rows: Cell[][]) => ({ rows });
-const gold = t([['Books', 120.5], ['Home', 99], ['Toys', 42.25]]);
+const gold = t([
+  ['Books', 120.5],
+  ['Home', 99],
+  ['Toys', 42.25],
+]);
 
 describe('judge', () => {
   it('accepts the same rows with other column names, extra columns and float noise', () => {
-    expect(judge(t([[1, 'Books', 120.5000000001], [2, 'Home', 99], [3, 'Toys', 42.25]]), gold, true).ok).toBe(true);
-    expect(judge(t([['Toys', 42.25], ['Books', 120.5], ['Home', 99]]), gold, false).ok).toBe(true);
-    expect(judge(t([['120.50', 'Books'], ['99', 'Home'], ['42.25', 'Toys']]), gold, true).ok).toBe(true);
+    expect(
+      judge(
+        t([
+          [1, 'Books', 120.5000000001],
+          [2, 'Home', 99],
+          [3, 'Toys', 42.25],
+        ]),
+        gold,
+        true,
+      ).ok,
+    ).toBe(true);
+    expect(
+      judge(
+        t([
+          ['Toys', 42.25],
+          ['Books', 120.5],
+          ['Home', 99],
+        ]),
+        gold,
+        false,
+      ).ok,
+    ).toBe(true);
+    expect(
+      judge(
+        t([
+          ['120.50', 'Books'],
+          ['99', 'Home'],
+          ['42.25', 'Toys'],
+        ]),
+        gold,
+        true,
+      ).ok,
+    ).toBe(true);
   });
   it('catches a changed number, a missing row, an extra row and a swapped pairing', () => {
-    expect(judge(t([['Books', 120.5], ['Home', 99.02], ['Toys', 42.25]]), gold, false).ok).toBe(false);
-    expect(judge(t([['Books', 120.5], ['Home', 99]]), gold, false).ok).toBe(false);
-    expect(judge(t([['Books', 120.5], ['Home', 99], ['Toys', 42.25], ['Garden', 1]]), gold, false).ok).toBe(false);
-    expect(judge(t([['Books', 99], ['Home', 120.5], ['Toys', 42.25]]), gold, false).ok).toBe(false);
+    expect(
+      judge(
+        t([
+          ['Books', 120.5],
+          ['Home', 99.02],
+          ['Toys', 42.25],
+        ]),
+        gold,
+        false,
+      ).ok,
+    ).toBe(false);
+    expect(
+      judge(
+        t([
+          ['Books', 120.5],
+          ['Home', 99],
+        ]),
+        gold,
+        false,
+      ).ok,
+    ).toBe(false);
+    expect(
+      judge(
+        t([
+          ['Books', 120.5],
+          ['Home', 99],
+          ['Toys', 42.25],
+          ['Garden', 1],
+        ]),
+        gold,
+        false,
+      ).ok,
+    ).toBe(false);
+    expect(
+      judge(
+        t([
+          ['Books', 99],
+          ['Home', 120.5],
+          ['Toys', 42.25],
+        ]),
+        gold,
+        false,
+      ).ok,
+    ).toBe(false);
     expect(judge(t([['Books'], ['Home'], ['Toys']]), gold, false).ok).toBe(false);
   });
   it('catches another order when the gold orders its rows, and allows ties to come either way', () => {
-    expect(judge(t([['Home', 99], ['Books', 120.5], ['Toys', 42.25]]), gold, true).ok).toBe(false);
-    expect(judge(t([['Home', 99], ['Books', 120.5], ['Toys', 42.25]]), gold, false).ok).toBe(true);
-    const tied = t([['a', 5], ['b', 5], ['c', 1]]);
-    expect(judge(t([['b', 5], ['a', 5], ['c', 1]]), tied, true).ok).toBe(true);
-    expect(judge(t([['b', 5], ['c', 5], ['a', 1]]), tied, true).ok).toBe(false);
+    expect(
+      judge(
+        t([
+          ['Home', 99],
+          ['Books', 120.5],
+          ['Toys', 42.25],
+        ]),
+        gold,
+        true,
+      ).ok,
+    ).toBe(false);
+    expect(
+      judge(
+        t([
+          ['Home', 99],
+          ['Books', 120.5],
+          ['Toys', 42.25],
+        ]),
+        gold,
+        false,
+      ).ok,
+    ).toBe(true);
+    const tied = t([
+      ['a', 5],
+      ['b', 5],
+      ['c', 1],
+    ]);
+    expect(
+      judge(
+        t([
+          ['b', 5],
+          ['a', 5],
+          ['c', 1],
+        ]),
+        tied,
+        true,
+      ).ok,
+    ).toBe(true);
+    expect(
+      judge(
+        t([
+          ['b', 5],
+          ['c', 5],
+          ['a', 1],
+        ]),
+        tied,
+        true,
+      ).ok,
+    ).toBe(false);
   });
   it('a single value must be the answer, not one row among many', () => {
     expect(judge(t([[20000]]), t([[20000]]), false).ok).toBe(true);
     expect(judge(t([[20001]]), t([[20000]]), false).ok).toBe(false);
-    expect(judge(t([['Electronics', 10], ['Home', 5]]), t([['Electronics']]), true).ok).toBe(false);
+    expect(
+      judge(
+        t([
+          ['Electronics', 10],
+          ['Home', 5],
+        ]),
+        t([['Electronics']]),
+        true,
+      ).ok,
+    ).toBe(false);
     expect(judge(t([[null]]), t([[0]]), false).ok).toBe(false);
   });
   it('tells an ordered gold statement from an unordered one', () => {

@@ -34,7 +34,8 @@ function scriptedModel(set: readonly EvalQuestion[]) {
       const errors = body.messages.filter((m: any) => m.role === 'tool' && String(m.content).startsWith('ERROR')).length;
       const tool = (name: string, args: object) => reply({ role: 'assistant', content: null, tool_calls: [{ id: `call_${requests.length}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }] });
       if (!q) return reply({ role: 'assistant', content: 'These tables cannot answer that.' });
-      if (q === asks && !String(users[0].content).includes('Clarified')) return tool('ask_user', { question: 'Did you mean total revenue per month, or the largest single order?', choices: ['total revenue per month', 'the largest single order'] });
+      if (q === asks && !String(users[0].content).includes('Clarified'))
+        return tool('ask_user', { question: 'Did you mean total revenue per month, or the largest single order?', choices: ['total revenue per month', 'the largest single order'] });
       if (q === forbiddenFirst && errors === 0) return tool('run_sql', { sql: 'DROP TABLE orders', reading: 'a mistake' });
       if (q === brokenFirst && errors === 0) return tool('run_sql', { sql: 'SELECT no_such_column FROM orders', reading: 'a typo' });
       const sql = q === wrong ? `SELECT * FROM (${q.gold}) AS g LIMIT 0` : q.gold;
@@ -91,7 +92,10 @@ describe('the evaluation through the model path (scripted OpenAI-compatible serv
       expect(done.state, done.text).toBe('TASK_STATE_COMPLETED');
       expect(done.text.split('\n')[0]).toBe(`Read as: scripted reading of "${asks.question}".`);
       expect(done.data.interpretation).toBe(`scripted reading of "${asks.question}"`);
-      const clarified = model2.requests.filter((b) => b.tools).at(-1)!.messages.find((m: any) => m.role === 'user').content;
+      const clarified = model2.requests
+        .filter((b) => b.tools)
+        .at(-1)!
+        .messages.find((m: any) => m.role === 'user').content;
       expect(clarified).toContain('→ total revenue per month');
     } finally {
       await server.stop();

@@ -6,9 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../support/server.js';
 import { expectRows, send, startTableExpert, type Row } from './helpers.js';
-import {
-  byKey, byValue, cents, count, customerById, groupBy, lines, median, month, orderRow, productRow, quarter, revenue, sample, sumCents, year,
-} from './retail-facts.js';
+import { byKey, byValue, cents, count, customerById, groupBy, lines, median, month, orderRow, productRow, quarter, revenue, sample, sumCents, year } from './retail-facts.js';
 
 const { orders, customers, products } = sample;
 const rows = <K extends string | number>(pairs: Array<[K, number]>): Row[] => pairs.map(([k, v]) => [k, v]);
@@ -25,12 +23,29 @@ const GOLDEN: Golden[] = [
   { shape: 'count with a multi-word value', q: 'How many customers are in the United States?', expected: () => [[count(customers, (c) => c.country === 'United States')]] },
   { shape: 'count with a negated filter', q: 'How many orders were not completed?', expected: () => [[count(orders, (o) => o.status !== 'completed')]] },
   { shape: 'count with IN (two values)', q: 'How many orders were returned or cancelled?', expected: () => [[count(orders, (o) => o.status === 'returned' || o.status === 'cancelled')]] },
-  { shape: 'count by one group', q: 'Number of orders by status', expected: () => rows(byValue(groupBy(orders, (o) => o.status, (r) => r.length))) },
+  {
+    shape: 'count by one group',
+    q: 'Number of orders by status',
+    expected: () =>
+      rows(
+        byValue(
+          groupBy(
+            orders,
+            (o) => o.status,
+            (r) => r.length,
+          ),
+        ),
+      ),
+  },
   {
     shape: 'count by two groups',
     q: 'Orders by channel and status',
     expected: () =>
-      groupBy(orders, (o) => `${o.channel}\u0000${o.status}`, (r) => r.length)
+      groupBy(
+        orders,
+        (o) => `${o.channel}\u0000${o.status}`,
+        (r) => r.length,
+      )
         .map(([k, v]) => [...k.split('\u0000'), v] as Row)
         .sort((a, b) => (b[2] as number) - (a[2] as number) || String(a[0]).localeCompare(String(b[0])) || (a[1]! < b[1]! ? -1 : 1)),
   },
@@ -41,7 +56,20 @@ const GOLDEN: Golden[] = [
   { shape: 'sum by group across one join', q: 'Total revenue by category', expected: () => rows(byValue(groupBy(lines, (l) => l.product.category, revenue))) },
   { shape: 'sum by group across two joins', q: 'Revenue by country', expected: () => rows(byValue(groupBy(lines, (l) => l.customer.country, revenue))) },
   { shape: 'average', q: 'Average unit price of products', expected: () => [[products.reduce((s, p) => s + p.unit_price_cents, 0) / products.length / 100]] },
-  { shape: 'average by group', q: 'Average unit price by category', expected: () => rows(byValue(groupBy(products, (p) => p.category, (ps) => ps.reduce((s, p) => s + p.unit_price_cents, 0) / ps.length / 100))) },
+  {
+    shape: 'average by group',
+    q: 'Average unit price by category',
+    expected: () =>
+      rows(
+        byValue(
+          groupBy(
+            products,
+            (p) => p.category,
+            (ps) => ps.reduce((s, p) => s + p.unit_price_cents, 0) / ps.length / 100,
+          ),
+        ),
+      ),
+  },
   { shape: 'maximum', q: 'What is the highest unit price of products?', expected: () => [[Math.max(...products.map((p) => p.unit_price_cents)) / 100]] },
   { shape: 'median', q: 'Median amount of order lines', expected: () => [[median(lines.map((l) => l.amount_cents)) / 100]] },
   {
@@ -57,21 +85,70 @@ const GOLDEN: Golden[] = [
     shape: 'top N entities by a count',
     q: 'Top 10 customers by number of orders',
     expected: () =>
-      groupBy(orders, (o) => o.customer_id, (r) => r.length)
+      groupBy(
+        orders,
+        (o) => o.customer_id,
+        (r) => r.length,
+      )
         .sort((a, b) => b[1] - a[1] || a[0] - b[0])
         .slice(0, 10)
         .map(([id, v]) => [id, customerById.get(id)!.name, v]),
   },
-  { shape: 'bottom N groups', q: 'Bottom 3 categories by revenue', expected: () => rows(byValue(groupBy(lines, (l) => l.product.category, revenue), 'asc').slice(0, 3)) },
-  { shape: 'which group has the most rows', q: 'Which country has the most customers?', expected: () => rows(byValue(groupBy(customers, (c) => c.country, (r) => r.length)).slice(0, 1)) },
+  {
+    shape: 'bottom N groups',
+    q: 'Bottom 3 categories by revenue',
+    expected: () =>
+      rows(
+        byValue(
+          groupBy(lines, (l) => l.product.category, revenue),
+          'asc',
+        ).slice(0, 3),
+      ),
+  },
+  {
+    shape: 'which group has the most rows',
+    q: 'Which country has the most customers?',
+    expected: () =>
+      rows(
+        byValue(
+          groupBy(
+            customers,
+            (c) => c.country,
+            (r) => r.length,
+          ),
+        ).slice(0, 1),
+      ),
+  },
   { shape: 'which group has the highest sum', q: 'Which category has the highest revenue?', expected: () => rows(byValue(groupBy(lines, (l) => l.product.category, revenue)).slice(0, 1)) },
   { shape: 'monthly buckets of a sum', q: 'Revenue by month', expected: () => rows(byKey(groupBy(lines, (l) => month(l.order.order_date), revenue))) },
   {
     shape: 'monthly buckets with a year filter',
     q: 'Number of orders per month in 2024',
-    expected: () => rows(byKey(groupBy(orders.filter((o) => year(o.order_date) === 2024), (o) => month(o.order_date), (r) => r.length))),
+    expected: () =>
+      rows(
+        byKey(
+          groupBy(
+            orders.filter((o) => year(o.order_date) === 2024),
+            (o) => month(o.order_date),
+            (r) => r.length,
+          ),
+        ),
+      ),
   },
-  { shape: 'yearly buckets', q: 'Orders by year', expected: () => rows(byKey(groupBy(orders, (o) => year(o.order_date), (r) => r.length))) },
+  {
+    shape: 'yearly buckets',
+    q: 'Orders by year',
+    expected: () =>
+      rows(
+        byKey(
+          groupBy(
+            orders,
+            (o) => year(o.order_date),
+            (r) => r.length,
+          ),
+        ),
+      ),
+  },
   { shape: 'quarterly buckets', q: 'Quarterly revenue', expected: () => rows(byKey(groupBy(lines, (l) => quarter(l.order.order_date), revenue))) },
   { shape: 'month-and-year filter', q: 'How many orders in March 2024?', expected: () => [[count(orders, (o) => o.order_date.startsWith('2024-03'))]] },
   { shape: 'after a date (exclusive)', q: 'How many orders were placed after 2024-06-01?', expected: () => [[count(orders, (o) => o.order_date > '2024-06-01')]] },
@@ -81,18 +158,39 @@ const GOLDEN: Golden[] = [
   {
     shape: 'superlative rows',
     q: 'The 3 most expensive products',
-    expected: () => [...products].sort((a, b) => b.unit_price_cents - a.unit_price_cents || a.product_id - b.product_id).slice(0, 3).map(productRow),
+    expected: () =>
+      [...products]
+        .sort((a, b) => b.unit_price_cents - a.unit_price_cents || a.product_id - b.product_id)
+        .slice(0, 3)
+        .map(productRow),
   },
   { shape: 'key lookup', q: 'Show order 42', expected: () => [orderRow(orders[41]!)] },
   {
     shape: 'count of entities with more than N children',
     q: 'How many customers have more than 20 orders?',
-    expected: () => [[groupBy(orders, (o) => o.customer_id, (r) => r.length).filter(([, n]) => n > 20).length]],
+    expected: () => [
+      [
+        groupBy(
+          orders,
+          (o) => o.customer_id,
+          (r) => r.length,
+        ).filter(([, n]) => n > 20).length,
+      ],
+    ],
   },
   {
     shape: 'filter through two joins with time buckets',
     q: 'Revenue in Germany by year',
-    expected: () => rows(byKey(groupBy(lines.filter((l) => l.customer.country === 'Germany'), (l) => year(l.order.order_date), revenue))),
+    expected: () =>
+      rows(
+        byKey(
+          groupBy(
+            lines.filter((l) => l.customer.country === 'Germany'),
+            (l) => year(l.order.order_date),
+            revenue,
+          ),
+        ),
+      ),
   },
   {
     shape: 'shares of a total',
@@ -103,19 +201,56 @@ const GOLDEN: Golden[] = [
     },
   },
   { shape: 'earliest date', q: 'When was the first order?', expected: () => [[orders.map((o) => o.order_date).sort()[0]!]] },
-  { shape: 'latest date of a named column', q: 'Most recent order date', expected: () => [[orders.map((o) => o.order_date).sort().at(-1)!]] },
+  {
+    shape: 'latest date of a named column',
+    q: 'Most recent order date',
+    expected: () => [
+      [
+        orders
+          .map((o) => o.order_date)
+          .sort()
+          .at(-1)!,
+      ],
+    ],
+  },
   { shape: 'date filter on a column named by a verb', q: 'How many customers signed up in 2024?', expected: () => [[count(customers, (c) => c.signup_date.startsWith('2024'))]] },
   { shape: 'count distinct across a one-to-many join', q: 'How many customers ordered in 2024?', expected: () => [[new Set(orders.filter((o) => o.order_date.startsWith('2024')).map((o) => o.customer_id)).size]] },
   {
     shape: 'sum by group with a date filter across joins',
     q: 'Total quantity by category in 2024',
-    expected: () => rows(byValue(groupBy(lines.filter((l) => l.order.order_date.startsWith('2024')), (l) => l.product.category, (ls) => ls.reduce((s, l) => s + l.quantity, 0)))),
+    expected: () =>
+      rows(
+        byValue(
+          groupBy(
+            lines.filter((l) => l.order.order_date.startsWith('2024')),
+            (l) => l.product.category,
+            (ls) => ls.reduce((s, l) => s + l.quantity, 0),
+          ),
+        ),
+      ),
   },
-  { shape: 'average with a filter through a join', q: 'Average amount of order lines for online orders', expected: () => [[sumCents((l) => l.amount_cents)(lines.filter((l) => l.order.channel === 'online')) / count(lines, (l) => l.order.channel === 'online')]] },
+  {
+    shape: 'average with a filter through a join',
+    q: 'Average amount of order lines for online orders',
+    expected: () => [[sumCents((l) => l.amount_cents)(lines.filter((l) => l.order.channel === 'online')) / count(lines, (l) => l.order.channel === 'online')]],
+  },
   // answered since issue 17 (they were declined before): two years side by side, an average of counts per entity
   { shape: 'two years compared side by side', q: 'Compare revenue in 2023 vs 2024', expected: () => rows(byKey(groupBy(lines, (l) => year(l.order.order_date), revenue))) },
   { shape: 'average of a count per entity (zero counts included)', q: 'What is the average number of orders per customer?', expected: () => [[orders.length / customers.length]] },
-  { shape: 'count by group with a value filter', q: 'Number of Corporate customers by country', expected: () => rows(byValue(groupBy(customers.filter((c) => c.segment === 'Corporate'), (c) => c.country, (r) => r.length))) },
+  {
+    shape: 'count by group with a value filter',
+    q: 'Number of Corporate customers by country',
+    expected: () =>
+      rows(
+        byValue(
+          groupBy(
+            customers.filter((c) => c.segment === 'Corporate'),
+            (c) => c.country,
+            (r) => r.length,
+          ),
+        ),
+      ),
+  },
 ];
 
 const DECLINED = [
@@ -210,7 +345,19 @@ describe('Table Expert golden questions (deterministic planner, A2A over HTTP)',
   it('refines a referenced task (referenceTaskIds) even without the context memory', async () => {
     const first = await send(s, 'Orders by year');
     const refined = await send(s, 'only cancelled', { referenceTaskIds: [first.task.id] });
-    expectRows(refined.data.rows, rows(byKey(groupBy(orders.filter((o) => o.status === 'cancelled'), (o) => year(o.order_date), (r) => r.length))), 'cancelled by year');
+    expectRows(
+      refined.data.rows,
+      rows(
+        byKey(
+          groupBy(
+            orders.filter((o) => o.status === 'cancelled'),
+            (o) => year(o.order_date),
+            (r) => r.length,
+          ),
+        ),
+      ),
+      'cancelled by year',
+    );
   });
 
   it('tells the reader how it read the question and which SQL it ran', async () => {

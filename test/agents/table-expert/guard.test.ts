@@ -28,7 +28,7 @@ const HOSTILE: Array<[string, Outcome, string]> = [
   ['CREATE MACRO leak(x) AS x', 'refused', 'ddl'],
   ["CREATE SECRET s (TYPE s3, KEY_ID 'k', SECRET 's')", 'refused', 'ddl'],
   // DML
-  ['INSERT INTO orders VALUES (1, 1, DATE \'2024-01-01\', \'x\', \'y\')', 'refused', 'dml'],
+  ["INSERT INTO orders VALUES (1, 1, DATE '2024-01-01', 'x', 'y')", 'refused', 'dml'],
   ["UPDATE orders SET status = 'x'", 'refused', 'dml'],
   ['DELETE FROM orders', 'refused', 'dml'],
   ['WITH x AS (SELECT 1) INSERT INTO orders SELECT * FROM x', 'refused', 'dml in a CTE'],

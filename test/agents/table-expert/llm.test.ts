@@ -34,7 +34,9 @@ class ScriptedModel {
       const args = 'sql' in next ? JSON.stringify({ sql: next.sql }) : '';
       if (!body.stream) {
         const message = 'sql' in next ? { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'run_sql', arguments: args } }] } : { role: 'assistant', content: next.text };
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'sql' in next ? 'tool_calls' : 'stop' }] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'sql' in next ? 'tool_calls' : 'stop' }] }));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

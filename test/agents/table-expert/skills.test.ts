@@ -38,7 +38,11 @@ describe('Table Expert skills over A2A (retail sample)', () => {
     expect(tables.order_lines.key).toBeUndefined();
     const status = tables.orders.columns.find((c: any) => c.name === 'status');
     expect(status).toMatchObject({ type: 'VARCHAR', nullCount: 0, distinctCount: 4, min: 'cancelled', max: 'returned' });
-    const expectedTop = groupBy(sample.orders, (o) => o.status, (x) => x.length).sort((a, b) => b[1] - a[1]);
+    const expectedTop = groupBy(
+      sample.orders,
+      (o) => o.status,
+      (x) => x.length,
+    ).sort((a, b) => b[1] - a[1]);
     expect(status.topValues).toEqual(expectedTop.map(([value, n]) => ({ value, count: n })));
     const date = tables.orders.columns.find((c: any) => c.name === 'order_date');
     expect([date.min, date.max]).toEqual(['2023-01-01', '2024-12-31']);
@@ -100,8 +104,15 @@ describe('Table Expert skills over A2A (retail sample)', () => {
 
   it('query: rows, types, the row limit, and a saved result id', async () => {
     const r = await send(s, { skill: 'query', sql: 'SELECT channel, sum(amount) AS revenue FROM order_lines JOIN orders USING (order_id) GROUP BY 1 ORDER BY 1' });
-    expect(r.data.columns).toEqual([{ name: 'channel', type: 'VARCHAR' }, { name: 'revenue', type: 'DECIMAL(38,2)' }]);
-    expectRows(r.data.rows, groupBy(lines, (l) => l.order.channel, revenue).sort((a, b) => (a[0] < b[0] ? -1 : 1)), 'revenue by channel');
+    expect(r.data.columns).toEqual([
+      { name: 'channel', type: 'VARCHAR' },
+      { name: 'revenue', type: 'DECIMAL(38,2)' },
+    ]);
+    expectRows(
+      r.data.rows,
+      groupBy(lines, (l) => l.order.channel, revenue).sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+      'revenue by channel',
+    );
     expect(r.data.resultId).toMatch(/^result:/);
     const limited = await send(s, { skill: 'query', sql: 'SELECT * FROM order_lines', maxRows: 7 });
     expect(limited.data.rowCount).toBe(7);

@@ -1,7 +1,7 @@
 /** A minimal grpc-js client for lf.a2a.v1.A2AService built from the same proto, for driving the server in tests. */
 import * as grpc from '@grpc/grpc-js';
-import { a2aServiceDefinition } from '../../../src/bindings/a2a-grpc/proto.js';
-import { STATUS_DETAILS_KEY, decodeStatusDetails, type RpcStatus } from '../../../src/bindings/a2a-grpc/status.js';
+import { a2aServiceDefinition } from '../../../src/protocol/a2a/grpc-proto.js';
+import { STATUS_DETAILS_KEY, decodeStatusDetails, type RpcStatus } from '../../../src/protocol/a2a/grpc-status-details.js';
 
 export interface UnaryResult<T> {
   response: T;

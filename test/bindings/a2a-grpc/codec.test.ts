@@ -1,6 +1,6 @@
 import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import { describe, expect, it } from 'vitest';
-import { a2aPackageDefinition } from '../../../src/bindings/a2a-grpc/proto.js';
+import { a2aPackageDefinition } from '../../../src/protocol/a2a/grpc-proto.js';
 import { A2AError } from '../../../src/protocol/a2a/errors.js';
 import * as codec from '../../../src/protocol/a2a/grpc-codec.js';
 import type { JsonValue, Part, StreamResponse, Task, TaskArtifactUpdateEvent, TaskStatusUpdateEvent } from '../../../src/protocol/a2a/types.js';
@@ -30,27 +30,69 @@ function invalidParamsOf(fn: () => unknown): { message: string; fields: string[]
 
 describe('gRPC codec: data objects round-trip through protobuf bytes', () => {
   it('Message with every part kind, nested metadata and list fields', () => {
-    expect(roundTrip('Message', userMessage, (m) => codec.encodeMessage(m), (w) => codec.decodeMessage(w))).toStrictEqual(userMessage);
+    expect(
+      roundTrip(
+        'Message',
+        userMessage,
+        (m) => codec.encodeMessage(m),
+        (w) => codec.decodeMessage(w),
+      ),
+    ).toStrictEqual(userMessage);
   });
 
   it('Artifact', () => {
-    expect(roundTrip('Artifact', artifact, (a) => codec.encodeArtifact(a), (w) => codec.decodeArtifact(w))).toStrictEqual(artifact);
+    expect(
+      roundTrip(
+        'Artifact',
+        artifact,
+        (a) => codec.encodeArtifact(a),
+        (w) => codec.decodeArtifact(w),
+      ),
+    ).toStrictEqual(artifact);
   });
 
   it('Task with status message, timestamp, artifacts and history', () => {
-    expect(roundTrip('Task', task, (t) => codec.encodeTask(t), (w) => codec.decodeTask(w))).toStrictEqual(task);
+    expect(
+      roundTrip(
+        'Task',
+        task,
+        (t) => codec.encodeTask(t),
+        (w) => codec.decodeTask(w),
+      ),
+    ).toStrictEqual(task);
   });
 
   it('Task with only required fields leaves every optional field absent', () => {
     const bare: Task = { id: 't', contextId: 'c', status: { state: 'TASK_STATE_SUBMITTED' } };
-    expect(roundTrip('Task', bare, (t) => codec.encodeTask(t), (w) => codec.decodeTask(w))).toStrictEqual(bare);
+    expect(
+      roundTrip(
+        'Task',
+        bare,
+        (t) => codec.encodeTask(t),
+        (w) => codec.decodeTask(w),
+      ),
+    ).toStrictEqual(bare);
   });
 
   it('TaskStatusUpdateEvent and TaskArtifactUpdateEvent', () => {
     const status: TaskStatusUpdateEvent = { taskId: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_COMPLETED' }, metadata: { a: 1 } };
-    expect(roundTrip('TaskStatusUpdateEvent', status, (e) => codec.encodeTaskStatusUpdateEvent(e), (w) => codec.decodeTaskStatusUpdateEvent(w))).toStrictEqual(status);
+    expect(
+      roundTrip(
+        'TaskStatusUpdateEvent',
+        status,
+        (e) => codec.encodeTaskStatusUpdateEvent(e),
+        (w) => codec.decodeTaskStatusUpdateEvent(w),
+      ),
+    ).toStrictEqual(status);
     const art: TaskArtifactUpdateEvent = { taskId: 'task-1', contextId: 'ctx-1', artifact, append: true, lastChunk: true, metadata: {} };
-    expect(roundTrip('TaskArtifactUpdateEvent', art, (e) => codec.encodeTaskArtifactUpdateEvent(e), (w) => codec.decodeTaskArtifactUpdateEvent(w))).toStrictEqual(art);
+    expect(
+      roundTrip(
+        'TaskArtifactUpdateEvent',
+        art,
+        (e) => codec.encodeTaskArtifactUpdateEvent(e),
+        (w) => codec.decodeTaskArtifactUpdateEvent(w),
+      ),
+    ).toStrictEqual(art);
   });
 
   it.each<[string, StreamResponse]>([
@@ -146,13 +188,9 @@ describe('gRPC codec: requests and list responses round-trip through protobuf by
 
   it('ListTaskPushNotificationConfigsRequest (tenant is field 4) and its response', () => {
     const req = { tenant: 'a', taskId: 't', pageSize: 10, pageToken: 'x' };
-    expect(
-      roundTrip('ListTaskPushNotificationConfigsRequest', req, codec.encodeListTaskPushNotificationConfigsRequest, codec.decodeListTaskPushNotificationConfigsRequest),
-    ).toStrictEqual(req);
+    expect(roundTrip('ListTaskPushNotificationConfigsRequest', req, codec.encodeListTaskPushNotificationConfigsRequest, codec.decodeListTaskPushNotificationConfigsRequest)).toStrictEqual(req);
     const res = { configs: [pushConfig], nextPageToken: '' };
-    expect(
-      roundTrip('ListTaskPushNotificationConfigsResponse', res, codec.encodeListTaskPushNotificationConfigsResponse, codec.decodeListTaskPushNotificationConfigsResponse),
-    ).toStrictEqual(res);
+    expect(roundTrip('ListTaskPushNotificationConfigsResponse', res, codec.encodeListTaskPushNotificationConfigsResponse, codec.decodeListTaskPushNotificationConfigsResponse)).toStrictEqual(res);
   });
 
   it('GetExtendedAgentCardRequest', () => {
@@ -260,7 +298,12 @@ describe('gRPC codec: google.protobuf.Timestamp', () => {
 describe('gRPC codec: bytes', () => {
   it('round-trips every byte value as standard base64', () => {
     const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i)).toString('base64');
-    const part = roundTrip<Part, codec.WirePart>('Part', { raw: all }, (p) => codec.encodePart(p), (w) => codec.decodePart(w));
+    const part = roundTrip<Part, codec.WirePart>(
+      'Part',
+      { raw: all },
+      (p) => codec.encodePart(p),
+      (w) => codec.decodePart(w),
+    );
     expect(part).toStrictEqual({ raw: all });
   });
 

@@ -60,11 +60,7 @@ describe('interop with the a2a-js 1.3 gRPC transport', () => {
         messageId: 'msg-1',
         contextId: 'ctx-1',
         role: 'ROLE_USER',
-        parts: [
-          { text: 'hello', metadata: { lang: 'en' } },
-          { raw: Buffer.from([0, 1, 2]).toString('base64'), filename: 'a.bin', mediaType: 'application/octet-stream' },
-          { data: { k: [1, null, { x: true }] } },
-        ],
+        parts: [{ text: 'hello', metadata: { lang: 'en' } }, { raw: Buffer.from([0, 1, 2]).toString('base64'), filename: 'a.bin', mediaType: 'application/octet-stream' }, { data: { k: [1, null, { x: true }] } }],
       },
     });
     expect(result).toMatchObject({ messageId: 'msg-2', role: 2, parts: [{ content: { $case: 'text', value: 'working on it' } }] });

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { StreamItem } from '../../../src/core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../../src/core/authz/principal.js';
 import { A2A_METHODS } from '../../../src/bindings/a2a-grpc/methods.js';
-import { a2aServiceDefinition } from '../../../src/bindings/a2a-grpc/proto.js';
+import { a2aServiceDefinition } from '../../../src/protocol/a2a/grpc-proto.js';
 import { createGrpcServer, type GrpcServer, type GrpcServerOptions } from '../../../src/bindings/a2a-grpc/server.js';
 import { A2AError } from '../../../src/protocol/a2a/errors.js';
 import * as codec from '../../../src/protocol/a2a/grpc-codec.js';
@@ -236,9 +236,7 @@ describe('gRPC binding: A2A-Extensions', () => {
 
   it('echoes activated extensions on a stream too', async () => {
     const { client } = await start();
-    const { headers, error } = await collect(
-      client.stream('SubscribeToTask', { tenant: 'ext-agent', id: 'task-1' }, { 'a2a-extensions': 'urn:ext:req' }),
-    );
+    const { headers, error } = await collect(client.stream('SubscribeToTask', { tenant: 'ext-agent', id: 'task-1' }, { 'a2a-extensions': 'urn:ext:req' }));
     expect(error).toBeUndefined();
     expect(headers?.get('a2a-extensions')).toEqual(['urn:ext:req']);
   });

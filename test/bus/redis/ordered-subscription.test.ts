@@ -45,8 +45,8 @@ describe('OrderedSubscription', () => {
     };
     const { sub, got } = subscription({ readEvents, afterSeq: 1, readErrors });
     const records = await log.append(t, 3);
-    sub.offer([records[2]]); // 4: gap, the reads fail twice
-    sub.offer([records[0]]); // buffered while the fill waits to retry
+    sub.offer([records[2]!]); // 4: gap, the reads fail twice
+    sub.offer([records[0]!]); // buffered while the fill waits to retry
     await waitFor('seq 4', () => got.includes(4));
     expect(got).toEqual([2, 3, 4]);
     expect(readErrors).toHaveLength(2);
@@ -62,7 +62,7 @@ describe('OrderedSubscription', () => {
       return lagging ? [] : log.readEvents(taskId, after, limit);
     };
     const { sub, got } = subscription({ readEvents, afterSeq: 1 });
-    sub.offer([r3]);
+    sub.offer([r3!]);
     const since = Date.now();
     await waitFor('three reads of the lagging log', () => reads >= 3);
     const readsAfter = reads;
@@ -72,10 +72,10 @@ describe('OrderedSubscription', () => {
     expect(readsAfter).toBeLessThanOrEqual(Math.ceil(elapsed / 20) + 2);
     lagging = false;
     await waitFor('seq 3', () => got.includes(3));
-    sub.offer([r2, r3]);
+    sub.offer([r2!, r3!]);
     // Delivery is in order: once a later record is through, a re-delivery of 2 or 3 would be too.
     const [r4] = await log.append(t);
-    sub.offer([r4]);
+    sub.offer([r4!]);
     await waitFor('seq 4', () => got.includes(4));
     expect(got).toEqual([2, 3, 4]);
     sub.close();
@@ -86,7 +86,7 @@ describe('OrderedSubscription', () => {
     const { sub, got } = subscription({ afterSeq: 1 });
     await log.append(t, 1200);
     const [last] = await log.append(t);
-    sub.offer([last]);
+    sub.offer([last!]);
     await waitFor('seq 1202', () => got.includes(1202));
     expect(got).toEqual(Array.from({ length: 1201 }, (_, i) => i + 2));
   });
@@ -99,14 +99,14 @@ describe('OrderedSubscription', () => {
       afterSeq: 1,
       listener: (r) => {
         seen.push(r.seq);
-        if (r.seq === 2) sub?.offer([records[1]]); // 3, re-entering
+        if (r.seq === 2) sub?.offer([records[1]!]); // 3, re-entering
       },
     }));
     sub.offer(records);
     await waitFor('seq 4', () => seen.includes(4));
     // A duplicate caused by the re-entry would come before a later record.
     const [r5] = await log.append(t);
-    sub.offer([r5]);
+    sub.offer([r5!]);
     await waitFor('seq 5', () => seen.includes(5));
     expect(seen).toEqual([2, 3, 4, 5]);
   });
@@ -123,7 +123,7 @@ describe('OrderedSubscription', () => {
     };
     const records = await log.append(t, 2);
     const { sub, got } = subscription({ readEvents, afterSeq: 1 });
-    sub.offer([records[1]]); // gap: the fill waits at the gate
+    sub.offer([records[1]!]); // gap: the fill waits at the gate
     sub.close();
     release();
     // the fill's read has returned (and what it read was dropped)

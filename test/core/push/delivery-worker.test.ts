@@ -6,7 +6,7 @@ import type { StreamResponse, Task, TaskState } from '../../../src/protocol/a2a/
 import type { Store } from '../../../src/store/store.js';
 import { openSqliteStore } from '../../../src/store/index.js';
 import { backoffDelay, PushDeliveryWorker, type PushDeliveryWorkerOptions } from '../../../src/core/push/delivery-worker.js';
-import { SsrfGuard } from '../../../src/core/push/ssrf-guard.js';
+import { SsrfGuard } from '../../../src/net/ssrf-guard.js';
 import { startReceiver, type Receiver, type ReceivedRequest } from './receiver.js';
 
 const guard = new SsrfGuard({ allowHttp: true, allow: ['127.0.0.1'] });
@@ -115,10 +115,8 @@ class TaskWriter {
   }
 }
 
-const seqOf = (r: ReceivedRequest): number =>
-  (JSON.parse(r.body.toString('utf8')) as { statusUpdate: { metadata: { seq: number } } }).statusUpdate.metadata.seq;
-const taskOf = (r: ReceivedRequest): string =>
-  (JSON.parse(r.body.toString('utf8')) as { statusUpdate: { taskId: string } }).statusUpdate.taskId;
+const seqOf = (r: ReceivedRequest): number => (JSON.parse(r.body.toString('utf8')) as { statusUpdate: { metadata: { seq: number } } }).statusUpdate.metadata.seq;
+const taskOf = (r: ReceivedRequest): string => (JSON.parse(r.body.toString('utf8')) as { statusUpdate: { taskId: string } }).statusUpdate.taskId;
 
 describe('backoffDelay', () => {
   it('doubles per attempt, caps at maxMs, and jitters within the upper half', () => {
@@ -161,10 +159,13 @@ describe('PushDeliveryWorker', () => {
     const r = await receiver((_req, res) => {
       active++;
       maxActive = Math.max(maxActive, active);
-      setTimeout(() => {
-        active--;
-        res.writeHead(200).end();
-      }, 5 + Math.floor(Math.random() * 20));
+      setTimeout(
+        () => {
+          active--;
+          res.writeHead(200).end();
+        },
+        5 + Math.floor(Math.random() * 20),
+      );
     });
     const tasks = ['task-a', 'task-b', 'task-c', 'task-d'].map((id) => new TaskWriter(store, id));
     for (const t of tasks) {

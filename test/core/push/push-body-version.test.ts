@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startWebhookReceiver, type WebhookReceiver } from '../../interop/sdk-support.js';
 import { rpc, startTestServer, type TestServer } from '../../support/server.js';
-import { v03Message } from '../../bindings/a2a-jsonrpc-v03/v03-support.js';
+import { v03Message } from '../../bindings/a2a-legacy/v03/v03-support.js';
 
 /** A v0.3 JSON-RPC call as v0.3 clients send it: slash method, no A2A-Version, no credentials. */
 async function rpc03(url: string, method: string, params: unknown): Promise<{ body: any }> {

@@ -3,7 +3,7 @@ import { generateKeyPair, jwtVerify, decodeProtectedHeader } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamResponse, TaskPushNotificationConfig } from '../../../src/protocol/a2a/types.js';
 import { PushJwtSigner, PUSH_JWT_TYPE } from '../../../src/core/push/push-jwt.js';
-import { SsrfGuard } from '../../../src/core/push/ssrf-guard.js';
+import { SsrfGuard } from '../../../src/net/ssrf-guard.js';
 import { classifyStatus, sendWebhook } from '../../../src/core/push/webhook-sender.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
@@ -31,11 +31,7 @@ function config(url: string, extra: Partial<TaskPushNotificationConfig> = {}): T
 describe('sendWebhook: request', () => {
   it('POSTs the StreamResponse as application/a2a+json with A2A-Version, Authorization and the token header', async () => {
     receiver = await startReceiver();
-    const result = await sendWebhook(
-      config(receiver.url('/hook?tenant=a'), { token: 'tok-123', authentication: { scheme: 'Bearer', credentials: 'secret-cred' } }),
-      body,
-      { timeoutMs: 2000, guard },
-    );
+    const result = await sendWebhook(config(receiver.url('/hook?tenant=a'), { token: 'tok-123', authentication: { scheme: 'Bearer', credentials: 'secret-cred' } }), body, { timeoutMs: 2000, guard });
     expect(result).toEqual({ ok: true, status: 200, retryable: false });
     expect(receiver.requests).toHaveLength(1);
     const req = receiver.requests[0]!;
@@ -43,7 +39,7 @@ describe('sendWebhook: request', () => {
     expect(req.url).toBe('/hook?tenant=a');
     expect(req.headers['content-type']).toBe('application/a2a+json');
     expect(req.headers['a2a-version']).toBe('1.0');
-    expect(req.headers['authorization']).toBe('Bearer secret-cred');
+    expect(req.headers.authorization).toBe('Bearer secret-cred');
     expect(req.headers['x-a2a-notification-token']).toBe('tok-123');
     expect(req.headers['x-a2a-notification-jwt']).toBeUndefined();
     expect(req.headers['content-length']).toBe(String(req.body.length));
@@ -54,14 +50,14 @@ describe('sendWebhook: request', () => {
     receiver = await startReceiver();
     await sendWebhook(config(receiver.url()), body, { timeoutMs: 2000, guard });
     const headers = receiver.requests[0]!.headers;
-    expect(headers['authorization']).toBeUndefined();
+    expect(headers.authorization).toBeUndefined();
     expect(headers['x-a2a-notification-token']).toBeUndefined();
   });
 
   it('sends the bare scheme when authentication has no credentials', async () => {
     receiver = await startReceiver();
     await sendWebhook(config(receiver.url(), { authentication: { scheme: 'Custom' } }), body, { timeoutMs: 2000, guard });
-    expect(receiver.requests[0]!.headers['authorization']).toBe('Custom');
+    expect(receiver.requests[0]!.headers.authorization).toBe('Custom');
   });
 
   it('connects to the address the guard checked, not to a fresh DNS answer, and keeps the URL host in Host', async () => {
@@ -70,7 +66,7 @@ describe('sendWebhook: request', () => {
     const pinned = new SsrfGuard({ allowHttp: true, allow: ['hooks.test'], resolve: async () => ['127.0.0.1'] });
     const result = await sendWebhook(config(`http://hooks.test:${receiver.port}/hook`), body, { timeoutMs: 2000, guard: pinned });
     expect(result.ok).toBe(true);
-    expect(receiver.requests[0]!.headers['host']).toBe(`hooks.test:${receiver.port}`);
+    expect(receiver.requests[0]!.headers.host).toBe(`hooks.test:${receiver.port}`);
   });
 
   it('sends nothing and does not retry when the guard refuses the URL', async () => {
@@ -174,15 +170,11 @@ describe('sendWebhook: signed notification JWT', () => {
     });
     receiver = await startReceiver();
     const url = receiver.url('/hook');
-    const result = await sendWebhook(
-      config(url, { authentication: { scheme: 'Bearer', credentials: 'c' } }),
-      body,
-      { timeoutMs: 2000, guard, signer },
-    );
+    const result = await sendWebhook(config(url, { authentication: { scheme: 'Bearer', credentials: 'c' } }), body, { timeoutMs: 2000, guard, signer });
     expect(result.ok).toBe(true);
     const req = receiver.requests[0]!;
     // The config's credentials keep Authorization; the JWT travels beside them.
-    expect(req.headers['authorization']).toBe('Bearer c');
+    expect(req.headers.authorization).toBe('Bearer c');
     const jwt = req.headers['x-a2a-notification-jwt'];
     expect(typeof jwt).toBe('string');
 

@@ -73,7 +73,7 @@ describe('historyLength', () => {
       const g = await rpc(probe, 'GetTask', { id: taskId, historyLength: 3 });
       expect(g.body.result.history.map((m: { messageId: string }) => m.messageId)).toEqual(full.slice(1).map((m) => m.messageId));
       const g1 = await rpc(probe, 'GetTask', { id: taskId, historyLength: 1 });
-      expect(g1.body.result.history.map((m: { messageId: string }) => m.messageId)).toEqual([full[3].messageId]);
+      expect(g1.body.result.history.map((m: { messageId: string }) => m.messageId)).toEqual([full[3]!.messageId]);
     });
     it('negative → InvalidParams (-32602)', async () => {
       const g = await rpc(probe, 'GetTask', { id: taskId, historyLength: -2 });

@@ -126,8 +126,7 @@ describe('task ids and contexts', () => {
   });
 
   it('applies the same id rules over HTTP+JSON (404 TASK_NOT_FOUND for an unknown taskId, 400 for a terminal task)', async () => {
-    const send = (body: unknown) =>
-      fetch(`${probe}/message:send`, { method: 'POST', headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' }, body: JSON.stringify(body) });
+    const send = (body: unknown) => fetch(`${probe}/message:send`, { method: 'POST', headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' }, body: JSON.stringify(body) });
     const unknown = await send({ message: userMessage('x', { taskId: 'nope' }) });
     expect(unknown.status).toBe(404);
     expect((await unknown.json()).error.details[0].reason).toBe('TASK_NOT_FOUND');

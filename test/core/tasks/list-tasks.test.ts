@@ -166,7 +166,12 @@ describe('ListTasks and owner scoping', () => {
     it('filters by statusTimestampAfter (status timestamp >= the value)', async () => {
       const pivot = created[4].status.timestamp;
       const l = await rpc(probe, 'ListTasks', { contextId: ctx, statusTimestampAfter: pivot }, asA);
-      expect(l.body.result.tasks.map((t: any) => t.id)).toEqual(created.slice(4).map((t) => t.id).reverse());
+      expect(l.body.result.tasks.map((t: any) => t.id)).toEqual(
+        created
+          .slice(4)
+          .map((t) => t.id)
+          .reverse(),
+      );
       expect(l.body.result.totalSize).toBe(3);
       const future = await rpc(probe, 'ListTasks', { contextId: ctx, statusTimestampAfter: new Date(Date.now() + 60_000).toISOString() }, asA);
       expect(future.body.result.tasks).toEqual([]);

@@ -4,8 +4,7 @@ import { rpc, userMessage } from '../../support/server.js';
 import { probeState } from '../../fixtures/agents/probe-agent.js';
 import { describeEvent, resultOf, rpcStream, startProbeServer } from './helpers.js';
 
-const within = <T>(p: Promise<T>, ms: number) =>
-  Promise.race([p.then(() => 'done' as const), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms))]);
+const within = <T>(p: Promise<T>, ms: number) => Promise.race([p.then(() => 'done' as const), new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), ms))]);
 
 describe('shutdown', () => {
   it('completes close() while a client holds a stream open on a running task (the executor is aborted, the stream ends)', async () => {

@@ -22,14 +22,7 @@ describe('SendStreamingMessage', () => {
     expect(st.isSse).toBe(true);
     const events = await st.untilEnd();
     const results = events.map(resultOf);
-    expect(results.map(describeEvent)).toEqual([
-      'task:TASK_STATE_SUBMITTED',
-      'status:TASK_STATE_WORKING',
-      'artifact:tick-0',
-      'artifact:tick-1',
-      'artifact:tick-2',
-      'status:TASK_STATE_COMPLETED',
-    ]);
+    expect(results.map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING', 'artifact:tick-0', 'artifact:tick-1', 'artifact:tick-2', 'status:TASK_STATE_COMPLETED']);
     const taskId = results[0].task.id;
     for (const r of results.slice(1)) {
       const ev = r.statusUpdate ?? r.artifactUpdate;
@@ -66,7 +59,7 @@ describe('SendStreamingMessage', () => {
     // the snapshot carries the seq it reflects; later ids are log seqs, strictly increasing (the
     // user message's own log entry is not a stream event, so its seq is skipped)
     const ids = st.events.map((e) => Number(e.id));
-    for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1]);
+    for (let i = 1; i < ids.length; i++) expect(ids[i]).toBeGreaterThan(ids[i - 1]!);
     // resuming after the snapshot replays exactly the rest
     const resumed = await rpcStream(probe, 'SubscribeToTask', { id: task.id }, { 'last-event-id': String(ids[0]) });
     const replay = await resumed.untilEnd();
@@ -105,7 +98,7 @@ describe('SendStreamingMessage', () => {
     openGate(gateName);
     const seen = await Promise.all(subs.map((sub) => sub.untilEnd()));
     const expected = [...Array.from({ length: 20 }, (_, i) => `artifact:after-gate-${i}`), 'status:TASK_STATE_COMPLETED'];
-    const reference = seen[0].slice(1);
+    const reference = seen[0]!.slice(1);
     for (const events of seen) {
       const live = events.slice(1);
       expect(live.map((e) => describeEvent(resultOf(e)))).toEqual(expected);
@@ -117,7 +110,7 @@ describe('SendStreamingMessage', () => {
     const gateName = `one-leaves-${Date.now()}`;
     const started = await rpc(probe, 'SendMessage', { message: userMessage(`gate ${gateName} 3`), configuration: { returnImmediately: true } });
     const taskId = started.body.result.task.id;
-    const [a, b, c] = await Promise.all([0, 1, 2].map(() => rpcStream(probe, 'SubscribeToTask', { id: taskId })));
+    const [a, b, c] = (await Promise.all([0, 1, 2].map(() => rpcStream(probe, 'SubscribeToTask', { id: taskId })))) as [SseStream, SseStream, SseStream];
     for (const sub of [a, b, c]) expect(describeEvent(resultOf(await sub.next()))).toBe('task:TASK_STATE_WORKING');
     b.close();
     await waitFor(() => b.ended, 'the leaving subscriber to close');
@@ -180,14 +173,8 @@ describe('SendStreamingMessage', () => {
     const st = await restStream(`${probe}/message:stream`, { method: 'POST', body: { message: userMessage('ticks 2 5') } });
     expect(st.status).toBe(200);
     const events = await st.untilEnd();
-    expect(events.map((e) => describeEvent(e.data))).toEqual([
-      'task:TASK_STATE_SUBMITTED',
-      'status:TASK_STATE_WORKING',
-      'artifact:tick-0',
-      'artifact:tick-1',
-      'status:TASK_STATE_COMPLETED',
-    ]);
-    expect(events[0].data.jsonrpc).toBeUndefined();
+    expect(events.map((e) => describeEvent(e.data))).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING', 'artifact:tick-0', 'artifact:tick-1', 'status:TASK_STATE_COMPLETED']);
+    expect(events[0]!.data.jsonrpc).toBeUndefined();
   });
 
   it('returns an ordinary JSON-RPC error (not a stream) when the stream cannot start', async () => {

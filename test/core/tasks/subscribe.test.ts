@@ -88,12 +88,7 @@ describe('SubscribeToTask', () => {
       expect(await sub.staysOpenFor(100)).toBe(true);
       openGate(gate);
       const events = await sub.untilEnd();
-      expect(events.map((e) => describeEvent(resultOf(e)))).toEqual([
-        'status:TASK_STATE_WORKING',
-        'artifact:after-gate-0',
-        'artifact:after-gate-1',
-        'status:TASK_STATE_COMPLETED',
-      ]);
+      expect(events.map((e) => describeEvent(resultOf(e)))).toEqual(['status:TASK_STATE_WORKING', 'artifact:after-gate-0', 'artifact:after-gate-1', 'status:TASK_STATE_COMPLETED']);
       expect(events.map((e) => Number(e.id))).toEqual([2, 3, 4, 5]);
     });
 
@@ -109,14 +104,7 @@ describe('SubscribeToTask', () => {
       const sub = await rpcStream(probe, 'SubscribeToTask', { id: done }, { 'last-event-id': '0' });
       const events = await sub.untilEnd();
       expect(events.map((e) => Number(e.id))).toEqual([1, 2, 3, 4, 5, 6]);
-      expect(events.map((e) => describeEvent(resultOf(e)))).toEqual([
-        'task:TASK_STATE_SUBMITTED',
-        'status:TASK_STATE_WORKING',
-        'artifact:tick-0',
-        'artifact:tick-1',
-        'artifact:tick-2',
-        'status:TASK_STATE_COMPLETED',
-      ]);
+      expect(events.map((e) => describeEvent(resultOf(e)))).toEqual(['task:TASK_STATE_SUBMITTED', 'status:TASK_STATE_WORKING', 'artifact:tick-0', 'artifact:tick-1', 'artifact:tick-2', 'status:TASK_STATE_COMPLETED']);
     });
 
     it('refuses a terminal task whose last seq the client already has with UnsupportedOperation (-32004)', async () => {
@@ -137,13 +125,7 @@ describe('SubscribeToTask', () => {
       await waitForState(probe, t.task.id, 'TASK_STATE_COMPLETED');
       const again = await rpcStream(probe, 'SubscribeToTask', { id: t.task.id }, { 'last-event-id': working!.id! });
       const events = await again.untilEnd();
-      expect(events.map((e) => describeEvent(resultOf(e)))).toEqual([
-        'artifact:after-gate-0',
-        'artifact:after-gate-1',
-        'artifact:after-gate-2',
-        'artifact:after-gate-3',
-        'status:TASK_STATE_COMPLETED',
-      ]);
+      expect(events.map((e) => describeEvent(resultOf(e)))).toEqual(['artifact:after-gate-0', 'artifact:after-gate-1', 'artifact:after-gate-2', 'artifact:after-gate-3', 'status:TASK_STATE_COMPLETED']);
       expect(events.map((e) => Number(e.id))).toEqual([3, 4, 5, 6, 7]);
     });
 
@@ -189,7 +171,7 @@ describe('SubscribeToTask', () => {
       expect(sub.status).toBe(200);
       const events = await sub.untilEnd();
       expect(events.map((e) => e.id)).toEqual(['6']);
-      expect(describeEvent(events[0].data)).toBe('status:TASK_STATE_COMPLETED');
+      expect(describeEvent(events[0]!.data)).toBe('status:TASK_STATE_COMPLETED');
     });
   });
 });

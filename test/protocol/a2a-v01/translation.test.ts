@@ -38,7 +38,17 @@ describe('v0.1 stream events', () => {
 
   it('seeds indexes from the task snapshot, so a resubscribed stream continues the numbering', () => {
     const t = new V01StreamTranslator('job');
-    const snap = t.next({ task: { id: 't.x', contextId: 'c', status: { state: 'TASK_STATE_WORKING' }, artifacts: [{ artifactId: 'a', parts: [] }, { artifactId: 'b', parts: [] }] } });
+    const snap = t.next({
+      task: {
+        id: 't.x',
+        contextId: 'c',
+        status: { state: 'TASK_STATE_WORKING' },
+        artifacts: [
+          { artifactId: 'a', parts: [] },
+          { artifactId: 'b', parts: [] },
+        ],
+      },
+    });
     expect(snap).toEqual({ id: 'job', status: { state: 'working' }, final: false });
     expect(t.next(artifact('b', 'x'))).toMatchObject({ artifact: { index: 1 } });
     expect(t.next(artifact('c', 'y'))).toMatchObject({ artifact: { index: 2 } });

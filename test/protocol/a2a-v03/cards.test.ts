@@ -46,7 +46,7 @@ describe('v0.3 agent card', () => {
       mtls: { type: 'mutualTLS' },
     });
     expect(v03.security).toEqual([{ bearer: [] }, { key: ['read'] }]);
-    expect(v03.skills[0].security).toEqual([{ key: ['x'] }]);
+    expect(v03.skills[0]?.security).toEqual([{ key: ['x'] }]);
   });
 
   it('drops signatures, which cover the v1.0 JSON and cannot verify over this shape', () => {

@@ -22,9 +22,14 @@ describe('v0.3 stream events', () => {
   });
 
   it('unwraps artifact updates with append and lastChunk', () => {
-    expect(
-      streamResultFromV1({ artifactUpdate: { taskId: 't', contextId: 'c', append: true, lastChunk: false, artifact: { artifactId: 'a', parts: [{ text: 'x' }] } } }),
-    ).toEqual({ kind: 'artifact-update', taskId: 't', contextId: 'c', append: true, lastChunk: false, artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'x' }] } });
+    expect(streamResultFromV1({ artifactUpdate: { taskId: 't', contextId: 'c', append: true, lastChunk: false, artifact: { artifactId: 'a', parts: [{ text: 'x' }] } } })).toEqual({
+      kind: 'artifact-update',
+      taskId: 't',
+      contextId: 'c',
+      append: true,
+      lastChunk: false,
+      artifact: { artifactId: 'a', parts: [{ kind: 'text', text: 'x' }] },
+    });
   });
 
   it('unwraps task and message stream items and send results', () => {

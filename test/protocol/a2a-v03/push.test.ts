@@ -14,9 +14,13 @@ const field = (fn: () => unknown): string | undefined => {
 
 describe('v0.3 push configs', () => {
   it('flattens set params, keeping the first authentication scheme', () => {
-    expect(
-      taskPushConfigToV1({ taskId: 't', pushNotificationConfig: { id: 'c', url: 'https://h/x', token: 'k', authentication: { schemes: ['Bearer', 'Basic'], credentials: 's' } } }),
-    ).toEqual({ taskId: 't', id: 'c', url: 'https://h/x', token: 'k', authentication: { scheme: 'Bearer', credentials: 's' } });
+    expect(taskPushConfigToV1({ taskId: 't', pushNotificationConfig: { id: 'c', url: 'https://h/x', token: 'k', authentication: { schemes: ['Bearer', 'Basic'], credentials: 's' } } })).toEqual({
+      taskId: 't',
+      id: 'c',
+      url: 'https://h/x',
+      token: 'k',
+      authentication: { scheme: 'Bearer', credentials: 's' },
+    });
   });
 
   it('names a config without an id after its task', () => {

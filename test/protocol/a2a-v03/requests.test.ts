@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { A2AError } from '../../../src/protocol/a2a/errors.js';
-import {
-  V03_METHODS,
-  cancelParamsToV1,
-  isV03Method,
-  listPushConfigsParamsToV1,
-  resubscribeParamsToV1,
-  sendParamsToV1,
-  taskQueryToV1,
-} from '../../../src/protocol/a2a-v03/requests.js';
+import { V03_METHODS, cancelParamsToV1, isV03Method, listPushConfigsParamsToV1, resubscribeParamsToV1, sendParamsToV1, taskQueryToV1 } from '../../../src/protocol/a2a-v03/requests.js';
 
 const field = (fn: () => unknown): string | undefined => {
   try {

@@ -3,6 +3,7 @@
  * part, and a Vega-Lite spec when the result suits a chart. The media types are the contract
  * described in docs/table-expert.md.
  */
+import { toJsonValue } from '../../../protocol/a2a/json.js';
 import type { JsonObject, JsonValue, Part } from '../../../protocol/a2a/types.js';
 import { VEGA_LITE_MEDIA_TYPE } from '../answer/chart.js';
 import type { QueryResult } from '../engine/duckdb-engine.js';
@@ -21,14 +22,12 @@ export function resultData(r: QueryResult, extra: JsonObject = {}): JsonObject {
 }
 
 export function describeParts(o: DescribeOutput): Part[] {
-  return [md(o.markdown), data({ tables: o.tables as unknown as JsonValue, relations: o.relations as unknown as JsonValue })];
+  return [md(o.markdown), data({ tables: toJsonValue(o.tables), relations: toJsonValue(o.relations) })];
 }
 
 export function searchParts(o: SearchOutput): Part[] {
-  const lines = o.results.length
-    ? o.results.map((h, i) => `${i + 1}. **${h.title}** — ${h.text} \`${h.id}\``)
-    : [`Nothing matches "${o.query}".`];
-  return [md(lines.join('\n')), data({ query: o.query, results: o.results as unknown as JsonValue })];
+  const lines = o.results.length ? o.results.map((h, i) => `${i + 1}. **${h.title}** — ${h.text} \`${h.id}\``) : [`Nothing matches "${o.query}".`];
+  return [md(lines.join('\n')), data({ query: o.query, results: toJsonValue(o.results) })];
 }
 
 export function fetchParts(o: FetchOutput): Part[] {
@@ -41,16 +40,13 @@ export function queryParts(o: QueryOutput): Part[] {
 
 export function answerParts(o: Extract<AskOutput, { kind: 'answer' }>): Part[] {
   const extra: JsonObject = { resultId: o.resultId, source: o.source, ...(o.interpretation ? { interpretation: o.interpretation } : {}) };
-  if (o.attempts && o.attempts.length > 1) extra.attempts = o.attempts as unknown as JsonValue;
+  if (o.attempts && o.attempts.length > 1) extra.attempts = toJsonValue(o.attempts);
   return [md(o.summary), sql(o.sql), data(resultData(o.result, extra)), ...(o.chart ? [{ data: o.chart, mediaType: VEGA_LITE_MEDIA_TYPE }] : [])];
 }
 
 export function clarifyParts(o: Extract<AskOutput, { kind: 'clarify' }>): Part[] {
   const list = o.choices.map((c, i) => `${i + 1}. ${c.label}`).join('\n');
-  return [
-    md(`${o.question}\n\n${list}\n\nReply with the number or the name.`),
-    data({ clarify: { term: o.term, choices: o.choices as unknown as JsonValue, original: o.original, resolutions: o.resolutions } }),
-  ];
+  return [md(`${o.question}\n\n${list}\n\nReply with the number or the name.`), data({ clarify: { term: o.term, choices: toJsonValue(o.choices), original: o.original, resolutions: o.resolutions } })];
 }
 
 export function declinedParts(reason: string, hints: string[], extra: JsonObject = {}): Part[] {

@@ -46,11 +46,15 @@ export function parseRequest(message: Message): ParsedRequest {
     const cmd = slash[1]!.toLowerCase();
     const arg = slash[2]!.trim();
     const candidate =
-      cmd === 'describe' ? { skill: 'describe', ...(arg ? { table: arg } : {}) }
-      : cmd === 'search' ? { skill: 'search', query: arg }
-      : cmd === 'fetch' ? { skill: 'fetch', id: arg }
-      : cmd === 'ask' ? { skill: 'ask', question: arg }
-      : { skill: 'query', sql: arg };
+      cmd === 'describe'
+        ? { skill: 'describe', ...(arg ? { table: arg } : {}) }
+        : cmd === 'search'
+          ? { skill: 'search', query: arg }
+          : cmd === 'fetch'
+            ? { skill: 'fetch', id: arg }
+            : cmd === 'ask'
+              ? { skill: 'ask', question: arg }
+              : { skill: 'query', sql: arg };
     const r = skillRequestSchema.safeParse(candidate);
     return r.success ? { ok: true, request: r.data } : { ok: false, reason: `/${cmd} needs an argument` };
   }

@@ -115,7 +115,7 @@ async function findKey(engine: TableEngine, info: TableInfo, columns: ColumnProf
 
 /** English singular of a table name's last word: orders → order, categories → category. */
 export function singular(word: string): string {
-  if (/ies$/.test(word) && word.length > 4) return word.slice(0, -3) + 'y';
+  if (/ies$/.test(word) && word.length > 4) return `${word.slice(0, -3)}y`;
   if (/(sses|uses|xes|zes|ches|shes)$/.test(word)) return word.slice(0, -2);
   if (/s$/.test(word) && !/(ss|us|is)$/.test(word)) return word.slice(0, -1);
   return word;

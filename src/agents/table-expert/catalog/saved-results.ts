@@ -27,7 +27,7 @@ export class SavedResults {
     const item: SavedResult = {
       hash,
       sql,
-      ...(question ?? existing?.question ? { question: question ?? existing!.question! } : {}),
+      ...((question ?? existing?.question) ? { question: question ?? existing!.question! } : {}),
       usecases,
       savedAt: new Date().toISOString(),
     };

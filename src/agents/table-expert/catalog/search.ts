@@ -39,17 +39,17 @@ function match(text: string, term: string): number {
   const t = text.toLowerCase();
   if (t === term) return 3;
   if (new RegExp(`(^|[^\\p{L}\\p{N}])${term}([^\\p{L}\\p{N}]|$)`, 'u').test(t)) return 2;
-  if (t.replace(/_/g, ' ').split(' ').some((w) => w === term)) return 2;
+  if (
+    t
+      .replace(/_/g, ' ')
+      .split(' ')
+      .some((w) => w === term)
+  )
+    return 2;
   return t.includes(term) ? 1 : 0;
 }
 
-export async function search(
-  engine: TableEngine,
-  profiles: readonly TableProfile[],
-  saved: SavedResults,
-  query: string,
-  opts: { limit: number; scope?: Scope; signal?: AbortSignal },
-): Promise<SearchHit[]> {
+export async function search(engine: TableEngine, profiles: readonly TableProfile[], saved: SavedResults, query: string, opts: { limit: number; scope?: Scope; signal?: AbortSignal }): Promise<SearchHit[]> {
   const terms = searchTerms(query);
   if (terms.length === 0) return [];
   const hits: SearchHit[] = [];
@@ -58,12 +58,27 @@ export async function search(
   for (const p of profiles) {
     const s = score([p.name, p.description ?? '', p.dataset]);
     if (s > 0) {
-      hits.push({ id: formatId({ kind: 'table', table: p.name }), kind: 'table', title: p.name, text: `table ${p.name}: ${p.rowCount} rows, ${p.columns.length} columns${p.description ? ` — ${p.description}` : ''}`, score: s * KIND_WEIGHT.table, table: p.name });
+      hits.push({
+        id: formatId({ kind: 'table', table: p.name }),
+        kind: 'table',
+        title: p.name,
+        text: `table ${p.name}: ${p.rowCount} rows, ${p.columns.length} columns${p.description ? ` — ${p.description}` : ''}`,
+        score: s * KIND_WEIGHT.table,
+        table: p.name,
+      });
     }
     for (const c of p.columns) {
       const s2 = score([c.name]);
       if (s2 > 0) {
-        hits.push({ id: formatId({ kind: 'column', table: p.name, column: c.name }), kind: 'column', title: `${p.name}.${c.name}`, text: `column ${p.name}.${c.name} (${c.type})`, score: s2 * KIND_WEIGHT.column, table: p.name, column: c.name });
+        hits.push({
+          id: formatId({ kind: 'column', table: p.name, column: c.name }),
+          kind: 'column',
+          title: `${p.name}.${c.name}`,
+          text: `column ${p.name}.${c.name} (${c.type})`,
+          score: s2 * KIND_WEIGHT.column,
+          table: p.name,
+          column: c.name,
+        });
       }
     }
   }
@@ -88,7 +103,17 @@ export async function search(
       const matched = textCols.map((c, i) => [c.name, values[i]!] as const).filter(([, v]) => terms.some((t) => match(v, t) > 0));
       const label = values[textCols.findIndex((c) => /^(name|title|label)$/i.test(c.name))] ?? matched[0]?.[1] ?? '';
       const id = keyed ? formatId({ kind: 'row', table: p.name, key: p.key![0]!, value: String(r[0]) }) : formatId({ kind: 'row', table: p.name, hash: String(r[0]) });
-      hits.push({ id, kind: 'row', title: `${p.name}: ${label}`.slice(0, 120), text: matched.map(([c, v]) => `${c}: ${v}`).join('; ').slice(0, 300), score: s * KIND_WEIGHT.row, table: p.name });
+      hits.push({
+        id,
+        kind: 'row',
+        title: `${p.name}: ${label}`.slice(0, 120),
+        text: matched
+          .map(([c, v]) => `${c}: ${v}`)
+          .join('; ')
+          .slice(0, 300),
+        score: s * KIND_WEIGHT.row,
+        table: p.name,
+      });
     }
   }
 
@@ -96,7 +121,14 @@ export async function search(
   for (const r of saved.list()) {
     if (!r.usecases.every((u) => visible.has(u))) continue;
     const s = score([r.question ?? '', r.sql]);
-    if (s > 0) hits.push({ id: formatId({ kind: 'result', hash: r.hash }), kind: 'result', title: r.question ?? r.sql.slice(0, 80), text: `saved result: ${r.sql.replace(/\s+/g, ' ').slice(0, 200)}`, score: s * KIND_WEIGHT.result });
+    if (s > 0)
+      hits.push({
+        id: formatId({ kind: 'result', hash: r.hash }),
+        kind: 'result',
+        title: r.question ?? r.sql.slice(0, 80),
+        text: `saved result: ${r.sql.replace(/\s+/g, ' ').slice(0, 200)}`,
+        score: s * KIND_WEIGHT.result,
+      });
   }
 
   hits.sort((a, b) => b.score - a.score || KIND_ORDER[a.kind] - KIND_ORDER[b.kind] || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

@@ -9,7 +9,7 @@
  * so servers that never ask the Table Expert anything never load DuckDB.
  */
 import path from 'node:path';
-import { DuckDBInstance, StatementType, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { DatasetSpec, EngineLimits, FileFormat } from '../options.js';
 import { checkSqlAst, checkSqlText, QueryRejectedError } from '../sql/guard.js';
 import { quoteIdent, quoteString } from '../sql/sql-text.js';
@@ -32,11 +32,7 @@ export interface TableInfo {
   columns: ColumnInfo[];
 }
 
-type Entry = { info: TableInfo; datasetIndex: number; fingerprint?: string } & (
-  | { kind: 'files'; file: FileTable }
-  | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; loadedAt: number; refreshMs: number }
-);
+type Entry = { info: TableInfo; datasetIndex: number; fingerprint?: string } & ({ kind: 'files'; file: FileTable } | { kind: 'sqlite'; file: string } | { kind: 'postgres'; loadedAt: number; refreshMs: number });
 
 const REFRESH_EVERY_MS = 2_000;
 /** statements whose parse tree already passed the guard, per scope: repeated queries skip a round trip */
@@ -162,7 +158,10 @@ export class TableEngine {
   }
 
   listTables(scope?: Scope): TableInfo[] {
-    return [...this.entries.values()].filter((e) => this.visible(e, scope)).map((e) => e.info).sort((a, b) => a.name.localeCompare(b.name));
+    return [...this.entries.values()]
+      .filter((e) => this.visible(e, scope))
+      .map((e) => e.info)
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   table(name: string, scope?: Scope): TableInfo | undefined {
@@ -252,7 +251,7 @@ export class TableEngine {
         this.guarded.set(key, true);
         if (this.guarded.size > GUARD_CACHE_SIZE) this.guarded.delete(this.guarded.keys().next().value!);
       }
-      let prepared;
+      let prepared: DuckDBPreparedStatement;
       try {
         prepared = await conn.prepare(text);
       } catch (e) {
@@ -291,7 +290,10 @@ export class TableEngine {
   private clean(message: string): string {
     let out = message;
     for (const [i, r] of this.roots) out = out.split(r.root).join(`<${this.datasets[i]!.name}>`);
-    return out.replace(/\n+LINE \d+:[\s\S]*$/, '').trim().slice(0, 600);
+    return out
+      .replace(/\n+LINE \d+:[\s\S]*$/, '')
+      .trim()
+      .slice(0, 600);
   }
 
   close(): void {

@@ -134,10 +134,7 @@ function pgTypeToDuck(oid: number, typmod: number): string {
 }
 
 /** Copies PostgreSQL tables (at most maxRows each) inside one READ ONLY transaction. */
-export async function loadPostgres(
-  conn: DuckDBConnection,
-  spec: { url: string; schema: string; tables: readonly string[]; maxRows: number },
-): Promise<string[]> {
+export async function loadPostgres(conn: DuckDBConnection, spec: { url: string; schema: string; tables: readonly string[]; maxRows: number }): Promise<string[]> {
   const pg = (await import('pg')).default;
   // Raw text for every type: DuckDB does the casting, and dates never pass through JS Date.
   const client = new pg.Client({ connectionString: spec.url, connectionTimeoutMillis: 10_000, types: { getTypeParser: () => (v: string) => v } });

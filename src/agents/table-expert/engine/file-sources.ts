@@ -3,6 +3,7 @@
  * table per file. This module lists the files behind each table and fingerprints them (path, size,
  * mtime), so profiles are recomputed when, and only when, the data changed.
  */
+import type { Dirent, Stats } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { FileFormat } from '../options.js';
@@ -30,7 +31,10 @@ export function formatOf(file: string): FileFormat | undefined {
 export function tableNameOf(file: string): string {
   let stem = path.basename(file).replace(/\.(gz|zst)$/i, '');
   stem = stem.slice(0, stem.length - path.extname(stem).length) || stem;
-  let name = stem.toLowerCase().replace(/[^a-z0-9_]+/g, '_').replace(/^_+|_+$/g, '');
+  let name = stem
+    .toLowerCase()
+    .replace(/[^a-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   if (!name || /^[0-9]/.test(name)) name = `t_${name}`;
   return name.slice(0, 63);
 }
@@ -39,7 +43,17 @@ export function tableNameOf(file: string): string {
 export async function datasetRoot(location: string): Promise<{ root: string; isDir: boolean; folder: boolean }> {
   if (GLOB_CHARS.test(location)) {
     const segments = location.split(path.sep);
-    return { root: segments.slice(0, segments.findIndex((s) => GLOB_CHARS.test(s))).join(path.sep) || path.sep, isDir: true, folder: false };
+    return {
+      root:
+        segments
+          .slice(
+            0,
+            segments.findIndex((s) => GLOB_CHARS.test(s)),
+          )
+          .join(path.sep) || path.sep,
+      isDir: true,
+      folder: false,
+    };
   }
   const info = await stat(location).catch(() => undefined);
   if (!info) throw new Error(`not found: ${location}`);
@@ -53,7 +67,7 @@ export async function resolveFileTables(datasetName: string, location: string, f
     if (!fmt) throw new Error(`cannot tell the format of ${location}; set format: csv | parquet | json`);
     return [{ name: datasetName, location, format: fmt }];
   }
-  let info;
+  let info: Stats;
   try {
     info = await stat(location);
   } catch {
@@ -65,7 +79,10 @@ export async function resolveFileTables(datasetName: string, location: string, f
     return [{ name: datasetName, location, format: fmt }];
   }
   if (!info.isDirectory()) throw new Error(`not a file or folder: ${location}`);
-  const entries = (await readdir(location, { withFileTypes: true })).filter((e) => e.isFile() && !e.name.startsWith('.')).map((e) => e.name).sort();
+  const entries = (await readdir(location, { withFileTypes: true }))
+    .filter((e) => e.isFile() && !e.name.startsWith('.'))
+    .map((e) => e.name)
+    .sort();
   const tables: FileTable[] = [];
   const seen = new Map<string, string>();
   for (const entry of entries) {
@@ -103,7 +120,14 @@ async function expandGlob(pattern: string): Promise<string[]> {
     '^' +
       rest
         .split('/')
-        .map((seg) => (seg === '**' ? '(?:.*/)?' : seg.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]') + '/'))
+        .map((seg) =>
+          seg === '**'
+            ? '(?:.*/)?'
+            : `${seg
+                .replace(/[.+^${}()|\\]/g, '\\$&')
+                .replace(/\*/g, '[^/]*')
+                .replace(/\?/g, '[^/]')}/`,
+        )
         .join('')
         .replace(/\/$/, '') +
       '$',
@@ -111,7 +135,7 @@ async function expandGlob(pattern: string): Promise<string[]> {
   const out: string[] = [];
   const walk = async (dir: string, rel: string, depth: number): Promise<void> => {
     if (depth > 8 || out.length > 10_000) return;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await readdir(dir, { withFileTypes: true });
     } catch {

@@ -12,10 +12,7 @@ export interface ToolCall {
   function: { name: string; arguments: string };
 }
 
-export type ChatMessage =
-  | { role: 'system' | 'user'; content: string }
-  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
-  | { role: 'tool'; tool_call_id: string; content: string };
+export type ChatMessage = { role: 'system' | 'user'; content: string } | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] } | { role: 'tool'; tool_call_id: string; content: string };
 
 export interface ToolSpec {
   type: 'function';
@@ -40,11 +37,7 @@ export class LlmError extends Error {
 
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-export async function chatCompletion(
-  llm: LlmOptions,
-  messages: ChatMessage[],
-  opts: { tools?: ToolSpec[]; signal?: AbortSignal } = {},
-): Promise<ChatReply> {
+export async function chatCompletion(llm: LlmOptions, messages: ChatMessage[], opts: { tools?: ToolSpec[]; signal?: AbortSignal } = {}): Promise<ChatReply> {
   const url = `${llm.baseUrl}/chat/completions${llm.apiVersion ? `?api-version=${encodeURIComponent(llm.apiVersion)}` : ''}`;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: llm.stream ? 'text/event-stream' : 'application/json', ...llm.headers };
   if (llm.apiKey) {

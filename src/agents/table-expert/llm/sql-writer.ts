@@ -34,7 +34,8 @@ export const ASK_USER_TOOL: ToolSpec = {
   type: 'function',
   function: {
     name: 'ask_user',
-    description: 'Asks the user which of two or more readings of the question is meant, instead of guessing. Use it when a part of the question (a measure, a ranking, a period, a filter) has more than one sensible meaning in these tables.',
+    description:
+      'Asks the user which of two or more readings of the question is meant, instead of guessing. Use it when a part of the question (a measure, a ranking, a period, a filter) has more than one sensible meaning in these tables.',
     parameters: {
       type: 'object',
       properties: {
@@ -192,9 +193,7 @@ function parseAsk(raw: string): { question: string; choices: string[] } | undefi
 
 async function summarizeWithModel(llm: LlmOptions, messages: ChatMessage[], callId: string | undefined, result: QueryResult, signal?: AbortSignal): Promise<string | undefined> {
   const payload = JSON.stringify({ columns: result.columns.map((c) => c.name), rows: result.rows.slice(0, SAMPLE_ROWS_FOR_MODEL), rowCount: result.rowCount, truncated: result.truncated });
-  const followUp: ChatMessage[] = callId
-    ? [...messages, { role: 'tool', tool_call_id: callId, content: payload }]
-    : [...messages, { role: 'user', content: `Result: ${payload}` }];
+  const followUp: ChatMessage[] = callId ? [...messages, { role: 'tool', tool_call_id: callId, content: payload }] : [...messages, { role: 'user', content: `Result: ${payload}` }];
   followUp.push({ role: 'user', content: 'Answer the question in one or two sentences from this result. Do not call tools.' });
   const reply = await chatCompletion(llm, followUp, signal ? { signal } : {});
   const text = reply.content.trim();

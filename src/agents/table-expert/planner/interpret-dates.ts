@@ -43,7 +43,7 @@ export function datePass(tokens: QToken[], d: Draft, next: (i: number, skip?: Ke
     if (!prep && tokens[at]!.t === 'number') {
       // a bare year right after a comparator or "top" is a number, not a date
       const prev = tokens[i - 1];
-      if (prev && (prev.t === 'kw' && (COMPARE[prev.kw] || prev.kw === 'top' || prev.kw === 'bottom'))) continue;
+      if (prev && prev.t === 'kw' && (COMPARE[prev.kw] || prev.kw === 'top' || prev.kw === 'bottom')) continue;
     }
     if (p.month !== undefined) {
       if (prep && prep !== 'in') continue;
@@ -69,7 +69,6 @@ export function datePass(tokens: QToken[], d: Draft, next: (i: number, skip?: Ke
     else d.dates.push({ from: p.start, to: p.end, label: p.label });
     for (let k = i; k < at + p.len; k++) use(k);
   }
-
 }
 
 function quarter(year: number, q: number, len: number): { start: string; end: string; label: string; len: number } {

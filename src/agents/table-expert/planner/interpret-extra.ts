@@ -19,7 +19,8 @@ export function extraPasses(tokens: QToken[], d: Draft, next: (i: number, skip?:
     else if (t.kw === 'weekend') d.dows = [0, 6];
     else if (t.kw === 'busy' && d.rankMissing) d.rankMissing.busy = true;
     // "customers without orders": a table after "without" asks for rows with none of it
-    else if (t.kw === 'not' && /^without$/i.test(t.text) && tokens[next(i, ['all'])]?.t === 'schema' && (tokens[next(i, ['all'])] as { meanings: Array<{ kind: string }> }).meanings.some((m) => m.kind === 'table')) d.never = true;
+    else if (t.kw === 'not' && /^without$/i.test(t.text) && tokens[next(i, ['all'])]?.t === 'schema' && (tokens[next(i, ['all'])] as { meanings: Array<{ kind: string }> }).meanings.some((m) => m.kind === 'table'))
+      d.never = true;
     else continue;
     use(i);
   }

@@ -25,7 +25,11 @@ export function rankingPass(tokens: QToken[], d: Draft, next: (i: number, skip?:
     if (at < 0) continue;
     // X between the cue and the superlative, else right after it
     let x = -1;
-    for (let k = at + 1; k < i; k++) if (rankable(tokens[k])) { x = k; break; }
+    for (let k = at + 1; k < i; k++)
+      if (rankable(tokens[k])) {
+        x = k;
+        break;
+      }
     let after = i;
     if (x < 0) {
       const k = next(i);

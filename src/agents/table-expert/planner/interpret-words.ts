@@ -13,8 +13,7 @@ export const AGG: Partial<Record<Keyword, AggFn>> = { count: 'count', sum: 'sum'
 
 export const isKw = (t: QToken | undefined, ...kws: Keyword[]): boolean => t?.t === 'kw' && kws.includes(t.kw);
 /** a schema word's table and column meanings (its value meanings dropped) */
-export const targetOf = (t: QToken): Target | undefined =>
-  t.t === 'schema' ? { text: t.text, meanings: t.meanings.filter((m) => m.kind !== 'value'), plural: t.plural } : undefined;
+export const targetOf = (t: QToken): Target | undefined => (t.t === 'schema' ? { text: t.text, meanings: t.meanings.filter((m) => m.kind !== 'value'), plural: t.plural } : undefined);
 /** the word can name a table or column, not only a value */
 export const hasStructural = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind !== 'value');
 export const isMeasureLike = (t: Target): boolean => t.meanings.some((m) => m.kind === 'column' && m.ref.role === 'measure');

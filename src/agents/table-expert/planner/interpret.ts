@@ -15,15 +15,61 @@ import { AGG, COMPARE, hasStructural, isKw, isMeasureLike, targetOf } from './in
 const EVENT_VERB = /^(raised?|filed?|files|opened|submitted|logged|created|made|placed)$/i;
 
 /** keywords that change the answer: when one is left over, the question was not fully read */
-const PLACE_OR_DECLINE = new Set<Keyword>(['count', 'sum', 'avg', 'min', 'max', 'median', 'most', 'fewest', 'top', 'bottom', 'share', 'expensive', 'cheap', 'newest', 'oldest', 'gt', 'gte', 'lt', 'lte', 'between', 'not', 'never', 'rate', 'before', 'after', 'since', 'until', 'compare', 'weekend']);
+const PLACE_OR_DECLINE = new Set<Keyword>([
+  'count',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'median',
+  'most',
+  'fewest',
+  'top',
+  'bottom',
+  'share',
+  'expensive',
+  'cheap',
+  'newest',
+  'oldest',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'between',
+  'not',
+  'never',
+  'rate',
+  'before',
+  'after',
+  'since',
+  'until',
+  'compare',
+  'weekend',
+]);
 
 const hasValue = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind === 'value');
 
 export function interpret(tokens: QToken[]): Draft {
   const d: Draft = {
-    groups: [], values: [], numbers: [], childCounts: [], dates: [], list: false, distinct: false, when: false, share: false,
-    subjects: [], hints: [], unknown: [], cues: { also: false, instead: false, only: false, whatAbout: false, clear: false },
-    unplaced: [], compare: false, never: false, rate: false, percents: [], present: [],
+    groups: [],
+    values: [],
+    numbers: [],
+    childCounts: [],
+    dates: [],
+    list: false,
+    distinct: false,
+    when: false,
+    share: false,
+    subjects: [],
+    hints: [],
+    unknown: [],
+    cues: { also: false, instead: false, only: false, whatAbout: false, clear: false },
+    unplaced: [],
+    compare: false,
+    never: false,
+    rate: false,
+    percents: [],
+    present: [],
   };
   const n = tokens.length;
   /** next token index after i that is not filler (and not one of the skippable keywords) */
@@ -242,7 +288,8 @@ export function interpret(tokens: QToken[]): Draft {
     use(i);
     // "status completed": the column name before its value is part of the filter
     const prev = tokens[i - 1];
-    const ownColumn = (x: QToken | undefined) => x?.t === 'schema' && !x.used && x.meanings.some((m) => m.kind === 'column' && values.some((v) => v.kind === 'value' && v.ref.table === m.ref.table && v.ref.column === m.ref.column));
+    const ownColumn = (x: QToken | undefined) =>
+      x?.t === 'schema' && !x.used && x.meanings.some((m) => m.kind === 'column' && values.some((v) => v.kind === 'value' && v.ref.table === m.ref.table && v.ref.column === m.ref.column));
     if (ownColumn(prev)) use(i - 1);
     // "the Books category", "the Enterprise plan", "the phone channel": the column after its value
     const after = next(i);

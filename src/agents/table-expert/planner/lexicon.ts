@@ -5,6 +5,7 @@
  */
 import { singular } from '../catalog/profile.js';
 
+// biome-ignore format: a word table reads best in rows
 export type Keyword =
   | 'count' | 'sum' | 'avg' | 'min' | 'max' | 'median'
   | 'most' | 'fewest' | 'top' | 'bottom' | 'distinct' | 'list' | 'by' | 'which' | 'when'
@@ -12,6 +13,7 @@ export type Keyword =
   | 'share' | 'has' | 'expensive' | 'cheap' | 'newest' | 'oldest' | 'also' | 'instead' | 'only' | 'what_about' | 'all' | 'clear'
   | 'compare' | 'never' | 'rate' | 'busy' | 'weekend';
 
+// biome-ignore format: a word table reads best in rows
 export const KEYWORDS: ReadonlyMap<string, Keyword> = new Map<string, Keyword>([
   ['how many', 'count'], ['number of', 'count'], ['count of', 'count'], ['count', 'count'], ['total number of', 'count'],
   ['how much', 'sum'], ['total', 'sum'], ['sum of', 'sum'], ['sum', 'sum'], ['overall', 'sum'],
@@ -45,6 +47,7 @@ export const KEYWORDS: ReadonlyMap<string, Keyword> = new Map<string, Keyword>([
 ]);
 
 /** Time units, in the forms that mean "bucket by this unit". */
+// biome-ignore format: a word table reads best in rows
 export const TIME_UNITS: ReadonlyMap<string, TimeUnit> = new Map<string, TimeUnit>([
   ['day', 'day'], ['daily', 'day'], ['date', 'day'], ['week', 'week'], ['weekly', 'week'], ['month', 'month'], ['monthly', 'month'],
   ['day of the week', 'dow'], ['day of week', 'dow'], ['weekday', 'dow'],
@@ -52,6 +55,7 @@ export const TIME_UNITS: ReadonlyMap<string, TimeUnit> = new Map<string, TimeUni
 ]);
 export type TimeUnit = 'day' | 'week' | 'month' | 'quarter' | 'year' | 'dow';
 
+// biome-ignore format: a word table reads best in rows
 export const MONTHS: ReadonlyMap<string, number> = new Map([
   ['january', 1], ['jan', 1], ['february', 2], ['feb', 2], ['march', 3], ['mar', 3], ['april', 4], ['apr', 4], ['may', 5], ['june', 6], ['jun', 6],
   ['july', 7], ['jul', 7], ['august', 8], ['aug', 8], ['september', 9], ['sep', 9], ['sept', 9], ['october', 10], ['oct', 10], ['november', 11], ['nov', 11],
@@ -59,6 +63,7 @@ export const MONTHS: ReadonlyMap<string, number> = new Map([
 ]);
 
 /** Words that carry no meaning for the plan. */
+// biome-ignore format: a word table reads best in rows
 export const FILLER = new Set([
   'the', 'a', 'an', 'is', 'are', 'be', 'was', 'were', 'been', 'being', 'do', 'doe', 'does', 'did', 'done', 'me', 'us', 'i', 'we', 'you', 'my', 'our', 'your',
   'please', 'tell', 'there', 'their', 'them', 'they', 'it', 'its', 'that', 'this', 'these', 'those', 'can', 'could', 'would', 'will', 'shall',
@@ -74,6 +79,7 @@ export const FILLER = new Set([
 ]);
 
 /** Questions the planner must not guess at: it says so instead. */
+// biome-ignore format: a word table reads best in rows
 export const UNSUPPORTED: ReadonlyArray<[RegExp, string]> = [
   [/\bwhy\b/, 'explaining causes ("why") needs judgement, not a query'],
   [/\b(predict|prediction|forecast|projection|will be|next (week|month|quarter|year))\b/, 'predictions are beyond a query over past data'],
@@ -86,6 +92,7 @@ export const UNSUPPORTED: ReadonlyArray<[RegExp, string]> = [
 ];
 
 /** Verbs that name no column but hint at the table an event lives in (its date, its rows). */
+// biome-ignore format: a word table reads best in rows
 export const VERB_HINTS: ReadonlyMap<string, readonly string[]> = new Map([
   ['ordered', ['orders']],
   ['placed', ['orders']],
@@ -97,6 +104,7 @@ export const VERB_HINTS: ReadonlyMap<string, readonly string[]> = new Map([
 ]);
 
 /** Built-in synonyms that point at column names, tried in order, when such a column exists. */
+// biome-ignore format: a word table reads best in rows
 export const COLUMN_SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map([
   ['revenue', ['revenue', 'sales', 'amount', 'total_amount', 'net_amount', 'line_total', 'total']],
   ['sale', ['sales', 'revenue', 'amount', 'total_amount', 'net_amount', 'line_total', 'total']],
@@ -136,6 +144,7 @@ export const COLUMN_SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map([
 ]);
 
 /** Built-in synonyms for entities (tables), tried when such a table exists. */
+// biome-ignore format: a word table reads best in rows
 export const TABLE_SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map([
   ['client', ['customers', 'clients']],
   ['buyer', ['customers']],

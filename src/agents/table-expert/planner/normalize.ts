@@ -33,10 +33,10 @@ const RULES: Rule[] = [
   [/\bhow much (did|do|does|have) (we|they|it|you) (make|earn|bring in|sell|take in)\b/gi, 'how much revenue did $2'],
   [/\bhow much did (\w+) (make|earn|bring in)\b/gi, 'how much revenue did $1'],
   // periods
-  [new RegExp(`\\b(?:the )?(first|1st|second|2nd|third|3rd|fourth|4th|last|final) quarter (?:of |in )?(\\d{4})\\b`, 'gi'), (_m, o, y) => `Q${ORDINAL[o!.toLowerCase()]} ${y}`],
+  [/\b(?:the )?(first|1st|second|2nd|third|3rd|fourth|4th|last|final) quarter (?:of |in )?(\d{4})\b/gi, (_m, o, y) => `Q${ORDINAL[o!.toLowerCase()]} ${y}`],
   [/\b(?:the )?(first|1st|second|2nd|last) half (?:of |in )?(\d{4})\b/gi, (_m, o, y) => (ORDINAL[o!.toLowerCase()] === 1 ? `between ${y}-01-01 and ${y}-06-30` : `between ${y}-07-01 and ${y}-12-31`)],
   [/\bh([12]) (\d{4})\b/gi, (_m, h, y) => (h === '1' ? `between ${y}-01-01 and ${y}-06-30` : `between ${y}-07-01 and ${y}-12-31`)],
-  [new RegExp(`\\b(between|from) ${MONTH_RE} (and|to|through|until) ${MONTH_RE},? (\\d{4})\\b`, 'gi'), (_m, p, a, _and, b, y) => `between ${y}-${pad(monthNumber(a!))} and ${y}-${pad(monthNumber(b!))}`],
+  [new RegExp(`\\b(between|from) ${MONTH_RE} (and|to|through|until) ${MONTH_RE},? (\\d{4})\\b`, 'gi'), (_m, _p, a, _and, b, y) => `between ${y}-${pad(monthNumber(a!))} and ${y}-${pad(monthNumber(b!))}`],
   [/\bq([1-4])\s*(?:-|–|to|through|until)\s*q([1-4]),? (\d{4})\b/gi, (_m, a, b, y) => `between ${y}-${pad((Number(a) - 1) * 3 + 1)} and ${y}-${pad(Number(b) * 3)}`],
   [/\b(q[1-4])[ -]?'?(\d{2})\b(?!\d)/gi, (_m, q, y) => `${q} 20${y}`],
   // rankings without "top"

@@ -25,7 +25,9 @@ export function readPlan(plan: Plan): string {
   if (plan.shape === 'aggregate') {
     out.push(measures);
     if (plan.groups.length) {
-      out.push(`by ${plan.groups.map((g) => (g.kind === 'entity' ? singular(g.table) : g.kind === 'time' ? `${g.unit === 'dow' ? 'day of the week' : g.unit} of ${g.column.table}.${g.column.column}` : `${g.column.table}.${g.column.column}`)).join(' and ')}`);
+      out.push(
+        `by ${plan.groups.map((g) => (g.kind === 'entity' ? singular(g.table) : g.kind === 'time' ? `${g.unit === 'dow' ? 'day of the week' : g.unit} of ${g.column.table}.${g.column.column}` : `${g.column.table}.${g.column.column}`)).join(' and ')}`,
+      );
     }
   } else if (plan.shape === 'distinct') out.push(`distinct ${plan.columns.map((c) => `${c.table}.${c.column}`).join(', ')}`);
   else out.push(`rows of ${plan.base}`);
@@ -53,9 +55,7 @@ export function describeFilter(f: Filter): string {
     case 'month_of_year':
       return `month of ${c(f.column)} = ${f.month}`;
     case 'child_count':
-      return f.op === '=' && f.value === 0
-        ? `${f.table} with no ${f.child}${f.where?.length ? ` where ${f.where.map(describeFilter).join(' and ')}` : ''}`
-        : `${f.table} with ${f.op} ${f.value} ${f.child}`;
+      return f.op === '=' && f.value === 0 ? `${f.table} with no ${f.child}${f.where?.length ? ` where ${f.where.map(describeFilter).join(' and ')}` : ''}` : `${f.table} with ${f.op} ${f.value} ${f.child}`;
     case 'not_null':
       return `${c(f.column)} is set`;
     case 'day_of_week':

@@ -82,10 +82,22 @@ export function tablesOf(t: Target): Array<{ table: string; strength: number }> 
 export function pickColumn(t: Target, accept: (r: ColumnRef) => boolean, ctx: Ctx): ColumnRef | undefined {
   const cands = columnsOf(t, accept);
   // a whole name or a synonym ("units" → quantity) before a part of a name (unit_price)
-  return best(t.text, cands, (c) => [c.strength >= 2 ? 1 : 0, ...proximity(ctx, c.ref.table), c.strength], (c) => columnChoice(c.ref), ctx)?.ref;
+  return best(
+    t.text,
+    cands,
+    (c) => [c.strength >= 2 ? 1 : 0, ...proximity(ctx, c.ref.table), c.strength],
+    (c) => columnChoice(c.ref),
+    ctx,
+  )?.ref;
 }
 export function pickTable(t: Target, ctx: Ctx): string | undefined {
-  return best(t.text, tablesOf(t), (c) => [c.strength, ...proximity(ctx, c.table)], (c) => tableChoice(c.table), ctx)?.table;
+  return best(
+    t.text,
+    tablesOf(t),
+    (c) => [c.strength, ...proximity(ctx, c.table)],
+    (c) => tableChoice(c.table),
+    ctx,
+  )?.table;
 }
 
 export const numeric = (r: ColumnRef) => isNumericType(r.type) && r.role !== 'key' && r.role !== 'reference';

@@ -22,10 +22,11 @@ function descendants(table: string, vocab: Vocabulary): string[] {
   const queue = [table];
   while (queue.length) {
     const t = queue.shift()!;
-    for (const r of vocab.relations) if (r.to.table === t && !out.includes(r.from.table) && r.from.table !== table) {
-      out.push(r.from.table);
-      queue.push(r.from.table);
-    }
+    for (const r of vocab.relations)
+      if (r.to.table === t && !out.includes(r.from.table) && r.from.table !== table) {
+        out.push(r.from.table);
+        queue.push(r.from.table);
+      }
   }
   return out;
 }
@@ -59,10 +60,19 @@ export function settleRanking(d: Draft, vocab: Vocabulary, resolutions: Readonly
   const counts = /^(most|fewest|least)$/i.test(d.rankMissing.text);
   const choices = [
     ...(counts ? children.map((c) => ({ id: `count:${c}`, label: `number of ${c.replace(/_/g, ' ')}` })) : []),
-    ...[...vocab.columns.values()].filter((c) => children.includes(c.table) && c.role === 'measure' && !AVERAGED_NAME.test(c.column)).map((c) => ({ id: `sum:${c.table}.${c.column}`, label: `total ${c.table}.${c.column}` })),
+    ...[...vocab.columns.values()]
+      .filter((c) => children.includes(c.table) && c.role === 'measure' && !AVERAGED_NAME.test(c.column))
+      .map((c) => ({ id: `sum:${c.table}.${c.column}`, label: `total ${c.table}.${c.column}` })),
   ];
   if (choices.length === 0) throw new Decline(`"${d.rankMissing.text}" of what? Name what to rank by, e.g. "… with the most orders" or "… by revenue"`);
-  throw new Ambiguity(term, choices, `Ranked by what? For example, ${choices.slice(0, 2).map((c) => `"${c.label}"`).join(' or ')}?`);
+  throw new Ambiguity(
+    term,
+    choices,
+    `Ranked by what? For example, ${choices
+      .slice(0, 2)
+      .map((c) => `"${c.label}"`)
+      .join(' or ')}?`,
+  );
 }
 
 /** "Revenue in 2024 compared with 2023": the two years side by side. */
@@ -80,7 +90,7 @@ export function settleCompareYears(d: Draft): void {
 export function settleCompareValues(plan: Plan, d: Draft, valueFilters: Filter[]): void {
   if (!d.compare) return;
   const multi = valueFilters.find((f) => f.kind === 'in' && !f.negate);
-  if (!multi || multi.kind !== 'in') throw new Decline('compare what with what? Name both sides, e.g. "online vs store revenue" or "revenue in 2023 vs 2024"');
+  if (multi?.kind !== 'in') throw new Decline('compare what with what? Name both sides, e.g. "online vs store revenue" or "revenue in 2023 vs 2024"');
   if (plan.shape !== 'aggregate') throw new Decline('a comparison needs a figure to compare, e.g. "revenue" or "number of orders"');
   if (!plan.groups.some((g) => g.kind === 'column' && g.column.table === multi.column.table && g.column.column === multi.column.column)) plan.groups.unshift({ kind: 'column', column: multi.column });
   plan.order ??= { by: 'group', dir: 'asc' };
@@ -93,16 +103,21 @@ export function settleShare(plan: Plan, d: Draft, valueFilters: Filter[], resolu
   const parts = valueFilters;
   // "share of urgent tickets that are outages": which filter is the whole and which the part is not clear from the words
   const columnsOfParts = new Set(parts.map((f) => (f.kind === 'child_count' ? f.table : `${f.column.table}.${f.column.column}`)));
-  if (columnsOfParts.size > 1) throw new Decline('a share with two conditions: which is the whole and which the part? Ask with the whole as a filter, e.g. "share of outages among urgent tickets" is "urgent tickets by category, with shares"');
+  if (columnsOfParts.size > 1)
+    throw new Decline('a share with two conditions: which is the whole and which the part? Ask with the whole as a filter, e.g. "share of outages among urgent tickets" is "urgent tickets by category, with shares"');
   if (parts.length && plan.groups.length && !d.rate) {
     const term = 'percentage';
     const chosen = resolutions[term];
     if (!chosen) {
       const what = parts.length === 1 && parts[0]!.kind === 'compare' ? String(parts[0]!.value) : 'the filtered rows';
-      throw new Ambiguity(term, [
-        { id: 'within', label: `within each group: the share of its rows that are ${what}` },
-        { id: 'of_total', label: `of the total: how all ${what} rows split across the groups` },
-      ], 'Which percentage do you mean?');
+      throw new Ambiguity(
+        term,
+        [
+          { id: 'within', label: `within each group: the share of its rows that are ${what}` },
+          { id: 'of_total', label: `of the total: how all ${what} rows split across the groups` },
+        ],
+        'Which percentage do you mean?',
+      );
     }
     if (chosen === 'of_total') {
       plan.share = true;
@@ -149,7 +164,7 @@ export function neverPlan(d: Draft, vocab: Vocabulary, used: Set<Target>, dateOf
   const own: Filter[] = [];
   for (const v of d.values) {
     const m = v.target.meanings.find((x) => x.kind === 'value' && (x.ref.table === pair!.child || x.ref.table === pair!.parent));
-    if (!m || m.kind !== 'value') throw new Decline(`"${v.target.text}" is neither about ${pair.parent} nor ${pair.child}; ask without it, or one step at a time`);
+    if (m?.kind !== 'value') throw new Decline(`"${v.target.text}" is neither about ${pair.parent} nor ${pair.child}; ask without it, or one step at a time`);
     const f: Filter = { kind: 'compare', column: { table: m.ref.table, column: m.ref.column }, op: v.negate ? '!=' : '=', value: m.value };
     (m.ref.table === pair.child ? where : own).push(f);
   }
@@ -157,7 +172,9 @@ export function neverPlan(d: Draft, vocab: Vocabulary, used: Set<Target>, dateOf
     const c = dateOfTable(pair.child);
     const col: ColRef = { table: c.table, column: c.column };
     if (c.table !== pair.child) throw new Decline(`${pair.child} has no date of its own to filter by`);
-    where.push(dt.month !== undefined ? { kind: 'month_of_year', column: col, month: dt.month } : { kind: 'date_range', column: col, ...(dt.from ? { from: dt.from } : {}), ...(dt.to ? { to: dt.to } : {}), label: dt.label });
+    where.push(
+      dt.month !== undefined ? { kind: 'month_of_year', column: col, month: dt.month } : { kind: 'date_range', column: col, ...(dt.from ? { from: dt.from } : {}), ...(dt.to ? { to: dt.to } : {}), label: dt.label },
+    );
   }
   if (d.numbers.length || d.childCounts.length || d.groups.length || d.top || d.share) throw new Decline('"never"/"without" questions can be counted or listed, not grouped or ranked; ask for the count or the list');
   const filters: Filter[] = [...own, { kind: 'child_count', table: pair.parent, key: pair.key, child: pair.child, fk: pair.fk, op: '=', value: 0, ...(where.length ? { where } : {}) }];
@@ -166,7 +183,15 @@ export function neverPlan(d: Draft, vocab: Vocabulary, used: Set<Target>, dateOf
   if (!counted && !d.list && !d.which) {
     const term = `${pair.parent} with no ${pair.child} (number or list)`;
     const chosen = resolutions[term.toLowerCase()];
-    if (!chosen) throw new Ambiguity(term, [{ id: 'count', label: `the number of ${pair.parent}` }, { id: 'list', label: `the list of ${pair.parent}` }], `Do you want the number of ${pair.parent} with no ${pair.child}, or the list?`);
+    if (!chosen)
+      throw new Ambiguity(
+        term,
+        [
+          { id: 'count', label: `the number of ${pair.parent}` },
+          { id: 'list', label: `the list of ${pair.parent}` },
+        ],
+        `Do you want the number of ${pair.parent} with no ${pair.child}, or the list?`,
+      );
     counted = chosen === 'count';
   }
   if (counted) return { shape: 'aggregate', base: pair.parent, measures: [{ fn: 'count' }], groups: [], filters, columns: [] };

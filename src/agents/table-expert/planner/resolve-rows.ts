@@ -23,7 +23,8 @@ export function rowsPlan(d: Draft, ctx: Ctx): Plan {
     if (!key) throw new Decline(`${table} has no key column to look a row up by`);
     base = table;
     // "what did customer 5 buy": the rows of what they bought, not the customer's own row
-    if (!d.keyLookup.contents && d.hints.some((h) => h !== table)) throw new Decline(`I can show ${table} ${d.keyLookup.value} itself, or count or add up what it has ("number of orders of customer ${d.keyLookup.value}"), but not list related rows by a verb`);
+    if (!d.keyLookup.contents && d.hints.some((h) => h !== table))
+      throw new Decline(`I can show ${table} ${d.keyLookup.value} itself, or count or add up what it has ("number of orders of customer ${d.keyLookup.value}"), but not list related rows by a verb`);
     const inside = d.keyLookup.contents ? ctx.vocab.relations.filter((r) => r.to.table === table) : [];
     if (d.keyLookup.contents && inside.length !== 1) throw new Decline(`what is "in" ${table} ${d.keyLookup.value}? Ask for its row ("${table} ${d.keyLookup.value}") or for the rows pointing at it by name`);
     if (inside.length === 1) base = inside[0]!.from.table;
@@ -49,7 +50,8 @@ export function rowsPlan(d: Draft, ctx: Ctx): Plan {
   });
   // "revenue of the most expensive product": a measure of many rows is a figure, not a column of a list
   const spread = refs.find((r) => ctx.reach?.get(r.table)?.fanout);
-  if (spread && (d.superlative || spread.role === 'measure')) throw new Decline(`${spread.table}.${spread.column} has many values per ${base} row; ask for a figure of it ("total ${spread.column} by …") or for the rows one step at a time`);
+  if (spread && (d.superlative || spread.role === 'measure'))
+    throw new Decline(`${spread.table}.${spread.column} has many values per ${base} row; ask for a figure of it ("total ${spread.column} by …") or for the rows one step at a time`);
   const columns = refs.map(colRef);
   const categorical = refs.length > 0 && refs.every((r) => r.role === 'category');
   const distinct = columns.length > 0 && !d.superlative && !d.keyLookup && (d.distinct || !tableSubject || categorical);
@@ -97,11 +99,16 @@ export function settlePerEntity(plan: Plan, d: Draft, ctx: Ctx): void {
   // only amounts add up per entity; an average satisfaction or price per agent stays a plain average
   if (m.per || !m.column || !(m.fn === 'avg' || m.fn === 'median') || !d.perWord || NOT_ADDITIVE.test(m.column.column)) return;
   // "average amount per order": the group is the parent entity of the measured rows
-  const at = plan.groups.findIndex((g) => g.kind === 'entity' && g.table !== m.column!.table && (() => {
-    // the entity holds the measured rows: reachable from them without repeating any
-    const r = reachable(m.column!.table, ctx.vocab.relations).get(g.table);
-    return !!r && !r.fanout;
-  })());
+  const at = plan.groups.findIndex(
+    (g) =>
+      g.kind === 'entity' &&
+      g.table !== m.column!.table &&
+      (() => {
+        // the entity holds the measured rows: reachable from them without repeating any
+        const r = reachable(m.column!.table, ctx.vocab.relations).get(g.table);
+        return !!r && !r.fanout;
+      })(),
+  );
   if (at < 0) return;
   const g = plan.groups[at]! as Extract<Group, { kind: 'entity' }>;
   plan.groups.splice(at, 1);

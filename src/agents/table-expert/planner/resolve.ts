@@ -8,9 +8,7 @@ import { joinsFor } from './joins.js';
 import type { AggFn, ColRef, Filter, Group, Measure, Plan } from './plan.js';
 import { labelColumn, type ColumnRef, type Vocabulary } from './vocabulary.js';
 import { checkCoverage, neverPlan, settleCompareValues, settleCompareYears, settleRanking, settleShare } from './resolve-extra.js';
-import {
-  Ambiguity, best, colRef, columnChoice, columnsOf, dateCol, dateOf, Decline, numeric, pickColumn, pickTable, proximity, setBase, tablesOf, tablesOfPlan, type Ctx,
-} from './resolve-context.js';
+import { Ambiguity, best, colRef, columnChoice, columnsOf, dateCol, dateOf, Decline, numeric, pickColumn, pickTable, proximity, setBase, tablesOf, tablesOfPlan, type Ctx } from './resolve-context.js';
 import { rowsPlan, settlePerEntity } from './resolve-rows.js';
 
 export { Ambiguity, Decline, tablesOfPlan } from './resolve-context.js';
@@ -27,7 +25,8 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
     return { measure: { fn: fn ?? 'avg', column: colRef(derived.column), per: { table: derived.table, key: derived.key, inner: 'sum' } }, base: derived.column.table };
   }
   // "median product price": the table names whose column is meant
-  const numericOfTable = t && !m.perCount && tablesOf(t).length && !columnsOf(t, numeric).length ? d.subjects.filter((s) => !tablesOf(s).length && columnsOf(s, numeric).some((c) => tablesOf(t).some((x) => x.table === c.ref.table))) : [];
+  const numericOfTable =
+    t && !m.perCount && tablesOf(t).length && !columnsOf(t, numeric).length ? d.subjects.filter((s) => !tablesOf(s).length && columnsOf(s, numeric).some((c) => tablesOf(t).some((x) => x.table === c.ref.table))) : [];
   if (t && fn && fn !== 'count' && fn !== 'count_distinct' && numericOfTable.length === 1) {
     ctx.usedSubjects.add(numericOfTable[0]!);
     for (const x of tablesOf(t)) ctx.mentioned.add(x.table);
@@ -57,7 +56,15 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
     if (!ref) throw new Decline(`"${t.text}" is not a number I can ${fn ? describeFn(fn) : 'add up'}`);
     // "the largest order": a table's name is also part of a column name (order_date), which is not what was meant
     if (tables.length && !columnsOf(t, (r) => r === ref).some((c) => c.strength >= 2)) {
-      throw new Decline(`the ${fn ? describeFn(fn).replace(/^take the /, '').replace(/ of$/, '') : 'figure'} ${t.text} by what? Name the column, e.g. "the largest ${t.text} by revenue" or "the latest ${t.text} date"`);
+      throw new Decline(
+        `the ${
+          fn
+            ? describeFn(fn)
+                .replace(/^take the /, '')
+                .replace(/ of$/, '')
+            : 'figure'
+        } ${t.text} by what? Name the column, e.g. "the largest ${t.text} by revenue" or "the latest ${t.text} date"`,
+      );
     }
     return { measure: { fn: fn ?? (AVERAGED.test(ref.column) ? 'avg' : 'sum'), column: colRef(ref) }, base: ref.table };
   }
@@ -107,10 +114,16 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   }
 
   if (d.never) {
-    const plan = neverPlan(d, vocab, ctx.usedSubjects, (table) => {
-      setBase(ctx, table);
-      return dateOf(table, ctx, d);
-    }, resolutions);
+    const plan = neverPlan(
+      d,
+      vocab,
+      ctx.usedSubjects,
+      (table) => {
+        setBase(ctx, table);
+        return dateOf(table, ctx, d);
+      },
+      resolutions,
+    );
     const unusedNever = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length);
     if (unusedNever.length) throw new Decline(`I am not sure how ${unusedNever.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
     return plan;
@@ -133,10 +146,23 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
     const chosen = resolutions[term.toLowerCase()];
     if (chosen === 'count') d.measure = { fn: 'count', target: s };
     else if (chosen === 'list') d.listVerb = d.list = true;
-    else throw new Ambiguity(term, [{ id: 'count', label: `the number of ${s.text}` }, { id: 'list', label: `the list of ${s.text}` }], `Do you want the number of ${s.text}, or the list?`);
+    else
+      throw new Ambiguity(
+        term,
+        [
+          { id: 'count', label: `the number of ${s.text}` },
+          { id: 'list', label: `the list of ${s.text}` },
+        ],
+        `Do you want the number of ${s.text}, or the list?`,
+      );
   }
   const wantsRows =
-    !d.measure && !d.rankBy && !d.share && !d.top && !d.rate && !d.compare &&
+    !d.measure &&
+    !d.rankBy &&
+    !d.share &&
+    !d.top &&
+    !d.rate &&
+    !d.compare &&
     (d.keyLookup !== undefined || (d.superlative !== undefined && !d.when && !(d.superlative.kind === 'date' && dateSubject && !bareEntity)) || ((d.list || d.distinct || bareEntity) && d.groups.length === 0));
   let plan: Plan;
   if (wantsRows) plan = rowsPlan(d, ctx);
@@ -147,7 +173,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
     if (d.superlative && !(d.superlative.kind === 'date' && (d.when || dateSubject))) {
       throw new Decline(`I can list the ${d.superlative.dir === 'desc' ? 'top' : 'bottom'} rows by ${d.superlative.kind}, or compute a figure, but not both in one question; ask one step at a time`);
     }
-    const ranked = d.rankBy && (!m || !m.target) ? { ...d.rankBy, ...(m?.fn && !d.rankBy.fn ? { fn: m.fn } : {}) } : m;
+    const ranked = d.rankBy && !m?.target ? { ...d.rankBy, ...(m?.fn && !d.rankBy.fn ? { fn: m.fn } : {}) } : m;
     let resolved = ranked ? resolveMeasure(ranked, d, ctx) : resolveMeasure({}, d, ctx);
     // a count per group needs no column; a sum or an average does
     if (!resolved && (!ranked?.fn || ranked.fn === 'count') && (d.groups.length || d.share)) {
@@ -208,7 +234,14 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   checkCoverage(plan, d);
   // A column the question names but the plan does not use means the question was not understood.
   // a second word for a column the plan already uses ("satisfaction score", "time in minutes") is no loose end
-  const usedColumns = new Set([...plan.measures.flatMap((m) => (m.column ? [m.column] : [])), ...plan.groups.flatMap((g) => (g.kind === 'entity' ? [] : [g.column])), ...plan.filters.flatMap((f) => (f.kind === 'child_count' ? [] : [f.column])), ...plan.columns].map((c) => `${c.table}.${c.column}`));
+  const usedColumns = new Set(
+    [
+      ...plan.measures.flatMap((m) => (m.column ? [m.column] : [])),
+      ...plan.groups.flatMap((g) => (g.kind === 'entity' ? [] : [g.column])),
+      ...plan.filters.flatMap((f) => (f.kind === 'child_count' ? [] : [f.column])),
+      ...plan.columns,
+    ].map((c) => `${c.table}.${c.column}`),
+  );
   const unused = d.subjects.filter((s) => !ctx.usedSubjects.has(s) && !tablesOf(s).length && !columnsOf(s, (r) => usedColumns.has(`${r.table}.${r.column}`)).length);
   // a table the question names must be in the plan ("accounts that raised a ticket in 2025")
   const inPlan = tablesOfPlan(plan);
@@ -244,7 +277,13 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): Filter[] {
   const byColumn = new Map<string, { column: ColRef; values: string[]; negate: boolean }>();
   for (const v of d.values) {
     const cands = v.target.meanings.flatMap((m) => (m.kind === 'value' ? [m] : []));
-    const chosen = best(v.target.text, cands, (m) => proximity(ctx, m.ref.table), (m) => columnChoice(m.ref), ctx)!;
+    const chosen = best(
+      v.target.text,
+      cands,
+      (m) => proximity(ctx, m.ref.table),
+      (m) => columnChoice(m.ref),
+      ctx,
+    )!;
     const key = `${chosen.ref.table}.${chosen.ref.column}.${v.negate}`;
     const entry = byColumn.get(key) ?? { column: colRef(chosen.ref), values: [], negate: v.negate };
     entry.values.push(chosen.value);
@@ -318,6 +357,9 @@ function mergeDates(dates: Draft['dates']): Draft['dates'] {
   for (let i = 1; i < sorted.length; i++) {
     if (sorted[i]!.from! > sorted[i - 1]!.to!) throw new Decline(`${sorted[i - 1]!.label} and ${sorted[i]!.label} are separate periods; ask for each one`);
   }
-  const to = sorted.map((x) => x.to!).sort().at(-1)!;
+  const to = sorted
+    .map((x) => x.to!)
+    .sort()
+    .at(-1)!;
   return [...dates.filter((x) => !(x.from && x.to)), { from: sorted[0]!.from!, to, label: sorted.map((x) => x.label).join(' and ') }];
 }

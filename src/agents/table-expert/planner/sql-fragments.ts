@@ -31,10 +31,7 @@ export function groupSql(g: Group): Array<{ expr: string; alias: string }> {
     case 'time':
       return [{ expr: TIME_SQL[g.unit]!(qualified(g.column.table, g.column.column)), alias: g.unit }];
     case 'entity':
-      return [
-        { expr: qualified(g.table, g.key), alias: g.key },
-        ...(g.label ? [{ expr: qualified(g.table, g.label), alias: singular(g.table) }] : []),
-      ];
+      return [{ expr: qualified(g.table, g.key), alias: g.key }, ...(g.label ? [{ expr: qualified(g.table, g.label), alias: singular(g.table) }] : [])];
   }
 }
 

@@ -106,7 +106,9 @@ export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Rea
   // "order value", "basket value", "order total": a parent's sum of its children's money column
   for (const r of relations) {
     const parent = tables.get(r.to.table);
-    const money = [/(^|_)(amount|revenue|sales|total)$/i, /(^|_)(amount|revenue|sales|total)/i].map((re) => [...columns.values()].find((c) => c.table === r.from.table && c.role === 'measure' && re.test(c.column))).find(Boolean);
+    const money = [/(^|_)(amount|revenue|sales|total)$/i, /(^|_)(amount|revenue|sales|total)/i]
+      .map((re) => [...columns.values()].find((c) => c.table === r.from.table && c.role === 'measure' && re.test(c.column)))
+      .find(Boolean);
     if (!parent?.key || !money) continue;
     const words = [lemma(singular(parent.name)), ...[...TABLE_SYNONYMS].filter(([, ts]) => ts[0] === parent.name || ts.find((t) => tables.has(t)) === parent.name).map(([w]) => w)];
     for (const w of words) for (const suffix of ['value', 'total', 'amount', 'revenue']) add(`${w} ${suffix}`, { kind: 'derived', table: parent.name, key: r.to.column, inner: 'sum', column: money, strength: 3 });

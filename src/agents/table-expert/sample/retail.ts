@@ -59,9 +59,10 @@ export function prng(seed: number): () => number {
   };
 }
 
-type Rng = () => number;
-const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
-function weighted<T>(rng: Rng, items: ReadonlyArray<readonly [T, number]>): T {
+/** The seeded draws the sample generators share (this one, and the evaluation's second domain in test/). */
+export type Rng = () => number;
+export const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
+export function weighted<T>(rng: Rng, items: ReadonlyArray<readonly [T, number]>): T {
   const total = items.reduce((s, [, w]) => s + w, 0);
   let r = rng() * total;
   for (const [item, w] of items) {
@@ -70,7 +71,7 @@ function weighted<T>(rng: Rng, items: ReadonlyArray<readonly [T, number]>): T {
   }
   return items[items.length - 1]![0];
 }
-const int = (rng: Rng, lo: number, hi: number): number => lo + Math.floor(rng() * (hi - lo + 1));
+export const int = (rng: Rng, lo: number, hi: number): number => lo + Math.floor(rng() * (hi - lo + 1));
 
 const FIRST = ['Anna', 'Ben', 'Clara', 'David', 'Emma', 'Felix', 'Grace', 'Hugo', 'Ines', 'Jonas', 'Karla', 'Liam', 'Mia', 'Noah', 'Olga', 'Paul', 'Quinn', 'Rosa', 'Sam', 'Tara', 'Umar', 'Vera', 'Wim', 'Yara', 'Zoe'];
 const LAST = ['Schmidt', 'Martin', 'Smith', 'Garcia', 'Rossi', 'de Vries', 'Brown', 'Müller', 'Dubois', 'Lopez', 'Bianchi', 'Jansen', 'Wilson', 'Fischer', 'Moreau', 'Taylor', 'Romano', 'Bakker', 'Clark', 'Weber'];
@@ -84,7 +85,11 @@ const COUNTRIES: ReadonlyArray<readonly [string, readonly string[], number]> = [
   ['Netherlands', ['Amsterdam', 'Rotterdam', 'Utrecht'], 5],
   ['Canada', ['Toronto', 'Vancouver', 'Montreal'], 3],
 ];
-const SEGMENTS: ReadonlyArray<readonly [string, number]> = [['Consumer', 60], ['Small Business', 25], ['Corporate', 15]];
+const SEGMENTS: ReadonlyArray<readonly [string, number]> = [
+  ['Consumer', 60],
+  ['Small Business', 25],
+  ['Corporate', 15],
+];
 const CATEGORIES: ReadonlyArray<readonly [string, readonly string[], number, number]> = [
   // category, nouns, min price, max price (whole currency units)
   ['Electronics', ['Headphones', 'Speaker', 'Charger', 'Keyboard', 'Monitor', 'Webcam', 'Router', 'Tablet'], 15, 600],
@@ -95,9 +100,23 @@ const CATEGORIES: ReadonlyArray<readonly [string, readonly string[], number, num
   ['Clothing', ['Jacket', 'Sweater', 'Scarf', 'Sneakers', 'Cap', 'Raincoat'], 12, 220],
 ];
 const ADJECTIVES = ['Classic', 'Compact', 'Deluxe', 'Eco', 'Smart', 'Ultra', 'Vintage', 'Pro', 'Mini', 'Urban'];
-const STATUSES: ReadonlyArray<readonly [string, number]> = [['completed', 82], ['cancelled', 8], ['returned', 6], ['pending', 4]];
-const CHANNELS: ReadonlyArray<readonly [string, number]> = [['online', 60], ['store', 30], ['phone', 10]];
-const DISCOUNTS: ReadonlyArray<readonly [number, number]> = [[0, 70], [5, 15], [10, 10], [20, 5]];
+const STATUSES: ReadonlyArray<readonly [string, number]> = [
+  ['completed', 82],
+  ['cancelled', 8],
+  ['returned', 6],
+  ['pending', 4],
+];
+const CHANNELS: ReadonlyArray<readonly [string, number]> = [
+  ['online', 60],
+  ['store', 30],
+  ['phone', 10],
+];
+const DISCOUNTS: ReadonlyArray<readonly [number, number]> = [
+  [0, 70],
+  [5, 15],
+  [10, 10],
+  [20, 5],
+];
 /** more orders in November and December */
 const MONTH_WEIGHT = [0.8, 0.75, 0.9, 0.95, 1, 0.95, 0.9, 0.9, 1, 1.05, 1.4, 1.6];
 
@@ -127,7 +146,10 @@ export function generateRetailSample(seed = SAMPLE_SEED, sizes = { customers: 20
   for (let i = 1; i <= sizes.customers; i++) {
     const first = pick(rng, FIRST);
     const last = pick(rng, LAST);
-    const country = weighted(rng, COUNTRIES.map(([c, , w]) => [c, w] as const));
+    const country = weighted(
+      rng,
+      COUNTRIES.map(([c, , w]) => [c, w] as const),
+    );
     const cities = COUNTRIES.find(([c]) => c === country)![1];
     customers.push({
       customer_id: i,
@@ -181,13 +203,25 @@ export function generateRetailSample(seed = SAMPLE_SEED, sizes = { customers: 20
     let status = weighted(rng, STATUSES);
     if (status === 'pending' && d < lastDay - 30) status = 'completed';
     orders.push({ order_id: orderId, customer_id: customer.customer_id, order_date: isoDate(start + d * DAY_MS), status, channel: weighted(rng, CHANNELS) });
-    const lineCount = weighted(rng, [[1, 30], [2, 30], [3, 20], [4, 12], [5, 8]] as const);
+    const lineCount = weighted(rng, [
+      [1, 30],
+      [2, 30],
+      [3, 20],
+      [4, 12],
+      [5, 8],
+    ] as const);
     const chosen = new Set<number>();
     for (let n = 1; n <= lineCount; n++) {
       let product = pick(rng, products);
       while (chosen.has(product.product_id)) product = pick(rng, products);
       chosen.add(product.product_id);
-      const quantity = weighted(rng, [[1, 55], [2, 25], [3, 12], [4, 5], [5, 3]] as const);
+      const quantity = weighted(rng, [
+        [1, 55],
+        [2, 25],
+        [3, 12],
+        [4, 5],
+        [5, 3],
+      ] as const);
       const discount = weighted(rng, DISCOUNTS);
       const amount = Math.round((quantity * product.unit_price_cents * (100 - discount)) / 100);
       lines.push({ order_id: orderId, line_number: n, product_id: product.product_id, quantity, unit_price_cents: product.unit_price_cents, discount_pct: discount, amount_cents: amount });

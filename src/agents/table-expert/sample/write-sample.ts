@@ -12,10 +12,37 @@ import { generateRetailSample, SAMPLE_SEED, SAMPLE_VERSION, type RetailSample } 
 export const SAMPLE_TABLES = ['customers', 'products', 'orders', 'order_lines'] as const;
 
 const COLUMNS: Record<(typeof SAMPLE_TABLES)[number], Array<[string, string]>> = {
-  customers: [['customer_id', 'INTEGER'], ['name', 'VARCHAR'], ['email', 'VARCHAR'], ['city', 'VARCHAR'], ['country', 'VARCHAR'], ['segment', 'VARCHAR'], ['signup_date', 'DATE']],
-  products: [['product_id', 'INTEGER'], ['name', 'VARCHAR'], ['category', 'VARCHAR'], ['unit_price', 'DECIMAL(10,2)']],
-  orders: [['order_id', 'INTEGER'], ['customer_id', 'INTEGER'], ['order_date', 'DATE'], ['status', 'VARCHAR'], ['channel', 'VARCHAR']],
-  order_lines: [['order_id', 'INTEGER'], ['line_number', 'INTEGER'], ['product_id', 'INTEGER'], ['quantity', 'INTEGER'], ['unit_price', 'DECIMAL(10,2)'], ['discount', 'DECIMAL(4,2)'], ['amount', 'DECIMAL(12,2)']],
+  customers: [
+    ['customer_id', 'INTEGER'],
+    ['name', 'VARCHAR'],
+    ['email', 'VARCHAR'],
+    ['city', 'VARCHAR'],
+    ['country', 'VARCHAR'],
+    ['segment', 'VARCHAR'],
+    ['signup_date', 'DATE'],
+  ],
+  products: [
+    ['product_id', 'INTEGER'],
+    ['name', 'VARCHAR'],
+    ['category', 'VARCHAR'],
+    ['unit_price', 'DECIMAL(10,2)'],
+  ],
+  orders: [
+    ['order_id', 'INTEGER'],
+    ['customer_id', 'INTEGER'],
+    ['order_date', 'DATE'],
+    ['status', 'VARCHAR'],
+    ['channel', 'VARCHAR'],
+  ],
+  order_lines: [
+    ['order_id', 'INTEGER'],
+    ['line_number', 'INTEGER'],
+    ['product_id', 'INTEGER'],
+    ['quantity', 'INTEGER'],
+    ['unit_price', 'DECIMAL(10,2)'],
+    ['discount', 'DECIMAL(4,2)'],
+    ['amount', 'DECIMAL(12,2)'],
+  ],
 };
 
 const money = (cents: number): string => `${Math.trunc(cents / 100)}.${String(Math.abs(cents % 100)).padStart(2, '0')}`;
@@ -73,7 +100,7 @@ async function generateInto(dir: string): Promise<string> {
         const cols = COLUMNS[table];
         const csv = path.join(tmp, `${table}.csv`);
         const lines = [cols.map(([n]) => n).join(','), ...rowsOf(sample, table).map((r) => r.map(csvField).join(','))];
-        await writeFile(csv, lines.join('\n') + '\n');
+        await writeFile(csv, `${lines.join('\n')}\n`);
         const columns = `{${cols.map(([n, t]) => `'${n}': '${t}'`).join(', ')}}`;
         const out = path.join(tmp, `${table}.parquet`);
         await conn.run(`COPY (SELECT * FROM read_csv(${quoteString(csv)}, header = true, columns = ${columns})) TO ${quoteString(out)} (FORMAT parquet)`);
@@ -83,7 +110,7 @@ async function generateInto(dir: string): Promise<string> {
       conn.closeSync();
       db.closeSync();
     }
-    await writeFile(path.join(tmp, '.sample-manifest.json'), JSON.stringify({ version: SAMPLE_VERSION, seed: SAMPLE_SEED, tables: SAMPLE_TABLES }, null, 2) + '\n');
+    await writeFile(path.join(tmp, '.sample-manifest.json'), `${JSON.stringify({ version: SAMPLE_VERSION, seed: SAMPLE_SEED, tables: SAMPLE_TABLES }, null, 2)}\n`);
     // Another process may have finished first; its files are identical, so either copy will do.
     if (await manifestMatches(dir)) {
       await rm(tmp, { recursive: true, force: true });

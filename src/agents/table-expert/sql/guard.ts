@@ -39,11 +39,47 @@ const START_WORDS = new Set(['select', 'with', 'from', 'values']);
 
 /** Statements and clauses that change data, configuration or the database, or leave the sandbox. */
 const FORBIDDEN_WORDS = new Set([
-  'insert', 'update', 'delete', 'merge', 'upsert', 'create', 'drop', 'alter', 'truncate',
-  'attach', 'detach', 'copy', 'export', 'import', 'install', 'load', 'force', 'pragma', 'set', 'reset',
-  'call', 'checkpoint', 'vacuum', 'analyze', 'grant', 'revoke', 'begin', 'commit', 'rollback', 'abort',
-  'transaction', 'use', 'prepare', 'execute', 'deallocate', 'comment', 'describe', 'show', 'summarize',
-  'explain', 'secret',
+  'insert',
+  'update',
+  'delete',
+  'merge',
+  'upsert',
+  'create',
+  'drop',
+  'alter',
+  'truncate',
+  'attach',
+  'detach',
+  'copy',
+  'export',
+  'import',
+  'install',
+  'load',
+  'force',
+  'pragma',
+  'set',
+  'reset',
+  'call',
+  'checkpoint',
+  'vacuum',
+  'analyze',
+  'grant',
+  'revoke',
+  'begin',
+  'commit',
+  'rollback',
+  'abort',
+  'transaction',
+  'use',
+  'prepare',
+  'execute',
+  'deallocate',
+  'comment',
+  'describe',
+  'show',
+  'summarize',
+  'explain',
+  'secret',
 ]);
 
 /** Table functions that only generate data. File readers are checked separately, by path. */
@@ -52,7 +88,11 @@ const FILE_READERS = new Set(['read_csv', 'read_csv_auto', 'read_parquet', 'parq
 /** Scalar functions that read the environment or configuration. */
 const FORBIDDEN_SCALARS = new Set(['current_setting', 'getenv', 'read_text', 'read_blob', 'query', 'query_table']);
 /** Functions whose size argument can build one huge value that no interrupt reaches. */
-const AMPLIFIERS = new Map([['repeat', 1], ['lpad', 1], ['rpad', 1]]);
+const AMPLIFIERS = new Map([
+  ['repeat', 1],
+  ['lpad', 1],
+  ['rpad', 1],
+]);
 const MAX_AMPLIFIED = 10_000;
 
 export interface SqlTextLimits {
@@ -77,15 +117,12 @@ export function checkSqlText(sql: string, limits: SqlTextLimits): string {
   const body = firstSemicolon >= 0 ? tokens.slice(0, firstSemicolon) : tokens;
   if (body.length === 0) throw new QueryRejectedError('empty', 'the statement is empty');
   const first = body.find((t) => t.kind !== 'lparen');
-  if (!first || first.kind !== 'word' || !START_WORDS.has(first.text.toLowerCase())) {
+  if (first?.kind !== 'word' || !START_WORDS.has(first.text.toLowerCase())) {
     throw new QueryRejectedError('not_select', `only a SELECT (or WITH … SELECT) statement is allowed; this one starts with ${first ? JSON.stringify(first.text) : 'nothing'}`);
   }
   for (const t of body) {
     if (t.kind === 'word' && FORBIDDEN_WORDS.has(t.text.toLowerCase())) {
-      throw new QueryRejectedError(
-        'forbidden_keyword',
-        `${t.text.toUpperCase()} is not allowed in a read-only query (only SELECT is); if it is a column name, write it in double quotes`,
-      );
+      throw new QueryRejectedError('forbidden_keyword', `${t.text.toUpperCase()} is not allowed in a read-only query (only SELECT is); if it is a column name, write it in double quotes`);
     }
     if (t.kind === 'param') throw new QueryRejectedError('not_select', 'parameters ($1) are not supported; write the values into the statement');
   }

@@ -13,32 +13,26 @@
  *   GET  /.well-known/mcp-metadata discovery: server, tools, auth endpoints, ChatGPT/Claude settings
  *
  * Bodies may be the bare params or a JSON-RPC request; a JSON-RPC request gets a JSON-RPC response.
- * Calls run through /mcp itself (forward-to-mcp.ts) with the caller's credentials, so the
- * authorization is the endpoint's, and bad input gets a JSON-RPC-shaped error, never a stack.
+ * Calls run through the MCP face in process (forward-to-mcp.ts) with the caller's credentials, so
+ * the authorization is the endpoint's, and bad input gets a JSON-RPC-shaped error, never a stack.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { Face, RequestContext } from '../../../edge/face.js';
+import type { PrincipalOf } from '../admission.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../json-depth.js';
-import { bodyRefusal, bodyRefusalHeaders, readLimitedBody } from '../../read-limited-body.js';
 import { metadataDocument, serverInfoDocument, validate } from './documents.js';
 import { forwardToMcp, FORWARD_PROTOCOL_VERSION, type ForwardTarget } from './forward-to-mcp.js';
 import { publicToolList, type PublicToolsDeps } from './public-tools.js';
 import type { ServerFacts } from './server-facts.js';
-import { tableExpertOf } from '../table-expert-tools.js';
+import { contributesTool } from '../contributed-tools.js';
 
 export interface McpCompatDeps extends PublicToolsDeps, ForwardTarget {
   /** the public base URL (read per request: with port 0 it is known only once bound) */
   publicUrl: () => string;
-  bodyLimit: number;
   authMode: 'required' | 'none';
   oauthEnabled: boolean;
-  /** settles once agents are registered */
-  started: Promise<void>;
-  /**
-   * Whether these headers would be let into /mcp (authenticated, with an MCP scope). Routes that
-   * run calls ask before reading a body; a refused caller gets /mcp's own refusal, body unread.
-   */
-  mayUseMcp?: (headers: IncomingHttpHeaders) => Promise<boolean>;
+  /** the MCP face (mcp-face.ts): the calls run through it, and routes that run calls ask it first whether it admits the caller */
+  mcp: ForwardTarget['mcp'] & { admits(principal: PrincipalOf): Promise<boolean> };
 }
 
 type Route = 'info' | 'initialize' | 'tools/list' | 'tools/call' | 'resources/list' | 'health' | 'validate' | 'metadata';
@@ -55,8 +49,14 @@ const ROUTES: Record<string, { route: Route; methods: readonly string[] }> = {
 
 type JsonRpcId = string | number | null;
 
-/** Returns a handler that serves the compatibility routes and answers false for anything else. */
-export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+/** A compat route the face took: the route, and the methods it allows (none for `GET /mcp`'s info, which is MCP's path). */
+export interface CompatRoute {
+  route: Route;
+  methods?: readonly string[];
+}
+
+/** The compatibility routes as a face of the one edge (src/edge/face.ts). */
+export function mcpCompatFace(d: McpCompatDeps): Face<CompatRoute> {
   const tools = publicToolList(d);
   // These documents are public: hidden agents are not counted or described (they do not exist here).
   const publicAgents = () => d.registry.list().filter((a) => !d.isPublicAgent || d.isPublicAgent(a.id));
@@ -65,42 +65,45 @@ export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, 
     version: d.version,
     authMode: d.authMode,
     oauthEnabled: d.oauthEnabled,
-    searchAndFetch: publicAgents().some((a) => tableExpertOf(a) !== undefined),
+    searchAndFetch: publicAgents().some((a) => contributesTool(a, 'search') && contributesTool(a, 'fetch')),
     agentCount: publicAgents().length,
   });
 
-  return (req, res) => {
-    const url = req.url ?? '/';
-    const q = url.indexOf('?');
-    const path = (q < 0 ? url : url.slice(0, q)).replace(/(.)\/$/, '$1');
-    let route: Route;
-    if (path === '/mcp') {
-      // GET /mcp with Accept: text/event-stream is the MCP SSE stream; every other method is MCP.
-      if (req.method !== 'GET' || (req.headers.accept ?? '').includes('text/event-stream')) return false;
-      route = 'info';
-    } else {
-      const r = ROUTES[path];
-      if (!r) return false;
-      if (req.headers.origin) cors(res, req.headers.origin);
-      if (req.method === 'OPTIONS') return preflight(req, res, r.methods), true;
-      if (!r.methods.includes(req.method ?? '')) {
-        res.setHeader('Allow', r.methods.join(', '));
-        return sendJson(res, 405, rpcError(null, -32600, `${req.method} is not allowed here; use ${r.methods.join(' or ')}`)), true;
+  return {
+    name: 'mcp-compat',
+    match(req, rawPath) {
+      const path = rawPath.replace(/(.)\/$/, '$1');
+      if (path === '/mcp') {
+        // GET /mcp with Accept: text/event-stream is the MCP SSE stream; every other method is MCP.
+        if (req.method !== 'GET' || (req.headers.accept ?? '').includes('text/event-stream')) return undefined;
+        return { route: 'info' };
       }
-      route = r.route;
-    }
-    if (route === 'info' && req.headers.origin) cors(res, req.headers.origin);
-    d.started
-      .then(() => serve(route, req, res))
-      .catch((err: unknown) => {
-        d.log.warn({ err, route }, 'mcp compat: request failed');
-        if (!res.headersSent) sendJson(res, 500, rpcError(null, -32603, 'Internal error'));
-        else res.destroy();
-      });
-    return true;
+      const r = ROUTES[path];
+      return r ? { route: r.route, methods: r.methods } : undefined;
+    },
+    // The preflight and a method the route does not have are answered as before start-up finished.
+    ungated: (req, r) => r.methods !== undefined && (req.method === 'OPTIONS' || !r.methods.includes(req.method ?? '')),
+    serve(req, res, ctx, r) {
+      if (req.headers.origin) cors(res, req.headers.origin);
+      if (r.methods) {
+        if (req.method === 'OPTIONS') return preflight(req, res, r.methods);
+        if (!r.methods.includes(req.method ?? '')) {
+          res.setHeader('Allow', r.methods.join(', '));
+          return sendJson(res, 405, rpcError(null, -32600, `${req.method} is not allowed here; use ${r.methods.join(' or ')}`));
+        }
+      }
+      return serve(r.route, req, res, ctx);
+    },
+    // A failed start and a throw alike: 500 -32603 (the edge logs the cause).
+    reject(_req, res) {
+      if (!res.headersSent) sendJson(res, 500, rpcError(null, -32603, 'Internal error'));
+      else res.destroy();
+    },
   };
 
-  async function serve(route: Route, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function serve(route: Route, req: IncomingMessage, res: ServerResponse, ctx: RequestContext): Promise<void> {
+    // Authenticated by the edge at most once per request, whoever asks (the admission check, the call).
+    const principal: PrincipalOf = (resourcePath) => ctx.principal(resourcePath);
     switch (route) {
       case 'info':
         return sendJson(res, 200, serverInfoDocument(facts(), req.headers.origin), { Vary: 'Origin' });
@@ -111,17 +114,17 @@ export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, 
       case 'metadata':
         return sendJson(res, 200, metadataDocument(facts(), await tools(), req.headers.origin), { 'Cache-Control': 'public, max-age=300', Vary: 'Origin' });
       case 'tools/list': {
-        const body = req.method === 'POST' ? await readJson(req, res) : { ok: true as const, value: undefined };
+        const body = req.method === 'POST' ? await readJson(ctx, res) : { ok: true as const, value: undefined };
         if (!body.ok) return;
         const rpc = asJsonRpc(body.value);
         const result = { tools: await tools() };
         return sendJson(res, 200, rpc ? { jsonrpc: '2.0', id: rpc.id, result } : result, { 'Cache-Control': 'public, max-age=60' });
       }
       case 'resources/list':
-        return forward(req, res, 'resources/list', {}, undefined);
+        return forward(req, res, principal, 'resources/list', {}, undefined);
       case 'initialize': {
-        if (await refusedByMcp(req, res, 'initialize')) return;
-        const body = await readJson(req, res);
+        if (await refusedByMcp(req, res, principal, 'initialize')) return;
+        const body = await readJson(ctx, res);
         if (!body.ok) return;
         const rpc = asJsonRpc(body.value);
         const given = rpc ? rpc.params : body.value;
@@ -131,11 +134,11 @@ export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, 
           clientInfo: { name: 'agentport-compat-client', version: '0' },
           ...(isObject(given) ? given : {}),
         };
-        return forward(req, res, 'initialize', params, rpc);
+        return forward(req, res, principal, 'initialize', params, rpc);
       }
       case 'tools/call': {
-        if (await refusedByMcp(req, res, 'tools/call')) return;
-        const body = await readJson(req, res);
+        if (await refusedByMcp(req, res, principal, 'tools/call')) return;
+        const body = await readJson(ctx, res);
         if (!body.ok) return;
         const rpc = asJsonRpc(body.value);
         const given = rpc ? rpc.params : body.value;
@@ -145,14 +148,14 @@ export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, 
         if (given.arguments !== undefined && !isObject(given.arguments)) {
           return sendJson(res, 400, rpcError(rpc?.id ?? null, -32602, '"arguments" must be an object'));
         }
-        return forward(req, res, 'tools/call', { name: given.name, arguments: given.arguments ?? {} }, rpc);
+        return forward(req, res, principal, 'tools/call', { name: given.name, arguments: given.arguments ?? {} }, rpc);
       }
     }
   }
 
   /** Runs `method` on /mcp; a JSON-RPC caller gets the envelope, any other the bare result. */
-  async function forward(req: IncomingMessage, res: ServerResponse, method: string, params: Record<string, unknown>, rpc: { id: JsonRpcId } | undefined): Promise<void> {
-    const r = await forwardToMcp(d, req.headers, method, params, rpc?.id ?? 1);
+  async function forward(req: IncomingMessage, res: ServerResponse, principal: PrincipalOf, method: string, params: Record<string, unknown>, rpc: { id: JsonRpcId } | undefined): Promise<void> {
+    const r = await forwardToMcp(d, req.headers, principal, method, params, rpc?.id ?? 1);
     const id = rpc?.id ?? null;
     if (r.status !== 200 || !r.message) {
       // Refused at the endpoint's edge (401 with its challenge, 403, 413, …): its answer, as is.
@@ -166,17 +169,17 @@ export function createMcpCompatRoutes(d: McpCompatDeps): (req: IncomingMessage, 
   }
 
   /** True once /mcp's refusal (401/403 with its challenge) was passed on, the body left unread. */
-  async function refusedByMcp(req: IncomingMessage, res: ServerResponse, method: string): Promise<boolean> {
-    if (!d.mayUseMcp || (await d.mayUseMcp(req.headers))) return false;
-    await forward(req, res, method, {}, undefined);
+  async function refusedByMcp(req: IncomingMessage, res: ServerResponse, principal: PrincipalOf, method: string): Promise<boolean> {
+    if (await d.mcp.admits(principal)) return false;
+    await forward(req, res, principal, method, {}, undefined);
     return true;
   }
 
-  async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ ok: true; value: unknown } | { ok: false }> {
-    const read = await readLimitedBody(req, d.bodyLimit);
+  async function readJson(ctx: RequestContext, res: ServerResponse): Promise<{ ok: true; value: unknown } | { ok: false }> {
+    const read = await ctx.body();
     if (typeof read === 'object') {
-      const err = bodyRefusal(read, d.bodyLimit);
-      sendJson(res, err.identity.http, rpcError(null, err.kind === 'Unavailable' ? -32603 : -32600, err.message), bodyRefusalHeaders(read));
+      const err = read.error;
+      sendJson(res, err.identity.http, rpcError(null, err.kind === 'Unavailable' ? -32603 : -32600, err.message), read.headers);
       return { ok: false };
     }
     if (read.trim() === '') return { ok: true, value: undefined };
@@ -229,4 +232,3 @@ function preflight(req: IncomingMessage, res: ServerResponse, methods: readonly 
   });
   res.end();
 }
-

@@ -115,13 +115,22 @@ export function validate(f: ServerFacts, tools: readonly Tool[]): { valid: boole
     id: 'public-url',
     ok: https || local,
     level: 'warning',
-    message: https ? 'public URL is https on port 443' : local ? 'public URL is local: fine for Claude Code and Inspector; ChatGPT and claude.ai need https on port 443' : 'ChatGPT and claude.ai reach only https on port 443; set server.publicUrl',
+    message: https
+      ? 'public URL is https on port 443'
+      : local
+        ? 'public URL is local: fine for Claude Code and Inspector; ChatGPT and claude.ai need https on port 443'
+        : 'ChatGPT and claude.ai reach only https on port 443; set server.publicUrl',
   });
   checks.push({
     id: 'auth',
     ok: f.authMode === 'none' || f.oauthEnabled,
     level: 'warning',
-    message: f.authMode === 'none' ? 'authentication is off (auth.mode: none)' : f.oauthEnabled ? 'OAuth is on: ChatGPT and Claude connectors can sign in' : 'only API keys: ChatGPT and claude.ai connectors need OAuth (auth.oauth.enabled)',
+    message:
+      f.authMode === 'none'
+        ? 'authentication is off (auth.mode: none)'
+        : f.oauthEnabled
+          ? 'OAuth is on: ChatGPT and Claude connectors can sign in'
+          : 'only API keys: ChatGPT and claude.ai connectors need OAuth (auth.oauth.enabled)',
   });
   return { valid: checks.every((c) => c.ok || c.level === 'warning'), checks };
 }

@@ -1,12 +1,15 @@
 /**
- * Runs one MCP request of a compatibility route through Agentport's own `/mcp` endpoint, over the
- * loopback connection to this listener, with the caller's credentials, Host and Origin. The
- * compatibility routes are old wire shapes translated at the edge: sending the translated request
- * through the real endpoint means its whole edge (Host/Origin checks, body limit, authentication,
- * the MCP scope check, per-caller tools) applies unchanged, so `/mcp/tools/call` cannot be
- * authorized differently from `tools/call` on `/mcp`.
+ * Runs one MCP request of a compatibility route through the MCP face (mcp-face.ts `call`), in
+ * process, with the caller's credentials, Host and Origin. The compatibility routes are old wire
+ * shapes translated at the edge: running the translated request through the face's own steps
+ * means its checks (Host/Origin, body limit, authentication, the MCP scope, per-caller tools)
+ * apply unchanged, so `/mcp/tools/call` cannot be authorized differently from `tools/call` on
+ * `/mcp`.
  */
-import http from 'node:http';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PrincipalOf } from '../admission.js';
+import { answerText } from '../answer.js';
+import type { McpFace } from '../mcp-face.js';
 
 /** A 2025 revision: served statelessly by the endpoint, no initialize round needed. */
 export const FORWARD_PROTOCOL_VERSION = '2025-06-18';
@@ -25,45 +28,42 @@ export interface Forwarded {
 }
 
 export interface ForwardTarget {
-  /** where this listener can be reached from inside the process, e.g. `http://127.0.0.1:8080` */
-  selfUrl: () => string;
-  /** the longest a forwarded request may take (the listener's request timeout) */
+  /** the MCP face the calls run through */
+  mcp: Pick<McpFace, 'call'>;
+  /** the longest a forwarded call may take (the listener's request timeout) */
   timeoutMs: number;
 }
 
-export function forwardToMcp(target: ForwardTarget, incoming: http.IncomingHttpHeaders, method: string, params: Record<string, unknown>, id: string | number = 1): Promise<Forwarded> {
+export async function forwardToMcp(target: ForwardTarget, incoming: IncomingHttpHeaders, principal: PrincipalOf, method: string, params: Record<string, unknown>, id: string | number = 1): Promise<Forwarded> {
   const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
-  const headers: Record<string, string> = {
+  const headers: IncomingHttpHeaders = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     'mcp-protocol-version': FORWARD_PROTOCOL_VERSION,
-    'content-length': String(Buffer.byteLength(body)),
   };
   for (const name of CARRIED) {
     const v = incoming[name];
     if (typeof v === 'string') headers[name] = v;
   }
-  const url = new URL('/mcp', target.selfUrl());
-  return new Promise<Forwarded>((resolve, reject) => {
-    const req = http.request(
-      { method: 'POST', hostname: url.hostname.replace(/^\[|\]$/g, ''), port: url.port, path: url.pathname, headers, timeout: target.timeoutMs },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const out: Record<string, string> = {};
-          const challenge = res.headers['www-authenticate'];
-          if (challenge) out['www-authenticate'] = Array.isArray(challenge) ? challenge.join(', ') : challenge;
-          resolve({ status: res.statusCode ?? 502, headers: out, body: text, ...withMessage(text) });
-        });
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', reject);
-    req.end(body);
+  // A call past the deadline is abandoned (and cancelled), as the loopback request once was.
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new Error('timeout'));
+    }, target.timeoutMs);
+    timer.unref();
   });
+  try {
+    const answer = await Promise.race([target.mcp.call({ headers, principal, body, signal: abort.signal }).then(answerText), deadline]);
+    const out: Record<string, string> = {};
+    const challenge = answer.headers['www-authenticate'];
+    if (challenge) out['www-authenticate'] = challenge;
+    return { status: answer.status, headers: out, body: answer.body, ...withMessage(answer.body) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The JSON body, or the last JSON-RPC response of an SSE body. */

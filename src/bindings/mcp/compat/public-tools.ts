@@ -6,12 +6,11 @@
  * Computed once, and again after the registry changes.
  */
 import { createMcpHandler, type Tool } from '@modelcontextprotocol/server';
-import type { AgentRegistry, RegisteredAgent } from '../../../core/agents/agent-registry.js';
+import type { AgentRegistry } from '../../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../../core/a2a-handler.js';
 import type { SkillAnnotationsLookup } from '../agent-tools.js';
 import { createTaskStateCodec } from '../input-required.js';
 import { createMcpServerFactory, InFlightCalls, principalOf, type McpScope } from '../mcp-server-factory.js';
-import { tableExpertOf } from '../table-expert-tools.js';
 
 export interface PublicToolsDeps {
   registry: AgentRegistry;
@@ -30,16 +29,16 @@ export function publicToolList(d: PublicToolsDeps): () => Promise<Tool[]> {
   let listing: Promise<Tool[]> | undefined;
   // Agents may come, go or change their skills (a remote MCP server's tools): list again.
   d.registry.onChange(() => (listing = undefined));
-  return () => (listing ??= list(d).catch((err: unknown) => {
-    listing = undefined;
-    throw err;
-  }));
+  return () =>
+    (listing ??= list(d).catch((err: unknown) => {
+      listing = undefined;
+      throw err;
+    }));
 }
 
 async function list(d: PublicToolsDeps): Promise<Tool[]> {
   const agents = d.registry.list().filter((a) => !d.isPublicAgent || d.isPublicAgent(a.id));
-  const te = firstTableExpert(agents);
-  const scope: McpScope = { name: '/mcp (public list)', agents, ...(te ? { tableExpert: te } : {}) };
+  const scope: McpScope = { name: '/mcp (public list)', agents };
   const factory = createMcpServerFactory(
     {
       handler: d.handler,
@@ -82,12 +81,4 @@ async function list(d: PublicToolsDeps): Promise<Tool[]> {
     cursor = json.result.nextCursor;
   } while (cursor);
   return tools;
-}
-
-function firstTableExpert(agents: readonly RegisteredAgent[]): McpScope['tableExpert'] {
-  for (const a of agents) {
-    const expert = tableExpertOf(a);
-    if (expert) return { agentId: a.id, expert, itemUrl: `${a.baseUrl}/items` };
-  }
-  return undefined;
 }

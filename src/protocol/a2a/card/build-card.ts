@@ -8,17 +8,8 @@
  * satisfies every verifier. Only REQUIRED lists may be empty (`skills`, `tags`), and a
  * `SecurityRequirement` scheme without scopes keeps `list: []`, as its TypeScript type demands.
  */
-import type { AgentCardSpec } from '../../../agents/sdk/agent.js';
-import type {
-  AgentCapabilities,
-  AgentCard,
-  AgentExtension,
-  AgentInterface,
-  AgentSkill,
-  JsonObject,
-  SecurityRequirement,
-  SecurityScheme,
-} from '../types.js';
+import type { AgentCardSpec } from './agent-card-spec.js';
+import type { AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill, JsonObject, SecurityRequirement, SecurityScheme } from '../types.js';
 
 export const DEFAULT_AGENT_VERSION = '1.0.0';
 export const DEFAULT_MODES: readonly string[] = ['text/plain'];
@@ -159,13 +150,7 @@ function buildSkills(skills: readonly SpecSkill[], extended: boolean, schemeName
   return out;
 }
 
-const SCHEME_KINDS = [
-  'apiKeySecurityScheme',
-  'httpAuthSecurityScheme',
-  'oauth2SecurityScheme',
-  'openIdConnectSecurityScheme',
-  'mtlsSecurityScheme',
-] as const;
+const SCHEME_KINDS = ['apiKeySecurityScheme', 'httpAuthSecurityScheme', 'oauth2SecurityScheme', 'openIdConnectSecurityScheme', 'mtlsSecurityScheme'] as const;
 
 function buildSecuritySchemes(schemes: Record<string, SecurityScheme> | undefined): Record<string, SecurityScheme> | undefined {
   const entries = Object.entries(schemes ?? {});
@@ -187,16 +172,13 @@ function buildSecuritySchemes(schemes: Record<string, SecurityScheme> | undefine
       if (v === undefined || v === '') continue;
       copy[k] = structuredClone(v);
     }
+    // a one-member object keyed by a name checked against SCHEME_KINDS: TypeScript cannot type a computed key
     out[name] = { [kind]: copy } as unknown as SecurityScheme;
   }
   return out;
 }
 
-function buildRequirements(
-  requirements: readonly SecurityRequirement[] | undefined,
-  schemeNames: ReadonlySet<string>,
-  field: string,
-): SecurityRequirement[] | undefined {
+function buildRequirements(requirements: readonly SecurityRequirement[] | undefined, schemeNames: ReadonlySet<string>, field: string): SecurityRequirement[] | undefined {
   if (requirements === undefined || requirements.length === 0) return undefined;
   return requirements.map((req, n) => {
     const schemes: SecurityRequirement['schemes'] = {};
@@ -229,7 +211,11 @@ function orderLikeProto(card: AgentCard): AgentCard {
     'signatures',
     'iconUrl',
   ];
-  const out: Record<string, unknown> = {};
-  for (const key of order) if (card[key] !== undefined) out[key] = card[key];
-  return out as unknown as AgentCard;
+  const out: Partial<AgentCard> = {};
+  const copy = <K extends keyof AgentCard>(key: K): void => {
+    if (card[key] !== undefined) out[key] = card[key];
+  };
+  for (const key of order) copy(key);
+  // every field `card` has set, required ones included
+  return out as AgentCard;
 }

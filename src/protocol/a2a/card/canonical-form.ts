@@ -22,7 +22,8 @@ type Canonicalize = (input: unknown) => string | undefined;
 const canonicalize: Canonicalize =
   typeof canonicalizeModule === 'function'
     ? (canonicalizeModule as Canonicalize)
-    : (canonicalizeModule as unknown as { default: Canonicalize }).default;
+    : // the typings' view of the module object (see above), unrelated to the function type
+      (canonicalizeModule as unknown as { default: Canonicalize }).default;
 
 /**
  * required: REQUIRED, always kept; optional: proto3 `optional`, kept when set;
@@ -134,9 +135,10 @@ function toJson(v: unknown): Json | undefined {
   throw new TypeError(`agent card holds a value that is not JSON: ${typeof v}`);
 }
 
-function applyPresence(value: Record<string, unknown>, schema: MessageSchema): { [key: string]: Json } {
+function applyPresence(value: object, schema: MessageSchema): { [key: string]: Json } {
   const out: { [key: string]: Json } = {};
-  for (const [key, raw] of Object.entries(value)) {
+  const fields: [string, unknown][] = Object.entries(value);
+  for (const [key, raw] of fields) {
     if (raw === undefined) continue;
     const rule = schema[key];
     if (rule === undefined) {
@@ -191,7 +193,7 @@ function stripEmpty(v: Json): Json | undefined {
 
 function presenceForm(card: AgentCard): { [key: string]: Json } {
   const { signatures: _excluded, ...rest } = card;
-  return applyPresence(rest as unknown as Record<string, unknown>, AgentCardSchema);
+  return applyPresence(rest, AgentCardSchema);
 }
 
 function jcs(value: Json): string {

@@ -10,17 +10,7 @@
  * The extra signature weakens nothing for a spec verifier: it never computes the SDK payload, so
  * that signature cannot match what it checks.
  */
-import {
-  base64url,
-  createLocalJWKSet,
-  decodeProtectedHeader,
-  FlattenedSign,
-  flattenedVerify,
-  type CryptoKey,
-  type JSONWebKeySet,
-  type JWSHeaderParameters,
-  type KeyObject,
-} from 'jose';
+import { base64url, createLocalJWKSet, decodeProtectedHeader, FlattenedSign, flattenedVerify, type CryptoKey, type JSONWebKeySet, type JWSHeaderParameters, type KeyObject } from 'jose';
 import type { AgentCard, AgentCardSignature, JsonObject } from '../types.js';
 import { canonicalCardPayload, sdkCompatibleCardPayload } from './canonical-form.js';
 
@@ -48,19 +38,7 @@ export interface VerifyAgentCardOptions {
   payloadForms?: 'spec' | 'spec-or-sdk';
 }
 
-export const DEFAULT_CARD_SIGNATURE_ALGORITHMS: readonly string[] = [
-  'ES256',
-  'ES384',
-  'ES512',
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'EdDSA',
-  'Ed25519',
-];
+export const DEFAULT_CARD_SIGNATURE_ALGORITHMS: readonly string[] = ['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA', 'Ed25519'];
 
 const utf8 = new TextEncoder();
 
@@ -121,11 +99,7 @@ export async function verifyAgentCard(card: AgentCard, jwks: JSONWebKeySet, opts
     if (typeof header.alg !== 'string' || typeof header.kid !== 'string' || header.kid === '') continue;
     for (const payload of payloads) {
       try {
-        await flattenedVerify(
-          { payload, protected: entry.protected, signature: entry.signature, ...(entry.header ? { header: entry.header } : {}) },
-          keys,
-          { algorithms },
-        );
+        await flattenedVerify({ payload, protected: entry.protected, signature: entry.signature, ...(entry.header ? { header: entry.header } : {}) }, keys, { algorithms });
         return true;
       } catch {
         // try the next payload form / signature

@@ -23,9 +23,4 @@ function build(dataset: DatasetName, raw: RawQuestion[], batch = '', allHeldOut 
   }));
 }
 
-export const EVAL_SET: readonly EvalQuestion[] = [
-  ...build('retail', RETAIL),
-  ...build('support', SUPPORT),
-  ...build('retail', HELDOUT_RETAIL, 'h', true),
-  ...build('support', HELDOUT_SUPPORT, 'h', true),
-];
+export const EVAL_SET: readonly EvalQuestion[] = [...build('retail', RETAIL), ...build('support', SUPPORT), ...build('retail', HELDOUT_RETAIL, 'h', true), ...build('support', HELDOUT_SUPPORT, 'h', true)];

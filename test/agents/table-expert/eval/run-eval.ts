@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createTableExpertAgent, parseTableExpertOptions, type TableExpert } from '../../../../src/agents/table-expert/index.js';
-import type { AskMemory } from '../../../../src/agents/table-expert/skills.js';
+import type { AskMemory, AskOutput } from '../../../../src/agents/table-expert/skills.js';
 import { goldIsOrdered, judge, type Cell } from './judge.js';
 import { writeSupportData } from './support-data.js';
 import type { DatasetName, EvalQuestion, Verdict } from './types.js';
@@ -43,8 +43,7 @@ export async function openEvalSession(opts: EvalOptions = {}): Promise<EvalSessi
   const dir = await mkdtemp(path.join(os.tmpdir(), 'te-eval-'));
   const supportDir = await writeSupportData(path.join(dir, 'support'));
   const llm = opts.llm ? { llm: opts.llm } : {};
-  const make = (options: Record<string, unknown>): TableExpert =>
-    createTableExpertAgent({ options: parseTableExpertOptions({ ...options, ...llm }, { index: 0, baseDir: dir }), dataDir: dir }).expert;
+  const make = (options: Record<string, unknown>): TableExpert => createTableExpertAgent({ options: parseTableExpertOptions({ ...options, ...llm }, { index: 0, baseDir: dir }), dataDir: dir }).expert;
   const experts: Record<DatasetName, TableExpert> = {
     retail: make({}),
     support: make({ datasets: [{ name: 'support', path: supportDir, description: 'Support desk 2024–2025 (generated)' }] }),
@@ -61,7 +60,7 @@ export async function openEvalSession(opts: EvalOptions = {}): Promise<EvalSessi
       if (r.kind === 'answer') previous = r.memory;
     }
     const t0 = performance.now();
-    let out;
+    let out: AskOutput;
     try {
       out = await expert.ask({ question: q.question, mode, ...(previous ? { previous } : {}) });
     } catch (e) {

@@ -6,30 +6,55 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { prng } from '../../../../src/agents/table-expert/sample/retail.js';
+import { int, pick, prng, weighted } from '../../../../src/agents/table-expert/sample/retail.js';
 
-type Rng = () => number;
-const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;
-function weighted<T>(rng: Rng, items: ReadonlyArray<readonly [T, number]>): T {
-  const total = items.reduce((s, [, w]) => s + w, 0);
-  let r = rng() * total;
-  for (const [item, w] of items) {
-    r -= w;
-    if (r < 0) return item;
-  }
-  return items[items.length - 1]![0];
-}
-const int = (rng: Rng, lo: number, hi: number): number => lo + Math.floor(rng() * (hi - lo + 1));
 const DAY_MS = 86_400_000;
 const iso = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
-const PLANS = [['Free', 40], ['Starter', 28], ['Pro', 20], ['Enterprise', 12]] as const;
-const REGIONS = [['EMEA', 38], ['North America', 31], ['APAC', 19], ['LATAM', 12]] as const;
-const INDUSTRIES = [['Software', 30], ['Retail', 24], ['Finance', 19], ['Healthcare', 15], ['Education', 12]] as const;
-const TEAMS = [['Technical', 9], ['Billing', 5], ['Onboarding', 4]] as const;
-const PRIORITIES = [['normal', 52], ['low', 23], ['high', 17], ['urgent', 8]] as const;
-const CHANNELS = [['email', 44], ['chat', 31], ['web form', 16], ['phone', 9]] as const;
-const CATEGORIES = [['how-to', 29], ['bug', 24], ['billing', 18], ['account access', 13], ['feature request', 10], ['outage', 6]] as const;
+const PLANS = [
+  ['Free', 40],
+  ['Starter', 28],
+  ['Pro', 20],
+  ['Enterprise', 12],
+] as const;
+const REGIONS = [
+  ['EMEA', 38],
+  ['North America', 31],
+  ['APAC', 19],
+  ['LATAM', 12],
+] as const;
+const INDUSTRIES = [
+  ['Software', 30],
+  ['Retail', 24],
+  ['Finance', 19],
+  ['Healthcare', 15],
+  ['Education', 12],
+] as const;
+const TEAMS = [
+  ['Technical', 9],
+  ['Billing', 5],
+  ['Onboarding', 4],
+] as const;
+const PRIORITIES = [
+  ['normal', 52],
+  ['low', 23],
+  ['high', 17],
+  ['urgent', 8],
+] as const;
+const CHANNELS = [
+  ['email', 44],
+  ['chat', 31],
+  ['web form', 16],
+  ['phone', 9],
+] as const;
+const CATEGORIES = [
+  ['how-to', 29],
+  ['bug', 24],
+  ['billing', 18],
+  ['account access', 13],
+  ['feature request', 10],
+  ['outage', 6],
+] as const;
 const COMPANY_A = ['Blue', 'North', 'Bright', 'Silver', 'Green', 'Red', 'Swift', 'Clear', 'Iron', 'Open', 'Cloud', 'Stone'];
 const COMPANY_B = ['Labs', 'Systems', 'Works', 'Retail', 'Health', 'Finance', 'Learning', 'Logistics', 'Media', 'Partners'];
 const FIRST = ['Alex', 'Bea', 'Chen', 'Dana', 'Eli', 'Fatima', 'Gus', 'Hana', 'Ivan', 'Jo', 'Kemal', 'Lena', 'Marco', 'Nadia', 'Omar', 'Pia', 'Ravi', 'Sofia'];
@@ -64,18 +89,46 @@ export function generateSupportData(seed = SUPPORT_SEED): SupportData {
   const tickets: SupportData['tickets'] = [];
   const start = Date.UTC(2024, 0, 1);
   for (let id = 1; id <= 6000; id++) {
-    const day = Math.floor(Math.pow(rng(), 0.8) * 731);
+    const day = Math.floor(rng() ** 0.8 * 731);
     const opened = start + day * DAY_MS;
-    const accountAt = weighted(rng, accountWeight.map((w, i) => [i, w] as const));
+    const accountAt = weighted(
+      rng,
+      accountWeight.map((w, i) => [i, w] as const),
+    );
     const [accountId, , plan] = accounts[accountAt]!;
     const category = weighted(rng, CATEGORIES);
-    const team = category === 'billing' ? 'Billing' : category === 'account access' || category === 'how-to' ? weighted(rng, [['Onboarding', 3], ['Technical', 2]] as const) : 'Technical';
+    const team =
+      category === 'billing'
+        ? 'Billing'
+        : category === 'account access' || category === 'how-to'
+          ? weighted(rng, [
+              ['Onboarding', 3],
+              ['Technical', 2],
+            ] as const)
+          : 'Technical';
     const teamAgents = agents.map((a, i) => [i, a[2] === team ? agentWeight[i]! : 0] as const).filter(([, w]) => w > 0);
     const agentId = agents[weighted(rng, teamAgents)]![0];
-    const priority = category === 'outage' ? weighted(rng, [['urgent', 6], ['high', 3]] as const) : weighted(rng, PRIORITIES);
+    const priority =
+      category === 'outage'
+        ? weighted(rng, [
+            ['urgent', 6],
+            ['high', 3],
+          ] as const)
+        : weighted(rng, PRIORITIES);
     const channel = weighted(rng, CHANNELS);
     const recent = day > 731 - 21;
-    const status = recent ? weighted(rng, [['open', 5], ['pending', 3], ['solved', 2]] as const) : weighted(rng, [['closed', 70], ['solved', 26], ['pending', 2], ['open', 2]] as const);
+    const status = recent
+      ? weighted(rng, [
+          ['open', 5],
+          ['pending', 3],
+          ['solved', 2],
+        ] as const)
+      : weighted(rng, [
+          ['closed', 70],
+          ['solved', 26],
+          ['pending', 2],
+          ['open', 2],
+        ] as const);
     const resolvedDays = priority === 'urgent' ? int(rng, 0, 2) : priority === 'high' ? int(rng, 0, 5) : int(rng, 1, 14);
     const resolved = status === 'closed' || status === 'solved' ? iso(Math.min(opened + resolvedDays * DAY_MS, Date.UTC(2025, 11, 31))) : null;
     const base = priority === 'urgent' ? 12 : priority === 'high' ? 35 : priority === 'normal' ? 90 : 200;
@@ -99,7 +152,7 @@ export async function writeSupportData(dir: string): Promise<string> {
   const data = generateSupportData();
   for (const table of ['accounts', 'agents', 'tickets'] as const) {
     const rows = (data[table] as Array<Array<string | number | null>>).map((r) => r.map((v) => (v === null ? '' : String(v))).join(','));
-    await writeFile(path.join(dir, `${table}.csv`), [HEADERS[table].join(','), ...rows].join('\n') + '\n');
+    await writeFile(path.join(dir, `${table}.csv`), `${[HEADERS[table].join(','), ...rows].join('\n')}\n`);
   }
   return dir;
 }

@@ -60,7 +60,10 @@ export const SUPPORT: RawQuestion[] = [
   ['How many agents were hired after 2023?', `SELECT count(*) FROM agents WHERE hire_date >= DATE '2024-01-01'`],
   ['How many feature requests did we get?', `SELECT count(*) FROM tickets WHERE category = 'feature request'`],
   ['Feature requests by plan', `SELECT c.plan, count(*) FROM ${TC} WHERE t.category = 'feature request' GROUP BY 1`],
-  ['Which plan raises the most tickets per account?', `SELECT c.plan FROM accounts c LEFT JOIN tickets t ON t.account_id = c.account_id GROUP BY 1 ORDER BY count(t.ticket_id) * 1.0 / count(DISTINCT c.account_id) DESC LIMIT 1`],
+  [
+    'Which plan raises the most tickets per account?',
+    `SELECT c.plan FROM accounts c LEFT JOIN tickets t ON t.account_id = c.account_id GROUP BY 1 ORDER BY count(t.ticket_id) * 1.0 / count(DISTINCT c.account_id) DESC LIMIT 1`,
+  ],
   ['What percentage of tickets get a satisfaction rating?', `SELECT round(100.0 * count(satisfaction) / count(*), 2) FROM tickets`],
   ['Average first response time in Q1 2025', `SELECT avg(first_response_minutes) FROM tickets WHERE opened_date >= DATE '2025-01-01' AND opened_date < DATE '2025-04-01'`],
   ['Tickets by quarter in 2024', `SELECT strftime(opened_date, '%Y') || '-Q' || quarter(opened_date), count(*) FROM tickets WHERE year(opened_date) = 2024 GROUP BY 1`],

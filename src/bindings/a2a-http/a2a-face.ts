@@ -1,0 +1,151 @@
+/**
+ * The A2A face (src/edge): JSON-RPC at `/a2a` and `/a2a/{agent}`, HTTP+JSON beneath
+ * `/a2a/{agent}/`, on the edge's plain `node:http` listener. Measured, a framework in front of
+ * these two routes cost ~25% of throughput (docs/benchmarks.md), so they are a face, not Fastify
+ * routes. The edge admits the request (id, start gate, body policy); this face decides the agent
+ * (core/authz/agent-lookup.ts), authenticates before reading the body, and answers every failure
+ * in the binding's error shape (JSON-RPC, HTTP+JSON, or v0.3 HTTP+JSON).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Authenticator } from '../../auth/authenticator.js';
+import { jsonRpcError, type JsonRpcBinding } from '../a2a-jsonrpc/jsonrpc-binding.js';
+import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding } from '../a2a-rest/rest-binding.js';
+import { isV03RestRequest, v03RestErrorBody } from '../a2a-legacy/v03/rest.js';
+import type { AgentRegistry } from '../../core/agents/agent-registry.js';
+import { admitToAgentPath } from '../../core/authz/agent-lookup.js';
+import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
+import type { AuthorizationPolicy } from '../../core/authz/policy.js';
+import type { Face, RequestContext } from '../../edge/face.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
+
+export interface A2AFaceDeps {
+  registry: AgentRegistry;
+  jsonrpc: JsonRpcBinding;
+  rest: RestBinding;
+  /** for the challenge of a refusal; the caller is authenticated by the edge (RequestContext.principal) */
+  auth: Pick<Authenticator, 'challenge'>;
+  /** hides agents the caller may not see (they answer like unknown ones) */
+  policy?: AuthorizationPolicy;
+  /** the RFC 9728 metadata URL of an A2A base path, for 401 challenges */
+  resourceMetadataUrl?: (agentId: string) => string;
+  /** paths beneath `/a2a` that another face serves (the Novaeden task API, server/compat) */
+  servedElsewhere?: (req: IncomingMessage) => boolean;
+}
+
+type Reply = { status: number; headers: Record<string, string>; body?: string };
+
+const CARD_SUFFIX = '/.well-known/agent-card.json';
+/** what an A2A caller may ask a token for (issue 5: a2a:discover reads, a2a:publish writes) */
+const A2A_SCOPES = 'a2a:discover a2a:publish';
+/** How much of the body of a caller who will be refused is read: a JSON-RPC envelope, not an upload. */
+const REFUSED_BODY_BYTES = 16 * 1024;
+/** the v0.2 card path */
+const V02_CARD_SUFFIX = '/.well-known/agent.json';
+
+/** The A2A face: JSON-RPC and HTTP+JSON beneath `/a2a`, except the cards and the Novaeden task API (served elsewhere). */
+export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
+  return {
+    name: 'a2a',
+    match(req, path) {
+      if (!path.startsWith('/a2a') || (path.length > 4 && path[4] !== '/')) return undefined;
+      if (req.method === 'GET' && (path.endsWith(CARD_SUFFIX) || path.endsWith(V02_CARD_SUFFIX))) return undefined; // cards are Fastify's
+      if (d.servedElsewhere?.(req)) return undefined;
+      return shapeOf(req.method, path);
+    },
+    serve,
+    // The server is starting or failed to start, or the face threw: in the binding's shape.
+    reject: (req, res, err, shape) => send(res, errorFor(shape, req, err)),
+  };
+
+  async function serve(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, shape: Shape): Promise<void> {
+    const { path, query, log } = ctx;
+    let segments: string[];
+    try {
+      segments = path.split('/').slice(2).map(decodeURIComponent); // drop '' and 'a2a'
+    } catch {
+      return send(res, errorFor(shape, req, new A2AError('InvalidRequest', 'The request URL is not valid'), true));
+    }
+    if (segments.length && segments[segments.length - 1] === '') segments.pop();
+    const agentId = segments[0];
+    const resourcePath = agentId === undefined ? '/' : `/a2a/${agentId}`;
+    // The one decision on the agent a path names (core/authz): unknown, hidden from this caller
+    // (the same answer), or admitted; asked before anything agent-specific.
+    const admitted = agentId === undefined ? undefined : await admitToAgentPath(d.registry, d.policy, agentId, 'a2a', () => ctx.principal(resourcePath));
+    if (admitted?.unknown) return send(res, errorFor(shape, req, new A2AError('MethodNotFound', admitted.message)));
+    if (shape === 'rest' && req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
+      return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `${req.method} is not allowed on this path`)));
+    }
+    if (shape === 'plain') {
+      return send(res, errorFor('rest', req, new A2AError('MethodNotFound', `No route for ${req.method} ${path}`)));
+    }
+
+    // Authentication is on the headers, before a byte of the body is read: a refused caller costs
+    // no memory (issue 19 D6). The body is then read under the listener's budget and deadline.
+    const refuse = (err: A2AError, headers?: Record<string, string>): void => {
+      const r = errorFor(shape, req, err, true);
+      if (headers) Object.assign(r.headers, headers);
+      // An issuer whose keys cannot be fetched is our outage (503), not the caller's bad token.
+      const resourceMetadata = d.resourceMetadataUrl?.(agentId ?? d.registry.primaryId);
+      if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES, ...(resourceMetadata ? { resourceMetadata } : {}) });
+      send(res, r);
+    };
+    let principal: Principal;
+    try {
+      // Memoised: the admission above may already have authenticated the caller (a hidden agent's path).
+      principal = await ctx.principal(resourcePath);
+    } catch (e) {
+      return refuse(e instanceof A2AError ? e : new A2AError('Unauthenticated'));
+    }
+    // Every A2A operation needs a scope unless the policy lets anonymous callers read the extended
+    // card (the TCK profile) or enforces nothing. Such a caller will be refused whatever it sends:
+    // its body is read only as far as the operation that names the scope of the challenge (RFC
+    // 6750 §3) needs, and a larger one is refused unread.
+    const refusedAnyway = !principal.authenticated && !!d.policy?.enforcing && !d.policy.allows(ANONYMOUS, 'read-extended-card');
+    const read = req.method === 'POST' ? await ctx.body(refusedAnyway ? REFUSED_BODY_BYTES : undefined) : undefined;
+    if (typeof read === 'object' && refusedAnyway) {
+      return refuse(new A2AError('Unauthenticated', 'Authentication required (scope: a2a:discover or a2a:publish)'));
+    }
+    if (typeof read === 'object') {
+      const r = errorFor(shape, req, read.error, true);
+      Object.assign(r.headers, read.headers);
+      return send(res, r);
+    }
+    const body = read;
+    const hasBody = body !== undefined && body !== '';
+    if ((shape === 'jsonrpc' || hasBody) && !isJsonContentType(req.headers['content-type'])) {
+      return send(res, errorFor(shape, req, new A2AError('UnsupportedMediaType'), true));
+    }
+    const r =
+      shape === 'jsonrpc'
+        ? await d.jsonrpc.handle(req, res, body ?? '', agentId, d.registry.primaryId, principal, undefined, log)
+        : await d.rest.handle(req, res, body, agentId!, segments.slice(1), new URLSearchParams(query), principal, undefined, log);
+    if (r) send(res, r);
+  }
+}
+
+type Shape = 'jsonrpc' | 'rest' | 'plain';
+
+function shapeOf(method: string | undefined, path: string): Shape {
+  const depth = path.split('/').filter(Boolean).length;
+  if (method === 'POST' && depth <= 2) return 'jsonrpc';
+  return depth >= 3 ? 'rest' : 'plain';
+}
+
+/** `edge`: the request failed before a JSON-RPC message was read, so the HTTP status says so too. */
+function errorFor(shape: Shape, req: IncomingMessage, err: A2AError, edge = false): Reply {
+  if (shape === 'jsonrpc') {
+    return { status: edge ? err.identity.http : 200, headers: { 'Content-Type': 'application/json' }, body: jsonRpcError(null, err) };
+  }
+  const url = req.url ?? '/';
+  if (isV03RestRequest(req, url.split('?')[0]!.split('/').slice(3))) {
+    const { status, body } = v03RestErrorBody(err);
+    return { status, headers: { 'Content-Type': 'application/json' }, body };
+  }
+  const { status, body } = restErrorBody(err);
+  return { status, headers: { 'Content-Type': negotiateMediaType(req) }, body };
+}
+
+function send(res: ServerResponse, r: Reply): void {
+  res.writeHead(r.status, r.headers);
+  res.end(r.body ?? '');
+}

@@ -1,0 +1,51 @@
+/**
+ * What the MCP face answers, as a value: a JSON body, a JSON-RPC error of the edge (id null), or
+ * the SDK's web `Response`. Every step from admission to dispatch returns one, so the same steps
+ * serve a node request (`sendAnswer`) and an in-process call of the compat routes
+ * (`answerText`), and neither can answer differently from the other.
+ */
+import type { ServerResponse } from 'node:http';
+import { writeResponse } from './sdk-bridge.js';
+
+export type Answer =
+  /** a JSON body (not written when the client has gone) */
+  | { kind: 'json'; status: number; body: unknown; headers?: Record<string, string> }
+  /** an edge refusal: `{jsonrpc, id: null, error}` (only the end of the answer when one was started) */
+  | { kind: 'error'; status: number; code: number; message: string; headers?: Record<string, string> }
+  /** the SDK's answer, streamed as it comes */
+  | { kind: 'web'; response: Response };
+
+export const json = (status: number, body: unknown): Answer => ({ kind: 'json', status, body });
+
+export const rpcError = (status: number, code: number, message: string, headers?: Record<string, string>): Answer => ({ kind: 'error', status, code, message, ...(headers ? { headers } : {}) });
+
+/** Writes `a` to a node response; `signal` aborts a streamed body when the client goes. */
+export async function sendAnswer(res: ServerResponse, a: Answer, signal?: AbortSignal): Promise<void> {
+  if (a.kind === 'web') return writeResponse(res, a.response, signal);
+  if (a.headers) for (const [k, v] of Object.entries(a.headers)) res.setHeader(k, v);
+  if (a.kind === 'json') {
+    if (res.destroyed) return;
+    res.writeHead(a.status, { 'Content-Type': 'application/json' });
+    return void res.end(JSON.stringify(a.body));
+  }
+  sendJsonRpcError(res, a.status, a.code, a.message);
+}
+
+export function sendJsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }));
+}
+
+/** An answer as status, headers and body text, for a caller inside the process. */
+export async function answerText(a: Answer): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+  if (a.kind === 'web') {
+    const headers: Record<string, string> = {};
+    a.response.headers.forEach((v, k) => (headers[k.toLowerCase()] = v));
+    return { status: a.response.status, headers, body: await a.response.text() };
+  }
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [k, v] of Object.entries(a.headers ?? {})) headers[k.toLowerCase()] = v;
+  const body = a.kind === 'json' ? a.body : { jsonrpc: '2.0', id: null, error: { code: a.code, message: a.message } };
+  return { status: a.status, headers, body: JSON.stringify(body) };
+}

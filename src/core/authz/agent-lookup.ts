@@ -1,0 +1,52 @@
+/**
+ * The one decision on the agent a request names: whether it is there for this caller. An agent
+ * that does not exist and one the caller may not see (hidden, another usecase's) are the same
+ * answer, `unknown`, so the two cannot be told apart. There are two situations, each with its own
+ * wire answer, which the face encodes:
+ *
+ * - the agent is named by the path (`/a2a/{id}…`, cards, MCP, the Novaeden API): decided before
+ *   anything agent-specific, before the caller is known (`admitToAgentPath`); the answer names
+ *   the agents anyone may discover (`unknownAgentMessage`: MethodNotFound on A2A, TaskNotFound on
+ *   cards and the Novaeden API, -32601 on MCP);
+ * - the agent is named by a `tenant` in the request (the shared JSON-RPC and HTTP+JSON endpoint,
+ *   gRPC): decided once the caller is known (`agentSeen`, A2AHandler.hasAgent); the answer is
+ *   `unknownTenant` (InvalidParams on the `tenant` field).
+ */
+import type { AgentRegistry } from '../agents/agent-registry.js';
+import type { AuthorizationPolicy } from './policy.js';
+import type { Principal } from './principal.js';
+import { unknownAgentMessage } from './unknown-agent.js';
+
+export type AgentPathAdmission =
+  | { unknown: true /** the answer's message (unknownAgentMessage) */; message: string }
+  /** `principal`: set when the caller was authenticated here, so the face need not repeat it */
+  | { unknown: false; principal?: Principal };
+
+/** Whether the agent is there for this caller (exists, and the policy lets it see the agent). */
+export function agentSeen(registry: AgentRegistry, policy: AuthorizationPolicy | undefined, agentId: string, principal: Principal, surface: 'a2a' | 'mcp' = 'a2a'): boolean {
+  if (registry.get(agentId) === undefined) return false;
+  return !policy || policy.canSeeAgent(principal, agentId, surface);
+}
+
+/**
+ * The agent a path names, before the caller is known: unknown, or admitted. An agent not seen
+ * without a credential is admitted only for a caller who authenticates and may see it (the
+ * hidden-agent rule, AuthorizationPolicy.admitToAgent); `authenticate` is called only then.
+ * `publicDocument`: the path is the agent's card, which only the hidden-agent rule guards.
+ */
+export async function admitToAgentPath(
+  registry: AgentRegistry,
+  policy: AuthorizationPolicy | undefined,
+  agentId: string,
+  surface: 'a2a' | 'mcp',
+  authenticate: () => Promise<Principal>,
+  o: { publicDocument?: boolean } = {},
+): Promise<AgentPathAdmission> {
+  const unknown = () => ({ unknown: true as const, message: unknownAgentMessage(agentId, registry, policy, surface) });
+  if (registry.get(agentId) === undefined) return unknown();
+  if (!policy) return { unknown: false };
+  // A public agent's card is a public document: read by anyone, a caller bound to another usecase too.
+  if (o.publicDocument && policy.isPublicAgent(agentId, surface)) return { unknown: false };
+  const admitted = await policy.admitToAgent(agentId, surface, authenticate);
+  return admitted.unknown ? unknown() : admitted;
+}

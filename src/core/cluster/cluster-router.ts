@@ -1,0 +1,243 @@
+/**
+ * Cluster routing (distributed mode, a store shared by replicas): a task runs on the replica holding
+ * its lease. This replica claims idle tasks it is asked to run, hands messages for a task held
+ * elsewhere to that replica over the bus, takes a task over to cancel it, and recovers tasks whose
+ * replica stopped renewing its lease. Control signals of the bus arrive here in every mode.
+ */
+import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
+import { isTerminal, type Message, type SendMessageRequest } from '../../protocol/a2a/types.js';
+import type { EventBus, ForwardedMessage, TaskControl } from '../../bus/event-bus.js';
+import type { ClaimedTask, Store } from '../../store/store.js';
+import type { CallContext } from '../a2a-handler.js';
+import type { AgentRegistry, RegisteredAgent } from '../agents/agent-registry.js';
+import { LEASE_LOST_MESSAGE, STORAGE_UNAVAILABLE_MESSAGE } from '../execution/failure-messages.js';
+import { NO_OBSERVER, type RunObserver } from '../execution/run-observer.js';
+import type { RunLogger, RunSupervisor } from '../execution/run-supervisor.js';
+import { LiveTask } from '../tasks/live-task.js';
+import type { PreparedSend } from '../tasks/prepared-send.js';
+import type { TaskDirectory } from '../tasks/task-directory.js';
+import type { TaskLog } from '../tasks/task-log.js';
+import type { ClusterOptions } from './cluster-options.js';
+import { LeaseKeeper } from './lease-keeper.js';
+import { OrphanSweeper } from './orphan-sweeper.js';
+import { OutageSettler, type TaskRef } from './outage-settler.js';
+
+export interface ClusterRouterDeps {
+  registry: AgentRegistry;
+  store: Store;
+  bus: EventBus;
+  log: RunLogger;
+  /** absent: a store this process owns alone (only local control signals arrive) */
+  cluster?: ClusterOptions;
+  dir: TaskDirectory;
+  taskLog: TaskLog;
+  supervisor: RunSupervisor;
+  /** prepares a message another replica forwarded, as SendMessage does for its own callers */
+  prepare: (ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, forwarded: boolean) => Promise<PreparedSend>;
+  /** true once the service is shutting down: nothing more is recovered */
+  closed: () => boolean;
+}
+
+export class ClusterRouter {
+  private readonly keeper?: LeaseKeeper;
+  private readonly sweeper?: OrphanSweeper;
+  private readonly settler?: OutageSettler;
+
+  constructor(private readonly d: ClusterRouterDeps) {
+    d.bus.onControl((signal) => this.onControl(signal));
+    if (d.cluster) {
+      const runs = d.supervisor;
+      this.keeper = new LeaseKeeper({ store: d.store, cluster: d.cluster, held: () => runs.heldTaskIds(), onLost: (id) => runs.dropTask(id, 'lease lost'), log: d.log });
+      this.sweeper = new OrphanSweeper({ store: d.store, cluster: d.cluster, recover: (t) => this.recoverOrphan(t), log: d.log });
+      this.settler = new OutageSettler({ store: d.store, cluster: d.cluster, recover: (t) => this.recoverOrphan(t, STORAGE_UNAVAILABLE_MESSAGE), log: d.log });
+    }
+  }
+
+  /** Starts renewing leases and sweeping for orphaned tasks. */
+  start(): void {
+    this.keeper?.start();
+    this.sweeper?.start();
+  }
+
+  /** One sweep for orphaned tasks now (tests, and start-up). */
+  sweepOrphans(): Promise<number> {
+    return this.sweeper?.sweep() ?? Promise.resolve(0);
+  }
+
+  /** A stored task whose commit failed for want of storage: recovered once the store answers again. */
+  settle(ref: TaskRef): void {
+    this.settler?.settle(ref);
+  }
+
+  /** Stops renewing, sweeping and settling. */
+  stop(): Promise<unknown> {
+    return Promise.all([this.keeper?.stop(), this.sweeper?.stop(), this.settler?.stop()]);
+  }
+
+  /**
+   * Takes the lease of an idle task so this replica may run it. One claim at a time per working
+   * copy; true when this replica holds the task afterwards.
+   */
+  async acquire(live: LiveTask): Promise<boolean> {
+    while (live.claiming) await live.claiming.catch(() => false);
+    if (live.run || live.held) return true;
+    const cluster = this.d.cluster!;
+    live.claiming = (async () => {
+      await live.lastCommit?.catch(() => {});
+      const now = Date.now();
+      const s = await this.d.store.claimTask(live.agentId, live.task.id, cluster.replicaId, now, now + cluster.leaseTtlMs);
+      if (!s) return false;
+      live.refresh(s);
+      live.held = true;
+      return true;
+    })();
+    try {
+      return await live.claiming;
+    } finally {
+      live.claiming = undefined;
+    }
+  }
+
+  /**
+   * Takes the task from whichever replica holds it, so a cancel can be written here. The claim
+   * bumps the version, so the other replica's executor can no longer commit, and the cancel signal
+   * on the bus stops it.
+   */
+  async preempt(live: LiveTask): Promise<void> {
+    const cluster = this.d.cluster!;
+    while (live.claiming) await live.claiming.catch(() => false);
+    await live.lastCommit?.catch(() => {});
+    const now = Date.now();
+    const s = await this.d.store.claimTask(live.agentId, live.task.id, cluster.replicaId, now, now + cluster.leaseTtlMs, true);
+    if (!s) {
+      this.d.dir.evictIfIdle(live);
+      throw new A2AError('TaskNotFound', `Task ${live.task.id} was not found`);
+    }
+    live.refresh(s);
+    live.held = true;
+    if (isTerminal(s.task.status.state)) this.d.dir.evictIfIdle(live);
+  }
+
+  /** A starter that hands the message to the replica holding the task's lease. */
+  async forwardTo(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, existing: LiveTask): Promise<PreparedSend> {
+    const fresh = await this.d.store.getTask(existing.agentId, existing.task.id);
+    const task = fresh ?? { task: existing.task, seq: existing.seq };
+    if (isTerminal(task.task.status.state)) {
+      throw new A2AError('UnsupportedOperation', `Task ${existing.task.id} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
+    }
+    const to = fresh?.lease?.owner;
+    const forwarded: ForwardedMessage = {
+      agentId: agent.id,
+      owner: ctx.principal.subject,
+      message: { ...req.message, taskId: existing.task.id, contextId: existing.task.contextId },
+      extensions: [...ctx.requestedExtensions],
+      ...(ctx.usecases ? { usecases: [...ctx.usecases] } : {}),
+      ...(req.configuration?.acceptedOutputModes ? { acceptedOutputModes: req.configuration.acceptedOutputModes } : {}),
+      ...(req.metadata ? { metadata: req.metadata } : {}),
+    };
+    const snapshot = LiveTask.fromStored(fresh ?? { agentId: existing.agentId, owner: existing.owner, task: task.task, seq: task.seq, version: existing.version, createdAt: existing.createdAt, statusTime: 0 });
+    return {
+      taskId: existing.task.id,
+      contextId: existing.task.contextId,
+      startSeq: task.seq,
+      existing: snapshot,
+      start: (_obs: RunObserver) => this.d.bus.publishControl({ type: 'message', taskId: existing.task.id, forwarded, ...(to ? { to } : {}) }),
+      remote: true,
+    };
+  }
+
+  private onControl(signal: TaskControl): void {
+    const fromElsewhere = signal.from !== undefined && signal.from !== this.d.cluster?.replicaId;
+    if (signal.type === 'cancel') {
+      if (fromElsewhere) this.d.supervisor.dropTask(signal.taskId, 'canceled on another replica');
+      else this.d.dir.live.get(signal.taskId)?.run?.cancel();
+    } else if (signal.type === 'message') {
+      if (this.d.cluster) void this.runForwarded(signal.forwarded);
+    } else if (signal.type === 'push-configs' && fromElsewhere) {
+      const live = this.d.dir.live.get(signal.taskId);
+      if (live) void this.reloadPushTargets(live);
+    }
+  }
+
+  private async reloadPushTargets(live: LiveTask): Promise<void> {
+    try {
+      const configs = await this.d.store.listPushConfigs(live.task.id);
+      live.pushTargets.clear();
+      for (const c of configs) live.pushTargets.set(c.config.id, c.config);
+    } catch (err) {
+      this.d.log.warn({ err, taskId: live.task.id }, 'could not reload push configs');
+    }
+  }
+
+  /** A message another replica received for a task this replica holds. */
+  private async runForwarded(f: ForwardedMessage): Promise<void> {
+    const agent = this.d.registry.get(f.agentId);
+    if (!agent) return;
+    const ctx: CallContext = {
+      agentId: f.agentId,
+      principal: { subject: f.owner, authenticated: true, scopes: [] },
+      requestedExtensions: f.extensions,
+      ...(f.usecases ? { usecases: f.usecases } : {}),
+    };
+    try {
+      const prepared = await this.d.prepare(
+        ctx,
+        agent,
+        { message: f.message, ...(f.acceptedOutputModes ? { configuration: { acceptedOutputModes: f.acceptedOutputModes } } : {}), ...(f.metadata ? { metadata: f.metadata } : {}) },
+        true,
+      );
+      prepared.start(NO_OBSERVER);
+    } catch (err) {
+      this.d.log.warn({ err, taskId: f.message.taskId }, 'could not run a message forwarded by another replica');
+    }
+  }
+
+  /** Releases the lease of a resumable task this replica stops running, once its commits are in. */
+  async handOver(live: LiveTask): Promise<void> {
+    await live.lastCommit?.catch(() => {});
+    try {
+      await this.d.store.releaseLease(live.task.id, this.d.cluster!.replicaId);
+      this.d.log.info({ taskId: live.task.id }, 'released a resumable task for another replica');
+    } catch (err) {
+      // Its lease expires instead; recovery then waits for the TTL.
+      this.d.log.warn({ err, taskId: live.task.id }, 'could not release the lease of a resumable task');
+    }
+  }
+
+  /**
+   * A task whose replica stopped renewing its lease, now claimed by this one: a resumable agent
+   * runs it again from where the log stands; any other task ends FAILED with the reason.
+   */
+  private async recoverOrphan(s: ClaimedTask, failure = LEASE_LOST_MESSAGE): Promise<void> {
+    if (this.d.closed()) return;
+    const live = LiveTask.fromStored(s);
+    live.held = true;
+    for (const c of await this.d.store.listPushConfigs(s.task.id)) live.pushTargets.set(c.config.id, c.config);
+    this.d.dir.live.set(s.task.id, live);
+    const agent = this.d.registry.get(s.agentId);
+    const history = s.task.history ?? [];
+    const lastUser = [...history].reverse().find((m) => m.role === 'ROLE_USER');
+    if (agent?.definition.resumable && lastUser) {
+      this.d.log.warn({ taskId: s.task.id, previous: s.previousLease?.owner ?? null }, 'resuming a task whose replica stopped');
+      const runs = this.d.supervisor;
+      const run = runs.newRun({
+        definition: agent.definition,
+        agentId: agent.id,
+        taskId: s.task.id,
+        contextId: s.task.contextId,
+        message: lastUser,
+        task: this.d.dir.viewFull(s.task),
+        resumed: true,
+        owner: s.owner,
+      });
+      live.run = run;
+      runs.observe(run, NO_OBSERVER);
+      runs.start(run);
+      return;
+    }
+    this.d.log.warn({ taskId: s.task.id, previous: s.previousLease?.owner ?? null }, 'failing a task whose replica stopped');
+    const message: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: failure }], contextId: s.task.contextId, taskId: s.task.id };
+    await this.d.taskLog.append(live, [{ statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: new Date().toISOString() } } }]);
+  }
+}

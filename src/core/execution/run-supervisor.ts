@@ -1,0 +1,312 @@
+/**
+ * The run supervisor: starts an agent's executor for a task, turns what it emits into log events
+ * (creating the task on its first task event), and ends the run — FAILED when the executor threw
+ * or stopped without finishing, an answer to whoever waits when a commit of its events failed.
+ */
+import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
+import { toParts, type AgentEvent } from '../agents/agent-definition.js';
+import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
+import { isInterrupted, isTerminal, type Message, type Task, type TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
+import { ConcurrentUpdateError, StoreUnavailableError, type Store, type TaskEventPayload } from '../../store/store.js';
+import type { ClusterOptions } from '../cluster/cluster-options.js';
+import { tagForStorage, type PushBodyVersion } from '../push/push-body-version.js';
+import { LiveTask, type PushTarget } from '../tasks/live-task.js';
+import type { TaskLog } from '../tasks/task-log.js';
+import { structuredCloneTask } from '../tasks/task-projection.js';
+import { withoutKey } from '../tasks/without-key.js';
+import { AgentRun, type AgentRunHost, type AgentRunOptions } from './agent-run.js';
+import { FAILED_SAFE_MESSAGE, STOPPED_MESSAGE } from './failure-messages.js';
+import { mergeObservers, type RunObserver } from './run-observer.js';
+
+export interface RunLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What a run needs to create its task lazily, on the executor's first task event. */
+export interface PendingCreate {
+  owner: string;
+  userMessage: Message;
+  inlinePush?: TaskPushNotificationConfig;
+  pushBodyVersion: PushBodyVersion;
+}
+
+export interface RunSupervisorDeps {
+  /** tasks with activity in this process (the directory's map) */
+  live: Map<string, LiveTask>;
+  store: Store;
+  log: RunLogger;
+  taskLog: TaskLog;
+  /** whether a created task is keyed by its messageId (SendMessage idempotency) */
+  deduplicates: boolean;
+  cluster?: ClusterOptions;
+  /** distributed mode: a stored task whose commit failed for want of storage, to settle later */
+  settle?: (task: { agentId: string; taskId: string }) => void;
+}
+
+export class RunSupervisor implements AgentRunHost {
+  private readonly runs = new Set<AgentRun>();
+  private readonly runOutcome = new WeakMap<AgentRun, RunObserver>();
+  /** runs whose commit failure was handled (later failures of the same run are its echoes) */
+  private readonly commitFailed = new WeakSet<AgentRun>();
+  private readonly pendingCreate = new WeakMap<AgentRun, PendingCreate>();
+
+  constructor(private readonly d: RunSupervisorDeps) {}
+
+  /** A run of an executor, supervised here. */
+  newRun(o: Omit<AgentRunOptions, 'host'>): AgentRun {
+    return new AgentRun({ host: this, ...o });
+  }
+
+  /** Who waits on the run; `create`: the task does not exist yet, the run creates it. */
+  observe(run: AgentRun, obs: RunObserver, create?: PendingCreate): void {
+    this.runOutcome.set(run, obs);
+    if (create) this.pendingCreate.set(run, create);
+  }
+
+  /** Starts the executor. */
+  start(run: AgentRun): void {
+    this.runs.add(run);
+    void this.execute(run);
+  }
+
+  /** At most one executor per task: a message to a task whose executor is still live goes to it. */
+  deliver(existing: LiveTask, run: AgentRun, userMessage: Message, obs: RunObserver): void {
+    run.deliver(userMessage);
+    this.runOutcome.set(run, mergeObservers(this.runOutcome.get(run), obs));
+    // The message is durable once this commit is: a returnImmediately caller is answered then,
+    // even when the executor emits nothing for a while (it need not read the message at once).
+    void this.d.taskLog.append(existing, [{ userMessage }]).then(
+      () => obs.onCommitted(),
+      (e) => this.d.log.error({ err: e, taskId: existing.task.id }, 'commit failed'),
+    );
+  }
+
+  /** The runs live now (shutdown walks them). */
+  current(): AgentRun[] {
+    return [...this.runs];
+  }
+
+  private async execute(run: AgentRun): Promise<void> {
+    let error: unknown;
+    try {
+      await run.definition.execute(run);
+    } catch (e) {
+      error = e;
+    }
+    this.runs.delete(run);
+    const live = this.d.live.get(run.taskId);
+    if (live?.run === run) live.run = undefined;
+    const obs = this.runOutcome.get(run);
+    if (run.isCanceled) {
+      // Canceled: the cancel path (here, or on the replica that took the task) wrote CANCELED, and
+      // waiting callers get it from the bus.
+      if (live) this.d.taskLog.maybeEvict(live);
+      return;
+    }
+    if (!run.hasTask) {
+      // No task and no message: the agent produced nothing usable.
+      if (error) this.d.log.error({ err: error, agentId: run.agentId }, 'executor failed before creating a task');
+      if (!run.finished) {
+        obs?.onEnd(new A2AError(error ? 'Internal' : 'InvalidAgentResponse', error ? FAILED_SAFE_MESSAGE : 'The agent produced no response'));
+      }
+      return;
+    }
+    if (live && !isTerminal(live.task.status.state) && !(isInterrupted(live.task.status.state) && !error)) {
+      if (error) this.d.log.error({ err: error, taskId: run.taskId, agentId: run.agentId }, 'executor failed');
+      this.onAgentEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: error ? FAILED_SAFE_MESSAGE : STOPPED_MESSAGE });
+    } else if (error) {
+      this.d.log.error({ err: error, taskId: run.taskId }, 'executor threw after the task ended');
+    }
+    if (live) {
+      await live.lastCommit?.catch(() => {});
+      obs?.onEnd(undefined, live.task);
+      this.d.taskLog.maybeEvict(live);
+    } else {
+      obs?.onEnd(new A2AError('Internal', 'The task could not be stored'));
+    }
+  }
+
+  /** AgentRunHost: turns an executor's event into log events for its task. */
+  onAgentEvent(run: AgentRun, ev: AgentEvent): void {
+    if (run.finished) return;
+    if (ev.kind === 'message' && !run.hasTask) {
+      run.finished = true;
+      const m: Message = {
+        ...ev.message,
+        messageId: ev.message.messageId ?? randomUUID(),
+        role: 'ROLE_AGENT',
+        contextId: run.contextId,
+      };
+      this.runOutcome.get(run)?.onMessage(m);
+      return;
+    }
+    const payloads: TaskEventPayload[] = [];
+    let live = this.d.live.get(run.taskId);
+    if (!run.hasTask || !live) {
+      const init = this.pendingCreate.get(run);
+      if (!init) return;
+      this.pendingCreate.delete(run);
+      run.hasTask = true;
+      live = this.createTask(run, init);
+      payloads.push({ task: structuredCloneTask(live.task) });
+    }
+    if (isTerminal(live.task.status.state)) return;
+    payloads.push(toLogEvent(run, ev, live.task));
+    if (ev.kind === 'status' && isTerminal(ev.state)) run.finished = true;
+    const obs = this.runOutcome.get(run);
+    const target = live;
+    this.d.taskLog.append(target, payloads).then(
+      () => obs?.onCommitted(),
+      (e) => this.onCommitFailed(run, target, e),
+    );
+  }
+
+  /** The working copy of the task a run creates with its first task event (SUBMITTED, the user's message). */
+  private createTask(run: AgentRun, init: PendingCreate): LiveTask {
+    const now = new Date();
+    const task: Task = {
+      id: run.taskId,
+      contextId: run.contextId,
+      status: { state: 'TASK_STATE_SUBMITTED', timestamp: now.toISOString() },
+      history: [{ ...init.userMessage, taskId: run.taskId }],
+    };
+    const live = new LiveTask({ task, agentId: run.agentId, owner: init.owner, seq: 0, version: 0, createdAt: now.getTime() });
+    // Only a deduplicating service keys the task by its messageId (a unique index in the store).
+    if (this.d.deduplicates) live.originMessageId = init.userMessage.messageId;
+    live.run = run;
+    // Created here: the first commit takes the lease.
+    live.held = true;
+    this.d.live.set(run.taskId, live);
+    if (init.inlinePush) {
+      const target = withoutKey({ ...init.inlinePush, id: init.inlinePush.id ?? randomUUID(), taskId: run.taskId }, 'tenant') as PushTarget;
+      live.pushTargets.set(target.id, target);
+      void this.d.store
+        .putPushConfig({ agentId: run.agentId, owner: init.owner, taskId: run.taskId, config: tagForStorage(target, init.pushBodyVersion), createdAt: now.getTime() })
+        .catch((e) => this.d.log.error({ err: e }, 'storing inline push config failed'));
+    }
+    return live;
+  }
+
+  /**
+   * A commit of a run's events failed: the run stops (nothing more of it can be stored), once per
+   * run, and whoever waits on it gets an answer that never hides a stored task (issue 19 C1).
+   */
+  private onCommitFailed(run: AgentRun, live: LiveTask, e: unknown): void {
+    if (this.commitFailed.has(run)) return;
+    this.commitFailed.add(run);
+    run.finished = true;
+    run.cancel();
+    const obs = this.runOutcome.get(run);
+    if (e instanceof ConcurrentUpdateError && !live.committed && live.originMessageId) {
+      // Not stored: another request with the same messageId created its task first.
+      void this.d.store.findTaskByMessageId(live.agentId, live.owner, live.originMessageId).then(
+        (s) => (s ? obs?.onDuplicate?.(s.task) : obs?.onEnd(new A2AError('Internal', 'The task could not be stored'))),
+        (err) => obs?.onEnd(storeFailure(err)),
+      );
+      return;
+    }
+    if (this.d.cluster && e instanceof ConcurrentUpdateError) {
+      // Lease lost: another replica took the task (a cancel there, or recovery after this one
+      // stalled past its lease). Waiting callers get the task's end from the bus.
+      this.d.log.warn({ taskId: run.taskId, why: 'lease lost' }, 'task taken over by another replica; stopping its executor here');
+      return;
+    }
+    const unavailable = e instanceof StoreUnavailableError || toA2AError(e).kind === 'Unavailable';
+    this.d.log.error({ err: e, taskId: run.taskId, why: unavailable ? 'storage unavailable' : 'commit refused' }, 'commit failed; stopping the executor');
+    if (!live.durable) {
+      // Nothing of the task reached the store: nothing was acknowledged, a retry is safe.
+      obs?.onEnd(storeFailure(e));
+      return;
+    }
+    // The task is stored and goes on (recovered by rule below): the caller gets it as it stands,
+    // never "retry" — a retry would start the work a second time.
+    obs?.onEnd(undefined, live.durable);
+    if (this.d.cluster) this.d.settle?.({ agentId: live.agentId, taskId: live.task.id });
+  }
+
+  /** AgentRunHost: AgentContext.stillOwner (issue 19 C5) — fencing before an external side effect. */
+  async stillOwner(run: AgentRun): Promise<boolean> {
+    if (run.finished) return false;
+    const live = this.d.live.get(run.taskId);
+    // No task stored yet: nothing another replica could have taken.
+    if (!live) return !run.hasTask;
+    if (live.run !== run) return false;
+    const cluster = this.d.cluster;
+    if (!cluster) return true;
+    if (!live.committed) await live.lastCommit?.catch(() => {});
+    if (!live.committed || this.d.live.get(run.taskId) !== live || live.run !== run) return false;
+    let kept: string[];
+    try {
+      kept = await this.d.store.renewLeases(cluster.replicaId, [run.taskId], Date.now() + cluster.leaseTtlMs);
+    } catch (err) {
+      // Ownership cannot be confirmed: the side effect must wait (the executor decides whether to retry).
+      this.d.log.warn({ err, taskId: run.taskId }, 'could not confirm the lease of a task for its executor');
+      return false;
+    }
+    if (kept.includes(run.taskId)) return !run.finished;
+    this.dropTask(run.taskId, 'lease lost');
+    return false;
+  }
+
+  /** Stops the local executor of a task another replica now holds and forgets the stale copy. */
+  dropTask(taskId: string, why: string): void {
+    const live = this.d.live.get(taskId);
+    if (!live) return;
+    if (live.run) {
+      this.d.log.info({ taskId, why }, 'stopping the local executor');
+      live.run.finished = true;
+      live.run.cancel();
+    }
+    live.held = false;
+    // Pending commits will fail on the version the other replica bumped; nothing here is current.
+    if (this.d.live.get(taskId) === live) this.d.live.delete(taskId);
+  }
+
+  /** Lease ids to renew: tasks this replica runs that exist in the store. */
+  heldTaskIds(): string[] {
+    const ids: string[] = [];
+    for (const run of this.runs) {
+      const live = this.d.live.get(run.taskId);
+      if (live?.run === run && live.held && live.committed) ids.push(run.taskId);
+    }
+    return ids;
+  }
+}
+
+/** An executor's event as the log event of its task (the task exists and is not terminal). */
+function toLogEvent(run: AgentRun, ev: AgentEvent, task: Task): TaskEventPayload {
+  const timestamp = new Date().toISOString();
+  if (ev.kind === 'message') {
+    const m: Message = { ...ev.message, messageId: ev.message.messageId ?? randomUUID(), role: 'ROLE_AGENT', contextId: run.contextId, taskId: run.taskId };
+    return { statusUpdate: { taskId: run.taskId, contextId: run.contextId, status: { state: task.status.state, message: m, timestamp } } };
+  }
+  if (ev.kind === 'status') {
+    const message: Message | undefined = ev.message ? { messageId: randomUUID(), role: 'ROLE_AGENT', parts: toParts(ev.message), contextId: run.contextId, taskId: run.taskId } : undefined;
+    return {
+      statusUpdate: {
+        taskId: run.taskId,
+        contextId: run.contextId,
+        status: { state: ev.state, ...(message ? { message } : {}), timestamp },
+        ...(ev.metadata ? { metadata: ev.metadata } : {}),
+      },
+    };
+  }
+  return {
+    artifactUpdate: {
+      taskId: run.taskId,
+      contextId: run.contextId,
+      artifact: { ...ev.artifact, artifactId: ev.artifact.artifactId ?? randomUUID() },
+      ...(ev.append !== undefined ? { append: ev.append } : {}),
+      ...(ev.lastChunk !== undefined ? { lastChunk: ev.lastChunk } : {}),
+      ...(ev.metadata ? { metadata: ev.metadata } : {}),
+    },
+  };
+}
+
+/** A commit that failed: Unavailable (503, retry) when the store is unreachable, else Internal. */
+function storeFailure(err: unknown): A2AError {
+  const e = toA2AError(err);
+  return e.kind === 'Unavailable' ? e : new A2AError('Internal', 'The task could not be stored');
+}

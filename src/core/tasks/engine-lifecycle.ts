@@ -1,0 +1,90 @@
+/**
+ * The task engine's start and end: start-up recovery of tasks a crash cut off, and shutdown, which
+ * stops accepting work, ends or hands over running tasks, flushes commits and ends open streams.
+ */
+import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
+import type { Message } from '../../protocol/a2a/types.js';
+import type { GroupCommitter } from '../../store/group-commit.js';
+import type { Store } from '../../store/store.js';
+import type { ClusterOptions } from '../cluster/cluster-options.js';
+import type { ClusterRouter } from '../cluster/cluster-router.js';
+import type { RunSupervisor } from '../execution/run-supervisor.js';
+import { LiveTask } from './live-task.js';
+import type { OpenStreams } from './open-streams.js';
+import type { TaskLog } from './task-log.js';
+
+export interface EngineLifecycleDeps {
+  store: Store;
+  committer: GroupCommitter;
+  /** tasks with activity in this process (the directory's map) */
+  live: Map<string, LiveTask>;
+  taskLog: TaskLog;
+  supervisor: RunSupervisor;
+  router: ClusterRouter;
+  streams: OpenStreams;
+  cluster?: ClusterOptions;
+}
+
+export class EngineLifecycle {
+  private isClosed = false;
+
+  constructor(private readonly d: EngineLifecycleDeps) {}
+
+  /** true once close() began: no new work is accepted */
+  get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /**
+   * Start-up recovery for a store this process owns alone: no executor survives a restart, so a
+   * task left SUBMITTED or WORKING by a crash is ended FAILED with a reason, never left running.
+   * (Agents that can resume are the distributed mode's concern.) Returns how many were recovered.
+   */
+  async recoverOrphanedTasks(): Promise<number> {
+    let n = 0;
+    for (;;) {
+      const batch = await this.d.store.findTasksInStates(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'], 200);
+      if (batch.length === 0) return n;
+      for (const s of batch) {
+        const live = LiveTask.fromStored(s);
+        for (const c of await this.d.store.listPushConfigs(s.task.id)) live.pushTargets.set(c.config.id, c.config);
+        this.d.live.set(s.task.id, live);
+        const message: Message = {
+          messageId: randomUUID(),
+          role: 'ROLE_AGENT',
+          parts: [{ text: 'The server restarted while this task was running; send the request again.' }],
+          contextId: s.task.contextId,
+          taskId: s.task.id,
+        };
+        await this.d.taskLog.append(live, [{ statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: new Date().toISOString() } } }]);
+        n++;
+      }
+    }
+  }
+
+  /** Stops accepting work, cancels running executors and flushes pending commits. */
+  async close(): Promise<void> {
+    this.isClosed = true;
+    await this.d.router.stop();
+    const handOver: Promise<void>[] = [];
+    for (const run of this.d.supervisor.current()) {
+      const live = this.d.live.get(run.taskId);
+      if (this.d.cluster && run.definition.resumable && run.hasTask && !run.finished && live?.committed) {
+        // A rolling restart: another replica resumes the task as soon as this lease is released.
+        run.finished = true;
+        run.cancel();
+        handOver.push(this.d.router.handOver(live));
+        continue;
+      }
+      // A task cut off by shutdown must not stay WORKING: it ends FAILED with a reason.
+      if (run.hasTask && !run.finished) {
+        this.d.supervisor.onAgentEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: 'The server stopped while this task was running; send the request again.' });
+      }
+      run.cancel();
+    }
+    await Promise.all([...this.d.live.values()].map((l) => l.lastCommit?.catch(() => {})));
+    await this.d.committer.flush();
+    await Promise.all(handOver);
+    this.d.streams.endAll();
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * SendMessage before anything runs: validates the message, finds the task it continues (or names
+ * the one it creates), answers a retried request with the task it already created, and returns a
+ * starter that delivers the message to the task's live executor, starts a run, or forwards it.
+ */
+import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
+import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
+import { isTerminal, type Message, type SendMessageRequest, type Task } from '../../protocol/a2a/types.js';
+import type { Store } from '../../store/store.js';
+import type { CallContext } from '../a2a-handler.js';
+import type { RegisteredAgent } from '../agents/agent-registry.js';
+import type { ClusterOptions } from '../cluster/cluster-options.js';
+import type { ClusterRouter } from '../cluster/cluster-router.js';
+import type { RunObserver } from '../execution/run-observer.js';
+import type { RunLogger, RunSupervisor } from '../execution/run-supervisor.js';
+import { pushBodyVersionOfCall } from '../push/push-body-version.js';
+import { chosenTaskIdOf } from './chosen-task-id.js';
+import { checkInputModes } from './input-modes.js';
+import type { LiveTask } from './live-task.js';
+import type { TaskDirectory } from './task-directory.js';
+import type { TaskLog } from './task-log.js';
+import type { PreparedSend } from './prepared-send.js';
+import { withoutKey } from './without-key.js';
+
+export interface MessageIntakeDeps {
+  store: Store;
+  dir: TaskDirectory;
+  taskLog: TaskLog;
+  supervisor: RunSupervisor;
+  router: ClusterRouter;
+  log: RunLogger;
+  cluster?: ClusterOptions;
+  deduplicates: boolean;
+  checkWebhook: (url: string) => Promise<void>;
+  closed: () => boolean;
+}
+
+export class MessageIntake {
+  constructor(private readonly d: MessageIntakeDeps) {}
+
+  /**
+   * SendMessage idempotency (issue 19 C1): the task an earlier request of this caller created with
+   * the same messageId, as it stands. Only task-creating messages are keyed; the key lives as long as
+   * the task. C4: a caller that went away while its request was queued starts nothing.
+   */
+  async retriedTask(ctx: CallContext, req: SendMessageRequest): Promise<{ task: Task; seq: number } | undefined> {
+    if (req.message.taskId || typeof req.message.messageId !== 'string') return undefined;
+    const s = this.d.deduplicates ? await this.d.store.findTaskByMessageId(ctx.agentId, ctx.principal.subject, req.message.messageId) : undefined;
+    if (await ctx.clientGone?.()) throw new A2AError('Unavailable', 'The client closed the connection before the request started');
+    if (!s) return undefined;
+    const live = this.d.dir.live.get(s.task.id);
+    return live && live.seq >= s.seq ? { task: live.task, seq: live.seq } : { task: s.task, seq: s.seq };
+  }
+
+  /** A starter for a retried blocking send: nothing runs again; the caller waits on the first task. */
+  awaitRetried(t: { task: Task; seq: number }): PreparedSend {
+    return { taskId: t.task.id, contextId: t.task.contextId, startSeq: t.seq, existing: t, start: (_obs: RunObserver) => {}, remote: true };
+  }
+
+  /** Validates the request, resolves the task it targets and returns a starter for its run. */
+  async prepare(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, forwarded = false): Promise<PreparedSend> {
+    if (this.d.closed()) throw new A2AError('Unavailable', 'The server is shutting down');
+    const msg = req.message;
+    if (msg.role !== 'ROLE_USER') throw invalidParams('message.role', 'must be ROLE_USER for client messages');
+    const inlinePush = req.configuration?.taskPushNotificationConfig;
+    if (inlinePush) {
+      if (!agent.pushNotifications) throw new A2AError('PushNotificationNotSupported');
+      await this.d.checkWebhook(inlinePush.url);
+    }
+    checkInputModes(agent, msg);
+    const referenceTasks = await this.loadReferences(ctx, msg.referenceTaskIds);
+
+    let existing: LiveTask | undefined;
+    let taskId: string;
+    let contextId: string;
+    // A v0.1 client names its task: a message under that name continues the caller's task when it
+    // exists and creates it otherwise (decided here, owner-scoped, under the send permission alone).
+    const chosen = msg.taskId ? undefined : chosenTaskIdOf(ctx);
+    const named = msg.taskId || (chosen !== undefined && (await this.d.dir.getLive(ctx, chosen)) ? chosen : undefined);
+    if (named) {
+      existing = await this.d.dir.getLive(ctx, named);
+      if (!existing) throw new A2AError('TaskNotFound', `Task ${named} was not found`);
+      if (msg.contextId && msg.contextId !== existing.task.contextId) {
+        throw invalidParams('message.contextId', 'does not match the context of the task named by message.taskId');
+      }
+      if (isTerminal(existing.task.status.state)) {
+        throw new A2AError('UnsupportedOperation', `Task ${named} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
+      }
+      taskId = existing.task.id;
+      contextId = existing.task.contextId;
+      if (this.d.cluster && !existing.run && !(await this.d.router.acquire(existing))) {
+        // Another replica holds the task (its executor may be running there): the message goes to it.
+        this.d.dir.evictIfIdle(existing);
+        if (forwarded) throw new A2AError('Unavailable', `Task ${taskId} moved to another replica`);
+        return this.d.router.forwardTo(ctx, agent, req, existing);
+      }
+      if (isTerminal(existing.task.status.state)) {
+        throw new A2AError('UnsupportedOperation', `Task ${named} is in a terminal state and cannot accept messages; start a new task in the same contextId`);
+      }
+    } else {
+      taskId = chosen ?? randomUUID();
+      contextId = msg.contextId ?? randomUUID();
+    }
+    // Built without `delete`: deleting a key turns the object into a slow dictionary-mode object.
+    const userMessage: Message = existing ? { ...msg, taskId, contextId } : withoutKey({ ...msg, contextId }, 'taskId');
+    const startSeq = existing?.seq ?? 0;
+    const activated = ctx.requestedExtensions.filter((u) => agent.supportedExtensions.includes(u));
+    const runs = this.d.supervisor;
+
+    const start = (obs: RunObserver) => {
+      if (existing?.run) return runs.deliver(existing, existing.run, userMessage, obs);
+      const run = runs.newRun({
+        definition: agent.definition,
+        agentId: agent.id,
+        taskId,
+        contextId,
+        message: userMessage,
+        task: existing ? this.d.dir.viewFull(existing.task) : undefined,
+        referenceTasks,
+        activatedExtensions: activated,
+        acceptedOutputModes: req.configuration?.acceptedOutputModes ?? [],
+        requestMetadata: req.metadata,
+        resumed: false,
+        usecases: ctx.usecases,
+        owner: ctx.principal.subject,
+      });
+      runs.observe(run, obs, { owner: ctx.principal.subject, userMessage, inlinePush, pushBodyVersion: pushBodyVersionOfCall(ctx) });
+      if (existing) {
+        existing.run = run;
+        void this.d.taskLog.append(existing, [{ userMessage }]).catch((e) => this.d.log.error({ err: e, taskId }, 'commit failed'));
+      }
+      runs.start(run);
+    };
+    return { taskId, contextId, startSeq, existing, start, remote: false };
+  }
+
+  private async loadReferences(ctx: CallContext, ids: string[] | undefined): Promise<Task[]> {
+    if (!ids?.length) return [];
+    const out: Task[] = [];
+    for (const id of ids.slice(0, 32)) {
+      const t = await this.d.dir.visibleStored(ctx, id);
+      if (!t) throw new A2AError('TaskNotFound', `Referenced task ${id} was not found`);
+      out.push(t.task);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,41 @@
+/** The streams open in this process: a cap per task, and all of them ended at shutdown. */
+import { A2AError } from '../../protocol/a2a/errors.js';
+import type { StreamItem } from '../a2a-handler.js';
+import type { AsyncQueue } from '../streams/async-queue.js';
+
+export class OpenStreams {
+  private readonly perTask = new Map<string, number>();
+  private readonly queues = new Set<AsyncQueue<StreamItem>>();
+
+  constructor(private readonly maxPerTask: number) {}
+
+  /** Counts a stream against the per-task cap; the returned function releases it (once). */
+  admit(taskId: string): () => void {
+    const n = this.perTask.get(taskId) ?? 0;
+    if (n >= this.maxPerTask) {
+      throw new A2AError('TooManyStreams', `Task ${taskId} already has ${n} open streams; close one or poll with GetTask`);
+    }
+    this.perTask.set(taskId, n + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.perTask.get(taskId) ?? 1) - 1;
+      if (left <= 0) this.perTask.delete(taskId);
+      else this.perTask.set(taskId, left);
+    };
+  }
+
+  add(queue: AsyncQueue<StreamItem>): void {
+    this.queues.add(queue);
+  }
+
+  delete(queue: AsyncQueue<StreamItem>): void {
+    this.queues.delete(queue);
+  }
+
+  /** Shutdown: every open stream ends. */
+  endAll(): void {
+    for (const q of [...this.queues]) q.end();
+  }
+}

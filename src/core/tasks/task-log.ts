@@ -1,0 +1,94 @@
+/**
+ * The task log: every state change is an event appended to its task's log in the same commit as
+ * the projection and the push outbox; once durable, the events are published on the bus.
+ */
+import type { EventBus } from '../../bus/event-bus.js';
+import type { GroupCommitter } from '../../store/group-commit.js';
+import type { NewOutboxEntry, TaskEventPayload, TaskEventRecord } from '../../store/store.js';
+import type { ClusterOptions } from '../cluster/cluster-options.js';
+import type { LiveTask } from './live-task.js';
+import { isStreamEvent } from './stream-events.js';
+import { applyEvent, structuredCloneTask } from './task-projection.js';
+
+export interface TaskLogDeps {
+  /** tasks with activity in this process (the directory's map) */
+  live: Map<string, LiveTask>;
+  committer: GroupCommitter;
+  bus: Pick<EventBus, 'publish'>;
+  cluster?: ClusterOptions;
+  /** called after a commit that queued push deliveries */
+  onOutbox?: () => void;
+}
+
+export class TaskLog {
+  constructor(private readonly d: TaskLogDeps) {}
+
+  /**
+   * Assigns seqs and applies events to the live projection at once; the durable commit and the
+   * publish follow. Events appended in the same tick (an executor's synchronous artifact + complete)
+   * share one commit, so the task row is written once for them.
+   */
+  append(live: LiveTask, payloads: TaskEventPayload[]): Promise<TaskEventRecord[]> {
+    const now = Date.now();
+    const records: TaskEventRecord[] = [];
+    for (const event of payloads) {
+      live.task = applyEvent(live.task, event);
+      const rec: TaskEventRecord = { taskId: live.task.id, seq: ++live.seq, event, createdAt: now };
+      records.push(rec);
+      live.unflushed.push(rec);
+    }
+    if (!live.flush) {
+      live.pending++;
+      live.flush = new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => this.flush(live));
+      live.lastCommit = live.flush;
+    }
+    return live.flush.then(() => records);
+  }
+
+  private async flush(live: LiveTask): Promise<void> {
+    const records = live.unflushed;
+    live.unflushed = [];
+    live.flush = undefined;
+    const outbox: NewOutboxEntry[] = [];
+    if (live.pushTargets.size) {
+      for (const rec of records) {
+        if (!isStreamEvent(rec.event)) continue;
+        for (const t of live.pushTargets.values()) outbox.push({ taskId: live.task.id, configId: t.id, seq: rec.seq, payload: rec.event });
+      }
+    }
+    const expectedVersion = live.version++;
+    const cluster = this.d.cluster;
+    const task = structuredCloneTask(live.task);
+    try {
+      await this.d.committer.commit({
+        agentId: live.agentId,
+        owner: live.owner,
+        task,
+        expectedVersion,
+        seq: records[records.length - 1]!.seq,
+        events: records,
+        outbox,
+        createdAt: live.createdAt,
+        // Every commit by the replica holding the task extends its lease for free.
+        ...(cluster ? { lease: { owner: cluster.replicaId, expiresAt: Date.now() + cluster.leaseTtlMs } } : {}),
+        ...(expectedVersion === 0 && live.originMessageId !== undefined ? { originMessageId: live.originMessageId } : {}),
+      });
+      live.committed = true;
+      live.durable = task;
+    } catch (e) {
+      // The live copy no longer matches the store: drop it so the next access reloads the truth.
+      this.d.live.delete(live.task.id);
+      throw e;
+    } finally {
+      live.pending--;
+    }
+    this.d.bus.publish(records);
+    if (outbox.length) this.d.onOutbox?.();
+    this.maybeEvict(live);
+  }
+
+  /** Forgets a working copy with no executor and no commit in flight: the store has it all. */
+  maybeEvict(live: LiveTask): void {
+    if (live.pending === 0 && !live.run && this.d.live.get(live.task.id) === live) this.d.live.delete(live.task.id);
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * The waits on a task's committed events: a blocking SendMessage's answer, the stream of a
+ * SendStreamingMessage, and SubscribeToTask's stream with its lossless resume from the log.
+ */
+import { A2AError } from '../../protocol/a2a/errors.js';
+import { isInterrupted, isTerminal, type SendMessageResponse, type Task } from '../../protocol/a2a/types.js';
+import type { EventBus } from '../../bus/event-bus.js';
+import type { Store, TaskEventRecord } from '../../store/store.js';
+import type { CallContext, StreamItem } from '../a2a-handler.js';
+import type { ClusterOptions } from '../cluster/cluster-options.js';
+import { AsyncQueue } from '../streams/async-queue.js';
+import { NO_OBSERVER } from '../execution/run-observer.js';
+import type { LiveTask } from './live-task.js';
+import type { PreparedSend } from './prepared-send.js';
+import type { OpenStreams } from './open-streams.js';
+import { endsStream, isStreamEvent, stateOf } from './stream-events.js';
+import type { TaskDirectory } from './task-directory.js';
+
+export interface TaskWaitsDeps {
+  /** tasks with activity in this process (the directory's map) */
+  live: Map<string, LiveTask>;
+  store: Store;
+  bus: EventBus;
+  dir: TaskDirectory;
+  streams: OpenStreams;
+  limits: { blockingSendTimeoutMs: number };
+  cluster?: ClusterOptions;
+}
+
+export class TaskWaits {
+  constructor(private readonly d: TaskWaitsDeps) {}
+
+  /**
+   * Starts a prepared message and answers when the task is terminal or interrupted (or at once
+   * with `returnImmediately`), with the task as `view` shows it, or the agent's direct message.
+   */
+  blocking(ctx: CallContext, prepared: PreparedSend, cfg: { returnImmediately?: boolean }, view: (t: Task) => SendMessageResponse): Promise<SendMessageResponse> {
+    return new Promise<SendMessageResponse>((resolve, reject) => {
+      let settled = false;
+      let unsubscribe: () => void = () => {};
+      const finish = (r: SendMessageResponse | Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        unsubscribe();
+        if (r instanceof Error) reject(r);
+        else resolve(r);
+      };
+      const current = () => {
+        const l = this.d.live.get(prepared.taskId);
+        return l ? view(l.task) : undefined;
+      };
+      const timer = setTimeout(() => {
+        // A blocking send never hangs forever: past the limit the caller gets the task as it stands
+        // and can poll or subscribe.
+        const c = current();
+        if (c) return finish(c);
+        this.d.store.getTask(ctx.agentId, prepared.taskId).then(
+          (s) => finish(s ? view(s.task) : new A2AError('Timeout', 'The agent did not respond in time')),
+          () => finish(new A2AError('Timeout', 'The agent did not respond in time')),
+        );
+      }, this.d.limits.blockingSendTimeoutMs);
+      timer.unref?.();
+
+      const fromStore = () =>
+        this.d.store.getTask(ctx.agentId, prepared.taskId).then(
+          (st) => st && finish(view(st.task)),
+          () => {},
+        );
+      unsubscribe = this.d.bus.subscribe(
+        prepared.taskId,
+        (rec) => {
+          if (rec.seq <= prepared.startSeq) return;
+          const s = stateOf(rec.event);
+          if (cfg.returnImmediately && 'task' in rec.event) return finish(current() ?? view(rec.event.task));
+          if (s && (isTerminal(s) || isInterrupted(s))) {
+            // A local working copy is still present here (eviction follows the publish). Without
+            // one — the task runs on another replica, or one canceled it — the store has the answer;
+            // with neither, the run's end answers instead.
+            const l = this.d.live.get(prepared.taskId);
+            if (l && l.seq >= rec.seq) finish(view(l.task));
+            else if (prepared.remote || this.d.cluster) void fromStore();
+          }
+        },
+        // A new task is created here: its events reach local subscribers synchronously, so no
+        // catch-up read from the log is needed (it would cost one per request).
+        prepared.existing ? { afterSeq: prepared.startSeq } : {},
+      );
+
+      if (prepared.remote && cfg.returnImmediately) {
+        prepared.start(NO_OBSERVER);
+        return void fromStore();
+      }
+      prepared.start({
+        onDuplicate: (t) => finish(view(t)),
+        onMessage: (m) => finish({ message: m }),
+        onCommitted: () => {
+          if (cfg.returnImmediately) {
+            const c = current();
+            if (c) finish(c);
+          }
+        },
+        // The run is over and its last commit is durable: whatever state the task is in now is the
+        // answer (a continuation can end without a new event, leaving the task interrupted).
+        onEnd: (err, task) => finish(err ?? (task ? view(task) : new A2AError('InvalidAgentResponse'))),
+      });
+    });
+  }
+
+  /** Starts a prepared message and streams the task's events until it ends or needs input. */
+  stream(prepared: PreparedSend): AsyncQueue<StreamItem> {
+    const release = this.d.streams.admit(prepared.taskId);
+    const queue: AsyncQueue<StreamItem> = new AsyncQueue<StreamItem>(() => (unsubscribe(), release(), this.d.streams.delete(queue)));
+    this.d.streams.add(queue);
+    const unsubscribe = this.d.bus.subscribe(
+      prepared.taskId,
+      (rec) => {
+        if (rec.seq <= prepared.startSeq || !isStreamEvent(rec.event)) return;
+        queue.push({ seq: rec.seq, response: rec.event });
+        if (endsStream(stateOf(rec.event))) queue.end();
+      },
+      // A new task is created here: its events reach local subscribers synchronously, so no
+      // catch-up read from the log is needed (it would cost one per request).
+      prepared.existing ? { afterSeq: prepared.startSeq } : {},
+    );
+    if (prepared.existing) {
+      // A continuation: the stream still opens with the task as it stands (spec §3.1.2).
+      queue.push({ seq: prepared.startSeq, response: { task: this.d.dir.viewFull(prepared.existing.task) } });
+    }
+    prepared.start({
+      onDuplicate: (t) => {
+        queue.push({ response: { task: this.d.dir.viewFull(t) } });
+        queue.end();
+      },
+      onMessage: (m) => {
+        queue.push({ response: { message: m } });
+        queue.end();
+      },
+      onCommitted: () => {},
+      onEnd: (err, task) => {
+        if (err) return queue.end(err);
+        // Nothing more will happen on this task until a new message arrives.
+        if (task && (isTerminal(task.status.state) || isInterrupted(task.status.state))) queue.end();
+      },
+    });
+    return queue;
+  }
+
+  /**
+   * A task's live events after `snapshot` (opening with the task as it stands), or with a
+   * `lastEventId`, first the events after it replayed from the log.
+   */
+  async subscribe(taskId: string, snapshot: { task: Task; seq: number }, lastEventId: number | undefined): Promise<AsyncQueue<StreamItem>> {
+    const resuming = lastEventId !== undefined && lastEventId >= 0;
+    const release = this.d.streams.admit(taskId);
+    const queue: AsyncQueue<StreamItem> = new AsyncQueue<StreamItem>(() => (unsubscribe(), release(), this.d.streams.delete(queue)));
+    this.d.streams.add(queue);
+    let lastSeq = resuming ? lastEventId : snapshot.seq;
+    let replaying = resuming;
+    const buffered: TaskEventRecord[] = [];
+    const deliver = (rec: TaskEventRecord) => {
+      if (rec.seq <= lastSeq) return;
+      lastSeq = rec.seq;
+      if (!isStreamEvent(rec.event)) return;
+      queue.push({ seq: rec.seq, response: rec.event });
+      if (endsStream(stateOf(rec.event))) queue.end();
+    };
+    const unsubscribe = this.d.bus.subscribe(taskId, (rec) => (replaying ? buffered.push(rec) : deliver(rec)), { afterSeq: lastSeq });
+    if (!resuming) {
+      queue.push({ seq: snapshot.seq, response: { task: this.d.dir.viewFull(snapshot.task) } });
+    } else {
+      // Lossless resume (Agentport extension): replay what the client missed from the event log.
+      let after = lastEventId;
+      try {
+        for (;;) {
+          const batch = await this.d.store.readEvents(taskId, after, 500);
+          for (const rec of batch) deliver(rec);
+          if (batch.length < 500) break;
+          after = batch[batch.length - 1]!.seq;
+        }
+      } catch (e) {
+        void queue.return();
+        throw e;
+      }
+      replaying = false;
+      for (const rec of buffered) deliver(rec);
+      // Nothing was missed: open with the snapshot (it reflects exactly the client's last id) so
+      // the stream starts now rather than at the next event.
+      if (lastSeq === lastEventId) {
+        queue.push({ seq: snapshot.seq, response: { task: this.d.dir.viewFull(snapshot.task) } });
+        lastSeq = snapshot.seq;
+      }
+    }
+    return queue;
+  }
+}

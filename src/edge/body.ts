@@ -1,0 +1,158 @@
+/**
+ * The one body reader every HTTP face uses (A2A, MCP, the MCP compat routes, the OAuth forms, the
+ * Fastify routes): UTF-8 text up to a per-request byte limit, within a server-wide budget of body
+ * bytes in flight, before a per-body read deadline. A refusal is a value, not an exception, so each
+ * face answers in its own error shape; `bodyRefusal()` gives the A2A error of each refusal.
+ *
+ * The listener attaches its `BodyPolicy` (budget and deadline) to each request it accepts
+ * (`admitBody`), so the five callers need not thread it through their dependencies; a request
+ * without one (a face driven directly in a unit test) is read with the byte limit only.
+ */
+import type { IncomingMessage } from 'node:http';
+import { A2AError } from '../protocol/a2a/errors.js';
+
+export type BodyProblem =
+  | { problem: 'too-large' }
+  | { problem: 'unreadable' }
+  /** the server-wide budget of body bytes in flight is spent: 503 with Retry-After */
+  | { problem: 'busy' }
+  /** the body did not arrive within the read deadline: 408 */
+  | { problem: 'timeout' };
+
+/** Seconds a client is told to wait (Retry-After) when the body budget is spent. */
+export const BODY_BUSY_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Bytes of request bodies being read, server-wide. Each read reserves each chunk it buffers and
+ * releases the lot once the body is read or refused, so however many uploads arrive at once, they
+ * never hold more than `capacity` bytes of buffers.
+ */
+export class BodyBudget {
+  private used = 0;
+  constructor(readonly capacity: number) {}
+
+  tryReserve(bytes: number): boolean {
+    if (this.used + bytes > this.capacity) return false;
+    this.used += bytes;
+    return true;
+  }
+
+  release(bytes: number): void {
+    this.used = Math.max(0, this.used - bytes);
+  }
+
+  get inFlight(): number {
+    return this.used;
+  }
+}
+
+export interface BodyPolicy {
+  budget: BodyBudget;
+  /** the longest a body may take to arrive, from the first read */
+  readTimeoutMs: number;
+}
+
+const policies = new WeakMap<IncomingMessage, BodyPolicy>();
+
+/** Called by the listener for each request: its bodies are read under this policy. */
+export function admitBody(req: IncomingMessage, policy: BodyPolicy): void {
+  policies.set(req, policy);
+}
+
+export function readLimitedBody(req: IncomingMessage, limit: number): Promise<string | BodyProblem> {
+  const policy = policies.get(req);
+  const declared = Number(req.headers['content-length']);
+  const hasDeclared = req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
+  if (hasDeclared && declared > limit) {
+    req.resume();
+    return Promise.resolve({ problem: 'too-large' });
+  }
+  let reserved = 0;
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (r: string | BodyProblem) => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+      chunks.length = 0;
+      if (policy) policy.budget.release(reserved);
+      reserved = 0;
+      resolve(r);
+    };
+    const onData = (c: Buffer) => {
+      if (done) return;
+      size += c.length;
+      if (size > limit) {
+        req.resume(); // drained unread; the face answers 413 and closes
+        return finish({ problem: 'too-large' });
+      }
+      if (policy) {
+        // What is buffered is what is reserved: a slow sender holds only the bytes it has sent, so
+        // it cannot starve small requests by declaring a large Content-Length.
+        if (!policy.budget.tryReserve(c.length)) {
+          req.pause();
+          return finish({ problem: 'busy' });
+        }
+        reserved += c.length;
+      }
+      chunks.push(c);
+    };
+    const onEnd = () => {
+      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      finish(text);
+    };
+    const onError = () => finish({ problem: 'unreadable' });
+    const onAborted = () => finish({ problem: 'unreadable' });
+    // A body trickling in byte by byte holds its reservation and a socket: it gets a deadline.
+    const timer = policy
+      ? setTimeout(() => {
+          req.pause();
+          finish({ problem: 'timeout' });
+        }, policy.readTimeoutMs)
+      : undefined;
+    timer?.unref();
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+    if (req.readableEnded) onEnd();
+  });
+}
+
+/** The error of a refusal, in the A2A error table's terms (each face renders it in its own shape). */
+export function bodyRefusal(p: BodyProblem, limit: number): A2AError {
+  switch (p.problem) {
+    case 'too-large':
+      return new A2AError('PayloadTooLarge', `The request body exceeds ${limit} bytes`);
+    case 'busy':
+      return new A2AError('Unavailable', 'The server is receiving too many request bodies; retry shortly');
+    case 'timeout':
+      return new A2AError('RequestTimeout', 'The request body did not arrive in time');
+    case 'unreadable':
+      return new A2AError('InvalidRequest', 'The request body could not be read');
+  }
+}
+
+/**
+ * Headers a refusal needs besides the error body. A busy server says when to retry and keeps the
+ * connection: the rest of the body is discarded as it arrives (closing under a client still
+ * sending resets the connection, and the client would never see its 503). Too large or too slow:
+ * the connection closes.
+ */
+export function bodyRefusalHeaders(p: BodyProblem): Record<string, string> {
+  return p.problem === 'busy' ? { 'Retry-After': String(BODY_BUSY_RETRY_AFTER_SECONDS) } : { Connection: 'close' };
+}
+
+/**
+ * What a face's `RequestContext.body()` gives for a refusal: the A2A error (its message naming the
+ * byte limit of this read) and the headers the answer carries.
+ */
+export function bodyRefused(p: BodyProblem, limit: number): { error: A2AError; headers: Record<string, string> } {
+  return { error: bodyRefusal(p, limit), headers: bodyRefusalHeaders(p) };
+}

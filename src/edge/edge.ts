@@ -1,0 +1,184 @@
+/**
+ * The one edge of the HTTP listener: every request is admitted once (`admit`), then served by the
+ * first face whose `match` takes it, in registration order; the fallback face takes the rest. In
+ * this order:
+ *
+ *   1. the request id: the client's `X-Request-Id` when well formed, else a new one, set on the answer;
+ *   2. `Connection: close` once the listener is closing;
+ *   3. the body policy (byte limit, server-wide budget, read deadline), and the unread remainder
+ *      of a body discarded once the answer is out;
+ *   4. routing: the first face whose `match` takes the path;
+ *   5. the start gate (unless the face lets the request through ungated): wait for the start,
+ *      or the face's `reject` with `Unavailable` when it failed;
+ *   6. `serve`; what it throws is logged and answered with the face's `reject(Internal)`, or the
+ *      connection is cut when the answer had begun.
+ *
+ * Authentication is lazy: a face asks `ctx.principal()` when it needs the caller (after its own
+ * path checks, before reading a body), and it is done at most once per resource path.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../core/authz/principal.js';
+import { uuidv7 } from '../core/ids/uuid-v7.js';
+import { A2AError } from '../protocol/a2a/errors.js';
+import { admitBody, bodyRefused, readLimitedBody, type BodyPolicy } from './body.js';
+import type { AnyFace, EdgeLog, RequestContext } from './face.js';
+import type { StartGate } from './start-gate.js';
+
+/** The logger the edge binds to each request; pino's Logger fits. */
+export type BaseLog = EdgeLog;
+
+export interface EdgeOptions {
+  /** in the order they are asked; the first whose `match` answers serves */
+  faces: readonly AnyFace[];
+  /** serves what no face took (its `match` is not asked) */
+  fallback: AnyFace;
+  /** the caller of a request, for a resource path (RFC 8707 audience of own tokens) */
+  authenticate: (headers: IncomingHttpHeaders, resourcePath?: string) => Promise<Principal>;
+  /** the configured byte limit of a body, and the listener's budget and read deadline */
+  body: { limit: number; policy: BodyPolicy };
+  log: BaseLog;
+  gate: StartGate;
+  isClosing: () => boolean;
+  /**
+   * Run on every admitted request before routing, for headers an answer needs whichever face
+   * serves it (CORS of the `/.well-known/*` documents, which several faces serve).
+   */
+  decorate?: readonly ((req: IncomingMessage, res: ServerResponse, path: string) => void)[];
+}
+
+const WELL_FORMED_ID = /^[\w.-]{1,64}$/;
+
+/**
+ * The contexts of requests handed to the fallback face, whose routes only see the node request
+ * (Fastify's genReqId, its body parser, the route caller). The faces before it get theirs as an
+ * argument, so the hot paths add nothing to this map.
+ */
+const admitted = new WeakMap<IncomingMessage, RequestContext>();
+
+/** The context the edge built for this request (undefined for one it did not hand to the fallback face). */
+export function contextOf(req: IncomingMessage): RequestContext | undefined {
+  return admitted.get(req);
+}
+
+/** The node request listener. */
+export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const ctx = admit(req, res, o);
+    if (o.decorate) for (const d of o.decorate) d(req, res, ctx.path);
+    const { faces } = o;
+    let face: AnyFace = o.fallback;
+    let route: unknown = true;
+    for (let i = 0; i < faces.length; i++) {
+      const r = faces[i]!.match(req, ctx.path);
+      if (r !== undefined) {
+        face = faces[i]!;
+        route = r;
+        break;
+      }
+    }
+    if (face === o.fallback) admitted.set(req, ctx);
+    if (o.gate.open || face.ungated?.(req, route)) return void run(face, req, res, ctx, route, o.log);
+    o.gate.passed().then((ok) => {
+      if (ok) void run(face, req, res, ctx, route, o.log);
+      else face.reject(req, res, new A2AError('Unavailable', 'The server failed to start'), route);
+    });
+  };
+}
+
+function run(face: AnyFace, req: IncomingMessage, res: ServerResponse, ctx: RequestContext, route: unknown, base: BaseLog): Promise<void> {
+  let served: Promise<void> | void;
+  try {
+    served = face.serve(req, res, ctx, route);
+  } catch (err) {
+    served = Promise.reject(err);
+  }
+  if (!served) return Promise.resolve();
+  return served.catch((err: unknown) => {
+    base.error({ err, reqId: ctx.requestId, face: face.name }, `unhandled error on the ${face.name} face`);
+    if (!res.headersSent) face.reject(req, res, new A2AError('Internal'), route);
+    else res.destroy();
+  });
+}
+
+/** Builds the request context once: id, closing connection, body policy; authentication stays lazy. */
+export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOptions, 'authenticate' | 'body' | 'log' | 'isClosing'>): RequestContext {
+  const given = req.headers['x-request-id'];
+  const requestId = typeof given === 'string' && WELL_FORMED_ID.test(given) ? given : uuidv7();
+  res.setHeader('X-Request-Id', requestId);
+  // Closing: the answer ends its keep-alive connection, or busy connections would keep the
+  // listener from ever finishing closing under load (a SIGTERM ending in SIGKILL, chaos test).
+  if (o.isClosing()) res.setHeader('Connection', 'close');
+  admitBody(req, o.body.policy);
+  // A face that stops reading a body midway (oidc-provider past its own 56 KiB limit, the body
+  // budget) leaves the rest unread, and the next request on the connection would never be
+  // parsed: the remainder is discarded once the answer is out (found by the fuzz suite).
+  res.once('finish', () => {
+    if (!req.complete) req.resume();
+  });
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return new AdmittedRequest(req, requestId, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1), o);
+}
+
+class AdmittedRequest implements RequestContext {
+  private requestLog?: EdgeLog;
+  /** most requests authenticate for one resource path: that one without a map */
+  private firstPath?: string;
+  private first?: Promise<Principal>;
+  private others?: Map<string | undefined, Promise<Principal>>;
+
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly requestId: string,
+    readonly path: string,
+    readonly query: string,
+    private readonly o: Pick<EdgeOptions, 'authenticate' | 'body' | 'log'>,
+  ) {}
+
+  get log(): EdgeLog {
+    this.requestLog ??= new RequestLog(this.o.log, this.requestId);
+    return this.requestLog;
+  }
+
+  principal(resourcePath?: string): Promise<Principal> {
+    if (!this.first) {
+      this.firstPath = resourcePath;
+      this.first = this.o.authenticate(this.req.headers, resourcePath);
+      return this.first;
+    }
+    if (resourcePath === this.firstPath) return this.first;
+    this.others ??= new Map();
+    let p = this.others.get(resourcePath);
+    if (!p) {
+      p = this.o.authenticate(this.req.headers, resourcePath);
+      this.others.set(resourcePath, p);
+    }
+    return p;
+  }
+
+  async body(limit?: number) {
+    const max = limit === undefined ? this.o.body.limit : Math.min(limit, this.o.body.limit);
+    const read = await readLimitedBody(this.req, max);
+    return typeof read === 'string' ? read : bodyRefused(read, max);
+  }
+}
+
+/** The base logger with the request id in every line. */
+class RequestLog implements EdgeLog {
+  constructor(
+    private readonly base: BaseLog,
+    private readonly reqId: string,
+  ) {}
+  debug(obj: object, msg?: string): void {
+    this.base.debug({ ...obj, reqId: this.reqId }, msg);
+  }
+  info(obj: object, msg?: string): void {
+    this.base.info({ ...obj, reqId: this.reqId }, msg);
+  }
+  warn(obj: object, msg?: string): void {
+    this.base.warn({ ...obj, reqId: this.reqId }, msg);
+  }
+  error(obj: object, msg?: string): void {
+    this.base.error({ ...obj, reqId: this.reqId }, msg);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The contract between the one edge and the faces it serves (A2A JSON-RPC/HTTP+JSON, MCP, the MCP
+ * compat routes, OAuth, the Fastify-routed discovery and management routes). The edge admits a
+ * request once — request id, start gate, body policy, lazy authentication, the closing connection —
+ * and hands a `RequestContext` to the first face whose `match` takes the request. A face only
+ * decodes the request into core calls and encodes the answer in its own protocol's shape.
+ *
+ * This folder sits below `bindings/` and `auth/` (both hold faces) and above `core/`: it knows
+ * principals and protocol errors, never a particular face, framework or authenticator.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Principal } from '../core/authz/principal.js';
+import type { A2AError } from '../protocol/a2a/errors.js';
+
+/** The logger a face writes to: bound to the request id. */
+export interface EdgeLog {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+/** What the edge knows of one admitted request. */
+export interface RequestContext {
+  /** `X-Request-Id`: the client's when well formed, else a new one; already set on the response */
+  readonly requestId: string;
+  /** the URL path, without the query, as received (not percent-decoded) */
+  readonly path: string;
+  /** the query string without its `?` ('' when none) */
+  readonly query: string;
+  readonly log: EdgeLog;
+  /**
+   * The caller, authenticated on the headers at most once per resource path (memoised). Rejects
+   * with an A2AError (`Unauthenticated`, or `Unavailable` when an issuer cannot be reached); the
+   * face encodes it with its own challenge.
+   */
+  principal(resourcePath?: string): Promise<Principal>;
+  /**
+   * The body as UTF-8 text under the listener's limits (byte limit, server-wide budget of bytes
+   * in flight, read deadline), or the refusal as an A2AError (`PayloadTooLarge`, `RequestTimeout`,
+   * `Unavailable`, `InvalidRequest`) whose response headers (`Retry-After`, `Connection: close`)
+   * `refusalHeaders` gives. `limit` lowers the configured byte limit for this read.
+   */
+  body(limit?: number): Promise<string | BodyRefused>;
+}
+
+export interface BodyRefused {
+  readonly error: A2AError;
+  /** headers the answer must carry (`Retry-After` when busy, `Connection: close` when unread) */
+  readonly headers: Record<string, string>;
+}
+
+/**
+ * One face of the listener. `match` is called in registration order with the path; the first
+ * face that returns a route (anything but undefined) serves the request.
+ */
+export interface Face<Route = true> {
+  /** for logs and, later, usage records and metrics labels: 'a2a', 'mcp', 'mcp-compat', 'oauth', 'routes' */
+  readonly name: string;
+  match(req: IncomingMessage, path: string): Route | undefined;
+  serve(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, route: Route): Promise<void> | void;
+  /**
+   * Encodes an edge refusal in this face's error shape: the server is starting or failed to
+   * start (`Unavailable`), or the face threw (`Internal`; logged by the edge, never sent as text).
+   */
+  reject(req: IncomingMessage, res: ServerResponse, err: A2AError, route: Route): void;
+  /** requests served by this face that the edge lets run before it admits them (CORS preflight): answered without the start gate */
+  readonly ungated?: (req: IncomingMessage, route: Route) => boolean;
+  /** ends open streams so the listener can close */
+  close?(): Promise<void>;
+}
+
+/**
+ * A face of any route type, as the edge holds them: it only hands each face back the route its
+ * own `match` gave, so the route types of different faces never meet.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: Face is invariant in Route (ungated takes it), so no other type admits every face
+export type AnyFace = Face<any>;

@@ -1,0 +1,43 @@
+/**
+ * The one outbound HTTP client for URLs that passed the SSRF guard (push webhooks, guarded fetch,
+ * client metadata documents): the socket connects only to the addresses the guard approved.
+ *
+ * Built on node:http/https rather than fetch: pinning the resolved address on fetch needs an undici
+ * dispatcher, and undici is not a dependency. Redirects are never followed here; a 3xx is handed to
+ * the caller like any other answer (its target was never checked).
+ */
+import http, { type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import https from 'node:https';
+import { pinnedLookup } from './pinned-lookup.js';
+import type { SsrfCheckResult } from './ssrf-guard.js';
+
+export interface PinnedRequestOptions {
+  method: string;
+  headers: OutgoingHttpHeaders;
+  /** extra trusted CAs (PEM) for https targets, for tests and private PKI */
+  ca?: string[];
+  /** aborts the request (node:http destroys it with an AbortError) */
+  signal?: AbortSignal;
+}
+
+/** Opens a request to a checked target; the caller writes the body and ends it. */
+export function pinnedRequest(target: Pick<SsrfCheckResult, 'url' | 'addresses'>, opts: PinnedRequestOptions, onResponse: (res: IncomingMessage) => void): ClientRequest {
+  const { url, addresses } = target;
+  const transport = url.protocol === 'https:' ? https : http;
+  return transport.request(
+    {
+      method: opts.method,
+      protocol: url.protocol,
+      hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      headers: opts.headers,
+      lookup: pinnedLookup(addresses),
+      // a fresh socket per request: a pooled socket could be bound to an earlier pin
+      agent: false,
+      ...(opts.ca ? { ca: opts.ca } : {}),
+      ...(opts.signal ? { signal: opts.signal } : {}),
+    },
+    onResponse,
+  );
+}

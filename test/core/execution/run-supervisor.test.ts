@@ -1,0 +1,112 @@
+/** The run supervisor with the task log over a real SQLite store and the in-process bus (no TaskService). */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defineAgent, type AgentContext } from '../../../src/agents/sdk/agent.js';
+import { InProcessEventBus } from '../../../src/bus/in-process-bus.js';
+import { RunSupervisor } from '../../../src/core/execution/run-supervisor.js';
+import type { RunObserver } from '../../../src/core/execution/run-observer.js';
+import type { LiveTask } from '../../../src/core/tasks/live-task.js';
+import { TaskLog } from '../../../src/core/tasks/task-log.js';
+import type { Message, Task } from '../../../src/protocol/a2a/types.js';
+import { GroupCommitter, openSqliteStore, type SqliteStore, type TaskEventRecord } from '../../../src/store/index.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+
+let dir: string;
+let store: SqliteStore;
+let bus: InProcessEventBus;
+let live: Map<string, LiveTask>;
+let runs: RunSupervisor;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'agentport-supervisor-'));
+  store = await openSqliteStore({ file: join(dir, 'agentport.db') });
+  await store.migrate();
+  bus = new InProcessEventBus();
+  live = new Map();
+  const taskLog = new TaskLog({ live, committer: new GroupCommitter(store), bus });
+  runs = new RunSupervisor({ live, store, log: silent, taskLog, deduplicates: true });
+});
+
+afterEach(async () => {
+  await bus.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const userMessage: Message = { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'hi' }], contextId: 'c1' };
+
+/** Starts a run creating task t1 and resolves with what its observer is told at the end. */
+function run(execute: (ctx: AgentContext) => Promise<void> | void, taskId = 't1'): Promise<{ err?: Error; task?: Task; message?: Message }> {
+  return new Promise((resolve) => {
+    const r = runs.newRun({ definition: defineAgent({ card: { name: 't', description: 't', skills: [] }, execute }), agentId: 'a', taskId, contextId: 'c1', message: userMessage, owner: 'alice' });
+    const obs: RunObserver = { onMessage: (message) => resolve({ message }), onCommitted: () => {}, onEnd: (err, task) => resolve({ err, task }) };
+    runs.observe(r, obs, { owner: 'alice', userMessage, pushBodyVersion: '1.0' });
+    runs.start(r);
+  });
+}
+
+describe('RunSupervisor', () => {
+  it('creates the task on the first task event, logs each event once in order, and ends with the durable task', async () => {
+    const published: TaskEventRecord[] = [];
+    bus.subscribe('t1', (rec) => void published.push(rec));
+    const end = await run((ctx) => {
+      ctx.working();
+      ctx.complete('done');
+    });
+    expect(end.err).toBeUndefined();
+    expect(end.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const log = await store.readEvents('t1', 0, 10);
+    expect(log.map((r) => Object.keys(r.event)[0])).toEqual(['task', 'statusUpdate', 'statusUpdate']);
+    expect(published.map((r) => r.seq)).toEqual([1, 2, 3]);
+    const stored = await store.getTask('a', 't1');
+    expect(stored?.owner).toBe('alice');
+    expect(stored?.task.history?.[0]?.messageId).toBe('m1');
+    // The run is over: its working copy is gone, the store has it all.
+    expect(live.has('t1')).toBe(false);
+  });
+
+  it('a direct reply creates no task and reaches the observer as an agent message', async () => {
+    const end = await run((ctx) => ctx.reply('hello'));
+    expect(end.message?.role).toBe('ROLE_AGENT');
+    expect(end.message?.contextId).toBe('c1');
+    expect(await store.getTask('a', 't1')).toBeUndefined();
+  });
+
+  it('an executor that produces nothing is InvalidAgentResponse', async () => {
+    const end = await run(() => {});
+    expect(end.err).toMatchObject({ kind: 'InvalidAgentResponse' });
+  });
+
+  it('dropTask stops the executor and forgets the working copy', async () => {
+    let started!: () => void;
+    const working = new Promise<void>((r) => (started = r));
+    const ending = run(async (ctx) => {
+      ctx.working();
+      started();
+      await ctx.sleep(60_000);
+    });
+    await working;
+    await until(() => live.get('t1')?.committed === true);
+    const [current] = runs.current();
+    expect(await runs.stillOwner(current!)).toBe(true);
+    runs.dropTask('t1', 'test');
+    expect(current!.isCanceled).toBe(true);
+    expect(live.has('t1')).toBe(false);
+    expect(await runs.stillOwner(current!)).toBe(false);
+    // Canceled runs leave the answer to the cancel path; the observer is not told here.
+    const outcome = await Promise.race([ending.then(() => 'ended'), new Promise((r) => setTimeout(() => r('pending'), 100))]);
+    expect(outcome).toBe('pending');
+    expect(runs.current()).toEqual([]);
+  });
+});
+
+async function until(check: () => boolean): Promise<void> {
+  const end = Date.now() + 5_000;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * The shared body reader on a real node:http server: the server-wide budget counts what is
+ * buffered (chunked bodies too) and is given back when each body is done, and a body that stops
+ * arriving meets the read deadline.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admitBody, BodyBudget, readLimitedBody, type BodyProblem } from '../../src/edge/body.js';
+
+const budget = new BodyBudget(64 * 1024);
+const results: Array<string | BodyProblem> = [];
+let server: http.Server;
+let port: number;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    admitBody(req, { budget, readTimeoutMs: 300 });
+    void readLimitedBody(req, 48 * 1024).then((r) => {
+      results.push(r);
+      res.writeHead(typeof r === 'string' ? 200 : 400, { Connection: 'close' });
+      res.end(typeof r === 'string' ? String(r.length) : r.problem);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+/** A chunked upload: `first` bytes now, the rest (if any) only when `release` is called. */
+function chunkedUpload(first: number, rest = 0): { answer: Promise<string>; release: () => void } {
+  let release = () => {};
+  const answer = new Promise<string>((resolve) => {
+    const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/', headers: { 'transfer-encoding': 'chunked' } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve(text));
+    });
+    req.on('error', () => resolve('reset'));
+    req.write(Buffer.alloc(first, 'a'));
+    release = () => req.end(Buffer.alloc(rest, 'b'));
+  });
+  return { answer, release };
+}
+
+const waitFor = async (cond: () => boolean) => {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
+};
+
+describe('readLimitedBody under a budget and a deadline', () => {
+  it('chunked bodies hold what they buffered; one that would pass the budget is refused busy; all is given back', async () => {
+    const a = chunkedUpload(40 * 1024, 1024);
+    await waitFor(() => budget.inFlight >= 40 * 1024);
+    expect(budget.inFlight).toBe(40 * 1024);
+    const b = chunkedUpload(30 * 1024);
+    b.release();
+    expect(await b.answer).toBe('busy');
+    a.release();
+    expect(await a.answer).toBe(String(41 * 1024));
+    expect(budget.inFlight).toBe(0);
+  });
+
+  it('a body that stops arriving is refused with timeout after the deadline, and its bytes are given back', async () => {
+    const started = Date.now();
+    const stalled = chunkedUpload(1024);
+    expect(await stalled.answer).toBe('timeout');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(budget.inFlight).toBe(0);
+    stalled.release();
+  });
+});
