@@ -72,6 +72,7 @@ export class StoredApiKeys {
       subject: stored.subject,
       authenticated: true,
       scopes: Object.freeze([...stored.scopes]),
+      keyId: stored.keyId,
       ...(stored.usecase === undefined ? {} : { usecase: stored.usecase }),
     });
   }

@@ -14,7 +14,7 @@ export class ConfigApiKeys {
   constructor(keys: readonly ApiKeyConfig[]) {
     this.keys = keys.map((k) => ({
       hash: digest(k.key),
-      principal: Object.freeze({ subject: k.subject, authenticated: true, scopes: Object.freeze([...k.scopes]) }),
+      principal: Object.freeze({ subject: k.subject, authenticated: true, scopes: Object.freeze([...k.scopes]), keyId: `config:${k.subject}` }),
     }));
   }
 

@@ -5,6 +5,9 @@
  */
 import type { LOG_LEVELS } from './primitives.js';
 import type { BUILTIN_AGENTS } from './schema.js';
+import type { AuditConfig, QuotaConfig, SkillCostConfig, UsageConfig } from './usage-schema.js';
+
+export type { AuditConfig, QuotaConfig, SkillCostConfig, UsageConfig } from './usage-schema.js';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type BuiltinAgentName = (typeof BUILTIN_AGENTS)[number];
@@ -27,6 +30,9 @@ export interface Config {
   push: PushConfig;
   cards: CardsConfig;
   mcp: McpConfig;
+  usage: UsageConfig;
+  quotas: QuotaConfig[];
+  audit: AuditConfig;
 }
 
 export interface ServerConfig {
@@ -126,6 +132,8 @@ export interface SkillConfig {
   annotations?: SkillAnnotationsConfig;
   /** scopes needed to use this skill, on top of a2a:publish (A2A) or mcp:tools (MCP) */
   scopes?: string[];
+  /** cost units per call and per token (docs/usage.md) */
+  cost?: SkillCostConfig;
 }
 
 /** MCP ToolAnnotations hints (spec 2025-03-26+): advisory, for clients that gate confirmations. */

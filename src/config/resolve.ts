@@ -126,6 +126,9 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
     push: { ...file.push, allowlist: [...file.push.allowlist] },
     cards: { ...file.cards },
     mcp: { ...mcp, ...(mcpFixtureModule === undefined ? {} : { fixtureModule: mcpFixtureModule }) },
+    usage: { ...file.usage },
+    quotas: file.quotas.map((q) => ({ ...q, per: [...q.per], match: { ...q.match } })),
+    audit: { ...file.audit, ...(file.audit.webhook ? { webhook: { url: file.audit.webhook.url, headers: { ...file.audit.webhook.headers } } } : {}) },
   };
   return { config, problems };
 }

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { oauthSchema } from './oauth-schema.js';
 import { AGENT_ID_PATTERN, LOG_LEVELS, bool, byteSize, duration, grpcAddress, host, hostOrCidr, httpBaseUrl, integer, nonEmptyString, port, uri } from './primitives.js';
+import { auditSchema, quotaSchema, skillCostSchema, usageSchema } from './usage-schema.js';
 
 export const DEFAULT_AGENTS = [
   { id: 'echo', builtin: 'echo' as const },
@@ -236,6 +237,8 @@ const agentSchema = z
             annotations: z.object({ readOnlyHint: bool.optional(), destructiveHint: bool.optional(), idempotentHint: bool.optional(), openWorldHint: bool.optional() }).strict().optional(),
             // scopes a caller needs, beyond a2a:publish / mcp:tools, to use this skill (src/core/authz)
             scopes: z.array(scopeName).optional(),
+            // cost units charged per call and per token (src/core/usage; docs/usage.md)
+            cost: skillCostSchema.optional(),
           })
           .strict(),
       )
@@ -354,6 +357,9 @@ export const configFileSchema = z
     push: pushSchema.default({}),
     cards: cardsSchema.default({}),
     mcp: mcpSchema.default({}),
+    usage: usageSchema.default({}),
+    quotas: z.array(quotaSchema).default([]),
+    audit: auditSchema.default({}),
   })
   .strict();
 

@@ -82,6 +82,15 @@ export interface TaskCommit {
    * (agentId, owner, messageId) is refused like a concurrent create (ConcurrentUpdateError).
    */
   originMessageId?: string;
+  /**
+   * The task's usage record (kind 'task', id = the task id), upserted in this transaction: on the
+   * task's first commit, when it reaches an interrupted or terminal state, and when LLM usage was
+   * reported since its last write. On a row that exists: outcome, error, final, time and durationMs
+   * take the new values; promptTokens, completionTokens and cost are ADDED (the commit carries what
+   * accrued since the last write); model, ttfbMs, latencyMs, bytesIn, bytesOut take the new value
+   * when given; every other column keeps the first write's value.
+   */
+  usage?: import('./usage-record.js').UsageRecord;
 }
 
 export interface StoredPushConfig {

@@ -7,6 +7,8 @@ export interface Principal {
   scopes: readonly string[];
   usecase?: string;
   tenant?: string;
+  /** the API key used: its id (`ap_<keyId>_…`), or `config:<subject>` for a key in the config file (usage records, quotas) */
+  keyId?: string;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ subject: 'anonymous', authenticated: false, scopes: [] });
