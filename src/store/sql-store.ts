@@ -6,7 +6,9 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrationStatus, type SqlDialectName } from './migrations/index.js';
+import type { AuditStore } from './audit-store.js';
 import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
+import { SqlAuditStore, type AuditAppender } from './sql-audit-store.js';
 import { toEventRecords, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
 import type { Database } from './schema.js';
@@ -54,6 +56,16 @@ export abstract class SqlStore implements Store {
     this.oauthStore ??= new SqlOAuthStore(this.db);
     return this.oauthStore;
   }
+
+  private auditStore: AuditStore | undefined;
+
+  /** The audit log (src/store/audit-store.ts); each dialect serializes appends its own way. */
+  get audit(): AuditStore {
+    this.auditStore ??= new SqlAuditStore(this.db, this.auditAppender());
+    return this.auditStore;
+  }
+
+  protected abstract auditAppender(): AuditAppender;
 
   /** migrate(), returning the names of the migrations it applied, in order (`agentport db migrate`). */
   async applyMigrations(): Promise<string[]> {

@@ -190,6 +190,8 @@ export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** The OAuth authorization server's records and local users (src/store/oauth-store.ts). */
   readonly oauth: import('./oauth-store.js').OAuthStore;
+  /** The hash-chained audit log (src/store/audit-store.ts). */
+  readonly audit: import('./audit-store.js').AuditStore;
   /**
    * Applies pending migrations; idempotent. Refuses (DatabaseSchemaNewerError) a database holding
    * migrations this build does not know.

@@ -9,7 +9,9 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { prepareCommit, type PreparedCommit } from '../rows.js';
 import type { Database } from '../schema.js';
+import type { AuditAppender } from '../sql-audit-store.js';
 import { SqlStore } from '../sql-store.js';
+import { postgresAuditAppender } from './postgres-audit-append.js';
 import { ConcurrentUpdateError, type TaskCommit } from '../store.js';
 
 export interface PostgresStoreOptions {
@@ -46,6 +48,10 @@ export class PostgresStore extends SqlStore {
     readonly location: string,
   ) {
     super(db, schema);
+  }
+
+  protected auditAppender(): AuditAppender {
+    return postgresAuditAppender(this.db);
   }
 
   async commit(commits: TaskCommit[]): Promise<void> {
