@@ -28,6 +28,10 @@ import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
 import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
+import { auditRoutes } from './management/audit-routes.js';
+import { auditOriginOf } from '../auth/audit-origin.js';
+import type { AuditSink } from '../core/audit/audit-event.js';
+import type { AuditStore } from '../store/audit-store.js';
 import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
 import { admitToAgentPath } from '../core/authz/agent-lookup.js';
@@ -65,6 +69,12 @@ export interface HttpAppDeps {
   policy?: AuthorizationPolicy;
   /** stored API keys, for the management API (`/api/v1/keys`) */
   apiKeys?: ApiKeyAdmin;
+  /** where security and administration events go (src/core/audit); default none */
+  audit?: AuditSink;
+  /** the audit log, for `GET /api/v1/audit` */
+  auditStore?: AuditStore;
+  /** writes this replica's queued audit records (a reader sees its own replica's events) */
+  flushAudit?: () => Promise<void>;
   /** any subject's task, for administrators (`/api/v1/agents/{id}/tasks/{taskId}`) */
   tasks?: TaskAdmin;
   /** the public URL once the listener is bound (port 0); default config.server.publicUrl */
@@ -307,7 +317,26 @@ export function buildHttpApp(d: HttpAppDeps) {
     };
   });
   if (d.policy && d.apiKeys) {
-    app.register(keyRoutes({ auth: d.auth, policy: d.policy, store: d.apiKeys, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+    app.register(
+      keyRoutes({
+        auth: d.auth,
+        policy: d.policy,
+        store: d.apiKeys,
+        resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1'),
+        ...(d.audit ? { audit: d.audit, auditOrigin: auditOriginOf(config.auth.oauth.trustedProxies) } : {}),
+      }),
+    );
+  }
+  if (d.policy && d.auditStore) {
+    app.register(
+      auditRoutes({
+        auth: d.auth,
+        policy: d.policy,
+        store: d.auditStore,
+        resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1'),
+        ...(d.flushAudit ? { flush: d.flushAudit } : {}),
+      }),
+    );
   }
   if (d.policy && d.tasks) {
     app.register(taskRoutes({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));

@@ -19,6 +19,9 @@ import { PushDeliveryWorker } from '../core/push/delivery-worker.js';
 import { LEGACY_PUSH_BODIES } from '../bindings/a2a-legacy/push-bodies.js';
 import { PushJwtSigner } from '../core/push/push-jwt.js';
 import { SsrfGuard } from '../net/index.js';
+import { NO_AUDIT, type AuditSink } from '../core/audit/audit-event.js';
+import { AuditLog } from '../core/audit/audit-log.js';
+import { AuditWebhookForwarder } from '../core/audit/audit-webhook.js';
 import { TaskService } from '../core/tasks/task-service.js';
 import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
 import { toA2AError } from '../protocol/a2a/errors.js';
@@ -50,6 +53,8 @@ export interface RunningServer {
   registry: AgentRegistry;
   /** swaps agents in place without a restart (agentport dev: src/server/dev-reload.ts) */
   agentSlots: AgentSlots;
+  /** where security and administration events go (audit.enabled false: nowhere); flush() writes what is queued */
+  audit: AuditSink & { flush(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -124,9 +129,30 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     // Replicas sign with the same keys, so any replica's JWKS verifies any replica's cards.
     const keys = new KeyStore(initial.storage.driver === 'postgres' ? { shared: store } : { dataDir: initial.server.dataDir });
     const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });
+    // The audit log (src/core/audit): written in batches, closed (flushed) just before the store.
+    // Its webhook goes through the same outbound policy as push (push.allowlist, push.allowHttp).
+    const auditLog = initial.audit.enabled
+      ? new AuditLog({
+          store: store.audit,
+          replica: initial.cluster.replicaId,
+          log,
+          ...(initial.audit.webhook
+            ? {
+                webhook: new AuditWebhookForwarder({
+                  url: initial.audit.webhook.url,
+                  headers: initial.audit.webhook.headers,
+                  guard: new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp, label: 'audit webhook URL' }),
+                  log,
+                }),
+              }
+            : {}),
+        })
+      : undefined;
+    if (auditLog) closers.unshift(() => auditLog.close());
+    const audit: AuditSink = auditLog ?? NO_AUDIT;
     const registry = new AgentRegistry(initial.primaryAgent);
     // One authorization policy under every binding (src/core/authz).
-    const policy = AuthorizationPolicy.fromConfig(initial);
+    const policy = AuthorizationPolicy.fromConfig(initial, audit);
     // Own tokens carry the public URL as `iss`; with port 0 it is known only after listen, and
     // every request waits for `started`, so it is read per request.
     // Revocation of Agentport-issued tokens, asked by the Authenticator and told by the OAuth server.
@@ -202,8 +228,8 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       return { storage, bus: busHealth.ok ? 'ok' : (busHealth.detail ?? 'unreachable') };
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
-    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id) });
-    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, gate, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl, bodyBudget });
+    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id), audit });
+    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, gate, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl, bodyBudget, audit, ...(auditLog ? { auditStore: store.audit, flushAudit: () => auditLog.flush() } : {}) });
     closers.unshift(() => app.close());
     // "Listening" is said once, by 'agentport started', when every listener and agent is up.
     const listenTextResolver = (address: string) => `HTTP port bound at ${address}; starting agents`;
@@ -285,6 +311,7 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
         },
         remove: (agentId) => registry.remove(agentId),
       },
+      audit: { record: (e) => audit.record(e), flush: () => auditLog?.flush() ?? Promise.resolve() },
       ...(firstAdminKey ? { firstAdminKey } : {}),
       ...(firstAdminUser ? { firstAdminUser } : {}),
       close: () => closeAll(closers),
