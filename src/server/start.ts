@@ -229,7 +229,25 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
     const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id), audit });
-    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, gate, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl, bodyBudget, audit, ...(auditLog ? { auditStore: store.audit, flushAudit: () => auditLog.flush() } : {}) });
+    const app = buildHttpApp({
+      ...(oauth ? { oauth } : {}),
+      config,
+      registry,
+      handler,
+      auth,
+      keys,
+      log,
+      ready,
+      started,
+      gate,
+      policy,
+      apiKeys: store,
+      tasks: store,
+      publicUrl: () => config.server.publicUrl,
+      bodyBudget,
+      audit,
+      ...(auditLog ? { auditStore: store.audit, flushAudit: () => auditLog.flush() } : {}),
+    });
     closers.unshift(() => app.close());
     // "Listening" is said once, by 'agentport started', when every listener and agent is up.
     const listenTextResolver = (address: string) => `HTTP port bound at ${address}; starting agents`;

@@ -86,8 +86,7 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     });
   };
   const signedIn = (accountId: string, method: string) => emit({ action: 'signin.succeeded', outcome: 'success', actor: accountId, target: `user:${accountId}`, details: { method } });
-  const signInFailed = (claimed: string, method: string, reason: string) =>
-    emit({ action: 'signin.failed', outcome: 'failure', actor: 'anonymous', target: `user:${claimed.slice(0, 200)}`, details: { method, reason } });
+  const signInFailed = (claimed: string, method: string, reason: string) => emit({ action: 'signin.failed', outcome: 'failure', actor: 'anonymous', target: `user:${claimed.slice(0, 200)}`, details: { method, reason } });
   const client = await d.provider.Client.find(clientId);
   const clientName = client?.clientName ?? clientId;
   const action = `/oauth/interaction/${encodeURIComponent(uid)}`;

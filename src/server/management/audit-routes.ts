@@ -16,7 +16,10 @@ const MAX_PAGE = 1000;
 
 /** RFC 3339 or epoch ms. */
 const instant = z.union([
-  z.string().regex(/^\d{1,15}$/).transform(Number),
+  z
+    .string()
+    .regex(/^\d{1,15}$/)
+    .transform(Number),
   z
     .string()
     .datetime({ offset: true })
