@@ -304,7 +304,7 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       log.info({ replicaId: cluster.replicaId, leaseTtlMs: cluster.leaseTtlMs }, 'distributed mode: tasks are leased to this replica while it runs them');
     }
 
-    const firstAdminKey = await createFirstAdminKey(config, store);
+    const firstAdminKey = await createFirstAdminKey(config, store, audit);
     if (firstAdminKey) log.warn('first start: an admin API key was created; it is printed once on the terminal (never logged)');
     let firstAdminUser: FirstAdminUser | undefined;
     if (oauth) {

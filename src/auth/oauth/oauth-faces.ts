@@ -81,6 +81,7 @@ export function createOAuthFaces(d: {
       const sweep = setInterval(() => void d.store.sweepExpired(Date.now()).catch((err: unknown) => d.log.warn({ err }, 'oauth: sweeping expired records failed')), SWEEP_INTERVAL_MS);
       sweep.unref();
       const firstAdminUser = d.config().auth.mode === 'required' && d.config().auth.oauth.enabled ? await createFirstAdminUser(d.store, { loginUrl: oauthUrl(publicUrl(), OAUTH_PATHS.authorize) }) : undefined;
+      if (firstAdminUser) d.audit?.record({ action: 'user.created', outcome: 'success', actor: 'system', target: `user:${firstAdminUser.username}`, details: { firstStart: true } });
       return { stop: async () => clearInterval(sweep), ...(firstAdminUser ? { firstAdminUser } : {}) };
     },
   };

@@ -24,7 +24,8 @@ const records = async (query: string) => {
   expect(res.status).toBe(200);
   return ((await res.json()) as { records: AuditRecord[]; nextAfter?: number }).records;
 };
-const adminSubjectOf = async () => (await records('?action=apikey.created&limit=1'))[0]!.actor;
+/** The admin key's subject, as the revocation (made with that key) recorded it. */
+const adminSubjectOf = async () => (await records('?action=apikey.revoked&limit=1'))[0]!.actor;
 
 describe('GET /api/v1/audit', () => {
   it('answers 401 without a credential and 403 to a non-admin', async () => {
@@ -56,6 +57,11 @@ describe('GET /api/v1/audit', () => {
     });
     expect(onKey[1]!.requestId).toBe(revoked.headers.get('x-request-id'));
     expect(onKey[1]!.actor).toBe(onKey[0]!.actor);
+  });
+
+  it('records the admin key created by the first start, by system', async () => {
+    const adminKeyId = s.adminKey.split('_')[1]!;
+    expect(await records(`?target=apikey:${adminKeyId}`)).toMatchObject([{ action: 'apikey.created', outcome: 'success', actor: 'system', details: { scopes: ['admin'], firstStart: true } }]);
   });
 
   it('records a non-admin refused by the management API as authz.denied', async () => {
