@@ -3,7 +3,8 @@
  * after the decision, inside the request): `grant.success` is a token issued (code, client
  * credentials, token exchange) or refreshed; `grant.revoked` during a refresh is oidc-provider's
  * reaction to a refresh token presented twice (it revokes the whole grant: the token was likely
- * stolen), and during a revocation request it is the client revoking its token.
+ * stolen), and during a revocation request it is the client revoking its token. A client
+ * registered dynamically (`registration_create.success`) is a `client.created`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
@@ -55,6 +56,24 @@ export function auditTokenEvents(provider: Provider, audit: AuditSink, clientAdd
       });
     } catch {
       // An audit record never fails a token request.
+    }
+  });
+
+  // Dynamic client registration (RFC 7591) is open to anyone: the registrant is anonymous.
+  provider.on('registration_create.success', (...args: unknown[]) => {
+    try {
+      const ctx = args[0] as EventContext;
+      const client = args[1] as { clientId?: string; clientName?: string } | undefined;
+      audit.record({
+        action: 'client.created',
+        outcome: 'success',
+        actor: 'anonymous',
+        target: `client:${client?.clientId ?? ''}`,
+        ...origin(ctx),
+        details: { dynamicRegistration: true, ...(client?.clientName ? { name: client.clientName } : {}) },
+      });
+    } catch {
+      // as above
     }
   });
 

@@ -50,6 +50,12 @@ describe('OAuth audit records', () => {
     }
   };
 
+  it('records the dynamic registration of the client, by an anonymous registrant', async () => {
+    expect((await audit()).filter((e) => e.action === 'client.created')).toMatchObject([
+      { outcome: 'success', actor: 'anonymous', target: `client:${client.client_id}`, clientAddress: '127.0.0.1', details: { dynamicRegistration: true, name: 'audited' } },
+    ]);
+  });
+
   it('records a failed sign-in with the name tried, the client and the address', async () => {
     const r = await browse(s, await authorizeUrl(oauth.generateRandomCodeVerifier()), { redirectPrefix: REDIRECT, user: { username: 'alice', password: 'wrong' } });
     expect(r.stoppedAt?.status).toBe(401);
@@ -69,7 +75,7 @@ describe('OAuth audit records', () => {
     const replay = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), t1.refresh_token!, insecure);
     expect(replay.status).toBe(400);
 
-    const events = (await audit()).filter((e) => e.action !== 'signin.failed');
+    const events = (await audit()).filter((e) => e.action !== 'signin.failed' && e.action !== 'client.created' && e.actor !== 'system');
     expect(events.map((e) => e.action)).toEqual(['signin.succeeded', 'consent.granted', 'token.issued', 'token.refreshed', 'token.refresh_reuse']);
     expect(events.every((e) => e.actor === USER.username && e.actorClient === client.client_id)).toBe(true);
     expect(events[1]).toMatchObject({ target: `client:${client.client_id}`, details: { scopes: expect.arrayContaining(['mcp:tools']) } });
