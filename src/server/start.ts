@@ -246,7 +246,9 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       publicUrl: () => config.server.publicUrl,
       bodyBudget,
       audit,
-      ...(auditLog ? { auditStore: store.audit, flushAudit: () => auditLog.flush() } : {}),
+      // Readable even with audit.enabled false: records written before it was turned off stay.
+      auditStore: store.audit,
+      ...(auditLog ? { flushAudit: () => auditLog.flush() } : {}),
     });
     closers.unshift(() => app.close());
     // "Listening" is said once, by 'agentport started', when every listener and agent is up.
