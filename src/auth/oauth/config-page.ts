@@ -16,6 +16,7 @@ import { escapeHtml as e } from './html.js';
 import { PAGE_HEADERS } from './interaction-pages.js';
 import { authenticateUser } from './local-users.js';
 import type { LoginThrottle } from './login-throttle.js';
+import type { AuditEvent, AuditSink } from '../../core/audit/audit-event.js';
 
 export const CONFIG_PATH = '/mcp/config';
 const COOKIE = 'ap_config';
@@ -30,6 +31,20 @@ export interface ConfigPageDeps {
   clientAddress: (req: IncomingMessage) => string | undefined;
   /** cookies marked Secure (the public URL is https) */
   secureCookies: boolean;
+  /** admin sign-ins to this page, succeeded and failed */
+  audit?: AuditSink;
+}
+
+/** Where an audit event of this page came from: address (behind trusted proxies), user agent, request id. */
+function requestFacts(d: ConfigPageDeps, req: IncomingMessage, res: ServerResponse): Pick<AuditEvent, 'clientAddress' | 'userAgent' | 'requestId'> {
+  const address = d.clientAddress(req);
+  const ua = req.headers['user-agent'];
+  const requestId = res.getHeader('x-request-id');
+  return {
+    ...(address !== undefined ? { clientAddress: address } : {}),
+    ...(typeof ua === 'string' && ua !== '' ? { userAgent: ua.slice(0, 256) } : {}),
+    ...(typeof requestId === 'string' ? { requestId } : {}),
+  };
 }
 
 export function configSessions(store: OAuthStore, secret: Buffer): BrowserSessions {
@@ -114,13 +129,19 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
     const username = form.get('username') ?? '';
     const address = d.clientAddress(req);
     const wait = d.throttle.retryAfterSeconds(username, address);
-    if (wait > 0) return send(res, 429, loginForm(sessions, nonce!, `Too many failed sign-ins. Try again in ${wait} seconds.`), { ...nonceCookie, 'Retry-After': String(wait) });
+    const signInEvent = (ev: Pick<AuditEvent, 'action' | 'outcome' | 'actor' | 'details'>) => d.audit?.record({ ...ev, target: `user:${username.slice(0, 200)}`, ...requestFacts(d, req, res) });
+    if (wait > 0) {
+      signInEvent({ action: 'signin.failed', outcome: 'failure', actor: 'anonymous', details: { method: 'password', page: 'config', reason: 'throttled' } });
+      return send(res, 429, loginForm(sessions, nonce!, `Too many failed sign-ins. Try again in ${wait} seconds.`), { ...nonceCookie, 'Retry-After': String(wait) });
+    }
     const user = await authenticateUser(d.store, username, form.get('password') ?? '');
     if (!user?.scopes.includes('admin')) {
       d.throttle.failed(username, address);
+      signInEvent({ action: 'signin.failed', outcome: 'failure', actor: 'anonymous', details: { method: 'password', page: 'config', reason: user ? 'not an administrator' : 'wrong username or password' } });
       return signIn(401, 'Wrong username or password, or not an administrator.');
     }
     d.throttle.succeeded(username, address);
+    signInEvent({ action: 'signin.succeeded', outcome: 'success', actor: user.username, details: { method: 'password', page: 'config' } });
     const token = await sessions.begin(user.username);
     res.writeHead(303, {
       Location: `${CONFIG_PATH}/`,
@@ -138,6 +159,7 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
   if (sub === '/clients/delete') {
     const id = form.get('clientId') ?? '';
     const deleted = await deleteClient(d.store, id);
+    if (deleted) d.audit?.record({ action: 'client.deleted', outcome: 'success', actor: sess.username, actorClient: 'config-page', target: `client:${id}`, ...requestFacts(d, req, res) });
     return send(res, deleted ? 200 : 404, await clientsPage(d, sessions, sess, `<p role="status">${deleted ? `Deleted <code>${e(id)}</code>.` : `No client <code>${e(id)}</code>.`}</p>`));
   }
   if (sub === '/clients') {
@@ -148,6 +170,15 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
         kind: (kind === 'machine' || kind === 'confidential' ? kind : 'public') as NewClient['kind'],
         redirectUris: (form.get('redirectUris') ?? '').split(/\s+/).filter(Boolean),
         scopes: (form.get('scopes') ?? '').split(/\s+/).filter(Boolean),
+      });
+      d.audit?.record({
+        action: 'client.created',
+        outcome: 'success',
+        actor: sess.username,
+        actorClient: 'config-page',
+        target: `client:${created.client.clientId}`,
+        ...requestFacts(d, req, res),
+        details: { kind: kind ?? 'public', ...(created.client.name !== undefined ? { name: created.client.name } : {}) },
       });
       const notice = `<p role="status">Registered <code>${e(created.client.clientId)}</code>.</p>${created.clientSecret ? `<p>Client secret (shown only now):</p><p class="secret"><code>${e(created.clientSecret)}</code></p>` : ''}`;
       return send(res, 201, await clientsPage(d, sessions, sess, notice));

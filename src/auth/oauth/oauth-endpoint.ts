@@ -242,7 +242,9 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
           return upstreamCallback(upstream!, req, res);
         case 'config-page': {
           const { sessions } = await build();
-          return serveConfigPage({ store: d.store, throttle, clientAddress, secureCookies: d.publicUrl().startsWith('https:') }, sessions, req, res, route.sub, (limit) => ctx.body(limit));
+          return serveConfigPage({ store: d.store, throttle, clientAddress, secureCookies: d.publicUrl().startsWith('https:'), ...(d.audit ? { audit: d.audit } : {}) }, sessions, req, res, route.sub, (limit) =>
+            ctx.body(limit),
+          );
         }
         case 'clients':
           return d.clientsRoute!(req, res, route.clientId);

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditRecord } from '../../../src/store/audit-store.js';
 import { openSqliteStore } from '../../../src/store/index.js';
 import type { TestServer } from '../../support/server.js';
-import { browse, startOAuthServer, USER } from './support.js';
+import { browse, CookieJar, startOAuthServer, USER } from './support.js';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 const REDIRECT = 'http://127.0.0.1:47002/cb';
@@ -63,6 +63,23 @@ describe('OAuth audit records', () => {
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ outcome: 'failure', actor: 'anonymous', target: 'user:alice', actorClient: client.client_id, clientAddress: '127.0.0.1', details: { method: 'password' } });
     expect(failed[0]!.requestId).toBeTruthy();
+  });
+
+  it('records a refused sign-in to the /mcp/config/ admin page', async () => {
+    const jar = new CookieJar();
+    const login = await fetch(`${s.http}/mcp/config/`);
+    jar.take(login);
+    const csrf = /name="csrf" value="([^"]+)"/.exec(await login.text())![1]!;
+    const res = await fetch(`${s.http}/mcp/config/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: jar.header(), 'content-type': 'application/x-www-form-urlencoded', 'user-agent': 'config-page-test' },
+      body: new URLSearchParams({ csrf, ...USER }),
+    });
+    expect(res.status).toBe(401);
+    const failed = (await audit()).filter((e) => e.action === 'signin.failed' && e.details?.page === 'config');
+    expect(failed).toMatchObject([{ outcome: 'failure', actor: 'anonymous', target: `user:${USER.username}`, userAgent: 'config-page-test', details: { reason: 'not an administrator' } }]);
+    expect(failed[0]!.requestId).toBe(res.headers.get('x-request-id'));
   });
 
   it('records sign-in, consent, token issued and refreshed, and a refresh token replayed', async () => {
