@@ -86,6 +86,8 @@ export class AuditWebhookForwarder {
         return;
       }
       await this.sleep((this.opts.retryBaseMs ?? 1000) * 2 ** (attempt - 1));
+      // Closing: no further attempt (the record stays in the database).
+      if (this.closed) return;
     }
   }
 
