@@ -43,8 +43,9 @@ export interface AgentToolArgs {
   contextId?: string;
 }
 
-/** Request metadata naming the skill a tool call is for (agents may read it; A2A has no skill field). */
-export const SKILL_METADATA_KEY = 'agentport/skill';
+import { SKILL_METADATA_KEY } from '../../core/agents/skill-metadata.js';
+
+export { SKILL_METADATA_KEY };
 
 const MAX_TOOL_NAME = 64;
 
