@@ -10,7 +10,7 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { JsonObject, Message } from '../../protocol/a2a/types.js';
 import { soleStringArgument } from './tool-skills.js';
-import { SKILL_METADATA_KEY } from '../../core/agents/skill-metadata.js';
+import { SKILL_METADATA_KEY } from '../../protocol/a2a/skill-metadata.js';
 
 export type ToolCallRequest = { ok: true; tool: Tool; arguments: Record<string, unknown> } | { ok: false; reason: string };
 

@@ -43,7 +43,7 @@ export interface AgentToolArgs {
   contextId?: string;
 }
 
-import { SKILL_METADATA_KEY } from '../../core/agents/skill-metadata.js';
+import { SKILL_METADATA_KEY } from '../../protocol/a2a/skill-metadata.js';
 
 export { SKILL_METADATA_KEY };
 

@@ -5,7 +5,7 @@
  * task directory, where it is applied before any task is read.
  */
 import type { UsageDraft } from '../usage/usage-draft.js';
-import { SKILL_METADATA_KEY } from '../agents/skill-metadata.js';
+import { SKILL_METADATA_KEY } from '../../protocol/a2a/skill-metadata.js';
 import type { A2AHandler, AgentCaller, CallContext } from '../a2a-handler.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { ForwardingA2AHandler, type A2ACall } from '../forwarding-a2a-handler.js';
