@@ -54,7 +54,7 @@ export interface CallContext {
    */
   clientTaskId?: string;
   /** the call's usage draft, when usage records are on: the core names the operation, agent, skill and task in it */
-  usage?: UsageDraft;
+  usage?: UsageDraft | undefined;
 }
 
 /** Who asks whether an agent exists, and from which surface. */

@@ -4,6 +4,8 @@
  * rest (cards, the registry listing, management, the Novaeden API, OpenAPI, the landing page,
  * JWKS, health) as the fallback face, with the edge's request id, start gate and body reader.
  */
+import type { UsageRecorder } from '../core/usage/usage-recorder.js';
+import { noteRoute } from './route-usage.js';
 import { createServer, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -44,6 +46,8 @@ import { openApiRoutes } from './openapi/openapi-routes.js';
 import { routeCaller } from './route-caller.js';
 
 export interface HttpAppDeps {
+  /** usage records on: every call's record is opened at the edge (src/core/usage) */
+  usage?: UsageRecorder;
   config: Config;
   registry: AgentRegistry;
   handler: A2AHandler;
@@ -204,6 +208,7 @@ export function buildHttpApp(d: HttpAppDeps) {
         isClosing: () => closing,
         // The discovery documents are read cross-origin by browser-based MCP clients.
         decorate: [addWellKnownCors],
+        ...(d.usage ? { usage: d.usage } : {}),
       });
       return createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, edge);
     },
@@ -224,6 +229,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     if (typeof read === 'string') return read;
     throw read.error;
   });
+  // A route's usage record names its route pattern (never ids) and the API it belongs to.
+  if (d.usage) app.addHook('onRequest', async (req) => noteRoute(req.raw, req.method, req.routeOptions.url));
   // The management API needs an admin credential: checked on the headers, before a body is read.
   if (d.policy) {
     const policy = d.policy;

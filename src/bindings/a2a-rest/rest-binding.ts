@@ -3,6 +3,7 @@
  * base path, every one also under `/{tenant}/`. Errors are google.rpc.Status in `{"error": …}`.
  * v0.3 requests (`/v1/…` without `A2A-Version: 1.0`) go to src/bindings/a2a-legacy/v03/rest.ts.
  */
+import { usageOf } from '../../edge/call-usage.js';
 import { connectionGone } from '../connection-gone.js';
 import { withChallenge } from '../auth-challenge.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -90,7 +91,9 @@ export class RestBinding {
       const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
       if (activated.length) headers['A2A-Extensions'] = activated.join(', ');
-      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, clientGone: () => connectionGone(req) };
+      const usage = usageOf(req);
+      if (usage) usage.face = 'a2a-rest/1.0';
+      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, clientGone: () => connectionGone(req), usage };
       const json = () => parseBody(body);
       const h = this.o.handler;
       const ok = (value: unknown, status = 200): RestReply => ({ status, headers, body: value === undefined ? '{}' : JSON.stringify(value) });

@@ -28,6 +28,8 @@ export class UsageDraft {
   createdTask = false;
   /** a call not worth a record (health probes) */
   skip = false;
+  /** performance.now() at arrival, for listeners that time the call themselves (gRPC) */
+  startedMs?: number;
   /** ms after `startedAt` the first byte of the answer went out */
   ttfbMs?: number;
   bytesIn?: number;
@@ -57,4 +59,19 @@ export class UsageDraft {
     this.error = true;
     this.outcome = err instanceof A2AError ? A2A_ERRORS[err.kind].reason : 'INTERNAL_ERROR';
   }
+}
+
+const CARRIED = Symbol('agentport.usageDraft');
+
+/**
+ * The caller of one request, carrying that request's draft. For faces whose core calls are made
+ * deep inside a library's handlers (the MCP SDK's tool callbacks), where only the principal
+ * travels: the core takes the draft back from it (`usageCarriedBy`).
+ */
+export function carryUsage(p: Principal, d: UsageDraft): Principal {
+  return Object.freeze({ ...p, [CARRIED]: d });
+}
+
+export function usageCarriedBy(p: Principal): UsageDraft | undefined {
+  return (p as Principal & { [CARRIED]?: UsageDraft })[CARRIED];
 }
