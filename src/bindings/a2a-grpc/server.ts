@@ -130,7 +130,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
   }
 
   /** A call's usage draft; the core names the operation, this listener its end (gRPC has no edge). */
-  function openUsage(name: string, legacy: boolean): UsageDraft | undefined {
+  function openUsage(legacy: boolean): UsageDraft | undefined {
     const usage = opts.usage?.open(legacy ? 'a2a-grpc/0.3' : 'a2a-grpc/1.0');
     if (usage) usage.startedMs = performance.now();
     return usage;
@@ -152,7 +152,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
     return (call, callback) => {
       const abort = new AbortController();
       call.on('cancelled', () => abort.abort());
-      const usage = openUsage(name, legacy);
+      const usage = openUsage(legacy);
       admit((wire) => method.prepare(wire), call, abort.signal, legacy, usage)
         .then(async ({ ctx, prepared, responseMetadata }) => {
           const response = await prepared.run(handler, ctx);
@@ -184,7 +184,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
       };
       call.on('cancelled', release);
 
-      const usage = openUsage(name, legacy);
+      const usage = openUsage(legacy);
       const pump = async (): Promise<void> => {
         const { ctx, prepared, responseMetadata } = await admit((wire) => method.prepare(wire), call, abort.signal, legacy, usage);
         iterator = prepared.run(handler, ctx)[Symbol.asyncIterator]();
