@@ -91,6 +91,15 @@ export async function runQuery(db: Kysely<Database>, q: UsageQuery, rolledUntil:
   return mergeGroups(q, rows);
 }
 
+/**
+ * Cost units may be fractional; SQLite adds them as doubles, so the same records summed in
+ * another order (raw rows vs rollups) can differ in the last bits. Nine decimals are far below
+ * any configured unit and make the answer independent of where it was read from.
+ */
+function roundCost(v: number): number {
+  return Math.round(v * 1e9) / 1e9;
+}
+
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 const optNum = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
@@ -175,7 +184,7 @@ function toGroup(acc: Acc): UsageGroup {
     durationMs: duration ? { ...duration, avg: num(m.dur_sum) / durations.count } : null,
     promptTokens: num(m.prompt_tokens),
     completionTokens: num(m.completion_tokens),
-    cost: num(m.cost),
+    cost: roundCost(num(m.cost)),
     bytesIn: num(m.bytes_in),
     bytesOut: num(m.bytes_out),
   };
