@@ -1,14 +1,15 @@
 #!/usr/bin/env node
 // Usage analytics over a month on SQLite: `npm run build`, then
-// `node bench/usage-query.js [--rows N] [--days N] [--runs N] [--keep FILE]`.
+// `node bench/usage-query.js [--rows N] [--days N] [--runs N] [--shape workloads|independent] [--keep FILE]`.
 //
 // Fills a fresh SQLite file with N usage records (default 1,000,000) spread over the last D days
 // (default 30) through the usage store's own write path (one transaction per 50,000 records,
 // prepared insert), rolls up every hour that closed 10 minutes before "now", then times the
 // analytics queries over the whole range: group by agent, by subject + outcome, and by agent per
-// day, each run R times (default 20); reports p50 / p95 in ms. The data is skewed like real
-// traffic (a few busy agents and subjects, mostly successful calls) so the rollup compresses as it
-// would in production; the partial last hour is read from raw rows, as a live query would.
+// day, each run R times (default 20); reports p50 / p95 in ms. The query reads whole days from
+// usage_daily, the hours of the current day from usage_hourly and the partial last hour from raw
+// rows, as a live query would. How far the rollups compress depends on the traffic's shape (see
+// SHAPE below); the figures print the row counts.
 // Target (issue 13): under 200 ms.
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -24,6 +25,7 @@ const ROWS = Number(arg('rows', 1_000_000));
 const DAYS = Number(arg('days', 30));
 const RUNS = Number(arg('runs', 20));
 const KEEP = arg('keep', undefined);
+const SHAPE = arg('shape', 'workloads');
 const HOUR = 3_600_000;
 
 const { openSqliteStore } = await import(path.join(ROOT, 'dist/store/index.js'));
@@ -65,10 +67,30 @@ const OUTCOMES = [
   ['TASK_STATE_CANCELED', 0.08],
 ];
 
-function record(i, time) {
+/**
+ * 'workloads' (default): traffic as a gateway sees it: 80 workloads (a subject calling through
+ * one face, one client or key, a use case, and one to three agent skills or tools), their volume
+ * skewed, plus a 2% tail of one-off callers; outcomes mostly successful.
+ * 'independent': every field drawn independently (the worst case for rollups: nearly every
+ * record is its own combination, even per day).
+ */
+const WORKLOADS = Array.from({ length: 80 }, () => {
   const face = pick(FACES);
-  const agentIx = skewed(AGENTS.length);
   const subjectIx = skewed(SUBJECTS.length);
+  const agentIx = skewed(AGENTS.length);
+  const ops = Array.from({ length: 1 + Math.floor(random() * 3) }, () => ({ agentIx: random() < 0.7 ? agentIx : skewed(AGENTS.length), skill: skewed(3), tool: TOOLS[skewed(TOOLS.length)] }));
+  return { face, subjectIx, ops };
+});
+
+function record(i, time) {
+  if (SHAPE === 'independent') return independentRecord(i, time, pick(FACES), skewed(AGENTS.length), skewed(SUBJECTS.length), skewed(3), TOOLS[skewed(TOOLS.length)]);
+  if (random() < 0.02) return independentRecord(i, time, pick(FACES), skewed(AGENTS.length), Math.floor(random() * SUBJECTS.length), skewed(3), TOOLS[skewed(TOOLS.length)]);
+  const w = WORKLOADS[skewed(WORKLOADS.length)];
+  const op = w.ops[Math.floor(random() * w.ops.length)];
+  return independentRecord(i, time, w.face, op.agentIx, w.subjectIx, op.skill, op.tool);
+}
+
+function independentRecord(i, time, face, agentIx, subjectIx, skillIx, tool) {
   const viaClient = subjectIx % 2 === 0;
   const base = {
     id: `u-${i}`,
@@ -91,7 +113,7 @@ function record(i, time) {
   if (face === 'cards') return { ...base, kind: 'call', operation: 'GET /.well-known/agent-card.json', outcome: 'OK', error: false };
   if (face.startsWith('mcp')) {
     const failed = random() < 0.04;
-    return { ...base, kind: 'call', operation: 'tools/call', tool: TOOLS[skewed(TOOLS.length)], outcome: failed ? 'TOOL_ERROR' : 'OK', error: failed };
+    return { ...base, kind: 'call', operation: 'tools/call', tool, outcome: failed ? 'TOOL_ERROR' : 'OK', error: failed };
   }
   if (random() < 0.15) {
     const missing = random() < 0.5;
@@ -104,7 +126,7 @@ function record(i, time) {
     ...base,
     kind: 'task',
     operation: 'SendMessage',
-    skill: `skill-${agentIx}-${skewed(3)}`,
+    skill: `skill-${agentIx}-${skillIx}`,
     taskId: base.id,
     outcome,
     error: outcome !== 'TASK_STATE_COMPLETED' && outcome !== 'TASK_STATE_CANCELED',
@@ -140,10 +162,13 @@ try {
   const Sqlite = (await import('better-sqlite3')).default;
   const peek = new Sqlite(file, { readonly: true });
   const hourlyRows = peek.prepare('select count(*) as n from usage_hourly').get().n;
+  const dailyRows = peek.prepare('select count(*) as n from usage_daily').get().n;
   peek.close();
 
-  console.log(`usage-query: ${ROWS.toLocaleString('en')} records over ${DAYS} days, file ${(statSync(file).size / 1e6).toFixed(0)} MB`);
-  console.log(`  fill ${fillS.toFixed(1)} s (${Math.round(ROWS / fillS).toLocaleString('en')} records/s); rollup of ${hours} hours ${rollupS.toFixed(1)} s -> ${hourlyRows.toLocaleString('en')} hourly rows`);
+  console.log(`usage-query: ${ROWS.toLocaleString('en')} records over ${DAYS} days (${SHAPE}), file ${(statSync(file).size / 1e6).toFixed(0)} MB`);
+  console.log(
+    `  fill ${fillS.toFixed(1)} s (${Math.round(ROWS / fillS).toLocaleString('en')} records/s); rollup of ${hours} hours ${rollupS.toFixed(1)} s -> ${hourlyRows.toLocaleString('en')} hourly rows, ${dailyRows.toLocaleString('en')} daily rows`,
+  );
 
   const queries = [
     ['group by agent', { groupBy: ['agent'] }],

@@ -175,7 +175,10 @@ export type UsageHourlyTable = {
   dur_max: number | null;
 } & Record<`lat_le_${string}` | `dur_le_${string}`, number>;
 
-/** the rollup watermark: one row, id 'hourly' */
+/** usage_hourly aggregated per UTC day (`day` instead of `hour`) */
+export type UsageDailyTable = Omit<UsageHourlyTable, 'hour'> & { day: number };
+
+/** the rollup watermarks: rows 'hourly' and 'daily' */
 export interface UsageRollupStateTable {
   id: string;
   rolled_until: number;
@@ -192,5 +195,6 @@ export interface Database {
   sessions: SessionsTable;
   usage_records: UsageRecordsTable;
   usage_hourly: UsageHourlyTable;
+  usage_daily: UsageDailyTable;
   usage_rollup_state: UsageRollupStateTable;
 }

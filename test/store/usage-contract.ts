@@ -9,6 +9,7 @@ import type { Store } from '../../src/store/store.js';
 import { USAGE_DIMENSIONS, type UsageDimension, type UsageGroup, type UsageQuery, type UsageRecord } from '../../src/store/usage-record.js';
 import type { SqlUsageStore } from '../../src/store/usage/sql-usage-store.js';
 import { DURATION_BOUNDS_MS, LATENCY_BOUNDS_MS } from '../../src/store/usage/usage-histogram.js';
+import { DAILY, HOURLY } from '../../src/store/usage/usage-sql.js';
 import { ConcurrentUpdateError } from '../../src/store/store.js';
 import { newTask, T0, update } from './fixtures.js';
 import type { ContractContext } from './store-contract.js';
@@ -383,13 +384,16 @@ export function describeUsageContract(ctx: ContractContext): void {
         // a watermark in the middle of the data: some hours from usage_hourly, the rest raw
         const middle = T0 + 5 * HOUR + 1234;
         expect(await usage.rollup(middle)).toBe((T0 + 5 * HOUR - (DATA_START - (DATA_START % HOUR))) / HOUR);
-        expect(await usage.rolledUntil()).toBe(T0 + 5 * HOUR);
+        expect(await usage.rolledUntil(HOURLY)).toBe(T0 + 5 * HOUR);
+        // days completed by the hourly rollup are rolled up per day too
+        expect(await usage.rolledUntil(DAILY)).toBe(T0);
         const partly = await Promise.all(queries(from, to).map((q) => usage.query(q)));
         expect(partly).toEqual(before);
         // rolling up again changes nothing
         expect(await usage.rollup(middle)).toBe(0);
         expect(await Promise.all(queries(from, to).map((q) => usage.query(q)))).toEqual(before);
         await usage.rollup(DATA_END + HOUR);
+        expect(await usage.rolledUntil(DAILY)).toBe(DATA_END - (DATA_END % DAY));
         const all = await Promise.all(queries(from, to).map((q) => usage.query(q)));
         expect(all).toEqual(before);
         // and both still match the plain computation, also on ranges ending inside the rolled-up hours

@@ -12,8 +12,12 @@
  * so it has no primary key: a rollup replaces whole hours in one transaction, which yields one row
  * per combination by construction.
  *
- * `usage_rollup_state` is one row: every final record dated before `rolled_until` is in
- * usage_hourly (0: nothing rolled up yet).
+ * `usage_daily` is the same per UTC day, aggregated from usage_hourly: with a month of calls
+ * spread over many subjects and agents, an hour holds about as many combinations as records, so
+ * only the daily level makes a month's query short.
+ *
+ * `usage_rollup_state` holds one watermark per level ('hourly', 'daily'): everything dated before
+ * `rolled_until` is in that level's table (0: nothing rolled up yet).
  */
 import { sql, type Kysely } from 'kysely';
 import { DURATION_COLUMNS, LATENCY_COLUMNS } from '../usage/usage-histogram.js';
@@ -24,7 +28,7 @@ const DIMENSIONS = ['kind', 'agent', 'skill', 'tool', 'subject', 'client_id', 'k
 const NOT_NULL_DIMENSIONS = new Set(['kind', 'face', 'operation', 'outcome']);
 
 export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
-  const real = dialect === 'postgres' ? 'double precision' : 'real';
+  const real = dialect === 'postgres' ? ('double precision' as const) : ('real' as const);
   await db.schema
     .createTable('usage_records')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -59,9 +63,21 @@ export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<
   // Queries, rollups and retention all select by time.
   await db.schema.createIndex('usage_records_time_idx').on('usage_records').column('time').execute();
 
-  let hourly = db.schema.createTable('usage_hourly').addColumn('hour', 'bigint', (c) => c.notNull());
-  for (const d of DIMENSIONS) hourly = hourly.addColumn(d, 'text', (c) => (NOT_NULL_DIMENSIONS.has(d) ? c.notNull() : c));
-  hourly = hourly
+  await createRollupTable(db, real, 'usage_hourly', 'hour');
+  await createRollupTable(db, real, 'usage_daily', 'day');
+
+  await db.schema
+    .createTable('usage_rollup_state')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('rolled_until', 'bigint', (c) => c.notNull())
+    .execute();
+  await sql`insert into usage_rollup_state (id, rolled_until) values ('hourly', 0), ('daily', 0)`.execute(db);
+}
+
+async function createRollupTable(db: Kysely<unknown>, real: 'double precision' | 'real', table: string, timeColumn: string): Promise<void> {
+  let t = db.schema.createTable(table).addColumn(timeColumn, 'bigint', (c) => c.notNull());
+  for (const d of DIMENSIONS) t = t.addColumn(d, 'text', (c) => (NOT_NULL_DIMENSIONS.has(d) ? c.notNull() : c));
+  t = t
     .addColumn('calls', 'bigint', (c) => c.notNull())
     .addColumn('errors', 'bigint', (c) => c.notNull())
     .addColumn('prompt_tokens', 'bigint', (c) => c.notNull())
@@ -72,26 +88,19 @@ export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<
     .addColumn('lat_count', 'bigint', (c) => c.notNull())
     .addColumn('lat_min', real)
     .addColumn('lat_max', real);
-  for (const col of LATENCY_COLUMNS) hourly = hourly.addColumn(col, 'bigint', (c) => c.notNull());
-  hourly = hourly
+  for (const col of LATENCY_COLUMNS) t = t.addColumn(col, 'bigint', (c) => c.notNull());
+  t = t
     .addColumn('dur_count', 'bigint', (c) => c.notNull())
     .addColumn('dur_sum', real, (c) => c.notNull())
     .addColumn('dur_min', real)
     .addColumn('dur_max', real);
-  for (const col of DURATION_COLUMNS) hourly = hourly.addColumn(col, 'bigint', (c) => c.notNull());
-  await hourly.execute();
-  await db.schema.createIndex('usage_hourly_hour_idx').on('usage_hourly').column('hour').execute();
-
-  await db.schema
-    .createTable('usage_rollup_state')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('rolled_until', 'bigint', (c) => c.notNull())
-    .execute();
-  await sql`insert into usage_rollup_state (id, rolled_until) values ('hourly', 0)`.execute(db);
+  for (const col of DURATION_COLUMNS) t = t.addColumn(col, 'bigint', (c) => c.notNull());
+  await t.execute();
+  await db.schema.createIndex(`${table}_${timeColumn}_idx`).on(table).column(timeColumn).execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
-  for (const table of ['usage_rollup_state', 'usage_hourly', 'usage_records']) {
+  for (const table of ['usage_rollup_state', 'usage_daily', 'usage_hourly', 'usage_records']) {
     await db.schema.dropTable(table).ifExists().execute();
   }
 }

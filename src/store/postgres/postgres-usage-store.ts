@@ -8,7 +8,7 @@ import type { Database } from '../schema.js';
 import type { UsageAmend, UsageRecord } from '../usage-record.js';
 import { planRollupStep, SqlUsageStore, type RollupStep } from '../usage/sql-usage-store.js';
 import { toUsageRow } from '../usage/usage-rows.js';
-import { firstFinalTime, rollupStatements } from '../usage/usage-sql.js';
+import { firstSourceTime, rolledUntilOf, rollupStatements, type RollupLevel } from '../usage/usage-sql.js';
 
 /** 28 columns per record: well under PG's 65535 bind parameters. */
 const ROWS_PER_INSERT = 1000;
@@ -32,15 +32,15 @@ export class PostgresUsageStore extends SqlUsageStore {
     });
   }
 
-  protected async rollupStep(end: number): Promise<RollupStep> {
+  protected async rollupStep(level: RollupLevel, end: number): Promise<RollupStep> {
     return this.db.transaction().execute(async (trx) => {
-      const state = await trx.selectFrom('usage_rollup_state').select('rolled_until').where('id', '=', 'hourly').forUpdate().executeTakeFirst();
-      const rolledUntil = Number(state?.rolled_until ?? 0);
-      const first = await firstFinalTime(trx, rolledUntil, end).executeTakeFirst();
-      const plan = planRollupStep(rolledUntil, first?.first === null || first?.first === undefined ? null : Number(first.first), end);
-      if (!plan) return { hours: 0, done: true };
-      for (const statement of rollupStatements(plan.start, plan.stop)) await statement.execute(trx);
-      return { hours: plan.hours, done: plan.stop >= end };
+      const { rows } = await sql<{ rolled_until: number | string }>`${rolledUntilOf(level)} for update`.execute(trx);
+      const rolledUntil = Number(rows[0]?.rolled_until ?? 0);
+      const first = (await firstSourceTime(level, rolledUntil, end).execute(trx)).rows[0]?.first;
+      const plan = planRollupStep(level, rolledUntil, first === null || first === undefined ? null : Number(first), end);
+      if (!plan) return { units: 0, done: true };
+      for (const statement of rollupStatements(level, plan.start, plan.stop)) await statement.execute(trx);
+      return { units: plan.units, done: plan.stop >= end };
     });
   }
 }

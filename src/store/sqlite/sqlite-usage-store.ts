@@ -9,7 +9,7 @@ import type { Database } from '../schema.js';
 import type { UsageAmend, UsageRecord } from '../usage-record.js';
 import { planRollupStep, SqlUsageStore, type RollupStep } from '../usage/sql-usage-store.js';
 import { USAGE_RECORD_COLUMNS, usageRowValues } from '../usage/usage-rows.js';
-import { firstFinalTime, rollupStatements } from '../usage/usage-sql.js';
+import { firstSourceTime, rolledUntilOf, rollupStatements, type RollupLevel } from '../usage/usage-sql.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
 
 const AMEND_COLUMNS = ['ttfb_ms', 'latency_ms', 'bytes_in', 'bytes_out'] as const;
@@ -39,7 +39,7 @@ export class SqliteUsageStore extends SqlUsageStore {
   readonly #sql: ReturnType<typeof compileStatements>;
   #prepared: { insertCall: Sqlite.Statement; amend: Sqlite.Statement } | undefined;
   readonly #write: (records: readonly UsageRecord[], amends: readonly UsageAmend[]) => void;
-  readonly #rollupStep: (end: number) => RollupStep;
+  readonly #rollupStep: (level: RollupLevel, end: number) => RollupStep;
 
   constructor(
     private readonly raw: Sqlite.Database,
@@ -52,13 +52,14 @@ export class SqliteUsageStore extends SqlUsageStore {
       for (const r of records) s.insertCall.run(...usageRowValues(r));
       for (const a of amends) s.amend.run(a.ttfbMs ?? null, a.latencyMs ?? null, a.bytesIn ?? null, a.bytesOut ?? null, a.id);
     });
-    this.#rollupStep = raw.transaction((end: number): RollupStep => {
-      const rolledUntil = Number((this.run(db.selectFrom('usage_rollup_state').select('rolled_until').where('id', '=', 'hourly'), 'get') as { rolled_until: number } | undefined)?.rolled_until ?? 0);
-      const first = this.run(firstFinalTime(db, rolledUntil, end), 'get') as { first: number | null } | undefined;
-      const plan = planRollupStep(rolledUntil, first?.first ?? null, end);
-      if (!plan) return { hours: 0, done: true };
-      for (const statement of rollupStatements(plan.start, plan.stop)) this.run(statement, 'run');
-      return { hours: plan.hours, done: plan.stop >= end };
+    this.#rollupStep = raw.transaction((level: RollupLevel, end: number): RollupStep => {
+      const state = this.run(rolledUntilOf(level), 'get') as { rolled_until: number } | undefined;
+      const rolledUntil = Number(state?.rolled_until ?? 0);
+      const first = this.run(firstSourceTime(level, rolledUntil, end), 'get') as { first: number | null } | undefined;
+      const plan = planRollupStep(level, rolledUntil, first?.first ?? null, end);
+      if (!plan) return { units: 0, done: true };
+      for (const statement of rollupStatements(level, plan.start, plan.stop)) this.run(statement, 'run');
+      return { units: plan.units, done: plan.stop >= end };
     });
   }
 
@@ -82,8 +83,8 @@ export class SqliteUsageStore extends SqlUsageStore {
     this.#write(records, amends);
   }
 
-  protected async rollupStep(end: number): Promise<RollupStep> {
+  protected async rollupStep(level: RollupLevel, end: number): Promise<RollupStep> {
     if (this.raw.inTransaction) throw new Error('sqlite usage store: rollup while a migration is running');
-    return this.#rollupStep(end);
+    return this.#rollupStep(level, end);
   }
 }

@@ -17,14 +17,11 @@ import type { UsageAmend, UsageGroup, UsageQuery, UsageRecord } from '../usage-r
 import type { UsageStore } from '../usage-store.js';
 import { runQuery } from './usage-query.js';
 import { fromUsageRow } from './usage-rows.js';
-import { HOUR_MS } from './usage-sql.js';
+import { DAILY, HOURLY, rolledUntilOf, type RollupLevel } from './usage-sql.js';
 
-/** Hours rolled up per transaction: a backlog is worked off without holding a write lock for long. */
-export const ROLLUP_HOURS_PER_STEP = 24;
-
-/** What one rollup transaction did: the watermark moved from `from` to `to` (hours it covered). */
+/** What one rollup transaction did: how many units (hours, days) it newly covered, and whether it reached the end. */
 export interface RollupStep {
-  hours: number;
+  units: number;
   done: boolean;
 }
 
@@ -33,37 +30,49 @@ export abstract class SqlUsageStore implements UsageStore {
 
   abstract write(records: readonly UsageRecord[], amends: readonly UsageAmend[]): Promise<void>;
 
-  /** One transaction: rolls up the next hours (at most ROLLUP_HOURS_PER_STEP) ending before `end`. */
-  protected abstract rollupStep(end: number): Promise<RollupStep>;
+  /** One transaction: rolls up the level's next units (at most unitsPerStep) ending before `end`. */
+  protected abstract rollupStep(level: RollupLevel, end: number): Promise<RollupStep>;
 
   async query(q: UsageQuery): Promise<UsageGroup[]> {
-    return runQuery(this.db, q, await this.rolledUntil());
+    const [hourly, daily] = await Promise.all([this.rolledUntil(HOURLY), this.rolledUntil(DAILY)]);
+    return runQuery(this.db, q, hourly, daily);
   }
 
+  /** Hourly rollups up to closedBefore's hour, then daily rollups of the days they completed; returns the hours. */
   async rollup(closedBefore: number): Promise<number> {
-    const end = Math.floor(closedBefore / HOUR_MS) * HOUR_MS;
-    let hours = 0;
+    const hours = await this.rollupLevel(HOURLY, Math.floor(closedBefore / HOURLY.unit) * HOURLY.unit);
+    const hourly = await this.rolledUntil(HOURLY);
+    await this.rollupLevel(DAILY, Math.floor(hourly / DAILY.unit) * DAILY.unit);
+    return hours;
+  }
+
+  private async rollupLevel(level: RollupLevel, end: number): Promise<number> {
+    let units = 0;
     for (;;) {
-      const step = await this.rollupStep(end);
-      hours += step.hours;
-      if (step.done) return hours;
+      const step = await this.rollupStep(level, end);
+      units += step.units;
+      if (step.done) return units;
     }
   }
 
   async prune(before: number): Promise<number> {
     const raw = await this.db.deleteFrom('usage_records').where('time', '<', before).executeTakeFirst();
-    // Only hours that ended by `before`: a rollup row stands for its whole hour.
+    // Only hours and days that ended by `before`: a rollup row stands for its whole unit.
     await this.db
       .deleteFrom('usage_hourly')
-      .where('hour', '<=', before - HOUR_MS)
+      .where('hour', '<=', before - HOURLY.unit)
+      .execute();
+    await this.db
+      .deleteFrom('usage_daily')
+      .where('day', '<=', before - DAILY.unit)
       .execute();
     return Number(raw.numDeletedRows);
   }
 
-  /** Every final record dated before this (epoch ms, a whole hour) is in usage_hourly. */
-  async rolledUntil(): Promise<number> {
-    const row = await this.db.selectFrom('usage_rollup_state').select('rolled_until').where('id', '=', 'hourly').executeTakeFirst();
-    return Number(row?.rolled_until ?? 0);
+  /** Everything dated before this (epoch ms, a whole unit) is in the level's table. */
+  async rolledUntil(level: RollupLevel = HOURLY): Promise<number> {
+    const { rows } = await rolledUntilOf(level).execute(this.db);
+    return Number(rows[0]?.rolled_until ?? 0);
   }
 
   /** One raw record as stored (tests, exports). */
@@ -74,13 +83,13 @@ export abstract class SqlUsageStore implements UsageStore {
 }
 
 /**
- * The next rollup step's hours, given the watermark and the first final record at or after it:
- * the watermark skips hours without records; the first rollup starts at the first record's hour.
+ * The next rollup step, given the level's watermark and the first source time at or after it:
+ * the watermark skips units without data; the first rollup starts at the first data's unit.
  */
-export function planRollupStep(rolledUntil: number, firstFinal: number | null, end: number): { start: number; stop: number; hours: number } | undefined {
+export function planRollupStep(level: RollupLevel, rolledUntil: number, first: number | null, end: number): { start: number; stop: number; units: number } | undefined {
   if (rolledUntil >= end) return undefined;
-  if (firstFinal === null) return { start: end, stop: end, hours: rolledUntil === 0 ? 0 : (end - rolledUntil) / HOUR_MS };
-  const start = Math.floor(firstFinal / HOUR_MS) * HOUR_MS;
-  const stop = Math.min(start + ROLLUP_HOURS_PER_STEP * HOUR_MS, end);
-  return { start, stop, hours: (stop - (rolledUntil === 0 ? start : rolledUntil)) / HOUR_MS };
+  if (first === null) return { start: end, stop: end, units: rolledUntil === 0 ? 0 : (end - rolledUntil) / level.unit };
+  const start = Math.floor(first / level.unit) * level.unit;
+  const stop = Math.min(start + level.unitsPerStep * level.unit, end);
+  return { start, stop, units: (stop - (rolledUntil === 0 ? start : rolledUntil)) / level.unit };
 }

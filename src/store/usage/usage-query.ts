@@ -1,9 +1,9 @@
 /**
  * A UsageQuery as SQL over two sources, and the merge of their groups.
  *
- * Hours that lie wholly inside [from, to) and before the rollup watermark are read from
- * usage_hourly; the rest of the range (the partial hours at the edges and everything not yet
- * rolled up) from the final raw rows. The two time ranges are disjoint, so nothing is counted
+ * Days that lie wholly inside [from, to) and before the daily watermark are read from usage_daily,
+ * hours likewise from usage_hourly; the rest of the range (the partial hours at the edges and
+ * everything not yet rolled up) from the final raw rows. The two time ranges are disjoint, so nothing is counted
  * twice; each source is grouped in SQL and the groups are merged here. Month buckets are grouped
  * by day in SQL and folded into calendar months here (no dialect-specific date functions).
  */
@@ -12,28 +12,53 @@ import type { Database } from '../schema.js';
 import { USAGE_DIMENSIONS, type UsageDimension, type UsageGroup, type UsageQuery } from '../usage-record.js';
 import { DURATION_BOUNDS_MS, DURATION_COLUMNS, LATENCY_BOUNDS_MS, LATENCY_COLUMNS, percentilesOf, type Histogram } from './usage-histogram.js';
 import { DIMENSION_COLUMN } from './usage-rows.js';
-import { DAY_MS, HOUR_MS, METRICS, rawAggregates, rollupAggregates, truncated } from './usage-sql.js';
+import { DAILY, DAY_MS, HOUR_MS, HOURLY, METRICS, rawAggregates, rollupAggregates, truncated, type RollupLevel } from './usage-sql.js';
 
 export const DEFAULT_LIMIT = 1000;
 
 type Row = Record<string, unknown>;
 
-/** The time ranges each source answers for; empty when the source has no part in the query. */
-export interface QueryPlan {
-  rollup: { from: number; to: number } | undefined;
-  raw: { from: number; to: number }[];
+interface Range {
+  from: number;
+  to: number;
 }
 
-export function planQuery(from: number, to: number, rolledUntil: number): QueryPlan {
-  if (!(to > from)) return { rollup: undefined, raw: [] };
-  const firstHour = Math.ceil(from / HOUR_MS) * HOUR_MS;
-  const lastHour = Math.min(Math.floor(to / HOUR_MS) * HOUR_MS, rolledUntil);
-  if (firstHour >= lastHour) return { rollup: undefined, raw: [{ from, to }] };
-  const raw = [
-    { from, to: firstHour },
-    { from: lastHour, to },
-  ].filter((r) => r.to > r.from);
-  return { rollup: { from: firstHour, to: lastHour }, raw };
+/** The time ranges each source answers for; the ranges of all sources are disjoint and cover [from, to). */
+export interface QueryPlan {
+  daily: Range | undefined;
+  hourly: Range[];
+  raw: Range[];
+}
+
+/** The whole units of `unit` inside [from, to) and before `rolledUntil`, and what is left on either side. */
+function split(r: Range, unit: number, rolledUntil: number): { inside: Range | undefined; rest: Range[] } {
+  const first = Math.ceil(r.from / unit) * unit;
+  const last = Math.min(Math.floor(r.to / unit) * unit, rolledUntil);
+  if (first >= last) return { inside: undefined, rest: [r] };
+  return {
+    inside: { from: first, to: last },
+    rest: [
+      { from: r.from, to: first },
+      { from: last, to: r.to },
+    ].filter((x) => x.to > x.from),
+  };
+}
+
+/**
+ * Whole rolled-up days from usage_daily (not when grouping by hour), whole rolled-up hours from
+ * usage_hourly, the rest from raw rows.
+ */
+export function planQuery(from: number, to: number, hourlyUntil: number, dailyUntil: number, useDaily: boolean): QueryPlan {
+  if (!(to > from)) return { daily: undefined, hourly: [], raw: [] };
+  const days = useDaily ? split({ from, to }, DAY_MS, Math.min(dailyUntil, hourlyUntil)) : { inside: undefined, rest: [{ from, to }] };
+  const hourly: Range[] = [];
+  const raw: Range[] = [];
+  for (const r of days.rest) {
+    const hours = split(r, HOUR_MS, hourlyUntil);
+    if (hours.inside) hourly.push(hours.inside);
+    raw.push(...hours.rest);
+  }
+  return { daily: days.inside, hourly, raw };
 }
 
 function checkedDimensions(dims: readonly UsageDimension[]): UsageDimension[] {
@@ -71,22 +96,27 @@ function groupedSelect(q: UsageQuery, timeColumn: string, aggregates: RawBuilder
   return sql<Row>`select ${sql.join(selected)} from ${sql.table(table)} where ${sql.join(where, sql` and `)}${keys.length > 0 ? sql` group by ${sql.join(keys)}` : sql``}`;
 }
 
-export function rawSelect(q: UsageQuery, ranges: { from: number; to: number }[]) {
-  const times = sql.join(
-    ranges.map((r) => sql`("time" >= ${r.from} and "time" < ${r.to})`),
+function timeRanges(column: string, ranges: readonly Range[]): RawBuilder<unknown> {
+  const col = sql.ref(column);
+  return sql`(${sql.join(
+    ranges.map((r) => sql`(${col} >= ${r.from} and ${col} < ${r.to})`),
     sql` or `,
-  );
-  return groupedSelect(q, 'time', rawAggregates(), 'usage_records', [sql`final = 1`, sql`(${times})`, ...filterPredicates(q.filters)]);
+  )})`;
 }
 
-export function rollupSelect(q: UsageQuery, range: { from: number; to: number }) {
-  return groupedSelect(q, 'hour', rollupAggregates(), 'usage_hourly', [sql`hour >= ${range.from}`, sql`hour < ${range.to}`, ...filterPredicates(q.filters)]);
+export function rawSelect(q: UsageQuery, ranges: readonly Range[]) {
+  return groupedSelect(q, 'time', rawAggregates(), 'usage_records', [sql`"final" = 1`, timeRanges('time', ranges), ...filterPredicates(q.filters)]);
 }
 
-export async function runQuery(db: Kysely<Database>, q: UsageQuery, rolledUntil: number): Promise<UsageGroup[]> {
-  const plan = planQuery(q.from, q.to, rolledUntil);
+export function rollupSelect(q: UsageQuery, level: RollupLevel, ranges: readonly Range[]) {
+  return groupedSelect(q, level.timeColumn, rollupAggregates(), level.table, [timeRanges(level.timeColumn, ranges), ...filterPredicates(q.filters)]);
+}
+
+export async function runQuery(db: Kysely<Database>, q: UsageQuery, hourlyUntil: number, dailyUntil: number): Promise<UsageGroup[]> {
+  const plan = planQuery(q.from, q.to, hourlyUntil, dailyUntil, q.bucket !== 'hour');
   const rows: Row[] = [];
-  if (plan.rollup) rows.push(...(await rollupSelect(q, plan.rollup).execute(db)).rows);
+  if (plan.daily) rows.push(...(await rollupSelect(q, DAILY, [plan.daily]).execute(db)).rows);
+  if (plan.hourly.length > 0) rows.push(...(await rollupSelect(q, HOURLY, plan.hourly).execute(db)).rows);
   if (plan.raw.length > 0) rows.push(...(await rawSelect(q, plan.raw).execute(db)).rows);
   return mergeGroups(q, rows);
 }
