@@ -10,6 +10,7 @@ import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
 import { toEventRecords, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
 import type { Database } from './schema.js';
+import type { SqlUsageStore } from './usage/sql-usage-store.js';
 import {
   StoreUnavailableError,
   type ListTasksPage,
@@ -48,6 +49,9 @@ export abstract class SqlStore implements Store {
   }
 
   private oauthStore: OAuthStore | undefined;
+
+  /** Usage records (src/store/usage/); each dialect runs its transactions its own way. */
+  abstract readonly usage: SqlUsageStore;
 
   /** The OAuth authorization server's tables (src/store/oauth-store.ts). */
   get oauth(): OAuthStore {

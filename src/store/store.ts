@@ -190,6 +190,8 @@ export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** The OAuth authorization server's records and local users (src/store/oauth-store.ts). */
   readonly oauth: import('./oauth-store.js').OAuthStore;
+  /** Usage records, rollups and retention (src/store/usage-store.ts); a task's record is written by `commit`. */
+  readonly usage: import('./usage-store.js').UsageStore;
   /**
    * Applies pending migrations; idempotent. Refuses (DatabaseSchemaNewerError) a database holding
    * migrations this build does not know.
