@@ -6,14 +6,11 @@
  * naming the valid values for every malformed parameter. Every answer is checked against
  * /openapi.json.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/core/authz/principal.js';
 import type { QuotaStanding } from '../../../src/server/management/usage-export.js';
 import { challengeParams } from '../../core/authz/support.js';
+import { readCsv } from '../../support/csv-reader.js';
 import type { MemoryUsageStore } from '../../support/memory-usage-store.js';
 import { OpenApiConformance } from '../../support/openapi-conformance.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
@@ -144,24 +141,13 @@ describe('GET /api/v1/usage: formats', () => {
     expect(text).toContain('table-expert,"query, ""fast""",1,');
     expect(text.endsWith('\r\n')).toBe(true);
 
-    const dir = await mkdtemp(path.join(tmpdir(), 'agentport-usage-csv-'));
-    try {
-      const file = path.join(dir, 'usage.csv');
-      await writeFile(file, text);
-      const db = await DuckDBInstance.create(':memory:');
-      const conn = await db.connect();
-      const read = await conn.runAndReadAll(`SELECT * FROM read_csv('${file}', header = true, all_varchar = true, quote = '"', escape = '"')`);
-      const rows = read.getRowObjects() as Record<string, string | null>[];
-      conn.closeSync();
-      expect(rows).toHaveLength(4);
-      const byTool = Object.fromEntries(rows.map((row) => [row.tool ?? '(none)', row]));
-      expect(byTool['query, "fast"']).toMatchObject({ agent: 'table-expert', calls: '1', prompt_tokens: '100', tokens: '150', cost: '0.5' });
-      expect(byTool.search).toMatchObject({ calls: '3', errors: '1', latency_p50_ms: '300' });
-      expect(byTool[`'=HYPERLINK("x")`]).toMatchObject({ agent: null, errors: '1' });
-      expect(byTool['(none)']).toMatchObject({ agent: 'echo', calls: '29', latency_p99_ms: '80', duration_p50_ms: null });
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const rows = await readCsv(text);
+    expect(rows).toHaveLength(4);
+    const byTool = Object.fromEntries(rows.map((row) => [row.tool ?? '(none)', row]));
+    expect(byTool['query, "fast"']).toMatchObject({ agent: 'table-expert', calls: '1', prompt_tokens: '100', tokens: '150', cost: '0.5' });
+    expect(byTool.search).toMatchObject({ calls: '3', errors: '1', latency_p50_ms: '300' });
+    expect(byTool[`'=HYPERLINK("x")`]).toMatchObject({ agent: null, errors: '1' });
+    expect(byTool['(none)']).toMatchObject({ agent: 'echo', calls: '29', latency_p99_ms: '80', duration_p50_ms: null });
   });
 
   it('CSV by Accept: text/csv; with a bucket column', async () => {
