@@ -155,7 +155,7 @@ describe('agentport usage: exports', () => {
     expect(back.map((row) => [row.bucket_start, row.calls]).sort()).toEqual([1, 2, 3, 4, 5, 6, 8].map((n, i) => [new Date(Date.UTC(2026, 0, 1 + i)).toISOString(), String(n)]));
   });
 
-  it('--format ndjson: one group per line; --format json: the whole answer with the quotas', async () => {
+  it('--format ndjson: one group per line; --json (--format json): the whole answer with the quotas', async () => {
     const nd = await cli([...admin(), ...week, '--by', 'subject', '--format', 'ndjson']);
     expect(
       nd.out
@@ -164,7 +164,7 @@ describe('agentport usage: exports', () => {
         .map((l) => JSON.parse(l).key.subject)
         .sort(),
     ).toEqual(['alice', 'bob', 'mallory']);
-    const js = await cli([...admin(), ...week, '--filter', 'subject=bob', '--filter', 'outcome=TASK_STATE_FAILED,TASK_STATE_COMPLETED', '--format', 'json']);
+    const js = await cli([...admin(), ...week, '--filter', 'subject=bob', '--filter', 'outcome=TASK_STATE_FAILED,TASK_STATE_COMPLETED', '--json']);
     const answer = JSON.parse(js.out);
     expect(answer.groups).toEqual([expect.objectContaining({ key: { agent: 'table-expert' }, calls: 4, errors: 1 })]);
     expect(answer.quotas[0]).toMatchObject({ quotaId: 'calls-root', remaining: 58 });

@@ -47,6 +47,7 @@ interface UsageFlags {
   bucket?: string;
   filter: string[];
   format: 'table' | 'json' | 'csv' | 'ndjson';
+  json?: boolean;
   limit?: string;
   timeout?: string;
 }
@@ -104,7 +105,8 @@ function check(f: UsageFlags, io: CliIO, now: number): Checked {
   return { base, params, from, to, ...(bucket ? { bucket } : {}), timeoutMs };
 }
 
-async function run(io: CliIO, f: UsageFlags): Promise<number> {
+async function run(io: CliIO, given: UsageFlags): Promise<number> {
+  const f: UsageFlags = given.json ? { ...given, format: 'json' } : given;
   const c = check(f, io, Date.now());
   const creds = {
     ...((f.token ?? io.env.AGENTPORT_TOKEN) ? { token: f.token ?? io.env.AGENTPORT_TOKEN } : {}),
@@ -140,6 +142,7 @@ export function registerUsage(program: Command, io: CliIO): void {
     .option('--bucket <bucket>', 'hour, day or month (see below)')
     .option('--filter <dimension=value>', 'only records whose dimension has this value; values comma-separated (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv', 'ndjson']).default('table'))
+    .option('--json', 'the same as --format json')
     .option('--limit <n>', `at most n groups, largest first (1-${MAX_LIMIT}; default 1000)`)
     .option('--url <url>', "the server's address (default $AGENTPORT_URL, else http://127.0.0.1:8080)")
     .option('--api-key <key>', 'send X-API-Key: <key> (default $AGENTPORT_API_KEY)')
