@@ -45,14 +45,23 @@ export function usageRoutes(d: UsageRouteDeps): FastifyPluginCallback {
       }
       const { format } = asked;
       const query = visibility.subject === undefined ? asked.query : { ...asked.query, filters: { ...asked.query.filters, subject: [visibility.subject] } };
+      // Quotas live elsewhere (Redis in distributed mode): their outage leaves them out of the
+      // answer, logged, rather than taking the usage numbers down with them.
+      const quotasAsked =
+        format === 'json' && d.quotaRemaining
+          ? d.quotaRemaining(principal).catch((e: unknown) => {
+              req.log.warn({ err: e }, 'quota standings unavailable; usage answered without them');
+              return undefined;
+            })
+          : undefined;
       let groups: Awaited<ReturnType<UsageStore['query']>>;
-      let quotas: QuotaStanding[] | undefined;
       try {
-        [groups, quotas] = await Promise.all([d.usage.query(query), format === 'json' && d.quotaRemaining ? d.quotaRemaining(principal) : undefined]);
+        groups = await d.usage.query(query);
       } catch (e) {
         req.log.error({ err: e }, 'usage query failed');
         return sendError(reply, e);
       }
+      const quotas = await quotasAsked;
       reply.headers({ 'Cache-Control': 'no-store', Vary: 'Accept' });
       if (format === 'csv') {
         reply.header('Content-Disposition', 'attachment; filename="usage.csv"');

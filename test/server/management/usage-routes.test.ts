@@ -24,6 +24,7 @@ let s: TestServer;
 let store: MemoryUsageStore;
 const api = new OpenApiConformance();
 const quotaCalls: Principal[] = [];
+let quotasDown = false;
 const RESET = Date.UTC(2026, 1, 1);
 
 beforeAll(async () => {
@@ -44,6 +45,7 @@ beforeAll(async () => {
         usage: store,
         quotaRemaining: async (p): Promise<QuotaStanding[]> => {
           quotaCalls.push(p);
+          if (quotasDown) throw new Error('redis is down');
           return [
             { quotaId: `calls-${p.subject}`, kind: 'requests', limit: 100, remaining: 58, resetAt: RESET },
             { quotaId: 'tasks', kind: 'concurrency', limit: 4, remaining: 4 },
@@ -224,6 +226,18 @@ describe('GET /api/v1/usage: quotas', () => {
       { quotaId: 'tasks', kind: 'concurrency', limit: 4, remaining: 4, resetAt: null },
     ]);
     expect(quotaCalls.at(-1)).toMatchObject({ subject: 'alice', scopes: ['usage:read'] });
+  });
+
+  it('leaves them out, and still answers, when the quota standings cannot be read', async () => {
+    quotasDown = true;
+    try {
+      const r = await get(`by=agent&${week}`, ALICE);
+      expect(r.status).toBe(200);
+      expect(r.body.quotas).toBeUndefined();
+      expect(r.body.groups).toHaveLength(1);
+    } finally {
+      quotasDown = false;
+    }
   });
 
   it('leaves them out of CSV and NDJSON exports', async () => {
