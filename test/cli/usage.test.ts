@@ -38,7 +38,7 @@ beforeAll(async () => {
     {
       services: {
         usage: usageFixture(),
-        quotaRemaining: async (p) => [{ quotaId: `calls-${p.subject}`, kind: 'requests', limit: 100, remaining: 58, resetAt: Date.UTC(2026, 1, 1) }],
+        quotaRemaining: async (p) => [{ quotaId: `calls-${p.subject}`, kind: 'requests', limit: 100, remaining: 58, resetAt: '2026-02-01T00:00:00.000Z' }],
       },
     },
   );

@@ -10,12 +10,12 @@ import { csvRecord, spreadsheetSafe, type CsvCell } from './csv.js';
 /** What remains of one quota for the caller (issue 13 item 4). */
 export interface QuotaStanding {
   quotaId: string;
-  /** e.g. 'requests', 'concurrency', 'tokens', 'cost' */
+  /** e.g. 'requests', 'concurrentTasks', 'monthlyTokens', 'monthlyCost' */
   kind: string;
   limit: number;
   remaining: number;
-  /** epoch ms the window resets; undefined for a quota without a window (concurrent tasks) */
-  resetAt?: number;
+  /** ISO 8601 time the quota is replenished; absent for a quota without a window (concurrent tasks) */
+  resetAt?: string;
 }
 
 export interface UsageGroupView {
@@ -45,7 +45,7 @@ export interface UsageAnswer {
   subject?: string;
   limit: number;
   groups: UsageGroupView[];
-  quotas?: Array<Omit<QuotaStanding, 'resetAt'> & { resetAt: string | null }>;
+  quotas?: Array<Required<Omit<QuotaStanding, 'resetAt'>> & { resetAt: string | null }>;
 }
 
 export function groupView(g: UsageGroup): UsageGroupView {
@@ -75,7 +75,7 @@ export function jsonAnswer(q: UsageQuery, groups: readonly UsageGroup[], o: { su
     ...(o.subject === undefined ? {} : { subject: o.subject }),
     limit: q.limit ?? groups.length,
     groups: groups.map(groupView),
-    ...(o.quotas ? { quotas: o.quotas.map((x) => ({ ...x, resetAt: x.resetAt === undefined ? null : new Date(x.resetAt).toISOString() })) } : {}),
+    ...(o.quotas ? { quotas: o.quotas.map((x) => ({ quotaId: x.quotaId, kind: x.kind, limit: x.limit, remaining: x.remaining, resetAt: x.resetAt ?? null })) } : {}),
   };
 }
 

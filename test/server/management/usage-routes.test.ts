@@ -25,7 +25,7 @@ let store: MemoryUsageStore;
 const api = new OpenApiConformance();
 const quotaCalls: Principal[] = [];
 let quotasDown = false;
-const RESET = Date.UTC(2026, 1, 1);
+const RESET = '2026-02-01T00:00:00.000Z';
 
 beforeAll(async () => {
   store = usageFixture();
@@ -48,7 +48,7 @@ beforeAll(async () => {
           if (quotasDown) throw new Error('redis is down');
           return [
             { quotaId: `calls-${p.subject}`, kind: 'requests', limit: 100, remaining: 58, resetAt: RESET },
-            { quotaId: 'tasks', kind: 'concurrency', limit: 4, remaining: 4 },
+            { quotaId: 'tasks', kind: 'concurrentTasks', limit: 4, remaining: 4 },
           ];
         },
       },
@@ -223,7 +223,7 @@ describe('GET /api/v1/usage: quotas', () => {
     const r = await get(week, ALICE);
     expect(r.body.quotas).toEqual([
       { quotaId: 'calls-alice', kind: 'requests', limit: 100, remaining: 58, resetAt: '2026-02-01T00:00:00.000Z' },
-      { quotaId: 'tasks', kind: 'concurrency', limit: 4, remaining: 4, resetAt: null },
+      { quotaId: 'tasks', kind: 'concurrentTasks', limit: 4, remaining: 4, resetAt: null },
     ]);
     expect(quotaCalls.at(-1)).toMatchObject({ subject: 'alice', scopes: ['usage:read'] });
   });
