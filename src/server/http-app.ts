@@ -34,6 +34,7 @@ import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
 import { admitToAgentPath } from '../core/authz/agent-lookup.js';
 import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
+import { usageRoutes, type UsageRouteDeps } from './management/usage-routes.js';
 import { BodyBudget, BODY_BUSY_RETRY_AFTER_SECONDS, type BodyPolicy } from '../edge/body.js';
 import { contextOf, createEdge } from '../edge/edge.js';
 import type { AnyFace, Face } from '../edge/face.js';
@@ -71,6 +72,10 @@ export interface HttpAppDeps {
   apiKeys?: ApiKeyAdmin;
   /** any subject's task, for administrators (`/api/v1/agents/{id}/tasks/{taskId}`) */
   tasks?: TaskAdmin;
+  /** usage records, for the analytics API (`/api/v1/usage`) */
+  usage?: UsageRouteDeps['usage'];
+  /** what remains of the caller's quotas, reported by `/api/v1/usage` */
+  quotaRemaining?: UsageRouteDeps['quotaRemaining'];
   /** the public URL once the listener is bound (port 0); default config.server.publicUrl */
   publicUrl?: () => string;
   /** the budget of body bytes in flight, when shared with another listener (gRPC); default: its own */
@@ -318,6 +323,17 @@ export function buildHttpApp(d: HttpAppDeps) {
   }
   if (d.policy && d.tasks) {
     app.register(taskRoutes({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+  }
+  if (d.policy && d.usage) {
+    app.register(
+      usageRoutes({
+        auth: d.auth,
+        policy: d.policy,
+        usage: d.usage,
+        ...(d.quotaRemaining ? { quotaRemaining: d.quotaRemaining } : {}),
+        resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1'),
+      }),
+    );
   }
   app.register(novaedenTaskApi({ registry: d.registry, handler: d.handler, auth: d.auth, ...(d.policy ? { policy: d.policy } : {}), resourceMetadataUrl: (path) => protectedResourceMetadataUrl(publicUrl(), path) }));
   app.register(openApiRoutes({ version: packageVersion() }));

@@ -23,7 +23,7 @@ import { TaskService } from '../core/tasks/task-service.js';
 import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
 import { toA2AError } from '../protocol/a2a/errors.js';
 import { registerAgent } from './agent-cards.js';
-import { buildHttpApp } from './http-app.js';
+import { buildHttpApp, type HttpAppDeps } from './http-app.js';
 import { AuthorizationPolicy } from '../core/authz/policy.js';
 import { AuthorizingA2AHandler } from '../core/authz/authorizing-handler.js';
 import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
@@ -63,20 +63,31 @@ export interface AgentSlots {
 }
 
 /**
+ * Services the server takes from its caller instead of building them (embedding, and tests that
+ * need to hold one end of a seam).
+ */
+export interface StartOptions {
+  /** the usage records `/api/v1/usage` reads; default: the store's */
+  usage?: HttpAppDeps['usage'];
+  /** what remains of a caller's quotas, reported by `/api/v1/usage` */
+  quotaRemaining?: HttpAppDeps['quotaRemaining'];
+}
+
+/**
  * Rejects only with a StartFailure (src/server/start-failure.ts), after closing whatever it had
  * opened: the caller can print it and exit.
  */
-export async function startServer(initial: Config): Promise<RunningServer> {
+export async function startServer(initial: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = pino({ level: initial.server.logLevel, base: { service: 'agentport' } });
   try {
-    return await startAll(initial, log);
+    return await startAll(initial, log, options);
   } catch (error) {
     log.debug({ err: error }, 'start failed');
     throw toStartFailure(error, initial);
   }
 }
 
-async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
+async function startAll(initial: Config, log: Logger, options: StartOptions): Promise<RunningServer> {
   routeGrpcLibraryLog(log);
   // Configuration checks first: a refused configuration opens nothing.
   checkAuthMode(initial, log);
@@ -203,7 +214,27 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
     const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id) });
-    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, gate, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl, bodyBudget });
+    // TODO(lead, on merging usagestore): `options.usage ?? store.usage`.
+    const usage = options.usage;
+    const app = buildHttpApp({
+      ...(oauth ? { oauth } : {}),
+      config,
+      registry,
+      handler,
+      auth,
+      keys,
+      log,
+      ready,
+      started,
+      gate,
+      policy,
+      apiKeys: store,
+      tasks: store,
+      ...(usage ? { usage } : {}),
+      ...(options.quotaRemaining ? { quotaRemaining: options.quotaRemaining } : {}),
+      publicUrl: () => config.server.publicUrl,
+      bodyBudget,
+    });
     closers.unshift(() => app.close());
     // "Listening" is said once, by 'agentport started', when every listener and agent is up.
     const listenTextResolver = (address: string) => `HTTP port bound at ${address}; starting agents`;
