@@ -48,7 +48,7 @@ import { routeCaller } from './route-caller.js';
 
 export interface HttpAppDeps {
   /** usage records on: every call's record is opened at the edge (src/core/usage) */
-  usage?: UsageRecorder;
+  usageRecorder?: UsageRecorder;
   config: Config;
   registry: AgentRegistry;
   handler: A2AHandler;
@@ -213,7 +213,7 @@ export function buildHttpApp(d: HttpAppDeps) {
         isClosing: () => closing,
         // The discovery documents are read cross-origin by browser-based MCP clients.
         decorate: [addWellKnownCors],
-        ...(d.usage ? { usage: d.usage } : {}),
+        ...(d.usageRecorder ? { usage: d.usageRecorder } : {}),
       });
       return createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, edge);
     },
@@ -235,7 +235,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     throw read.error;
   });
   // A route's usage record names its route pattern (never ids) and the API it belongs to.
-  if (d.usage) app.addHook('onRequest', async (req) => noteRoute(req.raw, req.method, req.routeOptions.url));
+  if (d.usageRecorder) app.addHook('onRequest', async (req) => noteRoute(req.raw, req.method, req.routeOptions.url));
   // The management API needs an admin credential: checked on the headers, before a body is read.
   if (d.policy) {
     const policy = d.policy;

@@ -2,6 +2,7 @@
  * Builds and starts everything from one resolved Config: storage, event bus, task engine, push
  * delivery, the HTTP listener and the gRPC listener. Returns a handle that drains and stops it all.
  */
+import { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -144,6 +145,15 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
     const revocations = new TokenRevocations(store.oauth);
     const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations });
 
+    // Usage records (src/core/usage): a task's in its own commits, other calls queued and written in batches.
+    const usageRecorder = new UsageRecorder({ store: store.usage, replica: initial.cluster.replicaId, config: initial.usage, log });
+    if (usageRecorder.enabled) {
+      usageRecorder.start();
+      // Stopped after the listeners and the task service: the last answers' records are written.
+      closers.splice(closers.length - 1, 0, () => usageRecorder.close());
+    }
+    const skillCost = (agentId: string, skill: string | undefined) => (skill === undefined ? undefined : config.agents.find((a) => a.id === agentId)?.skills[skill]?.cost);
+
     let worker: PushDeliveryWorker | undefined;
     const service = new TaskService({
       registry,
@@ -160,6 +170,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       pushGuard: guard,
       onOutbox: () => worker?.kick(),
       ...(cluster ? { cluster } : {}),
+      ...(usageRecorder.enabled ? { usage: { replica: initial.cluster.replicaId, cost: skillCost } } : {}),
     });
     const handler = new AuthorizingA2AHandler(service, policy, registry, {
       // A hidden agent has no public RFC 9728 document (it would tell that it exists): its
@@ -186,6 +197,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       ? createGrpcServer({
           handler,
           defaultAgentId: initial.primaryAgent,
+          ...(usageRecorder.enabled ? { usage: usageRecorder } : {}),
           ...grpcAuthentication({ auth, policy, gate, resourceMetadataUrl: () => protectedResourceMetadataUrl(config.server.publicUrl, '/') }),
           maxMessageBytes: initial.limits.bodyBytes,
           bodyBudget,
@@ -214,8 +226,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
     const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id) });
-    // TODO(lead, on merging usagestore): `options.usage ?? store.usage`.
-    const usage = options.usage;
+    const usage = options.usage ?? store.usage;
     const app = buildHttpApp({
       ...(oauth ? { oauth } : {}),
       config,
@@ -231,6 +242,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       apiKeys: store,
       tasks: store,
       ...(usage ? { usage } : {}),
+      ...(usageRecorder.enabled ? { usageRecorder } : {}),
       ...(options.quotaRemaining ? { quotaRemaining: options.quotaRemaining } : {}),
       publicUrl: () => config.server.publicUrl,
       bodyBudget,
