@@ -451,6 +451,25 @@ export function describeUsageContract(ctx: ContractContext): void {
       });
     });
 
+    describe.skipIf(!ctx.options.openPeer)('two replicas', () => {
+      it('roll up at once without counting anything twice', async () => {
+        const peer = await ctx.options.openPeer!();
+        try {
+          await peer.migrate();
+          const usage = usageOf(ctx.store());
+          const records = dataset(300);
+          await usage.write(records, []);
+          const qs = queries(DATA_START, DATA_END);
+          const before = await Promise.all(qs.map((q) => usage.query(q)));
+          await Promise.all([usage.rollup(DATA_END), usageOf(peer).rollup(DATA_END), usage.rollup(DATA_END - 7 * HOUR), usageOf(peer).rollup(DATA_END)]);
+          expect(await usage.rolledUntil(HOURLY)).toBe(DATA_END - (DATA_END % HOUR));
+          expect(await Promise.all(qs.map((q) => usageOf(peer).query(q)))).toEqual(before);
+        } finally {
+          await peer.close();
+        }
+      });
+    });
+
     it('prunes raw rows and whole rolled-up hours before the cut', async () => {
       const usage = usageOf(ctx.store());
       const records = [0, 1, 2, 3].map((h) => callRecord(`h${h}`, { time: T0 + h * HOUR + 30 * 60_000 }));
