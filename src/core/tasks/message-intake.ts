@@ -104,6 +104,8 @@ export class MessageIntake {
     if (ctx.usage) {
       ctx.usage.taskId = taskId;
       ctx.usage.contextId = contextId;
+      // A follow-up names the skill a reloaded task's later tokens are priced by.
+      if (existing && ctx.usage.skill !== undefined) existing.usage.skill ??= ctx.usage.skill;
     }
     // Built without `delete`: deleting a key turns the object into a slow dictionary-mode object.
     const userMessage: Message = existing ? { ...msg, taskId, contextId } : withoutKey({ ...msg, contextId }, 'taskId');

@@ -28,6 +28,8 @@ export interface ReportedUsage {
 export interface TaskUsageState {
   /** the call that created the task, while this replica holds its draft */
   draft?: UsageDraft;
+  /** the skill its tokens are priced by: the creating call's, else a follow-up's (a reloaded task has no draft) */
+  skill?: string;
   /** the state the record was last written with */
   written?: string;
   /** reported since the last write */
@@ -47,7 +49,7 @@ export function taskUsageRow(s: TaskUsageState, t: { task: Task; agentId: string
   s.written = state;
   s.pending = undefined;
   const d = s.draft;
-  const price = policy.cost(t.agentId, d?.skill);
+  const price = policy.cost(t.agentId, d?.skill ?? s.skill);
   const promptTokens = pending?.promptTokens ?? 0;
   const completionTokens = pending?.completionTokens ?? 0;
   const cost = (first ? (price?.perCall ?? 0) : 0) + promptTokens * (price?.perPromptToken ?? 0) + completionTokens * (price?.perCompletionToken ?? 0);
