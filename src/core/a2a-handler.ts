@@ -52,6 +52,11 @@ export interface CallContext {
    * binding sets it.
    */
   clientTaskId?: string;
+  /**
+   * A read or cancel a face makes to finish a call it already made (the MCP tool call's final
+   * GetTask, its cancel when the client leaves): quotas counted the call once and do not count this.
+   */
+  partOfCall?: boolean;
 }
 
 /** Who asks whether an agent exists, and from which surface. */

@@ -190,6 +190,8 @@ export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** The OAuth authorization server's records and local users (src/store/oauth-store.ts). */
   readonly oauth: import('./oauth-store.js').OAuthStore;
+  /** Quotas set through the management API (src/store/quota-store.ts). */
+  readonly quotas: import('./quota-store.js').QuotaStore;
   /**
    * Applies pending migrations; idempotent. Refuses (DatabaseSchemaNewerError) a database holding
    * migrations this build does not know.

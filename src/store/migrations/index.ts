@@ -13,6 +13,7 @@ import * as m0004 from './0004-api-keys.js';
 import * as m0005 from './0005-oauth.js';
 import * as m0006 from './0006-sessions.js';
 import * as m0007 from './0007-task-message-ids.js';
+import * as m0010 from './0010-quotas.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
 
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0005_oauth': m0005,
   '0006_sessions': m0006,
   '0007_task_message_ids': m0007,
+  '0010_quotas': m0010,
 };
 
 /** The migrations this build knows, in the order they apply. */
