@@ -179,7 +179,10 @@ export class QuotaA2AHandler implements A2AHandler {
 
   /** Releases the slot once the task is terminal or interrupted; watches it from here when not yet. */
   private holdUntilSettled(slot: TaskSlot, ctx: CallContext, taskId: string, state: TaskState | undefined): void {
-    if (state !== undefined && settled(state)) return slot.release();
+    if (state !== undefined && settled(state)) {
+      slot.release();
+      return;
+    }
     const watchCtx: CallContext = { agentId: ctx.agentId, principal: ctx.principal, requestedExtensions: [], ...(ctx.usecases ? { usecases: ctx.usecases } : {}), ...(ctx.surface ? { surface: ctx.surface } : {}) };
     void (async () => {
       try {
