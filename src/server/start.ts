@@ -38,6 +38,7 @@ import { routeGrpcLibraryLog } from './grpc-library-log.js';
 import { grpcAuthentication } from './grpc-authentication.js';
 import { BodyBudget } from '../edge/body.js';
 import { StartGate } from '../edge/start-gate.js';
+import { openQuotas } from './quotas.js';
 
 export interface RunningServer {
   /** the admin API key created by this (first) start, to be shown once; never logged */
@@ -150,7 +151,11 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       onOutbox: () => worker?.kick(),
       ...(cluster ? { cluster } : {}),
     });
+    // Quotas (issue 13): the usage store's MonthlySpend and the audit sink are wired in by their own work.
+    const quotas = await openQuotas(initial, store.quotas, { log });
+    closers.unshift(() => quotas.close());
     const handler = new AuthorizingA2AHandler(service, policy, registry, {
+      quotas: quotas.engine,
       // A hidden agent has no public RFC 9728 document (it would tell that it exists): its
       // challenges name the server's own, for the root resource.
       resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
@@ -203,7 +208,24 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
     const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id) });
-    const app = buildHttpApp({ ...(oauth ? { oauth } : {}), config, registry, handler, auth, keys, log, ready, started, gate, policy, apiKeys: store, tasks: store, publicUrl: () => config.server.publicUrl, bodyBudget });
+    const app = buildHttpApp({
+      ...(oauth ? { oauth } : {}),
+      config,
+      registry,
+      handler,
+      auth,
+      keys,
+      log,
+      ready,
+      started,
+      gate,
+      policy,
+      apiKeys: store,
+      tasks: store,
+      quotaBook: quotas.book,
+      publicUrl: () => config.server.publicUrl,
+      bodyBudget,
+    });
     closers.unshift(() => app.close());
     // "Listening" is said once, by 'agentport started', when every listener and agent is up.
     const listenTextResolver = (address: string) => `HTTP port bound at ${address}; starting agents`;
