@@ -167,6 +167,8 @@ describe('a quota of 2 calls per minute per key, refused on each face in its own
       expect(r.isError).toBe(true);
       expect(r.content[0]!.text).toMatch(/^Quota 'per-key' exceeded \(2 requests per 60 s\); retry after \d+ s$/);
       expect(r._meta?.['agentport/retryAfterSeconds']).toEqual(expect.any(Number));
+      // a method other than tools/call (resources/read reads the task through the core): a JSON-RPC error
+      await expect(c.readResource({ uri: 'agentport://tasks/echo/some-task' })).rejects.toThrow(/Quota 'per-key' exceeded.*retry after \d+ s/);
     } finally {
       await c.close();
     }
