@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { QuotaCounters, SlotCounter, WindowCounter } from '../../bus/quota-counters.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
 import { QuotaExceededError, type QuotaKind, type QuotaPolicy } from '../../protocol/a2a/quota-exceeded.js';
 import { NO_AUDIT, type AuditSink } from '../audit/audit-event.js';
 import type { Principal } from '../authz/principal.js';
@@ -153,7 +154,11 @@ export class QuotaEngine implements QuotaGate {
     }
     if (windows.length === 0 && slots.length === 0) return undefined;
     const leaseId = randomUUID();
-    const r = await this.o.counters.take(windows, slots, leaseId);
+    const r = await this.o.counters.take(windows, slots, leaseId).catch((err: unknown) => {
+      // A quota that cannot be checked is not skipped: the caller is told to retry shortly.
+      this.o.log?.warn({ err }, 'quotas: the counters cannot be reached');
+      throw new A2AError('Unavailable', 'Quotas cannot be checked right now; retry shortly');
+    });
     if (!r.ok) {
       if (r.index < windows.length) {
         const q = windowOf[r.index]!;

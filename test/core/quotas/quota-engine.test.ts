@@ -241,3 +241,13 @@ describe('quota configuration', () => {
     await e.admit(call(b));
   });
 });
+
+describe('quota engine without its counters', () => {
+  it('refuses a call a quota applies to with Unavailable when Redis cannot be reached, and passes the others', async () => {
+    const counters = await openRedisQuotaCounters({ url: SHARED_REDIS_URL, prefix: uniquePrefix(), replicaId: 'gone' });
+    await counters.close();
+    const e = new QuotaEngine({ book: new QuotaBook({ config: quotas([{ id: 'q', match: { subject: 'alice' }, requests: { limit: 5, window: 60_000 } }]) }), counters });
+    await expect(e.admit(call(alice))).rejects.toMatchObject({ kind: 'Unavailable' });
+    expect(await e.admit(call(bob))).toBeUndefined();
+  });
+});
