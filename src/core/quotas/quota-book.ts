@@ -44,7 +44,7 @@ export class QuotaBook {
   async list(): Promise<readonly Quota[]> {
     if (!this.o.store) return this.all;
     if (this.readAt === Number.NEGATIVE_INFINITY) await this.refresh();
-    else if (this.now() - this.readAt >= this.ttlMs) void this.refresh().catch(() => {});
+    else if (this.now() - this.readAt >= this.ttlMs) void this.refresh().catch((err: unknown) => this.o.log?.warn({ err }, 'quotas: could not re-read the quotas of the database; the last ones read stay in force'));
     return this.all;
   }
 
