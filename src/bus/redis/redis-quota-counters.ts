@@ -98,7 +98,7 @@ export class RedisQuotaCounters implements QuotaCounters {
   private readonly conn: Scripted;
   private readonly prefix: string;
 
-  private constructor(private readonly o: RedisQuotaCountersOptions) {
+  private constructor(o: RedisQuotaCountersOptions) {
     this.prefix = `${o.prefix ?? 'agentport'}:quota:`;
     const conn = createBusConnection({ url: o.url, name: `agentport:${o.replicaId}:quotas`, connectTimeoutMs: o.connectTimeoutMs ?? 5000 });
     conn.defineCommand('quotaTake', { lua: TAKE });
