@@ -55,6 +55,11 @@ export interface CallContext {
   clientTaskId?: string;
   /** the call's usage draft, when usage records are on: the core names the operation, agent, skill and task in it */
   usage?: UsageDraft | undefined;
+  /**
+   * A read or cancel a face makes to finish a call it already made (the MCP tool call's final
+   * GetTask, its cancel when the client leaves): quotas counted the call once and do not count this.
+   */
+  partOfCall?: boolean;
 }
 
 /** Who asks whether an agent exists, and from which surface. */

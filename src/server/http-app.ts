@@ -30,6 +30,8 @@ import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
 import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
+import { quotaRoutes } from './management/quota-routes.js';
+import type { QuotaBook } from '../core/quotas/quota-book.js';
 import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
 import { admitToAgentPath } from '../core/authz/agent-lookup.js';
@@ -70,6 +72,8 @@ export interface HttpAppDeps {
   policy?: AuthorizationPolicy;
   /** stored API keys, for the management API (`/api/v1/keys`) */
   apiKeys?: ApiKeyAdmin;
+  /** the quotas in force, for the management API (`/api/v1/quotas`) */
+  quotaBook?: QuotaBook;
   /** any subject's task, for administrators (`/api/v1/agents/{id}/tasks/{taskId}`) */
   tasks?: TaskAdmin;
   /** usage records, for the analytics API (`/api/v1/usage`) */
@@ -320,6 +324,9 @@ export function buildHttpApp(d: HttpAppDeps) {
   });
   if (d.policy && d.apiKeys) {
     app.register(keyRoutes({ auth: d.auth, policy: d.policy, store: d.apiKeys, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+  }
+  if (d.policy && d.quotaBook) {
+    app.register(quotaRoutes({ auth: d.auth, policy: d.policy, book: d.quotaBook, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
   }
   if (d.policy && d.tasks) {
     app.register(taskRoutes({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));

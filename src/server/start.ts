@@ -2,6 +2,7 @@
  * Builds and starts everything from one resolved Config: storage, event bus, task engine, push
  * delivery, the HTTP listener and the gRPC listener. Returns a handle that drains and stops it all.
  */
+import { UsageMonthlySpend } from '../core/usage/usage-spend.js';
 import { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -39,6 +40,7 @@ import { routeGrpcLibraryLog } from './grpc-library-log.js';
 import { grpcAuthentication } from './grpc-authentication.js';
 import { BodyBudget } from '../edge/body.js';
 import { StartGate } from '../edge/start-gate.js';
+import { openQuotas } from './quotas.js';
 
 export interface RunningServer {
   /** the admin API key created by this (first) start, to be shown once; never logged */
@@ -172,7 +174,11 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       ...(cluster ? { cluster } : {}),
       ...(usageRecorder.enabled ? { usage: { replica: initial.cluster.replicaId, cost: skillCost } } : {}),
     });
+    // Quotas (issue 13): the usage store's MonthlySpend and the audit sink are wired in by their own work.
+    const quotas = await openQuotas(initial, store.quotas, { log, spend: new UsageMonthlySpend(store.usage) });
+    closers.unshift(() => quotas.close());
     const handler = new AuthorizingA2AHandler(service, policy, registry, {
+      quotas: quotas.engine,
       // A hidden agent has no public RFC 9728 document (it would tell that it exists): its
       // challenges name the server's own, for the root resource.
       resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
@@ -243,7 +249,8 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       tasks: store,
       ...(usage ? { usage } : {}),
       ...(usageRecorder.enabled ? { usageRecorder } : {}),
-      ...(options.quotaRemaining ? { quotaRemaining: options.quotaRemaining } : {}),
+      quotaRemaining: options.quotaRemaining ?? ((p) => quotas.engine.remaining(p)),
+      quotaBook: quotas.book,
       publicUrl: () => config.server.publicUrl,
       bodyBudget,
     });

@@ -7,6 +7,7 @@
 import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrationStatus, type SqlDialectName } from './migrations/index.js';
 import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
+import { SqlQuotaStore, type QuotaStore } from './quota-store.js';
 import { toEventRecords, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
 import type { Database } from './schema.js';
@@ -57,6 +58,14 @@ export abstract class SqlStore implements Store {
   get oauth(): OAuthStore {
     this.oauthStore ??= new SqlOAuthStore(this.db);
     return this.oauthStore;
+  }
+
+  private quotaStore: QuotaStore | undefined;
+
+  /** Quotas of the management API (src/store/quota-store.ts). */
+  get quotas(): QuotaStore {
+    this.quotaStore ??= new SqlQuotaStore(this.db as Kysely<unknown>);
+    return this.quotaStore;
   }
 
   /** migrate(), returning the names of the migrations it applied, in order (`agentport db migrate`). */

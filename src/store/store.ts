@@ -192,6 +192,8 @@ export interface Store {
   readonly oauth: import('./oauth-store.js').OAuthStore;
   /** Usage records, rollups and retention (src/store/usage-store.ts); a task's record is written by `commit`. */
   readonly usage: import('./usage-store.js').UsageStore;
+  /** Quotas set through the management API (src/store/quota-store.ts). */
+  readonly quotas: import('./quota-store.js').QuotaStore;
   /**
    * Applies pending migrations; idempotent. Refuses (DatabaseSchemaNewerError) a database holding
    * migrations this build does not know.

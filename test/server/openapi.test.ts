@@ -133,6 +133,16 @@ describe('every documented operation answers as documented', () => {
     expect((await call('DELETE', '/api/v1/users/dave', admin)).status).toBe(204);
     expect((await call('DELETE', '/api/v1/users/dave', admin)).status).toBe(404);
 
+    expect((await call('PUT', '/api/v1/quotas/q1', admin, { requests: { limit: 5, window: 60_000 } })).status).toBe(201);
+    expect((await call('PUT', '/api/v1/quotas/q1', admin, { requests: { limit: 6, window: 60_000 } })).status).toBe(200);
+    expect((await call('PUT', '/api/v1/quotas/q1', admin, { nope: 1 })).status).toBe(400);
+    expect((await call('GET', '/api/v1/quotas', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/quotas')).status).toBe(401);
+    expect((await call('GET', '/api/v1/quotas/q1', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/quotas/none', admin)).status).toBe(404);
+    expect((await call('DELETE', '/api/v1/quotas/q1', admin)).status).toBe(204);
+    expect((await call('DELETE', '/api/v1/quotas/q1', admin)).status).toBe(404);
+
     const client = await call('POST', '/api/v1/clients', admin, { name: 'cli', kind: 'public', redirectUris: ['http://127.0.0.1:9/cb'], scopes: ['a2a:discover'] });
     expect(client.status).toBe(201);
     expect((await call('POST', '/api/v1/clients', admin, { kind: 'other' })).status).toBe(400);

@@ -11,6 +11,7 @@ import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { restErrorBody } from '../../protocol/a2a/rest-error-body.js';
+import { withRateLimit } from '../rate-limit-headers.js';
 import type { JsonObject } from '../../protocol/a2a/types.js';
 import * as v from '../../protocol/a2a/validate.js';
 import { activateExtensions, headerValues, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
@@ -79,7 +80,7 @@ export class RestBinding {
       if (!(err instanceof A2AError)) log?.error({ err }, 'internal error in HTTP+JSON call');
       const { status, body: b } = restErrorBody(err);
       // RFC 9110 §11.6.1: a 401 carries a challenge.
-      return { status, headers: withChallenge(headers, err), body: b };
+      return { status, headers: withRateLimit(withChallenge(headers, err), err), body: b };
     };
     try {
       let tenant: string | undefined;

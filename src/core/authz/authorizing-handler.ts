@@ -14,8 +14,12 @@ import { AccessDenied } from './access-denied.js';
 import type { Action, AuthorizationPolicy } from './policy.js';
 import { unknownTenant } from './unknown-agent.js';
 import { agentSeen } from './agent-lookup.js';
+import type { QuotaGate } from '../quotas/quota-engine.js';
+import { QuotaA2AHandler } from '../quotas/quota-handler.js';
 
 export interface AuthorizingHandlerOptions {
+  /** quotas, checked after authorization, once per operation (core/quotas); absent: none */
+  quotas?: QuotaGate;
   /** the RFC 9728 metadata URL named in challenges for an agent's endpoints */
   resourceMetadataUrl?: (agentId: string, surface: 'a2a' | 'mcp') => string;
 }
@@ -73,7 +77,8 @@ export class AuthorizingA2AHandler extends ForwardingA2AHandler {
     private readonly registry: AgentRegistry,
     private readonly o: AuthorizingHandlerOptions = {},
   ) {
-    super(inner);
+    // Quotas sit inside: an unauthorized call is refused as such and counts against nothing.
+    super(o.quotas ? new QuotaA2AHandler(inner, o.quotas, registry) : inner);
   }
 
   /** Authorizes and returns the context the core runs with (the caller's usecases attached). */

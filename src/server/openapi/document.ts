@@ -144,6 +144,24 @@ export function openApiDocument(version: string): Obj {
         ),
       },
       '/api/v1/keys/{id}': { delete: adminOp('Revoke an API key', { '204': { description: 'Revoked' }, '404': error('No such key') }, { parameters: [param('id', 'The key id (16 hex digits)')] }) },
+      '/api/v1/quotas': {
+        get: adminOp('The quotas in force: from the configuration file (read-only) and set through this API', {
+          '200': json({ type: 'object', properties: { quotas: { type: 'array', items: ref('Quota') } }, required: ['quotas'] }, 'The quotas'),
+        }),
+      },
+      '/api/v1/quotas/{id}': {
+        get: adminOp('One quota', { '200': json(ref('Quota'), 'The quota'), '404': error('No such quota') }, { parameters: [param('id', 'The quota id')] }),
+        put: adminOp(
+          'Create or replace a quota (a quota of the configuration file cannot be changed here)',
+          { '200': json(ref('Quota'), 'Replaced'), '201': json(ref('Quota'), 'Created'), '400': error('A malformed quota, or a quota of the configuration file') },
+          { parameters: [param('id', 'The quota id')], requestBody: body({ type: 'object', description: 'One `quotas:` entry of agentport.yaml; `id` comes from the path' }) },
+        ),
+        delete: adminOp(
+          'Delete a quota set through this API',
+          { '204': { description: 'Deleted' }, '400': error('A quota of the configuration file'), '404': error('No such quota') },
+          { parameters: [param('id', 'The quota id')] },
+        ),
+      },
       '/api/v1/users': {
         get: adminOp('The local users', { '200': json({ type: 'object', properties: { users: { type: 'array', items: ref('User') } }, required: ['users'] }, 'The users') }),
         post: adminOp(

@@ -59,6 +59,20 @@ export const SCHEMAS: Record<string, Schema> = {
     'status',
   ]),
   NewApiKey: object({ subject: str, scopes: strings, usecase: str, expiresAt: dateTime }, ['subject', 'scopes']),
+  // One `quotas:` entry (docs/usage.md); `source` says whether the file or the API set it.
+  Quota: object(
+    {
+      id: str,
+      source: { enum: ['config', 'api'] },
+      per: { type: 'array', items: { enum: ['subject', 'client', 'key', 'usecase', 'agent', 'skill'] } },
+      match: { type: 'object', additionalProperties: { type: 'string' } },
+      requests: object({ limit: { type: 'integer', minimum: 1 }, window: { type: 'integer', minimum: 1000 } }, ['limit', 'window']),
+      concurrentTasks: { type: 'integer', minimum: 1 },
+      monthlyTokens: { type: 'integer', minimum: 1 },
+      monthlyCost: { type: 'number', minimum: 0 },
+    },
+    ['id', 'source', 'per', 'match'],
+  ),
   User: object({ username: str, scopes: strings, createdAt: dateTime }, ['username', 'scopes', 'createdAt']),
   Client: object({ clientId: str, name: str, grantTypes: strings, redirectUris: strings, scope: str, authMethod: str, issuedAt: { type: 'integer' } }, ['clientId', 'grantTypes', 'redirectUris', 'authMethod']),
   AdminTask: object({ agentId: str, owner: str, createdAt: dateTime, task: object({ id: str, contextId: str, status: { type: 'object' } }, ['id', 'status']) }, ['agentId', 'owner', 'createdAt', 'task']),

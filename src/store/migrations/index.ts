@@ -14,6 +14,7 @@ import * as m0005 from './0005-oauth.js';
 import * as m0006 from './0006-sessions.js';
 import * as m0007 from './0007-task-message-ids.js';
 import * as m0008 from './0008-usage.js';
+import * as m0010 from './0010-quotas.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
 
@@ -32,6 +33,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0006_sessions': m0006,
   '0007_task_message_ids': m0007,
   '0008_usage': m0008,
+  '0010_quotas': m0010,
 };
 
 /** The migrations this build knows, in the order they apply. */

@@ -6,6 +6,7 @@
  */
 import { usageOf } from '../../../edge/call-usage.js';
 import { withChallenge } from '../../auth-challenge.js';
+import { withRateLimit } from '../../rate-limit-headers.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../../core/a2a-handler.js';
 import type { Principal } from '../../../core/authz/principal.js';
@@ -139,7 +140,7 @@ export class V03RestBinding {
     } catch (err) {
       if (!(err instanceof A2AError)) log?.error({ err }, 'internal error in v0.3 HTTP+JSON call');
       const { status, body: b } = v03RestErrorBody(err);
-      return { status, headers: withChallenge(headers, err), body: b };
+      return { status, headers: withRateLimit(withChallenge(headers, err), err), body: b };
     }
   }
 }
