@@ -218,14 +218,17 @@ describe('agentport usage: errors', () => {
     expect(r.err).toMatch(new RegExp(`^agentport: cannot reach http://127\\.0\\.0\\.1:${port}: .*is the server running \\(agentport serve\\)\\?\\n$`));
   });
 
-  it('a server without the usage API: exit 5', async () => {
-    const plain = await startTestServer({});
+  it('a server without the usage API (an older Agentport, another service): exit 5', async () => {
+    // Every Agentport now serves the route: a plain HTTP server answering 404 stands for one that does not.
+    const { createServer } = await import('node:http');
+    const plain = createServer((_req, res) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}'));
+    await new Promise<void>((resolve) => plain.listen(0, '127.0.0.1', resolve));
     try {
-      const r = await cli(['--url', plain.http]);
+      const r = await cli(['--url', `http://127.0.0.1:${(plain.address() as { port: number }).port}`]);
       expect(r.code).toBe(5);
       expect(r.err).toContain('does not serve /api/v1/usage');
     } finally {
-      await plain.stop();
+      await new Promise((resolve) => plain.close(resolve));
     }
   });
 });
