@@ -1,6 +1,6 @@
 /**
  * The `agentport` command. Each subcommand lives in commands/<name>.ts and registers itself here;
- * next to `serve`: dev, init, card, send, tasks, keys, users, clients, db, connect, usage.
+ * next to `serve`: dev, init, card, send, tasks, keys, users, clients, audit, db, connect, usage.
  */
 import { Command, CommanderError } from 'commander';
 import { registerCard } from './commands/card.js';
@@ -9,6 +9,7 @@ import { registerDb } from './commands/db.js';
 import { registerDev } from './commands/dev.js';
 import { registerInit } from './commands/init.js';
 import { registerKeys } from './commands/keys.js';
+import { registerAudit } from './commands/audit.js';
 import { registerUsers } from './commands/users.js';
 import { registerClients } from './commands/clients.js';
 import { registerSend } from './commands/send.js';
@@ -55,6 +56,7 @@ export function createProgram(io: CliIO, deps: CliDependencies = {}): Command {
   registerKeys(program, io);
   registerUsers(program, io);
   registerClients(program, io);
+  registerAudit(program, io);
   registerCard(program, io);
   registerSend(program, io);
   registerTasks(program, io);

@@ -10,6 +10,7 @@ import { loadAgentDefinition, type AgentLoadContext } from '../agents/load-agent
 import type { AgentDefinition } from '../core/agents/agent-definition.js';
 import type { AgentConfig, Config } from '../config/index.js';
 import type { AgentSlots } from './start.js';
+import { NO_AUDIT, type AuditSink } from '../core/audit/audit-event.js';
 
 export interface ReloadResult {
   ok: boolean;
@@ -29,6 +30,8 @@ export class DevReloader {
     private readonly slots: AgentSlots,
     initial: Config,
     private readonly context: AgentLoadContext,
+    /** each configuration reload, applied or refused, is a `config.reloaded` record */
+    private readonly audit: AuditSink = NO_AUDIT,
   ) {
     this.applied = initial;
   }
@@ -59,28 +62,34 @@ export class DevReloader {
   /** Applies a configuration read again from the file (or the error reading it raised). */
   reloadConfig(next: Config | Error): Promise<ReloadResult> {
     return this.serially(async () => {
-      const file = this.applied.file ?? 'the configuration';
-      if (next instanceof Error) return { ok: false, line: `${oneLine(next.message)}; the previous configuration keeps running` };
-      const refusal = needsRestart(this.applied, next);
-      if (refusal) return { ok: false, line: `${file}: ${refusal}; restart agentport dev to apply it (nothing changed)` };
-
-      const before = new Map(this.applied.agents.map((a) => [a.id, a]));
-      const changed = next.agents.filter((a) => {
-        const old = before.get(a.id);
-        return !old || JSON.stringify(old) !== JSON.stringify(a);
-      });
-      const removed = this.applied.agents.filter((a) => !next.agents.some((n) => n.id === a.id));
-      const loaded = await this.loadAll(changed, next);
-      if ('error' in loaded) return { ok: false, line: `${file}: ${loaded.error}; the previous configuration keeps running` };
-      await this.swapIn(changed, loaded.defs);
-      for (const a of removed) {
-        this.slots.remove(a.id);
-        await this.release(a.id);
-      }
-      this.applied = next;
-      const parts = [changed.length ? `reloaded ${describe(changed)}` : '', removed.length ? `removed ${removed.map((a) => a.id).join(', ')}` : ''].filter(Boolean);
-      return { ok: true, line: `${file}: ${parts.join('; ') || 'no agent changed'}` };
+      const result = await this.applyConfig(next);
+      this.audit.record({ action: 'config.reloaded', outcome: result.ok ? 'success' : 'failure', actor: 'system', target: `config:${this.applied.file ?? '-'}`, details: { result: result.line } });
+      return result;
     });
+  }
+
+  private async applyConfig(next: Config | Error): Promise<ReloadResult> {
+    const file = this.applied.file ?? 'the configuration';
+    if (next instanceof Error) return { ok: false, line: `${oneLine(next.message)}; the previous configuration keeps running` };
+    const refusal = needsRestart(this.applied, next);
+    if (refusal) return { ok: false, line: `${file}: ${refusal}; restart agentport dev to apply it (nothing changed)` };
+
+    const before = new Map(this.applied.agents.map((a) => [a.id, a]));
+    const changed = next.agents.filter((a) => {
+      const old = before.get(a.id);
+      return !old || JSON.stringify(old) !== JSON.stringify(a);
+    });
+    const removed = this.applied.agents.filter((a) => !next.agents.some((n) => n.id === a.id));
+    const loaded = await this.loadAll(changed, next);
+    if ('error' in loaded) return { ok: false, line: `${file}: ${loaded.error}; the previous configuration keeps running` };
+    await this.swapIn(changed, loaded.defs);
+    for (const a of removed) {
+      this.slots.remove(a.id);
+      await this.release(a.id);
+    }
+    this.applied = next;
+    const parts = [changed.length ? `reloaded ${describe(changed)}` : '', removed.length ? `removed ${removed.map((a) => a.id).join(', ')}` : ''].filter(Boolean);
+    return { ok: true, line: `${file}: ${parts.join('; ') || 'no agent changed'}` };
   }
 
   /** Closes the definitions this reloader loaded. */

@@ -8,6 +8,7 @@ import { createApiKey } from '../auth/api-keys.js';
 import type { Config } from '../config/index.js';
 import { SCOPES } from '../core/authz/scopes.js';
 import type { StoredApiKey } from '../store/store.js';
+import { NO_AUDIT, type AuditSink } from '../core/audit/audit-event.js';
 
 export interface AdminKeyStore {
   listApiKeys(): Promise<StoredApiKey[]>;
@@ -17,13 +18,14 @@ export interface AdminKeyStore {
 export const FIRST_ADMIN_SUBJECT = 'admin';
 
 /** The new admin key, or undefined when one exists already (or authentication is off). */
-export async function createFirstAdminKey(config: Config, store: AdminKeyStore): Promise<string | undefined> {
+export async function createFirstAdminKey(config: Config, store: AdminKeyStore, audit: AuditSink = NO_AUDIT): Promise<string | undefined> {
   if (config.auth.mode !== 'required') return undefined;
   if (config.auth.apiKeys.some((k) => k.scopes.includes(SCOPES.admin))) return undefined;
   const existing = await store.listApiKeys();
   if (existing.some((k) => k.scopes.includes(SCOPES.admin))) return undefined;
   const created = createApiKey({ subject: FIRST_ADMIN_SUBJECT, scopes: [SCOPES.admin] });
   await store.putApiKey(created.record);
+  audit.record({ action: 'apikey.created', outcome: 'success', actor: 'system', target: `apikey:${created.record.keyId}`, details: { subject: FIRST_ADMIN_SUBJECT, scopes: [SCOPES.admin], firstStart: true } });
   return created.key;
 }
 

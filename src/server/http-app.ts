@@ -32,6 +32,10 @@ import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
 import { quotaRoutes } from './management/quota-routes.js';
 import type { QuotaBook } from '../core/quotas/quota-book.js';
+import { auditRoutes } from './management/audit-routes.js';
+import { auditOriginOf } from '../auth/audit-origin.js';
+import type { AuditSink } from '../core/audit/audit-event.js';
+import type { AuditStore } from '../store/audit-store.js';
 import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
 import { admitToAgentPath } from '../core/authz/agent-lookup.js';
@@ -74,6 +78,12 @@ export interface HttpAppDeps {
   apiKeys?: ApiKeyAdmin;
   /** the quotas in force, for the management API (`/api/v1/quotas`) */
   quotaBook?: QuotaBook;
+  /** where security and administration events go (src/core/audit); default none */
+  audit?: AuditSink;
+  /** the audit log, for `GET /api/v1/audit` */
+  auditStore?: AuditStore;
+  /** writes this replica's queued audit records (a reader sees its own replica's events) */
+  flushAudit?: () => Promise<void>;
   /** any subject's task, for administrators (`/api/v1/agents/{id}/tasks/{taskId}`) */
   tasks?: TaskAdmin;
   /** usage records, for the analytics API (`/api/v1/usage`) */
@@ -323,7 +333,26 @@ export function buildHttpApp(d: HttpAppDeps) {
     };
   });
   if (d.policy && d.apiKeys) {
-    app.register(keyRoutes({ auth: d.auth, policy: d.policy, store: d.apiKeys, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+    app.register(
+      keyRoutes({
+        auth: d.auth,
+        policy: d.policy,
+        store: d.apiKeys,
+        resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1'),
+        ...(d.audit ? { audit: d.audit, auditOrigin: auditOriginOf(config.auth.oauth.trustedProxies) } : {}),
+      }),
+    );
+  }
+  if (d.policy && d.auditStore) {
+    app.register(
+      auditRoutes({
+        auth: d.auth,
+        policy: d.policy,
+        store: d.auditStore,
+        resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1'),
+        ...(d.flushAudit ? { flush: d.flushAudit } : {}),
+      }),
+    );
   }
   if (d.policy && d.quotaBook) {
     app.register(quotaRoutes({ auth: d.auth, policy: d.policy, book: d.quotaBook, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));

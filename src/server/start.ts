@@ -21,6 +21,9 @@ import { PushDeliveryWorker } from '../core/push/delivery-worker.js';
 import { LEGACY_PUSH_BODIES } from '../bindings/a2a-legacy/push-bodies.js';
 import { PushJwtSigner } from '../core/push/push-jwt.js';
 import { SsrfGuard } from '../net/index.js';
+import { NO_AUDIT, type AuditSink } from '../core/audit/audit-event.js';
+import { AuditLog } from '../core/audit/audit-log.js';
+import { AuditWebhookForwarder } from '../core/audit/audit-webhook.js';
 import { TaskService } from '../core/tasks/task-service.js';
 import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
 import { toA2AError } from '../protocol/a2a/errors.js';
@@ -53,6 +56,8 @@ export interface RunningServer {
   registry: AgentRegistry;
   /** swaps agents in place without a restart (agentport dev: src/server/dev-reload.ts) */
   agentSlots: AgentSlots;
+  /** where security and administration events go (audit.enabled false: nowhere); flush() writes what is queued */
+  audit: AuditSink & { flush(): Promise<void> };
   close(): Promise<void>;
 }
 
@@ -138,9 +143,30 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
     // Replicas sign with the same keys, so any replica's JWKS verifies any replica's cards.
     const keys = new KeyStore(initial.storage.driver === 'postgres' ? { shared: store } : { dataDir: initial.server.dataDir });
     const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });
+    // The audit log (src/core/audit): written in batches, closed (flushed) just before the store.
+    // Its webhook goes through the same outbound policy as push (push.allowlist, push.allowHttp).
+    const auditLog = initial.audit.enabled
+      ? new AuditLog({
+          store: store.audit,
+          replica: initial.cluster.replicaId,
+          log,
+          ...(initial.audit.webhook
+            ? {
+                webhook: new AuditWebhookForwarder({
+                  url: initial.audit.webhook.url,
+                  headers: initial.audit.webhook.headers,
+                  guard: new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp, label: 'audit webhook URL' }),
+                  log,
+                }),
+              }
+            : {}),
+        })
+      : undefined;
+    if (auditLog) closers.unshift(() => auditLog.close());
+    const audit: AuditSink = auditLog ?? NO_AUDIT;
     const registry = new AgentRegistry(initial.primaryAgent);
     // One authorization policy under every binding (src/core/authz).
-    const policy = AuthorizationPolicy.fromConfig(initial);
+    const policy = AuthorizationPolicy.fromConfig(initial, audit);
     // Own tokens carry the public URL as `iss`; with port 0 it is known only after listen, and
     // every request waits for `started`, so it is read per request.
     // Revocation of Agentport-issued tokens, asked by the Authenticator and told by the OAuth server.
@@ -175,7 +201,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       ...(usageRecorder.enabled ? { usage: { replica: initial.cluster.replicaId, cost: skillCost } } : {}),
     });
     // Quotas (issue 13): the usage store's MonthlySpend and the audit sink are wired in by their own work.
-    const quotas = await openQuotas(initial, store.quotas, { log, spend: new UsageMonthlySpend(store.usage) });
+    const quotas = await openQuotas(initial, store.quotas, { log, spend: new UsageMonthlySpend(store.usage), audit });
     closers.unshift(() => quotas.close());
     const handler = new AuthorizingA2AHandler(service, policy, registry, {
       quotas: quotas.engine,
@@ -231,7 +257,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       return { storage, bus: busHealth.ok ? 'ok' : (busHealth.detail ?? 'unreachable') };
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
-    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id) });
+    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id), audit });
     const usage = options.usage ?? store.usage;
     const app = buildHttpApp({
       ...(oauth ? { oauth } : {}),
@@ -253,6 +279,8 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       quotaBook: quotas.book,
       publicUrl: () => config.server.publicUrl,
       bodyBudget,
+      audit,
+      ...(auditLog ? { auditStore: store.audit, flushAudit: () => auditLog.flush() } : {}),
     });
     closers.unshift(() => app.close());
     // "Listening" is said once, by 'agentport started', when every listener and agent is up.
@@ -310,7 +338,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       log.info({ replicaId: cluster.replicaId, leaseTtlMs: cluster.leaseTtlMs }, 'distributed mode: tasks are leased to this replica while it runs them');
     }
 
-    const firstAdminKey = await createFirstAdminKey(config, store);
+    const firstAdminKey = await createFirstAdminKey(config, store, audit);
     if (firstAdminKey) log.warn('first start: an admin API key was created; it is printed once on the terminal (never logged)');
     let firstAdminUser: FirstAdminUser | undefined;
     if (oauth) {
@@ -335,6 +363,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
         },
         remove: (agentId) => registry.remove(agentId),
       },
+      audit: { record: (e) => audit.record(e), flush: () => auditLog?.flush() ?? Promise.resolve() },
       ...(firstAdminKey ? { firstAdminKey } : {}),
       ...(firstAdminUser ? { firstAdminUser } : {}),
       close: () => closeAll(closers),

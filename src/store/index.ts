@@ -1,4 +1,5 @@
 export * from './store.js';
+export type { AuditAppend, AuditQuery, AuditRecord, AuditRecordOutcome, AuditStore, AuditVerification } from './audit-store.js';
 export type { OAuthStore, OAuthRecord, StoredUser } from './oauth-store.js';
 export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';

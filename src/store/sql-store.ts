@@ -6,8 +6,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrationStatus, type SqlDialectName } from './migrations/index.js';
+import type { AuditStore } from './audit-store.js';
 import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
 import { SqlQuotaStore, type QuotaStore } from './quota-store.js';
+import { SqlAuditStore, type AuditAppender } from './sql-audit-store.js';
 import { toEventRecords, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
 import type { Database } from './schema.js';
@@ -67,6 +69,16 @@ export abstract class SqlStore implements Store {
     this.quotaStore ??= new SqlQuotaStore(this.db as Kysely<unknown>);
     return this.quotaStore;
   }
+
+  private auditStore: AuditStore | undefined;
+
+  /** The audit log (src/store/audit-store.ts); each dialect serializes appends its own way. */
+  get audit(): AuditStore {
+    this.auditStore ??= new SqlAuditStore(this.db, this.auditAppender());
+    return this.auditStore;
+  }
+
+  protected abstract auditAppender(): AuditAppender;
 
   /** migrate(), returning the names of the migrations it applied, in order (`agentport db migrate`). */
   async applyMigrations(): Promise<string[]> {

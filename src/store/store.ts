@@ -194,6 +194,8 @@ export interface Store {
   readonly usage: import('./usage-store.js').UsageStore;
   /** Quotas set through the management API (src/store/quota-store.ts). */
   readonly quotas: import('./quota-store.js').QuotaStore;
+  /** The hash-chained audit log (src/store/audit-store.ts). */
+  readonly audit: import('./audit-store.js').AuditStore;
   /**
    * Applies pending migrations; idempotent. Refuses (DatabaseSchemaNewerError) a database holding
    * migrations this build does not know.

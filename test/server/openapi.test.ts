@@ -121,6 +121,10 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/api/v1/keys')).status).toBe(401);
     expect((await call('GET', '/api/v1/keys', created.body.key)).status).toBe(403);
     expect((await call('POST', '/api/v1/keys', admin, { subject: '' })).status).toBe(400);
+    expect((await call('GET', '/api/v1/audit?limit=2', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/audit?outcome=maybe', admin)).status).toBe(400);
+    expect((await call('GET', '/api/v1/audit')).status).toBe(401);
+    expect((await call('GET', '/api/v1/audit', created.body.key)).status).toBe(403);
     expect((await call('DELETE', `/api/v1/keys/${created.body.id}`, admin)).status).toBe(204);
     expect((await call('DELETE', '/api/v1/keys/0000000000000000', admin)).status).toBe(404);
 

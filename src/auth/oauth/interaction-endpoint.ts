@@ -11,6 +11,7 @@ import { decodeJwt } from 'jose';
 import type { InteractionDetails, Provider } from 'oidc-provider';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import type { RequestContext } from '../../edge/face.js';
+import { NO_AUDIT, type AuditEvent, type AuditSink } from '../../core/audit/audit-event.js';
 import { consentPage, loginPage, messagePage, PAGE_HEADERS } from './interaction-pages.js';
 import { authenticateUser } from './local-users.js';
 import type { LoginThrottle } from './login-throttle.js';
@@ -41,6 +42,8 @@ export interface InteractionDeps {
     grantTtlSeconds: number;
   };
   log: { warn(o: object, m?: string): void };
+  /** sign-ins (succeeded, failed) and consent (granted, denied) */
+  audit?: AuditSink;
 }
 
 export function csrfToken(secret: Buffer, uid: string): string {
@@ -68,6 +71,22 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
   }
   if (details.uid !== uid) return send(res, 400, messagePage('Sign-in expired', 'This sign-in request does not match your session. Start again from the application.'));
   const clientId = String(details.params.client_id ?? '');
+  const audit = d.audit ?? NO_AUDIT;
+  const requestId = res.getHeader('x-request-id');
+  const ua = req.headers['user-agent'];
+  /** An audit event of this request: its client, address, user agent and request id filled in. */
+  const emit = (e: Omit<AuditEvent, 'actorClient' | 'clientAddress' | 'userAgent' | 'requestId'>) => {
+    const address = d.clientAddress(req);
+    audit.record({
+      ...e,
+      ...(clientId ? { actorClient: clientId } : {}),
+      ...(address !== undefined ? { clientAddress: address } : {}),
+      ...(typeof ua === 'string' && ua !== '' ? { userAgent: ua.slice(0, 256) } : {}),
+      ...(typeof requestId === 'string' ? { requestId } : {}),
+    });
+  };
+  const signedIn = (accountId: string, method: string) => emit({ action: 'signin.succeeded', outcome: 'success', actor: accountId, target: `user:${accountId}`, details: { method } });
+  const signInFailed = (claimed: string, method: string, reason: string) => emit({ action: 'signin.failed', outcome: 'failure', actor: 'anonymous', target: `user:${claimed.slice(0, 200)}`, details: { method, reason } });
   const client = await d.provider.Client.find(clientId);
   const clientName = client?.clientName ?? clientId;
   const action = `/oauth/interaction/${encodeURIComponent(uid)}`;
@@ -93,15 +112,19 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     const state = new URL(req.url ?? '/', 'http://x').searchParams.get('state') ?? '';
     const accountId = await d.upstream.take(state, uid);
     if (!accountId) return send(res, 400, messagePage('Sign-in expired', 'This sign-in has expired or was already used. Start again from the application.'));
+    signedIn(accountId, 'upstream');
     return d.provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
   }
   if (req.method === 'GET') {
     const auto = d.tokenLogin?.autoApprove;
     if (details.prompt.name === 'login' && auto) {
       try {
-        return await finishTokenLogin(await d.tokenLogin!.login.verify(auto.token, auto.usecase), true);
+        const result = await d.tokenLogin!.login.verify(auto.token, auto.usecase);
+        signedIn(result.accountId, 'token-auto-approve');
+        return await finishTokenLogin(result, true);
       } catch (err) {
         if (!(err instanceof TokenLoginError)) throw err;
+        signInFailed(claimedAccount(auto.token), 'token-auto-approve', err.message);
         d.log.warn({ reason: err.message }, 'oauth: the auto-approve token was refused');
         return send(res, err.status, login({ error: `Automatic approval failed: ${err.message}` }));
       }
@@ -144,14 +167,19 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     const key = `token:${claimedAccount(token)}`;
     const wait = d.throttle.retryAfterSeconds(key, address);
     const usecase = form.get('usecase') ?? '';
-    if (wait > 0) return send(res, 429, login({ error: `Too many failed sign-ins. Try again in ${wait} seconds.`, usecase }), { 'Retry-After': String(wait) });
+    if (wait > 0) {
+      signInFailed(claimedAccount(token), 'token', 'throttled');
+      return send(res, 429, login({ error: `Too many failed sign-ins. Try again in ${wait} seconds.`, usecase }), { 'Retry-After': String(wait) });
+    }
     try {
       const result = await d.tokenLogin.login.verify(token, usecase || undefined);
       d.throttle.succeeded(key, address);
+      signedIn(result.accountId, 'token');
       return await finishTokenLogin(result, false);
     } catch (err) {
       if (!(err instanceof TokenLoginError)) throw err;
       d.throttle.failed(key, address);
+      signInFailed(claimedAccount(token), 'token', err.message);
       d.log.warn({ reason: err.message }, 'oauth: failed token sign-in');
       return send(res, err.status, login({ error: err.message, usecase }));
     }
@@ -162,19 +190,26 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     const username = form.get('username') ?? '';
     const address = d.clientAddress(req);
     const wait = d.throttle.retryAfterSeconds(username, address);
-    if (wait > 0) return send(res, 429, login({ error: `Too many failed sign-ins. Try again in ${wait} seconds.`, username }), { 'Retry-After': String(wait) });
+    if (wait > 0) {
+      signInFailed(username, 'password', 'throttled');
+      return send(res, 429, login({ error: `Too many failed sign-ins. Try again in ${wait} seconds.`, username }), { 'Retry-After': String(wait) });
+    }
     const user = await authenticateUser(d.store, username, form.get('password') ?? '');
     if (!user) {
       d.throttle.failed(username, address);
+      signInFailed(username, 'password', 'wrong username or password');
       d.log.warn({ username: username.slice(0, 64) }, 'oauth: failed sign-in');
       return send(res, 401, login({ error: 'Wrong username or password.', username }));
     }
     d.throttle.succeeded(username, address);
+    signedIn(user.username, 'password');
     return d.provider.interactionFinished(req, res, { login: { accountId: user.username } }, { mergeWithLastSubmission: false });
   }
 
   if (step === 'confirm' && details.prompt.name === 'consent') {
     if (form.get('decision') !== 'allow') {
+      const who = details.session?.accountId;
+      emit({ action: 'consent.denied', outcome: 'denied', actor: who ?? 'anonymous', target: `client:${clientId}` });
       return d.provider.interactionFinished(req, res, { error: 'access_denied', error_description: 'The user denied the request' }, { mergeWithLastSubmission: false });
     }
     const accountId = details.session?.accountId;
@@ -189,14 +224,23 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     const promptDetails = details.prompt.details as { missingOIDCScope?: string[]; missingResourceScopes?: Record<string, string[]> };
     if (promptDetails.missingOIDCScope?.length) grant.addOIDCScope(promptDetails.missingOIDCScope.join(' '));
     const allowed = await userScopes(d, accountId, signedInWithToken.tokenLogin);
+    const grantedScopes: string[] = [];
     for (const [resource, scopes] of Object.entries(promptDetails.missingResourceScopes ?? {})) {
       const granted = grantableScopes(scopes, allowed);
+      grantedScopes.push(...granted);
       if (granted.length) grant.addResourceScope(resource, granted.join(' '));
       // Scopes the user may not grant are rejected, not left missing (which would ask again).
       const refused = scopes.filter((s) => !granted.includes(s));
       if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
     }
     const grantId = await grant.save();
+    emit({
+      action: 'consent.granted',
+      outcome: 'success',
+      actor: accountId,
+      target: `client:${clientId}`,
+      details: { grantId, ...(signedInWithToken.autoApproved ? { autoApproved: true } : {}), scopes: [...new Set(grantedScopes)] },
+    });
     const tokenLogin = signedInWithToken.tokenLogin;
     if (d.tokenLogin && tokenLogin?.accountId === accountId) await d.tokenLogin.login.bindGrant(grantId, tokenLogin.usecase, d.tokenLogin.grantTtlSeconds);
     return d.provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });

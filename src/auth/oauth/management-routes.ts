@@ -13,6 +13,8 @@ import type { OAuthStore } from '../../store/oauth-store.js';
 import { ClientInputError, createClient, deleteClient, listClients, type NewClient } from './client-registry.js';
 import { createUser, publicUser, UserInputError } from './local-users.js';
 import type { TokenRevocations } from './token-revocations.js';
+import { NO_AUDIT, type AuditEvent, type AuditSink } from '../../core/audit/audit-event.js';
+import { auditActorOf, auditOriginOf, type AuditOrigin } from '../audit-origin.js';
 
 export interface ManagementDeps {
   auth: Authenticator;
@@ -21,12 +23,16 @@ export interface ManagementDeps {
   resourceMetadataUrl: () => string;
   /** told when a user is deleted, so the deleted user's tokens stop here at once */
   revocations?: TokenRevocations;
+  /** users and clients created and deleted, scopes changed, refused non-admins */
+  audit?: AuditSink;
+  auditOrigin?: (req: IncomingMessage, requestId?: string) => AuditOrigin;
 }
 
 type Refusal = { status: number; headers: Record<string, string>; body: string };
 
 /** The admin principal, or the refusal to send (401 with a challenge, 403 insufficient_scope). */
-async function admin(d: ManagementDeps, headers: IncomingMessage['headers']): Promise<Principal | Refusal> {
+async function admin(d: ManagementDeps, req: IncomingMessage): Promise<Principal | Refusal> {
+  const headers = req.headers;
   let principal: Principal;
   try {
     principal = await d.auth.authenticate(headers);
@@ -40,6 +46,13 @@ async function admin(d: ManagementDeps, headers: IncomingMessage['headers']): Pr
     return { status, body, headers: { 'WWW-Authenticate': `Bearer resource_metadata="${d.resourceMetadataUrl()}", scope="admin"` } };
   }
   if (!principal.scopes.includes('admin')) {
+    (d.audit ?? NO_AUDIT).record({
+      action: 'authz.denied',
+      outcome: 'denied',
+      ...auditActorOf(principal),
+      ...(d.auditOrigin ?? auditOriginOf())(req),
+      details: { operation: 'administer', requiredScopes: ['admin'], path: (req.url ?? '').split('?')[0] },
+    });
     const { status, body } = restErrorBody(new A2AError('PermissionDenied', 'This route needs scope admin'));
     return { status, body, headers: { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="admin", resource_metadata="${d.resourceMetadataUrl()}"` } };
   }
@@ -66,23 +79,28 @@ function badRequest(reply: FastifyReply, message: string) {
 }
 
 export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
+  const audit = d.audit ?? NO_AUDIT;
+  const origin = d.auditOrigin ?? auditOriginOf();
   return async (app) => {
-    const guard = async (req: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
-      const p = await admin(d, req.headers);
-      if (!isRefusal(p)) return true;
+    /** The admin, or undefined once the refusal was sent. */
+    const guard = async (req: FastifyRequest, reply: FastifyReply): Promise<Principal | undefined> => {
+      const p = await admin(d, req.raw);
+      if (!isRefusal(p)) return p;
       await reply
         .code(p.status)
         .headers({ ...p.headers, 'Content-Type': 'application/json', 'Cache-Control': 'no-store' })
         .send(p.body);
-      return false;
+      return undefined;
     };
+    const record = (by: Principal, req: FastifyRequest, e: Pick<AuditEvent, 'action' | 'target' | 'details'>) => audit.record({ outcome: 'success', ...auditActorOf(by), ...origin(req.raw, req.id), ...e });
 
     app.get('/api/v1/users', async (req, reply) => {
       if (!(await guard(req, reply))) return reply;
       return reply.header('Cache-Control', 'no-store').send({ users: (await d.store.listUsers()).map(publicUser) });
     });
     app.post('/api/v1/users', async (req, reply) => {
-      if (!(await guard(req, reply))) return reply;
+      const by = await guard(req, reply);
+      if (!by) return reply;
       const b = parseJson(req.body);
       if (!b || typeof b.username !== 'string') return badRequest(reply, 'Body must be a JSON object with username (and optional password, scopes)');
       try {
@@ -91,6 +109,7 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
           ...(typeof b.password === 'string' ? { password: b.password } : {}),
           ...(strings(b.scopes) ? { scopes: strings(b.scopes)! } : {}),
         });
+        record(by, req, { action: 'user.created', target: `user:${user.username}`, details: { scopes: user.scopes } });
         return reply
           .code(201)
           .header('Cache-Control', 'no-store')
@@ -101,7 +120,8 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
       }
     });
     app.delete<{ Params: { username: string } }>('/api/v1/users/:username', async (req, reply) => {
-      if (!(await guard(req, reply))) return reply;
+      const by = await guard(req, reply);
+      if (!by) return reply;
       // The store ends the user's sessions and revokes their grants with the user (D1).
       const deleted = await d.store.deleteUser(req.params.username);
       d.revocations?.forgetLiveness();
@@ -109,11 +129,13 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
         const { status, body } = restErrorBody(new A2AError('TaskNotFound', `No user '${req.params.username}'`));
         return reply.code(status).type('application/json').send(body);
       }
+      record(by, req, { action: 'user.deleted', target: `user:${req.params.username}` });
       return reply.code(204).send();
     });
 
     app.patch<{ Params: { username: string } }>('/api/v1/users/:username', async (req, reply) => {
-      if (!(await guard(req, reply))) return reply;
+      const by = await guard(req, reply);
+      if (!by) return reply;
       const scopes = strings(parseJson(req.body)?.scopes);
       if (!scopes) return badRequest(reply, 'Body must be a JSON object with scopes (an array of strings)');
       // Ends the user's sessions and revokes their grants: what they may grant has changed.
@@ -124,6 +146,7 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
         const { status, body } = restErrorBody(new A2AError('TaskNotFound', `No user '${req.params.username}'`));
         return reply.code(status).type('application/json').send(body);
       }
+      record(by, req, { action: 'user.scopes_changed', target: `user:${user.username}`, details: { scopes: user.scopes } });
       return reply.header('Cache-Control', 'no-store').send({ user: publicUser(user) });
     });
 
@@ -132,7 +155,8 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
       return reply.header('Cache-Control', 'no-store').send({ clients: await listClients(d.store) });
     });
     app.post('/api/v1/clients', async (req, reply) => {
-      if (!(await guard(req, reply))) return reply;
+      const by = await guard(req, reply);
+      if (!by) return reply;
       const b = parseJson(req.body);
       const kind = b?.kind ?? 'public';
       if (!b || typeof b.name !== 'string' || (kind !== 'machine' && kind !== 'public' && kind !== 'confidential')) {
@@ -145,6 +169,7 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
           ...(strings(b.redirectUris) ? { redirectUris: strings(b.redirectUris)! } : {}),
           ...(strings(b.scopes) ? { scopes: strings(b.scopes)! } : {}),
         });
+        record(by, req, { action: 'client.created', target: `client:${created.client.clientId}`, details: { kind, ...(created.client.name !== undefined ? { name: created.client.name } : {}) } });
         return reply.code(201).header('Cache-Control', 'no-store').send(created);
       } catch (err) {
         if (err instanceof ClientInputError) return badRequest(reply, err.message);
@@ -152,11 +177,13 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
       }
     });
     app.delete<{ Params: { id: string } }>('/api/v1/clients/:id', async (req, reply) => {
-      if (!(await guard(req, reply))) return reply;
+      const by = await guard(req, reply);
+      if (!by) return reply;
       if (!(await deleteClient(d.store, req.params.id))) {
         const { status, body } = restErrorBody(new A2AError('TaskNotFound', `No client '${req.params.id}'`));
         return reply.code(status).type('application/json').send(body);
       }
+      record(by, req, { action: 'client.deleted', target: `client:${req.params.id}` });
       return reply.code(204).send();
     });
   };
@@ -169,11 +196,13 @@ export function compatClientsRoute(d: ManagementDeps) {
       res.writeHead(status, { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers });
       res.end(body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body));
     };
-    const p = await admin(d, req.headers);
+    const p = await admin(d, req);
     if (isRefusal(p)) return send(p.status, p.body, p.headers);
     if (req.method === 'GET' && clientId === undefined) return send(200, { clients: await listClients(d.store) });
     if (req.method === 'DELETE' && clientId) {
-      return (await deleteClient(d.store, clientId)) ? send(204, undefined) : send(404, { error: 'not_found', error_description: `No client '${clientId}'` });
+      if (!(await deleteClient(d.store, clientId))) return send(404, { error: 'not_found', error_description: `No client '${clientId}'` });
+      (d.audit ?? NO_AUDIT).record({ action: 'client.deleted', outcome: 'success', ...auditActorOf(p), target: `client:${clientId}`, ...(d.auditOrigin ?? auditOriginOf())(req) });
+      return send(204, undefined);
     }
     return send(405, { error: 'method_not_allowed' }, { Allow: clientId ? 'DELETE' : 'GET' });
   };

@@ -15,6 +15,7 @@ import { DEFAULT_CLOCK_SKEW_SECONDS, type ExternalIssuerConfig } from '../../con
 import { createTokenLogin } from './token-login.js';
 import { isJsonBody, rewriteJsonTokenRequest } from './json-token-request.js';
 import type { KeyStore } from '../../core/keys/key-store.js';
+import type { AuditSink } from '../../core/audit/audit-event.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { OAUTH_PATHS } from '../oauth-paths.js';
 import { createAuthorizationServer, INTERACTION_PATH, type AuthorizationServer } from './authorization-server.js';
@@ -27,6 +28,7 @@ import type { BrowserSessions } from '../sessions/browser-sessions.js';
 import { metadataRequestPath, protectedResourceMetadata } from './protected-resource-metadata.js';
 import type { ResourceCatalog } from './resources.js';
 import { structuredTokenRequests } from './structured-token-requests.js';
+import { auditTokenEvents } from './token-audit.js';
 import type { TokenRevocations } from './token-revocations.js';
 import { messagePage, PAGE_HEADERS } from './interaction-pages.js';
 import { createUpstreamLogin, UPSTREAM_CALLBACK_PATH, UpstreamLoginError, type UpstreamLogin } from './upstream-login.js';
@@ -49,6 +51,8 @@ export interface OAuthEndpointDeps {
   clockSkewSeconds?: number;
   /** management requests under /mcp/oauth/clients (admin), answered by the management routes */
   clientsRoute?: (req: IncomingMessage, res: ServerResponse, clientId: string | undefined) => Promise<void>;
+  /** sign-ins, consent and token events (src/core/audit) */
+  audit?: AuditSink;
 }
 
 const DISCOVERY = OAUTH_PATHS.openidConfiguration;
@@ -129,6 +133,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
       // Requests are presented as made to the public URL (asSeenPublicly), so discovery documents
       // and redirects name https://public-host even behind a TLS-terminating proxy.
       as.provider.proxy = true;
+      if (d.audit) auditTokenEvents(as.provider, d.audit, clientAddress);
       as.provider.use(structuredTokenRequests({ issuer: issuer(), keys: d.keys, revocations }));
       return { as, sessions: configSessions(d.store, as.formSecret), handle: as.provider.callback() };
     })().catch((err: unknown) => {
@@ -224,6 +229,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
                   }
                 : {}),
               log: d.log,
+              ...(d.audit ? { audit: d.audit } : {}),
             },
             req,
             res,

@@ -7,6 +7,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config/index.js';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
 import type { KeyStore } from '../../core/keys/key-store.js';
+import type { AuditSink } from '../../core/audit/audit-event.js';
+import { auditOriginOf } from '../audit-origin.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import type { Face } from '../../edge/face.js';
 import type { Authenticator } from '../authenticator.js';
@@ -43,9 +45,17 @@ export function createOAuthFaces(d: {
    * a hidden agent has none: its metadata path answers 404, exactly as an unknown agent's.
    */
   isPublicAgent?: (agentId: string) => boolean;
+  /** sign-ins, consent, tokens, users and clients (src/core/audit) */
+  audit?: AuditSink;
 }): OAuthFaces {
   const publicUrl = () => d.config().server.publicUrl;
-  const management = { auth: d.auth, store: d.store, revocations: d.revocations, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') };
+  const management = {
+    auth: d.auth,
+    store: d.store,
+    revocations: d.revocations,
+    resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1'),
+    ...(d.audit ? { audit: d.audit, auditOrigin: auditOriginOf(d.config().auth.oauth.trustedProxies) } : {}),
+  };
   const audiences = d.config().auth.audience;
   return {
     endpoint: createOAuthEndpoint({
@@ -63,6 +73,7 @@ export function createOAuthFaces(d: {
       issuers: d.config().auth.issuers ?? [],
       ...(d.config().auth.clockSkewSeconds !== undefined ? { clockSkewSeconds: d.config().auth.clockSkewSeconds! } : {}),
       clientsRoute: compatClientsRoute(management),
+      ...(d.audit ? { audit: d.audit } : {}),
     }),
     adminRoutes: d.config().auth.oauth.enabled ? managementRoutes(management) : async () => {},
     async afterStart() {
@@ -70,6 +81,7 @@ export function createOAuthFaces(d: {
       const sweep = setInterval(() => void d.store.sweepExpired(Date.now()).catch((err: unknown) => d.log.warn({ err }, 'oauth: sweeping expired records failed')), SWEEP_INTERVAL_MS);
       sweep.unref();
       const firstAdminUser = d.config().auth.mode === 'required' && d.config().auth.oauth.enabled ? await createFirstAdminUser(d.store, { loginUrl: oauthUrl(publicUrl(), OAUTH_PATHS.authorize) }) : undefined;
+      if (firstAdminUser) d.audit?.record({ action: 'user.created', outcome: 'success', actor: 'system', target: `user:${firstAdminUser.username}`, details: { firstStart: true } });
       return { stop: async () => clearInterval(sweep), ...(firstAdminUser ? { firstAdminUser } : {}) };
     },
   };

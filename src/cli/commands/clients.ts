@@ -33,9 +33,10 @@ export function registerClients(program: Command, io: CliIO): void {
         return;
       }
       const kind: NewClient['kind'] = o.machine ? 'machine' : o.public ? 'public' : 'confidential';
-      await withOAuthStore(o, io, async (store) => {
+      await withOAuthStore(o, io, async (store, audit) => {
         try {
           const { client, clientSecret } = await createClient(store, { name: o.name, kind, redirectUris: o.redirectUri, scopes: o.scope });
+          await audit({ action: 'client.created', target: `client:${client.clientId}`, details: { kind, name: o.name } });
           io.stdout(`client_id      ${client.clientId}\n`);
           if (clientSecret) io.stdout(`client_secret  ${clientSecret}\n`);
           io.stdout(`grants         ${client.grantTypes.join(' ')}\n`);
@@ -65,11 +66,12 @@ export function registerClients(program: Command, io: CliIO): void {
   });
 
   storeOptions(clients.command('delete').description('delete a client; it can no longer obtain tokens').argument('<clientId>'), CLIENTS_HELP).action(async (clientId: string, o: StoreOptions) => {
-    await withOAuthStore(o, io, async (store) => {
+    await withOAuthStore(o, io, async (store, audit) => {
       if (!(await deleteClient(store, clientId))) {
         io.stderr(`agentport: no client ${clientId}\n`);
         return 1;
       }
+      await audit({ action: 'client.deleted', target: `client:${clientId}` });
       io.stdout(`deleted  ${clientId}\n`);
       return 0;
     });

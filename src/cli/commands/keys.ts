@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { createApiKey } from '../../auth/api-keys.js';
+import { recordCliEvent } from '../cli-audit.js';
 import type { CliIO } from '../io.js';
 import { storeOptions, withCurrentStore, type StoreOptions } from '../store-access.js';
 
@@ -67,6 +68,11 @@ export function registerKeys(program: Command, io: CliIO): void {
           now,
         });
         await store.putApiKey(created.record);
+        await recordCliEvent(store, io, {
+          action: 'apikey.created',
+          target: `apikey:${created.record.keyId}`,
+          details: { subject: created.record.subject, scopes: created.record.scopes, ...(created.record.usecase !== undefined ? { usecase: created.record.usecase } : {}) },
+        });
         io.stdout(`key      ${created.key}\n`);
         io.stdout(`id       ${created.record.keyId}\n`);
         io.stdout(`subject  ${created.record.subject}\n`);
@@ -107,6 +113,7 @@ export function registerKeys(program: Command, io: CliIO): void {
         io.stderr(`agentport: no API key with id ${keyId}\n`);
         return 1;
       }
+      await recordCliEvent(store, io, { action: 'apikey.revoked', target: `apikey:${keyId}` });
       io.stdout(`revoked  ${keyId}\n`);
       return 0;
     });

@@ -5,6 +5,7 @@
 import type { Command } from 'commander';
 import { createUser, publicUser, UserInputError } from '../../auth/oauth/local-users.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
+import { recordCliEvent, type CliAudit } from '../cli-audit.js';
 import type { CliIO } from '../io.js';
 import { storeOptions, withCurrentStore, type StoreOptions } from '../store-access.js';
 
@@ -30,10 +31,11 @@ export function registerUsers(program: Command, io: CliIO): void {
     .option('--password-stdin', 'read the password from standard input instead of generating one')
     .action(async (username: string, o: StoreOptions & { scope: string[]; admin?: boolean; passwordStdin?: boolean }) => {
       const password = o.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
-      await withOAuthStore(o, io, async (store) => {
+      await withOAuthStore(o, io, async (store, audit) => {
         const scopes = o.admin ? ['admin'] : o.scope.length ? o.scope : undefined;
         try {
           const created = await createUser(store, { username, ...(password === undefined ? {} : { password }), ...(scopes ? { scopes } : {}) });
+          await audit({ action: 'user.created', target: `user:${created.user.username}`, details: { scopes: created.user.scopes } });
           io.stdout(`user      ${created.user.username}\n`);
           io.stdout(`scopes    ${created.user.scopes.join(' ')}\n`);
           if (password === undefined) {
@@ -67,7 +69,7 @@ export function registerUsers(program: Command, io: CliIO): void {
     .option('--scope <scope>', 'a scope the user may grant to clients (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--admin', 'the user may grant every scope, admin included')
     .action(async (username: string, o: StoreOptions & { scope: string[]; admin?: boolean }) => {
-      await withOAuthStore(o, io, async (store) => {
+      await withOAuthStore(o, io, async (store, audit) => {
         const scopes = o.admin ? ['admin'] : o.scope;
         if (scopes.length === 0) {
           io.stderr('agentport: give at least one --scope, or --admin\n');
@@ -77,6 +79,7 @@ export function registerUsers(program: Command, io: CliIO): void {
           io.stderr(`agentport: no user ${username}\n`);
           return 1;
         }
+        await audit({ action: 'user.scopes_changed', target: `user:${username}`, details: { scopes } });
         io.stdout(`user      ${username}\nscopes    ${scopes.join(' ')}\n`);
         return 0;
       });
@@ -84,11 +87,12 @@ export function registerUsers(program: Command, io: CliIO): void {
 
   storeOptions(users.command('delete').description('delete a user; ends their sign-in sessions and revokes their grants and refresh tokens').argument('<username>'), USERS_HELP).action(
     async (username: string, o: StoreOptions) => {
-      await withOAuthStore(o, io, async (store) => {
+      await withOAuthStore(o, io, async (store, audit) => {
         if (!(await store.deleteUser(username))) {
           io.stderr(`agentport: no user ${username}\n`);
           return 1;
         }
+        await audit({ action: 'user.deleted', target: `user:${username}` });
         io.stdout(`deleted  ${username}\n`);
         return 0;
       });
@@ -103,6 +107,6 @@ async function readStdin(): Promise<string> {
 }
 
 /** Opens the store with its schema current (as `serve` would), runs `work` on its OAuth tables, closes it. */
-export async function withOAuthStore(options: StoreOptions, io: CliIO, work: (store: OAuthStore) => Promise<number>): Promise<void> {
-  await withCurrentStore(options, io, (store) => work(store.oauth));
+export async function withOAuthStore(options: StoreOptions, io: CliIO, work: (store: OAuthStore, audit: CliAudit) => Promise<number>): Promise<void> {
+  await withCurrentStore(options, io, (store) => work(store.oauth, (e) => recordCliEvent(store, io, e)));
 }

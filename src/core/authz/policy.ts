@@ -5,6 +5,7 @@
  * refused here but reported by the caller exactly as if it did not exist (`canSeeAgent`).
  */
 import type { Config } from '../../config/config.js';
+import { NO_AUDIT, type AuditSink } from '../audit/audit-event.js';
 import { AccessDenied } from './access-denied.js';
 import { ANONYMOUS, type Principal } from './principal.js';
 import { holdsAnyMcpScope, holdsScope, MCP_USECASE_SCOPE_PREFIX, SCOPES, usecasesOf, type ForceUsecaseMode } from './scopes.js';
@@ -55,22 +56,29 @@ export interface AuthorizationSettings {
 const NO_SKILL_SCOPES: Readonly<Record<string, readonly string[]>> = Object.freeze({});
 
 export class AuthorizationPolicy {
-  constructor(private readonly s: AuthorizationSettings) {}
+  constructor(
+    private readonly s: AuthorizationSettings,
+    /** receives `authz.denied` for a credential refused for a missing scope */
+    private readonly audit: AuditSink = NO_AUDIT,
+  ) {}
 
-  static fromConfig(config: Config): AuthorizationPolicy {
+  static fromConfig(config: Config, audit: AuditSink = NO_AUDIT): AuthorizationPolicy {
     const agents: Record<string, AgentPolicy> = {};
     for (const a of config.agents) {
       const skillScopes: Record<string, readonly string[]> = {};
       for (const [id, sk] of Object.entries(a.skills)) if (sk.scopes?.length) skillScopes[id] = [...sk.scopes];
       agents[a.id] = { visibility: a.visibility ?? 'public', ...(a.usecase === undefined ? {} : { usecase: a.usecase }), skillScopes };
     }
-    return new AuthorizationPolicy({
-      mode: config.auth.mode,
-      ...(config.auth.forceUsecase === undefined ? {} : { forceUsecase: config.auth.forceUsecase }),
-      ...(config.auth.forceUsecaseMode === undefined ? {} : { forceUsecaseMode: config.auth.forceUsecaseMode }),
-      anonymousExtendedCard: config.auth.anonymousExtendedCard,
-      agents,
-    });
+    return new AuthorizationPolicy(
+      {
+        mode: config.auth.mode,
+        ...(config.auth.forceUsecase === undefined ? {} : { forceUsecase: config.auth.forceUsecase }),
+        ...(config.auth.forceUsecaseMode === undefined ? {} : { forceUsecaseMode: config.auth.forceUsecaseMode }),
+        anonymousExtendedCard: config.auth.anonymousExtendedCard,
+        agents,
+      },
+      audit,
+    );
   }
 
   /** false in mode none: nothing is enforced */
@@ -80,25 +88,38 @@ export class AuthorizationPolicy {
 
   /** Throws AccessDenied (401 without a credential, 403 with one lacking a scope) unless allowed. */
   authorize(principal: Principal, action: Action, target: Target = {}): void {
-    if (!this.enforcing) return;
-    if (action === 'read-extended-card' && this.s.anonymousExtendedCard) return;
+    const denied = this.decide(principal, action, target);
+    if (!denied) return;
+    // A refused credential is a security event; a request without one is the ordinary start of an
+    // OAuth challenge and is not recorded (it would bury the log in 401s).
+    if (denied.kind === 'PermissionDenied') {
+      this.audit.record({
+        action: 'authz.denied',
+        outcome: 'denied',
+        actor: principal.subject,
+        // Same actor shape as src/auth/audit-origin.ts (auth sits above the core).
+        ...(principal.keyId !== undefined ? { actorClient: `apikey:${principal.keyId}` } : principal.clientId !== undefined ? { actorClient: principal.clientId } : {}),
+        ...(target.agentId !== undefined ? { target: `agent:${target.agentId}` } : {}),
+        details: { operation: action, requiredScopes: denied.requiredScopes, ...(target.surface ? { surface: target.surface } : {}) },
+      });
+    }
+    throw denied;
+  }
+
+  /** Whether `authorize` would allow it (for filtering lists; a refusal here is not recorded). */
+  allows(principal: Principal, action: Action, target: Target = {}): boolean {
+    return this.decide(principal, action, target) === undefined;
+  }
+
+  private decide(principal: Principal, action: Action, target: Target): AccessDenied | undefined {
+    if (!this.enforcing) return undefined;
+    if (action === 'read-extended-card' && this.s.anonymousExtendedCard) return undefined;
     const needed = this.requiredScopes(action, target);
     const mcpAny = needed.includes(ANY_MCP_SCOPE);
     const missing = needed.filter((s) => (s === ANY_MCP_SCOPE ? !holdsAnyMcpScope(principal) : !holdsScope(principal, s)));
-    if (missing.length === 0) return;
+    if (missing.length === 0) return undefined;
     const shown = mcpAny ? needed.map((s) => (s === ANY_MCP_SCOPE ? SCOPES.mcpTools : s)) : needed;
-    throw new AccessDenied(principal.authenticated ? 'PermissionDenied' : 'Unauthenticated', shown);
-  }
-
-  /** Whether `authorize` would allow it (for filtering lists). */
-  allows(principal: Principal, action: Action, target: Target = {}): boolean {
-    try {
-      this.authorize(principal, action, target);
-      return true;
-    } catch (e) {
-      if (e instanceof AccessDenied) return false;
-      throw e;
-    }
+    return new AccessDenied(principal.authenticated ? 'PermissionDenied' : 'Unauthenticated', shown);
   }
 
   /** The scopes an action needs; `ANY_MCP_SCOPE` stands for "mcp:tools or any mcp:tools:<u>". */

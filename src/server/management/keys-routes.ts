@@ -6,7 +6,10 @@
  */
 import type { FastifyPluginCallback } from 'fastify';
 import { z } from 'zod';
+import type { IncomingMessage } from 'node:http';
 import { createApiKey } from '../../auth/api-keys.js';
+import { auditActorOf, auditOriginOf, type AuditOrigin } from '../../auth/audit-origin.js';
+import { NO_AUDIT, type AuditSink } from '../../core/audit/audit-event.js';
 import { invalidParams, A2AError } from '../../protocol/a2a/errors.js';
 import type { StoredApiKey } from '../../store/store.js';
 import { requireAdmin, sendError, type AdminGuardDeps } from './admin-guard.js';
@@ -49,10 +52,13 @@ function keyView(k: StoredApiKey, now: number) {
 }
 
 /** A Fastify plugin: `app.register(keyRoutes(deps))`. */
-export function keyRoutes(d: AdminGuardDeps & { store: ApiKeyAdmin }): FastifyPluginCallback {
+export function keyRoutes(d: AdminGuardDeps & { store: ApiKeyAdmin; audit?: AuditSink; auditOrigin?: (req: IncomingMessage, requestId?: string) => AuditOrigin }): FastifyPluginCallback {
+  const audit = d.audit ?? NO_AUDIT;
+  const origin = d.auditOrigin ?? auditOriginOf();
   return (app, _opts, done) => {
     app.post('/api/v1/keys', async (req, reply) => {
-      if (!(await requireAdmin(d, req, reply))) return reply;
+      const admin = await requireAdmin(d, req, reply);
+      if (!admin) return reply;
       let json: unknown;
       try {
         json = typeof req.body === 'string' && req.body !== '' ? JSON.parse(req.body) : req.body;
@@ -75,6 +81,14 @@ export function keyRoutes(d: AdminGuardDeps & { store: ApiKeyAdmin }): FastifyPl
         now,
       });
       await d.store.putApiKey(created.record);
+      audit.record({
+        action: 'apikey.created',
+        outcome: 'success',
+        ...auditActorOf(admin),
+        target: `apikey:${created.record.keyId}`,
+        ...origin(req.raw, req.id),
+        details: { subject: created.record.subject, scopes: created.record.scopes, ...(created.record.usecase !== undefined ? { usecase: created.record.usecase } : {}) },
+      });
       reply.header('Cache-Control', 'no-store');
       return reply.code(201).send({ ...keyView(created.record, now), key: created.key });
     });
@@ -87,11 +101,13 @@ export function keyRoutes(d: AdminGuardDeps & { store: ApiKeyAdmin }): FastifyPl
     });
 
     app.delete<{ Params: { id: string } }>('/api/v1/keys/:id', async (req, reply) => {
-      if (!(await requireAdmin(d, req, reply))) return reply;
+      const admin = await requireAdmin(d, req, reply);
+      if (!admin) return reply;
       const id = req.params.id;
       if (!KEY_ID.test(id) || !(await d.store.revokeApiKey(id, Date.now()))) {
         return sendError(reply, new A2AError('MethodNotFound', `No API key '${id}'`));
       }
+      audit.record({ action: 'apikey.revoked', outcome: 'success', ...auditActorOf(admin), target: `apikey:${id}`, ...origin(req.raw, req.id) });
       return reply.code(204).send();
     });
     done();

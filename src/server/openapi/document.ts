@@ -162,6 +162,34 @@ export function openApiDocument(version: string): Obj {
           { parameters: [param('id', 'The quota id')] },
         ),
       },
+      '/api/v1/audit': {
+        get: adminOp(
+          'The audit log, oldest first, filtered; `format=ndjson` exports every matching record, one per line',
+          {
+            '200': {
+              description: 'The records (JSON: a page, with `nextAfter` when there are more; NDJSON: all of them)',
+              content: {
+                'application/json': { schema: { type: 'object', properties: { records: { type: 'array', items: ref('AuditRecord') }, nextAfter: { type: 'integer' } }, required: ['records'] } },
+                'application/x-ndjson': { schema: { type: 'string' } },
+              },
+            },
+            '400': error('An unknown or malformed filter'),
+          },
+          {
+            parameters: [
+              param('action', 'Only this action (e.g. apikey.created)', 'query'),
+              param('actor', 'Only this actor', 'query'),
+              param('target', 'Only this target (e.g. apikey:<id>)', 'query'),
+              param('outcome', 'Only this outcome', 'query', { enum: ['success', 'failure', 'denied'] }),
+              param('since', 'Records at or after (RFC 3339 or epoch ms)', 'query'),
+              param('until', 'Records before (RFC 3339 or epoch ms)', 'query'),
+              param('after', 'Records after this seq (the next page)', 'query', { type: 'integer', minimum: 0 }),
+              param('limit', 'At most this many (JSON: default 100, at most 1000; NDJSON: default all)', 'query', { type: 'integer', minimum: 0 }),
+              param('format', 'json (default) or ndjson', 'query', { enum: ['json', 'ndjson'] }),
+            ],
+          },
+        ),
+      },
       '/api/v1/users': {
         get: adminOp('The local users', { '200': json({ type: 'object', properties: { users: { type: 'array', items: ref('User') } }, required: ['users'] }, 'The users') }),
         post: adminOp(

@@ -58,6 +58,26 @@ export const SCHEMAS: Record<string, Schema> = {
     'createdAt',
     'status',
   ]),
+  AuditRecord: object(
+    {
+      seq: { type: 'integer', minimum: 1 },
+      time: { type: 'integer', description: 'epoch milliseconds' },
+      replica: str,
+      action: str,
+      outcome: { enum: ['success', 'failure', 'denied'] },
+      actor: str,
+      actorClient: str,
+      target: str,
+      clientAddress: str,
+      userAgent: str,
+      requestId: str,
+      details: { type: 'object' },
+      prevHash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      hash: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    },
+    ['seq', 'time', 'replica', 'action', 'outcome', 'actor', 'prevHash', 'hash'],
+    'One audit log record, as stored and hash-chained (docs/usage.md, Audit log)',
+  ),
   NewApiKey: object({ subject: str, scopes: strings, usecase: str, expiresAt: dateTime }, ['subject', 'scopes']),
   // One `quotas:` entry (docs/usage.md); `source` says whether the file or the API set it.
   Quota: object(

@@ -9,7 +9,9 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import { prepareCommit, type PreparedCommit } from '../rows.js';
 import type { Database } from '../schema.js';
+import type { AuditAppender } from '../sql-audit-store.js';
 import { SqlStore } from '../sql-store.js';
+import { postgresAuditAppender } from './postgres-audit-append.js';
 import { ConcurrentUpdateError, type TaskCommit } from '../store.js';
 import type { UsageRecord } from '../usage-record.js';
 import { toUsageRow } from '../usage/usage-rows.js';
@@ -52,6 +54,10 @@ export class PostgresStore extends SqlStore {
   ) {
     super(db, schema);
     this.usage = new PostgresUsageStore(db);
+  }
+
+  protected auditAppender(): AuditAppender {
+    return postgresAuditAppender(this.db);
   }
 
   async commit(commits: TaskCommit[]): Promise<void> {

@@ -14,7 +14,9 @@ import Sqlite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import { prepareCommit, toEventRecords, toStoredTask, type PreparedCommit } from '../rows.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
+import type { AuditAppender } from '../sql-audit-store.js';
 import { SqlStore, toStoredApiKey, type ApiKeysTable } from '../sql-store.js';
+import { sqliteAuditAppender } from './sqlite-audit-append.js';
 import { ConcurrentUpdateError, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
@@ -176,6 +178,10 @@ export class SqliteStore extends SqlStore {
         if (p.usage) s.upsertUsage.run(...usageRowValues(p.usage));
       }
     });
+  }
+
+  protected auditAppender(): AuditAppender {
+    return sqliteAuditAppender(this.raw);
   }
 
   /** Prepared on first use: the tables exist only once `migrate()` has run. */

@@ -1,0 +1,148 @@
+/**
+ * `agentport audit verify|list`, in-process, against real SQLite files and the real local
+ * PostgreSQL: the store commands leave records, verify says OK with the count, and names the seq
+ * of a record edited or removed beside it (exit 1).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/program.js';
+import { fakeIO } from './fake-io.js';
+
+const argv = (...args: string[]) => ['node', 'agentport', ...args];
+const pgUrl = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schemas: string[] = [];
+
+afterAll(async () => {
+  if (schemas.length === 0) return;
+  const client = new pg.Client({ connectionString: pgUrl });
+  await client.connect();
+  try {
+    for (const s of schemas) await client.query(`drop schema if exists "${s}" cascade`);
+  } finally {
+    await client.end();
+  }
+});
+
+async function cli(dir: string, ...args: string[]) {
+  const io = fakeIO(dir);
+  await runCli(argv(...args), io);
+  return io;
+}
+
+interface Target {
+  /** how the command finds the database: --storage, or a config file naming the PG schema */
+  opts: string[];
+  exec(sql: string): Promise<void>;
+}
+
+function sqliteTarget(): { dir: string; target: Target } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentport-cli-audit-'));
+  const file = path.join(dir, 'a.db');
+  return {
+    dir,
+    target: {
+      opts: ['--storage', `sqlite:${file}`],
+      exec: async (text) => {
+        const raw = new Sqlite(file);
+        try {
+          raw.exec(text);
+        } finally {
+          raw.close();
+        }
+      },
+    },
+  };
+}
+
+function postgresTarget(): { dir: string; target: Target } {
+  const schema = `cli_audit_${randomBytes(4).toString('hex')}`;
+  schemas.push(schema);
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentport-cli-audit-'));
+  const config = path.join(dir, 'agentport.yaml');
+  writeFileSync(config, `storage:\n  driver: postgres\n  url: ${pgUrl}\n  schema: ${schema}\n`);
+  return {
+    dir,
+    target: {
+      opts: ['--config', config],
+      exec: async (text) => {
+        const client = new pg.Client({ connectionString: pgUrl, options: `-c search_path=${schema}` });
+        await client.connect();
+        try {
+          await client.query(text);
+        } finally {
+          await client.end();
+        }
+      },
+    },
+  };
+}
+
+describe.each([
+  ['sqlite', sqliteTarget],
+  ['postgres', postgresTarget],
+] as const)('agentport audit (%s)', (_name, make) => {
+  it('records key and user changes made with the CLI, and verify says OK with the count', async () => {
+    const { dir, target } = make();
+    const created = await cli(dir, 'keys', 'create', '--subject', 'ci-bot', '--scope', 'a2a:discover', ...target.opts);
+    expect(created.exits).toEqual([]);
+    const keyId = /^id\s+(\S+)$/m.exec(created.out)![1]!;
+    expect((await cli(dir, 'keys', 'revoke', keyId, ...target.opts)).exits).toEqual([]);
+    expect((await cli(dir, 'users', 'create', 'bob', ...target.opts)).exits).toEqual([]);
+    expect((await cli(dir, 'users', 'delete', 'bob', ...target.opts)).exits).toEqual([]);
+
+    const list = await cli(dir, 'audit', 'list', '--json', ...target.opts);
+    const records = list.out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string; target: string; actorClient: string; actor: string });
+    expect(records.map((r) => [r.action, r.target])).toEqual([
+      ['apikey.created', `apikey:${keyId}`],
+      ['apikey.revoked', `apikey:${keyId}`],
+      ['user.created', 'user:bob'],
+      ['user.deleted', 'user:bob'],
+    ]);
+    expect(records.every((r) => r.actorClient === 'agentport-cli' && r.actor.startsWith('os:'))).toBe(true);
+    const table = await cli(dir, 'audit', 'list', '--action', 'user.created', ...target.opts);
+    expect(table.out).toMatch(/^SEQ\s+TIME\s+ACTION/);
+    expect(table.out).toContain('user:bob');
+    expect(table.out).not.toContain('apikey.created');
+
+    const verify = await cli(dir, 'audit', 'verify', ...target.opts);
+    expect(verify.exits).toEqual([]);
+    expect(verify.out).toMatch(/^OK: 4 records, chain intact \(last seq 4, hash [0-9a-f]{64}\)\n$/);
+  });
+
+  it('names the seq of an edited record and exits 1', async () => {
+    const { dir, target } = make();
+    for (const name of ['u1', 'u2', 'u3']) await cli(dir, 'users', 'create', name, ...target.opts);
+    await target.exec(`update audit_log set target = 'user:someone-else' where seq = 2`);
+    const verify = await cli(dir, 'audit', 'verify', '--page-size', '1', ...target.opts);
+    expect(verify.exits).toEqual([1]);
+    expect(verify.out).toContain('BROKEN at seq 2: hash-mismatch');
+    expect(verify.out).toContain('1 record before it verified');
+  });
+
+  it('names the missing seq of a removed record and exits 1', async () => {
+    const { dir, target } = make();
+    for (const name of ['u1', 'u2', 'u3']) await cli(dir, 'users', 'create', name, ...target.opts);
+    await target.exec('delete from audit_log where seq = 2');
+    const verify = await cli(dir, 'audit', 'verify', ...target.opts);
+    expect(verify.exits).toEqual([1]);
+    expect(verify.out).toContain('BROKEN at seq 2: missing-row: seq 2 missing (next present row is 3)');
+  });
+});
+
+describe('agentport audit usage', () => {
+  it('says OK for an empty log and refuses a bad option value with exit 2', async () => {
+    const { dir, target } = sqliteTarget();
+    expect((await cli(dir, 'audit', 'verify', ...target.opts)).out).toBe('OK: the audit log is empty\n');
+    const bad = await cli(dir, 'audit', 'list', '--outcome', 'maybe', ...target.opts);
+    expect(bad.exits).toEqual([2]);
+    expect(bad.err).toContain('--outcome must be success, failure or denied');
+  });
+});
