@@ -22,7 +22,7 @@ import { runAutocannon, runWrk, wrkVersion } from './lib/load.mjs';
 import { treeCpuSeconds } from './lib/proc.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: npm run bench:mcp -- [--duration S] [--warmup S] [--connections N] [--targets bare,sdk,agentport] [--eras modern,legacy] [--out FILE]`;
+const HELP = `Usage: npm run bench:mcp -- [--duration S] [--warmup S] [--connections N] [--targets bare,sdk,agentport,agentport-usage-off] [--eras modern,legacy] [--out FILE]`;
 
 const opts = { duration: 10, warmup: 3, connections: 32, targets: ['bare', 'sdk', 'agentport'], eras: ['modern', 'legacy'], out: path.join(ROOT, 'bench/results/mcp-latest.json') };
 for (let i = 2; i < process.argv.length; i++) {
@@ -62,15 +62,16 @@ const ERAS = {
 const TARGETS = {
   bare: { command: ({ port }) => [process.execPath, ['bench/targets/bare-http.mjs', '--port', String(port)]], check: () => true },
   sdk: { command: ({ port }) => [process.execPath, ['bench/targets/mcp-sdk-echo.mjs', '--port', String(port)]], check: echoed },
-  agentport: {
-    command: ({ port, dataDir }) => {
-      const config = path.join(dataDir, 'agentport.yaml');
-      writeFileSync(config, `server: { host: 127.0.0.1, port: ${port}, dataDir: ${JSON.stringify(dataDir)}, logLevel: error, grpc: { port: 0 } }\nauth: { mode: none }\nagents:\n  - { id: echo, builtin: echo }\n`);
-      return [process.execPath, ['bin/agentport.js', 'serve', '--config', config]];
-    },
-    check: echoed,
-  },
+  agentport: { command: (c) => agentportCommand(c, true), check: echoed },
+  // usage records off: what recording every call costs (issue 13: at most 3%)
+  'agentport-usage-off': { command: (c) => agentportCommand(c, false), check: echoed },
 };
+
+function agentportCommand({ port, dataDir }, usage) {
+  const config = path.join(dataDir, 'agentport.yaml');
+  writeFileSync(config, `server: { host: 127.0.0.1, port: ${port}, dataDir: ${JSON.stringify(dataDir)}, logLevel: error, grpc: { port: 0 } }\nauth: { mode: none }\nusage: { enabled: ${usage} }\nagents:\n  - { id: echo, builtin: echo }\n`);
+  return [process.execPath, ['bin/agentport.js', 'serve', '--config', config]];
+}
 
 /** The JSON body, or the last `data:` message of an SSE body, carries the echoed text. */
 function echoed(text, message) {
@@ -178,6 +179,11 @@ async function main() {
     ratios[era] = { agentportOverSdk: ap && of('sdk') ? ap / of('sdk') : null, agentportOverBare: ap && of('bare') ? ap / of('bare') : null, sdkOverBare: of('sdk') && of('bare') ? of('sdk') / of('bare') : null };
     const f = (x) => (x == null ? 'n/a' : `${x.toFixed(2)}x`);
     console.log(`${era}: agentport/sdk ${f(ratios[era].agentportOverSdk)} (target >= 2x), agentport/bare ${f(ratios[era].agentportOverBare)}, sdk/bare ${f(ratios[era].sdkOverBare)}`);
+    const off = of('agentport-usage-off');
+    if (ap && off) {
+      ratios[era].usageOnOverOff = ap / off;
+      console.log(`${era}: usage records on/off ${ratios[era].usageOnOverOff.toFixed(3)} (cost of recording: ${((1 - ratios[era].usageOnOverOff) * 100).toFixed(1)}%)`);
+    }
   }
   mkdirSync(path.dirname(opts.out), { recursive: true });
   writeFileSync(opts.out, JSON.stringify({ at: new Date().toISOString(), node: process.version, cpus: os.cpus().length, generator: gen, opts, results, ratios }, null, 2));

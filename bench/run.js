@@ -31,8 +31,8 @@ const HELP = `Usage: npm run bench -- [options]      (or: node bench/run.js [opt
   --warmup S          warm-up seconds before measuring, not recorded (default 3)
   --connections N     concurrent keep-alive connections (default 32)
   --threads N         wrk threads (default 1)
-  --targets LIST      comma list of bare,a2a-js,agentport (default: all three;
-                      with --requests: agentport)
+  --targets LIST      comma list of bare,a2a-js,agentport,agentport-usage-off
+                      (default: the first three; with --requests: agentport)
   --bindings LIST     comma list of jsonrpc,rest (default: both;
                       with --requests: jsonrpc)
   --retry-busy N      redo a run up to N times when other processes used more than
@@ -153,7 +153,7 @@ function parseArgs(argv) {
   const memory = o.requests > 0;
   o.targets ??= memory ? ['agentport'] : ['bare', 'a2a-js', 'agentport'];
   o.bindings ??= memory ? ['jsonrpc'] : ['jsonrpc', 'rest'];
-  for (const t of o.targets) if (!TARGETS[t]) throw new Error(`unknown target ${t} (bare, a2a-js, agentport)`);
+  for (const t of o.targets) if (!TARGETS[t]) throw new Error(`unknown target ${t} (${Object.keys(TARGETS).join(', ')})`);
   for (const b of o.bindings) if (!BINDINGS[b]) throw new Error(`unknown binding ${b} (jsonrpc, rest)`);
   if (!['auto', 'wrk', 'autocannon'].includes(o.generator)) throw new Error(`unknown generator ${o.generator}`);
   o.out ??= path.join(RESULTS_DIR, memory ? 'latest-memory.json' : 'latest.json');
@@ -222,6 +222,19 @@ const TARGETS = {
         ...(opts.agentportArgs ? opts.agentportArgs.split(/\s+/).filter(Boolean) : []),
       ],
     ],
+    paths: { jsonrpc: '/a2a/echo', 'jsonrpc-v03': '/a2a/echo', rest: '/a2a/echo/message:send' },
+  },
+  // The same server with usage records off: what recording every call costs (issue 13: at most 3%).
+  'agentport-usage-off': {
+    label: 'Agentport, usage off',
+    precheck: (opts) => TARGETS.agentport.precheck(opts),
+    command: (c) => {
+      const file = path.join(c.dataDir, 'usage-off.yaml');
+      mkdirSync(c.dataDir, { recursive: true });
+      writeFileSync(file, 'usage:\n  enabled: false\n');
+      const [node, args] = TARGETS.agentport.command(c);
+      return [node, [...args, '--config', file]];
+    },
     paths: { jsonrpc: '/a2a/echo', 'jsonrpc-v03': '/a2a/echo', rest: '/a2a/echo/message:send' },
   },
 };
@@ -570,6 +583,7 @@ function computeRatios(results) {
       agentportOverA2aJs: ratio(ap, js),
       agentportOverBare: ratio(ap, bare),
       a2aJsOverBare: ratio(js, bare),
+      usageOnOverOff: ratio(ap, rps('agentport-usage-off')),
     };
   }
   return out;
@@ -613,6 +627,7 @@ function printThroughput(results, ratios, skipped) {
   }
   for (const [binding, r] of Object.entries(ratios)) {
     process.stdout.write(`${BINDINGS[binding].label}: agentport/a2a-js = ${r.agentportOverA2aJs ?? 'n/a'}, ` + `agentport/bare = ${r.agentportOverBare ?? 'n/a'}, a2a-js/bare = ${r.a2aJsOverBare ?? 'n/a'}\n`);
+    if (r.usageOnOverOff != null) process.stdout.write(`${BINDINGS[binding].label}: usage records on/off = ${r.usageOnOverOff} (cost of recording: ${fmt((1 - r.usageOnOverOff) * 100, 1)}%)\n`);
   }
   const v03 = v03TranslationRatio(results);
   if (v03)

@@ -1,6 +1,6 @@
 /**
  * The `agentport` command. Each subcommand lives in commands/<name>.ts and registers itself here;
- * next to `serve`: dev, init, card, send, tasks, keys, users, clients, audit, db.
+ * next to `serve`: dev, init, card, send, tasks, keys, users, clients, audit, db, connect, usage.
  */
 import { Command, CommanderError } from 'commander';
 import { registerCard } from './commands/card.js';
@@ -15,6 +15,7 @@ import { registerClients } from './commands/clients.js';
 import { registerSend } from './commands/send.js';
 import { registerServe, type ServeDependencies } from './commands/serve.js';
 import { registerTasks } from './commands/tasks.js';
+import { registerUsage } from './commands/usage.js';
 import type { CliIO } from './io.js';
 import { packageVersion } from '../config/package-version.js';
 
@@ -60,6 +61,7 @@ export function createProgram(io: CliIO, deps: CliDependencies = {}): Command {
   registerSend(program, io);
   registerTasks(program, io);
   registerConnect(program, io);
+  registerUsage(program, io);
   pointUsageErrorsAtOwnHelp(program);
   return program;
 }

@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { oauthSchema } from './oauth-schema.js';
 import { AGENT_ID_PATTERN, LOG_LEVELS, bool, byteSize, duration, grpcAddress, host, hostOrCidr, httpBaseUrl, integer, nonEmptyString, port, uri } from './primitives.js';
-import { auditSchema, quotaSchema, skillCostSchema, usageSchema } from './usage-schema.js';
+import { auditSchema, quotasSchema, skillCostSchema, usageSchema } from './usage-schema.js';
 
 export const DEFAULT_AGENTS = [
   { id: 'echo', builtin: 'echo' as const },
@@ -358,7 +358,7 @@ export const configFileSchema = z
     cards: cardsSchema.default({}),
     mcp: mcpSchema.default({}),
     usage: usageSchema.default({}),
-    quotas: z.array(quotaSchema).default([]),
+    quotas: quotasSchema,
     audit: auditSchema.default({}),
   })
   .strict();

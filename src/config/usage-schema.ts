@@ -29,7 +29,8 @@ export const usageSchema = z
   })
   .strict();
 
-const quotaDimension = z.enum(['subject', 'client', 'key', 'usecase', 'agent', 'skill']);
+export const QUOTA_DIMENSIONS = ['subject', 'client', 'key', 'usecase', 'agent', 'skill'] as const;
+const quotaDimension = z.enum(QUOTA_DIMENSIONS);
 
 export const quotaSchema = z
   .object({
@@ -50,7 +51,22 @@ export const quotaSchema = z
     /** cost units per calendar month (UTC) */
     monthlyCost: nonNegative.optional(),
   })
-  .strict();
+  .strict()
+  .refine((q) => q.requests !== undefined || q.concurrentTasks !== undefined || q.monthlyTokens !== undefined || q.monthlyCost !== undefined, {
+    message: 'a quota sets at least one of requests, concurrentTasks, monthlyTokens, monthlyCost',
+  });
+
+/** The `quotas:` list: ids are unique (the management API and refusals name a quota by id). */
+export const quotasSchema = z
+  .array(quotaSchema)
+  .default([])
+  .superRefine((list, ctx) => {
+    const seen = new Set<string>();
+    for (const [i, q] of list.entries()) {
+      if (seen.has(q.id)) ctx.addIssue({ code: z.ZodIssueCode.custom, path: [i, 'id'], message: `quota id '${q.id}' is used twice` });
+      seen.add(q.id);
+    }
+  });
 
 export const auditSchema = z
   .object({
@@ -68,5 +84,6 @@ export const auditSchema = z
 
 export type UsageConfig = z.output<typeof usageSchema>;
 export type QuotaConfig = z.output<typeof quotaSchema>;
+export type QuotaDimension = (typeof QUOTA_DIMENSIONS)[number];
 export type AuditConfig = z.output<typeof auditSchema>;
 export type SkillCostConfig = z.output<typeof skillCostSchema>;

@@ -2,6 +2,7 @@
  * The protocol-neutral A2A operations every binding calls. Bindings decode a request into one of
  * these calls and encode the result; they hold no task logic of their own.
  */
+import type { UsageDraft } from './usage/usage-draft.js';
 import type {
   AgentCard,
   CancelTaskRequest,
@@ -52,6 +53,13 @@ export interface CallContext {
    * binding sets it.
    */
   clientTaskId?: string;
+  /** the call's usage draft, when usage records are on: the core names the operation, agent, skill and task in it */
+  usage?: UsageDraft | undefined;
+  /**
+   * A read or cancel a face makes to finish a call it already made (the MCP tool call's final
+   * GetTask, its cancel when the client leaves): quotas counted the call once and do not count this.
+   */
+  partOfCall?: boolean;
 }
 
 /** Who asks whether an agent exists, and from which surface. */

@@ -43,7 +43,7 @@ export abstract class ForwardingA2AHandler implements A2AHandler {
   protected abstract enter(ctx: CallContext, call: A2ACall): CallContext;
 
   sendMessage(ctx: CallContext, req: SendMessageRequest): Promise<SendMessageResponse> {
-    return settle(() => this.inner.sendMessage(this.enter(ctx, { op: 'sendMessage', req }), req));
+    return settle(ctx, () => this.inner.sendMessage(this.enter(ctx, { op: 'sendMessage', req }), req));
   }
 
   sendStreamingMessage(ctx: CallContext, req: SendMessageRequest): AsyncIterable<StreamItem> {
@@ -51,15 +51,15 @@ export abstract class ForwardingA2AHandler implements A2AHandler {
   }
 
   getTask(ctx: CallContext, req: GetTaskRequest): Promise<Task> {
-    return settle(() => this.inner.getTask(this.enter(ctx, { op: 'getTask', req }), req));
+    return settle(ctx, () => this.inner.getTask(this.enter(ctx, { op: 'getTask', req }), req));
   }
 
   listTasks(ctx: CallContext, req: ListTasksRequest): Promise<ListTasksResponse> {
-    return settle(() => this.inner.listTasks(this.enter(ctx, { op: 'listTasks', req }), req));
+    return settle(ctx, () => this.inner.listTasks(this.enter(ctx, { op: 'listTasks', req }), req));
   }
 
   cancelTask(ctx: CallContext, req: CancelTaskRequest): Promise<Task> {
-    return settle(() => this.inner.cancelTask(this.enter(ctx, { op: 'cancelTask', req }), req));
+    return settle(ctx, () => this.inner.cancelTask(this.enter(ctx, { op: 'cancelTask', req }), req));
   }
 
   subscribeToTask(ctx: CallContext, req: SubscribeToTaskRequest, lastEventId?: number): AsyncIterable<StreamItem> {
@@ -67,23 +67,23 @@ export abstract class ForwardingA2AHandler implements A2AHandler {
   }
 
   createTaskPushNotificationConfig(ctx: CallContext, config: TaskPushNotificationConfig): Promise<TaskPushNotificationConfig> {
-    return settle(() => this.inner.createTaskPushNotificationConfig(this.enter(ctx, { op: 'createTaskPushNotificationConfig', req: config }), config));
+    return settle(ctx, () => this.inner.createTaskPushNotificationConfig(this.enter(ctx, { op: 'createTaskPushNotificationConfig', req: config }), config));
   }
 
   getTaskPushNotificationConfig(ctx: CallContext, ref: TaskPushConfigRef): Promise<TaskPushNotificationConfig> {
-    return settle(() => this.inner.getTaskPushNotificationConfig(this.enter(ctx, { op: 'getTaskPushNotificationConfig', req: ref }), ref));
+    return settle(ctx, () => this.inner.getTaskPushNotificationConfig(this.enter(ctx, { op: 'getTaskPushNotificationConfig', req: ref }), ref));
   }
 
   listTaskPushNotificationConfigs(ctx: CallContext, req: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
-    return settle(() => this.inner.listTaskPushNotificationConfigs(this.enter(ctx, { op: 'listTaskPushNotificationConfigs', req }), req));
+    return settle(ctx, () => this.inner.listTaskPushNotificationConfigs(this.enter(ctx, { op: 'listTaskPushNotificationConfigs', req }), req));
   }
 
   deleteTaskPushNotificationConfig(ctx: CallContext, ref: TaskPushConfigRef): Promise<void> {
-    return settle(() => this.inner.deleteTaskPushNotificationConfig(this.enter(ctx, { op: 'deleteTaskPushNotificationConfig', req: ref }), ref));
+    return settle(ctx, () => this.inner.deleteTaskPushNotificationConfig(this.enter(ctx, { op: 'deleteTaskPushNotificationConfig', req: ref }), ref));
   }
 
   getExtendedAgentCard(ctx: CallContext): Promise<AgentCard> {
-    return settle(() => this.inner.getExtendedAgentCard(this.enter(ctx, { op: 'getExtendedAgentCard' })));
+    return settle(ctx, () => this.inner.getExtendedAgentCard(this.enter(ctx, { op: 'getExtendedAgentCard' })));
   }
 
   agentExtensions(agentId: string): ReturnType<A2AHandler['agentExtensions']> {
@@ -95,11 +95,21 @@ export abstract class ForwardingA2AHandler implements A2AHandler {
   }
 }
 
-/** A synchronous refusal becomes a rejected promise, as the bindings expect of every operation. */
-function settle<T>(f: () => Promise<T>): Promise<T> {
+/**
+ * A synchronous refusal becomes a rejected promise, as the bindings expect of every operation. A
+ * failure is noted in the call's usage draft (its outcome is the error), whichever face encodes it.
+ */
+function settle<T>(ctx: CallContext, f: () => Promise<T>): Promise<T> {
+  const usage = ctx.usage;
   try {
-    return f();
+    const p = f();
+    if (!usage) return p;
+    return p.then(undefined, (e: unknown) => {
+      usage.noteError(e);
+      throw e;
+    });
   } catch (e) {
+    usage?.noteError(e);
     return Promise.reject(e);
   }
 }

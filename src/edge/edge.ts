@@ -23,6 +23,8 @@ import { A2AError } from '../protocol/a2a/errors.js';
 import { admitBody, bodyRefused, readLimitedBody, type BodyPolicy } from './body.js';
 import type { AnyFace, EdgeLog, RequestContext } from './face.js';
 import type { StartGate } from './start-gate.js';
+import { trackUsage, usageOf } from './call-usage.js';
+import type { UsageRecorder } from '../core/usage/usage-recorder.js';
 
 /** The logger the edge binds to each request; pino's Logger fits. */
 export type BaseLog = EdgeLog;
@@ -44,6 +46,8 @@ export interface EdgeOptions {
    * serves it (CORS of the `/.well-known/*` documents, which several faces serve).
    */
   decorate?: readonly ((req: IncomingMessage, res: ServerResponse, path: string) => void)[];
+  /** usage records on: each call's draft is opened here and closed when its answer is out */
+  usage?: UsageRecorder;
 }
 
 const WELL_FORMED_ID = /^[\w.-]{1,64}$/;
@@ -76,6 +80,7 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
         break;
       }
     }
+    if (o.usage) trackUsage(o.usage, req, res, face.name, ctx.path);
     if (face === o.fallback) admitted.set(req, ctx);
     if (o.gate.open || face.ungated?.(req, route)) return void run(face, req, res, ctx, route, o.log);
     o.gate.passed().then((ok) => {
@@ -144,6 +149,13 @@ class AdmittedRequest implements RequestContext {
     if (!this.first) {
       this.firstPath = resourcePath;
       this.first = this.o.authenticate(this.req.headers, resourcePath);
+      // The caller of a call that never reaches the core (discovery, management) is in its record too.
+      const usage = usageOf(this.req);
+      if (usage)
+        this.first.then(
+          (p) => usage.noteCaller(p),
+          () => {},
+        );
       return this.first;
     }
     if (resourcePath === this.firstPath) return this.first;

@@ -4,6 +4,8 @@
  * rest (cards, the registry listing, management, the Novaeden API, OpenAPI, the landing page,
  * JWKS, health) as the fallback face, with the edge's request id, start gate and body reader.
  */
+import type { UsageRecorder } from '../core/usage/usage-recorder.js';
+import { noteRoute } from './route-usage.js';
 import { createServer, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -28,6 +30,8 @@ import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
 import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
+import { quotaRoutes } from './management/quota-routes.js';
+import type { QuotaBook } from '../core/quotas/quota-book.js';
 import { auditRoutes } from './management/audit-routes.js';
 import { auditOriginOf } from '../auth/audit-origin.js';
 import type { AuditSink } from '../core/audit/audit-event.js';
@@ -36,6 +40,7 @@ import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
 import { admitToAgentPath } from '../core/authz/agent-lookup.js';
 import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
+import { usageRoutes, type UsageRouteDeps } from './management/usage-routes.js';
 import { BodyBudget, BODY_BUSY_RETRY_AFTER_SECONDS, type BodyPolicy } from '../edge/body.js';
 import { contextOf, createEdge } from '../edge/edge.js';
 import type { AnyFace, Face } from '../edge/face.js';
@@ -48,6 +53,8 @@ import { openApiRoutes } from './openapi/openapi-routes.js';
 import { routeCaller } from './route-caller.js';
 
 export interface HttpAppDeps {
+  /** usage records on: every call's record is opened at the edge (src/core/usage) */
+  usageRecorder?: UsageRecorder;
   config: Config;
   registry: AgentRegistry;
   handler: A2AHandler;
@@ -69,6 +76,8 @@ export interface HttpAppDeps {
   policy?: AuthorizationPolicy;
   /** stored API keys, for the management API (`/api/v1/keys`) */
   apiKeys?: ApiKeyAdmin;
+  /** the quotas in force, for the management API (`/api/v1/quotas`) */
+  quotaBook?: QuotaBook;
   /** where security and administration events go (src/core/audit); default none */
   audit?: AuditSink;
   /** the audit log, for `GET /api/v1/audit` */
@@ -77,6 +86,10 @@ export interface HttpAppDeps {
   flushAudit?: () => Promise<void>;
   /** any subject's task, for administrators (`/api/v1/agents/{id}/tasks/{taskId}`) */
   tasks?: TaskAdmin;
+  /** usage records, for the analytics API (`/api/v1/usage`) */
+  usage?: UsageRouteDeps['usage'];
+  /** what remains of the caller's quotas, reported by `/api/v1/usage` */
+  quotaRemaining?: UsageRouteDeps['quotaRemaining'];
   /** the public URL once the listener is bound (port 0); default config.server.publicUrl */
   publicUrl?: () => string;
   /** the budget of body bytes in flight, when shared with another listener (gRPC); default: its own */
@@ -214,6 +227,7 @@ export function buildHttpApp(d: HttpAppDeps) {
         isClosing: () => closing,
         // The discovery documents are read cross-origin by browser-based MCP clients.
         decorate: [addWellKnownCors],
+        ...(d.usageRecorder ? { usage: d.usageRecorder } : {}),
       });
       return createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, edge);
     },
@@ -234,6 +248,8 @@ export function buildHttpApp(d: HttpAppDeps) {
     if (typeof read === 'string') return read;
     throw read.error;
   });
+  // A route's usage record names its route pattern (never ids) and the API it belongs to.
+  if (d.usageRecorder) app.addHook('onRequest', async (req) => noteRoute(req.raw, req.method, req.routeOptions.url));
   // The management API needs an admin credential: checked on the headers, before a body is read.
   if (d.policy) {
     const policy = d.policy;
@@ -338,8 +354,22 @@ export function buildHttpApp(d: HttpAppDeps) {
       }),
     );
   }
+  if (d.policy && d.quotaBook) {
+    app.register(quotaRoutes({ auth: d.auth, policy: d.policy, book: d.quotaBook, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+  }
   if (d.policy && d.tasks) {
     app.register(taskRoutes({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+  }
+  if (d.policy && d.usage) {
+    app.register(
+      usageRoutes({
+        auth: d.auth,
+        policy: d.policy,
+        usage: d.usage,
+        ...(d.quotaRemaining ? { quotaRemaining: d.quotaRemaining } : {}),
+        resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1'),
+      }),
+    );
   }
   app.register(novaedenTaskApi({ registry: d.registry, handler: d.handler, auth: d.auth, ...(d.policy ? { policy: d.policy } : {}), resourceMetadataUrl: (path) => protectedResourceMetadataUrl(publicUrl(), path) }));
   app.register(openApiRoutes({ version: packageVersion() }));

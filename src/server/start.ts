@@ -2,6 +2,8 @@
  * Builds and starts everything from one resolved Config: storage, event bus, task engine, push
  * delivery, the HTTP listener and the gRPC listener. Returns a handle that drains and stops it all.
  */
+import { UsageMonthlySpend } from '../core/usage/usage-spend.js';
+import { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
@@ -26,7 +28,7 @@ import { TaskService } from '../core/tasks/task-service.js';
 import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
 import { toA2AError } from '../protocol/a2a/errors.js';
 import { registerAgent } from './agent-cards.js';
-import { buildHttpApp } from './http-app.js';
+import { buildHttpApp, type HttpAppDeps } from './http-app.js';
 import { AuthorizationPolicy } from '../core/authz/policy.js';
 import { AuthorizingA2AHandler } from '../core/authz/authorizing-handler.js';
 import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
@@ -41,6 +43,7 @@ import { routeGrpcLibraryLog } from './grpc-library-log.js';
 import { grpcAuthentication } from './grpc-authentication.js';
 import { BodyBudget } from '../edge/body.js';
 import { StartGate } from '../edge/start-gate.js';
+import { openQuotas } from './quotas.js';
 
 export interface RunningServer {
   /** the admin API key created by this (first) start, to be shown once; never logged */
@@ -68,20 +71,31 @@ export interface AgentSlots {
 }
 
 /**
+ * Services the server takes from its caller instead of building them (embedding, and tests that
+ * need to hold one end of a seam).
+ */
+export interface StartOptions {
+  /** the usage records `/api/v1/usage` reads; default: the store's */
+  usage?: HttpAppDeps['usage'];
+  /** what remains of a caller's quotas, reported by `/api/v1/usage` */
+  quotaRemaining?: HttpAppDeps['quotaRemaining'];
+}
+
+/**
  * Rejects only with a StartFailure (src/server/start-failure.ts), after closing whatever it had
  * opened: the caller can print it and exit.
  */
-export async function startServer(initial: Config): Promise<RunningServer> {
+export async function startServer(initial: Config, options: StartOptions = {}): Promise<RunningServer> {
   const log = pino({ level: initial.server.logLevel, base: { service: 'agentport' } });
   try {
-    return await startAll(initial, log);
+    return await startAll(initial, log, options);
   } catch (error) {
     log.debug({ err: error }, 'start failed');
     throw toStartFailure(error, initial);
   }
 }
 
-async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
+async function startAll(initial: Config, log: Logger, options: StartOptions): Promise<RunningServer> {
   routeGrpcLibraryLog(log);
   // Configuration checks first: a refused configuration opens nothing.
   checkAuthMode(initial, log);
@@ -159,6 +173,15 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     const revocations = new TokenRevocations(store.oauth);
     const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations });
 
+    // Usage records (src/core/usage): a task's in its own commits, other calls queued and written in batches.
+    const usageRecorder = new UsageRecorder({ store: store.usage, replica: initial.cluster.replicaId, config: initial.usage, log });
+    if (usageRecorder.enabled) {
+      usageRecorder.start();
+      // Stopped after the listeners and the task service: the last answers' records are written.
+      closers.splice(closers.length - 1, 0, () => usageRecorder.close());
+    }
+    const skillCost = (agentId: string, skill: string | undefined) => (skill === undefined ? undefined : config.agents.find((a) => a.id === agentId)?.skills[skill]?.cost);
+
     let worker: PushDeliveryWorker | undefined;
     const service = new TaskService({
       registry,
@@ -175,8 +198,13 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       pushGuard: guard,
       onOutbox: () => worker?.kick(),
       ...(cluster ? { cluster } : {}),
+      ...(usageRecorder.enabled ? { usage: { replica: initial.cluster.replicaId, cost: skillCost } } : {}),
     });
+    // Quotas (issue 13): the usage store's MonthlySpend and the audit sink are wired in by their own work.
+    const quotas = await openQuotas(initial, store.quotas, { log, spend: new UsageMonthlySpend(store.usage), audit });
+    closers.unshift(() => quotas.close());
     const handler = new AuthorizingA2AHandler(service, policy, registry, {
+      quotas: quotas.engine,
       // A hidden agent has no public RFC 9728 document (it would tell that it exists): its
       // challenges name the server's own, for the root resource.
       resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
@@ -201,6 +229,7 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       ? createGrpcServer({
           handler,
           defaultAgentId: initial.primaryAgent,
+          ...(usageRecorder.enabled ? { usage: usageRecorder } : {}),
           ...grpcAuthentication({ auth, policy, gate, resourceMetadataUrl: () => protectedResourceMetadataUrl(config.server.publicUrl, '/') }),
           maxMessageBytes: initial.limits.bodyBytes,
           bodyBudget,
@@ -229,6 +258,7 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
     };
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
     const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id), audit });
+    const usage = options.usage ?? store.usage;
     const app = buildHttpApp({
       ...(oauth ? { oauth } : {}),
       config,
@@ -243,6 +273,10 @@ async function startAll(initial: Config, log: Logger): Promise<RunningServer> {
       policy,
       apiKeys: store,
       tasks: store,
+      ...(usage ? { usage } : {}),
+      ...(usageRecorder.enabled ? { usageRecorder } : {}),
+      quotaRemaining: options.quotaRemaining ?? ((p) => quotas.engine.remaining(p)),
+      quotaBook: quotas.book,
       publicUrl: () => config.server.publicUrl,
       bodyBudget,
       audit,

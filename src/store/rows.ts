@@ -4,6 +4,7 @@
  */
 import type { StreamResponse, Task, TaskState } from '../protocol/a2a/types.js';
 import type { OutboxEntry, StoredPushConfig, StoredSigningKey, StoredTask, TaskCommit, TaskEventPayload, TaskEventRecord, TaskLease } from './store.js';
+import type { UsageRecord } from './usage-record.js';
 import type { PushConfigsTable, PushOutboxTable, SigningKeysTable, TaskEventsTable, TasksTable } from './schema.js';
 
 /** A commit with its derived columns computed and its documents serialized. */
@@ -25,6 +26,8 @@ export interface PreparedCommit {
   /** written with the projection when set; undefined leaves the stored lease as it is */
   lease: TaskLease | undefined;
   originMessageId: string | null;
+  /** the task's usage record (TaskCommit.usage), upserted in the same transaction */
+  usage: UsageRecord | undefined;
 }
 
 /** ListTasks sorts on the status timestamp; a task without one sorts by when it was committed. */
@@ -49,6 +52,7 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
   if (events.length > 0 && events[events.length - 1]!.seq !== c.seq) {
     throw new Error(`task ${taskId}: commit seq ${c.seq} is not the last event seq`);
   }
+  if (c.usage && c.usage.id !== taskId) throw new Error(`usage record ${c.usage.id} committed with task ${taskId}`);
   const outbox = new Array<PreparedCommit['outbox'][number]>(c.outbox.length);
   for (let i = 0; i < c.outbox.length; i++) {
     const o = c.outbox[i]!;
@@ -87,6 +91,7 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
     outbox,
     lease: c.lease,
     originMessageId: c.expectedVersion === 0 ? (c.originMessageId ?? null) : null,
+    usage: c.usage,
   };
 }
 

@@ -109,6 +109,81 @@ export interface SessionsTable {
   expires_at: number;
 }
 
+/** usage records (src/store/usage/): one row per call or task; booleans are 0/1 */
+export interface UsageRecordsTable {
+  id: string;
+  kind: string;
+  time: number;
+  started_at: number;
+  final: number;
+  replica: string;
+  face: string;
+  operation: string;
+  agent: string | null;
+  skill: string | null;
+  tool: string | null;
+  task_id: string | null;
+  context_id: string | null;
+  subject: string | null;
+  client_id: string | null;
+  key_id: string | null;
+  usecase: string | null;
+  outcome: string;
+  error: number;
+  ttfb_ms: number | null;
+  latency_ms: number | null;
+  duration_ms: number | null;
+  bytes_in: number | null;
+  bytes_out: number | null;
+  model: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  /** numeric: PostgreSQL returns it as a string */
+  cost: number | string;
+}
+
+/**
+ * Hourly rollup of final usage records, one row per hour and combination of dimensions; the
+ * histogram columns (`lat_le_NN`, `dur_le_NN`) are cumulative counts, see usage/usage-histogram.ts.
+ */
+export type UsageHourlyTable = {
+  hour: number;
+  kind: string;
+  agent: string | null;
+  skill: string | null;
+  tool: string | null;
+  subject: string | null;
+  client_id: string | null;
+  key_id: string | null;
+  usecase: string | null;
+  face: string;
+  operation: string;
+  outcome: string;
+  calls: number;
+  errors: number;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cost: number | string;
+  bytes_in: number;
+  bytes_out: number;
+  lat_count: number;
+  lat_min: number | null;
+  lat_max: number | null;
+  dur_count: number;
+  dur_sum: number;
+  dur_min: number | null;
+  dur_max: number | null;
+} & Record<`lat_le_${string}` | `dur_le_${string}`, number>;
+
+/** usage_hourly aggregated per UTC day (`day` instead of `hour`) */
+export type UsageDailyTable = Omit<UsageHourlyTable, 'hour'> & { day: number };
+
+/** the rollup watermarks: rows 'hourly' and 'daily' */
+export interface UsageRollupStateTable {
+  id: string;
+  rolled_until: number;
+}
+
 export interface Database {
   tasks: TasksTable;
   task_events: TaskEventsTable;
@@ -118,4 +193,8 @@ export interface Database {
   oauth_records: OAuthRecordsTable;
   users: UsersTable;
   sessions: SessionsTable;
+  usage_records: UsageRecordsTable;
+  usage_hourly: UsageHourlyTable;
+  usage_daily: UsageDailyTable;
+  usage_rollup_state: UsageRollupStateTable;
 }

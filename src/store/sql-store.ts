@@ -8,10 +8,12 @@ import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrationStatus, type SqlDialectName } from './migrations/index.js';
 import type { AuditStore } from './audit-store.js';
 import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
+import { SqlQuotaStore, type QuotaStore } from './quota-store.js';
 import { SqlAuditStore, type AuditAppender } from './sql-audit-store.js';
 import { toEventRecords, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
 import type { Database } from './schema.js';
+import type { SqlUsageStore } from './usage/sql-usage-store.js';
 import {
   StoreUnavailableError,
   type ListTasksPage,
@@ -51,10 +53,21 @@ export abstract class SqlStore implements Store {
 
   private oauthStore: OAuthStore | undefined;
 
+  /** Usage records (src/store/usage/); each dialect runs its transactions its own way. */
+  abstract readonly usage: SqlUsageStore;
+
   /** The OAuth authorization server's tables (src/store/oauth-store.ts). */
   get oauth(): OAuthStore {
     this.oauthStore ??= new SqlOAuthStore(this.db);
     return this.oauthStore;
+  }
+
+  private quotaStore: QuotaStore | undefined;
+
+  /** Quotas of the management API (src/store/quota-store.ts). */
+  get quotas(): QuotaStore {
+    this.quotaStore ??= new SqlQuotaStore(this.db as Kysely<unknown>);
+    return this.quotaStore;
   }
 
   private auditStore: AuditStore | undefined;

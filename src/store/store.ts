@@ -190,6 +190,10 @@ export interface Store {
   readonly dialect: 'sqlite' | 'postgres';
   /** The OAuth authorization server's records and local users (src/store/oauth-store.ts). */
   readonly oauth: import('./oauth-store.js').OAuthStore;
+  /** Usage records, rollups and retention (src/store/usage-store.ts); a task's record is written by `commit`. */
+  readonly usage: import('./usage-store.js').UsageStore;
+  /** Quotas set through the management API (src/store/quota-store.ts). */
+  readonly quotas: import('./quota-store.js').QuotaStore;
   /** The hash-chained audit log (src/store/audit-store.ts). */
   readonly audit: import('./audit-store.js').AuditStore;
   /**

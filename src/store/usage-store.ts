@@ -11,7 +11,10 @@ export interface UsageStore {
    * the timing/size columns of an existing row; a missing id is ignored), in one transaction.
    */
   write(records: readonly UsageRecord[], amends: readonly UsageAmend[]): Promise<void>;
-  /** Groups over raw rows and rollups: closed rolled-up hours from `usage_hourly`, the rest from raw rows. */
+  /**
+   * Groups over raw rows and rollups: closed rolled-up hours from `usage_hourly`, the rest from raw rows.
+   * Counts final records only (a running task's record counts once its terminal commit makes it final).
+   */
   query(q: UsageQuery): Promise<UsageGroup[]>;
   /** Aggregates every not-yet-rolled-up hour that ended before `closedBefore` (epoch ms); returns how many hours. */
   rollup(closedBefore: number): Promise<number>;

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthzServer, type AuthzServer } from '../core/authz/support.js';
+import { MemoryUsageStore } from '../support/memory-usage-store.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
 
 const SCRIPTED = path.resolve(fileURLToPath(new URL('../fixtures/agents/scripted-text-agent.mjs', import.meta.url)));
@@ -19,12 +20,15 @@ let api: OpenApiConformance;
 let served: Record<string, any>;
 
 beforeAll(async () => {
-  s = await startAuthzServer({
-    agents: [
-      { id: 'scripted', module: SCRIPTED },
-      { id: 'echo', builtin: 'echo' },
-    ],
-  });
+  s = await startAuthzServer(
+    {
+      agents: [
+        { id: 'scripted', module: SCRIPTED },
+        { id: 'echo', builtin: 'echo' },
+      ],
+    },
+    { usage: new MemoryUsageStore() },
+  );
   served = (await (await fetch(`${s.http}/openapi.json`)).json()) as Record<string, any>;
   api = new OpenApiConformance(served);
 }, 60_000);
@@ -133,6 +137,16 @@ describe('every documented operation answers as documented', () => {
     expect((await call('DELETE', '/api/v1/users/dave', admin)).status).toBe(204);
     expect((await call('DELETE', '/api/v1/users/dave', admin)).status).toBe(404);
 
+    expect((await call('PUT', '/api/v1/quotas/q1', admin, { requests: { limit: 5, window: 60_000 } })).status).toBe(201);
+    expect((await call('PUT', '/api/v1/quotas/q1', admin, { requests: { limit: 6, window: 60_000 } })).status).toBe(200);
+    expect((await call('PUT', '/api/v1/quotas/q1', admin, { nope: 1 })).status).toBe(400);
+    expect((await call('GET', '/api/v1/quotas', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/quotas')).status).toBe(401);
+    expect((await call('GET', '/api/v1/quotas/q1', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/quotas/none', admin)).status).toBe(404);
+    expect((await call('DELETE', '/api/v1/quotas/q1', admin)).status).toBe(204);
+    expect((await call('DELETE', '/api/v1/quotas/q1', admin)).status).toBe(404);
+
     const client = await call('POST', '/api/v1/clients', admin, { name: 'cli', kind: 'public', redirectUris: ['http://127.0.0.1:9/cb'], scopes: ['a2a:discover'] });
     expect(client.status).toBe(201);
     expect((await call('POST', '/api/v1/clients', admin, { kind: 'other' })).status).toBe(400);
@@ -177,6 +191,15 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/a2a/agents', writer)).status).toBe(403);
     expect((await call('GET', `/api/v1/agents/scripted/tasks/${t.body.id}`, s.adminKey)).status).toBe(200);
     expect((await call('GET', '/api/v1/agents/scripted/tasks/nope', s.adminKey)).status).toBe(404);
+  });
+
+  it('the usage API', async () => {
+    const reader = await s.key('alice', ['usage:read']);
+    expect((await call('GET', '/api/v1/usage?by=agent', s.adminKey)).status).toBe(200);
+    expect((await call('GET', '/api/v1/usage?by=agent', reader)).status).toBe(200);
+    expect((await call('GET', '/api/v1/usage?by=nope', s.adminKey)).status).toBe(400);
+    expect((await call('GET', '/api/v1/usage')).status).toBe(401);
+    expect((await call('GET', '/api/v1/usage?subject=bob', reader)).status).toBe(403);
   });
 
   it('the MCP compatibility routes', async () => {

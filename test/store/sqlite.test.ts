@@ -87,7 +87,17 @@ describe('sqlite store specifics', () => {
 
     const store = await openSqliteStore({ file });
     try {
-      expect((await store.migrationStatus()).pending).toEqual(['0002_task_leases', '0003_signing_keys', '0004_api_keys', '0005_oauth', '0006_sessions', '0007_task_message_ids', '0009_audit']);
+      expect((await store.migrationStatus()).pending).toEqual([
+        '0002_task_leases',
+        '0003_signing_keys',
+        '0004_api_keys',
+        '0005_oauth',
+        '0006_sessions',
+        '0007_task_message_ids',
+        '0008_usage',
+        '0009_audit',
+        '0010_quotas',
+      ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');
       expect(stored).toMatchObject({ task, version: 3 });

@@ -14,6 +14,7 @@ import { describeMessageIdsContract } from './message-ids-contract.js';
 import { describeReplicasContract } from './replicas-contract.js';
 import { describeSchemaContract } from './schema-contract.js';
 import { describeSigningKeysContract } from './signing-keys-contract.js';
+import { describeUsageContract } from './usage-contract.js';
 
 /** What a dialect's test file can do beyond opening a fresh store. */
 export interface ContractOptions {
@@ -538,5 +539,6 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     describeSigningKeysContract(context);
     describeApiKeysContract(context);
     describeMessageIdsContract(context);
+    describeUsageContract(context);
   });
 }

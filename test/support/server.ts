@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseConfig } from '../../src/config/index.js';
-import { startServer, type RunningServer } from '../../src/server/start.js';
+import { startServer, type RunningServer, type StartOptions } from '../../src/server/start.js';
 
 export interface TestServer extends RunningServer {
   dataDir: string;
@@ -18,7 +18,7 @@ export interface TestServer extends RunningServer {
   stop(): Promise<void>;
 }
 
-export async function startTestServer(config: Record<string, unknown> = {}, opts: { dataDir?: string; keepData?: boolean } = {}): Promise<TestServer> {
+export async function startTestServer(config: Record<string, unknown> = {}, opts: { dataDir?: string; keepData?: boolean; services?: StartOptions } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? (await mkdtemp(path.join(tmpdir(), 'agentport-test-')));
   // Tests of other features do not depend on auth: mode none unless the test sets auth.mode.
   const auth = (config.auth ?? {}) as Record<string, unknown>;
@@ -28,7 +28,7 @@ export async function startTestServer(config: Record<string, unknown> = {}, opts
     server: { host: '127.0.0.1', port: 0, logLevel: 'error', ...(config.server as object), dataDir, grpc: { port: 0, ...((config.server as { grpc?: object })?.grpc ?? {}) } },
   };
   const resolved = parseConfig(input, { env: {}, cwd: dataDir });
-  const running = await startServer(resolved);
+  const running = await startServer(resolved, opts.services);
   return {
     ...running,
     dataDir,

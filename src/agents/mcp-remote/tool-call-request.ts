@@ -10,10 +10,12 @@
 import type { Tool } from '@modelcontextprotocol/client';
 import type { JsonObject, Message } from '../../protocol/a2a/types.js';
 import { soleStringArgument } from './tool-skills.js';
+import { SKILL_METADATA_KEY } from '../../protocol/a2a/skill-metadata.js';
 
 export type ToolCallRequest = { ok: true; tool: Tool; arguments: Record<string, unknown> } | { ok: false; reason: string };
 
-export const SKILL_METADATA_KEY = 'agentport/skill';
+/** Request metadata naming the skill (MCP tool) a message is for. */
+export { SKILL_METADATA_KEY };
 
 export function toolCallOf(message: Message, tools: ReadonlyMap<string, Tool>, requestMetadata?: JsonObject): ToolCallRequest {
   const dataParts = message.parts.filter((p) => isObject(p.data)).map((p) => p.data as Record<string, unknown>);

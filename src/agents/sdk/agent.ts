@@ -6,7 +6,7 @@
 import type { AgentDefinition } from '../../core/agents/agent-definition.js';
 import { withTools } from './mcp-tools.js';
 
-export type { AgentContext, AgentDefinition, AgentEvent } from '../../core/agents/agent-definition.js';
+export type { AgentContext, AgentDefinition, AgentEvent, UsageReport } from '../../core/agents/agent-definition.js';
 export { toParts } from '../../core/agents/agent-definition.js';
 export type { AgentCardSpec } from '../../protocol/a2a/card/agent-card-spec.js';
 export type { JsonValue } from '../../protocol/a2a/types.js';

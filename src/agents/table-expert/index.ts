@@ -7,6 +7,7 @@
  * The datasets open on the first message, not at server start: a server whose clients never ask
  * the Table Expert anything never loads DuckDB or writes the sample.
  */
+import type { ModelUsage } from './llm/chat-client.js';
 import type { AgentConfig } from '../../config/index.js';
 import { toJsonValue } from '../../protocol/a2a/json.js';
 import type { JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
@@ -125,7 +126,7 @@ export function createTableExpertAgent(opts: TableExpertAgentOptions): TableExpe
 async function run(ctx: AgentContext, expert: TableExpert, memory: Map<string, AskMemory>, remember: (c: string, m: AskMemory) => void): Promise<void> {
   const clarify = pendingClarification(ctx.task);
   // A caller bound to a usecase (src/core/authz) sees only that usecase's datasets.
-  const skillCtx = { signal: ctx.signal, onProgress: (note: string) => ctx.working(note), ...(ctx.usecases ? { scope: { usecases: ctx.usecases } } : {}) };
+  const skillCtx = { signal: ctx.signal, onProgress: (note: string) => ctx.working(note), onUsage: (u: ModelUsage) => ctx.reportUsage(u), ...(ctx.usecases ? { scope: { usecases: ctx.usecases } } : {}) };
   try {
     if (clarify) {
       const choice = chosen(ctx.message, clarify);

@@ -4,6 +4,7 @@
  * tools (`search`, `fetch`, `query_table_expert`) will be another, calling the same functions with
  * a `scope` that limits the usecases a token may see. Nothing here knows about A2A.
  */
+import type { ModelUsage } from './llm/chat-client.js';
 import { toJsonObject, toJsonValue } from '../../protocol/a2a/json.js';
 import type { JsonObject } from '../../protocol/a2a/types.js';
 import { chartSpec } from './answer/chart.js';
@@ -41,6 +42,8 @@ export interface SkillContext {
   signal?: AbortSignal;
   /** progress notes for long steps (opening the data, each LLM attempt) */
   onProgress?: (note: string) => void;
+  /** each model call's token usage (the agent reports it: ctx.reportUsage) */
+  onUsage?: (usage: ModelUsage) => void;
 }
 
 export interface DescribeInput {
@@ -269,6 +272,7 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
             maxRows,
             ...(ctx.scope ? { scope: ctx.scope } : {}),
             ...(ctx.signal ? { signal: ctx.signal } : {}),
+            ...(ctx.onUsage ? { onUsage: ctx.onUsage } : {}),
             onAttempt: (at) => ctx.onProgress?.(at.error ? `The model's SQL did not run (${at.error}); asking it to repair.` : 'The model wrote SQL; it ran.'),
             ...(input.resolutions ? { clarifications: input.resolutions } : {}),
           });

@@ -17,7 +17,8 @@ import { OFFERED_SCOPES, SCOPES } from './scopes.js';
 export const ADMIN_CLIENT_MARKER = 'agentport_registered_by';
 export const ADMINISTRATOR = 'administrator';
 
-export const SELF_REGISTERED_CEILING: readonly string[] = ['openid', 'offline_access', SCOPES.discover, SCOPES.publish, SCOPES.mcpTools];
+// usage:read is below the ceiling: it reads only the signed-in user's own usage (docs/usage.md).
+export const SELF_REGISTERED_CEILING: readonly string[] = ['openid', 'offline_access', SCOPES.discover, SCOPES.publish, SCOPES.mcpTools, SCOPES.usageRead];
 
 const KNOWN: readonly string[] = ['openid', 'offline_access', ...OFFERED_SCOPES];
 

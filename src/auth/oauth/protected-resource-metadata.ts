@@ -35,7 +35,7 @@ export function protectedResourceMetadata(o: {
   if (path === undefined) return undefined;
   const agent = /^\/a2a\/([^/]+)/.exec(path)?.[1];
   let name = 'Agentport';
-  let scopes: string[] = [SCOPES.discover, SCOPES.publish, SCOPES.mcpTools, SCOPES.admin];
+  let scopes: string[] = [SCOPES.discover, SCOPES.publish, SCOPES.mcpTools, SCOPES.usageRead, SCOPES.admin];
   if (agent !== undefined) {
     let id: string;
     try {
@@ -49,7 +49,8 @@ export function protectedResourceMetadata(o: {
   }
   if (path === '/api/v1') {
     name = 'Agentport management API';
-    scopes = [SCOPES.admin];
+    // usage:read answers GET /api/v1/usage (one's own usage); admin everything.
+    scopes = [SCOPES.admin, SCOPES.usageRead];
   } else if (path.endsWith('/mcp')) {
     name = `${name} (MCP)`;
     scopes = [SCOPES.mcpTools];

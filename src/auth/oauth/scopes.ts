@@ -7,7 +7,7 @@ import { MCP_USECASE_SCOPE_PREFIX, SCOPES } from '../../core/authz/scopes.js';
 
 export { MCP_USECASE_SCOPE_PREFIX, SCOPE_DESCRIPTIONS, SCOPES } from '../../core/authz/scopes.js';
 
-export const OFFERED_SCOPES: readonly string[] = [SCOPES.discover, SCOPES.publish, SCOPES.mcpTools, SCOPES.admin];
+export const OFFERED_SCOPES: readonly string[] = [SCOPES.discover, SCOPES.publish, SCOPES.mcpTools, SCOPES.usageRead, SCOPES.admin];
 
 const USECASE = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 

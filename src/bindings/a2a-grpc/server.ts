@@ -6,6 +6,9 @@
  * the request → resolve the agent → a2a-extensions → A2AHandler. Every failure leaves as a gRPC status from the error table with
  * google.rpc.Status details; anything that is not an A2AError is logged and becomes a generic INTERNAL.
  */
+import { performance } from 'node:perf_hooks';
+import type { UsageDraft } from '../../core/usage/usage-draft.js';
+import type { UsageRecorder } from '../../core/usage/usage-recorder.js';
 import * as grpc from '@grpc/grpc-js';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
@@ -26,6 +29,8 @@ export interface GrpcBindingLog {
 }
 
 export interface GrpcServerOptions {
+  /** usage records on: a record per call (src/core/usage) */
+  usage?: UsageRecorder;
   handler: A2AHandler;
   /** the agent served when a request's `tenant` is empty */
   defaultAgentId: string;
@@ -99,7 +104,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
   });
   const server = new grpc.Server({ 'grpc.max_receive_message_length': maxMessageBytes, interceptors: [admission] });
 
-  async function admit<R>(prepare: (wire: unknown) => PreparedCall<R>, call: AnyCall, signal: AbortSignal, legacy = false): Promise<Admitted<R>> {
+  async function admit<R>(prepare: (wire: unknown) => PreparedCall<R>, call: AnyCall, signal: AbortSignal, legacy: boolean, usage: UsageDraft | undefined): Promise<Admitted<R>> {
     // The v0.3 service is itself the version: its clients send no a2a-version (v0.3 had none).
     if (!legacy) negotiateVersion(firstString(call.metadata, VERSION_KEY));
     // The tenant is read unvalidated here only to name the resource the token must be for;
@@ -107,6 +112,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
     const rawTenant = (call.request as { tenant?: unknown } | null)?.tenant;
     const named = typeof rawTenant === 'string' && rawTenant !== '' ? rawTenant : defaultAgentId;
     const principal = authenticate ? await authenticate(call.metadata, named) : ANONYMOUS;
+    usage?.noteCaller(principal);
     if (call.request === UNDECODABLE) throw new A2AError('InvalidRequest', 'The request is not a valid protobuf message of this method');
     const prepared = prepare(call.request);
     const agentId = prepared.tenant ?? defaultAgentId;
@@ -119,8 +125,22 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
       responseMetadata = new grpc.Metadata();
       responseMetadata.set(EXTENSIONS_KEY, activated.join(','));
     }
-    const ctx: CallContext = { agentId, principal, requestedExtensions, signal, clientGone: () => signal.aborted, ...(legacy ? { wireVersion: '0.3' as const } : {}) };
+    const ctx: CallContext = { agentId, principal, requestedExtensions, signal, clientGone: () => signal.aborted, usage, ...(legacy ? { wireVersion: '0.3' as const } : {}) };
     return { ctx, prepared, responseMetadata };
+  }
+
+  /** A call's usage draft; the core names the operation, this listener its end (gRPC has no edge). */
+  function openUsage(legacy: boolean): UsageDraft | undefined {
+    const usage = opts.usage?.open(legacy ? 'a2a-grpc/0.3' : 'a2a-grpc/1.0');
+    if (usage) usage.startedMs = performance.now();
+    return usage;
+  }
+
+  function closeUsage(usage: UsageDraft | undefined, err: unknown, name: string): void {
+    if (!usage || !opts.usage) return;
+    usage.operation ??= name;
+    if (err !== undefined) usage.noteError(err);
+    opts.usage.finish(usage, { status: err === undefined ? 200 : toA2AError(err).identity.http, latencyMs: performance.now() - (usage.startedMs ?? 0) });
   }
 
   function failure(err: unknown, method: string): Partial<grpc.StatusObject> {
@@ -132,13 +152,18 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
     return (call, callback) => {
       const abort = new AbortController();
       call.on('cancelled', () => abort.abort());
-      admit((wire) => method.prepare(wire), call, abort.signal, legacy)
+      const usage = openUsage(legacy);
+      admit((wire) => method.prepare(wire), call, abort.signal, legacy, usage)
         .then(async ({ ctx, prepared, responseMetadata }) => {
           const response = await prepared.run(handler, ctx);
           if (responseMetadata) call.sendMetadata(responseMetadata);
           callback(null, response);
+          closeUsage(usage, undefined, name);
         })
-        .catch((err: unknown) => callback(failure(err, name)));
+        .catch((err: unknown) => {
+          callback(failure(err, name));
+          closeUsage(usage, err, name);
+        });
     };
   }
 
@@ -159,8 +184,9 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
       };
       call.on('cancelled', release);
 
+      const usage = openUsage(legacy);
       const pump = async (): Promise<void> => {
-        const { ctx, prepared, responseMetadata } = await admit((wire) => method.prepare(wire), call, abort.signal, legacy);
+        const { ctx, prepared, responseMetadata } = await admit((wire) => method.prepare(wire), call, abort.signal, legacy, usage);
         iterator = prepared.run(handler, ctx)[Symbol.asyncIterator]();
         let metadataSent = false;
         for (;;) {
@@ -175,9 +201,11 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
         released = true; // the iterator finished by itself; nothing to return()
         if (!metadataSent && responseMetadata) call.sendMetadata(responseMetadata);
         call.end();
+        closeUsage(usage, undefined, name);
       };
 
       pump().catch((err: unknown) => {
+        closeUsage(usage, err, name);
         release();
         // once the client is gone, a failure (often the producer reacting to the abort) has no one to tell
         if (call.cancelled) return;

@@ -3,6 +3,7 @@
  * endpoint where `params.tenant` names the agent. Decodes, calls the core, encodes. Nothing else.
  * Slash methods from v0.3 and v0.1 clients go to src/bindings/a2a-legacy/jsonrpc.ts.
  */
+import { usageOf } from '../../edge/call-usage.js';
 import { connectionGone } from '../connection-gone.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
@@ -62,20 +63,30 @@ export class JsonRpcBinding {
   ): Promise<JsonRpcReply | undefined> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     const reply = (payload: string): JsonRpcReply => ({ status: 200, headers, body: payload });
-    const fail = (err: unknown): JsonRpcReply => errorReply(headers, err, (e) => jsonRpcError(id, e));
+    const usage = usageOf(req);
+    if (usage) usage.face = 'a2a-jsonrpc/1.0';
+    // JSON-RPC errors go out as 200s: the record learns them here, not from the status.
+    const refuse = (err: A2AError): JsonRpcReply => {
+      usage?.noteError(err);
+      return reply(jsonRpcError(null, err));
+    };
+    const fail = (err: unknown): JsonRpcReply => {
+      usage?.noteError(err);
+      return errorReply(headers, err, (e) => jsonRpcError(id, e));
+    };
 
     let msg: unknown;
     try {
       msg = JSON.parse(body);
     } catch {
-      return reply(jsonRpcError(null, new A2AError('ParseError')));
+      return refuse(new A2AError('ParseError'));
     }
-    if (!v.isObject(msg)) return reply(jsonRpcError(null, new A2AError('InvalidRequest', 'The request must be a single JSON-RPC 2.0 object')));
+    if (!v.isObject(msg)) return refuse(new A2AError('InvalidRequest', 'The request must be a single JSON-RPC 2.0 object'));
     const rawId = msg.id;
     const idOk = rawId === undefined || rawId === null || typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId));
     const id: Id = idOk ? ((rawId as Id | undefined) ?? null) : null;
     if (msg.jsonrpc !== '2.0' || !idOk || typeof msg.method !== 'string') {
-      return reply(jsonRpcError(id, new A2AError('InvalidRequest', "The request must have jsonrpc '2.0', a string method and a string or number id")));
+      return fail(new A2AError('InvalidRequest', "The request must have jsonrpc '2.0', a string method and a string or number id"));
     }
     const version = headerValues(req.headers['a2a-version'])[0] ?? queryParam(req, 'A2A-Version');
     // Spec §3.6.2: no A2A-Version means v0.3. A slash method from such a client is a v0.3 (or
@@ -84,7 +95,7 @@ export class JsonRpcBinding {
       return handleLegacyCall({ ...this.o, log }, { req, res, id, method: msg.method, params: msg.params, routeAgentId, defaultAgentId, principal, beforeStream });
     }
     if (msg.params !== undefined && !v.isObject(msg.params)) {
-      return reply(jsonRpcError(id, new A2AError('InvalidParams', 'params must be an object')));
+      return fail(new A2AError('InvalidParams', 'params must be an object'));
     }
     const method = msg.method;
     const params = (msg.params ?? {}) as Record<string, unknown>;
@@ -96,7 +107,7 @@ export class JsonRpcBinding {
       const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
       if (activated.length) headers['A2A-Extensions'] = activated.join(', ');
-      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, clientGone: () => connectionGone(req) };
+      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, clientGone: () => connectionGone(req), usage };
 
       if (STREAMING.has(method)) {
         const iterable =

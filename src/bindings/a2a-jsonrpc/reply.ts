@@ -2,6 +2,7 @@
 import type { IncomingMessage } from 'node:http';
 import { toA2AError } from '../../protocol/a2a/errors.js';
 import { withChallenge } from '../auth-challenge.js';
+import { withRateLimit } from '../rate-limit-headers.js';
 
 export type Id = string | number | null;
 
@@ -21,6 +22,8 @@ export function errorReply(headers: Record<string, string>, err: unknown, encode
   if (kind === 'Unauthenticated') return { status: 401, headers: withChallenge(headers, err), body: encode(err) };
   if (kind === 'PermissionDenied') return { status: 403, headers: withChallenge(headers, err), body: encode(err) };
   if (kind === 'Unavailable') return { status: 503, headers: { ...headers, 'Retry-After': '1' }, body: encode(err) };
+  // A quota refusal is a JSON-RPC error like TooManyStreams (HTTP 200); the fields say when to retry all the same.
+  if (kind === 'QuotaExceeded') return { status: 200, headers: withRateLimit(headers, err), body: encode(err) };
   return { status: 200, headers, body: encode(err) };
 }
 

@@ -3,6 +3,7 @@
  * base path, every one also under `/{tenant}/`. Errors are google.rpc.Status in `{"error": …}`.
  * v0.3 requests (`/v1/…` without `A2A-Version: 1.0`) go to src/bindings/a2a-legacy/v03/rest.ts.
  */
+import { usageOf } from '../../edge/call-usage.js';
 import { connectionGone } from '../connection-gone.js';
 import { withChallenge } from '../auth-challenge.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -10,6 +11,7 @@ import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { restErrorBody } from '../../protocol/a2a/rest-error-body.js';
+import { withRateLimit } from '../rate-limit-headers.js';
 import type { JsonObject } from '../../protocol/a2a/types.js';
 import * as v from '../../protocol/a2a/validate.js';
 import { activateExtensions, headerValues, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
@@ -78,7 +80,7 @@ export class RestBinding {
       if (!(err instanceof A2AError)) log?.error({ err }, 'internal error in HTTP+JSON call');
       const { status, body: b } = restErrorBody(err);
       // RFC 9110 §11.6.1: a 401 carries a challenge.
-      return { status, headers: withChallenge(headers, err), body: b };
+      return { status, headers: withRateLimit(withChallenge(headers, err), err), body: b };
     };
     try {
       let tenant: string | undefined;
@@ -90,7 +92,9 @@ export class RestBinding {
       const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
       if (activated.length) headers['A2A-Extensions'] = activated.join(', ');
-      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, clientGone: () => connectionGone(req) };
+      const usage = usageOf(req);
+      if (usage) usage.face = 'a2a-rest/1.0';
+      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, clientGone: () => connectionGone(req), usage };
       const json = () => parseBody(body);
       const h = this.o.handler;
       const ok = (value: unknown, status = 200): RestReply => ({ status, headers, body: value === undefined ? '{}' : JSON.stringify(value) });

@@ -4,6 +4,7 @@
  * authorized like any other; status updates become progress notifications; the final task
  * becomes the tool result (tool-result.ts). Cancellation from the client cancels the task.
  */
+import { QuotaExceededError } from '../../protocol/a2a/quota-exceeded.js';
 import type { CallToolResult, InputRequiredResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
 import type { SkillAnnotationsConfig } from '../../config/config.js';
 import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
@@ -43,8 +44,9 @@ export interface AgentToolArgs {
   contextId?: string;
 }
 
-/** Request metadata naming the skill a tool call is for (agents may read it; A2A has no skill field). */
-export const SKILL_METADATA_KEY = 'agentport/skill';
+import { SKILL_METADATA_KEY } from '../../protocol/a2a/skill-metadata.js';
+
+export { SKILL_METADATA_KEY };
 
 const MAX_TOOL_NAME = 64;
 
@@ -221,7 +223,7 @@ export async function callAgentTool(
     if (!taskId || cancelSent || (state && (TERMINAL_STATES.has(state) || INTERRUPTED_STATES.has(state)))) return;
     cancelSent = true;
     d.log.debug({ taskId, tool: spec.name }, 'mcp: the client canceled a tool call; canceling its task');
-    d.handler.cancelTask(callCtx, { id: taskId }).catch((err: unknown) => d.log.debug({ err, taskId }, 'mcp: cancel after client abort did not apply'));
+    d.handler.cancelTask({ ...callCtx, partOfCall: true }, { id: taskId }).catch((err: unknown) => d.log.debug({ err, taskId }, 'mcp: cancel after client abort did not apply'));
   };
   abort.signal.addEventListener('abort', cancelTask, { once: true });
 
@@ -247,7 +249,7 @@ export async function callAgentTool(
     }
     if (direct && !taskId) return messageToToolResult(direct);
     if (!taskId) return errorResult('The agent returned nothing.');
-    const task = await d.handler.getTask(callCtx, { id: taskId });
+    const task = await d.handler.getTask({ ...callCtx, partOfCall: true }, { id: taskId });
     if (mrtr && task.status.state === 'TASK_STATE_INPUT_REQUIRED') {
       const question = partsText(task.status.message?.parts) || 'The agent needs more input.';
       return askForInput(d.stateCodec, { v: 1, taskId: task.id, contextId: task.contextId, agentId: spec.agentId, tool: spec.name, sub: principal.subject }, question, ctx);
@@ -259,6 +261,8 @@ export async function callAgentTool(
   } catch (err) {
     // The core refused the caller before any task existed: the plain path hands the call to the SDK path.
     if (refusal === 'throw' && !taskId && isCoreRefusal(err)) throw new ToolRefused(err as A2AError);
+    // A quota refusal says when to retry in its text (the model reads it) and in _meta (a client can act on it).
+    if (err instanceof QuotaExceededError) return { ...errorResult(err.message), _meta: { 'agentport/retryAfterSeconds': err.retryAfterSeconds, 'agentport/quotaId': err.policy.id } };
     if (err instanceof A2AError) return errorResult(`${err.message}${taskId ? ` (task ${taskId})` : ''}`);
     d.log.warn({ err, tool: spec.name }, 'mcp: tool call failed');
     return errorResult('The tool call failed inside Agentport.');

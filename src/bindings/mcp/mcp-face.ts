@@ -14,6 +14,9 @@
  * Every step answers with a value (answer.ts), so the compat routes' calls run the same steps in
  * process (`call`) and cannot be admitted or answered differently from a call on `/mcp`.
  */
+import { noteMcpCall } from './mcp-usage.js';
+import { carryUsage, type UsageDraft } from '../../core/usage/usage-draft.js';
+import { usageOf } from '../../edge/call-usage.js';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
@@ -91,6 +94,8 @@ export interface InProcessCall {
   principal: PrincipalOf;
   body: string;
   signal: AbortSignal;
+  /** the usage draft of the request the call is made for */
+  usage?: UsageDraft | undefined;
 }
 
 export interface McpFace extends Face<McpRoute> {
@@ -119,6 +124,7 @@ interface Admitted {
   /** the scope served: an agent id, undefined for `/mcp`, or PUBLIC_SCOPE */
   scope: string | undefined;
   signal: AbortSignal;
+  usage: UsageDraft | undefined;
 }
 
 export function mcpFace(d: McpFaceDeps): McpFace {
@@ -209,13 +215,25 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    const answer = await dispatch({ method: req.method ?? 'GET', url: req.url ?? '/', host: req.headers.host, fields: headerFields(req.headers), sessionId, body, principal, scope, signal: abort.signal });
+    const answer = await dispatch({
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      host: req.headers.host,
+      fields: headerFields(req.headers),
+      sessionId,
+      body,
+      principal,
+      scope,
+      signal: abort.signal,
+      usage: usageOf(req),
+    });
     return sendAnswer(res, answer, abort.signal);
   }
 
   /** The body through the lenient edge, then the first of the fast paths that takes it, else the SDK. */
   async function dispatch(r: Admitted): Promise<Answer> {
-    const { fields, principal, scope } = r;
+    const { fields, scope } = r;
+    let principal = r.principal;
     if (
       fixturesLoaded &&
       !(await fixturesLoaded.then(
@@ -248,6 +266,11 @@ export function mcpFace(d: McpFaceDeps): McpFace {
       }
     }
 
+    if (r.usage) {
+      noteMcpCall(r.usage, parsed, fields['mcp-protocol-version']);
+      // The core takes the draft from the caller: tool calls reach it from inside the SDK.
+      if (principal !== PUBLIC_DISCOVERY_PRINCIPAL) principal = carryUsage(principal, r.usage);
+    }
     if (r.method === 'POST' && r.sessionId === undefined) {
       const headers = { get: (name: string) => fields[name] ?? null };
       const tasksRequest = tasksRequestOf(parsed, headers);
@@ -295,7 +318,7 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     const principal = discovery ? await discoveryPrincipal(() => c.principal('/mcp'), d.policy) : await admit(admission, undefined, c.principal);
     if (isAnswer(principal)) return principal;
     const scope = principal === PUBLIC_DISCOVERY_PRINCIPAL ? PUBLIC_SCOPE : undefined;
-    return dispatch({ method: 'POST', url: '/mcp', host: c.headers.host, fields: headerFields(c.headers), sessionId: undefined, body: c.body, principal, scope, signal: c.signal });
+    return dispatch({ method: 'POST', url: '/mcp', host: c.headers.host, fields: headerFields(c.headers), sessionId: undefined, body: c.body, principal, scope, signal: c.signal, usage: c.usage });
   }
 
   return {

@@ -5,10 +5,11 @@
  * Only agents of the endpoint's scope resolve; the template lists nothing (tasks are found
  * through tool results, whose `_meta["agentport/taskId"]` names them).
  */
-import { ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
+import { ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
+import { QuotaExceededError } from '../../protocol/a2a/quota-exceeded.js';
 
 export const TASK_TEMPLATE = 'agentport://tasks/{agentId}/{taskId}';
 
@@ -35,6 +36,8 @@ export function registerTaskTemplate(server: McpServer, handler: A2AHandler, age
         const task = await handler.getTask({ agentId, principal, requestedExtensions: [] }, { id: taskId, historyLength: HISTORY_LENGTH });
         return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(task, null, 2) }] };
       } catch (err) {
+        // A quota refusal is a JSON-RPC error of its own (-32000, as on A2A), saying when to retry.
+        if (err instanceof QuotaExceededError) throw new ProtocolError(err.identity.jsonrpc, err.message, { retryAfterSeconds: err.retryAfterSeconds, quotaId: err.policy.id });
         // TaskNotFound for another owner's task too: the core does not tell them apart, nor do we.
         if (err instanceof A2AError) throw new ResourceNotFoundError(uri.href);
         throw err;

@@ -89,6 +89,19 @@ export interface AgentContext {
    * Call it right before an external action that must not happen twice (docs/agents.md).
    */
   stillOwner(): Promise<boolean>;
+  /**
+   * Reports LLM usage of this run (call it once per model call, with that call's tokens): it is
+   * added to the task's usage record, and priced by `agents[].skills[id].cost` (docs/usage.md).
+   */
+  reportUsage(usage: UsageReport): void;
+}
+
+/** One model call's usage, as an agent reports it. */
+export interface UsageReport {
+  /** the model's name, as the provider calls it */
+  model?: string;
+  promptTokens?: number;
+  completionTokens?: number;
 }
 
 export interface AgentDefinition {

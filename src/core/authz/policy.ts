@@ -22,6 +22,8 @@ export type Action =
   | 'manage-push-configs'
   /** open the MCP endpoint at all */
   | 'use-mcp'
+  /** the caller's own usage (GET /api/v1/usage); everyone's needs `administer` */
+  | 'read-usage'
   /** the management API */
   | 'administer';
 
@@ -123,6 +125,7 @@ export class AuthorizationPolicy {
   /** The scopes an action needs; `ANY_MCP_SCOPE` stands for "mcp:tools or any mcp:tools:<u>". */
   requiredScopes(action: Action, target: Target = {}): string[] {
     if (action === 'administer') return [SCOPES.admin];
+    if (action === 'read-usage') return [SCOPES.usageRead];
     if (action === 'use-mcp') return [ANY_MCP_SCOPE];
     const agent = target.agentId === undefined ? undefined : this.s.agents[target.agentId];
     const skillScopes = action === 'send-message' ? this.skillScopes(target) : [];

@@ -12,6 +12,8 @@ export const SCOPES = {
   publish: 'a2a:publish',
   /** the MCP tools of every usecase */
   mcpTools: 'mcp:tools',
+  /** the caller's own usage records (`GET /api/v1/usage`, `agentport usage`); admin reads everyone's */
+  usageRead: 'usage:read',
   /** the management API; implies every other scope */
   admin: 'admin',
 } as const;
@@ -33,6 +35,7 @@ export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
   [SCOPES.discover]: 'Read agent cards and your tasks',
   [SCOPES.publish]: 'Send messages to agents and manage your tasks',
   [SCOPES.mcpTools]: 'Use the agents as MCP tools',
+  [SCOPES.usageRead]: 'Read your own usage statistics',
   [SCOPES.admin]: 'Manage Agentport (keys, users, clients)',
 };
 

@@ -3,6 +3,7 @@
  * authorization layer applies that surface's scopes (`mcp:tools…` instead of `a2a:*`) while the
  * rest of the decision — skills, usecases, owners — stays the same.
  */
+import { usageCarriedBy } from '../usage/usage-draft.js';
 import type { A2AHandler, AgentCaller, CallContext } from '../a2a-handler.js';
 import { ForwardingA2AHandler } from '../forwarding-a2a-handler.js';
 
@@ -15,7 +16,9 @@ class SurfaceHandler extends ForwardingA2AHandler {
   }
 
   protected override enter(ctx: CallContext): CallContext {
-    return ctx.surface === this.surface ? ctx : { ...ctx, surface: this.surface };
+    const usage = ctx.usage ?? usageCarriedBy(ctx.principal);
+    if (ctx.surface === this.surface && usage === ctx.usage) return ctx;
+    return { ...ctx, surface: this.surface, usage };
   }
 
   override hasAgent(agentId: string, caller?: AgentCaller): boolean {

@@ -3,7 +3,7 @@
  * its helper calls into AgentEvents for the task service. Cancellation reaches it through `signal`.
  */
 import { randomUUID } from 'node:crypto';
-import { toParts, type AgentContext, type AgentDefinition, type AgentEvent } from '../agents/agent-definition.js';
+import { toParts, type AgentContext, type AgentDefinition, type AgentEvent, type UsageReport } from '../agents/agent-definition.js';
 import type { JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 
@@ -11,6 +11,8 @@ export interface AgentRunHost {
   onAgentEvent(run: AgentRun, event: AgentEvent): void;
   /** whether this run still holds its task (distributed mode: the lease), see AgentContext.stillOwner */
   stillOwner(run: AgentRun): Promise<boolean>;
+  /** LLM usage the executor reports (AgentContext.reportUsage) */
+  onUsage?(run: AgentRun, usage: UsageReport): void;
 }
 
 export interface AgentRunOptions {
@@ -188,6 +190,10 @@ export class AgentRun implements AgentContext {
     } else {
       this.inbox.push(m);
     }
+  }
+
+  reportUsage(usage: UsageReport): void {
+    this.host.onUsage?.(this, usage);
   }
 
   stillOwner(): Promise<boolean> {

@@ -3,6 +3,8 @@
  * (creating the task on its first task event), and ends the run — FAILED when the executor threw
  * or stopped without finishing, an answer to whoever waits when a commit of its events failed.
  */
+import { addReported, type TaskUsageState } from '../usage/task-usage.js';
+import type { UsageReport } from '../agents/agent-definition.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { toParts, type AgentEvent } from '../agents/agent-definition.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
@@ -30,6 +32,8 @@ export interface PendingCreate {
   userMessage: Message;
   inlinePush?: TaskPushNotificationConfig;
   pushBodyVersion: PushBodyVersion;
+  /** the creating call's usage draft, and LLM usage the run reports before its task exists */
+  usage?: TaskUsageState;
 }
 
 export interface RunSupervisorDeps {
@@ -173,6 +177,7 @@ export class RunSupervisor implements AgentRunHost {
       history: [{ ...init.userMessage, taskId: run.taskId }],
     };
     const live = new LiveTask({ task, agentId: run.agentId, owner: init.owner, seq: 0, version: 0, createdAt: now.getTime() });
+    if (init.usage) Object.assign(live.usage, init.usage);
     // Only a deduplicating service keys the task by its messageId (a unique index in the store).
     if (this.d.deduplicates) live.originMessageId = init.userMessage.messageId;
     live.run = run;
@@ -224,6 +229,17 @@ export class RunSupervisor implements AgentRunHost {
     // never "retry" — a retry would start the work a second time.
     obs?.onEnd(undefined, live.durable);
     if (this.d.cluster) this.d.settle?.({ agentId: live.agentId, taskId: live.task.id });
+  }
+
+  /** AgentRunHost: AgentContext.reportUsage — LLM usage, written with the task's next commit. */
+  onUsage(run: AgentRun, u: UsageReport): void {
+    const live = this.d.live.get(run.taskId);
+    if (run.hasTask && live?.run === run) {
+      addReported(live.usage, u);
+      return;
+    }
+    const init = this.pendingCreate.get(run);
+    if (init) addReported((init.usage ??= {}), u);
   }
 
   /** AgentRunHost: AgentContext.stillOwner (issue 19 C5) — fencing before an external side effect. */

@@ -2,6 +2,7 @@
 import type { Task, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
 import type { StoredTask, TaskEventRecord, TaskLease } from '../../store/store.js';
 import type { AgentRun } from '../execution/agent-run.js';
+import type { TaskUsageState } from '../usage/task-usage.js';
 
 export type PushTarget = TaskPushNotificationConfig & { id: string; taskId: string };
 
@@ -34,6 +35,8 @@ export class LiveTask {
   originMessageId?: string;
   /** the task as of the last commit that reached the store (what a caller may be told it is) */
   durable?: Task;
+  /** its usage record: the creating call's draft, what was last written, LLM usage reported since */
+  readonly usage: TaskUsageState = {};
 
   constructor(init: { task: Task; agentId: string; owner: string; seq: number; version: number; createdAt: number }) {
     this.task = init.task;

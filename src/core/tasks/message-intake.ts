@@ -101,6 +101,12 @@ export class MessageIntake {
       taskId = chosen ?? randomUUID();
       contextId = msg.contextId ?? randomUUID();
     }
+    if (ctx.usage) {
+      ctx.usage.taskId = taskId;
+      ctx.usage.contextId = contextId;
+      // A follow-up names the skill a reloaded task's later tokens are priced by.
+      if (existing && ctx.usage.skill !== undefined) existing.usage.skill ??= ctx.usage.skill;
+    }
     // Built without `delete`: deleting a key turns the object into a slow dictionary-mode object.
     const userMessage: Message = existing ? { ...msg, taskId, contextId } : withoutKey({ ...msg, contextId }, 'taskId');
     const startSeq = existing?.seq ?? 0;
@@ -124,7 +130,7 @@ export class MessageIntake {
         usecases: ctx.usecases,
         owner: ctx.principal.subject,
       });
-      runs.observe(run, obs, { owner: ctx.principal.subject, userMessage, inlinePush, pushBodyVersion: pushBodyVersionOfCall(ctx) });
+      runs.observe(run, obs, { owner: ctx.principal.subject, userMessage, inlinePush, pushBodyVersion: pushBodyVersionOfCall(ctx), ...(ctx.usage && !existing ? { usage: { draft: ctx.usage } } : {}) });
       if (existing) {
         existing.run = run;
         void this.d.taskLog.append(existing, [{ userMessage }]).catch((e) => this.d.log.error({ err: e, taskId }, 'commit failed'));

@@ -9,6 +9,7 @@ import type { ClusterOptions } from '../cluster/cluster-options.js';
 import type { LiveTask } from './live-task.js';
 import { isStreamEvent } from './stream-events.js';
 import { applyEvent, structuredCloneTask } from './task-projection.js';
+import { taskUsageRow, type TaskUsagePolicy } from '../usage/task-usage.js';
 
 export interface TaskLogDeps {
   /** tasks with activity in this process (the directory's map) */
@@ -18,6 +19,8 @@ export interface TaskLogDeps {
   cluster?: ClusterOptions;
   /** called after a commit that queued push deliveries */
   onOutbox?: () => void;
+  /** usage records on: each task's record is written in its commits (src/core/usage/task-usage.ts) */
+  usage?: TaskUsagePolicy;
 }
 
 export class TaskLog {
@@ -59,6 +62,7 @@ export class TaskLog {
     const expectedVersion = live.version++;
     const cluster = this.d.cluster;
     const task = structuredCloneTask(live.task);
+    const usage = this.d.usage ? taskUsageRow(live.usage, { task, agentId: live.agentId, owner: live.owner, createdAt: live.createdAt }, expectedVersion === 0, Date.now(), this.d.usage) : undefined;
     try {
       await this.d.committer.commit({
         agentId: live.agentId,
@@ -72,7 +76,10 @@ export class TaskLog {
         // Every commit by the replica holding the task extends its lease for free.
         ...(cluster ? { lease: { owner: cluster.replicaId, expiresAt: Date.now() + cluster.leaseTtlMs } } : {}),
         ...(expectedVersion === 0 && live.originMessageId !== undefined ? { originMessageId: live.originMessageId } : {}),
+        ...(usage ? { usage } : {}),
       });
+      // The creating call's record is this task's row from now on (the edge only adds its timing).
+      if (expectedVersion === 0 && usage && live.usage.draft) live.usage.draft.createdTask = true;
       live.committed = true;
       live.durable = task;
     } catch (e) {

@@ -5,6 +5,7 @@
  * supervisor (core/execution), the task log (append, commit, publish), cluster routing
  * (core/cluster) and the engine's start-up recovery and shutdown.
  */
+import type { TaskUsagePolicy } from '../usage/task-usage.js';
 import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
 import {
   isInterrupted,
@@ -83,6 +84,8 @@ export interface TaskServiceDeps {
    * replica died are recovered by a sweep.
    */
   cluster?: ClusterOptions;
+  /** usage records on: each task's record is written in its commits (src/core/usage) */
+  usage?: TaskUsagePolicy;
 }
 
 export class TaskService implements A2AHandler {
@@ -108,7 +111,7 @@ export class TaskService implements A2AHandler {
     const deduplicates = d.limits.deduplicateMessageIds !== false;
     const closed = () => this.lifecycle.closed;
     const cluster = d.cluster ? { cluster: d.cluster } : {};
-    this.taskLog = new TaskLog({ live: this.live, committer: d.committer, bus: d.bus, onOutbox: () => d.onOutbox?.(), ...cluster });
+    this.taskLog = new TaskLog({ live: this.live, committer: d.committer, bus: d.bus, onOutbox: () => d.onOutbox?.(), ...cluster, ...(d.usage ? { usage: d.usage } : {}) });
     this.runs = new RunSupervisor({ live: this.live, store: d.store, log: d.log, taskLog: this.taskLog, deduplicates, settle: (t) => this.router.settle(t), ...cluster });
     this.router = new ClusterRouter({
       registry: d.registry,

@@ -68,6 +68,8 @@ export const A2A_ERRORS = {
   PermissionDenied: { jsonrpc: -32000, http: 403, grpc: 'PERMISSION_DENIED', reason: 'PERMISSION_DENIED', message: 'Permission denied' },
   // A limit, not a fault: -32000 (implementation-defined, as for the auth errors) and the reason, never -32603 Internal.
   TooManyStreams: { jsonrpc: -32000, http: 429, grpc: 'RESOURCE_EXHAUSTED', reason: 'TOO_MANY_STREAMS', message: 'Too many open streams on this task' },
+  // A quota of the caller's (issue 13, docs/usage.md): a limit like TooManyStreams; the error carries when to retry (quota-exceeded.ts).
+  QuotaExceeded: { jsonrpc: -32000, http: 429, grpc: 'RESOURCE_EXHAUSTED', reason: 'QUOTA_EXCEEDED', message: 'Quota exceeded' },
   Timeout: { jsonrpc: -32603, http: 504, grpc: 'DEADLINE_EXCEEDED', reason: 'TIMEOUT', message: 'The request timed out' },
   Unavailable: { jsonrpc: -32603, http: 503, grpc: 'UNAVAILABLE', reason: 'UNAVAILABLE', message: 'Service unavailable' },
 } as const satisfies Record<string, ErrorIdentity>;

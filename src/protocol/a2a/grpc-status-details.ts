@@ -31,10 +31,24 @@ export interface RpcStatus {
   details: JsonObject[];
 }
 
+const RETRY_INFO = `${TYPE_URL_PREFIX}google.rpc.RetryInfo`;
+
+/** ProtoJSON spells a google.protobuf.Duration "42s"; protobuf wants `{seconds}` (RetryInfo is the one detail with one). */
+function durationToWire(d: unknown): unknown {
+  const m = typeof d === 'string' ? /^(\d+)s$/.exec(d) : null;
+  return m ? { seconds: Number(m[1]) } : d;
+}
+
+function durationFromWire(d: unknown): unknown {
+  if (!d || typeof d !== 'object') return d;
+  return `${Number(String((d as { seconds?: unknown }).seconds ?? 0))}s`;
+}
+
 function packAny(detail: JsonObject): WireAny | undefined {
   const { '@type': typeUrl, ...fields } = detail;
   if (typeof typeUrl !== 'string' || !typeUrl.startsWith(TYPE_URL_PREFIX)) return undefined;
-  return { type_url: typeUrl, value: messageType(typeUrl.slice(TYPE_URL_PREFIX.length)).serialize(fields) };
+  const wire = typeUrl === RETRY_INFO ? { ...fields, retryDelay: durationToWire(fields.retryDelay) } : fields;
+  return { type_url: typeUrl, value: messageType(typeUrl.slice(TYPE_URL_PREFIX.length)).serialize(wire) };
 }
 
 export function encodeStatusDetails(status: RpcStatus): Buffer {
@@ -50,6 +64,7 @@ export function decodeStatusDetails(bytes: Buffer): RpcStatus {
     let fields: JsonObject = {};
     try {
       fields = messageType(typeUrl.slice(TYPE_URL_PREFIX.length)).deserialize(Buffer.from(any.value ?? [])) as JsonObject;
+      if (typeUrl === RETRY_INFO) fields = { ...fields, retryDelay: durationFromWire(fields.retryDelay) as string };
     } catch {
       // an unknown detail type: keep its name so callers can see it was there
     }

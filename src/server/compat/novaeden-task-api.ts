@@ -14,6 +14,8 @@
  * Its tasks and messages have the A2A shape the replaced service documented (v0.1: `sessionId`,
  * parts with `type`), translated by src/protocol/a2a-v01 like the v0.1 JSON-RPC methods.
  */
+import { usageOf } from '../../edge/call-usage.js';
+import { carryUsage, usageCarriedBy } from '../../core/usage/usage-draft.js';
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from '../../auth/authenticator.js';
@@ -85,7 +87,7 @@ export function novaedenTaskApi(d: NovaedenTaskApiDeps): FastifyPluginCallback {
     if (err.kind === 'Unauthenticated' && !(err instanceof AccessDenied)) reply.header('WWW-Authenticate', challengeFor(err, path, scope));
     return sendError(reply, err);
   };
-  const ctxOf = (agentId: string, principal: Principal): CallContext => ({ agentId, principal, requestedExtensions: [] });
+  const ctxOf = (agentId: string, principal: Principal): CallContext => ({ agentId, principal, requestedExtensions: [], usage: usageCarriedBy(principal) });
 
   /** The agent, admitted by the hidden-agent rule, and the caller; undefined once a refusal is sent. */
   const admit = async (req: FastifyRequest, reply: FastifyReply, agentId: string): Promise<Principal | undefined> => {
@@ -93,7 +95,7 @@ export function novaedenTaskApi(d: NovaedenTaskApiDeps): FastifyPluginCallback {
     const admitted = await admitToAgentPath(d.registry, d.policy, agentId, 'a2a', authenticate);
     if (admitted.unknown) return void sendError(reply, new A2AError('TaskNotFound', admitted.message));
     try {
-      return admitted.principal ?? (await authenticate());
+      return withUsage(req, admitted.principal ?? (await authenticate()));
     } catch (e) {
       return void refuse(reply, e, `/a2a/${agentId}`, 'a2a:publish');
     }
@@ -118,7 +120,7 @@ export function novaedenTaskApi(d: NovaedenTaskApiDeps): FastifyPluginCallback {
   /** The caller of a route with no agent in its path: credentials for the whole server. */
   const callerOf = async (req: FastifyRequest, reply: FastifyReply, scope: string): Promise<Principal | undefined> => {
     try {
-      return await routeCaller(d.auth, req.raw);
+      return withUsage(req, await routeCaller(d.auth, req.raw));
     } catch (e) {
       return void refuse(reply, e, '/api/v1', scope);
     }
@@ -232,4 +234,10 @@ function sendRequest(body: TaskBody, ids: { taskId?: string; contextId?: string 
 function taskReply(reply: FastifyReply, task: Task) {
   reply.header('Cache-Control', 'no-store');
   return reply.code(200).send(taskFromV1(task));
+}
+
+/** The caller, carrying the request's usage draft to the core calls made for it. */
+function withUsage(req: FastifyRequest, principal: Principal): Principal {
+  const usage = usageOf(req.raw);
+  return usage ? carryUsage(principal, usage) : principal;
 }

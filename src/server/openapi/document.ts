@@ -5,6 +5,7 @@
  * check real answers against its schemas (test/support/openapi-conformance.ts).
  */
 import { SCHEMAS } from './schemas.js';
+import { usageOperation } from './usage-operation.js';
 
 type Obj = Record<string, unknown>;
 
@@ -76,7 +77,7 @@ export function openApiDocument(version: string): Obj {
       { name: 'discovery', description: 'Agent cards, the registry, signing keys' },
       { name: 'tasks', description: 'The REST task API of the replaced service (docs/migrating-from-novaeden.md)' },
       { name: 'a2a compatibility', description: 'The same task API under the paths of its scope matrix' },
-      { name: 'management', description: 'API keys, users, OAuth clients, any task (scope admin)' },
+      { name: 'management', description: 'API keys, users, OAuth clients, any task (scope admin); usage (admin: everyone\u2019s, usage:read: one\u2019s own)' },
       { name: 'mcp compatibility', description: 'Routes beside the MCP endpoint that connectors of the replaced service call' },
       { name: 'health', description: 'Liveness and readiness' },
       { name: 'documentation', description: 'This document and its reference page' },
@@ -143,6 +144,24 @@ export function openApiDocument(version: string): Obj {
         ),
       },
       '/api/v1/keys/{id}': { delete: adminOp('Revoke an API key', { '204': { description: 'Revoked' }, '404': error('No such key') }, { parameters: [param('id', 'The key id (16 hex digits)')] }) },
+      '/api/v1/quotas': {
+        get: adminOp('The quotas in force: from the configuration file (read-only) and set through this API', {
+          '200': json({ type: 'object', properties: { quotas: { type: 'array', items: ref('Quota') } }, required: ['quotas'] }, 'The quotas'),
+        }),
+      },
+      '/api/v1/quotas/{id}': {
+        get: adminOp('One quota', { '200': json(ref('Quota'), 'The quota'), '404': error('No such quota') }, { parameters: [param('id', 'The quota id')] }),
+        put: adminOp(
+          'Create or replace a quota (a quota of the configuration file cannot be changed here)',
+          { '200': json(ref('Quota'), 'Replaced'), '201': json(ref('Quota'), 'Created'), '400': error('A malformed quota, or a quota of the configuration file') },
+          { parameters: [param('id', 'The quota id')], requestBody: body({ type: 'object', description: 'One `quotas:` entry of agentport.yaml; `id` comes from the path' }) },
+        ),
+        delete: adminOp(
+          'Delete a quota set through this API',
+          { '204': { description: 'Deleted' }, '400': error('A quota of the configuration file'), '404': error('No such quota') },
+          { parameters: [param('id', 'The quota id')] },
+        ),
+      },
       '/api/v1/audit': {
         get: adminOp(
           'The audit log, oldest first, filtered; `format=ndjson` exports every matching record, one per line',
@@ -210,6 +229,7 @@ export function openApiDocument(version: string): Obj {
       '/api/v1/agents/{agentId}/tasks/{taskId}': {
         get: adminOp('Any subject\u2019s task, with its owner', { '200': json(ref('AdminTask'), 'The task'), '404': error('No such task') }, { parameters: [agentId, taskId] }),
       },
+      '/api/v1/usage': { get: usageOperation() },
       '/mcp/oauth/clients': {
         get: adminOp('The OAuth clients (the replaced service\u2019s path of GET /api/v1/clients)', {
           '200': json({ type: 'object', properties: { clients: { type: 'array', items: ref('Client') } }, required: ['clients'] }, 'The clients'),

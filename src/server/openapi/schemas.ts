@@ -9,6 +9,7 @@ type Schema = Record<string, unknown>;
 const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const str: Schema = { type: 'string' };
 const strings: Schema = { type: 'array', items: str };
+const num: Schema = { type: 'number' };
 const dateTime: Schema = { type: 'string', format: 'date-time' };
 const object = (properties: Record<string, Schema>, required: string[] = [], description?: string): Schema => ({
   type: 'object',
@@ -78,9 +79,56 @@ export const SCHEMAS: Record<string, Schema> = {
     'One audit log record, as stored and hash-chained (docs/usage.md, Audit log)',
   ),
   NewApiKey: object({ subject: str, scopes: strings, usecase: str, expiresAt: dateTime }, ['subject', 'scopes']),
+  // One `quotas:` entry (docs/usage.md); `source` says whether the file or the API set it.
+  Quota: object(
+    {
+      id: str,
+      source: { enum: ['config', 'api'] },
+      per: { type: 'array', items: { enum: ['subject', 'client', 'key', 'usecase', 'agent', 'skill'] } },
+      match: { type: 'object', additionalProperties: { type: 'string' } },
+      requests: object({ limit: { type: 'integer', minimum: 1 }, window: { type: 'integer', minimum: 1000 } }, ['limit', 'window']),
+      concurrentTasks: { type: 'integer', minimum: 1 },
+      monthlyTokens: { type: 'integer', minimum: 1 },
+      monthlyCost: { type: 'number', minimum: 0 },
+    },
+    ['id', 'source', 'per', 'match'],
+  ),
   User: object({ username: str, scopes: strings, createdAt: dateTime }, ['username', 'scopes', 'createdAt']),
   Client: object({ clientId: str, name: str, grantTypes: strings, redirectUris: strings, scope: str, authMethod: str, issuedAt: { type: 'integer' } }, ['clientId', 'grantTypes', 'redirectUris', 'authMethod']),
   AdminTask: object({ agentId: str, owner: str, createdAt: dateTime, task: object({ id: str, contextId: str, status: { type: 'object' } }, ['id', 'status']) }, ['agentId', 'owner', 'createdAt', 'task']),
+  // GET /api/v1/usage (src/server/management/usage-export.ts).
+  UsageGroup: object(
+    {
+      key: { type: 'object', additionalProperties: { type: ['string', 'null'] }, description: 'the grouped dimensions\u2019 values (null: absent)' },
+      bucketStart: dateTime,
+      calls: { type: 'integer' },
+      errors: { type: 'integer' },
+      errorRate: { type: 'number' },
+      latencyMs: { oneOf: [object({ p50: num, p95: num, p99: num }, ['p50', 'p95', 'p99']), { type: 'null' }] },
+      durationMs: { oneOf: [object({ p50: num, p95: num, p99: num, avg: num }, ['p50', 'p95', 'p99', 'avg']), { type: 'null' }] },
+      promptTokens: num,
+      completionTokens: num,
+      tokens: num,
+      cost: num,
+      bytesIn: num,
+      bytesOut: num,
+    },
+    ['key', 'calls', 'errors', 'errorRate', 'latencyMs', 'durationMs', 'promptTokens', 'completionTokens', 'tokens', 'cost', 'bytesIn', 'bytesOut'],
+  ),
+  QuotaStanding: object({ quotaId: str, kind: str, limit: num, remaining: num, resetAt: { type: ['string', 'null'], format: 'date-time' } }, ['quotaId', 'kind', 'limit', 'remaining', 'resetAt']),
+  UsageAnswer: object(
+    {
+      from: dateTime,
+      to: dateTime,
+      groupBy: strings,
+      bucket: { enum: ['hour', 'day', 'month'] },
+      subject: { type: 'string', description: 'the subject the answer is limited to (a caller without admin)' },
+      limit: { type: 'integer' },
+      groups: { type: 'array', items: ref('UsageGroup') },
+      quotas: { type: 'array', items: ref('QuotaStanding'), description: 'what remains of each of the caller\u2019s quotas, when the server has quotas' },
+    },
+    ['from', 'to', 'groupBy', 'limit', 'groups'],
+  ),
   // The REST task API of the replaced service (A2A v0.1 shapes: sessionId, parts with `type`).
   Part: v01Part,
   Message: object({ role: { enum: ['user', 'agent'] }, parts: { type: 'array', items: ref('Part'), minItems: 1 }, metadata: { type: 'object' } }, ['role', 'parts']),

@@ -13,6 +13,8 @@ import * as m0004 from './0004-api-keys.js';
 import * as m0005 from './0005-oauth.js';
 import * as m0006 from './0006-sessions.js';
 import * as m0007 from './0007-task-message-ids.js';
+import * as m0008 from './0008-usage.js';
+import * as m0010 from './0010-quotas.js';
 import * as m0009 from './0009-audit.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
@@ -31,6 +33,8 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0005_oauth': m0005,
   '0006_sessions': m0006,
   '0007_task_message_ids': m0007,
+  '0008_usage': m0008,
+  '0010_quotas': m0010,
   '0009_audit': m0009,
 };
 

@@ -13,6 +13,10 @@ import type { AuditAppender } from '../sql-audit-store.js';
 import { SqlStore } from '../sql-store.js';
 import { postgresAuditAppender } from './postgres-audit-append.js';
 import { ConcurrentUpdateError, type TaskCommit } from '../store.js';
+import type { UsageRecord } from '../usage-record.js';
+import { toUsageRow } from '../usage/usage-rows.js';
+import { onUsageConflict } from '../usage/usage-sql.js';
+import { PostgresUsageStore } from './postgres-usage-store.js';
 
 export interface PostgresStoreOptions {
   connectionString: string;
@@ -41,6 +45,7 @@ function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
 
 export class PostgresStore extends SqlStore {
   readonly dialect = 'postgres' as const;
+  readonly usage: PostgresUsageStore;
 
   constructor(
     db: Kysely<Database>,
@@ -48,6 +53,7 @@ export class PostgresStore extends SqlStore {
     readonly location: string,
   ) {
     super(db, schema);
+    this.usage = new PostgresUsageStore(db);
   }
 
   protected auditAppender(): AuditAppender {
@@ -89,8 +95,34 @@ export class PostgresStore extends SqlStore {
           .values(outbox.slice(i, i + ROWS_PER_INSERT))
           .execute();
       }
+      await upsertUsage(
+        trx,
+        batch.flatMap((p) => (p.usage ? [p.usage] : [])),
+      );
     });
   }
+}
+
+/**
+ * TaskCommit.usage: one multi-row INSERT … ON CONFLICT (id) DO UPDATE per run of distinct ids
+ * (a statement may update a row only once; a task committed twice in the batch starts a new run,
+ * so its second record applies on top of the first, in order).
+ */
+async function upsertUsage(trx: Transaction<Database>, records: UsageRecord[]): Promise<void> {
+  let run: UsageRecord[] = [];
+  let ids = new Set<string>();
+  const flush = async () => {
+    if (run.length === 0) return;
+    await trx.insertInto('usage_records').values(run.map(toUsageRow)).onConflict(onUsageConflict).execute();
+    run = [];
+    ids = new Set();
+  };
+  for (const r of records) {
+    if (ids.has(r.id) || run.length === ROWS_PER_INSERT) await flush();
+    run.push(r);
+    ids.add(r.id);
+  }
+  await flush();
 }
 
 /**

@@ -20,6 +20,9 @@ import { sqliteAuditAppender } from './sqlite-audit-append.js';
 import { ConcurrentUpdateError, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
+import { SqliteUsageStore } from './sqlite-usage-store.js';
+import { USAGE_RECORD_COLUMNS, usageRowValues } from '../usage/usage-rows.js';
+import { onUsageConflict } from '../usage/usage-sql.js';
 
 export interface SqliteStoreOptions {
   /** a database file path, or ':memory:' */
@@ -119,6 +122,14 @@ function compileStatements(k: Q) {
       'after_seq',
       'limit',
     ]),
+    // TaskCommit.usage: the task's usage record, upserted (usage/usage-sql.ts says how).
+    upsertUsage: compileWithSlots(
+      k
+        .insertInto('usage_records')
+        .values(Object.fromEntries(USAGE_RECORD_COLUMNS.map((c) => [c, slot(c)])) as never)
+        .onConflict(onUsageConflict),
+      USAGE_RECORD_COLUMNS,
+    ),
     // Every authenticated request with a stored API key reads its row (no cache, so a revocation
     // applies to the next request); built per call through Kysely this cost ~50 µs.
     selectApiKey: compileWithSlots(k.withTables<{ api_keys: ApiKeysTable }>().selectFrom('api_keys').selectAll().where('key_id', '=', slot<string>('key_id')), ['key_id']),
@@ -134,6 +145,7 @@ export class SqliteStore extends SqlStore {
   #statements: Statements | undefined;
   readonly #writeBatch: (batch: PreparedCommit[]) => void;
   #checkpointer: WalCheckpointer | undefined;
+  readonly usage: SqliteUsageStore;
 
   constructor(
     private readonly raw: Sqlite.Database,
@@ -145,6 +157,7 @@ export class SqliteStore extends SqlStore {
     super(db);
     this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
+    this.usage = new SqliteUsageStore(raw, db);
     this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => {
       const s = this.statements;
       for (const p of batch) {
@@ -162,6 +175,7 @@ export class SqliteStore extends SqlStore {
         const ev = p.eventsRow;
         if (ev) s.insertEvent.run(p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
         for (const o of p.outbox) s.insertOutbox.run(p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt);
+        if (p.usage) s.upsertUsage.run(...usageRowValues(p.usage));
       }
     });
   }

@@ -15,6 +15,8 @@ type Scripted = { sql: string } | { text: string } | { status: number };
 
 /** An OpenAI-compatible endpoint that plays back scripted replies and records every request. */
 class ScriptedModel {
+  /** what every reply says it cost */
+  static readonly USAGE = { prompt_tokens: 120, completion_tokens: 15, total_tokens: 135 };
   readonly requests: Array<{ body: any; headers: http.IncomingHttpHeaders; url: string }> = [];
   script: Scripted[] = [];
   summary = 'The model says: here is the answer.';
@@ -36,7 +38,7 @@ class ScriptedModel {
         const message = 'sql' in next ? { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name: 'run_sql', arguments: args } }] } : { role: 'assistant', content: next.text };
         res
           .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'sql' in next ? 'tool_calls' : 'stop' }] }));
+          .end(JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion', model: 'scripted-1', choices: [{ index: 0, message, finish_reason: 'sql' in next ? 'tool_calls' : 'stop' }], usage: ScriptedModel.USAGE }));
         return;
       }
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
@@ -51,6 +53,8 @@ class ScriptedModel {
         for (const piece of next.text.match(/.{1,5}/gs) ?? []) chunk({ content: piece });
         chunk({}, 'stop');
       }
+      // As OpenAI does when asked (stream_options.include_usage): a last chunk with no choices.
+      if (body.stream_options?.include_usage) res.write(`data: ${JSON.stringify({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'scripted-1', choices: [], usage: ScriptedModel.USAGE })}\n\n`);
       res.end('data: [DONE]\n\n');
     });
   });

@@ -44,12 +44,12 @@ describe('discovery documents, compatibility routes and management API', () => {
   });
 
   it.each([
-    ['/.well-known/oauth-protected-resource', '', ['a2a:discover', 'a2a:publish', 'mcp:tools', 'admin']],
+    ['/.well-known/oauth-protected-resource', '', ['a2a:discover', 'a2a:publish', 'mcp:tools', 'usage:read', 'admin']],
     ['/.well-known/oauth-protected-resource/mcp', '/mcp', ['mcp:tools']],
     ['/.well-known/oauth-protected-resource/a2a/echo', '/a2a/echo', ['a2a:discover', 'a2a:publish']],
     ['/.well-known/oauth-protected-resource/a2a/echo/mcp', '/a2a/echo/mcp', ['mcp:tools']],
     ['/mcp/.well-known/oauth-protected-resource', '/mcp', ['mcp:tools']],
-    ['/.well-known/oauth-protected-resource/api/v1', '/api/v1', ['admin']],
+    ['/.well-known/oauth-protected-resource/api/v1', '/api/v1', ['admin', 'usage:read']],
   ])('serves RFC 9728 metadata at %s', async (p, resourcePath, scopes) => {
     const res = await fetch(`${s.http}${p}`, { headers: { origin: 'http://localhost:6274' } });
     expect(res.status).toBe(200);

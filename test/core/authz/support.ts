@@ -3,6 +3,7 @@
  * the way an operator makes them: the first-start admin key creates stored API keys over
  * POST /api/v1/keys.
  */
+import type { StartOptions } from '../../../src/server/start.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
 export interface AuthzServer extends TestServer {
@@ -11,9 +12,9 @@ export interface AuthzServer extends TestServer {
   key(subject: string, scopes: string[], usecase?: string): Promise<string>;
 }
 
-export async function startAuthzServer(config: Record<string, unknown> = {}): Promise<AuthzServer> {
+export async function startAuthzServer(config: Record<string, unknown> = {}, services?: StartOptions): Promise<AuthzServer> {
   const auth = (config.auth ?? {}) as Record<string, unknown>;
-  const s = await startTestServer({ ...config, auth: { ...auth, mode: 'required' } });
+  const s = await startTestServer({ ...config, auth: { ...auth, mode: 'required' } }, services ? { services } : {});
   const adminKey = s.firstAdminKey;
   if (!adminKey) {
     await s.stop();

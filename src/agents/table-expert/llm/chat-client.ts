@@ -23,6 +23,26 @@ export interface ChatReply {
   content: string;
   toolCalls: ToolCall[];
   finishReason?: string;
+  /** what the call cost, when the endpoint says (OpenAI's `usage`) */
+  usage?: ModelUsage;
+}
+
+/** One model call's token usage, in the agent SDK's UsageReport shape. */
+export interface ModelUsage {
+  model?: string;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+interface WireUsage {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+}
+
+function usageOf(model: unknown, u: WireUsage | undefined | null): ModelUsage | undefined {
+  if (!u || typeof u !== 'object') return undefined;
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.floor(n) : 0);
+  return { ...(typeof model === 'string' && model !== '' ? { model } : {}), promptTokens: count(u.prompt_tokens), completionTokens: count(u.completion_tokens) };
 }
 
 export class LlmError extends Error {
@@ -49,6 +69,8 @@ export async function chatCompletion(llm: LlmOptions, messages: ChatMessage[], o
     messages,
     temperature: llm.temperature,
     stream: llm.stream,
+    // The last chunk then carries the call's token usage (OpenAI; compatible servers ignore or honour it).
+    ...(llm.stream ? { stream_options: { include_usage: true } } : {}),
     ...(opts.tools?.length ? { tools: opts.tools, tool_choice: 'auto' } : {}),
   };
   const signals = [AbortSignal.timeout(llm.timeoutMs), ...(opts.signal ? [opts.signal] : [])];
@@ -84,10 +106,12 @@ interface WireMessage {
 }
 
 function readJson(text: string): ChatReply {
-  const json = JSON.parse(text) as { choices?: Array<{ message?: WireMessage; finish_reason?: string }> };
+  const json = JSON.parse(text) as { model?: unknown; usage?: WireUsage; choices?: Array<{ message?: WireMessage; finish_reason?: string }> };
   const choice = json.choices?.[0];
   if (!choice?.message) throw new LlmError('the model reply has no choices[0].message');
+  const usage = usageOf(json.model, json.usage);
   return {
+    ...(usage ? { usage } : {}),
     content: choice.message.content ?? '',
     toolCalls: (choice.message.tool_calls ?? []).map((c, i) => ({ id: c.id ?? `call_${i}`, type: 'function', function: { name: c.function?.name ?? '', arguments: c.function?.arguments ?? '' } })),
     ...(choice.finish_reason ? { finishReason: choice.finish_reason } : {}),
@@ -101,10 +125,12 @@ async function readStream(res: Response): Promise<ChatReply> {
   let bytes = 0;
   let content = '';
   let finishReason: string | undefined;
+  let usage: ModelUsage | undefined;
   const calls = new Map<number, ToolCall>();
   const onData = (data: string): boolean => {
     if (data === '[DONE]') return true;
-    const chunk = JSON.parse(data) as { choices?: Array<{ delta?: WireMessage; finish_reason?: string | null }> };
+    const chunk = JSON.parse(data) as { model?: unknown; usage?: WireUsage | null; choices?: Array<{ delta?: WireMessage; finish_reason?: string | null }> };
+    usage = usageOf(chunk.model, chunk.usage) ?? usage;
     const choice = chunk.choices?.[0];
     if (!choice) return false;
     if (choice.delta?.content) content += choice.delta.content;
@@ -146,5 +172,5 @@ async function readStream(res: Response): Promise<ChatReply> {
     }
   }
   if (done) await reader.cancel().catch(() => {});
-  return { content, toolCalls: [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c), ...(finishReason ? { finishReason } : {}) };
+  return { content, toolCalls: [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c), ...(finishReason ? { finishReason } : {}), ...(usage ? { usage } : {}) };
 }

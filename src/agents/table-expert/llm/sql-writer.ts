@@ -10,7 +10,7 @@ import type { TableProfile } from '../catalog/profile.js';
 import type { QueryResult, Scope, TableEngine } from '../engine/duckdb-engine.js';
 import { QueryError, QueryRejectedError } from '../engine/errors.js';
 import type { LlmOptions } from '../options.js';
-import { chatCompletion, type ChatMessage, type ToolSpec } from './chat-client.js';
+import { chatCompletion, type ChatMessage, type ModelUsage, type ToolSpec } from './chat-client.js';
 
 export const RUN_SQL_TOOL: ToolSpec = {
   type: 'function',
@@ -119,6 +119,8 @@ export async function writeAndRunSql(args: {
   maxRows: number;
   signal?: AbortSignal;
   onAttempt?: (a: Attempt) => void;
+  /** each model call's token usage */
+  onUsage?: (u: ModelUsage) => void;
   /** answers to the model's earlier ask_user questions: question → chosen reading */
   clarifications?: Readonly<Record<string, string>>;
 }): Promise<LlmAnswer> {
@@ -132,6 +134,7 @@ export async function writeAndRunSql(args: {
   const attempts: Attempt[] = [];
   for (let round = 0; round <= llm.maxRepairs; round++) {
     const reply = await chatCompletion(llm, messages, { tools: [RUN_SQL_TOOL, ASK_USER_TOOL], ...(args.signal ? { signal: args.signal } : {}) });
+    if (reply.usage) args.onUsage?.(reply.usage);
     const asked = reply.toolCalls.find((c) => c.function.name === 'ask_user');
     if (asked) {
       const q = parseAsk(asked.function.arguments);
@@ -165,7 +168,7 @@ export async function writeAndRunSql(args: {
       const result = await engine.query(sql, { maxRows: args.maxRows, ...(args.scope ? { scope: args.scope } : {}), ...(args.signal ? { signal: args.signal } : {}) });
       attempts.push({ sql: result.sql });
       args.onAttempt?.(attempts.at(-1)!);
-      const modelSummary = await summarizeWithModel(llm, messages, call?.id, result, args.signal).catch(() => undefined);
+      const modelSummary = await summarizeWithModel(llm, messages, call?.id, result, args.signal, args.onUsage).catch(() => undefined);
       return { kind: 'answer', sql: result.sql, result, attempts, ...(modelSummary ? { modelSummary } : {}), ...(reading ? { reading } : {}) };
     } catch (e) {
       if (args.signal?.aborted) throw e;
@@ -191,11 +194,12 @@ function parseAsk(raw: string): { question: string; choices: string[] } | undefi
   }
 }
 
-async function summarizeWithModel(llm: LlmOptions, messages: ChatMessage[], callId: string | undefined, result: QueryResult, signal?: AbortSignal): Promise<string | undefined> {
+async function summarizeWithModel(llm: LlmOptions, messages: ChatMessage[], callId: string | undefined, result: QueryResult, signal?: AbortSignal, onUsage?: (u: ModelUsage) => void): Promise<string | undefined> {
   const payload = JSON.stringify({ columns: result.columns.map((c) => c.name), rows: result.rows.slice(0, SAMPLE_ROWS_FOR_MODEL), rowCount: result.rowCount, truncated: result.truncated });
   const followUp: ChatMessage[] = callId ? [...messages, { role: 'tool', tool_call_id: callId, content: payload }] : [...messages, { role: 'user', content: `Result: ${payload}` }];
   followUp.push({ role: 'user', content: 'Answer the question in one or two sentences from this result. Do not call tools.' });
   const reply = await chatCompletion(llm, followUp, signal ? { signal } : {});
+  if (reply.usage) onUsage?.(reply.usage);
   const text = reply.content.trim();
   return text && reply.toolCalls.length === 0 ? text.slice(0, 2000) : undefined;
 }

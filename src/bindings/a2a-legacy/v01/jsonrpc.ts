@@ -5,6 +5,7 @@
  * client's task id is mapped to a server id per caller (src/protocol/a2a-v01/task-ids.ts); params,
  * results, stream events and errors are translated by src/protocol/a2a-v01.
  */
+import { usageOf } from '../../../edge/call-usage.js';
 import type { A2AHandler, CallContext, StreamItem } from '../../../core/a2a-handler.js';
 import { A2AError } from '../../../protocol/a2a/errors.js';
 import type { SendMessageRequest } from '../../../protocol/a2a/types.js';
@@ -38,7 +39,9 @@ export async function handleV01Call(o: V01CallOptions, call: LegacyCall<V01Metho
     const params = rawParams ?? {};
     const agentId = resolveAgent(o.handler, routeAgentId, undefined, defaultAgentId, principal);
     // v0.1 had no extensions; configs registered here get v0.1 webhook bodies.
-    const ctx: CallContext = { agentId, principal, requestedExtensions: [], wireVersion: '0.1' };
+    const usage = usageOf(req);
+    if (usage) usage.face = 'a2a-jsonrpc/0.1';
+    const ctx: CallContext = { agentId, principal, requestedExtensions: [], wireVersion: '0.1', usage };
     const idOf = (clientId: string) => serverTaskId(clientId, agentId, principal.subject);
 
     if (isV01StreamingMethod(method)) {

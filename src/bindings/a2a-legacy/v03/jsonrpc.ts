@@ -4,6 +4,7 @@
  * stream events and errors back into v0.3 shapes by src/protocol/a2a-v03; nothing else differs
  * from the v1.0 path.
  */
+import { usageOf } from '../../../edge/call-usage.js';
 import type { A2AHandler, CallContext, StreamItem } from '../../../core/a2a-handler.js';
 import { A2AError, toA2AError } from '../../../protocol/a2a/errors.js';
 import type { TaskPushNotificationConfig } from '../../../protocol/a2a/types.js';
@@ -52,7 +53,9 @@ export async function handleV03Call(
     const activated = activateExtensions(o.handler.agentExtensions(agentId), requested);
     if (activated.length) headers['X-A2A-Extensions'] = activated.join(', ');
     // wireVersion: configs registered here get v0.3 webhook bodies
-    const ctx: CallContext = { agentId, principal, requestedExtensions: requested, wireVersion: '0.3' };
+    const usage = usageOf(req);
+    if (usage) usage.face = 'a2a-jsonrpc/0.3';
+    const ctx: CallContext = { agentId, principal, requestedExtensions: requested, wireVersion: '0.3', usage };
 
     if (isV03StreamingMethod(method)) {
       const iterable = method === 'message/stream' ? o.handler.sendStreamingMessage(ctx, sendParamsToV1(params)) : o.handler.subscribeToTask(ctx, resubscribeParamsToV1(params), lastEventId(req.headers['last-event-id']));

@@ -4,7 +4,9 @@
  * proto's JSON form (src/protocol/a2a-v03/protojson.ts), errors the bare v0.3 error object
  * `{code, message, data}` with the HTTP status of the A2A error, as the v0.3 SDKs read them.
  */
+import { usageOf } from '../../../edge/call-usage.js';
 import { withChallenge } from '../../auth-challenge.js';
+import { withRateLimit } from '../../rate-limit-headers.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../../core/a2a-handler.js';
 import type { Principal } from '../../../core/authz/principal.js';
@@ -83,7 +85,9 @@ export class V03RestBinding {
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
       if (activated.length) headers['X-A2A-Extensions'] = activated.join(', ');
       // wireVersion: configs registered here get v0.3 webhook bodies
-      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, wireVersion: '0.3' };
+      const usage = usageOf(req);
+      if (usage) usage.face = 'a2a-rest/0.3';
+      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, wireVersion: '0.3', usage };
       const h = this.o.handler;
       const ok = (value: unknown): RestReply => ({ status: 200, headers, body: JSON.stringify(value ?? {}) });
 
@@ -136,7 +140,7 @@ export class V03RestBinding {
     } catch (err) {
       if (!(err instanceof A2AError)) log?.error({ err }, 'internal error in v0.3 HTTP+JSON call');
       const { status, body: b } = v03RestErrorBody(err);
-      return { status, headers: withChallenge(headers, err), body: b };
+      return { status, headers: withRateLimit(withChallenge(headers, err), err), body: b };
     }
   }
 }

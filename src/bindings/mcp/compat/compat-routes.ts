@@ -16,6 +16,7 @@
  * Calls run through the MCP face in process (forward-to-mcp.ts) with the caller's credentials, so
  * the authorization is the endpoint's, and bad input gets a JSON-RPC-shaped error, never a stack.
  */
+import { usageOf } from '../../../edge/call-usage.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Face, RequestContext } from '../../../edge/face.js';
 import type { PrincipalOf } from '../admission.js';
@@ -155,7 +156,7 @@ export function mcpCompatFace(d: McpCompatDeps): Face<CompatRoute> {
 
   /** Runs `method` on /mcp; a JSON-RPC caller gets the envelope, any other the bare result. */
   async function forward(req: IncomingMessage, res: ServerResponse, principal: PrincipalOf, method: string, params: Record<string, unknown>, rpc: { id: JsonRpcId } | undefined): Promise<void> {
-    const r = await forwardToMcp(d, req.headers, principal, method, params, rpc?.id ?? 1);
+    const r = await forwardToMcp(d, req.headers, principal, method, params, rpc?.id ?? 1, usageOf(req));
     const id = rpc?.id ?? null;
     if (r.status !== 200 || !r.message) {
       // Refused at the endpoint's edge (401 with its challenge, 403, 413, …): its answer, as is.

@@ -6,6 +6,7 @@
  * apply unchanged, so `/mcp/tools/call` cannot be authorized differently from `tools/call` on
  * `/mcp`.
  */
+import type { UsageDraft } from '../../../core/usage/usage-draft.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { PrincipalOf } from '../admission.js';
 import { answerText } from '../answer.js';
@@ -34,7 +35,15 @@ export interface ForwardTarget {
   timeoutMs: number;
 }
 
-export async function forwardToMcp(target: ForwardTarget, incoming: IncomingHttpHeaders, principal: PrincipalOf, method: string, params: Record<string, unknown>, id: string | number = 1): Promise<Forwarded> {
+export async function forwardToMcp(
+  target: ForwardTarget,
+  incoming: IncomingHttpHeaders,
+  principal: PrincipalOf,
+  method: string,
+  params: Record<string, unknown>,
+  id: string | number = 1,
+  usage?: UsageDraft,
+): Promise<Forwarded> {
   const body = JSON.stringify({ jsonrpc: '2.0', id, method, params });
   const headers: IncomingHttpHeaders = {
     'content-type': 'application/json',
@@ -56,7 +65,7 @@ export async function forwardToMcp(target: ForwardTarget, incoming: IncomingHttp
     timer.unref();
   });
   try {
-    const answer = await Promise.race([target.mcp.call({ headers, principal, body, signal: abort.signal }).then(answerText), deadline]);
+    const answer = await Promise.race([target.mcp.call({ headers, principal, body, signal: abort.signal, usage }).then(answerText), deadline]);
     const out: Record<string, string> = {};
     const challenge = answer.headers['www-authenticate'];
     if (challenge) out['www-authenticate'] = challenge;

@@ -1,0 +1,77 @@
+/**
+ * What one call has told about itself so far, for its usage record. The edge (or the gRPC
+ * listener) opens a draft when the call arrives; the face names its binding, the core names the
+ * operation, agent, skill and caller as it admits the call, and a call that creates a task hands
+ * the draft to the task, whose record then stands for the call. The recorder closes the draft when
+ * the answer has gone out.
+ */
+import type { Principal } from '../authz/principal.js';
+import { A2A_ERRORS, A2AError } from '../../protocol/a2a/errors.js';
+
+export class UsageDraft {
+  /** binding and protocol version ('a2a-jsonrpc/1.0'); the edge's face name until the face says more */
+  face: string;
+  operation?: string;
+  agent?: string;
+  skill?: string;
+  tool?: string;
+  taskId?: string;
+  contextId?: string;
+  subject?: string;
+  clientId?: string;
+  keyId?: string;
+  usecase?: string;
+  /** set by whoever saw the call fail; absent at the end means the HTTP status decides */
+  outcome?: string;
+  error = false;
+  /** this call created a task: the task's record is the call's (no second record) */
+  createdTask = false;
+  /** a call not worth a record (health probes) */
+  skip = false;
+  /** performance.now() at arrival, for listeners that time the call themselves (gRPC) */
+  startedMs?: number;
+  /** ms after `startedAt` the first byte of the answer went out */
+  ttfbMs?: number;
+  bytesIn?: number;
+
+  constructor(
+    face: string,
+    /** epoch ms the call arrived */
+    readonly startedAt: number,
+  ) {
+    this.face = face;
+  }
+
+  /** The caller's dimensions, once authenticated. */
+  noteCaller(p: Principal): void {
+    if (!p.authenticated) {
+      this.subject ??= p.subject;
+      return;
+    }
+    this.subject = p.subject;
+    if (p.clientId !== undefined) this.clientId = p.clientId;
+    if (p.keyId !== undefined) this.keyId = p.keyId;
+    if (p.usecase !== undefined) this.usecase = p.usecase;
+  }
+
+  /** The call failed with `err`: its outcome is the error's reason (A2A's ErrorInfo reason). */
+  noteError(err: unknown): void {
+    this.error = true;
+    this.outcome = err instanceof A2AError ? A2A_ERRORS[err.kind].reason : 'INTERNAL_ERROR';
+  }
+}
+
+const CARRIED = Symbol('agentport.usageDraft');
+
+/**
+ * The caller of one request, carrying that request's draft. For faces whose core calls are made
+ * deep inside a library's handlers (the MCP SDK's tool callbacks), where only the principal
+ * travels: the core takes the draft back from it (`usageCarriedBy`).
+ */
+export function carryUsage(p: Principal, d: UsageDraft): Principal {
+  return Object.freeze({ ...p, [CARRIED]: d });
+}
+
+export function usageCarriedBy(p: Principal): UsageDraft | undefined {
+  return (p as Principal & { [CARRIED]?: UsageDraft })[CARRIED];
+}

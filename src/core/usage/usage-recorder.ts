@@ -1,0 +1,158 @@
+/**
+ * Usage records of calls that did not create a task (cards, gets, lists, errors, follow-up
+ * messages, MCP discovery): queued off the request path and written in batches, bounded. A crash
+ * loses what the queue held (at most `flushIntervalMs` of calls): these records are for analytics,
+ * not billing — a task, which is billed, is recorded in its own commit (task-usage.ts). When the
+ * queue is full, new records are dropped and counted rather than holding memory or the loop.
+ *
+ * Also runs the hourly rollups and the retention sweep.
+ */
+import type { UsageConfig } from '../../config/usage-schema.js';
+import type { UsageAmend, UsageRecord } from '../../store/usage-record.js';
+import type { UsageStore } from '../../store/usage-store.js';
+import { uuidv7 } from '../ids/uuid-v7.js';
+import { UsageDraft } from './usage-draft.js';
+
+export interface UsageRecorderOptions {
+  store: UsageStore;
+  replica: string;
+  config: UsageConfig;
+  log: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
+  now?: () => number;
+}
+
+/** How the answer went out, as the listener saw it. */
+export interface CallEnd {
+  /** HTTP status, or the gRPC-equivalent HTTP status */
+  status: number;
+  /** ms from arrival to the end of the answer */
+  latencyMs: number;
+  bytesOut?: number;
+  /** the answer did not finish (the client went away) */
+  aborted?: boolean;
+}
+
+const HOUR = 3_600_000;
+/** Rows of an hour may still arrive this long after it ends (commits in flight, the queue's delay). */
+const ROLLUP_GRACE_MS = 2 * 60_000;
+const ROLLUP_EVERY_MS = 5 * 60_000;
+
+export class UsageRecorder {
+  readonly enabled: boolean;
+  private records: UsageRecord[] = [];
+  private amends: UsageAmend[] = [];
+  /** records dropped because the queue was full, since start */
+  dropped = 0;
+  private timer?: NodeJS.Timeout;
+  private maintenance?: NodeJS.Timeout;
+  private writing?: Promise<void>;
+  private readonly now: () => number;
+
+  constructor(private readonly o: UsageRecorderOptions) {
+    this.enabled = o.config.enabled;
+    this.now = o.now ?? Date.now;
+  }
+
+  /** A draft for a call arriving now, or undefined when records are off. */
+  open(face: string): UsageDraft | undefined {
+    return this.enabled ? new UsageDraft(face, this.now()) : undefined;
+  }
+
+  /** The answer is out: the call's record, or the timing of the task record it created. */
+  finish(d: UsageDraft, end: CallEnd): void {
+    if (d.skip) return;
+    if (d.createdTask && d.taskId !== undefined) {
+      const amend: UsageAmend = { id: d.taskId, latencyMs: end.latencyMs };
+      if (d.ttfbMs !== undefined) amend.ttfbMs = d.ttfbMs;
+      if (end.bytesOut !== undefined) amend.bytesOut = end.bytesOut;
+      if (d.bytesIn !== undefined) amend.bytesIn = d.bytesIn;
+      this.enqueue(this.amends, amend);
+      return;
+    }
+    if (d.outcome === undefined) {
+      d.outcome = end.aborted ? 'CLIENT_CLOSED' : end.status < 400 ? 'OK' : `HTTP_${end.status}`;
+      d.error = end.status >= 400;
+    }
+    const r: UsageRecord = {
+      id: uuidv7(),
+      kind: 'call',
+      time: d.startedAt + end.latencyMs,
+      startedAt: d.startedAt,
+      final: true,
+      replica: this.o.replica,
+      face: d.face,
+      operation: d.operation ?? 'unknown',
+      outcome: d.outcome,
+      error: d.error,
+      latencyMs: end.latencyMs,
+      promptTokens: 0,
+      completionTokens: 0,
+      cost: 0,
+    };
+    if (d.ttfbMs !== undefined) r.ttfbMs = d.ttfbMs;
+    if (end.bytesOut !== undefined) r.bytesOut = end.bytesOut;
+    if (d.bytesIn !== undefined) r.bytesIn = d.bytesIn;
+    if (d.agent !== undefined) r.agent = d.agent;
+    if (d.skill !== undefined) r.skill = d.skill;
+    if (d.tool !== undefined) r.tool = d.tool;
+    if (d.taskId !== undefined) r.taskId = d.taskId;
+    if (d.contextId !== undefined) r.contextId = d.contextId;
+    if (d.subject !== undefined) r.subject = d.subject;
+    if (d.clientId !== undefined) r.clientId = d.clientId;
+    if (d.keyId !== undefined) r.keyId = d.keyId;
+    if (d.usecase !== undefined) r.usecase = d.usecase;
+    this.enqueue(this.records, r);
+  }
+
+  private enqueue<T>(queue: T[], item: T): void {
+    if (this.records.length + this.amends.length >= this.o.config.queueLimit) {
+      if (this.dropped++ % 1000 === 0) this.o.log.warn({ dropped: this.dropped }, 'usage queue full: call records dropped (the store is not keeping up)');
+      return;
+    }
+    queue.push(item);
+  }
+
+  /** Starts the periodic write, rollups and retention sweep. */
+  start(): void {
+    if (!this.enabled || this.timer) return;
+    this.timer = setInterval(() => void this.flush(), this.o.config.flushIntervalMs);
+    this.timer.unref();
+    this.maintenance = setInterval(() => void this.maintain(), ROLLUP_EVERY_MS);
+    this.maintenance.unref();
+  }
+
+  /** Writes what is queued; one batch at a time. */
+  async flush(): Promise<void> {
+    if (this.writing) await this.writing;
+    if (this.records.length === 0 && this.amends.length === 0) return;
+    const records = this.records;
+    const amends = this.amends;
+    this.records = [];
+    this.amends = [];
+    this.writing = this.o.store.write(records, amends).then(
+      () => {},
+      (err: unknown) => this.o.log.error({ err, records: records.length, amends: amends.length }, 'usage records could not be written; this batch is lost'),
+    );
+    await this.writing;
+    this.writing = undefined;
+  }
+
+  /** Rolls up closed hours and deletes what is past retention. Every replica may run it: both are idempotent. */
+  async maintain(): Promise<void> {
+    const now = this.now();
+    try {
+      await this.o.store.rollup(now - ROLLUP_GRACE_MS);
+      await this.o.store.prune(now - this.o.config.retentionDays * 24 * HOUR);
+    } catch (err) {
+      this.o.log.warn({ err }, 'usage rollup or retention sweep failed; it runs again later');
+    }
+  }
+
+  /** Stops the timers and writes what is queued. */
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    clearInterval(this.maintenance);
+    this.timer = undefined;
+    await this.flush();
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The edge's part in usage records: it opens a call's draft as the request arrives and closes it
+ * when the answer has gone out, with what only the listener sees (status, time to the first byte
+ * and to the end, bytes). Faces reach the draft through the request (`usageOf`) to name their
+ * binding and version; the core fills in the rest through CallContext.usage.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { UsageRecorder } from '../core/usage/usage-recorder.js';
+import type { UsageDraft } from '../core/usage/usage-draft.js';
+
+const DRAFT = Symbol('agentport.usageDraft');
+
+type WithDraft = IncomingMessage & { [DRAFT]?: UsageDraft };
+
+/** The call's usage draft, when usage records are on. */
+export function usageOf(req: IncomingMessage): UsageDraft | undefined {
+  return (req as WithDraft)[DRAFT];
+}
+
+/** Probes answered many times a minute: not calls anyone bills or analyses. */
+const UNRECORDED = new Set(['/healthz', '/readyz', '/metrics']);
+
+/** Opens the draft of a request the edge admitted for `face`, and closes it when the answer is out. */
+export function trackUsage(recorder: UsageRecorder, req: IncomingMessage, res: ServerResponse, face: string, path: string): void {
+  if (UNRECORDED.has(path)) return;
+  const draft = recorder.open(face);
+  if (!draft) return;
+  (req as WithDraft)[DRAFT] = draft;
+  const t0 = performance.now();
+  const socket = req.socket;
+  // Requests on a keep-alive connection take turns, so what the socket wrote meanwhile is this answer.
+  const written0 = socket.bytesWritten;
+  const writeHead = res.writeHead;
+  // Every answer passes here once, explicitly or from its first write (Node's implicit header).
+  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    draft.ttfbMs ??= performance.now() - t0;
+    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  } as ServerResponse['writeHead'];
+  res.once('close', () => {
+    if (draft.bytesIn === undefined) {
+      const length = Number(req.headers['content-length']);
+      if (length > 0) draft.bytesIn = length;
+    }
+    recorder.finish(draft, { status: res.statusCode, latencyMs: performance.now() - t0, bytesOut: socket.bytesWritten - written0, aborted: !res.writableFinished });
+  });
+}

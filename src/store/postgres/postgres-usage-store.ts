@@ -1,0 +1,69 @@
+/**
+ * The usage store on PostgreSQL: writes as one transaction of multi-row statements, rollup steps
+ * as transactions that lock the watermark row first, so replicas rolling up at once take turns
+ * and the second finds the hours already done.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../schema.js';
+import type { UsageAmend, UsageRecord } from '../usage-record.js';
+import { planRollupStep, SqlUsageStore, type RollupStep } from '../usage/sql-usage-store.js';
+import { toUsageRow } from '../usage/usage-rows.js';
+import { firstSourceTime, rolledUntilOf, rollupStatements, type RollupLevel } from '../usage/usage-sql.js';
+
+/** 28 columns per record: well under PG's 65535 bind parameters. */
+const ROWS_PER_INSERT = 1000;
+
+export class PostgresUsageStore extends SqlUsageStore {
+  constructor(db: Kysely<Database>) {
+    super(db);
+  }
+
+  async write(records: readonly UsageRecord[], amends: readonly UsageAmend[]): Promise<void> {
+    if (records.length === 0 && amends.length === 0) return;
+    await this.db.transaction().execute(async (trx) => {
+      for (let i = 0; i < records.length; i += ROWS_PER_INSERT) {
+        await trx
+          .insertInto('usage_records')
+          .values(records.slice(i, i + ROWS_PER_INSERT).map(toUsageRow))
+          .onConflict((oc) => oc.column('id').doNothing())
+          .execute();
+      }
+      await amendRows(trx, amends);
+    });
+  }
+
+  protected async rollupStep(level: RollupLevel, end: number): Promise<RollupStep> {
+    return this.db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ rolled_until: number | string }>`${rolledUntilOf(level)} for update`.execute(trx);
+      const rolledUntil = Number(rows[0]?.rolled_until ?? 0);
+      const first = (await firstSourceTime(level, rolledUntil, end).execute(trx)).rows[0]?.first;
+      const plan = planRollupStep(level, rolledUntil, first === null || first === undefined ? null : Number(first), end);
+      if (!plan) return { units: 0, done: true };
+      for (const statement of rollupStatements(level, plan.start, plan.stop)) await statement.execute(trx);
+      return { units: plan.units, done: plan.stop >= end };
+    });
+  }
+}
+
+/** One UPDATE … FROM (VALUES …) per chunk; an amend only fills the columns it carries. */
+async function amendRows(trx: Transaction<Database>, amends: readonly UsageAmend[]): Promise<void> {
+  // A statement updates a row once: a later amend of the same id within the batch wins.
+  const latest = new Map<string, UsageAmend>();
+  for (const a of amends) latest.set(a.id, { ...latest.get(a.id), ...definedOnly(a) });
+  const all = [...latest.values()];
+  for (let i = 0; i < all.length; i += ROWS_PER_INSERT) {
+    const values = sql.join(
+      all.slice(i, i + ROWS_PER_INSERT).map((a) => sql`(${a.id}::text, ${a.ttfbMs ?? null}::double precision, ${a.latencyMs ?? null}::double precision, ${a.bytesIn ?? null}::bigint, ${a.bytesOut ?? null}::bigint)`),
+    );
+    await sql`
+      update usage_records as u
+         set ttfb_ms = coalesce(v.ttfb_ms, u.ttfb_ms), latency_ms = coalesce(v.latency_ms, u.latency_ms),
+             bytes_in = coalesce(v.bytes_in, u.bytes_in), bytes_out = coalesce(v.bytes_out, u.bytes_out)
+        from (values ${values}) as v(id, ttfb_ms, latency_ms, bytes_in, bytes_out)
+       where u.id = v.id`.execute(trx);
+  }
+}
+
+function definedOnly(a: UsageAmend): UsageAmend {
+  return Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as unknown as UsageAmend;
+}

@@ -1,0 +1,128 @@
+/**
+ * UsageRecord ↔ usage_records row, and the names the analytics dimensions have in SQL. Shared by
+ * both dialects, the commit path (TaskCommit.usage) and the usage store.
+ */
+import type { UsageDimension, UsageRecord } from '../usage-record.js';
+import type { UsageRecordsTable } from '../schema.js';
+
+/** The column of each dimension, in usage_records and usage_hourly alike. */
+export const DIMENSION_COLUMN: Readonly<Record<UsageDimension, string>> = {
+  agent: 'agent',
+  skill: 'skill',
+  tool: 'tool',
+  subject: 'subject',
+  client: 'client_id',
+  key: 'key_id',
+  usecase: 'usecase',
+  face: 'face',
+  operation: 'operation',
+  outcome: 'outcome',
+  kind: 'kind',
+};
+
+/** usage_records columns in the order usageRowValues binds them. */
+export const USAGE_RECORD_COLUMNS = [
+  'id',
+  'kind',
+  'time',
+  'started_at',
+  'final',
+  'replica',
+  'face',
+  'operation',
+  'agent',
+  'skill',
+  'tool',
+  'task_id',
+  'context_id',
+  'subject',
+  'client_id',
+  'key_id',
+  'usecase',
+  'outcome',
+  'error',
+  'ttfb_ms',
+  'latency_ms',
+  'duration_ms',
+  'bytes_in',
+  'bytes_out',
+  'model',
+  'prompt_tokens',
+  'completion_tokens',
+  'cost',
+] as const satisfies readonly (keyof UsageRecordsTable)[];
+
+export function toUsageRow(r: UsageRecord): UsageRecordsTable {
+  return {
+    id: r.id,
+    kind: r.kind,
+    time: r.time,
+    started_at: r.startedAt,
+    final: r.final ? 1 : 0,
+    replica: r.replica,
+    face: r.face,
+    operation: r.operation,
+    agent: r.agent ?? null,
+    skill: r.skill ?? null,
+    tool: r.tool ?? null,
+    task_id: r.taskId ?? null,
+    context_id: r.contextId ?? null,
+    subject: r.subject ?? null,
+    client_id: r.clientId ?? null,
+    key_id: r.keyId ?? null,
+    usecase: r.usecase ?? null,
+    outcome: r.outcome,
+    error: r.error ? 1 : 0,
+    ttfb_ms: r.ttfbMs ?? null,
+    latency_ms: r.latencyMs ?? null,
+    duration_ms: r.durationMs ?? null,
+    bytes_in: r.bytesIn ?? null,
+    bytes_out: r.bytesOut ?? null,
+    model: r.model ?? null,
+    prompt_tokens: r.promptTokens,
+    completion_tokens: r.completionTokens,
+    cost: r.cost,
+  };
+}
+
+/** The row's values in USAGE_RECORD_COLUMNS order, for a positionally bound prepared statement. */
+export function usageRowValues(r: UsageRecord): unknown[] {
+  const row = toUsageRow(r);
+  return USAGE_RECORD_COLUMNS.map((c) => row[c]);
+}
+
+/** A stored row as a record (tests, exports); absent values are left out. */
+export function fromUsageRow(row: UsageRecordsTable): UsageRecord {
+  const opt = <K extends keyof UsageRecord>(key: K, v: UsageRecord[K] | null): Partial<UsageRecord> => (v === null || v === undefined ? {} : { [key]: v });
+  const num = (v: number | string | null): number | null => (v === null ? null : Number(v));
+  return {
+    id: row.id,
+    kind: row.kind as UsageRecord['kind'],
+    time: Number(row.time),
+    startedAt: Number(row.started_at),
+    final: Number(row.final) === 1,
+    replica: row.replica,
+    face: row.face,
+    operation: row.operation,
+    ...opt('agent', row.agent),
+    ...opt('skill', row.skill),
+    ...opt('tool', row.tool),
+    ...opt('taskId', row.task_id),
+    ...opt('contextId', row.context_id),
+    ...opt('subject', row.subject),
+    ...opt('clientId', row.client_id),
+    ...opt('keyId', row.key_id),
+    ...opt('usecase', row.usecase),
+    outcome: row.outcome,
+    error: Number(row.error) === 1,
+    ...opt('ttfbMs', num(row.ttfb_ms)),
+    ...opt('latencyMs', num(row.latency_ms)),
+    ...opt('durationMs', num(row.duration_ms)),
+    ...opt('bytesIn', num(row.bytes_in)),
+    ...opt('bytesOut', num(row.bytes_out)),
+    ...opt('model', row.model),
+    promptTokens: Number(row.prompt_tokens),
+    completionTokens: Number(row.completion_tokens),
+    cost: Number(row.cost),
+  };
+}

@@ -1,0 +1,155 @@
+/**
+ * The SQL of the usage store, built once here for both dialects: the TaskCommit.usage upsert, the
+ * aggregates a UsageGroup needs (over raw rows and over rollup rows, with the same aliases), and
+ * the rollup statements. Constants (bucket bounds, time units) are inlined as literals: PostgreSQL
+ * matches a GROUP BY expression to the select list textually, and two parameters never match.
+ */
+import { sql, type OnConflictBuilder, type RawBuilder } from 'kysely';
+import type { Database } from '../schema.js';
+import { DURATION_BOUNDS_MS, DURATION_COLUMNS, LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from './usage-histogram.js';
+
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
+
+/** usage_hourly's dimension columns, in table order. */
+export const ROLLUP_DIMENSIONS = ['kind', 'agent', 'skill', 'tool', 'subject', 'client_id', 'key_id', 'usecase', 'face', 'operation', 'outcome'] as const;
+
+/**
+ * TaskCommit.usage on an existing row (src/store/store.ts): state columns take the new values,
+ * tokens and cost add up, timing and size take the new value when given, the rest stays.
+ */
+export function onUsageConflict(oc: OnConflictBuilder<Database, 'usage_records'>) {
+  return oc.column('id').doUpdateSet((eb) => ({
+    outcome: eb.ref('excluded.outcome'),
+    error: eb.ref('excluded.error'),
+    final: eb.ref('excluded.final'),
+    time: eb.ref('excluded.time'),
+    duration_ms: eb.ref('excluded.duration_ms'),
+    prompt_tokens: eb('usage_records.prompt_tokens', '+', eb.ref('excluded.prompt_tokens')),
+    completion_tokens: eb('usage_records.completion_tokens', '+', eb.ref('excluded.completion_tokens')),
+    cost: eb('usage_records.cost', '+', eb.ref('excluded.cost')),
+    model: eb.fn.coalesce('excluded.model', 'usage_records.model'),
+    ttfb_ms: eb.fn.coalesce('excluded.ttfb_ms', 'usage_records.ttfb_ms'),
+    latency_ms: eb.fn.coalesce('excluded.latency_ms', 'usage_records.latency_ms'),
+    bytes_in: eb.fn.coalesce('excluded.bytes_in', 'usage_records.bytes_in'),
+    bytes_out: eb.fn.coalesce('excluded.bytes_out', 'usage_records.bytes_out'),
+  }));
+}
+
+/** How a metric column of usage_hourly merges: added up, or its min / max. */
+type Merge = 'sum' | 'min' | 'max';
+
+interface Metric {
+  alias: string;
+  /** the aggregate over usage_records rows */
+  raw: RawBuilder<unknown>;
+  merge: Merge;
+}
+
+const lit = (n: number) => sql.lit(n);
+const sumOf = (col: string) => sql`coalesce(sum(${sql.ref(col)}), 0)`;
+
+/** Cumulative bucket counts: values <= each bound. */
+function histogram(col: string, bounds: readonly number[], columns: readonly string[]): Metric[] {
+  return bounds.map((b, i) => ({ alias: columns[i]!, raw: sql`count(case when ${sql.ref(col)} <= ${lit(b)} then 1 end)`, merge: 'sum' as const }));
+}
+
+/** Every metric column of usage_hourly, in table order, with its aggregate over raw rows. */
+export const METRICS: readonly Metric[] = [
+  { alias: 'calls', raw: sql`count(*)`, merge: 'sum' },
+  { alias: 'errors', raw: sumOf('error'), merge: 'sum' },
+  { alias: 'prompt_tokens', raw: sumOf('prompt_tokens'), merge: 'sum' },
+  { alias: 'completion_tokens', raw: sumOf('completion_tokens'), merge: 'sum' },
+  { alias: 'cost', raw: sumOf('cost'), merge: 'sum' },
+  { alias: 'bytes_in', raw: sumOf('bytes_in'), merge: 'sum' },
+  { alias: 'bytes_out', raw: sumOf('bytes_out'), merge: 'sum' },
+  { alias: 'lat_count', raw: sql`count(latency_ms)`, merge: 'sum' },
+  { alias: 'lat_min', raw: sql`min(latency_ms)`, merge: 'min' },
+  { alias: 'lat_max', raw: sql`max(latency_ms)`, merge: 'max' },
+  ...histogram('latency_ms', LATENCY_BOUNDS_MS, LATENCY_COLUMNS),
+  { alias: 'dur_count', raw: sql`count(duration_ms)`, merge: 'sum' },
+  { alias: 'dur_sum', raw: sumOf('duration_ms'), merge: 'sum' },
+  { alias: 'dur_min', raw: sql`min(duration_ms)`, merge: 'min' },
+  { alias: 'dur_max', raw: sql`max(duration_ms)`, merge: 'max' },
+  ...histogram('duration_ms', DURATION_BOUNDS_MS, DURATION_COLUMNS),
+];
+
+/** The metrics aggregated over usage_records rows. */
+export function rawAggregates(): RawBuilder<unknown> {
+  return sql.join(METRICS.map((m) => sql`${m.raw} as ${sql.id(m.alias)}`));
+}
+
+/** The metrics aggregated over usage_hourly rows (same aliases). */
+export function rollupAggregates(): RawBuilder<unknown> {
+  return sql.join(
+    METRICS.map((m) => {
+      const col = sql.ref(m.alias);
+      const agg = m.merge === 'sum' ? sql`coalesce(sum(${col}), 0)` : m.merge === 'min' ? sql`min(${col})` : sql`max(${col})`;
+      return sql`${agg} as ${sql.id(m.alias)}`;
+    }),
+  );
+}
+
+/** `col - col % unit`: the start of the UTC hour or day (epoch ms are UTC, days have 86,400,000 ms). */
+export function truncated(col: string, unit: number): RawBuilder<number> {
+  return sql<number>`(${sql.ref(col)} - ${sql.ref(col)} % ${lit(unit)})`;
+}
+
+/**
+ * A rollup level: usage_hourly aggregates final raw records per hour; usage_daily aggregates
+ * usage_hourly per UTC day, so a month's query reads ~30 rows per combination instead of ~720.
+ */
+export interface RollupLevel {
+  /** its watermark's id in usage_rollup_state */
+  name: 'hourly' | 'daily';
+  table: 'usage_hourly' | 'usage_daily';
+  /** the table's time column */
+  timeColumn: 'hour' | 'day';
+  unit: number;
+  /** units rolled up per transaction, so a backlog never holds the write lock for long */
+  unitsPerStep: number;
+}
+
+export const HOURLY: RollupLevel = { name: 'hourly', table: 'usage_hourly', timeColumn: 'hour', unit: HOUR_MS, unitsPerStep: 24 };
+export const DAILY: RollupLevel = { name: 'daily', table: 'usage_daily', timeColumn: 'day', unit: DAY_MS, unitsPerStep: 31 };
+
+/** What a level aggregates: final raw records (hourly) or hourly rows (daily). */
+function sourceOf(level: RollupLevel) {
+  return level.name === 'hourly'
+    ? { table: sql.table('usage_records'), time: 'time', where: sql`"final" = 1 and `, aggregates: rawAggregates() }
+    : { table: sql.table('usage_hourly'), time: 'hour', where: sql``, aggregates: rollupAggregates() };
+}
+
+/**
+ * Rolls up what is dated in [start, end) (whole units of the level) into the level's table,
+ * replacing whatever it held for those units, so running it twice changes nothing; then moves the
+ * level's watermark to `end`.
+ */
+export function rollupStatements(level: RollupLevel, start: number, end: number): RawBuilder<unknown>[] {
+  const src = sourceOf(level);
+  const dims = sql.join(ROLLUP_DIMENSIONS.map((d) => sql.ref(d)));
+  const bucket = truncated(src.time, level.unit);
+  const columns = sql.join([sql.id(level.timeColumn), ...ROLLUP_DIMENSIONS.map((d) => sql.id(d)), ...METRICS.map((m) => sql.id(m.alias))]);
+  const time = sql.ref(src.time);
+  return [
+    sql`delete from ${sql.table(level.table)} where ${sql.ref(level.timeColumn)} >= ${start} and ${sql.ref(level.timeColumn)} < ${end}`,
+    sql`insert into ${sql.table(level.table)} (${columns})
+        select ${bucket}, ${dims}, ${src.aggregates}
+          from ${src.table}
+         where ${src.where}${time} >= ${start} and ${time} < ${end}
+         group by ${bucket}, ${dims}`,
+    sql`update usage_rollup_state set rolled_until = ${end} where id = ${level.name}`,
+  ];
+}
+
+/** The level's watermark. */
+export function rolledUntilOf(level: RollupLevel) {
+  return sql<{ rolled_until: number | string }>`select rolled_until from usage_rollup_state where id = ${level.name}`;
+}
+
+/** The earliest source time in [from, to): where the next rollup step of the level starts. */
+export function firstSourceTime(level: RollupLevel, from: number, to: number) {
+  const src = sourceOf(level);
+  const time = sql.ref(src.time);
+  return sql<{ first: number | string | null }>`select min(${time}) as first from ${src.table} where ${src.where}${time} >= ${from} and ${time} < ${to}`;
+}

@@ -1,0 +1,75 @@
+/**
+ * LLM usage an agent reports (ctx.reportUsage) lands on its task's one record, added up across
+ * model calls and turns (an INPUT_REQUIRED pause and its follow-up), and is priced by the skill's
+ * configured cost per call and per token; the analytics API sums it.
+ */
+import Database from 'better-sqlite3';
+import path from 'node:path';
+import { rm } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, rpc, type TestServer } from '../../support/server.js';
+import { ROOT } from '../../support/cluster.js';
+
+const AGENT = path.join(ROOT, 'test/fixtures/agents/usage-reporter.mjs');
+const message = (text: string, extra: Record<string, unknown> = {}) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra });
+
+let s: TestServer;
+let rows: Array<{ id: string; outcome: string; model: string | null; prompt_tokens: number; completion_tokens: number; cost: number; final: number }> = [];
+let usageAnswer: { groups: Array<{ key: { outcome: string }; calls: number; promptTokens: number; completionTokens: number; cost: number }> };
+const ids: Record<string, string> = {};
+
+beforeAll(async () => {
+  s = await startTestServer({ agents: [{ id: 'llm', module: AGENT, skills: { answer: { cost: { perCall: 1, perPromptToken: 0.01, perCompletionToken: 0.1 } } } }] }, { keepData: true });
+  const url = `${s.http}/a2a/llm`;
+  ids.plain = (await rpc(url, 'SendMessage', { message: message('go') })).body.result.task.id;
+  const asked = (await rpc(url, 'SendMessage', { message: message('ask') })).body.result.task;
+  expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  ids.asked = asked.id;
+  const answered = (await rpc(url, 'SendMessage', { message: message('the second', { taskId: asked.id, contextId: asked.contextId }) })).body.result.task;
+  expect(answered.status.state).toBe('TASK_STATE_COMPLETED');
+  ids.failed = (await rpc(url, 'SendMessage', { message: message('fail') })).body.result.task.id;
+  // the answers' timing reaches the records through the queue; a second's flush covers it
+  await new Promise((r) => setTimeout(r, 1_300));
+  const res = await fetch(`${s.http}/api/v1/usage?by=outcome&kind=task`);
+  usageAnswer = (await res.json()) as typeof usageAnswer;
+  await s.stop();
+  const db = new Database(path.join(s.dataDir, 'agentport.db'), { readonly: true });
+  try {
+    rows = db.prepare("select * from usage_records where kind = 'task'").all() as typeof rows;
+  } finally {
+    db.close();
+  }
+}, 60_000);
+
+afterAll(async () => {
+  if (s) await rm(s.dataDir, { recursive: true, force: true });
+});
+
+const row = (id: string) => {
+  const found = rows.filter((r) => r.id === id);
+  expect(found).toHaveLength(1);
+  return found[0]!;
+};
+
+describe('reported LLM usage', () => {
+  it('adds up the model calls of one run and prices them', () => {
+    expect(row(ids.plain!)).toMatchObject({ outcome: 'TASK_STATE_COMPLETED', model: 'm-1', prompt_tokens: 40, completion_tokens: 4, final: 1 });
+    expect(row(ids.plain!).cost).toBeCloseTo(1 + 40 * 0.01 + 4 * 0.1, 9);
+  });
+
+  it('adds up across turns: the pause and the follow-up land on the same record, charged per call once', () => {
+    const r = row(ids.asked!);
+    expect(r).toMatchObject({ outcome: 'TASK_STATE_COMPLETED', model: 'm-2', prompt_tokens: 150, completion_tokens: 15, final: 1 });
+    expect(r.cost).toBeCloseTo(1 + 150 * 0.01 + 15 * 0.1, 9);
+  });
+
+  it('a failed task keeps what it spent', () => {
+    expect(row(ids.failed!)).toMatchObject({ outcome: 'TASK_STATE_FAILED', prompt_tokens: 7, completion_tokens: 0 });
+  });
+
+  it('the analytics API sums tokens and cost per outcome', () => {
+    const completed = usageAnswer.groups.find((g) => g.key.outcome === 'TASK_STATE_COMPLETED');
+    expect(completed).toMatchObject({ calls: 2, promptTokens: 190, completionTokens: 19 });
+    expect(completed!.cost).toBeCloseTo(2 + 190 * 0.01 + 19 * 0.1, 6);
+  });
+});
