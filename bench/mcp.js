@@ -69,7 +69,10 @@ const TARGETS = {
 
 function agentportCommand({ port, dataDir }, usage) {
   const config = path.join(dataDir, 'agentport.yaml');
-  writeFileSync(config, `server: { host: 127.0.0.1, port: ${port}, dataDir: ${JSON.stringify(dataDir)}, logLevel: error, grpc: { port: 0 } }\nauth: { mode: none }\nusage: { enabled: ${usage} }\nagents:\n  - { id: echo, builtin: echo }\n`);
+  writeFileSync(
+    config,
+    `server: { host: 127.0.0.1, port: ${port}, dataDir: ${JSON.stringify(dataDir)}, logLevel: error, grpc: { port: 0 } }\nauth: { mode: none }\nusage: { enabled: ${usage} }\nagents:\n  - { id: echo, builtin: echo }\n`,
+  );
   return [process.execPath, ['bin/agentport.js', 'serve', '--config', config]];
 }
 
