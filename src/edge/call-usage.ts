@@ -38,10 +38,21 @@ export function trackUsage(recorder: UsageRecorder, req: IncomingMessage, res: S
     return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
   } as ServerResponse['writeHead'];
   res.once('close', () => {
+    // A face that named no operation (OAuth, a preflight, an unknown path): the path, ids masked.
+    draft.operation ??= `${req.method ?? 'GET'} ${pathPattern(path)}`;
     if (draft.bytesIn === undefined) {
       const length = Number(req.headers['content-length']);
       if (length > 0) draft.bytesIn = length;
     }
     recorder.finish(draft, { status: res.statusCode, latencyMs: performance.now() - t0, bytesOut: socket.bytesWritten - written0, aborted: !res.writableFinished });
   });
+}
+
+/** A segment that names one thing (a task, a client, an interaction): 8+ characters with a digit, or long. */
+const ID_LIKE = /^(?=.*\d)[\w.~%-]{8,}$|^[\w.~%-]{33,}$/;
+
+/** The path with id-like segments as `:id`, so records group by route and never carry an id. */
+export function pathPattern(path: string): string {
+  const segments = path.split('/').slice(0, 8);
+  return segments.map((s) => (ID_LIKE.test(s) ? ':id' : s.length > 40 ? ':long' : s)).join('/');
 }
