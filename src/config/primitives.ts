@@ -57,9 +57,9 @@ export function parseBytes(text: string): number | undefined {
   return Math.round(Number(match[1]) * factor);
 }
 
-const DURATION_UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS: Record<string, number> = { '': 1, ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
 
-/** "30s" → 30000; "500ms", "5m", "1h", plain integers (milliseconds). */
+/** "30s" → 30000; "500ms", "5m", "1h", "7d", "2w", plain integers (milliseconds). */
 export function parseDuration(text: string): number | undefined {
   const match = /^(\d+(?:\.\d+)?)\s*([a-z]*)$/i.exec(text.trim());
   const factor = match ? DURATION_UNITS[match[2]!.toLowerCase()] : undefined;

@@ -5,6 +5,7 @@
  * (`agnet=echo`) silently widening the answer would report someone else's numbers as the asked ones.
  * The CLI (`agentport usage`) checks its flags with the same functions before it sends anything.
  */
+import { parseDuration } from '../../config/primitives.js';
 import { invalidParams } from '../../protocol/a2a/errors.js';
 import { USAGE_DIMENSIONS, USAGE_TIME_BUCKETS, type UsageDimension, type UsageQuery, type UsageTimeBucket } from '../../store/usage-record.js';
 
@@ -25,8 +26,8 @@ export const MAX_LIMIT = 10_000;
 const SINGLE = ['by', 'bucket', 'since', 'until', 'limit', 'format'] as const;
 const KNOWN: ReadonlySet<string> = new Set<string>([...SINGLE, ...USAGE_DIMENSIONS]);
 
-const UNITS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-const RELATIVE = /^(\d{1,6})([smhdw])$/;
+/** a duration with its unit (`7d`): a bare number is no instant */
+const RELATIVE = /^\d{1,6}[smhdw]$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 export interface UsageRequest {
@@ -42,8 +43,7 @@ const list = (values: readonly string[]) => values.join(', ');
  */
 export function parseInstant(text: string, now: number): number | undefined {
   const t = text.trim();
-  const rel = RELATIVE.exec(t);
-  if (rel) return now - Number(rel[1]) * UNITS[rel[2]!]!;
+  if (RELATIVE.test(t)) return now - parseDuration(t)!;
   if (!ISO_DATE.test(t)) return undefined;
   // Date.parse reads a date-time without an offset as local time; usage is reported in UTC.
   const utc = /T|\s/.test(t) && !/(Z|[+-]\d{2}:?\d{2})$/i.test(t) ? `${t.replace(' ', 'T')}Z` : t;
