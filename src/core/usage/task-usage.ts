@@ -8,7 +8,7 @@
 import type { SkillCostConfig } from '../../config/usage-schema.js';
 import { isInterrupted, isTerminal, type Task } from '../../protocol/a2a/types.js';
 import type { UsageRecord } from '../../store/usage-record.js';
-import type { UsageDraft } from './usage-draft.js';
+import { copyDraftFields, type UsageDraft } from './usage-draft.js';
 
 export interface TaskUsagePolicy {
   /** the replica writing */
@@ -77,14 +77,7 @@ export function taskUsageRow(s: TaskUsageState, t: { task: Task; agentId: string
   };
   if (terminal) row.durationMs = now - t.createdAt;
   if (pending?.model !== undefined) row.model = pending.model;
-  if (d) {
-    if (d.skill !== undefined) row.skill = d.skill;
-    if (d.tool !== undefined) row.tool = d.tool;
-    if (d.clientId !== undefined) row.clientId = d.clientId;
-    if (d.keyId !== undefined) row.keyId = d.keyId;
-    if (d.usecase !== undefined) row.usecase = d.usecase;
-    if (d.bytesIn !== undefined) row.bytesIn = d.bytesIn;
-  }
+  if (d) copyDraftFields(d, row);
   return row;
 }
 

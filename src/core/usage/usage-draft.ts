@@ -6,6 +6,7 @@
  * the answer has gone out.
  */
 import type { Principal } from '../authz/principal.js';
+import type { UsageRecord } from '../../store/usage-record.js';
 import { A2A_ERRORS, A2AError } from '../../protocol/a2a/errors.js';
 
 export class UsageDraft {
@@ -74,4 +75,14 @@ export function carryUsage(p: Principal, d: UsageDraft): Principal {
 
 export function usageCarriedBy(p: Principal): UsageDraft | undefined {
   return (p as Principal & { [CARRIED]?: UsageDraft })[CARRIED];
+}
+
+/** The draft's optional dimensions onto a record (only those it has: absent stays absent). */
+export function copyDraftFields(d: UsageDraft, r: UsageRecord): void {
+  if (d.skill !== undefined) r.skill = d.skill;
+  if (d.tool !== undefined) r.tool = d.tool;
+  if (d.clientId !== undefined) r.clientId = d.clientId;
+  if (d.keyId !== undefined) r.keyId = d.keyId;
+  if (d.usecase !== undefined) r.usecase = d.usecase;
+  if (d.bytesIn !== undefined) r.bytesIn = d.bytesIn;
 }

@@ -11,7 +11,7 @@ import type { UsageConfig } from '../../config/usage-schema.js';
 import type { UsageAmend, UsageRecord } from '../../store/usage-record.js';
 import type { UsageStore } from '../../store/usage-store.js';
 import { uuidv7 } from '../ids/uuid-v7.js';
-import { UsageDraft } from './usage-draft.js';
+import { copyDraftFields, UsageDraft } from './usage-draft.js';
 
 export interface UsageRecorderOptions {
   store: UsageStore;
@@ -91,16 +91,11 @@ export class UsageRecorder {
     };
     if (d.ttfbMs !== undefined) r.ttfbMs = d.ttfbMs;
     if (end.bytesOut !== undefined) r.bytesOut = end.bytesOut;
-    if (d.bytesIn !== undefined) r.bytesIn = d.bytesIn;
     if (d.agent !== undefined) r.agent = d.agent;
-    if (d.skill !== undefined) r.skill = d.skill;
-    if (d.tool !== undefined) r.tool = d.tool;
     if (d.taskId !== undefined) r.taskId = d.taskId;
     if (d.contextId !== undefined) r.contextId = d.contextId;
     if (d.subject !== undefined) r.subject = d.subject;
-    if (d.clientId !== undefined) r.clientId = d.clientId;
-    if (d.keyId !== undefined) r.keyId = d.keyId;
-    if (d.usecase !== undefined) r.usecase = d.usecase;
+    copyDraftFields(d, r);
     this.enqueue(this.records, r);
   }
 
