@@ -12,7 +12,8 @@
  *   edge/                        admission of a request: the context every face gets
  *   core/                        the engine: tasks, execution, authorization, push
  *   bus/, store/                 event bus and storage behind their interfaces
- *   net/, protocol/, config/     the bottom: outbound network, wire formats, configuration
+ *   net/, protocol/, config/,    the bottom: outbound network, wire formats, configuration,
+ *   observability/               metrics, traces and logs (every layer reports into it)
  *
  * A layer may import any layer below it, never one above. Beside the stack:
  *   agents/sdk/                  what agent authors import: the agent contract (kept in core) and
@@ -60,7 +61,7 @@ function layer(name, comment, from, allowed, extra = {}) {
   ];
 }
 
-const BOTTOM = under('protocol', 'config', 'net');
+const BOTTOM = under('protocol', 'config', 'net', 'observability');
 
 module.exports = {
   forbidden: [
@@ -124,7 +125,10 @@ module.exports = {
     ),
     ...layer('store', 'Storage knows wire types and its configuration, nothing above.', under('store'), [...under('store'), ...BOTTOM]),
     ...layer('net', 'Outbound network sits at the bottom, used by push, agents and auth alike.', under('net'), [
-      ...under('net', 'protocol', 'config'),
+      ...under('net', 'protocol', 'config', 'observability'),
+    ]),
+    ...layer('observability', 'Metrics, traces and logs: every layer reports into them; they know only configuration.', under('observability'), [
+      ...under('observability', 'config'),
     ]),
     ...layer('protocol', 'Wire formats only: they import nothing of Agentport but themselves.', under('protocol'), [...under('protocol')]),
     ...layer('config', 'Configuration imports nothing of Agentport but itself.', under('config'), [...under('config')]),

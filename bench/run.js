@@ -12,6 +12,7 @@
 // See docs/benchmarks.md, or run with --help.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,7 +32,11 @@ const HELP = `Usage: npm run bench -- [options]      (or: node bench/run.js [opt
   --warmup S          warm-up seconds before measuring, not recorded (default 3)
   --connections N     concurrent keep-alive connections (default 32)
   --threads N         wrk threads (default 1)
-  --targets LIST      comma list of bare,a2a-js,agentport,agentport-usage-off
+  --targets LIST      comma list of bare,a2a-js,agentport,agentport-usage-off,
+                      agentport-metrics-off
+                      agentport-tracing (traces to an OTLP sink in this process)
+  --tracing-ratio R   sampling ratio of agentport-tracing (default 1; 0 measures what
+                      tracing costs before any span is recorded: context propagation)
                       (default: the first three; with --requests: agentport)
   --bindings LIST     comma list of jsonrpc,rest (default: both;
                       with --requests: jsonrpc)
@@ -69,6 +74,7 @@ function parseArgs(argv) {
     waitIdle: 30,
     runs: 1,
     retryBusy: 2,
+    tracingRatio: 1,
     out: null,
   };
   const num = (name, v) => {
@@ -90,6 +96,10 @@ function parseArgs(argv) {
       return argv[++i];
     };
     switch (a) {
+      case '--tracing-ratio':
+        o.tracingRatio = num(a, next());
+        if (o.tracingRatio > 1) throw new Error('--tracing-ratio is a number from 0 to 1');
+        break;
       case '--duration':
         o.duration = num(a, next());
         break;
@@ -237,7 +247,53 @@ const TARGETS = {
     },
     paths: { jsonrpc: '/a2a/echo', 'jsonrpc-v03': '/a2a/echo', rest: '/a2a/echo/message:send' },
   },
+  // The same server with Prometheus metrics off: what counting every call costs (issue 14: at most 3%).
+  'agentport-metrics-off': {
+    label: 'Agentport, metrics off',
+    precheck: (opts) => TARGETS.agentport.precheck(opts),
+    command: (c) => {
+      const file = path.join(c.dataDir, 'metrics-off.yaml');
+      mkdirSync(c.dataDir, { recursive: true });
+      writeFileSync(file, 'metrics:\n  enabled: false\n');
+      const [node, args] = TARGETS.agentport.command(c);
+      return [node, [...args, '--config', file]];
+    },
+    paths: { jsonrpc: '/a2a/echo', 'jsonrpc-v03': '/a2a/echo', rest: '/a2a/echo/message:send' },
+  },
+  // The same server with every request traced (sampling ratio 1.0), exported over OTLP/HTTP to a
+  // sink in the bench process that accepts and discards: what tracing costs (issue 14: at most 10%).
+  'agentport-tracing': {
+    label: 'Agentport, tracing',
+    precheck: (opts) => TARGETS.agentport.precheck(opts) ?? (otlpSink ? null : 'the OTLP sink is not running'),
+    command: (c) => {
+      const file = path.join(c.dataDir, 'tracing.yaml');
+      mkdirSync(c.dataDir, { recursive: true });
+      writeFileSync(file, `tracing:\n  enabled: true\n  endpoint: ${otlpSink.url}\n  samplingRatio: ${c.opts.tracingRatio}\n`);
+      const [node, args] = TARGETS.agentport.command(c);
+      return [node, [...args, '--config', file]];
+    },
+    paths: { jsonrpc: '/a2a/echo', 'jsonrpc-v03': '/a2a/echo', rest: '/a2a/echo/message:send' },
+  },
 };
+
+/** The OTLP/HTTP sink the tracing target exports to: reads each export and answers 200, keeping nothing. */
+let otlpSink = null;
+/** --tracing-ratio, for the report */
+let tracingRatio = 1;
+
+async function startOtlpSink() {
+  const server = http.createServer((req, res) => {
+    let bytes = 0;
+    req.on('data', (d) => (bytes += d.length));
+    req.on('end', () => {
+      otlpSink.exports++;
+      otlpSink.bytes += bytes;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, exports: 0, bytes: 0, close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))) };
+}
 
 // ---------------------------------------------------------------- servers
 
@@ -575,6 +631,7 @@ function computeRatios(results) {
   const out = {};
   for (const binding of Object.keys(BINDINGS)) {
     const rps = (t) => results.find((r) => r.target === t && r.binding === binding && r.rps != null)?.rps;
+    const cpu = (t) => results.find((r) => r.target === t && r.binding === binding && r.rps != null)?.serverCpuUsPerRequest;
     const ap = rps('agentport');
     const js = rps('a2a-js');
     const bare = rps('bare');
@@ -584,6 +641,10 @@ function computeRatios(results) {
       agentportOverBare: ratio(ap, bare),
       a2aJsOverBare: ratio(js, bare),
       usageOnOverOff: ratio(ap, rps('agentport-usage-off')),
+      metricsOnOverOff: ratio(ap, rps('agentport-metrics-off')),
+      // server CPU per request, on over off: >1 is what metrics cost per call, less sensitive to a busy machine than req/s
+      metricsCpuOnOverOff: ratio(cpu('agentport'), cpu('agentport-metrics-off')),
+      tracingOnOverOff: ratio(rps('agentport-tracing'), ap),
     };
   }
   return out;
@@ -628,6 +689,12 @@ function printThroughput(results, ratios, skipped) {
   for (const [binding, r] of Object.entries(ratios)) {
     process.stdout.write(`${BINDINGS[binding].label}: agentport/a2a-js = ${r.agentportOverA2aJs ?? 'n/a'}, ` + `agentport/bare = ${r.agentportOverBare ?? 'n/a'}, a2a-js/bare = ${r.a2aJsOverBare ?? 'n/a'}\n`);
     if (r.usageOnOverOff != null) process.stdout.write(`${BINDINGS[binding].label}: usage records on/off = ${r.usageOnOverOff} (cost of recording: ${fmt((1 - r.usageOnOverOff) * 100, 1)}%)\n`);
+    if (r.metricsOnOverOff != null) {
+      process.stdout.write(
+        `${BINDINGS[binding].label}: metrics on/off = ${r.metricsOnOverOff} (cost of metrics: ${fmt((1 - r.metricsOnOverOff) * 100, 1)}%); server CPU per request on/off = ${r.metricsCpuOnOverOff ?? 'n/a'}\n`,
+      );
+    }
+    if (r.tracingOnOverOff != null) process.stdout.write(`${BINDINGS[binding].label}: tracing at ratio ${tracingRatio} / off = ${r.tracingOnOverOff} (cost of tracing: ${fmt((1 - r.tracingOnOverOff) * 100, 1)}%)\n`);
   }
   const v03 = v03TranslationRatio(results);
   if (v03)
@@ -741,6 +808,8 @@ async function main() {
   );
   if (memory) process.stdout.write('(memory mode uses autocannon in a child process: wrk cannot stop after N requests)\n');
 
+  if (opts.targets.includes('agentport-tracing')) otlpSink = await startOtlpSink();
+  tracingRatio = opts.tracingRatio;
   const startedAt = new Date().toISOString();
   const results = [];
   const skipped = [];
@@ -828,8 +897,14 @@ async function main() {
     results,
     ratios,
     v03Translation: memory ? undefined : v03TranslationRatio(results),
+    // what the tracing target exported (a sink that received nothing would make its figure meaningless)
+    otlpSink: otlpSink ? { tracingRatio, exports: otlpSink.exports, bytes: otlpSink.bytes } : undefined,
     skipped,
   };
+  if (otlpSink) {
+    process.stdout.write(`OTLP sink: ${otlpSink.exports} exports, ${fmt(otlpSink.bytes / 1e6, 1)} MB received from the tracing target\n`);
+    await otlpSink.close();
+  }
   mkdirSync(path.dirname(opts.out), { recursive: true });
   writeFileSync(opts.out, `${JSON.stringify(report, null, 2)}\n`);
   if (memory) printMemory(results, skipped);

@@ -11,9 +11,9 @@ try {
   // keep the Linux default
 }
 
-function readStat(pid) {
+function readStat(pid, file = `/proc/${pid}/stat`) {
   try {
-    const raw = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const raw = readFileSync(file, 'utf8');
     // The command name is in parentheses and may contain spaces.
     const rest = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
     // rest[0] is field 3 (state); ppid is field 4, utime 14, stime 15.
@@ -106,4 +106,16 @@ export function selfAndReapedChildrenCpuSeconds() {
   } catch {
     return null;
   }
+}
+
+/** CPU seconds (user + system) of one process, all its threads; null when unreadable. */
+export function processCpuSeconds(pid) {
+  const st = readStat(pid);
+  return st ? (st.utime + st.stime) / clockTicks : null;
+}
+
+/** CPU seconds of a process's main thread (its event loop, for Node); null when unreadable. */
+export function mainThreadCpuSeconds(pid) {
+  const st = readStat(pid, `/proc/${pid}/task/${pid}/stat`);
+  return st ? (st.utime + st.stime) / clockTicks : null;
 }

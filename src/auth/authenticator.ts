@@ -5,6 +5,8 @@
  *
  * Order: config API keys (exact match), stored API keys (`ap_` prefix), bearer JWTs (three
  * base64url segments). A config key may look like either of the others, so it is tried first.
+ * A request with none of them may be the web console's: its session cookie with the session's
+ * CSRF header (src/auth/sessions/console-sessions.ts); the cookie alone is anonymous.
  */
 import { DEFAULT_CLOCK_SKEW_SECONDS, type AuthConfig } from '../config/config.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
@@ -27,6 +29,8 @@ export interface AuthenticatorOptions {
   apiKeys?: ApiKeyLookup;
   /** revocation of own tokens issued by the OAuth server (grant or jti); absent: none */
   revocations?: { isRevoked(claims: JWTPayload): Promise<boolean> };
+  /** the web console's sessions, asked when a request carries no other credential (sessions/console-sessions.ts) */
+  sessions?: { authenticate(headers: CredentialHeaders): Promise<Principal | undefined> };
   now?: () => number;
 }
 
@@ -35,9 +39,11 @@ export class Authenticator {
   private readonly storedKeys: StoredApiKeys | undefined;
   private readonly jwt: JwtBearer;
   private readonly publicUrl: () => string;
+  private readonly sessions: AuthenticatorOptions['sessions'];
 
   constructor(o: AuthenticatorOptions) {
     this.publicUrl = o.publicUrl;
+    this.sessions = o.sessions;
     this.configKeys = new ConfigApiKeys(o.config.apiKeys);
     this.storedKeys = o.apiKeys ? new StoredApiKeys(o.apiKeys, o.now) : undefined;
     this.jwt = new JwtBearer({
@@ -58,7 +64,7 @@ export class Authenticator {
    */
   async authenticate(headers: CredentialHeaders, context: BearerContext & { resourcePath?: string } = {}): Promise<Principal> {
     const presented = presentedCredential(headers);
-    if (presented === undefined) return ANONYMOUS;
+    if (presented === undefined) return (await this.sessions?.authenticate(headers)) ?? ANONYMOUS;
     const configured = this.configKeys.match(presented);
     if (configured) return configured;
     if (presented.startsWith(API_KEY_PREFIX) && this.storedKeys) return this.storedKeys.authenticate(presented);

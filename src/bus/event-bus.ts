@@ -22,6 +22,8 @@ export interface ForwardedMessage {
    * unbound. Without it the holder would run the message with access to every usecase's data.
    */
   usecases?: string[];
+  /** tracing on: the W3C traceparent of the forwarding replica's span, and of the span the task was created in */
+  trace?: { parent?: string; task?: string };
 }
 
 /**
@@ -46,8 +48,10 @@ export interface SubscribeOptions {
 
 export interface BusHealth {
   ok: boolean;
-  /** why not, for the readiness endpoint and logs */
+  /** why not, for the logs (it may name hosts: /readyz does not show it) */
   detail?: string;
+  /** a distributed bus: ms from publishing a probe to receiving it back through the bus */
+  roundTripMs?: number;
 }
 
 export interface EventBus {

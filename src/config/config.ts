@@ -6,8 +6,14 @@
 import type { LOG_LEVELS } from './primitives.js';
 import type { BUILTIN_AGENTS } from './schema.js';
 import type { AuditConfig, QuotaConfig, SkillCostConfig, UsageConfig } from './usage-schema.js';
+import type { MetricsConfig } from './observability-schema.js';
+import type { TracingConfig } from './observability-schema.js';
 
 export type { AuditConfig, QuotaConfig, SkillCostConfig, UsageConfig } from './usage-schema.js';
+export type { MetricsConfig } from './observability-schema.js';
+import type { LoggingConfig } from './observability-schema.js';
+export type { LoggingConfig, LogModule } from './observability-schema.js';
+export type { TracingConfig } from './observability-schema.js';
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type BuiltinAgentName = (typeof BUILTIN_AGENTS)[number];
@@ -33,6 +39,12 @@ export interface Config {
   usage: UsageConfig;
   quotas: QuotaConfig[];
   audit: AuditConfig;
+  /** Prometheus metrics at /metrics (docs/observability.md) */
+  metrics: MetricsConfig;
+  /** access log and per-module log levels (docs/observability.md#logs) */
+  logging: LoggingConfig;
+  /** OpenTelemetry traces (src/observability/tracing) */
+  tracing: TracingConfig;
 }
 
 export interface ServerConfig {
@@ -263,6 +275,8 @@ export interface PushConfig {
   /** CIDRs, IP addresses, host names or *.suffix patterns exempt from the SSRF guard */
   allowlist: string[];
   signJwt: boolean;
+  /** ms; /readyz is not ready while the oldest pending push delivery is older (absent: report-only) */
+  maxOutboxAge?: number;
 }
 
 export interface CardsConfig {

@@ -10,12 +10,15 @@ export type {
   GrpcConfig,
   LimitsConfig,
   LogLevel,
+  LoggingConfig,
+  LogModule,
   PushConfig,
   ServerConfig,
   StorageConfig,
 } from './config.js';
 export { ConfigError, type ConfigProblem } from './errors.js';
 export { CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, loadConfig, parseConfig, type ConfigOverrides, type LoadConfigOptions } from './load.js';
+export { LOG_MODULES } from './observability-schema.js';
 export { AGENT_ID_PATTERN, LOG_LEVELS, parseBytes, parseDuration } from './primitives.js';
 export { redactUrl, urlOriginAndPath } from './redact-url.js';
 export { isWildcardHost, withListeningPorts } from './resolve.js';

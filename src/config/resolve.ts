@@ -127,8 +127,11 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
     cards: { ...file.cards },
     mcp: { ...mcp, ...(mcpFixtureModule === undefined ? {} : { fixtureModule: mcpFixtureModule }) },
     usage: { ...file.usage },
+    metrics: { ...file.metrics },
+    tracing: { ...file.tracing },
     quotas: file.quotas.map((q) => ({ ...q, per: [...q.per], match: { ...q.match } })),
     audit: { ...file.audit, ...(file.audit.webhook ? { webhook: { url: file.audit.webhook.url, headers: { ...file.audit.webhook.headers } } } : {}) },
+    logging: { accessLog: file.logging.accessLog, levels: { ...file.logging.levels } },
   };
   return { config, problems };
 }

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { oauthSchema } from './oauth-schema.js';
 import { AGENT_ID_PATTERN, LOG_LEVELS, bool, byteSize, duration, grpcAddress, host, hostOrCidr, httpBaseUrl, integer, nonEmptyString, port, uri } from './primitives.js';
 import { auditSchema, quotasSchema, skillCostSchema, usageSchema } from './usage-schema.js';
+import { loggingSchema, metricsSchema, tracingSchema } from './observability-schema.js';
 
 export const DEFAULT_AGENTS = [
   { id: 'echo', builtin: 'echo' as const },
@@ -310,6 +311,8 @@ const pushSchema = z
     allowHttp: bool.default(false),
     allowlist: z.array(hostOrCidr).default([]),
     signJwt: bool.default(false),
+    /** /readyz answers 503 while the oldest pending delivery is older than this; absent: the backlog is reported only */
+    maxOutboxAge: duration(1000).optional(),
   })
   .strict();
 
@@ -360,6 +363,9 @@ export const configFileSchema = z
     usage: usageSchema.default({}),
     quotas: quotasSchema,
     audit: auditSchema.default({}),
+    metrics: metricsSchema.default({}),
+    tracing: tracingSchema.default({}),
+    logging: loggingSchema.default({}),
   })
   .strict();
 

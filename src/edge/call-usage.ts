@@ -22,10 +22,11 @@ export function usageOf(req: IncomingMessage): UsageDraft | undefined {
 const UNRECORDED = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** Opens the draft of a request the edge admitted for `face`, and closes it when the answer is out. */
-export function trackUsage(recorder: UsageRecorder, req: IncomingMessage, res: ServerResponse, face: string, path: string): void {
+export function trackUsage(recorder: UsageRecorder, req: IncomingMessage, res: ServerResponse, face: string, path: string, requestId: string): void {
   if (UNRECORDED.has(path)) return;
   const draft = recorder.open(face);
   if (!draft) return;
+  draft.requestId = requestId;
   (req as WithDraft)[DRAFT] = draft;
   const t0 = performance.now();
   const socket = req.socket;

@@ -25,6 +25,8 @@ import type { AnyFace, EdgeLog, RequestContext } from './face.js';
 import type { StartGate } from './start-gate.js';
 import { trackUsage, usageOf } from './call-usage.js';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
+import { tracingOn } from '../observability/tracing/index.js';
+import { traceAuthentication, traceRequest } from './request-span.js';
 
 /** The logger the edge binds to each request; pino's Logger fits. */
 export type BaseLog = EdgeLog;
@@ -66,7 +68,7 @@ export function contextOf(req: IncomingMessage): RequestContext | undefined {
 
 /** The node request listener. */
 export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  return (req, res) => {
+  const edge = (req: IncomingMessage, res: ServerResponse) => {
     const ctx = admit(req, res, o);
     if (o.decorate) for (const d of o.decorate) d(req, res, ctx.path);
     const { faces } = o;
@@ -80,7 +82,7 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
         break;
       }
     }
-    if (o.usage) trackUsage(o.usage, req, res, face.name, ctx.path);
+    if (o.usage) trackUsage(o.usage, req, res, face.name, ctx.path, ctx.requestId);
     if (face === o.fallback) admitted.set(req, ctx);
     if (o.gate.open || face.ungated?.(req, route)) return void run(face, req, res, ctx, route, o.log);
     o.gate.passed().then((ok) => {
@@ -88,6 +90,8 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
       else face.reject(req, res, new A2AError('Unavailable', 'The server failed to start'), route);
     });
   };
+  // Tracing is decided per request: it starts after the listener is built (start.ts).
+  return (req, res) => (tracingOn() ? traceRequest(req, res, () => edge(req, res)) : edge(req, res));
 }
 
 function run(face: AnyFace, req: IncomingMessage, res: ServerResponse, ctx: RequestContext, route: unknown, base: BaseLog): Promise<void> {
@@ -148,7 +152,7 @@ class AdmittedRequest implements RequestContext {
   principal(resourcePath?: string): Promise<Principal> {
     if (!this.first) {
       this.firstPath = resourcePath;
-      this.first = this.o.authenticate(this.req.headers, resourcePath);
+      this.first = tracingOn() ? traceAuthentication(() => this.o.authenticate(this.req.headers, resourcePath)) : this.o.authenticate(this.req.headers, resourcePath);
       // The caller of a call that never reaches the core (discovery, management) is in its record too.
       const usage = usageOf(this.req);
       if (usage)

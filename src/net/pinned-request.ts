@@ -5,11 +5,14 @@
  * Built on node:http/https rather than fetch: pinning the resolved address on fetch needs an undici
  * dispatcher, and undici is not a dependency. Redirects are never followed here; a 3xx is handed to
  * the caller like any other answer (its target was never checked).
+ *
+ * With tracing on, every request carries the active span's `traceparent` and `tracestate`.
  */
 import http, { type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { pinnedLookup } from './pinned-lookup.js';
 import type { SsrfCheckResult } from './ssrf-guard.js';
+import { injectTraceContext, tracingOn } from '../observability/tracing/index.js';
 
 export interface PinnedRequestOptions {
   method: string;
@@ -24,6 +27,12 @@ export interface PinnedRequestOptions {
 export function pinnedRequest(target: Pick<SsrfCheckResult, 'url' | 'addresses'>, opts: PinnedRequestOptions, onResponse: (res: IncomingMessage) => void): ClientRequest {
   const { url, addresses } = target;
   const transport = url.protocol === 'https:' ? https : http;
+  let headers = opts.headers;
+  if (tracingOn()) {
+    const trace: Record<string, string> = {};
+    injectTraceContext(trace);
+    headers = { ...headers, ...trace };
+  }
   return transport.request(
     {
       method: opts.method,
@@ -31,7 +40,7 @@ export function pinnedRequest(target: Pick<SsrfCheckResult, 'url' | 'addresses'>
       hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
       port: url.port || undefined,
       path: `${url.pathname}${url.search}`,
-      headers: opts.headers,
+      headers,
       lookup: pinnedLookup(addresses),
       // a fresh socket per request: a pooled socket could be bound to an earlier pin
       agent: false,

@@ -7,7 +7,7 @@
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { noteRoute } from './route-usage.js';
 import { createServer, type ServerResponse } from 'node:http';
-import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { LogController, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/authenticator.js';
 import { JsonRpcBinding } from '../bindings/a2a-jsonrpc/jsonrpc-binding.js';
@@ -40,6 +40,7 @@ import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
 import { admitToAgentPath } from '../core/authz/agent-lookup.js';
 import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
+import { taskListRoute, type TaskSearch } from './management/task-list-route.js';
 import { usageRoutes, type UsageRouteDeps } from './management/usage-routes.js';
 import { BodyBudget, BODY_BUSY_RETRY_AFTER_SECONDS, type BodyPolicy } from '../edge/body.js';
 import { contextOf, createEdge } from '../edge/edge.js';
@@ -51,6 +52,11 @@ import { isNovaedenA2APath, novaedenTaskApi } from './compat/novaeden-task-api.j
 import { novaedenAgentCards } from './compat/novaeden-agent-list.js';
 import { openApiRoutes } from './openapi/openapi-routes.js';
 import { routeCaller } from './route-caller.js';
+import type { ConsoleSessions } from '../auth/sessions/console-sessions.js';
+import { consoleUrlOf } from '../auth/sessions/console-sessions.js';
+import type { OAuthStore } from '../store/oauth-store.js';
+import { consoleAssetRoutes, type ConsoleAssets } from './console/console-assets.js';
+import { consoleSessionRoutes } from './console/console-session-routes.js';
 
 export interface HttpAppDeps {
   /** usage records on: every call's record is opened at the edge (src/core/usage) */
@@ -61,8 +67,8 @@ export interface HttpAppDeps {
   auth: Authenticator;
   keys?: KeyStore;
   log: Logger;
-  /** readiness of each backing service: 'ok' or why not (never a secret: URLs are not included) */
-  ready: () => Promise<Record<string, string>>;
+  /** readiness of each backing service: 'ok' or why not in fixed words (no path, host or URL), and the figures behind it */
+  ready: () => Promise<{ checks: Record<string, string>; measures?: object }>;
   /**
    * Settles once the agents are registered. The listener binds earlier (cards carry the bound
    * port), so requests that arrive in between wait for it instead of finding no agents.
@@ -85,7 +91,7 @@ export interface HttpAppDeps {
   /** writes this replica's queued audit records (a reader sees its own replica's events) */
   flushAudit?: () => Promise<void>;
   /** any subject's task, for administrators (`/api/v1/agents/{id}/tasks/{taskId}`) */
-  tasks?: TaskAdmin;
+  tasks?: TaskAdmin & TaskSearch;
   /** usage records, for the analytics API (`/api/v1/usage`) */
   usage?: UsageRouteDeps['usage'];
   /** what remains of the caller's quotas, reported by `/api/v1/usage` */
@@ -94,6 +100,10 @@ export interface HttpAppDeps {
   publicUrl?: () => string;
   /** the budget of body bytes in flight, when shared with another listener (gRPC); default: its own */
   bodyBudget?: BodyBudget;
+  /** the web console's sessions (the same instance the Authenticator asks) and users; absent: no /console */
+  console?: { sessions: ConsoleSessions; users: Pick<OAuthStore, 'getUser'>; assets?: ConsoleAssets };
+  /** GET /metrics on this listener (src/server/metrics-endpoint.ts); absent: metrics off or on their own listener */
+  metricsRoute?: FastifyPluginAsync;
 }
 
 /** Errors of the non-A2A routes (cards, registry, keys, health): the HTTP+JSON error shape. */
@@ -359,6 +369,7 @@ export function buildHttpApp(d: HttpAppDeps) {
   }
   if (d.policy && d.tasks) {
     app.register(taskRoutes({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+    app.register(taskListRoute({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
   }
   if (d.policy && d.usage) {
     app.register(
@@ -379,6 +390,22 @@ export function buildHttpApp(d: HttpAppDeps) {
     return d.keys ? d.keys.jwks() : { keys: [] };
   });
   if (d.oauth) app.register(d.oauth.adminRoutes);
+  // The web console (src/server/console, docs/console.md): its files and its session.
+  const consoleDeps = d.console;
+  if (consoleDeps) {
+    app.register(consoleAssetRoutes(consoleDeps.assets, (reply, message) => errorReply(reply, new A2AError('MethodNotFound', message))));
+    app.register(
+      consoleSessionRoutes({
+        sessions: consoleDeps.sessions,
+        auth: d.auth,
+        store: consoleDeps.users,
+        publicUrl,
+        signIn: d.oauth !== undefined && config.auth.oauth.enabled,
+        open: config.auth.mode === 'none',
+        ...(d.audit ? { audit: d.audit } : {}),
+      }),
+    );
+  }
   app.register(
     landingPage({
       registry: d.registry,
@@ -387,14 +414,16 @@ export function buildHttpApp(d: HttpAppDeps) {
       version: packageVersion(),
       authRequired: config.auth.mode === 'required',
       oauth: d.oauth !== undefined && config.auth.oauth.enabled && config.auth.mode === 'required',
+      ...(consoleDeps?.assets ? { consoleUrl: () => consoleUrlOf(publicUrl()) } : {}),
     }),
   );
+  if (d.metricsRoute) app.register(d.metricsRoute);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_req, reply) => {
-    const checks = await d.ready().catch(() => ({ server: 'readiness check failed' }));
+    const { checks, measures } = await d.ready().catch(() => ({ checks: { server: 'readiness check failed' }, measures: undefined }));
     const ok = Object.values(checks).every((v) => v === 'ok');
     reply.header('Cache-Control', 'no-store');
-    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', checks });
+    return reply.code(ok ? 200 : 503).send({ status: ok ? 'ready' : 'unavailable', checks, ...(measures ? { measures } : {}) });
   });
 
   return app;

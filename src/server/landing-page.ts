@@ -64,14 +64,19 @@ function wantsHtml(accept: string | undefined): boolean {
   return html >= 0 && (json < 0 || html < json);
 }
 
-function renderHtml(f: ReturnType<typeof landingFacts>): string {
-  const target: ConnectTarget = {
+/** What the connect steps name: this server's URLs, its sign-in, the agent an A2A example talks to. */
+function connectTargetOf(f: ReturnType<typeof landingFacts>): ConnectTarget {
+  return {
     baseUrl: f.links.health.replace(/\/healthz$/, ''),
     mcpUrl: f.mcp.url,
     oauth: f.auth.oauth,
     authRequired: f.auth.required,
     ...(f.agents[0] ? { agent: f.agents.find((a) => a.primary) ?? f.agents[0] } : {}),
   };
+}
+
+function renderHtml(f: ReturnType<typeof landingFacts>): string {
+  const target = connectTargetOf(f);
   const agents = f.agents.length
     ? `<table><thead><tr><th>Agent</th><th>What it does</th><th>Card</th></tr></thead><tbody>${f.agents
         .map(
@@ -123,7 +128,9 @@ export function landingPage(d: LandingPageDeps) {
       const facts = landingFacts(d);
       reply.header('Vary', 'Accept');
       if (wantsHtml(req.headers.accept)) return reply.headers({ ...PAGE_HEADERS, 'Cache-Control': 'no-cache' }).send(renderHtml(facts));
-      return reply.header('Cache-Control', 'no-cache').send(facts);
+      // The JSON has the connect steps too (the console's Connect page shows them).
+      const target = connectTargetOf(facts);
+      return reply.header('Cache-Control', 'no-cache').send({ ...facts, connect: CONNECT_CLIENTS.map((c) => connectGuide(c, target)) });
     });
   };
 }

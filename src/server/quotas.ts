@@ -11,6 +11,7 @@ import { QuotaBook } from '../core/quotas/quota-book.js';
 import { QuotaEngine } from '../core/quotas/quota-engine.js';
 import type { QuotaStore } from '../store/quota-store.js';
 import { StartFailure } from './start-failure.js';
+import type { Metrics } from '../observability/metrics/index.js';
 
 export interface Quotas {
   book: QuotaBook;
@@ -18,7 +19,7 @@ export interface Quotas {
   close(): Promise<void>;
 }
 
-export async function openQuotas(config: Config, store: QuotaStore, o: { log: { warn(obj: object, msg?: string): void }; spend?: MonthlySpend; audit?: AuditSink }): Promise<Quotas> {
+export async function openQuotas(config: Config, store: QuotaStore, o: { log: { warn(obj: object, msg?: string): void }; spend?: MonthlySpend; audit?: AuditSink; metrics?: Metrics }): Promise<Quotas> {
   let counters: QuotaCounters;
   let close = async (): Promise<void> => {};
   if (config.bus.driver === 'redis') {
@@ -42,6 +43,7 @@ export async function openQuotas(config: Config, store: QuotaStore, o: { log: { 
     counters,
     ...(o.spend ? { spend: new CachedMonthlySpend(o.spend) } : {}),
     ...(o.audit ? { audit: o.audit } : {}),
+    ...(o.metrics ? { metrics: o.metrics } : {}),
     log: o.log,
   });
   return { book, engine, close };

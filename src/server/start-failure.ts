@@ -32,9 +32,9 @@ export class StartFailure extends Error {
 }
 
 /** A listener that could not bind: which one, on which address, and the flag that moves it. */
-export function listenFailure(listener: 'HTTP' | 'gRPC' | 'HTTP or gRPC', host: string, port: number, error: unknown): StartFailure {
+export function listenFailure(listener: 'HTTP' | 'gRPC' | 'HTTP or gRPC' | 'metrics', host: string, port: number, error: unknown): StartFailure {
   const subject = `the ${listener} port ${port} on ${host}`;
-  const flag = listener === 'HTTP' ? '--port (server.port)' : listener === 'gRPC' ? '--grpc-port (server.grpc.port)' : '--port / --grpc-port';
+  const flag = listener === 'HTTP' ? '--port (server.port)' : listener === 'gRPC' ? '--grpc-port (server.grpc.port)' : listener === 'metrics' ? 'metrics.listen' : '--port / --grpc-port';
   const text = errorText(error);
   if (/EADDRINUSE/.test(text) || errnoCode(error) === 'EADDRINUSE') {
     return new StartFailure(subject, 'is already in use by another process', `stop that process, or choose another port with ${flag}; 0 picks any free port`, 'environment', { cause: error });

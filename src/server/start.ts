@@ -6,7 +6,7 @@ import { UsageMonthlySpend } from '../core/usage/usage-spend.js';
 import { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { pino, type Logger } from 'pino';
+import { AccessLog, configSecrets, createServerLoggers, type ServerLoggers } from '../observability/logging/index.js';
 import { loadAgentDefinition } from '../agents/load-agent.js';
 import { Authenticator } from '../auth/authenticator.js';
 import { createOAuthFaces } from '../auth/oauth/oauth-faces.js';
@@ -29,6 +29,8 @@ import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '
 import { toA2AError } from '../protocol/a2a/errors.js';
 import { registerAgent } from './agent-cards.js';
 import { buildHttpApp, type HttpAppDeps } from './http-app.js';
+import { ConsoleSessions } from '../auth/sessions/console-sessions.js';
+import { loadConsoleAssets } from './console/console-assets.js';
 import { AuthorizationPolicy } from '../core/authz/policy.js';
 import { AuthorizingA2AHandler } from '../core/authz/authorizing-handler.js';
 import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
@@ -38,19 +40,24 @@ import type { FirstAdminUser } from '../auth/oauth/first-admin-user.js';
 import { packageVersion } from '../config/package-version.js';
 import { StartFailure, directoryFailure, listenFailure, toStartFailure } from './start-failure.js';
 import { agentLoadFailure } from './agent-load-failure.js';
-import { ensureWritableDir, notWritableReason, probeWritable } from './storage-writable.js';
+import { ensureWritableDir } from './storage-writable.js';
+import { readiness } from './readiness.js';
 import { routeGrpcLibraryLog } from './grpc-library-log.js';
 import { grpcAuthentication } from './grpc-authentication.js';
 import { BodyBudget } from '../edge/body.js';
 import { StartGate } from '../edge/start-gate.js';
 import { openQuotas } from './quotas.js';
+import { CallMetrics, Metrics } from '../observability/metrics/index.js';
+import { httpStatusOfReason, listenForMetrics, metricsRoute } from './metrics-endpoint.js';
+import { startServerTracing } from './server-tracing.js';
 
 export interface RunningServer {
   /** the admin API key created by this (first) start, to be shown once; never logged */
   firstAdminKey?: string;
   /** the sign-in user created by this (first) start, to be shown once; never logged */
   firstAdminUser?: FirstAdminUser;
-  urls: { http: string; grpc?: string };
+  /** metrics: the URL of the separate /metrics listener, when `metrics.listen` is set */
+  urls: { http: string; grpc?: string; metrics?: string };
   agents: Array<{ id: string; url: string }>;
   /** the live agent registry (faces announce its changes; tests add and remove agents through it) */
   registry: AgentRegistry;
@@ -79,6 +86,8 @@ export interface StartOptions {
   usage?: HttpAppDeps['usage'];
   /** what remains of a caller's quotas, reported by `/api/v1/usage` */
   quotaRemaining?: HttpAppDeps['quotaRemaining'];
+  /** where log lines go instead of stdout (embedding; tests that read the log) */
+  logDestination?: { write(line: string): void };
 }
 
 /**
@@ -86,17 +95,21 @@ export interface StartOptions {
  * opened: the caller can print it and exit.
  */
 export async function startServer(initial: Config, options: StartOptions = {}): Promise<RunningServer> {
-  const log = pino({ level: initial.server.logLevel, base: { service: 'agentport' } });
+  // Per-module levels (logging.levels) and secrets scrubbed from every line (docs/observability.md#logs).
+  const loggers = createServerLoggers({ level: initial.server.logLevel, logging: initial.logging, secrets: configSecrets(initial), ...(options.logDestination ? { destination: options.logDestination } : {}) });
+  const log = loggers.root;
   try {
-    return await startAll(initial, log, options);
+    return await startAll(initial, loggers, options);
   } catch (error) {
     log.debug({ err: error }, 'start failed');
     throw toStartFailure(error, initial);
   }
 }
 
-async function startAll(initial: Config, log: Logger, options: StartOptions): Promise<RunningServer> {
-  routeGrpcLibraryLog(log);
+async function startAll(initial: Config, loggers: ServerLoggers, options: StartOptions): Promise<RunningServer> {
+  const log = loggers.root;
+  const moduleLog = loggers.module;
+  routeGrpcLibraryLog(moduleLog('grpc'));
   // Configuration checks first: a refused configuration opens nothing.
   checkAuthMode(initial, log);
   checkTokenAutoApprove(initial, log);
@@ -114,7 +127,9 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       throw directoryFailure("the database's directory", dbDir, error);
     });
   }
-  const store = await openStore(initial, log);
+  // Prometheus metrics (src/observability/metrics); off, no part of the server gets any.
+  const metrics = initial.metrics.enabled ? new Metrics({ version: packageVersion(), replica: initial.cluster.replicaId }) : undefined;
+  const store = await openStore(initial, moduleLog('store'));
   // Stopped in this order by close(): the task service first (ends streams, fails cut-off tasks,
   // flushes commits), then the listeners, the push worker, the bus and last the store.
   const closers: Array<() => Promise<void>> = [() => store.close()];
@@ -126,7 +141,8 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
             prefix: initial.bus.prefix,
             replicaId: initial.cluster.replicaId,
             readEvents: (taskId, afterSeq, limit) => store.readEvents(taskId, afterSeq, limit),
-            log,
+            log: moduleLog('bus'),
+            ...(metrics ? { metrics } : {}),
           }).catch((error: unknown) => {
             const reason = (error instanceof Error ? error.message : String(error)).replace(/^event bus: /, '');
             throw new StartFailure('the Redis event bus (bus.url)', `is unreachable: ${reason}`, 'check bus.url and that Redis is up and reachable from here', 'environment', { cause: error });
@@ -139,7 +155,10 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       log.warn('storage is PostgreSQL with the in-process bus: run one replica only, or set `bus:` to a redis:// URL so streams see events committed by other replicas');
     }
     // Distributed mode: a database restart is ridden out by holding commits (issue 19 C2).
-    const committer = new GroupCommitter(store, cluster ? { retryUnavailableMs: cluster.commitRetryMs, isUnavailable: (err) => toA2AError(err).kind === 'Unavailable', log } : {});
+    const committer = new GroupCommitter(store, {
+      ...(cluster ? { retryUnavailableMs: cluster.commitRetryMs, isUnavailable: (err: unknown) => toA2AError(err).kind === 'Unavailable', log: moduleLog('store') } : {}),
+      ...(metrics ? { metrics } : {}),
+    });
     // Replicas sign with the same keys, so any replica's JWKS verifies any replica's cards.
     const keys = new KeyStore(initial.storage.driver === 'postgres' ? { shared: store } : { dataDir: initial.server.dataDir });
     const guard = new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp });
@@ -149,14 +168,14 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       ? new AuditLog({
           store: store.audit,
           replica: initial.cluster.replicaId,
-          log,
+          log: moduleLog('audit'),
           ...(initial.audit.webhook
             ? {
                 webhook: new AuditWebhookForwarder({
                   url: initial.audit.webhook.url,
                   headers: initial.audit.webhook.headers,
                   guard: new SsrfGuard({ allow: initial.push.allowlist, allowHttp: initial.push.allowHttp, label: 'audit webhook URL' }),
-                  log,
+                  log: moduleLog('audit'),
                 }),
               }
             : {}),
@@ -171,16 +190,29 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
     // every request waits for `started`, so it is read per request.
     // Revocation of Agentport-issued tokens, asked by the Authenticator and told by the OAuth server.
     const revocations = new TokenRevocations(store.oauth);
-    const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations });
+    // The web console's sessions: a request with no other credential may carry one (src/auth/sessions/console-sessions.ts).
+    const consoleSessions = new ConsoleSessions(store.oauth);
+    const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations, sessions: consoleSessions });
 
     // Usage records (src/core/usage): a task's in its own commits, other calls queued and written in batches.
-    const usageRecorder = new UsageRecorder({ store: store.usage, replica: initial.cluster.replicaId, config: initial.usage, log });
+    const skillCost = (agentId: string, skill: string | undefined) => (skill === undefined ? undefined : config.agents.find((a) => a.id === agentId)?.skills[skill]?.cost);
+    const usageRecorder = new UsageRecorder({ store: store.usage, replica: initial.cluster.replicaId, config: initial.usage, log: moduleLog('usage'), cost: skillCost });
+    // Observers of every call's end (metrics, the access log) register here, before the listeners are built.
+    if (metrics) {
+      // Configured agents are label values from the start, so their failures are never 'other'.
+      metrics.labels.agent.seed(initial.agents.map((a) => a.id));
+      usageRecorder.observe(new CallMetrics(metrics, { statusOf: httpStatusOfReason }));
+    }
+    // The access log only when on and its logger writes info: otherwise no draft is opened for it.
+    if (initial.logging.accessLog && moduleLog('access').isLevelEnabled('info')) usageRecorder.observe(new AccessLog(moduleLog('access')));
     if (usageRecorder.enabled) {
       usageRecorder.start();
       // Stopped after the listeners and the task service: the last answers' records are written.
       closers.splice(closers.length - 1, 0, () => usageRecorder.close());
     }
-    const skillCost = (agentId: string, skill: string | undefined) => (skill === undefined ? undefined : config.agents.find((a) => a.id === agentId)?.skills[skill]?.cost);
+    // Traces (issue 14): the SDK is loaded only when tracing is on; exported last, after the store closes.
+    const tracing = await startServerTracing(initial, usageRecorder, moduleLog('tracing'));
+    if (tracing) closers.push(() => tracing.close());
 
     let worker: PushDeliveryWorker | undefined;
     const service = new TaskService({
@@ -194,21 +226,24 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
         maxConcurrentStreamsPerTask: initial.limits.maxConcurrentStreamsPerTask,
         deduplicateMessageIds: initial.limits.deduplicateMessageIds,
       },
-      log,
+      log: moduleLog('tasks'),
       pushGuard: guard,
       onOutbox: () => worker?.kick(),
       ...(cluster ? { cluster } : {}),
       ...(usageRecorder.enabled ? { usage: { replica: initial.cluster.replicaId, cost: skillCost } } : {}),
+      ...(metrics ? { metrics } : {}),
     });
+    if (metrics) metrics.sources.outbox = () => store.outboxBacklog();
     // Quotas (issue 13): the usage store's MonthlySpend and the audit sink are wired in by their own work.
-    const quotas = await openQuotas(initial, store.quotas, { log, spend: new UsageMonthlySpend(store.usage), audit });
+    const quotas = await openQuotas(initial, store.quotas, { log: moduleLog('quotas'), spend: new UsageMonthlySpend(store.usage), audit, ...(metrics ? { metrics } : {}) });
     closers.unshift(() => quotas.close());
-    const handler = new AuthorizingA2AHandler(service, policy, registry, {
+    const authorizing = new AuthorizingA2AHandler(service, policy, registry, {
       quotas: quotas.engine,
       // A hidden agent has no public RFC 9728 document (it would tell that it exists): its
       // challenges name the server's own, for the root resource.
       resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
     });
+    const handler = tracing ? tracing.handler(authorizing) : authorizing;
     if (initial.storage.driver === 'sqlite') {
       // Before any listener opens: every SUBMITTED/WORKING task now is one a crash cut off.
       const recovered = await service.recoverOrphanedTasks();
@@ -229,12 +264,12 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       ? createGrpcServer({
           handler,
           defaultAgentId: initial.primaryAgent,
-          ...(usageRecorder.enabled ? { usage: usageRecorder } : {}),
+          ...(usageRecorder.tracking ? { usage: usageRecorder } : {}),
           ...grpcAuthentication({ auth, policy, gate, resourceMetadataUrl: () => protectedResourceMetadataUrl(config.server.publicUrl, '/') }),
           maxMessageBytes: initial.limits.bodyBytes,
           bodyBudget,
           bodyReadTimeoutMs: initial.limits.bodyReadTimeoutMs,
-          log,
+          log: moduleLog('grpc'),
         })
       : undefined;
     if (grpc) closers.unshift(() => grpc.close());
@@ -245,19 +280,10 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       : undefined;
 
     let config = initial;
-    // A full disk or a read-only remount leaves reads (ping) working while every write fails.
-    const ready = async (): Promise<Record<string, string>> => {
-      const [storage, busHealth] = await Promise.all([
-        store.ping().then(
-          () => (dbDir ? probeWritable(dbDir).then(() => 'ok', notWritableReason) : 'ok'),
-          () => 'unreachable',
-        ),
-        bus.health().catch(() => ({ ok: false, detail: 'unreachable' })),
-      ]);
-      return { storage, bus: busHealth.ok ? 'ok' : (busHealth.detail ?? 'unreachable') };
-    };
+    // Storage writability, bus round trip, push outbox backlog (src/server/readiness.ts).
+    const ready = readiness({ store, bus, ...(dbDir ? { dbDir } : {}), ...(initial.push.maxOutboxAge !== undefined ? { maxOutboxAgeMs: initial.push.maxOutboxAge } : {}), log });
     // RFC 9728 documents, and Agentport's OAuth 2.1 authorization server unless turned off (src/auth/oauth).
-    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log, isPublicAgent: (id) => policy.isPublicAgent(id), audit });
+    const oauth = createOAuthFaces({ config: () => config, store: store.oauth, keys, registry, auth, revocations, log: moduleLog('oauth'), isPublicAgent: (id) => policy.isPublicAgent(id), audit });
     const usage = options.usage ?? store.usage;
     const app = buildHttpApp({
       ...(oauth ? { oauth } : {}),
@@ -266,7 +292,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       handler,
       auth,
       keys,
-      log,
+      log: moduleLog('http'),
       ready,
       started,
       gate,
@@ -274,7 +300,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       apiKeys: store,
       tasks: store,
       ...(usage ? { usage } : {}),
-      ...(usageRecorder.enabled ? { usageRecorder } : {}),
+      ...(usageRecorder.tracking ? { usageRecorder } : {}),
       quotaRemaining: options.quotaRemaining ?? ((p) => quotas.engine.remaining(p)),
       quotaBook: quotas.book,
       publicUrl: () => config.server.publicUrl,
@@ -283,6 +309,15 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       // Readable even with audit.enabled false: records written before it was turned off stay.
       auditStore: store.audit,
       ...(auditLog ? { flushAudit: () => auditLog.flush() } : {}),
+      console: { sessions: consoleSessions, users: store.oauth, ...consoleAssetsIfBuilt() },
+      ...(metrics && !initial.metrics.listen
+        ? {
+            metricsRoute: metricsRoute(metrics, {
+              ...(initial.metrics.token !== undefined ? { token: initial.metrics.token } : {}),
+              guard: { auth, policy, resourceMetadataUrl: () => protectedResourceMetadataUrl(config.server.publicUrl, '/metrics') },
+            }),
+          }
+        : {}),
     });
     closers.unshift(() => app.close());
     // "Listening" is said once, by 'agentport started', when every listener and agent is up.
@@ -299,7 +334,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
         const fail = (error: unknown): never => {
           throw agentLoadFailure(agentConfig, index, error);
         };
-        const def = await loadAgentDefinition(agentConfig, config, { log, version: packageVersion() }).catch(fail);
+        const def = await loadAgentDefinition(agentConfig, config, { log: moduleLog('agents'), version: packageVersion() }).catch(fail);
         if (def.close) closers.push(() => def.close!());
         const signWith = config.cards.sign || config.push.signJwt ? keys : undefined;
         registry.add(await registerAgent(config, agentConfig, def, signWith).catch(fail));
@@ -324,7 +359,8 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       timeoutMs: config.limits.pushTimeoutMs,
       maxAttempts: config.limits.pushMaxAttempts,
       legacyBodies: LEGACY_PUSH_BODIES,
-      log: { debug: (o, m) => log.debug(o, m), warn: (o, m) => log.warn(o, m), error: (o, m) => log.error(o, m) },
+      ...(metrics ? { metrics } : {}),
+      log: moduleLog('push'),
     });
     worker.start();
     const pushWorker = worker;
@@ -340,6 +376,16 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
       log.info({ replicaId: cluster.replicaId, leaseTtlMs: cluster.leaseTtlMs }, 'distributed mode: tasks are leased to this replica while it runs them');
     }
 
+    let metricsUrl: string | undefined;
+    if (metrics && config.metrics.listen) {
+      const listener = await listenForMetrics(metrics, config.metrics.listen).catch((error: unknown) => {
+        const at = config.metrics.listen!.lastIndexOf(':');
+        throw listenFailure('metrics', config.metrics.listen!.slice(0, at), Number(config.metrics.listen!.slice(at + 1)), error);
+      });
+      closers.unshift(() => new Promise<void>((resolve) => listener.server.close(() => resolve())));
+      metricsUrl = `http://${config.metrics.listen.slice(0, config.metrics.listen.lastIndexOf(':'))}:${listener.port}/metrics`;
+    }
+
     const firstAdminKey = await createFirstAdminKey(config, store, audit);
     if (firstAdminKey) log.warn('first start: an admin API key was created; it is printed once on the terminal (never logged)');
     let firstAdminUser: FirstAdminUser | undefined;
@@ -351,7 +397,7 @@ async function startAll(initial: Config, log: Logger, options: StartOptions): Pr
     }
     log.info({ http: config.server.publicUrl, grpc: grpc ? config.server.grpc.publicUrl : undefined, agents: registry.list().map((a) => a.id) }, 'agentport started: listening');
     return {
-      urls: { http: config.server.publicUrl, ...(grpc ? { grpc: config.server.grpc.publicUrl } : {}) },
+      urls: { http: config.server.publicUrl, ...(grpc ? { grpc: config.server.grpc.publicUrl } : {}), ...(metricsUrl ? { metrics: metricsUrl } : {}) },
       agents: registry.list().map((a) => ({ id: a.id, url: a.baseUrl })),
       registry,
       agentSlots: {
@@ -444,4 +490,10 @@ async function closeAll(closers: Array<() => Promise<void>>, stepLimitMs?: numbe
       clearTimeout(timer);
     }
   }
+}
+
+/** The built console (dist/console), when there is one: `npm run build` makes it. */
+function consoleAssetsIfBuilt() {
+  const assets = loadConsoleAssets();
+  return assets ? { assets } : {};
 }

@@ -13,6 +13,8 @@
  * executors nothing but latency. Past the window every waiting commit fails with
  * StorageUnavailableError and the task service stops their executors.
  */
+import { performance } from 'node:perf_hooks';
+import type { Metrics } from '../observability/metrics/index.js';
 import { ConcurrentUpdateError, StoreUnavailableError, type Store, type TaskCommit } from './store.js';
 
 export interface GroupCommitterOptions {
@@ -27,6 +29,8 @@ export interface GroupCommitterOptions {
   /** first retry delay, doubling up to 1 s; default 50 ms */
   retryDelayMs?: number;
   log?: { warn(obj: object, msg?: string): void };
+  /** metrics on: each store transaction's latency and batch size */
+  metrics?: Pick<Metrics, 'storeCommit'>;
 }
 
 /** The database stayed unreachable for longer than the retry window: the commit was not stored. */
@@ -123,7 +127,10 @@ export class GroupCommitter {
   private async apply(batch: Pending[]): Promise<void> {
     let failure: unknown;
     try {
+      const metrics = this.opts.metrics;
+      const t0 = metrics ? performance.now() : 0;
       await this.store.commit(batch.map((p) => p.commit));
+      metrics?.storeCommit(batch.length, performance.now() - t0);
       for (const p of batch) p.resolve();
       return;
     } catch (err) {

@@ -26,6 +26,7 @@ export interface PreparedCommit {
   /** written with the projection when set; undefined leaves the stored lease as it is */
   lease: TaskLease | undefined;
   originMessageId: string | null;
+  traceParent: string | null;
   /** the task's usage record (TaskCommit.usage), upserted in the same transaction */
   usage: UsageRecord | undefined;
 }
@@ -91,6 +92,7 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
     outbox,
     lease: c.lease,
     originMessageId: c.expectedVersion === 0 ? (c.originMessageId ?? null) : null,
+    traceParent: c.expectedVersion === 0 ? (c.traceParent ?? null) : null,
     usage: c.usage,
   };
 }
@@ -105,6 +107,7 @@ export function toStoredTask(row: TasksTable): StoredTask {
     createdAt: Number(row.created_at),
     statusTime: Number(row.status_time),
     ...(row.lease_owner === null || row.lease_owner === undefined ? {} : { lease: { owner: row.lease_owner, expiresAt: Number(row.lease_expires_at) } }),
+    ...(row.trace_parent ? { traceParent: row.trace_parent } : {}),
   };
 }
 

@@ -29,6 +29,8 @@ export interface TasksTable {
   lease_expires_at: number | null;
   /** messageId of the message that created the task; unique per (agent_id, owner); null for older rows */
   origin_message_id: string | null;
+  /** W3C traceparent of the span the task was created in (tracing on); null otherwise */
+  trace_parent?: string | null;
 }
 
 /**
@@ -142,23 +144,8 @@ export interface UsageRecordsTable {
   cost: number | string;
 }
 
-/**
- * Hourly rollup of final usage records, one row per hour and combination of dimensions; the
- * histogram columns (`lat_le_NN`, `dur_le_NN`) are cumulative counts, see usage/usage-histogram.ts.
- */
-export type UsageHourlyTable = {
-  hour: number;
-  kind: string;
-  agent: string | null;
-  skill: string | null;
-  tool: string | null;
-  subject: string | null;
-  client_id: string | null;
-  key_id: string | null;
-  usecase: string | null;
-  face: string;
-  operation: string;
-  outcome: string;
+/** The scalar metrics of both rollup tables. */
+interface UsageRollupMetrics {
   calls: number;
   errors: number;
   prompt_tokens: number;
@@ -173,10 +160,33 @@ export type UsageHourlyTable = {
   dur_sum: number;
   dur_min: number | null;
   dur_max: number | null;
-} & Record<`lat_le_${string}` | `dur_le_${string}`, number>;
+}
 
-/** usage_hourly aggregated per UTC day (`day` instead of `hour`) */
-export type UsageDailyTable = Omit<UsageHourlyTable, 'hour'> & { day: number };
+interface UsageRollupDimensions {
+  kind: string;
+  agent: string | null;
+  skill: string | null;
+  tool: string | null;
+  subject: string | null;
+  client_id: string | null;
+  key_id: string | null;
+  usecase: string | null;
+  face: string;
+  operation: string;
+  outcome: string;
+}
+
+/**
+ * Hourly rollup of final usage records, one row per hour and combination of dimensions; the
+ * histogram columns (`lat_le_NN`, `dur_le_NN`) are cumulative counts, see usage/usage-histogram.ts.
+ */
+export type UsageHourlyTable = { hour: number } & UsageRollupDimensions & UsageRollupMetrics & Record<`lat_le_${string}` | `dur_le_${string}`, number>;
+
+/**
+ * usage_hourly aggregated per UTC day (migration 0011): the histograms as one text column each
+ * (HistogramText in usage/usage-histogram.ts), null without values.
+ */
+export type UsageDailyTable = { day: number } & UsageRollupDimensions & UsageRollupMetrics & { lat_hist: string | null; dur_hist: string | null };
 
 /** the rollup watermarks: rows 'hourly' and 'daily' */
 export interface UsageRollupStateTable {

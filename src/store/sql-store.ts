@@ -18,8 +18,10 @@ import {
   StoreUnavailableError,
   type ListTasksPage,
   type ListTasksQuery,
+  type TaskSearchQuery,
   type MigrationStatus,
   type OutboxEntry,
+  type OutboxBacklog,
   type Store,
   type StoredApiKey,
   type StoredPushConfig,
@@ -122,11 +124,17 @@ export abstract class SqlStore implements Store {
   }
 
   async listTasks(q: ListTasksQuery): Promise<ListTasksPage> {
-    let filtered = this.db.selectFrom('tasks').where('agent_id', '=', q.agentId).where('owner', '=', q.owner);
+    return this.searchTasks(q);
+  }
+
+  async searchTasks(q: TaskSearchQuery & { contextId?: string }): Promise<ListTasksPage> {
+    let filtered = this.db.selectFrom('tasks');
+    if (q.agentId !== undefined) filtered = filtered.where('agent_id', '=', q.agentId);
+    if (q.owner !== undefined) filtered = filtered.where('owner', '=', q.owner);
     if (q.contextId !== undefined) filtered = filtered.where('context_id', '=', q.contextId);
     if (q.status !== undefined) filtered = filtered.where('state', '=', q.status);
     if (q.statusTimeAfter !== undefined) filtered = filtered.where('status_time', '>=', q.statusTimeAfter);
-
+    if (q.statusTimeBefore !== undefined) filtered = filtered.where('status_time', '<', q.statusTimeBefore);
     let page = filtered.selectAll();
     const after = q.after;
     if (after) {
@@ -393,6 +401,15 @@ export abstract class SqlStore implements Store {
       .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  }
+
+  async outboxBacklog(): Promise<OutboxBacklog> {
+    const row = await this.db
+      .selectFrom('push_outbox')
+      .select((eb) => [eb.fn.countAll<number | string | bigint>().as('n'), eb.fn.min('created_at').as('oldest')])
+      .executeTakeFirstOrThrow();
+    const pending = Number(row.n);
+    return pending === 0 || row.oldest === null ? { pending } : { pending, oldestCreatedAt: Number(row.oldest) };
   }
 
   async close(): Promise<void> {

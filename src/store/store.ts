@@ -21,6 +21,12 @@ export interface TaskLease {
   expiresAt: number;
 }
 
+export interface OutboxBacklog {
+  pending: number;
+  /** epoch ms the oldest pending entry was queued; absent when none is pending */
+  oldestCreatedAt?: number;
+}
+
 export interface StoredTask {
   /** the agent the task belongs to; acts as the A2A tenant */
   agentId: string;
@@ -37,6 +43,8 @@ export interface StoredTask {
   statusTime: number;
   /** absent when no replica holds or held one (embedded mode, or released) */
   lease?: TaskLease;
+  /** W3C traceparent of the span the task was created in (tracing was on then) */
+  traceParent?: string;
 }
 
 /** A task an orphan sweep claimed, with the lease it took over (absent: no replica held one). */
@@ -82,6 +90,8 @@ export interface TaskCommit {
    * (agentId, owner, messageId) is refused like a concurrent create (ConcurrentUpdateError).
    */
   originMessageId?: string;
+  /** New tasks only: the W3C traceparent of the span creating the task (docs/observability.md). */
+  traceParent?: string;
   /**
    * The task's usage record (kind 'task', id = the task id), upserted in this transaction: on the
    * task's first commit, when it reaches an interrupted or terminal state, and when LLM usage was
@@ -110,6 +120,19 @@ export interface ListTasksQuery {
   statusTimeAfter?: number;
   pageSize: number;
   /** opaque cursor returned by a previous page, already validated by decodeCursor */
+  after?: { statusTime: number; taskId: string };
+}
+
+/** Tasks across agents and owners (the management API's task list); an absent filter matches all. */
+export interface TaskSearchQuery {
+  agentId?: string;
+  owner?: string;
+  status?: TaskState;
+  /** epoch ms; tasks whose status time is >= this */
+  statusTimeAfter?: number;
+  /** epoch ms; tasks whose status time is < this */
+  statusTimeBefore?: number;
+  pageSize: number;
   after?: { statusTime: number; taskId: string };
 }
 
@@ -207,6 +230,8 @@ export interface Store {
   /** The task `owner` created on `agentId` with the message `messageId` (SendMessage idempotency). */
   findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined>;
   listTasks(query: ListTasksQuery): Promise<ListTasksPage>;
+  /** Tasks of any agent and owner, newest status first, keyset-paged like listTasks (management API). */
+  searchTasks(query: TaskSearchQuery): Promise<ListTasksPage>;
   /** Tasks of any agent and owner in one of `states`, oldest first (start-up recovery). */
   findTasksInStates(states: readonly TaskState[], limit: number): Promise<StoredTask[]>;
   /** Events with seq > afterSeq, in order. */
@@ -279,6 +304,8 @@ export interface Store {
   markFailed(id: number, attempts: number, nextAttemptAt: number | null, error: string): Promise<void>;
   /** Recently-attempted deliveries given up on, for inspection. */
   countOutbox(): Promise<number>;
+  /** Pending deliveries (all attempts not given up) and when the oldest was queued: /readyz and metrics. */
+  outboxBacklog(): Promise<OutboxBacklog>;
 
   close(): Promise<void>;
 }

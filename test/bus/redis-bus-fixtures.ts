@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { openRedisEventBus, type RedisEventBus, type RedisEventBusLog } from '../../src/bus/redis/index.js';
-import type { EventLogReader } from '../../src/bus/redis/index.js';
+import type { EventLogReader, RedisEventBusOptions } from '../../src/bus/redis/index.js';
 
 export const SHARED_REDIS_URL = process.env.AGENTPORT_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -34,6 +34,7 @@ export interface TestBusOptions {
   url?: string;
   log?: RedisEventBusLog;
   pollWhileDownMs?: number;
+  metrics?: RedisEventBusOptions['metrics'];
 }
 
 export function openTestBus(o: TestBusOptions): Promise<RedisEventBus> {
@@ -44,5 +45,6 @@ export function openTestBus(o: TestBusOptions): Promise<RedisEventBus> {
     readEvents: o.readEvents ?? (async () => []),
     log: o.log ?? new CollectingLog(),
     pollWhileDownMs: o.pollWhileDownMs,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
   });
 }

@@ -249,8 +249,10 @@ describe('RedisEventBus across two replicas sharing one Redis and one event log'
     expect(got).toEqual([]);
   });
 
-  it('reports healthy while Redis answers; closing is idempotent and leaves it unhealthy', async () => {
-    expect(await a.health()).toEqual({ ok: true });
+  it('reports healthy while Redis answers, with the round trip of a probe through it; closing is idempotent and leaves it unhealthy', async () => {
+    const health = await a.health();
+    expect(health).toEqual({ ok: true, roundTripMs: expect.any(Number) });
+    expect(health.roundTripMs).toBeGreaterThan(0);
     await a.close();
     await a.close();
     expect(await a.health()).toEqual({ ok: false, detail: 'event bus closed' });

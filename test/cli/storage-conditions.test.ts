@@ -37,9 +37,11 @@ function fillUntilFull(file: string): void {
   }
 }
 
+/** The status and checks of /readyz (its measures are /readyz's own tests' business: test/server/readiness.test.ts). */
 async function readyz(port: number): Promise<{ status: number; body: { status: string; checks: Record<string, string> } }> {
   const res = await fetch(`http://127.0.0.1:${port}/readyz`);
-  return { status: res.status, body: (await res.json()) as { status: string; checks: Record<string, string> } };
+  const { status, checks } = (await res.json()) as { status: string; checks: Record<string, string> };
+  return { status: res.status, body: { status, checks } };
 }
 
 describe.skipIf(!built)('agentport serve: storage conditions (built CLI, child process)', () => {
@@ -79,15 +81,15 @@ describe.skipIf(!built)('agentport serve: storage conditions (built CLI, child p
     const cli = startCli(['serve', ...echoOnly(cwd), '--port', String(port), '--grpc-port', '0', '--data-dir', dataDir], { cwd, prefix: tinyFileSystem(dataDir, '8m') });
     running.push(cli);
     await cli.started;
-    expect(await readyz(port)).toEqual({ status: 200, body: { status: 'ready', checks: { storage: 'ok', bus: 'ok' } } });
+    expect(await readyz(port)).toEqual({ status: 200, body: { status: 'ready', checks: { storage: 'ok', bus: 'ok', push: 'ok' } } });
 
     // The child's view of its data directory: the tmpfs, which the test's own namespace lacks.
     const filler = path.join(`/proc/${cli.child.pid}/root`, dataDir, 'filler');
     fillUntilFull(filler);
-    expect(await readyz(port)).toEqual({ status: 503, body: { status: 'unavailable', checks: { storage: 'not writable (disk full)', bus: 'ok' } } });
+    expect(await readyz(port)).toEqual({ status: 503, body: { status: 'unavailable', checks: { storage: 'not writable (disk full)', bus: 'ok', push: 'ok' } } });
 
     rmSync(filler);
-    expect(await readyz(port)).toEqual({ status: 200, body: { status: 'ready', checks: { storage: 'ok', bus: 'ok' } } });
+    expect(await readyz(port)).toEqual({ status: 200, body: { status: 'ready', checks: { storage: 'ok', bus: 'ok', push: 'ok' } } });
     expect(await cli.stop()).toBe(0);
   });
 });

@@ -86,12 +86,12 @@ describe('distributed mode at start', () => {
     await expect(startTestServer(distributed({ storage: { driver: 'postgres', url: PG_URL, schema: s } }))).rejects.toThrow(/newer than this Agentport.*9999_from_the_future/);
   });
 
-  it('reports storage and bus in /readyz', async () => {
+  it('reports storage, bus and push outbox in /readyz', async () => {
     const server = await startTestServer(distributed());
     try {
       const res = await fetch(`${server.http}/readyz`);
       expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ status: 'ready', checks: { storage: 'ok', bus: 'ok' } });
+      expect(await res.json()).toEqual({ status: 'ready', checks: { storage: 'ok', bus: 'ok', push: 'ok' }, measures: { bus: { roundTripMs: expect.any(Number) }, push: { pending: 0, oldestAgeMs: 0 } } });
     } finally {
       await server.stop();
     }

@@ -111,6 +111,13 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/')).status).toBe(200);
     expect((await call('GET', '/', undefined, undefined, { accept: 'text/html' })).status).toBe(200);
     expect((await call('GET', '/mcp/config/')).status).toBe(200);
+    const moved = await fetch(`${s.http}/console`, { redirect: 'manual' });
+    expect(moved.status).toBe(308);
+    await api.check('GET', '/console', moved);
+    expect((await call('GET', '/console/assets/none.js')).status).toBe(404);
+    expect((await call('GET', '/console/session')).status).toBe(200);
+    expect((await call('POST', '/console/session', undefined, { accessToken: 'not.a.token' })).status).toBe(401);
+    expect((await call('POST', '/console/session/end')).status).toBe(401);
   });
 
   it('the management API, with and without admin', async () => {
@@ -122,8 +129,13 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/api/v1/keys', created.body.key)).status).toBe(403);
     expect((await call('POST', '/api/v1/keys', admin, { subject: '' })).status).toBe(400);
     expect((await call('GET', '/api/v1/audit?limit=2', admin)).status).toBe(200);
+    expect((await call('GET', '/metrics', admin)).status).toBe(200);
+    expect((await call('GET', '/metrics')).status).toBe(401);
+    expect((await call('GET', '/metrics', created.body.key)).status).toBe(403);
     expect((await call('GET', '/api/v1/audit?outcome=maybe', admin)).status).toBe(400);
     expect((await call('GET', '/api/v1/audit')).status).toBe(401);
+    expect((await call('GET', '/api/v1/audit/verify', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/audit/verify')).status).toBe(401);
     expect((await call('GET', '/api/v1/audit', created.body.key)).status).toBe(403);
     expect((await call('DELETE', `/api/v1/keys/${created.body.id}`, admin)).status).toBe(204);
     expect((await call('DELETE', '/api/v1/keys/0000000000000000', admin)).status).toBe(404);
@@ -191,6 +203,13 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/a2a/agents', writer)).status).toBe(403);
     expect((await call('GET', `/api/v1/agents/scripted/tasks/${t.body.id}`, s.adminKey)).status).toBe(200);
     expect((await call('GET', '/api/v1/agents/scripted/tasks/nope', s.adminKey)).status).toBe(404);
+    const listed = await call('GET', '/api/v1/tasks?agent=scripted&pageSize=1', s.adminKey);
+    expect(listed.status).toBe(200);
+    expect(listed.body.tasks).toHaveLength(1);
+    expect((await call('GET', '/api/v1/tasks', alice)).status).toBe(200);
+    expect((await call('GET', '/api/v1/tasks?owner=bob', alice)).status).toBe(403);
+    expect((await call('GET', '/api/v1/tasks?state=done', s.adminKey)).status).toBe(400);
+    expect((await call('GET', '/api/v1/tasks')).status).toBe(401);
   });
 
   it('the usage API', async () => {

@@ -154,6 +154,8 @@ describe('postgres store specifics', () => {
         '0008_usage',
         '0009_audit',
         '0010_quotas',
+        '0011_usage_rollup_layout',
+        '0012_task_trace_parent',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

@@ -6,6 +6,8 @@ import Sqlite from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { openSqliteStore, StoreUnavailableError } from '../../src/store/index.js';
+import type { SqlUsageStore } from '../../src/store/usage/sql-usage-store.js';
+import { DAILY, HOURLY } from '../../src/store/usage/usage-sql.js';
 import { describeStoreContract } from './store-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentport-store-'));
@@ -72,6 +74,57 @@ describe('sqlite store specifics', () => {
     await second.close();
   });
 
+  it('rebuilds usage_daily in the text layout after 0011: its watermark goes back to 0, usage_hourly stays, answers do not change', async () => {
+    const file = join(dir, 'usage-layout.db');
+    const old = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
+    const { error } = await new Migrator({ db: old, provider: new InCodeMigrationProvider('sqlite') }).migrateTo('0010_quotas');
+    await old.destroy();
+    expect(error).toBeUndefined();
+    const HOUR = 3_600_000;
+    const DAY = 24 * HOUR;
+    const day = 20_000 * DAY;
+    const raw = new Sqlite(file);
+    /** a row with the given values and 0 in every other NOT NULL column */
+    const insert = (table: string, values: Record<string, unknown>) => {
+      const columns = raw.pragma(`table_info(${table})`) as { name: string; notnull: number }[];
+      const row = Object.fromEntries(columns.filter((c) => c.notnull === 1 || c.name in values).map((c) => [c.name, values[c.name] ?? 0]));
+      raw
+        .prepare(
+          `insert into ${table} (${Object.keys(row).join(', ')}) values (${Object.keys(row)
+            .map(() => '?')
+            .join(', ')})`,
+        )
+        .run(...Object.values(row));
+    };
+    // one call of 7 ms, rolled up in 0008's layout: 7 ms is in the bucket <= 10 ms (lat_le_04 and above count it)
+    const call = { kind: 'call', face: 'mcp/2025-11-25', operation: 'tools/call', outcome: 'OK', calls: 1, lat_count: 1, lat_min: 7, lat_max: 7 };
+    const buckets = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`lat_le_${String(i + 4).padStart(2, '0')}`, 1]));
+    insert('usage_records', { ...call, id: 'c1', time: day + 60_000, started_at: day + 60_000, final: 1, replica: 'r1', latency_ms: 7 });
+    insert('usage_hourly', { ...call, ...buckets, hour: day });
+    insert('usage_daily', { ...call, ...buckets, day });
+    raw.prepare('update usage_rollup_state set rolled_until = ?').run(day + DAY);
+    raw.close();
+
+    const store = await openSqliteStore({ file });
+    try {
+      await store.migrate();
+      const usage = store.usage as SqlUsageStore;
+      expect(await usage.rolledUntil(HOURLY)).toBe(day + DAY);
+      expect(await usage.rolledUntil(DAILY)).toBe(0);
+      const q = { groupBy: [], filters: {}, from: day, to: day + DAY };
+      const answer = async () => (await usage.query(q)).map((g) => [g.calls, g.latencyMs]);
+      expect(await answer()).toEqual([[1, { p50: 7, p95: 7, p99: 7 }]]);
+      await usage.rollup(day + DAY + HOUR);
+      expect(await usage.rolledUntil(DAILY)).toBe(day + DAY);
+      const check = new Sqlite(file, { readonly: true });
+      expect(check.prepare('select day, calls, lat_hist, dur_hist from usage_daily').all()).toEqual([{ day, calls: 1, lat_hist: '4:1', dur_hist: null }]);
+      check.close();
+      expect(await answer()).toEqual([[1, { p50: 7, p95: 7, p99: 7 }]]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('upgrades a database an older Agentport left at 0001: its tasks stay, without leases, and can be claimed', async () => {
     const file = join(dir, 'upgrade.db');
     const old = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
@@ -97,6 +150,8 @@ describe('sqlite store specifics', () => {
         '0008_usage',
         '0009_audit',
         '0010_quotas',
+        '0011_usage_rollup_layout',
+        '0012_task_trace_parent',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

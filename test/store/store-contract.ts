@@ -6,7 +6,7 @@
  * lease-contract.ts, schema-contract.ts, replicas-contract.ts and signing-keys-contract.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConcurrentUpdateError, type Store, type TaskCommit } from '../../src/store/store.js';
+import { ConcurrentUpdateError, type Store, type TaskCommit, type TaskSearchQuery } from '../../src/store/store.js';
 import { newTask, pushConfig, T0, update, type NewTaskOptions } from './fixtures.js';
 import { describeApiKeysContract } from './api-keys-contract.js';
 import { describeLeaseContract } from './lease-contract.js';
@@ -370,6 +370,38 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       });
     });
 
+    describe('searchTasks (every agent and owner)', () => {
+      it('lists every agent\u2019s and owner\u2019s tasks without filters, newest status first', async () => {
+        await store.commit([newTask({ id: 's-1', time: T0 }), newTask({ id: 's-2', owner: 'bob', time: T0 + 2 }), newTask({ id: 's-3', agentId: 'agent-b', time: T0 + 1 })]);
+        const page = await store.searchTasks({ pageSize: 10 });
+        expect(page.tasks.map((t) => t.task.id)).toEqual(['s-2', 's-3', 's-1']);
+        expect(page.totalSize).toBe(3);
+      });
+
+      it('filters by agent, owner, state and a status-time window (since inclusive, until exclusive)', async () => {
+        const a = newTask({ id: 's-a', time: T0 });
+        await store.commit([a, newTask({ id: 's-b', owner: 'bob', time: T0 + 10 }), newTask({ id: 's-c', agentId: 'agent-b', owner: 'bob', time: T0 + 20 })]);
+        await store.commit([update(a, { state: 'TASK_STATE_COMPLETED', time: T0 + 5 })]);
+        const ids = async (q: Omit<TaskSearchQuery, 'pageSize'>) => (await store.searchTasks({ ...q, pageSize: 10 })).tasks.map((t) => t.task.id);
+        expect(await ids({ agentId: 'agent-a' })).toEqual(['s-b', 's-a']);
+        expect(await ids({ owner: 'bob' })).toEqual(['s-c', 's-b']);
+        expect(await ids({ owner: 'bob', agentId: 'agent-b' })).toEqual(['s-c']);
+        expect(await ids({ status: 'TASK_STATE_COMPLETED' })).toEqual(['s-a']);
+        expect(await ids({ statusTimeAfter: T0 + 5, statusTimeBefore: T0 + 20 })).toEqual(['s-b', 's-a']);
+        expect(await ids({ statusTimeBefore: T0 + 5 })).toEqual([]);
+        expect((await store.searchTasks({ owner: 'bob', pageSize: 1 })).totalSize).toBe(2);
+      });
+
+      it('pages across owners with the keyset cursor, each task once', async () => {
+        await store.commit([newTask({ id: 'p-1', time: T0 }), newTask({ id: 'p-2', owner: 'bob', time: T0 }), newTask({ id: 'p-3', agentId: 'agent-b', time: T0 + 1 })]);
+        const first = await store.searchTasks({ pageSize: 2 });
+        expect(first.tasks.map((t) => t.task.id)).toEqual(['p-3', 'p-2']);
+        const second = await store.searchTasks({ pageSize: 2, ...(first.next ? { after: first.next } : {}) });
+        expect(second.tasks.map((t) => t.task.id)).toEqual(['p-1']);
+        expect(second.next).toBeUndefined();
+      });
+    });
+
     describe('push configs', () => {
       it('puts, gets, lists and deletes a config', async () => {
         const c = pushConfig('task-1', 'cfg-1');
@@ -428,6 +460,21 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
           attempts: 0,
           nextAttemptAt: T0,
         });
+      });
+
+      it('reports the backlog: pending entries and when the oldest was queued; given-up entries leave it', async () => {
+        const before = await store.outboxBacklog();
+        const older = newTask({ time: T0 - 60_000, outbox: [{ configId: 'a' }] });
+        const newer = newTask({ time: T0, outbox: [{ configId: 'b' }, { configId: 'c' }] });
+        await store.commit([older, newer]);
+        const backlog = await store.outboxBacklog();
+        expect(backlog.pending).toBe(before.pending + 3);
+        expect(backlog.oldestCreatedAt).toBeLessThanOrEqual(T0 - 60_000);
+        const claimed = await store.claimOutbox(T0 + 1, 100, LEASE);
+        for (const e of claimed.filter((x) => x.taskId === older.task.id || x.taskId === newer.task.id)) await store.markFailed(e.id, 1, null, 'given up');
+        const drained = await store.outboxBacklog();
+        expect(drained.pending).toBe(before.pending + 1);
+        if (before.pending === 0) expect(drained).toEqual({ pending: 1, oldestCreatedAt: T0 });
       });
 
       it('hands out only the oldest pending entry of each task', async () => {

@@ -4,11 +4,13 @@
  * after rollups (checked against a plain computation over the records), with percentiles within
  * the histogram's bucket error; retention.
  */
+import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import type { Database } from '../../src/store/schema.js';
 import type { Store } from '../../src/store/store.js';
 import { USAGE_DIMENSIONS, type UsageDimension, type UsageGroup, type UsageQuery, type UsageRecord } from '../../src/store/usage-record.js';
 import type { SqlUsageStore } from '../../src/store/usage/sql-usage-store.js';
-import { DURATION_BOUNDS_MS, LATENCY_BOUNDS_MS } from '../../src/store/usage/usage-histogram.js';
+import { addHistogramText, DURATION_BOUNDS_MS, DURATION_COLUMNS, histogramText, LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from '../../src/store/usage/usage-histogram.js';
 import { DAILY, HOURLY } from '../../src/store/usage/usage-sql.js';
 import { ConcurrentUpdateError } from '../../src/store/store.js';
 import { newTask, T0, update } from './fixtures.js';
@@ -398,6 +400,40 @@ export function describeUsageContract(ctx: ContractContext): void {
         expect(all).toEqual(before);
         // and both still match the plain computation, also on ranges ending inside the rolled-up hours
         for (const q of [...queries(from, to), ...queries(DATA_START + 3 * HOUR + 1, T0 + 2 * HOUR - 1)]) expectAnswer(await usage.query(q), records, q);
+      });
+
+      it("stores each day's histograms as one text per row, holding the buckets of its hours", async () => {
+        const usage = usageOf(ctx.store());
+        await usage.write(records, []);
+        await usage.rollup(DATA_END + HOUR);
+        const db = (usage as unknown as { db: Kysely<Database> }).db;
+        const daily = await db.selectFrom('usage_daily').selectAll().execute();
+        const hourly = await db.selectFrom('usage_hourly').selectAll().execute();
+        expect(daily.length).toBeGreaterThan(0);
+        for (const [text, columns] of [
+          ['lat_hist', LATENCY_COLUMNS],
+          ['dur_hist', DURATION_COLUMNS],
+        ] as const) {
+          const fromDaily = new Map<number, number[]>();
+          for (const row of daily) {
+            const counts = columns.map(() => 0);
+            addHistogramText(row[text], counts);
+            // one entry per non-empty bucket, in bucket order: the text histogramText writes
+            expect(row[text]).toBe(histogramText(counts));
+            const day = fromDaily.get(Number(row.day)) ?? columns.map(() => 0);
+            counts.forEach((n, i) => (day[i]! += n));
+            fromDaily.set(Number(row.day), day);
+          }
+          const fromHourly = new Map<number, number[]>();
+          for (const row of hourly) {
+            const day = Number(row.hour) - (Number(row.hour) % DAY);
+            if (!fromDaily.has(day)) continue;
+            const counts = fromHourly.get(day) ?? columns.map(() => 0);
+            columns.forEach((c, i) => (counts[i]! += Number(row[c as `lat_le_${string}`]) - (i === 0 ? 0 : Number(row[columns[i - 1] as `lat_le_${string}`]))));
+            fromHourly.set(day, counts);
+          }
+          expect(fromDaily).toEqual(fromHourly);
+        }
       });
 
       it('counts a record that became final after rollup in its (not yet rolled up) hour, once', async () => {

@@ -21,6 +21,7 @@ import { PAGE_HEADERS } from './html.js';
 import { oauthErrorPage } from './interaction-pages.js';
 import type { MetadataDocumentFetch } from './client-metadata-fetch.js';
 import type { TokenRevocations } from './token-revocations.js';
+import { CONSOLE_CLIENT_ID } from '../sessions/console-sessions.js';
 
 export const INTERACTION_PATH = '/oauth/interaction';
 
@@ -37,6 +38,8 @@ export interface AuthorizationServerOptions {
   isUpstreamAccount?: (accountId: string) => boolean;
   /** the usecase a token sign-in bound to an authorization (src/auth/oauth/token-login.ts) */
   usecaseOfGrant?: (grantId: string) => Promise<string | undefined>;
+  /** where the web console receives its code (`<public URL>/console/`): registers its first-party client */
+  consoleRedirectUri?: string;
 }
 
 export interface AuthorizationServer {
@@ -65,6 +68,25 @@ function defaultClientMetadata(cfg: OAuthConfig): Record<string, unknown> {
     response_types: ['code'],
     redirect_uris: [...exact, 'http://127.0.0.1/callback', 'http://localhost/callback'],
     scope: cfg.defaultScopes.filter((s) => s !== 'admin').join(' '),
+  };
+}
+
+/**
+ * The web console's own client (src/auth/sessions/console-sessions.ts): public (PKCE, no secret),
+ * code flow, one exact redirect URI, no refresh tokens (the console keeps a server-side session,
+ * not tokens). It is the administrator's client, so its ceiling is every offered scope; each
+ * user still receives only the scopes the user holds, and consent is not asked (first party).
+ */
+function consoleClientMetadata(redirectUri: string): Record<string, unknown> {
+  return {
+    client_id: CONSOLE_CLIENT_ID,
+    client_name: 'Agentport console',
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+    redirect_uris: [redirectUri],
+    scope: OFFERED_SCOPES.join(' '),
+    [ADMIN_CLIENT_MARKER]: ADMINISTRATOR,
   };
 }
 
@@ -107,7 +129,8 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
     },
     scopes: ['openid', 'offline_access', ...OFFERED_SCOPES],
     // The pre-registered public client of connectors that do not register (auth.oauth.defaultClient).
-    ...(cfg.defaultClient ? { clients: [defaultClientMetadata(cfg)] } : {}),
+    // And the web console's client, when the server serves the console.
+    clients: [...(cfg.defaultClient ? [defaultClientMetadata(cfg)] : []), ...(o.consoleRedirectUri ? [consoleClientMetadata(o.consoleRedirectUri)] : [])],
     claims: { openid: ['sub'] },
     responseTypes: ['code'],
     // OAuth 2.1: PKCE for every authorization code, S256 only (oidc-provider 9 knows no `plain`).

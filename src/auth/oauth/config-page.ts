@@ -59,7 +59,7 @@ function cookie(req: IncomingMessage, name: string): string | undefined {
 }
 
 function page(body: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>OAuth clients · Agentport</title><style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;line-height:1.5}label{display:block;margin-top:.75rem}input,select,textarea{display:block;width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:.75rem;padding:.4rem 1rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left;vertical-align:top}.secret{background:#ffe;padding:.5rem;word-break:break-all}</style></head><body><main>${body}</main></body></html>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>OAuth clients · Agentport</title><style>body{font-family:system-ui,sans-serif;max-width:48rem;margin:2rem auto;padding:0 1rem;line-height:1.5}label{display:block;margin-top:.75rem}input,select,textarea{display:block;width:100%;padding:.4rem;box-sizing:border-box}button{margin-top:.75rem;padding:.4rem 1rem}table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ccc;padding:.3rem;text-align:left;vertical-align:top}.secret{background:#ffe;padding:.5rem;word-break:break-all}</style></head><body><main>${body}<p><a href="../../console/">Open the web console</a> (usage, audit, API keys).</p></main></body></html>`;
 }
 
 /** The forms here are a few fields long. */

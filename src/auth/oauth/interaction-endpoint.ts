@@ -17,6 +17,7 @@ import { authenticateUser } from './local-users.js';
 import type { LoginThrottle } from './login-throttle.js';
 import { grantableScopes } from './scopes.js';
 import { UpstreamLoginError, type UpstreamLogin } from './upstream-login.js';
+import { CONSOLE_CLIENT_ID } from '../sessions/console-sessions.js';
 import { TokenLoginError, type TokenLogin, type TokenLoginResult } from './token-login.js';
 
 const FORM_LIMIT = 8 * 1024;
@@ -136,6 +137,8 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
       return d.provider.interactionFinished(req, res, { error: 'login_required', error_description: 'Sign in with your token again' }, { mergeWithLastSubmission: false });
     }
     if (signedInWithToken.autoApproved && signedInWithToken.tokenLogin?.accountId === accountId) return approve(accountId);
+    // The web console is Agentport's own first-party client: no consent page (the user's own scopes cap the grant).
+    if (clientId === CONSOLE_CLIENT_ID) return approve(accountId);
     return send(res, 200, consentPage({ action: `${action}/confirm`, csrf, clientName, clientId, scopes: await scopesToGrant(d, details, accountId), ...resourceOf(details), user: accountId }));
   }
   if (req.method !== 'POST') return send(res, 405, messagePage('Not allowed', 'Use the form.'));

@@ -18,6 +18,7 @@ import type { KeyStore } from '../../core/keys/key-store.js';
 import type { AuditSink } from '../../core/audit/audit-event.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { OAUTH_PATHS } from '../oauth-paths.js';
+import { consoleUrlOf } from '../sessions/console-sessions.js';
 import { createAuthorizationServer, INTERACTION_PATH, type AuthorizationServer } from './authorization-server.js';
 import { createMetadataDocumentFetch } from './client-metadata-fetch.js';
 import { clientAddressOf } from './client-address.js';
@@ -121,6 +122,8 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
       const cimd = d.oauth.clientIdMetadataDocuments;
       const as = await createAuthorizationServer({
         issuer: issuer(),
+        // The web console's first-party client (src/auth/sessions/console-sessions.ts).
+        consoleRedirectUri: consoleUrlOf(d.publicUrl()),
         oauth: d.oauth,
         store: d.store,
         keys: d.keys,

@@ -17,8 +17,8 @@ export interface SessionPolicy {
   purpose: string;
   /** a session ends this long after sign-in, whatever happens */
   ttlMs: number;
-  /** the user must hold this scope at every request */
-  requiredScope: string;
+  /** the user must hold this scope at every request; absent: any user (the console) */
+  requiredScope?: string;
 }
 
 export interface ActiveSession {
@@ -56,7 +56,8 @@ export class BrowserSessions {
     const stored = await this.store.sessions.findSession(id, this.now());
     if (!stored || stored.purpose !== this.policy.purpose) return undefined;
     const user = await this.store.getUser(stored.username);
-    if (!user?.scopes.includes(this.policy.requiredScope)) {
+    const required = this.policy.requiredScope;
+    if (!user || (required !== undefined && !user.scopes.includes(required))) {
       await this.store.sessions.endSessionsOf(stored.username);
       return undefined;
     }

@@ -6,12 +6,15 @@
  * the request → resolve the agent → a2a-extensions → A2AHandler. Every failure leaves as a gRPC status from the error table with
  * google.rpc.Status details; anything that is not an A2AError is logged and becomes a generic INTERNAL.
  */
+import { tracingOn } from '../../observability/tracing/index.js';
+import { GrpcCallSpan } from './call-span.js';
 import { performance } from 'node:perf_hooks';
 import type { UsageDraft } from '../../core/usage/usage-draft.js';
 import type { UsageRecorder } from '../../core/usage/usage-recorder.js';
 import * as grpc from '@grpc/grpc-js';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
+import { uuidv7 } from '../../core/ids/uuid-v7.js';
 import { unknownTenant } from '../../core/authz/unknown-agent.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
 import { encodeStreamResponse, type WireStreamResponse } from '../../protocol/a2a/grpc-codec.js';
@@ -75,6 +78,8 @@ interface Admitted<R> {
   responseMetadata: grpc.Metadata | undefined;
 }
 
+const WELL_FORMED_REQUEST_ID = /^[\w.-]{1,64}$/;
+
 const firstString = (md: grpc.Metadata, key: string): string | undefined => {
   const v = md.get(key).find((x): x is string => typeof x === 'string');
   return v;
@@ -130,13 +135,19 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
   }
 
   /** A call's usage draft; the core names the operation, this listener its end (gRPC has no edge). */
-  function openUsage(legacy: boolean): UsageDraft | undefined {
+  function openUsage(legacy: boolean, metadata: grpc.Metadata): UsageDraft | undefined {
     const usage = opts.usage?.open(legacy ? 'a2a-grpc/0.3' : 'a2a-grpc/1.0');
-    if (usage) usage.startedMs = performance.now();
+    if (!usage) return undefined;
+    usage.startedMs = performance.now();
+    // The client's id when well formed, as on HTTP (src/edge/edge.ts), else one of our own.
+    const given = firstString(metadata, 'x-request-id');
+    usage.requestId = given !== undefined && WELL_FORMED_REQUEST_ID.test(given) ? given : uuidv7();
     return usage;
   }
 
-  function closeUsage(usage: UsageDraft | undefined, err: unknown, name: string): void {
+  function closeUsage(usage: UsageDraft | undefined, err: unknown, name: string, span?: GrpcCallSpan): void {
+    if (usage) usage.operation ??= name;
+    span?.end(usage, err);
     if (!usage || !opts.usage) return;
     usage.operation ??= name;
     if (err !== undefined) usage.noteError(err);
@@ -152,18 +163,21 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
     return (call, callback) => {
       const abort = new AbortController();
       call.on('cancelled', () => abort.abort());
-      const usage = openUsage(legacy);
-      admit((wire) => method.prepare(wire), call, abort.signal, legacy, usage)
-        .then(async ({ ctx, prepared, responseMetadata }) => {
-          const response = await prepared.run(handler, ctx);
-          if (responseMetadata) call.sendMetadata(responseMetadata);
-          callback(null, response);
-          closeUsage(usage, undefined, name);
-        })
-        .catch((err: unknown) => {
-          callback(failure(err, name));
-          closeUsage(usage, err, name);
-        });
+      const usage = openUsage(legacy, call.metadata);
+      const span = tracingOn() ? new GrpcCallSpan(name, call.metadata) : undefined;
+      const serve = () =>
+        admit((wire) => method.prepare(wire), call, abort.signal, legacy, usage)
+          .then(async ({ ctx, prepared, responseMetadata }) => {
+            const response = await prepared.run(handler, ctx);
+            if (responseMetadata) call.sendMetadata(responseMetadata);
+            callback(null, response);
+            closeUsage(usage, undefined, name, span);
+          })
+          .catch((err: unknown) => {
+            callback(failure(err, name));
+            closeUsage(usage, err, name, span);
+          });
+      void (span ? span.run(serve) : serve());
     };
   }
 
@@ -184,7 +198,9 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
       };
       call.on('cancelled', release);
 
-      const usage = openUsage(legacy);
+      const usage = openUsage(legacy, call.metadata);
+      const span = tracingOn() ? new GrpcCallSpan(name, call.metadata) : undefined;
+      if (span) call.on('cancelled', () => span.end(usage));
       const pump = async (): Promise<void> => {
         const { ctx, prepared, responseMetadata } = await admit((wire) => method.prepare(wire), call, abort.signal, legacy, usage);
         iterator = prepared.run(handler, ctx)[Symbol.asyncIterator]();
@@ -201,11 +217,11 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
         released = true; // the iterator finished by itself; nothing to return()
         if (!metadataSent && responseMetadata) call.sendMetadata(responseMetadata);
         call.end();
-        closeUsage(usage, undefined, name);
+        closeUsage(usage, undefined, name, span);
       };
 
-      pump().catch((err: unknown) => {
-        closeUsage(usage, err, name);
+      (span ? span.run(pump) : pump()).catch((err: unknown) => {
+        closeUsage(usage, err, name, span);
         release();
         // once the client is gone, a failure (often the producer reacting to the abort) has no one to tell
         if (call.cancelled) return;

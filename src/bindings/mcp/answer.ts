@@ -5,6 +5,8 @@
  * (`answerText`), and neither can answer differently from the other.
  */
 import type { ServerResponse } from 'node:http';
+import type { UsageDraft } from '../../core/usage/usage-draft.js';
+import { noteMcpAnswerError, noteMcpError } from './mcp-usage.js';
 import { writeResponse } from './sdk-bridge.js';
 
 export type Answer =
@@ -19,15 +21,21 @@ export const json = (status: number, body: unknown): Answer => ({ kind: 'json', 
 
 export const rpcError = (status: number, code: number, message: string, headers?: Record<string, string>): Answer => ({ kind: 'error', status, code, message, ...(headers ? { headers } : {}) });
 
-/** Writes `a` to a node response; `signal` aborts a streamed body when the client goes. */
-export async function sendAnswer(res: ServerResponse, a: Answer, signal?: AbortSignal): Promise<void> {
-  if (a.kind === 'web') return writeResponse(res, a.response, signal);
+/**
+ * Writes `a` to a node response; `signal` aborts a streamed body when the client goes. With the
+ * call's usage draft, a JSON-RPC error in the answer becomes the call's outcome.
+ */
+export async function sendAnswer(res: ServerResponse, a: Answer, signal?: AbortSignal, usage?: UsageDraft): Promise<void> {
+  if (a.kind === 'web') return writeResponse(res, a.response, signal, usage && ((first) => noteMcpAnswerError(usage, first)));
   if (a.headers) for (const [k, v] of Object.entries(a.headers)) res.setHeader(k, v);
   if (a.kind === 'json') {
     if (res.destroyed) return;
+    const code = usage && (a.body as { error?: { code?: unknown } } | null)?.error?.code;
+    if (usage && typeof code === 'number') noteMcpError(usage, code);
     res.writeHead(a.status, { 'Content-Type': 'application/json' });
     return void res.end(JSON.stringify(a.body));
   }
+  if (usage) noteMcpError(usage, a.code);
   sendJsonRpcError(res, a.status, a.code, a.message);
 }
 

@@ -14,6 +14,8 @@
  * Every step answers with a value (answer.ts), so the compat routes' calls run the same steps in
  * process (`call`) and cannot be admitted or answered differently from a call on `/mcp`.
  */
+import { tracingOn } from '../../observability/tracing/index.js';
+import { inMcpMetaTrace } from './meta-trace.js';
 import { noteMcpCall } from './mcp-usage.js';
 import { carryUsage, type UsageDraft } from '../../core/usage/usage-draft.js';
 import { usageOf } from '../../edge/call-usage.js';
@@ -215,7 +217,7 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
     });
-    const answer = await dispatch({
+    const admitted: Admitted = {
       method: req.method ?? 'GET',
       url: req.url ?? '/',
       host: req.headers.host,
@@ -226,8 +228,9 @@ export function mcpFace(d: McpFaceDeps): McpFace {
       scope,
       signal: abort.signal,
       usage: usageOf(req),
-    });
-    return sendAnswer(res, answer, abort.signal);
+    };
+    const answer = await (tracingOn() ? inMcpMetaTrace(body, version, () => dispatch(admitted)) : dispatch(admitted));
+    return sendAnswer(res, answer, abort.signal, admitted.usage);
   }
 
   /** The body through the lenient edge, then the first of the fast paths that takes it, else the SDK. */

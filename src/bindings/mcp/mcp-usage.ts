@@ -14,3 +14,48 @@ export function noteMcpCall(u: UsageDraft, parsed: unknown, versionHeader: strin
   if (version !== undefined && /^[\w.-]{1,20}$/.test(version)) u.face = `${u.face.split('/')[0]}/${version}`;
   if (m.method === 'tools/call' && typeof m.params?.name === 'string') u.tool = m.params.name.slice(0, 128);
 }
+
+/** JSON-RPC 2.0's reserved error codes, by the name a record's outcome takes. */
+const JSON_RPC_REASONS: Readonly<Record<number, string>> = {
+  [-32700]: 'PARSE_ERROR',
+  [-32600]: 'INVALID_REQUEST',
+  [-32601]: 'METHOD_NOT_FOUND',
+  [-32602]: 'INVALID_PARAMS',
+  [-32603]: 'INTERNAL_ERROR',
+};
+
+/** The outcome of a JSON-RPC error code: its reserved name, else `JSONRPC_<code>`. */
+export function jsonRpcOutcome(code: number): string {
+  return JSON_RPC_REASONS[code] ?? `JSONRPC_${Math.trunc(code)}`;
+}
+
+/**
+ * A JSON-RPC error the answer carries with HTTP 200 (an unknown tool or bad arguments, answered by
+ * the MCP SDK): the record's outcome, so it does not count as a success. Reads the answer's first
+ * bytes only, and parses them only when they hold a top-level error's key (an error answer is
+ * small; a result whose text mentions one has it escaped, so it does not match).
+ */
+export function noteMcpAnswerError(u: UsageDraft, firstBytes: Uint8Array): void {
+  if (u.error) return;
+  const text = Buffer.from(firstBytes.buffer, firstBytes.byteOffset, Math.min(firstBytes.byteLength, 4096)).toString('utf8');
+  if (!text.includes('"error"')) return;
+  // A streamed answer (SSE) carries the message as an event's data line.
+  const json = text.startsWith('{') ? text : /^data: ?(.*)$/m.exec(text)?.[1];
+  if (json === undefined) return;
+  let message: unknown;
+  try {
+    message = JSON.parse(json);
+  } catch {
+    return;
+  }
+  const code = (message as { error?: { code?: unknown } } | null)?.error?.code;
+  if (typeof code === 'number') noteMcpError(u, code);
+}
+
+/** The call failed with JSON-RPC error `code`. */
+export function noteMcpError(u: UsageDraft, code: number): void {
+  if (u.error) return;
+  u.error = true;
+  u.outcome = jsonRpcOutcome(code);
+  u.jsonRpcCode = code;
+}

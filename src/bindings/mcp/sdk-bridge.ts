@@ -37,7 +37,7 @@ export function webRequest(r: BridgedRequest): Request {
   });
 }
 
-export async function writeResponse(res: ServerResponse, response: Response, signal?: AbortSignal): Promise<void> {
+export async function writeResponse(res: ServerResponse, response: Response, signal?: AbortSignal, onFirstChunk?: (chunk: Uint8Array) => void): Promise<void> {
   const headers: Record<string, string> = {};
   response.headers.forEach((v, k) => (headers[k] = v));
   const sse = (headers['content-type'] ?? '').startsWith('text/event-stream');
@@ -55,6 +55,10 @@ export async function writeResponse(res: ServerResponse, response: Response, sig
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      if (onFirstChunk) {
+        onFirstChunk(value);
+        onFirstChunk = undefined;
+      }
       if (!res.write(value)) await new Promise<void>((resolve) => (res.writableEnded || res.destroyed ? resolve() : res.once('drain', resolve).once('close', resolve)));
       if (res.destroyed) break;
     }

@@ -14,7 +14,8 @@ import type { TaskEventRecord } from '../../store/task-event-record.js';
 import type { BusHealth, EventBus, SubscribeOptions, TaskControl, TaskControlListener, TaskEventListener } from '../event-bus.js';
 import { assertRedisUrl, closeConnection, createBusConnection, nextReady, RedisUnavailableError, withTimeout } from './connections.js';
 import { OrderedSubscription, type EventLogReader } from './ordered-subscription.js';
-import { encodeFrame, parseControl, parseEventRecords, readFrameHeader } from './wire-format.js';
+import { encodeFrame, parseControl, parseEventRecords, readFrameHeader, stampPublished, takePublished } from './wire-format.js';
+import type { Metrics } from '../../observability/metrics/index.js';
 
 /** pino's (obj, msg) call shape, so a pino child logger fits as is. */
 export interface RedisEventBusLog {
@@ -37,6 +38,8 @@ export interface RedisEventBusOptions {
   pollWhileDownMs?: number;
   /** how long `open` waits for Redis; default 5000 ms */
   connectTimeoutMs?: number;
+  /** metrics on: frames carry their publish time, and receivers observe the lag */
+  metrics?: Pick<Metrics, 'busDelivered'>;
 }
 
 const HEALTH_PING_MS = 1000;
@@ -58,10 +61,15 @@ export class RedisEventBus implements EventBus {
   private readonly url: string;
   private readonly readEvents: EventLogReader;
   private readonly log: RedisEventBusLog;
+  private readonly metrics: Pick<Metrics, 'busDelivered'> | undefined;
   private readonly pollWhileDownMs: number;
   private readonly connectTimeoutMs: number;
   private readonly eventsChannel: string;
   private readonly controlChannel: string;
+  /** this replica's own channel: health() publishes a probe to it and times its return */
+  private readonly probeChannel: string;
+  private readonly probes = new Map<string, () => void>();
+  private probeSeq = 0;
   private readonly pub: Redis;
   private readonly sub: Redis;
 
@@ -90,11 +98,13 @@ export class RedisEventBus implements EventBus {
     this.url = redactUrl(opts.url, '(unparseable Redis URL)');
     this.readEvents = opts.readEvents;
     this.log = opts.log ?? processWarningLog;
+    this.metrics = opts.metrics;
     this.pollWhileDownMs = opts.pollWhileDownMs ?? 1000;
     this.connectTimeoutMs = opts.connectTimeoutMs ?? 5000;
     const prefix = opts.prefix ?? 'agentport';
     this.eventsChannel = `${prefix}:events`;
     this.controlChannel = `${prefix}:control`;
+    this.probeChannel = `${prefix}:probe:${this.replicaId}`;
 
     const connection = (role: string): Redis => createBusConnection({ url: opts.url, name: `agentport:${this.replicaId}:${role}`, connectTimeoutMs: this.connectTimeoutMs });
     this.pub = connection('pub');
@@ -109,6 +119,7 @@ export class RedisEventBus implements EventBus {
     this.sub.on('message', (channel: string, frame: string) => {
       if (channel === this.eventsChannel) this.onEventFrame(frame);
       else if (channel === this.controlChannel) this.onControlFrame(frame);
+      else if (channel === this.probeChannel) this.probes.get(frame)?.();
     });
   }
 
@@ -207,7 +218,22 @@ export class RedisEventBus implements EventBus {
       return { ok: false, detail: `Redis at ${this.url} did not answer: ${err instanceof Error ? err.message : String(err)}` };
     }
     if (!this.subscribed) return { ok: false, detail: `not subscribed to Redis at ${this.url}; streams are read from the event log` };
-    return { ok: true };
+    // The path events take between replicas, end to end: PUBLISH, Redis, our subscriber connection.
+    const probe = `${this.replicaId}:${++this.probeSeq}`;
+    const started = performance.now();
+    const back = new Promise<void>((resolve) => this.probes.set(probe, resolve));
+    try {
+      await withTimeout(
+        this.pub.publish(this.probeChannel, probe).then(() => back),
+        HEALTH_PING_MS,
+        'the probe round trip',
+      );
+    } catch {
+      return { ok: false, detail: `a probe published to Redis at ${this.url} did not come back within ${HEALTH_PING_MS} ms` };
+    } finally {
+      this.probes.delete(probe);
+    }
+    return { ok: true, roundTripMs: Math.round((performance.now() - started) * 100) / 100 };
   }
 
   /** Tasks with at least one subscriber (for tests and metrics). */
@@ -240,7 +266,8 @@ export class RedisEventBus implements EventBus {
       this.log.warn({ err, url: this.url }, 'event bus: Redis unavailable, events are not fanned out to other replicas (they read the log meanwhile)');
     };
     // enableOfflineQueue is off, so while Redis is down this rejects at once instead of queueing.
-    this.pub.publish(this.eventsChannel, encodeFrame(this.replicaId, taskId, records)).catch(dropped);
+    const body = this.metrics ? stampPublished(records, Date.now()) : records;
+    this.pub.publish(this.eventsChannel, encodeFrame(this.replicaId, taskId, body)).catch(dropped);
   }
 
   /**
@@ -266,7 +293,7 @@ export class RedisEventBus implements EventBus {
 
   private onSubscriberReady(): void {
     if (this.closed) return;
-    this.sub.subscribe(this.eventsChannel, this.controlChannel).then(
+    this.sub.subscribe(this.eventsChannel, this.controlChannel, this.probeChannel).then(
       () => this.onSubscribed(),
       // The connection dropped again before Redis confirmed; the next 'ready' retries.
       (err: unknown) => {
@@ -321,11 +348,13 @@ export class RedisEventBus implements EventBus {
     if (header.origin === this.replicaId) return;
     const subs = this.subscriptions.get(header.key);
     if (!subs) return;
-    const records = parseEventRecords(frame, header);
-    if (!records) {
+    const parsed = parseEventRecords(frame, header);
+    if (!parsed) {
       this.log.warn({ channel: this.eventsChannel, from: header.origin, taskId: header.key }, 'event bus: dropped a malformed frame');
       return;
     }
+    const { records, publishedAt } = takePublished(parsed);
+    if (publishedAt !== undefined) this.metrics?.busDelivered(Date.now() - publishedAt);
     for (const s of Array.from(subs)) s.offer(records);
   }
 

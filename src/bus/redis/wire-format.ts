@@ -62,6 +62,22 @@ export function parseEventRecords(frame: string, header: FrameHeader): TaskEvent
 }
 
 /**
+ * The publish time rides on the first record of an events frame (`publishedAt`, epoch ms) when the
+ * publisher has metrics on: a field that replicas without it ignore, so frames stay readable both
+ * ways during a rolling upgrade. The receiver takes it off before the records reach subscribers.
+ */
+export function stampPublished(records: TaskEventRecord[], now: number): TaskEventRecord[] {
+  return [{ ...records[0]!, publishedAt: now } as TaskEventRecord, ...records.slice(1)];
+}
+
+export function takePublished(records: TaskEventRecord[]): { records: TaskEventRecord[]; publishedAt?: number } {
+  if (records.length === 0 || !('publishedAt' in records[0]!)) return { records };
+  const { publishedAt, ...first } = records[0] as TaskEventRecord & { publishedAt?: unknown };
+  const rest = [first as TaskEventRecord, ...records.slice(1)];
+  return typeof publishedAt === 'number' ? { records: rest, publishedAt } : { records: rest };
+}
+
+/**
  * Signals that carry nothing but the task. A type this build does not know (a newer replica during
  * a rolling upgrade) is dropped rather than handed to a core that cannot act on it.
  */

@@ -4,6 +4,7 @@
  * elsewhere to that replica over the bus, takes a task over to cancel it, and recovers tasks whose
  * replica stopped renewing its lease. Control signals of the bus arrive here in every mode.
  */
+import { activeTraceparent, contextOfTraceparent, inSpan, linkTo, SpanKind, tracingOn } from '../../observability/tracing/index.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { isTerminal, type Message, type SendMessageRequest } from '../../protocol/a2a/types.js';
@@ -22,6 +23,7 @@ import type { ClusterOptions } from './cluster-options.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { OrphanSweeper } from './orphan-sweeper.js';
 import { OutageSettler, type TaskRef } from './outage-settler.js';
+import type { Metrics } from '../../observability/metrics/index.js';
 
 export interface ClusterRouterDeps {
   registry: AgentRegistry;
@@ -37,6 +39,8 @@ export interface ClusterRouterDeps {
   prepare: (ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, forwarded: boolean) => Promise<PreparedSend>;
   /** true once the service is shutting down: nothing more is recovered */
   closed: () => boolean;
+  /** metrics on: forwarded messages and recovered orphans are counted */
+  metrics?: Metrics;
 }
 
 export class ClusterRouter {
@@ -135,6 +139,7 @@ export class ClusterRouter {
       ...(ctx.usecases ? { usecases: [...ctx.usecases] } : {}),
       ...(req.configuration?.acceptedOutputModes ? { acceptedOutputModes: req.configuration.acceptedOutputModes } : {}),
       ...(req.metadata ? { metadata: req.metadata } : {}),
+      ...(tracingOn() ? { trace: { parent: activeTraceparent(), task: fresh?.traceParent } } : {}),
     };
     const snapshot = LiveTask.fromStored(fresh ?? { agentId: existing.agentId, owner: existing.owner, task: task.task, seq: task.seq, version: existing.version, createdAt: existing.createdAt, statusTime: 0 });
     return {
@@ -142,7 +147,10 @@ export class ClusterRouter {
       contextId: existing.task.contextId,
       startSeq: task.seq,
       existing: snapshot,
-      start: (_obs: RunObserver) => this.d.bus.publishControl({ type: 'message', taskId: existing.task.id, forwarded, ...(to ? { to } : {}) }),
+      start: (_obs: RunObserver) => {
+        this.d.metrics?.forwardedMessage('sent');
+        this.d.bus.publishControl({ type: 'message', taskId: existing.task.id, forwarded, ...(to ? { to } : {}) });
+      },
       remote: true,
     };
   }
@@ -153,7 +161,10 @@ export class ClusterRouter {
       if (fromElsewhere) this.d.supervisor.dropTask(signal.taskId, 'canceled on another replica');
       else this.d.dir.live.get(signal.taskId)?.run?.cancel();
     } else if (signal.type === 'message') {
-      if (this.d.cluster) void this.runForwarded(signal.forwarded);
+      if (this.d.cluster) {
+        this.d.metrics?.forwardedMessage('received');
+        void this.runForwarded(signal.forwarded);
+      }
     } else if (signal.type === 'push-configs' && fromElsewhere) {
       const live = this.d.dir.live.get(signal.taskId);
       if (live) void this.reloadPushTargets(live);
@@ -187,7 +198,8 @@ export class ClusterRouter {
         { message: f.message, ...(f.acceptedOutputModes ? { configuration: { acceptedOutputModes: f.acceptedOutputModes } } : {}), ...(f.metadata ? { metadata: f.metadata } : {}) },
         true,
       );
-      prepared.start(NO_OBSERVER);
+      if (!f.trace) prepared.start(NO_OBSERVER);
+      else await inForwardedTrace(f.trace, f.message.taskId, async () => prepared.start(NO_OBSERVER));
     } catch (err) {
       this.d.log.warn({ err, taskId: f.message.taskId }, 'could not run a message forwarded by another replica');
     }
@@ -211,6 +223,7 @@ export class ClusterRouter {
    */
   private async recoverOrphan(s: ClaimedTask, failure = LEASE_LOST_MESSAGE): Promise<void> {
     if (this.d.closed()) return;
+    this.d.metrics?.orphanRecovered();
     const live = LiveTask.fromStored(s);
     live.held = true;
     for (const c of await this.d.store.listPushConfigs(s.task.id)) live.pushTargets.set(c.config.id, c.config);
@@ -240,4 +253,14 @@ export class ClusterRouter {
     const message: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: failure }], contextId: s.task.contextId, taskId: s.task.id };
     await this.d.taskLog.append(live, [{ statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: new Date().toISOString() } } }]);
   }
+}
+
+/**
+ * A forwarded follow-up runs in the forwarding replica's trace (its request is this work's cause)
+ * and links to the span its task was created in.
+ */
+function inForwardedTrace(trace: NonNullable<ForwardedMessage['trace']>, taskId: string | undefined, run: () => Promise<void>): Promise<void> {
+  const parent = contextOfTraceparent(trace.parent);
+  const task = linkTo(trace.task);
+  return inSpan('task.forwarded', { kind: SpanKind.CONSUMER, ...(parent ? { parent } : {}), ...(task ? { links: [task] } : {}), attributes: taskId ? { 'agentport.task.id': taskId } : {} }, run);
 }

@@ -3,7 +3,9 @@
  * (creating the task on its first task event), and ends the run — FAILED when the executor threw
  * or stopped without finishing, an answer to whoever waits when a commit of its events failed.
  */
+import { activeTraceparent, inSpan, tracingOn } from '../../observability/tracing/index.js';
 import { addReported, type TaskUsageState } from '../usage/task-usage.js';
+import { addReport } from '../usage/usage-draft.js';
 import type { UsageReport } from '../agents/agent-definition.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { toParts, type AgentEvent } from '../agents/agent-definition.js';
@@ -34,6 +36,8 @@ export interface PendingCreate {
   pushBodyVersion: PushBodyVersion;
   /** the creating call's usage draft, and LLM usage the run reports before its task exists */
   usage?: TaskUsageState;
+  /** W3C traceparent of the creating call's span (tracing on) */
+  traceParent?: string | undefined;
 }
 
 export interface RunSupervisorDeps {
@@ -66,7 +70,11 @@ export class RunSupervisor implements AgentRunHost {
   /** Who waits on the run; `create`: the task does not exist yet, the run creates it. */
   observe(run: AgentRun, obs: RunObserver, create?: PendingCreate): void {
     this.runOutcome.set(run, obs);
-    if (create) this.pendingCreate.set(run, create);
+    if (create) {
+      // The task remembers the span it is created in (the call's core operation).
+      if (tracingOn()) create.traceParent ??= activeTraceparent();
+      this.pendingCreate.set(run, create);
+    }
   }
 
   /** Starts the executor. */
@@ -95,7 +103,11 @@ export class RunSupervisor implements AgentRunHost {
   private async execute(run: AgentRun): Promise<void> {
     let error: unknown;
     try {
-      await run.definition.execute(run);
+      if (tracingOn())
+        await inSpan(`invoke_agent ${run.agentId}`, { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': run.agentId, 'agentport.task.id': run.taskId } }, async () =>
+          run.definition.execute(run),
+        );
+      else await run.definition.execute(run);
     } catch (e) {
       error = e;
     }
@@ -137,6 +149,15 @@ export class RunSupervisor implements AgentRunHost {
     if (run.finished) return;
     if (ev.kind === 'message' && !run.hasTask) {
       run.finished = true;
+      // No task will carry this run's usage: the call's own record does.
+      const usage = this.pendingCreate.get(run)?.usage;
+      if (usage?.draft) {
+        usage.draft.answeredWithoutTask = true;
+        // The id reserved for a task that was never created names nothing.
+        usage.draft.taskId = undefined;
+        usage.draft.reported = usage.pending;
+        usage.pending = undefined;
+      }
       const m: Message = {
         ...ev.message,
         messageId: ev.message.messageId ?? randomUUID(),
@@ -180,6 +201,7 @@ export class RunSupervisor implements AgentRunHost {
     if (init.usage) Object.assign(live.usage, init.usage);
     // Only a deduplicating service keys the task by its messageId (a unique index in the store).
     if (this.d.deduplicates) live.originMessageId = init.userMessage.messageId;
+    if (init.traceParent) live.traceParent = init.traceParent;
     live.run = run;
     // Created here: the first commit takes the lease.
     live.held = true;
@@ -239,7 +261,11 @@ export class RunSupervisor implements AgentRunHost {
       return;
     }
     const init = this.pendingCreate.get(run);
-    if (init) addReported((init.usage ??= {}), u);
+    if (!init) return;
+    const draft = init.usage?.draft;
+    // Reported after the run answered with a message: still the call's, until its answer is out.
+    if (draft?.answeredWithoutTask) draft.reported = addReport(draft.reported, u);
+    else addReported((init.usage ??= {}), u);
   }
 
   /** AgentRunHost: AgentContext.stillOwner (issue 19 C5) — fencing before an external side effect. */
@@ -281,6 +307,11 @@ export class RunSupervisor implements AgentRunHost {
   }
 
   /** Lease ids to renew: tasks this replica runs that exist in the store. */
+  /** executors running in this process (the tasks-running gauge) */
+  get running(): number {
+    return this.runs.size;
+  }
+
   heldTaskIds(): string[] {
     const ids: string[] = [];
     for (const run of this.runs) {

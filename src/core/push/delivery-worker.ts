@@ -5,6 +5,8 @@
  * markDelivered sends the row again once its lease expires. Per-task order comes from the store,
  * which only hands out the oldest pending row of each task; different tasks go out concurrently.
  */
+import type { Metrics } from '../../observability/metrics/index.js';
+import { failSpan, SpanKind, SpanStatusCode, startTaskSpan, tracingOn, withSpan } from '../../observability/tracing/index.js';
 import type { Task } from '../../protocol/a2a/types.js';
 import type { OutboxEntry, Store } from '../../store/store.js';
 import { applyEvent } from '../tasks/task-projection.js';
@@ -46,6 +48,8 @@ export interface PushDeliveryWorkerOptions {
   random?: () => number;
   /** bodies for configs registered through a v0.3 or v0.1 binding; without one, they get v1.0 bodies */
   legacyBodies?: LegacyPushBodies;
+  /** metrics on: deliveries sent, retried and given up */
+  metrics?: Pick<Metrics, 'pushDelivery'>;
 }
 
 export const PUSH_DELIVERY_DEFAULTS = {
@@ -193,18 +197,21 @@ export class PushDeliveryWorker {
         const version = storedBodyVersion(stored.config);
         const legacy = version === '1.0' ? undefined : this.opts.legacyBodies?.[version];
         const body = legacy ? legacy(await this.taskAt(entry.taskId, entry.seq)) : entry.payload;
-        result = await sendWebhook(untagged(stored.config), body as object, {
-          bodyVersion: legacy ? version : ('1.0' as PushBodyVersion),
-          timeoutMs: this.timeoutMs,
-          guard: this.opts.guard,
-          signer: this.opts.signer,
-          maxResponseBytes: this.opts.maxResponseBytes,
-        });
+        const send = () =>
+          sendWebhook(untagged(stored.config), body as object, {
+            bodyVersion: legacy ? version : ('1.0' as PushBodyVersion),
+            timeoutMs: this.timeoutMs,
+            guard: this.opts.guard,
+            signer: this.opts.signer,
+            maxResponseBytes: this.opts.maxResponseBytes,
+          });
+        result = tracingOn() ? await this.tracedSend(stored.agentId, entry, send) : await send();
       } catch (err) {
         result = { ok: false, retryable: true, error: err instanceof Error ? err.message : String(err) };
       }
       if (result.ok) {
         await this.store.markDelivered(entry.id);
+        this.opts.metrics?.pushDelivery('sent');
         this.log.debug({ ...ctx, status: result.status }, 'push delivered');
         return;
       }
@@ -212,15 +219,40 @@ export class PushDeliveryWorker {
       const error = result.error ?? 'delivery failed';
       if (!result.retryable || attempts >= this.maxAttempts) {
         await this.store.markFailed(entry.id, attempts, null, error);
+        this.opts.metrics?.pushDelivery('given_up');
         this.log.warn({ ...ctx, attempts, status: result.status, error }, 'push delivery given up');
         return;
       }
       const nextAttemptAt = Date.now() + backoffDelay(attempts, this.backoff, this.random);
       await this.store.markFailed(entry.id, attempts, nextAttemptAt, error);
+      this.opts.metrics?.pushDelivery('retried');
       this.log.debug({ ...ctx, attempts, status: result.status, error, nextAttemptAt }, 'push delivery will be retried');
     } catch (err) {
       // A store failure: the lease expires and the row is claimed again.
       this.log.error({ ...ctx, err }, 'push delivery bookkeeping failed');
+    }
+  }
+
+  /**
+   * A delivery in the trace its task was created in (the stored `traceparent`), however much later
+   * and on whichever replica it runs; the webhook request carries the delivery span's context.
+   */
+  private async tracedSend(agentId: string, entry: OutboxEntry, send: () => Promise<WebhookResult>): Promise<WebhookResult> {
+    const task = await this.store.getTask(agentId, entry.taskId).catch(() => undefined);
+    const span = startTaskSpan('push.deliver', task?.traceParent, {
+      kind: SpanKind.CLIENT,
+      attributes: { 'agentport.task.id': entry.taskId, 'agentport.push.config_id': entry.configId, 'agentport.push.seq': entry.seq, 'agentport.push.attempt': entry.attempts + 1 },
+    });
+    try {
+      const result = await withSpan(span, send);
+      if (result.status !== undefined) span.setAttribute('http.response.status_code', result.status);
+      if (!result.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? 'delivery failed' });
+      return result;
+    } catch (err) {
+      failSpan(span, err);
+      throw err;
+    } finally {
+      span.end();
     }
   }
 

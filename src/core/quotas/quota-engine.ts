@@ -5,6 +5,7 @@
  * counters (src/bus/quota-counters.ts), so a refused call consumes nothing. A refusal is a
  * QuotaExceededError naming the quota and when to retry, and an audit event.
  */
+import type { Metrics } from '../../observability/metrics/index.js';
 import { randomUUID } from 'node:crypto';
 import type { QuotaCounters, SlotCounter, WindowCounter } from '../../bus/quota-counters.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
@@ -57,6 +58,8 @@ export interface QuotaEngineOptions {
   leaseMs?: number;
   now?: () => number;
   log?: { warn(obj: object, msg?: string): void };
+  /** metrics on: refusals counted by quota kind and agent */
+  metrics?: Pick<Metrics, 'quotaRefused'>;
 }
 
 /** A slot may free at any moment: the client is told to come back soon. */
@@ -198,6 +201,7 @@ export class QuotaEngine implements QuotaGate {
   }
 
   private refused(call: QuotaCall, e: QuotaExceededError): void {
+    this.o.metrics?.quotaRefused(e.policy.kind, call.dims.agent);
     const p = call.principal;
     const actorClient = p.keyId ?? p.clientId;
     this.audit.record({

@@ -33,6 +33,8 @@ export class LiveTask {
   readonly pushTargets = new Map<string, PushTarget>();
   /** messageId of the message that created the task, written with its first commit (idempotency key) */
   originMessageId?: string;
+  /** W3C traceparent of the span that created the task (tracing on): later spans continue or link to it */
+  traceParent?: string;
   /** the task as of the last commit that reached the store (what a caller may be told it is) */
   durable?: Task;
   /** its usage record: the creating call's draft, what was last written, LLM usage reported since */
@@ -55,6 +57,7 @@ export class LiveTask {
     l.committed = true;
     l.durable = s.task;
     if (s.lease) l.lease = s.lease;
+    if (s.traceParent) l.traceParent = s.traceParent;
     return l;
   }
 

@@ -3,9 +3,12 @@ import { A2AError } from '../../protocol/a2a/errors.js';
 import type { StreamItem } from '../a2a-handler.js';
 import type { AsyncQueue } from '../streams/async-queue.js';
 
+/** SendStreamingMessage's stream, or SubscribeToTask's */
+export type StreamKind = 'stream' | 'subscription';
+
 export class OpenStreams {
   private readonly perTask = new Map<string, number>();
-  private readonly queues = new Set<AsyncQueue<StreamItem>>();
+  private readonly queues = new Map<AsyncQueue<StreamItem>, StreamKind>();
 
   constructor(private readonly maxPerTask: number) {}
 
@@ -26,8 +29,15 @@ export class OpenStreams {
     };
   }
 
-  add(queue: AsyncQueue<StreamItem>): void {
-    this.queues.add(queue);
+  add(queue: AsyncQueue<StreamItem>, kind: StreamKind): void {
+    this.queues.set(queue, kind);
+  }
+
+  /** open streams by kind (the metrics gauge, read at scrape time) */
+  count(): Record<StreamKind, number> {
+    const n = { stream: 0, subscription: 0 };
+    for (const kind of this.queues.values()) n[kind]++;
+    return n;
   }
 
   delete(queue: AsyncQueue<StreamItem>): void {
@@ -36,6 +46,6 @@ export class OpenStreams {
 
   /** Shutdown: every open stream ends. */
   endAll(): void {
-    for (const q of [...this.queues]) q.end();
+    for (const q of [...this.queues.keys()]) q.end();
   }
 }

@@ -42,16 +42,16 @@ export class TaskDirectory {
     return (await this.visibleTaskWithSeq(ctx, taskId)).task;
   }
 
-  async visibleTaskWithSeq(ctx: CallContext, taskId: string): Promise<{ task: Task; seq: number }> {
+  async visibleTaskWithSeq(ctx: CallContext, taskId: string): Promise<{ task: Task; seq: number; traceParent?: string | undefined }> {
     this.agent(ctx);
     const l = this.live.get(taskId);
     if (l) {
-      if (l.owner === ctx.principal.subject && l.agentId === ctx.agentId) return { task: l.task, seq: l.seq };
+      if (l.owner === ctx.principal.subject && l.agentId === ctx.agentId) return { task: l.task, seq: l.seq, traceParent: l.traceParent };
       throw new A2AError('TaskNotFound', `Task ${taskId} was not found`);
     }
     const s = await this.visibleStored(ctx, taskId);
     if (!s) throw new A2AError('TaskNotFound', `Task ${taskId} was not found`);
-    return { task: s.task, seq: s.seq };
+    return { task: s.task, seq: s.seq, traceParent: s.traceParent };
   }
 
   /** Forgets a working copy nothing uses (no executor, no commit in flight): the store has it all. */

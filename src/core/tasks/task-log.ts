@@ -2,6 +2,7 @@
  * The task log: every state change is an event appended to its task's log in the same commit as
  * the projection and the push outbox; once durable, the events are published on the bus.
  */
+import { inSpan } from '../../observability/tracing/index.js';
 import type { EventBus } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
 import type { NewOutboxEntry, TaskEventPayload, TaskEventRecord } from '../../store/store.js';
@@ -10,6 +11,8 @@ import type { LiveTask } from './live-task.js';
 import { isStreamEvent } from './stream-events.js';
 import { applyEvent, structuredCloneTask } from './task-projection.js';
 import { taskUsageRow, type TaskUsagePolicy } from '../usage/task-usage.js';
+import { isTerminal } from '../../protocol/a2a/types.js';
+import type { Metrics } from '../../observability/metrics/index.js';
 
 export interface TaskLogDeps {
   /** tasks with activity in this process (the directory's map) */
@@ -21,6 +24,8 @@ export interface TaskLogDeps {
   onOutbox?: () => void;
   /** usage records on: each task's record is written in its commits (src/core/usage/task-usage.ts) */
   usage?: TaskUsagePolicy;
+  /** metrics on: tasks started and finished are counted as their commits land */
+  metrics?: Metrics;
 }
 
 export class TaskLog {
@@ -64,7 +69,7 @@ export class TaskLog {
     const task = structuredCloneTask(live.task);
     const usage = this.d.usage ? taskUsageRow(live.usage, { task, agentId: live.agentId, owner: live.owner, createdAt: live.createdAt }, expectedVersion === 0, Date.now(), this.d.usage) : undefined;
     try {
-      await this.d.committer.commit({
+      const commit = {
         agentId: live.agentId,
         owner: live.owner,
         task,
@@ -76,11 +81,14 @@ export class TaskLog {
         // Every commit by the replica holding the task extends its lease for free.
         ...(cluster ? { lease: { owner: cluster.replicaId, expiresAt: Date.now() + cluster.leaseTtlMs } } : {}),
         ...(expectedVersion === 0 && live.originMessageId !== undefined ? { originMessageId: live.originMessageId } : {}),
+        ...(expectedVersion === 0 && live.traceParent !== undefined ? { traceParent: live.traceParent } : {}),
         ...(usage ? { usage } : {}),
-      });
+      };
+      await inSpan('store.commit', { attributes: { 'agentport.task.id': live.task.id, 'agentport.commit.events': records.length } }, () => this.d.committer.commit(commit));
       // The creating call's record is this task's row from now on (the edge only adds its timing).
       if (expectedVersion === 0 && usage && live.usage.draft) live.usage.draft.createdTask = true;
       live.committed = true;
+      if (this.d.metrics) this.countTask(live, task, expectedVersion === 0);
       live.durable = task;
     } catch (e) {
       // The live copy no longer matches the store: drop it so the next access reloads the truth.
@@ -92,6 +100,14 @@ export class TaskLog {
     this.d.bus.publish(records);
     if (outbox.length) this.d.onOutbox?.();
     this.maybeEvict(live);
+  }
+
+  /** A task's first commit, and the commit that brought it to a terminal state (before `durable` moves on). */
+  private countTask(live: LiveTask, task: LiveTask['task'], first: boolean): void {
+    const skill = live.usage.draft?.skill ?? live.usage.skill;
+    if (first) this.d.metrics!.taskStarted(live.agentId, skill);
+    const state = task.status.state;
+    if (isTerminal(state) && !(live.durable && isTerminal(live.durable.status.state))) this.d.metrics!.taskFinished(live.agentId, skill, state);
   }
 
   /** Forgets a working copy with no executor and no commit in flight: the store has it all. */

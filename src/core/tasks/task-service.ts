@@ -5,6 +5,7 @@
  * supervisor (core/execution), the task log (append, commit, publish), cluster routing
  * (core/cluster) and the engine's start-up recovery and shutdown.
  */
+import { startTaskSpan, traceIterable, tracingOn } from '../../observability/tracing/index.js';
 import type { TaskUsagePolicy } from '../usage/task-usage.js';
 import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
 import {
@@ -45,6 +46,7 @@ import { TaskLog } from './task-log.js';
 import { TaskWaits } from './task-waits.js';
 import { viewTask } from './task-projection.js';
 import { checkWebhook, type PushUrlGuard } from './webhook-check.js';
+import type { Metrics } from '../../observability/metrics/index.js';
 
 export { SERVER_FAILURE_MESSAGES } from '../execution/failure-messages.js';
 export { WEBHOOK_REFUSED, type PushUrlGuard } from './webhook-check.js';
@@ -86,6 +88,8 @@ export interface TaskServiceDeps {
   cluster?: ClusterOptions;
   /** usage records on: each task's record is written in its commits (src/core/usage) */
   usage?: TaskUsagePolicy;
+  /** metrics on (src/observability/metrics): tasks, streams, leases and forwarding are counted */
+  metrics?: Metrics;
 }
 
 export class TaskService implements A2AHandler {
@@ -111,7 +115,7 @@ export class TaskService implements A2AHandler {
     const deduplicates = d.limits.deduplicateMessageIds !== false;
     const closed = () => this.lifecycle.closed;
     const cluster = d.cluster ? { cluster: d.cluster } : {};
-    this.taskLog = new TaskLog({ live: this.live, committer: d.committer, bus: d.bus, onOutbox: () => d.onOutbox?.(), ...cluster, ...(d.usage ? { usage: d.usage } : {}) });
+    this.taskLog = new TaskLog({ live: this.live, committer: d.committer, bus: d.bus, onOutbox: () => d.onOutbox?.(), ...cluster, ...(d.usage ? { usage: d.usage } : {}), ...(d.metrics ? { metrics: d.metrics } : {}) });
     this.runs = new RunSupervisor({ live: this.live, store: d.store, log: d.log, taskLog: this.taskLog, deduplicates, settle: (t) => this.router.settle(t), ...cluster });
     this.router = new ClusterRouter({
       registry: d.registry,
@@ -124,6 +128,7 @@ export class TaskService implements A2AHandler {
       prepare: (ctx, agent, req, forwarded) => this.intake.prepare(ctx, agent, req, forwarded),
       closed,
       ...cluster,
+      ...(d.metrics ? { metrics: d.metrics } : {}),
     });
     this.intake = new MessageIntake({
       store: d.store,
@@ -148,6 +153,16 @@ export class TaskService implements A2AHandler {
       streams: this.streams,
       ...cluster,
     });
+    if (d.metrics) {
+      // Read when Prometheus scrapes: nothing is kept up to date on the hot path for these.
+      const runs = this.runs;
+      const streams = this.streams;
+      Object.assign(d.metrics.sources, {
+        tasksRunning: () => runs.running,
+        openStreams: () => streams.count(),
+        ...(d.cluster ? { leasesHeld: () => runs.heldTaskIds().length } : {}),
+      });
+    }
   }
 
   /** Distributed mode: starts renewing leases and sweeping for orphaned tasks. */
@@ -276,7 +291,11 @@ export class TaskService implements A2AHandler {
       if (isTerminal(snapshot.task.status.state) && !(resuming && lastEventId < snapshot.seq)) {
         throw new A2AError('UnsupportedOperation', `Task ${req.id} is in a terminal state; use GetTask to read it`);
       }
-      return this.waits.subscribe(req.id, snapshot, lastEventId);
+      const queue = await this.waits.subscribe(req.id, snapshot, lastEventId);
+      if (!tracingOn()) return queue;
+      // The stream continues the trace the task was created in, wherever and whenever it is served.
+      const span = () => startTaskSpan('task.stream', snapshot.traceParent, { attributes: { 'agentport.task.id': req.id, 'agentport.agent': ctx.agentId } });
+      return traceIterable({ [Symbol.asyncIterator]: () => queue }, span)[Symbol.asyncIterator]();
     });
   }
 

@@ -111,7 +111,7 @@ export class TaskWaits {
   stream(prepared: PreparedSend): AsyncQueue<StreamItem> {
     const release = this.d.streams.admit(prepared.taskId);
     const queue: AsyncQueue<StreamItem> = new AsyncQueue<StreamItem>(() => (unsubscribe(), release(), this.d.streams.delete(queue)));
-    this.d.streams.add(queue);
+    this.d.streams.add(queue, 'stream');
     const unsubscribe = this.d.bus.subscribe(
       prepared.taskId,
       (rec) => {
@@ -154,7 +154,7 @@ export class TaskWaits {
     const resuming = lastEventId !== undefined && lastEventId >= 0;
     const release = this.d.streams.admit(taskId);
     const queue: AsyncQueue<StreamItem> = new AsyncQueue<StreamItem>(() => (unsubscribe(), release(), this.d.streams.delete(queue)));
-    this.d.streams.add(queue);
+    this.d.streams.add(queue, 'subscription');
     let lastSeq = resuming ? lastEventId : snapshot.seq;
     let replaying = resuming;
     const buffered: TaskEventRecord[] = [];

@@ -8,7 +8,7 @@
 import type { SkillCostConfig } from '../../config/usage-schema.js';
 import { isInterrupted, isTerminal, type Task } from '../../protocol/a2a/types.js';
 import type { UsageRecord } from '../../store/usage-record.js';
-import { copyDraftFields, type UsageDraft } from './usage-draft.js';
+import { addReport, copyDraftFields, type ReportedUsage, type UsageDraft } from './usage-draft.js';
 
 export interface TaskUsagePolicy {
   /** the replica writing */
@@ -17,12 +17,7 @@ export interface TaskUsagePolicy {
   cost(agentId: string, skill: string | undefined): SkillCostConfig | undefined;
 }
 
-/** LLM usage reported on a task since its record was last written. */
-export interface ReportedUsage {
-  model?: string;
-  promptTokens: number;
-  completionTokens: number;
-}
+export type { ReportedUsage } from './usage-draft.js';
 
 /** What a working copy of a task carries for its usage record. */
 export interface TaskUsageState {
@@ -81,14 +76,7 @@ export function taskUsageRow(s: TaskUsageState, t: { task: Task; agentId: string
   return row;
 }
 
-/** Adds a report to what is pending (tokens add up; the last model named wins). */
+/** Adds a report to what is pending on a task (tokens add up; the last model named wins). */
 export function addReported(s: TaskUsageState, u: { model?: string; promptTokens?: number; completionTokens?: number }): void {
-  const p = (s.pending ??= { promptTokens: 0, completionTokens: 0 });
-  p.promptTokens += nonNegative(u.promptTokens);
-  p.completionTokens += nonNegative(u.completionTokens);
-  if (typeof u.model === 'string' && u.model !== '') p.model = u.model.slice(0, 200);
-}
-
-function nonNegative(n: unknown): number {
-  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+  s.pending = addReport(s.pending, u);
 }

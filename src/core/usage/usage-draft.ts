@@ -9,6 +9,26 @@ import type { Principal } from '../authz/principal.js';
 import type { UsageRecord } from '../../store/usage-record.js';
 import { A2A_ERRORS, A2AError } from '../../protocol/a2a/errors.js';
 
+/** LLM usage reported (AgentContext.reportUsage) and not yet written. */
+export interface ReportedUsage {
+  model?: string;
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** Adds a report to what is pending (tokens add up; the last model named wins). */
+export function addReport(p: ReportedUsage | undefined, u: { model?: string; promptTokens?: number; completionTokens?: number }): ReportedUsage {
+  const out = p ?? { promptTokens: 0, completionTokens: 0 };
+  out.promptTokens += nonNegative(u.promptTokens);
+  out.completionTokens += nonNegative(u.completionTokens);
+  if (typeof u.model === 'string' && u.model !== '') out.model = u.model.slice(0, 200);
+  return out;
+}
+
+function nonNegative(n: unknown): number {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? Math.floor(n) : 0;
+}
+
 export class UsageDraft {
   /** binding and protocol version ('a2a-jsonrpc/1.0'); the edge's face name until the face says more */
   face: string;
@@ -25,15 +45,28 @@ export class UsageDraft {
   /** set by whoever saw the call fail; absent at the end means the HTTP status decides */
   outcome?: string;
   error = false;
+  /** the JSON-RPC error code of an MCP call that failed with one (metrics' `error.type`) */
+  jsonRpcCode?: number;
   /** this call created a task: the task's record is the call's (no second record) */
   createdTask = false;
   /** a call not worth a record (health probes) */
   skip = false;
+  /**
+   * The call ran an agent that answered with a message and no task: its own record is the bill
+   * (priced per call and per reported token, like a task), written through the call queue.
+   */
+  answeredWithoutTask = false;
+  /** LLM usage reported by that run */
+  reported?: ReportedUsage;
   /** performance.now() at arrival, for listeners that time the call themselves (gRPC) */
   startedMs?: number;
   /** ms after `startedAt` the first byte of the answer went out */
   ttfbMs?: number;
   bytesIn?: number;
+  /** the listener's id of this request (the edge's X-Request-Id; gRPC's x-request-id or its own) */
+  requestId?: string;
+  /** the W3C trace id of the call's span, set by tracing when it is on (for the access log) */
+  traceId?: string;
 
   constructor(
     face: string,

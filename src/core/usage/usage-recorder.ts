@@ -7,7 +7,7 @@
  *
  * Also runs the hourly rollups and the retention sweep.
  */
-import type { UsageConfig } from '../../config/usage-schema.js';
+import type { SkillCostConfig, UsageConfig } from '../../config/usage-schema.js';
 import type { UsageAmend, UsageRecord } from '../../store/usage-record.js';
 import type { UsageStore } from '../../store/usage-store.js';
 import { uuidv7 } from '../ids/uuid-v7.js';
@@ -19,6 +19,8 @@ export interface UsageRecorderOptions {
   config: UsageConfig;
   log: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void };
   now?: () => number;
+  /** the configured cost of an agent's skill, for a run that answered without a task */
+  cost?: (agentId: string, skill: string | undefined) => SkillCostConfig | undefined;
 }
 
 /** How the answer went out, as the listener saw it. */
@@ -30,6 +32,14 @@ export interface CallEnd {
   bytesOut?: number;
   /** the answer did not finish (the client went away) */
   aborted?: boolean;
+}
+
+/**
+ * Told of every call as its answer goes out, whether usage records are on or not: what else
+ * follows calls (metrics, the access log) reads the same draft instead of opening its own.
+ */
+export interface CallObserver {
+  callEnded(d: UsageDraft, end: CallEnd): void;
 }
 
 const HOUR = 3_600_000;
@@ -47,20 +57,33 @@ export class UsageRecorder {
   private maintenance?: NodeJS.Timeout;
   private writing?: Promise<void>;
   private readonly now: () => number;
+  private readonly observers: CallObserver[] = [];
 
   constructor(private readonly o: UsageRecorderOptions) {
     this.enabled = o.config.enabled;
     this.now = o.now ?? Date.now;
   }
 
-  /** A draft for a call arriving now, or undefined when records are off. */
-  open(face: string): UsageDraft | undefined {
-    return this.enabled ? new UsageDraft(face, this.now()) : undefined;
+  /** Adds an observer of every call's end; before the listeners start. */
+  observe(o: CallObserver): void {
+    this.observers.push(o);
   }
 
-  /** The answer is out: the call's record, or the timing of the task record it created. */
+  /** Calls are followed (drafts opened): records are on, or something observes calls. */
+  get tracking(): boolean {
+    return this.enabled || this.observers.length > 0;
+  }
+
+  /** A draft for a call arriving now, or undefined when no one follows calls. */
+  open(face: string): UsageDraft | undefined {
+    return this.tracking ? new UsageDraft(face, this.now()) : undefined;
+  }
+
+  /** The answer is out: the observers are told; the call's record, or the timing of the task record it created. */
   finish(d: UsageDraft, end: CallEnd): void {
     if (d.skip) return;
+    for (let i = 0; i < this.observers.length; i++) this.observers[i]!.callEnded(d, end);
+    if (!this.enabled) return;
     if (d.createdTask && d.taskId !== undefined) {
       const amend: UsageAmend = { id: d.taskId, latencyMs: end.latencyMs };
       if (d.ttfbMs !== undefined) amend.ttfbMs = d.ttfbMs;
@@ -76,7 +99,8 @@ export class UsageRecorder {
     const r: UsageRecord = {
       id: uuidv7(),
       kind: 'call',
-      time: d.startedAt + end.latencyMs,
+      // whole ms: the column is an integer (PostgreSQL refuses a fraction)
+      time: Math.round(d.startedAt + end.latencyMs),
       startedAt: d.startedAt,
       final: true,
       replica: this.o.replica,
@@ -85,10 +109,11 @@ export class UsageRecorder {
       outcome: d.outcome,
       error: d.error,
       latencyMs: end.latencyMs,
-      promptTokens: 0,
-      completionTokens: 0,
-      cost: 0,
+      promptTokens: d.reported?.promptTokens ?? 0,
+      completionTokens: d.reported?.completionTokens ?? 0,
+      cost: this.costOf(d),
     };
+    if (d.reported?.model !== undefined) r.model = d.reported.model;
     if (d.ttfbMs !== undefined) r.ttfbMs = d.ttfbMs;
     if (end.bytesOut !== undefined) r.bytesOut = end.bytesOut;
     if (d.agent !== undefined) r.agent = d.agent;
@@ -97,6 +122,14 @@ export class UsageRecorder {
     if (d.subject !== undefined) r.subject = d.subject;
     copyDraftFields(d, r);
     this.enqueue(this.records, r);
+  }
+
+  /** A call is charged only when it ran an agent to an answer without a task (a task is charged on its own row). */
+  private costOf(d: UsageDraft): number {
+    if (!d.answeredWithoutTask || d.agent === undefined) return 0;
+    const price = this.o.cost?.(d.agent, d.skill);
+    if (!price) return 0;
+    return (price.perCall ?? 0) + (d.reported?.promptTokens ?? 0) * (price.perPromptToken ?? 0) + (d.reported?.completionTokens ?? 0) * (price.perCompletionToken ?? 0);
   }
 
   private enqueue<T>(queue: T[], item: T): void {

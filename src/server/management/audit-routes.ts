@@ -10,21 +10,10 @@ import { z } from 'zod';
 import { invalidParams } from '../../protocol/a2a/errors.js';
 import type { AuditQuery, AuditRecord, AuditStore } from '../../store/audit-store.js';
 import { requireAdmin, sendError, type AdminGuardDeps } from './admin-guard.js';
+import { queryInstant } from './query-instant.js';
 
 const DEFAULT_LIMIT = 100;
 const MAX_PAGE = 1000;
-
-/** RFC 3339 or epoch ms. */
-const instant = z.union([
-  z
-    .string()
-    .regex(/^\d{1,15}$/)
-    .transform(Number),
-  z
-    .string()
-    .datetime({ offset: true })
-    .transform((s) => Date.parse(s)),
-]);
 
 const auditQuery = z
   .object({
@@ -32,8 +21,8 @@ const auditQuery = z
     actor: z.string().min(1).max(300).optional(),
     target: z.string().min(1).max(300).optional(),
     outcome: z.enum(['success', 'failure', 'denied']).optional(),
-    since: instant.optional(),
-    until: instant.optional(),
+    since: queryInstant.optional(),
+    until: queryInstant.optional(),
     after: z
       .string()
       .regex(/^\d{1,15}$/, 'must be a seq')
@@ -75,6 +64,13 @@ export function auditRoutes(d: AdminGuardDeps & { store: AuditStore; flush?: () 
       const records = rows.slice(0, pageSize);
       const last = records[records.length - 1];
       return reply.send({ records, ...(rows.length > pageSize && last ? { nextAfter: last.seq } : {}) });
+    });
+    // Whether the hash chain is intact (the same walk as `agentport audit verify`), for the console's audit page.
+    app.get('/api/v1/audit/verify', async (req, reply) => {
+      if (!(await requireAdmin(d, req, reply))) return reply;
+      await d.flush?.().catch(() => {});
+      reply.header('Cache-Control', 'no-store');
+      return reply.send(await d.store.verify());
     });
     done();
   };

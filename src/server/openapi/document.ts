@@ -79,6 +79,7 @@ export function openApiDocument(version: string): Obj {
       { name: 'a2a compatibility', description: 'The same task API under the paths of its scope matrix' },
       { name: 'management', description: 'API keys, users, OAuth clients, any task (scope admin); usage (admin: everyone\u2019s, usage:read: one\u2019s own)' },
       { name: 'mcp compatibility', description: 'Routes beside the MCP endpoint that connectors of the replaced service call' },
+      { name: 'console', description: 'The web console (docs/console.md): its files and its session' },
       { name: 'health', description: 'Liveness and readiness' },
       { name: 'documentation', description: 'This document and its reference page' },
     ],
@@ -105,6 +106,30 @@ export function openApiDocument(version: string): Obj {
       },
       '/.well-known/jwks.json': { get: { tags: ['discovery'], summary: 'The public keys of card signatures and own tokens', responses: { '200': json(ref('Jwks'), 'A JWK Set') } } },
       '/api/v1/agents/{agentId}/tasks': createTask('tasks'),
+      '/api/v1/tasks': {
+        get: {
+          tags: ['management'],
+          summary: 'Tasks across agents and owners, newest status first: an administrator sees every owner\u2019s, any other caller only its own',
+          security: [{ bearer: ['admin'] }, { apiKey: ['admin'] }, { bearer: ['a2a:discover'] }, { apiKey: ['a2a:discover'] }],
+          parameters: [
+            param('agent', 'Only this agent\u2019s tasks', 'query'),
+            param('state', 'Only tasks in this state (e.g. TASK_STATE_WORKING)', 'query'),
+            param('owner', 'Only this owner\u2019s tasks (a non-administrator may name only itself)', 'query'),
+            param('since', 'Status time at or after (RFC 3339 or epoch ms)', 'query'),
+            param('until', 'Status time before (RFC 3339 or epoch ms)', 'query'),
+            param('pageToken', 'The `nextPageToken` of the previous page', 'query'),
+            param('pageSize', 'At most this many tasks (default 50, at most 500)', 'query', { type: 'integer', minimum: 0, maximum: 500 }),
+          ],
+          responses: {
+            '200': json(
+              { type: 'object', properties: { tasks: { type: 'array', items: ref('TaskSummary') }, totalSize: { type: 'integer' }, nextPageToken: { type: 'string' } }, required: ['tasks', 'totalSize'] },
+              'A page of tasks (`nextPageToken` when more follow)',
+            ),
+            '400': error('An unknown or malformed filter, or a page token this server did not issue'),
+            ...AUTH_ERRORS,
+          },
+        },
+      },
       '/api/v1/tasks/{taskId}': getTask('tasks'),
       '/api/v1/tasks/{taskId}/status': {
         get: {
@@ -190,6 +215,26 @@ export function openApiDocument(version: string): Obj {
           },
         ),
       },
+      '/api/v1/audit/verify': {
+        get: adminOp('Whether the audit log\u2019s hash chain is intact (the walk of `agentport audit verify`)', {
+          '200': json(
+            {
+              type: 'object',
+              properties: {
+                ok: { type: 'boolean' },
+                count: { type: 'integer', description: 'records checked and found sound' },
+                lastSeq: { type: 'integer' },
+                lastHash: { type: 'string' },
+                seq: { type: 'integer', description: 'when broken: the first seq whose record or link is wrong' },
+                problem: { type: 'string', enum: ['hash-mismatch', 'missing-row', 'prev-hash-mismatch'] },
+                detail: { type: 'string' },
+              },
+              required: ['ok', 'count'],
+            },
+            'The verdict',
+          ),
+        }),
+      },
       '/api/v1/users': {
         get: adminOp('The local users', { '200': json({ type: 'object', properties: { users: { type: 'array', items: ref('User') } }, required: ['users'] }, 'The users') }),
         post: adminOp(
@@ -242,11 +287,62 @@ export function openApiDocument(version: string): Obj {
           { parameters: [param('clientId', 'The client id')] },
         ),
       },
+      '/console': { get: { tags: ['console'], summary: 'The web console: redirects to `console/` (relative, so a proxy\u2019s path prefix is kept)', responses: { '308': { description: 'To /console/' } } } },
+      '/console/assets/{file}': {
+        get: {
+          tags: ['console'],
+          summary: 'The web console\u2019s scripts and styles: named by their content hash, cached as immutable (`/console/` itself is revalidated each time)',
+          parameters: [param('file', 'A file of the built console')],
+          responses: { '200': { description: 'The file' }, '404': error('No such file, or the console is not built') },
+        },
+      },
+      '/console/session': {
+        get: {
+          tags: ['console'],
+          summary: 'Who is signed in to the console and the session\u2019s CSRF token (send it as X-CSRF-Token with the session cookie), or how to sign in',
+          responses: {
+            '200': json(
+              {
+                type: 'object',
+                properties: {
+                  signedIn: { type: 'boolean' },
+                  open: { type: 'boolean', description: 'authentication is off (auth.mode none): no sign-in' },
+                  username: { type: 'string' },
+                  scopes: { type: 'array', items: { type: 'string' } },
+                  admin: { type: 'boolean' },
+                  csrf: { type: 'string' },
+                  signIn: { type: 'object' },
+                },
+                required: ['signedIn'],
+              },
+              'The session, or the sign-in settings',
+            ),
+          },
+        },
+        post: {
+          tags: ['console'],
+          summary: 'Exchanges an access token issued to the console\u2019s client (agentport-console) for a session cookie (HttpOnly, SameSite=Strict)',
+          requestBody: body({ type: 'object', properties: { accessToken: { type: 'string' } }, required: ['accessToken'] }),
+          responses: {
+            '201': json({ type: 'object' }, 'Signed in; the cookie is set'),
+            '400': error('No token, or not JSON'),
+            '401': error('The token is not valid or not the console\u2019s'),
+            '403': error('Not a local user'),
+          },
+        },
+      },
+      '/console/session/end': {
+        post: {
+          tags: ['console'],
+          summary: 'Signs out: ends every console session of the user (session cookie and X-CSRF-Token)',
+          responses: { '204': { description: 'Signed out' }, '401': error('No live session, or a wrong CSRF token') },
+        },
+      },
       '/mcp/config/': { get: { tags: ['management'], summary: 'The admin page for OAuth clients (HTML; a local admin signs in there)', responses: { '200': html('The page') } } },
       '/': {
         get: {
           tags: ['documentation'],
-          summary: 'The landing page: agents, endpoints and how to connect; HTML for browsers (Accept: text/html), else its facts as JSON',
+          summary: 'The landing page: agents, endpoints and how to connect; HTML for browsers (Accept: text/html), else its facts as JSON (with the connect steps under `connect`)',
           responses: { '200': { description: 'The page', content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: { type: 'object' } } } } },
         },
       },
@@ -289,6 +385,15 @@ export function openApiDocument(version: string): Obj {
       '/.well-known/mcp-metadata': { get: { tags: ['mcp compatibility'], summary: 'MCP discovery for connectors', responses: { '200': json(ref('McpMetadata'), 'The metadata') } } },
       '/healthz': { get: { tags: ['health'], summary: 'Liveness', responses: { '200': json(ref('Health'), 'Alive') } } },
       '/readyz': { get: { tags: ['health'], summary: 'Readiness of each backing service', responses: { '200': json(ref('Readiness'), 'Ready'), '503': json(ref('Readiness'), 'A backing service is not ready') } } },
+      '/metrics': {
+        get: {
+          tags: ['health'],
+          summary:
+            'Prometheus metrics (text format 0.0.4) for an admin credential or the `metrics.token` bearer token; absent with `metrics.listen` (its own listener) or `metrics.enabled: false` (docs/observability.md)',
+          ...ADMIN,
+          responses: { '200': { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, ...AUTH_ERRORS },
+        },
+      },
       '/openapi.json': { get: { tags: ['documentation'], summary: 'This document', responses: { '200': json({ type: 'object' }, 'The OpenAPI 3.1 document') } } },
       '/docs': { get: { tags: ['documentation'], summary: 'The API reference page (HTML, served from the package)', responses: { '200': html('The page') } } },
     },

@@ -50,7 +50,17 @@ export const SCHEMAS: Record<string, Schema> = {
   AgentCardList: { type: 'array', items: ref('AgentCard'), description: 'The agents as cards (the replaced service\u2019s registry answer)' },
   Jwks: object({ keys: { type: 'array', items: object({ kty: str, kid: str }, ['kty']) } }, ['keys']),
   Health: object({ status: { const: 'ok' } }, ['status']),
-  Readiness: object({ status: { enum: ['ready', 'unavailable'] }, checks: { type: 'object', additionalProperties: str } }, ['status', 'checks']),
+  Readiness: object(
+    {
+      status: { enum: ['ready', 'unavailable'] },
+      checks: { type: 'object', additionalProperties: str, description: "per backing service (storage, bus, push): 'ok' or why not, in fixed words" },
+      measures: object({
+        bus: object({ roundTripMs: { ...num, description: 'a probe published through the Redis bus and received back (Redis bus only)' } }, ['roundTripMs']),
+        push: object({ pending: { type: 'integer', minimum: 0 }, oldestAgeMs: { ...num, minimum: 0, description: 'how long the oldest pending delivery has waited; 0 when none' } }, ['pending', 'oldestAgeMs']),
+      }),
+    },
+    ['status', 'checks'],
+  ),
   ApiKey: object({ id: str, subject: str, scopes: strings, usecase: str, createdAt: dateTime, expiresAt: dateTime, revokedAt: dateTime, status: { enum: ['active', 'expired', 'revoked'] } }, [
     'id',
     'subject',
@@ -96,6 +106,8 @@ export const SCHEMAS: Record<string, Schema> = {
   User: object({ username: str, scopes: strings, createdAt: dateTime }, ['username', 'scopes', 'createdAt']),
   Client: object({ clientId: str, name: str, grantTypes: strings, redirectUris: strings, scope: str, authMethod: str, issuedAt: { type: 'integer' } }, ['clientId', 'grantTypes', 'redirectUris', 'authMethod']),
   AdminTask: object({ agentId: str, owner: str, createdAt: dateTime, task: object({ id: str, contextId: str, status: { type: 'object' } }, ['id', 'status']) }, ['agentId', 'owner', 'createdAt', 'task']),
+  // GET /api/v1/tasks (src/server/management/task-list-route.ts).
+  TaskSummary: object({ agentId: str, owner: str, createdAt: dateTime, id: str, contextId: str, status: object({ state: str, timestamp: str }, ['state']) }, ['agentId', 'owner', 'createdAt', 'id', 'status']),
   // GET /api/v1/usage (src/server/management/usage-export.ts).
   UsageGroup: object(
     {

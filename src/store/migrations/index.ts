@@ -16,6 +16,8 @@ import * as m0007 from './0007-task-message-ids.js';
 import * as m0008 from './0008-usage.js';
 import * as m0010 from './0010-quotas.js';
 import * as m0009 from './0009-audit.js';
+import * as m0011 from './0011-usage-rollup-layout.js';
+import * as m0012 from './0012-task-trace-parent.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
 
@@ -36,6 +38,8 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0008_usage': m0008,
   '0010_quotas': m0010,
   '0009_audit': m0009,
+  '0011_usage_rollup_layout': m0011,
+  '0012_task_trace_parent': m0012,
 };
 
 /** The migrations this build knows, in the order they apply. */

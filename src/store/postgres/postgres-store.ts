@@ -189,6 +189,7 @@ async function insertNewTasks(trx: Transaction<Database>, created: PreparedCommi
           lease_owner: p.lease?.owner ?? null,
           lease_expires_at: p.lease?.expiresAt ?? null,
           origin_message_id: p.originMessageId,
+          trace_parent: p.traceParent,
         })),
       )
       // DO NOTHING rather than a unique violation, which would abort the transaction before we

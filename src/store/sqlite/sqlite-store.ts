@@ -82,10 +82,11 @@ function compileStatements(k: Q) {
           lease_owner: slot('lease_owner'),
           lease_expires_at: slot('lease_expires_at'),
           origin_message_id: slot('origin_message_id'),
+          trace_parent: slot('trace_parent'),
         })
         // Any conflict: the task id, or the (agent, owner, messageId) of another task.
         .onConflict((oc) => oc.doNothing()),
-      ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at', 'origin_message_id'],
+      ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at', 'origin_message_id', 'trace_parent'],
     ),
     selectTaskByMessage: compileWithSlots(
       k.selectFrom('tasks').selectAll().where('agent_id', '=', slot<string>('agent_id')).where('owner', '=', slot<string>('owner')).where('origin_message_id', '=', slot<string>('origin_message_id')),
@@ -163,7 +164,22 @@ export class SqliteStore extends SqlStore {
       for (const p of batch) {
         const lease = p.lease;
         if (p.expectedVersion === 0) {
-          const r = s.insertTask.run(p.taskId, p.agentId, p.owner, p.contextId, p.state, p.statusTime, p.createdAt, p.seq, 1, p.taskJson, lease ? lease.owner : null, lease ? lease.expiresAt : null, p.originMessageId);
+          const r = s.insertTask.run(
+            p.taskId,
+            p.agentId,
+            p.owner,
+            p.contextId,
+            p.state,
+            p.statusTime,
+            p.createdAt,
+            p.seq,
+            1,
+            p.taskJson,
+            lease ? lease.owner : null,
+            lease ? lease.expiresAt : null,
+            p.originMessageId,
+            p.traceParent,
+          );
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
         } else if (lease) {
           const r = s.updateTaskWithLease.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion);

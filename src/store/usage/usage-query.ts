@@ -4,15 +4,18 @@
  * Days that lie wholly inside [from, to) and before the daily watermark are read from usage_daily,
  * hours likewise from usage_hourly; the rest of the range (the partial hours at the edges and
  * everything not yet rolled up) from the final raw rows. The two time ranges are disjoint, so nothing is counted
- * twice; each source is grouped in SQL and the groups are merged here. Month buckets are grouped
- * by day in SQL and folded into calendar months here (no dialect-specific date functions).
+ * twice; each source is grouped in SQL and the groups are merged here. Every source answers in
+ * one shape: the scalar metrics and each histogram as HistogramText (usage_daily's texts joined by
+ * string_agg; usage_hourly's and raw rows' cumulative counts turned into text in SQL), so the
+ * merge here only adds texts up. Month buckets are grouped by day in SQL and folded into calendar
+ * months here (no dialect-specific date functions).
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../schema.js';
 import { USAGE_DIMENSIONS, type UsageDimension, type UsageGroup, type UsageQuery } from '../usage-record.js';
-import { DURATION_BOUNDS_MS, DURATION_COLUMNS, LATENCY_BOUNDS_MS, LATENCY_COLUMNS, percentilesOf, type Histogram } from './usage-histogram.js';
+import { addHistogramText, cumulativeOf, DURATION_BOUNDS_MS, LATENCY_BOUNDS_MS, percentilesOf, type Histogram, type HistogramText } from './usage-histogram.js';
 import { DIMENSION_COLUMN } from './usage-rows.js';
-import { DAILY, DAY_MS, HOUR_MS, HOURLY, METRICS, rawAggregates, rollupAggregates, truncated, type RollupLevel } from './usage-sql.js';
+import { dailyAggregates, DAY_MS, HISTOGRAMS, HOUR_MS, hourlyAggregates, rawAggregates, SCALARS, truncated, withHistogramTexts } from './usage-sql.js';
 
 export const DEFAULT_LIMIT = 1000;
 
@@ -96,6 +99,12 @@ function groupedSelect(q: UsageQuery, timeColumn: string, aggregates: RawBuilder
   return sql<Row>`select ${sql.join(selected)} from ${sql.table(table)} where ${sql.join(where, sql` and `)}${keys.length > 0 ? sql` group by ${sql.join(keys)}` : sql``}`;
 }
 
+/** A grouped select over cumulative bucket columns, answering with histogram texts like the daily one. */
+function asTexts(q: UsageQuery, grouped: RawBuilder<Row>): RawBuilder<Row> {
+  const keys = [...checkedDimensions(q.groupBy).map((d) => `d_${d}`), ...(sqlUnit(q) !== undefined ? ['bucket_start'] : [])];
+  return withHistogramTexts(grouped, [...keys, ...SCALARS.map((m) => m.alias)]);
+}
+
 function timeRanges(column: string, ranges: readonly Range[]): RawBuilder<unknown> {
   const col = sql.ref(column);
   return sql`(${sql.join(
@@ -105,18 +114,22 @@ function timeRanges(column: string, ranges: readonly Range[]): RawBuilder<unknow
 }
 
 export function rawSelect(q: UsageQuery, ranges: readonly Range[]) {
-  return groupedSelect(q, 'time', rawAggregates(), 'usage_records', [sql`"final" = 1`, timeRanges('time', ranges), ...filterPredicates(q.filters)]);
+  return asTexts(q, groupedSelect(q, 'time', rawAggregates(), 'usage_records', [sql`"final" = 1`, timeRanges('time', ranges), ...filterPredicates(q.filters)]));
 }
 
-export function rollupSelect(q: UsageQuery, level: RollupLevel, ranges: readonly Range[]) {
-  return groupedSelect(q, level.timeColumn, rollupAggregates(), level.table, [timeRanges(level.timeColumn, ranges), ...filterPredicates(q.filters)]);
+export function hourlySelect(q: UsageQuery, ranges: readonly Range[]) {
+  return asTexts(q, groupedSelect(q, 'hour', hourlyAggregates(), 'usage_hourly', [timeRanges('hour', ranges), ...filterPredicates(q.filters)]));
+}
+
+export function dailySelect(q: UsageQuery, range: Range) {
+  return groupedSelect(q, 'day', dailyAggregates(), 'usage_daily', [timeRanges('day', [range]), ...filterPredicates(q.filters)]);
 }
 
 export async function runQuery(db: Kysely<Database>, q: UsageQuery, hourlyUntil: number, dailyUntil: number): Promise<UsageGroup[]> {
   const plan = planQuery(q.from, q.to, hourlyUntil, dailyUntil, q.bucket !== 'hour');
   const rows: Row[] = [];
-  if (plan.daily) rows.push(...(await rollupSelect(q, DAILY, [plan.daily]).execute(db)).rows);
-  if (plan.hourly.length > 0) rows.push(...(await rollupSelect(q, HOURLY, plan.hourly).execute(db)).rows);
+  if (plan.daily) rows.push(...(await dailySelect(q, plan.daily).execute(db)).rows);
+  if (plan.hourly.length > 0) rows.push(...(await hourlySelect(q, plan.hourly).execute(db)).rows);
   if (plan.raw.length > 0) rows.push(...(await rawSelect(q, plan.raw).execute(db)).rows);
   return mergeGroups(q, rows);
 }
@@ -143,6 +156,8 @@ interface Acc {
   key: Partial<Record<UsageDimension, string | null>>;
   bucketStart: number | undefined;
   m: Record<string, number | null>;
+  /** per histogram text column, the count of each bucket (not cumulative) */
+  buckets: Record<string, number[]>;
 }
 
 export function mergeGroups(q: UsageQuery, rows: readonly Row[]): UsageGroup[] {
@@ -160,10 +175,10 @@ export function mergeGroups(q: UsageQuery, rows: readonly Row[]): UsageGroup[] {
     const id = JSON.stringify([bucketStart ?? null, ...dims.map((d) => key[d])]);
     let acc = groups.get(id);
     if (!acc) {
-      acc = { key, bucketStart, m: {} };
+      acc = { key, bucketStart, m: {}, buckets: Object.fromEntries(HISTOGRAMS.map((h) => [h.text, h.bounds.map(() => 0)])) };
       groups.set(id, acc);
     }
-    for (const metric of METRICS) {
+    for (const metric of SCALARS) {
       const v = row[metric.alias];
       const prev = acc.m[metric.alias];
       if (metric.merge === 'sum') acc.m[metric.alias] = num(prev) + num(v);
@@ -174,6 +189,7 @@ export function mergeGroups(q: UsageQuery, rows: readonly Row[]): UsageGroup[] {
         else acc.m[metric.alias] = metric.merge === 'min' ? Math.min(prev, x) : Math.max(prev, x);
       }
     }
+    for (const h of HISTOGRAMS) addHistogramText((row[h.text] as HistogramText | undefined) ?? null, acc.buckets[h.text]!);
   }
   const out = [...groups.values()].map(toGroup);
   out.sort((a, b) => b.calls - a.calls || (a.bucketStart ?? 0) - (b.bucketStart ?? 0) || compareKeys(a.key, b.key, dims));
@@ -189,9 +205,10 @@ function compareKeys(a: UsageGroup['key'], b: UsageGroup['key'], dims: readonly 
   return 0;
 }
 
-function histogramOf(m: Acc['m'], prefix: 'lat' | 'dur', columns: readonly string[]): Histogram {
+function histogramOf(acc: Acc, prefix: 'lat' | 'dur'): Histogram {
+  const m = acc.m;
   return {
-    cumulative: columns.map((c) => num(m[c])),
+    cumulative: cumulativeOf(acc.buckets[`${prefix}_hist`]!),
     count: num(m[`${prefix}_count`]),
     min: m[`${prefix}_min`] ?? null,
     max: m[`${prefix}_max`] ?? null,
@@ -202,7 +219,7 @@ function toGroup(acc: Acc): UsageGroup {
   const m = acc.m;
   const calls = num(m.calls);
   const errors = num(m.errors);
-  const durations = histogramOf(m, 'dur', DURATION_COLUMNS);
+  const durations = histogramOf(acc, 'dur');
   const duration = percentilesOf(durations, DURATION_BOUNDS_MS);
   return {
     key: acc.key,
@@ -210,7 +227,7 @@ function toGroup(acc: Acc): UsageGroup {
     calls,
     errors,
     errorRate: calls === 0 ? 0 : errors / calls,
-    latencyMs: percentilesOf(histogramOf(m, 'lat', LATENCY_COLUMNS), LATENCY_BOUNDS_MS),
+    latencyMs: percentilesOf(histogramOf(acc, 'lat'), LATENCY_BOUNDS_MS),
     durationMs: duration ? { ...duration, avg: num(m.dur_sum) / durations.count } : null,
     promptTokens: num(m.prompt_tokens),
     completionTokens: num(m.completion_tokens),

@@ -8,6 +8,8 @@ import { openSqliteStore } from '../../../src/store/index.js';
 import { backoffDelay, PushDeliveryWorker, type PushDeliveryWorkerOptions } from '../../../src/core/push/delivery-worker.js';
 import { SsrfGuard } from '../../../src/net/ssrf-guard.js';
 import { startReceiver, type Receiver, type ReceivedRequest } from './receiver.js';
+import { Metrics } from '../../../src/observability/metrics/index.js';
+import { parseExposition, sampleSum } from '../../support/prometheus.js';
 
 const guard = new SsrfGuard({ allowHttp: true, allow: ['127.0.0.1'] });
 
@@ -332,5 +334,38 @@ describe('PushDeliveryWorker', () => {
     await waitFor(() => r.requests.length === 1);
     await w.stop();
     expect(await store.countOutbox()).toBe(0);
+  });
+});
+
+describe('PushDeliveryWorker metrics', () => {
+  it('counts sent, retried and given up, and the outbox backlog the gauges read', async () => {
+    const metrics = new Metrics({ version: 'test', replica: 'r' });
+    const r = await receiver((req, res) => res.writeHead(seqOf(req) === 1 ? 500 : 200).end());
+    const store = await openStore();
+    metrics.sources.outbox = () => store.outboxBacklog();
+    const t = new TaskWriter(store, 'task-metrics');
+    await t.addConfig('cfg', r.url());
+    const queuedAt = Date.now();
+    await t.emit(['cfg'], 2);
+    const backlog = await store.outboxBacklog();
+    expect(backlog.pending).toBe(2);
+    expect(backlog.oldestCreatedAt).toBeGreaterThanOrEqual(queuedAt - 1000);
+    expect(backlog.oldestCreatedAt).toBeLessThanOrEqual(Date.now());
+    const before = await parseExposition(await metrics.scrape());
+    expect(sampleSum(before, 'agentport_push_outbox_depth')).toBe(2);
+    expect(sampleSum(before, 'agentport_push_outbox_oldest_age_seconds')).toBeGreaterThanOrEqual(0);
+
+    const w = worker(store, { maxAttempts: 3, metrics });
+    w.start();
+    await waitFor(async () => (await store.countOutbox()) === 0);
+    await w.stop();
+    const after = await parseExposition(await metrics.scrape());
+    // seq 1: two failed attempts retried, the third given up; seq 2 sent at once.
+    expect(sampleSum(after, 'agentport_push_deliveries_total', { result: 'retried' })).toBe(2);
+    expect(sampleSum(after, 'agentport_push_deliveries_total', { result: 'given_up' })).toBe(1);
+    expect(sampleSum(after, 'agentport_push_deliveries_total', { result: 'sent' })).toBe(1);
+    expect(sampleSum(after, 'agentport_push_outbox_depth')).toBe(0);
+    expect(sampleSum(after, 'agentport_push_outbox_oldest_age_seconds')).toBe(0);
+    expect(await store.outboxBacklog()).toEqual({ pending: 0 });
   });
 });

@@ -14,7 +14,9 @@ const AGENT = path.join(ROOT, 'test/fixtures/agents/usage-reporter.mjs');
 const message = (text: string, extra: Record<string, unknown> = {}) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra });
 
 let s: TestServer;
-let rows: Array<{ id: string; outcome: string; model: string | null; prompt_tokens: number; completion_tokens: number; cost: number; final: number }> = [];
+type Row = { id: string; kind: string; agent: string; operation: string; outcome: string; model: string | null; prompt_tokens: number; completion_tokens: number; cost: number; final: number };
+let rows: Row[] = [];
+let replyRows: Row[] = [];
 let usageAnswer: { groups: Array<{ key: { outcome: string }; calls: number; promptTokens: number; completionTokens: number; cost: number }> };
 const ids: Record<string, string> = {};
 
@@ -28,13 +30,17 @@ beforeAll(async () => {
   const answered = (await rpc(url, 'SendMessage', { message: message('the second', { taskId: asked.id, contextId: asked.contextId }) })).body.result.task;
   expect(answered.status.state).toBe('TASK_STATE_COMPLETED');
   ids.failed = (await rpc(url, 'SendMessage', { message: message('fail') })).body.result.task.id;
+  const replied = (await rpc(url, 'SendMessage', { message: message('reply') })).body.result;
+  expect(replied.message?.parts).toEqual([{ text: 'a plain answer' }]);
   // Task records are committed with the tasks: the API sees them at once, no queue to wait for.
   const res = await fetch(`${s.http}/api/v1/usage?by=outcome&kind=task`);
   usageAnswer = (await res.json()) as typeof usageAnswer;
   await s.stop();
   const db = new Database(path.join(s.dataDir, 'agentport.db'), { readonly: true });
   try {
-    rows = db.prepare("select * from usage_records where kind = 'task'").all() as typeof rows;
+    rows = db.prepare("select * from usage_records where kind = 'task'").all() as Row[];
+    // Written through the call queue, which the server's stop flushed (the follow-up to the asked task is a call too, with its task id).
+    replyRows = db.prepare("select * from usage_records where kind = 'call' and operation = 'SendMessage' and task_id is null").all() as Row[];
   } finally {
     db.close();
   }
@@ -64,6 +70,12 @@ describe('reported LLM usage', () => {
 
   it('a failed task keeps what it spent', () => {
     expect(row(ids.failed!)).toMatchObject({ outcome: 'TASK_STATE_FAILED', prompt_tokens: 7, completion_tokens: 0 });
+  });
+
+  it('a run that answers with a message and no task is billed on the call record, reports after the answer included', () => {
+    expect(replyRows).toHaveLength(1);
+    expect(replyRows[0]).toMatchObject({ agent: 'llm', outcome: 'OK', model: 'm-1', prompt_tokens: 31, completion_tokens: 4 });
+    expect(replyRows[0]!.cost).toBeCloseTo(1 + 31 * 0.01 + 4 * 0.1, 9);
   });
 
   it('the analytics API sums tokens and cost per outcome', () => {

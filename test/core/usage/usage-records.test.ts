@@ -40,7 +40,7 @@ interface Row {
 
 let s: TestServer;
 let rows: Row[] = [];
-const made: { jsonrpcTask?: string; restTask?: string; v03Task?: string; grpcTask?: string; sends: string[] } = { sends: [] };
+const made: { jsonrpcTask?: string; restTask?: string; v03Task?: string; grpcTask?: string; unknownToolError?: string; sends: string[] } = { sends: [] };
 
 const message = (text: string) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
 
@@ -83,6 +83,11 @@ beforeAll(async () => {
   try {
     await mcp.listTools();
     await mcp.callTool({ name: 'echo_echo', arguments: { message: 'over mcp' } });
+    // An unknown tool: the SDK answers a JSON-RPC error with HTTP 200.
+    made.unknownToolError = await mcp.callTool({ name: 'no_such_tool', arguments: {} }).then(
+      (r) => `result ${JSON.stringify(r)}`,
+      (e: unknown) => String(e),
+    );
   } finally {
     await mcp.close();
   }
@@ -156,10 +161,15 @@ describe('usage records of real calls', () => {
   });
 
   it('MCP: the method as operation, the tool, the protocol version; the tool call is its task', () => {
-    const call = only((r) => r.operation === 'tools/call');
+    const call = only((r) => r.operation === 'tools/call' && r.kind === 'task');
     expect(call).toMatchObject({ kind: 'task', tool: 'echo_echo', skill: 'echo', agent: 'echo', outcome: 'TASK_STATE_COMPLETED', subject: 'alice' });
     expect(call.face).toMatch(/^mcp\/\d{4}-\d{2}-\d{2}$/);
     expect(rows.some((r) => r.operation === 'tools/list' && r.kind === 'call' && r.face.startsWith('mcp/'))).toBe(true);
+  });
+
+  it('MCP: a JSON-RPC error answered with HTTP 200 (an unknown tool) is recorded by its reason, not as OK', () => {
+    expect(made.unknownToolError).toMatch(/-32602|Unknown tool|not found/i);
+    expect(only((r) => r.operation === 'tools/call' && r.kind === 'call')).toMatchObject({ tool: 'no_such_tool', outcome: 'INVALID_PARAMS', error: 1, subject: 'alice' });
   });
 
   it('routes: the pattern as operation, never an id', () => {

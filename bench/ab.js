@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+// What a feature costs: `npm run build`, then `node bench/ab.js [options]` (or `npm run bench:ab`).
+//
+// Starts Agentport once with its default configuration (the baseline: everything on) and once per
+// variant (the same server with one thing switched), then loads ALL of them AT THE SAME TIME, each
+// with its own wrk, for every round. Each server therefore meets the same machine (other
+// processes, CPU frequency, the disk) during the same seconds, and the ratios between them hold on
+// a noisy machine where sequential runs of bench/run.js swing by 10 % or more. The absolute req/s
+// are lower than bench/run.js's (the servers share the cores); the ratios are what this measures.
+//
+// Reports, per variant and round: req/s, main-thread CPU per request (the event loop:
+// /proc/<pid>/task/<pid>/stat) and whole-process CPU per request (worker threads included), and
+// the ratios baseline/variant, so "usage-off" at 0.97 means usage records cost 3 %.
+//
+// Variants (--variants, comma list): usage-off, metrics-off, tracing (ratio 1.0, exported to a
+// sink this script runs), or NAME=FILE for any agentport.yaml fragment.
+// Workloads (--workload): a2a (blocking SendMessage on /a2a/echo, JSON-RPC) or mcp (tools/call
+// echo_echo, MCP 2025-11-25 stateless).
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runWrk, wrkVersion } from './lib/load.mjs';
+import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,NAME=FILE] [--workload a2a|mcp]
+                       [--rounds N] [--duration S] [--warmup S] [--connections N per server]`;
+
+const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16 };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  const v = () => process.argv[++i];
+  if (a === '--help') {
+    console.log(HELP);
+    process.exit(0);
+  } else if (a === '--variants') opts.variants = v().split(',').filter(Boolean);
+  else if (a === '--workload') opts.workload = v();
+  else if (a === '--rounds') opts.rounds = Number(v());
+  else if (a === '--duration') opts.duration = Number(v());
+  else if (a === '--warmup') opts.warmup = Number(v());
+  else if (a === '--connections') opts.connections = Number(v());
+  else {
+    console.error(`unknown option ${a}\n${HELP}`);
+    process.exit(2);
+  }
+}
+
+const WORKLOADS = {
+  a2a: {
+    path: '/a2a/echo',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    bodyPrefix: '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"',
+    bodySuffix: '","role":"ROLE_USER","parts":[{"text":"hello"}]},"configuration":{"blocking":true}}}',
+    ok: (j) => j?.result?.task?.status?.state === 'TASK_STATE_COMPLETED',
+  },
+  mcp: {
+    path: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    bodyPrefix: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo_echo","arguments":{"message":"hello ',
+    bodySuffix: '"}}}',
+    ok: (j) => j?.result !== undefined && j.result.isError !== true,
+  },
+};
+const workload = WORKLOADS[opts.workload];
+if (!workload) {
+  console.error(`unknown workload ${opts.workload} (a2a or mcp)`);
+  process.exit(2);
+}
+if (!wrkVersion()) {
+  console.error('wrk is not installed: apt-get install -y wrk');
+  process.exit(2);
+}
+
+const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-ab-'));
+
+/** An OTLP/HTTP endpoint that accepts and discards, for the tracing variant. */
+async function startSink() {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return server;
+}
+
+let sink;
+async function variantConfig(name) {
+  if (name === 'baseline') return '';
+  if (name === 'usage-off') return 'usage:\n  enabled: false\n';
+  if (name === 'metrics-off') return 'metrics:\n  enabled: false\n';
+  if (name === 'tracing') {
+    sink ??= await startSink();
+    return `tracing:\n  enabled: true\n  endpoint: http://127.0.0.1:${sink.address().port}\n  samplingRatio: 1\n`;
+  }
+  const eq = name.indexOf('=');
+  if (eq > 0) return readFileSync(name.slice(eq + 1), 'utf8');
+  throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing or NAME=FILE`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function start(name) {
+  const label = name.includes('=') ? name.slice(0, name.indexOf('=')) : name;
+  const dir = path.join(work, label);
+  const config = path.join(work, `${label}.yaml`);
+  writeFileSync(config, await variantConfig(name));
+  const port = await freePort();
+  const child = spawn(process.execPath, ['bin/agentport.js', 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', 'none', '--config', config], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}${workload.path}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`${label} exited: ${stderr.trim()}`);
+    try {
+      const res = await fetch(url, { method: 'POST', headers: workload.headers, body: `${workload.bodyPrefix}verify-${label}${workload.bodySuffix}` });
+      const text = await res.text();
+      if (!workload.ok(parseAnswer(text))) throw new Error(`${label} answered the check request wrongly: ${text.slice(0, 300)}`);
+      break;
+    } catch (err) {
+      if (err.message.includes('wrongly') || i > 300) throw err;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return { label, child, url };
+}
+
+/** A JSON-RPC answer, plain or as the data of an SSE event. */
+function parseAnswer(text) {
+  const data = text.startsWith('{')
+    ? text
+    : text
+        .split('\n')
+        .find((l) => l.startsWith('data: '))
+        ?.slice(6);
+  try {
+    return JSON.parse(data ?? '');
+  } catch {
+    return undefined;
+  }
+}
+
+const mainCpu = mainThreadCpuSeconds;
+const processCpu = processCpuSeconds;
+
+async function loadAll(servers, durationS, runId) {
+  const before = servers.map((s) => ({ main: mainCpu(s.child.pid), proc: processCpu(s.child.pid) }));
+  const runs = await Promise.all(
+    servers.map((s) =>
+      runWrk({ url: s.url, connections: opts.connections, threads: 1, durationS, headers: workload.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId: `${runId}-${s.label}` }),
+    ),
+  );
+  return servers.map((s, i) => {
+    const r = runs[i];
+    return {
+      rps: r.rps,
+      errors: r.errorsTotal,
+      mainUs: ((mainCpu(s.child.pid) - before[i].main) * 1e6) / r.requests,
+      procUs: ((processCpu(s.child.pid) - before[i].proc) * 1e6) / r.requests,
+    };
+  });
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (n, d = 0) => n.toFixed(d).padStart(8);
+
+const servers = [];
+try {
+  for (const name of ['baseline', ...opts.variants]) servers.push(await start(name));
+  console.log(`workload ${opts.workload} (${workload.path}), ${servers.length} servers loaded at once, ${opts.connections} connections each, ${opts.rounds} × ${opts.duration} s`);
+  await loadAll(servers, opts.warmup, 'warm');
+  const rounds = [];
+  for (let r = 1; r <= opts.rounds; r++) {
+    const res = await loadAll(servers, opts.duration, `r${r}`);
+    rounds.push(res);
+    console.log(`round ${r}: ${servers.map((s, i) => `${s.label} ${res[i].rps.toFixed(0)} req/s, ${res[i].mainUs.toFixed(1)} µs main`).join(' | ')}`);
+    if (res.some((x) => x.errors > 0)) console.log(`  errors: ${servers.map((s, i) => `${s.label} ${res[i].errors}`).join(', ')}`);
+  }
+  console.log(`\n${'server'.padEnd(14)}${'req/s'.padStart(8)}${'main µs'.padStart(8)}${'proc µs'.padStart(8)}   ratios against the baseline (medians of per-round ratios)`);
+  const results = servers.map((s, i) => {
+    const rps = median(rounds.map((r) => r[i].rps));
+    const mainUs = median(rounds.map((r) => r[i].mainUs));
+    const procUs = median(rounds.map((r) => r[i].procUs));
+    const rpsRatio = median(rounds.map((r) => r[0].rps / r[i].rps));
+    const cpuRatio = median(rounds.map((r) => r[0].mainUs / r[i].mainUs));
+    const line = i === 0 ? '' : `   baseline/${s.label}: req/s ${rpsRatio.toFixed(3)}, main-thread CPU per request ${cpuRatio.toFixed(3)}`;
+    console.log(`${s.label.padEnd(14)}${fmt(rps)}${fmt(mainUs, 1)}${fmt(procUs, 1)}${line}`);
+    return { label: s.label, rps, mainUs, procUs, rpsRatio, cpuRatio };
+  });
+  mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(path.join(ROOT, 'bench', 'results', `ab-${opts.workload}.json`), `${JSON.stringify({ when: new Date().toISOString(), opts, results, rounds }, null, 2)}\n`);
+} finally {
+  for (const s of servers) s.child.kill('SIGTERM');
+  sink?.close();
+  await new Promise((r) => setTimeout(r, 300));
+  rmSync(work, { recursive: true, force: true });
+}

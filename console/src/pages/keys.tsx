@@ -1,0 +1,99 @@
+/** API keys: list, create (the secret is shown once, here), revoke. */
+import { useState } from 'preact/hooks';
+import { getJson, sendJson } from '../api.js';
+import { Problem, Status, Table, useLoad, when } from '../ui.js';
+
+interface ApiKey {
+  id: string;
+  subject: string;
+  scopes: string[];
+  usecase?: string;
+  createdAt: string;
+  expiresAt?: string;
+  status: 'active' | 'revoked' | 'expired';
+}
+
+export function KeysPage() {
+  const keys = useLoad(() => getJson<{ keys: ApiKey[] }>('api/v1/keys'), []);
+  const [subject, setSubject] = useState('');
+  const [scopes, setScopes] = useState('a2a:invoke mcp:tools');
+  const [created, setCreated] = useState<ApiKey & { key: string }>();
+  const [problem, setProblem] = useState<string>();
+
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setProblem(undefined);
+    try {
+      const key = await sendJson<ApiKey & { key: string }>('POST', 'api/v1/keys', { subject, scopes: scopes.split(/[\s,]+/).filter(Boolean) });
+      setCreated(key);
+      setSubject('');
+      keys.reload();
+    } catch (err) {
+      setProblem(err instanceof Error ? err.message : String(err));
+    }
+  };
+  const revoke = async (k: ApiKey) => {
+    setProblem(undefined);
+    try {
+      await sendJson('DELETE', `api/v1/keys/${k.id}`);
+      if (created?.id === k.id) setCreated(undefined);
+      keys.reload();
+    } catch (err) {
+      setProblem(err instanceof Error ? err.message : String(err));
+    }
+  };
+
+  return (
+    <>
+      <h1>API keys</h1>
+      <form class="create" onSubmit={create}>
+        <h2>Create a key</h2>
+        <label>
+          Subject (who the key acts as)
+          <input name="subject" required value={subject} onInput={(e) => setSubject(e.currentTarget.value)} />
+        </label>
+        <label>
+          Scopes (space-separated)
+          <input name="scopes" required value={scopes} onInput={(e) => setScopes(e.currentTarget.value)} />
+        </label>
+        <button type="submit">Create key</button>
+      </form>
+      <Problem text={problem} />
+      {created && (
+        <div class="secret" role="status">
+          <p>
+            Key <code>{created.id}</code> for <strong>{created.subject}</strong>. Copy it now: it is not shown again.
+          </p>
+          <pre>
+            <code id="new-key">{created.key}</code>
+          </pre>
+        </div>
+      )}
+      <Status loaded={keys}>
+        {(k) => (
+          <Table
+            caption="Keys"
+            empty="No API keys yet."
+            rows={k.keys}
+            columns={[
+              { title: 'ID', cell: (x) => <code>{x.id}</code> },
+              { title: 'Subject', cell: (x) => x.subject },
+              { title: 'Scopes', cell: (x) => x.scopes.join(' ') },
+              { title: 'Created (UTC)', cell: (x) => when(x.createdAt) },
+              { title: 'Status', cell: (x) => x.status },
+              {
+                title: 'Actions',
+                cell: (x) =>
+                  x.status === 'active' ? (
+                    <button type="button" onClick={() => revoke(x)} aria-label={`Revoke key ${x.id}`}>
+                      Revoke
+                    </button>
+                  ) : null,
+              },
+            ]}
+          />
+        )}
+      </Status>
+    </>
+  );
+}

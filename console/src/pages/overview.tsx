@@ -1,0 +1,110 @@
+/** Overview: health of the backing services, calls, errors and p95 latency over the last day, and the top agents, tools, users and clients. */
+import { BarChart } from '../chart.js';
+import { getJson } from '../api.js';
+import type { Session } from '../session.js';
+import { count, ms, Status, Table, useLoad } from '../ui.js';
+import type { Dimension, UsageAnswer } from '../usage-types.js';
+
+type Ready = { status: string; checks: Record<string, string> };
+
+async function readiness(): Promise<Ready> {
+  // 503 still carries the checks: read the body whatever the status.
+  const res = await fetch(new URL('../readyz', new URL('.', location.href)), { headers: { Accept: 'application/json' }, cache: 'no-store' });
+  return (await res.json()) as Ready;
+}
+
+function hourLabel(iso: string | undefined): string {
+  return iso ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : '';
+}
+
+function Top({ by, title }: { by: Dimension; title: string }) {
+  const top = useLoad(() => getJson<UsageAnswer>(`api/v1/usage?by=${by}&since=24h&limit=5`), [by]);
+  return (
+    <Status loaded={top}>
+      {(a) => (
+        <Table
+          caption={title}
+          empty="No calls in the last 24 hours."
+          // Calls that name no agent (tool, user) are not one: the management API's own calls, for instance.
+          rows={a.groups.filter((g) => g.key[by] != null).sort((x, y) => y.calls - x.calls)}
+          columns={[
+            { title: by, cell: (g) => g.key[by] },
+            { title: 'Calls', cell: (g) => count(g.calls), numeric: true },
+            { title: 'Errors', cell: (g) => count(g.errors), numeric: true },
+            { title: 'p95', cell: (g) => ms(g.latencyMs?.p95), numeric: true },
+          ]}
+        />
+      )}
+    </Status>
+  );
+}
+
+export function OverviewPage({ session }: { session: Extract<Session, { signedIn: true }> }) {
+  const ready = useLoad(readiness, []);
+  const hourly = useLoad(() => getJson<UsageAnswer>('api/v1/usage?bucket=hour&since=24h'), []);
+  return (
+    <>
+      <h1>Overview</h1>
+      <section aria-labelledby="health">
+        <h2 id="health">Health</h2>
+        <Status loaded={ready}>
+          {(r) => (
+            <ul class="checks">
+              {Object.entries(r.checks).map(([name, state]) => (
+                <li key={name} class={state === 'ok' ? 'ok' : 'bad'}>
+                  <strong>{name}</strong> {state}
+                </li>
+              ))}
+            </ul>
+          )}
+        </Status>
+      </section>
+      <section aria-labelledby="traffic">
+        <h2 id="traffic">Last 24 hours{session.admin ? '' : ` (${session.username})`}</h2>
+        <Status loaded={hourly}>
+          {(a) => {
+            const groups = [...a.groups].sort((x, y) => (x.bucketStart ?? '').localeCompare(y.bucketStart ?? ''));
+            const buckets = groups.map((g) => hourLabel(g.bucketStart));
+            const calls = groups.reduce((n, g) => n + g.calls, 0);
+            const errors = groups.reduce((n, g) => n + g.errors, 0);
+            return (
+              <>
+                <dl class="figures">
+                  <div>
+                    <dt>Calls</dt>
+                    <dd id="overview-calls">{count(calls)}</dd>
+                  </div>
+                  <div>
+                    <dt>Errors</dt>
+                    <dd>{count(errors)}</dd>
+                  </div>
+                  <div>
+                    <dt>Worst hourly p95</dt>
+                    <dd>{ms(groups.reduce<number | null>((m, g) => (g.latencyMs ? Math.max(m ?? 0, g.latencyMs.p95) : m), null))}</dd>
+                  </div>
+                </dl>
+                <BarChart
+                  label="Calls and errors per hour"
+                  unit="calls"
+                  buckets={buckets}
+                  series={[
+                    { name: 'calls', className: 'bar-calls', values: groups.map((g) => g.calls) },
+                    { name: 'errors', className: 'bar-errors', values: groups.map((g) => g.errors) },
+                  ]}
+                />
+                <BarChart label="p95 latency per hour" unit="ms" buckets={buckets} series={[{ name: 'p95', className: 'bar-latency', values: groups.map((g) => Math.round(g.latencyMs?.p95 ?? 0)) }]} />
+              </>
+            );
+          }}
+        </Status>
+      </section>
+      <section aria-labelledby="top" class="tops">
+        <h2 id="top">Top</h2>
+        <Top by="agent" title="Agents" />
+        <Top by="tool" title="MCP tools" />
+        {session.admin && <Top by="subject" title="Users" />}
+        {session.admin && <Top by="client" title="Clients" />}
+      </section>
+    </>
+  );
+}

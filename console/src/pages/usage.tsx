@@ -1,0 +1,99 @@
+/** Usage: the analytics API with group-by and filters, as a table, and its CSV export. */
+import { useState } from 'preact/hooks';
+import { call, serverUrl, getJson } from '../api.js';
+import type { Session } from '../session.js';
+import { count, ms, percent, Problem, Status, Table, useLoad } from '../ui.js';
+import { DIMENSIONS, type Dimension, type UsageAnswer } from '../usage-types.js';
+
+const SINCE = ['1h', '24h', '7d', '30d'] as const;
+const FILTERS: Dimension[] = ['agent', 'tool', 'subject', 'outcome'];
+
+function queryOf(by: Dimension[], since: string, filters: Partial<Record<Dimension, string>>): string {
+  const q = new URLSearchParams({ since });
+  if (by.length) q.set('by', by.join(','));
+  for (const [k, v] of Object.entries(filters)) if (v) q.set(k, v);
+  return q.toString();
+}
+
+export function UsagePage({ session }: { session: Extract<Session, { signedIn: true }> }) {
+  const [by, setBy] = useState<Dimension[]>(['agent']);
+  const [since, setSince] = useState<string>('24h');
+  const [filters, setFilters] = useState<Partial<Record<Dimension, string>>>({});
+  const [exportProblem, setExportProblem] = useState<string>();
+  const query = queryOf(by, since, filters);
+  const usage = useLoad(() => getJson<UsageAnswer>(`api/v1/usage?${query}`), [query]);
+  const filterable = FILTERS.filter((f) => session.admin || f !== 'subject');
+
+  // The export needs the CSRF header, so it is fetched and handed to the browser as a file.
+  const exportCsv = async () => {
+    setExportProblem(undefined);
+    try {
+      const res = await call(serverUrl(`api/v1/usage?${query}&format=csv`), { headers: { Accept: 'text/csv' } });
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(await res.blob());
+      link.download = 'usage.csv';
+      link.click();
+      URL.revokeObjectURL(link.href);
+    } catch (e) {
+      setExportProblem(e instanceof Error ? e.message : String(e));
+    }
+  };
+
+  return (
+    <>
+      <h1>Usage</h1>
+      {!session.admin && <p class="muted">Your own calls ({session.username}).</p>}
+      <form class="filters" onSubmit={(e) => e.preventDefault()}>
+        <fieldset>
+          <legend>Group by</legend>
+          {DIMENSIONS.filter((d) => session.admin || d !== 'subject').map((d) => (
+            <label key={d} class="check">
+              <input type="checkbox" name="by" value={d} checked={by.includes(d)} onChange={(e) => setBy(e.currentTarget.checked ? [...by, d] : by.filter((x) => x !== d))} />
+              {d}
+            </label>
+          ))}
+        </fieldset>
+        <label>
+          Since
+          <select name="since" value={since} onChange={(e) => setSince(e.currentTarget.value)}>
+            {SINCE.map((s) => (
+              <option key={s} value={s}>
+                last {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        {filterable.map((f) => (
+          <label key={f}>
+            {f}
+            <input name={`filter-${f}`} value={filters[f] ?? ''} onInput={(e) => setFilters({ ...filters, [f]: e.currentTarget.value.trim() })} />
+          </label>
+        ))}
+        <button type="button" onClick={usage.reload}>
+          Refresh
+        </button>
+        <button type="button" onClick={exportCsv}>
+          Export CSV
+        </button>
+      </form>
+      <Problem text={exportProblem} />
+      <Status loaded={usage}>
+        {(a) => (
+          <Table
+            caption={`Usage from ${a.from.slice(0, 16).replace('T', ' ')} to ${a.to.slice(0, 16).replace('T', ' ')} UTC`}
+            empty="No calls match."
+            rows={a.groups}
+            columns={[
+              ...a.groupBy.map((d) => ({ title: d, cell: (g: (typeof a.groups)[number]) => g.key[d] ?? '(none)' })),
+              { title: 'Calls', cell: (g) => count(g.calls), numeric: true },
+              { title: 'Errors', cell: (g) => count(g.errors), numeric: true },
+              { title: 'Error rate', cell: (g) => percent(g.errorRate), numeric: true },
+              { title: 'p95 latency', cell: (g) => ms(g.latencyMs?.p95), numeric: true },
+              { title: 'Tokens', cell: (g) => count(g.tokens), numeric: true },
+            ]}
+          />
+        )}
+      </Status>
+    </>
+  );
+}

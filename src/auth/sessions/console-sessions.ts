@@ -1,0 +1,91 @@
+/**
+ * The web console's sessions (docs/console.md): the browser signs in through the OAuth server as
+ * the console's own public client, hands the access token over once, and from then on holds only
+ * an HttpOnly, SameSite=Strict cookie naming a server-side session (browser-sessions.ts).
+ *
+ * The cookie alone authenticates nothing. A request is the session's user only when it also
+ * carries the session's CSRF token in `X-CSRF-Token`, a header no other site can set (a
+ * cross-origin request with it needs a CORS preflight Agentport never grants) nor know (it is
+ * read from `GET /console/session`, same origin only). Without the header the request is
+ * anonymous, so a link or form from elsewhere that brings the cookie along gains nothing.
+ * The user and its scopes are re-read at every request: a deleted user's sessions end at once.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Principal } from '../../core/authz/principal.js';
+import { A2AError } from '../../protocol/a2a/errors.js';
+import type { OAuthStore } from '../../store/oauth-store.js';
+import { serverSecret } from '../oauth/server-secret.js';
+import { BrowserSessions, type ActiveSession } from './browser-sessions.js';
+
+export const CONSOLE_CLIENT_ID = 'agentport-console';
+export const CONSOLE_COOKIE = 'ap_console';
+export const CSRF_HEADER = 'x-csrf-token';
+export const CONSOLE_SESSION_SECONDS = 8 * 3600;
+/** what the CSRF token is bound to besides the session */
+const API_FORM = 'api';
+
+export function cookieValue(header: string | string[] | undefined, name: string): string | undefined {
+  const text = Array.isArray(header) ? header.join('; ') : (header ?? '');
+  return text
+    .split(/;\s*/)
+    .find((c) => c.startsWith(`${name}=`))
+    ?.slice(name.length + 1);
+}
+
+export class ConsoleSessions {
+  private sessions: Promise<BrowserSessions> | undefined;
+
+  constructor(private readonly store: OAuthStore) {}
+
+  /** The sessions, with their CSRF secret read from (or created in) the store on first use: every replica shares it. */
+  private get(): Promise<BrowserSessions> {
+    this.sessions ??= serverSecret(this.store, 'console-form-key')
+      .then((secret) => new BrowserSessions(this.store, Buffer.from(secret, 'base64url'), { purpose: 'console', ttlMs: CONSOLE_SESSION_SECONDS * 1000 }))
+      .catch((e: unknown) => {
+        this.sessions = undefined;
+        throw e;
+      });
+    return this.sessions;
+  }
+
+  async begin(username: string): Promise<string> {
+    return (await this.get()).begin(username);
+  }
+
+  /** The live session named by the request's cookie, if any. */
+  async fromCookie(headers: IncomingHttpHeaders): Promise<ActiveSession | undefined> {
+    return (await this.get()).resolve(cookieValue(headers.cookie, CONSOLE_COOKIE));
+  }
+
+  async csrfToken(session: ActiveSession): Promise<string> {
+    return (await this.get()).formToken(session, API_FORM);
+  }
+
+  async end(session: ActiveSession): Promise<void> {
+    await (await this.get()).endAllOf(session.username);
+  }
+
+  /**
+   * The caller of a request that carries no other credential: the session's user when the cookie
+   * and the CSRF header are both there, undefined (anonymous) when either is missing, and a refusal
+   * when they are there but do not match a live session.
+   */
+  async authenticate(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): Promise<Principal | undefined> {
+    const csrf = headers[CSRF_HEADER];
+    const presented = Array.isArray(csrf) ? csrf[0] : csrf;
+    if (!presented) return undefined;
+    const cookie = cookieValue(headers.cookie, CONSOLE_COOKIE);
+    if (!cookie) return undefined;
+    const sessions = await this.get();
+    const session = await sessions.resolve(cookie);
+    if (!session || !sessions.formTokenValid(session, API_FORM, presented)) {
+      throw new A2AError('Unauthenticated', 'The console session has ended or its CSRF token does not match; sign in again');
+    }
+    return { subject: session.username, authenticated: true, clientId: CONSOLE_CLIENT_ID, scopes: Object.freeze([...session.scopes]) };
+  }
+}
+
+/** The console's URL under a public URL (with or without a path prefix): `<public URL>/console/`. */
+export function consoleUrlOf(publicUrl: string): string {
+  return new URL('console/', publicUrl.endsWith('/') ? publicUrl : `${publicUrl}/`).href;
+}

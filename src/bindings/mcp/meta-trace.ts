@@ -1,0 +1,55 @@
+/**
+ * MCP carries the caller's trace context in the request's `params._meta` (`traceparent`,
+ * `tracestate`; MCP 2026-07-28 and the OTel MCP conventions), where an HTTP header may be absent or
+ * name a hop in between. A request with one gets an MCP server span in that trace, named
+ * `{mcp.method.name} {target}` and linked to the HTTP request's span; everything the call does
+ * hangs under it. Only called with tracing on.
+ */
+import { extractContext, failSpan, hasRemoteParent, linkToActive, SpanKind, startSpan, withSpan } from '../../observability/tracing/index.js';
+
+interface McpRequestShape {
+  id?: unknown;
+  method?: unknown;
+  params?: { name?: unknown; _meta?: Record<string, unknown> };
+}
+
+/** Runs `dispatch` in the span `_meta` asks for, or as it is when the body carries no trace context. */
+export function inMcpMetaTrace<T>(body: string | undefined, versionHeader: string | undefined, dispatch: () => Promise<T>): Promise<T> {
+  // Most bodies carry none: no second parse for them.
+  if (body === undefined || !body.includes('"traceparent"')) return dispatch();
+  let m: McpRequestShape;
+  try {
+    m = JSON.parse(body) as McpRequestShape;
+  } catch {
+    return dispatch();
+  }
+  const meta = m?.params?._meta;
+  if (typeof m?.method !== 'string' || !meta || typeof meta !== 'object') return dispatch();
+  const parent = extractContext(meta);
+  if (!hasRemoteParent(parent)) return dispatch();
+  const tool = m.method === 'tools/call' && typeof m.params?.name === 'string' ? m.params.name.slice(0, 128) : undefined;
+  const here = linkToActive();
+  const span = startSpan(tool ? `${m.method} ${tool}` : m.method, {
+    kind: SpanKind.SERVER,
+    parent,
+    ...(here ? { links: [here] } : {}),
+    attributes: {
+      'mcp.method.name': m.method,
+      ...(tool ? { 'gen_ai.tool.name': tool, 'gen_ai.operation.name': 'execute_tool' } : {}),
+      ...(typeof m.id === 'string' || typeof m.id === 'number' ? { 'jsonrpc.request.id': String(m.id) } : {}),
+      ...(versionHeader ? { 'mcp.protocol.version': versionHeader } : {}),
+      'network.transport': 'tcp',
+    },
+  });
+  return withSpan(span, dispatch, parent).then(
+    (v) => {
+      span.end();
+      return v;
+    },
+    (err: unknown) => {
+      failSpan(span, err);
+      span.end();
+      throw err;
+    },
+  );
+}

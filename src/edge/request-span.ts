@@ -1,0 +1,63 @@
+/**
+ * The request's server span (docs/observability.md, "Traces"): opened by the edge as a request
+ * arrives, in the trace the caller's `traceparent` names (or a new one), and ended when the answer
+ * is out, named by the operation the face and the core wrote into the call's usage draft
+ * (`SendMessage`, MCP `tools/call <tool>`), else by method and route. It is also the binding's span
+ * (`agentport.binding`): a separate span for the face's decoding and encoding measured as one more
+ * span per request for no time of its own worth showing (bench). Only called with tracing on.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { extractContext, inSpan, SpanKind, SpanStatusCode, startSpan, withSpan, type Span } from '../observability/tracing/index.js';
+import { pathPattern, usageOf } from './call-usage.js';
+import type { UsageDraft } from '../core/usage/usage-draft.js';
+
+/** Runs `serve` inside the request's server span. */
+export function traceRequest(req: IncomingMessage, res: ServerResponse, serve: () => void): void {
+  const parent = extractContext(req.headers);
+  const span = startSpan(`${req.method ?? 'GET'}`, { kind: SpanKind.SERVER, parent, attributes: { 'http.request.method': req.method ?? 'GET' } });
+  res.once('close', () => endRequestSpan(span, req, res));
+  withSpan(span, serve, parent);
+}
+
+function endRequestSpan(span: Span, req: IncomingMessage, res: ServerResponse): void {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const path = q < 0 ? url : url.slice(0, q);
+  const d = usageOf(req);
+  span.updateName(spanName(d, req.method ?? 'GET', path));
+  span.setAttribute('url.path', path);
+  span.setAttribute('http.response.status_code', res.statusCode);
+  const id = res.getHeader('x-request-id');
+  if (typeof id === 'string') span.setAttribute('agentport.request_id', id);
+  if (d) noteDraft(span, d);
+  if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  if (!res.writableFinished) span.setAttribute('agentport.aborted', true);
+  span.end();
+}
+
+/** The span's name: MCP `{mcp.method.name} {target}` (OTel MCP conventions), the A2A operation, or the route. */
+export function spanName(d: UsageDraft | undefined, method: string, path: string): string {
+  if (!d?.operation) return `${method} ${pathPattern(path)}`;
+  if (d.face.startsWith('mcp')) return d.tool !== undefined ? `${d.operation} ${d.tool}` : d.operation;
+  return d.operation;
+}
+
+/** What the call told about itself: binding, operation, agent, task (never the caller's identity). */
+export function noteDraft(span: Span, d: UsageDraft): void {
+  span.setAttribute('agentport.binding', d.face);
+  if (d.operation !== undefined) {
+    if (d.face.startsWith('mcp')) span.setAttribute('mcp.method.name', d.operation);
+    else span.setAttribute('rpc.method', d.operation);
+  }
+  if (d.tool !== undefined) span.setAttribute('gen_ai.tool.name', d.tool);
+  if (d.agent !== undefined) span.setAttribute('agentport.agent', d.agent);
+  if (d.skill !== undefined) span.setAttribute('agentport.skill', d.skill);
+  if (d.taskId !== undefined) span.setAttribute('agentport.task.id', d.taskId);
+  if (d.contextId !== undefined) span.setAttribute('agentport.context.id', d.contextId);
+  if (d.error) span.setAttribute('error.type', d.outcome ?? 'error');
+}
+
+/** The caller's authentication, as a child span. */
+export function traceAuthentication<T>(authenticate: () => Promise<T>): Promise<T> {
+  return inSpan('authenticate', {}, authenticate);
+}

@@ -1,0 +1,142 @@
+/**
+ * Installs the OpenTelemetry SDK when tracing is on: a tracer provider exporting batches over
+ * OTLP/HTTP, the W3C trace-context propagator and the AsyncLocalStorage context manager. The SDK
+ * packages are imported here, dynamically, so a server with tracing off never loads them and its
+ * spans stay the API's no-op ones (src/observability/tracing/spans.ts).
+ *
+ * The provider is global to the process; servers started in one process (tests, the dev loop)
+ * share it, and it is shut down (its last spans exported) when the last of them closes.
+ */
+import { context, diag, DiagLogLevel, propagation, trace, type DiagLogger } from '@opentelemetry/api';
+import { setTracingOn } from './spans.js';
+import type { Sampler, TracingSettings } from './tracing-settings.js';
+
+export interface RunningTracing {
+  /** exports what is queued and, for the process's last user, removes the SDK */
+  close(): Promise<void>;
+  /** exports what is queued now */
+  flush(): Promise<void>;
+}
+
+interface Installed {
+  users: number;
+  flush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+let installed: Installed | undefined;
+
+/** Who is running: attributes of the exported resource. */
+export interface TracingIdentity {
+  serviceVersion: string;
+  /** the replica id (cluster.replicaId): `service.instance.id` */
+  instanceId: string;
+  /** where the SDK's own complaints go (a collector that refuses or cannot be reached) */
+  log?: { warn(obj: object, msg?: string): void };
+}
+
+/** The same SDK complaint is logged at most this often (a collector that is down fails every batch). */
+const REPEAT_AFTER_MS = 60_000;
+
+/** The SDK's diagnostics as warnings in the server's log, each distinct one at most once a minute. */
+function diagnosticsTo(log: { warn(obj: object, msg?: string): void }): DiagLogger {
+  const last = new Map<string, number>();
+  const warn = (message: string, ...args: unknown[]) => {
+    const key = String(message).slice(0, 120);
+    const now = Date.now();
+    if ((last.get(key) ?? Number.NEGATIVE_INFINITY) > now - REPEAT_AFTER_MS) return;
+    if (last.size > 100) last.clear();
+    last.set(key, now);
+    const detail = args.map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
+    log.warn(detail ? { detail: detail.slice(0, 500) } : {}, `tracing: ${key}`);
+  };
+  const quiet = () => {};
+  return { error: warn, warn, info: quiet, debug: quiet, verbose: quiet };
+}
+
+export async function startTracing(s: TracingSettings, who: TracingIdentity): Promise<RunningTracing> {
+  if (!installed) installed = await install(s, who);
+  const mine = installed;
+  mine.users++;
+  let closed = false;
+  return {
+    flush: () => mine.flush(),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      if (--mine.users > 0) return mine.flush();
+      if (installed === mine) installed = undefined;
+      setTracingOn(false);
+      await mine.shutdown();
+    },
+  };
+}
+
+async function install(s: TracingSettings, who: TracingIdentity): Promise<Installed> {
+  const [
+    { BasicTracerProvider, BatchSpanProcessor, AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler },
+    { OTLPTraceExporter },
+    { resourceFromAttributes },
+    { W3CTraceContextPropagator },
+    { AsyncLocalStorageContextManager },
+  ] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/core'),
+    import('@opentelemetry/context-async-hooks'),
+  ]);
+  const samplers = { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler };
+  const exporter = new OTLPTraceExporter({ url: s.url, headers: s.headers });
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({
+      ...s.resourceAttributes,
+      'service.name': s.serviceName,
+      'service.version': who.serviceVersion,
+      'service.instance.id': who.instanceId,
+    }),
+    sampler: sampler(s.sampler, samplers),
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: s.exportDelayMs, maxQueueSize: 8192, maxExportBatchSize: 1024 })],
+  });
+  // Export failures reach the SDK's diagnostics (its global error handler logs there): an operator
+  // whose collector is down must read it in Agentport's log.
+  if (who.log) diag.setLogger(diagnosticsTo(who.log), DiagLogLevel.WARN);
+  const contextManager = new AsyncLocalStorageContextManager().enable();
+  context.setGlobalContextManager(contextManager);
+  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  trace.setGlobalTracerProvider(provider);
+  setTracingOn(true);
+  return {
+    users: 0,
+    flush: () => provider.forceFlush(),
+    shutdown: async () => {
+      await provider.shutdown();
+      trace.disable();
+      propagation.disable();
+      context.disable();
+      diag.disable();
+    },
+  };
+}
+
+type SamplerClasses = {
+  AlwaysOnSampler: new () => import('@opentelemetry/sdk-trace-base').Sampler;
+  AlwaysOffSampler: new () => import('@opentelemetry/sdk-trace-base').Sampler;
+  ParentBasedSampler: new (o: { root: import('@opentelemetry/sdk-trace-base').Sampler }) => import('@opentelemetry/sdk-trace-base').Sampler;
+  TraceIdRatioBasedSampler: new (ratio: number) => import('@opentelemetry/sdk-trace-base').Sampler;
+};
+
+function sampler(s: Sampler, c: SamplerClasses): import('@opentelemetry/sdk-trace-base').Sampler {
+  switch (s.kind) {
+    case 'always_on':
+      return new c.AlwaysOnSampler();
+    case 'always_off':
+      return new c.AlwaysOffSampler();
+    case 'ratio': {
+      const root = new c.TraceIdRatioBasedSampler(s.ratio);
+      return s.parentBased ? new c.ParentBasedSampler({ root }) : root;
+    }
+    case 'parent':
+      return new c.ParentBasedSampler({ root: s.root === 'always_on' ? new c.AlwaysOnSampler() : new c.AlwaysOffSampler() });
+  }
+}

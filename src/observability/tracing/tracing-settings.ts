@@ -1,0 +1,90 @@
+/**
+ * What tracing runs with: agentport.yaml's `tracing:` section over the standard OTEL_* environment
+ * variables, over the defaults. A key set in the file wins; a key the file leaves out is read from
+ * the environment as OpenTelemetry SDKs read it; OTEL_SDK_DISABLED=true turns tracing off whatever
+ * the file says (the operator's switch for an incident).
+ */
+import type { TracingConfig } from '../../config/config.js';
+
+export type Sampler = { kind: 'always_on' | 'always_off' } | { kind: 'ratio'; ratio: number; parentBased: boolean } | { kind: 'parent'; root: 'always_on' | 'always_off' };
+
+export interface TracingSettings {
+  /** the full OTLP/HTTP traces URL */
+  url: string;
+  headers: Record<string, string>;
+  serviceName: string;
+  /** OTEL_RESOURCE_ATTRIBUTES, less what the settings name themselves */
+  resourceAttributes: Record<string, string>;
+  sampler: Sampler;
+  exportDelayMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+const DEFAULT_BASE = 'http://localhost:4318';
+
+/** The settings, or undefined when tracing is off. */
+export function tracingSettings(cfg: TracingConfig, env: Env = process.env): TracingSettings | undefined {
+  if (!cfg.enabled || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  const resourceAttributes = parseKeyValues(env.OTEL_RESOURCE_ATTRIBUTES);
+  const serviceName = cfg.serviceName ?? nonEmpty(env.OTEL_SERVICE_NAME) ?? resourceAttributes['service.name'] ?? 'agentport';
+  delete resourceAttributes['service.name'];
+  return {
+    url: cfg.endpoint ? tracesUrl(cfg.endpoint) : (nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ?? tracesUrl(nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) ?? DEFAULT_BASE)),
+    headers: { ...parseKeyValues(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyValues(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS), ...cfg.headers },
+    serviceName,
+    resourceAttributes,
+    sampler: cfg.samplingRatio !== undefined ? { kind: 'ratio', ratio: cfg.samplingRatio, parentBased: true } : samplerFromEnv(env),
+    exportDelayMs: cfg.exportDelay,
+  };
+}
+
+/** A base URL gets the signal path, as OTEL_EXPORTER_OTLP_ENDPOINT does; one already ending in it is kept. */
+function tracesUrl(base: string): string {
+  const trimmed = base.replace(/\/+$/, '');
+  return trimmed.endsWith('/v1/traces') ? trimmed : `${trimmed}/v1/traces`;
+}
+
+/** OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG; unknown values fall back to the SDK default (parent-based, always on). */
+function samplerFromEnv(env: Env): Sampler {
+  const name = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase();
+  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG);
+  const ratio = Number.isFinite(arg) && arg >= 0 && arg <= 1 && env.OTEL_TRACES_SAMPLER_ARG?.trim() ? arg : 1;
+  switch (name) {
+    case 'always_on':
+    case 'always_off':
+      return { kind: name };
+    case 'traceidratio':
+      return { kind: 'ratio', ratio, parentBased: false };
+    case 'parentbased_traceidratio':
+      return { kind: 'ratio', ratio, parentBased: true };
+    case 'parentbased_always_off':
+      return { kind: 'parent', root: 'always_off' };
+    default:
+      return { kind: 'parent', root: 'always_on' };
+  }
+}
+
+/** `k1=v1,k2=v2` with percent-encoded values (the W3C Baggage-like list OTEL_* variables use). */
+export function parseKeyValues(text: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!text) return out;
+  for (const pair of text.split(',')) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) continue;
+    const key = pair.slice(0, eq).trim();
+    const raw = pair.slice(eq + 1).trim();
+    if (!key) continue;
+    try {
+      out[key] = decodeURIComponent(raw);
+    } catch {
+      out[key] = raw;
+    }
+  }
+  return out;
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  const t = v?.trim();
+  return t ? t : undefined;
+}

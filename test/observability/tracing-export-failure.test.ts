@@ -1,0 +1,43 @@
+/**
+ * A collector that cannot be reached is said in the server's log (module `tracing`, warn) once the
+ * exporter has given up retrying a batch — and the same complaint at most once a minute, not on
+ * every failed batch.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rpc, startTestServer, userMessage, type TestServer } from '../support/server.js';
+import { captureLog } from './logging/capture.js';
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as net.AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe('tracing export failures', () => {
+  const log = captureLog();
+  let s: TestServer;
+  beforeAll(async () => {
+    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    s = await startTestServer({ agents: [{ id: 'echo', builtin: 'echo' }], tracing: { enabled: true, endpoint, exportDelay: 50 }, logging: { levels: { tracing: 'warn' } } }, { services: { logDestination: log } });
+  });
+  afterAll(() => s?.stop());
+
+  const tracingWarnings = () => log.records().filter((r) => r.module === 'tracing' && r.level === 40);
+
+  it('are warnings of the tracing module naming the cause, and the same complaint is not repeated within a minute', async () => {
+    for (let i = 0; i < 3; i++) expect((await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage(`traced ${i}`) })).status).toBe(200);
+    // The OTLP exporter retries a batch for about ten seconds before it reports the failure.
+    await expect.poll(() => tracingWarnings().length, { timeout: 25_000, interval: 200 }).toBeGreaterThan(0);
+    const first = tracingWarnings()[0]!;
+    expect(String(first.msg)).toMatch(/^tracing: .*ECONNREFUSED/);
+    // Later batches fail the same way: no second line for the same complaint.
+    for (let i = 0; i < 3; i++) await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage(`again ${i}`) });
+    await new Promise((r) => setTimeout(r, 12_000));
+    const messages = tracingWarnings().map((r) => r.msg);
+    expect(new Set(messages).size).toBe(messages.length);
+  }, 60_000);
+});

@@ -1,0 +1,59 @@
+/** tracing: settings from agentport.yaml over the OTEL_* environment over the defaults. */
+import { describe, expect, it } from 'vitest';
+import { tracingSchema } from '../../src/config/observability-schema.js';
+import { tracingSettings } from '../../src/observability/tracing/tracing-settings.js';
+
+const cfg = (o: Record<string, unknown>) => tracingSchema.parse(o);
+
+describe('tracing settings', () => {
+  it('are off by default, and OTEL_SDK_DISABLED turns them off whatever the file says', () => {
+    expect(tracingSettings(cfg({}), {})).toBeUndefined();
+    expect(tracingSettings(cfg({ enabled: true }), { OTEL_SDK_DISABLED: 'true' })).toBeUndefined();
+    expect(tracingSettings(cfg({ enabled: true }), { OTEL_SDK_DISABLED: 'false' })).toBeDefined();
+  });
+
+  it('default to a local collector, parent-based always-on sampling, service agentport', () => {
+    expect(tracingSettings(cfg({ enabled: true }), {})).toEqual({
+      url: 'http://localhost:4318/v1/traces',
+      headers: {},
+      serviceName: 'agentport',
+      resourceAttributes: {},
+      sampler: { kind: 'parent', root: 'always_on' },
+      exportDelayMs: 5000,
+    });
+  });
+
+  it('read the OTEL_* variables for what the file leaves out', () => {
+    const s = tracingSettings(cfg({ enabled: true }), {
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example.com:4318/',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=a%20b,tenant=t1',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_SERVICE_NAME: 'gateway',
+      OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,service.name=ignored',
+    })!;
+    expect(s.url).toBe('https://otlp.example.com:4318/v1/traces');
+    expect(s.headers).toEqual({ 'x-api-key': 'a b', tenant: 't1' });
+    expect(s.sampler).toEqual({ kind: 'ratio', ratio: 0.25, parentBased: true });
+    expect(s.serviceName).toBe('gateway');
+    expect(s.resourceAttributes).toEqual({ 'deployment.environment': 'prod' });
+  });
+
+  it('take the traces endpoint as it is, and the file over the environment', () => {
+    expect(tracingSettings(cfg({ enabled: true }), { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/custom', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://other:4318' })!.url).toBe('http://c:4318/custom');
+    const s = tracingSettings(cfg({ enabled: true, endpoint: 'http://tempo:4318', headers: { tenant: 'file' }, samplingRatio: '0.5', serviceName: 'edge' }), {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://env:4318/v1/traces',
+      OTEL_EXPORTER_OTLP_HEADERS: 'tenant=env,other=1',
+      OTEL_TRACES_SAMPLER: 'always_off',
+      OTEL_SERVICE_NAME: 'env-name',
+    })!;
+    expect(s.url).toBe('http://tempo:4318/v1/traces');
+    expect(s.headers).toEqual({ tenant: 'file', other: '1' });
+    expect(s.sampler).toEqual({ kind: 'ratio', ratio: 0.5, parentBased: true });
+    expect(s.serviceName).toBe('edge');
+  });
+
+  it('refuses a sampling ratio outside 0..1', () => {
+    expect(() => cfg({ enabled: true, samplingRatio: 1.5 })).toThrow(/from 0 to 1/);
+  });
+});
