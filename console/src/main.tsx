@@ -61,6 +61,9 @@ function useHashPath(): string {
   useEffect(() => {
     const onHash = () => setPath(currentPath());
     window.addEventListener('hashchange', onHash);
+    // Effects run after paint: a hash change between the first render and here had no listener yet
+    // (seen right after sign-in under load, when a link was followed at once), so read it again.
+    onHash();
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
   return path;
