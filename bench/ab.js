@@ -13,7 +13,9 @@
 // the ratios baseline/variant, so "usage-off" at 0.97 means usage records cost 3 %.
 //
 // Variants (--variants, comma list): usage-off, metrics-off, tracing (ratio 1.0, exported to a
-// sink this script runs), or NAME=FILE for any agentport.yaml fragment.
+// sink this script runs), NAME=FILE for any agentport.yaml fragment, NAME=node:FLAGS for the same
+// server under other Node/V8 flags (`semi64=node:--max-semi-space-size=64`), or NAME=tree:DIR for
+// another built checkout (`before=tree:/tmp/old`, its dist/ built): a change against its parent.
 // Workloads (--workload): a2a (blocking SendMessage on /a2a/echo, JSON-RPC) or mcp (tools/call
 // echo_echo, MCP 2025-11-25 stateless).
 import { spawn } from 'node:child_process';
@@ -97,6 +99,7 @@ async function variantConfig(name) {
     return `tracing:\n  enabled: true\n  endpoint: http://127.0.0.1:${sink.address().port}\n  samplingRatio: 1\n`;
   }
   const eq = name.indexOf('=');
+  if (eq > 0 && /^(node|tree):/.test(name.slice(eq + 1))) return '';
   if (eq > 0) return readFileSync(name.slice(eq + 1), 'utf8');
   throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing or NAME=FILE`);
 }
@@ -118,8 +121,11 @@ async function start(name) {
   const config = path.join(work, `${label}.yaml`);
   writeFileSync(config, await variantConfig(name));
   const port = await freePort();
-  const child = spawn(process.execPath, ['bin/agentport.js', 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', 'none', '--config', config], {
-    cwd: ROOT,
+  const spec = name.includes('=') ? name.slice(name.indexOf('=') + 1) : '';
+  const nodeFlags = spec.startsWith('node:') ? spec.slice(5).split(/\s+/).filter(Boolean) : [];
+  const tree = spec.startsWith('tree:') ? path.resolve(spec.slice(5)) : ROOT;
+  const child = spawn(process.execPath, [...nodeFlags, path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', 'none', '--config', config], {
+    cwd: tree,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
