@@ -32,7 +32,7 @@ const HELP = `Usage: npm run bench -- [options]      (or: node bench/run.js [opt
   --warmup S          warm-up seconds before measuring, not recorded (default 3)
   --connections N     concurrent keep-alive connections (default 32)
   --threads N         wrk threads (default 1)
-  --targets LIST      comma list of bare,a2a-js,agentport,agentport-usage-off,
+  --targets LIST      comma list of bare,a2a-js,agentport,agentport-usage-off,agentport-2proc,
                       agentport-metrics-off
                       agentport-tracing (traces to an OTLP sink in this process)
   --tracing-ratio R   sampling ratio of agentport-tracing (default 1; 0 measures what
@@ -238,6 +238,17 @@ const TARGETS = {
       ],
     ],
     paths: { jsonrpc: '/a2a/echo', 'jsonrpc-v03': '/a2a/echo', rest: '/a2a/echo/message:send' },
+  },
+  // Two processes (node:cluster) over one SQLite file: the multi-process option issue 18 asks to
+  // measure (bench/targets/agentport-processes.mjs says what this rig is and is not).
+  'agentport-2proc': {
+    label: 'Agentport, 2 processes, one SQLite',
+    precheck: (opts) => TARGETS.agentport.precheck(opts),
+    command: (c) => {
+      const [node, args] = TARGETS.agentport.command(c);
+      return [node, [path.join('bench', 'targets', 'agentport-processes.mjs'), '--workers', '2', ...args.slice(1)]];
+    },
+    paths: { jsonrpc: '/a2a/echo', rest: '/a2a/echo/message:send' },
   },
   // The same server with usage records off: what recording every call costs (issue 13: at most 3%).
   'agentport-usage-off': {
