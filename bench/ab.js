@@ -26,6 +26,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runWrk, wrkVersion } from './lib/load.mjs';
+import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,22 +52,6 @@ for (let i = 2; i < process.argv.length; i++) {
   }
 }
 
-const WORKLOADS = {
-  a2a: {
-    path: '/a2a/echo',
-    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-    bodyPrefix: '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"',
-    bodySuffix: '","role":"ROLE_USER","parts":[{"text":"hello"}]},"configuration":{"blocking":true}}}',
-    ok: (j) => j?.result?.task?.status?.state === 'TASK_STATE_COMPLETED',
-  },
-  mcp: {
-    path: '/mcp',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-    bodyPrefix: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo_echo","arguments":{"message":"hello ',
-    bodySuffix: '"}}}',
-    ok: (j) => j?.result !== undefined && j.result.isError !== true,
-  },
-};
 const workload = WORKLOADS[opts.workload];
 if (!workload) {
   console.error(`unknown workload ${opts.workload} (a2a or mcp)`);

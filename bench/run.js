@@ -347,7 +347,10 @@ class StartError extends Error {}
 
 /** A key for the bench, made with the CLI in the server's fresh database before it starts. */
 function createApiKey(dataDir, opts) {
-  const r = spawnSync(process.execPath, [opts.agentportBin, 'keys', 'create', '--storage', `sqlite:${path.join(dataDir, 'agentport.db')}`, '--subject', 'bench', '--scope', 'a2a:publish', '--scope', 'a2a:discover'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [opts.agentportBin, 'keys', 'create', '--storage', `sqlite:${path.join(dataDir, 'agentport.db')}`, '--subject', 'bench', '--scope', 'a2a:publish', '--scope', 'a2a:discover'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   const key = /\bap_[0-9a-f]{16}_\S+/.exec(r.stdout ?? '')?.[0];
   if (r.status !== 0 || !key) throw new StartError(`could not create an API key: ${(r.stderr || r.stdout).trim()}`);
   return key;
