@@ -60,4 +60,19 @@ describe('tracing with explicit context', () => {
     expect(one('invoke_agent echo').parentSpanId).toBe(one('core SendMessage').spanId);
     for (const commit of spans.filter((s) => s.name === 'store.commit')) expect(commit.parentSpanId).toBe(one('invoke_agent echo').spanId);
   });
+
+  it("a caller's unsampled traceparent is followed: none of the call's spans is exported, and the next sampled call's are", async () => {
+    const send = (traceId: string, flags: string) =>
+      fetch(`${server.http}/a2a/echo`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-${flags}` },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: randomBytes(8).toString('hex'), role: 'ROLE_USER', parts: [{ text: 'hi' }] } } }),
+      }).then((r) => r.text());
+    const unsampled = randomBytes(16).toString('hex');
+    const sampled = randomBytes(16).toString('hex');
+    await send(unsampled, '00');
+    await send(sampled, '01');
+    await waitFor(() => otlp.spans.some((s) => s.traceId === sampled && s.name === 'invoke_agent echo'), { timeoutMs: 10_000, what: 'the sampled call’s spans' });
+    expect(otlp.spans.filter((s) => s.traceId === unsampled)).toEqual([]);
+  });
 });

@@ -9,18 +9,21 @@
  * AsyncLocalStorage context manager turns on Node's promise hooks, which make every `await` of the
  * process dearer, traced or not (docs/decisions/0018-tracing.md).
  */
-import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type TextMapGetter } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type TextMapGetter } from '@opentelemetry/api';
 
 let on = false;
+/** the sampler follows the parent's sampled flag (parent-based, or always off) */
+let followsParent = false;
 
 /** True once a tracer provider is installed (src/observability/tracing/start-tracing.ts). */
 export function tracingOn(): boolean {
   return on;
 }
 
-/** @internal start-tracing's switch. */
-export function setTracingOn(value: boolean): void {
+/** @internal start-tracing's switch; `parentBased`: whether the sampler follows the parent's decision. */
+export function setTracingOn(value: boolean, parentBased = false): void {
   on = value;
+  followsParent = value && parentBased;
 }
 
 export { SpanKind, SpanStatusCode, type Attributes, type Context, type Link, type Span };
@@ -35,8 +38,18 @@ export interface SpanOptions {
   parent?: Context | undefined;
 }
 
-/** Starts a span the caller ends (one that outlives a function: a request, a stream). */
+/**
+ * Starts a span the caller ends (one that outlives a function: a request, a stream).
+ *
+ * Under a parent the sampler dropped, with a sampler that follows the parent, the child would be
+ * dropped too: it is not started at all, and the parent's (non-recording) span stands for it, so
+ * a request sampled out costs one sampler decision, not one per span (ids, sampler, objects).
+ */
 export function startSpan(name: string, o: SpanOptions): Span {
+  if (followsParent && o.parent) {
+    const sc = trace.getSpanContext(o.parent);
+    if (sc && (sc.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(sc);
+  }
   return tracer().startSpan(name, { kind: o.kind ?? SpanKind.INTERNAL, ...(o.attributes ? { attributes: o.attributes } : {}), ...(o.links ? { links: o.links } : {}) }, o.parent ?? ROOT_CONTEXT);
 }
 

@@ -94,7 +94,7 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
   if (who.log) diag.setLogger(diagnosticsTo(who.log), DiagLogLevel.WARN);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  setTracingOn(true);
+  setTracingOn(true, s.sampler.kind === 'parent' || s.sampler.kind === 'always_off' || (s.sampler.kind === 'ratio' && s.sampler.parentBased));
   return {
     users: 0,
     flush: () => provider.forceFlush(),
