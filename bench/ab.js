@@ -13,9 +13,10 @@
 // the ratios baseline/variant, so "usage-off" at 0.97 means usage records cost 3 %.
 //
 // Variants (--variants, comma list): usage-off, metrics-off, tracing (ratio 1.0, exported to a
-// sink this script runs), NAME=FILE for any agentport.yaml fragment, NAME=node:FLAGS for the same
-// server under other Node/V8 flags (`semi64=node:--max-semi-space-size=64`), or NAME=tree:DIR for
-// another built checkout (`before=tree:/tmp/old`, its dist/ built): a change against its parent.
+// sink this script runs), tracing-0 (the same at ratio 0: installed, nothing sampled), NAME=FILE
+// for any agentport.yaml fragment, NAME=node:FLAGS for the same server under other Node/V8 flags
+// (`semi64=node:--max-semi-space-size=64`), or NAME=tree:DIR for another built checkout
+// (`before=tree:/tmp/old`, its dist/ built): a change against its parent.
 // Workloads (--workload): a2a (blocking SendMessage on /a2a/echo, JSON-RPC) or mcp (tools/call
 // echo_echo, MCP 2025-11-25 stateless).
 import { spawn } from 'node:child_process';
@@ -30,7 +31,7 @@ import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,NAME=FILE] [--workload a2a|mcp]
+const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE] [--workload a2a|mcp]
                        [--rounds N] [--duration S] [--warmup S] [--connections N per server]`;
 
 const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16 };
@@ -79,14 +80,15 @@ async function variantConfig(name) {
   if (name === 'baseline') return '';
   if (name === 'usage-off') return 'usage:\n  enabled: false\n';
   if (name === 'metrics-off') return 'metrics:\n  enabled: false\n';
-  if (name === 'tracing') {
+  // tracing-0: the SDK installed but nothing sampled, so what remains is the cost of being ready to trace
+  if (name === 'tracing' || name === 'tracing-0') {
     sink ??= await startSink();
-    return `tracing:\n  enabled: true\n  endpoint: http://127.0.0.1:${sink.address().port}\n  samplingRatio: 1\n`;
+    return `tracing:\n  enabled: true\n  endpoint: http://127.0.0.1:${sink.address().port}\n  samplingRatio: ${name === 'tracing' ? 1 : 0}\n`;
   }
   const eq = name.indexOf('=');
   if (eq > 0 && /^(node|tree):/.test(name.slice(eq + 1))) return '';
   if (eq > 0) return readFileSync(name.slice(eq + 1), 'utf8');
-  throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing or NAME=FILE`);
+  throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing, tracing-0, NAME=FILE, NAME=node:FLAGS or NAME=tree:DIR`);
 }
 
 function freePort() {

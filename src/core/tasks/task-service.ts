@@ -262,16 +262,20 @@ export class TaskService implements A2AHandler {
       run.finished = true;
       run.cancel();
     }
-    await this.taskLog.append(live, [
-      {
-        statusUpdate: {
-          taskId: live.task.id,
-          contextId: live.task.contextId,
-          status: { state: 'TASK_STATE_CANCELED', timestamp: new Date().toISOString() },
-          ...(req.metadata ? { metadata: req.metadata } : {}),
+    await this.taskLog.append(
+      live,
+      [
+        {
+          statusUpdate: {
+            taskId: live.task.id,
+            contextId: live.task.contextId,
+            status: { state: 'TASK_STATE_CANCELED', timestamp: new Date().toISOString() },
+            ...(req.metadata ? { metadata: req.metadata } : {}),
+          },
         },
-      },
-    ]);
+      ],
+      ctx.trace,
+    );
     // Reaches an executor running in another process (distributed bus); a no-op in-process.
     this.d.bus.publishControl({ type: 'cancel', taskId: live.task.id });
     return this.dir.viewFull(live.task);
@@ -294,8 +298,8 @@ export class TaskService implements A2AHandler {
       const queue = await this.waits.subscribe(req.id, snapshot, lastEventId);
       if (!tracingOn()) return queue;
       // The stream continues the trace the task was created in, wherever and whenever it is served.
-      const span = () => startTaskSpan('task.stream', snapshot.traceParent, { attributes: { 'agentport.task.id': req.id, 'agentport.agent': ctx.agentId } });
-      return traceIterable({ [Symbol.asyncIterator]: () => queue }, span)[Symbol.asyncIterator]();
+      const span = () => startTaskSpan('task.stream', snapshot.traceParent, ctx.trace, { attributes: { 'agentport.task.id': req.id, 'agentport.agent': ctx.agentId } });
+      return traceIterable(span, () => ({ [Symbol.asyncIterator]: () => queue }))[Symbol.asyncIterator]();
     });
   }
 
