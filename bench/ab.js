@@ -31,10 +31,15 @@ import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE] [--workload a2a|mcp]
-                       [--rounds N] [--duration S] [--warmup S] [--connections N per server]`;
+const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE|node:FLAGS|tree:DIR]
+                       [--workload a2a|mcp] [--rounds N] [--duration S] [--warmup S] [--connections N per server]
+                       [--sequential]
 
-const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16 };
+  --sequential   load the servers one after another within each round instead of at once: for
+                 variants whose bound is not the CPU (a PostgreSQL store waits on the database), where
+                 sharing the cores with the baseline would flatter the variant`;
+
+const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16, sequential: false };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   const v = () => process.argv[++i];
@@ -47,6 +52,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (a === '--duration') opts.duration = Number(v());
   else if (a === '--warmup') opts.warmup = Number(v());
   else if (a === '--connections') opts.connections = Number(v());
+  else if (a === '--sequential') opts.sequential = true;
   else {
     console.error(`unknown option ${a}\n${HELP}`);
     process.exit(2);
@@ -153,22 +159,29 @@ function parseAnswer(text) {
 const mainCpu = mainThreadCpuSeconds;
 const processCpu = processCpuSeconds;
 
-async function loadAll(servers, durationS, runId) {
+async function loadAll(servers, durationS, runId, reverse = false) {
   const before = servers.map((s) => ({ main: mainCpu(s.child.pid), proc: processCpu(s.child.pid) }));
-  const runs = await Promise.all(
-    servers.map((s) =>
-      runWrk({ url: s.url, connections: opts.connections, threads: 1, durationS, headers: workload.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId: `${runId}-${s.label}` }),
-    ),
-  );
-  return servers.map((s, i) => {
-    const r = runs[i];
-    return {
-      rps: r.rps,
-      errors: r.errorsTotal,
-      mainUs: ((mainCpu(s.child.pid) - before[i].main) * 1e6) / r.requests,
-      procUs: ((processCpu(s.child.pid) - before[i].proc) * 1e6) / r.requests,
-    };
+  const load = (s) =>
+    runWrk({ url: s.url, connections: opts.connections, threads: 1, durationS, headers: workload.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId: `${runId}-${s.label}` });
+  const measure = (s, i, r) => ({
+    rps: r.rps,
+    errors: r.errorsTotal,
+    mainUs: ((mainCpu(s.child.pid) - before[i].main) * 1e6) / r.requests,
+    procUs: ((processCpu(s.child.pid) - before[i].proc) * 1e6) / r.requests,
   });
+  if (!opts.sequential) {
+    const runs = await Promise.all(servers.map(load));
+    return servers.map((s, i) => measure(s, i, runs[i]));
+  }
+  // One at a time; the order alternates between rounds so neither side always runs second.
+  const order = servers.map((_, i) => i);
+  if (reverse) order.reverse();
+  const out = [];
+  for (const i of order) {
+    before[i] = { main: mainCpu(servers[i].child.pid), proc: processCpu(servers[i].child.pid) };
+    out[i] = measure(servers[i], i, await load(servers[i]));
+  }
+  return out;
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -177,11 +190,13 @@ const fmt = (n, d = 0) => n.toFixed(d).padStart(8);
 const servers = [];
 try {
   for (const name of ['baseline', ...opts.variants]) servers.push(await start(name));
-  console.log(`workload ${opts.workload} (${workload.path}), ${servers.length} servers loaded at once, ${opts.connections} connections each, ${opts.rounds} × ${opts.duration} s`);
+  console.log(
+    `workload ${opts.workload} (${workload.path}), ${servers.length} servers loaded ${opts.sequential ? 'one after another' : 'at once'}, ${opts.connections} connections each, ${opts.rounds} × ${opts.duration} s`,
+  );
   await loadAll(servers, opts.warmup, 'warm');
   const rounds = [];
   for (let r = 1; r <= opts.rounds; r++) {
-    const res = await loadAll(servers, opts.duration, `r${r}`);
+    const res = await loadAll(servers, opts.duration, `r${r}`, r % 2 === 0);
     rounds.push(res);
     console.log(`round ${r}: ${servers.map((s, i) => `${s.label} ${res[i].rps.toFixed(0)} req/s, ${res[i].mainUs.toFixed(1)} µs main`).join(' | ')}`);
     if (res.some((x) => x.errors > 0)) console.log(`  errors: ${servers.map((s, i) => `${s.label} ${res[i].errors}`).join(', ')}`);

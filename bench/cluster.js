@@ -161,7 +161,9 @@ async function startDeployment(n, o) {
       configFile,
       JSON.stringify({
         server: { host: '127.0.0.1', port, dataDir: path.join(rdir, 'data'), logLevel: 'warn', grpc: { port: grpcPort } },
-        storage: { driver: 'postgres', url: o.pgUrl, schema, maxConnections: 10 },
+        // application_name marks this deployment's backends, so the CPU breakdown can tell them
+        // from other clients of a shared PostgreSQL server.
+        storage: { driver: 'postgres', url: withApplicationName(o.pgUrl, schema), schema, maxConnections: 10 },
         bus: { driver: 'redis', url: o.redisUrl, prefix },
         cluster: { replicaId: id },
         auth: { mode: 'none' },
@@ -187,6 +189,7 @@ async function startDeployment(n, o) {
   for (const r of replicas) await waitReady(r);
   return {
     replicas,
+    schema,
     async stop() {
       await Promise.all(
         replicas.map(
@@ -219,6 +222,30 @@ async function waitReady(r, timeoutMs = 30_000) {
     await sleep(50);
   }
   throw new Error(`replica ${r.id} not ready after ${timeoutMs} ms:\n${r.out}`);
+}
+
+function withApplicationName(url, name) {
+  const u = new URL(url);
+  u.searchParams.set('application_name', name);
+  return u.toString();
+}
+
+/**
+ * PostgreSQL processes that count as this deployment's: its own backends (by application_name) and
+ * the server's shared background processes (WAL writer, checkpointer…). Backends of other clients
+ * of the same server are left to "other".
+ */
+async function postgresPidsOf(url, applicationName) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query("select pid from pg_stat_activity where application_name = $1 or backend_type <> 'client backend'", [applicationName]);
+    return new Set(rows.map((r) => Number(r.pid)));
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
 
 async function dropSchema(url, schema) {
@@ -263,14 +290,17 @@ function processCpu() {
   return out;
 }
 
-/** Cores used per group between two snapshots: the replicas, PostgreSQL, Redis, the generator, the rest. */
-function cpuBreakdown(before, after, replicaPids, seconds) {
+/**
+ * Cores used per group between two snapshots: the replicas, PostgreSQL, Redis, the generator, the
+ * rest. postgresPids, when known, limits "PostgreSQL" to this deployment's processes.
+ */
+function cpuBreakdown(before, after, replicaPids, seconds, postgresPids) {
   const groups = { replicas: 0, postgres: 0, redis: 0, generator: 0, other: 0 };
   for (const [pid, a] of after) {
     const used = a.cpu - (before.get(pid)?.cpu ?? 0);
     if (used <= 0) continue;
     if (replicaPids.has(pid)) groups.replicas += used;
-    else if (a.comm === 'postgres' || a.comm === 'postmaster') groups.postgres += used;
+    else if ((a.comm === 'postgres' || a.comm === 'postmaster') && (!postgresPids || postgresPids.has(pid))) groups.postgres += used;
     else if (a.comm.startsWith('redis-server')) groups.redis += used;
     else if (pid === process.pid)
       continue; // counted with the generator (selfAndReapedChildrenCpuSeconds)
@@ -382,7 +412,7 @@ async function throughput(n, o, generator) {
     const cpu1 = machineCpuSeconds();
     const procs1 = processCpu();
     const replicaPids = new Set(d.replicas.map((r) => r.proc.pid));
-    const cores = cpuBreakdown(procs0, procs1, replicaPids, wall);
+    const cores = cpuBreakdown(procs0, procs1, replicaPids, wall, await postgresPidsOf(o.pgUrl, d.schema));
     const self1 = selfAndReapedChildrenCpuSeconds();
     cores.generator = self0 !== null && self1 !== null ? (self1 - self0) / wall : NaN;
     const machineCores = cpu0 && cpu1 ? (cpu1.busy - cpu0.busy) / wall : null;

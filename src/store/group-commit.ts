@@ -2,10 +2,16 @@
  * Group commit: every commit enqueued in the same tick goes to the store as one transaction, so
  * concurrent requests share one write (and, with synchronous=FULL, one fsync).
  *
- * Batches run one at a time, in enqueue order; commits arriving while a batch is in flight form
- * the next one, so the batch grows with the store's latency. A batch is all or nothing, so when
- * it fails each of its commits is retried alone, in order: a ConcurrentUpdateError then rejects
- * only the commit that caused it.
+ * Commits arriving while batches are in flight form the next one, so the batch grows with the
+ * store's latency. A batch is all or nothing, so when it fails each of its commits is retried
+ * alone, in order: a ConcurrentUpdateError then rejects only the commit that caused it.
+ *
+ * Pipelining (issue 18): up to `maxInFlight` batches run at once (the store's commitConcurrency:
+ * 1 for SQLite, which has one writer; the pool size less one for PostgreSQL, whose commits wait on
+ * the network and the WAL flush, not on this process). A task's commits never reorder: a commit
+ * whose task is in a batch still in flight stays queued, in order, until that batch settles, so
+ * batches in flight at the same time touch disjoint tasks. Commits of different tasks carry no
+ * order between them (each task's log and projection are separate rows).
  *
  * Distributed mode (issue 19 C2): a batch that fails because the database is unreachable is tried
  * again, in order, with backoff, for up to `retryUnavailableMs`; commits enqueued meanwhile wait in
@@ -20,6 +26,8 @@ import { ConcurrentUpdateError, StoreUnavailableError, type Store, type TaskComm
 export interface GroupCommitterOptions {
   /** most commits per store transaction; default 64 */
   maxBatch?: number;
+  /** most store transactions in flight at once; default the store's commitConcurrency, else 1 */
+  maxInFlight?: number;
   /** how long a batch is retried while the database is unreachable; default 0 (not retried) */
   retryUnavailableMs?: number;
   /** which errors mean "unreachable, try again" (driver errors are not typed) */
@@ -49,14 +57,18 @@ interface Pending {
 
 export class GroupCommitter {
   private readonly maxBatch: number;
+  private readonly maxInFlight: number;
   private readonly retryMs: number;
   private readonly maxQueued: number;
   private queue: Pending[] = [];
-  /** the drain loop, while one runs; flush() waits for it */
-  private draining: Promise<void> | undefined;
+  /** batches handed to the store and not yet settled */
+  private readonly inFlight = new Set<Promise<void>>();
+  /** ids of the tasks in those batches: their next commits wait until the batch settles */
+  private readonly busyTasks = new Set<string>();
   private scheduled = false;
   private closed = false;
-  /** set while a batch waits for the database: when the outage began */
+  /** batches now retrying through an outage; the outage began when the first of them failed */
+  private retryingBatches = 0;
   private outageSince: number | undefined;
 
   constructor(
@@ -64,6 +76,7 @@ export class GroupCommitter {
     private readonly opts: GroupCommitterOptions = {},
   ) {
     this.maxBatch = Math.max(1, Math.floor(opts.maxBatch ?? 64));
+    this.maxInFlight = Math.max(1, Math.floor(opts.maxInFlight ?? store.commitConcurrency ?? 1));
     this.retryMs = Math.max(0, opts.retryUnavailableMs ?? 0);
     this.maxQueued = Math.max(1, opts.maxQueued ?? 10_000);
   }
@@ -87,8 +100,8 @@ export class GroupCommitter {
 
   /** Resolves once every commit enqueued so far is settled (resolved or rejected). */
   async flush(): Promise<void> {
-    while (this.queue.length > 0 || this.draining || this.scheduled) {
-      if (this.draining) await this.draining;
+    while (this.queue.length > 0 || this.inFlight.size > 0 || this.scheduled) {
+      if (this.inFlight.size > 0) await Promise.race(this.inFlight);
       else await new Promise<void>((r) => setImmediate(r));
     }
   }
@@ -99,29 +112,53 @@ export class GroupCommitter {
     await this.flush();
   }
 
-  /** Drains on the next macrotask, after everything enqueued in this tick. */
+  /** Dispatches on the next macrotask, after everything enqueued in this tick. */
   private schedule(): void {
-    if (this.scheduled || this.draining) return;
+    if (this.scheduled || this.inFlight.size >= this.maxInFlight) return;
     this.scheduled = true;
-    setImmediate(this.startDrain);
+    setImmediate(this.dispatch);
   }
 
-  private readonly startDrain = (): void => {
+  private readonly dispatch = (): void => {
     this.scheduled = false;
-    if (this.draining) return;
-    this.draining = this.drain().finally(() => {
-      this.draining = undefined;
-      // Commits enqueued by callbacks of the last batch, after the loop saw an empty queue.
-      if (this.queue.length > 0) this.schedule();
-    });
+    // While the database is unreachable the batches already out retry in order; new ones would
+    // only fail beside them, so the queue waits in memory (bounded by maxQueued).
+    while (this.inFlight.size < this.maxInFlight && this.outageSince === undefined) {
+      const batch = this.takeBatch();
+      if (batch.length === 0) return;
+      const ids = batch.map((p) => p.commit.task.id);
+      for (const id of ids) this.busyTasks.add(id);
+      const run: Promise<void> = this.apply(batch).finally(() => {
+        this.inFlight.delete(run);
+        for (const id of ids) this.busyTasks.delete(id);
+        // Commits enqueued meanwhile, or held back behind this batch's tasks.
+        if (this.queue.length > 0) this.schedule();
+      });
+      this.inFlight.add(run);
+    }
   };
 
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      const batch = this.queue.length <= this.maxBatch ? this.queue : this.queue.slice(0, this.maxBatch);
-      this.queue = this.queue.length <= this.maxBatch ? [] : this.queue.slice(this.maxBatch);
-      await this.apply(batch);
+  /**
+   * The next batch: queued commits in order, up to maxBatch, skipping those whose task is in a
+   * batch in flight. A skipped task stays busy for the rest of the scan, so its later commits
+   * are skipped too and keep their order in the queue.
+   */
+  private takeBatch(): Pending[] {
+    if (this.busyTasks.size === 0 && this.queue.length <= this.maxBatch) {
+      const all = this.queue;
+      this.queue = [];
+      return all;
     }
+    const batch: Pending[] = [];
+    const held: Pending[] = [];
+    let i = 0;
+    for (; i < this.queue.length && batch.length < this.maxBatch; i++) {
+      const p = this.queue[i]!;
+      if (this.busyTasks.has(p.commit.task.id)) held.push(p);
+      else batch.push(p);
+    }
+    this.queue = i === this.queue.length ? held : held.concat(this.queue.slice(i));
+    return batch;
   }
 
   private async apply(batch: Pending[]): Promise<void> {
@@ -165,7 +202,8 @@ export class GroupCommitter {
    */
   private async retryThroughOutage(batch: Pending[], first: unknown): Promise<'done' | 'refused'> {
     const since = Date.now();
-    this.outageSince = since;
+    this.outageSince ??= since;
+    this.retryingBatches++;
     this.opts.log?.warn({ err: first, commits: batch.length }, 'the database is unreachable: holding commits and retrying');
     let delay = this.opts.retryDelayMs ?? 50;
     let last = first;
@@ -184,7 +222,10 @@ export class GroupCommitter {
         }
       }
     } finally {
-      this.outageSince = undefined;
+      if (--this.retryingBatches === 0) {
+        this.outageSince = undefined;
+        if (this.queue.length > 0) this.schedule();
+      }
     }
     // Past the window nothing waiting here can be stored in time: each task service stops the
     // executors behind these commits, and recovery takes over once the database is back.

@@ -226,6 +226,11 @@ export interface Store {
   migrate(): Promise<void>;
   /** Writes every commit in one transaction; all or nothing. */
   commit(commits: TaskCommit[]): Promise<void>;
+  /**
+   * How many commit() calls may usefully run at once, on disjoint tasks (the GroupCommitter's
+   * pipeline depth); absent means one at a time.
+   */
+  readonly commitConcurrency?: number;
   getTask(agentId: string, taskId: string): Promise<StoredTask | undefined>;
   /** The task `owner` created on `agentId` with the message `messageId` (SendMessage idempotency). */
   findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined>;

@@ -145,6 +145,84 @@ describe('GroupCommitter', () => {
     await expect(gc.commit(newTask('t2'))).rejects.toThrow(/closed/);
   });
 
+  describe('pipelined (maxInFlight > 1)', () => {
+    /** A store whose every commit waits until the test releases it, in any order. */
+    class GatedStore extends RecordingStore {
+      gates: (() => void)[] = [];
+      override async commit(commits: TaskCommit[]): Promise<void> {
+        this.batches.push(commits.map((c) => c.task.id));
+        await new Promise<void>((r) => this.gates.push(r));
+      }
+    }
+
+    it('sends the next batch while the first is still in flight', async () => {
+      const store = new GatedStore();
+      const gc = new GroupCommitter(store.asStore(), { maxInFlight: 2 });
+      const p1 = gc.commit(newTask('t1'));
+      await nextTick();
+      const p2 = gc.commit(newTask('t2'));
+      await nextTick();
+      expect(store.batches).toEqual([['t1'], ['t2']]);
+      for (const open of store.gates) open();
+      await Promise.all([p1, p2]);
+    });
+
+    it('holds a task’s next commit until its batch in flight settles, letting other tasks by', async () => {
+      const store = new GatedStore();
+      const gc = new GroupCommitter(store.asStore(), { maxInFlight: 3 });
+      const first = newTask('t1');
+      const p1 = gc.commit(first);
+      await nextTick();
+      const p2 = gc.commit(update(first));
+      const p3 = gc.commit(newTask('t2'));
+      await nextTick();
+      expect(store.batches).toEqual([['t1'], ['t2']]);
+      store.gates[0]!();
+      await p1;
+      await nextTick();
+      await nextTick();
+      expect(store.batches).toEqual([['t1'], ['t2'], ['t1']]);
+      store.gates[1]!();
+      store.gates[2]!();
+      await Promise.all([p2, p3]);
+    });
+
+    it('keeps at most maxInFlight batches out, and flush waits for all of them', async () => {
+      const store = new GatedStore();
+      const gc = new GroupCommitter(store.asStore(), { maxInFlight: 2, maxBatch: 1 });
+      const all = ['t1', 't2', 't3'].map((id) => gc.commit(newTask(id)));
+      await nextTick();
+      expect(store.batches).toEqual([['t1'], ['t2']]);
+      let flushed = false;
+      const flushing = gc.flush().then(() => (flushed = true));
+      store.gates[0]!();
+      await all[0];
+      await nextTick();
+      await nextTick();
+      expect(store.batches).toEqual([['t1'], ['t2'], ['t3']]);
+      expect(flushed).toBe(false);
+      store.gates[1]!();
+      store.gates[2]!();
+      await flushing;
+      await Promise.all(all);
+    });
+
+    it('takes its depth from the store’s commitConcurrency', async () => {
+      const store = new GatedStore();
+      Object.assign(store, { commitConcurrency: 2 });
+      const gc = new GroupCommitter(store.asStore(), { maxBatch: 1 });
+      const all = ['t1', 't2', 't3'].map((id) => gc.commit(newTask(id)));
+      await nextTick();
+      expect(store.batches).toEqual([['t1'], ['t2']]);
+      store.gates[0]!();
+      store.gates[1]!();
+      await Promise.all(all.slice(0, 2));
+      await nextTick();
+      store.gates[2]!();
+      await all[2];
+    });
+  });
+
   describe('over a real store', () => {
     let store: SqliteStore;
     beforeEach(async () => {

@@ -1,0 +1,74 @@
+/**
+ * findTaskByMessageId on PostgreSQL, coalesced. Every SendMessage that creates a task asks it
+ * first (a retried message finds its task instead of running the agent again), so on PostgreSQL
+ * it was one round trip per request: the most frequent statement by far, and each round trip costs
+ * this process a socket write and PostgreSQL a wake-up (issue 18). The lookups asked in the same
+ * tick go out as one statement over arrays, a named prepared statement whatever their number.
+ *
+ * Reading a little later changes nothing: the lookup only spares the agent a duplicate run, and a
+ * duplicate that slips between the read and the commit is refused by the unique index
+ * (agent_id, owner, origin_message_id) at commit.
+ */
+import type pg from 'pg';
+import type { TasksTable } from '../schema.js';
+
+/** Keys per statement: three text arrays, so far from any parameter or size limit. */
+const MAX_KEYS = 500;
+
+/** The tasks columns by name, never `*`: a prepared statement's result shape is fixed when prepared. */
+export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent';
+
+const FIND_BY_MESSAGE_IDS = {
+  name: 'agentport_find_tasks_by_message_ids',
+  text: `select k.i, ${TASK_COLUMNS.split(', ')
+    .map((c) => `t.${c}`)
+    .join(', ')}
+           from unnest($1::text[], $2::text[], $3::text[]) with ordinality as k(agent_id, owner, message_id, i)
+           join tasks t on t.agent_id = k.agent_id and t.owner = k.owner and t.origin_message_id = k.message_id`,
+};
+
+interface Lookup {
+  agentId: string;
+  owner: string;
+  messageId: string;
+  resolve: (row: TasksTable | undefined) => void;
+  reject: (err: unknown) => void;
+}
+
+export class MessageIdLookups {
+  private pending: Lookup[] = [];
+  private scheduled = false;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  find(agentId: string, owner: string, messageId: string): Promise<TasksTable | undefined> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ agentId, owner, messageId, resolve, reject });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      // After the I/O callbacks of this turn: the requests parsed together are looked up together.
+      setImmediate(this.send);
+    });
+  }
+
+  private readonly send = (): void => {
+    this.scheduled = false;
+    const all = this.pending;
+    this.pending = [];
+    for (let i = 0; i < all.length; i += MAX_KEYS) void this.lookUp(all.slice(i, i + MAX_KEYS));
+  };
+
+  private async lookUp(batch: Lookup[]): Promise<void> {
+    try {
+      const { rows } = await this.pool.query<TasksTable & { i: number }>({
+        ...FIND_BY_MESSAGE_IDS,
+        values: [batch.map((l) => l.agentId), batch.map((l) => l.owner), batch.map((l) => l.messageId)],
+      });
+      const found = new Map<number, TasksTable>();
+      for (const { i, ...row } of rows) found.set(Number(i), row);
+      batch.forEach((l, i) => l.resolve(found.get(i + 1)));
+    } catch (err) {
+      for (const l of batch) l.reject(err);
+    }
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * A batch of task commits as few PostgreSQL round trips as possible (issue 18): one statement
+ * writes the new tasks, the updated tasks, their events, outbox rows and usage records, each table
+ * from a JSON array (json_to_recordset), so the statement text never changes with the batch and
+ * runs as a named prepared statement: after its first use on a connection, a commit is one
+ * Bind/Execute round trip with no parse and no plan. A batch whose tasks are distinct is that one
+ * statement and nothing else (it is its own transaction); a batch holding a task twice is split
+ * into runs of distinct tasks, since a statement may write a row only once, and the runs go in
+ * order in one explicit transaction.
+ *
+ * All or nothing: when a new task exists already or an update's expected version does not match,
+ * the rows of that task are left out (so its events cannot collide with stored ones) and the
+ * statement ends in a division by zero on purpose, which rolls it back; the batch is then read
+ * again to name the task that lost (ConcurrentUpdateError).
+ */
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type pg from 'pg';
+import type { PreparedCommit } from '../rows.js';
+import type { Database } from '../schema.js';
+import { ConcurrentUpdateError } from '../store.js';
+import { toUsageRow, USAGE_RECORD_COLUMNS } from '../usage/usage-rows.js';
+import { onUsageConflict } from '../usage/usage-sql.js';
+
+/** What the statement's guard raises when a commit lost: SQLSTATE division_by_zero. */
+const LOST_A_COMMIT = '22012';
+
+const USAGE_COLUMN_TYPES = {
+  id: 'text',
+  kind: 'text',
+  time: 'bigint',
+  started_at: 'bigint',
+  final: 'integer',
+  replica: 'text',
+  face: 'text',
+  operation: 'text',
+  agent: 'text',
+  skill: 'text',
+  tool: 'text',
+  task_id: 'text',
+  context_id: 'text',
+  subject: 'text',
+  client_id: 'text',
+  key_id: 'text',
+  usecase: 'text',
+  outcome: 'text',
+  error: 'integer',
+  ttfb_ms: 'double precision',
+  latency_ms: 'double precision',
+  duration_ms: 'double precision',
+  bytes_in: 'bigint',
+  bytes_out: 'bigint',
+  model: 'text',
+  prompt_tokens: 'bigint',
+  completion_tokens: 'bigint',
+  cost: 'numeric',
+} satisfies Record<(typeof USAGE_RECORD_COLUMNS)[number], string>;
+
+/**
+ * The usage upsert as SQL text, built by Kysely from the same conflict rule the SQLite store uses
+ * (usage-sql.ts), reading its rows from parameter $5.
+ */
+function usageUpsertSql(db: Kysely<Database>): string {
+  const defs = USAGE_RECORD_COLUMNS.map((c) => `${c} ${USAGE_COLUMN_TYPES[c]}`).join(', ');
+  const compiled = db
+    .insertInto('usage_records')
+    .columns([...USAGE_RECORD_COLUMNS])
+    .expression(sql.raw(`select ${USAGE_RECORD_COLUMNS.join(', ')} from json_to_recordset($5::json) as r(${defs}) where r.id in (select id from written)`))
+    .onConflict(onUsageConflict)
+    .compile();
+  if (compiled.parameters.length > 0) throw new Error('the usage upsert must not bind parameters of its own');
+  return compiled.sql;
+}
+
+/**
+ * $1 new tasks, $2 updates, $3 events, $4 outbox rows, $5 usage records (JSON arrays), $6 how many
+ * task rows must be written. A commit with a lease writes it; one without keeps the stored lease.
+ */
+function commitStatementText(db: Kysely<Database>): string {
+  return `
+with created as (
+  insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent)
+  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, task, lease_owner, lease_expires_at, origin_message_id, trace_parent
+    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text)
+  on conflict do nothing
+  returning id
+), updated as (
+  update tasks as t
+     set context_id = u.context_id, state = u.state, status_time = u.status_time, seq = u.seq, version = u.expected_version + 1, task = u.task,
+         lease_owner = case when u.lease_owner is null then t.lease_owner else u.lease_owner end,
+         lease_expires_at = case when u.lease_owner is null then t.lease_expires_at else u.lease_expires_at end
+    from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task text, lease_owner text, lease_expires_at bigint)
+   where t.id = u.id and t.agent_id = u.agent_id and t.version = u.expected_version
+  returning t.id
+), written as (
+  select id from created union all select id from updated
+), events as (
+  insert into task_events (task_id, seq, first_seq, events, created_at)
+  select task_id, seq, first_seq, events, created_at
+    from json_to_recordset($3::json) as e(task_id text, seq integer, first_seq integer, events text, created_at bigint)
+   where e.task_id in (select id from written)
+), outbox as (
+  insert into push_outbox (task_id, config_id, seq, payload, next_attempt_at, created_at)
+  select task_id, config_id, seq, payload, created_at, created_at
+    from rows from (json_to_recordset($4::json) as (task_id text, config_id text, seq integer, payload text, created_at bigint)) with ordinality as o(task_id, config_id, seq, payload, created_at, i)
+   where o.task_id in (select id from written)
+   order by i
+), usage as (
+  ${usageUpsertSql(db)}
+)
+select 1 / (case when (select count(*) from written) = $6::integer then 1 else 0 end) as ok`;
+}
+
+/** The statement's parameters for one run of commits with distinct tasks. */
+function runValues(run: PreparedCommit[]): unknown[] {
+  const created: object[] = [];
+  const updated: object[] = [];
+  const events: object[] = [];
+  const outbox: object[] = [];
+  const usage: object[] = [];
+  for (const p of run) {
+    if (p.expectedVersion === 0) {
+      created.push({
+        id: p.taskId,
+        agent_id: p.agentId,
+        owner: p.owner,
+        context_id: p.contextId,
+        state: p.state,
+        status_time: p.statusTime,
+        created_at: p.createdAt,
+        seq: p.seq,
+        task: p.taskJson,
+        lease_owner: p.lease?.owner ?? null,
+        lease_expires_at: p.lease?.expiresAt ?? null,
+        origin_message_id: p.originMessageId,
+        trace_parent: p.traceParent,
+      });
+    } else {
+      updated.push({
+        id: p.taskId,
+        agent_id: p.agentId,
+        expected_version: p.expectedVersion,
+        context_id: p.contextId,
+        state: p.state,
+        status_time: p.statusTime,
+        seq: p.seq,
+        task: p.taskJson,
+        lease_owner: p.lease?.owner ?? null,
+        lease_expires_at: p.lease?.expiresAt ?? null,
+      });
+    }
+    const e = p.eventsRow;
+    if (e) events.push({ task_id: p.taskId, seq: e.lastSeq, first_seq: e.firstSeq, events: e.json, created_at: e.createdAt });
+    for (const o of p.outbox) outbox.push({ task_id: p.taskId, config_id: o.configId, seq: o.seq, payload: o.json, created_at: p.createdAt });
+    if (p.usage) usage.push(toUsageRow(p.usage));
+  }
+  return [JSON.stringify(created), JSON.stringify(updated), JSON.stringify(events), JSON.stringify(outbox), JSON.stringify(usage), run.length];
+}
+
+/** The batch cut into runs in which no task appears twice, in order. */
+function runsOfDistinctTasks(batch: PreparedCommit[]): PreparedCommit[][] {
+  const runs: PreparedCommit[][] = [];
+  let run: PreparedCommit[] = [];
+  let ids = new Set<string>();
+  for (const p of batch) {
+    if (ids.has(p.taskId)) {
+      runs.push(run);
+      run = [];
+      ids = new Set();
+    }
+    run.push(p);
+    ids.add(p.taskId);
+  }
+  if (run.length > 0) runs.push(run);
+  return runs;
+}
+
+export class PostgresCommitter {
+  private readonly statement: { name: string; text: string };
+
+  constructor(
+    private readonly pool: pg.Pool,
+    db: Kysely<Database>,
+  ) {
+    this.statement = { name: 'agentport_commit_tasks', text: commitStatementText(db) };
+  }
+
+  async commit(batch: PreparedCommit[]): Promise<void> {
+    const runs = runsOfDistinctTasks(batch);
+    try {
+      if (runs.length === 1) {
+        // One statement is one transaction: no BEGIN and COMMIT round trips.
+        await this.pool.query({ ...this.statement, values: runValues(runs[0]!) });
+        return;
+      }
+      const client = await this.pool.connect();
+      let broken = false;
+      try {
+        await client.query('begin');
+        for (const run of runs) await client.query({ ...this.statement, values: runValues(run) });
+        await client.query('commit');
+      } catch (err) {
+        await client.query('rollback').catch(() => {
+          broken = true;
+        });
+        throw err;
+      } finally {
+        client.release(broken);
+      }
+    } catch (err) {
+      if ((err as { code?: unknown }).code === LOST_A_COMMIT) throw await this.whoLost(batch);
+      throw err;
+    }
+  }
+
+  /**
+   * The batch was rolled back because a commit lost: replays it against the rows as they are now
+   * and names the first commit that could not apply. Should the rows have moved meanwhile, the
+   * first commit of the batch is named.
+   */
+  private async whoLost(batch: PreparedCommit[]): Promise<ConcurrentUpdateError> {
+    const ids = [...new Set(batch.map((p) => p.taskId))];
+    const messageIds = batch.flatMap((p) => (p.originMessageId === null ? [] : [p.originMessageId]));
+    const { rows } = await this.pool.query<{ id: string; agent_id: string; owner: string; version: number; origin_message_id: string | null }>(
+      'select id, agent_id, owner, version, origin_message_id from tasks where id = any($1::text[]) or origin_message_id = any($2::text[])',
+      [ids, messageIds],
+    );
+    const version = new Map(rows.map((r) => [r.id, { agentId: r.agent_id, version: Number(r.version) }]));
+    const origin = (agentId: string, owner: string, messageId: string) => JSON.stringify([agentId, owner, messageId]);
+    const origins = new Set(rows.flatMap((r) => (r.origin_message_id === null ? [] : [origin(r.agent_id, r.owner, r.origin_message_id)])));
+    for (const p of batch) {
+      const stored = version.get(p.taskId);
+      if (p.expectedVersion === 0) {
+        const key = p.originMessageId === null ? undefined : origin(p.agentId, p.owner, p.originMessageId);
+        if (stored || (key !== undefined && origins.has(key))) return new ConcurrentUpdateError(p.taskId);
+        version.set(p.taskId, { agentId: p.agentId, version: 1 });
+        if (key !== undefined) origins.add(key);
+      } else {
+        if (!stored || stored.agentId !== p.agentId || stored.version !== p.expectedVersion) return new ConcurrentUpdateError(p.taskId);
+        stored.version++;
+      }
+    }
+    return new ConcurrentUpdateError(batch[0]!.taskId);
+  }
+}
