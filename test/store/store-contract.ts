@@ -360,6 +360,26 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         expect(seen).toEqual(expected);
       });
 
+      it('answers a total an earlier page of the listing reported as is, without counting', async () => {
+        await seed([T0, T0 + 1, T0 + 2]);
+        const first = await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 2 });
+        expect(first.totalSize).toBe(3);
+        const second = await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 2, after: first.next, knownTotal: 42 });
+        expect(second.tasks).toHaveLength(1);
+        expect(second.totalSize).toBe(42);
+      });
+
+      it('keeps the unfiltered total exact as tasks are added, updated or refused after a first listing', async () => {
+        const [a] = (await seed([T0, T0 + 1])) as [TaskCommit, TaskCommit];
+        expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 })).totalSize).toBe(2);
+        await store.commit([newTask({ time: T0 + 2 }), update(a, { state: 'TASK_STATE_COMPLETED' }), newTask({ owner: 'bob', time: T0 + 3 })]);
+        // A batch that fails (a task id that exists already) writes nothing, so counts nothing.
+        await expect(store.commit([newTask({ time: T0 + 4 }), newTask({ id: a.task.id, time: T0 + 5 })])).rejects.toThrow();
+        expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 })).totalSize).toBe(3);
+        expect((await store.listTasks({ agentId: 'agent-a', owner: 'bob', pageSize: 1 })).totalSize).toBe(2);
+        expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', status: 'TASK_STATE_COMPLETED', pageSize: 1 })).totalSize).toBe(1);
+      });
+
       it('gives no next cursor when the last page is exactly full', async () => {
         await seed([T0, T0 + 1, T0 + 2, T0 + 3]);
         const first = await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 2 });
