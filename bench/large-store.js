@@ -305,14 +305,14 @@ async function fillPostgres(c, tpl, o) {
        select g.id, 'echo', 'anonymous', g.ctx, 'TASK_STATE_COMPLETED', g.st, g.st, $6 + (case when g.i <= $7 then 1 else 0 end), $5,
               replace(replace(replace(replace($4::text, $8, g.id), $9, g.ctx), $10, to_char(to_timestamp(g.st / 1000.0) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')), $11, 'm-' || g.i),
               'm-' || g.i
-       from (select i, md5('t' || i)::uuid::text as id, md5('c' || i)::uuid::text as ctx, $3::bigint - ((i * 7919) % $12) * ${STEP_MS} as st
+       from (select i, md5('t' || i)::uuid::text as id, md5('c' || i)::uuid::text as ctx, $3::bigint - ((i::bigint * 7919) % $12) * ${STEP_MS} as st
              from generate_series($1::int, $2::int) i) g`,
       [from, to, now, tpl.task, tpl.version, perTask, extra, TID, CID, tpl.statusTimestamp, MID, o.tasks],
     );
     await c.query(
       `insert into task_events (task_id, seq, first_seq, events, created_at)
        select g.id, s, s, '[[' || g.st || ',' || replace(replace(($5::text[])[least(s, array_length($5::text[], 1))], $6, g.id), $7, g.ctx) || ']]', g.st
-       from (select i, md5('t' || i)::uuid::text as id, md5('c' || i)::uuid::text as ctx, $3::bigint - ((i * 7919) % $8) * ${STEP_MS} as st
+       from (select i, md5('t' || i)::uuid::text as id, md5('c' || i)::uuid::text as ctx, $3::bigint - ((i::bigint * 7919) % $8) * ${STEP_MS} as st
              from generate_series($1::int, $2::int) i) g,
             generate_series(1, $4 + (case when g.i <= $9 then 1 else 0 end)) s`,
       [from, to, now, perTask, tplFull, TID, CID, o.tasks, extra],

@@ -26,6 +26,8 @@ const BIN = path.join(ROOT, 'bin', 'agentport.js');
 const AGENT = path.join(ROOT, 'bench', 'agents', 'stream-agent.mjs');
 const CLIENT = path.join(ROOT, 'bench', 'lib', 'sse-clients.mjs');
 
+const METRICS_TOKEN = 'bench-streams-metrics-token';
+
 const HELP = `Usage: node bench/streams.js [options]
 
   --idle N            idle streams (default 10000)
@@ -40,7 +42,7 @@ const HELP = `Usage: node bench/streams.js [options]
   --pg-url URL        PostgreSQL (default postgres://postgres@127.0.0.1:5432/test)
   --redis-url URL     Redis (default redis://127.0.0.1:6379)
   --cpu-prof          run the first replica with --cpu-prof (profile written to bench/results/)
-  --heap-snapshots    write heap snapshots of the first replica after opening and at the end
+  --heap-snapshots    write heap snapshots of the first replica at baseline, after opening and at the end
                       (bench/results/, Heap.*.heapsnapshot; they pause the server: figures are off)
   --out FILE          results JSON (default bench/results/streams-latest.json)
 `;
@@ -129,6 +131,8 @@ async function startDeployment(o) {
     const config = {
       server: { host: '127.0.0.1', port, dataDir: path.join(rdir, 'data'), logLevel: 'warn', grpc: { enabled: false } },
       auth: { mode: 'none' },
+      // The bench reads the server's heap figures from /metrics (prom-client's process metrics).
+      metrics: { token: METRICS_TOKEN },
       agents: [
         { id: 'echo', builtin: 'echo' },
         { id: 'streams', module: AGENT },
@@ -315,6 +319,21 @@ async function blockingSends(base, seconds, gapMs, runId) {
   return { sends: latencies.length, errors, p50: percentile(latencies, 50), p90: percentile(latencies, 90), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] };
 }
 
+/** The V8 heap (used / total) and external memory of a replica in MB, from its /metrics. */
+async function heapMb(r) {
+  try {
+    const res = await fetch(`${r.base}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
+    const text = await res.text();
+    const value = (name) => {
+      const m = new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(text);
+      return m ? Math.round(Number(m[1]) / 104857.6) / 10 : null;
+    };
+    return { used: value('nodejs_heap_size_used_bytes'), total: value('nodejs_heap_size_total_bytes'), external: value('nodejs_external_memory_bytes') };
+  } catch {
+    return null;
+  }
+}
+
 /** SIGUSR2 → a heap snapshot (--heapsnapshot-signal); waits until the server answers again. */
 async function heapSnapshot(r) {
   log(`heap snapshot of replica ${r.id}…`);
@@ -343,6 +362,8 @@ async function main() {
   try {
     await sleep(2000);
     results.rssBaselineMb = d.replicas.map((r) => mb(rssKb(r.proc.pid)));
+    results.heap = { baseline: await heapMb(A) };
+    if (o.heapSnapshots) await heapSnapshot(A);
 
     phase = 'open';
     const tOpen = performance.now();
@@ -374,6 +395,7 @@ async function main() {
     };
     log(`opened ${results.open.ok} streams in ${results.open.seconds.toFixed(1)} s (${results.open.failed} failed${results.open.failed ? `: ${results.open.errors.join(' | ')}` : ''})`);
     results.rssAfterOpenMb = d.replicas.map((r) => mb(rssKb(r.proc.pid)));
+    results.heap.afterOpen = await heapMb(A);
     await sleep(5000);
     if (o.heapSnapshots) await heapSnapshot(A);
 
@@ -398,10 +420,11 @@ async function main() {
         redisUsPerEvent: eventsPerS ? (cpu.redisCores / eventsPerS) * 1e6 : null,
         postgresUsPerEvent: eventsPerS ? (cpu.postgresCores / eventsPerS) * 1e6 : null,
         rssMaxMb: d.replicas.map((_, i) => mb(Math.max(...rss.filter((s) => s.phase === name).map((s) => s.kb[i] ?? 0)))),
+        heapAtEnd: await heapMb(A),
         ...extra,
       };
       log(
-        `${name}: ${eventsPerS.toFixed(0)} events/s, lateness p50 ${out.eventLatenessMs.p50?.toFixed(1)} p99 ${out.eventLatenessMs.p99?.toFixed(1)} ms; cores ${cpu.replicaCores.map((c) => c.toFixed(2)).join('/')} (pg ${cpu.postgresCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, clients ${cpu.clientCores.toFixed(2)}, machine ${cpu.machineCores?.toFixed(2)}); µs/event ${out.cpuUsPerEvent.map((c) => c?.toFixed(0)).join('/')}; RSS max ${out.rssMaxMb.join('/')} MB` +
+        `${name}: ${eventsPerS.toFixed(0)} events/s, lateness p50 ${out.eventLatenessMs.p50?.toFixed(1)} p99 ${out.eventLatenessMs.p99?.toFixed(1)} ms; cores ${cpu.replicaCores.map((c) => c.toFixed(2)).join('/')} (pg ${cpu.postgresCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, clients ${cpu.clientCores.toFixed(2)}, machine ${cpu.machineCores?.toFixed(2)}); µs/event ${out.cpuUsPerEvent.map((c) => c?.toFixed(0)).join('/')}; RSS max ${out.rssMaxMb.join('/')} MB, heap on A ${JSON.stringify(out.heapAtEnd)}` +
           (extra.send ? `; sends ${extra.send.sends} p50 ${extra.send.p50.toFixed(2)} p99 ${extra.send.p99.toFixed(2)} max ${extra.send.max.toFixed(1)} ms, ${extra.send.errors} errors` : ''),
       );
       return out;
@@ -426,6 +449,7 @@ async function main() {
   process.stdout.write(
     `\n${o.replicas} replica(s), ${results.open.ok} streams open (${o.idle} idle + ${o.active} active asked, ${results.open.failed} failed)\n` +
       `RSS MB per replica: baseline ${results.rssBaselineMb.join('/')}, after open ${results.rssAfterOpenMb.join('/')}, peak ${results.rssPeakMb.join('/')}, end ${results.rssEndMb.join('/')}\n` +
+      `V8 heap on ${A.id} MB (used/total/external): baseline ${Object.values(results.heap.baseline ?? {}).join('/')}, after open ${Object.values(results.heap.afterOpen ?? {}).join('/')}, end ${Object.values(results.sending.heapAtEnd ?? {}).join('/')}\n` +
       `blocking SendMessage on ${S.id} during the streams: ${s.sends} sends, p50 ${s.p50.toFixed(2)} ms, p90 ${s.p90.toFixed(2)} ms, p99 ${s.p99.toFixed(2)} ms, max ${s.max.toFixed(1)} ms, ${s.errors} errors\n` +
       `events delivered: ${results.quiet.eventsPerS.toFixed(0)}/s quiet, ${results.sending.eventsPerS.toFixed(0)}/s while sending; lateness p99 ${results.quiet.eventLatenessMs.p99?.toFixed(1)} / ${results.sending.eventLatenessMs.p99?.toFixed(1)} ms\n` +
       `CPU per event (quiet window), µs: replicas ${results.quiet.cpuUsPerEvent.map((c) => c?.toFixed(0)).join('/')}, redis ${results.quiet.redisUsPerEvent?.toFixed(0)}, postgres ${results.quiet.postgresUsPerEvent?.toFixed(0)}\n` +

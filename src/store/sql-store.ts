@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrationStatus, type SqlDialectName } from './migrations/index.js';
+import { LIVE_INDEX_STATES } from './migrations/0013-task-live-index.js';
 import type { AuditStore } from './audit-store.js';
 import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
 import { SqlQuotaStore, type QuotaStore } from './quota-store.js';
@@ -116,7 +117,7 @@ export abstract class SqlStore implements Store {
     const rows = await this.db
       .selectFrom('tasks')
       .selectAll()
-      .where('state', 'in', [...states])
+      .where((eb) => (this.dialect === 'sqlite' && isLiveIndexStates(states) ? sql<boolean>`state in (${sql.raw(LIVE_INDEX_STATES.map((s) => `'${s}'`).join(', '))})` : eb('state', 'in', [...states])))
       .orderBy('created_at')
       .limit(limit)
       .execute();
@@ -463,6 +464,14 @@ export function toStoredApiKey(row: ApiKeysTable): StoredApiKey {
     ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
     ...(row.revoked_at === null ? {} : { revokedAt: Number(row.revoked_at) }),
   };
+}
+
+/**
+ * The states of the SQLite partial index tasks_live_idx (migration 0013), in any order: SQLite uses
+ * that index only for a query that spells its condition with the same literals, not parameters.
+ */
+function isLiveIndexStates(states: readonly TaskState[]): boolean {
+  return states.length === LIVE_INDEX_STATES.length && LIVE_INDEX_STATES.every((s) => states.includes(s));
 }
 
 function withPreviousLease(t: StoredTask, owner: string | null, expiresAt: number | string | null): ClaimedTask {

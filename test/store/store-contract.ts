@@ -211,6 +211,15 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         expect((await store.findTasksInStates(['TASK_STATE_WORKING'], 1)).map((t) => t.task.id)).toEqual([working1.task.id]);
         expect(await store.findTasksInStates([], 10)).toEqual([]);
       });
+
+      it('forgets a task once it leaves the live states, whatever order the states are asked in', async () => {
+        const working = newTask({ state: 'TASK_STATE_WORKING', time: T0 + 1 });
+        const other = newTask({ state: 'TASK_STATE_SUBMITTED', time: T0 + 2 });
+        await store.commit([working, other]);
+        await store.commit([update(working, { state: 'TASK_STATE_COMPLETED' })]);
+        expect((await store.findTasksInStates(['TASK_STATE_WORKING', 'TASK_STATE_SUBMITTED'], 10)).map((t) => t.task.id)).toEqual([other.task.id]);
+        expect((await store.findTasksInStates(['TASK_STATE_COMPLETED'], 10)).map((t) => t.task.id)).toEqual([working.task.id]);
+      });
     });
 
     describe('readEvents', () => {
