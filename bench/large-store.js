@@ -370,15 +370,20 @@ async function measure(cfg, cursor, o) {
     if (i < o.starts - 1) await s.stop();
     else {
       try {
-        const token = Buffer.from(JSON.stringify([cursor.statusTime, cursor.taskId])).toString('base64url');
         // Warm-up: the first calls compile the routes and fill the caches.
         await timeCalls(cfg.base, 20, { pageSize: o.pageSize });
         const firstPage = await timeCalls(cfg.base, o.calls, { pageSize: o.pageSize });
         log(`  ListTasks first page: p50 ${firstPage.p50.toFixed(2)} ms, p99 ${firstPage.p99.toFixed(2)} ms (totalSize ${firstPage.totalSize})`);
+        // The deep position as the server's own token for it: with the total of the listing's first page.
+        const token = Buffer.from(JSON.stringify([cursor.statusTime, cursor.taskId, firstPage.totalSize])).toString('base64url');
         const deepPage = await timeCalls(cfg.base, o.calls, { pageSize: o.pageSize, pageToken: token });
         log(`  ListTasks deep cursor: p50 ${deepPage.p50.toFixed(2)} ms, p99 ${deepPage.p99.toFixed(2)} ms`);
+        // A token without the total (as servers before it issued them): that page counts again.
+        const legacyToken = Buffer.from(JSON.stringify([cursor.statusTime, cursor.taskId])).toString('base64url');
+        const deepPageCounting = await timeCalls(cfg.base, Math.min(o.calls, 100), { pageSize: o.pageSize, pageToken: legacyToken });
+        log(`  ListTasks deep cursor, token without total: p50 ${deepPageCounting.p50.toFixed(2)} ms, p99 ${deepPageCounting.p99.toFixed(2)} ms`);
         const rssMb = Math.round((rssKb(s.proc.pid) ?? 0) / 102.4) / 10;
-        return { startupMs: starts, firstPage, deepPage, rssMb };
+        return { startupMs: starts, firstPage, deepPage, deepPageCounting, rssMb };
       } finally {
         await s.stop();
       }

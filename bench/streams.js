@@ -42,6 +42,7 @@ const HELP = `Usage: node bench/streams.js [options]
   --pg-url URL        PostgreSQL (default postgres://postgres@127.0.0.1:5432/test)
   --redis-url URL     Redis (default redis://127.0.0.1:6379)
   --cpu-prof          run the first replica with --cpu-prof (profile written to bench/results/)
+  --trace-gc          run the first replica with --trace-gc and report its GC pauses per window
   --heap-snapshots    write heap snapshots of the first replica at baseline, after opening and at the end
                       (bench/results/, Heap.*.heapsnapshot; they pause the server: figures are off)
   --out FILE          results JSON (default bench/results/streams-latest.json)
@@ -62,6 +63,7 @@ function parseArgs(argv) {
     redisUrl: 'redis://127.0.0.1:6379',
     cpuProf: false,
     heapSnapshots: false,
+    traceGc: false,
     out: path.join(ROOT, 'bench', 'results', 'streams-latest.json'),
   };
   const keys = {
@@ -90,6 +92,7 @@ function parseArgs(argv) {
     else if (a === '--out') o.out = path.resolve(next());
     else if (a === '--cpu-prof') o.cpuProf = true;
     else if (a === '--heap-snapshots') o.heapSnapshots = true;
+    else if (a === '--trace-gc') o.traceGc = true;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(HELP);
       process.exit(0);
@@ -153,11 +156,24 @@ async function startDeployment(o) {
   for (const [i, r] of replicas.entries()) {
     const results = path.join(ROOT, 'bench', 'results');
     mkdirSync(results, { recursive: true });
-    const prof = i > 0 ? [] : [...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${results}`] : []), ...(o.heapSnapshots ? ['--heapsnapshot-signal=SIGUSR2'] : [])];
+    const prof = i > 0 ? [] : [...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${results}`] : []), ...(o.heapSnapshots ? ['--heapsnapshot-signal=SIGUSR2'] : []), ...(o.traceGc ? ['--trace-gc'] : [])];
     // cwd: where --heapsnapshot-signal writes its files.
     r.proc = spawn(process.execPath, [...prof, BIN, 'serve', '--config', r.configFile], { env, cwd: results, stdio: ['ignore', 'pipe', 'pipe'] });
     live.add(r.proc);
     const keep = (b) => (r.out = (r.out + b.toString('utf8')).slice(-8_000));
+    r.gcPauses = [];
+    let lines = '';
+    r.proc.stdout.on('data', (b) => {
+      if (!o.traceGc || i > 0) return;
+      // --trace-gc: `… Mark-Compact 250.1 (270.3) -> 240.2 (268.1) MB, 85.23 / 0.00 ms …`
+      lines += b.toString('utf8');
+      let cut;
+      while ((cut = lines.indexOf('\n')) >= 0) {
+        const m = /(Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Compact)[^,]*, ([\d.]+) \/ [\d.]+ ms/.exec(lines.slice(0, cut));
+        if (m) r.gcPauses.push({ at: performance.now(), kind: m[1], ms: Number(m[2]) });
+        lines = lines.slice(cut + 1);
+      }
+    });
     r.proc.stdout.on('data', keep);
     r.proc.stderr.on('data', keep);
     r.proc.on('exit', () => live.delete(r.proc));
@@ -334,6 +350,18 @@ async function heapMb(r) {
   }
 }
 
+/** GC pauses by kind: how many, total ms, longest ms. */
+function gcSummary(pauses) {
+  const out = {};
+  for (const p of pauses) {
+    const k = (out[p.kind] ??= { n: 0, totalMs: 0, maxMs: 0 });
+    k.n++;
+    k.totalMs = Math.round((k.totalMs + p.ms) * 10) / 10;
+    k.maxMs = Math.max(k.maxMs, p.ms);
+  }
+  return out;
+}
+
 /** SIGUSR2 → a heap snapshot (--heapsnapshot-signal); waits until the server answers again. */
 async function heapSnapshot(r) {
   log(`heap snapshot of replica ${r.id}…`);
@@ -403,6 +431,7 @@ async function main() {
       phase = name;
       await Promise.all(clients.map((c) => c.ask({ type: 'mark' }, 'marked')));
       const c0 = cpuSnapshot(d, clients);
+      const gcFrom = performance.now();
       const extra = await during(seconds);
       const c1 = cpuSnapshot(d, clients);
       const reports = await Promise.all(clients.map((c) => c.ask({ type: 'report' }, 'report')));
@@ -421,10 +450,11 @@ async function main() {
         postgresUsPerEvent: eventsPerS ? (cpu.postgresCores / eventsPerS) * 1e6 : null,
         rssMaxMb: d.replicas.map((_, i) => mb(Math.max(...rss.filter((s) => s.phase === name).map((s) => s.kb[i] ?? 0)))),
         heapAtEnd: await heapMb(A),
+        gc: o.traceGc ? gcSummary(A.gcPauses.filter((g) => g.at >= gcFrom)) : undefined,
         ...extra,
       };
       log(
-        `${name}: ${eventsPerS.toFixed(0)} events/s, lateness p50 ${out.eventLatenessMs.p50?.toFixed(1)} p99 ${out.eventLatenessMs.p99?.toFixed(1)} ms; cores ${cpu.replicaCores.map((c) => c.toFixed(2)).join('/')} (pg ${cpu.postgresCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, clients ${cpu.clientCores.toFixed(2)}, machine ${cpu.machineCores?.toFixed(2)}); µs/event ${out.cpuUsPerEvent.map((c) => c?.toFixed(0)).join('/')}; RSS max ${out.rssMaxMb.join('/')} MB, heap on A ${JSON.stringify(out.heapAtEnd)}` +
+        `${name}: ${eventsPerS.toFixed(0)} events/s, lateness p50 ${out.eventLatenessMs.p50?.toFixed(1)} p99 ${out.eventLatenessMs.p99?.toFixed(1)} ms; cores ${cpu.replicaCores.map((c) => c.toFixed(2)).join('/')} (pg ${cpu.postgresCores.toFixed(2)}, redis ${cpu.redisCores.toFixed(2)}, clients ${cpu.clientCores.toFixed(2)}, machine ${cpu.machineCores?.toFixed(2)}); µs/event ${out.cpuUsPerEvent.map((c) => c?.toFixed(0)).join('/')}; RSS max ${out.rssMaxMb.join('/')} MB, heap on A ${JSON.stringify(out.heapAtEnd)}${out.gc ? `, GC on A ${JSON.stringify(out.gc)}` : ''}` +
           (extra.send ? `; sends ${extra.send.sends} p50 ${extra.send.p50.toFixed(2)} p99 ${extra.send.p99.toFixed(2)} max ${extra.send.max.toFixed(1)} ms, ${extra.send.errors} errors` : ''),
       );
       return out;
