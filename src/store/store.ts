@@ -121,6 +121,8 @@ export interface ListTasksQuery {
   pageSize: number;
   /** opaque cursor returned by a previous page, already validated by decodeCursor */
   after?: { statusTime: number; taskId: string };
+  /** the totalSize an earlier page of this listing reported: answered as is, not counted again */
+  knownTotal?: number;
 }
 
 /** Tasks across agents and owners (the management API's task list); an absent filter matches all. */

@@ -231,6 +231,7 @@ export class TaskService implements A2AHandler {
     this.dir.agent(ctx);
     const pageSize = req.pageSize ?? 50;
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw invalidParams('pageSize', 'must be between 1 and 100');
+    const cursor = req.pageToken ? decodeCursor(req.pageToken) : undefined;
     const page = await this.d.store.listTasks({
       agentId: ctx.agentId,
       owner: ctx.principal.subject,
@@ -238,11 +239,12 @@ export class TaskService implements A2AHandler {
       status: req.status,
       statusTimeAfter: req.statusTimestampAfter ? Date.parse(req.statusTimestampAfter) : undefined,
       pageSize,
-      after: req.pageToken ? decodeCursor(req.pageToken) : undefined,
+      after: cursor ? { statusTime: cursor.statusTime, taskId: cursor.taskId } : undefined,
+      knownTotal: cursor?.total,
     });
     return {
       tasks: page.tasks.map((s) => viewTask(s.task, { historyLength: req.historyLength, maxHistory: this.d.limits.maxHistoryLength, includeArtifacts: req.includeArtifacts ?? false })),
-      nextPageToken: page.next ? encodeCursor(page.next) : '',
+      nextPageToken: page.next ? encodeCursor({ ...page.next, total: page.totalSize }) : '',
       pageSize,
       totalSize: page.totalSize,
     };
