@@ -96,8 +96,3 @@ export async function rpcCall<T>(agentId: string, method: string, params: unknow
 export async function cancelTask(agentId: string, taskId: string): Promise<void> {
   await rpcCall(agentId, 'CancelTask', { id: taskId });
 }
-
-/** The readable text of parts: text as is, data as JSON, files by name. */
-export function partsText(parts: Part[] | undefined): string {
-  return (parts ?? []).map((p) => p.text ?? (p.data !== undefined ? JSON.stringify(p.data, null, 2) : p.filename ? `[file ${p.filename}]` : p.url ? `[file ${p.url}]` : '')).join('\n');
-}

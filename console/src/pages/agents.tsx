@@ -1,7 +1,8 @@
 /** Agents: every agent the user may see, with its card, and a playground to chat with it over A2A (streaming). */
 import { useRef, useState } from 'preact/hooks';
-import { cancelTask, partsText, sendStreaming, type StreamEvent } from '../a2a-stream.js';
+import { cancelTask, sendStreaming, type Part, type StreamEvent } from '../a2a-stream.js';
 import { getJson } from '../api.js';
+import { Parts } from '../parts.js';
 import { Problem, Status, useLoad } from '../ui.js';
 
 interface AgentEntry {
@@ -54,7 +55,7 @@ function AgentCard({ agent, onChat, chatting }: { agent: AgentEntry; onChat: () 
 
 interface Turn {
   role: 'user' | 'agent';
-  text: string;
+  parts: Part[];
 }
 
 function Playground({ agent }: { agent: AgentEntry }) {
@@ -74,19 +75,19 @@ function Playground({ agent }: { agent: AgentEntry }) {
       context.current = { contextId: task.contextId, taskId: task.id };
       setState(task.status?.state);
     }
-    const reply = e.artifactUpdate ? partsText(e.artifactUpdate.artifact?.parts) : e.message ? partsText(e.message.parts) : e.statusUpdate?.status?.message ? partsText(e.statusUpdate.status.message.parts) : '';
+    const reply = e.artifactUpdate?.artifact?.parts ?? e.message?.parts ?? e.statusUpdate?.status?.message?.parts ?? [];
     if (e.statusUpdate) {
       context.current = { contextId: e.statusUpdate.contextId, taskId: e.statusUpdate.taskId };
       setState(e.statusUpdate.status?.state);
     }
-    if (reply) setTurns((list) => [...list, { role: 'agent', text: reply }]);
+    if (reply.length > 0) setTurns((list) => [...list, { role: 'agent', parts: reply }]);
   };
 
   const send = async (ev: Event) => {
     ev.preventDefault();
     if (!text.trim()) return;
     setProblem(undefined);
-    setTurns((list) => [...list, { role: 'user', text }]);
+    setTurns((list) => [...list, { role: 'user', parts: [{ text }] }]);
     setText('');
     abort.current = new AbortController();
     setRunning(true);
@@ -115,7 +116,7 @@ function Playground({ agent }: { agent: AgentEntry }) {
         {turns.map((t, i) => (
           <li key={`${i}-${t.role}`} class={t.role}>
             <span class="speaker">{t.role === 'user' ? 'You' : agent.name}</span>
-            <pre>{t.text}</pre>
+            <Parts parts={t.parts} label={`Turn ${i + 1}`} />
           </li>
         ))}
       </ol>

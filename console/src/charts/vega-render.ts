@@ -1,0 +1,29 @@
+/**
+ * Vega-Lite specs drawn with Vega, in a chunk of its own (loaded on the first chart: the console's
+ * first page stays small). The console's CSP has no 'unsafe-eval', so Vega runs with its AST
+ * interpreter (`ast: true` + vega-interpreter) instead of compiling expressions to functions. A
+ * spec comes from an agent: its data must be inline, as the Table Expert's is; the loader refuses
+ * every URL, so a chart never makes the browser fetch anything.
+ */
+import { loader, parse, View } from 'vega';
+import { expressionInterpreter } from 'vega-interpreter';
+import { compile, type TopLevelSpec } from 'vega-lite';
+
+const noFetching = loader();
+noFetching.load = async (uri: string) => {
+  throw new Error(`the chart asks to load ${uri}; only inline data is drawn`);
+};
+
+/** Draws `spec` as SVG into `container`; the returned function releases the view. */
+export async function renderVegaLite(container: HTMLElement, spec: unknown, description: string): Promise<() => void> {
+  const vegaSpec = compile({ description, ...(spec as TopLevelSpec) } as TopLevelSpec).spec;
+  const view = new View(parse(vegaSpec, undefined, { ast: true }), {
+    expr: expressionInterpreter,
+    loader: noFetching,
+    renderer: 'svg',
+    container,
+    hover: true,
+  });
+  await view.runAsync();
+  return () => view.finalize();
+}

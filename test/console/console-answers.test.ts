@@ -1,0 +1,99 @@
+/**
+ * Answers rendered in the console, in Debian's Chromium: the Table Expert (deterministic planner,
+ * generated retail sample, no model) asked a question in the playground answers with markdown, a
+ * table of its rows and a Vega-Lite chart drawn as SVG marks (with the CSP's no-eval rule in force,
+ * so Vega runs on its expression interpreter); the same answer on the task's page. axe-core finds
+ * no serious or critical problem. Screenshot: docs/images/console-table-expert.png.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../scripts/chromium.mjs';
+import { BUILT_CONSOLE_DIR } from '../../src/server/console/console-assets.js';
+import { startOAuthServer } from '../auth/oauth/support.js';
+import type { TestServer } from '../support/server.js';
+import { IMAGES, newPage, seriousViolations, show, signIn } from './console-browser.js';
+
+const SCRIPTED = path.resolve(fileURLToPath(new URL('../fixtures/agents/scripted-text-agent.mjs', import.meta.url)));
+const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: ['admin'] };
+
+let s: TestServer;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
+
+beforeAll(async () => {
+  if (!existsSync(path.join(BUILT_CONSOLE_DIR, 'index.html'))) throw new Error('The console is not built: run npm run build (or npm run build:console) first');
+  s = await startOAuthServer(
+    {
+      agents: [
+        { id: 'table-expert', builtin: 'table-expert' },
+        { id: 'scripted', module: SCRIPTED },
+      ],
+    },
+    [ADMIN],
+  );
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await s?.stop();
+});
+
+async function openPlayground(page: Page, name: string, id: string): Promise<void> {
+  await show(page, s.http, 'agents', 'Agents');
+  await page
+    .getByRole('article', { name: `${name} ${id}` })
+    .getByRole('button', { name: `Chat with ${name}` })
+    .click();
+}
+
+async function say(page: Page, text: string): Promise<void> {
+  await page.getByLabel('Message').fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+}
+
+/** The bars Vega drew: SVG paths inside the bar mark's group (Vega names it `mark-rect`). */
+const bars = (scope: Locator) => scope.locator('figure.vega-chart svg g.mark-rect path');
+
+describe('answers rendered as answers', () => {
+  it('the Table Expert’s answer shows as markdown, a table and a drawn chart, in the playground and on its task page', async () => {
+    const { page, problems } = await newPage(browser.context);
+    await signIn(page, s.http, ADMIN);
+    await openPlayground(page, 'Table Expert', 'table-expert');
+    await say(page, 'Number of orders by status');
+    await expect.poll(() => page.locator('#task-state').textContent(), { timeout: 30_000 }).toBe('Task state: completed');
+
+    const answer = page.locator('.transcript li.agent').last();
+    // markdown: rendered, not shown as written
+    expect(await answer.locator('.part-markdown').count()).toBeGreaterThan(0);
+    expect(await answer.locator('.part-markdown').first().textContent()).not.toContain('**');
+    // the rows as a table: one row per status
+    const table = answer.locator('table.data-part');
+    expect(await table.locator('th').allTextContents()).toEqual(['status', 'orders_count']);
+    const statuses = await table.locator('tbody tr td:first-child').allTextContents();
+    expect(statuses.length).toBeGreaterThan(1);
+    // the chart: an SVG with one bar per row, drawn by Vega
+    await expect.poll(() => bars(answer).count(), { timeout: 20_000 }).toBe(statuses.length);
+    // each bar is labelled with its row for screen readers (Vega-Lite's ARIA output)
+    expect(await bars(answer).first().getAttribute('role')).toBe('graphics-symbol');
+    expect(await bars(answer).first().getAttribute('aria-label')).toContain(`status: ${statuses[0]}`);
+    expect(await answer.locator('figure.vega-chart svg text').allTextContents()).toEqual(expect.arrayContaining(statuses));
+    await page.screenshot({ path: path.join(IMAGES, 'console-table-expert.png'), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The task's own page renders the same artifact.
+    await show(page, s.http, 'tasks', 'Tasks');
+    await page.fill('input[name=task-agent]', 'table-expert');
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1);
+    await page.locator('tbody tr').first().getByRole('link').click();
+    await expect.poll(() => page.locator('#task-page-state').textContent()).toBe('completed');
+    const artifact = page.locator('section.artifact').first();
+    expect(await artifact.locator('table.data-part th').allTextContents()).toEqual(['status', 'orders_count']);
+    await expect.poll(() => bars(artifact).count(), { timeout: 20_000 }).toBe(statuses.length);
+    expect(await seriousViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+});
