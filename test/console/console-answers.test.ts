@@ -96,4 +96,33 @@ describe('answers rendered as answers', () => {
     expect(problems).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it('an input-required turn is answered in the playground, and the same task finishes', async () => {
+    const { page, problems } = await newPage(browser.context);
+    await signIn(page, s.http, ADMIN);
+    await openPlayground(page, 'Scripted', 'scripted');
+    await say(page, 'ask for a colour');
+    await expect.poll(() => page.locator('#task-state').textContent()).toBe('Task state: input-required');
+    expect(await page.locator('.transcript li.agent').last().textContent()).toContain('which one?');
+    const raw = () => page.locator('#raw-events').textContent();
+    const asked = /"taskId":\s*"([^"]+)"/.exec((await raw())!)?.[1];
+    expect(asked).toBeTruthy();
+
+    // The answer continues the waiting task (its taskId is sent) rather than starting another.
+    await say(page, 'the blue one');
+    await expect.poll(() => page.locator('#task-state').textContent()).toBe('Task state: completed');
+    expect(await page.locator('.transcript li.agent').last().textContent()).toBe('Scriptedthe blue one');
+    const ids = new Set([...(await raw())!.matchAll(/"taskId":\s*"([^"]+)"/g)].map((m) => m[1]));
+    expect([...ids]).toEqual([asked]);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // The task's page: one task, its whole conversation, completed.
+    await page.goto(`${s.http}/console/#/tasks/scripted/${asked}`);
+    await expect.poll(() => page.locator('#task-page-state').textContent()).toBe('completed');
+    const transcript = await page.locator('.transcript').textContent();
+    expect(transcript).toContain('ask for a colour');
+    expect(transcript).toContain('the blue one');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });
