@@ -126,6 +126,12 @@ describe('the Tasks pages', () => {
     // The page reads nothing after the click: the new state comes in on the task's event stream.
     await expect.poll(() => page.locator('#task-page-state').textContent()).toBe('canceled');
     expect(await page.getByRole('button', { name: 'Cancel task' }).count()).toBe(0);
+    // The event log, read again as the task changed: created, asked for input, canceled, in order.
+    const log = page.locator('table', { has: page.locator('caption', { hasText: 'stored events' }) });
+    await expect.poll(async () => (await log.locator('tbody tr td:nth-child(4)').allTextContents()).at(-1)).toContain('canceled');
+    expect(await log.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['task created', 'status', 'status']);
+    expect(await log.locator('tbody tr td:nth-child(1)').allTextContents()).toEqual(['1', '2', '3']);
+    expect(await page.locator('main').textContent()).toContain('No push notification configs');
     await page.screenshot({ path: path.join(IMAGES, 'console-task.png'), fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
 

@@ -203,6 +203,10 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/a2a/agents', writer)).status).toBe(403);
     expect((await call('GET', `/api/v1/agents/scripted/tasks/${t.body.id}`, s.adminKey)).status).toBe(200);
     expect((await call('GET', '/api/v1/agents/scripted/tasks/nope', s.adminKey)).status).toBe(404);
+    expect((await call('GET', `/api/v1/agents/scripted/tasks/${t.body.id}/events`, alice)).status).toBe(200);
+    expect((await call('GET', `/api/v1/agents/scripted/tasks/${t.body.id}/events`, s.adminKey)).status).toBe(200);
+    expect((await call('GET', '/api/v1/agents/scripted/tasks/nope/events', alice)).status).toBe(404);
+    expect((await call('GET', `/api/v1/agents/scripted/tasks/${t.body.id}/events`)).status).toBe(401);
     const listed = await call('GET', '/api/v1/tasks?agent=scripted&pageSize=1', s.adminKey);
     expect(listed.status).toBe(200);
     expect(listed.body.tasks).toHaveLength(1);

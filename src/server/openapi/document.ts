@@ -274,6 +274,15 @@ export function openApiDocument(version: string): Obj {
       '/api/v1/agents/{agentId}/tasks/{taskId}': {
         get: adminOp('Any subject\u2019s task, with its owner', { '200': json(ref('AdminTask'), 'The task'), '404': error('No such task') }, { parameters: [agentId, taskId] }),
       },
+      '/api/v1/agents/{agentId}/tasks/{taskId}/events': {
+        get: {
+          tags: ['management'],
+          summary: 'A task\u2019s stored event log in order, and its push deliveries (configs, and deliveries still owed): the owner\u2019s, or anyone\u2019s for an administrator',
+          security: [{ bearer: ['admin'] }, { apiKey: ['admin'] }, { bearer: ['a2a:discover'] }, { apiKey: ['a2a:discover'] }],
+          parameters: [agentId, taskId],
+          responses: { '200': json(ref('TaskEventLog'), 'The events and push deliveries'), '404': error('No such task, or another owner\u2019s'), ...AUTH_ERRORS },
+        },
+      },
       '/api/v1/usage': { get: usageOperation() },
       '/mcp/oauth/clients': {
         get: adminOp('The OAuth clients (the replaced service\u2019s path of GET /api/v1/clients)', {
