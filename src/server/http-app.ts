@@ -39,6 +39,7 @@ import type { AuditStore } from '../store/audit-store.js';
 import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
 import { admitToAgentPath } from '../core/authz/agent-lookup.js';
+import { settingsRoute } from './management/settings-route.js';
 import { taskEventsRoute, type TaskEventLog } from './management/task-events-route.js';
 import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
 import { taskListRoute, type TaskSearch } from './management/task-list-route.js';
@@ -364,6 +365,11 @@ export function buildHttpApp(d: HttpAppDeps) {
         ...(d.flushAudit ? { flush: d.flushAudit } : {}),
       }),
     );
+  }
+  if (d.policy) {
+    // The ports the listener bound (port 0 in the file becomes the real one).
+    const running = () => withListeningPorts(config, { http: boundPort()?.port ?? config.server.port });
+    app.register(settingsRoute({ auth: d.auth, policy: d.policy, config: running, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
   }
   if (d.policy && d.quotaBook) {
     app.register(quotaRoutes({ auth: d.auth, policy: d.policy, book: d.quotaBook, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));

@@ -125,6 +125,8 @@ describe('every documented operation answers as documented', () => {
     const created = await call('POST', '/api/v1/keys', admin, { subject: 'carol', scopes: ['a2a:discover'] });
     expect(created.status).toBe(201);
     expect((await call('GET', '/api/v1/keys', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/settings', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/settings', created.body.key)).status).toBe(403);
     expect((await call('GET', '/api/v1/keys')).status).toBe(401);
     expect((await call('GET', '/api/v1/keys', created.body.key)).status).toBe(403);
     expect((await call('POST', '/api/v1/keys', admin, { subject: '' })).status).toBe(400);

@@ -283,6 +283,21 @@ export function openApiDocument(version: string): Obj {
           responses: { '200': json(ref('TaskEventLog'), 'The events and push deliveries'), '404': error('No such task, or another owner\u2019s'), ...AUTH_ERRORS },
         },
       },
+      '/api/v1/settings': {
+        get: adminOp('The resolved configuration, one row per value with where it came from (flag, env, file, default), secrets redacted', {
+          '200': json(
+            {
+              type: 'object',
+              properties: {
+                file: { type: ['string', 'null'], description: 'the configuration file read, or null (defaults and flags only)' },
+                settings: { type: 'array', items: ref('Setting') },
+              },
+              required: ['file', 'settings'],
+            },
+            'The settings',
+          ),
+        }),
+      },
       '/api/v1/usage': { get: usageOperation() },
       '/mcp/oauth/clients': {
         get: adminOp('The OAuth clients (the replaced service\u2019s path of GET /api/v1/clients)', {

@@ -106,6 +106,15 @@ export const SCHEMAS: Record<string, Schema> = {
   User: object({ username: str, scopes: strings, createdAt: dateTime }, ['username', 'scopes', 'createdAt']),
   Client: object({ clientId: str, name: str, grantTypes: strings, redirectUris: strings, scope: str, authMethod: str, issuedAt: { type: 'integer' } }, ['clientId', 'grantTypes', 'redirectUris', 'authMethod']),
   AdminTask: object({ agentId: str, owner: str, createdAt: dateTime, task: object({ id: str, contextId: str, status: { type: 'object' } }, ['id', 'status']) }, ['agentId', 'owner', 'createdAt', 'task']),
+  // GET /api/v1/settings (src/server/management/settings-route.ts).
+  Setting: object(
+    {
+      key: { type: 'string', description: 'the path in the resolved configuration, e.g. `server.port`, `agents[0].id`' },
+      value: { description: 'a scalar or a list of scalars; a secret is `[redacted]`' },
+      source: { enum: ['flag', 'env', 'file', 'default'], description: 'a command-line flag, a `${VAR}` in the file, the file, or neither (a default or a derived value)' },
+    },
+    ['key', 'value', 'source'],
+  ),
   // GET /api/v1/agents/{agentId}/tasks/{taskId}/events (src/server/management/task-events-route.ts).
   TaskEventLog: object(
     {
