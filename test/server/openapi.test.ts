@@ -148,6 +148,9 @@ describe('every documented operation answers as documented', () => {
     expect((await call('PATCH', '/api/v1/users/dave', admin, { scopes: ['a2a:discover'] })).status).toBe(200);
     expect((await call('PATCH', '/api/v1/users/dave', admin, {})).status).toBe(400);
     expect((await call('PATCH', '/api/v1/users/nobody', admin, { scopes: [] })).status).toBe(404);
+    expect((await call('GET', '/api/v1/users/dave/grants', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/users/nobody/grants', admin)).status).toBe(404);
+    expect((await call('DELETE', '/api/v1/users/dave/grants/no-such-grant', admin)).status).toBe(404);
     expect((await call('DELETE', '/api/v1/users/dave', admin)).status).toBe(204);
     expect((await call('DELETE', '/api/v1/users/dave', admin)).status).toBe(404);
 

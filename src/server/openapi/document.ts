@@ -251,6 +251,20 @@ export function openApiDocument(version: string): Obj {
           { parameters: [param('username', 'The username')], requestBody: body({ type: 'object', properties: { scopes: { type: 'array', items: { type: 'string' } } }, required: ['scopes'] }) },
         ),
       },
+      '/api/v1/users/{username}/grants': {
+        get: adminOp(
+          'A user\u2019s consent grants: the client, the scopes granted (per resource indicator), when, until when',
+          { '200': json({ type: 'object', properties: { grants: { type: 'array', items: ref('ConsentGrant') } }, required: ['grants'] }, 'The grants'), '404': error('No such user') },
+          { parameters: [param('username', 'The username')] },
+        ),
+      },
+      '/api/v1/users/{username}/grants/{grantId}': {
+        delete: adminOp(
+          'Revoke a user\u2019s consent grant: its codes and refresh tokens, and its access tokens at once; the client asks for consent again',
+          { '204': { description: 'Revoked' }, '404': error('No such user, or no such live grant of theirs') },
+          { parameters: [param('username', 'The username'), param('grantId', 'The grant id')] },
+        ),
+      },
       '/api/v1/clients': {
         get: adminOp('The OAuth clients', { '200': json({ type: 'object', properties: { clients: { type: 'array', items: ref('Client') } }, required: ['clients'] }, 'The clients') }),
         post: adminOp(

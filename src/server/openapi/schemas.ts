@@ -104,6 +104,18 @@ export const SCHEMAS: Record<string, Schema> = {
     ['id', 'source', 'per', 'match'],
   ),
   User: object({ username: str, scopes: strings, createdAt: dateTime }, ['username', 'scopes', 'createdAt']),
+  ConsentGrant: object(
+    {
+      id: str,
+      clientId: str,
+      clientName: str,
+      scopes: strings,
+      resources: { type: 'object', additionalProperties: strings, description: 'resource indicator (RFC 8707) \u2192 scopes granted for it' },
+      grantedAt: dateTime,
+      expiresAt: dateTime,
+    },
+    ['id', 'clientId', 'scopes', 'resources'],
+  ),
   Client: object({ clientId: str, name: str, grantTypes: strings, redirectUris: strings, scope: str, authMethod: str, issuedAt: { type: 'integer' } }, ['clientId', 'grantTypes', 'redirectUris', 'authMethod']),
   AdminTask: object({ agentId: str, owner: str, createdAt: dateTime, task: object({ id: str, contextId: str, status: { type: 'object' } }, ['id', 'status']) }, ['agentId', 'owner', 'createdAt', 'task']),
   // GET /api/v1/settings (src/server/management/settings-route.ts).
