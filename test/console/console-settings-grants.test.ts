@@ -2,7 +2,9 @@
  * The Settings page in Debian's Chromium: the resolved configuration with where each value came
  * from, and no secret of the configuration anywhere, neither in the page nor in the API's answer
  * (a configured API key, an agent's LLM API key, an audit webhook's Authorization header, a
- * database-style URL password). axe-core clean; screenshot docs/images/console-settings.png.
+ * database-style URL password). Consent grants per user on the Users page: a member's grant (the
+ * console's own, from their sign-in) listed and revoked by an administrator. axe-core clean;
+ * screenshots docs/images/console-settings.png and console-grants.png.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +16,7 @@ import type { TestServer } from '../support/server.js';
 import { IMAGES, newPage, seriousViolations, show, signIn } from './console-browser.js';
 
 const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: ['admin'] };
+const MEMBER = { username: 'bob', password: 'console member password 1', scopes: ['a2a:discover', 'usage:read'] };
 const SECRETS = {
   configKey: 'Configured-Api-Key-4b1e9d0c',
   llmKey: 'Llm-Api-Key-a83f20d1',
@@ -35,7 +38,7 @@ beforeAll(async () => {
         { id: 'table-expert', builtin: 'table-expert', options: { llm: { baseUrl: 'http://127.0.0.1:9/v1', model: 'small', apiKey: SECRETS.llmKey } } },
       ],
     },
-    [ADMIN],
+    [ADMIN, MEMBER],
   );
   browser = await launchChromium();
 }, 60_000);
@@ -45,7 +48,7 @@ afterAll(async () => {
   await s?.stop();
 });
 
-describe('the Settings page', () => {
+describe('Settings and consent grants', () => {
   it('shows the resolved configuration with its sources, and no secret reaches the page or the API answer', async () => {
     const { page, problems } = await newPage(browser.context);
     await signIn(page, s.http, ADMIN);
@@ -79,6 +82,33 @@ describe('the Settings page', () => {
       expect(html).not.toContain(secret);
       expect(answer).not.toContain(secret);
     }
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('lists a user’s consent grants on the Users page, and revokes one', async () => {
+    // The member signs in to the console: the console's own client now holds a grant of theirs.
+    const member = await newPage(browser.context);
+    await signIn(member.page, s.http, MEMBER);
+    await member.page.close();
+
+    const { page, problems } = await newPage(browser.context);
+    await signIn(page, s.http, ADMIN);
+    await show(page, s.http, 'users', 'Users');
+    await page.getByRole('button', { name: `Consent grants of ${MEMBER.username}` }).click();
+    const grants = page.getByRole('region', { name: `Consent grants of ${MEMBER.username}` });
+    await expect.poll(() => grants.locator('tbody tr td:first-child').allTextContents()).toEqual([expect.stringContaining('agentport-console')]);
+    expect(await grants.locator('tbody tr td:nth-child(2)').textContent()).toContain('usage:read');
+    await page.screenshot({ path: path.join(IMAGES, 'console-grants.png'), fullPage: true });
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await grants.getByRole('button', { name: /^Revoke the grant of / }).click();
+    await expect.poll(() => grants.locator('tbody').textContent()).toBe('No consent grants.');
+    const left = await page.evaluate(async (username) => {
+      const session = (await (await fetch('session')).json()) as { csrf: string };
+      return (await fetch(`../api/v1/users/${username}/grants`, { headers: { 'X-CSRF-Token': session.csrf } })).json();
+    }, MEMBER.username);
+    expect(left).toEqual({ grants: [] });
     expect(problems).toEqual([]);
     await page.close();
   });
