@@ -95,6 +95,12 @@ describe('the Tasks pages', () => {
     const { page, problems } = await newPage(browser.context);
     await signIn(page, s.http, ADMIN);
     await startWaitingTask(page);
+    // The overview counts the tasks running now: both waiting tasks for the administrator (the
+    // member's from the test before, and this one).
+    await show(page, s.http, '', 'Overview');
+    const waiting = page.locator('#overview-running div', { has: page.locator('dt', { hasText: /^waiting for input$/ }) }).locator('dd');
+    await expect.poll(() => waiting.textContent()).toBe('2');
+    expect(await seriousViolations(page)).toEqual([]);
     // A finished task of another agent, which the agent filter leaves out.
     await show(page, s.http, 'agents', 'Agents');
     await page.getByRole('article', { name: 'Echo echo' }).getByRole('button', { name: 'Chat with Echo' }).click();
