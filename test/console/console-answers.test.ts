@@ -3,7 +3,8 @@
  * generated retail sample, no model) asked a question in the playground answers with markdown, a
  * table of its rows and a Vega-Lite chart drawn as SVG marks (with the CSP's no-eval rule in force,
  * so Vega runs on its expression interpreter); the same answer on the task's page. axe-core finds
- * no serious or critical problem. Screenshot: docs/images/console-table-expert.png.
+ * no serious or critical problem. Screenshot: docs/images/console-table-expert.png. A message of
+ * text, data and file parts sent from the playground comes back from the echo agent part by part.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -29,6 +30,7 @@ beforeAll(async () => {
       agents: [
         { id: 'table-expert', builtin: 'table-expert' },
         { id: 'scripted', module: SCRIPTED },
+        { id: 'echo', builtin: 'echo' },
       ],
     },
     [ADMIN],
@@ -122,6 +124,31 @@ describe('answers rendered as answers', () => {
     const transcript = await page.locator('.transcript').textContent();
     expect(transcript).toContain('ask for a colour');
     expect(transcript).toContain('the blue one');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('sends text, data and file parts from the playground, and shows each part of the answer', async () => {
+    const { page, problems } = await newPage(browser.context);
+    await signIn(page, s.http, ADMIN);
+    await openPlayground(page, 'Echo', 'echo');
+    await page.getByLabel('Message').fill('three parts');
+    await page.getByText('Data and file parts').click();
+    await page.getByLabel('Data part (JSON)').fill('not json');
+    await page.getByRole('button', { name: 'Send' }).click();
+    expect(await page.getByRole('alert').textContent()).toBe('The data part is not JSON.');
+    await page.getByLabel('Data part (JSON)').fill('[{"city":"Oslo","people":709037}]');
+    await page.getByLabel('File part').setInputFiles({ name: 'hello.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') });
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect.poll(() => page.locator('#task-state').textContent()).toBe('Task state: completed');
+    const answer = page.locator('.transcript li.agent').last();
+    expect(await answer.locator('pre.part-text').textContent()).toBe('three parts');
+    expect(await answer.locator('table.data-part tbody tr').allTextContents()).toEqual(['Oslo709037']);
+    expect(await answer.textContent()).toContain('File hello.txt (text/plain)');
+    // the file went out inline, base64, and came back the same (the echo's artifact in the raw events)
+    expect(await page.locator('.transcript li.user').last().textContent()).toContain('File hello.txt');
+    expect(await page.locator('#raw-events').textContent()).toMatch(/"raw":\s*"aGVsbG8="/);
+    expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -58,10 +58,32 @@ interface Turn {
   parts: Part[];
 }
 
+/** The message's parts: the text, the data (JSON, checked here), the file (inline, base64). */
+async function composeParts(text: string, data: string, file: File | undefined): Promise<Part[]> {
+  const parts: Part[] = [];
+  if (text.trim()) parts.push({ text });
+  if (data.trim()) {
+    try {
+      parts.push({ data: JSON.parse(data) as unknown });
+    } catch {
+      throw new Error('The data part is not JSON.');
+    }
+  }
+  if (file) {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    let binary = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    parts.push({ raw: btoa(binary), filename: file.name, ...(file.type ? { mediaType: file.type } : {}) });
+  }
+  return parts;
+}
+
 function Playground({ agent }: { agent: AgentEntry }) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [events, setEvents] = useState<string[]>([]);
   const [text, setText] = useState('');
+  const [data, setData] = useState('');
+  const file = useRef<HTMLInputElement>(null);
   const [state, setState] = useState<string>();
   const [problem, setProblem] = useState<string>();
   const [running, setRunning] = useState(false);
@@ -85,17 +107,26 @@ function Playground({ agent }: { agent: AgentEntry }) {
 
   const send = async (ev: Event) => {
     ev.preventDefault();
-    if (!text.trim()) return;
     setProblem(undefined);
-    setTurns((list) => [...list, { role: 'user', parts: [{ text }] }]);
+    let parts: Part[];
+    try {
+      parts = await composeParts(text, data, file.current?.files?.[0]);
+    } catch (e) {
+      setProblem(e instanceof Error ? e.message : String(e));
+      return;
+    }
+    if (parts.length === 0) return;
+    setTurns((list) => [...list, { role: 'user', parts }]);
     setText('');
+    setData('');
+    if (file.current) file.current.value = '';
     abort.current = new AbortController();
     setRunning(true);
     // A task waiting for input continues; a finished one leaves only its context to the next turn.
     const waiting = state === 'TASK_STATE_INPUT_REQUIRED';
     const { contextId, taskId } = context.current;
     try {
-      await sendStreaming(agent.id, { text, ...(contextId ? { contextId } : {}), ...(waiting && taskId ? { taskId } : {}) }, onEvent, abort.current.signal);
+      await sendStreaming(agent.id, { parts, ...(contextId ? { contextId } : {}), ...(waiting && taskId ? { taskId } : {}) }, onEvent, abort.current.signal);
     } catch (e) {
       if (!abort.current.signal.aborted) setProblem(e instanceof Error ? e.message : String(e));
     } finally {
@@ -129,6 +160,13 @@ function Playground({ agent }: { agent: AgentEntry }) {
       <form onSubmit={send} class="composer">
         <label for="playground-text">Message</label>
         <textarea id="playground-text" rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <details>
+          <summary>Data and file parts</summary>
+          <label for="playground-data">Data part (JSON)</label>
+          <textarea id="playground-data" rows={3} value={data} onInput={(e) => setData(e.currentTarget.value)} />
+          <label for="playground-file">File part</label>
+          <input id="playground-file" type="file" ref={file} />
+        </details>
         <div>
           <button type="submit" class="primary" disabled={running}>
             Send
