@@ -152,4 +152,24 @@ describe('answers rendered as answers', () => {
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it('lists an agent’s MCP tools on its card and calls one from the playground, with the raw exchange', async () => {
+    const { page, problems } = await newPage(browser.context);
+    await signIn(page, s.http, ADMIN);
+    await openPlayground(page, 'Echo', 'echo');
+    const card = page.getByRole('article', { name: 'Echo echo' });
+    await expect.poll(() => card.locator('dd.mcp-tools').textContent()).toMatch(/^echo_/);
+    const tool = (await card.locator('dd.mcp-tools').textContent())!.split(', ')[0]!;
+    const mcp = page.getByRole('region', { name: 'MCP tools' });
+    expect(await mcp.getByLabel('Tool').inputValue()).toBe(tool);
+    expect(JSON.parse(await mcp.getByLabel('Arguments (JSON)').inputValue())).toEqual({ message: '' });
+    await mcp.getByLabel('Arguments (JSON)').fill('{"message": "hello over MCP"}');
+    await mcp.getByRole('button', { name: 'Call tool' }).click();
+    await expect.poll(() => page.locator('#mcp-result pre.part-text').first().textContent()).toContain('hello over MCP');
+    expect(await page.locator('#mcp-raw').textContent()).toContain('"method":"tools/call"');
+    expect(await seriousViolations(page)).toEqual([]);
+    await page.screenshot({ path: path.join(IMAGES, 'console-mcp-tools.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

@@ -2,6 +2,8 @@
 import { useRef, useState } from 'preact/hooks';
 import { cancelTask, sendStreaming, type Part, type StreamEvent } from '../a2a-stream.js';
 import { getJson } from '../api.js';
+import { listTools } from '../mcp-client.js';
+import { McpPlayground } from '../mcp-playground.js';
 import { Parts } from '../parts.js';
 import { Problem, Status, useLoad } from '../ui.js';
 
@@ -25,6 +27,8 @@ interface Card {
 
 function AgentCard({ agent, onChat, chatting }: { agent: AgentEntry; onChat: () => void; chatting: boolean }) {
   const card = useLoad(() => getJson<Card>(`api/v1/agents/${encodeURIComponent(agent.id)}/card`), [agent.id]);
+  // Tool names from the agent's own MCP endpoint; without MCP access the card just says so.
+  const tools = useLoad(() => listTools(agent.id).then((t) => t.map((x) => x.name)), [agent.id]);
   const headingId = `agent-${agent.id}`;
   return (
     <article class="card" aria-labelledby={headingId}>
@@ -43,6 +47,8 @@ function AgentCard({ agent, onChat, chatting }: { agent: AgentEntry; onChat: () 
             <dd>{Object.keys(c.securitySchemes ?? {}).join(', ') || 'none'}</dd>
             <dt>Signed</dt>
             <dd>{c.signatures?.length ? `yes (${c.signatures.length})` : 'no'}</dd>
+            <dt>MCP tools</dt>
+            <dd class="mcp-tools">{tools.data ? tools.data.join(', ') || 'none' : tools.error ? 'not available to you' : '…'}</dd>
           </dl>
         )}
       </Status>
@@ -203,6 +209,7 @@ export function AgentsPage() {
                 ))}
               </div>
               {chosen && <Playground key={chosen.id} agent={chosen} />}
+              {chosen && <McpPlayground key={`mcp-${chosen.id}`} agentId={chosen.id} />}
             </>
           );
         }}
