@@ -110,6 +110,17 @@ describe('the Tasks pages', () => {
 
     await show(page, s.http, 'tasks', 'Tasks');
     await expect.poll(() => rowsOf(page).count()).toBe(4);
+    // Followed, the list shows a task started elsewhere without Refresh.
+    await page.check('input[name=task-follow]');
+    const started = await page.evaluate(async () => {
+      const session = (await (await fetch('session')).json()) as { csrf: string };
+      const body = { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'started elsewhere' }] } } };
+      const res = await fetch('../a2a/echo', { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', 'X-CSRF-Token': session.csrf }, body: JSON.stringify(body) });
+      return ((await res.json()) as { result: { task: { id: string } } }).result.task.id;
+    });
+    await expect.poll(() => rowsOf(page).count(), { timeout: 8000 }).toBe(5);
+    expect(await rowsOf(page).first().textContent()).toContain(started);
+    await page.uncheck('input[name=task-follow]');
     await page.screenshot({ path: path.join(IMAGES, 'console-tasks.png'), fullPage: true });
     await page.fill('input[name=task-agent]', 'scripted');
     await expect.poll(async () => (await cells(page, 4)).sort()).toEqual([MEMBER.username, MEMBER.username, ADMIN.username].sort());
