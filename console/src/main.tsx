@@ -11,6 +11,7 @@ import { ClientsPage } from './pages/clients.js';
 import { ConnectPage } from './pages/connect.js';
 import { KeysPage } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
+import { SettingsPage } from './pages/settings.js';
 import { TaskPage } from './pages/task.js';
 import { TasksPage } from './pages/tasks.js';
 import { UsagePage } from './pages/usage.js';
@@ -43,6 +44,7 @@ const ROUTES: Route[] = [
   { path: 'keys', title: 'API keys', adminOnly: true, page: () => <KeysPage /> },
   { path: 'users', title: 'Users', adminOnly: true, page: (s) => <UsersPage self={s.username} /> },
   { path: 'clients', title: 'OAuth clients', adminOnly: true, page: () => <ClientsPage /> },
+  { path: 'settings', title: 'Settings', adminOnly: true, page: () => <SettingsPage /> },
 ];
 
 /** A malformed escape (`%zz`) is kept as written rather than breaking the shell. */

@@ -22,6 +22,7 @@ import {
   type TaskSearchQuery,
   type MigrationStatus,
   type OutboxEntry,
+  type PendingDelivery,
   type OutboxBacklog,
   type Store,
   type StoredApiKey,
@@ -404,6 +405,18 @@ export abstract class SqlStore implements Store {
       })
       .where('id', '=', id)
       .execute();
+  }
+
+  async listPendingDeliveries(taskId: string): Promise<PendingDelivery[]> {
+    const rows = await this.db.selectFrom('push_outbox').select(['config_id', 'seq', 'attempts', 'next_attempt_at', 'last_error', 'created_at']).where('task_id', '=', taskId).orderBy('id').execute();
+    return rows.map((r) => ({
+      configId: r.config_id,
+      seq: Number(r.seq),
+      attempts: Number(r.attempts),
+      nextAttemptAt: Number(r.next_attempt_at),
+      ...(r.last_error ? { lastError: r.last_error } : {}),
+      queuedAt: Number(r.created_at),
+    }));
   }
 
   async countOutbox(): Promise<number> {

@@ -26,7 +26,18 @@ it('opens on the overview with every page, says authentication is off, and lists
   page.on('console', (m) => (m.type() === 'error' || m.type() === 'warning') && problems.push(m.text()));
   await page.goto(`${s.http}/console/`);
   await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual(['Overview', 'Agents', 'Tasks', 'Usage', 'Audit', 'Connect', 'API keys', 'Users', 'OAuth clients']);
+  expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual([
+    'Overview',
+    'Agents',
+    'Tasks',
+    'Usage',
+    'Audit',
+    'Connect',
+    'API keys',
+    'Users',
+    'OAuth clients',
+    'Settings',
+  ]);
   expect(await page.locator('header .who').textContent()).toBe('Authentication is off');
   expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
   await page.goto(`${s.http}/console/#/keys`);

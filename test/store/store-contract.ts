@@ -570,6 +570,22 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         expect(next?.id).not.toBe(head!.id);
       });
 
+      it('lists a task’s deliveries still owed, oldest first, with attempts and last error; a given-up one leaves the list', async () => {
+        const a1 = newTask({ outbox: [{ configId: 'x' }] });
+        await store.commit([a1, update(a1, { outboxConfigIds: ['x'], time: T0 })]);
+        const [head] = await store.claimOutbox(T0, 10, LEASE);
+        await store.markFailed(head!.id, 1, T0 + 5000, 'HTTP 503');
+        const owed = await store.listPendingDeliveries(a1.task.id);
+        expect(owed.map((d) => d.seq)).toEqual([1, 2]);
+        expect(owed[0]).toMatchObject({ configId: 'x', seq: 1, attempts: 1, nextAttemptAt: T0 + 5000, lastError: 'HTTP 503' });
+        expect(owed[1]!.attempts).toBe(0);
+        expect(owed[1]!.lastError).toBeUndefined();
+        expect(typeof owed[0]!.queuedAt).toBe('number');
+        await store.markFailed(head!.id, 5, null, 'gone');
+        expect((await store.listPendingDeliveries(a1.task.id)).map((d) => d.seq)).toEqual([2]);
+        expect(await store.listPendingDeliveries('no-such-task')).toEqual([]);
+      });
+
       it('claims at most `limit` entries, oldest first', async () => {
         const commits = Array.from({ length: 5 }, () => newTask({ outbox: [{ configId: 'x' }] }));
         await store.commit(commits);
