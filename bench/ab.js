@@ -16,7 +16,9 @@
 // sink this script runs), tracing-0 (the same at ratio 0: installed, nothing sampled), NAME=FILE
 // for any agentport.yaml fragment, NAME=node:FLAGS for the same server under other Node/V8 flags
 // (`semi64=node:--max-semi-space-size=64`), or NAME=tree:DIR for another built checkout
-// (`before=tree:/tmp/old`, its dist/ built): a change against its parent.
+// (`before=tree:/tmp/old`, its dist/ built): a change against its parent. Any variant may end in
+// @DIR to run it from another built checkout (`tracing@/tmp/old,tracing`: the old and the new
+// code traced, loaded at the same time).
 // Workloads (--workload): a2a (blocking SendMessage on /a2a/echo, JSON-RPC) or mcp (tools/call
 // echo_echo, MCP 2025-11-25 stateless).
 import { spawn } from 'node:child_process';
@@ -31,7 +33,7 @@ import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE|node:FLAGS|tree:DIR]
+const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
                        [--workload a2a|mcp] [--rounds N] [--duration S] [--warmup S] [--connections N per server]
                        [--sequential]
 
@@ -108,15 +110,18 @@ function freePort() {
   });
 }
 
-async function start(name) {
-  const label = name.includes('=') ? name.slice(0, name.indexOf('=')) : name;
+async function start(variant) {
+  const at = variant.indexOf('@');
+  const name = at < 0 ? variant : variant.slice(0, at);
+  const from = at < 0 ? undefined : path.resolve(variant.slice(at + 1));
+  const label = (name.includes('=') ? name.slice(0, name.indexOf('=')) : name) + (from ? `@${path.basename(from)}` : '');
   const dir = path.join(work, label);
   const config = path.join(work, `${label}.yaml`);
   writeFileSync(config, await variantConfig(name));
   const port = await freePort();
   const spec = name.includes('=') ? name.slice(name.indexOf('=') + 1) : '';
   const nodeFlags = spec.startsWith('node:') ? spec.slice(5).split(/\s+/).filter(Boolean) : [];
-  const tree = spec.startsWith('tree:') ? path.resolve(spec.slice(5)) : ROOT;
+  const tree = from ?? (spec.startsWith('tree:') ? path.resolve(spec.slice(5)) : ROOT);
   const child = spawn(process.execPath, [...nodeFlags, path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', 'none', '--config', config], {
     cwd: tree,
     stdio: ['ignore', 'ignore', 'pipe'],
