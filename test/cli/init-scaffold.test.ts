@@ -115,7 +115,9 @@ describe.skipIf(!built)('agentport init, from a packed tarball', () => {
       expect(paths).toContain(needed);
     }
     expect(paths.filter((p) => /^(src|test|bench|scripts|docs\/decisions)\//.test(p) || p.endsWith('.map'))).toEqual([]);
-    expect(packed.size).toBeLessThan(1_000_000);
+    // 1 MB for the server and the console, plus the console's chart chunk (Vega + Vega-Lite, ≈252 KB
+    // gzipped, loaded only on the first chart: docs/console.md), which the package must ship.
+    expect(packed.size).toBeLessThan(1_350_000);
   });
 
   it('npm install of the scaffold succeeds without engine warnings', () => {
