@@ -13,7 +13,12 @@
 // the ratios baseline/variant, so "usage-off" at 0.97 means usage records cost 3 %.
 //
 // Variants (--variants, comma list): usage-off, metrics-off, tracing (ratio 1.0, exported to a
-// sink this script runs), or NAME=FILE for any agentport.yaml fragment.
+// sink this script runs), tracing-0 (the same at ratio 0: installed, nothing sampled), NAME=FILE
+// for any agentport.yaml fragment, NAME=node:FLAGS for the same server under other Node/V8 flags
+// (`semi64=node:--max-semi-space-size=64`), or NAME=tree:DIR for another built checkout
+// (`before=tree:/tmp/old`, its dist/ built): a change against its parent. Any variant may end in
+// @DIR to run it from another built checkout (`tracing@/tmp/old,tracing`: the old and the new
+// code traced, loaded at the same time).
 // Workloads (--workload): a2a (blocking SendMessage on /a2a/echo, JSON-RPC) or mcp (tools/call
 // echo_echo, MCP 2025-11-25 stateless).
 import { spawn } from 'node:child_process';
@@ -24,11 +29,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runWrk, wrkVersion } from './lib/load.mjs';
+import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,NAME=FILE] [--workload a2a|mcp]
-                       [--rounds N] [--duration S] [--warmup S] [--connections N per server] [--sequential]
+const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
+                       [--workload a2a|mcp] [--rounds N] [--duration S] [--warmup S] [--connections N per server]
+                       [--sequential]
 
   --sequential   load the servers one after another within each round instead of at once: for
                  variants whose bound is not the CPU (a PostgreSQL store waits on the database), where
@@ -54,22 +61,6 @@ for (let i = 2; i < process.argv.length; i++) {
   }
 }
 
-const WORKLOADS = {
-  a2a: {
-    path: '/a2a/echo',
-    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-    bodyPrefix: '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"',
-    bodySuffix: '","role":"ROLE_USER","parts":[{"text":"hello"}]},"configuration":{"blocking":true}}}',
-    ok: (j) => j?.result?.task?.status?.state === 'TASK_STATE_COMPLETED',
-  },
-  mcp: {
-    path: '/mcp',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
-    bodyPrefix: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo_echo","arguments":{"message":"hello ',
-    bodySuffix: '"}}}',
-    ok: (j) => j?.result !== undefined && j.result.isError !== true,
-  },
-};
 const workload = WORKLOADS[opts.workload];
 if (!workload) {
   console.error(`unknown workload ${opts.workload} (a2a or mcp)`);
@@ -97,13 +88,15 @@ async function variantConfig(name) {
   if (name === 'baseline') return '';
   if (name === 'usage-off') return 'usage:\n  enabled: false\n';
   if (name === 'metrics-off') return 'metrics:\n  enabled: false\n';
-  if (name === 'tracing') {
+  // tracing-0: the SDK installed but nothing sampled, so what remains is the cost of being ready to trace
+  if (name === 'tracing' || name === 'tracing-0') {
     sink ??= await startSink();
-    return `tracing:\n  enabled: true\n  endpoint: http://127.0.0.1:${sink.address().port}\n  samplingRatio: 1\n`;
+    return `tracing:\n  enabled: true\n  endpoint: http://127.0.0.1:${sink.address().port}\n  samplingRatio: ${name === 'tracing' ? 1 : 0}\n`;
   }
   const eq = name.indexOf('=');
+  if (eq > 0 && /^(node|tree):/.test(name.slice(eq + 1))) return '';
   if (eq > 0) return readFileSync(name.slice(eq + 1), 'utf8');
-  throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing or NAME=FILE`);
+  throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing, tracing-0, NAME=FILE, NAME=node:FLAGS or NAME=tree:DIR`);
 }
 
 function freePort() {
@@ -117,14 +110,20 @@ function freePort() {
   });
 }
 
-async function start(name) {
-  const label = name.includes('=') ? name.slice(0, name.indexOf('=')) : name;
+async function start(variant) {
+  const at = variant.indexOf('@');
+  const name = at < 0 ? variant : variant.slice(0, at);
+  const from = at < 0 ? undefined : path.resolve(variant.slice(at + 1));
+  const label = (name.includes('=') ? name.slice(0, name.indexOf('=')) : name) + (from ? `@${path.basename(from)}` : '');
   const dir = path.join(work, label);
   const config = path.join(work, `${label}.yaml`);
   writeFileSync(config, await variantConfig(name));
   const port = await freePort();
-  const child = spawn(process.execPath, ['bin/agentport.js', 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', 'none', '--config', config], {
-    cwd: ROOT,
+  const spec = name.includes('=') ? name.slice(name.indexOf('=') + 1) : '';
+  const nodeFlags = spec.startsWith('node:') ? spec.slice(5).split(/\s+/).filter(Boolean) : [];
+  const tree = from ?? (spec.startsWith('tree:') ? path.resolve(spec.slice(5)) : ROOT);
+  const child = spawn(process.execPath, [...nodeFlags, path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', 'none', '--config', config], {
+    cwd: tree,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -10,7 +10,7 @@
 // to start or answers the verification request wrongly is skipped with a reason.
 //
 // See docs/benchmarks.md, or run with --help.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -32,7 +32,7 @@ const HELP = `Usage: npm run bench -- [options]      (or: node bench/run.js [opt
   --warmup S          warm-up seconds before measuring, not recorded (default 3)
   --connections N     concurrent keep-alive connections (default 32)
   --threads N         wrk threads (default 1)
-  --targets LIST      comma list of bare,a2a-js,agentport,agentport-usage-off,
+  --targets LIST      comma list of bare,a2a-js,agentport,agentport-usage-off,agentport-2proc,
                       agentport-metrics-off
                       agentport-tracing (traces to an OTLP sink in this process)
   --tracing-ratio R   sampling ratio of agentport-tracing (default 1; 0 measures what
@@ -48,6 +48,8 @@ const HELP = `Usage: npm run bench -- [options]      (or: node bench/run.js [opt
   --requests N        memory mode: send exactly N requests (autocannon) after the
                       warm-up and report server RSS growth, e.g. --requests 1000000
   --generator G       auto | wrk | autocannon (default auto: wrk if installed)
+  --api-key           Agentport authenticates every call: auth required, an API key made
+                      with "agentport keys create" in its fresh database, sent as X-API-Key
   --agentport-args S  extra arguments appended to "agentport serve"
   --agentport-bin F   Agentport entry point (default bin/agentport.js)
   --startup-timeout S seconds to wait for a server to listen (default 30)
@@ -145,6 +147,9 @@ function parseArgs(argv) {
       case '--retry-busy':
         o.retryBusy = Math.floor(num(a, next()));
         break;
+      case '--api-key':
+        o.apiKey = true;
+        break;
       case '--runs':
         o.runs = Math.max(1, Math.floor(num(a, next())));
         break;
@@ -228,11 +233,22 @@ const TARGETS = {
         '--data-dir',
         dataDir,
         '--auth',
-        'none',
+        opts.apiKey ? 'required' : 'none',
         ...(opts.agentportArgs ? opts.agentportArgs.split(/\s+/).filter(Boolean) : []),
       ],
     ],
     paths: { jsonrpc: '/a2a/echo', 'jsonrpc-v03': '/a2a/echo', rest: '/a2a/echo/message:send' },
+  },
+  // Two processes (node:cluster) over one SQLite file: the multi-process option issue 18 asks to
+  // measure (bench/targets/agentport-processes.mjs says what this rig is and is not).
+  'agentport-2proc': {
+    label: 'Agentport, 2 processes, one SQLite',
+    precheck: (opts) => TARGETS.agentport.precheck(opts),
+    command: (c) => {
+      const [node, args] = TARGETS.agentport.command(c);
+      return [node, [path.join('bench', 'targets', 'agentport-processes.mjs'), '--workers', '2', ...args.slice(1)]];
+    },
+    paths: { jsonrpc: '/a2a/echo', rest: '/a2a/echo/message:send' },
   },
   // The same server with usage records off: what recording every call costs (issue 13: at most 3%).
   'agentport-usage-off': {
@@ -329,12 +345,24 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 class StartError extends Error {}
 
+/** A key for the bench, made with the CLI in the server's fresh database before it starts. */
+function createApiKey(dataDir, opts) {
+  const r = spawnSync(process.execPath, [opts.agentportBin, 'keys', 'create', '--storage', `sqlite:${path.join(dataDir, 'agentport.db')}`, '--subject', 'bench', '--scope', 'a2a:publish', '--scope', 'a2a:discover'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  const key = /\bap_[0-9a-f]{16}_\S+/.exec(r.stdout ?? '')?.[0];
+  if (r.status !== 0 || !key) throw new StartError(`could not create an API key: ${(r.stderr || r.stdout).trim()}`);
+  return key;
+}
+
 async function startServer(name, opts) {
   const t = TARGETS[name];
   const pre = t.precheck?.(opts);
   if (pre) throw new StartError(pre);
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), `agentport-bench-${name}-`));
+  const headers = name.startsWith('agentport') && opts.apiKey ? { 'X-API-Key': createApiKey(dataDir, opts) } : {};
   const [cmd, args] = t.command({ port, dataDir, opts });
   const child = spawn(cmd, args, {
     cwd: ROOT,
@@ -361,6 +389,7 @@ async function startServer(name, opts) {
   });
   const srv = {
     name,
+    headers,
     child,
     pid: child.pid,
     port,
@@ -425,13 +454,13 @@ function indent(s) {
 // ---------------------------------------------------------------- checks
 
 /** One request; 200 + a COMPLETED task whose artifacts echo "hello". */
-async function verify(url, binding) {
+async function verify(url, binding, extraHeaders = {}) {
   const b = BINDINGS[binding];
   const body = `${b.bodyPrefix}verify-${randomBytes(6).toString('hex')}${b.bodySuffix}`;
   let res;
   let text;
   try {
-    res = await fetch(url, { method: 'POST', headers: b.headers, body, signal: AbortSignal.timeout(10_000) });
+    res = await fetch(url, { method: 'POST', headers: { ...b.headers, ...extraHeaders }, body, signal: AbortSignal.timeout(10_000) });
     text = await res.text();
   } catch (err) {
     return { ok: false, reason: `request failed: ${err.cause?.message ?? err.message}` };
@@ -495,11 +524,11 @@ function foreignCores(a, b) {
   return Math.max(0, Math.round((foreign / wall) * 100) / 100);
 }
 
-function loadOptions(url, binding, extra) {
+function loadOptions(url, binding, { headers, ...extra }) {
   const b = BINDINGS[binding];
   return {
     url,
-    headers: b.headers,
+    headers: { ...b.headers, ...headers },
     bodyPrefix: b.bodyPrefix,
     bodySuffix: b.bodySuffix,
     runId: randomBytes(4).toString('hex'),
@@ -517,11 +546,11 @@ async function measureThroughput(srv, binding, opts, gen) {
   const url = `http://127.0.0.1:${srv.port}${TARGETS[srv.name].paths[binding]}`;
   const rssBefore = treeRss(srv.pid);
   if (opts.warmup > 0) {
-    await generate(gen, loadOptions(url, binding, { connections: opts.connections, threads: opts.threads, durationS: opts.warmup }));
+    await generate(gen, loadOptions(url, binding, { headers: srv.headers, connections: opts.connections, threads: opts.threads, durationS: opts.warmup }));
   }
   const rssAfterWarmup = treeRss(srv.pid);
   const p0 = cpuProbe(srv.pid);
-  const r = await generate(gen, loadOptions(url, binding, { connections: opts.connections, threads: opts.threads, durationS: opts.duration }));
+  const r = await generate(gen, loadOptions(url, binding, { headers: srv.headers, connections: opts.connections, threads: opts.threads, durationS: opts.duration }));
   const p1 = cpuProbe(srv.pid);
   const cpu0 = p0.server;
   const cpu1 = p1.server;
@@ -556,7 +585,7 @@ async function measureMemory(srv, binding, opts, gen) {
   const url = `http://127.0.0.1:${srv.port}${TARGETS[srv.name].paths[binding]}`;
   const rssStart = treeRss(srv.pid);
   if (opts.warmup > 0) {
-    await generate(gen, loadOptions(url, binding, { connections: opts.connections, threads: opts.threads, durationS: opts.warmup }));
+    await generate(gen, loadOptions(url, binding, { headers: srv.headers, connections: opts.connections, threads: opts.threads, durationS: opts.warmup }));
   }
   await sleep(1000);
   const rssBefore = treeRss(srv.pid);
@@ -580,6 +609,7 @@ async function measureMemory(srv, binding, opts, gen) {
   try {
     r = await runAutocannon(
       loadOptions(url, binding, {
+        headers: srv.headers,
         connections: opts.connections,
         amount: opts.requests,
         onProgress: (n) => {
@@ -742,7 +772,7 @@ async function runOnce(target, binding, opts, gen, memory) {
     const url = `http://127.0.0.1:${srv.port}${TARGETS[target].paths[binding]}`;
     let v;
     for (let attempt = 0; attempt < 5; attempt++) {
-      v = await verify(url, binding);
+      v = await verify(url, binding, srv.headers);
       if (v.ok) break;
       await sleep(500);
     }

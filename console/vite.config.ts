@@ -13,6 +13,9 @@ export default defineConfig({
   base: './',
   logLevel: 'warn',
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+  // vega-lite imports four vega-util helpers through the `vega` entry, which would bring all of Vega
+  // with every transform into the chart chunk: charts/vega-render.ts assembles what Vega-Lite needs.
+  resolve: { alias: [{ find: /^vega$/, replacement: 'vega-util' }] },
   build: {
     outDir: fileURLToPath(new URL('../dist/console', import.meta.url)),
     emptyOutDir: true,

@@ -27,13 +27,13 @@ function rpcBody(method: string, params: unknown): string {
   return JSON.stringify({ jsonrpc: '2.0', id: ++requestId, method, params });
 }
 
-/** Sends `text` and calls `onEvent` with each event of the stream, then resolves at its end. */
-export async function sendStreaming(agentId: string, message: { text: string; contextId?: string; taskId?: string }, onEvent: (e: StreamEvent, raw: string) => void, signal: AbortSignal): Promise<void> {
+/** Sends a message of `parts` and calls `onEvent` with each event of the stream, then resolves at its end. */
+export async function sendStreaming(agentId: string, message: { parts: Part[]; contextId?: string; taskId?: string }, onEvent: (e: StreamEvent, raw: string) => void, signal: AbortSignal): Promise<void> {
   const params = {
     message: {
       messageId: crypto.randomUUID(),
       role: 'ROLE_USER',
-      parts: [{ text: message.text }],
+      parts: message.parts,
       ...(message.contextId ? { contextId: message.contextId } : {}),
       ...(message.taskId ? { taskId: message.taskId } : {}),
     },
@@ -95,9 +95,4 @@ export async function rpcCall<T>(agentId: string, method: string, params: unknow
 
 export async function cancelTask(agentId: string, taskId: string): Promise<void> {
   await rpcCall(agentId, 'CancelTask', { id: taskId });
-}
-
-/** The readable text of parts: text as is, data as JSON, files by name. */
-export function partsText(parts: Part[] | undefined): string {
-  return (parts ?? []).map((p) => p.text ?? (p.data !== undefined ? JSON.stringify(p.data, null, 2) : p.filename ? `[file ${p.filename}]` : p.url ? `[file ${p.url}]` : '')).join('\n');
 }

@@ -11,6 +11,7 @@ import { ClientsPage } from './pages/clients.js';
 import { ConnectPage } from './pages/connect.js';
 import { KeysPage } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
+import { SettingsPage } from './pages/settings.js';
 import { TaskPage } from './pages/task.js';
 import { TasksPage } from './pages/tasks.js';
 import { UsagePage } from './pages/usage.js';
@@ -43,6 +44,7 @@ const ROUTES: Route[] = [
   { path: 'keys', title: 'API keys', adminOnly: true, page: () => <KeysPage /> },
   { path: 'users', title: 'Users', adminOnly: true, page: (s) => <UsersPage self={s.username} /> },
   { path: 'clients', title: 'OAuth clients', adminOnly: true, page: () => <ClientsPage /> },
+  { path: 'settings', title: 'Settings', adminOnly: true, page: () => <SettingsPage /> },
 ];
 
 /** A malformed escape (`%zz`) is kept as written rather than breaking the shell. */
@@ -61,6 +63,9 @@ function useHashPath(): string {
   useEffect(() => {
     const onHash = () => setPath(currentPath());
     window.addEventListener('hashchange', onHash);
+    // Effects run after paint: a hash change between the first render and here had no listener yet
+    // (seen right after sign-in under load, when a link was followed at once), so read it again.
+    onHash();
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
   return path;

@@ -1,8 +1,11 @@
 /**
- * Message and artifact parts, rendered: text as text (markdown shown as written, for now), data as a
- * table when it is a list of flat records (a data row set), else as indented JSON; files by name.
+ * Message and artifact parts, rendered: markdown text (`text/markdown`) as markdown, other text as
+ * written; a Vega-Lite spec as a chart; other data as a table when it is a list of flat records (a
+ * data row set), else as indented JSON; files by name.
  */
 import type { Part } from './a2a-stream.js';
+import { isVegaLite, VegaLiteChart } from './charts/vega-lite-chart.js';
+import { Markdown } from './markdown.js';
 
 type Flat = Record<string, string | number | boolean | null>;
 
@@ -64,12 +67,14 @@ export function Parts({ parts, label }: { parts: Part[] | undefined; label: stri
     <>
       {(parts ?? []).map((p, i) => {
         const key = `${label}-${i}`;
+        if (p.text !== undefined && p.mediaType === 'text/markdown') return <Markdown key={key} text={p.text} />;
         if (p.text !== undefined)
           return (
             <pre key={key} class="part-text">
               {p.text}
             </pre>
           );
+        if (p.data !== undefined && isVegaLite(p.mediaType)) return <VegaLiteChart key={key} spec={p.data} label={`${label}: chart`} />;
         if (p.data !== undefined) {
           const rows = flatRows(p.data);
           return rows ? (

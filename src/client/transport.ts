@@ -28,6 +28,11 @@ export interface StreamEvent {
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Extra headers for this call only (HTTP bindings; gRPC ignores them), e.g. the `traceparent`
+   * of the span the call is made in.
+   */
+  headers?: Record<string, string>;
 }
 
 export interface SubscribeOptions extends CallOptions {

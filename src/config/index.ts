@@ -16,6 +16,7 @@ export type {
   ServerConfig,
   StorageConfig,
 } from './config.js';
+export { hasSources, sourceFile, sourceOf, type ValueSource } from './config-sources.js';
 export { ConfigError, type ConfigProblem } from './errors.js';
 export { CONFIG_FILE_ENV, DEFAULT_CONFIG_FILE, loadConfig, parseConfig, type ConfigOverrides, type LoadConfigOptions } from './load.js';
 export { LOG_MODULES } from './observability-schema.js';

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import type { Config } from './config.js';
+import { recordSources } from './config-sources.js';
 import { ConfigError, configErrorMap, formatPath, problemsFromZod, sortByFileOrder, type ConfigProblem, type PathSegment } from './errors.js';
 import { interpolateEnv } from './interpolate.js';
 import { checkRelations } from './relations.js';
@@ -86,6 +87,7 @@ export function parseConfig(input: unknown, options: { env?: NodeJS.ProcessEnv; 
 
   const resolved = resolveConfig(parsed.data, baseDir, file);
   if (resolved.problems.length > 0) throw new ConfigError(resolved.problems, file);
+  recordSources(resolved.config, input, overridden.keys(), file);
   return resolved.config;
 }
 

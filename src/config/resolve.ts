@@ -3,6 +3,7 @@
  * config file's directory), public URLs are derived from host and port when not given, per-agent
  * settings fall back to the global ones.
  */
+import { copySources } from './config-sources.js';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { existsSync } from 'node:fs';
@@ -187,7 +188,7 @@ export function withListeningPorts(config: Config, ports: { http?: number; grpc?
   const httpPort = ports.http ?? config.server.port;
   const grpcPort = ports.grpc ?? config.server.grpc.port;
   const { server } = config;
-  return {
+  const bound: Config = {
     ...config,
     server: {
       ...server,
@@ -200,4 +201,6 @@ export function withListeningPorts(config: Config, ports: { http?: number; grpc?
       },
     },
   };
+  copySources(config, bound);
+  return bound;
 }

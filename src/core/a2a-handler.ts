@@ -20,6 +20,7 @@ import type {
   TaskPushNotificationConfig,
 } from '../protocol/a2a/types.js';
 import type { Principal } from './authz/principal.js';
+import type { Context } from '../observability/tracing/index.js';
 
 /** The A2A versions a call can arrive in. The core speaks 1.0; the others are translated at the edge (src/bindings/a2a-legacy). */
 export type WireVersion = '1.0' | '0.3' | '0.1';
@@ -55,6 +56,12 @@ export interface CallContext {
   clientTaskId?: string;
   /** the call's usage draft, when usage records are on: the core names the operation, agent, skill and task in it */
   usage?: UsageDraft | undefined;
+  /**
+   * With tracing on, the context of the call's core operation span (set by tracing-a2a-handler.ts):
+   * the parent of every span the call opens below (the agent's run, forwarding, a stream). Passed
+   * explicitly: no context manager tracks it across awaits (docs/decisions/0018-tracing.md).
+   */
+  trace?: Context | undefined;
   /**
    * A read or cancel a face makes to finish a call it already made (the MCP tool call's final
    * GetTask, its cancel when the client leaves): quotas counted the call once and do not count this.

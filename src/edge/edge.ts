@@ -26,7 +26,7 @@ import type { StartGate } from './start-gate.js';
 import { trackUsage, usageOf } from './call-usage.js';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { tracingOn } from '../observability/tracing/index.js';
-import { traceAuthentication, traceRequest } from './request-span.js';
+import { traceAuthentication, traceCall, traceRequest } from './request-span.js';
 
 /** The logger the edge binds to each request; pino's Logger fits. */
 export type BaseLog = EdgeLog;
@@ -82,7 +82,10 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
         break;
       }
     }
-    if (o.usage) trackUsage(o.usage, req, res, face.name, ctx.path, ctx.requestId);
+    if (o.usage) {
+      trackUsage(o.usage, req, res, face.name, ctx.path, ctx.requestId);
+      if (tracingOn()) traceCall(req);
+    }
     if (face === o.fallback) admitted.set(req, ctx);
     if (o.gate.open || face.ungated?.(req, route)) return void run(face, req, res, ctx, route, o.log);
     o.gate.passed().then((ok) => {
@@ -152,7 +155,7 @@ class AdmittedRequest implements RequestContext {
   principal(resourcePath?: string): Promise<Principal> {
     if (!this.first) {
       this.firstPath = resourcePath;
-      this.first = tracingOn() ? traceAuthentication(() => this.o.authenticate(this.req.headers, resourcePath)) : this.o.authenticate(this.req.headers, resourcePath);
+      this.first = tracingOn() ? traceAuthentication(this.req, () => this.o.authenticate(this.req.headers, resourcePath)) : this.o.authenticate(this.req.headers, resourcePath);
       // The caller of a call that never reaches the core (discovery, management) is in its record too.
       const usage = usageOf(this.req);
       if (usage)

@@ -7,16 +7,39 @@
  * span per request for no time of its own worth showing (bench). Only called with tracing on.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { extractContext, inSpan, SpanKind, SpanStatusCode, startSpan, withSpan, type Span } from '../observability/tracing/index.js';
+import { contextWith, extractContext, inSpan, SpanKind, SpanStatusCode, startSpan, traceIdOf, type Context, type Span } from '../observability/tracing/index.js';
 import { pathPattern, usageOf } from './call-usage.js';
 import type { UsageDraft } from '../core/usage/usage-draft.js';
 
-/** Runs `serve` inside the request's server span. */
+const TRACE = Symbol('agentport.requestTrace');
+
+type WithTrace = IncomingMessage & { [TRACE]?: Context };
+
+/**
+ * Opens the request's server span, then runs `serve`. The span's context stays on the request
+ * (`requestTrace`) and goes into the call's usage draft (`traceCall`), which every face already
+ * hands to the core: that is how the core's spans find their parent without a context manager.
+ */
 export function traceRequest(req: IncomingMessage, res: ServerResponse, serve: () => void): void {
   const parent = extractContext(req.headers);
   const span = startSpan(`${req.method ?? 'GET'}`, { kind: SpanKind.SERVER, parent, attributes: { 'http.request.method': req.method ?? 'GET' } });
+  (req as WithTrace)[TRACE] = contextWith(span, parent);
   res.once('close', () => endRequestSpan(span, req, res));
-  withSpan(span, serve, parent);
+  serve();
+}
+
+/** The context of the request's server span (undefined with tracing off). */
+export function requestTrace(req: IncomingMessage): Context | undefined {
+  return (req as WithTrace)[TRACE];
+}
+
+/** Puts the request's trace into the call's draft: the core's spans hang under it, the access log names it. */
+export function traceCall(req: IncomingMessage): void {
+  const d = usageOf(req);
+  const trace = requestTrace(req);
+  if (!d || !trace) return;
+  d.trace = trace;
+  d.traceId = traceIdOf(trace);
 }
 
 function endRequestSpan(span: Span, req: IncomingMessage, res: ServerResponse): void {
@@ -57,7 +80,7 @@ export function noteDraft(span: Span, d: UsageDraft): void {
   if (d.error) span.setAttribute('error.type', d.outcome ?? 'error');
 }
 
-/** The caller's authentication, as a child span. */
-export function traceAuthentication<T>(authenticate: () => Promise<T>): Promise<T> {
-  return inSpan('authenticate', {}, authenticate);
+/** The caller's authentication, as a child span of the request's. */
+export function traceAuthentication<T>(req: IncomingMessage, authenticate: () => Promise<T>): Promise<T> {
+  return inSpan('authenticate', { parent: requestTrace(req) }, authenticate);
 }

@@ -4,17 +4,22 @@
  * DNS answer that changes after the check (rebinding) cannot steer the socket elsewhere.
  * Redirects are returned, not followed: the SDK follows same-origin ones through this fetch again.
  * With tracing on, each request is a client span (ended when the answer's head arrives) whose
- * context the request carries (`traceparent`).
+ * context the request carries (`traceparent`). Its parent is named explicitly: `init.trace`, or
+ * else a `traceparent` header the caller put on the request (what a library that only lets us add
+ * headers can carry, e.g. the A2A client's per-call headers); without either it starts a trace.
  */
 import { Readable } from 'node:stream';
 import { pinnedRequest } from './pinned-request.js';
 import type { SsrfGuard } from './ssrf-guard.js';
-import { failSpan, SpanKind, startSpan, tracingOn, withSpan, type Span } from '../observability/tracing/index.js';
+import { contextOfTraceparent, contextWith, failSpan, SpanKind, startSpan, tracingOn, type Context, type Span } from '../observability/tracing/index.js';
 
 /** Status codes whose responses must not carry a body (the Response constructor refuses one). */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
-export function guardedFetch(guard: SsrfGuard): (url: string | URL, init?: RequestInit) => Promise<Response> {
+/** A fetch's options, and the trace context the request is made in (tracing on). */
+export type GuardedRequestInit = RequestInit & { trace?: Context | undefined };
+
+export function guardedFetch(guard: SsrfGuard): (url: string | URL, init?: GuardedRequestInit) => Promise<Response> {
   return async (input, init = {}) => {
     const { url, addresses } = await guard.check(String(input));
     const signal = init.signal ?? undefined;
@@ -24,10 +29,11 @@ export function guardedFetch(guard: SsrfGuard): (url: string | URL, init?: Reque
     const body = await bodyBytes(init.body);
     if (body) headers['content-length'] = String(body.length);
 
-    const span = tracingOn() ? clientSpan(init.method ?? 'GET', url) : undefined;
-    const send = () =>
+    const parent = tracingOn() ? (init.trace ?? contextOfTraceparent(headers.traceparent)) : undefined;
+    const span = tracingOn() ? clientSpan(init.method ?? 'GET', url, parent) : undefined;
+    const send = (trace?: Context) =>
       new Promise<Response>((resolve, reject) => {
-        const req = pinnedRequest({ url, addresses }, { method: init.method ?? 'GET', headers }, (res) => {
+        const req = pinnedRequest({ url, addresses }, { method: init.method ?? 'GET', headers, trace }, (res) => {
           const out = new Headers();
           for (const [k, v] of Object.entries(res.headers)) {
             if (v === undefined) continue;
@@ -47,7 +53,7 @@ export function guardedFetch(guard: SsrfGuard): (url: string | URL, init?: Reque
         req.end(body);
       });
     if (!span) return send();
-    return withSpan(span, send).then(
+    return send(contextWith(span, parent)).then(
       (res) => {
         span.setAttribute('http.response.status_code', res.status);
         span.end();
@@ -63,9 +69,10 @@ export function guardedFetch(guard: SsrfGuard): (url: string | URL, init?: Reque
 }
 
 /** An HTTP client span (OTel HTTP conventions: named by the method; the URL without its query). */
-function clientSpan(method: string, url: URL): Span {
+function clientSpan(method: string, url: URL, parent: Context | undefined): Span {
   return startSpan(method, {
     kind: SpanKind.CLIENT,
+    parent,
     attributes: { 'http.request.method': method, 'server.address': url.hostname, 'server.port': Number(url.port) || (url.protocol === 'https:' ? 443 : 80), 'url.full': `${url.origin}${url.pathname}` },
   });
 }

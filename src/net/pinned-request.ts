@@ -6,13 +6,13 @@
  * dispatcher, and undici is not a dependency. Redirects are never followed here; a 3xx is handed to
  * the caller like any other answer (its target was never checked).
  *
- * With tracing on, every request carries the active span's `traceparent` and `tracestate`.
+ * With tracing on, a request given a trace context (`trace`) carries its `traceparent` and `tracestate`.
  */
 import http, { type ClientRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { pinnedLookup } from './pinned-lookup.js';
 import type { SsrfCheckResult } from './ssrf-guard.js';
-import { injectTraceContext, tracingOn } from '../observability/tracing/index.js';
+import { injectTraceContext, tracingOn, type Context } from '../observability/tracing/index.js';
 
 export interface PinnedRequestOptions {
   method: string;
@@ -21,6 +21,8 @@ export interface PinnedRequestOptions {
   ca?: string[];
   /** aborts the request (node:http destroys it with an AbortError) */
   signal?: AbortSignal;
+  /** with tracing on, the span this request is made in (its `traceparent` goes out with it) */
+  trace?: Context | undefined;
 }
 
 /** Opens a request to a checked target; the caller writes the body and ends it. */
@@ -28,9 +30,9 @@ export function pinnedRequest(target: Pick<SsrfCheckResult, 'url' | 'addresses'>
   const { url, addresses } = target;
   const transport = url.protocol === 'https:' ? https : http;
   let headers = opts.headers;
-  if (tracingOn()) {
+  if (opts.trace && tracingOn()) {
     const trace: Record<string, string> = {};
-    injectTraceContext(trace);
+    injectTraceContext(opts.trace, trace);
     headers = { ...headers, ...trace };
   }
   return transport.request(

@@ -39,6 +39,8 @@ import type { AuditStore } from '../store/audit-store.js';
 import { sendError } from './management/admin-guard.js';
 import { landingPage } from './landing-page.js';
 import { admitToAgentPath } from '../core/authz/agent-lookup.js';
+import { settingsRoute } from './management/settings-route.js';
+import { taskEventsRoute, type TaskEventLog } from './management/task-events-route.js';
 import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
 import { taskListRoute, type TaskSearch } from './management/task-list-route.js';
 import { usageRoutes, type UsageRouteDeps } from './management/usage-routes.js';
@@ -91,7 +93,7 @@ export interface HttpAppDeps {
   /** writes this replica's queued audit records (a reader sees its own replica's events) */
   flushAudit?: () => Promise<void>;
   /** any subject's task, for administrators (`/api/v1/agents/{id}/tasks/{taskId}`) */
-  tasks?: TaskAdmin & TaskSearch;
+  tasks?: TaskAdmin & TaskSearch & TaskEventLog;
   /** usage records, for the analytics API (`/api/v1/usage`) */
   usage?: UsageRouteDeps['usage'];
   /** what remains of the caller's quotas, reported by `/api/v1/usage` */
@@ -364,12 +366,18 @@ export function buildHttpApp(d: HttpAppDeps) {
       }),
     );
   }
+  if (d.policy) {
+    // The ports the listener bound (port 0 in the file becomes the real one).
+    const running = () => withListeningPorts(config, { http: boundPort()?.port ?? config.server.port });
+    app.register(settingsRoute({ auth: d.auth, policy: d.policy, config: running, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+  }
   if (d.policy && d.quotaBook) {
     app.register(quotaRoutes({ auth: d.auth, policy: d.policy, book: d.quotaBook, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
   }
   if (d.policy && d.tasks) {
     app.register(taskRoutes({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
     app.register(taskListRoute({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
+    app.register(taskEventsRoute({ auth: d.auth, policy: d.policy, store: d.tasks, resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1') }));
   }
   if (d.policy && d.usage) {
     app.register(

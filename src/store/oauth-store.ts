@@ -40,6 +40,8 @@ export interface OAuthStore {
   /** Every live record of a model (registered clients for the management API), oldest id first. */
   listRecords(model: string, now: number): Promise<Array<OAuthRecord & { id: string }>>;
   deleteRecord(model: string, id: string): Promise<boolean>;
+  /** An account's live consent grants (oidc-provider `Grant` records), oldest id first. */
+  listGrantsOfAccount(accountId: string, now: number): Promise<Array<OAuthRecord & { id: string }>>;
   /**
    * Revokes everything issued to an account: its grants and every record of them (codes, refresh
    * tokens), and its provider sessions. Returns the ids of the grants it revoked.
@@ -140,6 +142,11 @@ export class SqlOAuthStore implements OAuthStore {
 
   async listRecords(model: string, now: number): Promise<Array<OAuthRecord & { id: string }>> {
     const rows = await this.live(now).where('model', '=', model).orderBy('id').execute();
+    return rows.map((r) => ({ ...toRecord(r), id: r.id }));
+  }
+
+  async listGrantsOfAccount(accountId: string, now: number): Promise<Array<OAuthRecord & { id: string }>> {
+    const rows = await this.live(now).where('model', '=', 'Grant').where('account_id', '=', accountId).orderBy('id').execute();
     return rows.map((r) => ({ ...toRecord(r), id: r.id }));
   }
 

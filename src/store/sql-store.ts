@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrationStatus, type SqlDialectName } from './migrations/index.js';
+import { LIVE_INDEX_STATES } from './migrations/0013-task-live-index.js';
 import type { AuditStore } from './audit-store.js';
 import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
 import { SqlQuotaStore, type QuotaStore } from './quota-store.js';
@@ -21,6 +22,7 @@ import {
   type TaskSearchQuery,
   type MigrationStatus,
   type OutboxEntry,
+  type PendingDelivery,
   type OutboxBacklog,
   type Store,
   type StoredApiKey,
@@ -116,7 +118,7 @@ export abstract class SqlStore implements Store {
     const rows = await this.db
       .selectFrom('tasks')
       .selectAll()
-      .where('state', 'in', [...states])
+      .where((eb) => (this.dialect === 'sqlite' && isLiveIndexStates(states) ? sql<boolean>`state in (${sql.raw(LIVE_INDEX_STATES.map((s) => `'${s}'`).join(', '))})` : eb('state', 'in', [...states])))
       .orderBy('created_at')
       .limit(limit)
       .execute();
@@ -124,10 +126,20 @@ export abstract class SqlStore implements Store {
   }
 
   async listTasks(q: ListTasksQuery): Promise<ListTasksPage> {
-    return this.searchTasks(q);
+    const unfiltered = q.contextId === undefined && q.status === undefined && q.statusTimeAfter === undefined;
+    return this.searchTasks(q, q.knownTotal ?? (unfiltered ? this.knownTaskCount(q.agentId, q.owner) : undefined));
   }
 
-  async searchTasks(q: TaskSearchQuery & { contextId?: string }): Promise<ListTasksPage> {
+  /**
+   * The number of an owner's tasks of an agent when the store knows it without counting; undefined
+   * makes ListTasks count. Counting walks every matching index entry (tens of ms at a million tasks,
+   * bench/large-store.js), so a store that can keep the figure exact keeps it.
+   */
+  protected knownTaskCount(_agentId: string, _owner: string): number | undefined {
+    return undefined;
+  }
+
+  async searchTasks(q: TaskSearchQuery & { contextId?: string }, knownTotal?: number): Promise<ListTasksPage> {
     let filtered = this.db.selectFrom('tasks');
     if (q.agentId !== undefined) filtered = filtered.where('agent_id', '=', q.agentId);
     if (q.owner !== undefined) filtered = filtered.where('owner', '=', q.owner);
@@ -148,7 +160,7 @@ export abstract class SqlStore implements Store {
         .orderBy('id', 'desc')
         .limit(pageSize + 1)
         .execute(),
-      filtered.select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).executeTakeFirstOrThrow(),
+      knownTotal !== undefined ? { n: knownTotal } : filtered.select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).executeTakeFirstOrThrow(),
     ]);
     const tasks = rows.slice(0, pageSize).map(toStoredTask);
     const last = tasks[tasks.length - 1];
@@ -395,6 +407,18 @@ export abstract class SqlStore implements Store {
       .execute();
   }
 
+  async listPendingDeliveries(taskId: string): Promise<PendingDelivery[]> {
+    const rows = await this.db.selectFrom('push_outbox').select(['config_id', 'seq', 'attempts', 'next_attempt_at', 'last_error', 'created_at']).where('task_id', '=', taskId).orderBy('id').execute();
+    return rows.map((r) => ({
+      configId: r.config_id,
+      seq: Number(r.seq),
+      attempts: Number(r.attempts),
+      nextAttemptAt: Number(r.next_attempt_at),
+      ...(r.last_error ? { lastError: r.last_error } : {}),
+      queuedAt: Number(r.created_at),
+    }));
+  }
+
   async countOutbox(): Promise<number> {
     const row = await this.db
       .selectFrom('push_outbox')
@@ -453,6 +477,14 @@ export function toStoredApiKey(row: ApiKeysTable): StoredApiKey {
     ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
     ...(row.revoked_at === null ? {} : { revokedAt: Number(row.revoked_at) }),
   };
+}
+
+/**
+ * The states of the SQLite partial index tasks_live_idx (migration 0013), in any order: SQLite uses
+ * that index only for a query that spells its condition with the same literals, not parameters.
+ */
+function isLiveIndexStates(states: readonly TaskState[]): boolean {
+  return states.length === LIVE_INDEX_STATES.length && LIVE_INDEX_STATES.every((s) => states.includes(s));
 }
 
 function withPreviousLease(t: StoredTask, owner: string | null, expiresAt: number | string | null): ClaimedTask {

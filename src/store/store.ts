@@ -65,6 +65,18 @@ export interface OutboxEntry {
   nextAttemptAt: number;
 }
 
+/** A push delivery still owed (queued, or waiting to be retried), as the management API shows it. */
+export interface PendingDelivery {
+  configId: string;
+  seq: number;
+  attempts: number;
+  /** epoch ms */
+  nextAttemptAt: number;
+  lastError?: string;
+  /** epoch ms */
+  queuedAt: number;
+}
+
 export interface NewOutboxEntry {
   taskId: string;
   configId: string;
@@ -121,6 +133,8 @@ export interface ListTasksQuery {
   pageSize: number;
   /** opaque cursor returned by a previous page, already validated by decodeCursor */
   after?: { statusTime: number; taskId: string };
+  /** the totalSize an earlier page of this listing reported: answered as is, not counted again */
+  knownTotal?: number;
 }
 
 /** Tasks across agents and owners (the management API's task list); an absent filter matches all. */
@@ -309,6 +323,8 @@ export interface Store {
   markFailed(id: number, attempts: number, nextAttemptAt: number | null, error: string): Promise<void>;
   /** Recently-attempted deliveries given up on, for inspection. */
   countOutbox(): Promise<number>;
+  /** A task's deliveries still owed, oldest first (a delivered or given-up one leaves the outbox). */
+  listPendingDeliveries(taskId: string): Promise<PendingDelivery[]>;
   /** Pending deliveries (all attempts not given up) and when the oldest was queued: /readyz and metrics. */
   outboxBacklog(): Promise<OutboxBacklog>;
 

@@ -15,6 +15,8 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 /** A page that records console errors, page errors and CSP violations. */
 export async function newPage(context: BrowserContext): Promise<{ page: Page; problems: string[] }> {
   const page = await context.newPage();
+  // Shorter than the test's own timeout, so a wait that never ends fails naming its locator.
+  page.setDefaultTimeout(10_000);
   const problems: string[] = [];
   page.on('console', (m) => {
     // A 4xx asked for on purpose (the refused key, the member's keys call) is reported as a failed load.

@@ -95,6 +95,12 @@ describe('the Tasks pages', () => {
     const { page, problems } = await newPage(browser.context);
     await signIn(page, s.http, ADMIN);
     await startWaitingTask(page);
+    // The overview counts the tasks running now: both waiting tasks for the administrator (the
+    // member's from the test before, and this one).
+    await show(page, s.http, '', 'Overview');
+    const waiting = page.locator('#overview-running div', { has: page.locator('dt', { hasText: /^waiting for input$/ }) }).locator('dd');
+    await expect.poll(() => waiting.textContent()).toBe('2');
+    expect(await seriousViolations(page)).toEqual([]);
     // A finished task of another agent, which the agent filter leaves out.
     await show(page, s.http, 'agents', 'Agents');
     await page.getByRole('article', { name: 'Echo echo' }).getByRole('button', { name: 'Chat with Echo' }).click();
@@ -104,6 +110,17 @@ describe('the Tasks pages', () => {
 
     await show(page, s.http, 'tasks', 'Tasks');
     await expect.poll(() => rowsOf(page).count()).toBe(4);
+    // Followed, the list shows a task started elsewhere without Refresh.
+    await page.check('input[name=task-follow]');
+    const started = await page.evaluate(async () => {
+      const session = (await (await fetch('session')).json()) as { csrf: string };
+      const body = { jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'started elsewhere' }] } } };
+      const res = await fetch('../a2a/echo', { method: 'POST', headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0', 'X-CSRF-Token': session.csrf }, body: JSON.stringify(body) });
+      return ((await res.json()) as { result: { task: { id: string } } }).result.task.id;
+    });
+    await expect.poll(() => rowsOf(page).count(), { timeout: 8000 }).toBe(5);
+    expect(await rowsOf(page).first().textContent()).toContain(started);
+    await page.uncheck('input[name=task-follow]');
     await page.screenshot({ path: path.join(IMAGES, 'console-tasks.png'), fullPage: true });
     await page.fill('input[name=task-agent]', 'scripted');
     await expect.poll(async () => (await cells(page, 4)).sort()).toEqual([MEMBER.username, MEMBER.username, ADMIN.username].sort());
@@ -126,6 +143,12 @@ describe('the Tasks pages', () => {
     // The page reads nothing after the click: the new state comes in on the task's event stream.
     await expect.poll(() => page.locator('#task-page-state').textContent()).toBe('canceled');
     expect(await page.getByRole('button', { name: 'Cancel task' }).count()).toBe(0);
+    // The event log, read again as the task changed: created, asked for input, canceled, in order.
+    const log = page.locator('table', { has: page.locator('caption', { hasText: 'stored events' }) });
+    await expect.poll(async () => (await log.locator('tbody tr td:nth-child(4)').allTextContents()).at(-1)).toContain('canceled');
+    expect(await log.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['task created', 'status', 'status']);
+    expect(await log.locator('tbody tr td:nth-child(1)').allTextContents()).toEqual(['1', '2', '3']);
+    expect(await page.locator('main').textContent()).toContain('No push notification configs');
     await page.screenshot({ path: path.join(IMAGES, 'console-task.png'), fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
 

@@ -125,6 +125,8 @@ describe('every documented operation answers as documented', () => {
     const created = await call('POST', '/api/v1/keys', admin, { subject: 'carol', scopes: ['a2a:discover'] });
     expect(created.status).toBe(201);
     expect((await call('GET', '/api/v1/keys', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/settings', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/settings', created.body.key)).status).toBe(403);
     expect((await call('GET', '/api/v1/keys')).status).toBe(401);
     expect((await call('GET', '/api/v1/keys', created.body.key)).status).toBe(403);
     expect((await call('POST', '/api/v1/keys', admin, { subject: '' })).status).toBe(400);
@@ -146,6 +148,9 @@ describe('every documented operation answers as documented', () => {
     expect((await call('PATCH', '/api/v1/users/dave', admin, { scopes: ['a2a:discover'] })).status).toBe(200);
     expect((await call('PATCH', '/api/v1/users/dave', admin, {})).status).toBe(400);
     expect((await call('PATCH', '/api/v1/users/nobody', admin, { scopes: [] })).status).toBe(404);
+    expect((await call('GET', '/api/v1/users/dave/grants', admin)).status).toBe(200);
+    expect((await call('GET', '/api/v1/users/nobody/grants', admin)).status).toBe(404);
+    expect((await call('DELETE', '/api/v1/users/dave/grants/no-such-grant', admin)).status).toBe(404);
     expect((await call('DELETE', '/api/v1/users/dave', admin)).status).toBe(204);
     expect((await call('DELETE', '/api/v1/users/dave', admin)).status).toBe(404);
 
@@ -203,6 +208,10 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/a2a/agents', writer)).status).toBe(403);
     expect((await call('GET', `/api/v1/agents/scripted/tasks/${t.body.id}`, s.adminKey)).status).toBe(200);
     expect((await call('GET', '/api/v1/agents/scripted/tasks/nope', s.adminKey)).status).toBe(404);
+    expect((await call('GET', `/api/v1/agents/scripted/tasks/${t.body.id}/events`, alice)).status).toBe(200);
+    expect((await call('GET', `/api/v1/agents/scripted/tasks/${t.body.id}/events`, s.adminKey)).status).toBe(200);
+    expect((await call('GET', '/api/v1/agents/scripted/tasks/nope/events', alice)).status).toBe(404);
+    expect((await call('GET', `/api/v1/agents/scripted/tasks/${t.body.id}/events`)).status).toBe(401);
     const listed = await call('GET', '/api/v1/tasks?agent=scripted&pageSize=1', s.adminKey);
     expect(listed.status).toBe(200);
     expect(listed.body.tasks).toHaveLength(1);

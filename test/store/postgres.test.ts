@@ -156,6 +156,7 @@ describe('postgres store specifics', () => {
         '0010_quotas',
         '0011_usage_rollup_layout',
         '0012_task_trace_parent',
+        '0013_task_live_index',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

@@ -211,6 +211,15 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         expect((await store.findTasksInStates(['TASK_STATE_WORKING'], 1)).map((t) => t.task.id)).toEqual([working1.task.id]);
         expect(await store.findTasksInStates([], 10)).toEqual([]);
       });
+
+      it('forgets a task once it leaves the live states, whatever order the states are asked in', async () => {
+        const working = newTask({ state: 'TASK_STATE_WORKING', time: T0 + 1 });
+        const other = newTask({ state: 'TASK_STATE_SUBMITTED', time: T0 + 2 });
+        await store.commit([working, other]);
+        await store.commit([update(working, { state: 'TASK_STATE_COMPLETED' })]);
+        expect((await store.findTasksInStates(['TASK_STATE_WORKING', 'TASK_STATE_SUBMITTED'], 10)).map((t) => t.task.id)).toEqual([other.task.id]);
+        expect((await store.findTasksInStates(['TASK_STATE_COMPLETED'], 10)).map((t) => t.task.id)).toEqual([working.task.id]);
+      });
     });
 
     describe('readEvents', () => {
@@ -358,6 +367,26 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         expect(new Set(seen).size).toBe(7);
         const expected = [...all].sort((x, y) => Date.parse(y.task.status.timestamp!) - Date.parse(x.task.status.timestamp!) || (y.task.id < x.task.id ? -1 : 1)).map((c) => c.task.id);
         expect(seen).toEqual(expected);
+      });
+
+      it('answers a total an earlier page of the listing reported as is, without counting', async () => {
+        await seed([T0, T0 + 1, T0 + 2]);
+        const first = await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 2 });
+        expect(first.totalSize).toBe(3);
+        const second = await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 2, after: first.next, knownTotal: 42 });
+        expect(second.tasks).toHaveLength(1);
+        expect(second.totalSize).toBe(42);
+      });
+
+      it('keeps the unfiltered total exact as tasks are added, updated or refused after a first listing', async () => {
+        const [a] = (await seed([T0, T0 + 1])) as [TaskCommit, TaskCommit];
+        expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 })).totalSize).toBe(2);
+        await store.commit([newTask({ time: T0 + 2 }), update(a, { state: 'TASK_STATE_COMPLETED' }), newTask({ owner: 'bob', time: T0 + 3 })]);
+        // A batch that fails (a task id that exists already) writes nothing, so counts nothing.
+        await expect(store.commit([newTask({ time: T0 + 4 }), newTask({ id: a.task.id, time: T0 + 5 })])).rejects.toThrow();
+        expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 })).totalSize).toBe(3);
+        expect((await store.listTasks({ agentId: 'agent-a', owner: 'bob', pageSize: 1 })).totalSize).toBe(2);
+        expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', status: 'TASK_STATE_COMPLETED', pageSize: 1 })).totalSize).toBe(1);
       });
 
       it('gives no next cursor when the last page is exactly full', async () => {
@@ -539,6 +568,22 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         const [next] = await store.claimOutbox(T0 + 1, 10, LEASE);
         expect(next?.seq).toBe(2);
         expect(next?.id).not.toBe(head!.id);
+      });
+
+      it('lists a task’s deliveries still owed, oldest first, with attempts and last error; a given-up one leaves the list', async () => {
+        const a1 = newTask({ outbox: [{ configId: 'x' }] });
+        await store.commit([a1, update(a1, { outboxConfigIds: ['x'], time: T0 })]);
+        const [head] = await store.claimOutbox(T0, 10, LEASE);
+        await store.markFailed(head!.id, 1, T0 + 5000, 'HTTP 503');
+        const owed = await store.listPendingDeliveries(a1.task.id);
+        expect(owed.map((d) => d.seq)).toEqual([1, 2]);
+        expect(owed[0]).toMatchObject({ configId: 'x', seq: 1, attempts: 1, nextAttemptAt: T0 + 5000, lastError: 'HTTP 503' });
+        expect(owed[1]!.attempts).toBe(0);
+        expect(owed[1]!.lastError).toBeUndefined();
+        expect(typeof owed[0]!.queuedAt).toBe('number');
+        await store.markFailed(head!.id, 5, null, 'gone');
+        expect((await store.listPendingDeliveries(a1.task.id)).map((d) => d.seq)).toEqual([2]);
+        expect(await store.listPendingDeliveries('no-such-task')).toEqual([]);
       });
 
       it('claims at most `limit` entries, oldest first', async () => {

@@ -1,7 +1,10 @@
 /** Agents: every agent the user may see, with its card, and a playground to chat with it over A2A (streaming). */
 import { useRef, useState } from 'preact/hooks';
-import { cancelTask, partsText, sendStreaming, type StreamEvent } from '../a2a-stream.js';
+import { cancelTask, sendStreaming, type Part, type StreamEvent } from '../a2a-stream.js';
 import { getJson } from '../api.js';
+import { listTools } from '../mcp-client.js';
+import { McpPlayground } from '../mcp-playground.js';
+import { Parts } from '../parts.js';
 import { Problem, Status, useLoad } from '../ui.js';
 
 interface AgentEntry {
@@ -24,6 +27,8 @@ interface Card {
 
 function AgentCard({ agent, onChat, chatting }: { agent: AgentEntry; onChat: () => void; chatting: boolean }) {
   const card = useLoad(() => getJson<Card>(`api/v1/agents/${encodeURIComponent(agent.id)}/card`), [agent.id]);
+  // Tool names from the agent's own MCP endpoint; without MCP access the card just says so.
+  const tools = useLoad(() => listTools(agent.id).then((t) => t.map((x) => x.name)), [agent.id]);
   const headingId = `agent-${agent.id}`;
   return (
     <article class="card" aria-labelledby={headingId}>
@@ -42,6 +47,8 @@ function AgentCard({ agent, onChat, chatting }: { agent: AgentEntry; onChat: () 
             <dd>{Object.keys(c.securitySchemes ?? {}).join(', ') || 'none'}</dd>
             <dt>Signed</dt>
             <dd>{c.signatures?.length ? `yes (${c.signatures.length})` : 'no'}</dd>
+            <dt>MCP tools</dt>
+            <dd class="mcp-tools">{tools.data ? tools.data.join(', ') || 'none' : tools.error ? 'not available to you' : '…'}</dd>
           </dl>
         )}
       </Status>
@@ -54,13 +61,35 @@ function AgentCard({ agent, onChat, chatting }: { agent: AgentEntry; onChat: () 
 
 interface Turn {
   role: 'user' | 'agent';
-  text: string;
+  parts: Part[];
+}
+
+/** The message's parts: the text, the data (JSON, checked here), the file (inline, base64). */
+async function composeParts(text: string, data: string, file: File | undefined): Promise<Part[]> {
+  const parts: Part[] = [];
+  if (text.trim()) parts.push({ text });
+  if (data.trim()) {
+    try {
+      parts.push({ data: JSON.parse(data) as unknown });
+    } catch {
+      throw new Error('The data part is not JSON.');
+    }
+  }
+  if (file) {
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    let binary = '';
+    for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+    parts.push({ raw: btoa(binary), filename: file.name, ...(file.type ? { mediaType: file.type } : {}) });
+  }
+  return parts;
 }
 
 function Playground({ agent }: { agent: AgentEntry }) {
   const [turns, setTurns] = useState<Turn[]>([]);
   const [events, setEvents] = useState<string[]>([]);
   const [text, setText] = useState('');
+  const [data, setData] = useState('');
+  const file = useRef<HTMLInputElement>(null);
   const [state, setState] = useState<string>();
   const [problem, setProblem] = useState<string>();
   const [running, setRunning] = useState(false);
@@ -74,27 +103,36 @@ function Playground({ agent }: { agent: AgentEntry }) {
       context.current = { contextId: task.contextId, taskId: task.id };
       setState(task.status?.state);
     }
-    const reply = e.artifactUpdate ? partsText(e.artifactUpdate.artifact?.parts) : e.message ? partsText(e.message.parts) : e.statusUpdate?.status?.message ? partsText(e.statusUpdate.status.message.parts) : '';
+    const reply = e.artifactUpdate?.artifact?.parts ?? e.message?.parts ?? e.statusUpdate?.status?.message?.parts ?? [];
     if (e.statusUpdate) {
       context.current = { contextId: e.statusUpdate.contextId, taskId: e.statusUpdate.taskId };
       setState(e.statusUpdate.status?.state);
     }
-    if (reply) setTurns((list) => [...list, { role: 'agent', text: reply }]);
+    if (reply.length > 0) setTurns((list) => [...list, { role: 'agent', parts: reply }]);
   };
 
   const send = async (ev: Event) => {
     ev.preventDefault();
-    if (!text.trim()) return;
     setProblem(undefined);
-    setTurns((list) => [...list, { role: 'user', text }]);
+    let parts: Part[];
+    try {
+      parts = await composeParts(text, data, file.current?.files?.[0]);
+    } catch (e) {
+      setProblem(e instanceof Error ? e.message : String(e));
+      return;
+    }
+    if (parts.length === 0) return;
+    setTurns((list) => [...list, { role: 'user', parts }]);
     setText('');
+    setData('');
+    if (file.current) file.current.value = '';
     abort.current = new AbortController();
     setRunning(true);
     // A task waiting for input continues; a finished one leaves only its context to the next turn.
     const waiting = state === 'TASK_STATE_INPUT_REQUIRED';
     const { contextId, taskId } = context.current;
     try {
-      await sendStreaming(agent.id, { text, ...(contextId ? { contextId } : {}), ...(waiting && taskId ? { taskId } : {}) }, onEvent, abort.current.signal);
+      await sendStreaming(agent.id, { parts, ...(contextId ? { contextId } : {}), ...(waiting && taskId ? { taskId } : {}) }, onEvent, abort.current.signal);
     } catch (e) {
       if (!abort.current.signal.aborted) setProblem(e instanceof Error ? e.message : String(e));
     } finally {
@@ -115,7 +153,7 @@ function Playground({ agent }: { agent: AgentEntry }) {
         {turns.map((t, i) => (
           <li key={`${i}-${t.role}`} class={t.role}>
             <span class="speaker">{t.role === 'user' ? 'You' : agent.name}</span>
-            <pre>{t.text}</pre>
+            <Parts parts={t.parts} label={`Turn ${i + 1}`} />
           </li>
         ))}
       </ol>
@@ -128,6 +166,13 @@ function Playground({ agent }: { agent: AgentEntry }) {
       <form onSubmit={send} class="composer">
         <label for="playground-text">Message</label>
         <textarea id="playground-text" rows={3} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        <details>
+          <summary>Data and file parts</summary>
+          <label for="playground-data">Data part (JSON)</label>
+          <textarea id="playground-data" rows={3} value={data} onInput={(e) => setData(e.currentTarget.value)} />
+          <label for="playground-file">File part</label>
+          <input id="playground-file" type="file" ref={file} />
+        </details>
         <div>
           <button type="submit" class="primary" disabled={running}>
             Send
@@ -164,6 +209,7 @@ export function AgentsPage() {
                 ))}
               </div>
               {chosen && <Playground key={chosen.id} agent={chosen} />}
+              {chosen && <McpPlayground key={`mcp-${chosen.id}`} agentId={chosen.id} />}
             </>
           );
         }}

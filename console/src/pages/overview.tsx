@@ -1,6 +1,9 @@
-/** Overview: health of the backing services, calls, errors and p95 latency over the last day, and the top agents, tools, users and clients. */
+/**
+ * Overview: health of the backing services, the tasks running now, calls, errors and p95 latency
+ * over the last day, and the top agents, tools, users and clients.
+ */
 import { BarChart } from '../chart.js';
-import { getJson } from '../api.js';
+import { ApiError, getJson } from '../api.js';
 import type { Session } from '../session.js';
 import { count, ms, Status, Table, useLoad } from '../ui.js';
 import type { Dimension, UsageAnswer } from '../usage-types.js';
@@ -39,6 +42,24 @@ function Top({ by, title }: { by: Dimension; title: string }) {
   );
 }
 
+/** The states of a task not yet finished, as the Tasks page names them. */
+const RUNNING = [
+  ['TASK_STATE_SUBMITTED', 'submitted'],
+  ['TASK_STATE_WORKING', 'working'],
+  ['TASK_STATE_INPUT_REQUIRED', 'waiting for input'],
+  ['TASK_STATE_AUTH_REQUIRED', 'waiting for authorization'],
+] as const;
+
+/** How many tasks are in each unfinished state (yours, or everyone's for an admin); null without a2a:discover. */
+async function runningNow(): Promise<Array<{ label: string; count: number }> | null> {
+  try {
+    return await Promise.all(RUNNING.map(async ([state, label]) => ({ label, count: (await getJson<{ totalSize: number }>(`api/v1/tasks?state=${state}&pageSize=1`)).totalSize })));
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 403) return null;
+    throw e;
+  }
+}
+
 export function OverviewPage({ session }: { session: Extract<Session, { signedIn: true }> }) {
   const ready = useLoad(readiness, []);
   const hourly = useLoad(() => getJson<UsageAnswer>('api/v1/usage?bucket=hour&since=24h'), []);
@@ -59,6 +80,7 @@ export function OverviewPage({ session }: { session: Extract<Session, { signedIn
           )}
         </Status>
       </section>
+      <RunningNow admin={session.admin} />
       <section aria-labelledby="traffic">
         <h2 id="traffic">Last 24 hours{session.admin ? '' : ` (${session.username})`}</h2>
         <Status loaded={hourly}>
@@ -106,5 +128,29 @@ export function OverviewPage({ session }: { session: Extract<Session, { signedIn
         {session.admin && <Top by="client" title="Clients" />}
       </section>
     </>
+  );
+}
+
+function RunningNow({ admin }: { admin: boolean }) {
+  const running = useLoad(runningNow, []);
+  if (running.data === null) return null;
+  return (
+    <section aria-labelledby="running">
+      <h2 id="running">Tasks running now{admin ? '' : ' (yours)'}</h2>
+      <Status loaded={running}>
+        {(r) => (
+          <dl class="figures" id="overview-running">
+            {(r ?? []).map((x) => (
+              <div key={x.label}>
+                <dt>{x.label}</dt>
+                <dd>
+                  <a href="#/tasks">{count(x.count)}</a>
+                </dd>
+              </div>
+            ))}
+          </dl>
+        )}
+      </Status>
+    </section>
   );
 }

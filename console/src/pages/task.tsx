@@ -1,5 +1,5 @@
 /**
- * One task: its status, messages and artifacts, and Cancel while it runs. The owner's view reads the
+ * One task: its status, messages, artifacts, event log and push deliveries, and Cancel while it runs. The owner's view reads the
  * task with A2A GetTask and follows it live with SubscribeToTask (one event stream, no polling);
  * an administrator looking at another owner's task reads it through the management API (A2A is
  * owner-scoped, so following and cancelling are the owner's).
@@ -9,6 +9,7 @@ import { cancelTask, rpcCall, subscribeToTask } from '../a2a-stream.js';
 import { applyEvent, stateName, TERMINAL, type A2ATask } from '../a2a-task.js';
 import { ApiError, getJson } from '../api.js';
 import { Parts } from '../parts.js';
+import { TaskEvents } from '../task-events.js';
 import { Problem, when } from '../ui.js';
 
 interface Shown {
@@ -123,6 +124,7 @@ export function TaskPage({ agentId, taskId, admin }: { agentId: string; taskId: 
               </section>
             ))
           )}
+          <TaskEvents agentId={agentId} taskId={task.id} version={`${state ?? ''}|${task.status?.timestamp ?? ''}|${(task.artifacts ?? []).length}`} />
         </>
       )}
     </>

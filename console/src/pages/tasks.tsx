@@ -1,8 +1,9 @@
 /**
  * Tasks: the tasks of every agent, newest status first, filtered by agent, state, owner (admins; a
- * member sees only their own) and time, a page at a time (`GET /api/v1/tasks`).
+ * member sees only their own) and time, a page at a time (`GET /api/v1/tasks`); followed, the first
+ * page is read again every few seconds.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { stateName } from '../a2a-task.js';
 import { getJson } from '../api.js';
 import { Status, Table, useLoad, when } from '../ui.js';
@@ -22,6 +23,9 @@ interface TaskPage {
 }
 
 const STATES = ['SUBMITTED', 'WORKING', 'INPUT_REQUIRED', 'AUTH_REQUIRED', 'COMPLETED', 'FAILED', 'CANCELED', 'REJECTED'].map((s) => `TASK_STATE_${s}`);
+/** How often a followed list is read again. */
+const FOLLOW_MS = 3000;
+
 const PERIODS: Array<[string, number]> = [
   ['any time', 0],
   ['last hour', 3_600_000],
@@ -47,6 +51,15 @@ export function TasksPage({ admin }: { admin: boolean }) {
     if (token) q.set('pageToken', token);
     return getJson<TaskPage>(`api/v1/tasks?${q}`);
   }, [query, period, token]);
+  // Following: the first page is read again every few seconds (a later page stays as read, so
+  // paging through it is not disturbed).
+  const [follow, setFollow] = useState(false);
+  const { reload } = tasks;
+  useEffect(() => {
+    if (!follow || token) return;
+    const timer = setInterval(reload, FOLLOW_MS);
+    return () => clearInterval(timer);
+  }, [follow, token, reload]);
   const refilter = (set: (v: string) => void) => (e: Event) => {
     set((e.currentTarget as HTMLInputElement).value.trim());
     setTokens([]);
@@ -97,6 +110,9 @@ export function TasksPage({ admin }: { admin: boolean }) {
         <button type="button" onClick={tasks.reload}>
           Refresh
         </button>
+        <label class="check">
+          <input type="checkbox" name="task-follow" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} /> Follow (every {FOLLOW_MS / 1000} s)
+        </label>
       </form>
       <Status loaded={tasks}>
         {(p) => (

@@ -1,6 +1,10 @@
-/** Users: the local users who sign in (here, to OAuth clients), with their scopes; create (the password is shown once) and delete. */
+/**
+ * Users: the local users who sign in (here, to OAuth clients), with their scopes; create (the
+ * password is shown once) and delete; each user's consent grants, revocable.
+ */
 import { useState } from 'preact/hooks';
 import { getJson, sendJson } from '../api.js';
+import { ConsentGrants } from '../consent-grants.js';
 import { Problem, Status, Table, useLoad, when } from '../ui.js';
 
 interface User {
@@ -15,6 +19,7 @@ export function UsersPage({ self }: { self: string }) {
   const [scopes, setScopes] = useState('a2a:discover a2a:publish mcp:tools usage:read');
   const [created, setCreated] = useState<{ user: User; password?: string }>();
   const [problem, setProblem] = useState<string>();
+  const [grantsOf, setGrantsOf] = useState<string>();
 
   const create = async (e: Event) => {
     e.preventDefault();
@@ -32,6 +37,7 @@ export function UsersPage({ self }: { self: string }) {
     try {
       await sendJson('DELETE', `api/v1/users/${encodeURIComponent(u.username)}`);
       if (created?.user.username === u.username) setCreated(undefined);
+      if (grantsOf === u.username) setGrantsOf(undefined);
       users.reload();
     } catch (err) {
       setProblem(err instanceof Error ? err.message : String(err));
@@ -85,10 +91,19 @@ export function UsersPage({ self }: { self: string }) {
                     </button>
                   ),
               },
+              {
+                title: 'Consent grants',
+                cell: (x) => (
+                  <button type="button" onClick={() => setGrantsOf(x.username)} aria-pressed={grantsOf === x.username} aria-label={`Consent grants of ${x.username}`}>
+                    Grants
+                  </button>
+                ),
+              },
             ]}
           />
         )}
       </Status>
+      {grantsOf && <ConsentGrants key={grantsOf} username={grantsOf} />}
     </>
   );
 }

@@ -64,6 +64,7 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
       try {
         const result = await remote.callTool(call.tool.name, call.arguments, {
           signal: ctx.signal,
+          trace: ctx.trace,
           onProgress: (message) => ctx.working(message ? `${call.tool.name}: ${message}` : `${call.tool.name} is working`),
         });
         if (result.isError) return ctx.fail(errorTextOf(result));

@@ -5,6 +5,7 @@
  * goes through the SSRF-guarded fetch. A broken connection is dropped and rebuilt on next use, so a
  * remote that restarts is picked up without restarting Agentport.
  */
+import { traceparentOf, tracingOn, type Context } from '../../observability/tracing/index.js';
 import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type CallToolResult, type Implementation, type Tool } from '@modelcontextprotocol/client';
 import type { McpRemoteConfig } from '../../config/config.js';
 import { urlOriginAndPath } from '../../config/redact-url.js';
@@ -77,12 +78,14 @@ export class RemoteMcpServer {
    * request stream is closed). A session the remote forgot (it restarted) or a refused connection
    * means the call never ran: the connection is rebuilt and the call tried once more.
    */
-  async callTool(name: string, args: Record<string, unknown>, opts: { signal: AbortSignal; onProgress?: (message: string | undefined) => void }): Promise<CallToolResult> {
+  async callTool(name: string, args: Record<string, unknown>, opts: { signal: AbortSignal; onProgress?: (message: string | undefined) => void; trace?: Context | undefined }): Promise<CallToolResult> {
+    // MCP carries the caller's trace in `params._meta` (MCP 2026-07-28, OTel MCP conventions).
+    const traceparent = traceparentOf(opts.trace);
     for (let attempt = 0; ; attempt++) {
       const client = await this.connection();
       try {
         const result = await client.callTool(
-          { name, arguments: args },
+          { name, arguments: args, ...(traceparent ? { _meta: { traceparent } } : {}) },
           {
             signal: opts.signal,
             timeout: this.cfg.callTimeoutMs,
@@ -147,7 +150,7 @@ export class RemoteMcpServer {
       },
     );
     const transport = new StreamableHTTPClientTransport(new URL(this.cfg.url), {
-      fetch: this.fetch,
+      fetch: (url, init) => this.fetch(url, tracingOn() ? withTraceparentOfMeta(init) : init),
       requestInit: { headers: this.cfg.headers },
       reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
     });
@@ -210,4 +213,24 @@ function findCause<T>(err: unknown, type: new (...args: never[]) => T): T | unde
 
 export function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * The MCP SDK's transport calls fetch with no per-call options: a request whose JSON-RPC body names
+ * its trace (`params._meta.traceparent`, set by callTool) gets it as a header too, so the guarded
+ * fetch's client span hangs under the agent's run rather than starting a trace of its own.
+ */
+function withTraceparentOfMeta(init: RequestInit | undefined): RequestInit | undefined {
+  const body = init?.body;
+  if (typeof body !== 'string' || !body.includes('"traceparent"')) return init;
+  let traceparent: unknown;
+  try {
+    traceparent = (JSON.parse(body) as { params?: { _meta?: { traceparent?: unknown } } })?.params?._meta?.traceparent;
+  } catch {
+    return init;
+  }
+  if (typeof traceparent !== 'string') return init;
+  const headers = new Headers(init?.headers);
+  headers.set('traceparent', traceparent);
+  return { ...init, headers };
 }

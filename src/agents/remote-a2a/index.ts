@@ -8,6 +8,7 @@
  * whole call has `callTimeoutMs`, and a remote that goes silent for `idleTimeoutMs` fails the task
  * with a reason naming the remote. Outbound URLs pass the SSRF guard (remote-client.ts).
  */
+import { traceparentOf } from '../../observability/tracing/index.js';
 import type { AgentConfig, RemoteA2AConfig } from '../../config/config.js';
 import { A2AClientError, AgentCardError, TransportError, type A2AClient, type AgentCard, type Message } from '../../client/index.js';
 import { defineAgent, type AgentCardSpec, type AgentContext, type AgentDefinition } from '../sdk/agent.js';
@@ -117,11 +118,15 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
     };
     const total = setTimeout(() => abort.abort(Object.assign(new Error('timeout'), { name: 'TimeoutError' })), cfg.callTimeoutMs);
     const artifactIds = new Map<string, string>();
+    // The run's span goes out as a traceparent header: the guarded fetch's client span hangs under
+    // it, and the remote continues the trace (the client library only lets a call add headers).
+    const traceparent = traceparentOf(ctx.trace);
+    const call = { signal: abort.signal, ...(traceparent ? { headers: { traceparent } } : {}) };
     try {
       touch();
       if (card.capabilities.streaming) {
         let first = true;
-        for await (const ev of client.sendStreamingMessage({ message }, { signal: abort.signal })) {
+        for await (const ev of client.sendStreamingMessage({ message }, call)) {
           touch();
           const end = relayEvent(ctx, ev.response, ref, artifactIds, first && message.taskId !== undefined);
           first = false;
@@ -133,7 +138,7 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
           ctx.fail('the remote agent ended the stream before the task ended');
         }
       } else {
-        const r = await client.sendMessage({ message }, { signal: abort.signal });
+        const r = await client.sendMessage({ message }, call);
         const end = relayEvent(ctx, 'task' in r ? { task: r.task } : { message: r.message }, ref, artifactIds);
         remember(ctx, ref, end);
         if (!end) ctx.fail(`the remote agent returned the task unfinished (${'task' in r ? r.task.status.state : ''})`);

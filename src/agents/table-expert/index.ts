@@ -126,7 +126,13 @@ export function createTableExpertAgent(opts: TableExpertAgentOptions): TableExpe
 async function run(ctx: AgentContext, expert: TableExpert, memory: Map<string, AskMemory>, remember: (c: string, m: AskMemory) => void): Promise<void> {
   const clarify = pendingClarification(ctx.task);
   // A caller bound to a usecase (src/core/authz) sees only that usecase's datasets.
-  const skillCtx = { signal: ctx.signal, onProgress: (note: string) => ctx.working(note), onUsage: (u: ModelUsage) => ctx.reportUsage(u), ...(ctx.usecases ? { scope: { usecases: ctx.usecases } } : {}) };
+  const skillCtx = {
+    signal: ctx.signal,
+    trace: ctx.trace,
+    onProgress: (note: string) => ctx.working(note),
+    onUsage: (u: ModelUsage) => ctx.reportUsage(u),
+    ...(ctx.usecases ? { scope: { usecases: ctx.usecases } } : {}),
+  };
   try {
     if (clarify) {
       const choice = chosen(ctx.message, clarify);

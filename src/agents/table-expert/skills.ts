@@ -16,6 +16,7 @@ import { SavedResults } from './catalog/saved-results.js';
 import { search as searchCatalog, type SearchHit } from './catalog/search.js';
 import type { QueryResult, Scope, TableEngine } from './engine/duckdb-engine.js';
 import { LlmError } from './llm/chat-client.js';
+import type { Context } from '../../observability/tracing/index.js';
 import { writeAndRunSql, type Attempt } from './llm/sql-writer.js';
 import type { TableExpertOptions } from './options.js';
 import { buildVocabulary, planQuestion, type Choice, type PlannerMemory, type Vocabulary } from './planner/index.js';
@@ -44,6 +45,8 @@ export interface SkillContext {
   onProgress?: (note: string) => void;
   /** each model call's token usage (the agent reports it: ctx.reportUsage) */
   onUsage?: (usage: ModelUsage) => void;
+  /** with tracing on, the run's span: the model calls hang under it */
+  trace?: Context | undefined;
 }
 
 export interface DescribeInput {
@@ -273,6 +276,7 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
             ...(ctx.scope ? { scope: ctx.scope } : {}),
             ...(ctx.signal ? { signal: ctx.signal } : {}),
             ...(ctx.onUsage ? { onUsage: ctx.onUsage } : {}),
+            trace: ctx.trace,
             onAttempt: (at) => ctx.onProgress?.(at.error ? `The model's SQL did not run (${at.error}); asking it to repair.` : 'The model wrote SQL; it ran.'),
             ...(input.resolutions ? { clarifications: input.resolutions } : {}),
           });

@@ -11,6 +11,7 @@ import type { Principal } from '../../core/authz/principal.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { ClientInputError, createClient, deleteClient, listClients, type NewClient } from './client-registry.js';
+import { listConsentGrants, revokeConsentGrant } from './consent-grants.js';
 import { createUser, publicUser, UserInputError } from './local-users.js';
 import type { TokenRevocations } from './token-revocations.js';
 import { NO_AUDIT, type AuditEvent, type AuditSink } from '../../core/audit/audit-event.js';
@@ -72,6 +73,11 @@ function parseJson(body: unknown): Record<string, unknown> | undefined {
 }
 
 const strings = (v: unknown): string[] | undefined => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
+
+function noUser(reply: FastifyReply, username: string) {
+  const { status, body } = restErrorBody(new A2AError('TaskNotFound', `No user '${username}'`));
+  return reply.code(status).type('application/json').send(body);
+}
 
 function badRequest(reply: FastifyReply, message: string) {
   const { status, body } = restErrorBody(new A2AError('InvalidParams', message));
@@ -148,6 +154,23 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
       }
       record(by, req, { action: 'user.scopes_changed', target: `user:${user.username}`, details: { scopes: user.scopes } });
       return reply.header('Cache-Control', 'no-store').send({ user: publicUser(user) });
+    });
+
+    app.get<{ Params: { username: string } }>('/api/v1/users/:username/grants', async (req, reply) => {
+      if (!(await guard(req, reply))) return reply;
+      if (!(await d.store.getUser(req.params.username))) return noUser(reply, req.params.username);
+      return reply.header('Cache-Control', 'no-store').send({ grants: await listConsentGrants(d.store, req.params.username) });
+    });
+    app.delete<{ Params: { username: string; grantId: string } }>('/api/v1/users/:username/grants/:grantId', async (req, reply) => {
+      const by = await guard(req, reply);
+      if (!by) return reply;
+      const { username, grantId } = req.params;
+      if (!(await revokeConsentGrant(d.store, username, grantId, d.revocations))) {
+        const { status, body } = restErrorBody(new A2AError('TaskNotFound', `User '${username}' holds no grant '${grantId}'`));
+        return reply.code(status).type('application/json').send(body);
+      }
+      record(by, req, { action: 'grant.revoked', target: `user:${username}`, details: { grantId } });
+      return reply.code(204).send();
     });
 
     app.get('/api/v1/clients', async (req, reply) => {

@@ -164,7 +164,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
       const abort = new AbortController();
       call.on('cancelled', () => abort.abort());
       const usage = openUsage(legacy, call.metadata);
-      const span = tracingOn() ? new GrpcCallSpan(name, call.metadata) : undefined;
+      const span = tracingOn() ? new GrpcCallSpan(name, call.metadata, usage) : undefined;
       const serve = () =>
         admit((wire) => method.prepare(wire), call, abort.signal, legacy, usage)
           .then(async ({ ctx, prepared, responseMetadata }) => {
@@ -177,7 +177,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
             callback(failure(err, name));
             closeUsage(usage, err, name, span);
           });
-      void (span ? span.run(serve) : serve());
+      void serve();
     };
   }
 
@@ -199,7 +199,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
       call.on('cancelled', release);
 
       const usage = openUsage(legacy, call.metadata);
-      const span = tracingOn() ? new GrpcCallSpan(name, call.metadata) : undefined;
+      const span = tracingOn() ? new GrpcCallSpan(name, call.metadata, usage) : undefined;
       if (span) call.on('cancelled', () => span.end(usage));
       const pump = async (): Promise<void> => {
         const { ctx, prepared, responseMetadata } = await admit((wire) => method.prepare(wire), call, abort.signal, legacy, usage);
@@ -220,7 +220,7 @@ export function createGrpcServer(opts: GrpcServerOptions): GrpcServer {
         closeUsage(usage, undefined, name, span);
       };
 
-      (span ? span.run(pump) : pump()).catch((err: unknown) => {
+      pump().catch((err: unknown) => {
         closeUsage(usage, err, name, span);
         release();
         // once the client is gone, a failure (often the producer reacting to the abort) has no one to tell

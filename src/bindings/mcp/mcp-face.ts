@@ -229,7 +229,7 @@ export function mcpFace(d: McpFaceDeps): McpFace {
       signal: abort.signal,
       usage: usageOf(req),
     };
-    const answer = await (tracingOn() ? inMcpMetaTrace(body, version, () => dispatch(admitted)) : dispatch(admitted));
+    const answer = await (tracingOn() ? inMcpMetaTrace(body, version, admitted.usage, () => dispatch(admitted)) : dispatch(admitted));
     return sendAnswer(res, answer, abort.signal, admitted.usage);
   }
 

@@ -3,9 +3,11 @@
  * `tracestate`; MCP 2026-07-28 and the OTel MCP conventions), where an HTTP header may be absent or
  * name a hop in between. A request with one gets an MCP server span in that trace, named
  * `{mcp.method.name} {target}` and linked to the HTTP request's span; everything the call does
- * hangs under it. Only called with tracing on.
+ * hangs under it (the span's context replaces the request's in the call's usage draft, which the
+ * core reads its parent from). Only called with tracing on.
  */
-import { extractContext, failSpan, hasRemoteParent, linkToActive, SpanKind, startSpan, withSpan } from '../../observability/tracing/index.js';
+import { contextWith, extractContext, failSpan, hasRemoteParent, linkToContext, SpanKind, startSpan } from '../../observability/tracing/index.js';
+import type { UsageDraft } from '../../core/usage/usage-draft.js';
 
 interface McpRequestShape {
   id?: unknown;
@@ -14,7 +16,7 @@ interface McpRequestShape {
 }
 
 /** Runs `dispatch` in the span `_meta` asks for, or as it is when the body carries no trace context. */
-export function inMcpMetaTrace<T>(body: string | undefined, versionHeader: string | undefined, dispatch: () => Promise<T>): Promise<T> {
+export function inMcpMetaTrace<T>(body: string | undefined, versionHeader: string | undefined, usage: UsageDraft | undefined, dispatch: () => Promise<T>): Promise<T> {
   // Most bodies carry none: no second parse for them.
   if (body === undefined || !body.includes('"traceparent"')) return dispatch();
   let m: McpRequestShape;
@@ -28,7 +30,7 @@ export function inMcpMetaTrace<T>(body: string | undefined, versionHeader: strin
   const parent = extractContext(meta);
   if (!hasRemoteParent(parent)) return dispatch();
   const tool = m.method === 'tools/call' && typeof m.params?.name === 'string' ? m.params.name.slice(0, 128) : undefined;
-  const here = linkToActive();
+  const here = linkToContext(usage?.trace);
   const span = startSpan(tool ? `${m.method} ${tool}` : m.method, {
     kind: SpanKind.SERVER,
     parent,
@@ -41,7 +43,8 @@ export function inMcpMetaTrace<T>(body: string | undefined, versionHeader: strin
       'network.transport': 'tcp',
     },
   });
-  return withSpan(span, dispatch, parent).then(
+  if (usage) usage.trace = contextWith(span, parent);
+  return dispatch().then(
     (v) => {
       span.end();
       return v;

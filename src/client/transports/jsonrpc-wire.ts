@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { A2AClientError, reasonOf, TransportError } from '../errors.js';
 import { httpSend, isEventStream, isObject, notA2A, readJson, type HttpOptions } from '../http.js';
 import { readSseEvents } from '../sse.js';
+import type { CallOptions, SubscribeOptions } from '../transport.js';
 
 export interface JsonRpcEndpoint {
   http: HttpOptions;
@@ -40,13 +41,14 @@ function envelope(method: string, params: unknown): Record<string, unknown> {
 }
 
 /** A unary call: the `result`, or an A2AClientError, or TransportError when the answer is not JSON-RPC. */
-export async function jsonRpcCall(ep: JsonRpcEndpoint, method: string, params: unknown, signal?: AbortSignal): Promise<unknown> {
+export async function jsonRpcCall(ep: JsonRpcEndpoint, method: string, params: unknown, o: CallOptions = {}): Promise<unknown> {
+  const signal = o.signal;
   const res = await httpSend(ep.http, {
     method: 'POST',
     url: ep.url,
     version: ep.version,
     body: envelope(method, params),
-    headers: { accept: 'application/json' },
+    headers: { ...o.headers, accept: 'application/json' },
     ...(ep.extensionsHeader ? { extensionsHeader: ep.extensionsHeader } : {}),
     ...(signal ? { signal } : {}),
   });
@@ -57,13 +59,13 @@ export async function jsonRpcCall(ep: JsonRpcEndpoint, method: string, params: u
 }
 
 /** A streaming call: each event's `result` with its SSE id, until the server closes the stream. */
-export async function* jsonRpcStream(ep: JsonRpcEndpoint, method: string, params: unknown, opts: { signal?: AbortSignal; lastEventId?: string } = {}): AsyncGenerator<RawStreamEvent> {
+export async function* jsonRpcStream(ep: JsonRpcEndpoint, method: string, params: unknown, opts: SubscribeOptions = {}): AsyncGenerator<RawStreamEvent> {
   const res = await httpSend(ep.http, {
     method: 'POST',
     url: ep.url,
     version: ep.version,
     body: envelope(method, params),
-    headers: { accept: 'text/event-stream', ...(opts.lastEventId === undefined ? {} : { 'last-event-id': opts.lastEventId }) },
+    headers: { ...opts.headers, accept: 'text/event-stream', ...(opts.lastEventId === undefined ? {} : { 'last-event-id': opts.lastEventId }) },
     stream: true,
     ...(ep.extensionsHeader ? { extensionsHeader: ep.extensionsHeader } : {}),
     ...(opts.signal ? { signal: opts.signal } : {}),

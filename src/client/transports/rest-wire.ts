@@ -21,6 +21,8 @@ export interface RestCall {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   signal?: AbortSignal;
+  /** CallOptions.headers */
+  headers?: Record<string, string>;
 }
 
 export function restUrl(base: string, path: string, query: RestCall['query'] = {}): string {
@@ -56,7 +58,7 @@ export async function restCall(ep: RestEndpoint, call: RestCall): Promise<unknow
     url,
     version: ep.version,
     ...(call.body === undefined ? {} : { body: call.body }),
-    headers: { accept: 'application/a2a+json, application/json' },
+    headers: { ...call.headers, accept: 'application/a2a+json, application/json' },
     ...(ep.extensionsHeader ? { extensionsHeader: ep.extensionsHeader } : {}),
     ...(call.signal ? { signal: call.signal } : {}),
   });
@@ -73,7 +75,7 @@ export async function* restStream(ep: RestEndpoint, call: RestCall & { lastEvent
       url,
       version: ep.version,
       ...(call.body === undefined ? {} : { body: call.body }),
-      headers: { accept: 'text/event-stream', ...(call.lastEventId === undefined ? {} : { 'last-event-id': call.lastEventId }) },
+      headers: { ...call.headers, accept: 'text/event-stream', ...(call.lastEventId === undefined ? {} : { 'last-event-id': call.lastEventId }) },
       stream: true,
       ...(ep.extensionsHeader ? { extensionsHeader: ep.extensionsHeader } : {}),
       ...(call.signal ? { signal: call.signal } : {}),

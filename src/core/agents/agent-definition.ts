@@ -4,6 +4,7 @@
  * SDK (src/agents/sdk), which re-exports it with `defineAgent`.
  */
 import type { AgentCardSpec } from '../../protocol/a2a/card/agent-card-spec.js';
+import type { Context } from '../../observability/tracing/index.js';
 import type { AgentToolResult } from '../../protocol/a2a/tool-call.js';
 import type { Artifact, JsonObject, Message, Part, Task, TaskState } from '../../protocol/a2a/types.js';
 
@@ -52,6 +53,12 @@ export interface AgentContext {
    * declaring `resumable`): `task` is the task as it stands, `message` the last user message.
    */
   readonly resumed?: boolean;
+  /**
+   * With tracing on, the context of this run's span (`invoke_agent`): pass it to outbound calls
+   * (a guarded fetch's `trace`, a client call's `traceparent` header) so they continue the trace.
+   * Undefined with tracing off.
+   */
+  readonly trace?: Context | undefined;
 
   /** The user message's text parts joined by newlines. */
   text(): string;

@@ -4,7 +4,7 @@
  * elsewhere to that replica over the bus, takes a task over to cancel it, and recovers tasks whose
  * replica stopped renewing its lease. Control signals of the bus arrive here in every mode.
  */
-import { activeTraceparent, contextOfTraceparent, inSpan, linkTo, SpanKind, tracingOn } from '../../observability/tracing/index.js';
+import { contextOfTraceparent, inSpan, linkTo, SpanKind, traceparentOf, tracingOn, type Context } from '../../observability/tracing/index.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { isTerminal, type Message, type SendMessageRequest } from '../../protocol/a2a/types.js';
@@ -139,7 +139,7 @@ export class ClusterRouter {
       ...(ctx.usecases ? { usecases: [...ctx.usecases] } : {}),
       ...(req.configuration?.acceptedOutputModes ? { acceptedOutputModes: req.configuration.acceptedOutputModes } : {}),
       ...(req.metadata ? { metadata: req.metadata } : {}),
-      ...(tracingOn() ? { trace: { parent: activeTraceparent(), task: fresh?.traceParent } } : {}),
+      ...(tracingOn() ? { trace: { parent: traceparentOf(ctx.trace), task: fresh?.traceParent } } : {}),
     };
     const snapshot = LiveTask.fromStored(fresh ?? { agentId: existing.agentId, owner: existing.owner, task: task.task, seq: task.seq, version: existing.version, createdAt: existing.createdAt, statusTime: 0 });
     return {
@@ -199,7 +199,12 @@ export class ClusterRouter {
         true,
       );
       if (!f.trace) prepared.start(NO_OBSERVER);
-      else await inForwardedTrace(f.trace, f.message.taskId, async () => prepared.start(NO_OBSERVER));
+      else
+        await inForwardedTrace(f.trace, f.message.taskId, async (trace) => {
+          // The run starts under the forwarded span (prepare's starter reads the context then).
+          ctx.trace = trace;
+          prepared.start(NO_OBSERVER);
+        });
     } catch (err) {
       this.d.log.warn({ err, taskId: f.message.taskId }, 'could not run a message forwarded by another replica');
     }
@@ -259,7 +264,7 @@ export class ClusterRouter {
  * A forwarded follow-up runs in the forwarding replica's trace (its request is this work's cause)
  * and links to the span its task was created in.
  */
-function inForwardedTrace(trace: NonNullable<ForwardedMessage['trace']>, taskId: string | undefined, run: () => Promise<void>): Promise<void> {
+function inForwardedTrace(trace: NonNullable<ForwardedMessage['trace']>, taskId: string | undefined, run: (trace: Context | undefined) => Promise<void>): Promise<void> {
   const parent = contextOfTraceparent(trace.parent);
   const task = linkTo(trace.task);
   return inSpan('task.forwarded', { kind: SpanKind.CONSUMER, ...(parent ? { parent } : {}), ...(task ? { links: [task] } : {}), attributes: taskId ? { 'agentport.task.id': taskId } : {} }, run);

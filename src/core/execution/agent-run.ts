@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { toParts, type AgentContext, type AgentDefinition, type AgentEvent, type UsageReport } from '../agents/agent-definition.js';
 import type { JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
+import type { Context } from '../../observability/tracing/index.js';
 
 export interface AgentRunHost {
   onAgentEvent(run: AgentRun, event: AgentEvent): void;
@@ -35,6 +36,8 @@ export interface AgentRunOptions {
   usecases?: readonly string[];
   /** the subject owning the task: conversations are the owner's (conversationKey) */
   owner?: string;
+  /** with tracing on, the span the run is started in (the call's core operation, a forwarded message) */
+  trace?: Context | undefined;
 }
 
 export class AgentRun implements AgentContext {
@@ -62,6 +65,8 @@ export class AgentRun implements AgentContext {
   readonly requestMetadata: JsonObject | undefined;
   readonly resumed: boolean;
   readonly usecases?: readonly string[];
+  /** the parent of the run's span until it starts, then the run's span (AgentContext.trace) */
+  trace: Context | undefined;
   private readonly owner: string;
 
   constructor(o: AgentRunOptions) {
@@ -79,6 +84,7 @@ export class AgentRun implements AgentContext {
     this.resumed = o.resumed ?? false;
     this.usecases = o.usecases;
     this.owner = o.owner ?? '';
+    this.trace = o.trace;
     this.hasTask = o.task !== undefined;
     // Default artifact ids stay unique across runs of the same task.
     this.artifactCounter = o.task?.artifacts?.length ?? 0;

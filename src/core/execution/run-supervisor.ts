@@ -3,7 +3,7 @@
  * (creating the task on its first task event), and ends the run — FAILED when the executor threw
  * or stopped without finishing, an answer to whoever waits when a commit of its events failed.
  */
-import { activeTraceparent, inSpan, tracingOn } from '../../observability/tracing/index.js';
+import { inSpan, tracingOn, type Context } from '../../observability/tracing/index.js';
 import { addReported, type TaskUsageState } from '../usage/task-usage.js';
 import { addReport } from '../usage/usage-draft.js';
 import type { UsageReport } from '../agents/agent-definition.js';
@@ -71,8 +71,6 @@ export class RunSupervisor implements AgentRunHost {
   observe(run: AgentRun, obs: RunObserver, create?: PendingCreate): void {
     this.runOutcome.set(run, obs);
     if (create) {
-      // The task remembers the span it is created in (the call's core operation).
-      if (tracingOn()) create.traceParent ??= activeTraceparent();
       this.pendingCreate.set(run, create);
     }
   }
@@ -84,12 +82,12 @@ export class RunSupervisor implements AgentRunHost {
   }
 
   /** At most one executor per task: a message to a task whose executor is still live goes to it. */
-  deliver(existing: LiveTask, run: AgentRun, userMessage: Message, obs: RunObserver): void {
+  deliver(existing: LiveTask, run: AgentRun, userMessage: Message, obs: RunObserver, trace?: Context): void {
     run.deliver(userMessage);
     this.runOutcome.set(run, mergeObservers(this.runOutcome.get(run), obs));
     // The message is durable once this commit is: a returnImmediately caller is answered then,
     // even when the executor emits nothing for a while (it need not read the message at once).
-    void this.d.taskLog.append(existing, [{ userMessage }]).then(
+    void this.d.taskLog.append(existing, [{ userMessage }], trace).then(
       () => obs.onCommitted(),
       (e) => this.d.log.error({ err: e, taskId: existing.task.id }, 'commit failed'),
     );
@@ -104,9 +102,11 @@ export class RunSupervisor implements AgentRunHost {
     let error: unknown;
     try {
       if (tracingOn())
-        await inSpan(`invoke_agent ${run.agentId}`, { attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': run.agentId, 'agentport.task.id': run.taskId } }, async () =>
-          run.definition.execute(run),
-        );
+        await inSpan(`invoke_agent ${run.agentId}`, { parent: run.trace, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': run.agentId, 'agentport.task.id': run.taskId } }, async (trace) => {
+          // The executor, its commits and its outbound calls hang under the run's span.
+          run.trace = trace;
+          return run.definition.execute(run);
+        });
       else await run.definition.execute(run);
     } catch (e) {
       error = e;
@@ -182,7 +182,7 @@ export class RunSupervisor implements AgentRunHost {
     if (ev.kind === 'status' && isTerminal(ev.state)) run.finished = true;
     const obs = this.runOutcome.get(run);
     const target = live;
-    this.d.taskLog.append(target, payloads).then(
+    this.d.taskLog.append(target, payloads, run.trace).then(
       () => obs?.onCommitted(),
       (e) => this.onCommitFailed(run, target, e),
     );

@@ -6,7 +6,7 @@
  * which only hands out the oldest pending row of each task; different tasks go out concurrently.
  */
 import type { Metrics } from '../../observability/metrics/index.js';
-import { failSpan, SpanKind, SpanStatusCode, startTaskSpan, tracingOn, withSpan } from '../../observability/tracing/index.js';
+import { contextWith, failSpan, SpanKind, SpanStatusCode, startTaskSpan, tracingOn, type Context } from '../../observability/tracing/index.js';
 import type { Task } from '../../protocol/a2a/types.js';
 import type { OutboxEntry, Store } from '../../store/store.js';
 import { applyEvent } from '../tasks/task-projection.js';
@@ -197,8 +197,9 @@ export class PushDeliveryWorker {
         const version = storedBodyVersion(stored.config);
         const legacy = version === '1.0' ? undefined : this.opts.legacyBodies?.[version];
         const body = legacy ? legacy(await this.taskAt(entry.taskId, entry.seq)) : entry.payload;
-        const send = () =>
+        const send = (trace?: Context) =>
           sendWebhook(untagged(stored.config), body as object, {
+            trace,
             bodyVersion: legacy ? version : ('1.0' as PushBodyVersion),
             timeoutMs: this.timeoutMs,
             guard: this.opts.guard,
@@ -237,14 +238,14 @@ export class PushDeliveryWorker {
    * A delivery in the trace its task was created in (the stored `traceparent`), however much later
    * and on whichever replica it runs; the webhook request carries the delivery span's context.
    */
-  private async tracedSend(agentId: string, entry: OutboxEntry, send: () => Promise<WebhookResult>): Promise<WebhookResult> {
+  private async tracedSend(agentId: string, entry: OutboxEntry, send: (trace: Context) => Promise<WebhookResult>): Promise<WebhookResult> {
     const task = await this.store.getTask(agentId, entry.taskId).catch(() => undefined);
-    const span = startTaskSpan('push.deliver', task?.traceParent, {
+    const { span, parent } = startTaskSpan('push.deliver', task?.traceParent, undefined, {
       kind: SpanKind.CLIENT,
       attributes: { 'agentport.task.id': entry.taskId, 'agentport.push.config_id': entry.configId, 'agentport.push.seq': entry.seq, 'agentport.push.attempt': entry.attempts + 1 },
     });
     try {
-      const result = await withSpan(span, send);
+      const result = await send(contextWith(span, parent));
       if (result.status !== undefined) span.setAttribute('http.response.status_code', result.status);
       if (!result.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: result.error ?? 'delivery failed' });
       return result;

@@ -9,6 +9,7 @@ import type { StreamResponse, TaskPushNotificationConfig } from '../../protocol/
 import type { PushBodyVersion } from './push-body-version.js';
 import type { PushJwtSigner } from './push-jwt.js';
 import { pinnedRequest, SsrfRejectedError, type SsrfGuard } from '../../net/index.js';
+import type { Context } from '../../observability/tracing/index.js';
 
 export const PUSH_CONTENT_TYPE = 'application/a2a+json';
 export const A2A_VERSION = '1.0';
@@ -29,6 +30,8 @@ export interface SendWebhookOptions {
   signer?: PushJwtSigner;
   /** response bytes read before the connection is dropped; the body is never used */
   maxResponseBytes?: number;
+  /** with tracing on, the delivery's span: the request carries its `traceparent` */
+  trace?: Context | undefined;
 }
 
 export interface WebhookResult {
@@ -114,7 +117,7 @@ function post(url: URL, addresses: string[], headers: Record<string, string>, by
       resolve(result);
     };
 
-    const req = pinnedRequest({ url, addresses }, { method: 'POST', headers }, (res) => {
+    const req = pinnedRequest({ url, addresses }, { method: 'POST', headers, trace: opts.trace }, (res) => {
       fromStatus = classifyStatus(res.statusCode ?? 0);
       const decided = fromStatus;
       let received = 0;

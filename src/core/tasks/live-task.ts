@@ -1,4 +1,5 @@
 /** The in-memory working copy of a task that has activity in this process. */
+import type { Context } from '../../observability/tracing/index.js';
 import type { Task, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
 import type { StoredTask, TaskEventRecord, TaskLease } from '../../store/store.js';
 import type { AgentRun } from '../execution/agent-run.js';
@@ -35,6 +36,8 @@ export class LiveTask {
   originMessageId?: string;
   /** W3C traceparent of the span that created the task (tracing on): later spans continue or link to it */
   traceParent?: string;
+  /** with tracing on, the span the next commit's span hangs under (TaskLog.append) */
+  commitTrace?: Context | undefined;
   /** the task as of the last commit that reached the store (what a caller may be told it is) */
   durable?: Task;
   /** its usage record: the creating call's draft, what was last written, LLM usage reported since */

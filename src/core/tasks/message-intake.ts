@@ -3,6 +3,7 @@
  * the one it creates), answers a retried request with the task it already created, and returns a
  * starter that delivers the message to the task's live executor, starts a run, or forwards it.
  */
+import { traceparentOf } from '../../observability/tracing/index.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
 import { isTerminal, type Message, type SendMessageRequest, type Task } from '../../protocol/a2a/types.js';
@@ -114,7 +115,7 @@ export class MessageIntake {
     const runs = this.d.supervisor;
 
     const start = (obs: RunObserver) => {
-      if (existing?.run) return runs.deliver(existing, existing.run, userMessage, obs);
+      if (existing?.run) return runs.deliver(existing, existing.run, userMessage, obs, ctx.trace);
       const run = runs.newRun({
         definition: agent.definition,
         agentId: agent.id,
@@ -129,11 +130,20 @@ export class MessageIntake {
         resumed: false,
         usecases: ctx.usecases,
         owner: ctx.principal.subject,
+        trace: ctx.trace,
       });
-      runs.observe(run, obs, { owner: ctx.principal.subject, userMessage, inlinePush, pushBodyVersion: pushBodyVersionOfCall(ctx), ...(ctx.usage && !existing ? { usage: { draft: ctx.usage } } : {}) });
+      runs.observe(run, obs, {
+        owner: ctx.principal.subject,
+        userMessage,
+        inlinePush,
+        pushBodyVersion: pushBodyVersionOfCall(ctx),
+        ...(ctx.usage && !existing ? { usage: { draft: ctx.usage } } : {}),
+        // The task remembers the span it is created in (the call's core operation).
+        ...(ctx.trace ? { traceParent: traceparentOf(ctx.trace) } : {}),
+      });
       if (existing) {
         existing.run = run;
-        void this.d.taskLog.append(existing, [{ userMessage }]).catch((e) => this.d.log.error({ err: e, taskId }, 'commit failed'));
+        void this.d.taskLog.append(existing, [{ userMessage }], ctx.trace).catch((e) => this.d.log.error({ err: e, taskId }, 'commit failed'));
       }
       runs.start(run);
     };

@@ -2,7 +2,7 @@
  * The task log: every state change is an event appended to its task's log in the same commit as
  * the projection and the push outbox; once durable, the events are published on the bus.
  */
-import { inSpan } from '../../observability/tracing/index.js';
+import { inSpan, type Context } from '../../observability/tracing/index.js';
 import type { EventBus } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
 import type { NewOutboxEntry, TaskEventPayload, TaskEventRecord } from '../../store/store.js';
@@ -36,7 +36,7 @@ export class TaskLog {
    * publish follow. Events appended in the same tick (an executor's synchronous artifact + complete)
    * share one commit, so the task row is written once for them.
    */
-  append(live: LiveTask, payloads: TaskEventPayload[]): Promise<TaskEventRecord[]> {
+  append(live: LiveTask, payloads: TaskEventPayload[], trace?: Context): Promise<TaskEventRecord[]> {
     const now = Date.now();
     const records: TaskEventRecord[] = [];
     for (const event of payloads) {
@@ -45,6 +45,8 @@ export class TaskLog {
       records.push(rec);
       live.unflushed.push(rec);
     }
+    // The commit's span hangs under the first appender's span (with tracing on).
+    if (trace) live.commitTrace ??= trace;
     if (!live.flush) {
       live.pending++;
       live.flush = new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => this.flush(live));
@@ -57,6 +59,8 @@ export class TaskLog {
     const records = live.unflushed;
     live.unflushed = [];
     live.flush = undefined;
+    const trace = live.commitTrace;
+    live.commitTrace = undefined;
     const outbox: NewOutboxEntry[] = [];
     if (live.pushTargets.size) {
       for (const rec of records) {
@@ -84,7 +88,9 @@ export class TaskLog {
         ...(expectedVersion === 0 && live.traceParent !== undefined ? { traceParent: live.traceParent } : {}),
         ...(usage ? { usage } : {}),
       };
-      await inSpan('store.commit', { attributes: { 'agentport.task.id': live.task.id, 'agentport.commit.events': records.length } }, () => this.d.committer.commit(commit));
+      // A commit no traced call caused (recovery, shutdown) gets no span of its own.
+      if (trace) await inSpan('store.commit', { parent: trace, attributes: { 'agentport.task.id': live.task.id, 'agentport.commit.events': records.length } }, () => this.d.committer.commit(commit));
+      else await this.d.committer.commit(commit);
       // The creating call's record is this task's row from now on (the edge only adds its timing).
       if (expectedVersion === 0 && usage && live.usage.draft) live.usage.draft.createdTask = true;
       live.committed = true;

@@ -231,6 +231,7 @@ export class TaskService implements A2AHandler {
     this.dir.agent(ctx);
     const pageSize = req.pageSize ?? 50;
     if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > 100) throw invalidParams('pageSize', 'must be between 1 and 100');
+    const cursor = req.pageToken ? decodeCursor(req.pageToken) : undefined;
     const page = await this.d.store.listTasks({
       agentId: ctx.agentId,
       owner: ctx.principal.subject,
@@ -238,11 +239,12 @@ export class TaskService implements A2AHandler {
       status: req.status,
       statusTimeAfter: req.statusTimestampAfter ? Date.parse(req.statusTimestampAfter) : undefined,
       pageSize,
-      after: req.pageToken ? decodeCursor(req.pageToken) : undefined,
+      after: cursor ? { statusTime: cursor.statusTime, taskId: cursor.taskId } : undefined,
+      knownTotal: cursor?.total,
     });
     return {
       tasks: page.tasks.map((s) => viewTask(s.task, { historyLength: req.historyLength, maxHistory: this.d.limits.maxHistoryLength, includeArtifacts: req.includeArtifacts ?? false })),
-      nextPageToken: page.next ? encodeCursor(page.next) : '',
+      nextPageToken: page.next ? encodeCursor({ ...page.next, total: page.totalSize }) : '',
       pageSize,
       totalSize: page.totalSize,
     };
@@ -262,16 +264,20 @@ export class TaskService implements A2AHandler {
       run.finished = true;
       run.cancel();
     }
-    await this.taskLog.append(live, [
-      {
-        statusUpdate: {
-          taskId: live.task.id,
-          contextId: live.task.contextId,
-          status: { state: 'TASK_STATE_CANCELED', timestamp: new Date().toISOString() },
-          ...(req.metadata ? { metadata: req.metadata } : {}),
+    await this.taskLog.append(
+      live,
+      [
+        {
+          statusUpdate: {
+            taskId: live.task.id,
+            contextId: live.task.contextId,
+            status: { state: 'TASK_STATE_CANCELED', timestamp: new Date().toISOString() },
+            ...(req.metadata ? { metadata: req.metadata } : {}),
+          },
         },
-      },
-    ]);
+      ],
+      ctx.trace,
+    );
     // Reaches an executor running in another process (distributed bus); a no-op in-process.
     this.d.bus.publishControl({ type: 'cancel', taskId: live.task.id });
     return this.dir.viewFull(live.task);
@@ -294,8 +300,8 @@ export class TaskService implements A2AHandler {
       const queue = await this.waits.subscribe(req.id, snapshot, lastEventId);
       if (!tracingOn()) return queue;
       // The stream continues the trace the task was created in, wherever and whenever it is served.
-      const span = () => startTaskSpan('task.stream', snapshot.traceParent, { attributes: { 'agentport.task.id': req.id, 'agentport.agent': ctx.agentId } });
-      return traceIterable({ [Symbol.asyncIterator]: () => queue }, span)[Symbol.asyncIterator]();
+      const span = () => startTaskSpan('task.stream', snapshot.traceParent, ctx.trace, { attributes: { 'agentport.task.id': req.id, 'agentport.agent': ctx.agentId } });
+      return traceIterable(span, () => ({ [Symbol.asyncIterator]: () => queue }))[Symbol.asyncIterator]();
     });
   }
 

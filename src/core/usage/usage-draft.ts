@@ -6,6 +6,7 @@
  * the answer has gone out.
  */
 import type { Principal } from '../authz/principal.js';
+import type { Context } from '../../observability/tracing/index.js';
 import type { UsageRecord } from '../../store/usage-record.js';
 import { A2A_ERRORS, A2AError } from '../../protocol/a2a/errors.js';
 
@@ -67,6 +68,12 @@ export class UsageDraft {
   requestId?: string;
   /** the W3C trace id of the call's span, set by tracing when it is on (for the access log) */
   traceId?: string;
+  /**
+   * With tracing on, the context of the call's innermost server span (the request's, or the MCP
+   * `_meta` span): the parent of the core's spans. Carried here because the draft already travels
+   * with every call to the core (CallContext.usage, or the principal for MCP).
+   */
+  trace?: Context;
 
   constructor(
     face: string,

@@ -4,8 +4,8 @@
  * secret added to the schema later is covered without anyone remembering this file.
  */
 
-/** Keys whose string values are secrets (`auth.apiKeys[].key`, `clientSecret`, `autoApprove.token`, …). */
-const SECRET_KEY = /^(key|secret|password|token|credentials)$|Secret$|Password$|Token$/;
+/** Keys whose string values are secrets (`auth.apiKeys[].key`, `clientSecret`, `autoApprove.token`, an agent's `llm.apiKey`, …). */
+const SECRET_KEY = /^(key|secret|password|token|credentials|apiKey)$|Secret$|Password$|Token$|ApiKey$/;
 
 const CREDENTIAL_HEADER = /auth|key|token|secret|cookie|signature|password|credential/i;
 

@@ -1,20 +1,29 @@
 /**
  * The spans every layer opens, through the OpenTelemetry API only. Until `startTracing` has run,
- * `tracingOn()` is false and every helper here runs its function straight away: no span object, no
- * context switch, nothing read from headers — the hot paths pay one boolean test.
+ * `tracingOn()` is false and every helper here runs its function straight away: no span object,
+ * nothing read from headers — the hot paths pay one boolean test.
+ *
+ * No context manager: the trace context is a value (`Context`) passed explicitly, on the objects a
+ * call already carries (the usage draft, CallContext.trace, the agent run, an outbound call's
+ * options), and every span names its parent. Nothing here reads `context.active()`: the
+ * AsyncLocalStorage context manager turns on Node's promise hooks, which make every `await` of the
+ * process dearer, traced or not (docs/decisions/0018-tracing.md).
  */
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type TextMapGetter } from '@opentelemetry/api';
+import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type TextMapGetter } from '@opentelemetry/api';
 
 let on = false;
+/** the sampler follows the parent's sampled flag (parent-based, or always off) */
+let followsParent = false;
 
 /** True once a tracer provider is installed (src/observability/tracing/start-tracing.ts). */
 export function tracingOn(): boolean {
   return on;
 }
 
-/** @internal start-tracing's switch. */
-export function setTracingOn(value: boolean): void {
+/** @internal start-tracing's switch; `parentBased`: whether the sampler follows the parent's decision. */
+export function setTracingOn(value: boolean, parentBased = false): void {
   on = value;
+  followsParent = value && parentBased;
 }
 
 export { SpanKind, SpanStatusCode, type Attributes, type Context, type Link, type Span };
@@ -25,40 +34,55 @@ export interface SpanOptions {
   kind?: SpanKind;
   attributes?: Attributes;
   links?: Link[];
-  /** the parent instead of the active context (a stored task trace, a request's extracted context) */
-  parent?: Context;
+  /** the parent (a request's span, a stored task trace); undefined starts a new trace */
+  parent?: Context | undefined;
 }
 
 /**
- * Runs `fn` in a new span, child of the active one (or of `o.parent`), and ends the span when the
- * promise settles; a rejection marks the span as an error with the error's type.
+ * Starts a span the caller ends (one that outlives a function: a request, a stream).
+ *
+ * Under a parent the sampler dropped, with a sampler that follows the parent, the child would be
+ * dropped too: it is not started at all, and the parent's (non-recording) span stands for it, so
+ * a request sampled out costs one sampler decision, not one per span (ids, sampler, objects).
  */
-export function inSpan<T>(name: string, o: SpanOptions, fn: (span: Span | undefined) => Promise<T>): Promise<T> {
-  if (!on) return fn(undefined);
-  const span = tracer().startSpan(name, { kind: o.kind ?? SpanKind.INTERNAL, ...(o.attributes ? { attributes: o.attributes } : {}), ...(o.links ? { links: o.links } : {}) }, o.parent ?? context.active());
-  return context
-    .with(trace.setSpan(o.parent ?? context.active(), span), () => fn(span))
-    .then(
-      (value) => {
-        span.end();
-        return value;
-      },
-      (err: unknown) => {
-        failSpan(span, err);
-        span.end();
-        throw err;
-      },
-    );
-}
-
-/** Starts a span the caller ends (one that outlives a function: a request, a stream). */
 export function startSpan(name: string, o: SpanOptions): Span {
-  return tracer().startSpan(name, { kind: o.kind ?? SpanKind.INTERNAL, ...(o.attributes ? { attributes: o.attributes } : {}), ...(o.links ? { links: o.links } : {}) }, o.parent ?? context.active());
+  if (followsParent && o.parent) {
+    const sc = trace.getSpanContext(o.parent);
+    if (sc && (sc.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(sc);
+  }
+  return tracer().startSpan(name, { kind: o.kind ?? SpanKind.INTERNAL, ...(o.attributes ? { attributes: o.attributes } : {}), ...(o.links ? { links: o.links } : {}) }, o.parent ?? ROOT_CONTEXT);
 }
 
-/** Runs `fn` with `span` as the active span (its children and outbound calls hang under it). */
-export function withSpan<T>(span: Span, fn: () => T, parent: Context = context.active()): T {
-  return context.with(trace.setSpan(parent, span), fn);
+/** The context whose current span is `span`: what its children name as their parent. */
+export function contextWith(span: Span, parent: Context = ROOT_CONTEXT): Context {
+  return trace.setSpan(parent, span);
+}
+
+/**
+ * Runs `fn` in a new span, child of `o.parent`, and ends the span when the promise settles; a
+ * rejection marks the span as an error with the error's type. `fn` gets the span's context, to hand
+ * to whatever it calls.
+ */
+export function inSpan<T>(name: string, o: SpanOptions, fn: (trace: Context | undefined, span: Span | undefined) => Promise<T>): Promise<T> {
+  if (!on) return fn(o.parent, undefined);
+  const span = startSpan(name, o);
+  let running: Promise<T>;
+  try {
+    running = fn(contextWith(span, o.parent), span);
+  } catch (err) {
+    running = Promise.reject(err);
+  }
+  return running.then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (err: unknown) => {
+      failSpan(span, err);
+      span.end();
+      throw err;
+    },
+  );
 }
 
 /** Marks a span failed with the error's type (OTel `error.type`: the class or A2A kind). */
@@ -87,21 +111,21 @@ export function extractContext(carrier: TraceCarrier | undefined): Context {
   return propagation.extract(ROOT_CONTEXT, carrier, getter);
 }
 
-/** Whether `ctx` carries a remote caller's span context. */
+/** Whether `ctx` carries a span context (a remote caller's, or one of ours). */
 export function hasRemoteParent(ctx: Context): boolean {
   return trace.getSpanContext(ctx) !== undefined;
 }
 
-/** Adds `traceparent` (and `tracestate`) of the active span to outbound headers; nothing when tracing is off. */
-export function injectTraceContext(headers: Record<string, string>): void {
-  if (on) propagation.inject(context.active(), headers);
+/** Adds `traceparent` (and `tracestate`) of the span `ctx` names to outbound headers; nothing when tracing is off or there is none. */
+export function injectTraceContext(ctx: Context | undefined, headers: Record<string, string>): void {
+  if (on && ctx) propagation.inject(ctx, headers);
 }
 
-/** The active span as a W3C `traceparent` value, for a record that outlives the request (a task). */
-export function activeTraceparent(): string | undefined {
-  if (!on) return undefined;
+/** The span `ctx` names as a W3C `traceparent` value, for a record that outlives the request (a task, a bus message). */
+export function traceparentOf(ctx: Context | undefined): string | undefined {
+  if (!on || !ctx) return undefined;
   const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
+  propagation.inject(ctx, carrier);
   return carrier.traceparent;
 }
 
@@ -119,36 +143,37 @@ export function linkTo(traceparent: string | undefined): Link | undefined {
   return sc ? { context: sc } : undefined;
 }
 
-/** A link to the active span (a span started under another parent that should point back here). */
-export function linkToActive(): Link | undefined {
-  const sc = trace.getSpanContext(context.active());
+/** A link to the span `ctx` names (a span started under another parent that should point back there). */
+export function linkToContext(ctx: Context | undefined): Link | undefined {
+  const sc = ctx && trace.getSpanContext(ctx);
   return sc ? { context: sc } : undefined;
 }
 
-/** The trace id of the active span (access logs, error answers). */
-export function activeTraceId(): string | undefined {
-  if (!on) return undefined;
-  return trace.getSpanContext(context.active())?.traceId;
+/** The trace id of the span `ctx` names (access logs). */
+export function traceIdOf(ctx: Context | undefined): string | undefined {
+  if (!on || !ctx) return undefined;
+  return trace.getSpanContext(ctx)?.traceId;
 }
 
 /**
- * An async iterable whose iteration runs in a span (a stream, a subscription): opened at the first
+ * An async iterable whose iteration is a span (a stream, a subscription): opened at the first
  * `next`, ended when the iteration finishes, fails or is left. `open` names the span lazily, so a
- * stream that needs a stored record to find its parent can look it up first.
+ * stream that needs a stored record to find its parent can look it up first; `source` is given the
+ * span's context (for what it calls) and built then.
  */
-export function traceIterable<T>(source: AsyncIterable<T>, open: () => Span): AsyncIterable<T> {
-  if (!on) return source;
+export function traceIterable<T>(open: () => { span: Span; parent?: Context | undefined }, source: (trace: Context) => AsyncIterable<T>): AsyncIterable<T> {
+  if (!on) return source(ROOT_CONTEXT);
   return {
     [Symbol.asyncIterator](): AsyncIterator<T> {
       let span: Span | undefined;
       let it: AsyncIterator<T> | undefined;
       const started = () => {
         if (!span) {
-          span = open();
-          const s = span;
-          it = withSpan(s, () => source[Symbol.asyncIterator]());
+          const o = open();
+          span = o.span;
+          it = source(contextWith(o.span, o.parent))[Symbol.asyncIterator]();
         }
-        return { span: span, it: it! };
+        return it!;
       };
       let ended = false;
       const end = (err?: unknown) => {
@@ -159,8 +184,14 @@ export function traceIterable<T>(source: AsyncIterable<T>, open: () => Span): As
       };
       return {
         next: () => {
-          const { span: s, it: i } = started();
-          return withSpan(s, () => i.next()).then(
+          let i: AsyncIterator<T>;
+          try {
+            i = started();
+          } catch (err) {
+            end(err);
+            return Promise.reject(err);
+          }
+          return i.next().then(
             (r) => {
               if (r.done) end();
               return r;
@@ -189,14 +220,14 @@ export function traceIterable<T>(source: AsyncIterable<T>, open: () => Span): As
 /**
  * A span that continues a task's trace later (a stream on another replica, a push delivery): its
  * parent is the span the task was created in (`traceparent`, stored with the task), and it links to
- * the span active now (the request asking for it), when there is one in another place. Without a
- * stored trace it is an ordinary child of the active span.
+ * `here` (the request asking for it) when that is another place. Without a stored trace it is an
+ * ordinary child of `here`.
  */
-export function startTaskSpan(name: string, traceparent: string | undefined, o: Omit<SpanOptions, 'parent' | 'links'> = {}): Span {
+export function startTaskSpan(name: string, traceparent: string | undefined, here: Context | undefined, o: Omit<SpanOptions, 'parent' | 'links'> = {}): { span: Span; parent: Context | undefined } {
   const taskContext = contextOfTraceparent(traceparent);
-  if (!taskContext) return startSpan(name, o);
-  const here = linkToActive();
+  if (!taskContext) return { span: startSpan(name, { ...o, parent: here }), parent: here };
+  const link = linkToContext(here);
   const taskSpan = trace.getSpanContext(taskContext);
-  const links = here && here.context.spanId !== taskSpan?.spanId ? [here] : undefined;
-  return startSpan(name, { ...o, parent: taskContext, ...(links ? { links } : {}) });
+  const links = link && link.context.spanId !== taskSpan?.spanId ? [link] : undefined;
+  return { span: startSpan(name, { ...o, parent: taskContext, ...(links ? { links } : {}) }), parent: taskContext };
 }

@@ -1,13 +1,15 @@
 /**
  * Installs the OpenTelemetry SDK when tracing is on: a tracer provider exporting batches over
- * OTLP/HTTP, the W3C trace-context propagator and the AsyncLocalStorage context manager. The SDK
+ * OTLP/HTTP and the W3C trace-context propagator. No context manager: spans name their parents
+ * explicitly (spans.ts), so Node's promise hooks stay off (an AsyncLocalStorage context manager
+ * would make every `await` of the process dearer, traced or not). The SDK
  * packages are imported here, dynamically, so a server with tracing off never loads them and its
  * spans stay the API's no-op ones (src/observability/tracing/spans.ts).
  *
  * The provider is global to the process; servers started in one process (tests, the dev loop)
  * share it, and it is shut down (its last spans exported) when the last of them closes.
  */
-import { context, diag, DiagLogLevel, propagation, trace, type DiagLogger } from '@opentelemetry/api';
+import { diag, DiagLogLevel, propagation, trace, type DiagLogger } from '@opentelemetry/api';
 import { setTracingOn } from './spans.js';
 import type { Sampler, TracingSettings } from './tracing-settings.js';
 
@@ -73,19 +75,8 @@ export async function startTracing(s: TracingSettings, who: TracingIdentity): Pr
 }
 
 async function install(s: TracingSettings, who: TracingIdentity): Promise<Installed> {
-  const [
-    { BasicTracerProvider, BatchSpanProcessor, AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler },
-    { OTLPTraceExporter },
-    { resourceFromAttributes },
-    { W3CTraceContextPropagator },
-    { AsyncLocalStorageContextManager },
-  ] = await Promise.all([
-    import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/resources'),
-    import('@opentelemetry/core'),
-    import('@opentelemetry/context-async-hooks'),
-  ]);
+  const [{ BasicTracerProvider, BatchSpanProcessor, AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }] =
+    await Promise.all([import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/exporter-trace-otlp-http'), import('@opentelemetry/resources'), import('@opentelemetry/core')]);
   const samplers = { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler };
   const exporter = new OTLPTraceExporter({ url: s.url, headers: s.headers });
   const provider = new BasicTracerProvider({
@@ -101,11 +92,9 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
   // Export failures reach the SDK's diagnostics (its global error handler logs there): an operator
   // whose collector is down must read it in Agentport's log.
   if (who.log) diag.setLogger(diagnosticsTo(who.log), DiagLogLevel.WARN);
-  const contextManager = new AsyncLocalStorageContextManager().enable();
-  context.setGlobalContextManager(contextManager);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  setTracingOn(true);
+  setTracingOn(true, s.sampler.kind === 'parent' || s.sampler.kind === 'always_off' || (s.sampler.kind === 'ratio' && s.sampler.parentBased));
   return {
     users: 0,
     flush: () => provider.forceFlush(),
@@ -113,7 +102,6 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
       await provider.shutdown();
       trace.disable();
       propagation.disable();
-      context.disable();
       diag.disable();
     },
   };

@@ -251,6 +251,20 @@ export function openApiDocument(version: string): Obj {
           { parameters: [param('username', 'The username')], requestBody: body({ type: 'object', properties: { scopes: { type: 'array', items: { type: 'string' } } }, required: ['scopes'] }) },
         ),
       },
+      '/api/v1/users/{username}/grants': {
+        get: adminOp(
+          'A user\u2019s consent grants: the client, the scopes granted (per resource indicator), when, until when',
+          { '200': json({ type: 'object', properties: { grants: { type: 'array', items: ref('ConsentGrant') } }, required: ['grants'] }, 'The grants'), '404': error('No such user') },
+          { parameters: [param('username', 'The username')] },
+        ),
+      },
+      '/api/v1/users/{username}/grants/{grantId}': {
+        delete: adminOp(
+          'Revoke a user\u2019s consent grant: its codes and refresh tokens, and its access tokens at once; the client asks for consent again',
+          { '204': { description: 'Revoked' }, '404': error('No such user, or no such live grant of theirs') },
+          { parameters: [param('username', 'The username'), param('grantId', 'The grant id')] },
+        ),
+      },
       '/api/v1/clients': {
         get: adminOp('The OAuth clients', { '200': json({ type: 'object', properties: { clients: { type: 'array', items: ref('Client') } }, required: ['clients'] }, 'The clients') }),
         post: adminOp(
@@ -273,6 +287,30 @@ export function openApiDocument(version: string): Obj {
       '/api/v1/clients/{id}': { delete: adminOp('Delete an OAuth client', { '204': { description: 'Deleted' }, '404': error('No such client') }, { parameters: [param('id', 'The client id')] }) },
       '/api/v1/agents/{agentId}/tasks/{taskId}': {
         get: adminOp('Any subject\u2019s task, with its owner', { '200': json(ref('AdminTask'), 'The task'), '404': error('No such task') }, { parameters: [agentId, taskId] }),
+      },
+      '/api/v1/agents/{agentId}/tasks/{taskId}/events': {
+        get: {
+          tags: ['management'],
+          summary: 'A task\u2019s stored event log in order, and its push deliveries (configs, and deliveries still owed): the owner\u2019s, or anyone\u2019s for an administrator',
+          security: [{ bearer: ['admin'] }, { apiKey: ['admin'] }, { bearer: ['a2a:discover'] }, { apiKey: ['a2a:discover'] }],
+          parameters: [agentId, taskId],
+          responses: { '200': json(ref('TaskEventLog'), 'The events and push deliveries'), '404': error('No such task, or another owner\u2019s'), ...AUTH_ERRORS },
+        },
+      },
+      '/api/v1/settings': {
+        get: adminOp('The resolved configuration, one row per value with where it came from (flag, env, file, default), secrets redacted', {
+          '200': json(
+            {
+              type: 'object',
+              properties: {
+                file: { type: ['string', 'null'], description: 'the configuration file read, or null (defaults and flags only)' },
+                settings: { type: 'array', items: ref('Setting') },
+              },
+              required: ['file', 'settings'],
+            },
+            'The settings',
+          ),
+        }),
       },
       '/api/v1/usage': { get: usageOperation() },
       '/mcp/oauth/clients': {

@@ -104,8 +104,62 @@ export const SCHEMAS: Record<string, Schema> = {
     ['id', 'source', 'per', 'match'],
   ),
   User: object({ username: str, scopes: strings, createdAt: dateTime }, ['username', 'scopes', 'createdAt']),
+  ConsentGrant: object(
+    {
+      id: str,
+      clientId: str,
+      clientName: str,
+      scopes: strings,
+      resources: { type: 'object', additionalProperties: strings, description: 'resource indicator (RFC 8707) \u2192 scopes granted for it' },
+      grantedAt: dateTime,
+      expiresAt: dateTime,
+    },
+    ['id', 'clientId', 'scopes', 'resources'],
+  ),
   Client: object({ clientId: str, name: str, grantTypes: strings, redirectUris: strings, scope: str, authMethod: str, issuedAt: { type: 'integer' } }, ['clientId', 'grantTypes', 'redirectUris', 'authMethod']),
   AdminTask: object({ agentId: str, owner: str, createdAt: dateTime, task: object({ id: str, contextId: str, status: { type: 'object' } }, ['id', 'status']) }, ['agentId', 'owner', 'createdAt', 'task']),
+  // GET /api/v1/settings (src/server/management/settings-route.ts).
+  Setting: object(
+    {
+      key: { type: 'string', description: 'the path in the resolved configuration, e.g. `server.port`, `agents[0].id`' },
+      value: { description: 'a scalar or a list of scalars; a secret is `[redacted]`' },
+      source: { enum: ['flag', 'env', 'file', 'default'], description: 'a command-line flag, a `${VAR}` in the file, the file, or neither (a default or a derived value)' },
+    },
+    ['key', 'value', 'source'],
+  ),
+  // GET /api/v1/agents/{agentId}/tasks/{taskId}/events (src/server/management/task-events-route.ts).
+  TaskEventLog: object(
+    {
+      events: {
+        type: 'array',
+        items: object({ seq: { type: 'integer', minimum: 1 }, at: dateTime, kind: { enum: ['task', 'message', 'statusUpdate', 'artifactUpdate', 'userMessage'] }, event: { type: 'object' } }, [
+          'seq',
+          'at',
+          'kind',
+          'event',
+        ]),
+      },
+      truncated: { type: 'boolean', description: 'more than 1000 events: the first 1000 are listed' },
+      push: object(
+        {
+          configs: { type: 'array', items: object({ id: str, url: { type: 'string', description: 'without its query, which may hold a secret' }, createdAt: dateTime }, ['id', 'url', 'createdAt']) },
+          pending: {
+            type: 'array',
+            description: 'deliveries still owed: a delivered or given-up one leaves the outbox',
+            items: object({ configId: str, seq: { type: 'integer' }, attempts: { type: 'integer' }, queuedAt: dateTime, nextAttemptAt: dateTime, lastError: str }, [
+              'configId',
+              'seq',
+              'attempts',
+              'queuedAt',
+              'nextAttemptAt',
+            ]),
+          },
+        },
+        ['configs', 'pending'],
+      ),
+    },
+    ['events', 'truncated', 'push'],
+  ),
   // GET /api/v1/tasks (src/server/management/task-list-route.ts).
   TaskSummary: object({ agentId: str, owner: str, createdAt: dateTime, id: str, contextId: str, status: object({ state: str, timestamp: str }, ['state']) }, ['agentId', 'owner', 'createdAt', 'id', 'status']),
   // GET /api/v1/usage (src/server/management/usage-export.ts).

@@ -118,6 +118,14 @@ function compileStatements(k: Q) {
       ['task_id', 'config_id', 'seq', 'payload', 'next_attempt_at', 'created_at'],
     ),
     selectTask: compileWithSlots(k.selectFrom('tasks').selectAll().where('id', '=', slot<string>('id')).where('agent_id', '=', slot<string>('agent_id')), ['id', 'agent_id']),
+    countTasks: compileWithSlots(
+      k
+        .selectFrom('tasks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('agent_id', '=', slot<string>('agent_id'))
+        .where('owner', '=', slot<string>('owner')),
+      ['agent_id', 'owner'],
+    ),
     selectEvents: compileWithSlots(k.selectFrom('task_events').selectAll().where('task_id', '=', slot<string>('task_id')).where('seq', '>', slot<number>('after_seq')).orderBy('seq').limit(slot<number>('limit')), [
       'task_id',
       'after_seq',
@@ -138,6 +146,8 @@ function compileStatements(k: Q) {
 }
 
 type StatementSql = ReturnType<typeof compileStatements>;
+
+const taskCountKey = (agentId: string, owner: string) => `${agentId}\u0000${owner}`;
 type Statements = { [K in keyof StatementSql]: Sqlite.Statement };
 
 export class SqliteStore extends SqlStore {
@@ -146,6 +156,8 @@ export class SqliteStore extends SqlStore {
   #statements: Statements | undefined;
   readonly #writeBatch: (batch: PreparedCommit[]) => void;
   #checkpointer: WalCheckpointer | undefined;
+  /** agent and owner → how many tasks they have (knownTaskCount) */
+  readonly #taskCounts = new Map<string, number>();
   readonly usage: SqliteUsageStore;
 
   constructor(
@@ -219,6 +231,30 @@ export class SqliteStore extends SqlStore {
       throw new Error('sqlite store: commit while a migration is running');
     }
     this.#writeBatch(batch);
+    // The batch is committed whole (any failed insert throws and rolls it back): count its new tasks.
+    if (this.#taskCounts.size === 0) return;
+    for (const p of batch) {
+      if (p.expectedVersion !== 0) continue;
+      const key = taskCountKey(p.agentId, p.owner);
+      const n = this.#taskCounts.get(key);
+      if (n !== undefined) this.#taskCounts.set(key, n + 1);
+    }
+  }
+
+  /**
+   * Exact without counting: this process is the database's only writer (the embedded store), tasks
+   * are never deleted, and every insert goes through commit() above, which adds to the figure. It
+   * is counted once per agent and owner, on the first unfiltered ListTasks, synchronously, so no
+   * commit can land between the count and the moment it is remembered.
+   */
+  protected override knownTaskCount(agentId: string, owner: string): number {
+    const key = taskCountKey(agentId, owner);
+    let n = this.#taskCounts.get(key);
+    if (n === undefined) {
+      n = Number((this.statements.countTasks.get(agentId, owner) as { n: number | bigint }).n);
+      this.#taskCounts.set(key, n);
+    }
+    return n;
   }
 
   override async close(): Promise<void> {

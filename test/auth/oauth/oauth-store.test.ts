@@ -167,6 +167,29 @@ describe.each(dialects)('OAuth store on %s', (_name, open) => {
     }
   });
 
+  it('lists an account’s live consent grants only, and a revoked grant leaves the list', async () => {
+    const store = await open();
+    try {
+      const user = `g${randomBytes(3).toString('hex')}`;
+      const adapter = new StoreAdapter('Grant', store.oauth);
+      await adapter.upsert(`grant-a-${user}`, { accountId: user, clientId: 'c1' }, 600);
+      await adapter.upsert(`grant-b-${user}`, { accountId: user, clientId: 'c2' }, 600);
+      await adapter.upsert(`grant-x-${user}`, { accountId: `other-${user}`, clientId: 'c1' }, 600);
+      const listed = await store.oauth.listGrantsOfAccount(user, Date.now());
+      expect(listed.map((g) => [g.id, g.payload.clientId])).toEqual([
+        [`grant-a-${user}`, 'c1'],
+        [`grant-b-${user}`, 'c2'],
+      ]);
+      expect(listed[0]!.expiresAt).toBeGreaterThan(Date.now());
+      await store.oauth.revokeRecordsOfGrant(`grant-a-${user}`, Date.now());
+      expect((await store.oauth.listGrantsOfAccount(user, Date.now())).map((g) => g.id)).toEqual([`grant-b-${user}`]);
+      // expired grants are not live either
+      expect(await store.oauth.listGrantsOfAccount(user, Date.now() + 601_000)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('agrees on one server secret when two replicas create it at once', async () => {
     const [a, b] = [await open(), await open()];
     try {

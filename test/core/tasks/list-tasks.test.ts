@@ -143,6 +143,19 @@ describe('ListTasks and owner scoping', () => {
       expect(new Set(seen).size).toBe(7);
     });
 
+    it('reports the first page’s totalSize on later pages of the listing, even after new tasks (they sort before the cursor)', async () => {
+      const ctxLate = `${ctx}-late`;
+      await createTasks(3, ctxLate, asA);
+      const first = (await rpc(probe, 'ListTasks', { contextId: ctxLate, pageSize: 2 }, asA)).body.result;
+      expect(first.totalSize).toBe(3);
+      await createTasks(1, ctxLate, asA);
+      const second = (await rpc(probe, 'ListTasks', { contextId: ctxLate, pageSize: 2, pageToken: first.nextPageToken }, asA)).body.result;
+      expect(second.tasks).toHaveLength(1);
+      expect(second.totalSize).toBe(3);
+      // A new listing counts again.
+      expect((await rpc(probe, 'ListTasks', { contextId: ctxLate, pageSize: 2 }, asA)).body.result.totalSize).toBe(4);
+    });
+
     it('paginates the same way over HTTP+JSON', async () => {
       const seen: string[] = [];
       let token = '';

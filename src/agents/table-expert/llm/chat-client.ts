@@ -4,7 +4,7 @@
  * events of `chat.completion.chunk`) or not. Tool-call arguments arrive in pieces when streamed;
  * they are joined by the `index` of each call. The API key is never logged or echoed.
  */
-import { injectTraceContext, inSpan, SpanKind, tracingOn } from '../../../observability/tracing/index.js';
+import { injectTraceContext, inSpan, SpanKind, tracingOn, type Context } from '../../../observability/tracing/index.js';
 import type { LlmOptions } from '../options.js';
 
 export interface ToolCall {
@@ -58,12 +58,13 @@ export class LlmError extends Error {
 
 const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 
-export function chatCompletion(llm: LlmOptions, messages: ChatMessage[], opts: { tools?: ToolSpec[]; signal?: AbortSignal } = {}): Promise<ChatReply> {
+/** `trace`: with tracing on, the span the call is made in (the agent's run); the `chat` span is its child. */
+export function chatCompletion(llm: LlmOptions, messages: ChatMessage[], opts: { tools?: ToolSpec[]; signal?: AbortSignal; trace?: Context | undefined } = {}): Promise<ChatReply> {
   if (!tracingOn()) return requestCompletion(llm, messages, opts);
   // OTel GenAI conventions: a client span `chat {model}`; the request carries its traceparent.
   const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': llm.model };
-  return inSpan(`chat ${llm.model}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
-    const reply = await requestCompletion(llm, messages, opts);
+  return inSpan(`chat ${llm.model}`, { kind: SpanKind.CLIENT, parent: opts.trace, attributes }, async (trace, span) => {
+    const reply = await requestCompletion(llm, messages, { ...opts, trace });
     if (reply.usage) {
       span?.setAttribute('gen_ai.usage.input_tokens', reply.usage.promptTokens);
       span?.setAttribute('gen_ai.usage.output_tokens', reply.usage.completionTokens);
@@ -73,7 +74,7 @@ export function chatCompletion(llm: LlmOptions, messages: ChatMessage[], opts: {
   });
 }
 
-async function requestCompletion(llm: LlmOptions, messages: ChatMessage[], opts: { tools?: ToolSpec[]; signal?: AbortSignal }): Promise<ChatReply> {
+async function requestCompletion(llm: LlmOptions, messages: ChatMessage[], opts: { tools?: ToolSpec[]; signal?: AbortSignal; trace?: Context | undefined }): Promise<ChatReply> {
   const url = `${llm.baseUrl}/chat/completions${llm.apiVersion ? `?api-version=${encodeURIComponent(llm.apiVersion)}` : ''}`;
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: llm.stream ? 'text/event-stream' : 'application/json', ...llm.headers };
   if (llm.apiKey) {
@@ -89,7 +90,7 @@ async function requestCompletion(llm: LlmOptions, messages: ChatMessage[], opts:
     ...(llm.stream ? { stream_options: { include_usage: true } } : {}),
     ...(opts.tools?.length ? { tools: opts.tools, tool_choice: 'auto' } : {}),
   };
-  injectTraceContext(headers);
+  injectTraceContext(opts.trace, headers);
   const signals = [AbortSignal.timeout(llm.timeoutMs), ...(opts.signal ? [opts.signal] : [])];
   let res: Response;
   try {

@@ -11,6 +11,7 @@ import type { QueryResult, Scope, TableEngine } from '../engine/duckdb-engine.js
 import { QueryError, QueryRejectedError } from '../engine/errors.js';
 import type { LlmOptions } from '../options.js';
 import { chatCompletion, type ChatMessage, type ModelUsage, type ToolSpec } from './chat-client.js';
+import type { Context } from '../../../observability/tracing/index.js';
 
 export const RUN_SQL_TOOL: ToolSpec = {
   type: 'function',
@@ -118,6 +119,8 @@ export async function writeAndRunSql(args: {
   scope?: Scope;
   maxRows: number;
   signal?: AbortSignal;
+  /** with tracing on, the span the model calls are made in */
+  trace?: Context | undefined;
   onAttempt?: (a: Attempt) => void;
   /** each model call's token usage */
   onUsage?: (u: ModelUsage) => void;
@@ -133,7 +136,7 @@ export async function writeAndRunSql(args: {
   messages.push({ role: 'user', content: clarified.length ? `${args.question}\n(Clarified: ${clarified.map(([q, a]) => `${q} → ${a}`).join('; ')})` : args.question });
   const attempts: Attempt[] = [];
   for (let round = 0; round <= llm.maxRepairs; round++) {
-    const reply = await chatCompletion(llm, messages, { tools: [RUN_SQL_TOOL, ASK_USER_TOOL], ...(args.signal ? { signal: args.signal } : {}) });
+    const reply = await chatCompletion(llm, messages, { tools: [RUN_SQL_TOOL, ASK_USER_TOOL], ...(args.signal ? { signal: args.signal } : {}), trace: args.trace });
     if (reply.usage) args.onUsage?.(reply.usage);
     const asked = reply.toolCalls.find((c) => c.function.name === 'ask_user');
     if (asked) {
@@ -168,7 +171,7 @@ export async function writeAndRunSql(args: {
       const result = await engine.query(sql, { maxRows: args.maxRows, ...(args.scope ? { scope: args.scope } : {}), ...(args.signal ? { signal: args.signal } : {}) });
       attempts.push({ sql: result.sql });
       args.onAttempt?.(attempts.at(-1)!);
-      const modelSummary = await summarizeWithModel(llm, messages, call?.id, result, args.signal, args.onUsage).catch(() => undefined);
+      const modelSummary = await summarizeWithModel(llm, messages, call?.id, result, args.signal, args.onUsage, args.trace).catch(() => undefined);
       return { kind: 'answer', sql: result.sql, result, attempts, ...(modelSummary ? { modelSummary } : {}), ...(reading ? { reading } : {}) };
     } catch (e) {
       if (args.signal?.aborted) throw e;
@@ -194,11 +197,19 @@ function parseAsk(raw: string): { question: string; choices: string[] } | undefi
   }
 }
 
-async function summarizeWithModel(llm: LlmOptions, messages: ChatMessage[], callId: string | undefined, result: QueryResult, signal?: AbortSignal, onUsage?: (u: ModelUsage) => void): Promise<string | undefined> {
+async function summarizeWithModel(
+  llm: LlmOptions,
+  messages: ChatMessage[],
+  callId: string | undefined,
+  result: QueryResult,
+  signal?: AbortSignal,
+  onUsage?: (u: ModelUsage) => void,
+  trace?: Context,
+): Promise<string | undefined> {
   const payload = JSON.stringify({ columns: result.columns.map((c) => c.name), rows: result.rows.slice(0, SAMPLE_ROWS_FOR_MODEL), rowCount: result.rowCount, truncated: result.truncated });
   const followUp: ChatMessage[] = callId ? [...messages, { role: 'tool', tool_call_id: callId, content: payload }] : [...messages, { role: 'user', content: `Result: ${payload}` }];
   followUp.push({ role: 'user', content: 'Answer the question in one or two sentences from this result. Do not call tools.' });
-  const reply = await chatCompletion(llm, followUp, signal ? { signal } : {});
+  const reply = await chatCompletion(llm, followUp, { ...(signal ? { signal } : {}), trace });
   if (reply.usage) onUsage?.(reply.usage);
   const text = reply.content.trim();
   return text && reply.toolCalls.length === 0 ? text.slice(0, 2000) : undefined;

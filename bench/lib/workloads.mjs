@@ -1,0 +1,18 @@
+// The requests the A/B and profiling benches send: one blocking A2A echo, one MCP tools/call.
+// Each body is prefix + a unique id + suffix (wrk makes the id); `ok` checks one answer.
+export const WORKLOADS = {
+  a2a: {
+    path: '/a2a/echo',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    bodyPrefix: '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"',
+    bodySuffix: '","role":"ROLE_USER","parts":[{"text":"hello"}]},"configuration":{"blocking":true}}}',
+    ok: (j) => j?.result?.task?.status?.state === 'TASK_STATE_COMPLETED',
+  },
+  mcp: {
+    path: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    bodyPrefix: '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo_echo","arguments":{"message":"hello ',
+    bodySuffix: '"}}}',
+    ok: (j) => j?.result !== undefined && j.result.isError !== true,
+  },
+};
