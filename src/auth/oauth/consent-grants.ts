@@ -4,6 +4,7 @@
  * since when and until when. Revoking one revokes every record issued under it (codes, refresh
  * tokens) and stops its access tokens at once; the client asks for consent again next time.
  */
+import { isUsecaseScope, OFFERED_SCOPES } from './scopes.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { listClients } from './client-registry.js';
 import type { TokenRevocations } from './token-revocations.js';
@@ -22,6 +23,7 @@ export interface ConsentGrant {
 }
 
 const words = (v: unknown) => (typeof v === 'string' ? v.split(' ').filter(Boolean) : []);
+const isAgentportScope = (s: string) => OFFERED_SCOPES.includes(s) || isUsecaseScope(s);
 const iso = (seconds: unknown) => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : undefined);
 
 export async function listConsentGrants(store: OAuthStore, username: string, now = Date.now()): Promise<ConsentGrant[]> {
@@ -38,7 +40,10 @@ export async function listConsentGrants(store: OAuthStore, username: string, now
       id: r.id,
       clientId,
       ...(name ? { clientName: name } : {}),
-      scopes: [...new Set([...words((p.openid as { scope?: unknown } | undefined)?.scope), ...Object.values(resources).flat()])],
+      // Agentport's scopes count as granted only per resource (what access tokens carry, capped by
+      // the user's own scopes); oidc-provider also files every requested word under `openid`,
+      // where they grant no access, so only the sign-in's own scopes (openid, profile…) come from there.
+      scopes: [...new Set([...words((p.openid as { scope?: unknown } | undefined)?.scope).filter((w) => !isAgentportScope(w)), ...Object.values(resources).flat()])],
       resources,
       ...(grantedAt ? { grantedAt } : {}),
       ...(expiresAt ? { expiresAt } : {}),
