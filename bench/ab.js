@@ -24,13 +24,13 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runWrk, wrkVersion } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
+import { freePort } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
@@ -97,17 +97,6 @@ async function variantConfig(name) {
   if (eq > 0 && /^(node|tree):/.test(name.slice(eq + 1))) return '';
   if (eq > 0) return readFileSync(name.slice(eq + 1), 'utf8');
   throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing, tracing-0, NAME=FILE, NAME=node:FLAGS or NAME=tree:DIR`);
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function start(variant) {

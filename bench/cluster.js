@@ -13,13 +13,13 @@
 // Run with --help for the options. Needs dist/ (`npm run build`).
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { autocannonVersion, runAutocannon, wrkVersion } from './lib/load.mjs';
 import { machineCpuSeconds, selfAndReapedChildrenCpuSeconds } from './lib/proc.mjs';
+import { freePort, sleep } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'agentport.js');
@@ -125,20 +125,7 @@ function parseArgs(argv) {
   return o;
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (msg) => process.stderr.write(`${msg}\n`);
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // ---------------------------------------------------------------- a deployment of N replicas
 

@@ -13,13 +13,13 @@
 // bench/results/mcp-latest.json. See docs/benchmarks.md (MCP).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { runAutocannon, runWrk, wrkVersion } from './lib/load.mjs';
 import { treeCpuSeconds } from './lib/proc.mjs';
+import { freePort, sleep } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: npm run bench:mcp -- [--duration S] [--warmup S] [--connections N] [--targets bare,sdk,agentport,agentport-usage-off] [--eras modern,legacy] [--out FILE]`;
@@ -89,20 +89,9 @@ function echoed(text, message) {
   return r && !r.isError && r.content?.[0]?.text === message;
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const live = new Set();
 process.on('exit', () => live.forEach((c) => c.kill('SIGKILL')));
 process.on('SIGINT', () => process.exit(130));
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().unref().on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function start(name) {
   const port = await freePort();

@@ -7,15 +7,16 @@
 // Prints the time by area (HTTP, SQLite, Agentport's layers, GC, idle), the top functions by self
 // and by inclusive time, and writes the profile (.cpuprofile: open it in Chrome DevTools) and an
 // SVG flame graph. Profiling slows the server a little; read shares, not req/s, from this.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flameGraphSvg, summarise } from './lib/cpu-profile.mjs';
 import { runWrk, wrkVersion } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
+import { createBenchKey } from './lib/api-key.mjs';
+import { freePort, sleep } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/profile.js [--workload a2a|mcp] [--duration S] [--warmup S] [--connections N]
@@ -58,32 +59,16 @@ if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) {
   process.exit(2);
 }
 
-const freePort = () =>
-  new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-profile-'));
 const profileFile = path.join(work, 'server.cpuprofile');
 const headers = { ...workload.headers };
 if (opts.apiKey) {
-  const r = spawnSync(
-    process.execPath,
-    ['bin/agentport.js', 'keys', 'create', '--storage', `sqlite:${path.join(work, 'agentport.db')}`, '--subject', 'bench', '--scope', 'a2a:publish', '--scope', 'a2a:discover', '--scope', 'mcp:tools'],
-    { cwd: ROOT, encoding: 'utf8' },
-  );
-  const key = /\bap_[0-9a-f]{16}_\S+/.exec(r.stdout ?? '')?.[0];
-  if (!key) {
-    console.error(`could not create an API key: ${(r.stderr || r.stdout).trim()}`);
+  try {
+    headers['x-api-key'] = createBenchKey(path.join(ROOT, 'bin', 'agentport.js'), work);
+  } catch (err) {
+    console.error(err.message);
     process.exit(1);
   }
-  headers['x-api-key'] = key;
 }
 const port = await freePort();
 const args = [

@@ -10,7 +10,7 @@
 // to start or answers the verification request wrongly is skipped with a reason.
 //
 // See docs/benchmarks.md, or run with --help.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -20,6 +20,8 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { runAutocannon, runWrk, wrkVersion, autocannonVersion } from './lib/load.mjs';
 import { machineCpuSeconds, selfAndReapedChildrenCpuSeconds, treeCpuSeconds, treeRss } from './lib/proc.mjs';
+import { createBenchKey } from './lib/api-key.mjs';
+import { freePort, sleep } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -315,18 +317,6 @@ async function startOtlpSink() {
 
 const live = new Set();
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 function canConnect(port) {
   return new Promise((resolve) => {
     const sock = net.connect({ port, host: '127.0.0.1' });
@@ -341,19 +331,15 @@ function canConnect(port) {
 /** Foreign CPU (cores) above which a run counts as contaminated by other work on the machine. */
 const FOREIGN_CPU_LIMIT = 0.15;
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 class StartError extends Error {}
 
-/** A key for the bench, made with the CLI in the server's fresh database before it starts. */
+/** A key for the bench (bench/lib/api-key.mjs); a failure is a start failure of this target. */
 function createApiKey(dataDir, opts) {
-  const r = spawnSync(process.execPath, [opts.agentportBin, 'keys', 'create', '--storage', `sqlite:${path.join(dataDir, 'agentport.db')}`, '--subject', 'bench', '--scope', 'a2a:publish', '--scope', 'a2a:discover'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  const key = /\bap_[0-9a-f]{16}_\S+/.exec(r.stdout ?? '')?.[0];
-  if (r.status !== 0 || !key) throw new StartError(`could not create an API key: ${(r.stderr || r.stdout).trim()}`);
-  return key;
+  try {
+    return createBenchKey(opts.agentportBin, dataDir);
+  } catch (err) {
+    throw new StartError(err.message);
+  }
 }
 
 async function startServer(name, opts) {
