@@ -109,7 +109,13 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
   let server: Promise<{ as: AuthorizationServer; sessions: BrowserSessions; handle: (req: IncomingMessage, res: ServerResponse) => void }> | undefined;
   // The issuer is the public URL, path included (RFC 8414 §2: an issuer may have a path).
   const issuer = () => issuerOf(d.publicUrl());
-  const pathPrefix = () => publicPathPrefix(d.publicUrl());
+  // Asked by `match` on every request the faces before A2A did not take: parsed once per public URL.
+  let prefixOf = { url: '', prefix: '' };
+  const pathPrefix = () => {
+    const url = d.publicUrl();
+    if (url !== prefixOf.url) prefixOf = { url, prefix: publicPathPrefix(url) };
+    return prefixOf.prefix;
+  };
   const revocations = d.revocations;
   const throttle = new LoginThrottle();
   const clientAddress = clientAddressOf(d.oauth.trustedProxies);

@@ -60,7 +60,8 @@ export interface UpstreamLogin {
 
 export function createUpstreamLogin(o: {
   config: UpstreamLoginConfig;
-  store: OAuthStore /** the public URL, path included (the callback and its cookie live below it) */;
+  store: OAuthStore;
+  /** the public URL, path included (the callback and its cookie live below it) */
   publicUrl: () => string;
   log: { warn(o: object, m?: string): void };
 }): UpstreamLogin {
