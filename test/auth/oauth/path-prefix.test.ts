@@ -168,6 +168,13 @@ describe.each(PROXIES)('under a path prefix, behind $name', ({ strip, rootWellKn
     }
   });
 
+  it('serves the /mcp/config/ page with its forms and cookie below the prefix', async () => {
+    const res = await fetch(`${pub}/mcp/config/`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('<form method="post" action="/agentport/mcp/config/login">');
+    expect(res.headers.get('set-cookie')).toMatch(/; Path=\/agentport\/mcp\/config;/);
+  });
+
   it('lists prefixed URLs in the agent cards', async () => {
     for (const cardUrl of [`${pub}/.well-known/agent-card.json`, `${pub}/a2a/echo/.well-known/agent-card.json`]) {
       const card = (await (await fetch(cardUrl)).json()) as { supportedInterfaces: Array<{ url: string }>; securitySchemes: Record<string, any> };
