@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // What the OpenTelemetry JS SDK costs per span on this machine, without Agentport: `node
-// bench/tracing-floor.js [--modes off,sdk,thread] [--spans 5] [--rounds 3] [--duration 8]`.
+// bench/tracing-floor.js [--modes off,record,sdk,thread] [--spans 5] [--rounds 3] [--duration 8]`.
 //
-// Starts bench/targets/bare-http-tracing.mjs once per mode (off: no SDK; sdk: the SDK with its
+// Starts bench/targets/bare-http-tracing.mjs once per mode (off: no SDK; record: the SDK recording,
+// exporting nothing; sdk: the SDK with its
 // OTLP/HTTP exporter on the event loop; thread: the same SDK with Agentport's export thread, from
 // dist/ — build first), all exporting to one OTLP sink run here, loads them AT THE SAME TIME with
 // one wrk each (as bench/ab.js does), and reports main-thread and whole-process CPU per request
@@ -15,12 +16,12 @@ import { runWrk, wrkVersion } from './lib/load.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const opts = { modes: ['off', 'sdk', 'thread'], spans: 5, rounds: 3, duration: 8, warmup: 3, connections: 16 };
+const opts = { modes: ['off', 'record', 'sdk', 'thread'], spans: 5, rounds: 3, duration: 8, warmup: 3, connections: 16 };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   const v = () => process.argv[++i];
   if (a === '--help') {
-    console.log('Usage: node bench/tracing-floor.js [--modes off,sdk,thread] [--spans N] [--rounds N] [--duration S] [--warmup S] [--connections N]');
+    console.log('Usage: node bench/tracing-floor.js [--modes off,record,sdk,thread] [--spans N] [--rounds N] [--duration S] [--warmup S] [--connections N]');
     process.exit(0);
   } else if (a === '--modes') opts.modes = v().split(',').filter(Boolean);
   else if (a === '--spans') opts.spans = Number(v());

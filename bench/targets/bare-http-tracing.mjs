@@ -5,8 +5,10 @@
 // context manager, parent-based ratio sampler, BatchSpanProcessor 8192/1024, OTLP/HTTP JSON) and
 // parents passed explicitly, as Agentport passes them.
 //
-// Usage: node bench/targets/bare-http-tracing.mjs --mode off|sdk|thread [--sink URL] [--ratio R] [--spans N]
+// Usage: node bench/targets/bare-http-tracing.mjs --mode off|record|sdk|thread [--sink URL] [--ratio R] [--spans N]
 //   off     no SDK (the bare server)
+//   record  the SDK recording spans into its batch processor, whose exporter drops them: the floor
+//           of recording alone, with no export at all
 //   sdk     the SDK with its OTLP exporter on the event loop
 //   thread  the SDK with Agentport's export thread (dist/observability/tracing/worker-span-exporter.js; build first)
 // Prints one line "LISTENING <port>" on stdout once ready.
@@ -49,7 +51,8 @@ if (mode !== 'off') {
   if (mode === 'thread') {
     const { WorkerSpanExporter } = await import('../../dist/observability/tracing/worker-span-exporter.js');
     exporter = WorkerSpanExporter.start({ url: sink, headers: {}, resourceAttributes }, diag);
-  } else exporter = new OTLPTraceExporter({ url: sink });
+  } else if (mode === 'record') exporter = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
+  else exporter = new OTLPTraceExporter({ url: sink });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes(resourceAttributes),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
