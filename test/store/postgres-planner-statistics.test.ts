@@ -86,9 +86,10 @@ describe('planner statistics of the PostgreSQL store', () => {
       // Planned while tasks is empty: scanning it is the cheapest plan there is.
       expect(await planOf(c)).toMatch(/Seq Scan on tasks/);
 
+      // The table grows; its statistics do not. (The cached plan is not asserted here: another
+      // session's DDL can overflow PostgreSQL's invalidation queue, which replans every cached
+      // plan at random — what other test files creating schemas do all the time.)
       await fillTasks(20_000);
-      // Still the cached plan: the table grew, its statistics did not.
-      expect(await planOf(c)).toMatch(/Seq Scan on tasks/);
 
       expect(await refreshUntilAnalyzed()).toContain('tasks');
       expect((await statsOf('tasks')).analyzed).toBe(true);
