@@ -1,7 +1,7 @@
 /**
- * Authentication before a body is read, for the management API (`/api/v1/*`): every request that
- * carries a body there needs an admin credential, so the headers alone decide whether the body is
- * worth reading. Run as an `onRequest` hook, which Fastify calls before it reads the body; the
+ * Authentication before a body is read, for the management API (`/api/v1/*`): a request that
+ * carries a body there needs an admin credential (a valid one of any scope for the routes open to
+ * non-administrators), so the headers alone decide whether the body is worth reading. Run as an `onRequest` hook, which Fastify calls before it reads the body; the
  * route still checks the caller itself (this only spares the server the bytes of a refused one).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -19,13 +19,16 @@ export async function refuseBodyWithoutAdmin(d: AdminGuardDeps, req: FastifyRequ
   if (!d.policy.enforcing) return false;
   // The Novaeden task API's writes take any caller holding a2a:publish (the route decides that);
   // here only a caller with no valid credential is refused before its body is read.
-  if (isNovaedenTaskWrite(req.method, req.url)) return refuseUnauthenticated(d, req, reply);
+  if (isNovaedenTaskWrite(req.method, req.url)) return refuseUnauthenticated(d, req, reply, 'a2a:publish');
+  // Anyone signed in creates keys for themselves (keys-routes.ts decides within what).
+  if (req.method === 'POST' && req.url.split('?')[0] === '/api/v1/keys') return refuseUnauthenticated(d, req, reply, 'admin');
   // A refused body is never buffered: Node discards it as it arrives (closing at once instead would
   // reset the connection under a client still sending, and it would never see the 401).
   return !(await requireAdmin(d, req, reply));
 }
 
-async function refuseUnauthenticated(d: AdminGuardDeps, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+/** Refuses only a credential that fails; `scope` is what the challenge names. */
+async function refuseUnauthenticated(d: AdminGuardDeps, req: FastifyRequest, reply: FastifyReply, scope: string): Promise<boolean> {
   try {
     await routeCaller(d.auth, req.raw);
     return false;
@@ -35,7 +38,7 @@ async function refuseUnauthenticated(d: AdminGuardDeps, req: FastifyRequest, rep
     const { status, body } = restErrorBody(err);
     reply.code(status).headers({
       'Content-Type': 'application/json',
-      'WWW-Authenticate': d.auth.challenge(err, { scope: 'a2a:publish', resourceMetadata: d.resourceMetadataUrl() }),
+      'WWW-Authenticate': d.auth.challenge(err, { scope, resourceMetadata: d.resourceMetadataUrl() }),
     });
     reply.send(body);
     return true;

@@ -231,6 +231,12 @@ describe('token login into the console', () => {
     const text = await res.text();
     expect(text).toMatch(/retail/);
     expect(text).not.toMatch(/ledger/);
+    // Its own API keys are bound to the same usecase: asked for none, given demo; another refused.
+    const keys = (body: unknown) => fetch(`${s.http}/api/v1/keys`, { method: 'POST', headers: { cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const bound = await keys({ scopes: ['mcp:tools'] });
+    expect(bound.status).toBe(201);
+    expect(await bound.json()).toMatchObject({ subject: `${issuer.url}#user-console`, scopes: ['mcp:tools'], usecase: 'demo' });
+    expect((await keys({ scopes: ['mcp:tools'], usecase: 'finance' })).status).toBe(403);
   });
 });
 
