@@ -375,13 +375,14 @@ export function openApiDocument(version: string): Obj {
         },
         post: {
           tags: ['console'],
-          summary: 'Exchanges an access token issued to the console\u2019s client (agentport-console) for a session cookie (HttpOnly, SameSite=Strict)',
+          summary:
+            'Exchanges an access token issued to the console\u2019s client (agentport-console) for a session cookie (HttpOnly, SameSite=Strict) of the token\u2019s account (a local user, an upstream account or a token sign-in); the session lasts while the token\u2019s grant does, 8 hours at most',
           requestBody: body({ type: 'object', properties: { accessToken: { type: 'string' } }, required: ['accessToken'] }),
           responses: {
             '201': json({ type: 'object' }, 'Signed in; the cookie is set'),
             '400': error('No token, or not JSON'),
-            '401': error('The token is not valid or not the console\u2019s'),
-            '403': error('Not a local user'),
+            '401': error('The token is not valid, not the console\u2019s, or its grant has ended'),
+            '403': error('Neither a local user nor a grant to stand on (a token minted outside the sign-in)'),
           },
         },
       },
