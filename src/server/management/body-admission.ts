@@ -8,7 +8,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { restErrorBody } from '../../bindings/a2a-rest/rest-binding.js';
 import { toA2AError } from '../../protocol/a2a/errors.js';
 import { isNovaedenTaskWrite } from '../compat/novaeden-task-api.js';
-import { requireAdmin, sendError, type AdminGuardDeps } from './admin-guard.js';
+import { keyVisibility } from '../../core/authz/own-api-keys.js';
+import { SCOPES } from '../../core/authz/scopes.js';
+import { requireAdmin, requireCaller, sendDenial, sendError, type AdminGuardDeps } from './admin-guard.js';
 import { routeCaller } from '../route-caller.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -21,10 +23,22 @@ export async function refuseBodyWithoutAdmin(d: AdminGuardDeps, req: FastifyRequ
   // here only a caller with no valid credential is refused before its body is read.
   if (isNovaedenTaskWrite(req.method, req.url)) return refuseUnauthenticated(d, req, reply, 'a2a:publish');
   // Anyone signed in creates keys for themselves (keys-routes.ts decides within what).
-  if (req.method === 'POST' && req.url.split('?')[0] === '/api/v1/keys') return refuseUnauthenticated(d, req, reply, 'admin');
+  if (req.method === 'POST' && req.url.split('?')[0] === '/api/v1/keys') return refuseWithoutCredential(d, req, reply);
   // A refused body is never buffered: Node discards it as it arrives (closing at once instead would
   // reset the connection under a client still sending, and it would never see the 401).
   return !(await requireAdmin(d, req, reply));
+}
+
+/** Refuses a request with no credential or a failing one, as the keys route would (keyVisibility). */
+async function refuseWithoutCredential(d: AdminGuardDeps, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const principal = await requireCaller(d, req, reply, SCOPES.admin);
+  if (!principal) return true;
+  try {
+    keyVisibility(d.policy, principal);
+    return false;
+  } catch (e) {
+    return (sendDenial(d, reply, e), true);
+  }
 }
 
 /** Refuses only a credential that fails; `scope` is what the challenge names. */
