@@ -7,7 +7,8 @@
  * - the subject is the caller's own: naming another needs `admin`;
  * - every scope of the key is one the caller holds (`mcp:tools` covers `mcp:tools:<u>`, never the
  *   other way round); `admin` is never among them, since the caller would hold it;
- * - a caller bound to a usecase by its credential (a token sign-in) makes keys bound to it too;
+ * - a caller bound to usecases (a token sign-in's usecase, or only `mcp:tools:<u>` scopes) makes
+ *   keys bound to one of them: otherwise a key of its A2A scopes alone would see every usecase;
  * - the caller is a person signed in (a console session, a user's OAuth or upstream token), not an
  *   API key or an OAuth client acting for itself: a key that mints keys would let a leaked key
  *   outlive its own revocation through the keys it made.
@@ -15,7 +16,7 @@
 import { AccessDenied } from './access-denied.js';
 import type { AuthorizationPolicy } from './policy.js';
 import type { Principal } from './principal.js';
-import { holdsScope, SCOPES } from './scopes.js';
+import { holdsScope, SCOPES, usecasesOf } from './scopes.js';
 
 /** `subject` undefined: every key; else only keys of this subject. */
 export interface KeyVisibility {
@@ -59,9 +60,10 @@ export function keyToCreate(principal: Principal, visibility: KeyVisibility, ask
   }
   const beyond = scopes.filter((s) => !holdsScope(principal, s));
   if (beyond.length > 0) throw new KeyRequestDenied('create-own-apikey', beyond, `A key cannot have scopes you do not hold: ${beyond.join(' ')}`);
-  const usecase = principal.usecase ?? asked.usecase;
-  if (principal.usecase !== undefined && asked.usecase !== undefined && asked.usecase !== principal.usecase) {
-    throw new KeyRequestDenied('create-own-apikey', [SCOPES.admin], `Your sign-in is bound to usecase ${principal.usecase}; so are your keys`);
+  const bound = usecasesOf(principal);
+  const usecase = asked.usecase ?? (bound?.length === 1 ? bound[0] : undefined);
+  if (bound !== undefined && (usecase === undefined || !bound.includes(usecase))) {
+    throw new KeyRequestDenied('create-own-apikey', [SCOPES.admin], `Your credential is bound to usecase ${bound.join(', ') || '(none)'}; so are your keys: give one of them as usecase`);
   }
   return { subject: own, scopes, ...(usecase === undefined ? {} : { usecase }) };
 }

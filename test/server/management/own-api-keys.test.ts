@@ -16,6 +16,8 @@ import { rpc, type TestServer } from '../../support/server.js';
 
 const MEMBER = { username: 'bob', password: 'own keys member password 1', scopes: ['a2a:discover', 'a2a:publish', 'mcp:tools'] };
 const OTHER = { username: 'carol', password: 'own keys member password 2', scopes: ['a2a:discover'] };
+/** bound to usecase demo by her scopes: her keys must be too */
+const BOUND = { username: 'dana', password: 'own keys member password 3', scopes: ['a2a:discover', 'a2a:publish', 'mcp:tools:demo'] };
 
 interface KeyView {
   id: string;
@@ -32,7 +34,7 @@ let bob: Record<string, string>;
 let carolsKey: KeyView;
 
 beforeAll(async () => {
-  s = await startOAuthServer({}, [MEMBER, OTHER]);
+  s = await startOAuthServer({}, [MEMBER, OTHER, BOUND]);
   api = new OpenApiConformance((await (await fetch(`${s.http}/openapi.json`)).json()) as Record<string, unknown>);
   const c = await consoleSignIn(s.http, async (url, redirect) => (await browse(s, url, { redirectPrefix: redirect, user: MEMBER })).callback);
   expect(c.session).toMatchObject({ username: MEMBER.username, admin: false });
@@ -130,6 +132,17 @@ describe("a member's own API keys", () => {
     expect(minted.status).toBe(403);
     expect(JSON.stringify(minted.body)).toContain('cannot create API keys');
     expect((await call('DELETE', `/api/v1/keys/${k.id}`, asKey)).status).toBe(204);
+  });
+
+  it('a member bound to a usecase by their scopes makes keys bound to it (A2A scopes alone would see every usecase)', async () => {
+    const c = await consoleSignIn(s.http, async (url, redirect) => (await browse(s, url, { redirectPrefix: redirect, user: BOUND })).callback);
+    const dana = { cookie: c.cookie, 'x-csrf-token': c.csrf };
+    const created = await call('POST', '/api/v1/keys', dana, { scopes: ['a2a:publish'] });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ subject: BOUND.username, scopes: ['a2a:publish'], usecase: 'demo' });
+    const elsewhere = await call('POST', '/api/v1/keys', dana, { scopes: ['a2a:publish'], usecase: 'finance' });
+    expect(elsewhere.status).toBe(403);
+    expect(JSON.stringify(elsewhere.body)).toContain('bound to usecase demo');
   });
 
   it('bad input is a 400 naming the field', async () => {
