@@ -41,7 +41,7 @@ const ROUTES: Route[] = [
   { path: 'usage', title: 'Usage', adminOnly: false, page: (s) => <UsagePage session={s} /> },
   { path: 'audit', title: 'Audit', adminOnly: true, page: () => <AuditPage /> },
   { path: 'connect', title: 'Connect', adminOnly: false, page: () => <ConnectPage /> },
-  { path: 'keys', title: 'API keys', adminOnly: true, page: () => <KeysPage /> },
+  { path: 'keys', title: 'API keys', adminOnly: false, page: (s) => <KeysPage admin={s.admin} username={s.username} scopes={s.scopes} /> },
   { path: 'users', title: 'Users', adminOnly: true, page: (s) => <UsersPage self={s.username} /> },
   { path: 'clients', title: 'OAuth clients', adminOnly: true, page: () => <ClientsPage /> },
   { path: 'settings', title: 'Settings', adminOnly: true, page: () => <SettingsPage /> },

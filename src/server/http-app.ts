@@ -56,7 +56,6 @@ import { openApiRoutes } from './openapi/openapi-routes.js';
 import { routeCaller } from './route-caller.js';
 import type { ConsoleSessions } from '../auth/sessions/console-sessions.js';
 import { consoleUrlOf } from '../auth/sessions/console-sessions.js';
-import type { OAuthStore } from '../store/oauth-store.js';
 import { consoleAssetRoutes, type ConsoleAssets } from './console/console-assets.js';
 import { consoleSessionRoutes } from './console/console-session-routes.js';
 
@@ -102,8 +101,8 @@ export interface HttpAppDeps {
   publicUrl?: () => string;
   /** the budget of body bytes in flight, when shared with another listener (gRPC); default: its own */
   bodyBudget?: BodyBudget;
-  /** the web console's sessions (the same instance the Authenticator asks) and users; absent: no /console */
-  console?: { sessions: ConsoleSessions; users: Pick<OAuthStore, 'getUser'>; assets?: ConsoleAssets };
+  /** the web console's sessions (the same instance the Authenticator asks); absent: no /console */
+  console?: { sessions: ConsoleSessions; assets?: ConsoleAssets };
   /** GET /metrics on this listener (src/server/metrics-endpoint.ts); absent: metrics off or on their own listener */
   metricsRoute?: FastifyPluginAsync;
 }
@@ -407,7 +406,6 @@ export function buildHttpApp(d: HttpAppDeps) {
       consoleSessionRoutes({
         sessions: consoleDeps.sessions,
         auth: d.auth,
-        store: consoleDeps.users,
         publicUrl,
         signIn: d.oauth !== undefined && config.auth.oauth.enabled,
         open: config.auth.mode === 'none',

@@ -309,7 +309,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
       // Readable even with audit.enabled false: records written before it was turned off stay.
       auditStore: store.audit,
       ...(auditLog ? { flushAudit: () => auditLog.flush() } : {}),
-      console: { sessions: consoleSessions, users: store.oauth, ...consoleAssetsIfBuilt() },
+      console: { sessions: consoleSessions, ...consoleAssetsIfBuilt() },
       ...(metrics && !initial.metrics.listen
         ? {
             metricsRoute: metricsRoute(metrics, {

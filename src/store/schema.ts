@@ -105,10 +105,17 @@ export interface UsersTable {
 /** sign-in sessions (src/store/session-store.ts) */
 export interface SessionsTable {
   id: string;
+  /** the account id (subject): a local username or `<issuer>#<subject>` */
   username: string;
   purpose: string;
   created_at: number;
   expires_at: number;
+  /** migration 0015: the OAuth grant the session stands on */
+  grant_id: string | null;
+  /** migration 0015: JSON array, the grant's scopes for an account with no local user row */
+  scopes: string | null;
+  /** migration 0015: the usecase a token sign-in is bound to */
+  usecase: string | null;
 }
 
 /** usage records (src/store/usage/): one row per call or task; booleans are 0/1 */

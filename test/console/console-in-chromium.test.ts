@@ -3,7 +3,7 @@
  * sign-in through Agentport's own OAuth server (code flow with PKCE, local user), the session
  * cookie and its CSRF header, each page on the management API, an API key created, used, revoked
  * and then refused, the usage page counting the calls just made, the audit page listing the key's
- * creation, a non-admin seeing only their own, no CSP violation, and axe-core finding no serious or
+ * creation, a non-admin seeing only their own (and creating and revoking a key of their own), no CSP violation, and axe-core finding no serious or
  * critical accessibility problem on any page. Screenshots of each page go to docs/images/console-*.png.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -286,22 +286,63 @@ describe('the console, as an administrator', () => {
 });
 
 describe('the console, as a member (no admin scope)', () => {
-  it('sees Overview, Agents, Tasks, Usage and Connect only, and only their own usage; the admin API refuses the session', async () => {
+  it('sees Overview, Agents, Tasks, Usage, Connect and API keys only, and only their own usage; the admin API refuses the session', async () => {
     const { page, problems } = await newPage(browser.context);
     await signIn(page, MEMBER);
-    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual(['Overview', 'Agents', 'Tasks', 'Usage', 'Connect']);
+    expect(await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents()).toEqual(['Overview', 'Agents', 'Tasks', 'Usage', 'Connect', 'API keys']);
     const member = await page.evaluate(async () => {
       const session = (await (await fetch('session')).json()) as { csrf: string; admin: boolean };
       const headers = { 'X-CSRF-Token': session.csrf, Accept: 'application/json' };
-      const keys = await fetch('../api/v1/keys', { headers });
+      const users = await fetch('../api/v1/users', { headers });
       const usage = (await (await fetch('../api/v1/usage?by=subject&since=1h', { headers })).json()) as { subject?: string };
-      return { admin: session.admin, keys: keys.status, usageSubject: usage.subject };
+      return { admin: session.admin, users: users.status, usageSubject: usage.subject };
     });
-    expect(member).toEqual({ admin: false, keys: 403, usageSubject: MEMBER.username });
+    expect(member).toEqual({ admin: false, users: 403, usageSubject: MEMBER.username });
     await show(page, 'usage', 'Usage');
     expect(await page.getByRole('checkbox', { name: 'subject' }).count()).toBe(0);
     expect(await page.locator('main').textContent()).toContain(`Your own calls (${MEMBER.username})`);
     expect(await seriousViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('API keys: creates a key of their own (it acts as them), revokes it, and the API then refuses it; sees no one else’s', async () => {
+    // Someone else's key, made by the administrator: never listed for the member.
+    const theirs = await fetch(`${s.http}/api/v1/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': s.firstAdminKey! },
+      body: JSON.stringify({ subject: 'someone-else', scopes: ['a2a:discover'] }),
+    });
+    const theirsId = ((await theirs.json()) as { id: string }).id;
+    const { page, problems } = await newPage(browser.context);
+    await signIn(page, MEMBER);
+    await show(page, 'keys', 'API keys');
+    expect(await page.locator('#own-keys-note').textContent()).toContain(MEMBER.username);
+    expect(await page.locator('input[name=subject]').count()).toBe(0);
+    // Asking for more than they hold is refused, naming the scope.
+    await page.fill('input[name=scopes]', 'a2a:publish admin');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('admin');
+    await page.fill('input[name=scopes]', 'a2a:publish a2a:discover');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.locator('#new-key').textContent())!;
+    expect(key).toMatch(/^ap_[0-9a-f]{16}_/);
+    const keyId = key.split('_')[1]!;
+    const row = page.locator('tbody tr', { hasText: keyId });
+    expect(await row.locator('td').nth(1).textContent()).toBe(MEMBER.username);
+    expect(await row.locator('td').nth(4).textContent()).toBe('active');
+    expect(await page.locator('tbody tr', { hasText: theirsId }).count()).toBe(0);
+    expect(new Set(await page.locator('tbody tr td:nth-child(2)').allTextContents())).toEqual(new Set([MEMBER.username]));
+
+    const used = await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage('my own key') }, { 'x-api-key': key });
+    expect(used.status).toBe(200);
+    expect(used.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole('button', { name: `Revoke key ${keyId}` }).click();
+    await expect.poll(() => row.locator('td').nth(4).textContent()).toBe('revoked');
+    const refused = await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage('after revocation') }, { 'x-api-key': key });
+    expect(refused.status).toBe(401);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -34,5 +34,5 @@ it('a member who asks the console client for every scope gets only their own', a
   const answer = (await res.json()) as { access_token: string; scope?: string };
   const granted = String(decodeJwt(answer.access_token).scope ?? '').split(' ');
   expect(granted.sort()).toEqual(['a2a:discover', 'usage:read']);
-  expect((await fetch(`${s.http}/api/v1/keys`, { headers: { authorization: `Bearer ${answer.access_token}` } })).status).toBe(403);
+  expect((await fetch(`${s.http}/api/v1/users`, { headers: { authorization: `Bearer ${answer.access_token}` } })).status).toBe(403);
 });

@@ -83,19 +83,20 @@ describe('signing in', () => {
 describe('the session as a credential', () => {
   it('counts only with its CSRF header, ends at sign-out, and follows the user: scope removed or user deleted ends it', async () => {
     const { cookie, csrf } = await signedIn(CAROL);
-    const keys = (headers: Record<string, string>) => fetch(`${s.http}/api/v1/keys`, { headers });
-    expect((await keys({ cookie, 'x-csrf-token': csrf })).status).toBe(200);
-    expect((await keys({ cookie })).status).toBe(401);
-    expect((await keys({ 'x-csrf-token': csrf })).status).toBe(401);
+    // An administrator's route: a member's session is refused it (403), an ended session is anonymous (401).
+    const users = (headers: Record<string, string>) => fetch(`${s.http}/api/v1/users`, { headers });
+    expect((await users({ cookie, 'x-csrf-token': csrf })).status).toBe(200);
+    expect((await users({ cookie })).status).toBe(401);
+    expect((await users({ 'x-csrf-token': csrf })).status).toBe(401);
 
     // The administrator takes carol's admin scope away: her sessions end there and then.
     const admin = await signedIn(ADMIN);
     const asAdmin = { cookie: admin.cookie, 'x-csrf-token': admin.csrf, 'content-type': 'application/json' };
     expect((await fetch(`${s.http}/api/v1/users/carol`, { method: 'PATCH', headers: asAdmin, body: JSON.stringify({ scopes: ['a2a:discover'] }) })).status).toBe(200);
-    expect((await keys({ cookie, 'x-csrf-token': csrf })).status).toBe(401);
+    expect((await users({ cookie, 'x-csrf-token': csrf })).status).toBe(401);
     // Signed in again without admin: the session is hers, and the management API refuses it.
     const again = await signedIn(CAROL);
-    expect((await keys({ cookie: again.cookie, 'x-csrf-token': again.csrf })).status).toBe(403);
+    expect((await users({ cookie: again.cookie, 'x-csrf-token': again.csrf })).status).toBe(403);
     expect((await fetch(`${s.http}/api/v1/users/carol`, { method: 'DELETE', headers: asAdmin })).status).toBe(204);
     expect((await fetch(`${s.http}/api/v1/agents`, { headers: { cookie: again.cookie, 'x-csrf-token': again.csrf } })).status).toBe(401);
 
@@ -104,7 +105,7 @@ describe('the session as a credential', () => {
     const end = await fetch(`${s.http}/console/session/end`, { method: 'POST', headers: { cookie: admin.cookie, 'x-csrf-token': admin.csrf } });
     expect(end.status).toBe(204);
     expect(end.headers.getSetCookie()[0]).toMatch(/^ap_console=; .*Max-Age=0$/);
-    expect((await keys({ cookie: admin.cookie, 'x-csrf-token': admin.csrf })).status).toBe(401);
+    expect((await users({ cookie: admin.cookie, 'x-csrf-token': admin.csrf })).status).toBe(401);
     expect(((await (await fetch(`${s.http}/console/session`, { headers: { cookie: admin.cookie } })).json()) as { signedIn: boolean }).signedIn).toBe(false);
   });
 });

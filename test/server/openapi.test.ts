@@ -128,7 +128,13 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/api/v1/settings', admin)).status).toBe(200);
     expect((await call('GET', '/api/v1/settings', created.body.key)).status).toBe(403);
     expect((await call('GET', '/api/v1/keys')).status).toBe(401);
-    expect((await call('GET', '/api/v1/keys', created.body.key)).status).toBe(403);
+    // A non-admin's list: its own keys only.
+    const own = await call('GET', '/api/v1/keys', created.body.key);
+    expect(own.status).toBe(200);
+    expect(own.body.keys.map((x: { subject: string }) => x.subject)).toEqual(['carol']);
+    // A key cannot mint keys, not even its own subject's; another subject's key is not found.
+    expect((await call('POST', '/api/v1/keys', created.body.key, { scopes: ['a2a:discover'] })).status).toBe(403);
+    expect((await call('DELETE', `/api/v1/keys/${s.adminKey.split('_')[1]}`, created.body.key)).status).toBe(404);
     expect((await call('POST', '/api/v1/keys', admin, { subject: '' })).status).toBe(400);
     expect((await call('GET', '/api/v1/audit?limit=2', admin)).status).toBe(200);
     expect((await call('GET', '/metrics', admin)).status).toBe(200);

@@ -1,4 +1,8 @@
-/** API keys: list, create (the secret is shown once, here), revoke. */
+/**
+ * API keys: list, create (the secret is shown once, here), revoke. An administrator manages every
+ * key, for any subject; anyone else their own: keys that act as them, with scopes they hold
+ * (the server refuses more, and says which).
+ */
 import { useState } from 'preact/hooks';
 import { getJson, sendJson } from '../api.js';
 import { Problem, Status, Table, useLoad, when } from '../ui.js';
@@ -13,10 +17,13 @@ interface ApiKey {
   status: 'active' | 'revoked' | 'expired';
 }
 
-export function KeysPage() {
+/** What a member's key may carry: the member's own scopes (admin aside, which a member does not hold). */
+const ownKeyScopes = (scopes: readonly string[]) => scopes.filter((s) => s !== 'admin').join(' ');
+
+export function KeysPage({ admin, username, scopes: held }: { admin: boolean; username: string; scopes: readonly string[] }) {
   const keys = useLoad(() => getJson<{ keys: ApiKey[] }>('api/v1/keys'), []);
   const [subject, setSubject] = useState('');
-  const [scopes, setScopes] = useState('a2a:invoke mcp:tools');
+  const [scopes, setScopes] = useState(admin ? 'a2a:invoke mcp:tools' : ownKeyScopes(held));
   const [created, setCreated] = useState<ApiKey & { key: string }>();
   const [problem, setProblem] = useState<string>();
 
@@ -24,7 +31,8 @@ export function KeysPage() {
     e.preventDefault();
     setProblem(undefined);
     try {
-      const key = await sendJson<ApiKey & { key: string }>('POST', 'api/v1/keys', { subject, scopes: scopes.split(/[\s,]+/).filter(Boolean) });
+      // A member's keys act as the member: the server fills in the subject.
+      const key = await sendJson<ApiKey & { key: string }>('POST', 'api/v1/keys', { ...(admin ? { subject } : {}), scopes: scopes.split(/[\s,]+/).filter(Boolean) });
       setCreated(key);
       setSubject('');
       keys.reload();
@@ -46,12 +54,19 @@ export function KeysPage() {
   return (
     <>
       <h1>API keys</h1>
+      {admin ? null : (
+        <p id="own-keys-note">
+          Your own keys: they act as <strong>{username}</strong>, with at most your scopes ({ownKeyScopes(held) || 'none'}).
+        </p>
+      )}
       <form class="create" onSubmit={create}>
         <h2>Create a key</h2>
-        <label>
-          Subject (who the key acts as)
-          <input name="subject" required value={subject} onInput={(e) => setSubject(e.currentTarget.value)} />
-        </label>
+        {admin ? (
+          <label>
+            Subject (who the key acts as)
+            <input name="subject" required value={subject} onInput={(e) => setSubject(e.currentTarget.value)} />
+          </label>
+        ) : null}
         <label>
           Scopes (space-separated)
           <input name="scopes" required value={scopes} onInput={(e) => setScopes(e.currentTarget.value)} />
@@ -72,7 +87,7 @@ export function KeysPage() {
       <Status loaded={keys}>
         {(k) => (
           <Table
-            caption="Keys"
+            caption={admin ? 'Keys' : 'Your keys'}
             empty="No API keys yet."
             rows={k.keys}
             columns={[

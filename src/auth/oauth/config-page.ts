@@ -144,7 +144,7 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
     }
     d.throttle.succeeded(username, address);
     signInEvent({ action: 'signin.succeeded', outcome: 'success', actor: user.username, details: { method: 'password', page: 'config' } });
-    const token = await sessions.begin(user.username);
+    const { token } = await sessions.begin(user.username);
     res.writeHead(303, {
       Location: `${d.pathPrefix}${CONFIG_PATH}/`,
       'Set-Cookie': [`${COOKIE}=${token}; ${cookieAttributes}; Max-Age=${SESSION_SECONDS}`, `${LOGIN_COOKIE}=; ${cookieAttributes}; Max-Age=0`],

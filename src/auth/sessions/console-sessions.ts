@@ -8,14 +8,21 @@
  * cross-origin request with it needs a CORS preflight Agentport never grants) nor know (it is
  * read from `GET /console/session`, same origin only). Without the header the request is
  * anonymous, so a link or form from elsewhere that brings the cookie along gains nothing.
- * The user and its scopes are re-read at every request: a deleted user's sessions end at once.
+ *
+ * Every account the OAuth server signs in gets a session (docs/decisions/0022-console-sessions-for-every-account.md):
+ * a local user's scopes are re-read from the user at every request (a deleted user's sessions end
+ * at once); an upstream or token sign-in has no user row, so its session keeps the scopes the
+ * console's grant gave (and a token sign-in's usecase). Either way the session stands on that
+ * grant: revoked or expired, the session is over, and it never outlives it.
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import { decodeJwt } from 'jose';
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
+import type { SessionGrant } from '../../store/session-store.js';
 import { serverSecret } from '../oauth/server-secret.js';
-import { BrowserSessions, type ActiveSession } from './browser-sessions.js';
+import { BrowserSessions, type ActiveSession, type NewSession } from './browser-sessions.js';
 
 export const CONSOLE_CLIENT_ID = 'agentport-console';
 export const CONSOLE_COOKIE = 'ap_console';
@@ -48,8 +55,30 @@ export class ConsoleSessions {
     return this.sessions;
   }
 
-  async begin(username: string): Promise<string> {
-    return (await this.get()).begin(username);
+  /**
+   * A session for the account a verified access token of the console's client acts for
+   * (`principal`, from `accessToken`). Refused when the token's grant is no longer live or is not
+   * the console's, and for an account with neither a local user row nor a grant to stand on.
+   */
+  async begin(principal: Principal, accessToken: string, now = Date.now()): Promise<NewSession & { username: string; scopes: readonly string[] }> {
+    const grantId = grantIdOf(accessToken);
+    const [user, grant] = await Promise.all([this.store.getUser(principal.subject), grantId === undefined ? undefined : this.store.findRecord('Grant', grantId, now)]);
+    if (grantId !== undefined && (!grant || grant.payload.accountId !== principal.subject || grant.payload.clientId !== CONSOLE_CLIENT_ID)) {
+      throw new A2AError('Unauthenticated', 'The sign-in this token came from has ended; sign in again');
+    }
+    const sessions = await this.get();
+    const usecase = principal.usecase === undefined ? {} : { usecase: principal.usecase };
+    if (user) {
+      const session: SessionGrant | undefined = grantId === undefined ? undefined : { id: grantId, ...usecase };
+      const started = await sessions.begin(user.username, { ...(session ? { grant: session } : {}), ...(grant?.expiresAt === undefined ? {} : { notAfter: grant.expiresAt }) });
+      return { ...started, username: user.username, scopes: user.scopes };
+    }
+    if (grantId === undefined || !grant) throw new A2AError('PermissionDenied', 'This account has no user here and its token no grant to stand on; sign in through the console');
+    // What the grant gave, per resource (the token cannot carry more, but the grant is the record).
+    const granted = new Set(Object.values((grant.payload.resources ?? {}) as Record<string, unknown>).flatMap((v) => (typeof v === 'string' ? v.split(' ') : [])));
+    const scopes = principal.scopes.filter((s) => granted.has(s));
+    const started = await sessions.begin(principal.subject, { grant: { id: grantId, scopes, ...usecase }, ...(grant.expiresAt === undefined ? {} : { notAfter: grant.expiresAt }) });
+    return { ...started, username: principal.subject, scopes };
   }
 
   /** The live session named by the request's cookie, if any. */
@@ -81,7 +110,23 @@ export class ConsoleSessions {
     if (!session || !sessions.formTokenValid(session, API_FORM, presented)) {
       throw new A2AError('Unauthenticated', 'The console session has ended or its CSRF token does not match; sign in again');
     }
-    return { subject: session.username, authenticated: true, clientId: CONSOLE_CLIENT_ID, scopes: Object.freeze([...session.scopes]) };
+    return {
+      subject: session.username,
+      authenticated: true,
+      clientId: CONSOLE_CLIENT_ID,
+      scopes: Object.freeze([...session.scopes]),
+      ...(session.usecase === undefined ? {} : { usecase: session.usecase }),
+    };
+  }
+}
+
+/** The `grant_id` claim of an access token the caller has verified. */
+function grantIdOf(accessToken: string): string | undefined {
+  try {
+    const id = decodeJwt(accessToken).grant_id;
+    return typeof id === 'string' && id !== '' ? id : undefined;
+  } catch {
+    return undefined;
   }
 }
 

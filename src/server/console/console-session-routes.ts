@@ -4,7 +4,8 @@
  *   (the OAuth endpoints and the console's client id); with authentication off, that no one needs to;
  * - `POST /console/session` `{accessToken}`: the token the console just received from the code
  *   flow, exchanged for a session cookie (HttpOnly, SameSite=Strict, Secure on https, scoped to
- *   the public URL's path); only a token issued to the console's own client, for a local user;
+ *   the public URL's path); only a token issued to the console's own client, under a live grant:
+ *   a local user's, or an upstream or token sign-in's (the session keeps that grant's scopes);
  * - `POST /console/session/end`: sign-out (every console session of the user), with the CSRF header.
  */
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
@@ -13,15 +14,14 @@ import { OAUTH_PATHS, oauthUrl } from '../../auth/oauth-paths.js';
 import { OFFERED_SCOPES } from '../../auth/oauth/scopes.js';
 import { CONSOLE_CLIENT_ID, CONSOLE_COOKIE, CONSOLE_SESSION_SECONDS, consoleUrlOf, CSRF_HEADER, type ConsoleSessions } from '../../auth/sessions/console-sessions.js';
 import type { AuditSink } from '../../core/audit/audit-event.js';
+import type { Principal } from '../../core/authz/principal.js';
 import { SCOPES } from '../../core/authz/scopes.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
-import type { OAuthStore } from '../../store/oauth-store.js';
 import { sendError } from '../management/admin-guard.js';
 
 export interface ConsoleSessionDeps {
   sessions: ConsoleSessions;
   auth: Pick<Authenticator, 'authenticate'>;
-  store: Pick<OAuthStore, 'getUser'>;
   publicUrl: () => string;
   /** the OAuth authorization server is on: the console can sign in */
   signIn: boolean;
@@ -68,21 +68,34 @@ export function consoleSessionRoutes(d: ConsoleSessionDeps): FastifyPluginCallba
       if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) return sendError(reply, new A2AError('InvalidRequest', 'Send {"accessToken": "…"} as application/json'));
       const accessToken = tokenOf(req);
       if (!accessToken) return sendError(reply, new A2AError('InvalidRequest', 'Send {"accessToken": "…"} as application/json'));
-      let subject: string;
+      let principal: Principal;
       try {
-        const principal = await d.auth.authenticate({ authorization: `Bearer ${accessToken}` });
+        principal = await d.auth.authenticate({ authorization: `Bearer ${accessToken}` });
         if (principal.clientId !== CONSOLE_CLIENT_ID) throw new A2AError('Unauthenticated', 'The token was not issued to the console');
-        subject = principal.subject;
       } catch (e) {
         const err = toA2AError(e);
         return sendError(reply, err.kind === 'Unauthenticated' ? err : new A2AError('Unauthenticated', 'The token could not be verified'));
       }
-      const user = await d.store.getUser(subject);
-      if (!user) return sendError(reply, new A2AError('PermissionDenied', 'Only local users can sign in to the console for now'));
-      const cookie = await d.sessions.begin(user.username);
-      d.audit?.record({ action: 'console.session.started', outcome: 'success', actor: user.username, actorClient: CONSOLE_CLIENT_ID, target: `user:${user.username}` });
-      reply.header('Set-Cookie', `${CONSOLE_COOKIE}=${cookie}; ${cookieAttributes()}; Max-Age=${CONSOLE_SESSION_SECONDS}`);
-      return reply.code(201).send({ signedIn: true, username: user.username });
+      const now = Date.now();
+      let started: Awaited<ReturnType<ConsoleSessions['begin']>>;
+      try {
+        started = await d.sessions.begin(principal, accessToken, now);
+      } catch (e) {
+        if (e instanceof A2AError) return sendError(reply, e);
+        throw e;
+      }
+      d.audit?.record({
+        action: 'console.session.started',
+        outcome: 'success',
+        actor: started.username,
+        actorClient: CONSOLE_CLIENT_ID,
+        target: `user:${started.username}`,
+        details: { scopes: [...started.scopes], ...(principal.usecase === undefined ? {} : { usecase: principal.usecase }) },
+      });
+      // The cookie lasts as long as the session: 8 hours, or less when the grant ends sooner.
+      const maxAge = Math.min(CONSOLE_SESSION_SECONDS, Math.max(0, Math.floor((started.expiresAt - now) / 1000)));
+      reply.header('Set-Cookie', `${CONSOLE_COOKIE}=${started.token}; ${cookieAttributes()}; Max-Age=${maxAge}`);
+      return reply.code(201).send({ signedIn: true, username: started.username });
     });
 
     app.post('/console/session/end', async (req, reply) => {

@@ -1,14 +1,16 @@
 /**
- * Authentication before a body is read, for the management API (`/api/v1/*`): every request that
- * carries a body there needs an admin credential, so the headers alone decide whether the body is
- * worth reading. Run as an `onRequest` hook, which Fastify calls before it reads the body; the
+ * Authentication before a body is read, for the management API (`/api/v1/*`): a request that
+ * carries a body there needs an admin credential (a valid one of any scope for the routes open to
+ * non-administrators), so the headers alone decide whether the body is worth reading. Run as an `onRequest` hook, which Fastify calls before it reads the body; the
  * route still checks the caller itself (this only spares the server the bytes of a refused one).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { restErrorBody } from '../../bindings/a2a-rest/rest-binding.js';
 import { toA2AError } from '../../protocol/a2a/errors.js';
 import { isNovaedenTaskWrite } from '../compat/novaeden-task-api.js';
-import { requireAdmin, sendError, type AdminGuardDeps } from './admin-guard.js';
+import { keyVisibility } from '../../core/authz/own-api-keys.js';
+import { SCOPES } from '../../core/authz/scopes.js';
+import { requireAdmin, requireCaller, sendDenial, sendError, type AdminGuardDeps } from './admin-guard.js';
 import { routeCaller } from '../route-caller.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
@@ -19,13 +21,28 @@ export async function refuseBodyWithoutAdmin(d: AdminGuardDeps, req: FastifyRequ
   if (!d.policy.enforcing) return false;
   // The Novaeden task API's writes take any caller holding a2a:publish (the route decides that);
   // here only a caller with no valid credential is refused before its body is read.
-  if (isNovaedenTaskWrite(req.method, req.url)) return refuseUnauthenticated(d, req, reply);
+  if (isNovaedenTaskWrite(req.method, req.url)) return refuseUnauthenticated(d, req, reply, 'a2a:publish');
+  // Anyone signed in creates keys for themselves (keys-routes.ts decides within what).
+  if (req.method === 'POST' && req.url.split('?')[0] === '/api/v1/keys') return refuseWithoutCredential(d, req, reply);
   // A refused body is never buffered: Node discards it as it arrives (closing at once instead would
   // reset the connection under a client still sending, and it would never see the 401).
   return !(await requireAdmin(d, req, reply));
 }
 
-async function refuseUnauthenticated(d: AdminGuardDeps, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+/** Refuses a request with no credential or a failing one, as the keys route would (keyVisibility). */
+async function refuseWithoutCredential(d: AdminGuardDeps, req: FastifyRequest, reply: FastifyReply): Promise<boolean> {
+  const principal = await requireCaller(d, req, reply, SCOPES.admin);
+  if (!principal) return true;
+  try {
+    keyVisibility(d.policy, principal);
+    return false;
+  } catch (e) {
+    return (sendDenial(d, reply, e), true);
+  }
+}
+
+/** Refuses only a credential that fails; `scope` is what the challenge names. */
+async function refuseUnauthenticated(d: AdminGuardDeps, req: FastifyRequest, reply: FastifyReply, scope: string): Promise<boolean> {
   try {
     await routeCaller(d.auth, req.raw);
     return false;
@@ -35,7 +52,7 @@ async function refuseUnauthenticated(d: AdminGuardDeps, req: FastifyRequest, rep
     const { status, body } = restErrorBody(err);
     reply.code(status).headers({
       'Content-Type': 'application/json',
-      'WWW-Authenticate': d.auth.challenge(err, { scope: 'a2a:publish', resourceMetadata: d.resourceMetadataUrl() }),
+      'WWW-Authenticate': d.auth.challenge(err, { scope, resourceMetadata: d.resourceMetadataUrl() }),
     });
     reply.send(body);
     return true;

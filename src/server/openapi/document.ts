@@ -29,6 +29,14 @@ const AUTH_ERRORS = {
 const ADMIN = { security: [{ bearer: ['admin'] }, { apiKey: ['admin'] }], ...{} };
 const adminOp = (summary: string, responses: Obj, extra: Obj = {}) => ({ tags: ['management'], summary, ...ADMIN, ...extra, responses: { ...responses, ...AUTH_ERRORS } });
 const scoped = (scope: string) => ({ security: [{ bearer: [scope] }, { apiKey: [scope] }] });
+/** `/api/v1/keys`: scope admin for every key; any credential (or the console's session) for one's own. */
+const keysOp = (summary: string, responses: Obj, extra: Obj = {}) => ({
+  tags: ['management'],
+  summary,
+  security: [{ bearer: ['admin'] }, { apiKey: ['admin'] }, { bearer: [] }, { apiKey: [] }],
+  ...extra,
+  responses: { ...responses, ...AUTH_ERRORS },
+});
 const card = (summary: string, params: Obj[] = []) => ({
   get: {
     tags: ['discovery'],
@@ -77,7 +85,7 @@ export function openApiDocument(version: string): Obj {
       { name: 'discovery', description: 'Agent cards, the registry, signing keys' },
       { name: 'tasks', description: 'The REST task API of the replaced service (docs/migrating-from-novaeden.md)' },
       { name: 'a2a compatibility', description: 'The same task API under the paths of its scope matrix' },
-      { name: 'management', description: 'API keys, users, OAuth clients, any task (scope admin); usage (admin: everyone\u2019s, usage:read: one\u2019s own)' },
+      { name: 'management', description: 'API keys, users, OAuth clients, any task (scope admin); one\u2019s own API keys (any signed-in caller); usage (admin: everyone\u2019s, usage:read: one\u2019s own)' },
       { name: 'mcp compatibility', description: 'Routes beside the MCP endpoint that connectors of the replaced service call' },
       { name: 'console', description: 'The web console (docs/console.md): its files and its session' },
       { name: 'health', description: 'Liveness and readiness' },
@@ -161,14 +169,22 @@ export function openApiDocument(version: string): Obj {
       '/a2a/agents/{agentId}/tasks': createTask('a2a compatibility'),
       '/a2a/tasks/{taskId}': getTask('a2a compatibility'),
       '/api/v1/keys': {
-        get: adminOp('The stored API keys (never their secrets)', { '200': json({ type: 'object', properties: { keys: { type: 'array', items: ref('ApiKey') } }, required: ['keys'] }, 'The keys') }),
-        post: adminOp(
-          'Create an API key; its secret is shown once',
+        get: keysOp('The stored API keys, never their secrets: an administrator sees every key, anyone else signed in only their own', {
+          '200': json({ type: 'object', properties: { keys: { type: 'array', items: ref('ApiKey') } }, required: ['keys'] }, 'The keys'),
+        }),
+        post: keysOp(
+          'Create an API key; its secret is shown once. An administrator creates one for any subject; anyone else signed in (not with an API key) only for themselves, with scopes they hold (403 naming any other) and, when their sign-in is bound to a usecase, bound to it too',
           { '201': json({ allOf: [ref('ApiKey'), { type: 'object', properties: { key: { type: 'string' } }, required: ['key'] }] }, 'The key and its secret'), '400': error('A malformed body') },
           { requestBody: body(ref('NewApiKey')) },
         ),
       },
-      '/api/v1/keys/{id}': { delete: adminOp('Revoke an API key', { '204': { description: 'Revoked' }, '404': error('No such key') }, { parameters: [param('id', 'The key id (16 hex digits)')] }) },
+      '/api/v1/keys/{id}': {
+        delete: keysOp(
+          'Revoke an API key: an administrator any key, anyone else only their own',
+          { '204': { description: 'Revoked' }, '404': error('No such key (or, for a non-administrator, another subject\u2019s)') },
+          { parameters: [param('id', 'The key id (16 hex digits)')] },
+        ),
+      },
       '/api/v1/quotas': {
         get: adminOp('The quotas in force: from the configuration file (read-only) and set through this API', {
           '200': json({ type: 'object', properties: { quotas: { type: 'array', items: ref('Quota') } }, required: ['quotas'] }, 'The quotas'),
@@ -359,13 +375,14 @@ export function openApiDocument(version: string): Obj {
         },
         post: {
           tags: ['console'],
-          summary: 'Exchanges an access token issued to the console\u2019s client (agentport-console) for a session cookie (HttpOnly, SameSite=Strict)',
+          summary:
+            'Exchanges an access token issued to the console\u2019s client (agentport-console) for a session cookie (HttpOnly, SameSite=Strict) of the token\u2019s account (a local user, an upstream account or a token sign-in); the session lasts while the token\u2019s grant does, 8 hours at most',
           requestBody: body({ type: 'object', properties: { accessToken: { type: 'string' } }, required: ['accessToken'] }),
           responses: {
             '201': json({ type: 'object' }, 'Signed in; the cookie is set'),
             '400': error('No token, or not JSON'),
-            '401': error('The token is not valid or not the console\u2019s'),
-            '403': error('Not a local user'),
+            '401': error('The token is not valid, not the console\u2019s, or its grant has ended'),
+            '403': error('Neither a local user nor a grant to stand on (a token minted outside the sign-in)'),
           },
         },
       },

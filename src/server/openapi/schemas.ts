@@ -88,7 +88,12 @@ export const SCHEMAS: Record<string, Schema> = {
     ['seq', 'time', 'replica', 'action', 'outcome', 'actor', 'prevHash', 'hash'],
     'One audit log record, as stored and hash-chained (docs/usage.md, Audit log)',
   ),
-  NewApiKey: object({ subject: str, scopes: strings, usecase: str, expiresAt: dateTime }, ['subject', 'scopes']),
+  NewApiKey: object({
+    subject: { type: 'string', description: 'who the key acts as; default: the caller (a non-administrator may name only itself)' },
+    scopes: { ...strings, description: 'default: none' },
+    usecase: str,
+    expiresAt: dateTime,
+  }),
   // One `quotas:` entry (docs/usage.md); `source` says whether the file or the API set it.
   Quota: object(
     {

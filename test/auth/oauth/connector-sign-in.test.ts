@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/index.js';
 import { checkTokenAutoApprove } from '../../../src/server/auth-mode.js';
 import { startAuthzServer, type AuthzServer } from '../../core/authz/support.js';
+import { consoleSignIn } from '../../console/console-code-flow.js';
 import { CookieJar, mcpToolsList } from './support.js';
 
 const AUDIENCE = 'https://api.novaeden.test';
@@ -211,6 +212,31 @@ describe('token login (auth.oauth.login: token)', () => {
     expect(r.stopped?.body).toContain('does not cover usecase finance');
     const none = await codeFlow(await issuer.mint({ scope: 'a2a:discover', sub: 'user-none' }));
     expect(none.r.stopped?.status).toBe(400);
+  });
+});
+
+describe('token login into the console', () => {
+  it("makes a console session for the token's account, bound to its usecase as its tokens are", async () => {
+    const c = await consoleSignIn(s.http, async (url, redirect) => (await signIn(url, { token: await issuer.mint({ scope: 'a2a:discover mcp:tools:demo', sub: 'user-console' }), redirectPrefix: redirect })).callback);
+    expect(c.session).toMatchObject({ signedIn: true, username: `${issuer.url}#user-console`, admin: false });
+    expect([...c.session.scopes].sort()).toEqual(['a2a:discover', 'mcp:tools']);
+    expect(decodeJwt(c.accessToken).usecase).toBe('demo');
+    // mcp:tools alone would be every usecase; the session keeps the sign-in's usecase, so ledger (finance) stays hidden.
+    const res = await fetch(`${s.http}/mcp`, {
+      method: 'POST',
+      headers: { cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(/retail/);
+    expect(text).not.toMatch(/ledger/);
+    // Its own API keys are bound to the same usecase: asked for none, given demo; another refused.
+    const keys = (body: unknown) => fetch(`${s.http}/api/v1/keys`, { method: 'POST', headers: { cookie: c.cookie, 'x-csrf-token': c.csrf, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const bound = await keys({ scopes: ['mcp:tools'] });
+    expect(bound.status).toBe(201);
+    expect(await bound.json()).toMatchObject({ subject: `${issuer.url}#user-console`, scopes: ['mcp:tools'], usecase: 'demo' });
+    expect((await keys({ scopes: ['mcp:tools'], usecase: 'finance' })).status).toBe(403);
   });
 });
 

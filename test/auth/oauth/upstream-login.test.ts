@@ -1,177 +1,25 @@
 /**
  * The login delegated to an upstream OpenID Provider (auth.oauth.upstream), end to end over real
- * HTTP: a second, minimal oidc-provider on another loopback address is the upstream (one static
+ * HTTP: a second, minimal oidc-provider on another loopback address is the upstream (upstream-idp.ts: one static
  * confidential client, two accounts, its login and consent answered by this test as a browser
  * would), and oauth4webapi is the MCP client of Agentport. Then the ways it must fail: a forged or
  * replayed state, a callback in another browser, an ID token with a wrong nonce, audience or
  * signature, an account that is not allowed, and an upstream that is down.
  */
-import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
-import { decodeJwt, exportJWK, generateKeyPair, SignJWT } from 'jose';
-import type { Provider } from 'oidc-provider';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadOidcProvider } from '../../../src/auth/oauth/load-provider.js';
 import type { TestServer } from '../../support/server.js';
 import { freePort } from '../../support/private-services.js';
 import { startReverseProxy, type ReverseProxy } from '../../support/reverse-proxy.js';
-import { CookieJar, mcpToolsList, startOAuthServer } from './support.js';
+import { mcpToolsList, startOAuthServer } from './support.js';
+import { Browser, formOf, signInUpstream, startUpstream, UPSTREAM_CLIENT } from './upstream-idp.js';
 
 const REDIRECT = 'http://127.0.0.1:53682/callback';
 const insecure = { [oauth.allowInsecureRequests]: true };
-const UPSTREAM_CLIENT = { id: 'agentport', secret: 'upstream-client-secret-0123456789' };
-/** the upstream's accounts: alice may sign in to Agentport (allowedDomains), bob too (allowedSubjects), mallory may not */
-const ACCOUNTS: Record<string, { email: string }> = {
-  'alice-7f3a': { email: 'alice@example.com' },
-  'bob-52d0': { email: 'bob@contractor.test' },
-  'mallory-1c9e': { email: 'mallory@evil.test' },
-};
-
-type Tamper = 'aud' | 'signature' | undefined;
-
-/** The upstream IdP: oidc-provider on 127.0.0.2, so its cookies never mix with Agentport's (127.0.0.1). */
-async function startUpstream(): Promise<{ issuer: string; attach(redirectUri: string): Promise<void>; tamper(t: Tamper): void; close(): Promise<void> }> {
-  const server = http.createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.2', r));
-  const issuer = `http://127.0.0.2:${(server.address() as AddressInfo).port}`;
-  const { publicKey: _pub, privateKey } = await generateKeyPair('RS256', { extractable: true });
-  const jwk = { ...(await exportJWK(privateKey)), kid: 'upstream-1', alg: 'RS256', use: 'sig' };
-  const foreign = await generateKeyPair('RS256');
-  let tamper: Tamper;
-
-  return {
-    issuer,
-    tamper: (t) => (tamper = t),
-    async attach(redirectUri) {
-      const { Provider: OidcProvider } = await loadOidcProvider();
-      const provider: Provider = new OidcProvider(issuer, {
-        clients: [{ client_id: UPSTREAM_CLIENT.id, client_secret: UPSTREAM_CLIENT.secret, redirect_uris: [redirectUri], grant_types: ['authorization_code'], response_types: ['code'] }],
-        jwks: { keys: [jwk] },
-        cookies: { keys: ['upstream-test-cookie-key'] },
-        claims: { openid: ['sub'], email: ['email', 'email_verified'] },
-        features: { devInteractions: { enabled: false } },
-        findAccount: async (_ctx: unknown, sub: string) => (ACCOUNTS[sub] ? { accountId: sub, claims: async () => ({ sub, email: ACCOUNTS[sub]!.email, email_verified: true }) } : undefined),
-        interactions: { url: (_ctx: unknown, i: { uid: string }) => `/interaction/${i.uid}` },
-      });
-      // A misbehaving upstream: the ID token of the token response re-signed with another
-      // audience (by the upstream's own key) or by a key it never published.
-      provider.use(async (ctx, next) => {
-        await next();
-        const body = ctx.body as { id_token?: string } | undefined;
-        if (ctx.path !== '/token' || !tamper || !body?.id_token) return;
-        const claims = decodeJwt(body.id_token);
-        const aud = tamper === 'aud' ? 'some-other-client' : claims.aud;
-        ctx.body = { ...body, id_token: await new SignJWT({ ...claims, aud }).setProtectedHeader({ alg: 'RS256', kid: 'upstream-1' }).sign(tamper === 'signature' ? foreign.privateKey : privateKey) };
-      });
-      const handle = provider.callback();
-      server.on('request', (req, res) => {
-        if (!req.url?.startsWith('/interaction/')) return handle(req, res);
-        void upstreamInteraction(provider, req, res).catch((err: unknown) => {
-          res.writeHead(500).end(String(err));
-        });
-      });
-    },
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-/** The upstream's login and consent "pages": GET says which prompt, POST answers it. */
-async function upstreamInteraction(provider: Provider, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  const details = await provider.interactionDetails(req, res);
-  if (req.method === 'GET') {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    return void res.end(JSON.stringify({ prompt: details.prompt.name }));
-  }
-  let body = '';
-  for await (const chunk of req) body += String(chunk);
-  const form = new URLSearchParams(body);
-  if (details.prompt.name === 'login') {
-    const login = form.get('login') ?? '';
-    if (!ACCOUNTS[login]) return void res.writeHead(401).end('unknown account');
-    return provider.interactionFinished(req, res, { login: { accountId: login } }, { mergeWithLastSubmission: false });
-  }
-  const grant = new provider.Grant({ accountId: details.session!.accountId!, clientId: String(details.params.client_id) });
-  grant.addOIDCScope(String(details.params.scope));
-  return provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
-}
-
-/** One browser: a cookie jar per host, as cookies are kept per host. */
-class Browser {
-  private readonly jars = new Map<string, CookieJar>();
-  jar(url: string): CookieJar {
-    const host = new URL(url).hostname;
-    if (!this.jars.has(host)) this.jars.set(host, new CookieJar());
-    return this.jars.get(host)!;
-  }
-  async go(url: string, form?: Record<string, string>): Promise<Response> {
-    const jar = this.jar(url);
-    const res = await fetch(url, {
-      method: form ? 'POST' : 'GET',
-      redirect: 'manual',
-      headers: { cookie: jar.header(), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(form ? { body: new URLSearchParams(form).toString() } : {}),
-    });
-    jar.take(res);
-    return res;
-  }
-}
-
-const formOf = (html: string, suffix: string) => {
-  const m = new RegExp(`<form method="post" action="([^"]*/${suffix})">\\s*<input type="hidden" name="csrf" value="([^"]*)">`).exec(html);
-  return m ? { action: m[1]!, csrf: m[2]! } : undefined;
-};
-
-interface Run {
-  callback?: URL;
-  stoppedAt?: { status: number; url: string; body: string };
-  pages: string[];
-  /** the upstream's redirect to Agentport's callback, as the browser followed it */
-  upstreamCallback?: string;
-}
-
-/**
- * Drives one browser from Agentport's authorize URL through "Sign in with …", the upstream's
- * login and consent, Agentport's callback and consent, to the client's redirect URI.
- */
-async function signIn(agentport: string, upstream: string, start: string, o: { account?: string; browser?: Browser; rewriteUpstreamAuthorize?: (u: URL) => void; stopAtCallback?: boolean } = {}): Promise<Run> {
-  const browser = o.browser ?? new Browser();
-  const pages: string[] = [];
-  let upstreamCallback: string | undefined;
-  let url = start;
-  let form: Record<string, string> | undefined;
-  for (let hop = 0; hop < 25; hop++) {
-    if (url.startsWith(REDIRECT)) return { callback: new URL(url), pages, ...(upstreamCallback ? { upstreamCallback } : {}) };
-    if (url.startsWith(`${upstream}/auth?`) && o.rewriteUpstreamAuthorize) {
-      const u = new URL(url);
-      o.rewriteUpstreamAuthorize(u);
-      url = u.href;
-    }
-    if (url.startsWith(`${agentport}/oauth/upstream/callback`)) {
-      upstreamCallback = url;
-      if (o.stopAtCallback) return { pages, upstreamCallback };
-    }
-    const res = await browser.go(url, form);
-    form = undefined;
-    if (res.status >= 300 && res.status < 400) {
-      url = new URL(res.headers.get('location')!, url).href;
-      continue;
-    }
-    const body = await res.text();
-    if (res.status !== 200) return { pages, stoppedAt: { status: res.status, url, body }, ...(upstreamCallback ? { upstreamCallback } : {}) };
-    if (url.startsWith(upstream)) {
-      const { prompt } = JSON.parse(body) as { prompt: string };
-      form = prompt === 'login' ? { login: o.account ?? 'alice-7f3a' } : {};
-      continue;
-    }
-    pages.push(body);
-    const step = formOf(body, 'upstream') ?? formOf(body, 'confirm');
-    if (!step) return { pages, stoppedAt: { status: res.status, url, body } };
-    form = step.action.endsWith('/confirm') ? { csrf: step.csrf, decision: 'allow' } : { csrf: step.csrf };
-    url = new URL(step.action, url).href;
-  }
-  throw new Error('too many redirects');
-}
+/** The walk through the upstream to this test's client. */
+const signIn = (agentport: string, upstream: string, start: string, o: Omit<Parameters<typeof signInUpstream>[3], 'redirect'> = {}) => signInUpstream(agentport, upstream, start, { redirect: REDIRECT, ...o });
 
 describe('login delegated to an upstream OpenID Provider', () => {
   let upstream: Awaited<ReturnType<typeof startUpstream>>;

@@ -1,7 +1,7 @@
 /**
  * The routes beside the A2A operations, under the same engine: MCP (endpoint, tools/list,
  * tools/call), public discovery, the registry and hidden agents' cards, the management API
- * (/api/v1/keys) — each × {no credential, wrong scope, right scope} — plus auth.mode none's
+ * (/api/v1/keys: a non-admin's own keys only) — each × {no credential, wrong scope, right scope} — plus auth.mode none's
  * start-up guard and the first start's admin key.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -131,17 +131,31 @@ describe('management API: /api/v1/keys', () => {
     ['GET', '/api/v1/keys', undefined],
     ['POST', '/api/v1/keys', { subject: 'x', scopes: ['a2a:discover'] }],
     ['DELETE', '/api/v1/keys/0123456789abcdef', undefined],
-  ])('%s %s: 401 without a credential, 403 with a non-admin one (scope admin named)', async (method, p, body) => {
+  ])('%s %s: 401 without a credential (scope admin named)', async (method, p, body) => {
     const none = await call(method, p, {}, body);
     expect(none.status).toBe(401);
     expect(challengeParams(none.headers.get('www-authenticate'))).toMatchObject({ scope: 'admin', resource_metadata: `${s.http}/.well-known/oauth-protected-resource/api/v1` });
     expect(((await none.json()) as { error: { status: string } }).error.status).toBe('UNAUTHENTICATED');
-    const wrong = await call(method, p, { 'x-api-key': k.a2a! }, body);
+  });
+
+  it("a non-admin credential sees only its subject's keys, and gets 403 (scope admin named) for another subject's", async () => {
+    const other = await s.key('bob', ['a2a:discover']);
+    const listed = (await (await call('GET', '/api/v1/keys', { 'x-api-key': k.a2a! })).json()) as { keys: Array<{ subject: string }> };
+    expect(listed.keys.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(listed.keys.map((x) => x.subject))).toEqual(new Set(['alice']));
+    const wrong = await call('POST', '/api/v1/keys', { 'x-api-key': k.a2a! }, { subject: 'x', scopes: ['a2a:discover'] });
     expect(wrong.status).toBe(403);
     expect(challengeParams(wrong.headers.get('www-authenticate'))).toMatchObject({ scope: 'admin', error: 'insufficient_scope' });
     const text = await wrong.text();
     expect(text).toContain('PERMISSION_DENIED');
     expect(text).not.toContain('"keys"');
+    // bob's key, revoked by alice's: answered as a key that does not exist, and still working.
+    const bobsId = other.split('_')[1]!;
+    const revoke = await call('DELETE', `/api/v1/keys/${bobsId}`, { 'x-api-key': k.a2a! });
+    const unknown = await call('DELETE', '/api/v1/keys/0123456789abcdef', { 'x-api-key': k.a2a! });
+    expect(revoke.status).toBe(404);
+    expect((await revoke.text()).replace(bobsId, 'X')).toBe((await unknown.text()).replace('0123456789abcdef', 'X'));
+    expect((await call('GET', '/api/v1/keys', { 'x-api-key': other })).status).toBe(200);
   });
 
   it('admin creates (key shown once), lists (never secrets) and revokes (the key stops working)', async () => {

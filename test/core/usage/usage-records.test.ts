@@ -93,7 +93,7 @@ beforeAll(async () => {
   }
   // a discovery document and a management route
   await fetch(`${echo}/.well-known/agent-card.json`);
-  await fetch(`${s.http}/api/v1/keys`, { headers: HEADERS });
+  await fetch(`${s.http}/api/v1/audit`, { headers: HEADERS });
   // Closing writes the queue; then the file is read as any tool would.
   await s.stop();
   const db = new Database(path.join(s.dataDir, 'agentport.db'), { readonly: true });
@@ -174,6 +174,6 @@ describe('usage records of real calls', () => {
 
   it('routes: the pattern as operation, never an id', () => {
     expect(only((r) => r.face === 'cards')).toMatchObject({ operation: 'GET /a2a/:agentId/.well-known/agent-card.json', outcome: 'OK' });
-    expect(only((r) => r.operation === 'GET /api/v1/keys')).toMatchObject({ face: 'management', subject: 'alice', outcome: 'HTTP_403', error: 1 });
+    expect(only((r) => r.operation === 'GET /api/v1/audit')).toMatchObject({ face: 'management', subject: 'alice', outcome: 'HTTP_403', error: 1 });
   });
 });
