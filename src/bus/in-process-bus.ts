@@ -17,9 +17,20 @@ function warn(err: unknown): void {
   });
 }
 
+/**
+ * One subscription: an object of its own, so the same function subscribed twice gets two
+ * independent subscriptions.
+ */
+class Subscription {
+  constructor(readonly listener: TaskEventListener) {}
+}
+
 export class InProcessEventBus implements EventBus {
-  /** only tasks with at least one listener have an entry, so finished tasks leave nothing behind */
-  private readonly listeners = new Map<string, Set<TaskEventListener>>();
+  /**
+   * Only tasks with at least one listener have an entry, so finished tasks leave nothing behind.
+   * A task's one subscription (an open stream's usual case) is held as is, not in a set of one.
+   */
+  private readonly listeners = new Map<string, Subscription | Set<Subscription>>();
   private readonly controlListeners = new Set<TaskControlListener>();
   private readonly onListenerError: (err: unknown) => void;
   private closed = false;
@@ -30,30 +41,35 @@ export class InProcessEventBus implements EventBus {
 
   publish(records: TaskEventRecord[]): void {
     for (const record of records) {
-      const set = this.listeners.get(record.taskId);
-      if (!set) continue;
+      const subs = this.listeners.get(record.taskId);
+      if (!subs) continue;
       // A snapshot: listeners added or removed by a listener take effect from the next record.
-      // (The common single-listener case skips the copy.)
-      if (set.size === 1) this.deliver(set.values().next().value as TaskEventListener, record);
-      else for (const l of Array.from(set)) this.deliver(l, record);
+      if (subs instanceof Subscription) this.deliver(subs.listener, record);
+      else for (const s of Array.from(subs)) this.deliver(s.listener, record);
     }
   }
 
   subscribe(taskId: string, listener: TaskEventListener): () => void {
     if (this.closed) return () => {};
-    let set = this.listeners.get(taskId);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(taskId, set);
+    const sub = new Subscription(listener);
+    const subs = this.listeners.get(taskId);
+    if (!subs) this.listeners.set(taskId, sub);
+    else if (subs instanceof Subscription) this.listeners.set(taskId, new Set([subs, sub]));
+    else subs.add(sub);
+    return () => this.unsubscribe(taskId, sub);
+  }
+
+  private unsubscribe(taskId: string, sub: Subscription): void {
+    const subs = this.listeners.get(taskId);
+    if (subs === sub) {
+      this.listeners.delete(taskId);
+    } else if (subs instanceof Set && subs.delete(sub)) {
+      const [only, more] = subs;
+      if (more === undefined) {
+        if (only === undefined) this.listeners.delete(taskId);
+        else this.listeners.set(taskId, only);
+      }
     }
-    // Wrapped so the same function subscribed twice gets two independent subscriptions.
-    const entry: TaskEventListener = (r) => listener(r);
-    set.add(entry);
-    const owned = set;
-    return () => {
-      if (!owned.delete(entry)) return;
-      if (owned.size === 0 && this.listeners.get(taskId) === owned) this.listeners.delete(taskId);
-    };
   }
 
   publishControl(signal: TaskControl): void {

@@ -9,13 +9,29 @@ import { performance } from 'node:perf_hooks';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
 import type { UsageDraft } from '../core/usage/usage-draft.js';
 
-const DRAFT = Symbol('agentport.usageDraft');
+const CALL = Symbol('agentport.usageCall');
 
-type WithDraft = IncomingMessage & { [DRAFT]?: UsageDraft };
+/**
+ * What the edge keeps of a call until its answer is out: one object per request, reached from the
+ * request by the two listeners below (shared functions, not closures per request: a long-lived SSE
+ * answer holds it for hours).
+ */
+class TrackedCall {
+  constructor(
+    readonly draft: UsageDraft,
+    readonly recorder: UsageRecorder,
+    readonly path: string,
+    readonly t0: number,
+    readonly written0: number,
+    readonly writeHead: ServerResponse['writeHead'],
+  ) {}
+}
+
+type WithCall = IncomingMessage & { [CALL]?: TrackedCall };
 
 /** The call's usage draft, when usage records are on. */
 export function usageOf(req: IncomingMessage): UsageDraft | undefined {
-  return (req as WithDraft)[DRAFT];
+  return (req as WithCall)[CALL]?.draft;
 }
 
 /** Probes answered many times a minute: not calls anyone bills or analyses. */
@@ -27,26 +43,32 @@ export function trackUsage(recorder: UsageRecorder, req: IncomingMessage, res: S
   const draft = recorder.open(face);
   if (!draft) return;
   draft.requestId = requestId;
-  (req as WithDraft)[DRAFT] = draft;
-  const t0 = performance.now();
-  const socket = req.socket;
   // Requests on a keep-alive connection take turns, so what the socket wrote meanwhile is this answer.
-  const written0 = socket.bytesWritten;
-  const writeHead = res.writeHead;
+  (req as WithCall)[CALL] = new TrackedCall(draft, recorder, path, performance.now(), req.socket.bytesWritten, res.writeHead);
   // Every answer passes here once, explicitly or from its first write (Node's implicit header).
-  res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
-    draft.ttfbMs ??= performance.now() - t0;
-    return (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
-  } as ServerResponse['writeHead'];
-  res.once('close', () => {
-    // A face that named no operation (OAuth, a preflight, an unknown path): the path, ids masked.
-    draft.operation ??= `${req.method ?? 'GET'} ${pathPattern(path)}`;
-    if (draft.bytesIn === undefined) {
-      const length = Number(req.headers['content-length']);
-      if (length > 0) draft.bytesIn = length;
-    }
-    recorder.finish(draft, { status: res.statusCode, latencyMs: performance.now() - t0, bytesOut: socket.bytesWritten - written0, aborted: !res.writableFinished });
-  });
+  res.writeHead = timedWriteHead as ServerResponse['writeHead'];
+  // 'close' comes once, after the answer or when the connection is lost.
+  res.on('close', recordCall);
+}
+
+function timedWriteHead(this: ServerResponse, ...args: unknown[]): ServerResponse {
+  const call = (this.req as WithCall)[CALL]!;
+  call.draft.ttfbMs ??= performance.now() - call.t0;
+  return (call.writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+}
+
+function recordCall(this: ServerResponse): void {
+  const req = this.req as WithCall;
+  const call = req[CALL];
+  if (!call) return;
+  const { draft } = call;
+  // A face that named no operation (OAuth, a preflight, an unknown path): the path, ids masked.
+  draft.operation ??= `${req.method ?? 'GET'} ${pathPattern(call.path)}`;
+  if (draft.bytesIn === undefined) {
+    const length = Number(req.headers['content-length']);
+    if (length > 0) draft.bytesIn = length;
+  }
+  call.recorder.finish(draft, { status: this.statusCode, latencyMs: performance.now() - call.t0, bytesOut: req.socket.bytesWritten - call.written0, aborted: !this.writableFinished });
 }
 
 /** A segment that names one thing (a task, a client, an interaction): 8+ characters with a digit, or long. */

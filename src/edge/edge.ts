@@ -144,12 +144,15 @@ export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOpt
   // A face that stops reading a body midway (oidc-provider past its own 56 KiB limit, the body
   // budget) leaves the rest unread, and the next request on the connection would never be
   // parsed: the remainder is discarded once the answer is out (found by the fuzz suite).
-  res.once('finish', () => {
-    if (!req.complete) req.resume();
-  });
+  res.on('finish', discardUnreadBody);
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   return new AdmittedRequest(req, requestId, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1), o);
+}
+
+/** A shared listener ('finish' comes once), not a closure per request. */
+function discardUnreadBody(this: ServerResponse): void {
+  if (!this.req.complete) this.req.resume();
 }
 
 class AdmittedRequest implements RequestContext {

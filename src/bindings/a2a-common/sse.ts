@@ -5,6 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StreamItem } from '../../core/a2a-handler.js';
+import type { PushableIterator, StreamSink } from '../../core/streams/stream-sink.js';
+import { startPings, stopPings, type Pinged } from './sse-pings.js';
 
 export interface SseOptions {
   keepAliveMs: number;
@@ -17,7 +19,13 @@ export interface SseOptions {
   beforeCommit?: () => void;
 }
 
-export async function pipeSse(req: IncomingMessage, res: ServerResponse, iterator: AsyncIterator<StreamItem>, first: IteratorResult<StreamItem>, opts: SseOptions): Promise<void> {
+/**
+ * Answers with the stream: `first` (already read), then every later item. A stream that can push
+ * (core/streams/stream-sink.ts) is handed this response as its sink and the call returns at once:
+ * an idle stream then holds no pending promise, frame or timer of its own. Otherwise the items are
+ * pulled one by one until the stream ends.
+ */
+export function pipeSse(req: IncomingMessage, res: ServerResponse, iterator: PushableIterator<StreamItem>, first: IteratorResult<StreamItem>, opts: SseOptions): Promise<void> {
   opts.beforeCommit?.();
   res.writeHead(200, {
     'Content-Type': 'text/event-stream',
@@ -27,39 +35,87 @@ export async function pipeSse(req: IncomingMessage, res: ServerResponse, iterato
     ...opts.headers,
   });
   res.flushHeaders?.();
-  let closed = false;
-  const onClose = () => {
-    if (closed) return;
-    closed = true;
-    clearInterval(ping);
-    // The task keeps running; the client can subscribe again (with Last-Event-ID to resume).
-    void iterator.return?.();
-  };
-  res.on('close', onClose);
-  req.on('aborted', onClose);
-  const ping = setInterval(() => {
-    if (!closed) res.write(': ping\n\n');
-  }, opts.keepAliveMs);
-  ping.unref?.();
+  const sse = new SseResponse(req, res, iterator, opts);
+  if (first.done) {
+    sse.end();
+    return Promise.resolve();
+  }
+  sse.item(first.value);
+  if (sse.isClosed || sse.pushed()) return Promise.resolve();
+  return sse.pull();
+}
 
-  const write = (item: StreamItem) => {
-    const idLine = item.seq !== undefined ? `id: ${item.seq}\n` : '';
-    res.write(`${idLine}data: ${opts.encode(item)}\n\n`);
-  };
-  try {
-    let r = first;
-    while (!r.done && !closed) {
-      write(r.value);
-      r = await iterator.next();
+/** One open SSE answer: the stream's sink, and what the ping sweep and the client's leaving reach. */
+class SseResponse implements StreamSink<StreamItem>, Pinged {
+  isClosed = false;
+  pingSlot = 0;
+  private readonly onClose = (): void => this.clientLeft();
+
+  constructor(
+    req: IncomingMessage,
+    readonly res: ServerResponse,
+    private iterator: PushableIterator<StreamItem>,
+    private readonly opts: SseOptions,
+  ) {
+    res.on('close', this.onClose);
+    req.on('aborted', this.onClose);
+    startPings(this, opts.keepAliveMs);
+  }
+
+  item(item: StreamItem): void {
+    if (this.isClosed) return;
+    let data: string;
+    try {
+      data = this.opts.encode(item);
+    } catch (err) {
+      this.end(err);
+      // The stream would go on with nobody to write to.
+      void this.iterator.return?.();
+      return;
     }
-  } catch (err) {
-    if (!closed) res.write(`event: error\ndata: ${opts.encodeError(err)}\n\n`);
-  } finally {
-    clearInterval(ping);
-    if (!closed) {
-      closed = true;
-      res.end();
+    this.res.write(item.seq !== undefined ? `id: ${item.seq}\ndata: ${data}\n\n` : `data: ${data}\n\n`);
+  }
+
+  /** The stream is over: an error after the start goes out as an `error` event, then the answer ends. */
+  end(error?: unknown): void {
+    if (this.isClosed) return;
+    if (error !== undefined) this.res.write(`event: error\ndata: ${this.opts.encodeError(error)}\n\n`);
+    this.finish();
+    this.res.end();
+  }
+
+  /** Push mode, when the stream can: from now on it hands this response its items. */
+  pushed(): boolean {
+    const feeding = this.iterator.attach?.(this);
+    if (!feeding) return false;
+    this.iterator = feeding;
+    return true;
+  }
+
+  /** Pull mode, for a stream that cannot push. */
+  async pull(): Promise<void> {
+    try {
+      while (!this.isClosed) {
+        const r = await this.iterator.next();
+        if (r.done || this.isClosed) break;
+        this.item(r.value);
+      }
+      this.end();
+    } catch (err) {
+      this.end(err);
     }
+  }
+
+  private clientLeft(): void {
+    if (this.isClosed) return;
+    this.finish();
+    // The task keeps running; the client can subscribe again (with Last-Event-ID to resume).
+    void this.iterator.return?.();
+  }
+
+  private finish(): void {
+    this.isClosed = true;
+    stopPings(this, this.opts.keepAliveMs);
   }
 }
 

@@ -13,7 +13,7 @@ import type { JsonObject } from '../../protocol/a2a/types.js';
 import * as v from '../../protocol/a2a/validate.js';
 import { activateExtensions, headerValues, isV03Version, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
 import { resolveAgent } from '../a2a-common/tenant.js';
-import { lastEventId, pipeSse } from '../a2a-common/sse.js';
+import { lastEventId, pipeSse, type SseOptions } from '../a2a-common/sse.js';
 import { errorReply, queryParam, resultBody, type Id, type JsonRpcReply } from './reply.js';
 import { handleLegacyCall } from '../a2a-legacy/jsonrpc.js';
 
@@ -28,6 +28,31 @@ export interface JsonRpcBindingOptions {
 export function jsonRpcError(id: Id, err: unknown): string {
   const e = toA2AError(err);
   return JSON.stringify({ jsonrpc: '2.0', id, error: { code: e.identity.jsonrpc, message: e.message, data: e.details() } });
+}
+
+function logInternal(err: unknown, method: string, log: { error(obj: object, msg?: string): void } | undefined): void {
+  if (!(err instanceof A2AError)) log?.error({ err, method }, 'internal error in JSON-RPC call');
+}
+
+/** How a JSON-RPC stream is written: one object per open stream, no closures over the call. */
+class JsonRpcSse implements SseOptions {
+  constructor(
+    readonly keepAliveMs: number,
+    private readonly id: Id,
+    private readonly method: string,
+    private readonly log: { error(obj: object, msg?: string): void } | undefined,
+    readonly beforeCommit: (() => void) | undefined,
+    readonly headers: Record<string, string> | undefined,
+  ) {}
+
+  encode(item: StreamItem): string {
+    return JSON.stringify({ jsonrpc: '2.0', id: this.id, result: item.response });
+  }
+
+  encodeError(err: unknown): string {
+    logInternal(err, this.method, this.log);
+    return jsonRpcError(this.id, err);
+  }
 }
 
 const UNARY = new Set([
@@ -114,16 +139,8 @@ export class JsonRpcBinding {
           method === 'SendStreamingMessage' ? this.o.handler.sendStreamingMessage(ctx, v.sendMessageRequest(params)) : this.o.handler.subscribeToTask(ctx, v.idRequest(params), lastEventId(req.headers['last-event-id']));
         const it = iterable[Symbol.asyncIterator]();
         const first = await it.next(); // errors here are ordinary JSON-RPC errors
-        await pipeSse(req, res, it, first, {
-          keepAliveMs: this.o.keepAliveMs,
-          beforeCommit: beforeStream,
-          headers: activated.length ? { 'A2A-Extensions': activated.join(', ') } : undefined,
-          encode: (item: StreamItem) => JSON.stringify({ jsonrpc: '2.0', id, result: item.response }),
-          encodeError: (err) => {
-            this.logInternal(err, method, log);
-            return jsonRpcError(id, err);
-          },
-        });
+        const extensions = activated.length ? { 'A2A-Extensions': activated.join(', ') } : undefined;
+        await pipeSse(req, res, it, first, new JsonRpcSse(this.o.keepAliveMs, id, method, log, beforeStream, extensions));
         return undefined;
       }
       return reply(resultBody(id, await this.unary(ctx, method, params)));
@@ -134,7 +151,7 @@ export class JsonRpcBinding {
   }
 
   private logInternal(err: unknown, method: string, log = this.o.log): void {
-    if (!(err instanceof A2AError)) log?.error({ err, method }, 'internal error in JSON-RPC call');
+    logInternal(err, method, log);
   }
 
   private async unary(ctx: CallContext, method: string, p: Record<string, unknown>): Promise<unknown> {

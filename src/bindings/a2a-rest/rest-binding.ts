@@ -15,7 +15,7 @@ import { withRateLimit } from '../rate-limit-headers.js';
 import type { JsonObject } from '../../protocol/a2a/types.js';
 import * as v from '../../protocol/a2a/validate.js';
 import { activateExtensions, headerValues, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
-import { lastEventId, pipeSse } from '../a2a-common/sse.js';
+import { lastEventId, pipeSse, type SseOptions } from '../a2a-common/sse.js';
 import { resolveAgent } from '../a2a-common/tenant.js';
 import { isV03RestRequest, V03RestBinding } from '../a2a-legacy/v03/rest.js';
 import type { RestReply } from './reply.js';
@@ -25,6 +25,25 @@ export const A2A_JSON = 'application/a2a+json';
 
 /** Kept here for the faces that import it with the binding; the encoding is protocol/a2a/rest-error-body.ts. */
 export { restErrorBody };
+
+/** How an HTTP+JSON stream is written: one object per open stream, no closures over the call. */
+class RestSse implements SseOptions {
+  constructor(
+    readonly keepAliveMs: number,
+    private readonly log: { error(obj: object, msg?: string): void } | undefined,
+    readonly beforeCommit: (() => void) | undefined,
+    readonly headers: Record<string, string> | undefined,
+  ) {}
+
+  encode(item: StreamItem): string {
+    return JSON.stringify(item.response);
+  }
+
+  encodeError(err: unknown): string {
+    if (!(err instanceof A2AError)) this.log?.error({ err }, 'internal error in HTTP+JSON stream');
+    return restErrorBody(err).body;
+  }
+}
 
 export interface RestBindingOptions {
   handler: A2AHandler;
@@ -133,16 +152,8 @@ export class RestBinding {
               : h.subscribeToTask(ctx, { id: subscribeId }, lastEventId(req.headers['last-event-id'] ?? query.get('lastEventId') ?? undefined));
           const it = iterable[Symbol.asyncIterator]();
           const first = await it.next();
-          await pipeSse(req, res, it, first, {
-            keepAliveMs: this.o.keepAliveMs,
-            beforeCommit: beforeStream,
-            headers: activated.length ? { 'A2A-Extensions': activated.join(', ') } : undefined,
-            encode: (item: StreamItem) => JSON.stringify(item.response),
-            encodeError: (err) => {
-              if (!(err instanceof A2AError)) log?.error({ err }, 'internal error in HTTP+JSON stream');
-              return restErrorBody(err).body;
-            },
-          });
+          const extensions = activated.length ? { 'A2A-Extensions': activated.join(', ') } : undefined;
+          await pipeSse(req, res, it, first, new RestSse(this.o.keepAliveMs, log, beforeStream, extensions));
           return undefined;
         }
       }

@@ -40,6 +40,20 @@ export interface AgentRunOptions {
   trace?: Context | undefined;
 }
 
+/** One `sleep()` in progress: its timer and how to settle it. */
+class PendingSleep {
+  timer?: NodeJS.Timeout;
+  constructor(
+    readonly run: AgentRun,
+    readonly resolve: () => void,
+    readonly reject: (e: unknown) => void,
+  ) {}
+}
+
+function wake(s: PendingSleep): void {
+  s.run.woke(s);
+}
+
 export class AgentRun implements AgentContext {
   /** created on first use: most runs never look at their signal, and an AbortSignal is not free */
   private controller?: AbortController;
@@ -49,6 +63,8 @@ export class AgentRun implements AgentContext {
   /** whether a task exists for this run (false until its first non-message event) */
   hasTask: boolean;
   private inbox: Message[] = [];
+  /** the executor's sleeps in progress, rejected by a cancel */
+  private sleeps?: PendingSleep[] | undefined;
   private inboxWaiter?: { resolve: (m: Message) => void; reject: (e: unknown) => void };
   private artifactCounter = 0;
 
@@ -109,6 +125,12 @@ export class AgentRun implements AgentContext {
     if (this.canceled) return;
     this.canceled = true;
     this.controller?.abort();
+    const sleeps = this.sleeps;
+    this.sleeps = undefined;
+    for (const s of sleeps ?? []) {
+      clearTimeout(s.timer);
+      s.reject(new A2AError('TaskNotCancelable', 'The task was canceled'));
+    }
     this.inboxWaiter?.reject(new A2AError('TaskNotCancelable', 'The task was canceled'));
     this.inboxWaiter = undefined;
   }
@@ -164,18 +186,21 @@ export class AgentRun implements AgentContext {
   }
 
   sleep(ms: number): Promise<void> {
+    if (this.canceled) return Promise.reject(new A2AError('TaskNotCancelable', 'The task was canceled'));
+    // Cancel reaches a sleep through the run's own list, not an abort listener: an idle executor
+    // then holds a timer and its promise, not an AbortSignal with its listener maps as well.
     return new Promise((resolve, reject) => {
-      if (this.canceled) return reject(new A2AError('TaskNotCancelable', 'The task was canceled'));
-      const t = setTimeout(() => {
-        this.signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      const onAbort = () => {
-        clearTimeout(t);
-        reject(new A2AError('TaskNotCancelable', 'The task was canceled'));
-      };
-      this.signal.addEventListener('abort', onAbort, { once: true });
+      const s = new PendingSleep(this, resolve, reject);
+      s.timer = setTimeout(wake, ms, s);
+      (this.sleeps ??= []).push(s);
     });
+  }
+
+  /** A sleep's timer fired: it is no longer cancelable. */
+  woke(s: PendingSleep): void {
+    const i = this.sleeps?.indexOf(s) ?? -1;
+    if (i >= 0) this.sleeps!.splice(i, 1);
+    s.resolve();
   }
 
   nextMessage(): Promise<Message> {

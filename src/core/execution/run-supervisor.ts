@@ -78,7 +78,7 @@ export class RunSupervisor implements AgentRunHost {
   /** Starts the executor. */
   start(run: AgentRun): void {
     this.runs.add(run);
-    void this.execute(run);
+    this.execute(run);
   }
 
   /** At most one executor per task: a message to a task whose executor is still live goes to it. */
@@ -98,19 +98,30 @@ export class RunSupervisor implements AgentRunHost {
     return [...this.runs];
   }
 
-  private async execute(run: AgentRun): Promise<void> {
-    let error: unknown;
+  /**
+   * Runs the executor and, when it returns or throws, settles the run. Chained, not awaited in an
+   * async frame: an executor that waits for hours (an idle stream's) keeps no frame of ours alive.
+   */
+  private execute(run: AgentRun): void {
+    let running: Promise<unknown>;
     try {
-      if (tracingOn())
-        await inSpan(`invoke_agent ${run.agentId}`, { parent: run.trace, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': run.agentId, 'agentport.task.id': run.taskId } }, async (trace) => {
-          // The executor, its commits and its outbound calls hang under the run's span.
-          run.trace = trace;
-          return run.definition.execute(run);
-        });
-      else await run.definition.execute(run);
+      running = tracingOn()
+        ? inSpan(`invoke_agent ${run.agentId}`, { parent: run.trace, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': run.agentId, 'agentport.task.id': run.taskId } }, async (trace) => {
+            // The executor, its commits and its outbound calls hang under the run's span.
+            run.trace = trace;
+            return run.definition.execute(run);
+          })
+        : Promise.resolve(run.definition.execute(run));
     } catch (e) {
-      error = e;
+      running = Promise.reject(e);
     }
+    void running.then(
+      () => this.settle(run, undefined),
+      (e: unknown) => this.settle(run, e),
+    );
+  }
+
+  private async settle(run: AgentRun, error: unknown): Promise<void> {
     this.runs.delete(run);
     const live = this.d.live.get(run.taskId);
     if (live?.run === run) live.run = undefined;

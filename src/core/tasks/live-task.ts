@@ -31,7 +31,16 @@ export class LiveTask {
   claiming?: Promise<boolean>;
   /** at least one commit of this copy reached the store (the lease keeper renews only those) */
   committed = false;
-  readonly pushTargets = new Map<string, PushTarget>();
+  private targets?: Map<string, PushTarget>;
+  /** its push configs (created on first use: most tasks have none, and an empty Map is ~270 bytes) */
+  get pushTargets(): Map<string, PushTarget> {
+    this.targets ??= new Map();
+    return this.targets;
+  }
+  /** how many push configs it has, without creating the map */
+  get pushTargetCount(): number {
+    return this.targets?.size ?? 0;
+  }
   /** messageId of the message that created the task, written with its first commit (idempotency key) */
   originMessageId?: string;
   /** W3C traceparent of the span that created the task (tracing on): later spans continue or link to it */

@@ -62,7 +62,7 @@ export class TaskLog {
     const trace = live.commitTrace;
     live.commitTrace = undefined;
     const outbox: NewOutboxEntry[] = [];
-    if (live.pushTargets.size) {
+    if (live.pushTargetCount) {
       for (const rec of records) {
         if (!isStreamEvent(rec.event)) continue;
         for (const t of live.pushTargets.values()) outbox.push({ taskId: live.task.id, configId: t.id, seq: rec.seq, payload: rec.event });

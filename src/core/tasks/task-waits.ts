@@ -5,15 +5,15 @@
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { isInterrupted, isTerminal, type SendMessageResponse, type Task } from '../../protocol/a2a/types.js';
 import type { EventBus } from '../../bus/event-bus.js';
-import type { Store, TaskEventRecord } from '../../store/store.js';
-import type { CallContext, StreamItem } from '../a2a-handler.js';
+import type { Store } from '../../store/store.js';
+import type { CallContext } from '../a2a-handler.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
-import { AsyncQueue } from '../streams/async-queue.js';
 import { NO_OBSERVER } from '../execution/run-observer.js';
 import type { LiveTask } from './live-task.js';
 import type { PreparedSend } from './prepared-send.js';
 import type { OpenStreams } from './open-streams.js';
-import { endsStream, isStreamEvent, stateOf } from './stream-events.js';
+import { stateOf } from './stream-events.js';
+import { TaskStream } from './task-stream.js';
 import type { TaskDirectory } from './task-directory.js';
 
 export interface TaskWaitsDeps {
@@ -108,89 +108,47 @@ export class TaskWaits {
   }
 
   /** Starts a prepared message and streams the task's events until it ends or needs input. */
-  stream(prepared: PreparedSend): AsyncQueue<StreamItem> {
-    const release = this.d.streams.admit(prepared.taskId);
-    const queue: AsyncQueue<StreamItem> = new AsyncQueue<StreamItem>(() => (unsubscribe(), release(), this.d.streams.delete(queue)));
-    this.d.streams.add(queue, 'stream');
-    const unsubscribe = this.d.bus.subscribe(
-      prepared.taskId,
-      (rec) => {
-        if (rec.seq <= prepared.startSeq || !isStreamEvent(rec.event)) return;
-        queue.push({ seq: rec.seq, response: rec.event });
-        if (endsStream(stateOf(rec.event))) queue.end();
-      },
-      // A new task is created here: its events reach local subscribers synchronously, so no
-      // catch-up read from the log is needed (it would cost one per request).
-      prepared.existing ? { afterSeq: prepared.startSeq } : {},
-    );
-    if (prepared.existing) {
-      // A continuation: the stream still opens with the task as it stands (spec §3.1.2).
-      queue.push({ seq: prepared.startSeq, response: { task: this.d.dir.viewFull(prepared.existing.task) } });
-    }
-    prepared.start({
-      onDuplicate: (t) => {
-        queue.push({ response: { task: this.d.dir.viewFull(t) } });
-        queue.end();
-      },
-      onMessage: (m) => {
-        queue.push({ response: { message: m } });
-        queue.end();
-      },
-      onCommitted: () => {},
-      onEnd: (err, task) => {
-        if (err) return queue.end(err);
-        // Nothing more will happen on this task until a new message arrives.
-        if (task && (isTerminal(task.status.state) || isInterrupted(task.status.state))) queue.end();
-      },
-    });
-    return queue;
+  stream(prepared: PreparedSend): TaskStream {
+    const stream = new TaskStream(prepared.taskId, 'stream', prepared.startSeq, this.d.streams, this.d.dir);
+    // A new task is created here: its events reach local subscribers synchronously, so no
+    // catch-up read from the log is needed (it would cost one per request).
+    stream.listen(this.d.bus, prepared.existing ? prepared.startSeq : undefined);
+    // A continuation: the stream still opens with the task as it stands (spec §3.1.2).
+    if (prepared.existing) stream.open(prepared.existing.task, prepared.startSeq);
+    prepared.start(stream);
+    return stream;
   }
 
   /**
    * A task's live events after `snapshot` (opening with the task as it stands), or with a
    * `lastEventId`, first the events after it replayed from the log.
    */
-  async subscribe(taskId: string, snapshot: { task: Task; seq: number }, lastEventId: number | undefined): Promise<AsyncQueue<StreamItem>> {
+  async subscribe(taskId: string, snapshot: { task: Task; seq: number }, lastEventId: number | undefined): Promise<TaskStream> {
     const resuming = lastEventId !== undefined && lastEventId >= 0;
-    const release = this.d.streams.admit(taskId);
-    const queue: AsyncQueue<StreamItem> = new AsyncQueue<StreamItem>(() => (unsubscribe(), release(), this.d.streams.delete(queue)));
-    this.d.streams.add(queue, 'subscription');
-    let lastSeq = resuming ? lastEventId : snapshot.seq;
-    let replaying = resuming;
-    const buffered: TaskEventRecord[] = [];
-    const deliver = (rec: TaskEventRecord) => {
-      if (rec.seq <= lastSeq) return;
-      lastSeq = rec.seq;
-      if (!isStreamEvent(rec.event)) return;
-      queue.push({ seq: rec.seq, response: rec.event });
-      if (endsStream(stateOf(rec.event))) queue.end();
-    };
-    const unsubscribe = this.d.bus.subscribe(taskId, (rec) => (replaying ? buffered.push(rec) : deliver(rec)), { afterSeq: lastSeq });
+    const stream = new TaskStream(taskId, 'subscription', resuming ? lastEventId : snapshot.seq, this.d.streams, this.d.dir);
+    if (resuming) stream.holdLive();
+    stream.listen(this.d.bus, stream.seenSeq);
     if (!resuming) {
-      queue.push({ seq: snapshot.seq, response: { task: this.d.dir.viewFull(snapshot.task) } });
-    } else {
-      // Lossless resume (Agentport extension): replay what the client missed from the event log.
-      let after = lastEventId;
-      try {
-        for (;;) {
-          const batch = await this.d.store.readEvents(taskId, after, 500);
-          for (const rec of batch) deliver(rec);
-          if (batch.length < 500) break;
-          after = batch[batch.length - 1]!.seq;
-        }
-      } catch (e) {
-        void queue.return();
-        throw e;
-      }
-      replaying = false;
-      for (const rec of buffered) deliver(rec);
-      // Nothing was missed: open with the snapshot (it reflects exactly the client's last id) so
-      // the stream starts now rather than at the next event.
-      if (lastSeq === lastEventId) {
-        queue.push({ seq: snapshot.seq, response: { task: this.d.dir.viewFull(snapshot.task) } });
-        lastSeq = snapshot.seq;
-      }
+      stream.open(snapshot.task, snapshot.seq);
+      return stream;
     }
-    return queue;
+    // Lossless resume (Agentport extension): replay what the client missed from the event log.
+    let after = lastEventId;
+    try {
+      for (;;) {
+        const batch = await this.d.store.readEvents(taskId, after, 500);
+        for (const rec of batch) stream.replay(rec);
+        if (batch.length < 500) break;
+        after = batch[batch.length - 1]!.seq;
+      }
+    } catch (e) {
+      void stream.return();
+      throw e;
+    }
+    stream.replayed();
+    // Nothing was missed: open with the snapshot (it reflects exactly the client's last id) so
+    // the stream starts now rather than at the next event.
+    if (stream.seenSeq === lastEventId) stream.open(snapshot.task, snapshot.seq);
+    return stream;
   }
 }
