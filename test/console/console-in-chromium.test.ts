@@ -199,6 +199,18 @@ describe('the console, as an administrator', () => {
     expect(problems).toEqual([]);
   });
 
+  it('Overview: its first contentful paint on a reload is reported (measured, not asserted: docs/console.md "Figures")', async () => {
+    await page.reload();
+    await page.locator('#overview-calls').waitFor();
+    const paint = await page.evaluate(() => ({
+      fcp: performance.getEntriesByName('first-contentful-paint')[0]?.startTime,
+      loaded: performance.getEntriesByType('navigation')[0]?.duration,
+    }));
+    expect(typeof paint.fcp).toBe('number');
+    // One line in the test log for the figures; no threshold, the machine is shared.
+    console.log(`console overview on reload: first contentful paint ${paint.fcp?.toFixed(0)} ms, navigation ${paint.loaded?.toFixed(0)} ms`);
+  });
+
   it('Agents: the cards, and a playground chat with the echo agent whose answer streams in over A2A', async () => {
     await show(page, 'agents', 'Agents');
     const card = page.getByRole('article', { name: 'Echo echo' });
