@@ -12,9 +12,11 @@
  * 0014), grouped per agent and owner, into one shard row each: the committer takes the shards
  * round-robin from a random start, so batches in flight at once rarely wait on the same row. The
  * rows are counted from what the insert returned, so the count moves only by tasks written, and
- * after the inserts, so a batch waiting on another's task row holds no count row meanwhile. A
- * batch cut into runs counts once, at the end of its transaction, every owner's rows in one sorted
- * statement: run by run, two transactions could take the same rows in opposite orders.
+ * only once every task row is written (the subquery over `written` runs first): a count row is the
+ * last shared row a statement locks, so a batch waiting on another's task row holds no count row
+ * that the other could wait for. A batch cut into runs counts once, at the end of its transaction,
+ * every owner's rows in one sorted statement: run by run, two transactions could take the same
+ * rows in opposite orders.
  *
  * All or nothing: when a new task exists already or an update's expected version does not match,
  * the rows of that task are left out (so its events cannot collide with stored ones) and the
@@ -106,12 +108,6 @@ with created as (
     from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text)
   on conflict do nothing
   returning id, agent_id, owner
-), counted as (
-  insert into task_counts (agent_id, owner, shard, n)
-  select agent_id, owner, $7::integer, count(*) from created where $7::integer is not null
-   group by agent_id, owner
-   order by agent_id, owner
-  on conflict (agent_id, owner, shard) do update set n = task_counts.n + excluded.n
 ), updated as (
   update tasks as t
      set context_id = u.context_id, state = u.state, status_time = u.status_time, seq = u.seq, version = u.expected_version + 1, task = u.task,
@@ -122,6 +118,13 @@ with created as (
   returning t.id
 ), written as (
   select id from created union all select id from updated
+), counted as (
+  insert into task_counts (agent_id, owner, shard, n)
+  select agent_id, owner, $7::integer, count(*) from created
+   where $7::integer is not null and (select count(*) from written) = $6::integer
+   group by agent_id, owner
+   order by agent_id, owner
+  on conflict (agent_id, owner, shard) do update set n = task_counts.n + excluded.n
 ), events as (
   insert into task_events (task_id, seq, first_seq, events, created_at)
   select task_id, seq, first_seq, events, created_at
