@@ -16,7 +16,7 @@ import { ConfigApiKeys } from './config-api-keys.js';
 import { API_KEY_PREFIX, StoredApiKeys, type ApiKeyLookup } from './api-keys.js';
 import { bearerChallenge } from './challenge.js';
 import { presentedCredential, type CredentialHeaders } from './credentials.js';
-import { resourceIdentifier } from './oauth-paths.js';
+import { issuerOf, resourceIdentifier } from './oauth-paths.js';
 import { JwtBearer, looksLikeJwt, type BearerContext } from './jwt-bearer.js';
 import type { JWTPayload } from 'jose';
 
@@ -48,7 +48,7 @@ export class Authenticator {
     this.storedKeys = o.apiKeys ? new StoredApiKeys(o.apiKeys, o.now) : undefined;
     this.jwt = new JwtBearer({
       keys: o.keys,
-      ownIssuer: o.publicUrl,
+      ownIssuer: () => this.issuer(),
       ...(o.config.audience ? { audience: o.config.audience } : {}),
       ...(o.config.issuers ? { issuers: o.config.issuers } : {}),
       ...(o.config.sharedSecret ? { sharedSecret: o.config.sharedSecret } : {}),
@@ -75,6 +75,19 @@ export class Authenticator {
     throw new A2AError('Unauthenticated', 'The credential presented is not valid');
   }
 
+  /**
+   * The authorization server's issuer: the public URL, path included (oauth-paths.ts). Asked on
+   * every request (the base audience); it parses URLs, so it is remembered per public URL.
+   */
+  private issuer(): string {
+    const base = this.publicUrl();
+    if (base !== this.issuerBase) {
+      this.issuerBase = base;
+      this.issuerId = issuerOf(base);
+    }
+    return this.issuerId;
+  }
+
   /** resourceIdentifier() parses URLs; the few paths a server has are remembered per public URL. */
   private resourceOf(path: string): string {
     const base = this.publicUrl();
@@ -92,6 +105,8 @@ export class Authenticator {
     return r;
   }
   private resourceBase = '';
+  private issuerBase = '';
+  private issuerId = '';
   private readonly resources = new Map<string, string>();
 
   /**

@@ -1,7 +1,10 @@
 /**
  * Where Agentport's OAuth 2.1 authorization server and its RFC 9728 documents live. One module so
  * the server (src/auth/oauth), the cards' securitySchemes and every 401 challenge agree.
- * The issuer is the server's public URL (no path), so RFC 8414 metadata is at the root.
+ *
+ * The issuer is the server's public URL, path included: behind a proxy that serves Agentport at
+ * `https://example.org/agentport/` and strips the prefix, every URL the server hands out keeps
+ * the prefix, while the server itself routes the stripped paths below (docs/decisions/0019-console.md).
  */
 export const OAUTH_PATHS = {
   authorizationServerMetadata: '/.well-known/oauth-authorization-server',
@@ -16,24 +19,40 @@ export const OAUTH_PATHS = {
 
 export const PROTECTED_RESOURCE_PREFIX = '/.well-known/oauth-protected-resource';
 
-/** `https://host` + path, without a trailing slash on the origin */
+/** The path of the public URL without a trailing slash: `''` at the root, `/agentport` under a prefix. */
+export function publicPathPrefix(publicUrl: string): string {
+  return new URL(publicUrl).pathname.replace(/\/+$/, '');
+}
+
+/** The absolute path a browser uses for one of the server's own paths: the public prefix, then the path. */
+export function publicPath(publicUrl: string, path: string): string {
+  return `${publicPathPrefix(publicUrl)}${path}`;
+}
+
+/** The OAuth issuer identifier: the public URL, path included, without a trailing slash (RFC 8414 §2). */
+export function issuerOf(publicUrl: string): string {
+  return `${new URL(publicUrl).origin}${publicPathPrefix(publicUrl)}`;
+}
+
+/** The public URL of one of the server's own paths (`https://host/prefix` + path). */
 export function oauthUrl(publicUrl: string, path: string): string {
-  return new URL(path, publicUrl).href;
+  return new URL(publicPath(publicUrl, path), publicUrl).href;
 }
 
 /**
- * The RFC 9728 metadata URL of a resource served at `resourcePath` (for example `/mcp`,
- * `/a2a/echo`): the well-known prefix inserted before the path (RFC 9728 §3.1).
+ * The RFC 9728 metadata URL the server names for a resource served at `resourcePath` (for example
+ * `/mcp`, `/a2a/echo`), as its `WWW-Authenticate resource_metadata`: the well-known prefix inserted
+ * before the resource path (RFC 9728 §3.1), below the public URL's own path. At the root that is
+ * exactly §3.1; under a prefix it is the URL a prefix-stripping proxy forwards (the §3.1 form at the
+ * origin's root is answered too, when the proxy forwards it: metadataRequestPath).
  */
 export function protectedResourceMetadataUrl(publicUrl: string, resourcePath: string): string {
-  const origin = new URL(publicUrl).origin;
   const path = resourcePath === '/' ? '' : resourcePath.replace(/\/$/, '');
-  return `${origin}${PROTECTED_RESOURCE_PREFIX}${path}`;
+  return oauthUrl(publicUrl, `${PROTECTED_RESOURCE_PREFIX}${path}`);
 }
 
 /** The RFC 8707 resource identifier (and token audience) of a resource path. */
 export function resourceIdentifier(publicUrl: string, resourcePath: string): string {
-  const origin = new URL(publicUrl).origin;
   const path = resourcePath === '/' ? '' : resourcePath.replace(/\/$/, '');
-  return `${origin}${path}`;
+  return `${issuerOf(publicUrl)}${path}`;
 }

@@ -11,6 +11,7 @@ import { oauthSchema } from './oauth-schema.js';
 import { AGENT_ID_PATTERN, LOG_LEVELS, bool, byteSize, duration, grpcAddress, host, hostOrCidr, httpBaseUrl, integer, nonEmptyString, port, uri } from './primitives.js';
 import { auditSchema, quotasSchema, skillCostSchema, usageSchema } from './usage-schema.js';
 import { loggingSchema, metricsSchema, tracingSchema } from './observability-schema.js';
+import { publicBaseUrl } from './public-url-prefix.js';
 
 export const DEFAULT_AGENTS = [
   { id: 'echo', builtin: 'echo' as const },
@@ -31,7 +32,7 @@ const serverSchema = z
   .object({
     host: host.default('127.0.0.1'),
     port: port.default(8080),
-    publicUrl: httpBaseUrl.optional(),
+    publicUrl: publicBaseUrl.optional(),
     grpc: grpcSchema.default({}),
     dataDir: nonEmptyString.default('./.agentport'),
     logLevel: z.enum(LOG_LEVELS).default('info'),

@@ -6,7 +6,7 @@
  * operation span's context as CallContext.trace.
  */
 import type { A2AHandler, CallContext, StreamItem } from './a2a-handler.js';
-import { inSpan, traceIterable, startSpan, type Context } from '../observability/tracing/index.js';
+import { inSpan, traceIterable, startSpan, type Attributes, type Context } from '../observability/tracing/index.js';
 import { usageCarriedBy } from './usage/usage-draft.js';
 
 /** The A2A method names (the proto's), as the request spans are named too. */
@@ -29,8 +29,10 @@ function parentOf(ctx: CallContext): Context | undefined {
   return ctx.trace ?? (ctx.usage ?? usageCarriedBy(ctx.principal))?.trace;
 }
 
-function attributes(ctx: CallContext) {
-  return { 'agentport.agent': ctx.agentId, ...(ctx.surface ? { 'agentport.surface': ctx.surface } : {}) };
+function attributes(ctx: CallContext): Attributes {
+  const a: Attributes = { 'agentport.agent': ctx.agentId };
+  if (ctx.surface) a['agentport.surface'] = ctx.surface;
+  return a;
 }
 
 export function tracingA2AHandler(inner: A2AHandler): A2AHandler {

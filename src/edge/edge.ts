@@ -50,6 +50,13 @@ export interface EdgeOptions {
   decorate?: readonly ((req: IncomingMessage, res: ServerResponse, path: string) => void)[];
   /** usage records on: each call's draft is opened here and closed when its answer is out */
   usage?: UsageRecorder;
+  /**
+   * The public URL's path (`/agentport`), when there is one. A proxy that passes requests on with
+   * the prefix (`proxy_pass http://agentport;` without a URI) sends `/agentport/mcp`: the prefix
+   * is dropped before routing, so both proxy styles work (config refuses prefixes that collide
+   * with the server's own paths: src/config/public-url-prefix.ts).
+   */
+  pathPrefix?: string;
 }
 
 const WELL_FORMED_ID = /^[\w.-]{1,64}$/;
@@ -68,7 +75,9 @@ export function contextOf(req: IncomingMessage): RequestContext | undefined {
 
 /** The node request listener. */
 export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const prefix = o.pathPrefix ?? '';
   const edge = (req: IncomingMessage, res: ServerResponse) => {
+    if (prefix !== '') req.url = withoutPrefix(req.url ?? '/', prefix);
     const ctx = admit(req, res, o);
     if (o.decorate) for (const d of o.decorate) d(req, res, ctx.path);
     const { faces } = o;
@@ -95,6 +104,17 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
   };
   // Tracing is decided per request: it starts after the listener is built (start.ts).
   return (req, res) => (tracingOn() ? traceRequest(req, res, () => edge(req, res)) : edge(req, res));
+}
+
+/** `/agentport/mcp?x` → `/mcp?x`, `/agentport` → `/`; any other URL as it is. */
+export function withoutPrefix(url: string, prefix: string): string {
+  if (!url.startsWith(prefix)) return url;
+  const next = url.charCodeAt(prefix.length);
+  // end, '/' or '?': the prefix is a whole segment
+  if (Number.isNaN(next)) return '/';
+  if (next === 47) return url.slice(prefix.length);
+  if (next === 63) return `/${url.slice(prefix.length)}`;
+  return url;
 }
 
 function run(face: AnyFace, req: IncomingMessage, res: ServerResponse, ctx: RequestContext, route: unknown, base: BaseLog): Promise<void> {

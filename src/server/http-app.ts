@@ -26,7 +26,7 @@ import { mcpCompatFace } from '../bindings/mcp/compat/compat-routes.js';
 import { loadMcpFixtureModule } from './mcp-fixture-module.js';
 import { withListeningPorts } from '../config/index.js';
 import { packageVersion } from '../config/package-version.js';
-import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
+import { protectedResourceMetadataUrl, publicPathPrefix } from '../auth/oauth-paths.js';
 import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
@@ -239,6 +239,7 @@ export function buildHttpApp(d: HttpAppDeps) {
         isClosing: () => closing,
         // The discovery documents are read cross-origin by browser-based MCP clients.
         decorate: [addWellKnownCors],
+        pathPrefix: publicPathPrefix(config.server.publicUrl),
         ...(d.usageRecorder ? { usage: d.usageRecorder } : {}),
       });
       return createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, edge);

@@ -462,6 +462,7 @@ async function openStore(config: Config, log: { info(o: object, m?: string): voi
     await store.close().catch(() => {});
     throw err;
   }
+  store.plannerStatistics.start();
   log.info({ schema: s.schema }, 'PostgreSQL store ready');
   return store;
 }

@@ -8,7 +8,7 @@ import type { Provider, UnknownObject, ClientInstance } from 'oidc-provider';
 import type { OAuthConfig } from '../../config/oauth-schema.js';
 import type { KeyStore } from '../../core/keys/key-store.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
-import { OAUTH_PATHS } from '../oauth-paths.js';
+import { OAUTH_PATHS, publicPathPrefix } from '../oauth-paths.js';
 import { createKeyStoreSigningKey } from './keystore-signing-key.js';
 import { loadOidcProvider } from './load-provider.js';
 import { isAllowedRedirectUri, redirectUriMatches } from './redirect-uris.js';
@@ -98,6 +98,9 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
   const formSecret = Buffer.from(await serverSecret(o.store, 'form-key'), 'base64url');
   const cfg = o.oauth;
   const cimd = cfg.clientIdMetadataDocuments;
+  // The issuer's path (`/agentport` behind a prefix-stripping proxy): the interaction pages and
+  // the cookies live below it, as the browser sees them.
+  const pathPrefix = publicPathPrefix(o.issuer);
 
   const redirectPolicy = (uris: readonly string[]) => {
     const refused = uris.find((u) => !isAllowedRedirectUri(u, cfg.allowedRedirectUris));
@@ -111,7 +114,9 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
     // Every outbound fetch (metadata documents) through the SSRF guard with pinned addresses.
     fetch: (url: string | URL, init: { method?: string; headers?: HeadersInit; signal?: AbortSignal }) => o.fetchMetadataDocument.fetch(url, init),
     jwks: { keys: [signingKey] },
-    cookies: { keys: [cookieKey] },
+    // The session cookie below the public URL's path. The short-lived ones (interaction, resume)
+    // get their own paths from the interaction and resume URLs; a `short.path` would override them.
+    cookies: { keys: [cookieKey], long: { httpOnly: true, sameSite: 'lax', path: `${pathPrefix}/` } },
     routes: {
       authorization: OAUTH_PATHS.authorize,
       token: OAUTH_PATHS.token,
@@ -237,7 +242,7 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
         },
       },
     },
-    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${INTERACTION_PATH}/${interaction.uid}` },
+    interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `${pathPrefix}${INTERACTION_PATH}/${interaction.uid}` },
     // A deleted user's provider session, grants and refresh tokens lead nowhere: no account, so
     // oidc-provider asks for a new login and refuses the refresh (the store revokes them too).
     findAccount: async (_ctx: unknown, sub: string) => (o.isUpstreamAccount?.(sub) || (await o.store.getUser(sub)) ? { accountId: sub, claims: async () => ({ sub }) } : undefined),

@@ -31,6 +31,8 @@ export interface ConfigPageDeps {
   clientAddress: (req: IncomingMessage) => string | undefined;
   /** cookies marked Secure (the public URL is https) */
   secureCookies: boolean;
+  /** the public URL's path (`/agentport` behind a prefix-stripping proxy, else empty): form actions, redirects and the cookie path carry it */
+  pathPrefix: string;
   /** admin sign-ins to this page, succeeded and failed */
   audit?: AuditSink;
 }
@@ -70,9 +72,9 @@ function send(res: ServerResponse, status: number, html: string, headers: Record
   res.end(html);
 }
 
-function loginForm(sessions: BrowserSessions, nonce: string, error?: string): string {
+function loginForm(d: ConfigPageDeps, sessions: BrowserSessions, nonce: string, error?: string): string {
   return page(`<h1>Agentport OAuth clients</h1><p>Sign in as an administrator.</p>${error ? `<p role="alert">${e(error)}</p>` : ''}
-<form method="post" action="${CONFIG_PATH}/login"><input type="hidden" name="csrf" value="${sessions.loginToken(nonce)}">
+<form method="post" action="${d.pathPrefix}${CONFIG_PATH}/login"><input type="hidden" name="csrf" value="${sessions.loginToken(nonce)}">
 <label for="u">Username</label><input id="u" name="username" autocomplete="username" required>
 <label for="p">Password</label><input id="p" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>`);
@@ -83,24 +85,24 @@ async function clientsPage(d: ConfigPageDeps, sessions: BrowserSessions, sess: A
   const rows = (await listClients(d.store))
     .map(
       (c) => `<tr><td><code>${e(c.clientId)}</code></td><td>${e(c.name ?? '')}</td><td>${e(c.grantTypes.join(', '))}</td><td>${c.redirectUris.map((u) => `<code>${e(u)}</code>`).join('<br>')}</td>
-<td><form method="post" action="${CONFIG_PATH}/clients/delete"><input type="hidden" name="csrf" value="${token('/clients/delete')}"><input type="hidden" name="clientId" value="${e(c.clientId)}"><button type="submit" aria-label="Delete ${e(c.clientId)}">Delete</button></form></td></tr>`,
+<td><form method="post" action="${d.pathPrefix}${CONFIG_PATH}/clients/delete"><input type="hidden" name="csrf" value="${token('/clients/delete')}"><input type="hidden" name="clientId" value="${e(c.clientId)}"><button type="submit" aria-label="Delete ${e(c.clientId)}">Delete</button></form></td></tr>`,
     )
     .join('');
   return page(`<h1>OAuth clients</h1>${notice}
 <table><thead><tr><th>Client ID</th><th>Name</th><th>Grants</th><th>Redirect URIs</th><th></th></tr></thead><tbody>${rows || '<tr><td colspan="5">No clients yet.</td></tr>'}</tbody></table>
 <h2>Register a client</h2>
-<form method="post" action="${CONFIG_PATH}/clients"><input type="hidden" name="csrf" value="${token('/clients')}">
+<form method="post" action="${d.pathPrefix}${CONFIG_PATH}/clients"><input type="hidden" name="csrf" value="${token('/clients')}">
 <label for="name">Name (shown on the consent page)</label><input id="name" name="name" required>
 <label for="kind">Kind</label><select id="kind" name="kind"><option value="public">public (PKCE, no secret)</option><option value="confidential">confidential (secret)</option><option value="machine">machine (client credentials)</option></select>
 <label for="redirects">Redirect URIs, one per line</label><textarea id="redirects" name="redirectUris" rows="3"></textarea>
 <label for="scopes">Scopes, space-separated (optional)</label><input id="scopes" name="scopes">
 <button type="submit">Register</button></form>
 <p>Signed in as <strong>${e(sess.username)}</strong>.</p>
-<form method="post" action="${CONFIG_PATH}/logout"><input type="hidden" name="csrf" value="${token('/logout')}"><button type="submit">Sign out</button></form>`);
+<form method="post" action="${d.pathPrefix}${CONFIG_PATH}/logout"><input type="hidden" name="csrf" value="${token('/logout')}"><button type="submit">Sign out</button></form>`);
 }
 
 export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessions, req: IncomingMessage, res: ServerResponse, sub: string, readBody: RequestContext['body']): Promise<void> {
-  const cookieAttributes = `Path=${CONFIG_PATH}; HttpOnly; SameSite=Strict${d.secureCookies ? '; Secure' : ''}`;
+  const cookieAttributes = `Path=${d.pathPrefix}${CONFIG_PATH}; HttpOnly; SameSite=Strict${d.secureCookies ? '; Secure' : ''}`;
   const sess = await sessions.resolve(cookie(req, COOKIE));
   // The login form's token is bound to this browser's own random cookie: set on first sight.
   let nonce = cookie(req, LOGIN_COOKIE);
@@ -109,7 +111,7 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
     nonce = BrowserSessions.newBrowserNonce();
     nonceCookie['Set-Cookie'] = `${LOGIN_COOKIE}=${nonce}; ${cookieAttributes}; Max-Age=${SESSION_SECONDS}`;
   }
-  const signIn = (status: number, error?: string) => send(res, status, loginForm(sessions, nonce!, error), nonceCookie);
+  const signIn = (status: number, error?: string) => send(res, status, loginForm(d, sessions, nonce!, error), nonceCookie);
 
   if (req.method === 'GET') {
     if (sub !== '' && sub !== '/') return send(res, 404, page('<h1>Not found</h1>'));
@@ -132,7 +134,7 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
     const signInEvent = (ev: Pick<AuditEvent, 'action' | 'outcome' | 'actor' | 'details'>) => d.audit?.record({ ...ev, target: `user:${username.slice(0, 200)}`, ...requestFacts(d, req, res) });
     if (wait > 0) {
       signInEvent({ action: 'signin.failed', outcome: 'failure', actor: 'anonymous', details: { method: 'password', page: 'config', reason: 'throttled' } });
-      return send(res, 429, loginForm(sessions, nonce!, `Too many failed sign-ins. Try again in ${wait} seconds.`), { ...nonceCookie, 'Retry-After': String(wait) });
+      return send(res, 429, loginForm(d, sessions, nonce!, `Too many failed sign-ins. Try again in ${wait} seconds.`), { ...nonceCookie, 'Retry-After': String(wait) });
     }
     const user = await authenticateUser(d.store, username, form.get('password') ?? '');
     if (!user?.scopes.includes('admin')) {
@@ -144,7 +146,7 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
     signInEvent({ action: 'signin.succeeded', outcome: 'success', actor: user.username, details: { method: 'password', page: 'config' } });
     const token = await sessions.begin(user.username);
     res.writeHead(303, {
-      Location: `${CONFIG_PATH}/`,
+      Location: `${d.pathPrefix}${CONFIG_PATH}/`,
       'Set-Cookie': [`${COOKIE}=${token}; ${cookieAttributes}; Max-Age=${SESSION_SECONDS}`, `${LOGIN_COOKIE}=; ${cookieAttributes}; Max-Age=0`],
       'Cache-Control': 'no-store',
     });
@@ -153,7 +155,7 @@ export async function serveConfigPage(d: ConfigPageDeps, sessions: BrowserSessio
   if (!sess || !sessions.formTokenValid(sess, sub, csrf)) return signIn(403, 'Sign in again.');
   if (sub === '/logout') {
     await sessions.endAllOf(sess.username);
-    res.writeHead(303, { Location: `${CONFIG_PATH}/`, 'Set-Cookie': `${COOKIE}=; ${cookieAttributes}; Max-Age=0`, 'Cache-Control': 'no-store' });
+    res.writeHead(303, { Location: `${d.pathPrefix}${CONFIG_PATH}/`, 'Set-Cookie': `${COOKIE}=; ${cookieAttributes}; Max-Age=0`, 'Cache-Control': 'no-store' });
     return void res.end();
   }
   if (sub === '/clients/delete') {

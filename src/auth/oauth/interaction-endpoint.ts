@@ -18,6 +18,7 @@ import type { LoginThrottle } from './login-throttle.js';
 import { grantableScopes } from './scopes.js';
 import { UpstreamLoginError, type UpstreamLogin } from './upstream-login.js';
 import { CONSOLE_CLIENT_ID } from '../sessions/console-sessions.js';
+import { INTERACTION_PATH } from './authorization-server.js';
 import { TokenLoginError, type TokenLogin, type TokenLoginResult } from './token-login.js';
 
 const FORM_LIMIT = 8 * 1024;
@@ -25,6 +26,8 @@ const FORM_LIMIT = 8 * 1024;
 export interface InteractionDeps {
   provider: Provider;
   formSecret: Buffer;
+  /** the public URL's path (`/agentport` behind a prefix-stripping proxy, else empty): the forms post below it */
+  pathPrefix: string;
   store: OAuthStore;
   defaultScopes: readonly string[];
   throttle: LoginThrottle;
@@ -90,7 +93,7 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
   const signInFailed = (claimed: string, method: string, reason: string) => emit({ action: 'signin.failed', outcome: 'failure', actor: 'anonymous', target: `user:${claimed.slice(0, 200)}`, details: { method, reason } });
   const client = await d.provider.Client.find(clientId);
   const clientName = client?.clientName ?? clientId;
-  const action = `/oauth/interaction/${encodeURIComponent(uid)}`;
+  const action = `${d.pathPrefix}${INTERACTION_PATH}/${encodeURIComponent(uid)}`;
   const csrf = csrfToken(d.formSecret, uid);
   const login = (o: { error?: string; username?: string; usecase?: string } = {}) =>
     loginPage({

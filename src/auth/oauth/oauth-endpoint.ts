@@ -17,7 +17,7 @@ import { isJsonBody, rewriteJsonTokenRequest } from './json-token-request.js';
 import type { KeyStore } from '../../core/keys/key-store.js';
 import type { AuditSink } from '../../core/audit/audit-event.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
-import { OAUTH_PATHS } from '../oauth-paths.js';
+import { issuerOf, OAUTH_PATHS, publicPathPrefix } from '../oauth-paths.js';
 import { consoleUrlOf } from '../sessions/console-sessions.js';
 import { createAuthorizationServer, INTERACTION_PATH, type AuthorizationServer } from './authorization-server.js';
 import { createMetadataDocumentFetch } from './client-metadata-fetch.js';
@@ -107,12 +107,20 @@ export type OAuthRoute =
 
 export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
   let server: Promise<{ as: AuthorizationServer; sessions: BrowserSessions; handle: (req: IncomingMessage, res: ServerResponse) => void }> | undefined;
-  const issuer = () => new URL(d.publicUrl()).origin;
+  // The issuer is the public URL, path included (RFC 8414 §2: an issuer may have a path).
+  const issuer = () => issuerOf(d.publicUrl());
+  // Asked by `match` on every request the faces before A2A did not take: parsed once per public URL.
+  let prefixOf = { url: '', prefix: '' };
+  const pathPrefix = () => {
+    const url = d.publicUrl();
+    if (url !== prefixOf.url) prefixOf = { url, prefix: publicPathPrefix(url) };
+    return prefixOf.prefix;
+  };
   const revocations = d.revocations;
   const throttle = new LoginThrottle();
   const clientAddress = clientAddressOf(d.oauth.trustedProxies);
   const methods = loginMethods(d.oauth);
-  const upstream = d.oauth.upstream && methods.has('upstream') ? createUpstreamLogin({ config: d.oauth.upstream, store: d.store, publicOrigin: issuer, log: d.log }) : undefined;
+  const upstream = d.oauth.upstream && methods.has('upstream') ? createUpstreamLogin({ config: d.oauth.upstream, store: d.store, publicUrl: issuer, log: d.log }) : undefined;
   const tokenLogin = methods.has('token') ? createTokenLogin({ issuers: d.issuers ?? [], keys: d.keys, store: d.store, clockSkewSeconds: d.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS }) : undefined;
   const autoApprove = d.oauth.tokenLogin.autoApprove;
 
@@ -183,7 +191,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
   return {
     name: 'oauth',
     match(req, path): OAuthRoute | undefined {
-      const prm = metadataRequestPath(path);
+      const prm = metadataRequestPath(path, pathPrefix());
       if (prm !== undefined) return req.method === 'GET' || req.method === 'HEAD' ? { kind: 'resource-metadata', resourcePath: prm } : undefined;
       // With the authorization server off, only the RFC 9728 documents above are served (they name
       // the external issuers, if any): every 401 points at them.
@@ -216,6 +224,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
             {
               provider: as.provider,
               formSecret: as.formSecret,
+              pathPrefix: pathPrefix(),
               store: d.store,
               defaultScopes: d.oauth.defaultScopes,
               throttle,
@@ -242,11 +251,16 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
           );
         }
         case 'upstream-callback':
-          return upstreamCallback(upstream!, req, res);
+          return upstreamCallback(upstream!, pathPrefix(), req, res);
         case 'config-page': {
           const { sessions } = await build();
-          return serveConfigPage({ store: d.store, throttle, clientAddress, secureCookies: d.publicUrl().startsWith('https:'), ...(d.audit ? { audit: d.audit } : {}) }, sessions, req, res, route.sub, (limit) =>
-            ctx.body(limit),
+          return serveConfigPage(
+            { store: d.store, throttle, clientAddress, secureCookies: d.publicUrl().startsWith('https:'), pathPrefix: pathPrefix(), ...(d.audit ? { audit: d.audit } : {}) },
+            sessions,
+            req,
+            res,
+            route.sub,
+            (limit) => ctx.body(limit),
           );
         }
         case 'clients':
@@ -262,14 +276,14 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
  * Where the upstream sends the browser back: once the account is verified, on to the interaction
  * (whose cookie is scoped to its own path) to finish the login there.
  */
-async function upstreamCallback(upstream: UpstreamLogin, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function upstreamCallback(upstream: UpstreamLogin, pathPrefix: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method !== 'GET') {
     res.writeHead(405, { ...PAGE_HEADERS, Allow: 'GET' });
     return void res.end(messagePage('Not allowed', 'The sign-in callback is reached by a redirect.'));
   }
   try {
     const { uid, state } = await upstream.complete(new URL(req.url ?? '/', 'http://callback'), req.headers.cookie);
-    res.writeHead(303, { Location: `${INTERACTION_PATH}/${encodeURIComponent(uid)}/upstream-done?state=${encodeURIComponent(state)}`, 'Set-Cookie': upstream.clearCookie, 'Cache-Control': 'no-store' });
+    res.writeHead(303, { Location: `${pathPrefix}${INTERACTION_PATH}/${encodeURIComponent(uid)}/upstream-done?state=${encodeURIComponent(state)}`, 'Set-Cookie': upstream.clearCookie, 'Cache-Control': 'no-store' });
     res.end();
   } catch (err) {
     if (!(err instanceof UpstreamLoginError)) throw err;
@@ -293,14 +307,19 @@ function withDefaultScope(url: string, defaults: readonly string[]): string {
 }
 
 /**
- * oidc-provider builds endpoint URLs from the request's host and scheme. The issuer is the public
- * URL, so every request is presented as made to it (whatever a proxy or the client said): a
+ * oidc-provider builds endpoint URLs from the request's host, scheme and mount path. The issuer is
+ * the public URL, so every request is presented as made to it (whatever a proxy or the client said): a
  * server behind a TLS proxy still advertises https endpoints, and a forged Host cannot change them.
  */
-function asSeenPublicly(req: IncomingMessage, publicUrl: string): void {
+function asSeenPublicly(req: IncomingMessage & { originalUrl?: string }, publicUrl: string): void {
   const u = new URL(publicUrl);
   req.headers['x-forwarded-proto'] = u.protocol.slice(0, -1);
   req.headers['x-forwarded-host'] = u.host;
+  // Behind a proxy that strips a path prefix, the request arrives without it. oidc-provider takes
+  // the path its endpoints are mounted at from `originalUrl` (as Express sets it for mounted apps),
+  // so its discovery document, redirects and cookie paths name the prefixed URLs.
+  const prefix = publicPathPrefix(publicUrl);
+  if (prefix !== '') req.originalUrl = `${prefix}${req.url ?? '/'}`;
 }
 
 function safeDecode(s: string): string | undefined {

@@ -16,10 +16,20 @@ export interface ProtectedResourceMetadata {
   resource_name: string;
 }
 
-/** The resource path a metadata request asks about, or undefined when the path is not such a request. */
-export function metadataRequestPath(path: string): string | undefined {
+/**
+ * The resource path a metadata request asks about, or undefined when the path is not such a request.
+ * `publicPrefix` (`/agentport` when the public URL is `https://host/agentport`): RFC 9728 §3.1 puts
+ * the document of `https://host/agentport/mcp` at `https://host/.well-known/oauth-protected-resource/agentport/mcp`,
+ * at the origin's root, which a proxy forwards unchanged when told to; the prefix is dropped here.
+ */
+export function metadataRequestPath(path: string, publicPrefix = ''): string | undefined {
   if (path === PROTECTED_RESOURCE_PREFIX || path === `${PROTECTED_RESOURCE_PREFIX}/`) return '/';
-  if (path.startsWith(`${PROTECTED_RESOURCE_PREFIX}/`)) return path.slice(PROTECTED_RESOURCE_PREFIX.length);
+  if (path.startsWith(`${PROTECTED_RESOURCE_PREFIX}/`)) {
+    const resourcePath = path.slice(PROTECTED_RESOURCE_PREFIX.length);
+    if (publicPrefix === '') return resourcePath;
+    if (resourcePath === publicPrefix || resourcePath === `${publicPrefix}/`) return '/';
+    return resourcePath.startsWith(`${publicPrefix}/`) ? resourcePath.slice(publicPrefix.length) : resourcePath;
+  }
   if (path.endsWith(PROTECTED_RESOURCE_PREFIX)) return path.slice(0, -PROTECTED_RESOURCE_PREFIX.length) || '/';
   return undefined;
 }

@@ -3,7 +3,7 @@
  * itself (its base audience), `/mcp`, the management API `/api/v1`, and per agent `/a2a/{id}` and `/a2a/{id}/mcp`. A token is
  * bound to exactly one; src/auth/jwt-bearer.ts checks it at each resource.
  */
-import { resourceIdentifier } from '../oauth-paths.js';
+import { issuerOf, publicPathPrefix, resourceIdentifier } from '../oauth-paths.js';
 
 export interface ResourceCatalog {
   publicUrl: () => string;
@@ -26,8 +26,12 @@ export function isOwnResource(c: ResourceCatalog, resource: string): boolean {
   if (!URL.canParse(resource)) return false;
   const u = new URL(resource);
   if (u.search || u.hash || u.username || u.password) return false;
-  if (u.origin !== new URL(c.publicUrl()).origin) return false;
-  const path = resourcePathOf(u.pathname);
+  const publicUrl = c.publicUrl();
+  if (u.origin !== new URL(publicUrl).origin) return false;
+  // Under a path prefix (`https://host/agentport`), resources are named below it.
+  const prefix = publicPathPrefix(publicUrl);
+  if (prefix !== '' && u.pathname !== prefix && !u.pathname.startsWith(`${prefix}/`)) return false;
+  const path = resourcePathOf(u.pathname.slice(prefix.length) || '/');
   if (path === undefined) return false;
   const agent = /^\/a2a\/([^/]+)/.exec(path)?.[1];
   if (agent !== undefined) {
@@ -39,10 +43,10 @@ export function isOwnResource(c: ResourceCatalog, resource: string): boolean {
     }
     if (!c.hasAgent(id)) return false;
   }
-  return resourceIdentifier(c.publicUrl(), path) === resource.replace(/\/$/, '') || resource === c.publicUrl();
+  return resourceIdentifier(publicUrl, path) === resource.replace(/\/$/, '') || resource === publicUrl;
 }
 
 /** The audience given to tokens requested without `resource`: the server's base audience. */
 export function baseAudience(c: ResourceCatalog): string {
-  return c.audiences?.[0] ?? c.publicUrl();
+  return c.audiences?.[0] ?? issuerOf(c.publicUrl());
 }

@@ -21,6 +21,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { UpstreamLoginConfig } from '../../config/oauth-schema.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { guardedFetch, SsrfGuard } from '../../net/index.js';
+import { oauthUrl, publicPath } from '../oauth-paths.js';
 
 export const UPSTREAM_CALLBACK_PATH = '/oauth/upstream/callback';
 const COOKIE = 'agentport_upstream_state';
@@ -57,7 +58,13 @@ export interface UpstreamLogin {
   scopesOf(accountId: string): readonly string[] | undefined;
 }
 
-export function createUpstreamLogin(o: { config: UpstreamLoginConfig; store: OAuthStore; publicOrigin: () => string; log: { warn(o: object, m?: string): void } }): UpstreamLogin {
+export function createUpstreamLogin(o: {
+  config: UpstreamLoginConfig;
+  store: OAuthStore;
+  /** the public URL, path included (the callback and its cookie live below it) */
+  publicUrl: () => string;
+  log: { warn(o: object, m?: string): void };
+}): UpstreamLogin {
   const cfg = o.config;
   const issuer = new URL(cfg.issuer);
   const label = cfg.label ?? issuer.host;
@@ -66,8 +73,8 @@ export function createUpstreamLogin(o: { config: UpstreamLoginConfig; store: OAu
   const client: oauth.Client = { client_id: cfg.clientId };
   const clientAuth = cfg.clientSecret ? oauth.ClientSecretBasic(cfg.clientSecret) : oauth.None();
   const scope = [...new Set(['openid', ...cfg.scopes])].join(' ');
-  const secure = () => o.publicOrigin().startsWith('https:');
-  const redirectUri = () => `${o.publicOrigin()}${UPSTREAM_CALLBACK_PATH}`;
+  const secure = () => o.publicUrl().startsWith('https:');
+  const redirectUri = () => oauthUrl(o.publicUrl(), UPSTREAM_CALLBACK_PATH);
   const request = () => ({ [oauth.customFetch]: fetchImpl, [oauth.allowInsecureRequests]: insecure, signal: AbortSignal.timeout(TIMEOUT_MS) });
   const unreachable = (err: unknown) => {
     o.log.warn({ err, issuer: cfg.issuer }, 'oauth: upstream sign-in failed');
@@ -89,7 +96,7 @@ export function createUpstreamLogin(o: { config: UpstreamLoginConfig; store: OAu
     }
   };
 
-  const cookie = (value: string, maxAge: number) => `${COOKIE}=${value}; Path=${UPSTREAM_CALLBACK_PATH}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure() ? '; Secure' : ''}`;
+  const cookie = (value: string, maxAge: number) => `${COOKIE}=${value}; Path=${publicPath(o.publicUrl(), UPSTREAM_CALLBACK_PATH)}; Max-Age=${maxAge}; HttpOnly; SameSite=Lax${secure() ? '; Secure' : ''}`;
 
   return {
     label,

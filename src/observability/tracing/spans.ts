@@ -9,7 +9,21 @@
  * AsyncLocalStorage context manager turns on Node's promise hooks, which make every `await` of the
  * process dearer, traced or not (docs/decisions/0018-tracing.md).
  */
-import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type TextMapGetter } from '@opentelemetry/api';
+import {
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Attributes,
+  type Context,
+  type Link,
+  type Span,
+  type SpanOptions as OtelSpanOptions,
+  type TextMapGetter,
+  type Tracer,
+} from '@opentelemetry/api';
 
 let on = false;
 /** the sampler follows the parent's sampled flag (parent-based, or always off) */
@@ -24,11 +38,14 @@ export function tracingOn(): boolean {
 export function setTracingOn(value: boolean, parentBased = false): void {
   on = value;
   followsParent = value && parentBased;
+  current = undefined;
 }
 
 export { SpanKind, SpanStatusCode, type Attributes, type Context, type Link, type Span };
 
-const tracer = () => trace.getTracer('agentport');
+/** The tracer, looked up once per provider (the API's lookup builds a key and searches a map every time). */
+let current: Tracer | undefined;
+const tracer = (): Tracer => (current ??= trace.getTracer('agentport'));
 
 export interface SpanOptions {
   kind?: SpanKind;
@@ -50,7 +67,10 @@ export function startSpan(name: string, o: SpanOptions): Span {
     const sc = trace.getSpanContext(o.parent);
     if (sc && (sc.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(sc);
   }
-  return tracer().startSpan(name, { kind: o.kind ?? SpanKind.INTERNAL, ...(o.attributes ? { attributes: o.attributes } : {}), ...(o.links ? { links: o.links } : {}) }, o.parent ?? ROOT_CONTEXT);
+  const options: OtelSpanOptions = { kind: o.kind ?? SpanKind.INTERNAL };
+  if (o.attributes) options.attributes = o.attributes;
+  if (o.links) options.links = o.links;
+  return tracer().startSpan(name, options, o.parent ?? ROOT_CONTEXT);
 }
 
 /** The context whose current span is `span`: what its children name as their parent. */

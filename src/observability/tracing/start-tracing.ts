@@ -11,6 +11,7 @@
  */
 import { diag, DiagLogLevel, propagation, trace, type DiagLogger } from '@opentelemetry/api';
 import { setTracingOn } from './spans.js';
+import { WorkerSpanExporter } from './worker-span-exporter.js';
 import type { Sampler, TracingSettings } from './tracing-settings.js';
 
 export interface RunningTracing {
@@ -78,14 +79,12 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
   const [{ BasicTracerProvider, BatchSpanProcessor, AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }] =
     await Promise.all([import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/exporter-trace-otlp-http'), import('@opentelemetry/resources'), import('@opentelemetry/core')]);
   const samplers = { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler };
-  const exporter = new OTLPTraceExporter({ url: s.url, headers: s.headers });
+  const resourceAttributes = { ...s.resourceAttributes, 'service.name': s.serviceName, 'service.version': who.serviceVersion, 'service.instance.id': who.instanceId };
+  // The export (OTLP transform, JSON, HTTP) runs on a thread of its own when the built thread
+  // module is there (always, but under the test runner's TypeScript sources without a build).
+  const exporter = WorkerSpanExporter.start({ url: s.url, headers: s.headers, resourceAttributes }, diag) ?? new OTLPTraceExporter({ url: s.url, headers: s.headers });
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({
-      ...s.resourceAttributes,
-      'service.name': s.serviceName,
-      'service.version': who.serviceVersion,
-      'service.instance.id': who.instanceId,
-    }),
+    resource: resourceFromAttributes(resourceAttributes),
     sampler: sampler(s.sampler, samplers),
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: s.exportDelayMs, maxQueueSize: 8192, maxExportBatchSize: 1024 })],
   });

@@ -13,6 +13,7 @@ import { SqlStore } from '../sql-store.js';
 import { postgresAuditAppender } from './postgres-audit-append.js';
 import type { StoredTask, TaskCommit } from '../store.js';
 import { MessageIdLookups } from './message-id-lookups.js';
+import { PlannerStatistics } from './planner-statistics.js';
 import { PostgresCommitter } from './postgres-commit.js';
 import { PostgresUsageStore } from './postgres-usage-store.js';
 
@@ -46,6 +47,8 @@ export class PostgresStore extends SqlStore {
   readonly commitConcurrency: number;
   private readonly committer: PostgresCommitter;
   private readonly messageIdLookups: MessageIdLookups;
+  /** the server's store keeps the hot tables' statistics current; a CLI command's store does not */
+  readonly plannerStatistics: PlannerStatistics;
 
   constructor(
     db: Kysely<Database>,
@@ -58,6 +61,12 @@ export class PostgresStore extends SqlStore {
     this.commitConcurrency = Math.max(1, pool.options.max - 1);
     this.committer = new PostgresCommitter(pool, db);
     this.messageIdLookups = new MessageIdLookups(pool);
+    this.plannerStatistics = new PlannerStatistics(pool);
+  }
+
+  override async close(): Promise<void> {
+    await this.plannerStatistics.stop();
+    await super.close();
   }
 
   protected auditAppender(): AuditAppender {

@@ -14,6 +14,8 @@ import type { Provider } from 'oidc-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadOidcProvider } from '../../../src/auth/oauth/load-provider.js';
 import type { TestServer } from '../../support/server.js';
+import { freePort } from '../../support/private-services.js';
+import { startReverseProxy, type ReverseProxy } from '../../support/reverse-proxy.js';
 import { CookieJar, mcpToolsList, startOAuthServer } from './support.js';
 
 const REDIRECT = 'http://127.0.0.1:53682/callback';
@@ -331,6 +333,75 @@ describe('login delegated to an upstream OpenID Provider', () => {
     expect(r.callback).toBeUndefined();
     expect(r.stoppedAt).toMatchObject({ status: 403 });
     expect(r.stoppedAt!.body).toContain('may not sign in to this server');
+  });
+});
+
+describe('login delegated to an upstream OpenID Provider, under a path prefix behind a proxy', () => {
+  let upstream: Awaited<ReturnType<typeof startUpstream>>;
+  let s: TestServer;
+  let proxy: ReverseProxy;
+  let pub: string;
+
+  beforeAll(async () => {
+    upstream = await startUpstream();
+    const port = await freePort();
+    proxy = await startReverseProxy({ targetPort: port, prefix: '/agentport', strip: true });
+    pub = proxy.url;
+    s = await startOAuthServer({
+      server: { port, publicUrl: pub },
+      auth: { oauth: { upstream: { issuer: upstream.issuer, clientId: UPSTREAM_CLIENT.id, clientSecret: UPSTREAM_CLIENT.secret, label: 'Test IdP', allowedDomains: ['example.com'], allowHosts: ['127.0.0.0/8'] } } },
+    });
+    await upstream.attach(`${pub}/oauth/upstream/callback`);
+  });
+  afterAll(async () => {
+    await s?.stop();
+    await proxy?.stop();
+    await upstream?.close();
+  });
+
+  it('sends the upstream back to the prefixed callback, scopes its cookie there, and finishes the sign-in below the prefix', async () => {
+    // Path-appended OIDC discovery: below the prefix, where this proxy forwards.
+    const issuer = new URL(pub);
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: 'oidc', ...insecure }));
+    expect(as.issuer).toBe(pub);
+    const reg = await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code'], response_types: ['code'] }, insecure);
+    const client = await oauth.processDynamicClientRegistrationResponse(reg);
+    const verifier = oauth.generateRandomCodeVerifier();
+    const state = oauth.generateRandomState();
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      scope: 'mcp:tools',
+      resource: `${pub}/mcp`,
+      state,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    }).toString();
+
+    // The binding cookie of the upstream sign-in, as set when the "Sign in with" form is posted.
+    const browser = new Browser();
+    const login = await browser.go(new URL((await browser.go(url.href)).headers.get('location')!, url).href);
+    const form = formOf(await login.text(), 'upstream')!;
+    expect(form.action.startsWith('/agentport/oauth/interaction/')).toBe(true);
+    const begun = await browser.go(new URL(form.action, pub).href, { csrf: form.csrf });
+    expect(begun.status).toBe(303);
+    expect(begun.headers.get('set-cookie')).toMatch(/agentport_upstream_state=[^;]+; Path=\/agentport\/oauth\/upstream\/callback;/);
+    expect(new URL(begun.headers.get('location')!).searchParams.get('redirect_uri')).toBe(`${pub}/oauth/upstream/callback`);
+
+    const r = await signIn(pub, upstream.issuer, url.href);
+    expect(r.stoppedAt).toBeUndefined();
+    expect(r.upstreamCallback!.startsWith(`${pub}/oauth/upstream/callback?`)).toBe(true);
+    const params = oauth.validateAuthResponse(as, client, r.callback!, state);
+    const tokens = await oauth.processAuthorizationCodeResponse(
+      as,
+      client,
+      await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, REDIRECT, verifier, { ...insecure, additionalParameters: { resource: `${pub}/mcp` } }),
+    );
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ iss: pub, sub: `${upstream.issuer}#alice-7f3a`, aud: `${pub}/mcp` });
+    expect((await mcpToolsList(s, tokens.access_token)).status).toBe(200);
+    expect(proxy.refused.filter((p) => p !== '/favicon.ico')).toEqual([]);
   });
 });
 

@@ -58,4 +58,48 @@ describe.each(Object.keys(stores))('the call queue on %s', (name) => {
       await store.close();
     }
   });
+  it('writes a large queue in slices with turns of the event loop between them, every row kept', async () => {
+    const store = await stores[name]!();
+    await store.migrate();
+    const writes: number[] = [];
+    const inner = store.usage;
+    // The real store, watched: how many rows each write carried.
+    const watched = Object.create(inner) as typeof inner;
+    watched.write = (records, amends) => {
+      writes.push(records.length + amends.length);
+      return inner.write(records, amends);
+    };
+    const recorder = new UsageRecorder({
+      store: watched,
+      replica: 'r1',
+      config: { enabled: true, retentionDays: 90, queueLimit: 10_000, flushIntervalMs: 1000 },
+      log: { warn: () => {}, error: () => {} },
+    });
+    try {
+      for (let i = 0; i < 1_100; i++) {
+        const d = recorder.open('a2a-jsonrpc/1.0')!;
+        d.operation = 'GetTask';
+        d.agent = 'slices';
+        recorder.finish(d, { status: 200, latencyMs: 1 });
+      }
+      let turns = 0;
+      let counting = true;
+      const tick = (): void => {
+        if (!counting) return;
+        turns++;
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+      await recorder.flush();
+      counting = false;
+      expect(writes).toEqual([250, 250, 250, 250, 100]);
+      // Other work ran between the slices, not only after the whole queue.
+      expect(turns).toBeGreaterThanOrEqual(4);
+      const groups = await store.usage.query({ groupBy: ['operation'], filters: { agent: ['slices'] }, from: Date.now() - 60_000, to: Date.now() + 60_000 });
+      expect(groups.map((g) => [g.key.operation, g.calls])).toEqual([['GetTask', 1_100]]);
+    } finally {
+      await recorder.close();
+      await store.close();
+    }
+  });
 });

@@ -5,7 +5,7 @@
  * src/auth/oauth-paths.ts, the one place that says where the authorization server lives.
  */
 import type { Tool } from '@modelcontextprotocol/server';
-import { OAUTH_PATHS, oauthUrl, protectedResourceMetadataUrl } from '../../../auth/oauth-paths.js';
+import { issuerOf, OAUTH_PATHS, oauthUrl, protectedResourceMetadataUrl } from '../../../auth/oauth-paths.js';
 import { novaedenMembers } from './novaeden-connectors.js';
 import { MCP_SCOPE, type ServerFacts } from './server-facts.js';
 
@@ -19,7 +19,7 @@ export function authDocument(f: ServerFacts): Record<string, unknown> {
   return {
     type: 'oauth2',
     ...base,
-    issuer: new URL(f.publicUrl).origin,
+    issuer: issuerOf(f.publicUrl),
     authorization_endpoint: oauthUrl(f.publicUrl, OAUTH_PATHS.authorize),
     token_endpoint: oauthUrl(f.publicUrl, OAUTH_PATHS.token),
     registration_endpoint: oauthUrl(f.publicUrl, OAUTH_PATHS.register),

@@ -7,7 +7,7 @@
  * the request's `Origin`). Clients set up against that API read these; documents.ts keeps
  * Agentport's own members beside them.
  */
-import { OAUTH_PATHS, oauthUrl } from '../../../auth/oauth-paths.js';
+import { issuerOf, OAUTH_PATHS, oauthUrl } from '../../../auth/oauth-paths.js';
 import { MCP_SCOPE, type ServerFacts } from './server-facts.js';
 
 const CONNECTORS = {
@@ -43,7 +43,7 @@ function authRequest(f: ServerFacts): Record<string, unknown> | undefined {
 function oauthConfig(f: ServerFacts): Record<string, unknown> | undefined {
   if (authenticationType(f) !== 'oauth') return undefined;
   return {
-    issuer: new URL(f.publicUrl).origin,
+    issuer: issuerOf(f.publicUrl),
     authorization_endpoint: oauthUrl(f.publicUrl, OAUTH_PATHS.authorize),
     token_endpoint: oauthUrl(f.publicUrl, OAUTH_PATHS.token),
     registration_endpoint: oauthUrl(f.publicUrl, OAUTH_PATHS.register),

@@ -1,0 +1,109 @@
+/**
+ * A SpanExporter for the BatchSpanProcessor that sends each batch to a worker thread
+ * (span-export-worker.ts), which runs the OpenTelemetry OTLP/HTTP exporter. On the event loop a
+ * span then costs its packing (packed-spans.ts) and its share of one `postMessage`; the OTLP
+ * transform, JSON encoding and HTTP export — about a third of what tracing cost a request, and
+ * much of its garbage (docs/benchmarks.md, *Tracing cost, round 2*) — run on the other thread.
+ *
+ * A batch counts as exported when the thread says so, so the processor keeps its back-pressure:
+ * while the thread (or the collector behind it) is busy, spans wait in the processor's bounded
+ * queue, and past it they are dropped, as with the exporter in the event loop.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { DiagLogger } from '@opentelemetry/api';
+import type { ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { packSpans, type PackedSpans } from './packed-spans.js';
+
+/** What the export thread is started with. */
+export interface ExportThreadData {
+  url: string;
+  headers: Record<string, string>;
+  resourceAttributes: Record<string, string>;
+}
+
+export type ToExportThread = { op: 'export'; id: number; spans: PackedSpans } | { op: 'flush' | 'shutdown'; id: number };
+export type FromExportThread = { id: number; code: number; error?: { name: string; message: string } } | { diag: 'warn' | 'error'; message: string; args: string[] };
+
+/**
+ * The compiled thread module. Under the test runner this module is TypeScript source, which a
+ * worker thread cannot load; its built twin in dist/ is used then (as the WAL checkpointer does).
+ */
+function workerUrl(): URL | undefined {
+  const here = new URL('./span-export-worker.js', import.meta.url);
+  if (existsSync(fileURLToPath(here))) return here;
+  const built = new URL(here.href.replace('/src/observability/', '/dist/observability/'));
+  return existsSync(fileURLToPath(built)) ? built : undefined;
+}
+
+export class WorkerSpanExporter implements SpanExporter {
+  readonly #pending = new Map<number, (r: ExportResult) => void>();
+  #next = 0;
+  #ended: Error | undefined;
+
+  private constructor(
+    private readonly worker: Worker,
+    diagnostics: DiagLogger,
+  ) {
+    worker.on('message', (m: FromExportThread) => {
+      if ('diag' in m) {
+        diagnostics[m.diag](m.message, ...m.args);
+        return;
+      }
+      const done = this.#pending.get(m.id);
+      this.#pending.delete(m.id);
+      done?.(m.code === 0 ? { code: 0 } : { code: 1, error: Object.assign(new Error(m.error?.message ?? 'span export failed'), { name: m.error?.name ?? 'Error' }) });
+    });
+    // A thread that dies takes its batches with it: they fail (the processor reports it) and so
+    // does every later export, rather than waiting for the processor's 30 s timeout.
+    const end = (err: Error) => {
+      this.#ended ??= err;
+      for (const done of this.#pending.values()) done({ code: 1, error: err });
+      this.#pending.clear();
+    };
+    worker.on('error', end);
+    worker.on('exit', () => end(new Error('the span export thread ended')));
+  }
+
+  /** Undefined when no built thread module is available: the caller exports in the event loop then. */
+  static start(data: ExportThreadData, diagnostics: DiagLogger): WorkerSpanExporter | undefined {
+    const url = workerUrl();
+    if (!url) return undefined;
+    const worker = new Worker(url, { workerData: data });
+    // Never what keeps a process alive; shutdown() holds it while the last batch goes out.
+    worker.unref();
+    return new WorkerSpanExporter(worker, diagnostics);
+  }
+
+  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    if (this.#ended) done({ code: 1, error: this.#ended });
+    else this.#send({ op: 'export', id: 0, spans: packSpans(spans) }, done);
+  }
+
+  forceFlush(): Promise<void> {
+    return this.#ask('flush');
+  }
+
+  async shutdown(): Promise<void> {
+    this.worker.ref();
+    try {
+      await this.#ask('shutdown');
+    } finally {
+      await this.worker.terminate();
+    }
+  }
+
+  #ask(op: 'flush' | 'shutdown'): Promise<void> {
+    if (this.#ended) return Promise.resolve();
+    return new Promise((resolve, reject) => this.#send({ op, id: 0 }, (r) => (r.code === 0 ? resolve() : reject(r.error))));
+  }
+
+  #send(m: ToExportThread, done: (r: ExportResult) => void): void {
+    const id = ++this.#next;
+    m.id = id;
+    this.#pending.set(id, done);
+    this.worker.postMessage(m);
+  }
+}

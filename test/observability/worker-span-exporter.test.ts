@@ -1,0 +1,65 @@
+/**
+ * The span export thread (src/observability/tracing/worker-span-exporter.ts): a batch handed over
+ * on the event loop reaches a real OTLP/HTTP receiver from the thread, with the resource it was
+ * started with; a collector that refuses makes the batch fail (the processor reports it); and
+ * once the thread is shut down, exports fail at once instead of waiting for a timeout.
+ */
+import { diag, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WorkerSpanExporter } from '../../src/observability/tracing/worker-span-exporter.js';
+import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
+
+function finishedSpans(): ReadableSpan[] {
+  const memory = new InMemorySpanExporter();
+  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer('agentport');
+  const parent = tracer.startSpan('SendMessage', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
+  tracer.startSpan('store.commit', { attributes: { 'agentport.task.id': 't-1', 'agentport.commit.events': 2 } }, trace.setSpan(ROOT_CONTEXT, parent)).end();
+  parent.end();
+  return memory.getFinishedSpans();
+}
+
+const exportOnce = (e: WorkerSpanExporter, spans: ReadableSpan[]) => new Promise<{ code: number; error?: Error }>((resolve) => e.export(spans, resolve));
+
+describe('the span export thread', () => {
+  let otlp: OtlpReceiver;
+  beforeAll(async () => {
+    otlp = await startOtlpReceiver();
+  });
+  afterAll(() => otlp?.close());
+
+  it('sends a batch to the collector from the thread, with the resource it was started with', async () => {
+    const exporter = WorkerSpanExporter.start({ url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-7' } }, diag);
+    // the thread module is the build's (dist/): the test runs the compiled thread, not a stand-in
+    expect(exporter).toBeDefined();
+    const spans = finishedSpans();
+    expect(await exportOnce(exporter!, spans)).toEqual({ code: 0 });
+    await exporter!.shutdown();
+    const received = otlp.spans.filter((s) => s.instance === 'replica-7');
+    expect(received.map((s) => s.name).sort()).toEqual(['SendMessage', 'store.commit']);
+    const commit = received.find((s) => s.name === 'store.commit')!;
+    expect(commit.parentSpanId).toBe(spans.find((s) => s.name === 'SendMessage')!.spanContext().spanId);
+    expect(commit.attributes['agentport.commit.events']).toBe(2);
+    // after shutdown the thread is gone: an export fails at once
+    expect((await exportOnce(exporter!, spans)).code).toBe(1);
+  });
+
+  it('fails the batch with the cause when the collector refuses it', async () => {
+    const refusing = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{"message":"bad batch"}'));
+    });
+    await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
+    const exporter = WorkerSpanExporter.start({ url: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport' } }, diag)!;
+    try {
+      const result = await exportOnce(exporter, finishedSpans());
+      expect(result.code).toBe(1);
+      expect(result.error?.message).toMatch(/400|Bad Request/);
+    } finally {
+      await exporter.shutdown();
+      refusing.close();
+    }
+  });
+});

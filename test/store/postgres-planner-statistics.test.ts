@@ -1,0 +1,108 @@
+/**
+ * The PostgreSQL store keeps its hot tables' planner statistics current (planner-statistics.ts),
+ * against a real PostgreSQL (AGENTPORT_TEST_PG; the local server by default, where autovacuum may
+ * be off). The motivating case is checked as PostgreSQL sees it: the message-id lookup's cached
+ * generic plan, made while `tasks` was empty, scans the whole table; after the store's ANALYZE it
+ * is replanned to the unique index.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FIND_BY_MESSAGE_IDS } from '../../src/store/postgres/message-id-lookups.js';
+import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
+
+const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `t_${randomBytes(5).toString('hex')}_stats`;
+let store: PostgresStore;
+
+async function withClient<T>(f: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+  await client.connect();
+  try {
+    return await f(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function planOf(c: pg.Client): Promise<string> {
+  const { rows } = await c.query<{ 'QUERY PLAN': string }>(`explain execute lookup(array['echo'], array['anon'], array['m-1'])`);
+  return rows.map((r) => r['QUERY PLAN']).join('\n');
+}
+
+/** Rows of the table as the statistics say, and whether it was ever analyzed. */
+async function statsOf(table: string): Promise<{ analyzed: boolean }> {
+  return withClient(async (c) => {
+    const { rows } = await c.query<{ analyzed: boolean }>(
+      `select (s.last_analyze is not null or s.last_autoanalyze is not null) as analyzed
+         from pg_stat_user_tables s where s.schemaname = $1 and s.relname = $2`,
+      [schema, table],
+    );
+    return rows[0]!;
+  });
+}
+
+async function fillTasks(n: number): Promise<void> {
+  // A client of its own, ended afterwards: a backend reports its table changes when it goes idle or exits.
+  await withClient((c) =>
+    c.query(
+      `insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, origin_message_id)
+       select 't-' || g, 'echo', 'anon', 'c-' || g, 'TASK_STATE_COMPLETED', g, g, 1, 1, json_build_object('id', 't-' || g)::text, 'm-' || g from generate_series(1, $1::int) g`,
+      [n],
+    ),
+  );
+}
+
+/** refresh() until it analyzed something; the statistics system may lag the inserting backend by a moment. */
+async function refreshUntilAnalyzed(): Promise<string[]> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const analyzed = await store.plannerStatistics.refresh();
+    if (analyzed.length > 0 || Date.now() > deadline) return analyzed;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+beforeAll(async () => {
+  store = await openPostgresStore({ connectionString: url, schema, maxConnections: 3, connectionTimeoutMs: 5000 });
+  await store.migrate();
+});
+
+afterAll(async () => {
+  await store?.close();
+  await withClient((c) => c.query(`drop schema if exists "${schema}" cascade`));
+});
+
+describe('planner statistics of the PostgreSQL store', () => {
+  it('analyzes nothing while the tables have barely changed', async () => {
+    expect(await store.plannerStatistics.refresh()).toEqual([]);
+    expect((await statsOf('tasks')).analyzed).toBe(false);
+  });
+
+  it('analyzes a table that grew, which replans the cached lookup from a full scan to the index', async () => {
+    await withClient(async (c) => {
+      await c.query('set plan_cache_mode = force_generic_plan');
+      await c.query(`prepare lookup(text[], text[], text[]) as ${FIND_BY_MESSAGE_IDS.text}`);
+      // Planned while tasks is empty: scanning it is the cheapest plan there is.
+      expect(await planOf(c)).toMatch(/Seq Scan on tasks/);
+
+      await fillTasks(20_000);
+      // Still the cached plan: the table grew, its statistics did not.
+      expect(await planOf(c)).toMatch(/Seq Scan on tasks/);
+
+      expect(await refreshUntilAnalyzed()).toContain('tasks');
+      expect((await statsOf('tasks')).analyzed).toBe(true);
+      const plan = await planOf(c);
+      expect(plan).toMatch(/Index Scan using tasks_origin_message_idx on tasks/);
+      expect(plan).not.toMatch(/Seq Scan on tasks/);
+    });
+    // Just analyzed: not due again.
+    expect(await store.plannerStatistics.refresh()).not.toContain('tasks');
+  });
+
+  it('finds a stored task by message id through the same statement after the refresh', async () => {
+    const found = await store.findTaskByMessageId('echo', 'anon', 'm-12345');
+    expect(found?.task.id).toBe('t-12345');
+    expect(await store.findTaskByMessageId('echo', 'anon', 'm-none')).toBeUndefined();
+  });
+});
