@@ -201,8 +201,20 @@ export interface UsageRollupStateTable {
   rolled_until: number;
 }
 
+/**
+ * PostgreSQL only (migration 0014): an agent + owner's task count, spread over a few `shard` rows
+ * that the commit statement adds to; the count is the sum of the rows.
+ */
+export interface TaskCountsTable {
+  agent_id: string;
+  owner: string;
+  shard: number;
+  n: number;
+}
+
 export interface Database {
   tasks: TasksTable;
+  task_counts: TaskCountsTable;
   task_events: TaskEventsTable;
   push_configs: PushConfigsTable;
   push_outbox: PushOutboxTable;

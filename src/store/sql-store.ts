@@ -131,15 +131,16 @@ export abstract class SqlStore implements Store {
   }
 
   /**
-   * The number of an owner's tasks of an agent when the store knows it without counting; undefined
-   * makes ListTasks count. Counting walks every matching index entry (tens of ms at a million tasks,
-   * bench/large-store.js), so a store that can keep the figure exact keeps it.
+   * The number of an owner's tasks of an agent when the store knows it without counting (in memory,
+   * or as a figure kept in the database); undefined makes ListTasks count. Counting walks every
+   * matching index entry (tens of ms at a million tasks, bench/large-store.js), so a store that can
+   * keep the figure exact keeps it.
    */
-  protected knownTaskCount(_agentId: string, _owner: string): number | undefined {
+  protected knownTaskCount(_agentId: string, _owner: string): number | Promise<number> | undefined {
     return undefined;
   }
 
-  async searchTasks(q: TaskSearchQuery & { contextId?: string }, knownTotal?: number): Promise<ListTasksPage> {
+  async searchTasks(q: TaskSearchQuery & { contextId?: string }, knownTotal?: number | Promise<number>): Promise<ListTasksPage> {
     let filtered = this.db.selectFrom('tasks');
     if (q.agentId !== undefined) filtered = filtered.where('agent_id', '=', q.agentId);
     if (q.owner !== undefined) filtered = filtered.where('owner', '=', q.owner);
@@ -160,13 +161,17 @@ export abstract class SqlStore implements Store {
         .orderBy('id', 'desc')
         .limit(pageSize + 1)
         .execute(),
-      knownTotal !== undefined ? { n: knownTotal } : filtered.select((eb) => eb.fn.countAll<number | string | bigint>().as('n')).executeTakeFirstOrThrow(),
+      knownTotal ??
+        filtered
+          .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+          .executeTakeFirstOrThrow()
+          .then((r) => r.n),
     ]);
     const tasks = rows.slice(0, pageSize).map(toStoredTask);
     const last = tasks[tasks.length - 1];
     return {
       tasks,
-      totalSize: Number(count.n),
+      totalSize: Number(count),
       ...(rows.length > pageSize && last ? { next: { statusTime: last.statusTime, taskId: last.task.id } } : {}),
     };
   }

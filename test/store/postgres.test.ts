@@ -157,6 +157,7 @@ describe('postgres store specifics', () => {
         '0011_usage_rollup_layout',
         '0012_task_trace_parent',
         '0013_task_live_index',
+        '0014_task_counts',
         '0015_session_grants',
       ]);
       await store.migrate();

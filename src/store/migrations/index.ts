@@ -19,6 +19,7 @@ import * as m0009 from './0009-audit.js';
 import * as m0011 from './0011-usage-rollup-layout.js';
 import * as m0012 from './0012-task-trace-parent.js';
 import * as m0013 from './0013-task-live-index.js';
+import * as m0014 from './0014-task-counts.js';
 import * as m0015 from './0015-session-grants.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0011_usage_rollup_layout': m0011,
   '0012_task_trace_parent': m0012,
   '0013_task_live_index': m0013,
+  '0014_task_counts': m0014,
   '0015_session_grants': m0015,
 };
 

@@ -8,6 +8,16 @@
  * into runs of distinct tasks, since a statement may write a row only once, and the runs go in
  * order in one explicit transaction.
  *
+ * The same statement adds its new tasks to their agent + owner's count (task_counts, migration
+ * 0014), grouped per agent and owner, into one shard row each: the committer takes the shards
+ * round-robin from a random start, so batches in flight at once rarely wait on the same row. The
+ * rows are counted from what the insert returned, so the count moves only by tasks written, and
+ * only once every task row is written (the subquery over `written` runs first): a count row is the
+ * last shared row a statement locks, so a batch waiting on another's task row holds no count row
+ * that the other could wait for. A batch cut into runs counts once, at the end of its transaction,
+ * every owner's rows in one sorted statement: run by run, two transactions could take the same
+ * rows in opposite orders.
+ *
  * All or nothing: when a new task exists already or an update's expected version does not match,
  * the rows of that task are left out (so its events cannot collide with stored ones) and the
  * statement ends in a division by zero on purpose, which rolls it back; the batch is then read
@@ -24,6 +34,19 @@ import { onUsageConflict } from '../usage/usage-sql.js';
 
 /** What the statement's guard raises when a commit lost: SQLSTATE division_by_zero. */
 const LOST_A_COMMIT = '22012';
+
+/**
+ * Count rows per agent + owner. More than the batches one replica keeps in flight (the pool size
+ * less one, 9 by default), so those never share a row; a ListTasks reads at most this many rows.
+ */
+export const TASK_COUNT_SHARDS = 16;
+
+/** Adds $1 (JSON rows agent_id, owner, n) to shard $2 of each, in key order (see the file comment). */
+const ADD_TASK_COUNTS = `
+insert into task_counts (agent_id, owner, shard, n)
+select agent_id, owner, $2::integer, n from json_to_recordset($1::json) as c(agent_id text, owner text, n bigint)
+ order by agent_id, owner
+on conflict (agent_id, owner, shard) do update set n = task_counts.n + excluded.n`;
 
 const USAGE_COLUMN_TYPES = {
   id: 'text',
@@ -74,7 +97,8 @@ function usageUpsertSql(db: Kysely<Database>): string {
 
 /**
  * $1 new tasks, $2 updates, $3 events, $4 outbox rows, $5 usage records (JSON arrays), $6 how many
- * task rows must be written. A commit with a lease writes it; one without keeps the stored lease.
+ * task rows must be written, $7 the task_counts shard to add the new tasks to (null: the caller
+ * counts them). A commit with a lease writes it; one without keeps the stored lease.
  */
 function commitStatementText(db: Kysely<Database>): string {
   return `
@@ -83,7 +107,7 @@ with created as (
   select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, task, lease_owner, lease_expires_at, origin_message_id, trace_parent
     from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text)
   on conflict do nothing
-  returning id
+  returning id, agent_id, owner
 ), updated as (
   update tasks as t
      set context_id = u.context_id, state = u.state, status_time = u.status_time, seq = u.seq, version = u.expected_version + 1, task = u.task,
@@ -94,6 +118,13 @@ with created as (
   returning t.id
 ), written as (
   select id from created union all select id from updated
+), counted as (
+  insert into task_counts (agent_id, owner, shard, n)
+  select agent_id, owner, $7::integer, count(*) from created
+   where $7::integer is not null and (select count(*) from written) = $6::integer
+   group by agent_id, owner
+   order by agent_id, owner
+  on conflict (agent_id, owner, shard) do update set n = task_counts.n + excluded.n
 ), events as (
   insert into task_events (task_id, seq, first_seq, events, created_at)
   select task_id, seq, first_seq, events, created_at
@@ -111,8 +142,8 @@ with created as (
 select 1 / (case when (select count(*) from written) = $6::integer then 1 else 0 end) as ok`;
 }
 
-/** The statement's parameters for one run of commits with distinct tasks. */
-function runValues(run: PreparedCommit[]): unknown[] {
+/** The statement's parameters for one run of commits with distinct tasks; `shard` null: not counted here. */
+function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
   const created: object[] = [];
   const updated: object[] = [];
   const events: object[] = [];
@@ -154,7 +185,20 @@ function runValues(run: PreparedCommit[]): unknown[] {
     for (const o of p.outbox) outbox.push({ task_id: p.taskId, config_id: o.configId, seq: o.seq, payload: o.json, created_at: p.createdAt });
     if (p.usage) usage.push(toUsageRow(p.usage));
   }
-  return [JSON.stringify(created), JSON.stringify(updated), JSON.stringify(events), JSON.stringify(outbox), JSON.stringify(usage), run.length];
+  return [JSON.stringify(created), JSON.stringify(updated), JSON.stringify(events), JSON.stringify(outbox), JSON.stringify(usage), run.length, shard];
+}
+
+/** The batch's new tasks per agent + owner, as ADD_TASK_COUNTS reads them. */
+function newTaskCounts(batch: PreparedCommit[]): { agent_id: string; owner: string; n: number }[] {
+  const counts = new Map<string, { agent_id: string; owner: string; n: number }>();
+  for (const p of batch) {
+    if (p.expectedVersion !== 0) continue;
+    const key = JSON.stringify([p.agentId, p.owner]);
+    const c = counts.get(key);
+    if (c) c.n++;
+    else counts.set(key, { agent_id: p.agentId, owner: p.owner, n: 1 });
+  }
+  return [...counts.values()];
 }
 
 /** The batch cut into runs in which no task appears twice, in order. */
@@ -177,6 +221,8 @@ function runsOfDistinctTasks(batch: PreparedCommit[]): PreparedCommit[][] {
 
 export class PostgresCommitter {
   private readonly statement: { name: string; text: string };
+  /** the task_counts shard of the next batch; a random start, so replicas start apart */
+  private nextShard = Math.floor(Math.random() * TASK_COUNT_SHARDS);
 
   constructor(
     private readonly pool: pg.Pool,
@@ -187,17 +233,22 @@ export class PostgresCommitter {
 
   async commit(batch: PreparedCommit[]): Promise<void> {
     const runs = runsOfDistinctTasks(batch);
+    const shard = this.nextShard;
+    this.nextShard = (shard + 1) % TASK_COUNT_SHARDS;
     try {
       if (runs.length === 1) {
         // One statement is one transaction: no BEGIN and COMMIT round trips.
-        await this.pool.query({ ...this.statement, values: runValues(runs[0]!) });
+        await this.pool.query({ ...this.statement, values: runValues(runs[0]!, shard) });
         return;
       }
       const client = await this.pool.connect();
       let broken = false;
       try {
         await client.query('begin');
-        for (const run of runs) await client.query({ ...this.statement, values: runValues(run) });
+        for (const run of runs) await client.query({ ...this.statement, values: runValues(run, null) });
+        // Every run's guard passed, so each new task of the batch was inserted.
+        const counts = newTaskCounts(batch);
+        if (counts.length > 0) await client.query({ name: 'agentport_add_task_counts', text: ADD_TASK_COUNTS, values: [JSON.stringify(counts), shard] });
         await client.query('commit');
       } catch (err) {
         await client.query('rollback').catch(() => {

@@ -78,6 +78,22 @@ export class PostgresStore extends SqlStore {
     await this.committer.commit(commits.map(prepareCommit));
   }
 
+  /**
+   * The sum of the agent + owner's task_counts rows (migration 0014), which every commit adds its
+   * new tasks to in the statement that inserts them: at most TASK_COUNT_SHARDS rows of the primary
+   * key, instead of counting every task. Several replicas write, so no process could keep the
+   * figure in memory as the embedded store does.
+   */
+  protected override async knownTaskCount(agentId: string, owner: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('task_counts')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number | string>('n'), eb.lit(0)).as('n'))
+      .where('agent_id', '=', agentId)
+      .where('owner', '=', owner)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   override async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
     const row = await this.messageIdLookups.find(agentId, owner, messageId);
     return row ? toStoredTask(row) : undefined;
