@@ -4,47 +4,13 @@
  * user to authorize with PKCE and `resource`, exchanges the code and calls a tool. The only
  * stand-in is the user's browser (login and consent over HTTP).
  */
-import { Client, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../../support/server.js';
+import { MemoryOAuthProvider } from './memory-oauth-provider.js';
 import { browse, startOAuthServer } from './support.js';
 
 const REDIRECT = 'http://127.0.0.1:48123/callback';
-
-/** An in-memory OAuthClientProvider, as a desktop MCP client would implement it. */
-class MemoryProvider implements OAuthClientProvider {
-  info: any;
-  stored: any;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return { client_name: 'MCP SDK test client', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(i: unknown) {
-    this.info = i;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(t: unknown) {
-    this.stored = t;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
 
 describe('MCP SDK client OAuth (discovery from the 401, DCR, PKCE, token, tool call)', () => {
   let s: TestServer;
@@ -74,7 +40,7 @@ describe('MCP SDK client OAuth (discovery from the 401, DCR, PKCE, token, tool c
   });
 
   it('connects, authorizes and lists and calls tools', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryOAuthProvider(REDIRECT, 'MCP SDK test client');
     const url = new URL(`${s.http}/mcp`);
     const first = new Client({ name: 'oauth-test', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
     await expect(first.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }))).rejects.toBeInstanceOf(UnauthorizedError);

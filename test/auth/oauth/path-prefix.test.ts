@@ -8,62 +8,17 @@
  * one that also forwards the origin-root documents RFC 8414 §3.1 and RFC 9728 §3.1 name (its
  * first try), and one that passes the prefix on (the server drops it).
  */
-import { Client, discoverOAuthServerInfo, StreamableHTTPClientTransport, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/client';
+import { Client, discoverOAuthServerInfo, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../support/private-services.js';
 import { startReverseProxy, type ReverseProxy } from '../../support/reverse-proxy.js';
 import type { TestServer } from '../../support/server.js';
+import { MemoryOAuthProvider } from './memory-oauth-provider.js';
 import { browse, startOAuthServer } from './support.js';
 
 const REDIRECT = 'http://127.0.0.1:48124/callback';
 const PREFIX = '/agentport';
-
-/**
- * An in-memory OAuthClientProvider, as a desktop MCP client implements it, including the discovery
- * state the SDK asks to keep between the redirect and the callback (SEP-2352): the callback leg
- * then uses the authorization server found from the 401's `resource_metadata`.
- */
-class MemoryProvider implements OAuthClientProvider {
-  info: any;
-  stored: any;
-  discovery: any;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl() {
-    return REDIRECT;
-  }
-  get clientMetadata() {
-    return { client_name: 'MCP SDK client behind a prefix', redirect_uris: [REDIRECT], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(i: unknown) {
-    this.info = i;
-  }
-  tokens() {
-    return this.stored;
-  }
-  saveTokens(t: unknown) {
-    this.stored = t;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: unknown) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-}
 
 const PROXIES = [
   { name: 'a proxy that strips the prefix and forwards nothing else', strip: true, rootWellKnown: false, firstDiscovery: `${PREFIX}/.well-known/openid-configuration` },
@@ -120,7 +75,7 @@ describe.each(PROXIES)('under a path prefix, behind $name', ({ strip, rootWellKn
   });
 
   it('lets the MCP client discover, register, authorize and call a tool through the proxy; the token is for the prefixed resource', async () => {
-    const provider = new MemoryProvider();
+    const provider = new MemoryOAuthProvider(REDIRECT, 'MCP SDK client behind a prefix');
     const url = new URL(`${pub}/mcp`);
     const first = new Client({ name: 'prefix-test', version: '1.0.0' }, { versionNegotiation: { mode: 'legacy' } });
     const seen = proxy.forwarded.length;
