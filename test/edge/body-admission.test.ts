@@ -125,7 +125,7 @@ describe('request bodies at the edge (issue 19 D6)', () => {
     expect(server.alive()).toBe(true);
   }, 60_000);
 
-  it("100 authenticated 4 MiB uploads over every face share a 16 MiB budget: the rest get 503 + Retry-After in the face's shape, RSS grows < 192 MiB", async () => {
+  it("100 authenticated 4 MiB uploads over every face share a 16 MiB budget: the rest get 503 + Retry-After in the face's shape, RSS grows < 256 MiB", async () => {
     // the path, and what its 503 body looks like
     const faces: Array<[string, (body: unknown) => void]> = [
       ['/a2a/echo', (b) => expect(b).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32603 } })],
@@ -142,8 +142,11 @@ describe('request bodies at the edge (issue 19 D6)', () => {
       return { outcomes: await Promise.all(uploads), servedIn };
     });
     // 16 MiB of buffers at most, plus the garbage of the refused bodies' discarded bytes (400 MiB
-    // arrive in all; the code before the budget grew by more than that).
-    expect(growth, `RSS grew by ${(growth / MiB).toFixed(1)} MiB`).toBeLessThan(192 * MiB);
+    // arrive in all). What separates the two: the code before the budget held the bodies and grew
+    // by more than 340 MiB; with the budget, growth is that garbage awaiting the collector — 91–152
+    // MiB alone (this build and the one before it alike), and 195 MiB once in a full suite run,
+    // where the collector lags behind the arriving bytes. The line sits between the two.
+    expect(growth, `RSS grew by ${(growth / MiB).toFixed(1)} MiB`).toBeLessThan(256 * MiB);
     const busy = result.outcomes.map((o, i) => ({ o, face: faces[i % faces.length]! })).filter(({ o }) => o.status === 503);
     expect(busy.length, 'some uploads were over the budget').toBeGreaterThan(0);
     for (const { o, face } of busy) {
