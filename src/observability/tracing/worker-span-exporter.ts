@@ -9,13 +9,12 @@
  * while the thread (or the collector behind it) is busy, spans wait in the processor's bounded
  * queue, and past it they are dropped, as with the exporter in the event loop.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { DiagLogger } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { packSpans, type PackedSpans } from './packed-spans.js';
+import { workerModuleUrl } from '../../config/worker-module.js';
 
 /** What the export thread is started with. */
 export interface ExportThreadData {
@@ -26,17 +25,6 @@ export interface ExportThreadData {
 
 export type ToExportThread = { op: 'export'; id: number; spans: PackedSpans } | { op: 'flush' | 'shutdown'; id: number };
 export type FromExportThread = { id: number; code: number; error?: { name: string; message: string } } | { diag: 'warn' | 'error'; message: string; args: string[] };
-
-/**
- * The compiled thread module. Under the test runner this module is TypeScript source, which a
- * worker thread cannot load; its built twin in dist/ is used then (as the WAL checkpointer does).
- */
-function workerUrl(): URL | undefined {
-  const here = new URL('./span-export-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const built = new URL(here.href.replace('/src/observability/', '/dist/observability/'));
-  return existsSync(fileURLToPath(built)) ? built : undefined;
-}
 
 export class WorkerSpanExporter implements SpanExporter {
   readonly #pending = new Map<number, (r: ExportResult) => void>();
@@ -69,7 +57,7 @@ export class WorkerSpanExporter implements SpanExporter {
 
   /** Undefined when no built thread module is available: the caller exports in the event loop then. */
   static start(data: ExportThreadData, diagnostics: DiagLogger): WorkerSpanExporter | undefined {
-    const url = workerUrl();
+    const url = workerModuleUrl('./span-export-worker.js', import.meta.url);
     if (!url) return undefined;
     const worker = new Worker(url, { workerData: data });
     // Never what keeps a process alive; shutdown() holds it while the last batch goes out.

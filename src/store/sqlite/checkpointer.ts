@@ -4,20 +4,8 @@
  * database and waited for its fsync: measured, that stalled the loop enough to cost ~10–15% of
  * throughput under load (docs/benchmarks.md).
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-
-/**
- * The compiled worker module. Under the test runner this module is TypeScript source, which a
- * worker thread cannot load; `npm test` builds first, so its built twin in dist/ is used.
- */
-function workerUrl(): URL | undefined {
-  const here = new URL('./checkpoint-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(here))) return here;
-  const built = new URL(here.href.replace('/src/store/', '/dist/store/'));
-  return existsSync(fileURLToPath(built)) ? built : undefined;
-}
+import { workerModuleUrl } from '../../config/worker-module.js';
 
 export class WalCheckpointer {
   /** Settles when the thread ends, however it ends (closed, or crashed on a database it cannot open). */
@@ -29,7 +17,7 @@ export class WalCheckpointer {
 
   /** Undefined when no worker module is available; the caller keeps automatic checkpoints then. */
   static start(file: string, opts: { intervalMs?: number; busyTimeoutMs?: number } = {}): WalCheckpointer | undefined {
-    const url = workerUrl();
+    const url = workerModuleUrl('./checkpoint-worker.js', import.meta.url);
     if (!url) return undefined;
     const worker = new Worker(url, { workerData: { file, intervalMs: opts.intervalMs ?? 20, busyTimeoutMs: opts.busyTimeoutMs ?? 5000 } });
     worker.unref();
