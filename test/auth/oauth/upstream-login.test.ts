@@ -17,6 +17,22 @@ import { mcpToolsList, startOAuthServer } from './support.js';
 import { Browser, formOf, signInUpstream, startUpstream, UPSTREAM_CLIENT } from './upstream-idp.js';
 
 const REDIRECT = 'http://127.0.0.1:53682/callback';
+
+/** The authorization request of a public MCP client (PKCE S256) for the issuer's /mcp resource. */
+async function mcpAuthorizeUrl(as: oauth.AuthorizationServer, client: oauth.Client, verifier: string, state: string): Promise<string> {
+  const url = new URL(as.authorization_endpoint!);
+  url.search = new URLSearchParams({
+    client_id: client.client_id,
+    redirect_uri: REDIRECT,
+    response_type: 'code',
+    scope: 'mcp:tools',
+    resource: `${as.issuer}/mcp`,
+    state,
+    code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  }).toString();
+  return url.href;
+}
 const insecure = { [oauth.allowInsecureRequests]: true };
 /** The walk through the upstream to this test's client. */
 const signIn = (agentport: string, upstream: string, start: string, o: Omit<Parameters<typeof signInUpstream>[3], 'redirect'> = {}) => signInUpstream(agentport, upstream, start, { redirect: REDIRECT, ...o });
@@ -27,20 +43,7 @@ describe('login delegated to an upstream OpenID Provider', () => {
   let as: oauth.AuthorizationServer;
   let client: oauth.Client;
 
-  const authorizeUrl = async (verifier: string, state: string) => {
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      scope: 'mcp:tools',
-      resource: `${as.issuer}/mcp`,
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    }).toString();
-    return url.href;
-  };
+  const authorizeUrl = (verifier: string, state: string) => mcpAuthorizeUrl(as, client, verifier, state);
   const sign = async (o: Parameters<typeof signIn>[3] = {}) => signIn(s.http, upstream.issuer, await authorizeUrl(oauth.generateRandomCodeVerifier(), oauth.generateRandomState()), o);
 
   beforeAll(async () => {
@@ -216,17 +219,8 @@ describe('login delegated to an upstream OpenID Provider, under a path prefix be
     const client = await oauth.processDynamicClientRegistrationResponse(reg);
     const verifier = oauth.generateRandomCodeVerifier();
     const state = oauth.generateRandomState();
-    const url = new URL(as.authorization_endpoint!);
-    url.search = new URLSearchParams({
-      client_id: client.client_id,
-      redirect_uri: REDIRECT,
-      response_type: 'code',
-      scope: 'mcp:tools',
-      resource: `${pub}/mcp`,
-      state,
-      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    }).toString();
+    // The issuer is the prefixed public URL, so the resource asked for is the prefixed /mcp.
+    const url = new URL(await mcpAuthorizeUrl(as, client, verifier, state));
 
     // The binding cookie of the upstream sign-in, as set when the "Sign in with" form is posted.
     const browser = new Browser();
