@@ -16,7 +16,7 @@ import { ConfigApiKeys } from './config-api-keys.js';
 import { API_KEY_PREFIX, StoredApiKeys, type ApiKeyLookup } from './api-keys.js';
 import { bearerChallenge } from './challenge.js';
 import { presentedCredential, type CredentialHeaders } from './credentials.js';
-import { issuerOf, resourceIdentifier } from './oauth-paths.js';
+import { issuerOf, perPublicUrl, resourceIdentifier } from './oauth-paths.js';
 import { JwtBearer, looksLikeJwt, type BearerContext } from './jwt-bearer.js';
 import type { JWTPayload } from 'jose';
 
@@ -77,37 +77,26 @@ export class Authenticator {
 
   /**
    * The authorization server's issuer: the public URL, path included (oauth-paths.ts). Asked on
-   * every request (the base audience); it parses URLs, so it is remembered per public URL.
+   * every request (the base audience).
    */
-  private issuer(): string {
-    const base = this.publicUrl();
-    if (base !== this.issuerBase) {
-      this.issuerBase = base;
-      this.issuerId = issuerOf(base);
-    }
-    return this.issuerId;
-  }
-
+  private readonly issuer = perPublicUrl(() => this.publicUrl(), issuerOf);
   /** resourceIdentifier() parses URLs; the few paths a server has are remembered per public URL. */
+  private readonly resources = perPublicUrl(
+    () => this.publicUrl(),
+    () => new Map<string, string>(),
+  );
+
   private resourceOf(path: string): string {
-    const base = this.publicUrl();
-    if (base !== this.resourceBase) {
-      this.resourceBase = base;
-      this.resources.clear();
-    }
-    let r = this.resources.get(path);
+    const resources = this.resources();
+    let r = resources.get(path);
     if (r === undefined) {
-      r = resourceIdentifier(base, path);
+      r = resourceIdentifier(this.publicUrl(), path);
       // paths come from routes of known agents, but bound the map anyway
-      if (this.resources.size >= 1024) this.resources.clear();
-      this.resources.set(path, r);
+      if (resources.size >= 1024) resources.clear();
+      resources.set(path, r);
     }
     return r;
   }
-  private resourceBase = '';
-  private issuerBase = '';
-  private issuerId = '';
-  private readonly resources = new Map<string, string>();
 
   /**
    * The `WWW-Authenticate` value for a refused request. `resource_metadata` is added once the

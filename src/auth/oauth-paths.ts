@@ -56,3 +56,20 @@ export function resourceIdentifier(publicUrl: string, resourcePath: string): str
   const path = resourcePath === '/' ? '' : resourcePath.replace(/\/$/, '');
   return `${issuerOf(publicUrl)}${path}`;
 }
+
+/**
+ * `derive(publicUrl())`, computed again only when the public URL changes (a configuration
+ * reload): for values asked on every request that would otherwise parse URLs each time.
+ */
+export function perPublicUrl<T>(publicUrl: () => string, derive: (publicUrl: string) => T): () => T {
+  let url: string | undefined;
+  let value: T;
+  return () => {
+    const now = publicUrl();
+    if (now !== url) {
+      url = now;
+      value = derive(now);
+    }
+    return value;
+  };
+}

@@ -17,7 +17,7 @@ import { isJsonBody, rewriteJsonTokenRequest } from './json-token-request.js';
 import type { KeyStore } from '../../core/keys/key-store.js';
 import type { AuditSink } from '../../core/audit/audit-event.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
-import { issuerOf, OAUTH_PATHS, publicPathPrefix } from '../oauth-paths.js';
+import { issuerOf, OAUTH_PATHS, perPublicUrl, publicPathPrefix } from '../oauth-paths.js';
 import { consoleUrlOf } from '../sessions/console-sessions.js';
 import { createAuthorizationServer, INTERACTION_PATH, type AuthorizationServer } from './authorization-server.js';
 import { createMetadataDocumentFetch } from './client-metadata-fetch.js';
@@ -110,12 +110,7 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
   // The issuer is the public URL, path included (RFC 8414 §2: an issuer may have a path).
   const issuer = () => issuerOf(d.publicUrl());
   // Asked by `match` on every request the faces before A2A did not take: parsed once per public URL.
-  let prefixOf = { url: '', prefix: '' };
-  const pathPrefix = () => {
-    const url = d.publicUrl();
-    if (url !== prefixOf.url) prefixOf = { url, prefix: publicPathPrefix(url) };
-    return prefixOf.prefix;
-  };
+  const pathPrefix = perPublicUrl(d.publicUrl, publicPathPrefix);
   const revocations = d.revocations;
   const throttle = new LoginThrottle();
   const clientAddress = clientAddressOf(d.oauth.trustedProxies);
