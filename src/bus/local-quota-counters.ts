@@ -55,7 +55,9 @@ export class LocalQuotaCounters implements QuotaCounters {
     const now = this.now();
     for (const key of slotKeys) {
       const leases = this.slots.get(key);
-      if (leases?.has(leaseId)) leases.set(leaseId, now + leaseMs);
+      const expiry = leases?.get(leaseId);
+      // an expired lease stays expired (its slot is already free), as in Redis
+      if (expiry !== undefined && expiry > now) leases!.set(leaseId, now + leaseMs);
     }
   }
 

@@ -96,6 +96,35 @@ describe.each(backends)('quota counters (%s)', (_name, pair) => {
     expect((await b.take([], [s], randomUUID())).ok).toBe(true);
   });
 
+  // Pins: a renewal extends only a live lease. A renewal that re-adds a released lease (ZADD
+  // without XX, or a local set without the has-check) takes the slot back from the call that got it.
+  it('a renewal after a release does not take the slot back', async () => {
+    const [a, b] = await pair();
+    const s = { key: `s-${randomUUID()}`, limit: 1, leaseMs: 60_000 };
+    const released = randomUUID();
+    expect((await a.take([], [s], released)).ok).toBe(true);
+    await a.release([s.key], released);
+    // The renewal timer of the finished call fires once more, late.
+    await a.renew([s.key], released, 60_000);
+    expect(await b.peekSlots(s.key)).toBe(0);
+    expect((await b.take([], [s], randomUUID())).ok).toBe(true);
+  });
+
+  // Pins: a renewal does not revive a lease that already expired. In Redis an expired lease stays
+  // in the sorted set until the next take sweeps it, so `ZADD XX` alone would extend it again.
+  // A second, longer lease keeps the set itself from expiring, as a busy counter's set does.
+  it('a renewal after the lease expired does not take the slot back', async () => {
+    const [a, b] = await pair();
+    const key = `s-${randomUUID()}`;
+    const expired = randomUUID();
+    expect((await a.take([], [{ key, limit: 2, leaseMs: 200 }], expired)).ok).toBe(true);
+    expect((await b.take([], [{ key, limit: 2, leaseMs: 60_000 }], randomUUID())).ok).toBe(true);
+    await waitFor(async () => (await b.peekSlots(key)) === 1, { timeoutMs: 5_000, intervalMs: 50, what: 'the short lease to expire' });
+    await a.renew([key], expired, 60_000);
+    expect(await b.peekSlots(key)).toBe(1);
+    expect((await b.take([], [{ key, limit: 2, leaseMs: 60_000 }], randomUUID())).ok).toBe(true);
+  });
+
   it('frees a slot whose lease was not renewed (a replica that died), and keeps one that was', async () => {
     const [a, b] = await pair();
     const s = { key: `s-${randomUUID()}`, limit: 1, leaseMs: 300 };
@@ -111,5 +140,30 @@ describe.each(backends)('quota counters (%s)', (_name, pair) => {
     } finally {
       clearInterval(renew);
     }
+  });
+});
+
+// The in-process counters on a fake clock: peekSlots sweeps expired leases, so the case where a
+// renewal meets an expired lease before any sweep needs the clock moved without a peek.
+describe('quota counters (local, fake clock)', () => {
+  it('a renewal after the lease expired, before any sweep, does not take the slot back', async () => {
+    let now = 1_000_000;
+    const c = new LocalQuotaCounters(() => now);
+    const s = { key: 's', limit: 1, leaseMs: 1_000 };
+    expect((await c.take([], [s], 'old')).ok).toBe(true);
+    now += 1_000; // expiry is exclusive: at exactly now + leaseMs the lease is gone
+    await c.renew([s.key], 'old', 1_000);
+    expect((await c.take([], [s], 'new')).ok).toBe(true);
+  });
+
+  it('a renewal of a live lease keeps it past its first expiry', async () => {
+    let now = 1_000_000;
+    const c = new LocalQuotaCounters(() => now);
+    const s = { key: 's', limit: 1, leaseMs: 1_000 };
+    expect((await c.take([], [s], 'held')).ok).toBe(true);
+    now += 999;
+    await c.renew([s.key], 'held', 1_000);
+    now += 999;
+    expect(await c.take([], [s], 'other')).toEqual({ ok: false, index: 0, retryMs: 1 });
   });
 });

@@ -60,12 +60,18 @@ end
 return out
 `;
 
-/** KEYS: slot keys. ARGV: lease id, lease ms. */
+/**
+ * KEYS: slot keys. ARGV: lease id, lease ms. Only a live lease is extended: one that was released
+ * (gone from the set) or has expired (still in the set until the next take sweeps it, its slot
+ * already counted free) stays gone, so a late renewal never takes back a slot another call may hold.
+ */
 const RENEW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 for i = 1, #KEYS do
-  if redis.call('ZADD', KEYS[i], 'XX', 'CH', now + tonumber(ARGV[2]), ARGV[1]) == 1 then
+  local expiry = redis.call('ZSCORE', KEYS[i], ARGV[1])
+  if expiry and tonumber(expiry) > now then
+    redis.call('ZADD', KEYS[i], 'XX', now + tonumber(ARGV[2]), ARGV[1])
     redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[2]))
   end
 end
