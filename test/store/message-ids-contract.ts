@@ -21,6 +21,26 @@ export function describeMessageIdsContract(ctx: ContractContext): void {
       expect(await ctx.store().findTaskByMessageId('agent-a', 'alice', 'm-2')).toBeUndefined();
     });
 
+    // Pins: lookups asked together (PostgreSQL sends them as one statement over arrays) are each
+    // answered by their own key. The join returns rows in no particular order and only for hits, so
+    // matching the answers by position would hand one caller another's task or a miss.
+    it('answers lookups asked at once each by its own key, hits and misses mixed', async () => {
+      const made = ['k-1', 'k-2', 'k-3'].map((m, i) => ({ ...newTask({ agentId: 'agent-batch', owner: `owner-${i}` }), originMessageId: m }));
+      // committed in reverse, so the table's physical order is not the order asked
+      for (const t of [...made].reverse()) await ctx.store().commit([t]);
+      const asked: Array<[string, string, string, string | undefined]> = [
+        ['agent-batch', 'owner-9', 'k-1', undefined],
+        ['agent-batch', 'owner-2', 'k-3', made[2]!.task.id],
+        ['agent-batch', 'owner-0', 'missing', undefined],
+        ['agent-batch', 'owner-0', 'k-1', made[0]!.task.id],
+        ['agent-other', 'owner-1', 'k-2', undefined],
+        ['agent-batch', 'owner-1', 'k-2', made[1]!.task.id],
+      ];
+      const found = await Promise.all(asked.map(([agent, owner, messageId]) => ctx.store().findTaskByMessageId(agent, owner, messageId)));
+      expect(found.map((t) => t?.task.id)).toEqual(asked.map((a) => a[3]));
+      expect(found.map((t) => t && [t.agentId, t.owner])).toEqual(asked.map((a) => a[3] && [a[0], a[1]]));
+    });
+
     it('refuses a second task with the same (agent, owner, messageId), alone or in a batch, and keeps the first', async () => {
       const first = { ...newTask({ owner: 'alice' }), originMessageId: 'dup' };
       await ctx.store().commit([first]);
