@@ -17,6 +17,8 @@ let s: TestServer;
 type Row = { id: string; kind: string; agent: string; operation: string; outcome: string; model: string | null; prompt_tokens: number; completion_tokens: number; cost: number; final: number };
 let rows: Row[] = [];
 let replyRows: Row[] = [];
+/** every record of any kind, tasks and calls */
+let allRows: Array<Row & { task_id: string | null }> = [];
 let usageAnswer: { groups: Array<{ key: { outcome: string }; calls: number; promptTokens: number; completionTokens: number; cost: number }> };
 const ids: Record<string, string> = {};
 
@@ -41,6 +43,7 @@ beforeAll(async () => {
     rows = db.prepare("select * from usage_records where kind = 'task'").all() as Row[];
     // Written through the call queue, which the server's stop flushed (the follow-up to the asked task is a call too, with its task id).
     replyRows = db.prepare("select * from usage_records where kind = 'call' and operation = 'SendMessage' and task_id is null").all() as Row[];
+    allRows = db.prepare('select * from usage_records').all() as typeof allRows;
   } finally {
     db.close();
   }
@@ -66,6 +69,22 @@ describe('reported LLM usage', () => {
     const r = row(ids.asked!);
     expect(r).toMatchObject({ outcome: 'TASK_STATE_COMPLETED', model: 'm-2', prompt_tokens: 150, completion_tokens: 15, final: 1 });
     expect(r.cost).toBeCloseTo(1 + 150 * 0.01 + 15 * 0.1, 9);
+  });
+
+  // Pins: a follow-up call (the message that answers INPUT_REQUIRED) is billed on its task's row
+  // only; its own call record costs nothing. Charging the call again moves the asked task's total
+  // from 4.0 to 5.0 while its task row stays right, which the test above cannot see.
+  it('bills a follow-up call once: the cost of every row of a task, calls included, sums to its price', () => {
+    const billed = (taskId: string) => allRows.filter((r) => r.task_id === taskId).reduce((sum, r) => sum + r.cost, 0);
+    // Prices from the configuration: 1 per call, 0.01 per prompt token, 0.1 per completion token.
+    expect(billed(ids.plain!)).toBeCloseTo(1 + 40 * 0.01 + 4 * 0.1, 9); // 1.8
+    expect(billed(ids.asked!)).toBeCloseTo(1 + 150 * 0.01 + 15 * 0.1, 9); // 4.0, over its task row and the follow-up's call row
+    // The follow-up has a call record of its own (the first call's record is the task row).
+    expect(allRows.filter((r) => r.task_id === ids.asked && r.kind === 'call')).toHaveLength(1);
+    expect(billed(ids.plain!) + billed(ids.asked!)).toBeCloseTo(5.8, 9);
+    // Over the whole table: the four runs (plain, asked, failed, the message reply), each charged one call.
+    const total = allRows.reduce((sum, r) => sum + r.cost, 0);
+    expect(total).toBeCloseTo(1.8 + 4.0 + (1 + 7 * 0.01) + (1 + 31 * 0.01 + 4 * 0.1), 9);
   });
 
   it('a failed task keeps what it spent', () => {
