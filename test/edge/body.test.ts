@@ -69,3 +69,35 @@ describe('readLimitedBody under a budget and a deadline', () => {
     stalled.release();
   });
 });
+
+/** A body with Content-Length (`declared`) or chunked (`chunked`), sent whole. */
+async function upload(bytes: number, chunked: boolean): Promise<string> {
+  const res = await fetch(`http://127.0.0.1:${port}/`, {
+    method: 'POST',
+    body: chunked
+      ? new ReadableStream<Uint8Array>({
+          start(c) {
+            c.enqueue(Buffer.alloc(1024, 'a'));
+            c.enqueue(Buffer.alloc(bytes - 1024, 'b'));
+            c.close();
+          },
+        })
+      : Buffer.alloc(bytes, 'a'),
+    ...(chunked ? { duplex: 'half' } : {}),
+  } as RequestInit);
+  return res.text();
+}
+
+// Pins the limit's boundary: exactly `limit` bytes is read (declared or counted), one more is not.
+describe('readLimitedBody at its byte limit', () => {
+  it.each([false, true])('reads a body of exactly the limit and one byte less (chunked: %s)', async (chunked) => {
+    expect(await upload(48 * 1024, chunked)).toBe(String(48 * 1024));
+    expect(await upload(48 * 1024 - 1, chunked)).toBe(String(48 * 1024 - 1));
+    expect(budget.inFlight).toBe(0);
+  });
+
+  it.each([false, true])('refuses one byte over the limit as too-large (chunked: %s)', async (chunked) => {
+    expect(await upload(48 * 1024 + 1, chunked)).toBe('too-large');
+    expect(budget.inFlight).toBe(0);
+  });
+});
