@@ -71,6 +71,10 @@ describe.each(PROXIES)('under a path prefix, behind $name', ({ strip, rootWellKn
     expect(((await inserted.json()) as { issuer: string }).issuer).toBe(pub);
     const resource = await fetch(`${at}/.well-known/oauth-protected-resource${PREFIX}/a2a/echo`);
     expect(((await resource.json()) as { resource: string }).resource).toBe(`${pub}/a2a/echo`);
+    // The root resource (the server below its prefix): its §3.1 document is the prefix alone.
+    const root = await fetch(`${at}/.well-known/oauth-protected-resource${PREFIX}`);
+    expect(root.status).toBe(200);
+    expect(((await root.json()) as { resource: string }).resource).toBe(pub);
     if (!rootWellKnown) expect((await fetch(`${origin}/.well-known/oauth-authorization-server${PREFIX}`)).status).toBe(404);
   });
 
