@@ -6,6 +6,7 @@
 import { ConfigError, type Config } from '../config/index.js';
 import { AgentCardSpecError } from '../protocol/a2a/card/build-card.js';
 import { InsecureAuthModeError } from './auth-mode.js';
+import { DataDirLockedError } from '../store/index.js';
 
 /** `configuration`: fixed in the config file, the flags or what they name (exit 2); else exit 1. */
 export type StartFailureKind = 'configuration' | 'environment';
@@ -115,6 +116,10 @@ export function toStartFailure(error: unknown, config: Config): StartFailure {
   }
   if (error instanceof ConfigError) {
     return new StartFailure(`the configuration${config.file ? ` ${config.file}` : ''}`, `is invalid:\n${error.message}`, 'fix the keys named above, or run agentport serve --help', 'configuration', { cause: error });
+  }
+  if (error instanceof DataDirLockedError) {
+    const by = error.holder ? `another Agentport (pid ${error.holder.pid}, started ${error.holder.startedAt})` : 'another Agentport that is still starting';
+    return new StartFailure(`the data directory ${error.dir}`, `is in use by ${by}`, 'stop that server first, or give this one its own --data-dir (server.dataDir)', 'environment', { cause: error });
   }
   if (error instanceof AgentCardSpecError) {
     return new StartFailure('an agent card', oneLine(error.message), "set the field in the agent's card, or under agents[].card in the config", 'configuration', { cause: error });

@@ -25,7 +25,7 @@ import { NO_AUDIT, type AuditSink } from '../core/audit/audit-event.js';
 import { AuditLog } from '../core/audit/audit-log.js';
 import { AuditWebhookForwarder } from '../core/audit/audit-webhook.js';
 import { TaskService } from '../core/tasks/task-service.js';
-import { GroupCommitter, openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
+import { GroupCommitter, lockDataDir, openPostgresStore, openSqliteStore, type DataDirLock, type Store } from '../store/index.js';
 import { toA2AError } from '../protocol/a2a/errors.js';
 import { registerAgent } from './agent-cards.js';
 import { buildHttpApp, type HttpAppDeps } from './http-app.js';
@@ -127,12 +127,18 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
       throw directoryFailure("the database's directory", dbDir, error);
     });
   }
+  // One server per embedded database (issue 25 L1), decided before the database is opened: a
+  // second server would mark this one's running tasks as cut off. Replicas on PostgreSQL share by design.
+  const lock: DataDirLock | undefined = initial.storage.driver === 'sqlite' && initial.storage.file !== ':memory:' ? lockDataDir(dataDir) : undefined;
   // Prometheus metrics (src/observability/metrics); off, no part of the server gets any.
   const metrics = initial.metrics.enabled ? new Metrics({ version: packageVersion(), replica: initial.cluster.replicaId }) : undefined;
-  const store = await openStore(initial, moduleLog('store'));
+  const store = await openStore(initial, moduleLog('store')).catch((error: unknown) => {
+    lock?.release();
+    throw error;
+  });
   // Stopped in this order by close(): the task service first (ends streams, fails cut-off tasks,
-  // flushes commits), then the listeners, the push worker, the bus and last the store.
-  const closers: Array<() => Promise<void>> = [() => store.close()];
+  // flushes commits), then the listeners, the push worker, the bus and last the store (and its lock).
+  const closers: Array<() => Promise<void>> = [() => store.close().finally(() => lock?.release())];
   try {
     const bus: EventBus =
       initial.bus.driver === 'redis'
