@@ -1,11 +1,19 @@
 /**
- * Dev mode's watcher: fs.watch on the project folder and, recursively, its subfolders except
- * node_modules and the like (plus the folder of any agent module not covered, e.g. in dist/).
- * Changes are gathered for a short quiet period, then one reload: the configuration when its file
- * changed, else the agents whose module changed, else (a helper file, a data file) every module
- * agent, since which agent imports what is not known.
+ * Dev mode's watcher: one non-recursive fs.watch per project folder (the config file's folder,
+ * each subfolder except node_modules and the like, and the folder of any agent module not covered,
+ * e.g. in dist/). Changes are gathered for a short quiet period, then one reload: the configuration
+ * when its file changed, else the agents whose module changed, else (a helper file, a data file)
+ * every module agent, since which agent imports what is not known.
+ *
+ * Why folders and not files, and why not `recursive: true`: editors and formatters often save by
+ * writing a temporary file and renaming it over the original (vim's backupcopy, JetBrains "safe
+ * write", `sed -i`, prettier). A watch on the old file then watches an inode that no longer has a
+ * name, and Node 20's recursive watch on Linux (a watch per file, in JavaScript) goes deaf the same
+ * way. A folder's watch sees the rename into it. A folder that is itself replaced or removed loses
+ * its watch too: it is re-armed when it is back (a new subfolder gets a watch when it appears; a
+ * lost one is looked for again on a short timer).
  */
-import { readdirSync, watch, type FSWatcher } from 'node:fs';
+import { readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import type { DevReloader, ReloadResult } from './dev-reload.js';
 import type { Config } from '../config/index.js';
@@ -18,6 +26,8 @@ export interface DevWatchOptions {
   report: (result: ReloadResult, files: readonly string[]) => void;
   /** quiet period before a reload, default 150 ms (editors write a file in several steps) */
   debounceMs?: number;
+  /** how often a lost folder is looked for again, default 500 ms */
+  rearmMs?: number;
 }
 
 /** Files an agent may import or read at load: code, JSON, tables. */
@@ -27,14 +37,20 @@ const HELPER_FILE = /\.([cm]?[jt]sx?|json|csv|tsv|txt)$/i;
 const IGNORED_SEGMENTS = new Set(['node_modules', '.git', '.agentport', 'dist', 'coverage']);
 
 export class DevWatcher {
-  private readonly watchers: FSWatcher[] = [];
+  /** watched folder → its watch */
+  private readonly watchers = new Map<string, FSWatcher>();
+  /** folders that lost their watch (removed or replaced), looked for again by the re-arm timer */
+  private readonly lost = new Set<string>();
+  /** watched roots: every folder below one is watched unless ignored */
+  private roots: string[] = [];
   private pending = new Set<string>();
   private timer: NodeJS.Timeout | undefined;
+  private rearmTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(private readonly o: DevWatchOptions) {}
 
-  /** The folders watched. */
+  /** The folders watched (their roots). */
   start(): string[] {
     const config = this.o.reloader.config;
     const roots = new Set<string>([config.baseDir]);
@@ -43,30 +59,105 @@ export class DevWatcher {
       const covered = [...roots].some((r) => isInside(dir, r) && (path.relative(r, dir) === '' || isProjectFile(path.relative(r, dir))));
       if (!covered) roots.add(dir);
     }
-    for (const root of roots) {
-      // The folder itself, then each subfolder recursively except ignored ones: a recursive watch
-      // of the root would walk node_modules too (Node 20 on Linux adds a watch per folder).
-      this.watch(root, root, false);
-      for (const entry of readdirSync(root, { withFileTypes: true })) {
-        if (entry.isDirectory() && isProjectFile(entry.name)) this.watch(path.join(root, entry.name), root, true);
-      }
-    }
-    return [...roots];
+    this.roots = [...roots];
+    for (const root of this.roots) this.watchTree(root);
+    return this.roots;
   }
 
-  private watch(dir: string, root: string, recursive: boolean): void {
-    const w = watch(dir, { recursive }, (_event, name) => {
-      const relative = name ? path.relative(root, path.resolve(dir, name.toString())) : '';
-      if (relative && isProjectFile(relative)) this.changed(path.resolve(root, relative));
-    });
-    w.on('error', () => {});
-    this.watchers.push(w);
+  /** Watches `dir` and every project folder below it; returns the files found (for a re-armed folder). */
+  private watchTree(dir: string): string[] {
+    if (this.closed) return [];
+    if (!this.watchers.has(dir)) {
+      let w: FSWatcher;
+      try {
+        w = watch(dir, (_event, name) => this.event(dir, name?.toString()));
+      } catch {
+        this.markLost(dir);
+        return [];
+      }
+      // The folder went away or was replaced (EPERM/ENOENT on some platforms): look for it again.
+      w.on('error', () => this.markLost(dir));
+      this.watchers.set(dir, w);
+      this.lost.delete(dir);
+    }
+    const files: string[] = [];
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      this.markLost(dir);
+      return [];
+    }
+    for (const entry of entries) {
+      if (!isProjectFile(entry.name)) continue;
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) files.push(...this.watchTree(full));
+      else files.push(full);
+    }
+    return files;
+  }
+
+  private event(dir: string, name: string | undefined): void {
+    if (this.closed) return;
+    if (!name) {
+      // No name: something happened to the folder itself; check it is still there.
+      if (!isDirectory(dir)) this.markLost(dir);
+      return;
+    }
+    const full = path.join(dir, name);
+    if (!this.isWatchable(full)) return;
+    if (isDirectory(full)) {
+      // A folder created or renamed into place: watch it and count what it holds as changed.
+      const replaced = this.watchers.get(full);
+      if (replaced) this.drop(full);
+      for (const f of this.watchTree(full)) this.changed(f);
+      return;
+    }
+    if (this.watchers.has(full)) this.markLost(full);
+    this.changed(full);
+    // A folder that was itself replaced (renamed over) keeps a watch on the old one: check.
+    if (!isDirectory(dir)) this.markLost(dir);
+  }
+
+  /** `full` is under a root and not in an ignored folder. */
+  private isWatchable(full: string): boolean {
+    return this.roots.some((r) => isInside(full, r) && (path.relative(r, full) === '' || isProjectFile(path.relative(r, full))));
+  }
+
+  private drop(dir: string): void {
+    for (const [d, w] of this.watchers) {
+      if (isInside(d, dir)) {
+        w.close();
+        this.watchers.delete(d);
+      }
+    }
+  }
+
+  private markLost(dir: string): void {
+    if (this.closed) return;
+    this.drop(dir);
+    this.lost.add(dir);
+    if (!this.rearmTimer) this.rearmTimer = setTimeout(() => this.rearm(), this.o.rearmMs ?? 500);
+  }
+
+  private rearm(): void {
+    this.rearmTimer = undefined;
+    if (this.closed) return;
+    for (const dir of [...this.lost]) {
+      if (!isDirectory(dir)) continue;
+      this.lost.delete(dir);
+      // Whatever it holds now may differ from what was loaded.
+      for (const f of this.watchTree(dir)) this.changed(f);
+    }
+    if (this.lost.size && !this.rearmTimer) this.rearmTimer = setTimeout(() => this.rearm(), this.o.rearmMs ?? 500);
   }
 
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    for (const w of this.watchers) w.close();
+    if (this.rearmTimer) clearTimeout(this.rearmTimer);
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
   }
 
   private changed(file: string): void {
@@ -110,6 +201,14 @@ export class DevWatcher {
 
 function idsOf(modules: Map<string, string[]>, files: readonly string[]): string[] {
   return files.flatMap((f) => modules.get(f) ?? []);
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function isInside(file: string, dir: string): boolean {

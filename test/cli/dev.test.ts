@@ -4,7 +4,7 @@
  * code it started with, a broken save keeps the previous version, and agentport.yaml edits add
  * agents or are refused with a reason.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -123,6 +123,23 @@ describe.skipIf(!built)('agentport dev (built CLI)', () => {
     expect(await ask(`${base}/a2a/greeter`, 'hi')).toBe('v2: hi');
 
     await save(module(), agentSource('v3'), /↻ reloaded greeter/);
+    expect(await ask(`${base}/a2a/greeter`, 'hi')).toBe('v3: hi');
+  });
+
+  it('saves by temp file + rename and by delete + create, several in a row, each reach the running server', { timeout: 60_000 }, async () => {
+    // vim (backupcopy=no), JetBrains "safe write", sed -i and most formatters save this way.
+    for (let i = 1; i <= 3; i++) {
+      const from = dev.output().length;
+      const temp = `${module()}.tmp${i}`;
+      writeFileSync(temp, agentSource(`r${i}`));
+      renameSync(temp, module());
+      await dev.waitFor(/↻ reloaded greeter/, 20_000, from);
+      expect(await ask(`${base}/a2a/greeter`, 'hi')).toBe(`r${i}: hi`);
+    }
+    const from = dev.output().length;
+    unlinkSync(module());
+    writeFileSync(module(), agentSource('v3'));
+    await dev.waitFor(/↻ reloaded greeter/, 20_000, from);
     expect(await ask(`${base}/a2a/greeter`, 'hi')).toBe('v3: hi');
   });
 

@@ -6,6 +6,7 @@
  *   edge-checks.ts   CORS preflight, the transport's methods, Host/Origin (DNS rebinding)
  *   admission.ts     the agent of `/a2a/{id}/mcp` (hidden-agent rule), authentication + `use-mcp`
  *   server-stream.ts a 2025-era client's standalone GET stream
+ *   sse-transport.ts the 2024-11-05 HTTP+SSE transport: its GET stream and its `?sessionId=` POSTs
  *   `dispatch`       the body through the lenient edge, then the first that takes it:
  *                    tasks-requests.ts, a fixture module's fastPath (fixture-module.ts),
  *                    plain-tool-answer.ts (the fast path),
@@ -47,6 +48,7 @@ import { discoveryPrincipal, isPublicDiscoveryCall, PUBLIC_DISCOVERY_PRINCIPAL, 
 import { invalidParamsOf } from './request-params.js';
 import { headerFields, webRequest } from './sdk-bridge.js';
 import { serverStreams, wantsServerStream } from './server-stream.js';
+import { sessionIdOfQuery, SseTransport } from './sse-transport.js';
 import { answerTasksRequest } from './tasks-requests.js';
 
 export interface McpFaceDeps {
@@ -127,6 +129,8 @@ interface Admitted {
   scope: string | undefined;
   signal: AbortSignal;
   usage: UsageDraft | undefined;
+  /** a POST of the 2024-11-05 HTTP+SSE transport: never a 2025-era session (its answers go on the stream) */
+  sseTransport?: true;
 }
 
 export function mcpFace(d: McpFaceDeps): McpFace {
@@ -156,6 +160,7 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     onListChanged: () => sessions.listChanged(),
   });
   const streams = serverStreams(scopes.listBus, d.keepAliveMs);
+  const sse = new SseTransport(scopes.listBus, { keepAliveMs: d.keepAliveMs, max: LEGACY_SESSION_MAX, log: d.log });
   const info = serverInfo(d.version);
   const checkHost = hostOriginCheck(d.publicUrl, d.bindHost);
   const admission: AdmissionDeps = { registry: d.registry, challenge: d.challenge, ...(d.policy ? { policy: d.policy } : {}), ...(d.resourceMetadataUrl ? { resourceMetadataUrl: d.resourceMetadataUrl } : {}) };
@@ -205,7 +210,11 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     const scope = principal === PUBLIC_DISCOVERY_PRINCIPAL ? PUBLIC_SCOPE : agentId;
     // A 2025-era client's standalone server stream (server-stream.ts); the 2026 revision has none.
     const version = headerOf(req, 'mcp-protocol-version');
-    if (wantsServerStream(req) && (version === undefined || LEGACY_VERSIONS.includes(version))) return streams.open(req, res);
+    if (wantsServerStream(req)) {
+      // Before any exchange (no version yet): a client of the 2024-11-05 HTTP+SSE transport.
+      if (version === undefined) return sse.open(req, res, scope ?? '', principal.subject);
+      if (LEGACY_VERSIONS.includes(version)) return streams.open(req, res);
+    }
 
     let body: string | undefined;
     if (req.method === 'POST') {
@@ -213,6 +222,8 @@ export function mcpFace(d: McpFaceDeps): McpFace {
       if (typeof read === 'object') return sendAnswer(res, refusedBody(read.error, read.headers));
       body = read;
     }
+    const sseSession = req.method === 'POST' && sessionId === undefined ? sessionIdOfQuery(req.url) : undefined;
+    if (sseSession !== undefined && body !== undefined) return postToSseSession(req, res, sseSession, body, principal, scope);
     const abort = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) abort.abort();
@@ -231,6 +242,21 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     };
     const answer = await (tracingOn() ? inMcpMetaTrace(body, version, admitted.usage, () => dispatch(admitted)) : dispatch(admitted));
     return sendAnswer(res, answer, abort.signal, admitted.usage);
+  }
+
+  /** A POST of the 2024-11-05 transport: its answers go on the session's stream, then 202. */
+  async function postToSseSession(req: IncomingMessage, res: ServerResponse, sessionId: string, body: string, principal: Principal, scope: string | undefined): Promise<void> {
+    if (!sse.owns(sessionId, scope ?? '', principal.subject)) return sendAnswer(res, rpcError(404, -32001, 'Session not found'));
+    const usage = usageOf(req);
+    const fields = headerFields(req.headers);
+    const run = (b: string, signal: AbortSignal) => {
+      const admitted: Admitted = { method: 'POST', url: req.url ?? '/mcp', host: req.headers.host, fields, sessionId: undefined, body: b, principal, scope, signal, usage, sseTransport: true };
+      return tracingOn() ? inMcpMetaTrace(b, fields['mcp-protocol-version'], usage, () => dispatch(admitted)) : dispatch(admitted);
+    };
+    await sse.post(sessionId, body, run, usage);
+    if (res.destroyed) return;
+    res.writeHead(202, { 'Content-Type': 'text/plain' });
+    res.end('Accepted');
   }
 
   /** The body through the lenient edge, then the first of the fast paths that takes it, else the SDK. */
@@ -301,7 +327,7 @@ export function mcpFace(d: McpFaceDeps): McpFace {
       return response ? { kind: 'web', response } : rpcError(404, -32001, 'Session not found');
     }
     const h = scopes.for(scope);
-    if (r.method === 'POST' && isElicitingLegacyInitialize(parsed)) {
+    if (r.method === 'POST' && !r.sseTransport && isElicitingLegacyInitialize(parsed)) {
       return { kind: 'web', response: await sessions.open(scopeKey, h.factory, request, authInfo, principal.subject, parsed) };
     }
     return { kind: 'web', response: await h.http.fetch(request, { authInfo, ...(parsed !== undefined ? { parsedBody: parsed } : {}) }) };
@@ -343,6 +369,7 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     admits: async (p) => !isAnswer(await admit(admission, undefined, p)),
     async close() {
       streams.close();
+      sse.close();
       sessions.close();
       // subscriptions/listen streams never end by themselves; without this the listener waits forever.
       await scopes.close();
