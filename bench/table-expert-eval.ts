@@ -6,7 +6,9 @@
 // Options: --details   list every question that is not CORRECT in the tuning part
 //          --held-out  also list the held-out part's (do not use while tuning the planner)
 //          --only <id prefix>  run a subset, e.g. --only retail-01
+//          --part sample|public|public-heldout  run one part
 //          --llm <baseUrl> --model <name> [--api-key-env VAR]  ask through an OpenAI-compatible model instead
+import { PUBLIC_BLIND_RUN } from '../test/agents/table-expert/eval/public-record.js';
 import { EVAL_SET } from '../test/agents/table-expert/eval/question-set.js';
 import { formatTally, median, openEvalSession, tally, type EvalResult } from '../test/agents/table-expert/eval/run-eval.js';
 
@@ -19,19 +21,20 @@ const baseUrl = value('llm');
 const apiKey = value('api-key-env') ? process.env[value('api-key-env')!] : undefined;
 const llm = baseUrl ? { baseUrl, model: value('model') ?? 'gpt-4o-mini', ...(apiKey ? { apiKey } : {}) } : undefined;
 
-const questions = EVAL_SET.filter((q) => q.id.startsWith(only));
+const partOnly = value('part');
+const questions = EVAL_SET.filter((q) => q.id.startsWith(only) && (!partOnly || q.part === partOnly));
 const session = await openEvalSession(llm ? { llm } : {});
 const results: EvalResult[] = [];
 try {
   // the first question of each dataset opens DuckDB and profiles the tables: not an answer time
-  const warm = [questions.find((q) => q.dataset === 'retail'), questions.find((q) => q.dataset === 'support')].filter((q) => q !== undefined);
+  const warm = [...new Set(questions.map((q) => q.dataset))].map((d) => questions.find((q) => q.dataset === d)!);
   await session.run(warm);
   results.push(...(await session.run(questions)));
 } finally {
   await session.close();
 }
 
-const show = (r: EvalResult) => r.verdict !== 'CORRECT' && (flag('held-out') || !r.q.heldOut);
+const show = (r: EvalResult) => r.verdict !== 'CORRECT' && (flag('held-out') || !r.q.heldOut) && (flag('all') || r.q.part !== 'public-heldout' || flag('held-out'));
 if (flag('details') || flag('held-out')) {
   for (const r of results.filter(show)) {
     console.log(`${r.verdict.padEnd(8)} ${r.q.id}${r.q.heldOut ? ' (held out)' : ''}  ${r.q.question}\n         ${r.detail.slice(0, 300)}${r.readAs ? `\n         ${r.readAs}` : ''}`);
@@ -42,12 +45,14 @@ const part = (pred: (r: EvalResult) => boolean) => tally(results.filter(pred));
 console.log(
   formatTally([
     ['whole set', part(() => true)],
-    ['tuning part', part((r) => !r.q.heldOut)],
-    ['held-out part', part((r) => r.q.heldOut)],
-    ['  held-out, first set (every 4th)', part((r) => r.q.heldOut && !r.q.id.includes('-h'))],
-    ['  held-out, second batch', part((r) => r.q.id.includes('-h'))],
-    ['retail sample', part((r) => r.q.dataset === 'retail')],
-    ['support desk', part((r) => r.q.dataset === 'support')],
+    ['generated samples: tuning part', part((r) => r.q.part === 'sample' && !r.q.heldOut)],
+    ['generated samples: held-out part', part((r) => r.q.part === 'sample' && r.q.heldOut)],
+    ['  held-out, first set (every 4th)', part((r) => r.q.part === 'sample' && r.q.heldOut && !r.q.id.includes('-h'))],
+    ['  held-out, second batch', part((r) => r.q.part === 'sample' && r.q.id.includes('-h'))],
+    ['public tables: blind first run (recorded, before tuning)', PUBLIC_BLIND_RUN],
+    ['public tables: written before tuning (now, tuned)', part((r) => r.q.part === 'public')],
+    ['public tables: held-out part (written after tuning)', part((r) => r.q.part === 'public-heldout')],
+    ...[...new Set(results.map((r) => r.q.dataset))].map((d): [string, ReturnType<typeof tally>] => [`  ${d}`, part((r) => r.q.dataset === d)]),
     ['casual phrasing', part((r) => r.q.casual)],
   ]),
 );

@@ -5,13 +5,14 @@
  * asked; docs/table-expert.md records when they were looked at.
  */
 import { HELDOUT_RETAIL, HELDOUT_SUPPORT } from './heldout-questions.js';
+import { PUBLIC_BANK, PUBLIC_COUNTRIES, PUBLIC_STOCKS, PUBLIC_SUPERSTORE, PUBLIC_WORLD } from './public-questions.js';
 import { RETAIL } from './retail-questions.js';
 import { SUPPORT } from './support-questions.js';
 import type { DatasetName, EvalQuestion, RawQuestion } from './types.js';
 
 const HELD_OUT_EVERY = 4;
 
-function build(dataset: DatasetName, raw: RawQuestion[], batch = '', allHeldOut = false): EvalQuestion[] {
+function build(dataset: DatasetName, raw: RawQuestion[], batch = '', allHeldOut = false, part: EvalQuestion['part'] = 'sample'): EvalQuestion[] {
   return raw.map(([question, gold, flags], i) => ({
     id: `${dataset}-${batch}${String(i + 1).padStart(3, '0')}`,
     dataset,
@@ -19,8 +20,20 @@ function build(dataset: DatasetName, raw: RawQuestion[], batch = '', allHeldOut 
     gold,
     casual: flags?.c ?? false,
     previous: flags?.prev ?? [],
-    heldOut: allHeldOut || (i + 1) % HELD_OUT_EVERY === 0,
+    heldOut: allHeldOut || (part === 'sample' && (i + 1) % HELD_OUT_EVERY === 0),
+    part,
   }));
 }
 
-export const EVAL_SET: readonly EvalQuestion[] = [...build('retail', RETAIL), ...build('support', SUPPORT), ...build('retail', HELDOUT_RETAIL, 'h', true), ...build('support', HELDOUT_SUPPORT, 'h', true)];
+export const EVAL_SET: readonly EvalQuestion[] = [
+  ...build('retail', RETAIL),
+  ...build('support', SUPPORT),
+  ...build('retail', HELDOUT_RETAIL, 'h', true),
+  ...build('support', HELDOUT_SUPPORT, 'h', true),
+  // real public tables: every question here was written before tuning on them (the blind run)
+  ...build('superstore', PUBLIC_SUPERSTORE, 'p', false, 'public'),
+  ...build('bank', PUBLIC_BANK, 'p', false, 'public'),
+  ...build('stocks', PUBLIC_STOCKS, 'p', false, 'public'),
+  ...build('world', PUBLIC_WORLD, 'p', false, 'public'),
+  ...build('countries', PUBLIC_COUNTRIES, 'p', false, 'public'),
+];

