@@ -50,6 +50,10 @@ export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Confi
     const { remoteA2AAgent } = await import('./remote-a2a/index.js');
     return remoteA2AAgent(agent, context?.log ?? { warn() {} });
   }
+  if (agent.llm) {
+    const { llmAgent } = await import('./llm/index.js');
+    return llmAgent(agent, context?.log ?? { debug() {}, warn() {} });
+  }
   if (agent.mcp) {
     const { mcpRemoteAgent } = await import('./mcp-remote/index.js');
     return mcpRemoteAgent(agent, context ?? { log: { debug() {}, warn() {} }, version: '0.0.0' });

@@ -162,11 +162,37 @@ export interface SkillAnnotationsConfig {
  */
 export type AgentConfig = AgentConfigBase &
   (
-    | { builtin: BuiltinAgentName; module?: undefined; mcp?: undefined; remote?: undefined }
-    | { module: string; builtin?: undefined; mcp?: undefined; remote?: undefined }
-    | { mcp: McpRemoteConfig; builtin?: undefined; module?: undefined; remote?: undefined }
-    | { remote: RemoteA2AConfig; builtin?: undefined; module?: undefined; mcp?: undefined }
+    | { builtin: BuiltinAgentName; module?: undefined; mcp?: undefined; remote?: undefined; llm?: undefined }
+    | { module: string; builtin?: undefined; mcp?: undefined; remote?: undefined; llm?: undefined }
+    | { mcp: McpRemoteConfig; builtin?: undefined; module?: undefined; remote?: undefined; llm?: undefined }
+    | { remote: RemoteA2AConfig; builtin?: undefined; module?: undefined; mcp?: undefined; llm?: undefined }
+    | { llm: LlmAgentConfig; builtin?: undefined; module?: undefined; mcp?: undefined; remote?: undefined }
   );
+
+/** `agents[].llm`: a model with instructions whose tools are hosted agents (src/agents/llm). */
+export interface LlmAgentConfig {
+  provider: 'openai' | 'anthropic';
+  /** without a trailing slash */
+  baseUrl: string;
+  model: string;
+  /** `${ENV}` already substituted; never logged */
+  apiKey?: string;
+  headers: Record<string, string>;
+  instructions: string;
+  /** ids of hosted agents offered to the model as tools */
+  tools: string[];
+  maxSteps: number;
+  maxOutputTokens: number;
+  tokenBudget?: number;
+  timeoutMs: number;
+  callTimeoutMs: number;
+  maxToolResultChars: number;
+  maxRetries: number;
+  temperature?: number;
+  askUser: boolean;
+  skills?: Array<{ id: string; name: string; description: string; tags: string[]; examples?: string[] }>;
+  price?: SkillCostConfig;
+}
 
 /** `agents[].remote`: a remote A2A agent (any version, any binding) proxied through the core. */
 export interface RemoteA2AConfig {

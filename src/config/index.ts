@@ -9,6 +9,7 @@ export type {
   Config,
   GrpcConfig,
   LimitsConfig,
+  LlmAgentConfig,
   LogLevel,
   LoggingConfig,
   LogModule,

@@ -7,7 +7,7 @@ import type { ConfigProblem } from './errors.js';
 import { BUILTIN_AGENTS, DEFAULT_AGENTS } from './schema.js';
 
 // Generated from the schema's lists, so a new built-in cannot be missing from the message.
-const NO_KIND_MESSAGE = `set one of builtin (${BUILTIN_AGENTS.join(' | ')}), module (path to an ES module exporting an AgentDefinition), mcp ({ url } of a remote MCP server) or remote ({ cardUrl } of a remote A2A agent)`;
+const NO_KIND_MESSAGE = `set one of builtin (${BUILTIN_AGENTS.join(' | ')}), module (path to an ES module exporting an AgentDefinition), mcp ({ url } of a remote MCP server), remote ({ cardUrl } of a remote A2A agent) or llm ({ provider, model, instructions } of a model whose tools are hosted agents)`;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -21,18 +21,20 @@ export function checkRelations(input: unknown): ConfigProblem[] {
   if (Array.isArray(input.agents)) {
     input.agents.forEach((agent, index) => {
       if (!isRecord(agent)) return;
-      const kinds = (['builtin', 'module', 'mcp', 'remote'] as const).filter((k) => agent[k] !== undefined);
+      const kinds = (['builtin', 'module', 'mcp', 'remote', 'llm'] as const).filter((k) => agent[k] !== undefined);
       if (kinds.length !== 1) {
         problems.push({
           path: `agents[${index}]`,
           message:
             kinds.length === 0
               ? NO_KIND_MESSAGE
-              : kinds.includes('remote')
-                ? `set either remote or ${kinds.filter((k) => k !== 'remote').join(' and ')}, not both`
-                : kinds.includes('mcp')
-                  ? `set either mcp or ${kinds.filter((k) => k !== 'mcp').join(' and ')}, not both`
-                  : 'set either builtin or module, not both',
+              : kinds.includes('llm')
+                ? `set either llm or ${kinds.filter((k) => k !== 'llm').join(' and ')}, not both`
+                : kinds.includes('remote')
+                  ? `set either remote or ${kinds.filter((k) => k !== 'remote').join(' and ')}, not both`
+                  : kinds.includes('mcp')
+                    ? `set either mcp or ${kinds.filter((k) => k !== 'mcp').join(' and ')}, not both`
+                    : 'set either builtin or module, not both',
         });
       }
       if (typeof agent.id !== 'string') return;
@@ -40,6 +42,18 @@ export function checkRelations(input: unknown): ConfigProblem[] {
         problems.push({ path: `agents[${index}].id`, message: `duplicate agent id (got "${agent.id}"; ids must be unique)` });
       }
       agentIds.push(agent.id);
+    });
+  }
+
+  // An LLM agent's tools are agents of this file (a tool that is the agent itself would loop).
+  if (Array.isArray(input.agents)) {
+    input.agents.forEach((agent, index) => {
+      if (!isRecord(agent) || !isRecord(agent.llm) || !Array.isArray(agent.llm.tools)) return;
+      agent.llm.tools.forEach((tool, t) => {
+        if (typeof tool !== 'string') return;
+        if (tool === agent.id) problems.push({ path: `agents[${index}].llm.tools[${t}]`, message: 'an agent cannot be its own tool' });
+        else if (!agentIds.includes(tool)) problems.push({ path: `agents[${index}].llm.tools[${t}]`, message: `no agent has this id (got "${tool}"; agents: ${agentIds.join(', ')})` });
+      });
     });
   }
 

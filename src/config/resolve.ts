@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { AgentConfig, Config, StorageConfig } from './config.js';
+import type { AgentConfig, Config, LlmAgentConfig, StorageConfig } from './config.js';
 import type { ConfigProblem } from './errors.js';
 import type { AgentEntry, ConfigFile } from './schema.js';
 
@@ -176,8 +176,26 @@ function resolveAgent(entry: AgentEntry, baseDir: string, extendedCardDefault: b
       ...common,
       remote: { ...entry.remote, headers: { ...entry.remote.headers }, allowlist: [...entry.remote.allowlist], ...(entry.remote.protocolVersions ? { protocolVersions: [...entry.remote.protocolVersions] } : {}) },
     };
+  if (entry.llm !== undefined) return { ...common, llm: resolveLlm(entry.llm) };
   if (entry.mcp !== undefined) return { ...common, mcp: { ...entry.mcp, headers: { ...entry.mcp.headers }, allowlist: [...entry.mcp.allowlist] } };
   return entry.module !== undefined ? { ...common, module: path.resolve(baseDir, entry.module) } : { ...common, builtin: entry.builtin ?? 'echo' };
+}
+
+const LLM_DEFAULT_BASE_URL = { openai: 'https://api.openai.com/v1', anthropic: 'https://api.anthropic.com/v1' } as const;
+
+function resolveLlm(e: NonNullable<AgentEntry['llm']>): LlmAgentConfig {
+  const { baseUrl, apiKey, skills, price, temperature, tokenBudget, ...rest } = e;
+  return {
+    ...rest,
+    baseUrl: (baseUrl ?? LLM_DEFAULT_BASE_URL[e.provider]).replace(/\/+$/, ''),
+    headers: { ...e.headers },
+    tools: [...e.tools],
+    ...(apiKey ? { apiKey } : {}),
+    ...(skills ? { skills: skills.map((s) => ({ ...s, tags: [...s.tags], ...(s.examples ? { examples: [...s.examples] } : {}) })) } : {}),
+    ...(price ? { price: { ...price } } : {}),
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(tokenBudget !== undefined ? { tokenBudget } : {}),
+  };
 }
 
 /**

@@ -12,6 +12,7 @@ import { AGENT_ID_PATTERN, LOG_LEVELS, bool, byteSize, duration, grpcAddress, ho
 import { auditSchema, quotasSchema, skillCostSchema, usageSchema } from './usage-schema.js';
 import { loggingSchema, metricsSchema, tracingSchema } from './observability-schema.js';
 import { publicBaseUrl } from './public-url-prefix.js';
+import { llmSchema } from './llm-schema.js';
 
 export const DEFAULT_AGENTS = [
   { id: 'echo', builtin: 'echo' as const },
@@ -225,6 +226,8 @@ const agentSchema = z
     module: nonEmptyString.optional(),
     mcp: mcpRemoteSchema.optional(),
     remote: remoteA2aSchema.optional(),
+    /** a model with instructions whose tools are other hosted agents (src/agents/llm) */
+    llm: llmSchema.optional(),
     card: cardOverridesSchema.optional(),
     streaming: bool.optional(),
     pushNotifications: bool.optional(),

@@ -25,6 +25,8 @@ import { NO_AUDIT, type AuditSink } from '../core/audit/audit-event.js';
 import { AuditLog } from '../core/audit/audit-log.js';
 import { AuditWebhookForwarder } from '../core/audit/audit-webhook.js';
 import { TaskService } from '../core/tasks/task-service.js';
+import type { A2AHandler } from '../core/a2a-handler.js';
+import type { UsageDraft } from '../core/usage/usage-draft.js';
 import { GroupCommitter, lockDataDir, openPostgresStore, openSqliteStore, type DataDirLock, type Store } from '../store/index.js';
 import { toA2AError } from '../protocol/a2a/errors.js';
 import { registerAgent } from './agent-cards.js';
@@ -201,7 +203,11 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
     const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations, sessions: consoleSessions });
 
     // Usage records (src/core/usage): a task's in its own commits, other calls queued and written in batches.
-    const skillCost = (agentId: string, skill: string | undefined) => (skill === undefined ? undefined : config.agents.find((a) => a.id === agentId)?.skills[skill]?.cost);
+    // An LLM agent's price table (agents[].llm.price) prices its tasks whatever skill they name.
+    const skillCost = (agentId: string, skill: string | undefined) => {
+      const agent = config.agents.find((a) => a.id === agentId);
+      return (skill === undefined ? undefined : agent?.skills[skill]?.cost) ?? agent?.llm?.price;
+    };
     const usageRecorder = new UsageRecorder({ store: store.usage, replica: initial.cluster.replicaId, config: initial.usage, log: moduleLog('usage'), cost: skillCost });
     // Observers of every call's end (metrics, the access log) register here, before the listeners are built.
     if (metrics) {
@@ -221,7 +227,13 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
     if (tracing) closers.push(() => tracing.close());
 
     let worker: PushDeliveryWorker | undefined;
+    // Agents calling other agents (AgentContext.agents) go through the outer handler, built below.
+    let outerHandler: A2AHandler | undefined;
     const service = new TaskService({
+      hostedAgents: {
+        handler: () => outerHandler,
+        ...(usageRecorder.tracking ? { usage: { open: (face: string) => usageRecorder.open(face), finish: (d: UsageDraft, end: { status: number; latencyMs: number }) => usageRecorder.finish(d, end) } } : {}),
+      },
       registry,
       store,
       committer,
@@ -250,6 +262,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
       resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
     });
     const handler = tracing ? tracing.handler(authorizing) : authorizing;
+    outerHandler = handler;
     if (initial.storage.driver === 'sqlite') {
       // Before any listener opens: every SUBMITTED/WORKING task now is one a crash cut off.
       const recovered = await service.recoverOrphanedTasks();

@@ -89,6 +89,8 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
       const hints = { readOnlyHint: a.readOnlyHint, destructiveHint: a.destructiveHint, idempotentHint: a.idempotentHint, openWorldHint: a.openWorldHint };
       return Object.fromEntries(Object.entries(hints).filter(([, v]) => typeof v === 'boolean'));
     },
+    // An LLM agent offering this agent's tools gives the model each tool's own schema (src/agents/llm).
+    skillInputSchema: (skillId) => remote.tools.get(skillId)?.inputSchema as Record<string, unknown> | undefined,
     close: () => remote.close(),
   });
 }

@@ -6,7 +6,7 @@
 import type { AgentCardSpec } from '../../protocol/a2a/card/agent-card-spec.js';
 import type { Context } from '../../observability/tracing/index.js';
 import type { AgentToolResult } from '../../protocol/a2a/tool-call.js';
-import type { Artifact, JsonObject, Message, Part, Task, TaskState } from '../../protocol/a2a/types.js';
+import type { AgentCard, Artifact, JsonObject, Message, Part, SendMessageRequest, StreamResponse, Task, TaskState } from '../../protocol/a2a/types.js';
 
 /** What an executor may emit; the engine fills in taskId/contextId/timestamps/ids it omits. */
 export type AgentEvent =
@@ -97,11 +97,42 @@ export interface AgentContext {
    */
   stillOwner(): Promise<boolean>;
   /**
+   * The other agents of this server, called through the core as this task's caller (its principal,
+   * scopes and usecase): authorized, counted in quotas, recorded in usage and audit like the
+   * caller's own calls. Absent where the engine offers none (a bare test harness).
+   */
+  readonly agents?: HostedAgents;
+  /**
    * Reports LLM usage of this run (call it once per model call, with that call's tokens): it is
    * added to the task's usage record, and priced by `agents[].skills[id].cost` (docs/usage.md).
    */
   reportUsage(usage: UsageReport): void;
 }
+
+/** A hosted agent as a caller may see it: its public card and what it knows of its skills' arguments. */
+export interface HostedAgentView {
+  readonly id: string;
+  readonly card: AgentCard;
+  /** JSON Schema of a skill's arguments, when the agent knows one (a remote MCP server's tool) */
+  inputSchema(skillId: string): Record<string, unknown> | undefined;
+}
+
+/** AgentContext.agents: sub-tasks on other hosted agents, on behalf of the task's caller. */
+export interface HostedAgents {
+  /** the agent as the caller may see it; undefined when it does not exist for the caller */
+  get(agentId: string): HostedAgentView | undefined;
+  /**
+   * SendStreamingMessage to a hosted agent as the caller. The message carries the parent task in
+   * its metadata (`agentport/parentTaskId`), so the sub-task is linked to this one. Errors are the
+   * core's (A2AError: PermissionDenied, TaskNotFound for an agent the caller cannot see, …).
+   */
+  sendStreamingMessage(agentId: string, request: SendMessageRequest, opts?: { signal?: AbortSignal; trace?: Context | undefined }): AsyncIterable<StreamResponse>;
+  /** CancelTask on a sub-task, as the caller */
+  cancelTask(agentId: string, taskId: string): Promise<void>;
+}
+
+/** Message metadata linking a sub-task to the task whose run created it. */
+export const PARENT_TASK_METADATA_KEY = 'agentport/parentTaskId';
 
 /** One model call's usage, as an agent reports it. */
 export interface UsageReport {
@@ -125,6 +156,8 @@ export interface AgentDefinition {
    * skill's scopes are required, since the agent may use any of them.
    */
   skillOf?(message: Message): string | undefined;
+  /** JSON Schema of a skill's arguments, when the agent knows one (a remote MCP server's tool's inputSchema). */
+  skillInputSchema?(skillId: string): Record<string, unknown> | undefined;
   /** Releases what the agent holds (connections, timers) when the server stops. */
   close?(): Promise<void>;
   /**

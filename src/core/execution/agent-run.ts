@@ -3,7 +3,8 @@
  * its helper calls into AgentEvents for the task service. Cancellation reaches it through `signal`.
  */
 import { randomUUID } from 'node:crypto';
-import { toParts, type AgentContext, type AgentDefinition, type AgentEvent, type UsageReport } from '../agents/agent-definition.js';
+import { toParts, type AgentContext, type AgentDefinition, type AgentEvent, type HostedAgents, type UsageReport } from '../agents/agent-definition.js';
+import type { RunCaller } from './hosted-agent-calls.js';
 import type { JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import type { Context } from '../../observability/tracing/index.js';
@@ -14,6 +15,8 @@ export interface AgentRunHost {
   stillOwner(run: AgentRun): Promise<boolean>;
   /** LLM usage the executor reports (AgentContext.reportUsage) */
   onUsage?(run: AgentRun, usage: UsageReport): void;
+  /** AgentContext.agents: other hosted agents, called as the run's caller */
+  hostedAgents?(run: AgentRun): HostedAgents | undefined;
 }
 
 export interface AgentRunOptions {
@@ -36,6 +39,8 @@ export interface AgentRunOptions {
   usecases?: readonly string[];
   /** the subject owning the task: conversations are the owner's (conversationKey) */
   owner?: string;
+  /** who the run acts for when it calls other hosted agents (AgentContext.agents) */
+  caller?: RunCaller;
   /** with tracing on, the span the run is started in (the call's core operation, a forwarded message) */
   trace?: Context | undefined;
 }
@@ -84,6 +89,8 @@ export class AgentRun implements AgentContext {
   /** the parent of the run's span until it starts, then the run's span (AgentContext.trace) */
   trace: Context | undefined;
   private readonly owner: string;
+  readonly caller: RunCaller | undefined;
+  private hosted?: HostedAgents | undefined;
 
   constructor(o: AgentRunOptions) {
     this.host = o.host;
@@ -100,6 +107,7 @@ export class AgentRun implements AgentContext {
     this.resumed = o.resumed ?? false;
     this.usecases = o.usecases;
     this.owner = o.owner ?? '';
+    this.caller = o.caller;
     this.trace = o.trace;
     this.hasTask = o.task !== undefined;
     // Default artifact ids stay unique across runs of the same task.
@@ -108,6 +116,11 @@ export class AgentRun implements AgentContext {
 
   get conversationKey(): string {
     return JSON.stringify([this.owner, this.contextId]);
+  }
+
+  get agents(): HostedAgents | undefined {
+    this.hosted ??= this.host.hostedAgents?.(this);
+    return this.hosted;
   }
 
   get signal(): AbortSignal {

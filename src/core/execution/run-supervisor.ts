@@ -19,6 +19,8 @@ import type { TaskLog } from '../tasks/task-log.js';
 import { structuredCloneTask } from '../tasks/task-projection.js';
 import { withoutKey } from '../tasks/without-key.js';
 import { AgentRun, type AgentRunHost, type AgentRunOptions } from './agent-run.js';
+import { HostedAgentCalls, type HostedAgentCallsDeps } from './hosted-agent-calls.js';
+import type { HostedAgents } from '../agents/agent-definition.js';
 import { FAILED_SAFE_MESSAGE, STOPPED_MESSAGE } from './failure-messages.js';
 import { mergeObservers, type RunObserver } from './run-observer.js';
 
@@ -51,6 +53,8 @@ export interface RunSupervisorDeps {
   cluster?: ClusterOptions;
   /** distributed mode: a stored task whose commit failed for want of storage, to settle later */
   settle?: (task: { agentId: string; taskId: string }) => void;
+  /** AgentContext.agents: how runs reach other hosted agents as their caller */
+  hostedAgents?: HostedAgentCallsDeps;
 }
 
 export class RunSupervisor implements AgentRunHost {
@@ -262,6 +266,13 @@ export class RunSupervisor implements AgentRunHost {
     // never "retry" — a retry would start the work a second time.
     obs?.onEnd(undefined, live.durable);
     if (this.d.cluster) this.d.settle?.({ agentId: live.agentId, taskId: live.task.id });
+  }
+
+  /** AgentRunHost: AgentContext.agents, for a run that knows its caller */
+  hostedAgents(run: AgentRun): HostedAgents | undefined {
+    const deps = this.d.hostedAgents;
+    if (!deps || !run.caller) return undefined;
+    return new HostedAgentCalls(deps, run.caller, { agentId: run.agentId, taskId: run.taskId, trace: () => run.trace });
   }
 
   /** AgentRunHost: AgentContext.reportUsage — LLM usage, written with the task's next commit. */

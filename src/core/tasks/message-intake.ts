@@ -130,6 +130,7 @@ export class MessageIntake {
         resumed: false,
         usecases: ctx.usecases,
         owner: ctx.principal.subject,
+        caller: { principal: ctx.principal, ...(ctx.surface ? { surface: ctx.surface } : {}), ...(ctx.usecases ? { usecases: ctx.usecases } : {}) },
         trace: ctx.trace,
       });
       runs.observe(run, obs, {

@@ -35,6 +35,7 @@ import type { AgentRegistry } from '../agents/agent-registry.js';
 import { AsyncQueue } from '../streams/async-queue.js';
 import { lazyStream } from '../streams/lazy-stream.js';
 import { RunSupervisor } from '../execution/run-supervisor.js';
+import type { HostedAgentCallsDeps } from '../execution/hosted-agent-calls.js';
 import { EngineLifecycle } from './engine-lifecycle.js';
 import type { LiveTask } from './live-task.js';
 import { MessageIntake } from './message-intake.js';
@@ -90,6 +91,8 @@ export interface TaskServiceDeps {
   usage?: TaskUsagePolicy;
   /** metrics on (src/observability/metrics): tasks, streams, leases and forwarding are counted */
   metrics?: Metrics;
+  /** AgentContext.agents: runs call other hosted agents through this (the outer handler) as their caller */
+  hostedAgents?: Omit<HostedAgentCallsDeps, 'registry'>;
 }
 
 export class TaskService implements A2AHandler {
@@ -116,7 +119,16 @@ export class TaskService implements A2AHandler {
     const closed = () => this.lifecycle.closed;
     const cluster = d.cluster ? { cluster: d.cluster } : {};
     this.taskLog = new TaskLog({ live: this.live, committer: d.committer, bus: d.bus, onOutbox: () => d.onOutbox?.(), ...cluster, ...(d.usage ? { usage: d.usage } : {}), ...(d.metrics ? { metrics: d.metrics } : {}) });
-    this.runs = new RunSupervisor({ live: this.live, store: d.store, log: d.log, taskLog: this.taskLog, deduplicates, settle: (t) => this.router.settle(t), ...cluster });
+    this.runs = new RunSupervisor({
+      live: this.live,
+      store: d.store,
+      log: d.log,
+      taskLog: this.taskLog,
+      deduplicates,
+      settle: (t) => this.router.settle(t),
+      ...cluster,
+      ...(d.hostedAgents ? { hostedAgents: { registry: d.registry, ...d.hostedAgents } } : {}),
+    });
     this.router = new ClusterRouter({
       registry: d.registry,
       store: d.store,
