@@ -35,3 +35,8 @@ if [ ${#missing[@]} -gt 0 ]; then
     log "missing ${missing[*]}: install them (apt-get install ${missing[*]}); the tests that need them will fail"
   fi
 fi
+
+# Podman and the stand-in images test/deploy/image.test.ts builds deploy/Dockerfile on (no
+# container registry here). A failure is reported, not fatal: that test then fails naming what is
+# missing, and every other suite still runs.
+bash scripts/test-container-images.sh || log "container images not ready: test/deploy/image.test.ts will fail (run scripts/test-container-images.sh)"

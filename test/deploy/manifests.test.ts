@@ -99,7 +99,7 @@ describe('deploy/Dockerfile', () => {
     expect(text).toContain('npm prune --omit=dev');
     // The final stage gets built artefacts, never the build stage's whole tree (sources, dev tools).
     const copiesFromBuild = final.filter((l) => l.includes('--from=build')).map((l) => l.split(/\s+/)[2]);
-    expect(copiesFromBuild.sort()).toEqual(['/src/bin', '/src/dist', '/src/node_modules', '/src/package.json', '/src/proto']);
+    expect(copiesFromBuild.sort()).toEqual(['/src/bin', '/src/dist', '/src/node_modules', '/src/package.json', '/src/proto', '/src/sbom.cdx.json']);
   });
 
   it('declares the data dir as a volume, the same dir the entrypoint hands to serve, and a /readyz healthcheck', () => {
