@@ -35,3 +35,7 @@ if [ ${#missing[@]} -gt 0 ]; then
     log "missing ${missing[*]}: install them (apt-get install ${missing[*]}); the tests that need them will fail"
   fi
 fi
+
+# The MCP interop tools (Inspector CLI, conformance runner) with their own Node 22, installed once
+# into .cache/mcp-tools here rather than by the first test that needs them (no install inside the run).
+log "MCP interop tools in $(bash scripts/mcp-tools.sh install)"
