@@ -40,3 +40,7 @@ fi
 # container registry here). A failure is reported, not fatal: that test then fails naming what is
 # missing, and every other suite still runs.
 bash scripts/test-container-images.sh || log "container images not ready: test/deploy/image.test.ts will fail (run scripts/test-container-images.sh)"
+
+# The MCP interop tools (Inspector CLI, conformance runner) with their own Node 22, installed once
+# into .cache/mcp-tools here rather than by the first test that needs them (no install inside the run).
+log "MCP interop tools in $(bash scripts/mcp-tools.sh install)"

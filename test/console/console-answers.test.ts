@@ -15,7 +15,7 @@ import { launchChromium } from '../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../src/server/console/console-assets.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import type { TestServer } from '../support/server.js';
-import { IMAGES, newPage, seriousViolations, show, signIn } from './console-browser.js';
+import { newPage, screenshot, seriousViolations, show, signIn } from './console-browser.js';
 
 const SCRIPTED = path.resolve(fileURLToPath(new URL('../fixtures/agents/scripted-text-agent.mjs', import.meta.url)));
 const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: ['admin'] };
@@ -82,7 +82,7 @@ describe('answers rendered as answers', () => {
     expect(await bars(answer).first().getAttribute('role')).toBe('graphics-symbol');
     expect(await bars(answer).first().getAttribute('aria-label')).toContain(`status: ${statuses[0]}`);
     expect(await answer.locator('figure.vega-chart svg text').allTextContents()).toEqual(expect.arrayContaining(statuses));
-    await page.screenshot({ path: path.join(IMAGES, 'console-table-expert.png'), fullPage: true });
+    await screenshot(page, 'console-table-expert.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
 
     // The task's own page renders the same artifact.
@@ -168,7 +168,7 @@ describe('answers rendered as answers', () => {
     await expect.poll(() => page.locator('#mcp-result pre.part-text').first().textContent()).toContain('hello over MCP');
     expect(await page.locator('#mcp-raw').textContent()).toContain('"method":"tools/call"');
     expect(await seriousViolations(page)).toEqual([]);
-    await page.screenshot({ path: path.join(IMAGES, 'console-mcp-tools.png'), fullPage: true });
+    await screenshot(page, 'console-mcp-tools.png', { fullPage: true });
     expect(problems).toEqual([]);
     await page.close();
   });

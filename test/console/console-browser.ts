@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
-export const IMAGES = path.resolve(import.meta.dirname, '../../docs/images');
+const IMAGES = path.resolve(import.meta.dirname, '../../docs/images');
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /** A page that records console errors, page errors and CSP violations. */
@@ -51,6 +51,15 @@ export async function seriousViolations(page: Page): Promise<string[]> {
     return (await axe.run(document, { resultTypes: ['violations'] })).violations;
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.help} ×${v.nodes.length}`);
+}
+
+/**
+ * The docs' screenshot of this page, written only when asked (`npm run screenshots` sets
+ * AGENTPORT_SCREENSHOTS=1): docs/images is tracked, and a test run leaves `git status` clean.
+ */
+export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env.AGENTPORT_SCREENSHOTS !== '1') return;
+  await page.screenshot({ path: path.join(IMAGES, name), ...opts });
 }
 
 /** Every section of the page has loaded. */

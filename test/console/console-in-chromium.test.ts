@@ -4,7 +4,7 @@
  * cookie and its CSRF header, each page on the management API, an API key created, used, revoked
  * and then refused, the usage page counting the calls just made, the audit page listing the key's
  * creation, a non-admin seeing only their own (and creating and revoking a key of their own), no CSP violation, and axe-core finding no serious or
- * critical accessibility problem on any page. Screenshots of each page go to docs/images/console-*.png.
+ * critical accessibility problem on any page. With AGENTPORT_SCREENSHOTS=1 (`npm run screenshots`) it saves each page to docs/images/console-*.png.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,7 +15,7 @@ import { startOAuthServer } from '../auth/oauth/support.js';
 import { rpc, type TestServer } from '../support/server.js';
 import { userMessage } from '../core/tasks/engine-harness.js';
 import { BUILT_CONSOLE_DIR } from '../../src/server/console/console-assets.js';
-import { IMAGES, newPage, seriousViolations, settled, show as showAt, signIn as signInAt } from './console-browser.js';
+import { newPage, screenshot, seriousViolations, settled, show as showAt, signIn as signInAt } from './console-browser.js';
 
 const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: ['admin'] };
 const MEMBER = { username: 'bob', password: 'console member password 1', scopes: ['a2a:discover', 'a2a:publish', 'usage:read'] };
@@ -117,7 +117,7 @@ describe('the console, as an administrator', () => {
       expect(r.status).toBe(200);
       expect(r.body.error).toBeUndefined();
     }
-    await page.screenshot({ path: path.join(IMAGES, 'console-keys.png'), fullPage: true });
+    await screenshot(page, 'console-keys.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
 
     await page.getByRole('button', { name: `Revoke key ${keyId}` }).click();
@@ -148,7 +148,7 @@ describe('the console, as an administrator', () => {
     const csv = readFileSync((await download.path())!, 'utf8').split(/\r?\n/);
     expect(csv[0]).toMatch(/^agent,subject,calls,errors,/);
     expect(csv).toContainEqual(expect.stringMatching(/^echo,ci-bot,3,0,/));
-    await page.screenshot({ path: path.join(IMAGES, 'console-usage.png'), fullPage: true });
+    await screenshot(page, 'console-usage.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
   });
 
@@ -164,7 +164,7 @@ describe('the console, as an administrator', () => {
     expect(await page.locator('tbody tr td:nth-child(3)').first().textContent()).toBe('apikey.revoked');
     const seqs = (await page.locator('tbody tr td:nth-child(1)').allTextContents()).map(Number);
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
-    await page.screenshot({ path: path.join(IMAGES, 'console-audit.png'), fullPage: true });
+    await screenshot(page, 'console-audit.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
   });
 
@@ -194,7 +194,7 @@ describe('the console, as an administrator', () => {
     expect(await page.locator('table', { hasText: 'Users' }).locator('tbody').textContent()).toContain('ci-bot');
     // The console's own calls are attributed to its OAuth client.
     expect(await page.locator('table', { hasText: 'Clients' }).locator('tbody').textContent()).toContain('agentport-console');
-    await page.screenshot({ path: path.join(IMAGES, 'console-overview.png'), fullPage: true });
+    await screenshot(page, 'console-overview.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   });
@@ -228,7 +228,7 @@ describe('the console, as an administrator', () => {
     await page.getByLabel('Message').fill('and again');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.transcript li.agent pre').allTextContents()).toEqual(['hello from the console', 'and again']);
-    await page.screenshot({ path: path.join(IMAGES, 'console-agents.png'), fullPage: true });
+    await screenshot(page, 'console-agents.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
   });
@@ -238,7 +238,7 @@ describe('the console, as an administrator', () => {
     expect(await page.locator('#connect-mcp-url').textContent()).toBe(`${s.http}/mcp`);
     expect(await page.locator('#connect-claude-code pre').first().textContent()).toBe(`claude mcp add --transport http agentport ${s.http}/mcp`);
     expect(await page.getByRole('heading', { level: 2 }).allTextContents()).toEqual(['ChatGPT', 'Claude (claude.ai and Claude Desktop)', 'Claude Code', 'MCP Inspector', 'A2A clients']);
-    await page.screenshot({ path: path.join(IMAGES, 'console-connect.png'), fullPage: true });
+    await screenshot(page, 'console-connect.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
   });
 
@@ -252,7 +252,7 @@ describe('the console, as an administrator', () => {
     expect(await page.locator('tbody tr', { hasText: 'dana' }).locator('td').nth(1).textContent()).toBe('usage:read');
     // The admin's own row cannot be deleted from here.
     expect(await page.locator('tbody tr', { hasText: ADMIN.username }).locator('td').nth(3).textContent()).toBe('you');
-    await page.screenshot({ path: path.join(IMAGES, 'console-users.png'), fullPage: true });
+    await screenshot(page, 'console-users.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('button', { name: 'Delete user dana' }).click();
     await expect.poll(() => page.locator('tbody tr', { hasText: 'dana' }).count()).toBe(0);
@@ -274,7 +274,7 @@ describe('the console, as an administrator', () => {
       });
     expect((await token()).status).toBe(200);
     expect(await page.locator('tbody tr', { hasText: clientId }).locator('td').nth(2).textContent()).toBe('client_credentials');
-    await page.screenshot({ path: path.join(IMAGES, 'console-clients.png'), fullPage: true });
+    await screenshot(page, 'console-clients.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
     await page.getByRole('button', { name: `Delete client ${clientId}` }).click();
     await expect.poll(() => page.locator('tbody tr', { hasText: clientId }).count()).toBe(0);
@@ -288,7 +288,7 @@ describe('the console, as an administrator', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect((await fetch(`${s.http}/api/v1/keys`, { headers: { cookie: `ap_console=${cookie}`, 'x-csrf-token': csrf } })).status).toBe(401);
-    await page.screenshot({ path: path.join(IMAGES, 'console-sign-in.png') });
+    await screenshot(page, 'console-sign-in.png');
     // Signing in again asks for the password again, although the OAuth server still knows this browser.
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('#password').waitFor({ timeout: 10_000 });

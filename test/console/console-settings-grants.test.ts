@@ -13,7 +13,7 @@ import { launchChromium } from '../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../src/server/console/console-assets.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import type { TestServer } from '../support/server.js';
-import { IMAGES, newPage, seriousViolations, show, signIn } from './console-browser.js';
+import { newPage, screenshot, seriousViolations, show, signIn } from './console-browser.js';
 
 const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: ['admin'] };
 const MEMBER = { username: 'bob', password: 'console member password 1', scopes: ['a2a:discover', 'usage:read'] };
@@ -69,7 +69,7 @@ describe('Settings and consent grants', () => {
     expect(await page.locator('tbody tr td:nth-child(3)').allTextContents()).not.toContain('file');
 
     await page.selectOption('select[name=settings-source]', '');
-    await page.screenshot({ path: path.join(IMAGES, 'console-settings.png'), fullPage: false });
+    await screenshot(page, 'console-settings.png', { fullPage: false });
     expect(await seriousViolations(page)).toEqual([]);
 
     const html = await page.content();
@@ -102,7 +102,7 @@ describe('Settings and consent grants', () => {
     expect(granted).toContain('usage:read');
     // The console asks for every scope; a member's grant holds only those the member has.
     expect(granted).not.toContain('admin');
-    await page.screenshot({ path: path.join(IMAGES, 'console-grants.png'), fullPage: true });
+    await screenshot(page, 'console-grants.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
 
     await grants.getByRole('button', { name: /^Revoke the grant of / }).click();

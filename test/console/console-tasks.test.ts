@@ -15,7 +15,7 @@ import { launchChromium } from '../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../src/server/console/console-assets.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import type { TestServer } from '../support/server.js';
-import { IMAGES, newPage, seriousViolations, settled, show, signIn } from './console-browser.js';
+import { newPage, screenshot, seriousViolations, settled, show, signIn } from './console-browser.js';
 
 const SCRIPTED = path.resolve(fileURLToPath(new URL('../fixtures/agents/scripted-text-agent.mjs', import.meta.url)));
 const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: ['admin'] };
@@ -121,7 +121,7 @@ describe('the Tasks pages', () => {
     await expect.poll(() => rowsOf(page).count(), { timeout: 8000 }).toBe(5);
     expect(await rowsOf(page).first().textContent()).toContain(started);
     await page.uncheck('input[name=task-follow]');
-    await page.screenshot({ path: path.join(IMAGES, 'console-tasks.png'), fullPage: true });
+    await screenshot(page, 'console-tasks.png', { fullPage: true });
     await page.fill('input[name=task-agent]', 'scripted');
     await expect.poll(async () => (await cells(page, 4)).sort()).toEqual([MEMBER.username, MEMBER.username, ADMIN.username].sort());
     expect(await cells(page, 2)).toEqual(['scripted', 'scripted', 'scripted']);
@@ -149,7 +149,7 @@ describe('the Tasks pages', () => {
     expect(await log.locator('tbody tr td:nth-child(3)').allTextContents()).toEqual(['task created', 'status', 'status']);
     expect(await log.locator('tbody tr td:nth-child(1)').allTextContents()).toEqual(['1', '2', '3']);
     expect(await page.locator('main').textContent()).toContain('No push notification configs');
-    await page.screenshot({ path: path.join(IMAGES, 'console-task.png'), fullPage: true });
+    await screenshot(page, 'console-task.png', { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
 
     // Another owner's task: read through the management API, neither followed nor cancellable here.

@@ -3,7 +3,7 @@ import { Client as V2Client, StreamableHTTPClientTransport as V2Transport } from
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTaskStateCodec } from '../../../src/bindings/mcp/input-required.js';
 import { rpc, startTestServer, type TestServer } from '../../support/server.js';
 import { envelope, modernHeaders, post } from './clients.js';
@@ -156,9 +156,15 @@ describe('the requestState codec', () => {
   });
 
   it('rejects an expired state', async () => {
-    const sealed = await codec.mint(payload, ctx('alice'));
-    await new Promise((r) => setTimeout(r, 2100));
-    await expect(codec.verify(sealed, ctx('alice'))).rejects.toThrow('expired');
+    // A fake clock: only Date moves, so the crypto underneath still settles on its own.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const sealed = await codec.mint(payload, ctx('alice'));
+      vi.setSystemTime(Date.now() + 2100);
+      await expect(codec.verify(sealed, ctx('alice'))).rejects.toThrow('expired');
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('rejects a state sealed with another key', async () => {
