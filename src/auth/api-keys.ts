@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Principal } from '../core/authz/principal.js';
+import { holdsScope } from '../core/authz/scopes.js';
 import { A2AError } from '../protocol/a2a/errors.js';
 import type { StoredApiKey } from '../store/store.js';
 
@@ -22,7 +23,7 @@ export interface NewApiKey {
   record: StoredApiKey;
 }
 
-export function createApiKey(o: { subject: string; scopes?: readonly string[]; usecase?: string; expiresAt?: number; now?: number }): NewApiKey {
+export function createApiKey(o: { subject: string; scopes?: readonly string[]; usecase?: string; expiresAt?: number; now?: number; owner?: string; grantId?: string }): NewApiKey {
   const keyId = randomBytes(8).toString('hex');
   const secret = randomBytes(32).toString('base64url');
   return {
@@ -35,8 +36,32 @@ export function createApiKey(o: { subject: string; scopes?: readonly string[]; u
       ...(o.usecase === undefined ? {} : { usecase: o.usecase }),
       createdAt: o.now ?? Date.now(),
       ...(o.expiresAt === undefined ? {} : { expiresAt: o.expiresAt }),
+      ...(o.owner === undefined ? {} : { owner: o.owner }),
+      ...(o.grantId === undefined ? {} : { grantId: o.grantId }),
     },
   };
+}
+
+/**
+ * The scopes a key has now, given what it stands on (issue 25, K4; read with the key in one
+ * statement, src/store/sql-store.ts apiKeyRows): a self-made key ends with its owner (a user
+ * created after the key is a new person under the old name) and holds no more than the owner
+ * holds now; a key minted through an OAuth grant ends with the grant. Throws Unauthenticated.
+ */
+export function standingScopes(stored: StoredApiKey, now: number): string[] {
+  if (stored.grantId !== undefined) {
+    const grant = stored.standing?.grant;
+    if (!grant || grant.revokedAt !== undefined || (grant.expiresAt !== undefined && grant.expiresAt <= now)) {
+      throw new A2AError('Unauthenticated', 'The API key has been revoked: the sign-in it was made through has ended');
+    }
+  }
+  if (stored.owner !== undefined) {
+    const owner = stored.standing?.ownerNow;
+    if (!owner || owner.createdAt > stored.createdAt) throw new A2AError('Unauthenticated', 'The API key has been revoked: the user who made it no longer exists');
+    const holder: Principal = { subject: stored.owner, authenticated: true, scopes: owner.scopes };
+    return stored.scopes.filter((s) => holdsScope(holder, s));
+  }
+  return [...stored.scopes];
 }
 
 export function parseApiKey(presented: string): { keyId: string; secret: string } | undefined {
@@ -71,7 +96,7 @@ export class StoredApiKeys {
     return Object.freeze({
       subject: stored.subject,
       authenticated: true,
-      scopes: Object.freeze([...stored.scopes]),
+      scopes: Object.freeze(standingScopes(stored, this.now())),
       keyId: stored.keyId,
       ...(stored.usecase === undefined ? {} : { usecase: stored.usecase }),
     });

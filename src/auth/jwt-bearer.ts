@@ -247,11 +247,14 @@ function principalOf(p: JWTPayload, subject: string, ours: boolean): Principal {
   const clientId = typeof p.client_id === 'string' ? p.client_id : typeof p.azp === 'string' ? p.azp : undefined;
   // `usecase` is our own claim: only tokens minted by Agentport or the deployment carry it.
   const usecase = ours && typeof p.usecase === 'string' ? p.usecase : undefined;
+  // `grant_id` names one of our grants only in a token we issued.
+  const grantId = ours && typeof p.grant_id === 'string' && p.grant_id !== '' ? p.grant_id : undefined;
   return Object.freeze({
     subject,
     authenticated: true,
     scopes: Object.freeze(scopesOf(p)),
     ...(clientId === undefined ? {} : { clientId }),
     ...(usecase === undefined ? {} : { usecase }),
+    ...(grantId === undefined ? {} : { grantId }),
   });
 }

@@ -59,6 +59,11 @@ export interface OAuthStore {
    */
   deleteUser(username: string, at?: number): Promise<boolean>;
   /**
+   * Revokes the API keys the user made for themselves (api_keys.owner, migration 0016) and returns
+   * their ids; deleteUser does it too, so a later user of the same name never inherits them.
+   */
+  revokeApiKeysOfOwner(username: string, at: number): Promise<string[]>;
+  /**
    * Replaces the user's scopes and, since what the user may grant changed, ends every sign-in
    * session and revokes every grant of the user (clients ask for consent again). Returns whether
    * the user exists.
@@ -197,10 +202,19 @@ export class SqlOAuthStore implements OAuthStore {
     // after the delete for whatever a sign-in under way created in between.
     await this.revokeAccount(username, at);
     await this.sessions.endSessionsOf(username);
+    await this.revokeApiKeysOfOwner(username, at);
     const r = await this.db.deleteFrom('users').where('username', '=', username).executeTakeFirst();
     await this.revokeAccount(username, at);
     await this.sessions.endSessionsOf(username);
     return Number(r.numDeletedRows) > 0;
+  }
+
+  async revokeApiKeysOfOwner(username: string, at: number): Promise<string[]> {
+    const keys = this.db.withTables<{ api_keys: { key_id: string; owner: string | null; revoked_at: number | null } }>();
+    const owned = await keys.selectFrom('api_keys').select('key_id').where('owner', '=', username).where('revoked_at', 'is', null).execute();
+    if (owned.length === 0) return [];
+    await keys.updateTable('api_keys').set({ revoked_at: at }).where('owner', '=', username).where('revoked_at', 'is', null).execute();
+    return owned.map((k) => k.key_id);
   }
 
   async setUserScopes(username: string, scopes: readonly string[], at = Date.now()): Promise<boolean> {

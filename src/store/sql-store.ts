@@ -314,17 +314,19 @@ export abstract class SqlStore implements Store {
         created_at: k.createdAt,
         expires_at: k.expiresAt ?? null,
         revoked_at: k.revokedAt ?? null,
+        owner: k.owner ?? null,
+        grant_id: k.grantId ?? null,
       })
       .execute();
   }
 
   async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
-    const row = await this.apiKeys.selectFrom('api_keys').selectAll().where('key_id', '=', keyId).executeTakeFirst();
+    const row = await apiKeyRows(this.db).where('k.key_id', '=', keyId).executeTakeFirst();
     return row ? toStoredApiKey(row) : undefined;
   }
 
   async listApiKeys(): Promise<StoredApiKey[]> {
-    const rows = await this.apiKeys.selectFrom('api_keys').selectAll().orderBy('created_at').orderBy('key_id').execute();
+    const rows = await apiKeyRows(this.db).orderBy('k.created_at').orderBy('k.key_id').execute();
     return rows.map(toStoredApiKey);
   }
 
@@ -468,10 +470,46 @@ export interface ApiKeysTable {
   created_at: number;
   expires_at: number | null;
   revoked_at: number | null;
+  /** migration 0016 */
+  owner: string | null;
+  grant_id: string | null;
 }
 
-export function toStoredApiKey(row: ApiKeysTable): StoredApiKey {
+/** A key's row with what it stands on, read by apiKeyRows() in the same statement. */
+export interface ApiKeyStandingRow extends ApiKeysTable {
+  owner_scopes: string | null;
+  owner_created_at: number | null;
+  grant_row: string | null;
+  grant_revoked_at: number | null;
+  grant_expires_at: number | null;
+}
+
+/**
+ * Keys with their owner's row and their grant's (migration 0016) in one statement: the check on
+ * every use costs a join on two primary keys, not a second query.
+ */
+export function apiKeyRows(db: Kysely<Database>) {
+  return (
+    db
+      .withTables<{ api_keys: ApiKeysTable }>()
+      .selectFrom('api_keys as k')
+      .leftJoin('users as u', 'u.username', 'k.owner')
+      // a literal, not a parameter: SQLite's compiled statement binds the key id alone
+      .leftJoin('oauth_records as g', (j) => j.onRef('g.id', '=', 'k.grant_id').on('g.model', '=', sql.lit('Grant')))
+      .selectAll('k')
+      .select(['u.scopes as owner_scopes', 'u.created_at as owner_created_at', 'g.id as grant_row', 'g.revoked_at as grant_revoked_at', 'g.expires_at as grant_expires_at'])
+  );
+}
+
+export function toStoredApiKey(row: ApiKeyStandingRow): StoredApiKey {
   const scopes: unknown = JSON.parse(row.scopes);
+  const ownerScopes: unknown = row.owner_scopes === null ? undefined : JSON.parse(row.owner_scopes);
+  const standing: NonNullable<StoredApiKey['standing']> = {
+    ...(row.owner_created_at === null ? {} : { ownerNow: { scopes: Array.isArray(ownerScopes) ? ownerScopes.filter((s): s is string => typeof s === 'string') : [], createdAt: Number(row.owner_created_at) } }),
+    ...(row.grant_row === null
+      ? {}
+      : { grant: { ...(row.grant_revoked_at === null ? {} : { revokedAt: Number(row.grant_revoked_at) }), ...(row.grant_expires_at === null ? {} : { expiresAt: Number(row.grant_expires_at) }) } }),
+  };
   return {
     keyId: row.key_id,
     secretHash: row.secret_hash,
@@ -481,6 +519,9 @@ export function toStoredApiKey(row: ApiKeysTable): StoredApiKey {
     createdAt: Number(row.created_at),
     ...(row.expires_at === null ? {} : { expiresAt: Number(row.expires_at) }),
     ...(row.revoked_at === null ? {} : { revokedAt: Number(row.revoked_at) }),
+    ...(row.owner === null ? {} : { owner: row.owner }),
+    ...(row.grant_id === null ? {} : { grantId: row.grant_id }),
+    ...(row.owner === null && row.grant_id === null ? {} : { standing }),
   };
 }
 

@@ -187,6 +187,16 @@ export interface StoredApiKey {
   expiresAt?: number;
   /** epoch ms; absent: not revoked */
   revokedAt?: number;
+  /** the local user who made the key for themselves (migration 0016): it ends with them, their scopes cap it */
+  owner?: string;
+  /** the OAuth grant the key was minted through (migration 0016): it ends with the grant */
+  grantId?: string;
+  /**
+   * Read with the key, never written: what `owner` and `grantId` stand on now. `ownerNow` absent
+   * while `owner` is set: the user no longer exists; `grant` absent while `grantId` is set: the
+   * grant is gone (swept after it expired).
+   */
+  standing?: { ownerNow?: { scopes: string[]; createdAt: number }; grant?: { revokedAt?: number; expiresAt?: number } };
 }
 
 export interface MigrationStatus {

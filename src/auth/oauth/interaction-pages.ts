@@ -65,6 +65,7 @@ export function consentPage(o: { action: string; csrf: string; clientName: strin
 <p>Signed in as <strong>${e(o.user)}</strong>.</p>
 <p><strong>${e(o.clientName)}</strong> (<code>${e(o.clientId)}</code>) asks for:</p>
 <ul>${items.join('') || '<li>no particular permission</li>'}</ul>
+${o.scopes.includes('admin') ? `<p id="mints-keys"><strong>${e(o.clientName)}</strong> will be able to create API keys, for you and for others. The keys it creates for you end when you revoke its access.</p>` : ''}
 ${o.resource ? `<p>for <code>${e(o.resource)}</code></p>` : ''}
 <form method="post" action="${e(o.action)}">
 <input type="hidden" name="csrf" value="${e(o.csrf)}">

@@ -128,13 +128,14 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
     app.delete<{ Params: { username: string } }>('/api/v1/users/:username', async (req, reply) => {
       const by = await guard(req, reply);
       if (!by) return reply;
+      if (!(await d.store.getUser(req.params.username))) return noUser(reply, req.params.username);
+      // The keys the user made end with them (K4); revoked first, so each is audited by id.
+      const keys = await d.store.revokeApiKeysOfOwner(req.params.username, Date.now());
       // The store ends the user's sessions and revokes their grants with the user (D1).
       const deleted = await d.store.deleteUser(req.params.username);
       d.revocations?.forgetLiveness();
-      if (!deleted) {
-        const { status, body } = restErrorBody(new A2AError('TaskNotFound', `No user '${req.params.username}'`));
-        return reply.code(status).type('application/json').send(body);
-      }
+      for (const id of keys) record(by, req, { action: 'apikey.revoked', target: `apikey:${id}`, details: { reason: 'owner deleted', owner: req.params.username } });
+      if (!deleted) return noUser(reply, req.params.username);
       record(by, req, { action: 'user.deleted', target: `user:${req.params.username}` });
       return reply.code(204).send();
     });

@@ -13,6 +13,7 @@ import type { Face, RequestContext } from '../../edge/face.js';
 import { loginMethods, type OAuthConfig } from '../../config/oauth-schema.js';
 import { DEFAULT_CLOCK_SKEW_SECONDS, type ExternalIssuerConfig } from '../../config/config.js';
 import { createTokenLogin } from './token-login.js';
+import { isFormBody, readReplay, withClientCredentialsScope, type ClientScopeLookup } from './client-credentials-scope.js';
 import { isJsonBody, rewriteJsonTokenRequest } from './json-token-request.js';
 import type { KeyStore } from '../../core/keys/key-store.js';
 import type { AuditSink } from '../../core/audit/audit-event.js';
@@ -149,6 +150,15 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
     return server;
   };
 
+  const clientScopes: ClientScopeLookup = {
+    defaultScopes: d.oauth.defaultScopes,
+    async registeredScope(clientId) {
+      const client = await d.store.findRecord('Client', clientId, Date.now());
+      if (!client) return undefined;
+      return typeof client.payload.scope === 'string' ? client.payload.scope : '';
+    },
+  };
+
   const toProvider = async (req: IncomingMessage, res: ServerResponse, ctx: RequestContext, rewrittenPath?: string): Promise<void> => {
     const target = rewrittenPath ?? ctx.path;
     // `/oauth/authorize/{uid}`: where oidc-provider resumes an authorization after the login and
@@ -159,10 +169,16 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
       return sendJson(res, 405, { error: 'method_not_allowed', error_description: `Use ${methods.join(' or ')}` }, { Allow: methods.join(', ') });
     }
     // A JSON body at the token endpoint is rewritten into its form request first (json-token-request.ts).
-    const jsonToken = target === OAUTH_PATHS.token && req.method === 'POST' && isJsonBody(req) ? rewriteJsonTokenRequest(req, (limit) => ctx.body(limit)) : Promise.resolve({ req });
+    const tokenRequest = target === OAUTH_PATHS.token && req.method === 'POST';
+    const jsonToken = tokenRequest && isJsonBody(req) ? rewriteJsonTokenRequest(req, (limit) => ctx.body(limit)) : Promise.resolve({ req });
     const [{ handle }, rewritten] = await Promise.all([build(), jsonToken]);
     if (!('req' in rewritten)) return sendJson(res, 400, rewritten);
-    const forwarded = rewritten.req;
+    // A client-credentials request without scope gets the client's (client-credentials-scope.ts).
+    // A JSON request was replayed as a form already: its body is read from the replay.
+    const readBody = rewritten.req === req ? (limit: number) => ctx.body(limit) : () => readReplay(rewritten.req);
+    const scoped = tokenRequest && isFormBody(rewritten.req) ? await withClientCredentialsScope(rewritten.req, readBody, clientScopes) : rewritten;
+    if (!('req' in scoped)) return sendJson(res, 400, scoped);
+    const forwarded = scoped.req;
     if (rewrittenPath !== undefined) {
       const q = (forwarded.url ?? '').indexOf('?');
       forwarded.url = rewrittenPath + (q < 0 ? '' : (forwarded.url ?? '').slice(q));

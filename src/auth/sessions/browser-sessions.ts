@@ -34,6 +34,8 @@ export interface ActiveSession {
   scopes: readonly string[];
   /** the usecase a token sign-in is bound to */
   usecase?: string;
+  /** the OAuth grant the session stands on (the console's) */
+  grantId?: string;
 }
 
 export interface NewSession {
@@ -81,7 +83,7 @@ export class BrowserSessions {
     if (!stored || stored.purpose !== this.policy.purpose) return undefined;
     const grant = stored.grant;
     const required = this.policy.requiredScope;
-    const usecase = grant?.usecase === undefined ? {} : { usecase: grant.usecase };
+    const usecase = { ...(grant?.usecase === undefined ? {} : { usecase: grant.usecase }), ...(grant ? { grantId: grant.id } : {}) };
     if (grant?.scopes) {
       // No local user stands behind it: the grant alone does.
       const live = await this.store.isLive('Grant', grant.id, now);

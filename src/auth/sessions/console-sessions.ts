@@ -116,6 +116,7 @@ export class ConsoleSessions {
       clientId: CONSOLE_CLIENT_ID,
       scopes: Object.freeze([...session.scopes]),
       ...(session.usecase === undefined ? {} : { usecase: session.usecase }),
+      ...(session.grantId === undefined ? {} : { grantId: session.grantId }),
     };
   }
 }

@@ -11,7 +11,10 @@
  *   keys bound to one of them: otherwise a key of its A2A scopes alone would see every usecase;
  * - the caller is a person signed in (a console session, a user's OAuth or upstream token), not an
  *   API key or an OAuth client acting for itself: a key that mints keys would let a leaked key
- *   outlive its own revocation through the keys it made.
+ *   outlive its own revocation through the keys it made;
+ * - and signed in first-party (issue 25, K4): the console (its session or its own access token),
+ *   never an app the person authorized, which would otherwise turn a grant of `a2a:publish` into
+ *   keys that survive revoking the app. The caller says which clients are first-party.
  */
 import { AccessDenied } from './access-denied.js';
 import type { AuthorizationPolicy } from './policy.js';
@@ -42,6 +45,8 @@ export function keyVisibility(policy: AuthorizationPolicy, principal: Principal)
 }
 
 export interface KeyRequest {
+  /** whether the caller signed in through Agentport's own client (the console), not a third-party app */
+  firstParty: boolean;
   subject?: string;
   scopes: readonly string[];
   usecase?: string;
@@ -57,6 +62,9 @@ export function keyToCreate(principal: Principal, visibility: KeyVisibility, ask
   }
   if (principal.keyId !== undefined || own.startsWith('client:')) {
     throw new KeyRequestDenied('create-own-apikey', [SCOPES.admin], 'An API key or an OAuth client cannot create API keys for itself; sign in (the console, or an OAuth token of a user) to create one');
+  }
+  if (!asked.firstParty) {
+    throw new KeyRequestDenied('create-own-apikey', [SCOPES.admin], 'An app you authorized cannot create API keys for you; create one in the console (keys made there end with your account)');
   }
   const beyond = scopes.filter((s) => !holdsScope(principal, s));
   if (beyond.length > 0) throw new KeyRequestDenied('create-own-apikey', beyond, `A key cannot have scopes you do not hold: ${beyond.join(' ')}`);

@@ -9,6 +9,8 @@ export interface Principal {
   tenant?: string;
   /** the API key used: its id (`ap_<keyId>_…`), or `config:<subject>` for a key in the config file (usage records, quotas) */
   keyId?: string;
+  /** the OAuth grant the credential stands on (an own access token's `grant_id`, a console session's) */
+  grantId?: string;
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ subject: 'anonymous', authenticated: false, scopes: [] });

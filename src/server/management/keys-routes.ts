@@ -9,7 +9,8 @@
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { IncomingMessage } from 'node:http';
-import { createApiKey } from '../../auth/api-keys.js';
+import { createApiKey, standingScopes } from '../../auth/api-keys.js';
+import { CONSOLE_CLIENT_ID } from '../../auth/sessions/console-sessions.js';
 import { auditActorOf, auditOriginOf, type AuditOrigin } from '../../auth/audit-origin.js';
 import { NO_AUDIT, type AuditSink } from '../../core/audit/audit-event.js';
 import { keyToCreate, KeyRequestDenied, keyVisibility, type KeyVisibility } from '../../core/authz/own-api-keys.js';
@@ -24,6 +25,8 @@ export interface ApiKeyAdmin {
   getApiKey(keyId: string): Promise<StoredApiKey | undefined>;
   listApiKeys(): Promise<StoredApiKey[]>;
   revokeApiKey(keyId: string, at: number): Promise<boolean>;
+  /** whether a key's subject is a local user, whom a self-made key is then bound to */
+  readonly oauth: { getUser(username: string): Promise<object | undefined> };
 }
 
 const scope = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/, 'must be a scope token (printable ASCII, no spaces or quotes)');
@@ -43,8 +46,18 @@ const createKeyBody = z
 
 const KEY_ID = /^[0-9a-f]{16}$/;
 
+/** Whether what a self-made key stands on (its owner, its grant; read with the key) has ended: it is then revoked. */
+function standingEnded(k: StoredApiKey, now: number): boolean {
+  try {
+    standingScopes(k, now);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
 function keyView(k: StoredApiKey, now: number) {
-  const status = k.revokedAt !== undefined ? 'revoked' : k.expiresAt !== undefined && k.expiresAt <= now ? 'expired' : 'active';
+  const status = k.revokedAt !== undefined || (k.standing !== undefined && standingEnded(k, now)) ? 'revoked' : k.expiresAt !== undefined && k.expiresAt <= now ? 'expired' : 'active';
   return {
     id: k.keyId,
     subject: k.subject,
@@ -55,6 +68,20 @@ function keyView(k: StoredApiKey, now: number) {
     ...(k.revokedAt === undefined ? {} : { revokedAt: new Date(k.revokedAt).toISOString() }),
     status,
   };
+}
+
+/**
+ * What a key made for the caller's own subject stands on (issue 25, K4; migration 0016): a local
+ * user's key ends with the user and holds at most the user's scopes at each use; a key of an
+ * account without a user row (upstream or token sign-in), or one minted through another app's
+ * grant (an administrator's token), ends with the grant. A key an administrator makes for another
+ * subject, or a credential with neither (a config or first-start key), stands on itself.
+ */
+async function standingOf(principal: Principal, subject: string, store: ApiKeyAdmin): Promise<{ owner?: string; grantId?: string }> {
+  if (subject !== principal.subject) return {};
+  const owner = (await store.oauth.getUser(subject)) ? subject : undefined;
+  const throughGrant = principal.grantId !== undefined && (owner === undefined || principal.clientId !== CONSOLE_CLIENT_ID);
+  return { ...(owner === undefined ? {} : { owner }), ...(throughGrant ? { grantId: principal.grantId } : {}) };
 }
 
 /** A Fastify plugin: `app.register(keyRoutes(deps))`. */
@@ -100,6 +127,7 @@ export function keyRoutes(d: AdminGuardDeps & { store: ApiKeyAdmin; audit?: Audi
       let key: ReturnType<typeof keyToCreate>;
       try {
         key = keyToCreate(who.principal, who.visibility, {
+          firstParty: who.principal.clientId === CONSOLE_CLIENT_ID,
           scopes: parsed.data.scopes,
           ...(parsed.data.subject === undefined ? {} : { subject: parsed.data.subject }),
           ...(parsed.data.usecase === undefined ? {} : { usecase: parsed.data.usecase }),
@@ -111,7 +139,8 @@ export function keyRoutes(d: AdminGuardDeps & { store: ApiKeyAdmin; audit?: Audi
       const now = Date.now();
       const expiresAt = parsed.data.expiresAt === undefined ? undefined : Date.parse(parsed.data.expiresAt);
       if (expiresAt !== undefined && expiresAt <= now) return sendError(reply, invalidParams('expiresAt', 'must be in the future'));
-      const created = createApiKey({ ...key, ...(expiresAt === undefined ? {} : { expiresAt }), now });
+      const standsOn = await standingOf(who.principal, key.subject, d.store);
+      const created = createApiKey({ ...key, ...standsOn, ...(expiresAt === undefined ? {} : { expiresAt }), now });
       await d.store.putApiKey(created.record);
       audit.record({
         action: 'apikey.created',
@@ -119,7 +148,13 @@ export function keyRoutes(d: AdminGuardDeps & { store: ApiKeyAdmin; audit?: Audi
         ...auditActorOf(who.principal),
         target: `apikey:${created.record.keyId}`,
         ...origin(req.raw, req.id),
-        details: { subject: created.record.subject, scopes: created.record.scopes, ...(created.record.usecase !== undefined ? { usecase: created.record.usecase } : {}) },
+        details: {
+          subject: created.record.subject,
+          scopes: created.record.scopes,
+          ...(created.record.usecase !== undefined ? { usecase: created.record.usecase } : {}),
+          ...(standsOn.owner !== undefined ? { owner: standsOn.owner } : {}),
+          ...(standsOn.grantId !== undefined ? { grantId: standsOn.grantId } : {}),
+        },
       });
       reply.header('Cache-Control', 'no-store');
       return reply.code(201).send({ ...keyView(created.record, now), key: created.key });

@@ -15,7 +15,7 @@ import { Kysely, SqliteDialect } from 'kysely';
 import { prepareCommit, toEventRecords, toStoredTask, type PreparedCommit } from '../rows.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
-import { SqlStore, toStoredApiKey, type ApiKeysTable } from '../sql-store.js';
+import { apiKeyRows, SqlStore, toStoredApiKey, type ApiKeyStandingRow } from '../sql-store.js';
 import { sqliteAuditAppender } from './sqlite-audit-append.js';
 import { ConcurrentUpdateError, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
@@ -140,8 +140,9 @@ function compileStatements(k: Q) {
       USAGE_RECORD_COLUMNS,
     ),
     // Every authenticated request with a stored API key reads its row (no cache, so a revocation
-    // applies to the next request); built per call through Kysely this cost ~50 µs.
-    selectApiKey: compileWithSlots(k.withTables<{ api_keys: ApiKeysTable }>().selectFrom('api_keys').selectAll().where('key_id', '=', slot<string>('key_id')), ['key_id']),
+    // applies to the next request); built per call through Kysely this cost ~50 µs. The row comes
+    // with its owner's and its grant's (migration 0016), so a self-made key's check is this one read.
+    selectApiKey: compileWithSlots(apiKeyRows(k).where('k.key_id', '=', slot<string>('key_id')), ['key_id']),
   };
 }
 
@@ -275,7 +276,7 @@ export class SqliteStore extends SqlStore {
   }
 
   override async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
-    const row = this.statements.selectApiKey.get(keyId) as ApiKeysTable | undefined;
+    const row = this.statements.selectApiKey.get(keyId) as ApiKeyStandingRow | undefined;
     return row ? toStoredApiKey(row) : undefined;
   }
 
