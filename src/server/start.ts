@@ -265,7 +265,10 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
     // One start gate for both listeners (src/edge/start-gate.ts).
     const gate = new StartGate(started);
     // One budget of request bytes being read, for the HTTP and gRPC listeners alike (issue 19 D6).
-    const bodyBudget = new BodyBudget(initial.limits.bodyBytesInFlight);
+    // Callers without a credential share a quarter of it (at least one largest body), so they
+    // cannot starve authenticated ones (issue 25 D6b); with auth.mode none everyone is anonymous.
+    const inFlight = initial.limits.bodyBytesInFlight;
+    const bodyBudget = new BodyBudget(inFlight, initial.auth.mode === 'none' ? inFlight : Math.max(initial.limits.bodyBytes, Math.floor(inFlight / 4)));
     const grpc = initial.server.grpc.enabled
       ? createGrpcServer({
           handler,
