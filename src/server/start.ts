@@ -438,6 +438,15 @@ async function openStore(config: Config, log: { info(o: object, m?: string): voi
       log.warn({ file: s.file }, 'the database file is empty (0 bytes): starting with a new, empty database in it');
     }
     const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous });
+    // A damaged page inside a table or an index leaves the file openable and pingable, and fails
+    // the writes that touch it (issue 25 D7b): checked before anything is written.
+    try {
+      const problem = s.file === ':memory:' ? undefined : store.quickCheck();
+      if (problem) throw Object.assign(new Error(`quick_check: ${problem}`), { code: 'SQLITE_CORRUPT' });
+    } catch (err) {
+      await store.close().catch(() => {});
+      throw err;
+    }
     await store.migrate();
     // One process owns an embedded database: leases left by a killed predecessor are void.
     await store.releaseOutboxLeases();
