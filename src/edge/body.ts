@@ -29,16 +29,32 @@ export const BODY_BUSY_RETRY_AFTER_SECONDS = 1;
  */
 export class BodyBudget {
   private used = 0;
-  constructor(readonly capacity: number) {}
+  private anonymousUsed = 0;
+  /**
+   * `anonymousCapacity`: the most that callers with no credential may hold together (issue 25
+   * D6b). Bodies are read before a credential in them is checked only where the protocol puts it
+   * there (OAuth forms) or an anonymous caller may call at all; capped, a crowd of such uploads
+   * leaves the rest of the budget to authenticated callers. Absent: no share (auth mode none,
+   * where every caller is anonymous).
+   */
+  constructor(
+    readonly capacity: number,
+    readonly anonymousCapacity = capacity,
+  ) {}
 
-  tryReserve(bytes: number): boolean {
+  tryReserve(bytes: number, anonymous = false): boolean {
     if (this.used + bytes > this.capacity) return false;
+    if (anonymous) {
+      if (this.anonymousUsed + bytes > this.anonymousCapacity) return false;
+      this.anonymousUsed += bytes;
+    }
     this.used += bytes;
     return true;
   }
 
-  release(bytes: number): void {
+  release(bytes: number, anonymous = false): void {
     this.used = Math.max(0, this.used - bytes);
+    if (anonymous) this.anonymousUsed = Math.max(0, this.anonymousUsed - bytes);
   }
 
   get inFlight(): number {
@@ -59,7 +75,8 @@ export function admitBody(req: IncomingMessage, policy: BodyPolicy): void {
   policies.set(req, policy);
 }
 
-export function readLimitedBody(req: IncomingMessage, limit: number): Promise<string | BodyProblem> {
+/** `anonymous`: the reader has no credential, and reads within the budget's anonymous share. */
+export function readLimitedBody(req: IncomingMessage, limit: number, anonymous = false): Promise<string | BodyProblem> {
   const policy = policies.get(req);
   const declared = Number(req.headers['content-length']);
   const hasDeclared = req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
@@ -81,7 +98,7 @@ export function readLimitedBody(req: IncomingMessage, limit: number): Promise<st
       req.off('error', onError);
       req.off('aborted', onAborted);
       chunks.length = 0;
-      if (policy) policy.budget.release(reserved);
+      if (policy) policy.budget.release(reserved, anonymous);
       reserved = 0;
       resolve(r);
     };
@@ -95,7 +112,7 @@ export function readLimitedBody(req: IncomingMessage, limit: number): Promise<st
       if (policy) {
         // What is buffered is what is reserved: a slow sender holds only the bytes it has sent, so
         // it cannot starve small requests by declaring a large Content-Length.
-        if (!policy.budget.tryReserve(c.length)) {
+        if (!policy.budget.tryReserve(c.length, anonymous)) {
           req.pause();
           return finish({ problem: 'busy' });
         }

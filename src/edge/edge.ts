@@ -200,7 +200,9 @@ class AdmittedRequest implements RequestContext {
 
   async body(limit?: number) {
     const max = limit === undefined ? this.o.body.limit : Math.min(limit, this.o.body.limit);
-    const read = await readLimitedBody(this.req, max);
+    // A caller not (or not yet) authenticated reads within the anonymous share of the budget.
+    const caller = this.first ? await this.first.catch(() => undefined) : undefined;
+    const read = await readLimitedBody(this.req, max, caller?.authenticated !== true);
     return typeof read === 'string' ? read : bodyRefused(read, max);
   }
 }

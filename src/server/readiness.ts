@@ -2,7 +2,8 @@
  * What /readyz reports (docs/observability.md#health): whether this replica can take traffic now.
  *
  * - storage: reachable (a ping), and for SQLite its directory takes a write (a full disk or a
- *   read-only remount leaves reads, and so the ping, working while every write fails);
+ *   read-only remount leaves reads, and so the ping, working while every write fails), and no
+ *   commit has failed on a damaged file (`damaged`, `I/O error`);
  * - bus: reachable, subscribed, and a probe published through it comes back (its round trip in
  *   the answer); the in-process bus is always ok;
  * - push: the outbox backlog, its size and the age of its oldest delivery. Report-only unless
@@ -28,7 +29,7 @@ export interface Readiness {
 }
 
 export interface ReadinessOptions {
-  store: Pick<Store, 'ping' | 'outboxBacklog'>;
+  store: Pick<Store, 'ping' | 'outboxBacklog' | 'storageFailure'>;
   bus: Pick<EventBus, 'health'>;
   /** SQLite's directory, probed for writes; absent for PostgreSQL and `:memory:` */
   dbDir?: string;
@@ -44,7 +45,12 @@ export function readiness(o: ReadinessOptions): () => Promise<Readiness> {
   return async () => {
     const [storage, bus, backlog] = await Promise.all([
       o.store.ping().then(
-        () => (o.dbDir ? probeWritable(o.dbDir).then(() => 'ok', notWritableReason) : 'ok'),
+        () => {
+          // A commit that failed on the file itself (a damaged page): a ping and a probe of the directory still pass.
+          const failure = o.store.storageFailure?.();
+          if (failure) return failure;
+          return o.dbDir ? probeWritable(o.dbDir).then(() => 'ok', notWritableReason) : 'ok';
+        },
         () => 'unreachable',
       ),
       o.bus.health().catch((err: unknown) => ({ ok: false, detail: err instanceof Error ? err.message : String(err), roundTripMs: undefined })),

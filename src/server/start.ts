@@ -278,7 +278,10 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
     // One start gate for both listeners (src/edge/start-gate.ts).
     const gate = new StartGate(started);
     // One budget of request bytes being read, for the HTTP and gRPC listeners alike (issue 19 D6).
-    const bodyBudget = new BodyBudget(initial.limits.bodyBytesInFlight);
+    // Callers without a credential share a quarter of it (at least one largest body), so they
+    // cannot starve authenticated ones (issue 25 D6b); with auth.mode none everyone is anonymous.
+    const inFlight = initial.limits.bodyBytesInFlight;
+    const bodyBudget = new BodyBudget(inFlight, initial.auth.mode === 'none' ? inFlight : Math.max(initial.limits.bodyBytes, Math.floor(inFlight / 4)));
     const grpc = initial.server.grpc.enabled
       ? createGrpcServer({
           handler,
@@ -448,6 +451,15 @@ async function openStore(config: Config, log: { info(o: object, m?: string): voi
       log.warn({ file: s.file }, 'the database file is empty (0 bytes): starting with a new, empty database in it');
     }
     const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous });
+    // A damaged page inside a table or an index leaves the file openable and pingable, and fails
+    // the writes that touch it (issue 25 D7b): checked before anything is written.
+    try {
+      const problem = s.file === ':memory:' ? undefined : store.quickCheck();
+      if (problem) throw Object.assign(new Error(`quick_check: ${problem}`), { code: 'SQLITE_CORRUPT' });
+    } catch (err) {
+      await store.close().catch(() => {});
+      throw err;
+    }
     await store.migrate();
     // One process owns an embedded database: leases left by a killed predecessor are void.
     await store.releaseOutboxLeases();

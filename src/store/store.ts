@@ -285,6 +285,8 @@ export interface Store {
   claimOrphanedTasks(states: readonly TaskState[], owner: string, now: number, expiresAt: number, limit: number): Promise<ClaimedTask[]>;
   /** Throws StoreUnavailableError (with a cause an operator can act on) when the database cannot be reached. */
   ping(): Promise<void>;
+  /** Why the storage is failing, in a few fixed words ('damaged'), once a write found out; embedded store only. */
+  storageFailure?(): string | undefined;
   /** Migrations applied in the database vs those this build knows. */
   migrationStatus(): Promise<MigrationStatus>;
 

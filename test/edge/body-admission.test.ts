@@ -23,7 +23,7 @@ interface Outcome {
  * One raw upload: headers, then `bodyBytes` of `x` as fast as the socket takes them (or `sendBytes`
  * of them, then silence). Resolves with the answer, or status 0 when none came within `waitMs`.
  */
-function upload(base: string, path: string, headers: Record<string, string>, bodyBytes: number, o: { waitMs: number; sendBytes?: number; payload: Buffer }): Promise<Outcome> {
+function upload(base: string, path: string, headers: Record<string, string>, bodyBytes: number, o: { waitMs: number; sendBytes?: number; payload: Buffer; sent?: () => void }): Promise<Outcome> {
   const url = new URL(base);
   return new Promise((resolve) => {
     const socket = net.connect(Number(url.port), url.hostname);
@@ -50,7 +50,7 @@ function upload(base: string, path: string, headers: Record<string, string>, bod
     socket.on('connect', () => {
       const lines = [`POST ${path} HTTP/1.1`, `Host: ${url.host}`, `Content-Length: ${bodyBytes}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
-      socket.write(o.payload.subarray(0, o.sendBytes ?? bodyBytes));
+      socket.write(o.payload.subarray(0, o.sendBytes ?? bodyBytes), () => o.sent?.());
     });
   });
 }
@@ -82,12 +82,12 @@ async function peakGrowth<T>(server: ChildServer, attack: () => Promise<T>): Pro
   }
 }
 
-async function legitimateSend(base: string): Promise<number> {
+async function legitimateSend(base: string, text = 'still here?'): Promise<number> {
   const started = Date.now();
   const res = await fetch(`${base}/a2a/echo`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'x-api-key': CHILD_KEY },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: `m-${started}`, role: 'ROLE_USER', parts: [{ text: 'still here?' }] } } }),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: `m-${started}-${Math.random()}`, role: 'ROLE_USER', parts: [{ text }] } } }),
     signal: AbortSignal.timeout(15_000),
   });
   const body = (await res.json()) as { result?: { task?: { status?: { state?: string } } } };
@@ -172,4 +172,37 @@ describe('request bodies at the edge (issue 19 D6)', () => {
     expect(took).toBeGreaterThanOrEqual(READ_TIMEOUT_MS - 100);
     expect(took).toBeLessThan(READ_TIMEOUT_MS + 5_000);
   }, 30_000);
+});
+
+describe('the Novaeden task routes authenticate before the body (issue 25 D6b)', () => {
+  let server: ChildServer;
+  let payload: Buffer;
+  beforeAll(async () => {
+    payload = Buffer.alloc(BODY, 'x');
+    // A long read deadline: a body held open keeps its reservation for the whole test.
+    server = await startChildServer({ limits: { bodyBytesInFlight: '16MiB', bodyReadTimeoutMs: 60_000 } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('20 anonymous 4 MiB uploads held open on POST /api/v1/agents/{id}/tasks and /a2a/agents/{id}/tasks are answered 401 unread; an authenticated 1 MiB SendMessage succeeds three times meanwhile', async () => {
+    const paths = ['/api/v1/agents/echo/tasks', '/a2a/agents/echo/tasks'];
+    let sent = 0;
+    const settled: boolean[] = [];
+    // All but the last byte: a body that never completes, so only an answer on the headers can come.
+    const uploads = Array.from({ length: 20 }, (_, i) =>
+      upload(server.base, paths[i % 2]!, { 'Content-Type': 'application/json' }, BODY, { waitMs: 30_000, sendBytes: BODY - 1, payload, sent: () => sent++ }).then((o) => ((settled[i] = true), o)),
+    );
+    // Each upload was either handed over in full (and, before the fix, buffered against the budget) or answered.
+    for (let i = 0; i < 600 && uploads.some((_, j) => !settled[j]) && sent < uploads.length; i++) await sleep(50);
+    const big = 'y'.repeat(MiB);
+    for (let i = 0; i < 3; i++) await legitimateSend(server.base, big);
+    const outcomes = await Promise.all(uploads);
+    for (const o of outcomes) {
+      expect(o.status, o.head).toBe(401);
+      expect(o.head).toMatch(/WWW-Authenticate: Bearer/i);
+    }
+    expect(server.alive()).toBe(true);
+  }, 90_000);
 });

@@ -3,7 +3,7 @@
  * fallback, the start gate, the one catch of a face's errors, lazy memoised authentication and
  * the body limit of a read.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BodyBudget } from '../../src/edge/body.js';
@@ -102,6 +102,54 @@ describe('the edge', () => {
     });
     const res = await fetch(`${base}/p`, { method: 'POST', body: 'too long' });
     expect(await res.json()).toEqual({ calls: 2, small: ['PayloadTooLarge', 'The request body exceeds 4 bytes', { Connection: 'close' }] });
+  });
+
+  it('reads the bodies of callers without a credential within their share of the budget, so held anonymous uploads leave the rest to authenticated callers (issue 25 D6b)', async () => {
+    const KiB = 1024;
+    const budget = new BodyBudget(64 * KiB, 16 * KiB);
+    const reader = face('r', '/r', async (_req, res, ctx) => {
+      await ctx.principal();
+      const read = await ctx.body();
+      res.writeHead(typeof read === 'string' ? 200 : read.error.identity.http).end(typeof read === 'string' ? String(read.length) : read.error.kind);
+    });
+    const base = await listen({
+      faces: [reader],
+      fallback: face('rest', ''),
+      body: { limit: 64 * KiB, policy: { budget, readTimeoutMs: 5_000 } },
+      authenticate: async (headers) => ({ subject: headers['x-key'] ? 'alice' : 'anonymous', authenticated: !!headers['x-key'], scopes: [] }) as unknown as Principal,
+    });
+    const url = new URL(`${base}/r`);
+    /** A chunked upload that sends `bytes` now and holds the rest back until `end`. */
+    const held = (bytes: number, headers: Record<string, string> = {}) => {
+      let answered = false;
+      let req!: ReturnType<typeof request>;
+      const answer = new Promise<string>((resolve) => {
+        req = request({ host: url.hostname, port: url.port, path: '/r', method: 'POST', headers: { 'transfer-encoding': 'chunked', ...headers } }, (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => ((answered = true), resolve(`${res.statusCode} ${text}`)));
+        });
+        req.on('error', () => resolve('reset'));
+        req.write(Buffer.alloc(bytes, 'a'));
+      });
+      return {
+        answer,
+        end: () => req.end(),
+        get answered() {
+          return answered;
+        },
+      };
+    };
+    const anonymous = [held(16 * KiB), held(16 * KiB), held(16 * KiB)];
+    // One holds the anonymous share; the others are refused busy (before: all three held 48 KiB).
+    for (let i = 0; i < 300 && budget.inFlight < 48 * KiB && anonymous.filter((a) => a.answered).length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    const alice = held(40 * KiB, { 'x-key': 'k' });
+    alice.end();
+    expect(await alice.answer).toBe(`200 ${40 * KiB}`);
+    for (const a of anonymous) a.end();
+    const answers = (await Promise.all(anonymous.map((a) => a.answer))).sort();
+    expect(answers).toEqual([`200 ${16 * KiB}`, '503 Unavailable', '503 Unavailable']);
+    expect(budget.inFlight).toBe(0);
   });
 
   it('closes connections once the listener is closing', async () => {

@@ -126,6 +126,23 @@ export function novaedenTaskApi(d: NovaedenTaskApiDeps): FastifyPluginCallback {
     }
   };
 
+  /**
+   * Run before the body is read (a route `onRequest` hook), as on every other face: an unknown or
+   * hidden agent and a failing credential are answered on the headers, and so is a caller with no
+   * credential, which no policy lets send (issue 25 D6b: a 4 MiB anonymous body was read first).
+   */
+  const admitBeforeBody = async (req: FastifyRequest<{ Params: { agentId: string } }>, reply: FastifyReply) => {
+    const { agentId } = req.params;
+    const principal = await admit(req, reply, agentId);
+    if (!principal) return reply;
+    if (principal.authenticated || !d.policy?.enforcing) return;
+    try {
+      d.policy.authorize(principal, 'send-message', { agentId });
+    } catch (e) {
+      return refuse(reply, e, `/a2a/${agentId}`, 'a2a:publish');
+    }
+  };
+
   const create = async (req: FastifyRequest<{ Params: { agentId: string } }>, reply: FastifyReply) => {
     const { agentId } = req.params;
     const principal = await admit(req, reply, agentId);
@@ -161,8 +178,8 @@ export function novaedenTaskApi(d: NovaedenTaskApiDeps): FastifyPluginCallback {
   };
 
   return (app, _opts, done) => {
-    app.post('/api/v1/agents/:agentId/tasks', create);
-    app.post('/a2a/agents/:agentId/tasks', create);
+    app.post('/api/v1/agents/:agentId/tasks', { onRequest: admitBeforeBody }, create);
+    app.post('/a2a/agents/:agentId/tasks', { onRequest: admitBeforeBody }, create);
     app.get('/api/v1/tasks/:taskId', getTask);
     app.get('/a2a/tasks/:taskId', getTask);
     app.get<{ Params: { taskId: string } }>('/api/v1/tasks/:taskId/status', async (req, reply) => {

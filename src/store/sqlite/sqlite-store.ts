@@ -159,6 +159,8 @@ export class SqliteStore extends SqlStore {
   #checkpointer: WalCheckpointer | undefined;
   /** agent and owner → how many tasks they have (knownTaskCount) */
   readonly #taskCounts = new Map<string, number>();
+  /** what a failed commit said about the file itself (damaged, I/O error); stays until restart */
+  #failure: string | undefined;
   readonly usage: SqliteUsageStore;
 
   constructor(
@@ -231,7 +233,12 @@ export class SqliteStore extends SqlStore {
       // Only a Kysely transaction (a migration) can be open here; joining it would be wrong.
       throw new Error('sqlite store: commit while a migration is running');
     }
-    this.#writeBatch(batch);
+    try {
+      this.#writeBatch(batch);
+    } catch (err) {
+      this.#failure ??= fileFailure(err);
+      throw err;
+    }
     // The batch is committed whole (any failed insert throws and rolls it back): count its new tasks.
     if (this.#taskCounts.size === 0) return;
     for (const p of batch) {
@@ -256,6 +263,27 @@ export class SqliteStore extends SqlStore {
       this.#taskCounts.set(key, n);
     }
     return n;
+  }
+
+  /**
+   * Why the database file cannot be trusted, once a commit failed on the file itself (issue 25
+   * D7b): `/readyz` reports it. A damaged file does not mend itself, so it stays until a restart
+   * (whose integrity check then refuses to start on it).
+   */
+  storageFailure(): string | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * SQLite's `PRAGMA quick_check`: every page of every table and index read and its structure
+   * checked (not the indexes against their tables: that is `integrity_check`, several times
+   * slower). Undefined when it says ok, else its first finding. Damage SQLite meets on the way
+   * is thrown as SQLITE_CORRUPT. Linear in the file's size (docs/cli.md gives a measure).
+   */
+  quickCheck(): string | undefined {
+    const rows = this.raw.pragma('quick_check(1)') as Array<{ quick_check: string }>;
+    const first = rows[0]?.quick_check;
+    return first === undefined || first === 'ok' ? undefined : first;
   }
 
   override async close(): Promise<void> {
@@ -287,6 +315,15 @@ export class SqliteStore extends SqlStore {
     const events = rows.flatMap(toEventRecords).filter((e) => e.seq > afterSeq);
     return limit !== undefined && events.length > limit ? events.slice(0, limit) : events;
   }
+}
+
+/** The fixed words `/readyz` shows for a failure of the file itself; others (a busy lock, a constraint) are not. */
+function fileFailure(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return 'damaged';
+  if (code.startsWith('SQLITE_IOERR')) return 'I/O error';
+  return undefined;
 }
 
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteStore> {
