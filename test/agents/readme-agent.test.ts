@@ -3,16 +3,18 @@
  * (issue 11: it failed `--stream` with UnsupportedOperation when streaming was opt-in). Served
  * through `agentport/testing`, as an agent project's own tests do.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuilt } from '../support/fresh-build.js';
 import { A2AClient, stateOf, textMessage, type StreamResponse } from '../../src/client/index.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const built = existsSync(path.join(root, 'dist/agents/sdk/index.js'));
+// The example imports agentport/agent, which resolves to the build.
+requireBuilt('dist/agents/sdk/index.js');
 
 /** The fenced block of README.md whose first line is `firstLine`. */
 function readmeBlock(firstLine: string): string {
@@ -22,7 +24,7 @@ function readmeBlock(firstLine: string): string {
   return block;
 }
 
-describe.skipIf(!built)("README's example agent", () => {
+describe("README's example agent", () => {
   let dir: string;
   let server: TestServer;
 

@@ -4,15 +4,16 @@
  * the same behaviour in-process.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { requireBuilt } from '../support/fresh-build.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'bin/agentport.js');
-const built = existsSync(path.join(root, 'dist/cli/main.js'));
+requireBuilt('dist/cli/main.js');
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'agentport-bin-'));
 
 function run(args: string[], cwd: string, script = bin) {
@@ -21,7 +22,7 @@ function run(args: string[], cwd: string, script = bin) {
   return spawnSync(process.execPath, [script, ...args], { cwd, env, encoding: 'utf8', timeout: 20_000 });
 }
 
-describe.skipIf(!built)('bin/agentport.js (built CLI)', () => {
+describe('bin/agentport.js (built CLI)', () => {
   it('--help exits 0 and shows commands and examples', () => {
     const result = run(['--help'], tempDir());
     expect(result.status).toBe(0);

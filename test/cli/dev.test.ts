@@ -4,16 +4,17 @@
  * code it started with, a broken save keeps the previous version, and agentport.yaml edits add
  * agents or are refused with a reason.
  */
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuilt } from '../support/fresh-build.js';
 import { A2AClient, apiKeyAuth, textMessage, type StreamResponse } from '../../src/client/index.js';
 import { spawnWatched, type Spawned } from '../support/spawned.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const built = existsSync(path.join(root, 'dist/cli/main.js'));
+requireBuilt('dist/cli/main.js');
 
 /** An agent that answers `<version>: <text>`, and takes its time for "slow". */
 const agentSource = (version: string) => `
@@ -31,7 +32,7 @@ export default defineAgent({
 
 const CONFIG = 'agents:\n  - id: greeter\n    module: ./agents/greeter.mjs\n';
 
-describe.skipIf(!built)('agentport dev (built CLI)', () => {
+describe('agentport dev (built CLI)', () => {
   let dir: string;
   let dev: Spawned;
   let key: string;

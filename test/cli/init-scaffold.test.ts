@@ -6,17 +6,18 @@
  * Slow by nature (an npm install): explicit timeouts throughout.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuilt } from '../support/fresh-build.js';
 import { A2AClient, apiKeyAuth, textMessage } from '../../src/client/index.js';
 import { spawnWatched } from '../support/spawned.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'bin/agentport.js');
-const built = existsSync(path.join(root, 'dist/cli/main.js'));
+requireBuilt('dist/cli/main.js', 'dist/index.js');
 
 interface PackedFile {
   path: string;
@@ -70,7 +71,7 @@ async function init(dir: string, template: string, tarball: string): Promise<str
   return r.stdout;
 }
 
-describe.skipIf(!built)('agentport init, from a packed tarball', () => {
+describe('agentport init, from a packed tarball', () => {
   let work: string;
   let tarball: string;
   let packed: { files: PackedFile[]; size: number };

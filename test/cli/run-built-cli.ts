@@ -4,16 +4,17 @@
  * (util-linux `script`), where stdout and stderr share one terminal.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { requireBuilt } from '../support/fresh-build.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const bin = path.join(root, 'bin/agentport.js');
-/** The child runs dist/: `npm test` builds first; without a build these tests are skipped. */
-export const built = existsSync(path.join(root, 'dist/cli/main.js'));
+// The child runs dist/: built again here when a source is newer, and a failure names what is missing.
+requireBuilt('dist/cli/main.js');
 export const hasScript = spawnSync('script', ['--version'], { stdio: 'ignore' }).status === 0;
 /**
  * Whether this machine gives a private mount namespace (as root, or as a user mapped to root):

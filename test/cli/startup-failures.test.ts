@@ -12,7 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/private-services.js';
-import { RUNNERS, built, root, canListen, hasMountNamespace, occupyPort, readOnly, runWithOutputInFiles, tempDir, type CliRun, type RunOptions } from './run-built-cli.js';
+import { RUNNERS, root, canListen, hasMountNamespace, occupyPort, readOnly, runWithOutputInFiles, tempDir, type CliRun, type RunOptions } from './run-built-cli.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -52,7 +52,7 @@ async function expectNothingListening(ports: Ports): Promise<void> {
   expect(await canListen(ports.grpc), `gRPC port ${ports.grpc} free again`).toBe(true);
 }
 
-describe.skipIf(!built)('agentport serve: start-up failures are named (built CLI, child process)', () => {
+describe('agentport serve: start-up failures are named (built CLI, child process)', () => {
   describe.each(RUNNERS)('with output to %s', (_how, run) => {
     const start = (args: string[], opts: RunOptions) => run(args, opts);
 
@@ -181,7 +181,7 @@ describe.skipIf(!built)('agentport serve: start-up failures are named (built CLI
   });
 });
 
-describe.skipIf(!built)('agentport serve --help', () => {
+describe('agentport serve --help', () => {
   it('lists the exit codes of a failed start', () => {
     const result = runWithOutputInFiles(['serve', '--help'], { cwd: tempDir() });
     expect(result.code).toBe(0);
@@ -200,7 +200,7 @@ function corruptPagesAfterTheFirst(file: string): void {
   writeFileSync(file, bytes);
 }
 
-describe.skipIf(!built)('a command that can never finish', () => {
+describe('a command that can never finish', () => {
   it('prints an internal error and exits 1 instead of a silent status 13', () => {
     // The shape of the original defect: awaiting a promise nothing on the event loop can settle.
     const program = `import { exitIfNeverSettled } from ${JSON.stringify(path.join(root, 'dist/cli/unsettled-exit.js'))};\nawait exitIfNeverSettled(new Promise(() => {}));\n`;

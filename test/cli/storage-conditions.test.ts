@@ -11,7 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/private-services.js';
-import { built, hasMountNamespace, startCli, tempDir, tinyFileSystem, type RunningCli } from './run-built-cli.js';
+import { hasMountNamespace, startCli, tempDir, tinyFileSystem, type RunningCli } from './run-built-cli.js';
 
 const running: RunningCli[] = [];
 afterEach(async () => {
@@ -44,7 +44,7 @@ async function readyz(port: number): Promise<{ status: number; body: { status: s
   return { status: res.status, body: { status, checks } };
 }
 
-describe.skipIf(!built)('agentport serve: storage conditions (built CLI, child process)', () => {
+describe('agentport serve: storage conditions (built CLI, child process)', () => {
   it('a zero-byte database file starts as a new, empty database, and the log says so', async () => {
     const cwd = tempDir();
     const dataDir = path.join(cwd, 'data');

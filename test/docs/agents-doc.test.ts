@@ -3,17 +3,18 @@
  * published types of `agentport/agent` (strict), loads as an agent, and answers as the text around
  * it says. Read from the document itself, so an edit that breaks an example fails here.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuilt } from '../support/fresh-build.js';
 import { A2AClient, textMessage } from '../../src/client/index.js';
 import { startTestServer, type TestServer } from '../../src/testing/index.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const built = existsSync(path.join(root, 'dist/agents/sdk/index.d.ts'));
+requireBuilt('dist/agents/sdk/index.d.ts');
 
 const examples = [...readFileSync(path.join(root, 'docs/agents.md'), 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((code) => code.startsWith("import { defineAgent } from 'agentport/agent';"));
 const nameOf = (code: string) => /name: '([^']+)'/.exec(code)![1]!;
@@ -42,7 +43,7 @@ const CALLS: Record<string, Array<{ text: string; expect: string }>> = {
   ],
 };
 
-describe.skipIf(!built)('docs/agents.md examples', () => {
+describe('docs/agents.md examples', () => {
   let dir: string;
   let server: TestServer;
   const ids = examples.map((code) => nameOf(code).toLowerCase());

@@ -5,14 +5,14 @@
  * ACKNOWLEDGED (a 200 with a task) must be there, COMPLETED, with its artifact and an intact event
  * log, and the push deliveries that were still pending must go out.
  */
-import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuilt } from '../support/fresh-build.js';
 import { readSse } from '../support/server.js';
 import { freePort } from '../support/private-services.js';
 
@@ -201,10 +201,8 @@ describe('kill -9 during a load of blocking sends', () => {
   let second: Child | undefined;
 
   beforeAll(async () => {
-    // `npm test` builds first; a bare `npx vitest run` may not have a dist/ yet.
-    if (!existsSync(path.join(root, 'dist/cli/main.js')) || !existsSync(path.join(root, 'dist/server/start.js'))) {
-      execSync('npm run build', { cwd: root, stdio: 'pipe', timeout: 170_000 });
-    }
+    // The child runs dist/: built when missing or older than src/.
+    requireBuilt('dist/cli/main.js', 'dist/server/start.js');
     dir = await mkdtemp(path.join(tmpdir(), 'agentport-crash-'));
     dataDir = path.join(dir, 'data');
     configFile = path.join(dir, 'agentport.yaml');

@@ -51,7 +51,7 @@ describe('public cards verify with the SDK verifier against our JWKS', () => {
   it('a card changed after signing no longer verifies', async () => {
     const card = await getJson<AgentCard>(`${s.http}/a2a/conformance/.well-known/agent-card.json`);
     const tampered = { ...card, description: `${card.description} (tampered)` };
-    await expect(verifyAgentCardSignature(jwksKeyLookup(jwks))(tampered)).rejects.toThrow();
+    await expect(verifyAgentCardSignature(jwksKeyLookup(jwks))(tampered)).rejects.toThrow('No valid signatures found on agent card.');
   });
 });
 

@@ -232,7 +232,7 @@ describe('SsrfGuard: allowlist', () => {
   });
 
   it('throws at construction on a malformed CIDR', () => {
-    expect(() => new SsrfGuard({ allow: ['10.0.0.0/99'] })).toThrow();
+    expect(() => new SsrfGuard({ allow: ['10.0.0.0/99'] })).toThrow('neither IPv6 nor IPv4 CIDR format');
   });
 });
 

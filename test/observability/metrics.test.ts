@@ -104,7 +104,7 @@ describe('/metrics after known traffic', () => {
     const before = await scrape();
     const mcp = await modernClient(`${s.http}/mcp`, { headers: { 'x-api-key': USER } });
     try {
-      await expect(mcp.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow();
+      await expect(mcp.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow('Tool no_such_tool not found');
     } finally {
       await mcp.close();
     }

@@ -9,8 +9,12 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type Re
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requireBuilt } from '../support/fresh-build.js';
 import { WorkerSpanExporter } from '../../src/observability/tracing/worker-span-exporter.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
+
+// The thread runs the compiled module (dist/): built when older than src/, named when missing.
+requireBuilt('dist/observability/tracing/span-export-worker.js');
 
 function finishedSpans(): ReadableSpan[] {
   const memory = new InMemorySpanExporter();

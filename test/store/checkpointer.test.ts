@@ -5,17 +5,19 @@
  * process with status 13, printing nothing), and a thread that had already died.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { requireBuilt } from '../support/fresh-build.js';
 import { WalCheckpointer } from '../../src/store/sqlite/checkpointer.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const builtCheckpointer = path.join(root, 'dist/store/sqlite/checkpointer.js');
+requireBuilt('dist/store/sqlite/checkpointer.js');
 
-describe.skipIf(!existsSync(builtCheckpointer))('WalCheckpointer.stop', () => {
+describe('WalCheckpointer.stop', () => {
   it('settles in a process with nothing else on its event loop (was: exit 13, nothing printed)', () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'agentport-ckpt-')), 'agentport.db');
     const program = [

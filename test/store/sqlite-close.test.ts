@@ -6,16 +6,17 @@
  * top-level await). Run in a plain Node process, since the test runner's own handles hide it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { requireBuilt } from '../support/fresh-build.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const built = existsSync(path.join(root, 'dist/store/sqlite/checkpoint-worker.js'));
+requireBuilt('dist/store/sqlite/checkpoint-worker.js', 'dist/store/index.js');
 
-describe.skipIf(!built)('SqliteStore.close (built store, plain Node process)', () => {
+describe('SqliteStore.close (built store, plain Node process)', () => {
   it('resolves, and the process ends normally after it', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'agentport-close-'));
     try {

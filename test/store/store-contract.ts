@@ -87,8 +87,9 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         expect(await store.getTask('agent-b', c.task.id)).toBeUndefined();
       });
 
-      it('accepts an empty batch', async () => {
-        await store.commit([]);
+      it('accepts an empty batch, which writes nothing', async () => {
+        await expect(store.commit([])).resolves.toBeUndefined();
+        expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 10 })).totalSize).toBe(0);
       });
 
       it('rejects creating a task that exists with ConcurrentUpdateError', async () => {
@@ -383,7 +384,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 })).totalSize).toBe(2);
         await store.commit([newTask({ time: T0 + 2 }), update(a, { state: 'TASK_STATE_COMPLETED' }), newTask({ owner: 'bob', time: T0 + 3 })]);
         // A batch that fails (a task id that exists already) writes nothing, so counts nothing.
-        await expect(store.commit([newTask({ time: T0 + 4 }), newTask({ id: a.task.id, time: T0 + 5 })])).rejects.toThrow();
+        await expect(store.commit([newTask({ time: T0 + 4 }), newTask({ id: a.task.id, time: T0 + 5 })])).rejects.toThrow(ConcurrentUpdateError);
         expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 })).totalSize).toBe(3);
         expect((await store.listTasks({ agentId: 'agent-a', owner: 'bob', pageSize: 1 })).totalSize).toBe(2);
         expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', status: 'TASK_STATE_COMPLETED', pageSize: 1 })).totalSize).toBe(1);
@@ -463,10 +464,12 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       });
 
       it('treats deleting a missing config as success', async () => {
-        await store.deletePushConfig('no-task', 'no-config');
+        await expect(store.deletePushConfig('no-task', 'no-config')).resolves.toBeUndefined();
         await store.putPushConfig(pushConfig('task-1', 'cfg-1'));
         await store.deletePushConfig('task-1', 'cfg-1');
-        await store.deletePushConfig('task-1', 'cfg-1');
+        expect(await store.getPushConfig('task-1', 'cfg-1')).toBeUndefined();
+        await expect(store.deletePushConfig('task-1', 'cfg-1')).resolves.toBeUndefined();
+        expect(await store.listPushConfigs('task-1')).toEqual([]);
       });
     });
 

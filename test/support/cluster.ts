@@ -6,7 +6,7 @@
  *
  * Replicas run from dist/: `npm run build` first.
  */
-import { execFile, execSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { requireBuilt } from './fresh-build.js';
 import { freePort, sleep } from './private-services.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,11 +23,9 @@ const execFileAsync = promisify(execFile);
 export const CLUSTER_AGENT = path.join(ROOT, 'test/fixtures/agents/cluster-agent.mjs');
 export const CLUSTER_AGENT_RESUMABLE = path.join(ROOT, 'test/fixtures/agents/cluster-agent-resumable.mjs');
 
-/** Builds dist/ when it is missing (a bare `npx vitest run` on a fresh checkout). */
+/** Builds dist/ when it is missing or older than src/ (the replicas run the build). */
 export function ensureBuilt(): void {
-  if (!existsSync(path.join(ROOT, 'dist/cli/main.js')) || !existsSync(path.join(ROOT, 'dist/server/start.js'))) {
-    execSync('npm run build', { cwd: ROOT, stdio: 'pipe', timeout: 170_000 });
-  }
+  requireBuilt('dist/cli/main.js', 'dist/server/start.js');
 }
 
 /** A name unique to this run, usable as a PostgreSQL schema and a Redis prefix. */

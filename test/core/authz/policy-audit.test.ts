@@ -19,7 +19,7 @@ const reader: Principal = { subject: 'bob', authenticated: true, scopes: ['a2a:d
 describe('AuthorizationPolicy audit', () => {
   it('records a refused credential with the operation, the agent and the scopes it lacked', () => {
     const { p, events } = policy();
-    expect(() => p.authorize(reader, 'send-message', { agentId: 'echo' })).toThrow();
+    expect(() => p.authorize(reader, 'send-message', { agentId: 'echo' })).toThrow('The credential lacks the scope this needs: a2a:publish');
     expect(events).toEqual([
       {
         action: 'authz.denied',
@@ -35,7 +35,7 @@ describe('AuthorizationPolicy audit', () => {
   it('records nothing for an allowed call, an anonymous one or an allows() check', () => {
     const { p, events } = policy();
     p.authorize(reader, 'read-tasks', { agentId: 'echo' });
-    expect(() => p.authorize(ANONYMOUS, 'send-message', { agentId: 'echo' })).toThrow();
+    expect(() => p.authorize(ANONYMOUS, 'send-message', { agentId: 'echo' })).toThrow('Authentication required (scope: a2a:publish)');
     expect(p.allows(reader, 'administer')).toBe(false);
     expect(events).toEqual([]);
   });

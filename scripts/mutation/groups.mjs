@@ -1,0 +1,58 @@
+/**
+ * The module groups mutation testing covers (issue 30): where a silent bug costs money, access or
+ * trust. Each group names the sources Stryker mutates and the unit-level test files that cover
+ * them; `npm run mutate [group…]` runs one group at a time (docs/testing.md has the scores).
+ *
+ * Tests are the fast ones beside each module (in process, real SQLite/PostgreSQL/Redis where the
+ * module is a store), not the whole-server suites: Stryker runs the covering tests once per mutant.
+ */
+export const GROUPS = {
+  authz: {
+    mutate: ['src/core/authz/policy.ts', 'src/core/authz/own-api-keys.ts', 'src/core/authz/scopes.ts', 'src/core/authz/surface.ts'],
+    tests: ['test/core/authz/surfaces.test.ts', 'test/core/authz/policy-audit.test.ts', 'test/core/authz/usage-visibility.test.ts', 'test/core/authz/own-api-keys.test.ts'],
+  },
+  usage: {
+    mutate: ['src/core/usage/task-usage.ts', 'src/core/usage/usage-recorder.ts', 'src/core/usage/usage-spend.ts'],
+    tests: ['test/core/usage/reported-usage.test.ts', 'test/core/usage/usage-records.test.ts', 'test/core/usage/recorder-on-stores.test.ts'],
+  },
+  quotas: {
+    mutate: ['src/core/quotas/*.ts', 'src/bus/local-quota-counters.ts', 'src/bus/redis/redis-quota-counters.ts'],
+    tests: ['test/core/quotas/*.test.ts', 'test/bus/quota-counters.test.ts'],
+  },
+  audit: {
+    mutate: ['src/store/audit-chain.ts', 'src/core/audit/audit-log.ts'],
+    tests: ['test/store/audit-chain.test.ts', 'test/core/audit/audit-log.test.ts'],
+  },
+  sessions: {
+    mutate: ['src/auth/sessions/*.ts', 'src/auth/oauth/consent-grants.ts'],
+    tests: ['test/auth/sessions/*.test.ts', 'test/auth/oauth/consent-grants.test.ts'],
+  },
+  edge: {
+    mutate: ['src/edge/body.ts'],
+    tests: ['test/edge/body.test.ts', 'test/edge/body-limit.test.ts'],
+  },
+  'sql-guard': {
+    mutate: ['src/agents/table-expert/sql/guard.ts'],
+    tests: ['test/agents/table-expert/guard.test.ts'],
+  },
+  'table-expert': {
+    mutate: ['src/agents/table-expert/planner/compile.ts', 'src/agents/table-expert/planner/joins.ts'],
+    tests: ['test/agents/table-expert/planner/*.test.ts'],
+  },
+  idempotency: {
+    mutate: ['src/store/postgres/message-id-lookups.ts'],
+    tests: ['test/store/postgres/message-id-lookups.test.ts'],
+  },
+  'oauth-paths': {
+    mutate: ['src/auth/oauth-paths.ts', 'src/auth/oauth/protected-resource-metadata.ts', 'src/auth/oauth/resources.ts'],
+    tests: ['test/auth/oauth/protected-resource-metadata.test.ts', 'test/auth/oauth/resources.test.ts', 'test/auth/per-public-url.test.ts'],
+  },
+};
+
+/** The group named by MUTATE_GROUP (set by scripts/mutation/run.mjs). */
+export function currentGroup() {
+  const name = process.env.MUTATE_GROUP;
+  const group = name ? GROUPS[name] : undefined;
+  if (!group) throw new Error(`MUTATE_GROUP must name one of: ${Object.keys(GROUPS).join(', ')} (got ${name ?? 'nothing'})`);
+  return { name, ...group };
+}
