@@ -20,6 +20,7 @@ import type {
   TaskPushNotificationConfig,
 } from '../protocol/a2a/types.js';
 import type { Principal } from './authz/principal.js';
+import type { RegisteredAgent } from './agents/agent-registry.js';
 import type { Context } from '../observability/tracing/index.js';
 
 /** The A2A versions a call can arrive in. The core speaks 1.0; the others are translated at the edge (src/bindings/a2a-legacy). */
@@ -41,6 +42,12 @@ export interface CallContext {
   clientGone?: () => boolean | Promise<boolean>;
   /** `mcp`: an MCP tool call or resource read, authorized under the `mcp:tools…` scopes */
   surface?: 'a2a' | 'mcp';
+  /** set by the resolve stage (core/authz/resolve.ts): the agent addressed, looked up once per call */
+  agent?: RegisteredAgent;
+  /** set by the resolve stage for a message: the skills it is for (the one the agent names, else all of them) */
+  skills?: readonly string[];
+  /** set by the resolve stage for a message: its one skill, when the agent or an MCP tool call names it (quotas, usage) */
+  skill?: string;
   /** set by the authorization layer: the usecases whose data the caller may see (undefined: all) */
   usecases?: readonly string[];
   /**

@@ -17,27 +17,22 @@ import type { CredentialHeaders } from '../auth/credentials.js';
 import { AccessDenied } from '../core/authz/access-denied.js';
 import type { Action, AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
+import { OPERATION_BY_NAME } from '../core/operations.js';
 import type { ReadLimit } from '../bindings/a2a-grpc/index.js';
 import { A2AError } from '../protocol/a2a/errors.js';
 import type { StartGate } from '../edge/start-gate.js';
 
-/** What each RPC does, on the v1.0 and v0.3 services (the names the authorizing handler checks). */
-const ACTION_OF: Readonly<Record<string, Action>> = {
-  SendMessage: 'send-message',
-  SendStreamingMessage: 'send-message',
-  GetTask: 'read-tasks',
-  ListTasks: 'read-tasks',
-  SubscribeToTask: 'read-tasks',
-  TaskSubscription: 'read-tasks',
-  CancelTask: 'cancel-task',
-  CreateTaskPushNotificationConfig: 'manage-push-configs',
-  GetTaskPushNotificationConfig: 'manage-push-configs',
-  ListTaskPushNotificationConfigs: 'manage-push-configs',
-  ListTaskPushNotificationConfig: 'manage-push-configs',
-  DeleteTaskPushNotificationConfig: 'manage-push-configs',
-  GetExtendedAgentCard: 'read-extended-card',
-  GetAgentCard: 'read-extended-card',
+/** The v0.3 service's RPCs that v1.0 renamed, by their v1.0 name (the rest kept theirs). */
+const V03_RENAMED: Readonly<Record<string, string>> = {
+  TaskSubscription: 'SubscribeToTask',
+  ListTaskPushNotificationConfig: 'ListTaskPushNotificationConfigs',
+  GetAgentCard: 'GetExtendedAgentCard',
 };
+
+/** What each RPC does, on the v1.0 and v0.3 services (core/operations.ts, as the authorizing handler checks). */
+function actionOf(method: string): Action | undefined {
+  return OPERATION_BY_NAME.get(V03_RENAMED[method] ?? method)?.action;
+}
 
 /**
  * The refusal of a token that is valid but not for the server's base audience: it may be for the
@@ -86,7 +81,7 @@ export function grpcAuthentication(d: GrpcAuthenticationDeps): GrpcAuthenticatio
       }
       known.set(md, principal);
       if (principal.authenticated) return undefined;
-      const action = ACTION_OF[method];
+      const action = actionOf(method);
       if (action === undefined || d.policy.allows(ANONYMOUS, action)) return undefined;
       const refusal = new AccessDenied('Unauthenticated', d.policy.requiredScopes(action, { surface: 'a2a' }));
       refusal.resourceMetadata = d.resourceMetadataUrl();

@@ -1,17 +1,18 @@
 /**
  * Tracing for one server (docs/observability.md, "Traces"): the settings from agentport.yaml and
  * OTEL_*, the SDK started (src/observability/tracing), the usage drafts opened for every call so the
- * request spans can be named by their operation, and the core handler wrapped in operation spans.
+ * request spans can be named by their operation, and the trace stage of the call pipeline (operation spans).
  */
 import type { Config } from '../config/config.js';
 import { packageVersion } from '../config/package-version.js';
-import type { A2AHandler } from '../core/a2a-handler.js';
-import { tracingA2AHandler } from '../core/tracing-a2a-handler.js';
+import type { Stage } from '../core/pipeline.js';
+import { traceStage } from '../core/tracing-a2a-handler.js';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { startTracing, tracingSettings } from '../observability/tracing/index.js';
 
 export interface ServerTracing {
-  handler(inner: A2AHandler): A2AHandler;
+  /** the trace stage of the call pipeline */
+  stage: Stage;
   close(): Promise<void>;
 }
 
@@ -22,7 +23,7 @@ export async function startServerTracing(config: Config, usage: UsageRecorder, l
   const running = await startTracing(settings, { serviceVersion: packageVersion(), instanceId: config.cluster.replicaId, log });
   // The request span takes its name and attributes from the call's draft: drafts must be opened.
   usage.observe(NAMES_REQUEST_SPANS);
-  return { handler: tracingA2AHandler, close: () => running.close() };
+  return { stage: traceStage, close: () => running.close() };
 }
 
 /** Reads nothing at the call's end: the edge names its span from the draft itself (src/edge/request-span.ts). */

@@ -34,7 +34,10 @@ import { buildHttpApp, type HttpAppDeps } from './http-app.js';
 import { ConsoleSessions } from '../auth/sessions/console-sessions.js';
 import { loadConsoleAssets } from './console/console-assets.js';
 import { AuthorizationPolicy } from '../core/authz/policy.js';
-import { AuthorizingA2AHandler } from '../core/authz/authorizing-handler.js';
+import { authorizeStage } from '../core/authz/authorizing-handler.js';
+import { resolveStage } from '../core/authz/resolve.js';
+import { compose } from '../core/pipeline.js';
+import { quotaStage } from '../core/quotas/quota-handler.js';
 import { protectedResourceMetadataUrl } from '../auth/oauth-paths.js';
 import { checkAuthMode, checkTokenAutoApprove } from './auth-mode.js';
 import { createFirstAdminKey } from './first-start.js';
@@ -255,13 +258,21 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
     // Quotas (issue 13): the usage store's MonthlySpend and the audit sink are wired in by their own work.
     const quotas = await openQuotas(initial, store.quotas, { log: moduleLog('quotas'), spend: new UsageMonthlySpend(store.usage), audit, ...(metrics ? { metrics } : {}) });
     closers.unshift(() => quotas.close());
-    const authorizing = new AuthorizingA2AHandler(service, policy, registry, {
-      quotas: quotas.engine,
-      // A hidden agent has no public RFC 9728 document (it would tell that it exists): its
-      // challenges name the server's own, for the root resource.
-      resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
-    });
-    const handler = tracing ? tracing.handler(authorizing) : authorizing;
+    // The call pipeline (core/pipeline.ts): every A2A operation from every face passes these
+    // stages in this order; an MCP face puts its surface stage in front (core/authz/surface.ts).
+    const handler = compose(
+      [
+        ...(tracing ? [tracing.stage] : []),
+        resolveStage(registry, policy),
+        authorizeStage(policy, {
+          // A hidden agent has no public RFC 9728 document (it would tell that it exists): its
+          // challenges name the server's own, for the root resource.
+          resourceMetadataUrl: (agentId, surface) => protectedResourceMetadataUrl(config.server.publicUrl, surface === 'mcp' ? '/mcp' : policy.isPublicAgent(agentId) ? `/a2a/${agentId}` : '/'),
+        }),
+        quotaStage(quotas.engine, service),
+      ],
+      service,
+    );
     outerHandler = handler;
     if (initial.storage.driver === 'sqlite') {
       // Before any listener opens: every SUBMITTED/WORKING task now is one a crash cut off.

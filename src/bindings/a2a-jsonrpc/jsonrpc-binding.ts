@@ -8,6 +8,7 @@ import { connectionGone } from '../connection-gone.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
+import { OPERATION_BY_NAME } from '../../core/operations.js';
 import { A2AError, invalidParams, toA2AError } from '../../protocol/a2a/errors.js';
 import type { JsonObject } from '../../protocol/a2a/types.js';
 import * as v from '../../protocol/a2a/validate.js';
@@ -54,19 +55,6 @@ class JsonRpcSse implements SseOptions {
     return jsonRpcError(this.id, err);
   }
 }
-
-const UNARY = new Set([
-  'SendMessage',
-  'GetTask',
-  'ListTasks',
-  'CancelTask',
-  'CreateTaskPushNotificationConfig',
-  'GetTaskPushNotificationConfig',
-  'ListTaskPushNotificationConfigs',
-  'DeleteTaskPushNotificationConfig',
-  'GetExtendedAgentCard',
-]);
-const STREAMING = new Set(['SendStreamingMessage', 'SubscribeToTask']);
 
 export class JsonRpcBinding {
   constructor(private readonly o: JsonRpcBindingOptions) {}
@@ -125,7 +113,8 @@ export class JsonRpcBinding {
     const method = msg.method;
     const params = (msg.params ?? {}) as Record<string, unknown>;
     try {
-      if (!UNARY.has(method) && !STREAMING.has(method)) throw new A2AError('MethodNotFound', `Method '${method}' is not an A2A v1.0 method`);
+      const operation = OPERATION_BY_NAME.get(method);
+      if (!operation) throw new A2AError('MethodNotFound', `Method '${method}' is not an A2A v1.0 method`);
       negotiateVersion(version, 'A2A-Version');
       const tenant = typeof params.tenant === 'string' && params.tenant !== '' ? params.tenant : undefined;
       const agentId = resolveAgent(this.o.handler, routeAgentId, tenant, defaultAgentId, principal);
@@ -134,7 +123,7 @@ export class JsonRpcBinding {
       if (activated.length) headers['A2A-Extensions'] = activated.join(', ');
       const ctx: CallContext = { agentId, principal, requestedExtensions: requested, clientGone: () => connectionGone(req), usage };
 
-      if (STREAMING.has(method)) {
+      if (operation.stream) {
         const iterable =
           method === 'SendStreamingMessage' ? this.o.handler.sendStreamingMessage(ctx, v.sendMessageRequest(params)) : this.o.handler.subscribeToTask(ctx, v.idRequest(params), lastEventId(req.headers['last-event-id']));
         const it = iterable[Symbol.asyncIterator]();

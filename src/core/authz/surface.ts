@@ -1,31 +1,26 @@
 /**
  * The A2A operations as reached from another surface (MCP): every call is marked with it, so the
  * authorization layer applies that surface's scopes (`mcp:tools…` instead of `a2a:*`) while the
- * rest of the decision — skills, usecases, owners — stays the same.
+ * rest of the decision — skills, usecases, owners — stays the same. The first stage of the
+ * pipeline an MCP face calls (core/pipeline.ts).
  */
 import { usageCarriedBy } from '../usage/usage-draft.js';
-import type { A2AHandler, AgentCaller, CallContext } from '../a2a-handler.js';
-import { ForwardingA2AHandler } from '../forwarding-a2a-handler.js';
+import type { A2AHandler } from '../a2a-handler.js';
+import { compose, type Stage } from '../pipeline.js';
 
-class SurfaceHandler extends ForwardingA2AHandler {
-  constructor(
-    inner: A2AHandler,
-    private readonly surface: 'a2a' | 'mcp',
-  ) {
-    super(inner);
-  }
-
-  protected override enter(ctx: CallContext): CallContext {
-    const usage = ctx.usage ?? usageCarriedBy(ctx.principal);
-    if (ctx.surface === this.surface && usage === ctx.usage) return ctx;
-    return { ...ctx, surface: this.surface, usage };
-  }
-
-  override hasAgent(agentId: string, caller?: AgentCaller): boolean {
-    return this.inner.hasAgent(agentId, caller && { ...caller, surface: this.surface });
-  }
+export function surfaceStage(surface: 'a2a' | 'mcp'): Stage {
+  return {
+    name: 'surface',
+    call(ctx, _call, next) {
+      const usage = ctx.usage ?? usageCarriedBy(ctx.principal);
+      if (ctx.surface === surface && usage === ctx.usage) return next(ctx);
+      return next({ ...ctx, surface, usage });
+    },
+    hasAgent: (agentId, caller, next) => next(agentId, caller && { ...caller, surface }),
+  };
 }
 
+/** The pipeline as a face of `surface` calls it: marked with the surface, then the server's own stages. */
 export function onSurface(handler: A2AHandler, surface: 'a2a' | 'mcp'): A2AHandler {
-  return new SurfaceHandler(handler, surface);
+  return compose([surfaceStage(surface)], handler);
 }

@@ -23,7 +23,8 @@ export class TaskDirectory {
   ) {}
 
   agent(ctx: CallContext): RegisteredAgent {
-    const a = this.registry.get(ctx.agentId);
+    // Resolved once per call by the pipeline's resolve stage; the registry only for calls made inside the core.
+    const a = ctx.agent ?? this.registry.get(ctx.agentId);
     if (!a) throw new A2AError('TaskNotFound', `No agent '${ctx.agentId}' here`);
     return a;
   }

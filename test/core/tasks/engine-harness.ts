@@ -17,6 +17,7 @@ export interface Engine {
   service: TaskService;
   store: SqliteStore;
   bus: InProcessEventBus;
+  registry: AgentRegistry;
   /** the call context of `subject` addressing `agentId` */
   ctx(agentId: string, subject?: string): CallContext;
   /** stops the service (if not yet closed) and removes the database */
@@ -70,6 +71,7 @@ export async function startEngine(agents: Record<string, AgentDefinition>, limit
     service,
     store,
     bus,
+    registry,
     ctx: (agentId, subject = 'alice') => ({ agentId, principal: { subject, authenticated: true, scopes: [] }, requestedExtensions: [] }),
     async dispose() {
       if (!closed) await service.close();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { A2AHandler, CallContext, StreamItem } from '../../src/core/a2a-handler.js';
-import { ForwardingA2AHandler, type A2ACall } from '../../src/core/forwarding-a2a-handler.js';
+import { compose, entering, type Call, type Stage } from '../../src/core/pipeline.js';
+import { OPERATIONS } from '../../src/core/operations.js';
 import { ANONYMOUS } from '../../src/core/authz/principal.js';
 
 const OPS = [
@@ -36,14 +37,18 @@ function recordingInner(): A2AHandler & { seen: Array<{ op: string; ctx: CallCon
   return inner as unknown as A2AHandler & { seen: typeof seen };
 }
 
-class Tagging extends ForwardingA2AHandler {
-  calls: A2ACall[] = [];
-  refuse = false;
-  protected override enter(ctx: CallContext, call: A2ACall): CallContext {
-    this.calls.push(call);
-    if (this.refuse) throw new Error(`refused ${call.op}`);
-    return { ...ctx, surface: 'mcp' };
-  }
+/** A stage that records the calls it sees, marks them with the MCP surface, or refuses them. */
+function tagging(): Stage & { calls: Call[]; refuse: boolean } {
+  const t = {
+    calls: [] as Call[],
+    refuse: false,
+    ...entering('tagging', (ctx, call) => {
+      t.calls.push(call);
+      if (t.refuse) throw new Error(`refused ${call.op}`);
+      return { ...ctx, surface: 'mcp' };
+    }),
+  };
+  return t;
 }
 
 const ctx: CallContext = { agentId: 'a', principal: ANONYMOUS, requestedExtensions: [] };
@@ -54,10 +59,17 @@ function invoke(h: A2AHandler, op: (typeof OPS)[number]): Promise<unknown> | Asy
   return op === 'getExtendedAgentCard' ? f.call(h, ctx) : op === 'subscribeToTask' ? f.call(h, ctx, req, 7) : f.call(h, ctx, req);
 }
 
-describe('ForwardingA2AHandler', () => {
-  it('forwards every operation with the context enter() returned and the request as given', async () => {
+describe('the call pipeline (compose)', () => {
+  it('the operation table lists the eleven A2A operations, the two streams among them', () => {
+    expect(OPERATIONS.map((o) => o.method)).toEqual([...OPS]);
+    expect(OPERATIONS.filter((o) => o.stream).map((o) => o.name)).toEqual(['SendStreamingMessage', 'SubscribeToTask']);
+    expect(OPERATIONS.filter((o) => o.createsTask).map((o) => o.name)).toEqual(['SendMessage', 'SendStreamingMessage']);
+  });
+
+  it('runs every operation through the stage with the context it passed on and the request as given', async () => {
     const inner = recordingInner();
-    const h = new Tagging(inner);
+    const stage = tagging();
+    const h = compose([stage], inner);
     for (const op of OPS) {
       const out = invoke(h, op);
       if (STREAMS.has(op)) {
@@ -72,22 +84,32 @@ describe('ForwardingA2AHandler', () => {
     for (const s of inner.seen) expect(s.ctx.surface).toBe('mcp');
     expect(inner.seen.find((s) => s.op === 'subscribeToTask')!.args).toEqual([req, 7]);
     expect(inner.seen.find((s) => s.op === 'getTask')!.args).toEqual([req]);
-    expect(h.calls.map((c) => c.op)).toEqual([...OPS]);
+    expect(stage.calls.map((c) => c.op)).toEqual([...OPS]);
+    expect(stage.calls.map((c) => c.operation.method)).toEqual([...OPS]);
+  });
+
+  it('runs the stages in the order of the list', async () => {
+    const order: string[] = [];
+    const named = (name: string): Stage => entering(name, (c) => (order.push(name), c));
+    const h = compose([named('first'), named('second'), named('third')], recordingInner());
+    await h.getTask(ctx, req);
+    expect(order).toEqual(['first', 'second', 'third']);
   });
 
   it('turns a refusal into a rejected promise, and for streams into a failure of the first next()', async () => {
     const inner = recordingInner();
-    const h = new Tagging(inner);
-    h.refuse = true;
+    const stage = tagging();
+    const h = compose([stage], inner);
+    stage.refuse = true;
     await expect(h.getTask(ctx, req)).rejects.toThrow('refused getTask');
     const stream = h.subscribeToTask(ctx, req);
-    expect(h.calls).toHaveLength(1); // nothing runs until the stream is read
+    expect(stage.calls).toHaveLength(1); // nothing runs until the stream is read
     await expect(stream[Symbol.asyncIterator]().next()).rejects.toThrow('refused subscribeToTask');
     expect(inner.seen).toHaveLength(0);
   });
 
-  it('forwards agentExtensions and hasAgent unchanged', () => {
-    const h = new Tagging(recordingInner());
+  it('passes agentExtensions and hasAgent on unchanged when no stage takes part', () => {
+    const h = compose([tagging()], recordingInner());
     expect(h.agentExtensions('x')).toEqual({ supported: ['x'], required: [] });
     expect(h.hasAgent('known')).toBe(true);
     expect(h.hasAgent('other')).toBe(false);

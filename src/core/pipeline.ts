@@ -1,0 +1,106 @@
+/**
+ * The call pipeline: every A2A operation, from every face, passes one list of stages composed
+ * once at start (server/start.ts), in the order the list reads. A stage sees each call as
+ * `(ctx, call, next)` (Hono's compose, oidc-provider's `use(...)` table): it may change the call's
+ * context, refuse it by throwing, or run code around the rest of the pipeline. The eleven
+ * operations are taken from the one operation table (operations.ts), so no stage forwards them by
+ * hand.
+ */
+import type { A2AHandler, AgentCaller, CallContext, StreamItem } from './a2a-handler.js';
+import { OPERATIONS, type Operation } from './operations.js';
+import { lazyStream } from './streams/lazy-stream.js';
+import type {
+  CancelTaskRequest,
+  GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTasksRequest,
+  SendMessageRequest,
+  SubscribeToTaskRequest,
+  TaskPushConfigRef,
+  TaskPushNotificationConfig,
+} from '../protocol/a2a/types.js';
+
+/** An operation that runs for a caller, with its request. */
+export type A2ACall =
+  | { op: 'sendMessage' | 'sendStreamingMessage'; req: SendMessageRequest }
+  | { op: 'getTask'; req: GetTaskRequest }
+  | { op: 'listTasks'; req: ListTasksRequest }
+  | { op: 'cancelTask'; req: CancelTaskRequest }
+  | { op: 'subscribeToTask'; req: SubscribeToTaskRequest }
+  | { op: 'createTaskPushNotificationConfig'; req: TaskPushNotificationConfig }
+  | { op: 'getTaskPushNotificationConfig' | 'deleteTaskPushNotificationConfig'; req: TaskPushConfigRef }
+  | { op: 'listTaskPushNotificationConfigs'; req: ListTaskPushNotificationConfigsRequest }
+  | { op: 'getExtendedAgentCard' };
+
+/** A call as a stage sees it: the operation (its row of the table) and its request. */
+export type Call = A2ACall & { operation: Operation };
+
+/** What the rest of the pipeline answers: a promise for a unary operation, an iterable for a stream (`call.operation.stream`). */
+export type Answer = Promise<unknown> | AsyncIterable<StreamItem>;
+
+export interface Stage {
+  /** for the list in docs/architecture.md and for errors */
+  readonly name: string;
+  /**
+   * Runs the call: `next(ctx)` runs the rest of the pipeline with that context. Throwing refuses
+   * the call: a promise operation then rejects, a stream fails on its first `next()` (the bindings
+   * peek it before answering).
+   */
+  call(ctx: CallContext, call: Call, next: (ctx: CallContext) => Answer): Answer;
+  /** The tenant lookup passing this stage (A2AHandler.hasAgent); absent: passed on unchanged. */
+  hasAgent?(agentId: string, caller: AgentCaller | undefined, next: (agentId: string, caller?: AgentCaller) => boolean): boolean;
+}
+
+/** A stage that only changes or checks the context, before the rest runs. */
+export function entering(name: string, enter: (ctx: CallContext, call: Call) => CallContext): Stage {
+  return { name, call: (ctx, call, next) => next(enter(ctx, call)) };
+}
+
+/** The handler that runs `stages` in order in front of `inner` (the task service). */
+export function compose(stages: readonly Stage[], inner: A2AHandler): A2AHandler {
+  const handler: Record<string, unknown> = {
+    agentExtensions: (agentId: string) => inner.agentExtensions(agentId),
+    hasAgent: (agentId: string, caller?: AgentCaller) => {
+      const at = (i: number, id: string, c?: AgentCaller): boolean => {
+        const stage = stages[i];
+        if (!stage) return inner.hasAgent(id, c);
+        if (!stage.hasAgent) return at(i + 1, id, c);
+        return stage.hasAgent(id, c, (nextId, nextCaller) => at(i + 1, nextId, nextCaller));
+      };
+      return at(0, agentId, caller);
+    },
+  };
+  for (const operation of OPERATIONS) {
+    const method = inner[operation.method] as (ctx: CallContext, ...args: unknown[]) => Answer;
+    handler[operation.method] = (ctx: CallContext, ...args: unknown[]) => {
+      const call = { op: operation.method, req: args[0], operation } as Call;
+      const run = (i: number, c: CallContext): Answer => {
+        const stage = stages[i];
+        if (!stage) return method.call(inner, c, ...args);
+        return operation.stream ? stage.call(c, call, (n) => run(i + 1, n)) : settle(c, () => stage.call(c, call, (n) => run(i + 1, n)) as Promise<unknown>);
+      };
+      if (operation.stream) return lazyStream(async () => (run(0, ctx) as AsyncIterable<StreamItem>)[Symbol.asyncIterator]());
+      return run(0, ctx);
+    };
+  }
+  return handler as unknown as A2AHandler;
+}
+
+/**
+ * A synchronous refusal becomes a rejected promise, as the bindings expect of every operation. A
+ * failure is noted in the call's usage draft (its outcome is the error), whichever face encodes it.
+ */
+function settle<T>(ctx: CallContext, f: () => Promise<T>): Promise<T> {
+  const usage = ctx.usage;
+  try {
+    const p = f();
+    if (!usage) return p;
+    return p.then(undefined, (e: unknown) => {
+      usage.noteError(e);
+      throw e;
+    });
+  } catch (e) {
+    usage?.noteError(e);
+    return Promise.reject(e);
+  }
+}
