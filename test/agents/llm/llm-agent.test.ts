@@ -27,6 +27,8 @@ function analystScript(r: SeenRequest) {
   if (r.lastUserText.startsWith('ask me')) {
     return r.toolResults.length === 0 ? { toolCalls: [{ name: 'ask_user', arguments: { question: 'Which year?' } }] } : { text: `You said: ${JSON.parse(r.toolResults[0]!.content).data}` };
   }
+  if (r.lastUserText.startsWith('regional'))
+    return r.toolResults.length === 0 ? { toolCalls: [{ name: 'asker__ask', arguments: { request: 'revenue' } }] } : { text: `Got: ${JSON.parse(r.toolResults[0]!.content).data}` };
   if (r.lastUserText.startsWith('slow')) return r.toolResults.length === 0 ? { toolCalls: [{ name: 'slow__wait', arguments: { request: 'wait' } }] } : { text: 'done' };
   if (r.toolResults.length === 0) return { toolCalls: [{ name: 'table-expert__ask', arguments: { request: QUESTION } }], promptTokens: 100, completionTokens: 10 };
   if (r.toolResults.length === 1) return { toolCalls: [{ name: 'echo__echo', arguments: { request: 'checked' } }], promptTokens: 200, completionTokens: 11 };
@@ -43,6 +45,16 @@ const SLOW_AGENT = `export default {
 };
 `;
 
+const ASKER_AGENT = `export default {
+  card: { name: 'Asker', description: 'Asks which region first.', skills: [{ id: 'ask', name: 'Ask', description: 'Asks.', tags: [] }] },
+  execute(ctx) {
+    if (!ctx.task) return ctx.askInput('Which region?');
+    ctx.artifact('region ' + ctx.text());
+    ctx.complete();
+  },
+};
+`;
+
 describe('agents[].llm over every binding', () => {
   let openai: ScriptedModel;
   let anthropic: ScriptedModel;
@@ -55,7 +67,8 @@ describe('agents[].llm over every binding', () => {
     const [openaiUrl, anthropicUrl] = [await openai.listen(), await anthropic.listen()];
     const dir = await import('node:fs/promises').then((fs) => fs.mkdtemp(path.join(process.env.TMPDIR ?? '/tmp', 'llm-agent-')));
     await writeFile(path.join(dir, 'slow.mjs'), SLOW_AGENT);
-    const llm = { instructions: 'You help analysts. Use table-expert for numbers; never invent figures.', tools: ['table-expert', 'echo', 'slow'], price: { perPromptToken: 0.001, perCompletionToken: 0.002 } };
+    await writeFile(path.join(dir, 'asker.mjs'), ASKER_AGENT);
+    const llm = { instructions: 'You help analysts. Use table-expert for numbers; never invent figures.', tools: ['table-expert', 'echo', 'slow', 'asker'], price: { perPromptToken: 0.001, perCompletionToken: 0.002 } };
     s = await startTestServer(
       {
         auth: {
@@ -72,6 +85,7 @@ describe('agents[].llm over every binding', () => {
           { id: 'table-expert', builtin: 'table-expert' },
           { id: 'echo', builtin: 'echo', skills: { echo: { scopes: ['echo:use'] } } },
           { id: 'slow', module: path.join(dir, 'slow.mjs') },
+          { id: 'asker', module: path.join(dir, 'asker.mjs') },
         ],
       },
       { keepData: true },
@@ -210,6 +224,21 @@ describe('agents[].llm over every binding', () => {
     expect(done.artifacts.map((a: any) => a.parts.map((p: any) => p.text).join('')).join('')).toBe('You said: 2024');
   }, 30_000);
 
+  it("a sub-agent's question surfaces to the caller, and the answer goes to the sub-task", async () => {
+    const first = await rpc(`${s.http}/a2a/analyst`, 'SendMessage', { message: userMessage('regional revenue please') }, auth());
+    const task = first.body.result.task;
+    expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(task.status.message.parts[0].text).toBe('Which region?');
+    const waiting = task.status.message.parts[1].data;
+    expect(waiting).toMatchObject({ kind: 'sub_input', agentId: 'asker' });
+    const second = await rpc(`${s.http}/a2a/analyst`, 'SendMessage', { message: userMessage('EMEA', { taskId: task.id }) }, auth());
+    const done = second.body.result.task;
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(done.artifacts.map((a: any) => a.parts.map((p: any) => p.text).join('')).join('')).toBe('Got: region EMEA');
+    const sub = await rpc(`${s.http}/a2a/asker`, 'GetTask', { id: waiting.taskId }, auth());
+    expect(sub.body.result.status.state).toBe('TASK_STATE_COMPLETED');
+  }, 30_000);
+
   it('cancel stops the run and cancels the running sub-task', async () => {
     const res = await fetch(`${s.http}/a2a/analyst`, {
       method: 'POST',
@@ -246,12 +275,12 @@ describe('agents[].llm over every binding', () => {
       const groups = await store.usage.query({ groupBy: ['agent', 'subject', 'kind'], filters: { kind: ['task'] }, from: started - 1000, to: Date.now() + 60_000 });
       const row = (agent: string, subject: string) => groups.find((g) => g.key.agent === agent && g.key.subject === subject);
       // alice asked the OpenAI analyst the two-tool question over JSON-RPC, HTTP+JSON, gRPC and MCP (each
-      // 100+200+300 prompt and 10+11+12 completion tokens), then the ask-me task (two calls of 100 + 20)
-      // and the slow one (one call of 100 + 20, canceled during its tool call).
+      // 100+200+300 prompt and 10+11+12 completion tokens), then the ask-me task (two calls of 100 + 20 each),
+      // the sub-agent question (two calls) and the slow one (one call of 100 + 20, canceled during its tool call).
       const analyst = row('analyst', 'alice')!;
-      expect(analyst.promptTokens).toBe(4 * 600 + 3 * 100);
-      expect(analyst.completionTokens).toBe(4 * 33 + 3 * 20);
-      expect(analyst.cost).toBeCloseTo(2700 * 0.001 + 192 * 0.002, 6);
+      expect(analyst.promptTokens).toBe(4 * 600 + 5 * 100);
+      expect(analyst.completionTokens).toBe(4 * 33 + 5 * 20);
+      expect(analyst.cost).toBeCloseTo(2900 * 0.001 + 232 * 0.002, 6);
       const claude = row('analyst-claude', 'alice')!;
       expect(claude.promptTokens).toBe(600);
       expect(claude.completionTokens).toBe(33);
