@@ -55,10 +55,10 @@ describe('invalid values name the key and the value', () => {
     expect(error.message).toContain('\n  server.port: must be an integer from 0 to 65535 (got -1)');
   });
 
-  it('requires exactly one of builtin, module, mcp and remote, naming every built-in', () => {
+  it('requires exactly one of builtin, module, mcp, remote and llm, naming every built-in', () => {
     const error = configErrorOf(() => parse({ agents: [{ id: 'a' }, { id: 'b', builtin: 'echo', module: './b.js' }] }));
     expect(problemLines(error)).toEqual([
-      'agents[0]: set one of builtin (echo | conformance | table-expert), module (path to an ES module exporting an AgentDefinition), mcp ({ url } of a remote MCP server) or remote ({ cardUrl } of a remote A2A agent)',
+      'agents[0]: set one of builtin (echo | conformance | table-expert), module (path to an ES module exporting an AgentDefinition), mcp ({ url } of a remote MCP server), remote ({ cardUrl } of a remote A2A agent) or llm ({ provider, model, instructions } of a model whose tools are hosted agents)',
       'agents[1]: set either builtin or module, not both',
     ]);
   });
