@@ -12,7 +12,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../support/private-services.js';
-import { built, runWithOutputInFiles, startCli, tempDir, type RunningCli } from './run-built-cli.js';
+import { runWithOutputInFiles, startCli, tempDir, type RunningCli } from './run-built-cli.js';
 
 const PG_URL = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const running: RunningCli[] = [];
@@ -35,7 +35,7 @@ function start(args: string[], cwd: string): RunningCli {
 
 const portOf = (args: string[]) => args[args.indexOf('--port') + 1];
 
-describe.skipIf(!built)('agentport serve: one server per data directory (built CLI, child processes)', () => {
+describe('agentport serve: one server per data directory (built CLI, child processes)', () => {
   it('a second server on the same data directory is refused, naming the first (pid, start time); the first keeps serving', async () => {
     const cwd = tempDir();
     const dataDir = path.join(cwd, 'data');
