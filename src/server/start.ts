@@ -202,7 +202,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
     // Revocation of Agentport-issued tokens, asked by the Authenticator and told by the OAuth server.
     const revocations = new TokenRevocations(store.oauth);
     // The web console's sessions: a request with no other credential may carry one (src/auth/sessions/console-sessions.ts).
-    const consoleSessions = new ConsoleSessions(store.oauth);
+    const consoleSessions = new ConsoleSessions(store.oauth, revocations);
     const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations, sessions: consoleSessions });
 
     // Usage records (src/core/usage): a task's in its own commits, other calls queued and written in batches.

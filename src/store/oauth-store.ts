@@ -47,6 +47,11 @@ export interface OAuthStore {
    * tokens), and its provider sessions. Returns the ids of the grants it revoked.
    */
   revokeAccount(accountId: string, at: number): Promise<string[]>;
+  /**
+   * Ends the account's browser sessions at the authorization server (oidc-provider `Session`
+   * records): the browser that signed in must show the login page again. Grants stay.
+   */
+  endProviderSessionsOf(accountId: string, at: number): Promise<void>;
   /** Deletes records and sessions expired before `now`; returns how many. */
   sweepExpired(now: number): Promise<number>;
 
@@ -171,6 +176,10 @@ export class SqlOAuthStore implements OAuthStore {
       .where((eb) => eb.or([eb('account_id', '=', accountId), eb('grant_id', 'in', ofAccount)]))
       .execute();
     return grants.map((g) => g.id);
+  }
+
+  async endProviderSessionsOf(accountId: string, at: number): Promise<void> {
+    await this.db.updateTable('oauth_records').set({ revoked_at: at }).where('model', '=', 'Session').where('account_id', '=', accountId).where('revoked_at', 'is', null).execute();
   }
 
   async sweepExpired(now: number): Promise<number> {

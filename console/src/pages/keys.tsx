@@ -23,7 +23,7 @@ const ownKeyScopes = (scopes: readonly string[]) => scopes.filter((s) => s !== '
 export function KeysPage({ admin, username, scopes: held }: { admin: boolean; username: string; scopes: readonly string[] }) {
   const keys = useLoad(() => getJson<{ keys: ApiKey[] }>('api/v1/keys'), []);
   const [subject, setSubject] = useState('');
-  const [scopes, setScopes] = useState(admin ? 'a2a:invoke mcp:tools' : ownKeyScopes(held));
+  const [scopes, setScopes] = useState(admin ? 'a2a:discover a2a:publish' : ownKeyScopes(held));
   const [created, setCreated] = useState<ApiKey & { key: string }>();
   const [problem, setProblem] = useState<string>();
 

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { OAuthStore } from '../../store/oauth-store.js';
+import { unknownScopeMessage } from '../../core/authz/scope-names.js';
 import { ADMIN_CLIENT_MARKER, ADMINISTRATOR } from './client-scope-ceiling.js';
 
 const MODEL = 'Client';
@@ -33,6 +34,8 @@ export interface ClientSummary {
 
 export async function createClient(store: OAuthStore, c: NewClient, now = Date.now()): Promise<{ client: ClientSummary; clientSecret?: string }> {
   if (!c.name.trim() || c.name.length > 200) throw new ClientInputError('name must be 1-200 characters');
+  const unknownScope = unknownScopeMessage(c.scopes ?? [], ['openid', 'offline_access']);
+  if (unknownScope) throw new ClientInputError(unknownScope);
   const redirectUris = [...(c.redirectUris ?? [])];
   for (const u of redirectUris) if (!URL.canParse(u) || u.includes('#')) throw new ClientInputError(`redirect URI ${u} is not an absolute URL without fragment`);
   if (c.kind !== 'machine' && redirectUris.length === 0) throw new ClientInputError('a client that signs users in needs at least one redirect URI');

@@ -107,8 +107,24 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     });
   /** The token sign-in of this interaction, when the login step was one (carried by oidc-provider). */
   const signedInWithToken = (details.lastSubmission as { tokenLogin?: TokenLoginResult; autoApproved?: boolean } | undefined) ?? {};
-  const finishTokenLogin = (result: TokenLoginResult, autoApproved: boolean) =>
-    d.provider.interactionFinished(req, res, { login: { accountId: result.accountId }, tokenLogin: result, ...(autoApproved ? { autoApproved } : {}) }, { mergeWithLastSubmission: false });
+  /**
+   * The browser is signed in at the provider as another account (issue 25, CS1: a second person
+   * signs in to the console in the same browser): oidc-provider would answer with its logout
+   * confirmation, which is off here (404). The new sign-in replaces the old one instead: the old
+   * provider session ends and the interaction no longer points at it.
+   */
+  const replaceOtherSession = async (accountId: string): Promise<void> => {
+    const current = details.session;
+    if (current?.accountId === undefined || current.accountId === accountId) return;
+    if (current.cookie !== undefined) await d.store.revokeRecord('Session', current.cookie, Date.now());
+    delete details.session;
+    await details.save(Math.max(1, details.exp - Math.floor(Date.now() / 1000)));
+  };
+  const finishLogin = async (accountId: string, result: Record<string, unknown> = {}): Promise<void> => {
+    await replaceOtherSession(accountId);
+    return d.provider.interactionFinished(req, res, { login: { accountId }, ...result }, { mergeWithLastSubmission: false });
+  };
+  const finishTokenLogin = (result: TokenLoginResult, autoApproved: boolean) => finishLogin(result.accountId, { tokenLogin: result, ...(autoApproved ? { autoApproved } : {}) });
 
   // Back from the upstream's callback (src/auth/oauth/upstream-login.ts): this browser holds the
   // interaction cookie, and the callback verified the account for this very interaction.
@@ -117,7 +133,7 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     const accountId = await d.upstream.take(state, uid);
     if (!accountId) return send(res, 400, messagePage('Sign-in expired', 'This sign-in has expired or was already used. Start again from the application.'));
     signedIn(accountId, 'upstream');
-    return d.provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
+    return finishLogin(accountId);
   }
   if (req.method === 'GET') {
     const auto = d.tokenLogin?.autoApprove;
@@ -209,7 +225,7 @@ export async function serveInteraction(d: InteractionDeps, req: IncomingMessage,
     }
     d.throttle.succeeded(username, address);
     signedIn(user.username, 'password');
-    return d.provider.interactionFinished(req, res, { login: { accountId: user.username } }, { mergeWithLastSubmission: false });
+    return finishLogin(user.username);
   }
 
   if (step === 'confirm' && details.prompt.name === 'consent') {

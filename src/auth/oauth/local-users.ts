@@ -4,6 +4,7 @@
  * for the user can be granted.
  */
 import { randomBytes } from 'node:crypto';
+import { unknownScopeMessage } from '../../core/authz/scope-names.js';
 import { SCOPES } from './scopes.js';
 import type { OAuthStore, StoredUser } from '../../store/oauth-store.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
@@ -16,6 +17,8 @@ export class UserInputError extends Error {}
 
 export async function createUser(store: OAuthStore, o: { username: string; password?: string; scopes?: readonly string[] }): Promise<{ user: StoredUser; password: string }> {
   if (!USERNAME_PATTERN.test(o.username)) throw new UserInputError('username must be 1-64 letters, digits, . _ @ or -, starting with a letter or digit');
+  const unknownScope = o.scopes === undefined ? undefined : unknownScopeMessage(o.scopes);
+  if (unknownScope) throw new UserInputError(unknownScope);
   const password = o.password ?? randomBytes(18).toString('base64url');
   if (password.length < MIN_PASSWORD_LENGTH) throw new UserInputError(`password must be at least ${MIN_PASSWORD_LENGTH} characters`);
   const user: StoredUser = {

@@ -8,6 +8,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../authenticator.js';
 import { restErrorBody } from '../../protocol/a2a/rest-error-body.js';
 import type { Principal } from '../../core/authz/principal.js';
+import { unknownScopeMessage } from '../../core/authz/scope-names.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { ClientInputError, createClient, deleteClient, listClients, type NewClient } from './client-registry.js';
@@ -145,6 +146,8 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
       if (!by) return reply;
       const scopes = strings(parseJson(req.body)?.scopes);
       if (!scopes) return badRequest(reply, 'Body must be a JSON object with scopes (an array of strings)');
+      const unknownScope = unknownScopeMessage(scopes);
+      if (unknownScope) return badRequest(reply, unknownScope);
       // Ends the user's sessions and revokes their grants: what they may grant has changed.
       const updated = await d.store.setUserScopes(req.params.username, scopes);
       d.revocations?.forgetLiveness();

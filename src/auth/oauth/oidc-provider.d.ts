@@ -38,9 +38,11 @@ declare module 'oidc-provider' {
     uid: string;
     prompt: { name: string; reasons: string[]; details: UnknownObject };
     params: UnknownObject & { client_id?: string; scope?: string; resource?: string | string[]; redirect_uri?: string };
-    session?: { accountId?: string };
+    session?: { accountId?: string; uid?: string; cookie?: string };
     grantId?: string;
     lastSubmission?: UnknownObject;
+    exp: number;
+    save(ttl: number): Promise<string>;
   }
 
   export interface GrantInstance {

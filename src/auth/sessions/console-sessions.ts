@@ -42,7 +42,11 @@ export function cookieValue(header: string | string[] | undefined, name: string)
 export class ConsoleSessions {
   private sessions: Promise<BrowserSessions> | undefined;
 
-  constructor(private readonly store: OAuthStore) {}
+  constructor(
+    private readonly store: OAuthStore,
+    /** told when sign-out revokes a grant, so its access tokens stop on this replica at once (token-revocations.ts) */
+    private readonly revocations?: { grantRevoked(grantId: string): void },
+  ) {}
 
   /** The sessions, with their CSRF secret read from (or created in) the store on first use: every replica shares it. */
   private get(): Promise<BrowserSessions> {
@@ -90,8 +94,19 @@ export class ConsoleSessions {
     return (await this.get()).formToken(session, API_FORM);
   }
 
-  async end(session: ActiveSession): Promise<void> {
+  /**
+   * Sign-out (issue 25, CS1 and CS2): every console session of the account, the grant behind this
+   * one (so its access token, which could open a new session or act as a bearer, dies with it),
+   * and the account's browser session at the authorization server (otherwise the same browser
+   * approves the next authorization, any app's, as this account without a password).
+   */
+  async end(session: ActiveSession, now = Date.now()): Promise<void> {
     await (await this.get()).endAllOf(session.username);
+    if (session.grantId !== undefined) {
+      await this.store.revokeRecordsOfGrant(session.grantId, now);
+      this.revocations?.grantRevoked(session.grantId);
+    }
+    await this.store.endProviderSessionsOf(session.username, now);
   }
 
   /**

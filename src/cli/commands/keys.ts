@@ -4,6 +4,8 @@
  */
 import type { Command } from 'commander';
 import { createApiKey } from '../../auth/api-keys.js';
+import { loadConfig } from '../../config/index.js';
+import { unknownScopeMessage } from '../../core/authz/scope-names.js';
 import { recordCliEvent } from '../cli-audit.js';
 import type { CliIO } from '../io.js';
 import { storeOptions, withCurrentStore, type StoreOptions } from '../store-access.js';
@@ -34,6 +36,17 @@ export function parseExpiry(text: string, now: number): number | undefined {
   return Number.isFinite(at) && at > now ? at : undefined;
 }
 
+/** The skills' scopes of the config file, which a key may carry too; none when there is no readable file (--storage alone). */
+function configuredSkillScopes(o: StoreOptions, io: CliIO): string[] {
+  if (o.storage !== undefined && o.config === undefined) return [];
+  try {
+    const config = loadConfig({ ...(o.config === undefined ? {} : { file: o.config }), env: io.env, cwd: io.cwd() });
+    return [...new Set(config.agents.flatMap((a) => Object.values(a.skills).flatMap((sk) => sk.scopes ?? [])))];
+  } catch {
+    return [];
+  }
+}
+
 export function registerKeys(program: Command, io: CliIO): void {
   const keys = program.command('keys').description('API keys stored in the database: create, list, revoke').addHelpText('after', KEYS_HELP);
   const common = (cmd: Command): Command => storeOptions(cmd, KEYS_HELP);
@@ -53,6 +66,12 @@ export function registerKeys(program: Command, io: CliIO): void {
           io.exit(2);
           return;
         }
+      }
+      const unknownScope = unknownScopeMessage(o.scope, configuredSkillScopes(o, io));
+      if (unknownScope) {
+        io.stderr(`agentport: ${unknownScope}\n(run agentport keys create --help for usage)\n`);
+        io.exit(2);
+        return;
       }
       if (!o.subject.trim()) {
         io.stderr('agentport: --subject must not be empty\n(run agentport keys create --help for usage)\n');

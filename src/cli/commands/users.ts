@@ -3,6 +3,7 @@
  * A generated password is printed once; passwords are stored as scrypt hashes only.
  */
 import type { Command } from 'commander';
+import { unknownScopeMessage } from '../../core/authz/scope-names.js';
 import { createUser, publicUser, UserInputError } from '../../auth/oauth/local-users.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { recordCliEvent, type CliAudit } from '../cli-audit.js';
@@ -73,6 +74,11 @@ export function registerUsers(program: Command, io: CliIO): void {
         const scopes = o.admin ? ['admin'] : o.scope;
         if (scopes.length === 0) {
           io.stderr('agentport: give at least one --scope, or --admin\n');
+          return 2;
+        }
+        const unknownScope = unknownScopeMessage(scopes);
+        if (unknownScope) {
+          io.stderr(`agentport: ${unknownScope}\n`);
           return 2;
         }
         if (!(await store.setUserScopes(username, scopes))) {

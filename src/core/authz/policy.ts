@@ -147,6 +147,11 @@ export class AuthorizationPolicy {
     }
   }
 
+  /** Every scope configured on a skill of any agent: names an API key may carry besides the built-in ones. */
+  configuredSkillScopes(): string[] {
+    return [...new Set(Object.values(this.s.agents).flatMap((a) => Object.values(a.skillScopes).flat()))];
+  }
+
   /** The scopes configured for each skill of an agent (for cards). */
   skillScopesOf(agentId: string): Readonly<Record<string, readonly string[]>> {
     return this.s.agents[agentId]?.skillScopes ?? NO_SKILL_SCOPES;

@@ -15,6 +15,7 @@ import { auditActorOf, auditOriginOf, type AuditOrigin } from '../../auth/audit-
 import { NO_AUDIT, type AuditSink } from '../../core/audit/audit-event.js';
 import { keyToCreate, KeyRequestDenied, keyVisibility, type KeyVisibility } from '../../core/authz/own-api-keys.js';
 import type { Principal } from '../../core/authz/principal.js';
+import { unknownScopeMessage } from '../../core/authz/scope-names.js';
 import { SCOPES } from '../../core/authz/scopes.js';
 import { invalidParams, A2AError } from '../../protocol/a2a/errors.js';
 import type { StoredApiKey } from '../../store/store.js';
@@ -124,6 +125,8 @@ export function keyRoutes(d: AdminGuardDeps & { store: ApiKeyAdmin; audit?: Audi
         const issue = parsed.error.issues[0]!;
         return sendError(reply, invalidParams(issue.path.join('.') || 'body', issue.message));
       }
+      const unknownScope = unknownScopeMessage(parsed.data.scopes, d.policy.configuredSkillScopes());
+      if (unknownScope) return sendError(reply, invalidParams('scopes', unknownScope));
       let key: ReturnType<typeof keyToCreate>;
       try {
         key = keyToCreate(who.principal, who.visibility, {
