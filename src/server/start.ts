@@ -202,7 +202,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
 
     // Usage records (src/core/usage): a task's in its own commits, other calls queued and written in batches.
     const skillCost = (agentId: string, skill: string | undefined) => (skill === undefined ? undefined : config.agents.find((a) => a.id === agentId)?.skills[skill]?.cost);
-    const usageRecorder = new UsageRecorder({ store: store.usage, replica: initial.cluster.replicaId, config: initial.usage, log: moduleLog('usage'), cost: skillCost });
+    const usageRecorder = new UsageRecorder({ store: store.usage, replica: initial.cluster.replicaId, config: initial.usage, log: moduleLog('usage'), cost: skillCost, isAgent: (id) => registry.get(id) !== undefined });
     // Observers of every call's end (metrics, the access log) register here, before the listeners are built.
     if (metrics) {
       // Configured agents are label values from the start, so their failures are never 'other'.
