@@ -62,8 +62,10 @@ function recordCall(this: ServerResponse): void {
   const call = req[CALL];
   if (!call) return;
   const { draft } = call;
-  // A face that named no operation (OAuth, a preflight, an unknown path): the path, ids masked.
-  draft.operation ??= `${req.method ?? 'GET'} ${pathPattern(call.path)}`;
+  // A face that named no operation (OAuth, a preflight): the path, ids masked. A path that names
+  // nothing here (404: an unknown route, or the document of an unknown agent) is one value, never
+  // the path, so random paths cannot grow the usage store (issue 25 U1).
+  draft.operation ??= `${req.method ?? 'GET'} ${this.statusCode === 404 ? 'other' : pathPattern(call.path)}`;
   if (draft.bytesIn === undefined) {
     const length = Number(req.headers['content-length']);
     if (length > 0) draft.bytesIn = length;

@@ -211,7 +211,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
       const agent = config.agents.find((a) => a.id === agentId);
       return (skill === undefined ? undefined : agent?.skills[skill]?.cost) ?? agent?.llm?.price;
     };
-    const usageRecorder = new UsageRecorder({ store: store.usage, replica: initial.cluster.replicaId, config: initial.usage, log: moduleLog('usage'), cost: skillCost });
+    const usageRecorder = new UsageRecorder({ store: store.usage, replica: initial.cluster.replicaId, config: initial.usage, log: moduleLog('usage'), cost: skillCost, isAgent: (id) => registry.get(id) !== undefined });
     // Observers of every call's end (metrics, the access log) register here, before the listeners are built.
     if (metrics) {
       // Configured agents are label values from the start, so their failures are never 'other'.

@@ -9,11 +9,49 @@ export function noteMcpCall(u: UsageDraft, parsed: unknown, versionHeader: strin
   if (typeof parsed !== 'object' || parsed === null) return;
   const m = parsed as { method?: unknown; params?: { name?: unknown; protocolVersion?: unknown } };
   if (typeof m.method !== 'string') return;
-  u.operation = m.method.slice(0, 64);
+  // A method MCP does not define is one value: a client's made-up names would group without bound.
+  u.operation = MCP_METHODS.has(m.method) ? m.method : 'other';
   const version = versionHeader ?? (m.method === 'initialize' && typeof m.params?.protocolVersion === 'string' ? m.params.protocolVersion : undefined);
   if (version !== undefined && /^[\w.-]{1,20}$/.test(version)) u.face = `${u.face.split('/')[0]}/${version}`;
   if (m.method === 'tools/call' && typeof m.params?.name === 'string') u.tool = m.params.name.slice(0, 128);
 }
+
+/** The methods of MCP (2025-11-25), client to server and back: the operations a record may name. */
+const MCP_METHODS = new Set([
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'roots/list',
+  'sampling/createMessage',
+  'elicitation/create',
+  'tasks/get',
+  'tasks/list',
+  'tasks/result',
+  'tasks/cancel',
+  'tasks/update',
+  'server/discover',
+  'subscriptions/listen',
+  'notifications/initialized',
+  'notifications/cancelled',
+  'notifications/progress',
+  'notifications/roots/list_changed',
+  'notifications/message',
+  'notifications/tasks/status',
+  'notifications/resources/updated',
+  'notifications/resources/list_changed',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+]);
 
 /** JSON-RPC 2.0's reserved error codes, by the name a record's outcome takes. */
 const JSON_RPC_REASONS: Readonly<Record<number, string>> = {

@@ -12,7 +12,7 @@ import type { CallContext } from '../a2a-handler.js';
 import type { RegisteredAgent } from '../agents/agent-registry.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import type { ClusterRouter } from '../cluster/cluster-router.js';
-import type { RunObserver } from '../execution/run-observer.js';
+import { mergeObservers, type RunObserver } from '../execution/run-observer.js';
 import type { RunLogger, RunSupervisor } from '../execution/run-supervisor.js';
 import { pushBodyVersionOfCall } from '../push/push-body-version.js';
 import { chosenTaskIdOf } from './chosen-task-id.js';
@@ -37,7 +37,21 @@ export interface MessageIntakeDeps {
 }
 
 export class MessageIntake {
+  /**
+   * Task-creating messages whose run has not committed its first event yet (so the store cannot
+   * find them by messageId), by agent, owner and messageId: a retry in that window waits on the
+   * first run's task instead of starting its own (issue 25 C1a).
+   */
+  private readonly starting = new Map<string, { taskId: string; contextId: string }>();
+
   constructor(private readonly d: MessageIntakeDeps) {}
+
+  /** A retry of a task-creating message whose first run has produced nothing yet: waits on that run's task. */
+  awaitStarting(ctx: CallContext, req: SendMessageRequest): PreparedSend | undefined {
+    if (this.starting.size === 0 || req.message.taskId || typeof req.message.messageId !== 'string') return undefined;
+    const first = this.starting.get(startingKey(ctx, req.message.messageId));
+    return first && { taskId: first.taskId, contextId: first.contextId, startSeq: 0, start: () => {}, remote: true };
+  }
 
   /**
    * SendMessage idempotency (issue 19 C1): the task an earlier request of this caller created with
@@ -114,7 +128,12 @@ export class MessageIntake {
     const activated = ctx.requestedExtensions.filter((u) => agent.supportedExtensions.includes(u));
     const runs = this.d.supervisor;
 
-    const start = (obs: RunObserver) => {
+    // Known as starting from now until its first commit (or its end), when the store has it.
+    const key = !existing && this.d.deduplicates && typeof msg.messageId === 'string' ? startingKey(ctx, msg.messageId) : undefined;
+    if (key !== undefined) this.starting.set(key, { taskId, contextId });
+    const started = () => key !== undefined && this.starting.get(key)?.taskId === taskId && this.starting.delete(key);
+    const start = (given: RunObserver) => {
+      const obs = key === undefined ? given : mergeObservers(given, { onMessage: started, onCommitted: started, onEnd: started, onDuplicate: started });
       if (existing?.run) return runs.deliver(existing, existing.run, userMessage, obs, ctx.trace);
       const run = runs.newRun({
         definition: agent.definition,
@@ -161,4 +180,8 @@ export class MessageIntake {
     }
     return out;
   }
+}
+
+function startingKey(ctx: CallContext, messageId: string): string {
+  return `${ctx.agentId}\n${ctx.principal.subject}\n${messageId}`;
 }

@@ -205,7 +205,8 @@ export class TaskService implements A2AHandler {
     const view = (t: Task): SendMessageResponse => ({ task: viewTask(t, { historyLength: cfg.historyLength, maxHistory: this.d.limits.maxHistoryLength }) });
     const retried = await this.intake.retriedTask(ctx, req);
     if (retried && (cfg.returnImmediately || isTerminal(retried.task.status.state) || isInterrupted(retried.task.status.state))) return view(retried.task);
-    const prepared = retried ? this.intake.awaitRetried(retried) : await this.intake.prepare(ctx, agent, req);
+    // A retry while the first run has not produced its first event waits on that run (issue 25 C1a).
+    const prepared = retried ? this.intake.awaitRetried(retried) : (this.intake.awaitStarting(ctx, req) ?? (await this.intake.prepare(ctx, agent, req)));
 
     return this.waits.blocking(ctx, prepared, cfg, view);
   }

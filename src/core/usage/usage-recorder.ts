@@ -21,7 +21,15 @@ export interface UsageRecorderOptions {
   now?: () => number;
   /** the configured cost of an agent's skill, for a run that answered without a task */
   cost?: (agentId: string, skill: string | undefined) => SkillCostConfig | undefined;
+  /**
+   * Whether an agent id names a registered agent: any other is recorded as `other` (issue 25 U1:
+   * anonymous callers naming random agents would otherwise grow the usage store without bound).
+   */
+  isAgent?: (agentId: string) => boolean;
 }
+
+/** The one value unknown agents and routes are recorded under, as on /metrics. */
+export const OTHER = 'other';
 
 /** How the answer went out, as the listener saw it. */
 export interface CallEnd {
@@ -118,7 +126,7 @@ export class UsageRecorder {
     if (d.reported?.model !== undefined) r.model = d.reported.model;
     if (d.ttfbMs !== undefined) r.ttfbMs = d.ttfbMs;
     if (end.bytesOut !== undefined) r.bytesOut = end.bytesOut;
-    if (d.agent !== undefined) r.agent = d.agent;
+    if (d.agent !== undefined) r.agent = !this.o.isAgent || this.o.isAgent(d.agent) ? d.agent : OTHER;
     if (d.taskId !== undefined) r.taskId = d.taskId;
     if (d.contextId !== undefined) r.contextId = d.contextId;
     if (d.subject !== undefined) r.subject = d.subject;
