@@ -24,7 +24,7 @@ describe('resourcePathOf', () => {
     expect(resourcePathOf(path)).toBe(expected);
   });
 
-  it.each(['/a2a', '/a2a/', '/a2a/echo/tasks', '/api', '/api/v1/keys', '/other', '/mcpx'])('%s is no resource', (path) => {
+  it.each(['/a2a', '/a2a/', '/a2a/echo/tasks', '/x/a2a/echo', '/api', '/api/v1/keys', '/other', '/mcpx'])('%s is no resource', (path) => {
     expect(resourcePathOf(path)).toBeUndefined();
   });
 });
