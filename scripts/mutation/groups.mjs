@@ -21,7 +21,7 @@ export const GROUPS = {
   },
   audit: {
     mutate: ['src/store/audit-chain.ts', 'src/core/audit/audit-log.ts'],
-    tests: ['test/store/audit-chain.test.ts', 'test/core/audit/audit-log.test.ts'],
+    tests: ['test/store/audit-chain.test.ts', 'test/core/audit/audit-log.test.ts', 'test/core/audit/audit-log-queue.test.ts'],
   },
   sessions: {
     mutate: ['src/auth/sessions/*.ts', 'src/auth/oauth/consent-grants.ts'],

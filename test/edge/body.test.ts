@@ -101,3 +101,22 @@ describe('readLimitedBody at its byte limit', () => {
     expect(budget.inFlight).toBe(0);
   });
 });
+
+// Pins the up-front refusal: a declared Content-Length over the limit is refused before a byte is
+// read, so a client cannot hold a reservation and a socket by declaring much and sending little.
+it('refuses a declared length over the limit at once, without waiting for the body', async () => {
+  const answer = await new Promise<string>((resolve) => {
+    const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/', headers: { 'content-length': String(48 * 1024 + 1) } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => {
+        resolve(text);
+        req.destroy();
+      });
+    });
+    req.on('error', () => resolve('reset'));
+    req.write('only a few bytes'); // and never the rest: a read would end at the 300 ms deadline
+  });
+  expect(answer).toBe('too-large');
+  expect(budget.inFlight).toBe(0);
+});

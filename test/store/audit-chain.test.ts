@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { AuditChainWalk, type AuditChainRow, auditHash, canonicalJson, chainRows, GENESIS_HASH } from '../../src/store/audit-chain.js';
+import { AuditChainWalk, type AuditChainRow, auditHash, canonicalJson, chainRows, GENESIS_HASH, toAuditRecord } from '../../src/store/audit-chain.js';
 
 /** The formula of the module's doc comment, written out again. */
 function documentedHash(r: AuditChainRow): string {
@@ -143,5 +143,37 @@ describe('verifying a walk', () => {
     relinked.check(rows[0]!);
     expect(relinked.check({ ...rows[1]!, prev_hash: GENESIS_HASH })).toBe(false);
     expect(relinked.result()).toEqual({ ok: false, count: 1, seq: 2, problem: 'prev-hash-mismatch', detail: 'prev_hash does not match the hash of seq 1' });
+  });
+});
+
+describe('a stored row as a record', () => {
+  it('names every column present, and leaves out the absent ones', () => {
+    expect(toAuditRecord({ ...row, hash: 'h' })).toStrictEqual({
+      seq: 7,
+      time: 1_700_000_000_123,
+      replica: 'r1',
+      action: 'apikey.created',
+      outcome: 'success',
+      actor: 'alice',
+      actorClient: 'cli',
+      target: 'apikey:k7',
+      clientAddress: '10.0.0.1',
+      userAgent: 'ua/1',
+      requestId: 'req-7',
+      details: { a: 1 },
+      prevHash: 'a'.repeat(64),
+      hash: 'h',
+    });
+    const bare = { ...row, actor_client: null, target: null, client_address: null, user_agent: null, request_id: null, details: null, hash: 'h' };
+    expect(toAuditRecord(bare)).toStrictEqual({ seq: 7, time: 1_700_000_000_123, replica: 'r1', action: 'apikey.created', outcome: 'success', actor: 'alice', prevHash: 'a'.repeat(64), hash: 'h' });
+  });
+
+  it.each([
+    ['corrupt text', '{not json', { raw: '{not json' }],
+    ['a JSON array', '[1,2]', { value: [1, 2] }],
+    ['JSON null', 'null', { value: null }],
+    ['a JSON number', '3', { value: 3 }],
+  ])('keeps details that are %s readable', (_what, details, expected) => {
+    expect(toAuditRecord({ ...row, details, hash: 'h' }).details).toStrictEqual(expected);
   });
 });

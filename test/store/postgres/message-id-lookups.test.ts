@@ -15,8 +15,9 @@ const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432
 const schema = `t_msgids_${randomBytes(4).toString('hex')}`;
 let store: Store;
 let pool: pg.Pool;
-/** statements the pool was asked to run */
+/** statements the pool was asked to run, and the number of keys of each */
 let statements = 0;
+const keysPerStatement: number[] = [];
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
@@ -35,6 +36,7 @@ beforeAll(async () => {
   const query = pool.query.bind(pool) as (...a: unknown[]) => unknown;
   (pool as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
     statements++;
+    keysPerStatement.push(((a[0] as { values?: unknown[][] }).values?.[0] ?? []).length);
     return query(...a);
   };
 });
@@ -82,13 +84,22 @@ describe('MessageIdLookups', () => {
     const lookups = new MessageIdLookups(pool);
     const before = statements;
     const asked = Array.from({ length: 1001 }, (_, i) => (i === 0 ? 'm-1' : i === 500 ? 'm-3' : i === 1000 ? 'm-3' : `miss-${i}`));
+    const sent = keysPerStatement.length;
     const found = await Promise.all(asked.map((m) => lookups.find('agent-a', 'alice', m)));
     expect(statements - before).toBe(3);
+    expect(keysPerStatement.slice(sent)).toEqual([500, 500, 1]);
     expect(found.flatMap((r, i) => (r ? [[i, r.id]] : []))).toEqual([
       [0, ids['alice/m-1']],
       [500, ids['alice/m-3']],
       [1000, ids['alice/m-3']],
     ]);
+  });
+
+  it('sends exactly 500 keys as one statement, with no empty one after it', async () => {
+    const lookups = new MessageIdLookups(pool);
+    const sent = keysPerStatement.length;
+    await Promise.all(Array.from({ length: 500 }, (_, i) => lookups.find('agent-a', 'alice', `miss-${i}`)));
+    expect(keysPerStatement.slice(sent)).toEqual([500]);
   });
 
   it('rejects every lookup of a batch whose statement fails, with the driver error', async () => {

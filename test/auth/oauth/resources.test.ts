@@ -1,0 +1,115 @@
+/**
+ * The RFC 8707 resources the server answers for (src/auth/oauth/resources.ts) and the URLs of
+ * src/auth/oauth-paths.ts, at the root and under a path prefix. A resource that is accepted here
+ * becomes a token audience, so each refusal is pinned: another origin, a path outside the prefix,
+ * a query or fragment, credentials, an agent that does not exist, a path that is no resource.
+ */
+import { describe, expect, it } from 'vitest';
+import { baseAudience, isOwnResource, resourcePathOf, type ResourceCatalog } from '../../../src/auth/oauth/resources.js';
+import { issuerOf, oauthUrl, protectedResourceMetadataUrl, publicPath, publicPathPrefix, resourceIdentifier } from '../../../src/auth/oauth-paths.js';
+
+const catalog = (publicUrl: string, audiences?: string[]): ResourceCatalog => ({ publicUrl: () => publicUrl, hasAgent: (id) => id === 'echo' || id === 'a b', ...(audiences ? { audiences } : {}) });
+
+describe('resourcePathOf', () => {
+  it.each([
+    ['/', '/'],
+    ['', '/'],
+    ['/mcp', '/mcp'],
+    ['/mcp/', '/mcp'],
+    ['/api/v1', '/api/v1'],
+    ['/a2a/echo', '/a2a/echo'],
+    ['/a2a/echo/mcp', '/a2a/echo/mcp'],
+    ['/a2a/echo//', '/a2a/echo'],
+  ])('reads %s as %s', (path, expected) => {
+    expect(resourcePathOf(path)).toBe(expected);
+  });
+
+  it.each(['/a2a', '/a2a/', '/a2a/echo/tasks', '/x/a2a/echo', '/api', '/api/v1/keys', '/other', '/mcpx'])('%s is no resource', (path) => {
+    expect(resourcePathOf(path)).toBeUndefined();
+  });
+});
+
+describe('isOwnResource at the root', () => {
+  const c = catalog('https://host.example');
+  it.each([
+    'https://host.example',
+    'https://host.example/',
+    'https://host.example/mcp',
+    'https://host.example/mcp/',
+    'https://host.example/api/v1',
+    'https://host.example/a2a/echo',
+    'https://host.example/a2a/echo/mcp',
+    'https://host.example/a2a/a%20b',
+  ])('accepts %s', (r) => {
+    expect(isOwnResource(c, r)).toBe(true);
+  });
+
+  it.each([
+    'https://other.example/mcp',
+    'http://host.example/mcp',
+    'https://host.example:8443/mcp',
+    'https://host.example/mcp?x=1',
+    'https://host.example/mcp#f',
+    'https://u:p@host.example/mcp',
+    'https://u@host.example/mcp',
+    'https://host.example/a2a/nobody',
+    'https://host.example/a2a/%E0%A4%A',
+    'https://host.example/a2a/echo/tasks',
+    'not a url',
+    '/mcp',
+  ])('refuses %s', (r) => {
+    expect(isOwnResource(c, r)).toBe(false);
+  });
+
+  it('accepts a configured extra audience as it is, and uses the first as the base audience', () => {
+    const extra = catalog('https://host.example', ['urn:agentport', 'https://elsewhere.example/x?y']);
+    expect(isOwnResource(extra, 'urn:agentport')).toBe(true);
+    expect(isOwnResource(extra, 'https://elsewhere.example/x?y')).toBe(true);
+    expect(baseAudience(extra)).toBe('urn:agentport');
+    expect(baseAudience(c)).toBe('https://host.example');
+  });
+});
+
+describe('isOwnResource under the prefix /agentport', () => {
+  const c = catalog('https://host.example/agentport');
+  it.each(['https://host.example/agentport', 'https://host.example/agentport/', 'https://host.example/agentport/mcp', 'https://host.example/agentport/a2a/echo'])('accepts %s', (r) => {
+    expect(isOwnResource(c, r)).toBe(true);
+  });
+
+  it.each(['https://host.example/mcp', 'https://host.example/', 'https://host.example/agentportal/mcp', 'https://host.example/x/agentport/mcp', 'https://host.example/agentport/a2a/nobody'])('refuses %s', (r) => {
+    expect(isOwnResource(c, r)).toBe(false);
+  });
+
+  it('names its base audience with the prefix', () => {
+    expect(baseAudience(c)).toBe('https://host.example/agentport');
+  });
+});
+
+describe('oauth-paths', () => {
+  it.each([
+    ['https://host.example', ''],
+    ['https://host.example/', ''],
+    ['https://host.example/agentport', '/agentport'],
+    ['https://host.example/agentport//', '/agentport'],
+  ])('the path prefix of %s is "%s"', (url, prefix) => {
+    expect(publicPathPrefix(url)).toBe(prefix);
+  });
+
+  it('builds the issuer, public paths and URLs with the prefix, and without one at the root', () => {
+    expect(issuerOf('https://host.example/')).toBe('https://host.example');
+    expect(issuerOf('https://host.example:8443/agentport/')).toBe('https://host.example:8443/agentport');
+    expect(publicPath('https://host.example/agentport', '/oauth/token')).toBe('/agentport/oauth/token');
+    expect(oauthUrl('https://host.example/agentport', '/oauth/token')).toBe('https://host.example/agentport/oauth/token');
+    expect(oauthUrl('https://host.example', '/oauth/token')).toBe('https://host.example/oauth/token');
+  });
+
+  it.each([
+    ['https://host.example', '/', 'https://host.example/.well-known/oauth-protected-resource', 'https://host.example'],
+    ['https://host.example', '/mcp/', 'https://host.example/.well-known/oauth-protected-resource/mcp', 'https://host.example/mcp'],
+    ['https://host.example/agentport', '/', 'https://host.example/agentport/.well-known/oauth-protected-resource', 'https://host.example/agentport'],
+    ['https://host.example/agentport', '/a2a/echo', 'https://host.example/agentport/.well-known/oauth-protected-resource/a2a/echo', 'https://host.example/agentport/a2a/echo'],
+  ])('on %s, resource %s: metadata at %s, identifier %s', (url, path, metadata, identifier) => {
+    expect(protectedResourceMetadataUrl(url, path)).toBe(metadata);
+    expect(resourceIdentifier(url, path)).toBe(identifier);
+  });
+});
