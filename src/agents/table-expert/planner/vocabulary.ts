@@ -63,7 +63,13 @@ export function roleOf(p: TableProfile, c: TableProfile['columns'][number], rela
   return 'other';
 }
 
-export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Readonly<Record<string, string>> = {}): Vocabulary {
+/** The semantic layer's parts the planner uses (planner/semantic.ts checks them against the schema). */
+export interface VocabularyExtras {
+  units?: Readonly<Record<string, string>>;
+  values?: ReadonlyArray<{ alias: string; table: string; column: string; value: string }>;
+}
+
+export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Readonly<Record<string, string>> = {}, extras: VocabularyExtras = {}): Vocabulary {
   const relations = Catalog.relations(profiles);
   const phrases = new Map<string, Meaning[]>();
   const columns = new Map<string, ColumnRef>();
@@ -207,7 +213,9 @@ export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Rea
     }
   }
   for (const [word, target] of Object.entries(synonyms)) {
-    const [t, c] = target.split('.');
+    // `table.column`: the column's name may hold dots, spaces and capitals (`superstore.Order Date`)
+    const dot = target.indexOf('.');
+    const [t, c] = dot < 0 ? [target, undefined] : [target.slice(0, dot), target.slice(dot + 1)];
     if (c === undefined) {
       if (tables.has(t!)) add(phraseOf(word), { kind: 'table', table: t!, strength: 4 });
     } else {
@@ -263,6 +271,11 @@ export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Rea
     if (ref.type !== 'BOOLEAN') continue;
     const phrase = namePhrase(ref.column);
     if (!phrases.get(phrase)?.some((m) => m.kind === 'value')) add(phrase, { kind: 'value', ref, value: 'true', strength: 2 });
+  }
+  for (const [key, unit] of Object.entries(extras.units ?? {})) units.set(key, unit);
+  for (const v of extras.values ?? []) {
+    const ref = columns.get(`${v.table}.${v.column}`);
+    if (ref) add(phraseOf(v.alias), { kind: 'value', ref, value: v.value, strength: 4 });
   }
   // "one row per client": the rows' own noun names the table
   for (const p of profiles) {
