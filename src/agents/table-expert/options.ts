@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../../config/errors.js';
 import { configErrorMap, formatPath, problemsFromZod, sortByFileOrder } from '../../config/errors.js';
 import { bool, byteSize, duration, integer, nonEmptyString } from '../../config/primitives.js';
+import type { SemanticSpec } from './planner/semantic.js';
 
 /** Table and dataset names become unquoted SQL identifiers the planner and the LLM can write. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -45,6 +46,15 @@ const datasetSchema = z
     format: z.enum(FILE_FORMATS).optional(),
     sqlite: z
       .object({ file: nonEmptyString, tables: z.array(identifier).min(1).optional() })
+      .strict()
+      .optional(),
+    /** what the data's owners say about it (planner/semantic.ts); checked against the schema on first use */
+    semantic: z
+      .object({
+        columns: z.record(z.string().min(1), z.object({ description: nonEmptyString.optional(), synonyms: z.array(nonEmptyString).optional(), unit: nonEmptyString.optional() }).strict()).optional(),
+        values: z.record(z.string().min(1), nonEmptyString).optional(),
+        verified: z.array(z.object({ question: nonEmptyString, sql: nonEmptyString }).strict()).optional(),
+      })
       .strict()
       .optional(),
     postgres: z
@@ -116,7 +126,8 @@ export const tableExpertOptionsSchema = z
     limits: limitsSchema.default({}),
     llm: llmSchema.optional(),
     /** extra words for the planner: `{ turnover: 'order_lines.amount', client: 'customers' }` */
-    synonyms: z.record(z.string().min(1), z.string().regex(/^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$/, { message: 'must be table or table.column' })).default({}),
+    /** `table`, `table.column` or a column name as the data spells it (`superstore.Order Date`); checked against the schema on first use */
+    synonyms: z.record(z.string().min(1), nonEmptyString).default({}),
   })
   .strict()
   .superRefine((o, ctx) => {
@@ -142,6 +153,7 @@ export interface DatasetSpec {
   name: string;
   usecase: string;
   description?: string;
+  semantic?: SemanticSpec;
   source: DatasetSource;
 }
 
@@ -167,7 +179,7 @@ export function parseTableExpertOptions(options: unknown, where: { index: number
   }
   const o = parsed.data;
   const datasets = o.datasets.map((d): DatasetSpec => {
-    const base = { name: d.name, usecase: d.usecase, ...(d.description ? { description: d.description } : {}) };
+    const base = { name: d.name, usecase: d.usecase, ...(d.description ? { description: d.description } : {}), ...(d.semantic ? { semantic: d.semantic as SemanticSpec } : {}) };
     if (d.sqlite) return { ...base, source: { kind: 'sqlite', file: path.resolve(where.baseDir, d.sqlite.file), ...(d.sqlite.tables ? { tables: d.sqlite.tables } : {}) } };
     if (d.postgres) {
       const pgOpts = d.postgres;
@@ -191,7 +203,8 @@ function knownKeys(p: readonly (string | number)[]): string[] {
   const keys = p.filter((s): s is string => typeof s === 'string');
   const last = keys[keys.length - 1];
   if (keys.length === 0) return ['datasets', 'sample', 'limits', 'llm', 'synonyms'];
-  if (last === 'datasets') return ['name', 'usecase', 'description', 'path', 'format', 'sqlite', 'postgres'];
+  if (last === 'datasets') return ['name', 'usecase', 'description', 'path', 'format', 'sqlite', 'postgres', 'semantic'];
+  if (last === 'semantic') return ['columns', 'values', 'verified'];
   if (last === 'sqlite') return ['file', 'tables'];
   if (last === 'postgres') return ['url', 'schema', 'table', 'tables', 'maxRows', 'refreshMs'];
   if (last === 'llm') return ['baseUrl', 'model', 'apiKey', 'apiKeyHeader', 'apiVersion', 'headers', 'maxRepairs', 'timeoutMs', 'stream', 'temperature'];

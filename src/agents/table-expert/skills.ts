@@ -19,6 +19,7 @@ import { LlmError } from './llm/chat-client.js';
 import type { Context } from '../../observability/tracing/index.js';
 import { writeAndRunSql, type Attempt } from './llm/sql-writer.js';
 import type { TableExpertOptions } from './options.js';
+import { questionKey, resolveSemantic, SemanticError, type ResolvedSemantic } from './planner/semantic.js';
 import { buildVocabulary, planQuestion, type Choice, type PlannerMemory, type Vocabulary } from './planner/index.js';
 import { quoteIdent } from './sql/sql-text.js';
 
@@ -118,6 +119,8 @@ export type AskOutput =
       chart?: JsonObject;
       interpretation?: string;
       source: 'planner' | 'llm';
+      /** answered by a verified question of the semantic layer */
+      verified?: boolean;
       attempts?: Attempt[];
       memory: AskMemory;
     }
@@ -167,9 +170,23 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
     const stamp = profiles.map((p) => `${p.name}@${p.profiledAt}`).join('|');
     const hit = vocabCache.get(key);
     if (hit?.stamp === stamp) return hit.vocab;
-    const vocab = buildVocabulary(profiles, options.synonyms);
+    const sem = semanticOf(profiles);
+    const vocab = buildVocabulary(profiles, sem.synonyms, { units: sem.units, values: sem.values });
     vocabCache.set(key, { stamp, vocab });
     return vocab;
+  };
+  /** The semantic layer checked against the tables in scope; a name matching nothing is a configuration error. */
+  const semanticOf = (profiles: TableProfile[]): ResolvedSemantic => {
+    const specs = options.datasets.flatMap((d, i) => (d.semantic && profiles.some((p) => p.dataset === d.name) ? [{ where: `options.datasets[${i}].semantic`, dataset: d.name, spec: d.semantic }] : []));
+    const present = Object.fromEntries(
+      Object.entries(options.synonyms).filter(([, t]) => profiles.length > 0 && (options.datasets.length <= 1 || profiles.some((p) => t.toLowerCase().startsWith(`${p.name}.`) || t.toLowerCase() === p.name))),
+    );
+    try {
+      return resolveSemantic(specs, present, profiles);
+    } catch (e) {
+      if (e instanceof SemanticError) throw new TableExpertError('unavailable', `configuration error: ${e.message}`);
+      throw e;
+    }
   };
   const usecasesOf = (sqlTables: ReadonlyArray<{ usecase: string }>) => [...new Set(sqlTables.map((p) => p.usecase))].sort();
 
@@ -260,6 +277,26 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
       if (!question) throw new TableExpertError('invalid_input', 'the question is empty');
       const { e, profiles } = await open(ctx);
       const maxRows = e.limits.maxRows;
+      const sem = semanticOf(profiles);
+      // a verified question is answered with its owners' SQL, before any planning or model
+      const verified = sem.verified.find((v) => v.key === questionKey(question));
+      if (verified) {
+        const out = await runQuery(verified.sql, ctx, maxRows, question);
+        const reading = `verified question "${verified.question}" (SQL checked by the data's owners)`;
+        return {
+          kind: 'answer',
+          question,
+          sql: out.sql,
+          result: out.result,
+          resultId: out.resultId,
+          summary: summarize(out.result, reading),
+          ...(out.chart ? { chart: out.chart } : {}),
+          interpretation: reading,
+          source: 'planner',
+          verified: true,
+          memory: { question, sql: out.sql },
+        };
+      }
       const useLlm = options.llm && input.mode !== 'planner';
       if (input.mode === 'llm' && !options.llm) throw new TableExpertError('invalid_input', 'no model is configured (options.llm)');
       if (useLlm) {
@@ -270,6 +307,7 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
             engine: e,
             profiles,
             relations: vocab.relations,
+            semantic: sem,
             question,
             history: input.previous ? [{ question: input.previous.question, sql: input.previous.sql }] : [],
             maxRows,

@@ -39,7 +39,7 @@ export function queryParts(o: QueryOutput): Part[] {
 }
 
 export function answerParts(o: Extract<AskOutput, { kind: 'answer' }>): Part[] {
-  const extra: JsonObject = { resultId: o.resultId, source: o.source, ...(o.interpretation ? { interpretation: o.interpretation } : {}) };
+  const extra: JsonObject = { resultId: o.resultId, source: o.source, ...(o.interpretation ? { interpretation: o.interpretation } : {}), ...(o.verified ? { verified: true } : {}) };
   if (o.attempts && o.attempts.length > 1) extra.attempts = toJsonValue(o.attempts);
   return [md(o.summary), sql(o.sql), data(resultData(o.result, extra)), ...(o.chart ? [{ data: o.chart, mediaType: VEGA_LITE_MEDIA_TYPE }] : [])];
 }

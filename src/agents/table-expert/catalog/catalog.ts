@@ -11,6 +11,8 @@ export interface Relation {
   from: { table: string; column: string };
   /** the one side: `customers.customer_id` (a key) */
   to: { table: string; column: string };
+  /** both sides are keys: joining either way keeps one row per row */
+  oneToOne?: boolean;
 }
 
 const FINGERPRINT_TTL_MS = 2_000;
@@ -72,6 +74,21 @@ export class Catalog {
           const matches = bKey === col ? a.key?.[0]?.toLowerCase() !== col : bKey === 'id' && (col === `${singular(b.name)}_id` || col === `${b.name}_id`);
           if (matches) out.push({ from: { table: a.name, column: c.name }, to: { table: b.name, column: b.key[0]! } });
         }
+      }
+    }
+    // tables of facts sharing a natural key (`country` in population and continent tables): one to
+    // one, so one direction is enough to join them
+    for (const a of profiles) {
+      for (const b of profiles) {
+        if (a === b || b.key?.length !== 1) continue;
+        const key = b.key[0]!;
+        if (/(^|_)id$/i.test(key) || key.toLowerCase() === 'id') continue;
+        const c = a.columns.find((x) => x.name === key);
+        const bType = b.columns.find((x) => x.name === key)?.type;
+        if (!c || c.type !== bType) continue;
+        const oneToOne = a.key?.length === 1 && a.key[0] === key;
+        if (oneToOne && a.name > b.name) continue;
+        out.push({ from: { table: a.name, column: key }, to: { table: b.name, column: key }, ...(oneToOne ? { oneToOne } : {}) });
       }
     }
     return out;

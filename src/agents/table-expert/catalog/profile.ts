@@ -19,6 +19,12 @@ export interface ColumnProfile {
   topValues?: Array<{ value: JsonValue; count: number }>;
   /** every value, when the column has at most CATEGORY_LIMIT of them (the planner matches words to these) */
   values?: string[];
+  /**
+   * every value of a text column with more than CATEGORY_LIMIT but at most LOOKUP_LIMIT of them
+   * (names, countries, symbols): the planner matches a question's names to these, but they are
+   * not categories to group by and are left out of describe and the model's prompt
+   */
+  lookup?: string[];
 }
 
 export interface TableProfile extends TableInfo {
@@ -32,6 +38,9 @@ export interface TableProfile extends TableInfo {
 }
 
 export const CATEGORY_LIMIT = 200;
+/** text columns with up to this many distinct values are profiled for lookups (bounded memory) */
+export const LOOKUP_LIMIT = 20_000;
+const LOOKUP_MAX_CHARS = 60;
 /** up to this many rows, distinct counts are exact; beyond, HyperLogLog keeps profiling to one fast scan */
 export const EXACT_DISTINCT_ROWS = 1_000_000;
 const TOP_VALUES = 5;
@@ -94,7 +103,17 @@ export async function profileTable(engine: TableEngine, info: TableInfo, signal?
       c.distinctCount = top.rows.length;
     }
   }
-  const key = await findKey(engine, info, columns, rowCount, timeoutMs, signal);
+  for (const c of columns) {
+    if (c.values || !isTextType(c.type) || c.distinctCount <= CATEGORY_LIMIT || c.distinctCount > LOOKUP_LIMIT * 1.1) continue;
+    const col = quoteIdent(c.name);
+    const r = await engine.internal(`SELECT DISTINCT ${col} FROM ${t} WHERE ${col} IS NOT NULL AND length(${col}) <= ${LOOKUP_MAX_CHARS} LIMIT ${LOOKUP_LIMIT + 1}`, {
+      maxRows: LOOKUP_LIMIT + 1,
+      timeoutMs,
+      signal,
+    });
+    if (r.rows.length <= LOOKUP_LIMIT) c.lookup = r.rows.map((v) => String(v[0]));
+  }
+  const key = (await findKey(engine, info, columns, rowCount, timeoutMs, signal)) ?? (await uniqueColumn(engine, info, columns, rowCount, timeoutMs, signal));
   return { ...info, rowCount, distinctExact: exact, columns, ...(key ? { key } : {}), profiledAt: new Date().toISOString() };
 }
 
@@ -106,6 +125,21 @@ async function findKey(engine: TableEngine, info: TableInfo, columns: ColumnProf
     if (!names.has(c.name.toLowerCase()) || c.nullCount > 0) continue;
     // approximate distinct counts are within a few percent; confirm exactly
     if (c.distinctCount < rowCount * 0.9) continue;
+    const col = quoteIdent(c.name);
+    const r = await engine.internal(`SELECT count(DISTINCT ${col}) = count(*) FROM ${quoteIdent(info.name)}`, { maxRows: 1, timeoutMs, signal });
+    if (r.rows[0]?.[0] === true) return [c.name];
+  }
+  return undefined;
+}
+
+/**
+ * A table with no id column: the first text column (else integer) whose values are unique and
+ * never null is its key (`Symbol` of a stock list, `country` of a table of facts per country).
+ */
+async function uniqueColumn(engine: TableEngine, info: TableInfo, columns: ColumnProfile[], rowCount: number, timeoutMs: number, signal?: AbortSignal): Promise<string[] | undefined> {
+  if (rowCount < 2) return undefined;
+  const candidates = [...columns.filter((c) => isTextType(c.type)), ...columns.filter((c) => /INT/.test(c.type) && !/^(year|date)/i.test(c.name))].filter((c) => c.nullCount === 0 && c.distinctCount >= rowCount * 0.9);
+  for (const c of candidates.slice(0, 3)) {
     const col = quoteIdent(c.name);
     const r = await engine.internal(`SELECT count(DISTINCT ${col}) = count(*) FROM ${quoteIdent(info.name)}`, { maxRows: 1, timeoutMs, signal });
     if (r.rows[0]?.[0] === true) return [c.name];

@@ -5,6 +5,7 @@
  * the model may repair it, at most `maxRepairs` times. A model without tool support may answer
  * with a ```sql block instead. After a result, the model may add a one-paragraph answer.
  */
+import type { ResolvedSemantic } from '../planner/semantic.js';
 import type { Relation } from '../catalog/catalog.js';
 import type { TableProfile } from '../catalog/profile.js';
 import type { QueryResult, Scope, TableEngine } from '../engine/duckdb-engine.js';
@@ -68,7 +69,7 @@ export interface LlmTurn {
 
 const SAMPLE_ROWS_FOR_MODEL = 20;
 
-export function schemaPrompt(profiles: readonly TableProfile[], relations: readonly Relation[], maxRows: number): string {
+export function schemaPrompt(profiles: readonly TableProfile[], relations: readonly Relation[], maxRows: number, semantic?: ResolvedSemantic): string {
   const lines = [
     'You answer questions about tabular data by writing SQL for DuckDB.',
     'Rules: write exactly one read-only SELECT (or WITH … SELECT) statement; use only the tables below;',
@@ -89,8 +90,31 @@ export function schemaPrompt(profiles: readonly TableProfile[], relations: reado
         c.values ? `values: ${c.values.slice(0, 12).join(', ')}${c.values.length > 12 ? ', …' : ''}` : '',
         !c.values && c.min !== undefined && c.max !== undefined ? `range ${String(c.min)} … ${String(c.max)}` : '',
       ].filter(Boolean);
-      lines.push(`    ${c.name} ${c.type}${facts.length ? ` — ${facts.join('; ')}` : ''}`);
+      const key = `${p.name}.${c.name}`;
+      const said = semantic
+        ? [
+            semantic.descriptions[key] ?? '',
+            semantic.units[key] ? `unit: ${semantic.units[key]}` : '',
+            Object.entries(semantic.synonyms)
+              .filter(([, t]) => t === key)
+              .map(([w]) => `"${w}"`)
+              .join(', ')
+              .replace(/^(.+)$/, 'also called $1'),
+            semantic.values
+              .filter((v) => v.table === p.name && v.column === c.name)
+              .map((v) => `"${v.alias}" means ${v.value}`)
+              .join(', '),
+          ].filter(Boolean)
+        : [];
+      lines.push(
+        `    ${JSON.stringify(c.name).slice(1, -1) === c.name && /^[a-z_][a-z0-9_]*$/.test(c.name) ? c.name : `"${c.name}"`} ${c.type}${[...facts, ...said].length ? ` — ${[...facts, ...said].join('; ')}` : ''}`,
+      );
     }
+  }
+  // the data's owners wrote and checked these: the model follows their SQL for the same question
+  if (semantic?.verified.length) {
+    lines.push('', 'Verified questions (SQL checked by the data owners; reuse it for the same or a close question):');
+    for (const v of semantic.verified) lines.push(`- ${v.question}\n    ${v.sql.replace(/\s+/g, ' ')}`);
   }
   return lines.join('\n');
 }
@@ -110,6 +134,8 @@ function errorText(e: unknown): string {
 }
 
 export async function writeAndRunSql(args: {
+  /** the datasets' semantic layer: descriptions, synonyms, units, value aliases, verified questions */
+  semantic?: ResolvedSemantic;
   llm: LlmOptions;
   engine: TableEngine;
   profiles: readonly TableProfile[];
@@ -128,7 +154,7 @@ export async function writeAndRunSql(args: {
   clarifications?: Readonly<Record<string, string>>;
 }): Promise<LlmAnswer> {
   const { llm, engine } = args;
-  const messages: ChatMessage[] = [{ role: 'system', content: schemaPrompt(args.profiles, args.relations, args.maxRows) }];
+  const messages: ChatMessage[] = [{ role: 'system', content: schemaPrompt(args.profiles, args.relations, args.maxRows, args.semantic) }];
   for (const turn of args.history) {
     messages.push({ role: 'user', content: turn.question }, { role: 'assistant', content: `SQL used:\n\`\`\`sql\n${turn.sql}\n\`\`\`` });
   }

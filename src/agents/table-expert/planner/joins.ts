@@ -32,7 +32,7 @@ export function reachable(base: string, relations: readonly Relation[]): Map<str
     for (const r of relations) {
       const edges: Array<[string, JoinStep]> = [];
       if (r.from.table === cur.table) edges.push([r.to.table, { table: r.to.table, on: { left: r.from, right: r.to }, fanout: false }]);
-      if (r.to.table === cur.table) edges.push([r.from.table, { table: r.from.table, on: { left: r.to, right: r.from }, fanout: true }]);
+      if (r.to.table === cur.table) edges.push([r.from.table, { table: r.from.table, on: { left: r.to, right: r.from }, fanout: !r.oneToOne }]);
       for (const [t, step] of edges) {
         const cost = cur.cost + (step.fanout ? 10 : 1);
         const known = out.get(t);

@@ -114,6 +114,8 @@ export const COLUMN_SYNONYMS: ReadonlyMap<string, readonly string[]> = new Map([
   ['spending', ['amount', 'revenue', 'sales']],
   ['spend', ['amount', 'revenue', 'sales']],
   ['price', ['unit_price', 'price', 'list_price']],
+  ['share price', ['price', 'share_price', 'unit_price']],
+  ['stock price', ['price', 'share_price', 'unit_price']],
   ['priced', ['unit_price', 'price', 'list_price']],
   ['cost', ['cost', 'unit_cost', 'unit_price', 'price']],
   ['costing', ['unit_price', 'price', 'cost']],

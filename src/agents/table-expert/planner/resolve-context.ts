@@ -7,7 +7,7 @@ import { isNumericType } from '../catalog/profile.js';
 import type { Draft, Target } from './draft.js';
 import { reachable, type Reach } from './joins.js';
 import type { Choice, ColRef, Plan } from './plan.js';
-import type { ColumnRef, Vocabulary } from './vocabulary.js';
+import type { ColumnRef, Meaning, Vocabulary } from './vocabulary.js';
 
 export class Ambiguity extends Error {
   constructor(
@@ -79,8 +79,25 @@ export function tablesOf(t: Target): Array<{ table: string; strength: number }> 
   return t.meanings.flatMap((m) => (m.kind === 'table' ? [{ table: m.table, strength: m.strength }] : []));
 }
 
+/**
+ * The same key column of tables of facts joined one to one (`country` of population and of
+ * continent) is one column: the base table's, else a table the question names, else the first.
+ */
+function oneColumn(cands: Array<{ ref: ColumnRef; strength: number }>, ctx: Ctx): Array<{ ref: ColumnRef; strength: number }> {
+  if (cands.length < 2) return cands;
+  const name = cands[0]!.ref.column;
+  if (!cands.every((c) => c.ref.column === name && c.strength === cands[0]!.strength)) return cands;
+  const tables = cands.map((c) => c.ref.table);
+  const linked = tables.every((a) =>
+    tables.every((b) => a === b || ctx.vocab.relations.some((r) => r.oneToOne && r.from.column === name && ((r.from.table === a && r.to.table === b) || (r.from.table === b && r.to.table === a)))),
+  );
+  if (!linked) return cands;
+  const pick = cands.find((c) => c.ref.table === ctx.base) ?? cands.find((c) => ctx.mentioned.has(c.ref.table)) ?? cands[0]!;
+  return [pick];
+}
+
 export function pickColumn(t: Target, accept: (r: ColumnRef) => boolean, ctx: Ctx): ColumnRef | undefined {
-  const cands = columnsOf(t, accept);
+  const cands = oneColumn(columnsOf(t, accept), ctx);
   // a whole name or a synonym ("units" → quantity) before a part of a name (unit_price)
   return best(
     t.text,
@@ -142,4 +159,12 @@ export function tablesOfPlan(plan: Plan): Set<string> {
   for (const c of plan.columns) out.add(c.table);
   if (plan.order && typeof plan.order.by === 'object') out.add(plan.order.by.table);
   return out;
+}
+
+/** The table a value names; asked when it lives in several ("Germany" in seven tables of facts). */
+export function valueOwner(d: Draft, ctx: Ctx): Extract<Meaning, { kind: 'value' }> | undefined {
+  const values = d.values[0]?.target.meanings.flatMap((m) => (m.kind === 'value' ? [m] : [])) ?? [];
+  const tables = [...new Set(values.map((v) => v.ref.table))];
+  const table = best(d.values[0]?.target.text ?? '', tables, (t) => [...proximity(ctx, t), Math.max(...values.filter((v) => v.ref.table === t).map((v) => v.strength))], tableChoice, ctx);
+  return values.find((v) => v.ref.table === table);
 }

@@ -6,7 +6,7 @@ import { isNumericType, type TableProfile } from '../catalog/profile.js';
 import type { Draft } from './draft.js';
 import { reachable } from './joins.js';
 import type { Filter, Group, Plan } from './plan.js';
-import { colRef, columnsOf, Decline, pickColumn, pickTable, setBase, tablesOf, type Ctx } from './resolve-context.js';
+import { colRef, columnsOf, Decline, pickColumn, pickTable, setBase, tablesOf, valueOwner, type Ctx } from './resolve-context.js';
 import { labelColumn } from './vocabulary.js';
 
 const LIST_LIMIT = 100;
@@ -38,7 +38,7 @@ export function rowsPlan(d: Draft, ctx: Ctx): Plan {
   }
   if (!base && columnSubjects.length) base = pickColumn(columnSubjects[0]!, () => true, ctx)!.table;
   if (!base) {
-    const v = d.values[0]?.target.meanings.find((m) => m.kind === 'value');
+    const v = valueOwner(d, ctx);
     if (v?.kind === 'value') base = v.ref.table;
   }
   if (!base) throw new Decline('I could not tell which table to list');
@@ -69,7 +69,15 @@ export function rowsPlan(d: Draft, ctx: Ctx): Plan {
     }
     const plural = tableSubject?.plural ?? false;
     plan.limit = d.superlative.n ?? d.top?.n ?? (plural ? TOP_DEFAULT : 1);
-  } else if (plan.shape === 'rows') plan.limit = d.top?.n ?? LIST_LIMIT;
+  } else if (plan.shape === 'rows') {
+    plan.limit = d.top?.n ?? LIST_LIMIT;
+    // "the countries whose capital is Kingston": say which rows they are, not only the capital
+    if (plan.columns.length && tableSubject) {
+      const p = ctx.vocab.tables.get(base)!;
+      const ids = [...(p.key ?? []), labelColumn(p)].filter((c): c is string => !!c && !plan.columns.some((x) => x.column === c));
+      plan.columns.unshift(...ids.map((column) => ({ table: base, column })));
+    }
+  }
   return plan;
 }
 

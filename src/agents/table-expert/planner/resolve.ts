@@ -8,7 +8,7 @@ import { joinsFor } from './joins.js';
 import type { AggFn, ColRef, Filter, Group, Measure, Plan } from './plan.js';
 import { labelColumn, type ColumnRef, type Vocabulary } from './vocabulary.js';
 import { checkCoverage, neverPlan, settleCompareValues, settleCompareYears, settleRanking, settleShare } from './resolve-extra.js';
-import { Ambiguity, best, colRef, columnChoice, columnsOf, dateCol, dateOf, Decline, numeric, pickColumn, pickTable, proximity, setBase, tablesOf, tablesOfPlan, type Ctx } from './resolve-context.js';
+import { Ambiguity, best, colRef, valueOwner, columnChoice, columnsOf, dateCol, dateOf, Decline, numeric, pickColumn, pickTable, proximity, setBase, tablesOf, tablesOfPlan, type Ctx } from './resolve-context.js';
 import { rowsPlan, settlePerEntity } from './resolve-rows.js';
 
 export { Ambiguity, Decline, tablesOfPlan } from './resolve-context.js';
@@ -49,7 +49,8 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
       if (!ref) throw new Decline(`I cannot count "${t.text}"`);
       // "how many units": a quantity is added up, not its distinct values counted
       if (fn === 'count' && ref.role === 'measure' && !d.distinct) return { measure: { fn: 'sum', column: colRef(ref) }, base: ref.table };
-      return { measure: { fn: 'count_distinct', column: colRef(ref) }, base: ref.table };
+      // "how many customers" over `Customer Name`: the id beside the name tells customers apart
+      return { measure: { fn: 'count_distinct', column: { table: ref.table, column: ref.identity ?? ref.column } }, base: ref.table };
     }
     const accept = fn === 'min' || fn === 'max' ? (r: ColumnRef) => numeric(r) || dateCol(r) : numeric;
     const ref = pickColumn(t, accept, ctx);
@@ -80,7 +81,7 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
       ctx.usedSubjects.add(tableSubjects[0]!);
       return { measure: { fn: 'count' }, base: pickTable(tableSubjects[0]!, ctx)! };
     }
-    const valueTable = d.values[0]?.target.meanings.find((v) => v.kind === 'value');
+    const valueTable = valueOwner(d, ctx);
     if ((fn === 'count' || (!fn && (d.groups.length || d.rate || d.share || d.compare))) && valueTable?.kind === 'value') {
       // "how many books were sold": books are a category of products, but what was counted, lines or units?
       if (d.hints.length) throw new Decline(`say what to count, e.g. "number of order lines with ${d.values[0]!.target.text}" or "total quantity of ${d.values[0]!.target.text}"`);
@@ -108,7 +109,9 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   const ctx: Ctx = { vocab, hinted: new Set(d.hints), resolutions, mentioned: new Set(d.hints), usedSubjects: new Set() };
   for (const s of d.subjects) for (const t of tablesOf(s)) if (tablesOf(s).length === 1) ctx.mentioned.add(t.table);
   // a word that can only live in one table ("category") places the question in that table
-  for (const t of [...d.subjects, ...d.groups.flatMap((g) => (g.target ? [g.target] : [])), ...d.values.map((v) => v.target)]) {
+  const numberTargets = d.numbers.flatMap((n) => (n.target ? [n.target] : []));
+  const measureTargets = [d.measure?.target, d.rankBy?.target].filter((t): t is NonNullable<typeof t> => !!t);
+  for (const t of [...d.subjects, ...d.groups.flatMap((g) => (g.target ? [g.target] : [])), ...d.values.map((v) => v.target), ...numberTargets, ...measureTargets]) {
     const owners = new Set(t.meanings.flatMap((m) => (m.kind === 'table' || m.kind === 'derived' ? [m.table] : [m.ref.table])));
     if (owners.size === 1) ctx.mentioned.add([...owners][0]!);
   }
@@ -253,7 +256,14 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
 }
 
 function resolveGroup(g: Draft['groups'][number], ctx: Ctx, d: Draft): Group {
-  if (g.time) return { kind: 'time', column: colRef(dateOf(ctx.base!, ctx, d)), unit: g.time };
+  if (g.time) {
+    // no date to bucket, but a column named for the unit (`month` holding "may", an integer `year`)
+    const reach = ctx.reach;
+    const hasDate = [...ctx.vocab.columns.values()].some((c) => c.role === 'date' && (!reach || reach.has(c.table)));
+    const named = [...ctx.vocab.columns.values()].find((c) => c.column.toLowerCase() === g.time && (!reach || (reach.has(c.table) && !reach.get(c.table)!.fanout)));
+    if (!hasDate && named) return { kind: 'column', column: colRef(named) };
+    return { kind: 'time', column: colRef(dateOf(ctx.base!, ctx, d)), unit: g.time };
+  }
   const t = g.target!;
   const tables = tablesOf(t);
   const cols = columnsOf(t, () => true);
@@ -280,7 +290,7 @@ function addFilters(plan: Plan, d: Draft, ctx: Ctx): Filter[] {
     const chosen = best(
       v.target.text,
       cands,
-      (m) => proximity(ctx, m.ref.table),
+      (m) => [...proximity(ctx, m.ref.table), m.strength],
       (m) => columnChoice(m.ref),
       ctx,
     )!;

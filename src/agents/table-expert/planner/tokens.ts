@@ -2,22 +2,12 @@
  * A question as a list of typed tokens: keywords, time units, dates and numbers, and schema
  * phrases (each with every meaning it could have), matched longest-first over word lemmas.
  */
-import { FILLER, KEYWORDS, lemma, MONTHS, TIME_UNITS, VERB_HINTS, type Keyword, type TimeUnit } from './lexicon.js';
+import { FILLER, KEYWORDS, lemma, MONTHS, TIME_UNITS, VERB_HINTS } from './lexicon.js';
+import type { QToken } from './token-types.js';
+import { understandWord } from './understand.js';
 import type { Meaning, Vocabulary } from './vocabulary.js';
 
-export type QToken = { text: string; used: boolean } & (
-  | { t: 'kw'; kw: Keyword }
-  | { t: 'time'; unit: TimeUnit }
-  | { t: 'month'; month: number }
-  | { t: 'quarter'; quarter: number }
-  | { t: 'number'; value: number; year: boolean }
-  | { t: 'date'; iso: string }
-  | { t: 'yearmonth'; year: number; month: number }
-  | { t: 'schema'; meanings: Meaning[]; plural: boolean }
-  | { t: 'verb'; tables: readonly string[] }
-  | { t: 'filler' }
-  | { t: 'unknown' }
-);
+export type { QToken } from './token-types.js';
 
 interface Word {
   raw: string;
@@ -27,7 +17,16 @@ interface Word {
 const WORD_RE = /\d{4}-\d{2}-\d{2}|\d{4}-\d{2}(?!\d)|q[1-4]\b|\d[\d,]*(?:\.\d+)?\s?[km]?\b%?|[<>]=?|%|[\p{L}][\p{L}\p{N}_'-]*/giu;
 
 function words(question: string): Word[] {
-  const text = question.replace(/[‘’]/g, "'").replace(/[“”]/g, '"');
+  // "P/E" is one word
+  const text = question
+    .replace(/[‘’]/g, "'")
+    .replace(/[“”]/g, '"')
+    .replace(/\b(\p{L})\/(\p{L})\b/gu, '$1$2')
+    // "100 million", "one billion": a number
+    .replace(/\b(\d+(?:\.\d+)?|one|two|three|five|ten) (thousand|million|billion)\b/gi, (_m, n: string, scale: string) => {
+      const base = Number(n) || { one: 1, two: 2, three: 3, five: 5, ten: 10 }[n.toLowerCase()]!;
+      return String(base * { thousand: 1e3, million: 1e6, billion: 1e9 }[scale.toLowerCase() as 'thousand']!);
+    });
   const out: Word[] = [];
   for (const m of text.matchAll(WORD_RE)) {
     const raw = m[0]!.trim();
@@ -82,7 +81,7 @@ export function tokenizeQuestion(question: string, vocab: Vocabulary): QToken[] 
       const kw = KEYWORDS.get(phrase);
       const unit = TIME_UNITS.get(phrase);
       const month = len === 1 ? MONTHS.get(phrase) : undefined;
-      const meanings = vocab.phrases.get(phrase);
+      const meanings = exactOnly(vocab.phrases.get(phrase), raw);
       const verb = VERB_HINTS.get(slice.map((x) => x.raw.toLowerCase()).join(' '));
       let tok: QToken | undefined;
       // "may" is a month only next to a year or a day number
@@ -102,9 +101,44 @@ export function tokenizeQuestion(question: string, vocab: Vocabulary): QToken[] 
       }
     }
     if (!matched) {
-      out.push({ t: 'unknown', text: w.raw, used: false });
+      // "marital status", "contact type": a generic noun after a column's name adds nothing
+      const prev = out[out.length - 1];
+      if (TRAILING.has(w.lemma) && prev?.t === 'schema' && prev.meanings.some((m) => m.kind === 'column')) {
+        out.push({ t: 'filler', text: w.raw, used: false });
+        i++;
+        continue;
+      }
+      out.push(...understandWord(w.raw, vocab));
       i++;
     }
   }
+  return compounds(out);
+}
+
+/**
+ * "housing loan" where `housing` and `loan` are both yes/no columns: one of them, or both? Not
+ * guessed: the pair stays an unknown word.
+ */
+function compounds(tokens: QToken[]): QToken[] {
+  const yesNo = (t: QToken | undefined) => t?.t === 'schema' && t.meanings.length > 0 && t.meanings.every((m) => (m.kind === 'column' || m.kind === 'value') && m.ref.type === 'BOOLEAN');
+  const out: QToken[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (yesNo(tokens[i]) && yesNo(tokens[i + 1])) {
+      out.push({ t: 'unknown', text: `${tokens[i]!.text} ${tokens[i + 1]!.text}`, used: false });
+      i++;
+    } else out.push(tokens[i]!);
+  }
   return out;
+}
+
+const TRAILING = new Set(['status', 'type', 'kind', 'class', 'level', 'group', 'category', 'name', 'field', 'column']);
+
+/** Codes written in capitals in the data (tickers such as `ON`, `ALL`) match only when written so. */
+function exactOnly(meanings: Meaning[] | undefined, raw: string): Meaning[] | undefined {
+  if (!meanings?.some((m) => m.kind === 'value' && m.exact)) return meanings;
+  const kept = meanings.filter((m) => m.kind !== 'value' || !m.exact || m.value === raw || m.value === raw.replace(/'s$/, ''));
+  // "FR" written in capitals is the code `FR`, not the language `fr`
+  const sameCase = kept.filter((m) => m.kind === 'value' && m.value === raw);
+  const out = sameCase.length && raw.length <= 5 ? kept.filter((m) => m.kind !== 'value' || m.value === raw) : kept;
+  return out.length ? out : undefined;
 }

@@ -5,6 +5,7 @@
  * asked; docs/table-expert.md records when they were looked at.
  */
 import { HELDOUT_RETAIL, HELDOUT_SUPPORT } from './heldout-questions.js';
+import { HELDOUT_PUBLIC } from './public-heldout-questions.js';
 import { PUBLIC_BANK, PUBLIC_COUNTRIES, PUBLIC_STOCKS, PUBLIC_SUPERSTORE, PUBLIC_WORLD } from './public-questions.js';
 import { RETAIL } from './retail-questions.js';
 import { SUPPORT } from './support-questions.js';
@@ -36,4 +37,8 @@ export const EVAL_SET: readonly EvalQuestion[] = [
   ...build('stocks', PUBLIC_STOCKS, 'p', false, 'public'),
   ...build('world', PUBLIC_WORLD, 'p', false, 'public'),
   ...build('countries', PUBLIC_COUNTRIES, 'p', false, 'public'),
+  // written after tuning on the public questions, run once
+  ...HELDOUT_PUBLIC.map(
+    ([question, gold, dataset], i): EvalQuestion => ({ id: `${dataset}-ph${String(i + 1).padStart(3, '0')}`, dataset, question, gold, casual: false, previous: [], heldOut: true, part: 'public-heldout' }),
+  ),
 ];
