@@ -1,13 +1,14 @@
 /**
  * deploy/Dockerfile built as shipped and run, with rootful podman from Debian on a stand-in of its
  * base image (no container registry is reachable here; scripts/test-container-images.sh, run by
- * scripts/test-prerequisites.sh, installs podman and builds the stand-ins). Then:
+ * scripts/test-prerequisites.sh, installs podman and builds the stand-in). Then:
  * - one container, as `docker run` would start it (defaults only, own network namespace): health,
  *   readiness, card, HEALTHCHECK, uid, PID 1, SIGTERM, the unwritable-data-dir exit, size, labels,
  *   SBOM;
  * - deploy/compose.yaml's topology in a pod with a loopback-only network namespace: PostgreSQL and
- *   Redis (Debian's, stand-ins for the compose images), `db migrate`, three replicas reading
- *   deploy/agentport.yaml, and a task started on replica 1 streamed live from replica 3.
+ *   Redis (the machine's own, started in the pod's namespace: pod-services.ts), `db migrate`,
+ *   three replicas reading deploy/agentport.yaml, and a task started on replica 1 streamed live
+ *   from replica 3.
  * The containers listen on their namespaces' own loopback: the test reaches them with the host's
  * node entered into that namespace (fixtures/netns-probe.mjs), so no host port is taken.
  * docs/deploy.md ("The image") says what this leaves unverified.
@@ -27,14 +28,15 @@ import { CACHE, labels, missingPrerequisites, NODE_BASE, ok, PROBE_HEADERS, pidO
 const IMAGE = 'localhost/agentport-test/agentport:latest';
 const BUILD_STAGE = 'localhost/agentport-test/agentport-build:latest';
 /**
- * Budget for the runtime image. Measured 2026-11-28: 486 MB, of which the stand-in base is
- * ~200 MB (the official node:20-bookworm-slim is about the same) and production node_modules
- * ~250 MB. A budget, not a measurement: it catches dev dependencies or the build stage shipping.
+ * Budget for the runtime image (podman's Size, bytes). Measured 2026-11-28: 463 MiB, of which the
+ * stand-in base is 271 MiB. A budget, not a measurement: the build stage's tree (1.3 GB) or the dev
+ * dependencies shipping would break it.
  */
 const SIZE_BUDGET_BYTES = 560 * 1024 * 1024;
 const LATCH_AGENT = path.join(ROOT, 'test/fixtures/agents/latch-agent.mjs');
 const ADMIN_KEY = 'image-test-admin-key-0123456789';
 const PG_PASSWORD = 'image-test-postgres-password';
+const REVISION = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() || 'unknown';
 const seconds = (from: number) => `${((Date.now() - from) / 1000).toFixed(1)} s`;
 
 let dir: string;
@@ -51,7 +53,6 @@ beforeAll(async () => {
 
   const started = Date.now();
   const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  const revision = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() || 'unknown';
   const common = [
     'build',
     '--pull=never',
@@ -68,7 +69,7 @@ beforeAll(async () => {
     '--build-arg',
     `NODE_IMAGE=${NODE_BASE}`,
   ];
-  const build = await podman([...common, '--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${revision}`, '--build-arg', `SOURCE=file://${ROOT}`, '-t', IMAGE, ROOT], 20 * 60_000);
+  const build = await podman([...common, '--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${REVISION}`, '--build-arg', `SOURCE=file://${ROOT}`, '-t', IMAGE, ROOT], 20 * 60_000);
   buildLog = build.stdout + build.stderr;
   writeFileSync(path.join(CACHE, 'agentport-build.log'), buildLog);
   if (build.code !== 0) throw new Error(`podman build -f deploy/Dockerfile failed (exit ${build.code}):\n${buildLog.slice(-6000)}`);
@@ -96,7 +97,7 @@ describe('deploy/Dockerfile, the image', () => {
     const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     expect(image.Config.Labels).toMatchObject({
       'org.opencontainers.image.version': version,
-      'org.opencontainers.image.revision': spawnSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim(),
+      'org.opencontainers.image.revision': REVISION,
       'org.opencontainers.image.source': `file://${ROOT}`,
       'org.opencontainers.image.licenses': 'Apache-2.0',
     });
@@ -286,7 +287,7 @@ describe('deploy/compose.yaml topology in a loopback-only pod: PostgreSQL, Redis
       const logs = await podman(['logs', r.name]);
       expect(logs.stdout + logs.stderr).toContain(`"replicaId":"replica-${r.n}"`);
     }
-  });
+  }, 90_000);
 
   it('streams on replica 3, event by event, a task started on replica 1', async () => {
     const send = await probeJson(podPid, ADMIN_KEY, [
@@ -353,10 +354,10 @@ describe('deploy/compose.yaml topology in a loopback-only pod: PostgreSQL, Redis
       stream.kill();
     }
     expect(kinds()).toEqual(['task:TASK_STATE_WORKING', 'artifact:event 1', 'artifact:event 2', 'status:TASK_STATE_COMPLETED']);
-  });
+  }, 90_000);
 
   it('stops every replica with exit 0 on SIGTERM (through the init process)', async () => {
     await ok(['stop', '-t', '75', ...replicas.map((r) => r.name)], 120_000);
     for (const r of replicas) expect(await ok(['inspect', r.name, '--format', '{{.State.ExitCode}}'])).toBe('0');
-  });
+  }, 90_000);
 });
