@@ -19,6 +19,7 @@ export function formatDevBanner(config: Config, server: DevBannerServer, o: { wa
   }
   lines.push('');
   lines.push(`  MCP, every agent   ${http}/mcp`);
+  lines.push(`  Console            ${http}/console/   (playground, tasks, usage)`);
   if (server.urls.grpc) lines.push(`  gRPC               ${server.urls.grpc}   (tenant = agent id)`);
   lines.push(`  Primary card       ${http}/.well-known/agent-card.json (${config.primaryAgent})`);
   lines.push(`  Config             ${config.file ?? 'none (built-in defaults)'}`);

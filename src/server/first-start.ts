@@ -29,16 +29,25 @@ export async function createFirstAdminKey(config: Config, store: AdminKeyStore, 
   return created.key;
 }
 
-/** What the terminal shows once: the key, on a line of its own to paste into a shell, and how to use it. */
-export function firstStartNotice(key: string, publicUrl: string): string {
+/** How to make a new admin key when the first one is lost (it is never shown again: only its hash is kept). */
+export const LOST_ADMIN_KEY_HINT =
+  'Lost it? Stop the server and run `agentport keys create --subject admin --scope admin` with the same config: it prints a new one (`agentport keys list` shows the keys, `keys revoke <id>` retires one).';
+
+/**
+ * What the terminal shows once: the key, on a line of its own to paste into a shell, and how to
+ * use it. `variable` names that line's shell variable: `agentport dev` prints its own `KEY=` (the
+ * key for local calls) and names this one `ADMIN_KEY`, so the two lines cannot be mixed up.
+ */
+export function firstStartNotice(key: string, publicUrl: string, variable = 'KEY'): string {
   return [
     '',
     'First start: an admin API key was created. It is shown only this once; store it now:',
     '',
-    `KEY=${key}`,
+    `${variable}=${key}`,
     '',
-    `Use it as: curl -H "X-API-Key: $KEY" ${publicUrl}/api/v1/keys`,
+    `Use it as: curl -H "X-API-Key: $${variable}" ${publicUrl}/api/v1/keys`,
     'Create narrower keys with `agentport keys create` or POST /api/v1/keys (docs/auth.md).',
+    LOST_ADMIN_KEY_HINT,
     '',
   ].join('\n');
 }

@@ -44,6 +44,7 @@ import { createFirstAdminKey } from './first-start.js';
 import type { FirstAdminUser } from '../auth/oauth/first-admin-user.js';
 import { packageVersion } from '../config/package-version.js';
 import { StartFailure, directoryFailure, listenFailure, toStartFailure } from './start-failure.js';
+import { checkPortsFree } from './port-preflight.js';
 import { agentLoadFailure } from './agent-load-failure.js';
 import { ensureWritableDir } from './storage-writable.js';
 import { readiness } from './readiness.js';
@@ -121,6 +122,8 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
   if (initial.bus.driver === 'redis' && initial.storage.driver !== 'postgres') {
     throw new StartFailure('bus (redis)', 'joins replicas that share one PostgreSQL store, but storage is not PostgreSQL', 'set `storage:` to a postgres:// URL (or remove `bus:` for a single server)', 'configuration');
   }
+  // Every taken port at once, before anything opens (port-preflight.ts).
+  await checkPortsFree(initial);
   // Named here, by path: SQLite would open a database it cannot write read-only, and fail later.
   const dataDir = initial.server.dataDir;
   await ensureWritableDir(dataDir).catch((error: unknown) => {

@@ -146,3 +146,36 @@ describe('agentport audit usage', () => {
     expect(bad.err).toContain('--outcome must be success, failure or denied');
   });
 });
+
+describe('agentport audit verify --api-key (over the API of a running server)', () => {
+  const ADMIN = 'k-audit-admin-0123456789abcdef';
+  const READER = 'k-audit-reader-0123456789abcdef';
+
+  it('asks GET /api/v1/audit/verify with the key and prints what the database walk prints; a key without admin is exit 6', async () => {
+    const { startTestServer } = await import('../support/server.js');
+    const s = await startTestServer({
+      auth: {
+        mode: 'required',
+        apiKeys: [
+          { key: ADMIN, subject: 'root', scopes: ['admin'] },
+          { key: READER, subject: 'reader', scopes: ['a2a:discover'] },
+        ],
+      },
+      audit: { enabled: true },
+    });
+    try {
+      const dir = mkdtempSync(path.join(tmpdir(), 'agentport-cli-audit-api-'));
+      // An audited action, so the chain is not empty: a key created through the API.
+      const created = await fetch(`${s.http}/api/v1/keys`, { method: 'POST', headers: { 'x-api-key': ADMIN, 'content-type': 'application/json' }, body: JSON.stringify({ subject: 'bot', scopes: ['a2a:discover'] }) });
+      expect(created.status).toBe(201);
+      const ok = await cli(dir, 'audit', 'verify', '--url', s.http, '--api-key', ADMIN);
+      expect(ok.exits).toEqual([]);
+      expect(ok.out).toMatch(/^OK: \d+ records, chain intact \(last seq \d+, hash [0-9a-f]+\)\n$/);
+      const refused = await cli(dir, 'audit', 'verify', '--url', s.http, '--api-key', READER);
+      expect(refused.exits).toEqual([6]);
+      expect(refused.err).toContain('needs an admin credential');
+    } finally {
+      await s.stop();
+    }
+  });
+});

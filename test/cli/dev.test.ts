@@ -24,6 +24,7 @@ export default defineAgent({
   async execute(ctx) {
     ctx.working('thinking');
     if (ctx.text() === 'slow') await ctx.sleep(2500);
+    if (ctx.text() === 'boom') throw new Error('kaboom from the agent');
     ctx.artifact('${version}: ' + ctx.text());
     ctx.complete();
   },
@@ -84,7 +85,21 @@ describe('agentport dev (built CLI)', () => {
     expect(dev.output()).toContain(`${base}/a2a/greeter/.well-known/agent-card.json`);
     expect(dev.output()).toContain(`${base}/a2a/greeter/mcp`);
     expect(dev.output()).toContain(`MCP, every agent   ${base}/mcp`);
+    expect(dev.output()).toContain(`Console            ${base}/console/`);
+    // One `KEY=` line (the dev key); the first start's admin key is `ADMIN_KEY=`.
+    expect(dev.output().match(/^\s*KEY=/gm)).toHaveLength(1);
+    await dev.waitFor(/^ADMIN_KEY=ap_/m);
     expect(await ask(`${base}/a2a/greeter`, 'hi')).toBe('v1: hi');
+  });
+
+  it('an agent that throws is logged readably: the message and the place in the agent file, not a JSON line', { timeout: 30_000 }, async () => {
+    const from = dev.output().length;
+    expect(await ask(`${base}/a2a/greeter`, 'boom')).toMatch(/no artifact; state TASK_STATE_FAILED/);
+    const [, message] = await dev.waitFor(/\] (?:WARN|ERROR) .*\n\s+(.*kaboom from the agent.*)\n/, 10_000, from);
+    expect(message).toContain('kaboom from the agent');
+    // The throw is line 8 of the module agentSource writes (its first line is empty).
+    await dev.waitFor(/ {4}at agents\/greeter\.mjs:8:\d+/, 10_000, from);
+    expect(dev.output().slice(from)).not.toMatch(/^\{"level"/m);
   });
 
   it('a saved module answers the next message; a task already running finishes on the old code', { timeout: 60_000 }, async () => {

@@ -49,4 +49,25 @@ describe('startServer after a failure', () => {
     const server = await startServer(config);
     await server.close();
   });
+
+  it('both the HTTP and the gRPC port in use: one StartFailure names both (not one per restart)', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'agentport-start-failure-'));
+    const [httpPort, grpcPort] = [await freePort(), await freePort()];
+    const squatters = [await listenOn(httpPort), await listenOn(grpcPort)];
+    const config = parseConfig(
+      { auth: { mode: 'none' }, agents: [{ id: 'echo', builtin: 'echo' }], server: { host: '127.0.0.1', port: httpPort, logLevel: 'silent', dataDir, grpc: { port: grpcPort } } },
+      { env: {}, cwd: dataDir },
+    );
+    try {
+      const failure = await startServer(config).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toBeInstanceOf(StartFailure);
+      expect(failure).toMatchObject({ subject: `the HTTP port ${httpPort} on 127.0.0.1 and the gRPC port ${grpcPort} on 127.0.0.1`, problem: 'are already in use by other processes', exitCode: 1 });
+      expect((failure as StartFailure).fix).toContain('--port (server.port) and --grpc-port (server.grpc.port)');
+    } finally {
+      for (const s of squatters) await close(s);
+    }
+  });
 });

@@ -4,16 +4,20 @@
  * records, filtered like `GET /api/v1/audit`.
  */
 import type { Command } from 'commander';
-import type { AuditQuery, AuditRecord } from '../../store/audit-store.js';
+import type { AuditQuery, AuditRecord, AuditVerification } from '../../store/audit-store.js';
+import { EXIT } from '../a2a/exit-codes.js';
 import type { CliIO } from '../io.js';
 import { storeOptions, withCurrentStore, type StoreOptions } from '../store-access.js';
 
 const AUDIT_HELP = `
 The database is the one the config file names (storage), or --storage (sqlite:<path> or a
 postgres:// URL). verify exits 0 when the chain is intact, 1 when a record was edited or removed.
+verify also asks a running server instead (GET /api/v1/audit/verify, an admin credential) when
+given --url, --api-key or --token: no access to its database needed.
 
 Examples:
   $ agentport audit verify --config agentport.yaml
+  $ agentport audit verify --url https://agents.example.com --api-key "$ADMIN_KEY"
   $ agentport audit list --action apikey.created --limit 20
   $ agentport audit list --actor alice --json
 `;
@@ -35,19 +39,18 @@ export function registerAudit(program: Command, io: CliIO): void {
 
   common(audit.command('verify').description('check the hash chain; name the first record edited or removed'))
     .option('--page-size <n>', 'records read per query', '1000')
-    .action(async (o: StoreOptions & { pageSize: string }) => {
+    .option('--url <url>', 'ask this running server instead of the database (default with --api-key/--token: $AGENTPORT_URL, else http://127.0.0.1:8080)')
+    .option('--api-key <key>', 'an admin key, sent as X-API-Key (default $AGENTPORT_API_KEY); implies the API')
+    .option('--token <token>', 'an admin access token, sent as Authorization: Bearer (default $AGENTPORT_TOKEN); implies the API')
+    .action(async (o: StoreOptions & { pageSize: string } & ApiOptions) => {
+      if (o.url !== undefined || o.apiKey !== undefined || o.token !== undefined) {
+        const code = await verifyOverApi(io, o);
+        if (code !== 0) io.exit(code);
+        return;
+      }
       const pageSize = Number(o.pageSize);
       if (!Number.isInteger(pageSize) || pageSize < 1) return usage(io, `--page-size ${JSON.stringify(o.pageSize)} is not a positive whole number`);
-      await withCurrentStore(o, io, async (store) => {
-        const result = await store.audit.verify(pageSize);
-        if (result.ok) {
-          io.stdout(result.count === 0 ? 'OK: the audit log is empty\n' : `OK: ${result.count} records, chain intact (last seq ${result.lastSeq}, hash ${result.lastHash})\n`);
-          return 0;
-        }
-        io.stdout(`BROKEN at seq ${result.seq}: ${result.problem}: ${result.detail}\n`);
-        io.stdout(`${result.count} ${result.count === 1 ? 'record' : 'records'} before it verified\n`);
-        return 1;
-      });
+      await withCurrentStore(o, io, async (store) => printVerify(io, await store.audit.verify(pageSize)));
     });
 
   common(audit.command('list').description('print audit records, oldest first'))
@@ -78,6 +81,54 @@ export function registerAudit(program: Command, io: CliIO): void {
         return 0;
       });
     });
+}
+
+interface ApiOptions {
+  url?: string;
+  apiKey?: string;
+  token?: string;
+}
+
+/** The chain check's answer, the same from the database and from GET /api/v1/audit/verify; the exit code. */
+function printVerify(io: CliIO, result: AuditVerification): number {
+  if (result.ok) {
+    io.stdout(result.count === 0 ? 'OK: the audit log is empty\n' : `OK: ${result.count} records, chain intact (last seq ${result.lastSeq}, hash ${result.lastHash})\n`);
+    return 0;
+  }
+  io.stdout(`BROKEN at seq ${result.seq}: ${result.problem}: ${result.detail}\n`);
+  io.stdout(`${result.count} ${result.count === 1 ? 'record' : 'records'} before it verified\n`);
+  return 1;
+}
+
+async function verifyOverApi(io: CliIO, o: ApiOptions): Promise<number> {
+  const base = (o.url ?? io.env.AGENTPORT_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const token = o.token ?? (o.apiKey === undefined ? io.env.AGENTPORT_TOKEN : undefined);
+  const apiKey = o.apiKey ?? io.env.AGENTPORT_API_KEY;
+  const headers: Record<string, string> = token ? { authorization: `Bearer ${token}` } : apiKey ? { 'x-api-key': apiKey } : {};
+  let res: Response;
+  try {
+    res = await fetch(`${base}/api/v1/audit/verify`, { headers, signal: AbortSignal.timeout(60_000) });
+  } catch (err) {
+    const cause = (err as Error).cause instanceof Error ? ((err as Error).cause as Error).message : (err as Error).message;
+    io.stderr(`agentport: cannot reach ${base}: ${cause}; is the server running (agentport serve)?\n`);
+    return EXIT.unreachable;
+  }
+  const text = await res.text();
+  if (res.status === 401 || res.status === 403) {
+    io.stderr(`agentport: ${base} refused the audit check (HTTP ${res.status}): it needs an admin credential (--api-key or --token)\n`);
+    return EXIT.auth;
+  }
+  let result: AuditVerification | undefined;
+  try {
+    result = res.ok ? (JSON.parse(text) as AuditVerification) : undefined;
+  } catch {
+    result = undefined;
+  }
+  if (!result || typeof result.ok !== 'boolean') {
+    io.stderr(`agentport: ${base}/api/v1/audit/verify answered HTTP ${res.status}${res.status === 404 ? ' (not an Agentport server, or an older one)' : ''}\n`);
+    return EXIT.agentError;
+  }
+  return printVerify(io, result);
 }
 
 function row(r: AuditRecord): string[] {

@@ -9,6 +9,7 @@ import type { Command } from 'commander';
 import type { ApiKeyConfig, Config } from '../../config/index.js';
 import { startOrExit } from '../start-failure-message.js';
 import { formatDevBanner } from '../dev-banner.js';
+import { readableLogLine } from '../dev-log-lines.js';
 import type { CliIO } from '../io.js';
 import { stopOnSignals } from '../shutdown.js';
 import { packageVersion } from '../../config/package-version.js';
@@ -45,10 +46,12 @@ async function dev(options: ServeOptions, io: CliIO): Promise<void> {
   const config = withDevKey(loaded);
 
   const [{ startServer }, { DevReloader }, { DevWatcher }] = await Promise.all([import('../../server/start.js'), import('../../server/dev-reload.js'), import('../../server/dev-watch.js')]);
-  const server = await startOrExit(() => startServer(config), config, io);
+  // Log lines for a person: message, fields, and an error's place in the user's code (dev-log-lines.ts).
+  const readable = (line: string) => io.stderr(readableLogLine(line, config.baseDir));
+  const server = await startOrExit(() => startServer(config, { logDestination: { write: readable } }), config, io);
   if (!server) return;
 
-  const warn = (obj: object, msg?: string) => io.stderr(`${stamp()} ${msg ?? ''} ${JSON.stringify(obj)}\n`);
+  const warn = (obj: object, msg?: string) => readable(JSON.stringify({ level: 40, time: Date.now(), msg: msg ?? '', ...withErrorFields(obj) }));
   const reloader = new DevReloader(server.agentSlots, config, { log: { debug() {}, warn }, version: packageVersion() }, server.audit);
   const watcher = new DevWatcher({
     reloader,
@@ -59,7 +62,7 @@ async function dev(options: ServeOptions, io: CliIO): Promise<void> {
   const watched = config.file || reloader.modules().size ? watcher.start() : [];
 
   io.stderr(formatDevBanner(server.agentSlots.config, server, { watched, ...(devKey ? { devKey: devKey.key } : {}) }));
-  if (server.firstAdminKey) io.stdout(firstStartNotice(server.firstAdminKey, server.urls.http));
+  if (server.firstAdminKey) io.stdout(firstStartNotice(server.firstAdminKey, server.urls.http, 'ADMIN_KEY'));
   if (server.firstAdminUser) io.stdout(firstAdminUserNotice(server.firstAdminUser));
   stopOnSignals(
     {
@@ -71,6 +74,13 @@ async function dev(options: ServeOptions, io: CliIO): Promise<void> {
     },
     io,
   );
+}
+
+/** `err` (an Error, which JSON.stringify would make `{}`) as the fields a log line has. */
+function withErrorFields(obj: object): object {
+  const err = (obj as { err?: unknown }).err;
+  if (!(err instanceof Error)) return obj;
+  return { ...obj, err: { type: err.name, message: err.message, stack: err.stack } };
 }
 
 function stamp(): string {

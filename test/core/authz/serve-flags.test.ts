@@ -66,6 +66,9 @@ describe('serve --auth', () => {
     const again = fakeIO(tempDir());
     await runCli(argv('serve'), again, { startServer: fakeServer().start });
     expect(again.out).not.toContain('KEY=');
+    // What to do when the key printed once is lost: on the first start and on every later one.
+    expect(io.out).toContain('agentport keys create --subject admin --scope admin');
+    expect(again.err).toContain('agentport keys create --subject admin --scope admin');
   });
 
   it('prints the first start’s sign-in user once on stdout, with where to sign in, never on stderr', async () => {
