@@ -4,6 +4,9 @@
  * stays the MCP method even when the core later runs an A2A operation for it.
  */
 import type { UsageDraft } from '../../core/usage/usage-draft.js';
+import { jsonRpcOutcome } from './mcp-errors.js';
+
+export { jsonRpcOutcome };
 
 export function noteMcpCall(u: UsageDraft, parsed: unknown, versionHeader: string | undefined): void {
   if (typeof parsed !== 'object' || parsed === null) return;
@@ -13,20 +16,6 @@ export function noteMcpCall(u: UsageDraft, parsed: unknown, versionHeader: strin
   const version = versionHeader ?? (m.method === 'initialize' && typeof m.params?.protocolVersion === 'string' ? m.params.protocolVersion : undefined);
   if (version !== undefined && /^[\w.-]{1,20}$/.test(version)) u.face = `${u.face.split('/')[0]}/${version}`;
   if (m.method === 'tools/call' && typeof m.params?.name === 'string') u.tool = m.params.name.slice(0, 128);
-}
-
-/** JSON-RPC 2.0's reserved error codes, by the name a record's outcome takes. */
-const JSON_RPC_REASONS: Readonly<Record<number, string>> = {
-  [-32700]: 'PARSE_ERROR',
-  [-32600]: 'INVALID_REQUEST',
-  [-32601]: 'METHOD_NOT_FOUND',
-  [-32602]: 'INVALID_PARAMS',
-  [-32603]: 'INTERNAL_ERROR',
-};
-
-/** The outcome of a JSON-RPC error code: its reserved name, else `JSONRPC_<code>`. */
-export function jsonRpcOutcome(code: number): string {
-  return JSON_RPC_REASONS[code] ?? `JSONRPC_${Math.trunc(code)}`;
 }
 
 /**
