@@ -14,6 +14,7 @@ import { SCOPES } from '../../core/authz/scopes.js';
 import { bearerChallenge } from '../../auth/challenge.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { rpcError, type Answer } from './answer.js';
+import { MCP_CODE } from './mcp-errors.js';
 
 export interface AdmissionDeps {
   registry: AgentRegistry;
@@ -30,7 +31,7 @@ export type PrincipalOf = (resourcePath: string) => Promise<Principal>;
 export const mcpPath = (agentId: string | undefined) => (agentId ? `/a2a/${agentId}/mcp` : '/mcp');
 
 export function unknownAgent(d: AdmissionDeps, agentId: string): Answer {
-  return rpcError(404, -32601, unknownAgentMessage(agentId, d.registry, d.policy, 'mcp'));
+  return rpcError(404, MCP_CODE.MethodNotFound, unknownAgentMessage(agentId, d.registry, d.policy, 'mcp'));
 }
 
 /**
@@ -57,13 +58,15 @@ export async function admit(d: AdmissionDeps, agentId: string | undefined, princ
     principal = await principalOf(path);
   } catch (e) {
     const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
-    if (err.kind !== 'Unauthenticated') return rpcError(err.identity.http, -32603, err.message);
-    return rpcError(401, -32001, 'The credential presented is not valid', { 'WWW-Authenticate': d.challenge(err, challenge) });
+    if (err.kind !== 'Unauthenticated') return rpcError(err.identity.http, MCP_CODE.InternalError, err.message);
+    return rpcError(401, MCP_CODE.TransportRefused, 'The credential presented is not valid', { 'WWW-Authenticate': d.challenge(err, challenge) });
   }
   if (d.policy && !d.policy.allows(principal, 'use-mcp')) {
     const anonymous = !principal.authenticated;
     const header = { 'WWW-Authenticate': bearerChallenge({ ...challenge, ...(anonymous ? {} : { error: 'insufficient_scope' as const }) }) };
-    return anonymous ? rpcError(401, -32001, 'Authentication required (scope: mcp:tools)', header) : rpcError(403, -32001, 'The credential lacks an MCP scope (mcp:tools or mcp:tools:<usecase>)', header);
+    return anonymous
+      ? rpcError(401, MCP_CODE.TransportRefused, 'Authentication required (scope: mcp:tools)', header)
+      : rpcError(403, MCP_CODE.TransportRefused, 'The credential lacks an MCP scope (mcp:tools or mcp:tools:<usecase>)', header);
   }
   if (agentId && d.policy && !d.policy.canSeeAgent(principal, agentId, 'mcp')) return unknownAgent(d, agentId);
   return principal;

@@ -50,6 +50,7 @@ import { headerFields, webRequest } from './sdk-bridge.js';
 import { serverStreams, wantsServerStream } from './server-stream.js';
 import { sessionIdOfQuery, SseTransport } from './sse-transport.js';
 import { answerTasksRequest } from './tasks-requests.js';
+import { MCP_CODE } from './mcp-errors.js';
 
 export interface McpFaceDeps {
   registry: AgentRegistry;
@@ -170,7 +171,7 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     if (route.kind === 'mcp' && req.method === 'OPTIONS') return (preflight(req, res), true);
     if (route.kind === 'mcp' && !isMcpMethod(req.method)) {
       res.setHeader('Allow', ALLOW);
-      sendJsonRpcError(res, 405, -32600, `${req.method} is not allowed on the MCP endpoint`);
+      sendJsonRpcError(res, 405, MCP_CODE.InvalidRequest, `${req.method} is not allowed on the MCP endpoint`);
       return true;
     }
     const origin = req.headers.origin;
@@ -178,7 +179,7 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     const rejected = checkHost(req.headers);
     if (rejected) {
       d.log.debug({ host: req.headers.host, origin }, `mcp: ${rejected}`);
-      sendJsonRpcError(res, 403, -32000, rejected);
+      sendJsonRpcError(res, 403, MCP_CODE.ServerError, rejected);
       return true;
     }
     return false;
@@ -270,11 +271,11 @@ export function mcpFace(d: McpFaceDeps): McpFace {
         () => false,
       ))
     )
-      return rpcError(503, -32603, 'The server failed to start');
+      return rpcError(503, MCP_CODE.InternalError, 'The server failed to start');
     let parsed: unknown;
     if (r.body !== undefined) {
       // The SDK's validation recurses: a body nested thousands deep would end in its 500.
-      if (exceedsJsonDepth(r.body)) return rpcError(400, -32600, `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+      if (exceedsJsonDepth(r.body)) return rpcError(400, MCP_CODE.InvalidRequest, `The request body nests deeper than ${MAX_JSON_DEPTH} levels`);
       try {
         parsed = JSON.parse(r.body);
       } catch {
@@ -324,7 +325,7 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     const scopeKey = scope ?? '';
     if (r.sessionId !== undefined) {
       const response = await sessions.serve(r.sessionId, scopeKey, request, authInfo, principal.subject, parsed);
-      return response ? { kind: 'web', response } : rpcError(404, -32001, 'Session not found');
+      return response ? { kind: 'web', response } : rpcError(404, MCP_CODE.TransportRefused, 'Session not found');
     }
     const h = scopes.for(scope);
     if (r.method === 'POST' && !r.sseTransport && isElicitingLegacyInitialize(parsed)) {
@@ -334,11 +335,11 @@ export function mcpFace(d: McpFaceDeps): McpFace {
   }
 
   /** A body the edge refused, in the JSON-RPC shape: -32603 when the server is busy, else -32600. */
-  const refusedBody = (err: A2AError, headers: Record<string, string>): Answer => rpcError(err.identity.http, err.kind === 'Unavailable' ? -32603 : -32600, err.message, headers);
+  const refusedBody = (err: A2AError, headers: Record<string, string>): Answer => rpcError(err.identity.http, err.kind === 'Unavailable' ? MCP_CODE.InternalError : MCP_CODE.InvalidRequest, err.message, headers);
 
   async function call(c: InProcessCall): Promise<Answer> {
     const rejected = checkHost(c.headers);
-    if (rejected) return rpcError(403, -32000, rejected);
+    if (rejected) return rpcError(403, MCP_CODE.ServerError, rejected);
     if (Buffer.byteLength(c.body) > d.bodyLimit) {
       const problem = { problem: 'too-large' } as const;
       return refusedBody(bodyRefusal(problem, d.bodyLimit), bodyRefusalHeaders(problem));
@@ -360,9 +361,9 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     reject(req, res, err, _route) {
       if (err.kind === 'Unavailable') {
         if (req.headers.origin && !res.headersSent) setCors(res, req.headers.origin);
-        return sendJsonRpcError(res, 503, -32603, 'The server failed to start');
+        return sendJsonRpcError(res, 503, MCP_CODE.InternalError, 'The server failed to start');
       }
-      if (!res.headersSent) sendJsonRpcError(res, 500, -32603, 'Internal error');
+      if (!res.headersSent) sendJsonRpcError(res, 500, MCP_CODE.InternalError, 'Internal error');
       else res.destroy();
     },
     call,

@@ -21,6 +21,7 @@ import { SERVER_FAILURE_MESSAGES } from '../../core/tasks/task-service.js';
 import { SKILL_METADATA_KEY, type AgentToolArgs, type AgentToolSpec } from './agent-tools.js';
 import { ANSWER_KEY } from './input-required.js';
 import { partsText, taskToToolResult } from './tool-result.js';
+import { MCP_CODE } from './mcp-errors.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /**
@@ -112,7 +113,7 @@ export async function startToolTask(handler: A2AHandler, spec: AgentToolSpec, ar
 
 export type TasksAnswer = { result: Record<string, unknown> } | { error: { code: number; message: string; data?: unknown }; status: number };
 
-const unknownTask = (id: unknown): TasksAnswer => ({ status: 200, error: { code: -32602, message: `Unknown task: ${String(id)}` } });
+const unknownTask = (id: unknown): TasksAnswer => ({ status: 200, error: { code: MCP_CODE.InvalidParams, message: `Unknown task: ${String(id)}` } });
 
 /**
  * `tasks/get`, `tasks/update`, `tasks/cancel` for a caller that declared the extension.
@@ -154,8 +155,8 @@ export async function serveTasksMethod(
         return { result: { resultType: 'complete' } };
       }
       const answer = answerOf(params.inputResponses);
-      if (answer === undefined) return { status: 200, error: { code: -32602, message: `inputResponses.${ANSWER_KEY} must be an accepted elicitation with a non-empty "${ANSWER_KEY}"` } };
-      if (statusOf(task) !== 'input_required') return { status: 200, error: { code: -32602, message: `Task ${String(params.taskId)} is not waiting for input` } };
+      if (answer === undefined) return { status: 200, error: { code: MCP_CODE.InvalidParams, message: `inputResponses.${ANSWER_KEY} must be an accepted elicitation with a non-empty "${ANSWER_KEY}"` } };
+      if (statusOf(task) !== 'input_required') return { status: 200, error: { code: MCP_CODE.InvalidParams, message: `Task ${String(params.taskId)} is not waiting for input` } };
       const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts: [{ text: answer }], taskId: task.id, contextId: task.contextId };
       await handler.sendMessage(ctx, { message, configuration: { returnImmediately: true } });
       return { result: { resultType: 'complete' } };
@@ -164,7 +165,7 @@ export async function serveTasksMethod(
     const env = envelopeOf(ref.agentId, task);
     const extra: Record<string, unknown> = {};
     if (env.status === 'completed' || env.status === 'cancelled') extra.result = withoutTaskMeta(taskToToolResult(task, toolNameOf(ref.agentId)));
-    if (env.status === 'failed') extra.error = { code: -32603, message: partsText(task.status.message?.parts) };
+    if (env.status === 'failed') extra.error = { code: MCP_CODE.InternalError, message: partsText(task.status.message?.parts) };
     const declared = env.status === 'input_required' ? declaredInputRequests(task) : undefined;
     if (declared) extra.inputRequests = declared;
     else if (env.status === 'input_required') {

@@ -4,6 +4,9 @@
  * stays the MCP method even when the core later runs an A2A operation for it.
  */
 import type { UsageDraft } from '../../core/usage/usage-draft.js';
+import { jsonRpcOutcome } from './mcp-errors.js';
+
+export { jsonRpcOutcome };
 
 export function noteMcpCall(u: UsageDraft, parsed: unknown, versionHeader: string | undefined): void {
   if (typeof parsed !== 'object' || parsed === null) return;
@@ -52,20 +55,6 @@ const MCP_METHODS = new Set([
   'notifications/tools/list_changed',
   'notifications/prompts/list_changed',
 ]);
-
-/** JSON-RPC 2.0's reserved error codes, by the name a record's outcome takes. */
-const JSON_RPC_REASONS: Readonly<Record<number, string>> = {
-  [-32700]: 'PARSE_ERROR',
-  [-32600]: 'INVALID_REQUEST',
-  [-32601]: 'METHOD_NOT_FOUND',
-  [-32602]: 'INVALID_PARAMS',
-  [-32603]: 'INTERNAL_ERROR',
-};
-
-/** The outcome of a JSON-RPC error code: its reserved name, else `JSONRPC_<code>`. */
-export function jsonRpcOutcome(code: number): string {
-  return JSON_RPC_REASONS[code] ?? `JSONRPC_${Math.trunc(code)}`;
-}
 
 /**
  * A JSON-RPC error the answer carries with HTTP 200 (an unknown tool or bad arguments, answered by

@@ -5,6 +5,7 @@
  * the first field at fault, in one short sentence; well-formed ones go on to the SDK untouched.
  */
 import { MODERN_VERSIONS } from './lenient-edge.js';
+import { MCP_CODE } from './mcp-errors.js';
 
 const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
 
@@ -46,7 +47,7 @@ const CHECKS: Readonly<Record<string, readonly Check[]>> = {
  * Modern-era requests (`_meta` names a modern version, or the header does) are the SDK's alone:
  * there `initialize` is a removed method (404 -32601), not a malformed one.
  */
-export function invalidParamsOf(message: unknown, versionHeader: string | undefined): { id: string | number | null; error: { code: -32602; message: string } } | undefined {
+export function invalidParamsOf(message: unknown, versionHeader: string | undefined): { id: string | number | null; error: { code: typeof MCP_CODE.InvalidParams; message: string } } | undefined {
   if (!isObject(message) || typeof message.method !== 'string' || !('id' in message)) return undefined;
   const meta = isObject(message.params) && isObject(message.params._meta) ? message.params._meta[PROTOCOL_VERSION_META] : undefined;
   if ((typeof meta === 'string' && MODERN_VERSIONS.includes(meta)) || (versionHeader !== undefined && MODERN_VERSIONS.includes(versionHeader))) return undefined;
@@ -54,10 +55,10 @@ export function invalidParamsOf(message: unknown, versionHeader: string | undefi
   if (!checks) return undefined;
   const id = typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
   const params = message.params;
-  if (params !== undefined && !isObject(params)) return { id, error: { code: -32602, message: `Invalid params for ${message.method}: 'params' must be an object` } };
+  if (params !== undefined && !isObject(params)) return { id, error: { code: MCP_CODE.InvalidParams, message: `Invalid params for ${message.method}: 'params' must be an object` } };
   for (const check of checks) {
     const problem = check(params ?? {});
-    if (problem) return { id, error: { code: -32602, message: `Invalid params for ${message.method}: ${problem}` } };
+    if (problem) return { id, error: { code: MCP_CODE.InvalidParams, message: `Invalid params for ${message.method}: ${problem}` } };
   }
   return undefined;
 }

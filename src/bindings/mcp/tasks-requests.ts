@@ -11,6 +11,7 @@ import { toolName } from './agent-tools.js';
 import { json, type Answer } from './answer.js';
 import { declaresTasks, serveTasksMethod, TASKS_EXTENSION } from './mcp-tasks.js';
 import { SERVER_INFO_KEY, type tasksRequestOf } from './plain-tool-call.js';
+import { MCP_CODE } from './mcp-errors.js';
 
 export type TasksRequest = NonNullable<ReturnType<typeof tasksRequestOf>>;
 
@@ -23,13 +24,17 @@ export interface TasksRequestDeps {
 
 export async function answerTasksRequest(d: TasksRequestDeps, r: TasksRequest, principal: Principal, scopeAgent: string | undefined): Promise<Answer> {
   // SEP-2243 / SEP-2663 routing headers: an Mcp-Name naming another task is HeaderMismatch, HTTP 400.
-  if (!r.nameMatches) return json(400, { jsonrpc: '2.0', id: r.id, error: { code: -32020, message: `The Mcp-Name header must carry params.taskId of ${r.method}` } });
+  if (!r.nameMatches) return json(400, { jsonrpc: '2.0', id: r.id, error: { code: MCP_CODE.HeaderMismatch, message: `The Mcp-Name header must carry params.taskId of ${r.method}` } });
   if (!declaresTasks(r.meta)) {
     // SEP-2575: a request needing a capability the client did not declare is -32021, HTTP 400.
     return json(400, {
       jsonrpc: '2.0',
       id: r.id,
-      error: { code: -32021, message: `${r.method} needs the ${TASKS_EXTENSION} extension in the request's client capabilities`, data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } } },
+      error: {
+        code: MCP_CODE.MissingCapability,
+        message: `${r.method} needs the ${TASKS_EXTENSION} extension in the request's client capabilities`,
+        data: { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+      },
     });
   }
   const visible = (id: string) => (scopeAgent === undefined || scopeAgent === id) && !!d.registry.get(id) && (!d.policy || d.policy.canSeeAgent(principal, id, 'mcp'));

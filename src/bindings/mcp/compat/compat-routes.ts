@@ -26,6 +26,7 @@ import { forwardToMcp, FORWARD_PROTOCOL_VERSION, type ForwardTarget } from './fo
 import { publicToolList, type PublicToolsDeps } from './public-tools.js';
 import type { ServerFacts } from './server-facts.js';
 import { contributesTool } from '../contributed-tools.js';
+import { MCP_CODE } from '../mcp-errors.js';
 
 export interface McpCompatDeps extends PublicToolsDeps, ForwardTarget {
   /** the public base URL (read per request: with port 0 it is known only once bound) */
@@ -90,14 +91,14 @@ export function mcpCompatFace(d: McpCompatDeps): Face<CompatRoute> {
         if (req.method === 'OPTIONS') return preflight(req, res, r.methods);
         if (!r.methods.includes(req.method ?? '')) {
           res.setHeader('Allow', r.methods.join(', '));
-          return sendJson(res, 405, rpcError(null, -32600, `${req.method} is not allowed here; use ${r.methods.join(' or ')}`));
+          return sendJson(res, 405, rpcError(null, MCP_CODE.InvalidRequest, `${req.method} is not allowed here; use ${r.methods.join(' or ')}`));
         }
       }
       return serve(r.route, req, res, ctx);
     },
     // A failed start and a throw alike: 500 -32603 (the edge logs the cause).
     reject(_req, res) {
-      if (!res.headersSent) sendJson(res, 500, rpcError(null, -32603, 'Internal error'));
+      if (!res.headersSent) sendJson(res, 500, rpcError(null, MCP_CODE.InternalError, 'Internal error'));
       else res.destroy();
     },
   };
@@ -144,10 +145,10 @@ export function mcpCompatFace(d: McpCompatDeps): Face<CompatRoute> {
         const rpc = asJsonRpc(body.value);
         const given = rpc ? rpc.params : body.value;
         if (!isObject(given) || typeof given.name !== 'string' || given.name === '') {
-          return sendJson(res, 400, rpcError(rpc?.id ?? null, -32602, 'The body must be {"name": "<tool>", "arguments": {...}}'));
+          return sendJson(res, 400, rpcError(rpc?.id ?? null, MCP_CODE.InvalidParams, 'The body must be {"name": "<tool>", "arguments": {...}}'));
         }
         if (given.arguments !== undefined && !isObject(given.arguments)) {
-          return sendJson(res, 400, rpcError(rpc?.id ?? null, -32602, '"arguments" must be an object'));
+          return sendJson(res, 400, rpcError(rpc?.id ?? null, MCP_CODE.InvalidParams, '"arguments" must be an object'));
         }
         return forward(req, res, principal, 'tools/call', { name: given.name, arguments: given.arguments ?? {} }, rpc);
       }
@@ -163,7 +164,7 @@ export function mcpCompatFace(d: McpCompatDeps): Face<CompatRoute> {
       const challenge = r.headers['www-authenticate'];
       const extra: Record<string, string> = challenge ? { 'WWW-Authenticate': challenge } : {};
       const status = r.status === 200 ? 502 : r.status;
-      return sendJson(res, status, r.message?.error ? rpcError(id, r.message.error.code, r.message.error.message) : rpcError(id, -32603, 'The MCP endpoint did not answer'), extra);
+      return sendJson(res, status, r.message?.error ? rpcError(id, r.message.error.code, r.message.error.message) : rpcError(id, MCP_CODE.InternalError, 'The MCP endpoint did not answer'), extra);
     }
     if (r.message.error) return sendJson(res, rpc ? 200 : 400, rpcError(id, r.message.error.code, r.message.error.message));
     return sendJson(res, 200, rpc ? { jsonrpc: '2.0', id, result: r.message.result } : r.message.result, { 'Cache-Control': 'no-store' });
@@ -180,18 +181,18 @@ export function mcpCompatFace(d: McpCompatDeps): Face<CompatRoute> {
     const read = await ctx.body();
     if (typeof read === 'object') {
       const err = read.error;
-      sendJson(res, err.identity.http, rpcError(null, err.kind === 'Unavailable' ? -32603 : -32600, err.message), read.headers);
+      sendJson(res, err.identity.http, rpcError(null, err.kind === 'Unavailable' ? MCP_CODE.InternalError : MCP_CODE.InvalidRequest, err.message), read.headers);
       return { ok: false };
     }
     if (read.trim() === '') return { ok: true, value: undefined };
     if (exceedsJsonDepth(read)) {
-      sendJson(res, 400, rpcError(null, -32600, `The request body nests deeper than ${MAX_JSON_DEPTH} levels`));
+      sendJson(res, 400, rpcError(null, MCP_CODE.InvalidRequest, `The request body nests deeper than ${MAX_JSON_DEPTH} levels`));
       return { ok: false };
     }
     try {
       return { ok: true, value: JSON.parse(read) as unknown };
     } catch {
-      sendJson(res, 400, rpcError(null, -32700, 'Parse error: the body is not JSON'));
+      sendJson(res, 400, rpcError(null, MCP_CODE.ParseError, 'Parse error: the body is not JSON'));
       return { ok: false };
     }
   }
