@@ -159,6 +159,7 @@ describe('postgres store specifics', () => {
         '0013_task_live_index',
         '0014_task_counts',
         '0015_session_grants',
+        '0017_task_caller',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

@@ -3,6 +3,7 @@
  * the one it creates), answers a retried request with the task it already created, and returns a
  * starter that delivers the message to the task's live executor, starts a run, or forwards it.
  */
+import { callerOfStored, runCallerOf, storedCaller } from '../execution/hosted-agent-calls.js';
 import { traceparentOf } from '../../observability/tracing/index.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
@@ -116,6 +117,8 @@ export class MessageIntake {
 
     const start = (obs: RunObserver) => {
       if (existing?.run) return runs.deliver(existing, existing.run, userMessage, obs, ctx.trace);
+      // A follow-up another replica forwarded carries no scopes: the run acts for the stored caller.
+      const caller = (forwarded && existing ? callerOfStored(existing.caller, existing.owner) : undefined) ?? runCallerOf(ctx);
       const run = runs.newRun({
         definition: agent.definition,
         agentId: agent.id,
@@ -130,7 +133,7 @@ export class MessageIntake {
         resumed: false,
         usecases: ctx.usecases,
         owner: ctx.principal.subject,
-        caller: { principal: ctx.principal, ...(ctx.surface ? { surface: ctx.surface } : {}), ...(ctx.usecases ? { usecases: ctx.usecases } : {}) },
+        caller,
         trace: ctx.trace,
       });
       runs.observe(run, obs, {
@@ -141,6 +144,8 @@ export class MessageIntake {
         ...(ctx.usage && !existing ? { usage: { draft: ctx.usage } } : {}),
         // The task remembers the span it is created in (the call's core operation).
         ...(ctx.trace ? { traceParent: traceparentOf(ctx.trace) } : {}),
+        // A resumed run calls other agents for the caller it was started by (hosted-agent-calls.ts).
+        ...(agent.definition.resumable ? { caller: storedCaller(caller) } : {}),
       });
       if (existing) {
         existing.run = run;
