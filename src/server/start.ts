@@ -277,11 +277,6 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
       service,
     );
     outerHandler = handler;
-    if (initial.storage.driver === 'sqlite') {
-      // Before any listener opens: every SUBMITTED/WORKING task now is one a crash cut off.
-      const recovered = await service.recoverOrphanedTasks();
-      if (recovered) log.warn({ recovered }, 'tasks cut off by the last shutdown were marked FAILED');
-    }
 
     // Listeners bind before cards are built, so cards carry the real ports (port 0 in tests).
     // Settles once agents are registered; requests that arrive earlier wait for it.
@@ -381,6 +376,12 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
               .then((a) => registry.replace(a))
               .catch((err: unknown) => log.warn({ err, agent: agentConfig.id }, 'could not re-register an agent whose card changed')),
         );
+      }
+      if (initial.storage.driver === 'sqlite') {
+        // Before any request is let in (they wait for `started`): every SUBMITTED/WORKING task now
+        // is one a crash cut off. After the agents register, so resumable ones resume.
+        const recovered = await service.recoverOrphanedTasks();
+        if (recovered) log.warn({ recovered }, 'tasks cut off by the last shutdown were resumed (resumable agents) or marked FAILED');
       }
       markStarted();
     } catch (e) {

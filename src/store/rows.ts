@@ -27,6 +27,7 @@ export interface PreparedCommit {
   lease: TaskLease | undefined;
   originMessageId: string | null;
   traceParent: string | null;
+  caller: string | null;
   /** the task's usage record (TaskCommit.usage), upserted in the same transaction */
   usage: UsageRecord | undefined;
 }
@@ -93,6 +94,7 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
     lease: c.lease,
     originMessageId: c.expectedVersion === 0 ? (c.originMessageId ?? null) : null,
     traceParent: c.expectedVersion === 0 ? (c.traceParent ?? null) : null,
+    caller: c.expectedVersion === 0 ? (c.caller ?? null) : null,
     usage: c.usage,
   };
 }
@@ -108,6 +110,7 @@ export function toStoredTask(row: TasksTable): StoredTask {
     statusTime: Number(row.status_time),
     ...(row.lease_owner === null || row.lease_owner === undefined ? {} : { lease: { owner: row.lease_owner, expiresAt: Number(row.lease_expires_at) } }),
     ...(row.trace_parent ? { traceParent: row.trace_parent } : {}),
+    ...(row.caller ? { caller: row.caller } : {}),
   };
 }
 

@@ -31,6 +31,8 @@ export interface TasksTable {
   origin_message_id: string | null;
   /** W3C traceparent of the span the task was created in (tracing on); null otherwise */
   trace_parent?: string | null;
+  /** the caller a resumable run acts for, JSON (StoredTask.caller); null for other tasks */
+  caller?: string | null;
 }
 
 /**

@@ -45,6 +45,8 @@ export interface StoredTask {
   lease?: TaskLease;
   /** W3C traceparent of the span the task was created in (tracing was on then) */
   traceParent?: string;
+  /** JSON of the caller a resumable run acts for when it calls other agents (core/execution/hosted-agent-calls.ts) */
+  caller?: string;
 }
 
 /** A task an orphan sweep claimed, with the lease it took over (absent: no replica held one). */
@@ -104,6 +106,8 @@ export interface TaskCommit {
   originMessageId?: string;
   /** New tasks only: the W3C traceparent of the span creating the task (docs/observability.md). */
   traceParent?: string;
+  /** New tasks only: the caller a resumable run acts for, JSON (StoredTask.caller). */
+  caller?: string;
   /**
    * The task's usage record (kind 'task', id = the task id), upserted in this transaction: on the
    * task's first commit, when it reaches an interrupted or terminal state, and when LLM usage was

@@ -160,6 +160,7 @@ describe('postgres store specifics', () => {
         '0014_task_counts',
         '0015_session_grants',
         '0016_api_key_owners',
+        '0017_task_caller',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

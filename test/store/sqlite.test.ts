@@ -156,6 +156,7 @@ describe('sqlite store specifics', () => {
         '0014_task_counts',
         '0015_session_grants',
         '0016_api_key_owners',
+        '0017_task_caller',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

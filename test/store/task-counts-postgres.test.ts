@@ -152,7 +152,7 @@ describe('task_counts on PostgreSQL', () => {
     await old.destroy();
 
     const store = await open(schema);
-    expect((await store.migrationStatus()).pending).toEqual(['0014_task_counts', '0015_session_grants', '0016_api_key_owners']);
+    expect((await store.migrationStatus()).pending).toEqual(['0014_task_counts', '0015_session_grants', '0016_api_key_owners', '0017_task_caller']);
     await store.migrate();
     const real = await realCounts(schema);
     expect(real).toEqual([

@@ -4,6 +4,7 @@
  * elsewhere to that replica over the bus, takes a task over to cancel it, and recovers tasks whose
  * replica stopped renewing its lease. Control signals of the bus arrive here in every mode.
  */
+import { callerOfStored } from '../execution/hosted-agent-calls.js';
 import { contextOfTraceparent, inSpan, linkTo, SpanKind, traceparentOf, tracingOn, type Context } from '../../observability/tracing/index.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
@@ -226,7 +227,7 @@ export class ClusterRouter {
    * A task whose replica stopped renewing its lease, now claimed by this one: a resumable agent
    * runs it again from where the log stands; any other task ends FAILED with the reason.
    */
-  private async recoverOrphan(s: ClaimedTask, failure = LEASE_LOST_MESSAGE): Promise<void> {
+  async recoverOrphan(s: ClaimedTask, failure = LEASE_LOST_MESSAGE): Promise<void> {
     if (this.d.closed()) return;
     this.d.metrics?.orphanRecovered();
     const live = LiveTask.fromStored(s);
@@ -248,6 +249,7 @@ export class ClusterRouter {
         task: this.d.dir.viewFull(s.task),
         resumed: true,
         owner: s.owner,
+        ...(callerOf(s) ? { caller: callerOf(s)! } : {}),
       });
       live.run = run;
       runs.observe(run, NO_OBSERVER);
@@ -268,4 +270,9 @@ function inForwardedTrace(trace: NonNullable<ForwardedMessage['trace']>, taskId:
   const parent = contextOfTraceparent(trace.parent);
   const task = linkTo(trace.task);
   return inSpan('task.forwarded', { kind: SpanKind.CONSUMER, ...(parent ? { parent } : {}), ...(task ? { links: [task] } : {}), attributes: taskId ? { 'agentport.task.id': taskId } : {} }, run);
+}
+
+/** The caller stored with a task (resumable agents), for its resumed run. */
+function callerOf(s: { caller?: string; owner: string }) {
+  return callerOfStored(s.caller, s.owner);
 }

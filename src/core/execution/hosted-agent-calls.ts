@@ -22,6 +22,49 @@ export interface RunCaller {
   usecases?: readonly string[];
 }
 
+/** The caller of a call, as a run keeps it. */
+export function runCallerOf(ctx: CallContext): RunCaller {
+  return { principal: ctx.principal, ...(ctx.surface ? { surface: ctx.surface } : {}), ...(ctx.usecases ? { usecases: ctx.usecases } : {}) };
+}
+
+/** The caller as the task row keeps it: who it is and what it may do, no credential. */
+export function storedCaller(c: RunCaller): string {
+  const p = c.principal;
+  return JSON.stringify({
+    subject: p.subject,
+    authenticated: p.authenticated,
+    scopes: p.scopes,
+    ...(p.clientId !== undefined ? { clientId: p.clientId } : {}),
+    ...(p.usecase !== undefined ? { usecase: p.usecase } : {}),
+    ...(p.tenant !== undefined ? { tenant: p.tenant } : {}),
+    ...(p.keyId !== undefined ? { keyId: p.keyId } : {}),
+    ...(c.surface ? { surface: c.surface } : {}),
+    ...(c.usecases ? { usecases: c.usecases } : {}),
+  });
+}
+
+/** The stored caller back, when it is one and belongs to the task's owner; undefined otherwise. */
+export function callerOfStored(json: string | undefined, owner: string): RunCaller | undefined {
+  if (!json) return undefined;
+  try {
+    const v = JSON.parse(json) as { subject?: unknown; authenticated?: unknown; scopes?: unknown; clientId?: unknown; usecase?: unknown; tenant?: unknown; keyId?: unknown; surface?: unknown; usecases?: unknown };
+    if (v.subject !== owner || !Array.isArray(v.scopes) || !v.scopes.every((s) => typeof s === 'string')) return undefined;
+    const principal: Principal = {
+      subject: owner,
+      authenticated: v.authenticated === true,
+      scopes: v.scopes as string[],
+      ...(typeof v.clientId === 'string' ? { clientId: v.clientId } : {}),
+      ...(typeof v.usecase === 'string' ? { usecase: v.usecase } : {}),
+      ...(typeof v.tenant === 'string' ? { tenant: v.tenant } : {}),
+      ...(typeof v.keyId === 'string' ? { keyId: v.keyId } : {}),
+    };
+    const usecases = Array.isArray(v.usecases) && v.usecases.every((u) => typeof u === 'string') ? (v.usecases as string[]) : undefined;
+    return { principal, ...(v.surface === 'mcp' || v.surface === 'a2a' ? { surface: v.surface } : {}), ...(usecases ? { usecases } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
 export interface HostedAgentCallsDeps {
   registry: AgentRegistry;
   /** the outer handler every binding calls (set once the server has built it) */

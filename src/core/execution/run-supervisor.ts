@@ -40,6 +40,8 @@ export interface PendingCreate {
   usage?: TaskUsageState;
   /** W3C traceparent of the creating call's span (tracing on) */
   traceParent?: string | undefined;
+  /** the caller, stored with the task so a resumed run acts for it (resumable agents only) */
+  caller?: string | undefined;
 }
 
 export interface RunSupervisorDeps {
@@ -217,6 +219,7 @@ export class RunSupervisor implements AgentRunHost {
     // Only a deduplicating service keys the task by its messageId (a unique index in the store).
     if (this.d.deduplicates) live.originMessageId = init.userMessage.messageId;
     if (init.traceParent) live.traceParent = init.traceParent;
+    if (init.caller) live.caller = init.caller;
     live.run = run;
     // Created here: the first commit takes the lease.
     live.held = true;

@@ -23,6 +23,8 @@ export interface EngineLifecycleDeps {
   router: ClusterRouter;
   streams: OpenStreams;
   cluster?: ClusterOptions;
+  /** whether an agent's cut-off tasks are resumed instead of failed (AgentDefinition.resumable) */
+  resumable(agentId: string): boolean;
 }
 
 export class EngineLifecycle {
@@ -37,15 +39,24 @@ export class EngineLifecycle {
 
   /**
    * Start-up recovery for a store this process owns alone: no executor survives a restart, so a
-   * task left SUBMITTED or WORKING by a crash is ended FAILED with a reason, never left running.
-   * (Agents that can resume are the distributed mode's concern.) Returns how many were recovered.
+   * task left SUBMITTED or WORKING by a crash is resumed when its agent is resumable (it runs again
+   * from its log, as after a lost replica), else ended FAILED with a reason, never left running.
+   * Called once the agents are registered. Returns how many were recovered.
    */
   async recoverOrphanedTasks(): Promise<number> {
     let n = 0;
+    const resumed = new Set<string>();
     for (;;) {
-      const batch = await this.d.store.findTasksInStates(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'], 200);
+      const batch = (await this.d.store.findTasksInStates(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'], 200)).filter((s) => !resumed.has(s.task.id));
       if (batch.length === 0) return n;
       for (const s of batch) {
+        if (this.d.resumable(s.agentId) && s.task.history?.some((m) => m.role === 'ROLE_USER')) {
+          // Resumed runs keep their tasks WORKING: the next batch must not see them again.
+          resumed.add(s.task.id);
+          await this.d.router.recoverOrphan(s);
+          n++;
+          continue;
+        }
         const live = LiveTask.fromStored(s);
         for (const c of await this.d.store.listPushConfigs(s.task.id)) live.pushTargets.set(c.config.id, c.config);
         this.d.live.set(s.task.id, live);

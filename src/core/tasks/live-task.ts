@@ -45,6 +45,8 @@ export class LiveTask {
   originMessageId?: string;
   /** W3C traceparent of the span that created the task (tracing on): later spans continue or link to it */
   traceParent?: string;
+  /** the caller a resumable run acts for, JSON (StoredTask.caller), written with the first commit */
+  caller?: string;
   /** with tracing on, the span the next commit's span hangs under (TaskLog.append) */
   commitTrace?: Context | undefined;
   /** the task as of the last commit that reached the store (what a caller may be told it is) */
@@ -70,6 +72,7 @@ export class LiveTask {
     l.durable = s.task;
     if (s.lease) l.lease = s.lease;
     if (s.traceParent) l.traceParent = s.traceParent;
+    if (s.caller) l.caller = s.caller;
     return l;
   }
 

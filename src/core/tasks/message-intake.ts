@@ -3,6 +3,7 @@
  * the one it creates), answers a retried request with the task it already created, and returns a
  * starter that delivers the message to the task's live executor, starts a run, or forwards it.
  */
+import { callerOfStored, runCallerOf, storedCaller } from '../execution/hosted-agent-calls.js';
 import { traceparentOf } from '../../observability/tracing/index.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
@@ -135,6 +136,8 @@ export class MessageIntake {
     const start = (given: RunObserver) => {
       const obs = key === undefined ? given : mergeObservers(given, { onMessage: started, onCommitted: started, onEnd: started, onDuplicate: started });
       if (existing?.run) return runs.deliver(existing, existing.run, userMessage, obs, ctx.trace);
+      // A follow-up another replica forwarded carries no scopes: the run acts for the stored caller.
+      const caller = (forwarded && existing ? callerOfStored(existing.caller, existing.owner) : undefined) ?? runCallerOf(ctx);
       const run = runs.newRun({
         definition: agent.definition,
         agentId: agent.id,
@@ -149,7 +152,7 @@ export class MessageIntake {
         resumed: false,
         usecases: ctx.usecases,
         owner: ctx.principal.subject,
-        caller: { principal: ctx.principal, ...(ctx.surface ? { surface: ctx.surface } : {}), ...(ctx.usecases ? { usecases: ctx.usecases } : {}) },
+        caller,
         trace: ctx.trace,
       });
       runs.observe(run, obs, {
@@ -160,6 +163,8 @@ export class MessageIntake {
         ...(ctx.usage && !existing ? { usage: { draft: ctx.usage } } : {}),
         // The task remembers the span it is created in (the call's core operation).
         ...(ctx.trace ? { traceParent: traceparentOf(ctx.trace) } : {}),
+        // A resumed run calls other agents for the caller it was started by (hosted-agent-calls.ts).
+        ...(agent.definition.resumable ? { caller: storedCaller(caller) } : {}),
       });
       if (existing) {
         existing.run = run;

@@ -86,6 +86,7 @@ export class TaskLog {
         ...(cluster ? { lease: { owner: cluster.replicaId, expiresAt: Date.now() + cluster.leaseTtlMs } } : {}),
         ...(expectedVersion === 0 && live.originMessageId !== undefined ? { originMessageId: live.originMessageId } : {}),
         ...(expectedVersion === 0 && live.traceParent !== undefined ? { traceParent: live.traceParent } : {}),
+        ...(expectedVersion === 0 && live.caller !== undefined ? { caller: live.caller } : {}),
         ...(usage ? { usage } : {}),
       };
       // A commit no traced call caused (recovery, shutdown) gets no span of its own.

@@ -156,6 +156,7 @@ export class TaskService implements A2AHandler {
     });
     this.waits = new TaskWaits({ live: this.live, store: d.store, bus: d.bus, dir: this.dir, streams: this.streams, limits: d.limits, ...cluster });
     this.lifecycle = new EngineLifecycle({
+      resumable: (agentId) => d.registry.get(agentId)?.definition.resumable === true,
       store: d.store,
       committer: d.committer,
       live: this.live,

@@ -16,7 +16,7 @@ import type { TasksTable } from '../schema.js';
 const MAX_KEYS = 500;
 
 /** The tasks columns by name, never `*`: a prepared statement's result shape is fixed when prepared. */
-export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent';
+export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller';
 
 export const FIND_BY_MESSAGE_IDS = {
   name: 'agentport_find_tasks_by_message_ids',

@@ -103,9 +103,9 @@ function usageUpsertSql(db: Kysely<Database>): string {
 function commitStatementText(db: Kysely<Database>): string {
   return `
 with created as (
-  insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent)
-  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, task, lease_owner, lease_expires_at, origin_message_id, trace_parent
-    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text)
+  insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller)
+  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller
+    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text)
   on conflict do nothing
   returning id, agent_id, owner
 ), updated as (
@@ -165,6 +165,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
         lease_expires_at: p.lease?.expiresAt ?? null,
         origin_message_id: p.originMessageId,
         trace_parent: p.traceParent,
+        caller: p.caller,
       });
     } else {
       updated.push({

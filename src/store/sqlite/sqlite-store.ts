@@ -83,10 +83,11 @@ function compileStatements(k: Q) {
           lease_expires_at: slot('lease_expires_at'),
           origin_message_id: slot('origin_message_id'),
           trace_parent: slot('trace_parent'),
+          caller: slot('caller'),
         })
         // Any conflict: the task id, or the (agent, owner, messageId) of another task.
         .onConflict((oc) => oc.doNothing()),
-      ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at', 'origin_message_id', 'trace_parent'],
+      ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at', 'origin_message_id', 'trace_parent', 'caller'],
     ),
     selectTaskByMessage: compileWithSlots(
       k.selectFrom('tasks').selectAll().where('agent_id', '=', slot<string>('agent_id')).where('owner', '=', slot<string>('owner')).where('origin_message_id', '=', slot<string>('origin_message_id')),
@@ -194,6 +195,7 @@ export class SqliteStore extends SqlStore {
             lease ? lease.expiresAt : null,
             p.originMessageId,
             p.traceParent,
+            p.caller,
           );
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
         } else if (lease) {

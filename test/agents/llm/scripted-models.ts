@@ -31,6 +31,10 @@ export class ScriptedModel {
   hold?: Promise<void>;
   /** resolves when a held answer has sent its first chunk */
   held?: () => void;
+  /** when it matches a request (once), that answer stalls after its first chunks until the server closes: a crash mid-stream */
+  stallOnce?: (r: SeenRequest) => boolean;
+  /** resolves when a stalled answer has sent its first chunks */
+  stalled?: () => void;
   private calls = 0;
 
   constructor(
@@ -70,8 +74,14 @@ export class ScriptedModel {
     this.calls++;
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     const events = this.provider === 'openai' ? openAiEvents(answer, this.calls) : anthropicEvents(answer, this.calls);
+    const stall = this.stallOnce?.(seen) === true;
+    if (stall) this.stallOnce = undefined;
     for (const [i, e] of events.entries()) {
       if (res.destroyed) return;
+      if (stall && i === 2) {
+        this.stalled?.();
+        return;
+      }
       res.write(e);
       if (i === 1 && this.hold) {
         const hold = this.hold;
