@@ -33,6 +33,8 @@ const vocab: Vocabulary = {
   phrases: new Map(),
   maxPhraseWords: 1,
   columns: new Map(),
+  stems: new Map(),
+  units: new Map(),
 };
 
 /** A figure of orders, per product of their lines: the join fans out from orders to order_lines. */
