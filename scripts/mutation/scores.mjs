@@ -16,7 +16,8 @@ for (const group of Object.keys(GROUPS)) {
     const score = killed + survived === 0 ? 100 : (100 * killed) / (killed + survived);
     console.log(`| ${group} | ${path.replace(/^.*?src\//, 'src/')} | ${score.toFixed(1)}% | ${killed} / ${survived} / ${n('NoCoverage')} | |`);
     for (const m of mutants) {
-      if (m.status === 'Survived' || m.status === 'NoCoverage') survivors.push(`${path.replace(/^.*?src\//, 'src/')}:${m.location.start.line} ${m.status} ${m.mutatorName} → ${(m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80)}`);
+      if (m.status === 'Survived' || m.status === 'NoCoverage')
+        survivors.push(`${path.replace(/^.*?src\//, 'src/')}:${m.location.start.line} ${m.status} ${m.mutatorName} → ${(m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 80)}`);
     }
   }
 }
