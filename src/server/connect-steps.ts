@@ -4,6 +4,9 @@
  * `agentport connect` as text, from the same list, so the two never disagree.
  */
 
+/** The MCP Inspector the printed commands name: the version the suite runs (scripts/mcp-tools.sh). */
+export const INSPECTOR_VERSION = '2.12.0';
+
 export type ConnectClient = 'chatgpt' | 'claude' | 'claude-code' | 'inspector' | 'a2a';
 export const CONNECT_CLIENTS: readonly ConnectClient[] = ['chatgpt', 'claude', 'claude-code', 'inspector', 'a2a'];
 
@@ -85,11 +88,16 @@ export function connectGuide(client: ConnectClient, t: ConnectTarget): ConnectGu
         client,
         title: 'MCP Inspector',
         steps: [
-          { text: 'Open the Inspector (Node 22 or later) with this server filled in, transport Streamable HTTP:', code: `npx @modelcontextprotocol/inspector --transport http --server-url ${t.mcpUrl}` },
-          { text: t.oauth ? 'Click Connect; the Inspector runs the OAuth flow (Open Auth Settings → Quick OAuth Flow to step through it).' : 'Click Connect.' },
+          // Pinned: on Node 20 a bare `npx @modelcontextprotocol/inspector` silently resolves to an
+          // old 0.x Inspector whose CLI refuses these arguments; 2.x needs Node 22.
+          {
+            text: `Open the Inspector ${INSPECTOR_VERSION} (needs Node 22 or later; check with node --version) with this server filled in, transport Streamable HTTP:`,
+            code: `npx -y @modelcontextprotocol/inspector@${INSPECTOR_VERSION} --transport http --server-url ${t.mcpUrl}`,
+          },
+          { text: t.oauth ? 'Click Connect; the Inspector runs the OAuth flow in the browser and lists the tools when you are signed in.' : 'Click Connect.' },
           {
             text: 'Or without a browser, list the tools:',
-            code: `npx @modelcontextprotocol/inspector --cli ${t.mcpUrl} --transport http --method tools/list${t.authRequired ? ' --header "X-API-Key: $KEY"' : ''}`,
+            code: `npx -y @modelcontextprotocol/inspector@${INSPECTOR_VERSION} --cli ${t.mcpUrl} --transport http --method tools/list${t.authRequired ? ' --header "X-API-Key: $KEY"' : ''}`,
           },
         ],
       };

@@ -45,8 +45,8 @@ describe('agentport connect', () => {
 
   it('inspector: the Inspector command lines for this server', async () => {
     const r = await cli('connect', 'inspector', '--url', s.http);
-    expect(r.out).toContain(`npx @modelcontextprotocol/inspector --transport http --server-url ${s.http}/mcp`);
-    expect(r.out).toContain(`npx @modelcontextprotocol/inspector --cli ${s.http}/mcp --transport http --method tools/list`);
+    expect(r.out).toContain(`npx -y @modelcontextprotocol/inspector@2.12.0 --transport http --server-url ${s.http}/mcp`);
+    expect(r.out).toContain(`npx -y @modelcontextprotocol/inspector@2.12.0 --cli ${s.http}/mcp --transport http --method tools/list`);
   });
 
   it('chatgpt and claude: the MCP URL to paste, OAuth as the server says', async () => {
