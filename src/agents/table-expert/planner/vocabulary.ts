@@ -288,7 +288,8 @@ export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Rea
     const kept = list.filter((m) => {
       if (m.kind !== 'value') return true;
       const label = labelColumn(tables.get(m.ref.table)!) ?? tables.get(m.ref.table)!.key?.[0];
-      return m.ref.column === label || !list.some((o) => o.kind === 'value' && o.ref.table === m.ref.table && o.ref.column === label && o.value === m.value);
+      // only between name-like columns (both looked up); a category ("Antarctica" as a continent) stays a meaning
+      return m.ref.column === label || m.strength > 1 || !list.some((o) => o.kind === 'value' && o.ref.table === m.ref.table && o.ref.column === label && o.value === m.value);
     });
     if (kept.length !== list.length) phrases.set(phrase, kept);
   }
