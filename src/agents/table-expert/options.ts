@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ConfigError, type ConfigProblem } from '../../config/errors.js';
 import { configErrorMap, formatPath, problemsFromZod, sortByFileOrder } from '../../config/errors.js';
 import { bool, byteSize, duration, integer, nonEmptyString } from '../../config/primitives.js';
-import type { SemanticSpec } from './planner/semantic.js';
+import type { SemanticSpec } from './planner/semantic-spec.js';
 
 /** Table and dataset names become unquoted SQL identifiers the planner and the LLM can write. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,62}$/;

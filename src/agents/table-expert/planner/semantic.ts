@@ -8,20 +8,8 @@
 import { closest, distance } from 'fastest-levenshtein';
 import type { TableProfile } from '../catalog/profile.js';
 
-export interface SemanticColumn {
-  description?: string;
-  synonyms?: string[];
-  unit?: string;
-}
-
-export interface SemanticSpec {
-  /** `column` (a dataset of one table) or `table.column` → what is said of it */
-  columns?: Record<string, SemanticColumn>;
-  /** a word people use → `column=value` or `table.column=value` ("American": "country=USA") */
-  values?: Record<string, string>;
-  /** questions whose SQL the data's owners wrote and checked: answered first, marked verified */
-  verified?: Array<{ question: string; sql: string }>;
-}
+export type { SemanticColumn, SemanticSpec } from './semantic-spec.js';
+import type { SemanticSpec } from './semantic-spec.js';
 
 export interface ResolvedSemantic {
   /** phrase → `table.column` (or `table`) */
