@@ -81,6 +81,8 @@ export interface AgentSlots {
   put(agentConfig: AgentConfig, def: AgentDefinition): Promise<void>;
   /** false when there was no such agent; the primary agent cannot be removed */
   remove(agentId: string): boolean;
+  /** signs caller identities for agents reloaded with `remote.auth` (AgentLoadContext.callerIdentity) */
+  readonly callerIdentity?: KeyStoreCallerIdentity;
 }
 
 /**
@@ -446,6 +448,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
           else registry.add(agent);
         },
         remove: (agentId) => registry.remove(agentId),
+        callerIdentity,
       },
       audit: { record: (e) => audit.record(e), flush: () => auditLog?.flush() ?? Promise.resolve() },
       ...(firstAdminKey ? { firstAdminKey } : {}),
