@@ -1,5 +1,6 @@
 /** Resolves an agent entry of the config to its AgentDefinition: a built-in or an ES module. */
 import type { AgentConfig, Config } from '../config/index.js';
+import type { CallerIdentitySigner } from './remote-a2a/index.js';
 import type { AgentDefinition } from './sdk/agent.js';
 import { echoAgent } from './echo/index.js';
 import { conformanceAgent } from './conformance/index.js';
@@ -41,6 +42,8 @@ export class InvalidAgentModuleError extends Error {
 export interface AgentLoadContext {
   log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   version: string;
+  /** signs the caller's identity for remotes with `auth: { kind: signed-identity }` (docs/auth.md) */
+  callerIdentity?: CallerIdentitySigner;
 }
 
 /** `fresh`: evaluate a module agent's code again (dev-mode reloads; see import-agent-module.ts). */
@@ -48,7 +51,7 @@ export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Confi
   if (agent.builtin) return BUILTINS[agent.builtin](agent, config);
   if (agent.remote) {
     const { remoteA2AAgent } = await import('./remote-a2a/index.js');
-    return remoteA2AAgent(agent, context?.log ?? { warn() {} });
+    return remoteA2AAgent(agent, context?.log ?? { warn() {} }, context?.callerIdentity);
   }
   if (agent.llm) {
     const { llmAgent } = await import('./llm/index.js');

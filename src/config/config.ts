@@ -194,6 +194,14 @@ export interface LlmAgentConfig {
   price?: SkillCostConfig;
 }
 
+/** `agents[].remote.auth`: how Agentport proves whom it acts for (docs/auth.md). */
+export interface RemoteAuthConfig {
+  kind: 'signed-identity';
+  /** `aud` of the JWT; absent: the origin of the remote's URL */
+  audience?: string;
+  ttlSeconds: number;
+}
+
 /** `agents[].remote`: a remote A2A agent (any version, any binding) proxied through the core. */
 export interface RemoteA2AConfig {
   cardUrl: string;
@@ -206,6 +214,7 @@ export interface RemoteA2AConfig {
   idleTimeoutMs: number;
   /** only the remote's interfaces of these A2A versions; absent: any, in the card's order */
   protocolVersions?: Array<'1.0' | '0.3'>;
+  auth?: RemoteAuthConfig;
 }
 
 /** `agents[].mcp`: a remote MCP server (Streamable HTTP, either era) served as an A2A agent. */

@@ -171,6 +171,34 @@ const cardOverridesSchema = z
   })
   .strict();
 
+/**
+ * How Agentport proves who it acts for to a remote (docs/auth.md "Acting as the caller").
+ * `signed-identity`: a short-lived JWT naming the caller, signed with Agentport's own keys
+ * (src/core/keys/caller-identity.ts), sent as `Authorization: Bearer` on each call.
+ */
+const remoteAuthSchema = z.discriminatedUnion('kind', [
+  z
+    .object({
+      kind: z.literal('signed-identity'),
+      /** `aud` of the JWT; default: the origin of the remote's URL */
+      audience: uri.optional(),
+      /** lifetime of each JWT (seconds) */
+      ttlSeconds: integer(10, 3600, ' seconds').default(60),
+    })
+    .strict(),
+]);
+
+/** A header that would carry a second credential next to the signed identity. */
+function noAuthorizationHeader(v: { headers: Record<string, string>; auth?: unknown }, ctx: z.RefinementCtx): void {
+  if (!v.auth) return;
+  for (const name of Object.keys(v.headers)) {
+    if (name.toLowerCase() === 'authorization') {
+      // Reported on `auth`, not on the header: the error quotes the value, and the header's is a secret.
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['auth'], message: `cannot be used with headers.${name}: the signed identity is the Authorization header` });
+    }
+  }
+}
+
 /** An agent backed by a remote MCP server (src/agents/mcp-remote): its tools become skills. */
 const mcpRemoteSchema = z
   .object({
@@ -212,8 +240,10 @@ const remoteA2aSchema = z
       .array(z.enum(['1.0', '0.3']))
       .min(1)
       .optional(),
+    auth: remoteAuthSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine(noAuthorizationHeader);
 
 const agentSchema = z
   .object({

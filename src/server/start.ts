@@ -17,6 +17,7 @@ import { redactUrl, withListeningPorts, type AgentConfig, type Config } from '..
 import type { AgentDefinition } from '../core/agents/agent-definition.js';
 import { AgentRegistry } from '../core/agents/agent-registry.js';
 import { KeyStore } from '../core/keys/key-store.js';
+import { KeyStoreCallerIdentity } from '../core/keys/caller-identity.js';
 import { PushDeliveryWorker } from '../core/push/delivery-worker.js';
 import { LEGACY_PUSH_BODIES } from '../bindings/a2a-legacy/push-bodies.js';
 import { PushJwtSigner } from '../core/push/push-jwt.js';
@@ -81,6 +82,8 @@ export interface AgentSlots {
   put(agentConfig: AgentConfig, def: AgentDefinition): Promise<void>;
   /** false when there was no such agent; the primary agent cannot be removed */
   remove(agentId: string): boolean;
+  /** signs caller identities for agents reloaded with `remote.auth` (AgentLoadContext.callerIdentity) */
+  readonly callerIdentity?: KeyStoreCallerIdentity;
 }
 
 /**
@@ -360,12 +363,14 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
     const httpPort = typeof address === 'object' && address ? address.port : initial.server.port;
     config = withListeningPorts(initial, { http: httpPort, grpc: grpcPort });
 
+    // `iss` of a signed caller identity is read per call: the public URL is final only once bound.
+    const callerIdentity = new KeyStoreCallerIdentity({ keys, issuer: () => config.server.publicUrl });
     try {
       for (const [index, agentConfig] of config.agents.entries()) {
         const fail = (error: unknown): never => {
           throw agentLoadFailure(agentConfig, index, error);
         };
-        const def = await loadAgentDefinition(agentConfig, config, { log: moduleLog('agents'), version: packageVersion() }).catch(fail);
+        const def = await loadAgentDefinition(agentConfig, config, { log: moduleLog('agents'), version: packageVersion(), callerIdentity }).catch(fail);
         if (def.close) closers.push(() => def.close!());
         const signWith = config.cards.sign || config.push.signJwt ? keys : undefined;
         registry.add(await registerAgent(config, agentConfig, def, signWith).catch(fail));
@@ -447,6 +452,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
           else registry.add(agent);
         },
         remove: (agentId) => registry.remove(agentId),
+        callerIdentity,
       },
       audit: { record: (e) => audit.record(e), flush: () => auditLog?.flush() ?? Promise.resolve() },
       ...(firstAdminKey ? { firstAdminKey } : {}),

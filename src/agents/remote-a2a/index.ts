@@ -12,6 +12,9 @@ import { traceparentOf } from '../../observability/tracing/index.js';
 import type { AgentConfig, RemoteA2AConfig } from '../../config/config.js';
 import { A2AClientError, AgentCardError, TransportError, type A2AClient, type AgentCard, type Message } from '../../client/index.js';
 import { defineAgent, type AgentCardSpec, type AgentContext, type AgentDefinition } from '../sdk/agent.js';
+import type { CallerIdentitySigner } from '../../core/keys/caller-identity.js';
+
+export type { CallerIdentitySigner };
 import { connectRemote } from './remote-client.js';
 import { relayEvent, type RemoteRef } from './relay.js';
 
@@ -64,8 +67,9 @@ function reasonOf(err: unknown, cfg: RemoteA2AConfig): string {
   return `remote agent at ${cfg.cardUrl} failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2AConfig }, log: RemoteA2ALog): Promise<AgentDefinition> {
+export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2AConfig }, log: RemoteA2ALog, callerIdentity?: CallerIdentitySigner): Promise<AgentDefinition> {
   const cfg = agent.remote;
+  if (cfg.auth && !callerIdentity) throw new Error(`agent ${agent.id}: remote.auth needs the server's signing keys`);
   let remote: { client: A2AClient; card: AgentCard } | undefined;
   let startError: unknown;
   try {
@@ -121,8 +125,19 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
     // The run's span goes out as a traceparent header: the guarded fetch's client span hangs under
     // it, and the remote continues the trace (the client library only lets a call add headers).
     const traceparent = traceparentOf(ctx.trace);
-    const call = { signal: abort.signal, ...(traceparent ? { headers: { traceparent } } : {}) };
+    const headers: Record<string, string> = traceparent ? { traceparent } : {};
     try {
+      if (cfg.auth) {
+        // Signed per call, never the caller's own token (docs/auth.md "Acting as the caller").
+        const caller = ctx.caller?.principal;
+        if (!caller) {
+          ctx.fail('the caller of this task is not known here, so the remote agent cannot be called on its behalf');
+          return;
+        }
+        const audience = cfg.auth.audience ?? new URL(cfg.cardUrl).origin;
+        headers.authorization = `Bearer ${await callerIdentity!.sign({ audience, caller, ttlSeconds: cfg.auth.ttlSeconds })}`;
+      }
+      const call = { signal: abort.signal, headers };
       touch();
       if (card.capabilities.streaming) {
         let first = true;
@@ -146,12 +161,12 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
     } catch (err) {
       if (ctx.signal.aborted) {
         // Canceled here: cancel there too (best effort; the local task is already CANCELED).
-        if (ref.taskId) await client.cancelTask({ id: ref.taskId }).catch(() => {});
+        if (ref.taskId) await client.cancelTask({ id: ref.taskId }, { headers }).catch(() => {});
         return;
       }
       const cause = abort.signal.aborted ? abort.signal.reason : err;
       log.warn({ agent: agent.id, taskId: ctx.taskId, err: reasonOf(cause, cfg) }, 'remote a2a: task failed');
-      if (abort.signal.aborted && ref.taskId) await client.cancelTask({ id: ref.taskId }).catch(() => {});
+      if (abort.signal.aborted && ref.taskId) await client.cancelTask({ id: ref.taskId }, { headers }).catch(() => {});
       ctx.fail(publicReasonOf(cause));
     } finally {
       clearTimeout(idle);

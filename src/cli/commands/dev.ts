@@ -52,7 +52,12 @@ async function dev(options: ServeOptions, io: CliIO): Promise<void> {
   if (!server) return;
 
   const warn = (obj: object, msg?: string) => readable(JSON.stringify({ level: 40, time: Date.now(), msg: msg ?? '', ...withErrorFields(obj) }));
-  const reloader = new DevReloader(server.agentSlots, config, { log: { debug() {}, warn }, version: packageVersion() }, server.audit);
+  const reloader = new DevReloader(
+    server.agentSlots,
+    config,
+    { log: { debug() {}, warn }, version: packageVersion(), ...(server.agentSlots.callerIdentity ? { callerIdentity: server.agentSlots.callerIdentity } : {}) },
+    server.audit,
+  );
   const watcher = new DevWatcher({
     reloader,
     rereadConfig: () => withDevKey(loadServeConfig(options, io.env, io.cwd())),

@@ -49,6 +49,13 @@ export interface AgentContext {
    */
   readonly usecases?: readonly string[];
   /**
+   * Whom the run acts for: the credential of the call that started it (its subject, usecase,
+   * scopes, OAuth client). Undefined when no call started the run (a resumed task). Agents that
+   * reach a remote as the caller sign this identity (docs/auth.md "Acting as the caller"); the
+   * caller's own token is never here.
+   */
+  readonly caller?: { readonly principal: { readonly subject: string; readonly scopes: readonly string[]; readonly usecase?: string; readonly clientId?: string } } | undefined;
+  /**
    * True when this run resumes a task whose executor was lost with its replica (only for agents
    * declaring `resumable`): `task` is the task as it stands, `message` the last user message.
    */
