@@ -93,7 +93,7 @@ describe.each(dialects)('sessions on grants (0015_session_grants) on %s', (_name
       const notAfter = Date.now() + HOUR;
       const upstream = await sessions.begin(account, { grant: { id: 'g-alice', scopes: ['a2a:discover', 'mcp:tools'], usecase: 'demo' }, notAfter });
       expect(upstream.expiresAt).toBe(notAfter);
-      expect(await sessions.resolve(upstream.token)).toEqual({ id: idOf(upstream.token), username: account, scopes: ['a2a:discover', 'mcp:tools'], usecase: 'demo' });
+      expect(await sessions.resolve(upstream.token)).toEqual({ id: idOf(upstream.token), username: account, scopes: ['a2a:discover', 'mcp:tools'], usecase: 'demo', grantId: 'g-alice' });
       // An account granted nothing has nothing (an empty snapshot is not "read the user").
       const bare = await sessions.begin(account, { grant: { id: 'g-alice', scopes: [] } });
       expect(await sessions.resolve(bare.token)).toMatchObject({ username: account, scopes: [] });
