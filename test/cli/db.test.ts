@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { InCodeMigrationProvider, KNOWN_MIGRATIONS, type SqlDialectName } from '../../src/store/migrations/index.js';
 import { fakeIO } from './fake-io.js';
+import { migrateTo } from '../support/migrate-to.js';
 
 const argv = (...args: string[]) => ['node', 'agentport', ...args];
 const tempDir = () => mkdtempSync(path.join(tmpdir(), 'agentport-cli-db-'));
@@ -64,7 +65,7 @@ async function migrateUpTo(dialect: SqlDialectName, last: string, target: { file
       provider: new InCodeMigrationProvider(dialect),
       ...('schema' in target ? { migrationTableSchema: target.schema } : {}),
     });
-    const { error } = await migrator.migrateTo(last);
+    const { error } = await migrateTo(migrator, last, 'schema' in target ? target.schema : undefined);
     if (error) throw error;
   } finally {
     await db.destroy();

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore, StoreUnavailableError } from '../../src/store/index.js';
 import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { describeStoreContract } from './store-contract.js';
+import { migrateTo } from '../support/migrate-to.js';
 
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const run = `t_${randomBytes(5).toString('hex')}`;
@@ -133,7 +134,7 @@ describe('postgres store specifics', () => {
     const old = new Kysely<unknown>({
       dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }),
     });
-    const { error } = await new Migrator({ db: old, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }).migrateTo('0001_initial');
+    const { error } = await migrateTo(new Migrator({ db: old, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }), '0001_initial', schema);
     const task = { id: 't-old', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' as const } };
     await old
       .insertInto('tasks' as never)

@@ -12,6 +12,7 @@ import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 import { ConcurrentUpdateError, type TaskCommit } from '../../src/store/store.js';
 import { newTask, T0, update } from './fixtures.js';
+import { migrateTo } from '../support/migrate-to.js';
 
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const run = `t_${randomBytes(5).toString('hex')}_tc`;
@@ -172,7 +173,7 @@ describe('task_counts on PostgreSQL', () => {
 
 /** Migrates a fresh schema to 0013 and writes 105 tasks straight into it, as an older build would have. */
 async function fillBefore0014(db: Kysely<unknown>, schema: string): Promise<void> {
-  const { error } = await new Migrator({ db, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }).migrateTo('0013_task_live_index');
+  const { error } = await migrateTo(new Migrator({ db, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }), '0013_task_live_index', schema);
   expect(error).toBeUndefined();
   const owners: [agent: string, owner: string, tasks: number][] = [
     ['agent-a', 'alice', 70],

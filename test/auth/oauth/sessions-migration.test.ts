@@ -14,6 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ADMIN_CLIENT_MARKER, ADMINISTRATOR } from '../../../src/auth/oauth/client-scope-ceiling.js';
 import { InCodeMigrationProvider } from '../../../src/store/migrations/index.js';
 import { openPostgresStore, openSqliteStore, type Store } from '../../../src/store/index.js';
+import { migrateTo } from '../../support/migrate-to.js';
 
 const PG = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `t_sessmig_${randomBytes(4).toString('hex')}`;
@@ -55,7 +56,7 @@ describe.each(dialects)('migration 0006_sessions on %s', (name, older, open) => 
       await c.end();
     }
     const { old, migrator } = older();
-    const { error } = await migrator.migrateTo('0005_oauth');
+    const { error } = await migrateTo(migrator, '0005_oauth', schema);
     expect(error).toBeUndefined();
     const row = (model: string, id: string, payload: object, grantId: string | null = null) => ({
       model,

@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BrowserSessions } from '../../../src/auth/sessions/browser-sessions.js';
 import { InCodeMigrationProvider } from '../../../src/store/migrations/index.js';
 import { openPostgresStore, openSqliteStore, type Store } from '../../../src/store/index.js';
+import { migrateTo } from '../../support/migrate-to.js';
 
 const PG = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `t_sessgrant_${randomBytes(4).toString('hex')}`;
@@ -60,7 +61,7 @@ const grant = (accountId: string) => ({ payload: { accountId, clientId: 'agentpo
 describe.each(dialects)('sessions on grants (0015_session_grants) on %s', (_name, older, open) => {
   it('keeps an older session working, and ends each kind of session with its grant', async () => {
     const { old, migrator } = await older();
-    expect((await migrator.migrateTo('0013_task_live_index')).error).toBeUndefined();
+    expect((await migrateTo(migrator, '0013_task_live_index')).error).toBeUndefined();
     // A session written by a build without 0015: only the user and the times.
     const oldToken = cookie();
     await old
