@@ -46,7 +46,11 @@ it('a restart resumes the run from the task log', async () => {
   await stalled;
 
   // A second process on the same store, the first one never closing (its stream hangs forever).
-  const second = await startTestServer(config, { dataDir, keepData: true });
+  // A dead process's data-directory lock is gone with it (issue 25 L1), but the first server here
+  // lives on in this process and keeps its lock: the second opens the same database file from a
+  // data directory of its own, as a restarted process would find the lock free.
+  const secondDir = await mkdtemp(path.join(tmpdir(), 'llm-restart-2-'));
+  const second = await startTestServer({ ...config, storage: { driver: 'sqlite', file: path.join(dataDir, 'agentport.db') } }, { dataDir: secondDir });
   servers.push(second);
   let task: any;
   for (let i = 0; ; i++) {
