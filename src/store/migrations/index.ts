@@ -3,6 +3,7 @@
  * The same migrations run on SQLite and PostgreSQL; the dialect is passed in for the rare column
  * type that has no common spelling (auto-increment ids).
  */
+import { isOtherSchemaCatalogRace } from './catalog-race.js';
 import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { DatabaseSchemaNewerError, type MigrationStatus } from '../store.js';
 import type { SqlDialectName } from './sql-dialect.js';
@@ -111,10 +112,8 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: SqlDialectNam
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   let { error, results } = await migrator.migrateToLatest();
-  // Kysely's Migrator looks for its tables by introspecting every table of every schema; a schema
-  // dropped by someone else at that moment fails the catalog query (3F000) before anything was
-  // applied. The migrator's lock makes a retry safe.
-  for (let attempt = 1; error && attempt < 10 && isOtherSchemaRace(error, schema); attempt++) {
+  // Another schema dropped during the Migrator's catalog walk: see isOtherSchemaCatalogRace.
+  for (let attempt = 1; error && attempt < 10 && isOtherSchemaCatalogRace(error, schema); attempt++) {
     await new Promise((r) => setTimeout(r, 50 * attempt));
     ({ error, results } = await migrator.migrateToLatest());
   }
@@ -128,11 +127,6 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: SqlDialectNam
     });
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-}
-
-function isOtherSchemaRace(error: unknown, ours: string | undefined): boolean {
-  const e = error as { code?: unknown; message?: unknown };
-  return e?.code === '3F000' && typeof e.message === 'string' && !(ours !== undefined && e.message.includes(`"${ours}"`));
 }
 
 function quoteIdent(name: string): string {

@@ -1,0 +1,59 @@
+/**
+ * Which migration errors are another schema's catalog race (safe to retry) and which are ours. The
+ * errors are produced by a real PostgreSQL, so the predicate is held against the server's own
+ * codes and wording rather than strings written here.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isOtherSchemaCatalogRace } from '../../src/store/migrations/catalog-race.js';
+
+const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ours = `t_${randomBytes(5).toString('hex')}_ours`;
+const other = `t_${randomBytes(5).toString('hex')}_other`;
+const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+
+async function errorOf(text: string): Promise<unknown> {
+  try {
+    await client.query(text);
+  } catch (err) {
+    return err;
+  }
+  throw new Error(`expected PostgreSQL to refuse: ${text}`);
+}
+
+beforeAll(async () => {
+  await client.connect();
+  await client.query(`create schema "${ours}"; create schema "${other}"`);
+});
+
+afterAll(async () => {
+  await client.query(`drop schema if exists "${ours}" cascade; drop schema if exists "${other}" cascade`);
+  await client.end();
+});
+
+describe('isOtherSchemaCatalogRace', () => {
+  it('retries a table of another schema that is gone (42P01), not one of ours', async () => {
+    const theirs = await errorOf(`select * from "${other}".usage_daily`);
+    const mine = await errorOf(`select * from "${ours}".usage_daily`);
+    expect((theirs as { code: string }).code).toBe('42P01');
+    expect(isOtherSchemaCatalogRace(theirs, ours)).toBe(true);
+    expect(isOtherSchemaCatalogRace(mine, ours)).toBe(false);
+  });
+
+  it('retries another schema that is gone (3F000), not ours', async () => {
+    const gone = `${other}_gone`;
+    const theirs = await errorOf(`create table "${gone}".t (a int)`);
+    expect((theirs as { code: string }).code).toBe('3F000');
+    expect(isOtherSchemaCatalogRace(theirs, ours)).toBe(true);
+    expect(isOtherSchemaCatalogRace(theirs, gone)).toBe(false);
+  });
+
+  it('does not retry an unqualified missing relation or any other error', async () => {
+    const unqualified = await errorOf('select * from no_such_table_here');
+    const syntax = await errorOf('selec 1');
+    expect(isOtherSchemaCatalogRace(unqualified, ours)).toBe(false);
+    expect(isOtherSchemaCatalogRace(syntax, ours)).toBe(false);
+    expect(isOtherSchemaCatalogRace(new Error('x'), ours)).toBe(false);
+  });
+});
