@@ -31,5 +31,10 @@ export function firstMessagePreview(task: Pick<Task, 'history'>, max = PREVIEW_C
     .trim();
   if (line === '') return undefined;
   const chars = [...line];
-  return chars.length > max ? `${chars.slice(0, max - 1).join('').trimEnd()}…` : line;
+  return chars.length > max
+    ? `${chars
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`
+    : line;
 }
