@@ -25,11 +25,26 @@ interface Card {
   capabilities?: { streaming?: boolean; pushNotifications?: boolean };
   skills?: Array<{ id: string; name: string; description?: string; tags?: string[] }>;
   securitySchemes?: Record<string, unknown>;
-  signatures?: unknown[];
+  signatures?: Array<{ protected?: string }>;
 }
 
-/** The card's signatures in the CLI's words (`agentport card`, src/cli/a2a/render.ts). */
-const signedWording = (n: number) => (n === 0 ? 'no' : `yes (${n} signature${n > 1 ? 's' : ''})`);
+/**
+ * Who signed the card, in the CLI's words (`agentport card`, src/protocol/a2a/card/signing-keys.ts):
+ * the distinct key ids, since one key signs two payload forms and so makes two signatures.
+ */
+function signedWording(signatures: Array<{ protected?: string }> | undefined): string {
+  if (!signatures?.length) return 'no';
+  const kids: string[] = [];
+  for (const s of signatures) {
+    try {
+      const header = JSON.parse(atob((s.protected ?? '').replace(/-/g, '+').replace(/_/g, '/'))) as { kid?: unknown };
+      if (typeof header.kid === 'string' && !kids.includes(header.kid)) kids.push(header.kid);
+    } catch {
+      // a header that is not base64url JSON names no key
+    }
+  }
+  return kids.length === 0 ? 'yes' : `yes, by key${kids.length > 1 ? 's' : ''} ${kids.join(', ')}`;
+}
 
 function AgentCard({ agent, onChat, chatting }: { agent: AgentEntry; onChat: () => void; chatting: boolean }) {
   const card = useLoad(() => getJson<Card>(`api/v1/agents/${encodeURIComponent(agent.id)}/card`), [agent.id]);
@@ -52,7 +67,7 @@ function AgentCard({ agent, onChat, chatting }: { agent: AgentEntry; onChat: () 
             <dt>Security</dt>
             <dd>{Object.keys(c.securitySchemes ?? {}).join(', ') || 'none'}</dd>
             <dt>Signed</dt>
-            <dd>{signedWording(c.signatures?.length ?? 0)}</dd>
+            <dd id={`signed-${agent.id}`}>{signedWording(c.signatures)}</dd>
             <dt>MCP tools</dt>
             <dd class="mcp-tools">{tools.data ? tools.data.join(', ') || 'none' : tools.error ? 'not available to you' : '…'}</dd>
           </dl>

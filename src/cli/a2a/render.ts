@@ -1,4 +1,5 @@
 /** Plain-text renderings of A2A objects for people: parts, task summaries, cards, task tables. */
+import { signedWording } from '../../protocol/a2a/card/signing-keys.js';
 import { firstMessagePreview } from '../../protocol/a2a/message-preview.js';
 import type { AgentCard, Part, Task, TaskState } from '../../protocol/a2a/types.js';
 
@@ -62,7 +63,7 @@ export function cardSummary(card: AgentCard, chosen: { url: string; protocolBind
   const schemes = Object.entries(card.securitySchemes ?? {}).map(([name, s]) => `${name} (${Object.keys(s)[0]?.replace(/SecurityScheme$/, '')})`);
   out.push(`security      ${schemes.join(', ') || 'none declared'}`);
   out.push(`modes         in: ${card.defaultInputModes.join(', ')}  out: ${card.defaultOutputModes.join(', ')}`);
-  out.push(`signed        ${card.signatures?.length ? `yes (${card.signatures.length} signature${card.signatures.length > 1 ? 's' : ''})` : 'no'}`);
+  out.push(`signed        ${signedWording(card)}`);
   out.push('', `skills (${card.skills.length})`);
   for (const s of card.skills) {
     out.push(`  ${s.id}  ${s.name}: ${s.description}`);
