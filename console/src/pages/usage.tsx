@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { call, serverUrl, getJson } from '../api.js';
 import type { Session } from '../session.js';
 import { count, ms, percent, Problem, Status, Table, useLoad } from '../ui.js';
-import { DIMENSIONS, type Dimension, type UsageAnswer } from '../usage-types.js';
+import { DIMENSIONS, type Dimension, type UsageAnswer, type UsageGroup } from '../usage-types.js';
 
 const SINCE = ['1h', '24h', '7d', '30d'] as const;
 const FILTERS: Dimension[] = ['agent', 'tool', 'subject', 'outcome'];
@@ -47,7 +47,7 @@ export function UsagePage({ session }: { session: Extract<Session, { signedIn: t
   const usage = useLoad(async () => {
     const [answer, noAgent] = await Promise.all([getJson<UsageAnswer>(`api/v1/usage?${query}`), breakdown ? getJson<UsageAnswer>(`api/v1/usage?${breakdown}`) : undefined]);
     if (!noAgent) return answer;
-    const labelled = noAgent.groups.map(({ key: { face, ...rest }, ...g }) => ({ ...g, key: { ...rest, agent: noAgentLabel(face) } }));
+    const labelled: UsageGroup[] = noAgent.groups.map(({ key: { face, ...rest }, ...g }) => ({ ...g, key: { ...rest, agent: noAgentLabel(face) } }));
     return { ...answer, groups: [...answer.groups.filter((g) => g.key.agent != null), ...labelled] };
   }, [query, breakdown]);
   const filterable = FILTERS.filter((f) => session.admin || f !== 'subject');
