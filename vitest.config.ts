@@ -39,6 +39,8 @@ const UNIT = [
   'test/cli/init.test.ts',
   'test/cli/live-view.test.ts',
   'test/cli/program.test.ts',
+  'test/cli/dev-banner-command.test.ts',
+  'test/docs/no-foreign-npx.test.ts',
   'test/client/responses.test.ts',
   'test/core/authz/agent-lookup.test.ts',
   'test/core/authz/resolve.test.ts',
