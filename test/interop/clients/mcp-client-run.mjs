@@ -60,7 +60,8 @@ async function openaiAgents() {
 
 async function mastra() {
   const { MCPClient } = await import('@mastra/mcp');
-  const mcp = new MCPClient({ id: `agentport-${process.pid}`, servers: { agentport: { url: new URL(url), requestInit: { headers } } } });
+  // Progress is off unless asked for (enableProgressTracking: the calls then carry a progressToken).
+  const mcp = new MCPClient({ id: `agentport-${process.pid}`, servers: { agentport: { url: new URL(url), requestInit: { headers }, enableProgressTracking: true } } });
   const progress = [];
   try {
     const tools = await mcp.listTools();
