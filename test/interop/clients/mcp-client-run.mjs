@@ -7,7 +7,11 @@ const [client, url, key] = process.argv.slice(2);
 const headers = { Authorization: `Bearer ${key}` };
 const ECHO = { message: 'hello from a framework' };
 const TICKS = { message: 'ticks 3 20' };
-const textOf = (r) => (r?.content ?? r ?? []).filter?.((c) => c.type === 'text').map((c) => c.text).join('') ?? String(r);
+const textOf = (r) =>
+  (r?.content ?? r ?? [])
+    .filter?.((c) => c.type === 'text')
+    .map((c) => c.text)
+    .join('') ?? String(r);
 
 async function aiSdk() {
   const { createMCPClient } = await import('@ai-sdk/mcp');
