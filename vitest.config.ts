@@ -41,6 +41,7 @@ const UNIT = [
   'test/cli/program.test.ts',
   'test/cli/dev-banner-command.test.ts',
   'test/docs/no-foreign-npx.test.ts',
+  'test/docs/clients-doc.test.ts',
   'test/client/responses.test.ts',
   'test/core/authz/agent-lookup.test.ts',
   'test/core/authz/resolve.test.ts',
