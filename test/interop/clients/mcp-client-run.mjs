@@ -100,7 +100,38 @@ async function mcpRemote(transport) {
   }
 }
 
-const clients = { 'ai-sdk': aiSdk, langchain, 'openai-agents': openaiAgents, mastra, 'mcp-remote': () => mcpRemote('http-only'), 'mcp-remote-sse': () => mcpRemote('sse-only') };
+/**
+ * mcp-remote signing in with OAuth (no key): it registers itself, and its authorization URL is
+ * printed here as `{authorize}` for the test to sign in at (standing in for the browser, which
+ * BROWSER=true keeps closed); the callback then reaches mcp-remote's own listener.
+ */
+async function mcpRemoteOAuth() {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const { createRequire } = await import('node:module');
+  const proxy = createRequire(import.meta.url).resolve('mcp-remote/dist/proxy.js');
+  const transport = new StdioClientTransport({ command: process.execPath, args: [proxy, url, '--transport', 'http-only'], stderr: 'pipe', env: { ...process.env, BROWSER: 'true' } });
+  let said = '';
+  transport.stderr.on('data', (d) => {
+    said += d;
+    const m = /Please authorize this client by visiting:\s+(\S+)/.exec(said);
+    if (m) {
+      process.stdout.write(`${JSON.stringify({ authorize: m[1] })}\n`);
+      said = '';
+    }
+  });
+  const c = new Client({ name: 'agentport-interop', version: '1.0.0' });
+  await c.connect(transport);
+  try {
+    const tools = (await c.listTools()).tools.map((t) => t.name);
+    const echo = textOf(await c.callTool({ name: 'echo_echo', arguments: ECHO }));
+    return { tools, echo, ticks: '', progress: null };
+  } finally {
+    await c.close();
+  }
+}
+
+const clients = { 'mcp-remote-oauth': mcpRemoteOAuth, 'ai-sdk': aiSdk, langchain, 'openai-agents': openaiAgents, mastra, 'mcp-remote': () => mcpRemote('http-only'), 'mcp-remote-sse': () => mcpRemote('sse-only') };
 try {
   process.stdout.write(`${JSON.stringify(await clients[client]())}\n`);
   process.exit(0);
