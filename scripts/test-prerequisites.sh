@@ -44,3 +44,7 @@ bash scripts/test-container-images.sh || log "container images not ready: test/d
 # The MCP interop tools (Inspector CLI, conformance runner) with their own Node 22, installed once
 # into .cache/mcp-tools here rather than by the first test that needs them (no install inside the run).
 log "MCP interop tools in $(bash scripts/mcp-tools.sh install)"
+
+# The third-party MCP and A2A framework clients of the interop matrix (test/interop/clients), pinned,
+# with their own Node 22, installed once into .cache/interop-clients likewise.
+log "Interop framework clients in $(bash scripts/interop-clients.sh install)"

@@ -93,6 +93,7 @@ export async function rpcCall<T>(agentId: string, method: string, params: unknow
   return answer.result;
 }
 
-export async function cancelTask(agentId: string, taskId: string): Promise<void> {
-  await rpcCall(agentId, 'CancelTask', { id: taskId });
+/** Cancels the task; the answer is the task as it now stands (CANCELED, or where it ended). */
+export async function cancelTask(agentId: string, taskId: string): Promise<{ id: string; status?: { state?: string } }> {
+  return rpcCall(agentId, 'CancelTask', { id: taskId });
 }

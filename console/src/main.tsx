@@ -31,7 +31,7 @@ interface Route {
 
 const ROUTES: Route[] = [
   { path: '', title: 'Overview', adminOnly: false, page: (s) => <OverviewPage session={s} /> },
-  { path: 'agents', title: 'Agents', adminOnly: false, page: () => <AgentsPage /> },
+  { path: 'agents', title: 'Agents', adminOnly: false, page: (_s, [agentId, contextId]) => <AgentsPage agentId={agentId} contextId={contextId} /> },
   {
     path: 'tasks',
     title: 'Tasks',

@@ -5,12 +5,13 @@
  * whose last data line is the response.
  */
 import { call, serverUrl } from './api.js';
+import type { ObjectSchema } from './playground/schema-form.js';
 
 export interface McpTool {
   name: string;
   title?: string;
   description?: string;
-  inputSchema?: { properties?: Record<string, unknown>; required?: string[] };
+  inputSchema?: ObjectSchema;
 }
 
 export interface McpExchange<T> {

@@ -1,10 +1,11 @@
 /**
- * Calling an agent's MCP tools from the console: pick a tool, write its arguments (JSON, started
- * from the tool's input schema), call it; the result's content is shown (text as text, structured
- * content as JSON) with the raw request and response.
+ * Calling an agent's MCP tools from the console: pick a tool, fill in its arguments (a form made
+ * from the tool's input schema, or the arguments as raw JSON), call it; the result's content is
+ * shown (text as text, structured content as JSON) with the raw request and response.
  */
 import { useState } from 'preact/hooks';
-import { listTools, mcpRequest, type McpExchange, type McpTool } from './mcp-client.js';
+import { listTools, mcpRequest, type McpExchange } from './mcp-client.js';
+import { initialArguments, missingRequired, SchemaForm } from './playground/schema-form.js';
 import { Problem, Status, useLoad } from './ui.js';
 
 interface CallToolResult {
@@ -13,30 +14,53 @@ interface CallToolResult {
   isError?: boolean;
 }
 
-/** `{"message": ""}` for a schema whose required properties are strings, and so on. */
-function argumentsTemplate(tool: McpTool | undefined): string {
-  const required = tool?.inputSchema?.required ?? [];
-  return JSON.stringify(Object.fromEntries(required.map((k) => [k, ''])), null, 2);
-}
-
 export function McpPlayground({ agentId }: { agentId: string }) {
   const tools = useLoad(() => listTools(agentId), [agentId]);
   const [name, setName] = useState<string>();
-  const [args, setArgs] = useState<string>();
+  const chosen = tools.data?.find((t) => t.name === name) ?? tools.data?.[0];
+  // One arguments value per tool, edited by the form; the raw JSON box edits its text instead.
+  const [edited, setEdited] = useState<Record<string, Record<string, unknown>>>({});
+  const args = chosen ? (edited[chosen.name] ?? initialArguments(chosen.inputSchema)) : {};
+  const [raw, setRaw] = useState<string>();
   const [exchange, setExchange] = useState<McpExchange<CallToolResult>>();
   const [problem, setProblem] = useState<string>();
   const [calling, setCalling] = useState(false);
-  const chosen = tools.data?.find((t) => t.name === name) ?? tools.data?.[0];
+
+  const setArgs = (v: Record<string, unknown>) => chosen && setEdited((all) => ({ ...all, [chosen.name]: v }));
+
+  /** The raw text read back into the form's value; undefined (and a problem shown) when it is not a JSON object. */
+  const parseRaw = (text: string): Record<string, unknown> | undefined => {
+    try {
+      const v = JSON.parse(text) as unknown;
+      if (typeof v === 'object' && v !== null && !Array.isArray(v)) return v as Record<string, unknown>;
+    } catch {
+      // reported below
+    }
+    setProblem('The arguments are not a JSON object.');
+    return undefined;
+  };
+
+  const toggleRaw = (on: boolean) => {
+    setProblem(undefined);
+    if (on) {
+      setRaw(JSON.stringify(args, null, 2));
+      return;
+    }
+    const parsed = raw === undefined ? args : parseRaw(raw);
+    if (!parsed) return;
+    setArgs(parsed);
+    setRaw(undefined);
+  };
 
   const callTool = async (ev: Event) => {
     ev.preventDefault();
     if (!chosen) return;
     setProblem(undefined);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(args ?? argumentsTemplate(chosen));
-    } catch {
-      setProblem('The arguments are not JSON.');
+    const parsed = raw === undefined ? args : parseRaw(raw);
+    if (!parsed) return;
+    const missing = missingRequired(chosen.inputSchema, parsed);
+    if (missing.length > 0) {
+      setProblem(`Fill in the required ${missing.length === 1 ? 'argument' : 'arguments'}: ${missing.join(', ')}.`);
       return;
     }
     setCalling(true);
@@ -64,7 +88,8 @@ export function McpPlayground({ agentId }: { agentId: string }) {
                 value={chosen?.name}
                 onChange={(e) => {
                   setName(e.currentTarget.value);
-                  setArgs(undefined);
+                  setRaw(undefined);
+                  setProblem(undefined);
                 }}
               >
                 {list.map((t) => (
@@ -74,8 +99,17 @@ export function McpPlayground({ agentId }: { agentId: string }) {
                 ))}
               </select>
               {chosen?.description && <p class="muted">{chosen.description}</p>}
-              <label for="mcp-arguments">Arguments (JSON)</label>
-              <textarea id="mcp-arguments" rows={4} value={args ?? argumentsTemplate(chosen)} onInput={(e) => setArgs(e.currentTarget.value)} />
+              <label class="raw-toggle">
+                <input type="checkbox" checked={raw !== undefined} onChange={(e) => toggleRaw(e.currentTarget.checked)} /> Edit the arguments as raw JSON
+              </label>
+              {raw === undefined ? (
+                <SchemaForm key={chosen?.name} schema={chosen?.inputSchema} value={args} onChange={setArgs} idPrefix="mcp-arg" />
+              ) : (
+                <>
+                  <label for="mcp-arguments">Arguments (JSON)</label>
+                  <textarea id="mcp-arguments" rows={6} value={raw} onInput={(e) => setRaw(e.currentTarget.value)} />
+                </>
+              )}
               <div>
                 <button type="submit" class="primary" disabled={calling}>
                   Call tool

@@ -46,6 +46,8 @@ export interface Column<R> {
   title: string;
   cell: (row: R) => ComponentChildren;
   numeric?: boolean;
+  /** `nowrap` (a short column kept on one line), `breakable` (long values wrap anywhere) */
+  fit?: 'nowrap' | 'breakable';
 }
 
 export function Table<R>({ caption, columns, rows, empty }: { caption: string; columns: Column<R>[]; rows: R[]; empty: string }) {
@@ -56,7 +58,7 @@ export function Table<R>({ caption, columns, rows, empty }: { caption: string; c
         <thead>
           <tr>
             {columns.map((c) => (
-              <th scope="col" class={c.numeric ? 'num' : undefined} key={c.title}>
+              <th scope="col" class={[c.numeric ? 'num' : '', c.fit ?? ''].join(' ').trim() || undefined} key={c.title}>
                 {c.title}
               </th>
             ))}
@@ -73,7 +75,7 @@ export function Table<R>({ caption, columns, rows, empty }: { caption: string; c
             rows.map((r, i) => (
               <tr key={i}>
                 {columns.map((c) => (
-                  <td class={c.numeric ? 'num' : undefined} key={c.title}>
+                  <td class={[c.numeric ? 'num' : '', c.fit ?? ''].join(' ').trim() || undefined} key={c.title}>
                     {c.cell(r)}
                   </td>
                 ))}

@@ -1,4 +1,6 @@
 /** What `agentport dev` prints at start: every URL to try, per agent, and how to call them. */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { Config } from '../config/index.js';
 import { packageVersion } from '../config/package-version.js';
 
@@ -7,7 +9,19 @@ export interface DevBannerServer {
   agents: ReadonlyArray<{ id: string; url: string }>;
 }
 
-export function formatDevBanner(config: Config, server: DevBannerServer, o: { watched: readonly string[]; devKey?: string }): string {
+/**
+ * How to run `agentport` from `cwd`: `npx agentport` where the project has it as a dependency
+ * (node_modules/.bin), else this copy's own bin by path. A bare `npx agentport` elsewhere would
+ * fetch the unrelated package of that name from the npm registry (docs/decisions/0040).
+ */
+export function cliCommandFor(cwd: string, binPath: string): string {
+  if (existsSync(path.join(cwd, 'node_modules', '.bin', 'agentport'))) return 'npx agentport';
+  const relative = path.relative(cwd, binPath);
+  return `node ${relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : binPath}`;
+}
+
+export function formatDevBanner(config: Config, server: DevBannerServer, o: { watched: readonly string[]; devKey?: string; cli?: string }): string {
+  const cli = o.cli ?? 'npx agentport';
   const http = server.urls.http.replace(/\/+$/, '');
   const width = Math.max(...server.agents.map((a) => a.id.length), 4);
   const lines = [`Agentport ${packageVersion()} dev mode`, ''];
@@ -31,10 +45,10 @@ export function formatDevBanner(config: Config, server: DevBannerServer, o: { wa
     lines.push('');
     lines.push(`  KEY=${o.devKey}`);
     lines.push('');
-    if (first) lines.push(`  Try: npx agentport send ${first.url} "hello" --stream --api-key "$KEY"`);
+    if (first) lines.push(`  Try: ${cli} send ${first.url} "hello" --stream --api-key "$KEY"`);
   } else if (first) {
     lines.push('  Authentication is off (--auth none).');
-    lines.push(`  Try: npx agentport send ${first.url} "hello" --stream`);
+    lines.push(`  Try: ${cli} send ${first.url} "hello" --stream`);
   }
   lines.push('');
   if (o.watched.length) lines.push(`  Watching ${o.watched.join(', ')}: saving an agent or the config reloads it here.`);

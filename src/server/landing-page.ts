@@ -4,6 +4,7 @@
  * client gets the same facts as JSON. Both are anonymous views: only agents an anonymous caller
  * may discover (src/core/authz) are listed, so a hidden agent is never named here.
  */
+import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { escapeHtml as e, htmlPage, PAGE_HEADERS } from '../auth/oauth/html.js';
 import type { AgentRegistry } from '../core/agents/agent-registry.js';
@@ -56,6 +57,34 @@ export function landingFacts(d: LandingPageDeps) {
   };
 }
 
+/**
+ * The Copy buttons: shown only when this script runs (without it the blocks stay selectable), each
+ * copies the block before it; where the Clipboard API is not offered (plain http on a host other
+ * than localhost is not a secure context) the block is selected for Ctrl+C instead.
+ */
+const COPY_SCRIPT = `for (const b of document.querySelectorAll('button.copy')) {
+  b.hidden = false;
+  b.addEventListener('click', () => {
+    const code = b.parentElement.querySelector('code');
+    const said = (t) => { b.textContent = t; setTimeout(() => { b.textContent = 'Copy'; }, 2000); };
+    const select = () => { getSelection().selectAllChildren(code); said('Selected: press Ctrl+C'); };
+    if (navigator.clipboard && isSecureContext) navigator.clipboard.writeText(code.textContent).then(() => said('Copied'), select);
+    else select();
+  });
+}`;
+
+/** The page's CSP: the pages' own, plus exactly this one inline script (by its hash). */
+const LANDING_CSP = `${PAGE_HEADERS['Content-Security-Policy']}; script-src 'sha256-${createHash('sha256').update(COPY_SCRIPT).digest('base64')}'`;
+
+/** Long commands wrap instead of running off a phone's screen; the Copy button sits at the block's top right. */
+const LANDING_STYLE =
+  '.snippet{position:relative}.snippet pre{white-space:pre-wrap;overflow-wrap:anywhere;padding-right:4.5rem}.snippet button.copy{position:absolute;top:.35rem;right:.35rem;margin:0;padding:.15rem .5rem;font-size:.8rem;background:#fff;color:var(--accent)}td{overflow-wrap:anywhere}';
+
+/** A command or URL to copy: a wrapped block with its (script-shown) Copy button. */
+function snippet(code: string, id?: string): string {
+  return `<div class="snippet"><pre><code${id ? ` id="${id}"` : ''}>${e(code)}</code></pre><button type="button" class="copy" hidden>Copy</button></div>`;
+}
+
 /** A browser asks for HTML before JSON; curl (`*\/*`) and API clients do not ask for HTML at all. */
 function wantsHtml(accept: string | undefined): boolean {
   if (!accept) return false;
@@ -87,7 +116,7 @@ function renderHtml(f: ReturnType<typeof landingFacts>): string {
     : '<p class="muted">No public agents. Agents hidden from anonymous callers are listed at <code>/api/v1/agents</code> with a credential that may see them.</p>';
   const guides = CONNECT_CLIENTS.map((c) => {
     const g = connectGuide(c, target);
-    const steps = g.steps.map((s) => `<li>${e(s.text)}${s.code ? `<pre><code>${e(s.code)}</code></pre>` : ''}</li>`).join('');
+    const steps = g.steps.map((s) => `<li>${e(s.text)}${s.code ? snippet(s.code) : ''}</li>`).join('');
     return `<section id="connect-${c}"><h3>${e(g.title)}</h3><ol>${steps}</ol></section>`;
   }).join('');
   const auth = !f.auth.required
@@ -110,13 +139,15 @@ function renderHtml(f: ReturnType<typeof landingFacts>): string {
 ${agents}
 <h2>MCP</h2>
 <p>Every agent is a set of MCP tools at one URL:</p>
-<pre><code id="mcp-url">${e(f.mcp.url)}</code></pre>
+${snippet(f.mcp.url, 'mcp-url')}
 <h2>Connect</h2>
 <p class="muted">The same steps in a terminal: <code>agentport connect chatgpt|claude|claude-code|inspector|a2a --url ${e(target.baseUrl)}</code></p>
 ${guides}
 <h2>More</h2>
 <ul>${links.map(([label, href]) => `<li><a href="${e(href)}">${e(label)}</a> <code>${e(new URL(href).pathname)}</code></li>`).join('')}</ul>
-<footer>Documentation: <code>docs/</code> in the Agentport package — <code>docs/mcp.md</code>, <code>docs/auth.md</code>, <code>docs/cli.md</code>.</footer>`,
+<footer>Documentation: <code>docs/</code> in the Agentport package — <code>docs/mcp.md</code>, <code>docs/auth.md</code>, <code>docs/cli.md</code>.</footer>
+<style>${LANDING_STYLE}</style>
+<script>${COPY_SCRIPT}</script>`,
     { wide: true },
   );
 }
@@ -127,7 +158,7 @@ export function landingPage(d: LandingPageDeps) {
     app.get('/', (req: FastifyRequest, reply: FastifyReply) => {
       const facts = landingFacts(d);
       reply.header('Vary', 'Accept');
-      if (wantsHtml(req.headers.accept)) return reply.headers({ ...PAGE_HEADERS, 'Cache-Control': 'no-cache' }).send(renderHtml(facts));
+      if (wantsHtml(req.headers.accept)) return reply.headers({ ...PAGE_HEADERS, 'Content-Security-Policy': LANDING_CSP, 'Cache-Control': 'no-cache' }).send(renderHtml(facts));
       // The JSON has the connect steps too (the console's Connect page shows them).
       const target = connectTargetOf(facts);
       return reply.header('Cache-Control', 'no-cache').send({ ...facts, connect: CONNECT_CLIENTS.map((c) => connectGuide(c, target)) });

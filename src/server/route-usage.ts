@@ -17,6 +17,10 @@ const MANAGEMENT = ['/api/v1/keys', '/api/v1/usage', '/api/v1/audit', '/api/v1/q
 
 function faceOf(pattern: string | undefined): string {
   if (pattern === undefined) return 'routes';
+  // The console's pages and session, and the OAuth server's own routes: named, so that usage rows
+  // without an agent say what they are (the console's Usage page labels them by face).
+  if (pattern === '/console' || pattern.startsWith('/console/')) return 'console';
+  if (pattern.startsWith('/oauth/') || pattern.startsWith('/.well-known/oauth-') || pattern.startsWith('/.well-known/openid-')) return 'oauth';
   if (pattern.includes('/.well-known/') || pattern.endsWith('/card')) return 'cards';
   if (MANAGEMENT.some((p) => pattern.startsWith(p))) return 'management';
   if (pattern.startsWith('/api/v1/') || pattern.startsWith('/a2a/agents') || pattern.startsWith('/a2a/tasks')) return 'novaeden';

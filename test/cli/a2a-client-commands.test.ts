@@ -217,11 +217,14 @@ describe('agentport tasks', () => {
     expect((await cli(['tasks', 'get', echo(), 'nope'])).code).toBe(5);
   });
 
-  it('list shows a table filtered by context and state', async () => {
-    const task = JSON.parse((await cli(['send', echo(), 'listed', '--json'])).out).task;
+  it('list shows a table filtered by context and state, each task with its first message cut to 40 characters', async () => {
+    const first = 'listed: the first message of this task, long enough to be cut';
+    const task = JSON.parse((await cli(['send', echo(), first, '--json'])).out).task;
     const r = await cli(['tasks', 'list', echo(), '--context', task.contextId, '--state', 'completed']);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(new RegExp(`^TASK +STATE +CONTEXT +UPDATED\n${task.id} +completed +${task.contextId} +\\S+\n$`));
+    // 39 characters of the message and an ellipsis.
+    const preview = `${first.slice(0, 39).trimEnd()}…`;
+    expect(r.out).toMatch(new RegExp(`^TASK +STATE +CONTEXT +UPDATED +MESSAGE\n${task.id} +completed +${task.contextId} +\\S+ +${preview.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n$`));
     expect((await cli(['tasks', 'list', echo(), '--state', 'sleeping'])).code).toBe(2);
   });
 

@@ -52,7 +52,7 @@ async function openPlayground(page: Page, name: string, id: string): Promise<voi
 }
 
 async function say(page: Page, text: string): Promise<void> {
-  await page.getByLabel('Message').fill(text);
+  await page.getByLabel('Message', { exact: true }).fill(text);
   await page.getByRole('button', { name: 'Send' }).click();
 }
 
@@ -132,7 +132,7 @@ describe('answers rendered as answers', () => {
     const { page, problems } = await newPage(browser.context);
     await signIn(page, s.http, ADMIN);
     await openPlayground(page, 'Echo', 'echo');
-    await page.getByLabel('Message').fill('three parts');
+    await page.getByLabel('Message', { exact: true }).fill('three parts');
     await page.getByText('Data and file parts').click();
     await page.getByLabel('Data part (JSON)').fill('not json');
     await page.getByRole('button', { name: 'Send' }).click();

@@ -216,7 +216,7 @@ describe('the console, as an administrator', () => {
     const card = page.getByRole('article', { name: 'Echo echo' });
     expect(await card.locator('dl').textContent()).toContain('Echo');
     await card.getByRole('button', { name: 'Chat with Echo' }).click();
-    await page.getByLabel('Message').fill('hello from the console');
+    await page.getByLabel('Message', { exact: true }).fill('hello from the console');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.transcript li.agent pre').allTextContents()).toEqual(['hello from the console']);
     await expect.poll(() => page.locator('#task-state').textContent()).toBe('Task state: completed');
@@ -225,7 +225,7 @@ describe('the console, as an administrator', () => {
     expect(raw).toContain('"artifactUpdate"');
     expect(raw).toContain('TASK_STATE_COMPLETED');
     // A second turn in the same context.
-    await page.getByLabel('Message').fill('and again');
+    await page.getByLabel('Message', { exact: true }).fill('and again');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('.transcript li.agent pre').allTextContents()).toEqual(['hello from the console', 'and again']);
     await screenshot(page, 'console-agents.png', { fullPage: true });

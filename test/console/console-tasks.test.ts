@@ -47,7 +47,7 @@ afterAll(async () => {
 async function startWaitingTask(page: Page): Promise<void> {
   await show(page, s.http, 'agents', 'Agents');
   await page.getByRole('article', { name: 'Scripted scripted' }).getByRole('button', { name: 'Chat with Scripted' }).click();
-  await page.getByLabel('Message').fill('ask');
+  await page.getByLabel('Message', { exact: true }).fill('ask');
   await page.getByRole('button', { name: 'Send' }).click();
   await expect.poll(() => page.locator('#task-state').textContent()).toBe('Task state: input-required');
 }
@@ -62,8 +62,10 @@ describe('the Tasks pages', () => {
     await startWaitingTask(page);
     await show(page, s.http, 'tasks', 'Tasks');
     expect(await page.locator('input[name=task-owner]').count()).toBe(0);
-    await expect.poll(() => cells(page, 4)).toEqual([MEMBER.username]);
-    expect(await cells(page, 3)).toEqual(['input-required']);
+    await expect.poll(() => cells(page, 5)).toEqual([MEMBER.username]);
+    expect(await cells(page, 4)).toEqual(['input-required']);
+    // Each task with what it was about: its first message.
+    expect(await cells(page, 2)).toEqual(['ask']);
     const refused = await page.evaluate(async () => {
       const session = (await (await fetch('session')).json()) as { csrf: string };
       return (await fetch('../api/v1/tasks?owner=ops', { headers: { 'X-CSRF-Token': session.csrf } })).status;
@@ -74,12 +76,12 @@ describe('the Tasks pages', () => {
     // A finished task whose artifact holds a result set: its rows are shown as a table.
     await show(page, s.http, 'agents', 'Agents');
     await page.getByRole('article', { name: 'Scripted scripted' }).getByRole('button', { name: 'Chat with Scripted' }).click();
-    await page.getByLabel('Message').fill('rows');
+    await page.getByLabel('Message', { exact: true }).fill('rows');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('#task-state').textContent()).toBe('Task state: completed');
     await show(page, s.http, 'tasks', 'Tasks');
     await page.selectOption('select[name=task-state]', 'TASK_STATE_COMPLETED');
-    await expect.poll(() => cells(page, 3)).toEqual(['completed']);
+    await expect.poll(() => cells(page, 4)).toEqual(['completed']);
     await rowsOf(page).first().getByRole('link').click();
     await expect.poll(() => page.locator('#task-page-state').textContent()).toBe('completed');
     const table = page.getByRole('region', { name: 'Artifact answer' }).locator('table');
@@ -104,7 +106,7 @@ describe('the Tasks pages', () => {
     // A finished task of another agent, which the agent filter leaves out.
     await show(page, s.http, 'agents', 'Agents');
     await page.getByRole('article', { name: 'Echo echo' }).getByRole('button', { name: 'Chat with Echo' }).click();
-    await page.getByLabel('Message').fill('done at once');
+    await page.getByLabel('Message', { exact: true }).fill('done at once');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('#task-state').textContent()).toBe('Task state: completed');
 
@@ -123,13 +125,13 @@ describe('the Tasks pages', () => {
     await page.uncheck('input[name=task-follow]');
     await screenshot(page, 'console-tasks.png', { fullPage: true });
     await page.fill('input[name=task-agent]', 'scripted');
-    await expect.poll(async () => (await cells(page, 4)).sort()).toEqual([MEMBER.username, MEMBER.username, ADMIN.username].sort());
-    expect(await cells(page, 2)).toEqual(['scripted', 'scripted', 'scripted']);
+    await expect.poll(async () => (await cells(page, 5)).sort()).toEqual([MEMBER.username, MEMBER.username, ADMIN.username].sort());
+    expect(await cells(page, 3)).toEqual(['scripted', 'scripted', 'scripted']);
     await page.fill('input[name=task-owner]', ADMIN.username);
     await page.selectOption('select[name=task-state]', 'TASK_STATE_COMPLETED');
     await expect.poll(() => page.locator('tbody').textContent()).toBe('No tasks match.');
     await page.selectOption('select[name=task-state]', '');
-    await expect.poll(() => cells(page, 4)).toEqual([ADMIN.username]);
+    await expect.poll(() => cells(page, 5)).toEqual([ADMIN.username]);
     await settled(page);
     expect(await seriousViolations(page)).toEqual([]);
 
@@ -156,7 +158,7 @@ describe('the Tasks pages', () => {
     await show(page, s.http, 'tasks', 'Tasks');
     await page.fill('input[name=task-owner]', MEMBER.username);
     await page.selectOption('select[name=task-state]', 'TASK_STATE_INPUT_REQUIRED');
-    await expect.poll(() => cells(page, 4)).toEqual([MEMBER.username]);
+    await expect.poll(() => cells(page, 5)).toEqual([MEMBER.username]);
     await rowsOf(page).first().getByRole('link').click();
     await expect.poll(() => page.locator('#task-page-state').textContent()).toBe('input-required');
     expect(await page.locator('.facts').textContent()).toContain(`Owner${MEMBER.username}`);

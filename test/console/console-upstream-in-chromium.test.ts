@@ -69,12 +69,12 @@ describe('the console, signed in at the upstream OpenID Provider', () => {
 
     await show(page, s.http, 'agents', 'Agents');
     await page.getByRole('article', { name: 'Echo echo' }).getByRole('button', { name: 'Chat with Echo' }).click();
-    await page.getByLabel('Message').fill('hello from upstream alice');
+    await page.getByLabel('Message', { exact: true }).fill('hello from upstream alice');
     await page.getByRole('button', { name: 'Send' }).click();
     await expect.poll(() => page.locator('#task-state').textContent()).toBe('Task state: completed');
 
     await show(page, s.http, 'tasks', 'Tasks');
-    await expect.poll(() => page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual([account]);
+    await expect.poll(() => page.locator('tbody tr td:nth-child(5)').allTextContents()).toEqual([account]);
     expect(await page.locator('tbody').textContent()).not.toContain(other.body.result.task.id);
     expect(await seriousViolations(page)).toEqual([]);
 
@@ -86,7 +86,7 @@ describe('the console, signed in at the upstream OpenID Provider', () => {
     const sent = await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage('with her key') }, { 'x-api-key': key });
     expect(sent.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     await show(page, s.http, 'tasks', 'Tasks');
-    await expect.poll(() => page.locator('tbody tr td:nth-child(4)').allTextContents()).toEqual([account, account]);
+    await expect.poll(() => page.locator('tbody tr td:nth-child(5)').allTextContents()).toEqual([account, account]);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -75,6 +75,42 @@ describe('the page at /', () => {
   });
 });
 
+describe('the page at /, copying and on a phone', () => {
+  it('every command block has a Copy button that puts exactly that block on the clipboard', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: s.http });
+    const { page, csp, problems } = await open(`${s.http}/`);
+    // One inline script, allowed by its hash alone.
+    expect(csp).toMatch(/script-src 'sha256-[A-Za-z0-9+/]+=*'$/);
+    const blocks = await page.locator('.snippet').count();
+    expect(blocks).toBeGreaterThan(3);
+    expect(await page.locator('.snippet button.copy:visible').count()).toBe(blocks);
+    const claude = page.locator('#connect-claude-code .snippet').first();
+    await claude.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => claude.getByRole('button').textContent()).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`claude mcp add --transport http agentport ${s.http}/mcp`);
+    await page
+      .locator('.snippet', { has: page.locator('#mcp-url') })
+      .getByRole('button', { name: 'Copy' })
+      .click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(`${s.http}/mcp`);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('at 390 px nothing runs off the screen: long commands wrap inside their blocks', async () => {
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${s.http}/`);
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      viewport: window.innerWidth,
+      widestBlock: Math.max(...[...document.querySelectorAll('pre')].map((p) => p.scrollWidth - p.clientWidth)),
+    }));
+    expect(widths).toEqual({ page: 390, viewport: 390, widestBlock: 0 });
+    await page.close();
+  });
+});
+
 describe('an OAuth error page', () => {
   it('/oauth/authorize without client_id: the error in words, styled like the login page, no CSP violation', async () => {
     const { page, status, csp, problems } = await open(`${s.http}/oauth/authorize?response_type=code`);

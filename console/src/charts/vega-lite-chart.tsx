@@ -7,7 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 /** Vega-Lite's media types (`application/vnd.vegalite.v5+json`, any version). */
 export const isVegaLite = (mediaType: string | undefined) => /^application\/vnd\.vegalite\.v\d+\+json$/.test(mediaType ?? '');
 
-export function VegaLiteChart({ spec, label }: { spec: unknown; label: string }) {
+export function VegaLiteChart({ spec, label, showSpec = true }: { spec: unknown; label: string; showSpec?: boolean }) {
   const drawing = useRef<HTMLDivElement>(null);
   const [problem, setProblem] = useState<string>();
   const [drawn, setDrawn] = useState(false);
@@ -33,17 +33,20 @@ export function VegaLiteChart({ spec, label }: { spec: unknown; label: string })
       gone = true;
       release?.();
     };
-  }, [spec, description]);
+    // By content: a page that builds its spec on each render does not redraw the same chart.
+  }, [JSON.stringify(spec), description]);
   return (
     <figure class="vega-chart" aria-busy={!drawn && !problem}>
       <div ref={drawing} class="vega-drawing" />
       {problem && <p class="problem">{problem}</p>}
       <figcaption class="muted">
         {description}{' '}
-        <details>
-          <summary>Chart spec (Vega-Lite)</summary>
-          <pre class="part-data">{JSON.stringify(spec, null, 2)}</pre>
-        </details>
+        {showSpec && (
+          <details>
+            <summary>Chart spec (Vega-Lite)</summary>
+            <pre class="part-data">{JSON.stringify(spec, null, 2)}</pre>
+          </details>
+        )}
       </figcaption>
     </figure>
   );

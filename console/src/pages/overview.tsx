@@ -2,8 +2,9 @@
  * Overview: health of the backing services, the tasks running now, calls, errors and p95 latency
  * over the last day, and the top agents, tools, users and clients.
  */
-import { BarChart } from '../chart.js';
 import { ApiError, getJson } from '../api.js';
+import { hourlySpec } from '../charts/hourly-usage-spec.js';
+import { VegaLiteChart } from '../charts/vega-lite-chart.js';
 import type { Session } from '../session.js';
 import { count, ms, Status, Table, useLoad } from '../ui.js';
 import type { Dimension, UsageAnswer } from '../usage-types.js';
@@ -14,10 +15,6 @@ async function readiness(): Promise<Ready> {
   // 503 still carries the checks: read the body whatever the status.
   const res = await fetch(new URL('../readyz', new URL('.', location.href)), { headers: { Accept: 'application/json' }, cache: 'no-store' });
   return (await res.json()) as Ready;
-}
-
-function hourLabel(iso: string | undefined): string {
-  return iso ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : '';
 }
 
 function Top({ by, title }: { by: Dimension; title: string }) {
@@ -85,8 +82,8 @@ export function OverviewPage({ session }: { session: Extract<Session, { signedIn
         <h2 id="traffic">Last 24 hours{session.admin ? '' : ` (${session.username})`}</h2>
         <Status loaded={hourly}>
           {(a) => {
-            const groups = [...a.groups].sort((x, y) => (x.bucketStart ?? '').localeCompare(y.bucketStart ?? ''));
-            const buckets = groups.map((g) => hourLabel(g.bucketStart));
+            const groups = a.groups;
+            const now = Date.parse(a.to);
             const calls = groups.reduce((n, g) => n + g.calls, 0);
             const errors = groups.reduce((n, g) => n + g.errors, 0);
             return (
@@ -105,16 +102,20 @@ export function OverviewPage({ session }: { session: Extract<Session, { signedIn
                     <dd>{ms(groups.reduce<number | null>((m, g) => (g.latencyMs ? Math.max(m ?? 0, g.latencyMs.p95) : m), null))}</dd>
                   </div>
                 </dl>
-                <BarChart
+                <VegaLiteChart
                   label="Calls and errors per hour"
-                  unit="calls"
-                  buckets={buckets}
-                  series={[
-                    { name: 'calls', className: 'bar-calls', values: groups.map((g) => g.calls) },
-                    { name: 'errors', className: 'bar-errors', values: groups.map((g) => g.errors) },
-                  ]}
+                  showSpec={false}
+                  spec={hourlySpec(
+                    groups,
+                    [
+                      { name: 'calls', value: (g) => g.calls, color: '#2f5bd3' },
+                      { name: 'errors', value: (g) => g.errors, color: '#b3261e' },
+                    ],
+                    'calls',
+                    now,
+                  )}
                 />
-                <BarChart label="p95 latency per hour" unit="ms" buckets={buckets} series={[{ name: 'p95', className: 'bar-latency', values: groups.map((g) => Math.round(g.latencyMs?.p95 ?? 0)) }]} />
+                <VegaLiteChart label="p95 latency per hour" showSpec={false} spec={hourlySpec(groups, [{ name: 'p95', value: (g) => Math.round(g.latencyMs?.p95 ?? 0), color: '#6b4fa0' }], 'ms', now)} />
               </>
             );
           }}

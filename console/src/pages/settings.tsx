@@ -62,9 +62,9 @@ export function SettingsPage() {
                 rows={rows}
                 empty="No value matches."
                 columns={[
-                  { title: 'Key', cell: (r) => <code>{r.key}</code> },
-                  { title: 'Value', cell: (r) => <code>{shown(r.value)}</code> },
-                  { title: 'Source', cell: (r) => SOURCE_NAMES[r.source] },
+                  { title: 'Key', cell: (r) => <code>{r.key}</code>, fit: 'breakable' },
+                  { title: 'Value', cell: (r) => <code>{shown(r.value)}</code>, fit: 'breakable' },
+                  { title: 'Source', cell: (r) => SOURCE_NAMES[r.source], fit: 'nowrap' },
                 ]}
               />
             </>

@@ -14,6 +14,8 @@ interface TaskSummary {
   id: string;
   createdAt: string;
   status: { state: string; timestamp?: string };
+  /** the first user message, in one short line */
+  preview?: string;
 }
 
 interface TaskPage {
@@ -123,6 +125,7 @@ export function TasksPage({ admin }: { admin: boolean }) {
               rows={p.tasks}
               columns={[
                 { title: 'Task', cell: (t) => <a href={taskHref(t.agentId, t.id)}>{t.id}</a> },
+                { title: 'First message', cell: (t) => <span class="preview">{t.preview ?? ''}</span> },
                 { title: 'Agent', cell: (t) => t.agentId },
                 { title: 'State', cell: (t) => stateName(t.status.state) },
                 { title: 'Owner', cell: (t) => t.owner },

@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { call, serverUrl, getJson } from '../api.js';
 import type { Session } from '../session.js';
 import { count, ms, percent, Problem, Status, Table, useLoad } from '../ui.js';
-import { DIMENSIONS, type Dimension, type UsageAnswer } from '../usage-types.js';
+import { DIMENSIONS, type Dimension, type UsageAnswer, type UsageGroup } from '../usage-types.js';
 
 const SINCE = ['1h', '24h', '7d', '30d'] as const;
 const FILTERS: Dimension[] = ['agent', 'tool', 'subject', 'outcome'];
@@ -15,13 +15,41 @@ function queryOf(by: Dimension[], since: string, filters: Partial<Record<Dimensi
   return q.toString();
 }
 
+/** What a call that names no agent was, by the face that served it (src/server/route-usage.ts). */
+const NO_AGENT: Record<string, string> = {
+  management: 'management API',
+  console: 'console pages',
+  oauth: 'OAuth server',
+  cards: 'cards and keys',
+  novaeden: 'Novaeden API',
+  routes: 'other routes',
+};
+export const noAgentLabel = (face: string | null | undefined) => `(no agent: ${(face && NO_AGENT[face.split('/')[0]!]) ?? face ?? 'unknown'})`;
+
+/**
+ * Grouped by agent but not by face, the calls without an agent are one row that says nothing:
+ * they are asked for again by face (`agent=` filters on no agent) and shown one row per face.
+ */
+function noAgentQuery(by: Dimension[], since: string, filters: Partial<Record<Dimension, string>>): string | undefined {
+  if (!by.includes('agent') || by.includes('face') || filters.agent) return undefined;
+  const q = new URLSearchParams(queryOf([...by.filter((d) => d !== 'agent'), 'face'], since, filters));
+  q.set('agent', '');
+  return q.toString();
+}
+
 export function UsagePage({ session }: { session: Extract<Session, { signedIn: true }> }) {
   const [by, setBy] = useState<Dimension[]>(['agent']);
   const [since, setSince] = useState<string>('24h');
   const [filters, setFilters] = useState<Partial<Record<Dimension, string>>>({});
   const [exportProblem, setExportProblem] = useState<string>();
   const query = queryOf(by, since, filters);
-  const usage = useLoad(() => getJson<UsageAnswer>(`api/v1/usage?${query}`), [query]);
+  const breakdown = noAgentQuery(by, since, filters);
+  const usage = useLoad(async () => {
+    const [answer, noAgent] = await Promise.all([getJson<UsageAnswer>(`api/v1/usage?${query}`), breakdown ? getJson<UsageAnswer>(`api/v1/usage?${breakdown}`) : undefined]);
+    if (!noAgent) return answer;
+    const labelled: UsageGroup[] = noAgent.groups.map(({ key: { face, ...rest }, ...g }) => ({ ...g, key: { ...rest, agent: noAgentLabel(face) } }));
+    return { ...answer, groups: [...answer.groups.filter((g) => g.key.agent != null), ...labelled] };
+  }, [query, breakdown]);
   const filterable = FILTERS.filter((f) => session.admin || f !== 'subject');
 
   // The export needs the CSRF header, so it is fetched and handed to the browser as a file.

@@ -1,5 +1,10 @@
 /** Plain-text renderings of A2A objects for people: parts, task summaries, cards, task tables. */
+import { signedWording } from '../../protocol/a2a/card/signing-keys.js';
+import { firstMessagePreview } from '../../protocol/a2a/message-preview.js';
 import type { AgentCard, Part, Task, TaskState } from '../../protocol/a2a/types.js';
+
+/** The ids and times already take ~120 columns: the preview stays short. */
+const CLI_PREVIEW_CHARS = 40;
 
 /** `TASK_STATE_INPUT_REQUIRED` → `input-required` */
 export const stateName = (s: TaskState | string): string =>
@@ -58,7 +63,7 @@ export function cardSummary(card: AgentCard, chosen: { url: string; protocolBind
   const schemes = Object.entries(card.securitySchemes ?? {}).map(([name, s]) => `${name} (${Object.keys(s)[0]?.replace(/SecurityScheme$/, '')})`);
   out.push(`security      ${schemes.join(', ') || 'none declared'}`);
   out.push(`modes         in: ${card.defaultInputModes.join(', ')}  out: ${card.defaultOutputModes.join(', ')}`);
-  out.push(`signed        ${card.signatures?.length ? `yes (${card.signatures.length} signature${card.signatures.length > 1 ? 's' : ''})` : 'no'}`);
+  out.push(`signed        ${signedWording(card)}`);
   out.push('', `skills (${card.skills.length})`);
   for (const s of card.skills) {
     out.push(`  ${s.id}  ${s.name}: ${s.description}`);
@@ -67,9 +72,10 @@ export function cardSummary(card: AgentCard, chosen: { url: string; protocolBind
   return `${out.join('\n')}\n`;
 }
 
+/** One row per task; MESSAGE (its first user message, cut short) last, as the widest column. */
 export function taskTable(tasks: Task[]): string {
-  const rows = tasks.map((t) => [t.id, stateName(t.status.state), t.contextId, t.status.timestamp ?? '-']);
-  const table = [['TASK', 'STATE', 'CONTEXT', 'UPDATED'], ...rows];
+  const rows = tasks.map((t) => [t.id, stateName(t.status.state), t.contextId, t.status.timestamp ?? '-', firstMessagePreview(t, CLI_PREVIEW_CHARS) ?? '-']);
+  const table = [['TASK', 'STATE', 'CONTEXT', 'UPDATED', 'MESSAGE'], ...rows];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
   return `${table.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n')}\n`;
 }

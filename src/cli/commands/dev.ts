@@ -5,10 +5,12 @@
  * the process (it is in no file and no database).
  */
 import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import type { Command } from 'commander';
 import type { ApiKeyConfig, Config } from '../../config/index.js';
 import { startOrExit } from '../start-failure-message.js';
-import { formatDevBanner } from '../dev-banner.js';
+import { cliCommandFor, formatDevBanner } from '../dev-banner.js';
+import { PACKAGE_ROOT } from '../init/scaffold.js';
 import { readableLogLine } from '../dev-log-lines.js';
 import type { CliIO } from '../io.js';
 import { stopOnSignals } from '../shutdown.js';
@@ -66,7 +68,8 @@ async function dev(options: ServeOptions, io: CliIO): Promise<void> {
   // Built-in agents only, and no file to edit: nothing could reload.
   const watched = config.file || reloader.modules().size ? watcher.start() : [];
 
-  io.stderr(formatDevBanner(server.agentSlots.config, server, { watched, ...(devKey ? { devKey: devKey.key } : {}) }));
+  const cli = cliCommandFor(io.cwd(), path.join(PACKAGE_ROOT, 'bin', 'agentport.js'));
+  io.stderr(formatDevBanner(server.agentSlots.config, server, { watched, cli, ...(devKey ? { devKey: devKey.key } : {}) }));
   if (server.firstAdminKey) io.stdout(firstStartNotice(server.firstAdminKey, server.urls.http, 'ADMIN_KEY'));
   if (server.firstAdminUser) io.stdout(firstAdminUserNotice(server.firstAdminUser));
   stopOnSignals(

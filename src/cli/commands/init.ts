@@ -16,8 +16,9 @@ ${Object.entries(TEMPLATES)
   .join('\n')}
 
 The project depends on this copy of agentport (file:${PACKAGE_ROOT.replace(/[\\/]$/, '')}) unless
---agentport names another spec (a tarball from npm pack, a git URL). The name "agentport" on the
-npm registry belongs to an unrelated package, so a bare version would install that one.
+--agentport names another spec (a tarball from npm pack, a git URL; once published,
+npm:agentport-server@^0.1.0). The name "agentport" on the npm registry belongs to an unrelated
+package, so a bare version would install that one (docs/decisions/0040-publishable-package-name.md).
 
 Examples:
   $ agentport init my-agent

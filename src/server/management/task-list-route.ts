@@ -4,6 +4,7 @@
  * any other caller holding `a2a:discover` sees only its own, as if every query carried
  * `owner=<its subject>` (naming another owner is a 403, never an empty page). Filters: agent,
  * state, owner, since/until (status time); paged by an opaque `pageToken` (the ListTasks cursor).
+ * Each task carries `preview`, its first user message in one short line.
  */
 import type { FastifyPluginCallback } from 'fastify';
 import { z } from 'zod';
@@ -11,6 +12,7 @@ import { AccessDenied } from '../../core/authz/access-denied.js';
 import { SCOPES } from '../../core/authz/scopes.js';
 import { decodeCursor, encodeCursor } from '../../core/tasks/page-token.js';
 import { invalidParams } from '../../protocol/a2a/errors.js';
+import { firstMessagePreview } from '../../protocol/a2a/message-preview.js';
 import { TASK_STATES } from '../../protocol/a2a/types.js';
 import type { ListTasksPage, TaskSearchQuery } from '../../store/store.js';
 import { requireCaller, sendDenial, sendError, type AdminGuardDeps } from './admin-guard.js';
@@ -81,14 +83,18 @@ export function taskListRoute(d: AdminGuardDeps & { store: TaskSearch }): Fastif
       });
       reply.header('Cache-Control', 'no-store');
       return {
-        tasks: page.tasks.map((t) => ({
-          agentId: t.agentId,
-          owner: t.owner,
-          createdAt: new Date(t.createdAt).toISOString(),
-          id: t.task.id,
-          contextId: t.task.contextId,
-          status: t.task.status,
-        })),
+        tasks: page.tasks.map((t) => {
+          const preview = firstMessagePreview(t.task);
+          return {
+            agentId: t.agentId,
+            owner: t.owner,
+            createdAt: new Date(t.createdAt).toISOString(),
+            id: t.task.id,
+            contextId: t.task.contextId,
+            status: t.task.status,
+            ...(preview !== undefined ? { preview } : {}),
+          };
+        }),
         totalSize: page.totalSize,
         ...(page.next ? { nextPageToken: encodeCursor(page.next) } : {}),
       };

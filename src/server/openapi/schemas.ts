@@ -166,7 +166,18 @@ export const SCHEMAS: Record<string, Schema> = {
     ['events', 'truncated', 'push'],
   ),
   // GET /api/v1/tasks (src/server/management/task-list-route.ts).
-  TaskSummary: object({ agentId: str, owner: str, createdAt: dateTime, id: str, contextId: str, status: object({ state: str, timestamp: str }, ['state']) }, ['agentId', 'owner', 'createdAt', 'id', 'status']),
+  TaskSummary: object(
+    {
+      agentId: str,
+      owner: str,
+      createdAt: dateTime,
+      id: str,
+      contextId: str,
+      status: object({ state: str, timestamp: str }, ['state']),
+      preview: { type: 'string', description: 'the first user message, in one line of at most 80 characters' },
+    },
+    ['agentId', 'owner', 'createdAt', 'id', 'status'],
+  ),
   // GET /api/v1/usage (src/server/management/usage-export.ts).
   UsageGroup: object(
     {

@@ -14,6 +14,7 @@ interface Summary {
   agentId: string;
   owner: string;
   id: string;
+  preview?: string;
   status: { state: string; timestamp?: string };
 }
 interface Page {
@@ -78,6 +79,8 @@ describe('GET /api/v1/tasks', () => {
     const times = all.tasks.map((t) => Date.parse(t.status.timestamp!));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     expect(all.tasks.find((t) => t.id === created.bobAsk)).toMatchObject({ agentId: 'scripted', owner: 'bob', status: { state: 'TASK_STATE_INPUT_REQUIRED' } });
+    // Each task says what it was about: its first user message.
+    expect(Object.fromEntries(all.tasks.map((t) => [t.id, t.preview]))).toEqual({ [created.aliceAsk!]: 'ask', [created.aliceDone!]: 'data one', [created.bobAsk!]: 'ask', [created.bobDone!]: 'data two' });
   });
 
   it('filters by agent, state, owner and time', async () => {

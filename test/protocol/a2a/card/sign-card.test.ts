@@ -5,6 +5,7 @@ import { KeyStore } from '../../../../src/core/keys/key-store.js';
 import { buildAgentCard } from '../../../../src/protocol/a2a/card/build-card.js';
 import { canonicalCardPayload, sdkCompatibleCardPayload } from '../../../../src/protocol/a2a/card/canonical-form.js';
 import { signAgentCard, verifyAgentCard } from '../../../../src/protocol/a2a/card/sign-card.js';
+import { signedWording } from '../../../../src/protocol/a2a/card/signing-keys.js';
 import type { AgentCard } from '../../../../src/protocol/a2a/types.js';
 import { buildOptions, richSpec } from './fixtures.js';
 
@@ -139,6 +140,21 @@ describe('signAgentCard', () => {
   it('adds a second signature over the SDK form when the two canonical forms differ', async () => {
     const signed = await signAgentCard(cardWithRequiredEmpties(), await store.getSigningKey());
     expect(signed.signatures).toHaveLength(2);
+  });
+
+  it('is described by its signers, not its signature count: two signatures of one key read "by key <kid>"', async () => {
+    const key = await store.getSigningKey();
+    expect(signedWording(await signAgentCard(cardWithRequiredEmpties(), key))).toBe(`yes, by key ${key.kid}`);
+    expect(signedWording(publicCard())).toBe('no');
+    const header = (h: object) => Buffer.from(JSON.stringify(h)).toString('base64url');
+    const twoKeys = {
+      signatures: [
+        { protected: header({ alg: 'ES256', kid: 'k1' }), signature: 'x' },
+        { protected: header({ alg: 'ES256', kid: 'k2' }), signature: 'y' },
+      ],
+    };
+    expect(signedWording(twoKeys)).toBe('yes, by keys k1, k2');
+    expect(signedWording({ signatures: [{ protected: 'not json', signature: 'x' }] })).toBe('yes');
   });
 });
 
