@@ -68,6 +68,14 @@ function streamOneArtifact(parts: Part[]): Scenario {
   };
 }
 
+/** Working → one artifact sent as two chunks (append, lastChunk) → completed: TCK and ACTS alike. */
+const streamTwoChunks: Scenario = (ctx) => {
+  ctx.working();
+  const artifactId = ctx.artifact([{ text: TCK_TEXT.chunk1 }], { append: false, lastChunk: false });
+  ctx.artifact([{ text: TCK_TEXT.chunk2 }], { artifactId, append: true, lastChunk: true });
+  ctx.complete();
+};
+
 /** One artifact then completed, no WORKING update: the unary artifact scenarios. */
 function artifactThenComplete(parts: Part[]): Scenario {
   return (ctx) => {
@@ -94,15 +102,7 @@ function scenarios(longTaskMs: number): Array<[prefix: string, run: Scenario]> {
     ['tck-stream-ordering-001', streamOneArtifact([{ text: TCK_TEXT.streamOrdering }])],
     ['tck-stream-artifact-text', streamOneArtifact([{ text: TCK_TEXT.streamArtifactText }])],
     ['tck-stream-artifact-file', streamOneArtifact([FILE_PART])],
-    [
-      'tck-stream-artifact-chunked',
-      (ctx) => {
-        ctx.working();
-        const artifactId = ctx.artifact([{ text: TCK_TEXT.chunk1 }], { append: false, lastChunk: false });
-        ctx.artifact([{ text: TCK_TEXT.chunk2 }], { artifactId, append: true, lastChunk: true });
-        ctx.complete();
-      },
-    ],
+    ['tck-stream-artifact-chunked', streamTwoChunks],
     [
       'test-resubscribe-message-id',
       async (ctx) => {
@@ -162,15 +162,7 @@ function actsBehaviours(longTaskMs: number): Array<[prefix: string, run: Scenari
     ['tck-multi-turn', multiTurn],
     ['tck-cancel', workFor(CANCEL_WAIT_MS, (ctx) => ctx.complete())],
     ['tck-stream-basic', streamOneArtifact([{ text: ACTS_TEXT.streamed }])],
-    [
-      'tck-stream-chunked',
-      (ctx) => {
-        ctx.working();
-        const artifactId = ctx.artifact([{ text: TCK_TEXT.chunk1 }], { append: false, lastChunk: false });
-        ctx.artifact([{ text: TCK_TEXT.chunk2 }], { artifactId, append: true, lastChunk: true });
-        ctx.complete();
-      },
-    ],
+    ['tck-stream-chunked', streamTwoChunks],
     [
       'tck-task-failure',
       (ctx) => {
