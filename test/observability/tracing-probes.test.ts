@@ -35,7 +35,7 @@ describe('probes are not traced', () => {
   it('/healthz, /readyz and /metrics make no span, with or without a traceparent; the next ordinary request does', async () => {
     const probeTraces: string[] = [];
     for (const path of ['/healthz', '/readyz', '/metrics']) {
-      const auth = path === '/metrics' ? { authorization: `Bearer ${METRICS_TOKEN}` } : {};
+      const auth: Record<string, string> = path === '/metrics' ? { authorization: `Bearer ${METRICS_TOKEN}` } : {};
       const traceId = randomBytes(16).toString('hex');
       probeTraces.push(traceId);
       const traced = await fetch(`${server.http}${path}`, { headers: { ...auth, traceparent: traceparent(traceId) } });
