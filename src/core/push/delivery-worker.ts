@@ -220,6 +220,7 @@ export class PushDeliveryWorker {
       }
       const attempts = entry.attempts + 1;
       const error = result.error ?? 'delivery failed';
+      if (result.detail) this.log.warn({ ...ctx, attempts, reason: result.detail }, 'push notification URL refused by the outbound policy');
       if (!result.retryable || attempts >= this.maxAttempts) {
         await this.store.markFailed(entry.id, attempts, null, error);
         this.opts.metrics?.pushDelivery('given_up');

@@ -14,12 +14,11 @@ export async function checkWebhook(guard: PushUrlGuard | undefined, log: { warn(
   try {
     await guard.check(url);
   } catch (e) {
-    // A name that does not resolve *now* is no threat: every delivery re-checks and pins the
-    // addresses it connects to. Refuse only what is refused for what it is or points at.
-    if (e instanceof Error && (e as { retryable?: boolean }).retryable === true) return;
     // The URL's own text (not absolute, scheme, credentials) may be named; what its host is or
     // resolves to may not: telling "loopback" from "private" from "does not resolve" would map
-    // the server's network for the caller. One answer, the details in the log only.
+    // the server's network for the caller (an internal name that resolves is refused, one that
+    // does not would be accepted). One answer, and a refusal either way; the details in the log
+    // only (issue 25). A name that fails to resolve for a moment is registered again by its owner.
     const kind = (e as { kind?: string }).kind;
     if (kind === 'invalid-url' || kind === 'scheme' || kind === 'credentials') throw invalidParams('url', (e as Error).message);
     log.warn({ url, reason: e instanceof Error ? e.message : String(e) }, 'push notification URL refused by the outbound policy');
