@@ -69,8 +69,11 @@ export async function sendWebhook(config: TaskPushNotificationConfig, body: Stre
   } catch (err) {
     if (!(err instanceof SsrfRejectedError)) throw err;
     // The owner reads a delivery's error (the console's task page): what the host is or resolves to
-    // now stays in `detail`, for the server log, as at registration (webhook-check.ts).
-    if (err.kind === 'hostname' || err.kind === 'address' || err.kind === 'dns') return { ok: false, retryable: err.retryable, error: WEBHOOK_REFUSED, detail: err.reason };
+    // stays in `detail`, for the server log, as at registration (webhook-check.ts). A name DNS
+    // refuses now (it does not resolve, or resolves inside) is retried either way, so neither the
+    // text nor the retries tell the owner which (issue 25).
+    if (err.fromDns) return { ok: false, retryable: true, error: WEBHOOK_REFUSED, detail: err.reason };
+    if (err.kind === 'hostname' || err.kind === 'address') return { ok: false, retryable: false, error: WEBHOOK_REFUSED, detail: err.reason };
     return { ok: false, retryable: err.retryable, error: err.reason };
   }
 

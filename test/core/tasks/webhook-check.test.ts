@@ -1,7 +1,9 @@
 /**
- * Registering a webhook (issue 25): a host that does not resolve and one that resolves to an
- * internal address get one and the same refusal, so the answer maps nothing of the server's
- * network; what each host is or resolves to goes to the server log only. The guard is the real
+ * Registering a webhook (issue 25): the answer depends on the URL's text alone, never on what DNS
+ * says about its name, so it maps nothing of the server's network. A name that does not resolve and
+ * one that resolves to an internal address are both accepted (every delivery re-checks and pins,
+ * and shows the owner one sentence: webhook-sender.test.ts), each reason logged; an internal
+ * address or a blocked name written in the URL is refused with one text. The guard is the real
  * SsrfGuard with its resolver given (the names are made up, so DNS answers are the test's).
  */
 import { describe, expect, it } from 'vitest';
@@ -37,20 +39,31 @@ async function refusalOf(url: string, log = recordingLog()): Promise<A2AError> {
 }
 
 describe('checkWebhook', () => {
-  it('refuses a host that does not resolve with the same error as one that resolves inside, and logs each reason', async () => {
+  it('answers a name that does not resolve as one that resolves inside (both accepted), and logs each reason', async () => {
     const log = recordingLog();
-    const missing = await refusalOf('https://missing.corp.example/hook', log);
-    const inside = await refusalOf('https://inside.corp.example/hook', log);
-    expect(missing.kind).toBe('InvalidParams');
-    expect(missing.message).toBe(inside.message);
-    expect(missing.message).toContain(WEBHOOK_REFUSED);
-    expect(JSON.stringify(missing)).toBe(JSON.stringify(inside));
+    await expect(checkWebhook(guard, log, 'https://missing.corp.example/hook')).resolves.toBeUndefined();
+    await expect(checkWebhook(guard, log, 'https://inside.corp.example/hook')).resolves.toBeUndefined();
     expect(log.lines.map((l) => l.obj.reason)).toEqual(['push notification URL host could not be resolved', 'push notification URL host resolves to a private address']);
     expect(log.lines.map((l) => l.obj.url)).toEqual(['https://missing.corp.example/hook', 'https://inside.corp.example/hook']);
   });
 
-  it('accepts a host that resolves to a public address', async () => {
-    await expect(checkWebhook(guard, recordingLog(), 'https://public.hooks.example/hook')).resolves.toBeUndefined();
+  it('accepts a name that resolves to a public address, logging nothing', async () => {
+    const log = recordingLog();
+    await expect(checkWebhook(guard, log, 'https://public.hooks.example/hook')).resolves.toBeUndefined();
+    expect(log.lines).toEqual([]);
+  });
+
+  it('refuses an internal address or a blocked name written in the URL with one text, the reason in the log', async () => {
+    const log = recordingLog();
+    const texts = new Set<string>();
+    for (const url of ['https://10.1.2.3/hook', 'https://127.0.0.1/hook', 'https://localhost/hook']) {
+      const err = await refusalOf(url, log);
+      expect(err.kind).toBe('InvalidParams');
+      texts.add(err.message);
+    }
+    expect([...texts]).toHaveLength(1);
+    expect([...texts][0]).toContain(WEBHOOK_REFUSED);
+    expect(log.lines.map((l) => l.obj.reason)).toEqual(['push notification URL host is a private address', 'push notification URL host is a loopback address', 'push notification URL host is not allowed']);
   });
 
   it("names what is wrong with the URL's own text", async () => {
