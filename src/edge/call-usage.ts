@@ -34,12 +34,12 @@ export function usageOf(req: IncomingMessage): UsageDraft | undefined {
   return (req as WithCall)[CALL]?.draft;
 }
 
-/** Probes answered many times a minute: not calls anyone bills or analyses. */
-const UNRECORDED = new Set(['/healthz', '/readyz', '/metrics']);
+/** Probes answered many times a minute: not calls anyone bills, analyses or traces. */
+export const PROBE_PATHS: ReadonlySet<string> = new Set(['/healthz', '/readyz', '/metrics']);
 
 /** Opens the draft of a request the edge admitted for `face`, and closes it when the answer is out. */
 export function trackUsage(recorder: UsageRecorder, req: IncomingMessage, res: ServerResponse, face: string, path: string, requestId: string): void {
-  if (UNRECORDED.has(path)) return;
+  if (PROBE_PATHS.has(path)) return;
   const draft = recorder.open(face);
   if (!draft) return;
   draft.requestId = requestId;

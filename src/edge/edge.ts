@@ -23,7 +23,7 @@ import { A2AError } from '../protocol/a2a/errors.js';
 import { admitBody, bodyRefused, readLimitedBody, type BodyPolicy } from './body.js';
 import type { AnyFace, EdgeLog, RequestContext } from './face.js';
 import type { StartGate } from './start-gate.js';
-import { trackUsage, usageOf } from './call-usage.js';
+import { PROBE_PATHS, trackUsage, usageOf } from './call-usage.js';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { tracingOn } from '../observability/tracing/index.js';
 import { traceAuthentication, traceCall, traceRequest } from './request-span.js';
@@ -77,7 +77,6 @@ export function contextOf(req: IncomingMessage): RequestContext | undefined {
 export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const prefix = o.pathPrefix ?? '';
   const edge = (req: IncomingMessage, res: ServerResponse) => {
-    if (prefix !== '') req.url = withoutPrefix(req.url ?? '/', prefix);
     const ctx = admit(req, res, o);
     if (o.decorate) for (const d of o.decorate) d(req, res, ctx.path);
     const { faces } = o;
@@ -102,8 +101,18 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
       else face.reject(req, res, new A2AError('Unavailable', 'The server failed to start'), route);
     });
   };
-  // Tracing is decided per request: it starts after the listener is built (start.ts).
-  return (req, res) => (tracingOn() ? traceRequest(req, res, () => edge(req, res)) : edge(req, res));
+  // Tracing is decided per request: it starts after the listener is built (start.ts). Probes are
+  // kept out of traces as they are out of the access log and usage (issue 25).
+  return (req, res) => {
+    if (prefix !== '') req.url = withoutPrefix(req.url ?? '/', prefix);
+    if (tracingOn() && !isProbe(req.url ?? '/')) traceRequest(req, res, () => edge(req, res));
+    else edge(req, res);
+  };
+}
+
+function isProbe(url: string): boolean {
+  const q = url.indexOf('?');
+  return PROBE_PATHS.has(q < 0 ? url : url.slice(0, q));
 }
 
 /** `/agentport/mcp?x` → `/mcp?x`, `/agentport` → `/`; any other URL as it is. */

@@ -25,6 +25,12 @@ export class SsrfRejectedError extends Error {
     readonly reason: string,
     /** a DNS failure may be transient; every other rejection is a property of the URL */
     readonly retryable = false,
+    /**
+     * decided by what DNS answered for a name (it does not resolve, or resolves to a refused
+     * address), not by the URL's own text: a verdict that can change, and that tells something
+     * about the network the server sees
+     */
+    readonly fromDns = false,
   ) {
     super(reason);
     this.name = 'SsrfRejectedError';
@@ -182,11 +188,11 @@ export class SsrfGuard {
         addresses = await this.resolve(host);
       } catch {
         if (blockedName) throw nameRejection;
-        throw new SsrfRejectedError('dns', `${this.label} host could not be resolved`, true);
+        throw new SsrfRejectedError('dns', `${this.label} host could not be resolved`, true, true);
       }
       if (addresses.length === 0) {
         if (blockedName) throw nameRejection;
-        throw new SsrfRejectedError('dns', `${this.label} host could not be resolved`, true);
+        throw new SsrfRejectedError('dns', `${this.label} host could not be resolved`, true, true);
       }
     }
 
@@ -200,11 +206,11 @@ export class SsrfGuard {
     } else if (!hostAllowed) {
       for (const address of addresses) {
         const addr = parseAddress(address);
-        if (!addr) throw new SsrfRejectedError('address', `${this.label} host resolved to an invalid address`);
+        if (!addr) throw new SsrfRejectedError('address', `${this.label} host resolved to an invalid address`, false, true);
         if (this.addressAllowed(addr)) continue;
         const refusal = refusalFor(addr);
         if (refusal) {
-          throw new SsrfRejectedError('address', literal ? `${this.label} host is ${refusal}` : `${this.label} host resolves to ${refusal}`);
+          throw literal ? new SsrfRejectedError('address', `${this.label} host is ${refusal}`) : new SsrfRejectedError('address', `${this.label} host resolves to ${refusal}`, false, true);
         }
       }
     }

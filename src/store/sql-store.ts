@@ -372,9 +372,12 @@ export abstract class SqlStore implements Store {
       .select('o.id')
       .where('o.next_attempt_at', '<=', now)
       .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
-      // Only a task's head entry may go out: a later event never overtakes an earlier one, even
-      // while the earlier one is leased or waiting for its retry.
-      .where(({ not, exists, selectFrom }) => not(exists(selectFrom('push_outbox as h').select(sql.lit(1).as('one')).whereRef('h.task_id', '=', 'o.task_id').whereRef('h.id', '<', 'o.id'))))
+      // Only the head entry of each of a task's push configs may go out: a later event never
+      // overtakes an earlier one to the same webhook, even while the earlier one is leased or
+      // waiting for its retry, and one webhook that is down never holds back another (issue 25 P1).
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('push_outbox as h').select(sql.lit(1).as('one')).whereRef('h.task_id', '=', 'o.task_id').whereRef('h.config_id', '=', 'o.config_id').whereRef('h.id', '<', 'o.id'))),
+      )
       .orderBy('o.id')
       .limit(limit)
       // PG: concurrent claimers skip each other's rows instead of waiting on them.

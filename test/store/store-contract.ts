@@ -497,8 +497,8 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       it('reports the backlog: pending entries and when the oldest was queued; given-up entries leave it', async () => {
         const before = await store.outboxBacklog();
         const older = newTask({ time: T0 - 60_000, outbox: [{ configId: 'a' }] });
-        const newer = newTask({ time: T0, outbox: [{ configId: 'b' }, { configId: 'c' }] });
-        await store.commit([older, newer]);
+        const newer = newTask({ time: T0, outbox: [{ configId: 'b' }] });
+        await store.commit([older, newer, update(newer, { outboxConfigIds: ['b'], time: T0 })]);
         const backlog = await store.outboxBacklog();
         expect(backlog.pending).toBe(before.pending + 3);
         expect(backlog.oldestCreatedAt).toBeLessThanOrEqual(T0 - 60_000);
@@ -509,28 +509,40 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         if (before.pending === 0) expect(drained).toEqual({ pending: 1, oldestCreatedAt: T0 });
       });
 
-      it('hands out only the oldest pending entry of each task', async () => {
+      it("hands out only the oldest pending entry of each task's push config (issue 25 P1)", async () => {
         const a1 = newTask({ outbox: [{ configId: 'x' }] });
         const b1 = newTask({ outbox: [{ configId: 'x' }] });
         const a2 = update(a1, { outboxConfigIds: ['x', 'y'], time: T0 });
+        const a3 = update(a2, { outboxConfigIds: ['x', 'y'], time: T0 });
         await store.commit([a1, b1, a2]);
-        expect(await store.countOutbox()).toBe(4);
+        await store.commit([a3]);
+        expect(await store.countOutbox()).toBe(6);
 
+        // y's first entry is a1's second event: it does not wait behind x's first
         const first = await store.claimOutbox(T0, 10, LEASE);
         expect(first.map((e) => [e.taskId, e.seq, e.configId])).toEqual([
           [a1.task.id, 1, 'x'],
           [b1.task.id, 1, 'x'],
+          [a1.task.id, 2, 'y'],
         ]);
-        // the heads are leased: nothing of either task is claimable meanwhile
+        // the heads are leased: nothing more of either task is claimable meanwhile
         expect(await store.claimOutbox(T0 + 1, 10, LEASE)).toEqual([]);
 
-        await store.markDelivered(first[0]!.id);
+        // y's next entry follows its delivered head, while x's head is still out
+        await store.markDelivered(first[1]!.id);
+        await store.markDelivered(first[2]!.id);
         const second = await store.claimOutbox(T0 + 2, 10, LEASE);
-        expect(second.map((e) => [e.taskId, e.seq, e.configId])).toEqual([[a1.task.id, 2, 'x']]);
+        expect(second.map((e) => [e.taskId, e.seq, e.configId])).toEqual([[a1.task.id, 3, 'y']]);
+        // a failed head waiting for its retry still holds its own config's later entries back
+        await store.markFailed(first[0]!.id, 1, T0 + 60_000, 'HTTP 503');
+        expect(await store.claimOutbox(T0 + 3, 10, LEASE)).toEqual([]);
         await store.markDelivered(second[0]!.id);
-        const third = await store.claimOutbox(T0 + 3, 10, LEASE);
-        expect(third.map((e) => [e.taskId, e.seq, e.configId])).toEqual([[a1.task.id, 2, 'y']]);
-        expect(third[0]!.id).toBeGreaterThan(second[0]!.id);
+        expect(await store.claimOutbox(T0 + 4, 10, LEASE)).toEqual([]);
+        const retry = await store.claimOutbox(T0 + 60_000, 10, LEASE);
+        expect(retry.map((e) => [e.taskId, e.seq, e.configId])).toEqual([[a1.task.id, 1, 'x']]);
+        await store.markDelivered(retry[0]!.id);
+        const next = await store.claimOutbox(T0 + 60_001, 10, LEASE);
+        expect(next.map((e) => [e.taskId, e.seq, e.configId])).toEqual([[a1.task.id, 2, 'x']]);
       });
 
       it('makes an entry claimable again once its lease expires', async () => {

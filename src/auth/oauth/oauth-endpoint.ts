@@ -68,12 +68,14 @@ const COMPAT: Record<string, string> = {
 };
 
 /**
- * The methods each oidc-provider endpoint answers (OPTIONS, the CORS preflight, always goes to the
- * provider). Anything else gets a JSON 405 with `Allow` here; oidc-provider itself would answer a
- * plain-text 404, which clients cannot tell from a missing endpoint.
+ * The methods each oidc-provider endpoint answers (a CORS preflight, an OPTIONS request with
+ * `Access-Control-Request-Method`, always goes to the provider). Anything else, a bare OPTIONS
+ * included, gets a JSON 405 with `Allow` here; oidc-provider itself would answer a plain-text 404,
+ * which clients cannot tell from a missing endpoint. The authorization endpoint is GET only
+ * (RFC 6749 §3.1 makes POST optional; the provider's `enableHttpPostMethods` is off).
  */
 const PROVIDER_METHODS: Record<string, readonly string[]> = {
-  [OAUTH_PATHS.authorize]: ['GET', 'POST'],
+  [OAUTH_PATHS.authorize]: ['GET'],
   [OAUTH_PATHS.token]: ['POST'],
   [OAUTH_PATHS.register]: ['POST'],
   [OAUTH_PATHS.revoke]: ['POST'],
@@ -165,7 +167,8 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
     // consent pages (a redirect, so GET).
     const methods = target.startsWith(`${OAUTH_PATHS.authorize}/`) ? ['GET'] : PROVIDER_METHODS[target];
     if (methods === undefined) return sendJson(res, 404, { error: 'not_found', error_description: 'No such OAuth endpoint' });
-    if (req.method !== 'OPTIONS' && !methods.includes(req.method ?? '')) {
+    const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
+    if (!preflight && !methods.includes(req.method ?? '')) {
       return sendJson(res, 405, { error: 'method_not_allowed', error_description: `Use ${methods.join(' or ')}` }, { Allow: methods.join(', ') });
     }
     // A JSON body at the token endpoint is rewritten into its form request first (json-token-request.ts).

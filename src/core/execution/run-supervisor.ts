@@ -10,7 +10,7 @@ import type { UsageReport } from '../agents/agent-definition.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { toParts, type AgentEvent } from '../agents/agent-definition.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
-import { isInterrupted, isTerminal, type Message, type Task, type TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
+import { isInterrupted, isTerminal, type Message, type Task, type TaskPushNotificationConfig, type TaskState } from '../../protocol/a2a/types.js';
 import { ConcurrentUpdateError, StoreUnavailableError, type Store, type TaskEventPayload } from '../../store/store.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import { tagForStorage, type PushBodyVersion } from '../push/push-body-version.js';
@@ -42,6 +42,11 @@ export interface PendingCreate {
   traceParent?: string | undefined;
   /** the caller, stored with the task so a resumed run acts for it (resumable agents only) */
   caller?: string | undefined;
+  /**
+   * `returnImmediately`: the task is created and committed as the run starts, not on the executor's
+   * first event, so the caller is answered at once however long the agent takes to speak.
+   */
+  createNow?: boolean;
 }
 
 export interface RunSupervisorDeps {
@@ -65,6 +70,8 @@ export class RunSupervisor implements AgentRunHost {
   /** runs whose commit failure was handled (later failures of the same run are its echoes) */
   private readonly commitFailed = new WeakSet<AgentRun>();
   private readonly pendingCreate = new WeakMap<AgentRun, PendingCreate>();
+  /** runs whose task was created before the executor's first event (`createNow`), until that event */
+  private readonly createdAhead = new WeakSet<AgentRun>();
 
   constructor(private readonly d: RunSupervisorDeps) {}
 
@@ -84,7 +91,22 @@ export class RunSupervisor implements AgentRunHost {
   /** Starts the executor. */
   start(run: AgentRun): void {
     this.runs.add(run);
+    if (this.pendingCreate.get(run)?.createNow) this.createAhead(run);
     this.execute(run);
+  }
+
+  /** Commits the SUBMITTED task of a run before its executor emits anything (issue 25 C1b). */
+  private createAhead(run: AgentRun): void {
+    const init = this.pendingCreate.get(run)!;
+    this.pendingCreate.delete(run);
+    run.hasTask = true;
+    this.createdAhead.add(run);
+    const live = this.createTask(run, init);
+    const obs = this.runOutcome.get(run);
+    this.d.taskLog.append(live, [{ task: structuredCloneTask(live.task) }], run.trace).then(
+      () => obs?.onCommitted(),
+      (e) => this.onCommitFailed(run, live, e),
+    );
   }
 
   /** At most one executor per task: a message to a task whose executor is still live goes to it. */
@@ -164,6 +186,9 @@ export class RunSupervisor implements AgentRunHost {
   /** AgentRunHost: turns an executor's event into log events for its task. */
   onAgentEvent(run: AgentRun, ev: AgentEvent): void {
     if (run.finished) return;
+    // A direct message as the first word of an executor whose task was made for it ahead would have
+    // been the call's whole answer: it completes that task instead of leaving it SUBMITTED.
+    const answersAhead = this.createdAhead.delete(run) && ev.kind === 'message';
     if (ev.kind === 'message' && !run.hasTask) {
       run.finished = true;
       // No task will carry this run's usage: the call's own record does.
@@ -195,8 +220,8 @@ export class RunSupervisor implements AgentRunHost {
       payloads.push({ task: structuredCloneTask(live.task) });
     }
     if (isTerminal(live.task.status.state)) return;
-    payloads.push(toLogEvent(run, ev, live.task));
-    if (ev.kind === 'status' && isTerminal(ev.state)) run.finished = true;
+    payloads.push(toLogEvent(run, ev, live.task, answersAhead ? 'TASK_STATE_COMPLETED' : undefined));
+    if (answersAhead || (ev.kind === 'status' && isTerminal(ev.state))) run.finished = true;
     const obs = this.runOutcome.get(run);
     const target = live;
     this.d.taskLog.append(target, payloads, run.trace).then(
@@ -347,12 +372,15 @@ export class RunSupervisor implements AgentRunHost {
   }
 }
 
-/** An executor's event as the log event of its task (the task exists and is not terminal). */
-function toLogEvent(run: AgentRun, ev: AgentEvent, task: Task): TaskEventPayload {
+/**
+ * An executor's event as the log event of its task (the task exists and is not terminal); a message
+ * keeps the task's state unless `messageState` names the state it brings.
+ */
+function toLogEvent(run: AgentRun, ev: AgentEvent, task: Task, messageState?: TaskState): TaskEventPayload {
   const timestamp = new Date().toISOString();
   if (ev.kind === 'message') {
     const m: Message = { ...ev.message, messageId: ev.message.messageId ?? randomUUID(), role: 'ROLE_AGENT', contextId: run.contextId, taskId: run.taskId };
-    return { statusUpdate: { taskId: run.taskId, contextId: run.contextId, status: { state: task.status.state, message: m, timestamp } } };
+    return { statusUpdate: { taskId: run.taskId, contextId: run.contextId, status: { state: messageState ?? task.status.state, message: m, timestamp } } };
   }
   if (ev.kind === 'status') {
     const message: Message | undefined = ev.message ? { messageId: randomUUID(), role: 'ROLE_AGENT', parts: toParts(ev.message), contextId: run.contextId, taskId: run.taskId } : undefined;

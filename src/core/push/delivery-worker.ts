@@ -2,8 +2,9 @@
  * Drains the durable push outbox (docs/decisions/0004-push.md). The engine writes outbox rows in
  * the same transaction as the events they carry; this worker claims due rows with a lease, sends
  * them and records the outcome. Delivery is at-least-once: a crash after the POST and before
- * markDelivered sends the row again once its lease expires. Per-task order comes from the store,
- * which only hands out the oldest pending row of each task; different tasks go out concurrently.
+ * markDelivered sends the row again once its lease expires. Order per push config (what A2A §9
+ * needs) comes from the store, which only hands out the oldest pending row of each task's config;
+ * different configs and tasks go out concurrently, so a webhook that is down delays only itself.
  */
 import type { Metrics } from '../../observability/metrics/index.js';
 import { contextWith, failSpan, SpanKind, SpanStatusCode, startTaskSpan, tracingOn, type Context } from '../../observability/tracing/index.js';
@@ -40,7 +41,7 @@ export interface PushDeliveryWorkerOptions {
   pollMs?: number;
   /** claim lease; must outlast an attempt or a slow delivery is sent twice */
   leaseMs?: number;
-  /** deliveries in flight at once (each to a different task) */
+  /** deliveries in flight at once (each to a different push config) */
   concurrency?: number;
   maxResponseBytes?: number;
   log?: PushDeliveryLog;
@@ -87,7 +88,7 @@ export class PushDeliveryWorker {
   private kickPending = false;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
-  /** task id → its delivery in flight; one per task keeps order even if a lease lapses */
+  /** task and config → its delivery in flight; one per config keeps its order even if a lease lapses */
   private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(private readonly opts: PushDeliveryWorkerOptions) {
@@ -169,14 +170,15 @@ export class PushDeliveryWorker {
       return;
     }
     for (const entry of entries) {
-      // Still delivering this task's previous row (its lease lapsed): leave this claim to expire.
-      if (this.inFlight.has(entry.taskId)) continue;
+      const key = `${entry.taskId}\n${entry.configId}`;
+      // Still delivering this config's previous row (its lease lapsed): leave this claim to expire.
+      if (this.inFlight.has(key)) continue;
       const delivery = this.deliver(entry).finally(() => {
-        this.inFlight.delete(entry.taskId);
-        // The task's next row is claimable now, and a slot is free.
+        this.inFlight.delete(key);
+        // The config's next row is claimable now, and a slot is free.
         this.kick();
       });
-      this.inFlight.set(entry.taskId, delivery);
+      this.inFlight.set(key, delivery);
     }
     // A full batch suggests more rows are due.
     if (entries.length === free) this.claimAgain = true;
@@ -218,6 +220,7 @@ export class PushDeliveryWorker {
       }
       const attempts = entry.attempts + 1;
       const error = result.error ?? 'delivery failed';
+      if (result.detail) this.log.warn({ ...ctx, attempts, reason: result.detail }, 'push notification URL refused by the outbound policy');
       if (!result.retryable || attempts >= this.maxAttempts) {
         await this.store.markFailed(entry.id, attempts, null, error);
         this.opts.metrics?.pushDelivery('given_up');

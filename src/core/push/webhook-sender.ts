@@ -10,6 +10,7 @@ import type { PushBodyVersion } from './push-body-version.js';
 import type { PushJwtSigner } from './push-jwt.js';
 import { pinnedRequest, SsrfRejectedError, type SsrfGuard } from '../../net/index.js';
 import type { Context } from '../../observability/tracing/index.js';
+import { WEBHOOK_REFUSED } from '../tasks/webhook-check.js';
 
 export const PUSH_CONTENT_TYPE = 'application/a2a+json';
 export const A2A_VERSION = '1.0';
@@ -39,8 +40,10 @@ export interface WebhookResult {
   status?: number;
   /** whether another attempt could succeed */
   retryable: boolean;
-  /** short, operator-facing; never contains credentials */
+  /** short, shown to the task's owner with the delivery; never contains credentials */
   error?: string;
+  /** why, for the server log only: what the webhook's host is or resolves to */
+  detail?: string;
 }
 
 export function taskIdOf(body: StreamResponse): string | undefined {
@@ -64,8 +67,14 @@ export async function sendWebhook(config: TaskPushNotificationConfig, body: Stre
   try {
     target = await opts.guard.check(config.url);
   } catch (err) {
-    if (err instanceof SsrfRejectedError) return { ok: false, retryable: err.retryable, error: err.reason };
-    throw err;
+    if (!(err instanceof SsrfRejectedError)) throw err;
+    // The owner reads a delivery's error (the console's task page): what the host is or resolves to
+    // stays in `detail`, for the server log, as at registration (webhook-check.ts). A name DNS
+    // refuses now (it does not resolve, or resolves inside) is retried either way, so neither the
+    // text nor the retries tell the owner which (issue 25).
+    if (err.fromDns) return { ok: false, retryable: true, error: WEBHOOK_REFUSED, detail: err.reason };
+    if (err.kind === 'hostname' || err.kind === 'address') return { ok: false, retryable: false, error: WEBHOOK_REFUSED, detail: err.reason };
+    return { ok: false, retryable: err.retryable, error: err.reason };
   }
 
   const bytes = Buffer.from(JSON.stringify(body), 'utf8');

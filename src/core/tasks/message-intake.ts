@@ -133,7 +133,7 @@ export class MessageIntake {
     const key = !existing && this.d.deduplicates && typeof msg.messageId === 'string' ? startingKey(ctx, msg.messageId) : undefined;
     if (key !== undefined) this.starting.set(key, { taskId, contextId });
     const started = () => key !== undefined && this.starting.get(key)?.taskId === taskId && this.starting.delete(key);
-    const start = (given: RunObserver) => {
+    const start = (given: RunObserver, opts?: { createTaskNow?: boolean }) => {
       const obs = key === undefined ? given : mergeObservers(given, { onMessage: started, onCommitted: started, onEnd: started, onDuplicate: started });
       if (existing?.run) return runs.deliver(existing, existing.run, userMessage, obs, ctx.trace);
       // A follow-up another replica forwarded carries no scopes: the run acts for the stored caller.
@@ -165,10 +165,15 @@ export class MessageIntake {
         ...(ctx.trace ? { traceParent: traceparentOf(ctx.trace) } : {}),
         // A resumed run calls other agents for the caller it was started by (hosted-agent-calls.ts).
         ...(agent.definition.resumable ? { caller: storedCaller(caller) } : {}),
+        ...(opts?.createTaskNow && !existing ? { createNow: true } : {}),
       });
       if (existing) {
         existing.run = run;
-        void this.d.taskLog.append(existing, [{ userMessage }], ctx.trace).catch((e) => this.d.log.error({ err: e, taskId }, 'commit failed'));
+        // As for a message to a live executor: a returnImmediately caller is answered once it is durable.
+        void this.d.taskLog.append(existing, [{ userMessage }], ctx.trace).then(
+          () => obs.onCommitted(),
+          (e) => this.d.log.error({ err: e, taskId }, 'commit failed'),
+        );
       }
       runs.start(run);
     };

@@ -9,7 +9,8 @@ export interface PreparedSend {
   startSeq: number;
   /** the task as it stood, when the message continues one */
   existing?: { task: Task; seq: number };
-  start(obs: RunObserver): void;
+  /** `createTaskNow` (returnImmediately): a new task is stored before the agent's first event */
+  start(obs: RunObserver, opts?: { createTaskNow?: boolean }): void;
   /** true when the task runs elsewhere (another replica) or already ran (a retry) */
   remote: boolean;
 }

@@ -91,19 +91,22 @@ export class TaskWaits {
         prepared.start(NO_OBSERVER);
         return void fromStore();
       }
-      prepared.start({
-        onDuplicate: (t) => finish(view(t)),
-        onMessage: (m) => finish({ message: m }),
-        onCommitted: () => {
-          if (cfg.returnImmediately) {
-            const c = current();
-            if (c) finish(c);
-          }
+      prepared.start(
+        {
+          onDuplicate: (t) => finish(view(t)),
+          onMessage: (m) => finish({ message: m }),
+          onCommitted: () => {
+            if (cfg.returnImmediately) {
+              const c = current();
+              if (c) finish(c);
+            }
+          },
+          // The run is over and its last commit is durable: whatever state the task is in now is the
+          // answer (a continuation can end without a new event, leaving the task interrupted).
+          onEnd: (err, task) => finish(err ?? (task ? view(task) : new A2AError('InvalidAgentResponse'))),
         },
-        // The run is over and its last commit is durable: whatever state the task is in now is the
-        // answer (a continuation can end without a new event, leaving the task interrupted).
-        onEnd: (err, task) => finish(err ?? (task ? view(task) : new A2AError('InvalidAgentResponse'))),
-      });
+        { createTaskNow: cfg.returnImmediately === true },
+      );
     });
   }
 

@@ -14,15 +14,20 @@ export async function checkWebhook(guard: PushUrlGuard | undefined, log: { warn(
   try {
     await guard.check(url);
   } catch (e) {
-    // A name that does not resolve *now* is no threat: every delivery re-checks and pins the
-    // addresses it connects to. Refuse only what is refused for what it is or points at.
-    if (e instanceof Error && (e as { retryable?: boolean }).retryable === true) return;
-    // The URL's own text (not absolute, scheme, credentials) may be named; what its host is or
-    // resolves to may not: telling "loopback" from "private" from "does not resolve" would map
-    // the server's network for the caller. One answer, the details in the log only.
+    const reason = e instanceof Error ? e.message : String(e);
+    // The answer depends on the URL's text alone, never on what DNS says about its name: refusing
+    // a name that resolves inside while accepting one that does not resolve would tell the caller
+    // which internal names exist (issue 25). Such a name is accepted; every delivery re-checks and
+    // pins its addresses, and a refused one shows its owner the one sentence below (webhook-sender.ts).
+    if ((e as { fromDns?: boolean }).fromDns === true) {
+      log.warn({ url, reason }, 'push notification URL accepted, though the outbound policy refuses its host now');
+      return;
+    }
+    // The URL's own text (not absolute, scheme, credentials) may be named; what its host is may not
+    // ("loopback" from "private" from a blocked name): one answer, the details in the log only.
     const kind = (e as { kind?: string }).kind;
-    if (kind === 'invalid-url' || kind === 'scheme' || kind === 'credentials') throw invalidParams('url', (e as Error).message);
-    log.warn({ url, reason: e instanceof Error ? e.message : String(e) }, 'push notification URL refused by the outbound policy');
+    if (kind === 'invalid-url' || kind === 'scheme' || kind === 'credentials') throw invalidParams('url', reason);
+    log.warn({ url, reason }, 'push notification URL refused by the outbound policy');
     throw invalidParams('url', WEBHOOK_REFUSED);
   }
 }

@@ -65,7 +65,7 @@ export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<
     .addColumn('last_error', 'text')
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  // The per-task head (lowest id) check of claimOutbox.
+  // The per-task head (lowest id) check of claimOutbox (per config since 0021, with its own index).
   await db.schema.createIndex('push_outbox_task_idx').on('push_outbox').columns(['task_id', 'id']).execute();
   await db.schema.createIndex('push_outbox_due_idx').on('push_outbox').column('next_attempt_at').execute();
 }

@@ -260,6 +260,27 @@ describe('PushDeliveryWorker', () => {
     expect(kept.requests.map(seqOf)).toEqual([1, 2]);
   });
 
+  it('keeps a dead webhook from holding back the task’s other configs, each config still in order (issue 25 P1)', async () => {
+    // The dead one hangs until the attempt times out, then waits a long backoff before its retry.
+    const dead = await receiver(() => {});
+    const working = await receiver();
+    const store = await openStore();
+    const t = new TaskWriter(store, 'task-p1');
+    await t.addConfig('dead', dead.url());
+    await t.addConfig('working', working.url());
+    await t.emit(['dead', 'working'], 3);
+    await t.emit(['dead', 'working'], 2);
+
+    const timeoutMs = 3_000;
+    const started = Date.now();
+    worker(store, { timeoutMs, backoff: { baseMs: 60_000, maxMs: 60_000 } }).start();
+    await waitFor(() => working.requests.length === 5, timeoutMs);
+    // All five while the dead webhook's first attempt is still hanging: nothing queued behind it.
+    expect(Date.now() - started).toBeLessThan(timeoutMs);
+    expect(working.requests.map(seqOf)).toEqual([1, 2, 3, 4, 5]);
+    expect(dead.requests.map(seqOf)).toEqual([1]);
+  });
+
   it('gives up after maxAttempts and moves on to the task’s next event', async () => {
     const r = await receiver((req, res) => res.writeHead(seqOf(req) === 1 ? 500 : 200).end());
     const store = await openStore();

@@ -5,6 +5,7 @@ import type { StreamResponse, TaskPushNotificationConfig } from '../../../src/pr
 import { PushJwtSigner, PUSH_JWT_TYPE } from '../../../src/core/push/push-jwt.js';
 import { SsrfGuard } from '../../../src/net/ssrf-guard.js';
 import { classifyStatus, sendWebhook } from '../../../src/core/push/webhook-sender.js';
+import { WEBHOOK_REFUSED } from '../../../src/core/tasks/webhook-check.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const body: StreamResponse = {
@@ -73,8 +74,24 @@ describe('sendWebhook: request', () => {
     receiver = await startReceiver();
     const strict = new SsrfGuard({ allowHttp: true });
     const result = await sendWebhook(config(receiver.url()), body, { timeoutMs: 2000, guard: strict });
-    expect(result).toMatchObject({ ok: false, retryable: false, error: 'push notification URL host is a loopback address' });
+    expect(result).toEqual({ ok: false, retryable: false, error: WEBHOOK_REFUSED, detail: 'push notification URL host is a loopback address' });
     expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('gives the owner one error for a host that no longer resolves and one that now resolves inside; the reason is only the detail (issue 25)', async () => {
+    const moved = new SsrfGuard({
+      resolve: async (host) => {
+        if (host === 'gone.hooks.example') throw Object.assign(new Error('getaddrinfo ENOTFOUND gone.hooks.example'), { code: 'ENOTFOUND' });
+        return ['10.20.30.40'];
+      },
+    });
+    const gone = await sendWebhook(config('https://gone.hooks.example/hook'), body, { timeoutMs: 2000, guard: moved });
+    const inside = await sendWebhook(config('https://inside.hooks.example/hook'), body, { timeoutMs: 2000, guard: moved });
+    // the same error and the same retries: nothing tells the owner which
+    expect(gone).toMatchObject({ ok: false, retryable: true, error: WEBHOOK_REFUSED });
+    expect(inside).toMatchObject({ ok: false, retryable: true, error: WEBHOOK_REFUSED });
+    expect(gone.detail).toBe('push notification URL host could not be resolved');
+    expect(inside.detail).toBe('push notification URL host resolves to a private address');
   });
 
   it('refuses a token with CR/LF instead of splitting the request', async () => {

@@ -75,6 +75,65 @@ describe('blocking SendMessage', () => {
     expect(TERMINAL).not.toContain(t.status.state);
     await rpc(probe, 'CancelTask', { id: t.id });
   });
+
+  // Issue 25 C1b: the answer must not wait for the agent's first event (3 s here), on either face.
+  const AGENT_DELAY_MS = 3_000;
+  const completed = (id: string) =>
+    waitFor(
+      async () => {
+        const g = await rpc(probe, 'GetTask', { id });
+        return g.body.result?.status.state === 'TASK_STATE_COMPLETED' && g.body.result;
+      },
+      `task ${id} to complete`,
+      AGENT_DELAY_MS + 5_000,
+    );
+
+  it('returnImmediately (JSON-RPC) answers with the SUBMITTED task before a slow agent emits anything; the task completes later', async () => {
+    const started = Date.now();
+    const r = await rpc(probe, 'SendMessage', { message: userMessage(`late ${AGENT_DELAY_MS}`), configuration: { returnImmediately: true } });
+    expect(Date.now() - started).toBeLessThan(AGENT_DELAY_MS / 3);
+    const t = r.body.result.task;
+    expect(t.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(t.status.state).toBe('TASK_STATE_SUBMITTED');
+    expect(t.history[0].parts[0].text).toBe(`late ${AGENT_DELAY_MS}`);
+    const done = await completed(t.id);
+    expect(done.artifacts.map((a: { artifactId: string }) => a.artifactId)).toEqual(['late']);
+  });
+
+  it('returnImmediately (HTTP+JSON) answers with the SUBMITTED task before a slow agent emits anything; the task completes later', async () => {
+    const started = Date.now();
+    const res = await fetch(`${probe}/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ message: userMessage(`late ${AGENT_DELAY_MS}`), configuration: { returnImmediately: true } }),
+    });
+    expect(res.status).toBe(200);
+    const t = (await res.json()).task;
+    expect(Date.now() - started).toBeLessThan(AGENT_DELAY_MS / 3);
+    expect(t.status.state).toBe('TASK_STATE_SUBMITTED');
+    await completed(t.id);
+  });
+
+  it('returnImmediately: a slow agent that answers with a message completes the task it was given, with that message', async () => {
+    const started = Date.now();
+    const r = await rpc(probe, 'SendMessage', { message: userMessage(`late-reply ${AGENT_DELAY_MS}`), configuration: { returnImmediately: true } });
+    expect(Date.now() - started).toBeLessThan(AGENT_DELAY_MS / 3);
+    const done = await completed(r.body.result.task.id);
+    expect(done.status.message.role).toBe('ROLE_AGENT');
+    expect(done.status.message.parts[0].text).toBe('late reply');
+  });
+
+  it('returnImmediately on a follow-up answers once the message is stored, before the new run emits anything', async () => {
+    const first = await rpc(probe, 'SendMessage', { message: userMessage('input') });
+    const t = first.body.result.task;
+    expect(t.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const started = Date.now();
+    const r = await rpc(probe, 'SendMessage', { message: userMessage(`late ${AGENT_DELAY_MS}`, { taskId: t.id }), configuration: { returnImmediately: true } });
+    expect(Date.now() - started).toBeLessThan(AGENT_DELAY_MS / 3);
+    expect(r.body.result.task.id).toBe(t.id);
+    expect(r.body.result.task.history.at(-1).parts[0].text).toBe(`late ${AGENT_DELAY_MS}`);
+    await completed(t.id);
+  });
 });
 
 describe('blocking send timeout (limits.blockingSendTimeoutMs)', () => {

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthzServer, type AuthzServer } from '../../core/authz/support.js';
 import { rpc, userMessage } from '../../support/server.js';
+import { WEBHOOK_REFUSED } from '../../../src/core/tasks/webhook-check.js';
 
 const PUSH_TOKEN = 'Push-Token-Never-Shown-7f3a';
 const PUSH_CREDENTIALS = 'Push-Credentials-Never-Shown-91bc';
@@ -88,5 +89,15 @@ describe('a task’s event log and push deliveries', () => {
     expect(await refused.text()).not.toContain('log me');
     expect((await events('other-agent', taskId, alice)).status).toBe(404);
     expect((await events('echo', taskId)).status).toBe(401);
+  });
+
+  it('shows the owner the one outbound-policy sentence as the last error of a webhook whose host does not resolve, never the reason (issue 25)', async () => {
+    // .invalid never resolves (RFC 6761 §6.4): accepted like any name, refused at every delivery.
+    const sent = await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage('unresolvable'), configuration: { taskPushNotificationConfig: { url: 'https://hooks.invalid/hook' } } }, { 'x-api-key': alice });
+    expect(sent.status).toBe(200);
+    const taskId = sent.body.result.task.id as string;
+    const owed = async () => ((await (await events('echo', taskId, alice)).json()) as any).push.pending[0];
+    await expect.poll(async () => (await owed())?.attempts ?? 0, { timeout: 10_000 }).toBeGreaterThan(0);
+    expect((await owed()).lastError).toBe(WEBHOOK_REFUSED);
   });
 });
