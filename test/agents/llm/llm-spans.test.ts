@@ -76,7 +76,12 @@ it("the model calls and the tool call are GenAI spans in the task's trace, under
     expect(chat.kind).toBe(3); // SPAN_KIND_CLIENT
     expect(chat.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-scripted', 'gen_ai.response.model': 'gpt-scripted' });
   }
-  const usage = chats.map((c) => [c.attributes['gen_ai.usage.input_tokens'], c.attributes['gen_ai.usage.output_tokens'], c.attributes['gen_ai.usage.cache_read.input_tokens'], c.attributes['gen_ai.response.finish_reasons']]);
+  const usage = chats.map((c) => [
+    c.attributes['gen_ai.usage.input_tokens'],
+    c.attributes['gen_ai.usage.output_tokens'],
+    c.attributes['gen_ai.usage.cache_read.input_tokens'],
+    c.attributes['gen_ai.response.finish_reasons'],
+  ]);
   expect(usage).toEqual(
     expect.arrayContaining([
       [120, 9, 64, ['tool_calls']],
