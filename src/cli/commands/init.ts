@@ -22,6 +22,7 @@ npm registry belongs to an unrelated package, so a bare version would install th
 Examples:
   $ agentport init my-agent
   $ agentport init my-agent --template streaming
+  $ agentport init my-assistant --template llm
   $ agentport init my-agent --agentport file:./agentport-0.1.0.tgz
 `;
 
