@@ -68,10 +68,11 @@ before(async () => {
   client = await A2AClient.connect(server.agentUrl('assistant'), { auth: apiKeyAuth(server.apiKey!) });
 });
 after(async () => {
-  client.close();
-  await server.close();
-  model.closeAllConnections();
-  await new Promise((resolve) => model.close(resolve));
+  // Also after a failed start: the scripted model must not keep the test process alive.
+  client?.close();
+  await server?.close();
+  model?.closeAllConnections();
+  await new Promise((resolve) => (model ? model.close(resolve) : resolve(undefined)));
 });
 
 test('the card comes from the configuration', () => {
