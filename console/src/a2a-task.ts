@@ -37,7 +37,14 @@ export function applyEvent(task: A2ATask, e: StreamEvent): A2ATask {
     const whole = e.task as A2ATask;
     return { ...whole, history: whole.history ?? task.history };
   }
-  if (e.statusUpdate?.status) return { ...task, status: e.statusUpdate.status as A2ATask['status'] };
+  if (e.statusUpdate?.status) {
+    // As the server keeps it: each status message joins the history, so none is lost when the next arrives.
+    const status = e.statusUpdate.status as A2ATask['status'];
+    const message = status?.message;
+    const history = task.history ?? [];
+    const known = message?.messageId !== undefined && history.some((m) => m.messageId === message.messageId);
+    return { ...task, status, ...(message && !known ? { history: [...history, message] } : {}) };
+  }
   const update = e.artifactUpdate;
   if (update?.artifact) {
     const incoming = update.artifact as TaskArtifact;

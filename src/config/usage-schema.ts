@@ -13,6 +13,10 @@ export const skillCostSchema = z
     perCall: nonNegative.optional(),
     perPromptToken: nonNegative.optional(),
     perCompletionToken: nonNegative.optional(),
+    /** a prompt token read from the provider's prompt cache; default perPromptToken */
+    perCachedPromptToken: nonNegative.optional(),
+    /** a prompt token written to the provider's prompt cache (Anthropic); default perPromptToken */
+    perCacheWriteToken: nonNegative.optional(),
   })
   .strict();
 

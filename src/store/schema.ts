@@ -149,6 +149,8 @@ export interface UsageRecordsTable {
   model: string | null;
   prompt_tokens: number;
   completion_tokens: number;
+  /** of prompt_tokens, read from a prompt cache (migration 0020) */
+  cached_tokens: number;
   /** numeric: PostgreSQL returns it as a string */
   cost: number | string;
 }
@@ -159,6 +161,7 @@ interface UsageRollupMetrics {
   errors: number;
   prompt_tokens: number;
   completion_tokens: number;
+  cached_tokens: number;
   cost: number | string;
   bytes_in: number;
   bytes_out: number;

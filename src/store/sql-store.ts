@@ -28,6 +28,7 @@ import {
   type StoredApiKey,
   type StoredPushConfig,
   type StoredSigningKey,
+  type TaskPosition,
   type ClaimedTask,
   type StoredTask,
   type TaskCommit,
@@ -113,15 +114,14 @@ export abstract class SqlStore implements Store {
     return row ? toStoredTask(row) : undefined;
   }
 
-  async findTasksInStates(states: readonly TaskState[], limit: number): Promise<StoredTask[]> {
+  async findTasksInStates(states: readonly TaskState[], limit: number, after?: TaskPosition): Promise<StoredTask[]> {
     if (states.length === 0) return [];
-    const rows = await this.db
+    let query = this.db
       .selectFrom('tasks')
       .selectAll()
-      .where((eb) => (this.dialect === 'sqlite' && isLiveIndexStates(states) ? sql<boolean>`state in (${sql.raw(LIVE_INDEX_STATES.map((s) => `'${s}'`).join(', '))})` : eb('state', 'in', [...states])))
-      .orderBy('created_at')
-      .limit(limit)
-      .execute();
+      .where((eb) => (this.dialect === 'sqlite' && isLiveIndexStates(states) ? sql<boolean>`state in (${sql.raw(LIVE_INDEX_STATES.map((s) => `'${s}'`).join(', '))})` : eb('state', 'in', [...states])));
+    if (after) query = query.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
+    const rows = await query.orderBy('created_at').orderBy('id').limit(limit).execute();
     return rows.map(toStoredTask);
   }
 

@@ -27,6 +27,12 @@ export interface OutboxBacklog {
   oldestCreatedAt?: number;
 }
 
+/** Where a task stands in the oldest-first order of findTasksInStates. */
+export interface TaskPosition {
+  createdAt: number;
+  id: string;
+}
+
 export interface StoredTask {
   /** the agent the task belongs to; acts as the A2A tenant */
   agentId: string;
@@ -265,8 +271,12 @@ export interface Store {
   listTasks(query: ListTasksQuery): Promise<ListTasksPage>;
   /** Tasks of any agent and owner, newest status first, keyset-paged like listTasks (management API). */
   searchTasks(query: TaskSearchQuery): Promise<ListTasksPage>;
-  /** Tasks of any agent and owner in one of `states`, oldest first (start-up recovery). */
-  findTasksInStates(states: readonly TaskState[], limit: number): Promise<StoredTask[]>;
+  /**
+   * Tasks of any agent and owner in one of `states`, oldest first (created_at, then id), up to
+   * `limit`; with `after`, only those that come after that task in this order (start-up recovery
+   * pages through them, since a resumed task stays in its state).
+   */
+  findTasksInStates(states: readonly TaskState[], limit: number, after?: TaskPosition): Promise<StoredTask[]>;
   /** Events with seq > afterSeq, in order. */
   readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEventRecord[]>;
 

@@ -57,8 +57,11 @@ export interface UsageRecord {
   bytesOut?: number;
   /** LLM usage an agent reported (ctx.reportUsage); on a task row written more than once, added up */
   model?: string;
+  /** every prompt token, cached ones included */
   promptTokens: number;
   completionTokens: number;
+  /** of promptTokens, those read from the provider's prompt cache (absent: none) */
+  cachedTokens?: number;
   /** cost units from config (agents[].skills[id].cost); on a task row written more than once, added up */
   cost: number;
 }
@@ -111,6 +114,8 @@ export interface UsageGroup {
   durationMs: (Percentiles & { avg: number }) | null;
   promptTokens: number;
   completionTokens: number;
+  /** of promptTokens, those read from a prompt cache */
+  cachedTokens: number;
   cost: number;
   bytesIn: number;
   bytesOut: number;

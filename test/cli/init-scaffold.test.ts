@@ -196,7 +196,7 @@ describe('agentport init, from a packed tarball', () => {
     expect(dev.output()).toContain('Stopped.');
   }, 150_000);
 
-  it.each(['echo', 'input-required', 'data'])(
+  it.each(['echo', 'input-required', 'data', 'llm'])(
     "the %s template's npm test passes",
     async (template) => {
       const dir = path.join(work, `${template}-project`);
@@ -218,6 +218,6 @@ describe('agentport init, from a packed tarball', () => {
     expect(again.stderr).toContain('is not empty');
     const unknown = spawnSync(process.execPath, [bin, 'init', path.join(work, 'x'), '--template', 'chat'], { encoding: 'utf8' });
     expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toContain('--template: one of echo, streaming, input-required, data');
+    expect(unknown.stderr).toContain('--template: one of echo, streaming, input-required, data, llm');
   });
 });

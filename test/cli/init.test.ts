@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { PACKAGE_ROOT, TEMPLATES } from '../../src/cli/init/scaffold.js';
+import { loadConfig } from '../../src/config/index.js';
 import { fakeIO } from './fake-io.js';
 
 const made: string[] = [];
@@ -34,7 +35,8 @@ describe('agentport init', () => {
     const dir = path.join(cwd, 'My Agent');
     const files = filesUnder(dir);
     for (const f of ['.gitignore', 'README.md', 'agentport.yaml', 'package.json', 'test/agent.test.ts', 'tsconfig.json']) expect(files).toContain(f);
-    expect(files.filter((f) => f.startsWith('agents/') && f.endsWith('.ts'))).toHaveLength(1);
+    // The llm template has no code: its agent is in agentport.yaml alone.
+    expect(files.filter((f) => f.startsWith('agents/') && f.endsWith('.ts'))).toHaveLength(template === 'llm' ? 0 : 1);
     expect(files).not.toContain('ABOUT.md');
     expect(files).not.toContain('TRY.txt');
     for (const f of files) expect(readFileSync(path.join(dir, f), 'utf8'), f).not.toMatch(/\{\{\w+\}\}/);
@@ -46,9 +48,31 @@ describe('agentport init', () => {
     expect(pkg.scripts.start).toBe('agentport serve');
     expect(pkg.scripts.dev).toBe('agentport dev');
     // The agent the config names is the file that was written.
-    const module = /module: (\S+)/.exec(readFileSync(path.join(dir, 'agentport.yaml'), 'utf8'))![1]!;
-    expect(existsSync(path.join(dir, module))).toBe(true);
+    const module = /module: (\S+)/.exec(readFileSync(path.join(dir, 'agentport.yaml'), 'utf8'))?.[1];
+    if (template !== 'llm') expect(existsSync(path.join(dir, module!))).toBe(true);
     expect(io.out).toContain('npm install');
+  });
+
+  it('llm: a YAML-only project whose agent is a model with the echo agent as its tool, and a README of its own', async () => {
+    const cwd = tempDir();
+    const io = fakeIO(cwd);
+    await runCli(['node', 'agentport', 'init', 'assistant', '--template', 'llm'], io);
+    expect(io.exits).toEqual([]);
+    const dir = path.join(cwd, 'assistant');
+    expect(filesUnder(dir)).toEqual(['.gitignore', 'README.md', 'agentport.yaml', 'package.json', 'test/agent.test.ts', 'tsconfig.json']);
+    expect(io.out).toContain("serves the agent 'assistant'");
+    // The configuration loads as written, its model and key from the environment.
+    const config = loadConfig({ cwd: dir, env: { OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENAI_API_KEY: 'sk-x' } });
+    const assistant = config.agents.find((a) => a.id === 'assistant');
+    expect(assistant?.llm).toMatchObject({ provider: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-x', model: 'gpt-4.1-mini', tools: ['echo'] });
+    expect(config.agents.find((a) => a.id === 'echo')?.builtin).toBe('echo');
+    // Its own README (no agents/ file to describe), every placeholder filled.
+    const readme = readFileSync(path.join(dir, 'README.md'), 'utf8');
+    expect(readme).toContain('npx agentport card http://127.0.0.1:8080/a2a/assistant');
+    expect(readme).not.toContain('agents/');
+    // Without the variables, the public OpenAI endpoint and no key.
+    const defaults = loadConfig({ cwd: dir, env: {} }).agents.find((a) => a.id === 'assistant');
+    expect(defaults?.llm?.baseUrl).toBe('https://api.openai.com/v1');
   });
 
   it('takes a relative file: spec from where it runs', async () => {
@@ -79,6 +103,6 @@ describe('agentport init', () => {
     const io = fakeIO(tempDir());
     await runCli(['node', 'agentport', 'init', 'x', '--template', 'chat'], io);
     expect(io.exits).toEqual([2]);
-    expect(io.err).toBe('--template: one of echo, streaming, input-required, data (got "chat")\n');
+    expect(io.err).toBe('--template: one of echo, streaming, input-required, data, llm (got "chat")\n');
   });
 });

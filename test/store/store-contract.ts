@@ -213,6 +213,18 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
         expect(await store.findTasksInStates([], 10)).toEqual([]);
       });
 
+      it('pages after a position: oldest first, then by id within one creation time', async () => {
+        const tasks = ['b', 'a', 'c', 'd'].map((suffix, i) => newTask({ id: `page-${suffix}`, state: 'TASK_STATE_WORKING', time: T0 + (i < 3 ? 1 : 2) }));
+        await store.commit(tasks);
+        const states = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'] as const;
+        const first = await store.findTasksInStates(states, 2);
+        expect(first.map((t) => t.task.id)).toEqual(['page-a', 'page-b']);
+        const last = first[1]!;
+        const second = await store.findTasksInStates(states, 2, { createdAt: last.createdAt, id: last.task.id });
+        expect(second.map((t) => t.task.id)).toEqual(['page-c', 'page-d']);
+        expect(await store.findTasksInStates(states, 2, { createdAt: T0 + 2, id: 'page-d' })).toEqual([]);
+      });
+
       it('forgets a task once it leaves the live states, whatever order the states are asked in', async () => {
         const working = newTask({ state: 'TASK_STATE_WORKING', time: T0 + 1 });
         const other = newTask({ state: 'TASK_STATE_SUBMITTED', time: T0 + 2 });

@@ -113,7 +113,11 @@ function dataset(n: number): UsageRecord[] {
       ...(r() < 0.85 ? { latencyMs: Math.round(Math.exp(r() * 12) * 100) / 100 } : {}),
       ...(task ? { durationMs: Math.round(Math.exp(r() * 16)) } : {}),
       ...(r() < 0.7 ? { bytesIn: Math.floor(r() * 5000), bytesOut: Math.floor(r() * 50_000) } : {}),
-      promptTokens: task ? Math.floor(r() * 1000) : 0,
+      ...(() => {
+        const promptTokens = task ? Math.floor(r() * 1000) : 0;
+        const cachedTokens = Math.floor(r() * promptTokens * 0.5);
+        return { promptTokens, ...(cachedTokens ? { cachedTokens } : {}) };
+      })(),
       completionTokens: task ? Math.floor(r() * 300) : 0,
       cost: task ? Math.floor(r() * 400) / 100 : 0,
     });
@@ -142,6 +146,7 @@ interface Expected {
   errors: number;
   promptTokens: number;
   completionTokens: number;
+  cachedTokens: number;
   cost: number;
   bytesIn: number;
   bytesOut: number;
@@ -169,13 +174,14 @@ function expected(records: readonly UsageRecord[], q: UsageQuery): Expected[] {
     const id = JSON.stringify([bucketStart, key]);
     let g = groups.get(id);
     if (!g) {
-      g = { key, ...(bucketStart === undefined ? {} : { bucketStart }), calls: 0, errors: 0, promptTokens: 0, completionTokens: 0, cost: 0, bytesIn: 0, bytesOut: 0, latencies: [], durations: [] };
+      g = { key, ...(bucketStart === undefined ? {} : { bucketStart }), calls: 0, errors: 0, promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, bytesIn: 0, bytesOut: 0, latencies: [], durations: [] };
       groups.set(id, g);
     }
     g.calls++;
     if (rec.error) g.errors++;
     g.promptTokens += rec.promptTokens;
     g.completionTokens += rec.completionTokens;
+    g.cachedTokens += rec.cachedTokens ?? 0;
     g.cost += rec.cost;
     g.bytesIn += rec.bytesIn ?? 0;
     g.bytesOut += rec.bytesOut ?? 0;
@@ -223,11 +229,12 @@ function expectAnswer(actual: UsageGroup[], records: readonly UsageRecord[], q: 
   const byId = new Map(want.map((g) => [groupId(g), g]));
   for (const g of actual) {
     const w = byId.get(groupId(g))!;
-    expect({ calls: g.calls, errors: g.errors, promptTokens: g.promptTokens, completionTokens: g.completionTokens, bytesIn: g.bytesIn, bytesOut: g.bytesOut }).toEqual({
+    expect({ calls: g.calls, errors: g.errors, promptTokens: g.promptTokens, completionTokens: g.completionTokens, cachedTokens: g.cachedTokens, bytesIn: g.bytesIn, bytesOut: g.bytesOut }).toEqual({
       calls: w.calls,
       errors: w.errors,
       promptTokens: w.promptTokens,
       completionTokens: w.completionTokens,
+      cachedTokens: w.cachedTokens,
       bytesIn: w.bytesIn,
       bytesOut: w.bytesOut,
     });
@@ -270,11 +277,26 @@ export function describeUsageContract(ctx: ContractContext): void {
         await store.commit([created]);
         expect(await usageOf(store).get(id)).toEqual(taskRecord(id, { latencyMs: 12, ttfbMs: 3, bytesIn: 100 }));
 
-        const working = { ...update(created), usage: taskRecord(id, { outcome: 'TASK_STATE_WORKING', time: T0 + 10, model: 'm1', promptTokens: 10, completionTokens: 4, cost: 1.25, subject: 'mallory', agent: 'other' }) };
+        const working = {
+          ...update(created),
+          usage: taskRecord(id, { outcome: 'TASK_STATE_WORKING', time: T0 + 10, model: 'm1', promptTokens: 10, completionTokens: 4, cachedTokens: 6, cost: 1.25, subject: 'mallory', agent: 'other' }),
+        };
         await store.commit([working]);
         const done = {
           ...update(working, { state: 'TASK_STATE_FAILED' }),
-          usage: taskRecord(id, { outcome: 'TASK_STATE_FAILED', error: true, final: true, time: T0 + 20, durationMs: 20, promptTokens: 5, completionTokens: 1, cost: 0.5, bytesOut: 42, startedAt: T0 + 99 }),
+          usage: taskRecord(id, {
+            outcome: 'TASK_STATE_FAILED',
+            error: true,
+            final: true,
+            time: T0 + 20,
+            durationMs: 20,
+            promptTokens: 5,
+            completionTokens: 1,
+            cachedTokens: 2,
+            cost: 0.5,
+            bytesOut: 42,
+            startedAt: T0 + 99,
+          }),
         };
         await store.commit([done]);
 
@@ -287,6 +309,7 @@ export function describeUsageContract(ctx: ContractContext): void {
             durationMs: 20,
             promptTokens: 15,
             completionTokens: 5,
+            cachedTokens: 8,
             cost: 1.75,
             model: 'm1',
             latencyMs: 12,

@@ -77,6 +77,7 @@ export class MemoryUsageStore implements UsageStore {
         durationMs: d ? { ...d, avg: durations.reduce((a, b) => a + b, 0) / durations.length } : null,
         promptTokens: sum((r) => r.promptTokens),
         completionTokens: sum((r) => r.completionTokens),
+        cachedTokens: sum((r) => r.cachedTokens),
         cost: sum((r) => r.cost),
         bytesIn: sum((r) => r.bytesIn),
         bytesOut: sum((r) => r.bytesOut),

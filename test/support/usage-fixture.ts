@@ -39,6 +39,7 @@ export function usageFixture(): MemoryUsageStore {
         durationMs: 1000 * (i + 1),
         promptTokens: 100,
         completionTokens: 50,
+        cachedTokens: 10 * i,
         cost: 0.5,
         bytesIn: 200,
         bytesOut: 1000,

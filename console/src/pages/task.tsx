@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { cancelTask, rpcCall, subscribeToTask } from '../a2a-stream.js';
 import { applyEvent, stateName, TERMINAL, type A2ATask } from '../a2a-task.js';
 import { ApiError, getJson } from '../api.js';
+import { RunTimeline } from '../llm-run.js';
 import { Parts } from '../parts.js';
 import { TaskEvents } from '../task-events.js';
 import { Problem, when } from '../ui.js';
@@ -99,6 +100,7 @@ export function TaskPage({ agentId, taskId, admin }: { agentId: string; taskId: 
             ) : (
               <p class="muted">Only the task's owner can follow or cancel it over A2A.</p>
             ))}
+          <RunTimeline task={task} />
           <h2>Messages</h2>
           {(task.history ?? []).length === 0 ? (
             <p class="muted">No messages.</p>

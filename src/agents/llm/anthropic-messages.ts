@@ -84,7 +84,7 @@ async function readEvents(body: ReadableStream<Uint8Array>, signal: AbortSignal,
   let text = '';
   let stopReason = '';
   let model: string | undefined;
-  const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+  const usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0 };
   const blocks = new Map<number, { kind: 'text' } | { kind: 'tool_use'; id: string; name: string; json: string }>();
   const takeUsage = (u: WireUsage | undefined) => {
     if (!u) return;
@@ -92,6 +92,7 @@ async function readEvents(body: ReadableStream<Uint8Array>, signal: AbortSignal,
     const input = count(u.input_tokens) + count(u.cache_creation_input_tokens) + count(u.cache_read_input_tokens);
     if (u.input_tokens !== undefined) usage.promptTokens = Math.max(usage.promptTokens, input);
     if (u.cache_read_input_tokens !== undefined) usage.cachedTokens = count(u.cache_read_input_tokens);
+    if (u.cache_creation_input_tokens !== undefined) usage.cacheWriteTokens = count(u.cache_creation_input_tokens);
     if (u.output_tokens !== undefined) usage.completionTokens = Math.max(usage.completionTokens, count(u.output_tokens));
   };
   let ended = false;

@@ -37,8 +37,10 @@ export interface ModelRequest {
 export interface ModelUsage {
   promptTokens: number;
   completionTokens: number;
-  /** prompt tokens served from the provider's cache (OpenAI cached_tokens, Anthropic cache reads) */
+  /** of promptTokens, those served from the provider's cache (OpenAI cached_tokens, Anthropic cache reads) */
   cachedTokens: number;
+  /** of promptTokens, those written to the provider's cache (Anthropic cache_creation_input_tokens; absent: none) */
+  cacheWriteTokens?: number;
 }
 
 /** One model call's answer, once its stream ended. */

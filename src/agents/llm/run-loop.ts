@@ -92,7 +92,13 @@ async function loop(cfg: LlmAgentConfig, provider: ModelProvider, ctx: AgentCont
     const step = await modelCall(cfg, provider, ctx, signal, { system, turns: conv.turns, tools: definitions }, `response-${stepNo}`);
     conv.steps = stepNo;
     conv.tokens += step.usage.promptTokens + step.usage.completionTokens;
-    ctx.reportUsage({ model: step.model ?? cfg.model, promptTokens: step.usage.promptTokens, completionTokens: step.usage.completionTokens });
+    ctx.reportUsage({
+      model: step.model ?? cfg.model,
+      promptTokens: step.usage.promptTokens,
+      completionTokens: step.usage.completionTokens,
+      cachedTokens: step.usage.cachedTokens,
+      cacheWriteTokens: step.usage.cacheWriteTokens ?? 0,
+    });
     const record: StepRecord = {
       kind: 'model',
       step: stepNo,
@@ -135,6 +141,7 @@ function modelCall(cfg: LlmAgentConfig, provider: ModelProvider, ctx: AgentConte
     span?.setAttribute('gen_ai.usage.input_tokens', step.usage.promptTokens);
     span?.setAttribute('gen_ai.usage.output_tokens', step.usage.completionTokens);
     span?.setAttribute('gen_ai.usage.cache_read.input_tokens', step.usage.cachedTokens);
+    if (step.usage.cacheWriteTokens) span?.setAttribute('gen_ai.usage.cache_creation.input_tokens', step.usage.cacheWriteTokens);
     if (step.model) span?.setAttribute('gen_ai.response.model', step.model);
     span?.setAttribute('gen_ai.response.finish_reasons', [step.finishReason]);
     return step;

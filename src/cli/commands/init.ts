@@ -23,6 +23,7 @@ package, so a bare version would install that one (docs/decisions/0040-publishab
 Examples:
   $ agentport init my-agent
   $ agentport init my-agent --template streaming
+  $ agentport init my-assistant --template llm
   $ agentport init my-agent --agentport file:./agentport-0.1.0.tgz
 `;
 

@@ -1,7 +1,8 @@
 /**
  * Writes a new agent project from templates/init: the files every project has (common/) and those
- * of one starting point (echo, streaming, input-required, data), with the project's name and the
- * agentport dependency filled in.
+ * of one starting point (echo, streaming, input-required, data, llm), with the project's name and
+ * the agentport dependency filled in. A template's file replaces common's of the same name (the
+ * llm template, having no code, has its own README).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -13,6 +14,7 @@ export const TEMPLATES = {
   streaming: 'an agent that streams its answer in chunks of an artifact',
   'input-required': 'a multi-turn agent that asks for what is missing (INPUT_REQUIRED)',
   data: 'a data agent answering from a CSV file with data and file parts',
+  llm: 'an LLM agent from YAML alone: a model with instructions, other agents as its tools',
 } as const;
 
 export type TemplateName = keyof typeof TEMPLATES;
@@ -61,19 +63,23 @@ export async function scaffold(o: ScaffoldOptions): Promise<Scaffolded> {
     if (present.length) throw new ScaffoldError(`${dir} is not empty (${present.slice(0, 3).join(', ')}${present.length > 3 ? ', …' : ''}); choose a new folder`);
   }
   const templateDir = path.join(TEMPLATE_ROOT, o.template);
-  const agentFile = readdirSync(path.join(templateDir, 'agents'))[0]!;
+  // The agent is agents/<id>.ts, or for a template without code the first agent of its config.
+  const agentFile = existsSync(path.join(templateDir, 'agents')) ? readdirSync(path.join(templateDir, 'agents'))[0]! : '';
+  const agentId = agentFile ? agentFile.replace(/\.ts$/, '') : (/^\s*-\s*id:\s*(\S+)/m.exec(readFileSync(path.join(templateDir, 'agentport.yaml'), 'utf8'))?.[1] ?? 'agent');
   const values: Record<string, string> = {
     name: packageNameFor(dir),
     agentport: o.agentport,
-    agentId: agentFile.replace(/\.ts$/, ''),
+    agentId,
     agentFile,
     about: readFileSync(path.join(templateDir, 'ABOUT.md'), 'utf8').trim(),
     tryIt: readFileSync(path.join(templateDir, 'TRY.txt'), 'utf8').trim(),
   };
   const files: string[] = [];
+  const own = new Set(listFiles(templateDir).map(([from, root]) => path.relative(root, from)));
   for (const [from, root] of [...listFiles(path.join(TEMPLATE_ROOT, 'common')), ...listFiles(templateDir)]) {
     const relative = path.relative(root, from);
     if (META_FILES.has(relative)) continue;
+    if (root !== templateDir && own.has(relative)) continue;
     // npm leaves .gitignore out of packages, so the template keeps it without the dot.
     const target = relative === 'gitignore' ? '.gitignore' : relative;
     const text = readFileSync(from, 'utf8').replace(/\{\{(\w+)\}\}/g, (whole, key: string) => values[key] ?? whole);

@@ -145,8 +145,13 @@ export const PARENT_TASK_METADATA_KEY = 'agentport/parentTaskId';
 export interface UsageReport {
   /** the model's name, as the provider calls it */
   model?: string;
+  /** every prompt token, those from or into the prompt cache included */
   promptTokens?: number;
   completionTokens?: number;
+  /** of promptTokens, those read from the provider's prompt cache */
+  cachedTokens?: number;
+  /** of promptTokens, those written to the provider's prompt cache (Anthropic) */
+  cacheWriteTokens?: number;
 }
 
 export interface AgentDefinition {

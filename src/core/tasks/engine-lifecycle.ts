@@ -5,13 +5,16 @@
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import type { Message } from '../../protocol/a2a/types.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
-import type { Store } from '../../store/store.js';
+import type { Store, TaskPosition } from '../../store/store.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import type { ClusterRouter } from '../cluster/cluster-router.js';
 import type { RunSupervisor } from '../execution/run-supervisor.js';
 import { LiveTask } from './live-task.js';
 import type { OpenStreams } from './open-streams.js';
 import type { TaskLog } from './task-log.js';
+
+/** Cut-off tasks read from the store at a time during start-up recovery. */
+export const RECOVERY_PAGE = 200;
 
 export interface EngineLifecycleDeps {
   store: Store;
@@ -45,14 +48,18 @@ export class EngineLifecycle {
    */
   async recoverOrphanedTasks(): Promise<number> {
     let n = 0;
-    const resumed = new Set<string>();
+    // Resumed runs keep their tasks WORKING, so the pages are read after the last task seen, not
+    // again from the start (which, with a full page of resumed tasks, would never reach the rest).
+    let after: TaskPosition | undefined;
     for (;;) {
-      const batch = (await this.d.store.findTasksInStates(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'], 200)).filter((s) => !resumed.has(s.task.id));
+      const batch = await this.d.store.findTasksInStates(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'], RECOVERY_PAGE, after);
       if (batch.length === 0) return n;
+      const last = batch[batch.length - 1]!;
+      after = { createdAt: last.createdAt, id: last.task.id };
       for (const s of batch) {
+        // Running here already: a sub-task a resumed run started (an LLM agent's tool call).
+        if (this.d.live.has(s.task.id)) continue;
         if (this.d.resumable(s.agentId) && s.task.history?.some((m) => m.role === 'ROLE_USER')) {
-          // Resumed runs keep their tasks WORKING: the next batch must not see them again.
-          resumed.add(s.task.id);
           await this.d.router.recoverOrphan(s);
           n++;
           continue;

@@ -8,6 +8,8 @@
 import type { SkillCostConfig } from '../../config/usage-schema.js';
 import { isInterrupted, isTerminal, type Task } from '../../protocol/a2a/types.js';
 import type { UsageRecord } from '../../store/usage-record.js';
+import type { UsageReport } from '../agents/agent-definition.js';
+import { tokenCost } from './token-cost.js';
 import { addReport, copyDraftFields, type ReportedUsage, type UsageDraft } from './usage-draft.js';
 
 export interface TaskUsagePolicy {
@@ -47,7 +49,7 @@ export function taskUsageRow(s: TaskUsageState, t: { task: Task; agentId: string
   const price = policy.cost(t.agentId, d?.skill ?? s.skill);
   const promptTokens = pending?.promptTokens ?? 0;
   const completionTokens = pending?.completionTokens ?? 0;
-  const cost = (first ? (price?.perCall ?? 0) : 0) + promptTokens * (price?.perPromptToken ?? 0) + completionTokens * (price?.perCompletionToken ?? 0);
+  const cost = (first ? (price?.perCall ?? 0) : 0) + tokenCost(price, pending);
   const startedAt = d?.startedAt ?? t.createdAt;
   const row: UsageRecord = {
     id: t.task.id,
@@ -70,6 +72,7 @@ export function taskUsageRow(s: TaskUsageState, t: { task: Task; agentId: string
     completionTokens,
     cost,
   };
+  if (pending?.cachedTokens) row.cachedTokens = pending.cachedTokens;
   if (terminal) row.durationMs = now - t.createdAt;
   if (pending?.model !== undefined) row.model = pending.model;
   if (d) copyDraftFields(d, row);
@@ -77,6 +80,6 @@ export function taskUsageRow(s: TaskUsageState, t: { task: Task; agentId: string
 }
 
 /** Adds a report to what is pending on a task (tokens add up; the last model named wins). */
-export function addReported(s: TaskUsageState, u: { model?: string; promptTokens?: number; completionTokens?: number }): void {
+export function addReported(s: TaskUsageState, u: UsageReport): void {
   s.pending = addReport(s.pending, u);
 }

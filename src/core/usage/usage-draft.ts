@@ -8,20 +8,31 @@
 import type { Principal } from '../authz/principal.js';
 import type { Context } from '../../observability/tracing/index.js';
 import type { UsageRecord } from '../../store/usage-record.js';
+import type { UsageReport } from '../agents/agent-definition.js';
 import { A2A_ERRORS, A2AError } from '../../protocol/a2a/errors.js';
 
 /** LLM usage reported (AgentContext.reportUsage) and not yet written. */
 export interface ReportedUsage {
   model?: string;
+  /** every prompt token, cached ones included */
   promptTokens: number;
   completionTokens: number;
+  /** of promptTokens, read from the prompt cache */
+  cachedTokens: number;
+  /** of promptTokens, written to the prompt cache */
+  cacheWriteTokens: number;
 }
 
 /** Adds a report to what is pending (tokens add up; the last model named wins). */
-export function addReport(p: ReportedUsage | undefined, u: { model?: string; promptTokens?: number; completionTokens?: number }): ReportedUsage {
-  const out = p ?? { promptTokens: 0, completionTokens: 0 };
-  out.promptTokens += nonNegative(u.promptTokens);
+export function addReport(p: ReportedUsage | undefined, u: UsageReport): ReportedUsage {
+  const out = p ?? { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0 };
+  const prompt = nonNegative(u.promptTokens);
+  out.promptTokens += prompt;
   out.completionTokens += nonNegative(u.completionTokens);
+  // Cached tokens are a part of the prompt: never more than it, whatever a report says.
+  const cached = Math.min(nonNegative(u.cachedTokens), prompt);
+  out.cachedTokens += cached;
+  out.cacheWriteTokens += Math.min(nonNegative(u.cacheWriteTokens), prompt - cached);
   if (typeof u.model === 'string' && u.model !== '') out.model = u.model.slice(0, 200);
   return out;
 }

@@ -12,6 +12,7 @@ import type { UsageAmend, UsageRecord } from '../../store/usage-record.js';
 import type { UsageStore } from '../../store/usage-store.js';
 import { uuidv7 } from '../ids/uuid-v7.js';
 import { copyDraftFields, UsageDraft } from './usage-draft.js';
+import { tokenCost } from './token-cost.js';
 
 export interface UsageRecorderOptions {
   store: UsageStore;
@@ -123,6 +124,7 @@ export class UsageRecorder {
       completionTokens: d.reported?.completionTokens ?? 0,
       cost: this.costOf(d),
     };
+    if (d.reported?.cachedTokens) r.cachedTokens = d.reported.cachedTokens;
     if (d.reported?.model !== undefined) r.model = d.reported.model;
     if (d.ttfbMs !== undefined) r.ttfbMs = d.ttfbMs;
     if (end.bytesOut !== undefined) r.bytesOut = end.bytesOut;
@@ -139,7 +141,7 @@ export class UsageRecorder {
     if (!d.answeredWithoutTask || d.agent === undefined) return 0;
     const price = this.o.cost?.(d.agent, d.skill);
     if (!price) return 0;
-    return (price.perCall ?? 0) + (d.reported?.promptTokens ?? 0) * (price.perPromptToken ?? 0) + (d.reported?.completionTokens ?? 0) * (price.perCompletionToken ?? 0);
+    return (price.perCall ?? 0) + tokenCost(price, d.reported);
   }
 
   private enqueue<T>(queue: T[], item: T): void {

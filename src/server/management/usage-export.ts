@@ -29,6 +29,8 @@ export interface UsageGroupView {
   durationMs: { p50: number; p95: number; p99: number; avg: number } | null;
   promptTokens: number;
   completionTokens: number;
+  /** of promptTokens, read from a prompt cache */
+  cachedTokens: number;
   /** prompt + completion */
   tokens: number;
   cost: number;
@@ -59,6 +61,7 @@ export function groupView(g: UsageGroup): UsageGroupView {
     durationMs: g.durationMs,
     promptTokens: g.promptTokens,
     completionTokens: g.completionTokens,
+    cachedTokens: g.cachedTokens,
     tokens: g.promptTokens + g.completionTokens,
     cost: g.cost,
     bytesIn: g.bytesIn,
@@ -97,6 +100,7 @@ export const CSV_METRIC_COLUMNS = [
   'duration_avg_ms',
   'prompt_tokens',
   'completion_tokens',
+  'cached_tokens',
   'tokens',
   'cost',
   'bytes_in',
@@ -111,7 +115,7 @@ export function csvAnswer(q: UsageQuery, groups: readonly UsageGroup[]): string 
     const l = g.latencyMs;
     const d = g.durationMs;
     cells.push(g.calls, g.errors, g.errorRate, l?.p50, l?.p95, l?.p99, d?.p50, d?.p95, d?.p99, d?.avg);
-    cells.push(g.promptTokens, g.completionTokens, g.promptTokens + g.completionTokens, g.cost, g.bytesIn, g.bytesOut);
+    cells.push(g.promptTokens, g.completionTokens, g.cachedTokens, g.promptTokens + g.completionTokens, g.cost, g.bytesIn, g.bytesOut);
     return csvRecord(cells);
   });
   return csvRecord(header) + rows.join('');

@@ -76,6 +76,7 @@ const USAGE_COLUMN_TYPES = {
   model: 'text',
   prompt_tokens: 'bigint',
   completion_tokens: 'bigint',
+  cached_tokens: 'bigint',
   cost: 'numeric',
 } satisfies Record<(typeof USAGE_RECORD_COLUMNS)[number], string>;
 

@@ -231,6 +231,7 @@ function toGroup(acc: Acc): UsageGroup {
     durationMs: duration ? { ...duration, avg: num(m.dur_sum) / durations.count } : null,
     promptTokens: num(m.prompt_tokens),
     completionTokens: num(m.completion_tokens),
+    cachedTokens: num(m.cached_tokens),
     cost: roundCost(num(m.cost)),
     bytesIn: num(m.bytes_in),
     bytesOut: num(m.bytes_out),

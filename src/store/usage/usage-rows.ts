@@ -49,6 +49,7 @@ export const USAGE_RECORD_COLUMNS = [
   'model',
   'prompt_tokens',
   'completion_tokens',
+  'cached_tokens',
   'cost',
 ] as const satisfies readonly (keyof UsageRecordsTable)[];
 
@@ -81,6 +82,7 @@ export function toUsageRow(r: UsageRecord): UsageRecordsTable {
     model: r.model ?? null,
     prompt_tokens: r.promptTokens,
     completion_tokens: r.completionTokens,
+    cached_tokens: r.cachedTokens ?? 0,
     cost: r.cost,
   };
 }
@@ -123,6 +125,7 @@ export function fromUsageRow(row: UsageRecordsTable): UsageRecord {
     ...opt('model', row.model),
     promptTokens: Number(row.prompt_tokens),
     completionTokens: Number(row.completion_tokens),
+    ...(Number(row.cached_tokens) > 0 ? { cachedTokens: Number(row.cached_tokens) } : {}),
     cost: Number(row.cost),
   };
 }

@@ -19,7 +19,17 @@ export interface SeenRequest {
 }
 
 export type Answer =
-  | { text?: string; toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>; promptTokens?: number; completionTokens?: number }
+  | {
+      text?: string;
+      toolCalls?: Array<{ name: string; arguments: Record<string, unknown> }>;
+      /** every prompt token, cached or not (Anthropic's input_tokens is then the uncached rest) */
+      promptTokens?: number;
+      completionTokens?: number;
+      /** prompt tokens read from the provider's prompt cache */
+      cachedTokens?: number;
+      /** prompt tokens written to Anthropic's prompt cache (OpenAI has no such count) */
+      cacheWriteTokens?: number;
+    }
   | { status: number; headers?: Record<string, string>; body: unknown };
 
 export class ScriptedModel {
@@ -136,7 +146,7 @@ function openAiEvents(a: Exclude<Answer, { status: number }>, n: number): string
   out.push(sse({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: a.toolCalls?.length ? 'tool_calls' : 'stop' }] }));
   const prompt = a.promptTokens ?? 100;
   const completion = a.completionTokens ?? 20;
-  out.push(sse({ ...base, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: 0 } } }));
+  out.push(sse({ ...base, choices: [], usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: a.cachedTokens ?? 0 } } }));
   out.push('data: [DONE]\n\n');
   return out;
 }
@@ -155,7 +165,12 @@ function anthropicEvents(a: Exclude<Answer, { status: number }>, n: number): str
         model: 'claude-scripted',
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: prompt, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 1 },
+        usage: {
+          input_tokens: prompt - (a.cachedTokens ?? 0) - (a.cacheWriteTokens ?? 0),
+          cache_creation_input_tokens: a.cacheWriteTokens ?? 0,
+          cache_read_input_tokens: a.cachedTokens ?? 0,
+          output_tokens: 1,
+        },
       },
     }),
     named('ping', { type: 'ping' }),

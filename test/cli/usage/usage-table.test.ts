@@ -13,7 +13,21 @@ describe('printable', () => {
   });
 
   it('the table shows a tool name with an escape sequence escaped', () => {
-    const group = { key: { tool: '\x1b]0;pwned\x07' }, calls: 1, errors: 0, errorRate: 0, latencyMs: null, durationMs: null, promptTokens: 0, completionTokens: 0, tokens: 0, cost: 0, bytesIn: 0, bytesOut: 0 };
+    const group = {
+      key: { tool: '\x1b]0;pwned\x07' },
+      calls: 1,
+      errors: 0,
+      errorRate: 0,
+      latencyMs: null,
+      durationMs: null,
+      promptTokens: 0,
+      completionTokens: 0,
+      cachedTokens: 0,
+      tokens: 0,
+      cost: 0,
+      bytesIn: 0,
+      bytesOut: 0,
+    };
     const out = usageTable({ from: '2026-01-01T00:00:00.000Z', to: '2026-01-02T00:00:00.000Z', groupBy: ['tool'], limit: 10, groups: [group] }, undefined, false);
     expect(out).not.toContain('\x1b');
     expect(out).toContain('\\u001b]0;pwned\\u0007');

@@ -87,6 +87,7 @@ describe('GET /api/v1/usage: grouping and metrics (admin)', () => {
       durationMs: { p50: 2000, p95: 4000, p99: 4000, avg: 2500 },
       promptTokens: 400,
       completionTokens: 200,
+      cachedTokens: 0 + 10 + 20 + 30,
       tokens: 600,
       cost: 2,
       bytesIn: 800,
@@ -138,7 +139,7 @@ describe('GET /api/v1/usage: formats', () => {
     expect(r.contentType).toMatch(/^text\/csv/);
     const text = r.body as string;
     expect(text.split('\r\n')[0]).toBe(
-      'agent,tool,calls,errors,error_rate,latency_p50_ms,latency_p95_ms,latency_p99_ms,duration_p50_ms,duration_p95_ms,duration_p99_ms,duration_avg_ms,prompt_tokens,completion_tokens,tokens,cost,bytes_in,bytes_out',
+      'agent,tool,calls,errors,error_rate,latency_p50_ms,latency_p95_ms,latency_p99_ms,duration_p50_ms,duration_p95_ms,duration_p99_ms,duration_avg_ms,prompt_tokens,completion_tokens,cached_tokens,tokens,cost,bytes_in,bytes_out',
     );
     expect(text).toContain('table-expert,"query, ""fast""",1,');
     expect(text.endsWith('\r\n')).toBe(true);
@@ -146,7 +147,7 @@ describe('GET /api/v1/usage: formats', () => {
     const rows = await readCsv(text);
     expect(rows).toHaveLength(4);
     const byTool = Object.fromEntries(rows.map((row) => [row.tool ?? '(none)', row]));
-    expect(byTool['query, "fast"']).toMatchObject({ agent: 'table-expert', calls: '1', prompt_tokens: '100', tokens: '150', cost: '0.5' });
+    expect(byTool['query, "fast"']).toMatchObject({ agent: 'table-expert', calls: '1', prompt_tokens: '100', cached_tokens: '0', tokens: '150', cost: '0.5' });
     expect(byTool.search).toMatchObject({ calls: '3', errors: '1', latency_p50_ms: '300' });
     expect(byTool[`'=HYPERLINK("x")`]).toMatchObject({ agent: null, errors: '1' });
     expect(byTool['(none)']).toMatchObject({ agent: 'echo', calls: '29', latency_p99_ms: '80', duration_p50_ms: null });
