@@ -5,7 +5,9 @@
  * lists the tools, calls an agent tool and a task that reports progress; progress is checked where
  * the client exposes it. And the A2A framework clients (Mastra's client-js, Google ADK's
  * RemoteA2AAgent, a2a-ai-provider through the AI SDK's generateText) read the card and send a
- * message with an API key. No LLM is called. Snippets and quirks: docs/clients.md.
+ * message with an API key. Every MCP framework client also signs in without a key through
+ * Agentport's own OAuth server (login and consent driven over HTTP as a browser would), then lists
+ * and calls. No LLM is called. Snippets and quirks: docs/clients.md.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync } from 'node:fs';

@@ -2,7 +2,9 @@
 // node_modules (scripts/interop-clients.sh): `node mcp-client-run.mjs <client> <mcpUrl> <apiKey>`.
 // Lists the tools, calls echo_echo, calls probe_probe ("ticks 3 20") with progress where the
 // client offers it, and prints one JSON line: {tools, echo, ticks, progress}. No LLM is involved:
-// each framework's own MCP layer is used directly.
+// each framework's own MCP layer is used directly. The `*-oauth` clients get no key: they print
+// `{authorize}` lines for the test to sign in at, and read the callback URL from stdin where the
+// framework has no listener of its own.
 const [client, url, key] = process.argv.slice(2);
 const headers = { Authorization: `Bearer ${key}` };
 const ECHO = { message: 'hello from a framework' };
