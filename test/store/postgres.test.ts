@@ -36,7 +36,7 @@ beforeAll(async () => {
   } finally {
     await client.end().catch(() => {});
   }
-  schemas.push(`${run}_template`); // dropped at the end if building the template fails midway
+  schemas.push(`${run}_template`); // dropped at the end with the others
   template = await postgresTemplate(url, `${run}_template`);
 });
 
@@ -113,16 +113,10 @@ async function describeSchema(schema: string): Promise<string[]> {
 
 describe("the contract's migrated schemas", () => {
   it('are copies of the template with the catalog and rows of a schema migrated from scratch', async () => {
-    const migrated = freshSchema();
-    const store = await openPostgresStore({ connectionString: url, schema: migrated });
-    try {
-      await store.migrate();
-    } finally {
-      await store.close();
-    }
+    // the template is such a schema: store.migrate() ran on it, empty
     const copied = freshSchema();
     await template.cloneInto(copied);
-    const expected = await describeSchema(migrated);
+    const expected = await describeSchema(template.schema);
     expect(expected.filter((line) => line.startsWith('index ')).length).toBeGreaterThan(10);
     expect(expected).toContain('row kysely_migration {"name": "0017_task_caller"}');
     expect(await describeSchema(copied)).toEqual(expected);
@@ -196,32 +190,26 @@ describe('postgres store specifics', () => {
   }, 60_000);
 
   it('creates its tables in its own schema', async () => {
-    const schema = freshSchema();
-    const store = await openPostgresStore({ connectionString: url, schema });
+    // the template: a fresh schema store.migrate() ran on
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
     try {
-      await store.migrate();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      const { rows } = await client.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1 order by table_name', [schema]);
-      await client.end();
+      const { rows } = await client.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1 order by table_name', [template.schema]);
       expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(['push_configs', 'push_outbox', 'signing_keys', 'task_events', 'tasks']));
     } finally {
-      await store.close();
+      await client.end();
     }
   });
 
   it('indexes tasks for the orphan sweep', async () => {
-    const schema = freshSchema();
-    const store = await openPostgresStore({ connectionString: url, schema });
+    // the template: a fresh schema store.migrate() ran on
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
     try {
-      await store.migrate();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      const { rows } = await client.query<{ indexdef: string }>('select indexdef from pg_indexes where schemaname = $1 and indexname = $2', [schema, 'tasks_orphan_idx']);
-      await client.end();
+      const { rows } = await client.query<{ indexdef: string }>('select indexdef from pg_indexes where schemaname = $1 and indexname = $2', [template.schema, 'tasks_orphan_idx']);
       expect(rows.map((r) => r.indexdef)).toEqual([expect.stringMatching(/\(state, lease_expires_at\)$/)]);
     } finally {
-      await store.close();
+      await client.end();
     }
   });
 

@@ -48,6 +48,8 @@ export function sqliteTemplate(dir: string): (file: string) => Promise<void> {
 
 /** A PostgreSQL template schema: `cloneInto(schema)` creates `schema` as a copy of it. */
 export interface PostgresTemplate {
+  /** the template itself: a schema `migrate()` ran on from scratch, left for the caller to drop */
+  readonly schema: string;
   cloneInto(schema: string): Promise<void>;
   /** closes the connection clones are made on */
   close(): Promise<void>;
@@ -55,7 +57,7 @@ export interface PostgresTemplate {
 
 /**
  * Migrates `templateSchema` (a name no other text in the dump contains: give it a random part)
- * and keeps its dump; the schema itself is dropped once dumped.
+ * and keeps its dump. Tests may read the template but must not change it.
  */
 export async function postgresTemplate(url: string, templateSchema: string): Promise<PostgresTemplate> {
   const store = await openPostgresStore({ connectionString: url, schema: templateSchema, connectionTimeoutMs: 5000 });
@@ -68,9 +70,9 @@ export async function postgresTemplate(url: string, templateSchema: string): Pro
   await client.connect();
   try {
     const dump = await dumpSchema(url, templateSchema);
-    await client.query(`drop schema "${templateSchema}" cascade`);
     const qualified = new RegExp(`\\b${templateSchema}\\b`, 'g');
     return {
+      schema: templateSchema,
       cloneInto: async (schema) => {
         await client.query(dump.replace(qualified, schema));
       },
