@@ -158,13 +158,14 @@ describe('postgres store specifics', () => {
     }
   });
 
-  it('migrates while other schemas are created and dropped around it (a shared database)', async () => {
+  it('migrates while other schemas are created and dropped around it (a shared database)', async ({ signal }) => {
     // Kysely's migrator introspects every schema; a concurrent DROP SCHEMA must not fail our start.
+    // A timed-out run stops its churn (signal) rather than leave it racing the next tests' migrations.
     const churn = new pg.Client({ connectionString: url });
     await churn.connect();
     let stop = false;
     const loop = (async () => {
-      for (let i = 0; !stop; i++) {
+      for (let i = 0; !stop && !signal.aborted; i++) {
         const name = `${run}_churn_${i}`;
         await churn.query(`create schema "${name}"; create table "${name}".t (a int, b text, c numeric(8,2))`);
         await churn.query(`drop schema "${name}" cascade`);
@@ -173,7 +174,7 @@ describe('postgres store specifics', () => {
       }
     })();
     try {
-      for (let i = 0; i < 8; i++) {
+      for (let i = 0; i < 8 && !signal.aborted; i++) {
         const store = await openPostgresStore({ connectionString: url, schema: freshSchema(), connectionTimeoutMs: 5000 });
         try {
           await store.migrate();
