@@ -4,7 +4,7 @@
  * everything else is done; started first, it overlaps the rest.
  *
  * The durations come from test/durations.json (seconds per file, from a full run; refresh with
- * `node scripts/test-durations.mjs <vitest json report>…`), so the order holds on a fresh clone,
+ * `node scripts/test-durations.mjs <vitest output>…`), so the order holds on a fresh clone,
  * where vitest has no results cache of its own and would order by file size. A file not listed
  * (a new one) runs before the listed ones, as vitest runs unknown files first.
  */
