@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/longest-first.js';
 
 /**
  * The suite in two halves (issue 26): `unit` runs first and in process (no server, process or
@@ -95,6 +96,8 @@ export default defineConfig({
     // Most system files wait on sockets, child processes and timers, not on the CPU: three at a
     // time keep a 2-core machine busy where vitest's default (cores - 1) ran them one by one.
     maxWorkers: 3,
+    // The longest files start first (test/durations.json), so none is left running alone at the end.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       { extends: true, test: { name: 'unit', include: UNIT } },
       { extends: true, test: { name: 'system', include: ['test/**/*.test.ts'], exclude: UNIT } },

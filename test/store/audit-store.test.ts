@@ -13,15 +13,27 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GENESIS_HASH } from '../../src/store/audit-chain.js';
 import type { AuditAppend } from '../../src/store/audit-store.js';
 import { openPostgresStore, openSqliteStore, type Store } from '../../src/store/index.js';
+import { postgresTemplate, sqliteTemplate, type PostgresTemplate } from '../support/store-templates.js';
 
 const pgUrl = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const dir = mkdtempSync(join(tmpdir(), 'agentport-audit-'));
 const run = `t_audit_${randomBytes(4).toString('hex')}`;
 const schemas: string[] = [];
 let n = 0;
+// Each harness's database starts as a copy of one migrated once (test/support/store-templates.ts).
+const copyMigrated = sqliteTemplate(dir);
+let pgTemplate: Promise<PostgresTemplate> | undefined;
+const migratedPostgresTemplate = () => {
+  if (!pgTemplate) {
+    schemas.push(`${run}_template`);
+    pgTemplate = postgresTemplate(pgUrl, `${run}_template`);
+  }
+  return pgTemplate;
+};
 
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
+  await (await pgTemplate?.catch(() => undefined))?.close();
   if (schemas.length === 0) return;
   const client = new pg.Client({ connectionString: pgUrl });
   await client.connect();
@@ -42,8 +54,13 @@ interface Harness {
 
 function sqliteHarness(): Harness {
   const file = join(dir, `audit-${n++}.db`);
+  let copied: Promise<void> | undefined;
   return {
-    open: () => openSqliteStore({ file }),
+    open: async () => {
+      copied ??= copyMigrated(file);
+      await copied;
+      return openSqliteStore({ file });
+    },
     openPeer: () => openSqliteStore({ file }),
     exec: async (text) => {
       const raw = new Sqlite(file);
@@ -59,7 +76,12 @@ function sqliteHarness(): Harness {
 function postgresHarness(): Harness {
   const schema = `${run}_${schemas.length}`;
   schemas.push(schema);
-  const open = () => openPostgresStore({ connectionString: pgUrl, schema, connectionTimeoutMs: 5000 });
+  let cloned: Promise<void> | undefined;
+  const open = async () => {
+    cloned ??= migratedPostgresTemplate().then((t) => t.cloneInto(schema));
+    await cloned;
+    return openPostgresStore({ connectionString: pgUrl, schema, connectionTimeoutMs: 5000 });
+  };
   return {
     open,
     openPeer: open,

@@ -1,9 +1,11 @@
 /**
  * The store contract against a real PostgreSQL (AGENTPORT_TEST_PG, default the local server).
- * Each store gets a fresh schema, all dropped at the end. An unreachable server fails the run:
- * a skipped suite would let a broken PG store pass unnoticed.
+ * Each store gets a fresh schema (a contract test's: a copy of one migrated once), all dropped at
+ * the end. An unreachable server fails the run: a skipped suite would let a broken PG store pass
+ * unnoticed.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +13,7 @@ import { openPostgresStore, StoreUnavailableError } from '../../src/store/index.
 import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { describeStoreContract } from './store-contract.js';
 import { migrateTo } from '../support/migrate-to.js';
+import { postgresTemplate, type PostgresTemplate } from '../support/store-templates.js';
 
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const run = `t_${randomBytes(5).toString('hex')}`;
@@ -22,6 +25,8 @@ function freshSchema(): string {
   return schema;
 }
 
+let template: PostgresTemplate;
+
 beforeAll(async () => {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   try {
@@ -31,9 +36,12 @@ beforeAll(async () => {
   } finally {
     await client.end().catch(() => {});
   }
+  schemas.push(`${run}_template`); // dropped at the end with the others
+  template = await postgresTemplate(url, `${run}_template`);
 });
 
 afterAll(async () => {
+  await template?.close();
   if (schemas.length === 0) return;
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   await client.connect();
@@ -54,6 +62,11 @@ describeStoreContract(
     return openPostgresStore({ connectionString: url, schema: current, connectionTimeoutMs: 5000 });
   },
   {
+    openMigrated: async () => {
+      current = freshSchema();
+      await template.cloneInto(current);
+      return openPostgresStore({ connectionString: url, schema: current, connectionTimeoutMs: 5000 });
+    },
     openPeer: () => openPostgresStore({ connectionString: url, schema: current, connectionTimeoutMs: 5000 }),
     exec: async (text) => {
       const client = new pg.Client({ connectionString: url, options: `-c search_path=${current}` });
@@ -67,14 +80,92 @@ describeStoreContract(
   },
 );
 
+/** A schema's tables, columns, indexes, constraints, sequences and rows, with its name taken out. */
+async function describeSchema(schema: string): Promise<string[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ line: string }>(
+      `select 'column ' || c.relname || '.' || a.attname || ' ' || format_type(a.atttypid, a.atttypmod) || ' notnull=' || a.attnotnull
+              || ' identity=' || a.attidentity::text || ' default=' || coalesce(pg_get_expr(d.adbin, d.adrelid), '') as line
+         from pg_attribute a join pg_class c on c.oid = a.attrelid join pg_namespace n on n.oid = c.relnamespace
+         left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
+        where n.nspname = $1 and c.relkind = 'r' and a.attnum > 0 and not a.attisdropped
+       union all select 'index ' || indexname || ' ' || indexdef from pg_indexes where schemaname = $1
+       union all select 'constraint ' || c.relname || '.' || co.conname || ' ' || pg_get_constraintdef(co.oid)
+         from pg_constraint co join pg_class c on c.oid = co.conrelid join pg_namespace n on n.oid = co.connamespace where n.nspname = $1
+       union all select 'sequence ' || sequencename || ' start=' || start_value || ' last=' || coalesce(last_value::text, 'none')
+         from pg_sequences where schemaname = $1`,
+      [schema],
+    );
+    const tables = await client.query<{ tablename: string }>('select tablename from pg_tables where schemaname = $1', [schema]);
+    const data: string[] = [];
+    for (const { tablename } of tables.rows) {
+      // the migration bookkeeping's timestamps say when, not what: left out
+      const r = await client.query<{ row: string }>(`select (to_jsonb(t) - 'timestamp')::text as row from "${schema}"."${tablename}" t`);
+      data.push(...r.rows.map((x) => `row ${tablename} ${x.row}`));
+    }
+    return [...rows.map((r) => r.line), ...data].map((line) => line.replaceAll(schema, 'SCHEMA')).sort();
+  } finally {
+    await client.end();
+  }
+}
+
+describe("the contract's migrated schemas", () => {
+  it('are copies of the template with the catalog and rows of a schema migrated from scratch', async () => {
+    // the template is such a schema: store.migrate() ran on it, empty
+    const copied = freshSchema();
+    await template.cloneInto(copied);
+    const expected = await describeSchema(template.schema);
+    expect(expected.filter((line) => line.startsWith('index ')).length).toBeGreaterThan(10);
+    expect(expected).toContain('row kysely_migration {"name": "0017_task_caller"}');
+    expect(await describeSchema(copied)).toEqual(expected);
+  });
+});
+
 describe('postgres store specifics', () => {
-  it('migrates while other schemas are created and dropped around it (a shared database)', async () => {
+  it('migrates an up-to-date schema without waiting for a migration running on another schema', async () => {
+    const upToDate = freshSchema();
+    await template.cloneInto(upToDate);
+    // Kysely's Migrator holds one lock for the whole database while a migration runs: hold it.
+    const busy = freshSchema();
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${busy}` }) }) });
+    let holding!: () => void;
+    const held = new Promise<'held'>((resolve) => (holding = () => resolve('held')));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slow = migrateTo(
+      new Migrator({
+        db,
+        provider: { getMigrations: async () => ({ '0001_slow': { up: async () => (holding(), released) } }) },
+        migrationTableSchema: busy,
+      }),
+      '0001_slow',
+      busy,
+    );
+    const store = await openPostgresStore({ connectionString: url, schema: upToDate });
+    const deadline = new AbortController();
+    try {
+      expect(await Promise.race([held, slow.then((r) => r.error)])).toBe('held');
+      const outcome = await Promise.race([store.migrate().then(() => 'migrated'), delay(10_000, 'still waiting for the lock', { signal: deadline.signal })]);
+      expect(outcome).toBe('migrated');
+    } finally {
+      deadline.abort();
+      release();
+      expect((await slow).error).toBeUndefined();
+      await store.close();
+      await db.destroy();
+    }
+  });
+
+  it('migrates while other schemas are created and dropped around it (a shared database)', async ({ signal }) => {
     // Kysely's migrator introspects every schema; a concurrent DROP SCHEMA must not fail our start.
+    // A timed-out run stops its churn (signal) rather than leave it racing the next tests' migrations.
     const churn = new pg.Client({ connectionString: url });
     await churn.connect();
     let stop = false;
     const loop = (async () => {
-      for (let i = 0; !stop; i++) {
+      for (let i = 0; !stop && !signal.aborted; i++) {
         const name = `${run}_churn_${i}`;
         await churn.query(`create schema "${name}"; create table "${name}".t (a int, b text, c numeric(8,2))`);
         await churn.query(`drop schema "${name}" cascade`);
@@ -83,7 +174,7 @@ describe('postgres store specifics', () => {
       }
     })();
     try {
-      for (let i = 0; i < 8; i++) {
+      for (let i = 0; i < 8 && !signal.aborted; i++) {
         const store = await openPostgresStore({ connectionString: url, schema: freshSchema(), connectionTimeoutMs: 5000 });
         try {
           await store.migrate();
@@ -100,32 +191,26 @@ describe('postgres store specifics', () => {
   }, 60_000);
 
   it('creates its tables in its own schema', async () => {
-    const schema = freshSchema();
-    const store = await openPostgresStore({ connectionString: url, schema });
+    // the template: a fresh schema store.migrate() ran on
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
     try {
-      await store.migrate();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      const { rows } = await client.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1 order by table_name', [schema]);
-      await client.end();
+      const { rows } = await client.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1 order by table_name', [template.schema]);
       expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(['push_configs', 'push_outbox', 'signing_keys', 'task_events', 'tasks']));
     } finally {
-      await store.close();
+      await client.end();
     }
   });
 
   it('indexes tasks for the orphan sweep', async () => {
-    const schema = freshSchema();
-    const store = await openPostgresStore({ connectionString: url, schema });
+    // the template: a fresh schema store.migrate() ran on
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
     try {
-      await store.migrate();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      const { rows } = await client.query<{ indexdef: string }>('select indexdef from pg_indexes where schemaname = $1 and indexname = $2', [schema, 'tasks_orphan_idx']);
-      await client.end();
+      const { rows } = await client.query<{ indexdef: string }>('select indexdef from pg_indexes where schemaname = $1 and indexname = $2', [template.schema, 'tasks_orphan_idx']);
       expect(rows.map((r) => r.indexdef)).toEqual([expect.stringMatching(/\(state, lease_expires_at\)$/)]);
     } finally {
-      await store.close();
+      await client.end();
     }
   });
 

@@ -9,10 +9,12 @@ import { openSqliteStore, StoreUnavailableError } from '../../src/store/index.js
 import type { SqlUsageStore } from '../../src/store/usage/sql-usage-store.js';
 import { DAILY, HOURLY } from '../../src/store/usage/usage-sql.js';
 import { describeStoreContract } from './store-contract.js';
+import { sqliteTemplate } from '../support/store-templates.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentport-store-'));
 let n = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const copyMigrated = sqliteTemplate(dir);
 
 /** the file of the store the contract opened last: its peer and raw SQL go there */
 let current = '';
@@ -24,6 +26,11 @@ describeStoreContract(
     return openSqliteStore({ file: current });
   },
   {
+    openMigrated: async () => {
+      current = join(dir, `store-${n++}.db`);
+      await copyMigrated(current);
+      return openSqliteStore({ file: current });
+    },
     openPeer: () => openSqliteStore({ file: current }),
     exec: async (text) => {
       const raw = new Sqlite(current);

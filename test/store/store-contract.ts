@@ -2,8 +2,11 @@
  * The Store contract: every implementation (SQLite, PostgreSQL) runs this suite unchanged.
  *
  * `open` returns a fresh, empty store (migrated or not: the suite calls `migrate()`); the suite
- * closes it after each test. The groups for distributed mode live in their own files:
- * lease-contract.ts, schema-contract.ts, replicas-contract.ts and signing-keys-contract.ts.
+ * closes it after each test. `options.openMigrated`, when given, opens each test's store instead:
+ * a fresh copy of a database already migrated (test/support/store-templates.ts), since running
+ * every migration per test was most of the suite's time. The groups for distributed mode live in
+ * their own files: lease-contract.ts, schema-contract.ts, replicas-contract.ts and
+ * signing-keys-contract.ts.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConcurrentUpdateError, type Store, type TaskCommit, type TaskSearchQuery } from '../../src/store/store.js';
@@ -18,6 +21,11 @@ import { describeUsageContract } from './usage-contract.js';
 
 /** What a dialect's test file can do beyond opening a fresh store. */
 export interface ContractOptions {
+  /**
+   * Returns a fresh, empty store that is already migrated, as `open` + `migrate()` would leave it;
+   * `open` then serves only the tests that need a database never migrated.
+   */
+  openMigrated?: () => Promise<Store>;
   /**
    * Opens another store on the database of the store `open` returned last, as a second replica
    * would (PostgreSQL: same schema; SQLite: same file). Absent for an in-memory database.
@@ -49,7 +57,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
     const context: ContractContext = { store: () => store, open, options };
 
     beforeEach(async () => {
-      store = await open();
+      store = await (options.openMigrated ?? open)();
       await store.migrate();
     });
     afterEach(async () => {

@@ -110,6 +110,10 @@ export async function migrationStatus<DB>(db: Kysely<DB>, dialect: SqlDialectNam
 export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: SqlDialectName, schema?: string): Promise<string[]> {
   const before = await migrationStatus(db, dialect, schema);
   if (before.unknown.length > 0) throw new DatabaseSchemaNewerError(before.unknown);
+  // Up to date: nothing to apply, so no Migrator. It would introspect every table of every schema
+  // several times and wait for its database-wide lock, seconds on a PostgreSQL shared by many
+  // schemas (and behind any other schema's migration), for a start that changes nothing.
+  if (before.pending.length === 0) return [];
   const migrator = new Migrator({
     db,
     provider: new InCodeMigrationProvider(dialect),
