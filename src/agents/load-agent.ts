@@ -42,7 +42,7 @@ export class InvalidAgentModuleError extends Error {
 export interface AgentLoadContext {
   log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   version: string;
-  /** signs the caller's identity for remotes with `auth: { kind: signed-identity }` (docs/auth.md) */
+  /** signs the caller's identity for remotes (`remote` and `mcp`) with `auth: { kind: signed-identity }` (docs/auth.md) */
   callerIdentity?: CallerIdentitySigner;
 }
 

@@ -194,7 +194,7 @@ export interface LlmAgentConfig {
   price?: SkillCostConfig;
 }
 
-/** `agents[].remote.auth`: how Agentport proves whom it acts for (docs/auth.md). */
+/** `agents[].remote.auth`, `agents[].mcp.auth`: how Agentport proves whom it acts for (docs/auth.md). */
 export interface RemoteAuthConfig {
   kind: 'signed-identity';
   /** `aud` of the JWT; absent: the origin of the remote's URL */
@@ -228,6 +228,8 @@ export interface McpRemoteConfig {
   callTimeoutMs: number;
   connectTimeoutMs: number;
   refreshIntervalMs: number;
+  /** the caller's signed identity on tool calls, Agentport's on the session's own requests (ADR 0034) */
+  auth?: RemoteAuthConfig;
 }
 
 /** `mcp`: the MCP face. */

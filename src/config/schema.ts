@@ -214,8 +214,10 @@ const mcpRemoteSchema = z
     connectTimeoutMs: duration(1).default(10_000),
     /** tools/list is re-read this often (and on notifications/tools/list_changed) */
     refreshIntervalMs: duration(1000).default(300_000),
+    auth: remoteAuthSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine(noAuthorizationHeader);
 
 /** An OAuth scope token (RFC 6749 §3.3: printable ASCII without space, `"` or `\\`). */
 const scopeName = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/, { message: 'must be a scope token (printable ASCII, no spaces or quotes)' });

@@ -11,15 +11,21 @@ import { describe, RemoteMcpError, RemoteMcpServer, toRemoteError, type RemoteLo
 import { explicitToolOf, toolCallOf } from './tool-call-request.js';
 import { errorTextOf, partsOfToolResult } from './tool-result-parts.js';
 import { skillOfTool } from './tool-skills.js';
+import { signedIdentityAuthorization } from './remote-identity.js';
+import type { CallerIdentitySigner } from '../../core/keys/caller-identity.js';
 
 export interface McpRemoteAgentOptions {
   log: RemoteLog;
   /** Agentport's version, sent as the MCP clientInfo */
   version: string;
+  /** signs the caller's identity when `mcp.auth` is `signed-identity` (ADR 0034) */
+  callerIdentity?: CallerIdentitySigner;
 }
 
 export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig }, opts: McpRemoteAgentOptions): Promise<AgentDefinition> {
-  const remote = new RemoteMcpServer(agent.mcp, opts.log, opts.version);
+  const auth = agent.mcp.auth;
+  if (auth && !opts.callerIdentity) throw new Error(`agent ${agent.id}: mcp.auth needs the server's signing keys`);
+  const remote = new RemoteMcpServer(agent.mcp, opts.log, opts.version, auth ? signedIdentityAuthorization(auth, agent.mcp.url, opts.callerIdentity!) : undefined);
   try {
     await remote.start();
   } catch (err) {
@@ -60,11 +66,15 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
       }
       const call = toolCallOf(ctx.message, remote.tools, ctx.requestMetadata);
       if (!call.ok) return ctx.reject(call.reason);
+      const caller = ctx.caller?.principal;
+      // Never as nobody: a run without its caller (resumed elsewhere) cannot say whom it acts for.
+      if (auth && !caller) return ctx.fail('the caller of this task is not known here, so the MCP server cannot be called on its behalf');
       ctx.working(`Calling ${call.tool.name}`);
       try {
         const result = await remote.callTool(call.tool.name, call.arguments, {
           signal: ctx.signal,
           trace: ctx.trace,
+          caller,
           onProgress: (message) => ctx.working(message ? `${call.tool.name}: ${message}` : `${call.tool.name} is working`),
         });
         if (result.isError) return ctx.fail(errorTextOf(result));
