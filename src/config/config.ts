@@ -283,6 +283,13 @@ export interface AuthConfig {
   audience?: string[];
   /** leeway for exp/nbf/iat, in seconds; default DEFAULT_CLOCK_SKEW_SECONDS */
   clockSkewSeconds?: number;
+  /** keys of the token vault (ADR 0035); required when a remote has `auth: oauth` */
+  vault?: VaultConfig;
+}
+
+export interface VaultConfig {
+  /** the first seals, all open; `secret` is 32 bytes in base64 */
+  keys: Array<{ id: string; secret: string }>;
 }
 
 export type { OAuthConfig } from './oauth-schema.js';

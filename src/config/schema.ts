@@ -322,6 +322,28 @@ const sharedSecretSchema = z
   })
   .strict();
 
+/** A key of the token vault (ADR 0035): 32 random bytes, base64 (`openssl rand -base64 32`). */
+const vaultKeySchema = z
+  .object({
+    /** stored beside each value it seals; a new id for every new key */
+    id: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: 'must be 1 to 32 letters, digits, - or _' }),
+    secret: z.string().refine((v) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32, {
+      message: 'must be 32 bytes in base64 (openssl rand -base64 32); use ${ENV_VAR} to keep it out of the file',
+    }),
+  })
+  .strict();
+
+/** The token vault: tokens Agentport holds for remotes, sealed with the first key (ADR 0035). */
+const vaultSchema = z
+  .object({
+    /** the first seals; the others (older keys) still open what they sealed */
+    keys: z
+      .array(vaultKeySchema)
+      .min(1)
+      .refine((keys) => new Set(keys.map((k) => k.id)).size === keys.length, { message: 'key ids must be unique' }),
+  })
+  .strict();
+
 const authSchema = z
   .object({
     mode: z.enum(['required', 'none']).default('required'),
@@ -339,6 +361,7 @@ const authSchema = z
     sharedSecret: sharedSecretSchema.optional(),
     audience: audienceSchema.optional(),
     clockSkewSeconds: integer(0, 600).optional(),
+    vault: vaultSchema.optional(),
   })
   .strict();
 

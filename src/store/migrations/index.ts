@@ -23,6 +23,7 @@ import * as m0014 from './0014-task-counts.js';
 import * as m0015 from './0015-session-grants.js';
 import * as m0016 from './0016-api-key-owners.js';
 import * as m0017 from './0017-task-caller.js';
+import * as m0018 from './0018-remote-tokens.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
 
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0015_session_grants': m0015,
   '0016_api_key_owners': m0016,
   '0017_task_caller': m0017,
+  '0018_remote_tokens': m0018,
 };
 
 /** The migrations this build knows, in the order they apply. */
