@@ -2,6 +2,7 @@
 import type { AgentConfig, Config } from '../config/index.js';
 import type { CallerIdentitySigner } from './remote-a2a/index.js';
 import type { AgentDefinition } from './sdk/agent.js';
+import type { RemoteCredentials } from './mcp-remote/index.js';
 import { echoAgent } from './echo/index.js';
 import { conformanceAgent } from './conformance/index.js';
 import { importAgentModule } from './import-agent-module.js';
@@ -44,6 +45,8 @@ export interface AgentLoadContext {
   version: string;
   /** signs the caller's identity for remotes (`remote` and `mcp`) with `auth: { kind: signed-identity }` (docs/auth.md) */
   callerIdentity?: CallerIdentitySigner;
+  /** the users' own tokens for remotes with `auth: oauth` (ADR 0035) */
+  remoteCredentials?: RemoteCredentials;
 }
 
 /** `fresh`: evaluate a module agent's code again (dev-mode reloads; see import-agent-module.ts). */

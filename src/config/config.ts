@@ -195,11 +195,25 @@ export interface LlmAgentConfig {
 }
 
 /** `agents[].remote.auth`, `agents[].mcp.auth`: how Agentport proves whom it acts for (docs/auth.md). */
-export interface RemoteAuthConfig {
+export type RemoteAuthConfig = SignedIdentityAuthConfig | RemoteOAuthConfig;
+
+export interface SignedIdentityAuthConfig {
   kind: 'signed-identity';
   /** `aud` of the JWT; absent: the origin of the remote's URL */
   audience?: string;
   ttlSeconds: number;
+}
+
+/** Per-user OAuth to the remote (ADR 0035): each user connects their own account. */
+export interface RemoteOAuthConfig {
+  kind: 'oauth';
+  /** the authorization server, known in advance (no protected-resource discovery) */
+  issuer?: string;
+  clientId?: string;
+  clientSecret?: string;
+  scopes?: string[];
+  resource?: string;
+  connectWaitMs: number;
 }
 
 /** `agents[].remote`: a remote A2A agent (any version, any binding) proxied through the core. */

@@ -171,6 +171,9 @@ const cardOverridesSchema = z
   })
   .strict();
 
+/** An OAuth scope token (RFC 6749 §3.3: printable ASCII without space, `"` or `\\`). */
+const scopeName = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/, { message: 'must be a scope token (printable ASCII, no spaces or quotes)' });
+
 /**
  * How Agentport proves who it acts for to a remote (docs/auth.md "Acting as the caller").
  * `signed-identity`: a short-lived JWT naming the caller, signed with Agentport's own keys
@@ -186,6 +189,29 @@ const remoteAuthSchema = z.discriminatedUnion('kind', [
       ttlSeconds: integer(10, 3600, ' seconds').default(60),
     })
     .strict(),
+  /**
+   * `oauth`: each user connects their own account at the remote (authorization code + PKCE,
+   * RFC 8707 `resource`); their tokens are kept in the vault (auth.vault) and sent on their calls.
+   * Without `issuer` the authorization server is discovered from the remote's 401 challenge
+   * (RFC 9728, then RFC 8414 / OpenID discovery); without `clientId` Agentport registers itself
+   * (RFC 7591).
+   */
+  z
+    .object({
+      kind: z.literal('oauth'),
+      /** the remote's authorization server, known in advance: no protected-resource discovery */
+      issuer: httpBaseUrl.optional(),
+      clientId: nonEmptyString.optional(),
+      /** a confidential client's secret (client_secret_basic); write it as ${ENV_VAR} */
+      clientSecret: nonEmptyString.optional(),
+      /** asked for at consent; absent: the scopes of the remote's challenge or metadata */
+      scopes: z.array(scopeName).optional(),
+      /** the RFC 8707 resource; absent: the one the remote's metadata names, else its URL */
+      resource: uri.optional(),
+      /** how long a task waits in AUTH_REQUIRED for the user to connect */
+      connectWaitMs: duration(1000).default(600_000),
+    })
+    .strict(),
 ]);
 
 /** A header that would carry a second credential next to the signed identity. */
@@ -194,7 +220,8 @@ function noAuthorizationHeader(v: { headers: Record<string, string>; auth?: unkn
   for (const name of Object.keys(v.headers)) {
     if (name.toLowerCase() === 'authorization') {
       // Reported on `auth`, not on the header: the error quotes the value, and the header's is a secret.
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['auth'], message: `cannot be used with headers.${name}: the signed identity is the Authorization header` });
+      const what = (v.auth as { kind?: string }).kind === 'oauth' ? "the user's connected token" : 'the signed identity';
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['auth'], message: `cannot be used with headers.${name}: ${what} is the Authorization header` });
     }
   }
 }
@@ -219,8 +246,6 @@ const mcpRemoteSchema = z
   .strict()
   .superRefine(noAuthorizationHeader);
 
-/** An OAuth scope token (RFC 6749 §3.3: printable ASCII without space, `"` or `\\`). */
-const scopeName = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/, { message: 'must be a scope token (printable ASCII, no spaces or quotes)' });
 const usecaseName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, { message: 'must be lowercase letters, digits, - and _' });
 
 /** A remote A2A agent (src/agents/remote-a2a): proxied on every binding through the core. */

@@ -23,6 +23,8 @@ export interface StoredRemoteToken {
   expiresAt?: number;
   /** the authorization server that issued them (refreshes go there) */
   issuer?: string;
+  /** sealed: the OAuth client they were issued to (refreshes use it) */
+  client?: string;
   /** who the user is at the remote, when it said (usage and audit name it; never a token) */
   remoteSubject?: string;
   connectedAt: number;
@@ -130,6 +132,7 @@ function rowOf(t: RemoteTokenWrite): Omit<RemoteTokensTable, 'version' | 'last_u
     scope: t.scope ?? null,
     expires_at: t.expiresAt ?? null,
     issuer: t.issuer ?? null,
+    client: t.client ?? null,
     remote_subject: t.remoteSubject ?? null,
     connected_at: t.connectedAt,
     refreshed_at: t.refreshedAt ?? null,
@@ -146,6 +149,7 @@ function tokenOf(r: RemoteTokensTable): StoredRemoteToken {
     ...(r.scope === null ? {} : { scope: r.scope }),
     ...(r.expires_at === null ? {} : { expiresAt: Number(r.expires_at) }),
     ...(r.issuer === null ? {} : { issuer: r.issuer }),
+    ...(r.client === null ? {} : { client: r.client }),
     ...(r.remote_subject === null ? {} : { remoteSubject: r.remote_subject }),
     connectedAt: Number(r.connected_at),
     ...(r.refreshed_at === null ? {} : { refreshedAt: Number(r.refreshed_at) }),

@@ -130,6 +130,7 @@ export interface RemoteTokensTable {
   scope: string | null;
   expires_at: number | null;
   issuer: string | null;
+  client: string | null;
   remote_subject: string | null;
   connected_at: number;
   refreshed_at: number | null;

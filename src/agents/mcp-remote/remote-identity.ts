@@ -10,7 +10,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Principal } from '../../core/authz/principal.js';
 import type { CallerIdentitySigner } from '../../core/keys/caller-identity.js';
-import type { RemoteAuthConfig } from '../../config/config.js';
+import type { SignedIdentityAuthConfig } from '../../config/config.js';
 
 export type McpCaller = Pick<Principal, 'subject' | 'scopes' | 'usecase' | 'clientId'>;
 
@@ -29,7 +29,7 @@ export function asService<T>(fn: () => Promise<T>): Promise<T> {
 /** The Authorization header value of the request being made now. */
 export type RequestAuthorization = () => Promise<string>;
 
-export function signedIdentityAuthorization(auth: RemoteAuthConfig, remoteUrl: string, signer: CallerIdentitySigner): RequestAuthorization {
+export function signedIdentityAuthorization(auth: SignedIdentityAuthConfig, remoteUrl: string, signer: CallerIdentitySigner): RequestAuthorization {
   const audience = auth.audience ?? new URL(remoteUrl).origin;
   return async () => {
     const caller = callerOfRequest.getStore();

@@ -23,6 +23,8 @@ export class RemoteMcpError extends Error {
     message: string,
     /** whether the same call may succeed later (the remote is down or slow) */
     readonly transient: boolean,
+    /** the remote's HTTP status when it refused the credentials (401, 403) */
+    readonly status?: number,
   ) {
     super(message);
     this.name = 'RemoteMcpError';
@@ -216,7 +218,7 @@ export function toRemoteError(err: unknown, cfg: Pick<McpRemoteConfig, 'url' | '
   if (ssrf) return new RemoteMcpError(`${where} is not an allowed destination (${ssrf.kind}); add its host to agents[].mcp.allowlist if it is meant to be reached.`, false);
   if (err instanceof ProtocolError) return new RemoteMcpError(`${where} refused the call: ${err.message.slice(0, 500)}`, false);
   if (err instanceof SdkHttpError && (err.status === 401 || err.status === 403))
-    return new RemoteMcpError(`${where} refused Agentport's credentials (HTTP ${err.status}); check agents[].mcp.headers and agents[].mcp.auth.`, false);
+    return new RemoteMcpError(`${where} refused Agentport's credentials (HTTP ${err.status}); check agents[].mcp.headers and agents[].mcp.auth.`, false, err.status);
   if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return new RemoteMcpError(`${where} did not answer in time.`, true);
   if (err instanceof SdkHttpError) return new RemoteMcpError(`${where} answered HTTP ${err.status}.`, true);
   return new RemoteMcpError(`${where} is unreachable.`, true);

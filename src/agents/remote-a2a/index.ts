@@ -69,7 +69,7 @@ function reasonOf(err: unknown, cfg: RemoteA2AConfig): string {
 
 export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2AConfig }, log: RemoteA2ALog, callerIdentity?: CallerIdentitySigner): Promise<AgentDefinition> {
   const cfg = agent.remote;
-  if (cfg.auth && !callerIdentity) throw new Error(`agent ${agent.id}: remote.auth needs the server's signing keys`);
+  if (cfg.auth?.kind === 'signed-identity' && !callerIdentity) throw new Error(`agent ${agent.id}: remote.auth needs the server's signing keys`);
   let remote: { client: A2AClient; card: AgentCard } | undefined;
   let startError: unknown;
   try {
@@ -127,7 +127,7 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
     const traceparent = traceparentOf(ctx.trace);
     const headers: Record<string, string> = traceparent ? { traceparent } : {};
     try {
-      if (cfg.auth) {
+      if (cfg.auth?.kind === 'signed-identity') {
         // Signed per call, never the caller's own token (docs/auth.md "Acting as the caller").
         const caller = ctx.caller?.principal;
         if (!caller) {

@@ -18,6 +18,8 @@ export interface RemoteTokens {
   /** epoch ms */
   expiresAt?: number | undefined;
   issuer?: string | undefined;
+  /** the OAuth client they were issued to, as JSON (it may hold a registered client's secret) */
+  client?: string | undefined;
   remoteSubject?: string | undefined;
 }
 
@@ -38,7 +40,8 @@ export class RefreshRefusedError extends Error {
   override readonly name = 'RefreshRefusedError';
 }
 
-export type Refresher = (refreshToken: string, issuer: string | undefined) => Promise<RemoteTokens>;
+/** Redeems a refresh token at the remote's authorization server; `current` are the tokens as stored. */
+export type Refresher = (refreshToken: string, current: RemoteTokens) => Promise<RemoteTokens>;
 
 /** Why a call cannot be made with the vault's tokens: the user must connect (again). */
 export type ConnectReason = 'not-connected' | 'expired' | 'refresh-refused';
@@ -131,7 +134,7 @@ export class TokenVault {
       const current = this.opened(row);
       let fresh: RemoteTokens;
       try {
-        fresh = await refresh(current.refreshToken!, current.issuer);
+        fresh = await refresh(current.refreshToken!, current);
       } catch (err) {
         const refused = err instanceof RefreshRefusedError;
         this.o.events?.refreshFailed?.(subject, remote, refused);
@@ -169,7 +172,7 @@ export class TokenVault {
     }
   }
 
-  private context(subject: string, remote: string, field: 'access' | 'refresh'): string {
+  private context(subject: string, remote: string, field: 'access' | 'refresh' | 'client'): string {
     return `${subject}\n${remote}\n${field}`;
   }
 
@@ -183,6 +186,7 @@ export class TokenVault {
       ...(t.scope === undefined ? {} : { scope: t.scope }),
       ...(t.expiresAt === undefined ? {} : { expiresAt: t.expiresAt }),
       ...(t.issuer === undefined ? {} : { issuer: t.issuer }),
+      ...(t.client === undefined ? {} : { client: this.cipher.seal(t.client, this.context(subject, remote, 'client')) }),
       ...(t.remoteSubject === undefined ? {} : { remoteSubject: t.remoteSubject }),
       connectedAt: times.connectedAt,
       ...(times.refreshedAt === undefined ? {} : { refreshedAt: times.refreshedAt }),
@@ -197,6 +201,7 @@ export class TokenVault {
       ...(row.scope === undefined ? {} : { scope: row.scope }),
       ...(row.expiresAt === undefined ? {} : { expiresAt: row.expiresAt }),
       ...(row.issuer === undefined ? {} : { issuer: row.issuer }),
+      ...(row.client === undefined ? {} : { client: this.cipher.open(row.client, this.context(row.subject, row.remote, 'client')) }),
       ...(row.remoteSubject === undefined ? {} : { remoteSubject: row.remoteSubject }),
     };
   }

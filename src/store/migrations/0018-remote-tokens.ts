@@ -18,6 +18,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('scope', 'text')
     .addColumn('expires_at', 'bigint')
     .addColumn('issuer', 'text')
+    // the OAuth client the tokens were issued to (a registered one differs per replica), sealed
+    .addColumn('client', 'text')
     .addColumn('remote_subject', 'text')
     .addColumn('connected_at', 'bigint', (c) => c.notNull())
     .addColumn('refreshed_at', 'bigint')
