@@ -19,8 +19,16 @@ const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)}
 function page(reply: FastifyReply, status: number, title: string, text: string): FastifyReply {
   return reply
     .code(status)
-    .headers({ 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'", 'x-frame-options': 'DENY' })
-    .send(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body style="font-family:system-ui;max-width:36rem;margin:4rem auto"><h1>${escape(title)}</h1><p>${escape(text)}</p></body></html>`);
+    .headers({
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'referrer-policy': 'no-referrer',
+      'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+      'x-frame-options': 'DENY',
+    })
+    .send(
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body style="font-family:system-ui;max-width:36rem;margin:4rem auto"><h1>${escape(title)}</h1><p>${escape(text)}</p></body></html>`,
+    );
 }
 
 export function connectRoutes(d: ConnectRoutesDeps): FastifyPluginAsync {

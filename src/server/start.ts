@@ -374,7 +374,12 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
         const fail = (error: unknown): never => {
           throw agentLoadFailure(agentConfig, index, error);
         };
-        const def = await loadAgentDefinition(agentConfig, config, { log: moduleLog('agents'), version: packageVersion(), callerIdentity, ...(remoteConnections ? { remoteCredentials: remoteConnections.connections } : {}) }).catch(fail);
+        const def = await loadAgentDefinition(agentConfig, config, {
+          log: moduleLog('agents'),
+          version: packageVersion(),
+          callerIdentity,
+          ...(remoteConnections ? { remoteCredentials: remoteConnections.connections } : {}),
+        }).catch(fail);
         if (def.close) closers.push(() => def.close!());
         const signWith = config.cards.sign || config.push.signJwt ? keys : undefined;
         registry.add(await registerAgent(config, agentConfig, def, signWith).catch(fail));

@@ -52,10 +52,7 @@ export class PerUserRemotes {
     let cred: RemoteCredential = connectUrl ? { kind: 'connect', connectUrl, reason: 'refresh-refused' } : await this.credentials.credentialFor(subject, this.agentId);
     if (cred.kind === 'token') return cred;
     const host = new URL(this.cfg.url).host;
-    ctx.requireAuth([
-      { text: `Connect your account at ${host} to continue: open ${cred.connectUrl}` },
-      { data: { connectUrl: cred.connectUrl, remote: this.agentId, reason: cred.reason } },
-    ]);
+    ctx.requireAuth([{ text: `Connect your account at ${host} to continue: open ${cred.connectUrl}` }, { data: { connectUrl: cred.connectUrl, remote: this.agentId, reason: cred.reason } }]);
     const until = Date.now() + this.cfg.auth.connectWaitMs;
     try {
       while (Date.now() < until) {

@@ -7,7 +7,14 @@
  * or one registered here (RFC 7591). Built on the official MCP SDK's client-side OAuth functions;
  * every request goes through the SSRF-guarded fetch with the agent's allowlist.
  */
-import { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams, registerClient, type AuthorizationServerMetadata, type OAuthClientInformationMixed } from '@modelcontextprotocol/client';
+import {
+  discoverAuthorizationServerMetadata,
+  discoverOAuthProtectedResourceMetadata,
+  extractWWWAuthenticateParams,
+  registerClient,
+  type AuthorizationServerMetadata,
+  type OAuthClientInformationMixed,
+} from '@modelcontextprotocol/client';
 import type { RemoteOAuthConfig } from '../../config/config.js';
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;

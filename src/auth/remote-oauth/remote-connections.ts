@@ -105,7 +105,14 @@ export class RemoteConnections implements RemoteCredentials {
     const server = await this.server(remote.id);
     const state: State = { s: ticket.s, r: ticket.r, e: this.now() + this.ttl, v: '', n: randomBytes(8).toString('base64url') };
     // startAuthorization makes the verifier; the state carries it, so it is built in two steps.
-    const draft = await startAuthorization(server.issuer, { metadata: server.metadata, clientInformation: server.client, redirectUrl: this.redirectUri(), ...(server.scope ? { scope: server.scope } : {}), resource: server.resource, state: 'pending' });
+    const draft = await startAuthorization(server.issuer, {
+      metadata: server.metadata,
+      clientInformation: server.client,
+      redirectUrl: this.redirectUri(),
+      ...(server.scope ? { scope: server.scope } : {}),
+      resource: server.resource,
+      state: 'pending',
+    });
     state.v = draft.codeVerifier;
     draft.authorizationUrl.searchParams.set('state', this.o.cipher.seal(JSON.stringify(state), STATE_CONTEXT));
     return { location: draft.authorizationUrl.href, remote: remote.id, subject: ticket.s };
@@ -178,10 +185,12 @@ export class RemoteConnections implements RemoteCredentials {
     const cached = this.servers.get(remoteId);
     if (cached && this.now() - cached.at < DISCOVERY_TTL_MS) return cached.server;
     const remote = this.remotes.get(remoteId)!;
-    const server = discoverRemoteAuthorizationServer({ url: remote.url, auth: remote.auth, redirectUri: this.redirectUri(), fetch: remote.fetch, clientName: `Agentport (${new URL(this.o.publicUrl()).host})` }).catch((err: unknown) => {
-      this.servers.delete(remoteId);
-      throw err instanceof RemoteAuthorizationError ? new ConnectError(502, `The remote cannot be connected: ${err.message}.`) : new ConnectError(502, 'The remote cannot be reached to connect.');
-    });
+    const server = discoverRemoteAuthorizationServer({ url: remote.url, auth: remote.auth, redirectUri: this.redirectUri(), fetch: remote.fetch, clientName: `Agentport (${new URL(this.o.publicUrl()).host})` }).catch(
+      (err: unknown) => {
+        this.servers.delete(remoteId);
+        throw err instanceof RemoteAuthorizationError ? new ConnectError(502, `The remote cannot be connected: ${err.message}.`) : new ConnectError(502, 'The remote cannot be reached to connect.');
+      },
+    );
     this.servers.set(remoteId, { at: this.now(), server });
     return server;
   }
