@@ -14,7 +14,7 @@ export interface ConnectRoutesDeps {
   onConnected?: (e: { subject: string; remote: string; remoteSubject?: string }) => void;
 }
 
-const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(reply: FastifyReply, status: number, title: string, text: string): FastifyReply {
   return reply
@@ -27,7 +27,7 @@ function page(reply: FastifyReply, status: number, title: string, text: string):
       'x-frame-options': 'DENY',
     })
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escape(title)}</title></head><body style="font-family:system-ui;max-width:36rem;margin:4rem auto"><h1>${escape(title)}</h1><p>${escape(text)}</p></body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head><body style="font-family:system-ui;max-width:36rem;margin:4rem auto"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>`,
     );
 }
 

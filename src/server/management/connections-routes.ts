@@ -3,7 +3,9 @@
  * list (remote, scopes, who they are there, when connected, refreshed, last used; never a token)
  * and disconnect (deletes the vault row). Any authenticated caller, for their own subject only.
  */
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { restErrorBody } from '../../bindings/a2a-rest/rest-binding.js';
+import type { Principal } from '../../core/authz/principal.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 import type { TokenVault } from '../../core/vault/index.js';
@@ -25,9 +27,17 @@ export interface ConnectionsRoutesDeps {
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
 export function connectionsRoutes(d: ConnectionsRoutesDeps): FastifyPluginAsync {
+  /** A signed-in caller: connections are a person's, so the anonymous principal (no credential, or auth mode none) has none. */
+  const signedIn = async (req: FastifyRequest, reply: FastifyReply): Promise<Principal | undefined> => {
+    const who = await requireCaller(d, req, reply, 'a2a:publish');
+    if (!who || who.authenticated) return who;
+    const err = new A2AError('Unauthenticated', 'Connections belong to a signed-in caller; send a credential');
+    reply.code(401).headers({ 'Content-Type': 'application/json', 'WWW-Authenticate': d.auth.challenge(err, { scope: 'a2a:publish', resourceMetadata: d.resourceMetadataUrl() }) });
+    return void reply.send(restErrorBody(err).body);
+  };
   return async (app) => {
     app.get('/api/v1/connections', async (req, reply) => {
-      const who = await requireCaller(d, req, reply, 'a2a:publish');
+      const who = await signedIn(req, reply);
       if (!who) return reply;
       const rows = new Map((await d.vault.connections(who.subject)).map((c) => [c.remote, c]));
       const connections = [...d.remotes].sort().map((remote) => {
@@ -49,7 +59,7 @@ export function connectionsRoutes(d: ConnectionsRoutesDeps): FastifyPluginAsync 
     });
 
     app.delete<{ Params: { remote: string } }>('/api/v1/connections/:remote', async (req, reply) => {
-      const who = await requireCaller(d, req, reply, 'a2a:publish');
+      const who = await signedIn(req, reply);
       if (!who) return reply;
       const remote = req.params.remote;
       if (!d.remotes.has(remote)) return sendError(reply, new A2AError('MethodNotFound', `No remote '${remote}' to connect to`));
