@@ -120,6 +120,24 @@ describe('a remote MCP server reached as each user (auth: oauth)', () => {
     await rpc(`${a.http}/a2a/bee`, 'CancelTask', { id: r.body.result.task.id }, { 'x-api-key': ALICE_KEY });
   });
 
+  it('when B revokes the grant (its user deleted), the next call asks to connect again', async () => {
+    // Connect alice again (she disconnected above), then B deletes its user: grants and tokens die.
+    const asked = (await send(ALICE_KEY, 'reconnect')).body.result.task;
+    expect(asked.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    const consent = await browse(b, connectUrlOf(asked), { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
+    expect((await fetch(consent.callback!)).status).toBe(200);
+    await waitFor(async () => ((await getTask(ALICE_KEY, asked.id)).body.result?.status?.state === 'TASK_STATE_COMPLETED' ? true : undefined));
+    expect((await fetch(`${b.http}/api/v1/users/${BEA.username}`, { method: 'DELETE', headers: { 'x-api-key': B_ADMIN_KEY } })).status).toBe(204);
+
+    const r = (await send(ALICE_KEY, 'after revocation')).body.result.task;
+    expect(r.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    expect(connectUrlOf(r)).toContain('/connect/start?ticket=');
+    // The refused tokens are gone from A's vault.
+    const list = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
+    expect(list.connections[0].status).toBe('not-connected');
+    await rpc(`${a.http}/a2a/bee`, 'CancelTask', { id: r.id }, { 'x-api-key': ALICE_KEY });
+  });
+
   it('refuses a forged or altered connect link', async () => {
     const r = await fetch(`${a.http}/connect/start?ticket=v1.k1.AAAA.BBBB`, { redirect: 'manual' });
     expect(r.status).toBe(400);
