@@ -157,6 +157,7 @@ describe('sqlite store specifics', () => {
         '0015_session_grants',
         '0016_api_key_owners',
         '0017_task_caller',
+        '0018_remote_tokens',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

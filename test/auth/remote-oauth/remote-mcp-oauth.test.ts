@@ -21,7 +21,8 @@ let b: TestServer;
 let a: TestServer;
 
 beforeAll(async () => {
-  b = await startOAuthServer({ auth: { apiKeys: [{ key: B_ADMIN_KEY, subject: 'b-admin', scopes: ['admin', 'read-usage'] }] }, agents: [{ id: 'echo', builtin: 'echo' }] }, [BEA]);
+  // B's access tokens live 60 s, within A's refresh margin: every later use refreshes first.
+  b = await startOAuthServer({ auth: { apiKeys: [{ key: B_ADMIN_KEY, subject: 'b-admin', scopes: ['admin', 'read-usage'] }], oauth: { accessTokenTtlSeconds: 60 } }, agents: [{ id: 'echo', builtin: 'echo' }] }, [BEA]);
   a = await startTestServer({
     agents: [{ id: 'bee', mcp: { url: `${b.http}/mcp`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } }],
     auth: {
@@ -93,9 +94,15 @@ describe('a remote MCP server reached as each user (auth: oauth)', () => {
     expect(subjects).not.toContain('alice');
   });
 
-  it('a later call of the same user needs no new consent', async () => {
+  it('a later call of the same user needs no new consent: the token near expiry is refreshed at B first', async () => {
+    const before = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
+    expect(before.connections[0]).toMatchObject({ status: 'connected', refreshable: true });
     const r = await send(ALICE_KEY, 'second call');
     expect(r.body.result?.task?.status?.state).toBe('TASK_STATE_COMPLETED');
+    const after = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
+    // Refreshed for this call (the first task's own call may have refreshed already: 60 s is within the margin).
+    expect(Date.parse(after.connections[0].refreshedAt)).toBeGreaterThan(before.connections[0].refreshedAt ? Date.parse(before.connections[0].refreshedAt) : 0);
+    expect(Date.parse(after.connections[0].expiresAt)).toBeGreaterThan(Date.parse(before.connections[0].expiresAt));
   });
 
   it('a second user of A is still asked to connect', async () => {
