@@ -54,7 +54,7 @@ export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Confi
   if (agent.builtin) return BUILTINS[agent.builtin](agent, config);
   if (agent.remote) {
     const { remoteA2AAgent } = await import('./remote-a2a/index.js');
-    return remoteA2AAgent(agent, context?.log ?? { warn() {} }, context?.callerIdentity);
+    return remoteA2AAgent(agent, context?.log ?? { warn() {} }, context?.callerIdentity, context?.remoteCredentials);
   }
   if (agent.llm) {
     const { llmAgent } = await import('./llm/index.js');

@@ -90,7 +90,6 @@ export function checkRelations(input: unknown): ConfigProblem[] {
 /**
  * A remote with `auth: oauth` keeps users' tokens in the vault, which seals them with
  * `auth.vault.keys`: a server without a key would have to keep them in clear, so it does not start.
- * Per-user OAuth is built for `agents[].mcp`; `agents[].remote` refuses it until it is.
  */
 function vaultProblems(input: Record<string, unknown>): ConfigProblem[] {
   if (!Array.isArray(input.agents)) return [];
@@ -102,8 +101,7 @@ function vaultProblems(input: Record<string, unknown>): ConfigProblem[] {
       const entry = agent[kind];
       if (!isRecord(entry) || !isRecord(entry.auth) || entry.auth.kind !== 'oauth') continue;
       if (entry.auth.clientSecret !== undefined && entry.auth.clientId === undefined) problems.push({ path: `agents[${index}].${kind}.auth.clientSecret`, message: 'needs clientId (the client the secret belongs to)' });
-      if (kind === 'remote') problems.push({ path: `agents[${index}].remote.auth`, message: 'kind oauth is available for agents[].mcp only in this version; use signed-identity or headers for a remote A2A agent' });
-      else oauthAgents.push(`agents[${index}].mcp.auth`);
+      oauthAgents.push(`agents[${index}].${kind}.auth`);
     }
   });
   const auth = isRecord(input.auth) ? input.auth : {};

@@ -20,7 +20,11 @@ export interface RemoteConnectionsSetup {
 
 export function remoteConnectionsOf(config: Config, store: Store, publicUrl: () => string, audit: AuditSink): RemoteConnectionsSetup | undefined {
   const remotes: OAuthRemote[] = [];
-  for (const a of config.agents) if (a.mcp?.auth?.kind === 'oauth') remotes.push({ id: a.id, url: a.mcp.url, auth: a.mcp.auth, allowlist: a.mcp.allowlist });
+  for (const a of config.agents) {
+    if (a.mcp?.auth?.kind === 'oauth') remotes.push({ id: a.id, url: a.mcp.url, auth: a.mcp.auth, allowlist: a.mcp.allowlist });
+    // A remote A2A agent is probed at its agent URL (the card URL without the well-known part).
+    if (a.remote?.auth?.kind === 'oauth') remotes.push({ id: a.id, url: a.remote.cardUrl.replace(/\/\.well-known\/agent(-card)?\.json$/, ''), auth: a.remote.auth, allowlist: a.remote.allowlist });
+  }
   // Checked at parse time too (auth.vault.keys is required with auth: oauth); this guards a config built another way.
   if (remotes.length === 0 || !config.auth.vault) return undefined;
   const cipher = new TokenCipher(vaultKeysOf(config.auth.vault));

@@ -40,7 +40,13 @@ const vault = (keys: unknown) => ({ auth: { vault: { keys } } });
 
 describe('oauth auth on an MCP remote, and the vault keys it needs (ADR 0035)', () => {
   it('takes kind oauth with a default connect wait, and the vault keys in order', () => {
-    const c = parse({ ...mcp({ auth: { kind: 'oauth', issuer: 'https://auth.example', clientId: 'agentport', scopes: ['read'] } }), ...vault([{ id: 'new', secret: KEY }, { id: 'old', secret: Buffer.alloc(32, 2).toString('base64') }]) });
+    const c = parse({
+      ...mcp({ auth: { kind: 'oauth', issuer: 'https://auth.example', clientId: 'agentport', scopes: ['read'] } }),
+      ...vault([
+        { id: 'new', secret: KEY },
+        { id: 'old', secret: Buffer.alloc(32, 2).toString('base64') },
+      ]),
+    });
     expect(c.agents[0]!.mcp?.auth).toEqual({ kind: 'oauth', issuer: 'https://auth.example', clientId: 'agentport', scopes: ['read'], connectWaitMs: 600_000 });
     expect(c.auth.vault?.keys.map((k) => k.id)).toEqual(['new', 'old']);
   });
@@ -56,11 +62,23 @@ describe('oauth auth on an MCP remote, and the vault keys it needs (ADR 0035)', 
     const lines = problemLines(configErrorOf(() => parse({ ...mcp({ auth: { kind: 'oauth' } }), ...vault([{ id: 'a', secret: short }]) })));
     expect(lines[0]).toMatch(/^auth\.vault\.keys\[0\]\.secret: must be 32 bytes in base64/);
     expect(lines.join('\n')).not.toContain(short);
-    expect(problemLines(configErrorOf(() => parse(vault([{ id: 'a', secret: KEY }, { id: 'a', secret: KEY }]))))[0]).toMatch(/^auth\.vault\.keys: key ids must be unique/);
+    expect(
+      problemLines(
+        configErrorOf(() =>
+          parse(
+            vault([
+              { id: 'a', secret: KEY },
+              { id: 'a', secret: KEY },
+            ]),
+          ),
+        ),
+      )[0],
+    ).toMatch(/^auth\.vault\.keys: key ids must be unique/);
   });
 
-  it('refuses oauth on a remote A2A agent for now, and a client secret without its client id', () => {
-    expect(problemLines(configErrorOf(() => parse({ ...remote({ auth: { kind: 'oauth' } }), ...vault([{ id: 'a', secret: KEY }]) })))[0]).toMatch(/^agents\[0\]\.remote\.auth: kind oauth is available for agents\[\]\.mcp only/);
+  it('takes oauth on a remote A2A agent too (with the vault), and refuses a client secret without its client id', () => {
+    expect(parse({ ...remote({ auth: { kind: 'oauth' } }), ...vault([{ id: 'a', secret: KEY }]) }).agents[0]!.remote?.auth).toEqual({ kind: 'oauth', connectWaitMs: 600_000 });
+    expect(problemLines(configErrorOf(() => parse(remote({ auth: { kind: 'oauth' } }))))[0]).toMatch(/^auth\.vault\.keys: is required by agents\[0\]\.remote\.auth/);
     expect(problemLines(configErrorOf(() => parse({ ...mcp({ auth: { kind: 'oauth', clientSecret: 'x' } }), ...vault([{ id: 'a', secret: KEY }]) })))[0]).toMatch(/^agents\[0\]\.mcp\.auth\.clientSecret: needs clientId/);
   });
 });

@@ -1,17 +1,16 @@
 /**
  * `agents[].mcp.auth: oauth` (ADR 0035): each user reaches the remote with their own token, on
  * their own MCP session (a remote binds a session to the user who opened it). A user without a
- * usable token is asked to connect: the task waits in AUTH_REQUIRED with the connect URL (A2A
- * §7.6.4, in-task authorization) and goes on by itself once the vault has the user's tokens.
+ * usable token is asked to connect (src/agents/sdk/remote-connection.ts).
  */
 import type { McpRemoteConfig, RemoteOAuthConfig } from '../../config/config.js';
 import type { RemoteCredential, RemoteCredentials } from '../../core/vault/index.js';
 import type { AgentContext } from '../sdk/agent.js';
+import { awaitUserCredential } from '../sdk/remote-connection.js';
 import { RemoteMcpServer, type RemoteLog } from './remote-mcp-server.js';
 
 /** Sessions kept open at once; the least recently used is closed first. */
 const MAX_SESSIONS = 200;
-const CONNECT_POLL_MS = 500;
 
 type Token = Extract<RemoteCredential, { kind: 'token' }>;
 
@@ -44,30 +43,11 @@ export class PerUserRemotes {
     return s.remote;
   }
 
-  /**
-   * The user's token, after waiting in AUTH_REQUIRED for them to connect when they have none;
-   * undefined when the task ended meanwhile (canceled, or failed: not connected in time).
-   */
+  /** The user's token, after waiting in AUTH_REQUIRED for them to connect when they have none. */
   async tokenFor(ctx: AgentContext, subject: string, connectUrl?: string): Promise<Token | undefined> {
-    let cred: RemoteCredential = connectUrl ? { kind: 'connect', connectUrl, reason: 'refresh-refused' } : await this.credentials.credentialFor(subject, this.agentId);
-    if (cred.kind === 'token') return cred;
-    const host = new URL(this.cfg.url).host;
-    ctx.requireAuth([{ text: `Connect your account at ${host} to continue: open ${cred.connectUrl}` }, { data: { connectUrl: cred.connectUrl, remote: this.agentId, reason: cred.reason } }]);
-    const until = Date.now() + this.cfg.auth.connectWaitMs;
-    try {
-      while (Date.now() < until) {
-        await ctx.sleep(CONNECT_POLL_MS);
-        cred = await this.credentials.credentialFor(subject, this.agentId);
-        if (cred.kind === 'token') {
-          ctx.working(`Connected to ${host}`);
-          return cred;
-        }
-      }
-    } catch {
-      return undefined; // canceled: the core has ended the task
-    }
-    ctx.fail(`the account at ${host} was not connected in time; send the message again to get a new connect link`);
-    return undefined;
+    const next = () => this.credentials.credentialFor(subject, this.agentId);
+    const first: RemoteCredential = connectUrl ? { kind: 'connect', connectUrl, reason: 'refresh-refused' } : await next();
+    return awaitUserCredential(ctx, { first, next, remote: this.agentId, host: new URL(this.cfg.url).host, waitMs: this.cfg.auth.connectWaitMs });
   }
 
   /** The remote refused the user's token: it is forgotten, and the user asked to connect again. */

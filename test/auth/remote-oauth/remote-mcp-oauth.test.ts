@@ -24,7 +24,10 @@ beforeAll(async () => {
   // B's access tokens live 60 s, within A's refresh margin: every later use refreshes first.
   b = await startOAuthServer({ auth: { apiKeys: [{ key: B_ADMIN_KEY, subject: 'b-admin', scopes: ['admin', 'read-usage'] }], oauth: { accessTokenTtlSeconds: 60 } }, agents: [{ id: 'echo', builtin: 'echo' }] }, [BEA]);
   a = await startTestServer({
-    agents: [{ id: 'bee', mcp: { url: `${b.http}/mcp`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } }],
+    agents: [
+      { id: 'bee', mcp: { url: `${b.http}/mcp`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } },
+      { id: 'bee-a2a', remote: { cardUrl: `${b.http}/a2a/echo`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } },
+    ],
     auth: {
       mode: 'required',
       apiKeys: [
@@ -51,6 +54,12 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 20_000): Pro
     if (Date.now() > until) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** B's user again (the revocation test deletes it). */
+async function createBea(): Promise<void> {
+  const r = await fetch(`${b.http}/api/v1/users`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': B_ADMIN_KEY }, body: JSON.stringify({ username: BEA.username, password: BEA.password }) });
+  expect(r.status).toBe(201);
 }
 
 const connectUrlOf = (task: any): string => task.status.message.parts.find((p: any) => p.data?.connectUrl)?.data.connectUrl;
@@ -116,10 +125,13 @@ describe('a remote MCP server reached as each user (auth: oauth)', () => {
     const raw = await list.text();
     expect(list.status).toBe(200);
     const body = JSON.parse(raw);
-    expect(body.connections).toEqual([expect.objectContaining({ remote: 'bee', status: 'connected', remoteSubject: BEA.username, refreshable: expect.any(Boolean) })]);
+    expect(body.connections).toEqual([
+      expect.objectContaining({ remote: 'bee', status: 'connected', remoteSubject: BEA.username, refreshable: true }),
+      expect.objectContaining({ remote: 'bee-a2a', status: 'not-connected' }),
+    ]);
     expect(raw).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./); // no JWT (access token) in the answer
     const carol = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': CAROL_KEY } })).json()) as any;
-    expect(carol.connections).toEqual([expect.objectContaining({ remote: 'bee', status: 'not-connected' })]);
+    expect(carol.connections.map((c: any) => c.status)).toEqual(['not-connected', 'not-connected']);
 
     expect((await fetch(`${a.http}/api/v1/connections/bee`, { method: 'DELETE', headers: { 'x-api-key': ALICE_KEY } })).status).toBe(204);
     const r = await send(ALICE_KEY, 'after disconnect');
@@ -141,8 +153,26 @@ describe('a remote MCP server reached as each user (auth: oauth)', () => {
     expect(connectUrlOf(r)).toContain('/connect/start?ticket=');
     // The refused tokens are gone from A's vault.
     const list = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
-    expect(list.connections[0].status).toBe('not-connected');
+    expect(list.connections.find((c: any) => c.remote === 'bee').status).toBe('not-connected');
     await rpc(`${a.http}/a2a/bee`, 'CancelTask', { id: r.id }, { 'x-api-key': ALICE_KEY });
+  });
+
+  it("B's A2A agent as a remote (remote: { cardUrl, auth: oauth }): the same connect, then the call as B's user", async () => {
+    await createBea();
+    const sendA2a = (text: string) => rpc(`${a.http}/a2a/bee-a2a`, 'SendMessage', { message: { messageId: `m-${randomBytes(6).toString('hex')}`, role: 'ROLE_USER', parts: [{ text }] } }, { 'x-api-key': ALICE_KEY });
+    const asked = (await sendA2a('hello over a2a')).body.result.task;
+    expect(asked.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    const consent = await browse(b, connectUrlOf(asked), { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
+    expect(consent.stoppedAt).toBeUndefined();
+    expect((await fetch(consent.callback!)).status).toBe(200);
+    const done = await waitFor(async () => {
+      const t = (await rpc(`${a.http}/a2a/bee-a2a`, 'GetTask', { id: asked.id }, { 'x-api-key': ALICE_KEY })).body.result;
+      return ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED'].includes(t?.status?.state) ? t : undefined;
+    });
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    // B's echo task is owned by B's user: B lists it for bea only.
+    const list = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
+    expect(list.connections.find((c: any) => c.remote === 'bee-a2a')).toMatchObject({ status: 'connected', remoteSubject: BEA.username });
   });
 
   it('refuses a forged or altered connect link', async () => {
