@@ -113,11 +113,14 @@ export class TokenVault {
    * replicas). `{ connect }` when the user has to connect (again).
    */
   async usable(subject: string, remote: string, refresh: Refresher): Promise<{ tokens: RemoteTokens } | { connect: ConnectReason }> {
+    // After waiting for another replica's refresh, its token is taken as long as it has not expired:
+    // refreshing it again would spend the rotated refresh token twice for nothing.
+    let waited = false;
     for (;;) {
       const row = await this.store.getRemoteToken(subject, remote);
       if (!row) return { connect: 'not-connected' };
       const now = this.now();
-      if (row.expiresAt === undefined || row.expiresAt - this.skew > now) {
+      if (row.expiresAt === undefined || row.expiresAt - (waited ? 0 : this.skew) > now) {
         await this.store.touchRemoteToken(subject, remote, now);
         return { tokens: this.opened(row) };
       }
@@ -129,6 +132,7 @@ export class TokenVault {
       if (!(await this.store.claimRefresh(subject, remote, row.version, now, now + this.leaseMs))) {
         // Another replica (or call) is refreshing: wait for its write, then read the row again.
         await this.waitForChange(subject, remote, row.version);
+        waited = true;
         continue;
       }
       const current = this.opened(row);

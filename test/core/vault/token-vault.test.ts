@@ -159,6 +159,26 @@ describe.each(dialects)('token vault on $name', (d) => {
     expect(refreshes).toBe(1);
   });
 
+  it('a replica that waited for another refresh takes its token even when that one is short-lived too', async () => {
+    fresh();
+    const a = await open();
+    const b = await open();
+    const cipher = new TokenCipher([KEY_NEW]);
+    let refreshes = 0;
+    // The remote issues tokens that expire within the refresh margin (60 s): each is "near expiry".
+    const refresher = async (): Promise<RemoteTokens> => {
+      refreshes++;
+      await new Promise((r) => setTimeout(r, 150));
+      return { accessToken: `access-${refreshes + 1}`, refreshToken: `refresh-${refreshes + 1}`, tokenType: 'Bearer', expiresAt: Date.now() + 30_000 };
+    };
+    const vaultA = new TokenVault(a.oauth.remoteTokens, cipher, { refreshPollMs: 20 });
+    const vaultB = new TokenVault(b.oauth.remoteTokens, cipher, { refreshPollMs: 20 });
+    await vaultA.connect('alice', 'github', { accessToken: 'access-1', refreshToken: 'refresh-1', tokenType: 'Bearer', expiresAt: Date.now() + 30_000 });
+    const results = await Promise.all([vaultA.usable('alice', 'github', refresher), vaultB.usable('alice', 'github', refresher)]);
+    expect(refreshes).toBe(1);
+    for (const r of results) expect(r).toMatchObject({ tokens: { accessToken: 'access-2' } });
+  });
+
   it('a refused refresh deletes the row: the user is asked to connect again', async () => {
     fresh();
     const store = await open();
