@@ -14,6 +14,7 @@ import { browse, startOAuthServer } from '../oauth/support.js';
 const ALICE_KEY = 'alice-remote-oauth-key-000000001';
 const CAROL_KEY = 'carol-remote-oauth-key-000000001';
 const B_ADMIN_KEY = 'b-admin-remote-oauth-key-0000001';
+const A_ADMIN_KEY = 'a-admin-remote-oauth-key-0000001';
 const BEA = { username: 'bea', password: 'bea has a long password here' };
 const VAULT_SECRET = randomBytes(32).toString('base64');
 
@@ -33,6 +34,7 @@ beforeAll(async () => {
       apiKeys: [
         { key: ALICE_KEY, subject: 'alice', scopes: ['a2a:publish', 'a2a:discover'] },
         { key: CAROL_KEY, subject: 'carol', scopes: ['a2a:publish', 'a2a:discover'] },
+        { key: A_ADMIN_KEY, subject: 'a-admin', scopes: ['admin'] },
       ],
       vault: { keys: [{ id: 'k1', secret: VAULT_SECRET }] },
     },
@@ -173,6 +175,18 @@ describe('a remote MCP server reached as each user (auth: oauth)', () => {
     // B's echo task is owned by B's user: B lists it for bea only.
     const list = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
     expect(list.connections.find((c: any) => c.remote === 'bee-a2a')).toMatchObject({ status: 'connected', remoteSubject: BEA.username });
+  });
+
+  it("A's audit log names the connections and B's user, never a token", async () => {
+    const r = await fetch(`${a.http}/api/v1/audit?limit=500`, { headers: { 'x-api-key': A_ADMIN_KEY } });
+    const raw = await r.text();
+    expect(r.status).toBe(200);
+    const records = (JSON.parse(raw) as any).records as any[];
+    const connected = records.filter((x) => x.action === 'connection.connected');
+    expect(connected.length).toBeGreaterThanOrEqual(2);
+    expect(connected[0]).toMatchObject({ actor: 'alice', details: { remoteSubject: BEA.username } });
+    expect(records.some((x) => x.action === 'connection.disconnected' && x.actor === 'alice' && x.target === 'agent:bee')).toBe(true);
+    expect(raw).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./);
   });
 
   it('refuses a forged or altered connect link', async () => {
