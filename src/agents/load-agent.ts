@@ -2,6 +2,7 @@
 import type { AgentConfig, Config } from '../config/index.js';
 import type { CallerIdentitySigner } from './remote-a2a/index.js';
 import type { AgentDefinition } from './sdk/agent.js';
+import type { RemoteCredentials } from './mcp-remote/index.js';
 import { echoAgent } from './echo/index.js';
 import { conformanceAgent } from './conformance/index.js';
 import { importAgentModule } from './import-agent-module.js';
@@ -42,8 +43,10 @@ export class InvalidAgentModuleError extends Error {
 export interface AgentLoadContext {
   log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   version: string;
-  /** signs the caller's identity for remotes with `auth: { kind: signed-identity }` (docs/auth.md) */
+  /** signs the caller's identity for remotes (`remote` and `mcp`) with `auth: { kind: signed-identity }` (docs/auth.md) */
   callerIdentity?: CallerIdentitySigner;
+  /** the users' own tokens for remotes with `auth: oauth` (ADR 0035) */
+  remoteCredentials?: RemoteCredentials;
 }
 
 /** `fresh`: evaluate a module agent's code again (dev-mode reloads; see import-agent-module.ts). */
@@ -51,7 +54,7 @@ export async function loadAgentDefinition(agent: AgentConfig, config: Pick<Confi
   if (agent.builtin) return BUILTINS[agent.builtin](agent, config);
   if (agent.remote) {
     const { remoteA2AAgent } = await import('./remote-a2a/index.js');
-    return remoteA2AAgent(agent, context?.log ?? { warn() {} }, context?.callerIdentity);
+    return remoteA2AAgent(agent, context?.log ?? { warn() {} }, context?.callerIdentity, context?.remoteCredentials);
   }
   if (agent.llm) {
     const { llmAgent } = await import('./llm/index.js');

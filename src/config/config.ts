@@ -194,12 +194,26 @@ export interface LlmAgentConfig {
   price?: SkillCostConfig;
 }
 
-/** `agents[].remote.auth`: how Agentport proves whom it acts for (docs/auth.md). */
-export interface RemoteAuthConfig {
+/** `agents[].remote.auth`, `agents[].mcp.auth`: how Agentport proves whom it acts for (docs/auth.md). */
+export type RemoteAuthConfig = SignedIdentityAuthConfig | RemoteOAuthConfig;
+
+export interface SignedIdentityAuthConfig {
   kind: 'signed-identity';
   /** `aud` of the JWT; absent: the origin of the remote's URL */
   audience?: string;
   ttlSeconds: number;
+}
+
+/** Per-user OAuth to the remote (ADR 0035): each user connects their own account. */
+export interface RemoteOAuthConfig {
+  kind: 'oauth';
+  /** the authorization server, known in advance (no protected-resource discovery) */
+  issuer?: string;
+  clientId?: string;
+  clientSecret?: string;
+  scopes?: string[];
+  resource?: string;
+  connectWaitMs: number;
 }
 
 /** `agents[].remote`: a remote A2A agent (any version, any binding) proxied through the core. */
@@ -228,6 +242,8 @@ export interface McpRemoteConfig {
   callTimeoutMs: number;
   connectTimeoutMs: number;
   refreshIntervalMs: number;
+  /** the caller's signed identity on tool calls, Agentport's on the session's own requests (ADR 0034) */
+  auth?: RemoteAuthConfig;
 }
 
 /** `mcp`: the MCP face. */
@@ -281,6 +297,13 @@ export interface AuthConfig {
   audience?: string[];
   /** leeway for exp/nbf/iat, in seconds; default DEFAULT_CLOCK_SKEW_SECONDS */
   clockSkewSeconds?: number;
+  /** keys of the token vault (ADR 0035); required when a remote has `auth: oauth` */
+  vault?: VaultConfig;
+}
+
+export interface VaultConfig {
+  /** the first seals, all open; `secret` is 32 bytes in base64 */
+  keys: Array<{ id: string; secret: string }>;
 }
 
 export type { OAuthConfig } from './oauth-schema.js';

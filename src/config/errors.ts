@@ -52,7 +52,8 @@ export function valueAt(root: unknown, path: readonly PathSegment[]): unknown {
   return value;
 }
 
-const SECRET_PATH = /^auth\.(apiKeys\[\d+\]\.key|sharedSecret\.secret)$/;
+// Any key named secret or clientSecret, wherever it is (vault keys, OAuth clients of remotes), besides the API keys.
+const SECRET_PATH = /^auth\.apiKeys\[\d+\]\.key$|(^|\.)(secret|clientSecret)$/;
 
 export function describeValue(path: string, value: unknown): string {
   if (SECRET_PATH.test(path)) return typeof value === 'string' ? `a string of ${value.length} characters` : typeof value;

@@ -12,7 +12,7 @@ import { httpBaseUrl } from './primitives.js';
  * management API, the console, OAuth, health, metrics, the API docs). test/config pins this list
  * against the OpenAPI document's paths.
  */
-export const ROOT_SEGMENTS: readonly string[] = ['.well-known', 'a2a', 'api', 'console', 'docs', 'healthz', 'mcp', 'metrics', 'oauth', 'openapi.json', 'readyz'];
+export const ROOT_SEGMENTS: readonly string[] = ['.well-known', 'a2a', 'api', 'connect', 'console', 'docs', 'healthz', 'mcp', 'metrics', 'oauth', 'openapi.json', 'readyz'];
 
 /** The first segment of a URL path's prefix that collides with a root path of the server, if any. */
 export function collidingPrefixSegment(pathname: string): string | undefined {

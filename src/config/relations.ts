@@ -15,7 +15,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 export function checkRelations(input: unknown): ConfigProblem[] {
   if (!isRecord(input)) return [];
-  const problems: ConfigProblem[] = [];
+  const problems: ConfigProblem[] = [...vaultProblems(input)];
   const agentIds: string[] = [];
 
   if (Array.isArray(input.agents)) {
@@ -84,5 +84,33 @@ export function checkRelations(input: unknown): ConfigProblem[] {
     problems.push({ path: 'auth.oauth.login', message: 'token sign-in verifies tokens of auth.issuers: configure at least one issuer' });
   }
 
+  return problems;
+}
+
+/**
+ * A remote with `auth: oauth` keeps users' tokens in the vault, which seals them with
+ * `auth.vault.keys`: a server without a key would have to keep them in clear, so it does not start.
+ */
+function vaultProblems(input: Record<string, unknown>): ConfigProblem[] {
+  if (!Array.isArray(input.agents)) return [];
+  const problems: ConfigProblem[] = [];
+  const oauthAgents: string[] = [];
+  input.agents.forEach((agent, index) => {
+    if (!isRecord(agent)) return;
+    for (const kind of ['mcp', 'remote'] as const) {
+      const entry = agent[kind];
+      if (!isRecord(entry) || !isRecord(entry.auth) || entry.auth.kind !== 'oauth') continue;
+      if (entry.auth.clientSecret !== undefined && entry.auth.clientId === undefined) problems.push({ path: `agents[${index}].${kind}.auth.clientSecret`, message: 'needs clientId (the client the secret belongs to)' });
+      oauthAgents.push(`agents[${index}].${kind}.auth`);
+    }
+  });
+  const auth = isRecord(input.auth) ? input.auth : {};
+  const vault = isRecord(auth.vault) ? auth.vault : undefined;
+  if (oauthAgents.length && !(vault && Array.isArray(vault.keys) && vault.keys.length > 0)) {
+    problems.push({
+      path: 'auth.vault.keys',
+      message: `is required by ${oauthAgents.join(', ')} (kind oauth): the users' tokens are sealed with it. Add auth.vault.keys: [{ id: k1, secret: \${AGENTPORT_VAULT_KEY} }] with 32 random bytes in base64 (openssl rand -base64 32)`,
+    });
+  }
   return problems;
 }

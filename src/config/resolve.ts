@@ -102,6 +102,7 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
       apiKeys: file.auth.apiKeys.map((k) => ({ key: k.key, subject: k.subject, scopes: [...k.scopes] })),
       extendedCard: file.auth.extendedCard,
       anonymousExtendedCard: file.auth.anonymousExtendedCard,
+      ...(file.auth.vault === undefined ? {} : { vault: { keys: file.auth.vault.keys.map((k) => ({ id: k.id, secret: k.secret })) } }),
       ...(file.auth.issuers === undefined
         ? {}
         : {

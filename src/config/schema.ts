@@ -171,6 +171,9 @@ const cardOverridesSchema = z
   })
   .strict();
 
+/** An OAuth scope token (RFC 6749 §3.3: printable ASCII without space, `"` or `\\`). */
+const scopeName = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/, { message: 'must be a scope token (printable ASCII, no spaces or quotes)' });
+
 /**
  * How Agentport proves who it acts for to a remote (docs/auth.md "Acting as the caller").
  * `signed-identity`: a short-lived JWT naming the caller, signed with Agentport's own keys
@@ -186,6 +189,29 @@ const remoteAuthSchema = z.discriminatedUnion('kind', [
       ttlSeconds: integer(10, 3600, ' seconds').default(60),
     })
     .strict(),
+  /**
+   * `oauth`: each user connects their own account at the remote (authorization code + PKCE,
+   * RFC 8707 `resource`); their tokens are kept in the vault (auth.vault) and sent on their calls.
+   * Without `issuer` the authorization server is discovered from the remote's 401 challenge
+   * (RFC 9728, then RFC 8414 / OpenID discovery); without `clientId` Agentport registers itself
+   * (RFC 7591).
+   */
+  z
+    .object({
+      kind: z.literal('oauth'),
+      /** the remote's authorization server, known in advance: no protected-resource discovery */
+      issuer: httpBaseUrl.optional(),
+      clientId: nonEmptyString.optional(),
+      /** a confidential client's secret (client_secret_basic); write it as ${ENV_VAR} */
+      clientSecret: nonEmptyString.optional(),
+      /** asked for at consent; absent: the scopes of the remote's challenge or metadata */
+      scopes: z.array(scopeName).optional(),
+      /** the RFC 8707 resource; absent: the one the remote's metadata names, else its URL */
+      resource: uri.optional(),
+      /** how long a task waits in AUTH_REQUIRED for the user to connect */
+      connectWaitMs: duration(1000).default(600_000),
+    })
+    .strict(),
 ]);
 
 /** A header that would carry a second credential next to the signed identity. */
@@ -194,7 +220,8 @@ function noAuthorizationHeader(v: { headers: Record<string, string>; auth?: unkn
   for (const name of Object.keys(v.headers)) {
     if (name.toLowerCase() === 'authorization') {
       // Reported on `auth`, not on the header: the error quotes the value, and the header's is a secret.
-      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['auth'], message: `cannot be used with headers.${name}: the signed identity is the Authorization header` });
+      const what = (v.auth as { kind?: string }).kind === 'oauth' ? "the user's connected token" : 'the signed identity';
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['auth'], message: `cannot be used with headers.${name}: ${what} is the Authorization header` });
     }
   }
 }
@@ -214,11 +241,11 @@ const mcpRemoteSchema = z
     connectTimeoutMs: duration(1).default(10_000),
     /** tools/list is re-read this often (and on notifications/tools/list_changed) */
     refreshIntervalMs: duration(1000).default(300_000),
+    auth: remoteAuthSchema.optional(),
   })
-  .strict();
+  .strict()
+  .superRefine(noAuthorizationHeader);
 
-/** An OAuth scope token (RFC 6749 §3.3: printable ASCII without space, `"` or `\\`). */
-const scopeName = z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]{1,100}$/, { message: 'must be a scope token (printable ASCII, no spaces or quotes)' });
 const usecaseName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, { message: 'must be lowercase letters, digits, - and _' });
 
 /** A remote A2A agent (src/agents/remote-a2a): proxied on every binding through the core. */
@@ -320,6 +347,28 @@ const sharedSecretSchema = z
   })
   .strict();
 
+/** A key of the token vault (ADR 0035): 32 random bytes, base64 (`openssl rand -base64 32`). */
+const vaultKeySchema = z
+  .object({
+    /** stored beside each value it seals; a new id for every new key */
+    id: z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, { message: 'must be 1 to 32 letters, digits, - or _' }),
+    secret: z.string().refine((v) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(v) && Buffer.from(v, 'base64').length === 32, {
+      message: 'must be 32 bytes in base64 (openssl rand -base64 32); use ${ENV_VAR} to keep it out of the file',
+    }),
+  })
+  .strict();
+
+/** The token vault: tokens Agentport holds for remotes, sealed with the first key (ADR 0035). */
+const vaultSchema = z
+  .object({
+    /** the first seals; the others (older keys) still open what they sealed */
+    keys: z
+      .array(vaultKeySchema)
+      .min(1)
+      .refine((keys) => new Set(keys.map((k) => k.id)).size === keys.length, { message: 'key ids must be unique' }),
+  })
+  .strict();
+
 const authSchema = z
   .object({
     mode: z.enum(['required', 'none']).default('required'),
@@ -337,6 +386,7 @@ const authSchema = z
     sharedSecret: sharedSecretSchema.optional(),
     audience: audienceSchema.optional(),
     clockSkewSeconds: integer(0, 600).optional(),
+    vault: vaultSchema.optional(),
   })
   .strict();
 

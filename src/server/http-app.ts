@@ -4,6 +4,9 @@
  * rest (cards, the registry listing, management, the Novaeden API, OpenAPI, the landing page,
  * JWKS, health) as the fallback face, with the edge's request id, start gate and body reader.
  */
+import { connectRoutes } from './connect-routes.js';
+import { connectionsRoutes } from './management/connections-routes.js';
+import type { RemoteConnectionsSetup } from './remote-connections-setup.js';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { noteRoute } from './route-usage.js';
 import { createServer, type ServerResponse } from 'node:http';
@@ -60,6 +63,8 @@ import { consoleAssetRoutes, type ConsoleAssets } from './console/console-assets
 import { consoleSessionRoutes } from './console/console-session-routes.js';
 
 export interface HttpAppDeps {
+  /** per-user OAuth to remotes: the connect pages and /api/v1/connections (ADR 0035) */
+  remoteConnections?: RemoteConnectionsSetup;
   /** usage records on: every call's record is opened at the edge (src/core/usage) */
   usageRecorder?: UsageRecorder;
   config: Config;
@@ -398,6 +403,23 @@ export function buildHttpApp(d: HttpAppDeps) {
     return d.keys ? d.keys.jwks() : { keys: [] };
   });
   if (d.oauth) app.register(d.oauth.adminRoutes);
+  if (d.remoteConnections) {
+    const rc = d.remoteConnections;
+    app.register(connectRoutes({ connections: rc.connections, log: d.log, onConnected: rc.onConnected }));
+    if (d.policy) {
+      app.register(
+        connectionsRoutes({
+          auth: d.auth,
+          policy: d.policy,
+          vault: rc.vault,
+          remotes: rc.remotes,
+          resourceMetadataUrl: () => protectedResourceMetadataUrl(publicUrl(), '/api/v1'),
+          connectUrl: (subject, remote) => rc.connections.connectUrl(subject, remote),
+          onDisconnected: rc.onDisconnected,
+        }),
+      );
+    }
+  }
   // The web console (src/server/console, docs/console.md): its files and its session.
   const consoleDeps = d.console;
   if (consoleDeps) {

@@ -57,6 +57,7 @@ import { openQuotas } from './quotas.js';
 import { CallMetrics, Metrics } from '../observability/metrics/index.js';
 import { httpStatusOfReason, listenForMetrics, metricsRoute } from './metrics-endpoint.js';
 import { startServerTracing } from './server-tracing.js';
+import { remoteConnectionsOf, type RemoteConnectionsSetup } from './remote-connections-setup.js';
 
 export interface RunningServer {
   /** the admin API key created by this (first) start, to be shown once; never logged */
@@ -210,6 +211,8 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
     // The web console's sessions: a request with no other credential may carry one (src/auth/sessions/console-sessions.ts).
     const consoleSessions = new ConsoleSessions(store.oauth, revocations);
     const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations, sessions: consoleSessions });
+    // Per-user OAuth to remotes (ADR 0035): the vault and the connect flow, when a remote has auth: oauth.
+    const remoteConnections: RemoteConnectionsSetup | undefined = remoteConnectionsOf(initial, store, () => config.server.publicUrl, audit);
 
     // Usage records (src/core/usage): a task's in its own commits, other calls queued and written in batches.
     // An LLM agent's price table (agents[].llm.price) prices its tasks whatever skill they name.
@@ -344,6 +347,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
       auditStore: store.audit,
       ...(auditLog ? { flushAudit: () => auditLog.flush() } : {}),
       console: { sessions: consoleSessions, ...consoleAssetsIfBuilt() },
+      ...(remoteConnections ? { remoteConnections } : {}),
       ...(metrics && !initial.metrics.listen
         ? {
             metricsRoute: metricsRoute(metrics, {
@@ -370,7 +374,12 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
         const fail = (error: unknown): never => {
           throw agentLoadFailure(agentConfig, index, error);
         };
-        const def = await loadAgentDefinition(agentConfig, config, { log: moduleLog('agents'), version: packageVersion(), callerIdentity }).catch(fail);
+        const def = await loadAgentDefinition(agentConfig, config, {
+          log: moduleLog('agents'),
+          version: packageVersion(),
+          callerIdentity,
+          ...(remoteConnections ? { remoteCredentials: remoteConnections.connections } : {}),
+        }).catch(fail);
         if (def.close) closers.push(() => def.close!());
         const signWith = config.cards.sign || config.push.signJwt ? keys : undefined;
         registry.add(await registerAgent(config, agentConfig, def, signWith).catch(fail));

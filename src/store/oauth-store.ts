@@ -5,6 +5,7 @@
  */
 import type { Kysely } from 'kysely';
 import type { Database, OAuthRecordsTable, UsersTable } from './schema.js';
+import { SqlRemoteTokenStore, type RemoteTokenStore } from './remote-token-store.js';
 import { SqlSessionStore, type SessionStore } from './session-store.js';
 
 /** One oidc-provider record (a grant, code, refresh token, client, session, interaction, …). */
@@ -78,13 +79,17 @@ export interface OAuthStore {
 
   /** Server-side sign-in sessions (the admin page, the console). */
   readonly sessions: SessionStore;
+  /** The token vault's rows: tokens held for users at remotes, sealed (ADR 0035). */
+  readonly remoteTokens: RemoteTokenStore;
 }
 
 export class SqlOAuthStore implements OAuthStore {
   readonly sessions: SessionStore;
+  readonly remoteTokens: RemoteTokenStore;
 
   constructor(private readonly db: Kysely<Database>) {
     this.sessions = new SqlSessionStore(db);
+    this.remoteTokens = new SqlRemoteTokenStore(db);
   }
 
   async upsertRecord(model: string, id: string, r: { payload: Record<string, unknown>; grantId?: string; uid?: string; expiresAt?: number }): Promise<void> {
@@ -212,9 +217,11 @@ export class SqlOAuthStore implements OAuthStore {
     await this.revokeAccount(username, at);
     await this.sessions.endSessionsOf(username);
     await this.revokeApiKeysOfOwner(username, at);
+    await this.remoteTokens.deleteRemoteTokensOf(username);
     const r = await this.db.deleteFrom('users').where('username', '=', username).executeTakeFirst();
     await this.revokeAccount(username, at);
     await this.sessions.endSessionsOf(username);
+    await this.remoteTokens.deleteRemoteTokensOf(username);
     return Number(r.numDeletedRows) > 0;
   }
 

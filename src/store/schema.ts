@@ -120,6 +120,25 @@ export interface SessionsTable {
   usecase: string | null;
 }
 
+/** migration 0018: the token vault (src/store/remote-token-store.ts); tokens are sealed */
+export interface RemoteTokensTable {
+  subject: string;
+  remote: string;
+  access_token: string;
+  refresh_token: string | null;
+  token_type: string;
+  scope: string | null;
+  expires_at: number | null;
+  issuer: string | null;
+  client: string | null;
+  remote_subject: string | null;
+  connected_at: number;
+  refreshed_at: number | null;
+  last_used_at: number | null;
+  version: number;
+  refresh_until: number | null;
+}
+
 /** usage records (src/store/usage/): one row per call or task; booleans are 0/1 */
 export interface UsageRecordsTable {
   id: string;
@@ -227,6 +246,7 @@ export interface Database {
   oauth_records: OAuthRecordsTable;
   users: UsersTable;
   sessions: SessionsTable;
+  remote_tokens: RemoteTokensTable;
   usage_records: UsageRecordsTable;
   usage_hourly: UsageHourlyTable;
   usage_daily: UsageDailyTable;

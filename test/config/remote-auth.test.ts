@@ -24,12 +24,61 @@ describe('signed-identity auth on a remote', () => {
     expect(lines[0]).not.toContain('Bearer x');
   });
 
-  it('is not taken on an MCP remote yet (its shared session has caller-less requests)', () => {
-    expect(problemLines(configErrorOf(() => parse(mcp({ auth: { kind: 'signed-identity' } }))))[0]).toMatch(/^agents\[0\]\.mcp\.auth: unknown key/);
+  it('is taken on an MCP remote too (ADR 0034), with the same refusal of an Authorization header', () => {
+    expect(parse(mcp({ auth: { kind: 'signed-identity' } })).agents[0]!.mcp?.auth).toEqual({ kind: 'signed-identity', ttlSeconds: 60 });
+    expect(problemLines(configErrorOf(() => parse(mcp({ headers: { authorization: 'Bearer y' }, auth: { kind: 'signed-identity' } }))))[0]).toMatch(/^agents\[0\]\.mcp\.auth: cannot be used with headers\.authorization/);
   });
 
   it('names an unknown kind and a lifetime out of range', () => {
     expect(problemLines(configErrorOf(() => parse(remote({ auth: { kind: 'shared-secret' } }))))[0]).toMatch(/^agents\[0\]\.remote\.auth\.kind: /);
     expect(problemLines(configErrorOf(() => parse(remote({ auth: { kind: 'signed-identity', ttlSeconds: 5 } }))))[0]).toMatch(/^agents\[0\]\.remote\.auth\.ttlSeconds: must be an integer from 10 to 3600/);
+  });
+});
+
+const KEY = Buffer.alloc(32, 1).toString('base64');
+const vault = (keys: unknown) => ({ auth: { vault: { keys } } });
+
+describe('oauth auth on an MCP remote, and the vault keys it needs (ADR 0035)', () => {
+  it('takes kind oauth with a default connect wait, and the vault keys in order', () => {
+    const c = parse({
+      ...mcp({ auth: { kind: 'oauth', issuer: 'https://auth.example', clientId: 'agentport', scopes: ['read'] } }),
+      ...vault([
+        { id: 'new', secret: KEY },
+        { id: 'old', secret: Buffer.alloc(32, 2).toString('base64') },
+      ]),
+    });
+    expect(c.agents[0]!.mcp?.auth).toEqual({ kind: 'oauth', issuer: 'https://auth.example', clientId: 'agentport', scopes: ['read'], connectWaitMs: 600_000 });
+    expect(c.auth.vault?.keys.map((k) => k.id)).toEqual(['new', 'old']);
+  });
+
+  it('refuses to start without a vault key, naming the setting and the agent that needs it', () => {
+    const lines = problemLines(configErrorOf(() => parse(mcp({ auth: { kind: 'oauth' } }))));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^auth\.vault\.keys: is required by agents\[0\]\.mcp\.auth \(kind oauth\)/);
+  });
+
+  it('refuses a key that is not 32 bytes, duplicate ids, and never quotes a secret back', () => {
+    const short = Buffer.alloc(16, 3).toString('base64');
+    const lines = problemLines(configErrorOf(() => parse({ ...mcp({ auth: { kind: 'oauth' } }), ...vault([{ id: 'a', secret: short }]) })));
+    expect(lines[0]).toMatch(/^auth\.vault\.keys\[0\]\.secret: must be 32 bytes in base64/);
+    expect(lines.join('\n')).not.toContain(short);
+    expect(
+      problemLines(
+        configErrorOf(() =>
+          parse(
+            vault([
+              { id: 'a', secret: KEY },
+              { id: 'a', secret: KEY },
+            ]),
+          ),
+        ),
+      )[0],
+    ).toMatch(/^auth\.vault\.keys: key ids must be unique/);
+  });
+
+  it('takes oauth on a remote A2A agent too (with the vault), and refuses a client secret without its client id', () => {
+    expect(parse({ ...remote({ auth: { kind: 'oauth' } }), ...vault([{ id: 'a', secret: KEY }]) }).agents[0]!.remote?.auth).toEqual({ kind: 'oauth', connectWaitMs: 600_000 });
+    expect(problemLines(configErrorOf(() => parse(remote({ auth: { kind: 'oauth' } }))))[0]).toMatch(/^auth\.vault\.keys: is required by agents\[0\]\.remote\.auth/);
+    expect(problemLines(configErrorOf(() => parse({ ...mcp({ auth: { kind: 'oauth', clientSecret: 'x' } }), ...vault([{ id: 'a', secret: KEY }]) })))[0]).toMatch(/^agents\[0\]\.mcp\.auth\.clientSecret: needs clientId/);
   });
 });

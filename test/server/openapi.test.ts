@@ -25,7 +25,10 @@ beforeAll(async () => {
       agents: [
         { id: 'scripted', module: SCRIPTED },
         { id: 'echo', builtin: 'echo' },
+        // per-user OAuth (the connections API and connect pages); nothing listens on port 9
+        { id: 'upstream-tools', mcp: { url: 'http://127.0.0.1:9/mcp', allowlist: ['127.0.0.1'], auth: { kind: 'oauth' } } },
       ],
+      auth: { vault: { keys: [{ id: 'k1', secret: Buffer.alloc(32, 7).toString('base64') }] } },
     },
     { usage: new MemoryUsageStore() },
   );
@@ -251,6 +254,21 @@ describe('every documented operation answers as documented', () => {
     expect((await call('GET', '/mcp/health')).status).toBe(200);
     expect((await call('GET', '/mcp/validate')).status).toBe(200);
     expect((await call('GET', '/.well-known/mcp-metadata')).status).toBe(200);
+  });
+
+  it('the connections API and the connect pages', async () => {
+    const dora = await s.key('dora', ['a2a:publish']);
+    const list = await call('GET', '/api/v1/connections', dora);
+    expect(list.status).toBe(200);
+    expect(list.body.connections).toEqual([expect.objectContaining({ remote: 'upstream-tools', status: 'not-connected' })]);
+    expect((await call('GET', '/api/v1/connections')).status).toBe(401);
+    expect((await call('DELETE', '/api/v1/connections/upstream-tools', dora)).status).toBe(204);
+    expect((await call('DELETE', '/api/v1/connections/nope', dora)).status).toBe(404);
+    const connect = new URL(list.body.connections[0].connectUrl);
+    // The remote is unreachable: the page says so rather than redirecting.
+    expect((await call('GET', `${connect.pathname}${connect.search}`)).status).toBe(502);
+    expect((await call('GET', '/connect/start?ticket=v1.k1.AAAA.BBBB')).status).toBe(400);
+    expect((await call('GET', '/connect/callback?code=x&state=forged')).status).toBe(400);
   });
 
   it('every documented operation was exercised above', () => {

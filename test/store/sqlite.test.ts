@@ -164,6 +164,7 @@ describe('sqlite store specifics', () => {
         '0015_session_grants',
         '0016_api_key_owners',
         '0017_task_caller',
+        '0018_remote_tokens',
         '0020_usage_cached_tokens',
         '0021_push_outbox_config_head',
       ]);

@@ -10,6 +10,7 @@ import { Client, ProtocolError, SdkError, SdkErrorCode, SdkHttpError, Streamable
 import type { McpRemoteConfig } from '../../config/config.js';
 import { urlOriginAndPath } from '../../config/redact-url.js';
 import { guardedFetch, SsrfGuard, SsrfRejectedError } from '../../net/index.js';
+import { asCaller, asService, type McpCaller, type RequestAuthorization } from './remote-identity.js';
 
 export interface RemoteLog {
   debug(obj: object, msg?: string): void;
@@ -22,6 +23,8 @@ export class RemoteMcpError extends Error {
     message: string,
     /** whether the same call may succeed later (the remote is down or slow) */
     readonly transient: boolean,
+    /** the remote's HTTP status when it refused the credentials (401, 403) */
+    readonly status?: number,
   ) {
     super(message);
     this.name = 'RemoteMcpError';
@@ -48,6 +51,8 @@ export class RemoteMcpServer {
     private readonly cfg: McpRemoteConfig,
     private readonly log: RemoteLog,
     private readonly version: string,
+    /** the Authorization of each request (`auth: signed-identity`); absent: only the configured headers */
+    private readonly authorization?: RequestAuthorization,
   ) {
     // http is allowed: the operator chose this URL; the guard is about where it may point.
     this.fetch = guardedFetch(new SsrfGuard({ allow: cfg.allowlist, allowHttp: true, label: 'remote MCP server URL' }));
@@ -78,7 +83,15 @@ export class RemoteMcpServer {
    * request stream is closed). A session the remote forgot (it restarted) or a refused connection
    * means the call never ran: the connection is rebuilt and the call tried once more.
    */
-  async callTool(name: string, args: Record<string, unknown>, opts: { signal: AbortSignal; onProgress?: (message: string | undefined) => void; trace?: Context | undefined }): Promise<CallToolResult> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    opts: { signal: AbortSignal; onProgress?: (message: string | undefined) => void; trace?: Context | undefined; caller?: McpCaller | undefined },
+  ): Promise<CallToolResult> {
+    return asCaller(opts.caller, () => this.callToolAsCaller(name, args, opts));
+  }
+
+  private async callToolAsCaller(name: string, args: Record<string, unknown>, opts: { signal: AbortSignal; onProgress?: (message: string | undefined) => void; trace?: Context | undefined }): Promise<CallToolResult> {
     // MCP carries the caller's trace in `params._meta` (MCP 2026-07-28, OTel MCP conventions).
     const traceparent = traceparentOf(opts.trace);
     for (let attempt = 0; ; attempt++) {
@@ -128,7 +141,8 @@ export class RemoteMcpServer {
   private connection(): Promise<Client> {
     if (this.closed) return Promise.reject(new RemoteMcpError('The agent is shutting down.', true));
     if (this.client) return Promise.resolve(this.client);
-    this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
+    // The session (initialize, its streams, list refreshes) belongs to no caller, even when a call opens it.
+    this.connecting ??= asService(() => this.connect()).finally(() => (this.connecting = undefined));
     return this.connecting;
   }
 
@@ -150,7 +164,10 @@ export class RemoteMcpServer {
       },
     );
     const transport = new StreamableHTTPClientTransport(new URL(this.cfg.url), {
-      fetch: (url, init) => this.fetch(url, tracingOn() ? withTraceparentOfMeta(init) : init),
+      fetch: async (url, init) => {
+        const traced = tracingOn() ? withTraceparentOfMeta(init) : init;
+        return this.fetch(url, this.authorization ? withAuthorization(traced, await this.authorization()) : traced);
+      },
       requestInit: { headers: this.cfg.headers },
       reconnectionOptions: { initialReconnectionDelay: 1000, maxReconnectionDelay: 10_000, reconnectionDelayGrowFactor: 2, maxRetries: 2 },
     });
@@ -200,7 +217,8 @@ export function toRemoteError(err: unknown, cfg: Pick<McpRemoteConfig, 'url' | '
   const ssrf = findCause(err, SsrfRejectedError);
   if (ssrf) return new RemoteMcpError(`${where} is not an allowed destination (${ssrf.kind}); add its host to agents[].mcp.allowlist if it is meant to be reached.`, false);
   if (err instanceof ProtocolError) return new RemoteMcpError(`${where} refused the call: ${err.message.slice(0, 500)}`, false);
-  if (err instanceof SdkHttpError && (err.status === 401 || err.status === 403)) return new RemoteMcpError(`${where} refused Agentport's credentials (HTTP ${err.status}); check agents[].mcp.headers.`, false);
+  if (err instanceof SdkHttpError && (err.status === 401 || err.status === 403))
+    return new RemoteMcpError(`${where} refused Agentport's credentials (HTTP ${err.status}); check agents[].mcp.headers and agents[].mcp.auth.`, false, err.status);
   if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout) return new RemoteMcpError(`${where} did not answer in time.`, true);
   if (err instanceof SdkHttpError) return new RemoteMcpError(`${where} answered HTTP ${err.status}.`, true);
   return new RemoteMcpError(`${where} is unreachable.`, true);
@@ -213,6 +231,12 @@ function findCause<T>(err: unknown, type: new (...args: never[]) => T): T | unde
 
 export function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+function withAuthorization(init: RequestInit | undefined, authorization: string): RequestInit {
+  const headers = new Headers(init?.headers);
+  headers.set('authorization', authorization);
+  return { ...init, headers };
 }
 
 /**

@@ -13,6 +13,8 @@ import type { AgentConfig, RemoteA2AConfig } from '../../config/config.js';
 import { A2AClientError, AgentCardError, TransportError, type A2AClient, type AgentCard, type Message } from '../../client/index.js';
 import { defineAgent, type AgentCardSpec, type AgentContext, type AgentDefinition } from '../sdk/agent.js';
 import type { CallerIdentitySigner } from '../../core/keys/caller-identity.js';
+import type { RemoteCredentials } from '../../core/vault/index.js';
+import { awaitUserCredential } from '../sdk/remote-connection.js';
 
 export type { CallerIdentitySigner };
 import { connectRemote } from './remote-client.js';
@@ -67,9 +69,11 @@ function reasonOf(err: unknown, cfg: RemoteA2AConfig): string {
   return `remote agent at ${cfg.cardUrl} failed: ${err instanceof Error ? err.message : String(err)}`;
 }
 
-export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2AConfig }, log: RemoteA2ALog, callerIdentity?: CallerIdentitySigner): Promise<AgentDefinition> {
+export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2AConfig }, log: RemoteA2ALog, callerIdentity?: CallerIdentitySigner, remoteCredentials?: RemoteCredentials): Promise<AgentDefinition> {
   const cfg = agent.remote;
-  if (cfg.auth && !callerIdentity) throw new Error(`agent ${agent.id}: remote.auth needs the server's signing keys`);
+  if (cfg.auth?.kind === 'signed-identity' && !callerIdentity) throw new Error(`agent ${agent.id}: remote.auth needs the server's signing keys`);
+  const oauth = cfg.auth?.kind === 'oauth' ? cfg.auth : undefined;
+  if (oauth && !remoteCredentials) throw new Error(`agent ${agent.id}: remote.auth oauth needs the token vault (auth.vault)`);
   let remote: { client: A2AClient; card: AgentCard } | undefined;
   let startError: unknown;
   try {
@@ -95,10 +99,21 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
     else if (remoteTasks.size > MAX_REMEMBERED) remoteTasks.delete(remoteTasks.keys().next().value!);
   }
 
-  async function run(ctx: AgentContext): Promise<void> {
+  async function run(ctx: AgentContext, retried = false): Promise<void> {
     if (!remote) {
       ctx.fail(publicReasonOf(startError));
       return;
+    }
+    // Per-user OAuth (ADR 0035): the user's own token, after connecting when they have none; waited
+    // for before the call's timers start.
+    let userAuthorization: string | undefined;
+    if (oauth) {
+      const subject = ctx.caller?.principal.subject;
+      if (!subject) return ctx.fail('the caller of this task is not known here, so the remote agent cannot be called on its behalf');
+      const next = () => remoteCredentials!.credentialFor(subject, agent.id);
+      const token = await awaitUserCredential(ctx, { first: await next(), next, remote: agent.id, host: new URL(cfg.cardUrl).host, waitMs: oauth.connectWaitMs });
+      if (!token) return;
+      userAuthorization = token.authorization;
     }
     const { client, card } = remote;
     const ref: RemoteRef = remoteTasks.get(ctx.taskId) ?? {};
@@ -126,8 +141,9 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
     // it, and the remote continues the trace (the client library only lets a call add headers).
     const traceparent = traceparentOf(ctx.trace);
     const headers: Record<string, string> = traceparent ? { traceparent } : {};
+    if (userAuthorization) headers.authorization = userAuthorization;
     try {
-      if (cfg.auth) {
+      if (cfg.auth?.kind === 'signed-identity') {
         // Signed per call, never the caller's own token (docs/auth.md "Acting as the caller").
         const caller = ctx.caller?.principal;
         if (!caller) {
@@ -164,6 +180,11 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
         if (ref.taskId) await client.cancelTask({ id: ref.taskId }, { headers }).catch(() => {});
         return;
       }
+      // The remote no longer takes the user's token (revoked): forget it and ask again, once.
+      if (oauth && !retried && err instanceof A2AClientError && err.isUnauthenticated && !ref.taskId) {
+        await remoteCredentials!.refused(ctx.caller!.principal.subject, agent.id);
+        return run(ctx, true);
+      }
       const cause = abort.signal.aborted ? abort.signal.reason : err;
       log.warn({ agent: agent.id, taskId: ctx.taskId, err: reasonOf(cause, cfg) }, 'remote a2a: task failed');
       if (abort.signal.aborted && ref.taskId) await client.cancelTask({ id: ref.taskId }, { headers }).catch(() => {});
@@ -177,7 +198,7 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
 
   return defineAgent({
     card: remote ? cardSpecOf(remote.card, agent.id) : { name: agent.id, description: `The remote A2A agent at ${cfg.cardUrl} (unreachable at start).`, skills: [] },
-    execute: run,
+    execute: (ctx) => run(ctx),
     close: async () => remote?.client.close(),
   });
 }

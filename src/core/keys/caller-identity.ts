@@ -38,6 +38,12 @@ export interface CallerIdentityInput {
 /** What a built-in agent needs to sign a caller identity; the server builds it over the KeyStore. */
 export interface CallerIdentitySigner {
   sign(input: CallerIdentityInput): Promise<string>;
+  /**
+   * Agentport's own identity, for a remote's requests made for no caller (an MCP session's
+   * `initialize`, `tools/list`): `sub` is the issuer itself, as in an RFC 7523 client assertion,
+   * and `scope` is empty, so a remote can tell it from any caller and grant it no user's rights.
+   */
+  signService(input: Omit<CallerIdentityInput, 'caller'>): Promise<string>;
 }
 
 export class KeyStoreCallerIdentity implements CallerIdentitySigner {
@@ -45,6 +51,10 @@ export class KeyStoreCallerIdentity implements CallerIdentitySigner {
 
   constructor(private readonly o: CallerIdentityOptions) {
     this.now = o.now ?? Date.now;
+  }
+
+  signService(input: Omit<CallerIdentityInput, 'caller'>): Promise<string> {
+    return this.sign({ ...input, caller: { subject: this.o.issuer(), scopes: [] } });
   }
 
   async sign(input: CallerIdentityInput): Promise<string> {

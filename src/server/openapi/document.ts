@@ -86,6 +86,7 @@ export function openApiDocument(version: string): Obj {
       { name: 'tasks', description: 'The REST task API of the replaced service (docs/migrating-from-novaeden.md)' },
       { name: 'a2a compatibility', description: 'The same task API under the paths of its scope matrix' },
       { name: 'management', description: 'API keys, users, OAuth clients, any task (scope admin); one\u2019s own API keys (any signed-in caller); usage (admin: everyone\u2019s, usage:read: one\u2019s own)' },
+      { name: 'connections', description: 'Per-user OAuth to remotes (auth: oauth): connect links and callback, one\u2019s own connections' },
       { name: 'mcp compatibility', description: 'Routes beside the MCP endpoint that connectors of the replaced service call' },
       { name: 'console', description: 'The web console (docs/console.md): its files and its session' },
       { name: 'health', description: 'Liveness and readiness' },
@@ -184,6 +185,70 @@ export function openApiDocument(version: string): Obj {
           { '204': { description: 'Revoked' }, '404': error('No such key (or, for a non-administrator, another subject\u2019s)') },
           { parameters: [param('id', 'The key id (16 hex digits)')] },
         ),
+      },
+      '/api/v1/connections': {
+        get: {
+          tags: ['connections'],
+          summary:
+            'The caller\u2019s connections to remotes with `auth: oauth` (ADR 0035): for each such agent, connected (scopes, who the caller is there, when connected, refreshed and last used; never a token) or not, with a URL to connect',
+          security: [{ bearer: [] }, { apiKey: [] }],
+          responses: {
+            '200': json(
+              {
+                type: 'object',
+                properties: {
+                  connections: {
+                    type: 'array',
+                    items: {
+                      type: 'object',
+                      properties: {
+                        remote: { type: 'string', description: 'the agent id' },
+                        status: { enum: ['connected', 'not-connected'] },
+                        connectUrl: { type: 'string', description: 'where to connect (not connected only)' },
+                        scopes: { type: 'array', items: { type: 'string' } },
+                        remoteSubject: { type: 'string', description: 'who the caller is at the remote, as its token says' },
+                        connectedAt: { type: 'string', format: 'date-time' },
+                        refreshedAt: { type: 'string', format: 'date-time' },
+                        lastUsedAt: { type: 'string', format: 'date-time' },
+                        expiresAt: { type: 'string', format: 'date-time' },
+                        refreshable: { type: 'boolean' },
+                      },
+                      required: ['remote', 'status'],
+                    },
+                  },
+                },
+                required: ['connections'],
+              },
+              'The connections',
+            ),
+            ...AUTH_ERRORS,
+          },
+        },
+      },
+      '/api/v1/connections/{remote}': {
+        delete: {
+          tags: ['connections'],
+          summary: 'Disconnect: the caller\u2019s tokens for this remote are deleted from the vault; the next call asks to connect again',
+          security: [{ bearer: [] }, { apiKey: [] }],
+          parameters: [param('remote', 'The agent id')],
+          responses: { '204': { description: 'Disconnected (or was not connected)' }, '404': error('No agent with auth: oauth of that id'), ...AUTH_ERRORS },
+        },
+      },
+      '/connect/start': {
+        get: {
+          tags: ['connections'],
+          summary: 'A connect link (from an AUTH_REQUIRED status or the connections list): redirects the browser to the remote\u2019s authorization server (code + PKCE + resource)',
+          parameters: [param('ticket', 'The sealed ticket of the link', 'query')],
+          responses: { '302': { description: 'To the remote\u2019s authorization server' }, '400': html('An invalid or expired link'), '502': html('The remote or its authorization server cannot be used') },
+        },
+      },
+      '/connect/callback': {
+        get: {
+          tags: ['connections'],
+          summary: 'The redirect URI of the remote\u2019s authorization server: redeems the code and stores the tokens; the waiting task goes on',
+          parameters: [param('code', 'The authorization code', 'query'), param('state', 'The sealed state', 'query'), param('iss', 'RFC 9207 issuer', 'query')],
+          responses: { '200': html('Connected'), '400': html('An invalid or expired state'), '403': html('Access not granted'), '502': html('The code was refused') },
+        },
       },
       '/api/v1/quotas': {
         get: adminOp('The quotas in force: from the configuration file (read-only) and set through this API', {

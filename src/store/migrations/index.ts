@@ -24,6 +24,7 @@ import * as m0014 from './0014-task-counts.js';
 import * as m0015 from './0015-session-grants.js';
 import * as m0016 from './0016-api-key-owners.js';
 import * as m0017 from './0017-task-caller.js';
+import * as m0018 from './0018-remote-tokens.js';
 import * as m0020 from './0020-usage-cached-tokens.js';
 import * as m0021 from './0021-push-outbox-config-head.js';
 
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0015_session_grants': m0015,
   '0016_api_key_owners': m0016,
   '0017_task_caller': m0017,
+  '0018_remote_tokens': m0018,
   '0020_usage_cached_tokens': m0020,
   '0021_push_outbox_config_head': m0021,
 };

@@ -22,6 +22,8 @@ export interface RemoteRecord {
   started: string[];
   /** every tool called, by name */
   calls: string[];
+  /** the POSTs: JSON-RPC method and Authorization, in order (recorded when the array is given) */
+  requests?: Array<{ method: string; authorization: string | undefined }>;
 }
 
 export interface RemoteServer {
@@ -144,6 +146,7 @@ export async function startModernRemote(port = 0, record: RemoteRecord = { autho
   const http = createServer(async (req, res) => {
     record.authorization.push(req.headers.authorization);
     const body = req.method === 'POST' ? await readBody(req) : undefined;
+    if (body !== undefined) record.requests?.push({ method: String(JSON.parse(body)?.method), authorization: req.headers.authorization });
     const abort = new AbortController();
     res.on('close', () => abort.abort());
     const headers = new Headers();
@@ -199,6 +202,7 @@ export async function startLegacyRemote(port = 0, record: RemoteRecord = { autho
     record.authorization.push(req.headers.authorization);
     const sid = req.headers['mcp-session-id'] as string | undefined;
     const body = req.method === 'POST' ? JSON.parse(await readBody(req)) : undefined;
+    if (body !== undefined) record.requests?.push({ method: String(body?.method), authorization: req.headers.authorization });
     let entry = sid ? sessions.get(sid) : undefined;
     if (!entry) {
       if (sid || req.method !== 'POST' || !isInitializeRequest(body)) {

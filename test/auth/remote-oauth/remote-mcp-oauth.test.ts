@@ -1,0 +1,197 @@
+/**
+ * Issue 27 end to end (ADR 0035): two real Agentport servers on loopback. B is the remote: auth
+ * required, its own authorization server and users. A serves B's MCP face as an agent with
+ * `mcp: { url: <B>/mcp, auth: oauth }`. A user of A calls the agent and gets AUTH_REQUIRED with a
+ * connect URL; the consent at B is done by HTTP requests (login page, consent page) as B's user;
+ * A's callback stores the tokens and the waiting task goes on by itself; B's usage records name
+ * B's user; a second user of A is still asked; the Connections API lists and deletes.
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rpc, startTestServer, type TestServer } from '../../support/server.js';
+import { browse, startOAuthServer } from '../oauth/support.js';
+
+const ALICE_KEY = 'alice-remote-oauth-key-000000001';
+const CAROL_KEY = 'carol-remote-oauth-key-000000001';
+const B_ADMIN_KEY = 'b-admin-remote-oauth-key-0000001';
+const A_ADMIN_KEY = 'a-admin-remote-oauth-key-0000001';
+const BEA = { username: 'bea', password: 'bea has a long password here' };
+const VAULT_SECRET = randomBytes(32).toString('base64');
+
+let b: TestServer;
+let a: TestServer;
+
+beforeAll(async () => {
+  // B's access tokens live 60 s, within A's refresh margin: every later use refreshes first.
+  b = await startOAuthServer({ auth: { apiKeys: [{ key: B_ADMIN_KEY, subject: 'b-admin', scopes: ['admin', 'read-usage'] }], oauth: { accessTokenTtlSeconds: 60 } }, agents: [{ id: 'echo', builtin: 'echo' }] }, [BEA]);
+  a = await startTestServer({
+    agents: [
+      { id: 'bee', mcp: { url: `${b.http}/mcp`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } },
+      { id: 'bee-a2a', remote: { cardUrl: `${b.http}/a2a/echo`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } },
+    ],
+    auth: {
+      mode: 'required',
+      apiKeys: [
+        { key: ALICE_KEY, subject: 'alice', scopes: ['a2a:publish', 'a2a:discover'] },
+        { key: CAROL_KEY, subject: 'carol', scopes: ['a2a:publish', 'a2a:discover'] },
+        { key: A_ADMIN_KEY, subject: 'a-admin', scopes: ['admin'] },
+      ],
+      vault: { keys: [{ id: 'k1', secret: VAULT_SECRET }] },
+    },
+  });
+});
+afterAll(async () => {
+  await a?.stop();
+  await b?.stop();
+});
+
+const send = (key: string, text: string) => rpc(`${a.http}/a2a/bee`, 'SendMessage', { message: { messageId: `m-${randomBytes(6).toString('hex')}`, role: 'ROLE_USER', parts: [{ text }] } }, { 'x-api-key': key });
+const getTask = (key: string, id: string) => rpc(`${a.http}/a2a/bee`, 'GetTask', { id }, { 'x-api-key': key });
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** B's user again (the revocation test deletes it). */
+async function createBea(): Promise<void> {
+  const r = await fetch(`${b.http}/api/v1/users`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': B_ADMIN_KEY }, body: JSON.stringify({ username: BEA.username, password: BEA.password }) });
+  expect(r.status).toBe(201);
+}
+
+const connectUrlOf = (task: any): string => task.status.message.parts.find((p: any) => p.data?.connectUrl)?.data.connectUrl;
+
+describe('a remote MCP server reached as each user (auth: oauth)', () => {
+  let aliceTask: any;
+
+  it('asks a user with no connection to connect: AUTH_REQUIRED with a connect URL on A', async () => {
+    const r = await send(ALICE_KEY, 'hello from alice');
+    aliceTask = r.body.result?.task;
+    expect(aliceTask?.status?.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    const url = connectUrlOf(aliceTask);
+    expect(url.startsWith(`${a.http}/connect/start?ticket=`)).toBe(true);
+    expect(aliceTask.status.message.parts[0].text).toContain(url);
+  });
+
+  it('after consent at B as its user, the waiting task continues by itself and B records B’s user', async () => {
+    const result = await browse(b, connectUrlOf(aliceTask), { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
+    expect(result.stoppedAt).toBeUndefined();
+    // The authorization request carried PKCE and the RFC 8707 resource (read back from B's pages' flow start).
+    const callback = await fetch(result.callback!);
+    const page = await callback.text();
+    expect(callback.status).toBe(200);
+    expect(page).toContain('connected');
+
+    const done = await waitFor(async () => {
+      const t = (await getTask(ALICE_KEY, aliceTask.id)).body.result;
+      return ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED'].includes(t?.status?.state) ? t : undefined;
+    });
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    const text = done.artifacts.flatMap((x: any) => x.parts.map((p: any) => p.text ?? JSON.stringify(p.data))).join(' ');
+    expect(text).toContain('hello from alice');
+
+    // B's usage records name B's user, not A's caller and not A itself.
+    const subjects = await waitFor(async () => {
+      const r = await fetch(`${b.http}/api/v1/usage?by=subject`, { headers: { 'x-api-key': B_ADMIN_KEY } });
+      const body: any = await r.json();
+      const found: string[] = (body.groups ?? []).map((g: any) => g.key.subject);
+      return found.includes(BEA.username) ? found : undefined;
+    });
+    expect(subjects).not.toContain('alice');
+  });
+
+  it('a later call of the same user needs no new consent: the token near expiry is refreshed at B first', async () => {
+    const before = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
+    expect(before.connections[0]).toMatchObject({ status: 'connected', refreshable: true });
+    const r = await send(ALICE_KEY, 'second call');
+    expect(r.body.result?.task?.status?.state).toBe('TASK_STATE_COMPLETED');
+    const after = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
+    // Refreshed for this call (the first task's own call may have refreshed already: 60 s is within the margin).
+    expect(Date.parse(after.connections[0].refreshedAt)).toBeGreaterThan(before.connections[0].refreshedAt ? Date.parse(before.connections[0].refreshedAt) : 0);
+    expect(Date.parse(after.connections[0].expiresAt)).toBeGreaterThan(Date.parse(before.connections[0].expiresAt));
+  });
+
+  it('a second user of A is still asked to connect', async () => {
+    const r = await send(CAROL_KEY, 'hello from carol');
+    expect(r.body.result?.task?.status?.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    await rpc(`${a.http}/a2a/bee`, 'CancelTask', { id: r.body.result.task.id }, { 'x-api-key': CAROL_KEY });
+  });
+
+  it('lists the caller’s connections without tokens, and disconnects', async () => {
+    const list = await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } });
+    const raw = await list.text();
+    expect(list.status).toBe(200);
+    const body = JSON.parse(raw);
+    expect(body.connections).toEqual([
+      expect.objectContaining({ remote: 'bee', status: 'connected', remoteSubject: BEA.username, refreshable: true }),
+      expect.objectContaining({ remote: 'bee-a2a', status: 'not-connected' }),
+    ]);
+    expect(raw).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./); // no JWT (access token) in the answer
+    const carol = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': CAROL_KEY } })).json()) as any;
+    expect(carol.connections.map((c: any) => c.status)).toEqual(['not-connected', 'not-connected']);
+
+    expect((await fetch(`${a.http}/api/v1/connections/bee`, { method: 'DELETE', headers: { 'x-api-key': ALICE_KEY } })).status).toBe(204);
+    const r = await send(ALICE_KEY, 'after disconnect');
+    expect(r.body.result?.task?.status?.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    await rpc(`${a.http}/a2a/bee`, 'CancelTask', { id: r.body.result.task.id }, { 'x-api-key': ALICE_KEY });
+  });
+
+  it('when B revokes the grant (its user deleted), the next call asks to connect again', async () => {
+    // Connect alice again (she disconnected above), then B deletes its user: grants and tokens die.
+    const asked = (await send(ALICE_KEY, 'reconnect')).body.result.task;
+    expect(asked.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    const consent = await browse(b, connectUrlOf(asked), { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
+    expect((await fetch(consent.callback!)).status).toBe(200);
+    await waitFor(async () => ((await getTask(ALICE_KEY, asked.id)).body.result?.status?.state === 'TASK_STATE_COMPLETED' ? true : undefined));
+    expect((await fetch(`${b.http}/api/v1/users/${BEA.username}`, { method: 'DELETE', headers: { 'x-api-key': B_ADMIN_KEY } })).status).toBe(204);
+
+    const r = (await send(ALICE_KEY, 'after revocation')).body.result.task;
+    expect(r.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    expect(connectUrlOf(r)).toContain('/connect/start?ticket=');
+    // The refused tokens are gone from A's vault.
+    const list = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
+    expect(list.connections.find((c: any) => c.remote === 'bee').status).toBe('not-connected');
+    await rpc(`${a.http}/a2a/bee`, 'CancelTask', { id: r.id }, { 'x-api-key': ALICE_KEY });
+  });
+
+  it("B's A2A agent as a remote (remote: { cardUrl, auth: oauth }): the same connect, then the call as B's user", async () => {
+    await createBea();
+    const sendA2a = (text: string) => rpc(`${a.http}/a2a/bee-a2a`, 'SendMessage', { message: { messageId: `m-${randomBytes(6).toString('hex')}`, role: 'ROLE_USER', parts: [{ text }] } }, { 'x-api-key': ALICE_KEY });
+    const asked = (await sendA2a('hello over a2a')).body.result.task;
+    expect(asked.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    const consent = await browse(b, connectUrlOf(asked), { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
+    expect(consent.stoppedAt).toBeUndefined();
+    expect((await fetch(consent.callback!)).status).toBe(200);
+    const done = await waitFor(async () => {
+      const t = (await rpc(`${a.http}/a2a/bee-a2a`, 'GetTask', { id: asked.id }, { 'x-api-key': ALICE_KEY })).body.result;
+      return ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED'].includes(t?.status?.state) ? t : undefined;
+    });
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    // B's echo task is owned by B's user: B lists it for bea only.
+    const list = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
+    expect(list.connections.find((c: any) => c.remote === 'bee-a2a')).toMatchObject({ status: 'connected', remoteSubject: BEA.username });
+  });
+
+  it("A's audit log names the connections and B's user, never a token", async () => {
+    const r = await fetch(`${a.http}/api/v1/audit?limit=500`, { headers: { 'x-api-key': A_ADMIN_KEY } });
+    const raw = await r.text();
+    expect(r.status).toBe(200);
+    const records = (JSON.parse(raw) as any).records as any[];
+    const connected = records.filter((x) => x.action === 'connection.connected');
+    expect(connected.length).toBeGreaterThanOrEqual(2);
+    expect(connected[0]).toMatchObject({ actor: 'alice', details: { remoteSubject: BEA.username } });
+    expect(records.some((x) => x.action === 'connection.disconnected' && x.actor === 'alice' && x.target === 'agent:bee')).toBe(true);
+    expect(raw).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./);
+  });
+
+  it('refuses a forged or altered connect link', async () => {
+    const r = await fetch(`${a.http}/connect/start?ticket=v1.k1.AAAA.BBBB`, { redirect: 'manual' });
+    expect(r.status).toBe(400);
+    expect(await r.text()).toContain('not valid');
+  });
+});
