@@ -113,7 +113,9 @@ async function measure(tree, index) {
         await sleep(250);
       }
     }
-    await send(url, opts.warmup, `warm${index}`);
+    await send(url, opts.warmup, `warm${index}`).catch((err) => {
+      throw new Error(`${err.message}; the server said: ${stderr.trim() || '(nothing)'} (exit ${child.exitCode}, ${child.signalCode})`);
+    });
     const ctl = (...a) => execFileSync('callgrind_control', [...a, String(child.pid)], { stdio: 'ignore' });
     ctl('-z');
     ctl('-i', 'on');
