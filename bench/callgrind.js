@@ -20,14 +20,21 @@ import { freePort, sleep } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/callgrind.js [--tree DIR]... [--workload a2a|mcp] [--warmup N] [--requests N]
-                            [--connections N] [--config FILE] [--keep]
+                            [--connections N] [--config FILE] [--node-flags FLAGS] [--keep]
   --tree DIR     a built checkout to measure (repeatable; default: this one); the first is the baseline
   --warmup N     requests before counting (default 3000)
   --requests N   requests counted (default 1000)
   --config FILE  an agentport.yaml fragment for every server
-  --keep         keep the callgrind output files (for callgrind_annotate)`;
+  --node-flags F Node/V8 flags for the servers (default --single-threaded: V8 compiles and
+                 collects on the main thread, so how warm the JIT is depends on the requests
+                 sent, not on how much CPU its helper threads got on a busy machine)
+  --keep         keep the callgrind output files (for callgrind_annotate)
 
-const opts = { trees: [], workload: 'a2a', warmup: 3000, requests: 1000, connections: 4, config: undefined, keep: false };
+Timers (the usage flush and rollup, the quota re-read, the WAL checkpoint thread) run per second,
+not per request: under callgrind a server answers ~50 times slower, so their work weighs ~50 times
+more per request than at full speed. Compare trees measured alike; read the ratio.`;
+
+const opts = { trees: [], workload: 'a2a', warmup: 3000, requests: 1000, connections: 4, config: undefined, nodeFlags: ['--single-threaded'], keep: false };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   const v = () => process.argv[++i];
@@ -40,6 +47,7 @@ for (let i = 2; i < process.argv.length; i++) {
   else if (a === '--requests') opts.requests = Number(v());
   else if (a === '--connections') opts.connections = Number(v());
   else if (a === '--config') opts.config = path.resolve(v());
+  else if (a === '--node-flags') opts.nodeFlags = v().split(/\s+/).filter(Boolean);
   else if (a === '--keep') opts.keep = true;
   else {
     console.error(`unknown option ${a}\n${HELP}`);
@@ -65,7 +73,12 @@ async function send(url, n, tag) {
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString();
-          const data = text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: '))?.slice(6);
+          const data = text.startsWith('{')
+            ? text
+            : text
+                .split('\n')
+                .find((l) => l.startsWith('data: '))
+                ?.slice(6);
           let json;
           try {
             json = JSON.parse(data ?? '');
@@ -96,7 +109,7 @@ async function measure(tree, index) {
   const args = ['--tool=callgrind', '--instr-atstart=no', '--collect-atstart=yes', '--separate-threads=yes', `--callgrind-out-file=${work}/cg.out`];
   const serve = [path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', path.join(work, 'data'), '--auth', 'none'];
   if (opts.config) serve.push('--config', opts.config);
-  const child = spawn('valgrind', [...args, process.execPath, ...serve], { cwd: tree, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } });
+  const child = spawn('valgrind', [...args, process.execPath, ...opts.nodeFlags, ...serve], { cwd: tree, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } });
   let stderr = '';
   child.stderr.on('data', (d) => {
     stderr = (stderr + d).slice(-4000);
