@@ -25,16 +25,16 @@ const HELP = `Usage: node bench/callgrind.js [--tree DIR]... [--workload a2a|mcp
   --warmup N     requests before counting (default 3000)
   --requests N   requests counted (default 1000)
   --config FILE  an agentport.yaml fragment for every server
-  --node-flags F Node/V8 flags for the servers (default --single-threaded: V8 compiles and
-                 collects on the main thread, so how warm the JIT is depends on the requests
-                 sent, not on how much CPU its helper threads got on a busy machine)
+  --node-flags F Node/V8 flags for the servers (e.g. --single-threaded: V8 then compiles and
+                 collects on the main thread too; a warm-up too short for the JIT then shows
+                 as compiler work in the count)
   --keep         keep the callgrind output files (for callgrind_annotate)
 
 Timers (the usage flush and rollup, the quota re-read, the WAL checkpoint thread) run per second,
 not per request: under callgrind a server answers ~50 times slower, so their work weighs ~50 times
 more per request than at full speed. Compare trees measured alike; read the ratio.`;
 
-const opts = { trees: [], workload: 'a2a', warmup: 3000, requests: 1000, connections: 4, config: undefined, nodeFlags: ['--single-threaded'], keep: false };
+const opts = { trees: [], workload: 'a2a', warmup: 3000, requests: 1000, connections: 4, config: undefined, nodeFlags: [], keep: false };
 for (let i = 2; i < process.argv.length; i++) {
   const a = process.argv[i];
   const v = () => process.argv[++i];
@@ -122,7 +122,8 @@ async function measure(tree, index) {
         await send(url, 1, 'verify');
         break;
       } catch (err) {
-        if (err.message.startsWith('bad answer') || i > 1200) throw err;
+        // valgrind starts Node slowly, slower still on a busy machine: up to 20 minutes
+        if (err.message.startsWith('bad answer') || i > 4800) throw err;
         await sleep(250);
       }
     }
