@@ -103,7 +103,8 @@ for (let i = 0; ; i++) {
     if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${text.slice(0, 300)}`);
     break;
   } catch (err) {
-    if (i > 100) throw err;
+    // a loaded machine may take a minute to start the server
+    if (i > 600) throw err;
     await sleep(100);
   }
 }

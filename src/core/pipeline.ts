@@ -76,11 +76,12 @@ export function compose(stages: readonly Stage[], inner: A2AHandler): A2AHandler
       const call = { op: operation.method, req: args[0], operation } as Call;
       const run = (i: number, c: CallContext): Answer => {
         const stage = stages[i];
-        if (!stage) return method.call(inner, c, ...args);
-        return operation.stream ? stage.call(c, call, (n) => run(i + 1, n)) : settle(c, () => stage.call(c, call, (n) => run(i + 1, n)) as Promise<unknown>);
+        return stage ? stage.call(c, call, (n) => run(i + 1, n)) : method.call(inner, c, ...args);
       };
       if (operation.stream) return lazyStream(async () => (run(0, ctx) as AsyncIterable<StreamItem>)[Symbol.asyncIterator]());
-      return run(0, ctx);
+      // Settled once, around the whole list: a stage's synchronous refusal passes up through the
+      // stages before it as any exception does, and becomes the rejection here.
+      return settle(ctx, () => run(0, ctx) as Promise<unknown>);
     };
   }
   return handler as unknown as A2AHandler;

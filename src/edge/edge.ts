@@ -210,8 +210,12 @@ class AdmittedRequest implements RequestContext {
   async body(limit?: number) {
     const max = limit === undefined ? this.o.body.limit : Math.min(limit, this.o.body.limit);
     // A caller not (or not yet) authenticated reads within the anonymous share of the budget.
-    const caller = this.first ? await this.first.catch(() => undefined) : undefined;
-    const read = await readLimitedBody(this.req, max, caller?.authenticated !== true);
+    // Without a share (auth mode none: everyone is anonymous) who the caller is changes nothing,
+    // and the body is read without waiting for authentication.
+    const budget = this.o.body.policy.budget;
+    const shared = budget.anonymousCapacity < budget.capacity;
+    const caller = shared && this.first ? await this.first.catch(() => undefined) : undefined;
+    const read = await readLimitedBody(this.req, max, shared && caller?.authenticated !== true);
     return typeof read === 'string' ? read : bodyRefused(read, max);
   }
 }

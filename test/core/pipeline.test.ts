@@ -3,6 +3,8 @@ import type { A2AHandler, CallContext, StreamItem } from '../../src/core/a2a-han
 import { compose, entering, type Call, type Stage } from '../../src/core/pipeline.js';
 import { OPERATIONS } from '../../src/core/operations.js';
 import { ANONYMOUS } from '../../src/core/authz/principal.js';
+import { UsageDraft } from '../../src/core/usage/usage-draft.js';
+import { A2AError } from '../../src/protocol/a2a/errors.js';
 
 const OPS = [
   'sendMessage',
@@ -106,6 +108,32 @@ describe('the call pipeline (compose)', () => {
     expect(stage.calls).toHaveLength(1); // nothing runs until the stream is read
     await expect(stream[Symbol.asyncIterator]().next()).rejects.toThrow('refused subscribeToTask');
     expect(inner.seen).toHaveLength(0);
+  });
+
+  it('a refusal by a later stage, thrown or rejected, reaches the caller as one rejection and the call usage draft as its outcome', async () => {
+    const thrown: Stage = {
+      name: 'thrown',
+      call: () => {
+        throw new A2AError('TaskNotFound', 'no such task');
+      },
+    };
+    const rejected: Stage = { name: 'rejected', call: () => Promise.reject(new A2AError('UnsupportedOperation', 'not here')) };
+    for (const [last, reason] of [
+      [thrown, 'TASK_NOT_FOUND'],
+      [rejected, 'UNSUPPORTED_OPERATION'],
+    ] as const) {
+      const inner = recordingInner();
+      const h = compose([entering('first', (c) => c), entering('second', (c) => c), last], inner);
+      const usage = new UsageDraft('test', 0);
+      let result: unknown;
+      expect(() => {
+        result = h.getTask({ ...ctx, usage }, req);
+      }).not.toThrow();
+      await expect(result).rejects.toBeInstanceOf(A2AError);
+      expect(usage.error).toBe(true);
+      expect(usage.outcome).toBe(reason);
+      expect(inner.seen).toHaveLength(0);
+    }
   });
 
   it('passes agentExtensions and hasAgent on unchanged when no stage takes part', () => {

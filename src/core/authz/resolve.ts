@@ -12,6 +12,7 @@ import type { AgentRegistry } from '../agents/agent-registry.js';
 import type { Call, Stage } from '../pipeline.js';
 import type { UsageDraft } from '../usage/usage-draft.js';
 import { SKILL_METADATA_KEY } from '../../protocol/a2a/skill-metadata.js';
+import type { AgentSkill } from '../../protocol/a2a/types.js';
 import type { AuthorizationPolicy } from './policy.js';
 import { unknownTenant } from './unknown-agent.js';
 import { agentSeen } from './agent-lookup.js';
@@ -32,6 +33,17 @@ function noteCall(u: UsageDraft, ctx: CallContext, call: Call): void {
   }
 }
 
+/** The ids of a card's skills, listed once per skills list rather than once per message. */
+const skillIds = new WeakMap<readonly AgentSkill[], readonly string[]>();
+function skillIdsOf(skills: readonly AgentSkill[]): readonly string[] {
+  let ids = skillIds.get(skills);
+  if (!ids) {
+    ids = Object.freeze(skills.map((s) => s.id));
+    skillIds.set(skills, ids);
+  }
+  return ids;
+}
+
 export function resolveStage(registry: AgentRegistry, policy: AuthorizationPolicy): Stage {
   return {
     name: 'resolve',
@@ -41,7 +53,7 @@ export function resolveStage(registry: AgentRegistry, policy: AuthorizationPolic
       if (agent && (call.op === 'sendMessage' || call.op === 'sendStreamingMessage')) {
         const named = agent.definition.skillOf?.(call.req.message);
         const hinted = call.req.metadata?.[SKILL_METADATA_KEY];
-        resolved.skills = named !== undefined ? [named] : agent.definition.card.skills.map((s) => s.id);
+        resolved.skills = named !== undefined ? [named] : skillIdsOf(agent.definition.card.skills);
         const skill = named ?? (typeof hinted === 'string' && hinted !== '' ? hinted : undefined);
         if (skill !== undefined) resolved.skill = skill;
       }

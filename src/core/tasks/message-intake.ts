@@ -13,7 +13,7 @@ import type { CallContext } from '../a2a-handler.js';
 import type { RegisteredAgent } from '../agents/agent-registry.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import type { ClusterRouter } from '../cluster/cluster-router.js';
-import { mergeObservers, type RunObserver } from '../execution/run-observer.js';
+import type { RunObserver } from '../execution/run-observer.js';
 import type { RunLogger, RunSupervisor } from '../execution/run-supervisor.js';
 import { pushBodyVersionOfCall } from '../push/push-body-version.js';
 import { chosenTaskIdOf } from './chosen-task-id.js';
@@ -131,10 +131,10 @@ export class MessageIntake {
 
     // Known as starting from now until its first commit (or its end), when the store has it.
     const key = !existing && this.d.deduplicates && typeof msg.messageId === 'string' ? startingKey(ctx, msg.messageId) : undefined;
-    if (key !== undefined) this.starting.set(key, { taskId, contextId });
-    const started = () => key !== undefined && this.starting.get(key)?.taskId === taskId && this.starting.delete(key);
+    const entry = key === undefined ? undefined : { taskId, contextId };
+    if (entry) this.starting.set(key!, entry);
     const start = (given: RunObserver, opts?: { createTaskNow?: boolean }) => {
-      const obs = key === undefined ? given : mergeObservers(given, { onMessage: started, onCommitted: started, onEnd: started, onDuplicate: started });
+      const obs = entry ? new LeavingStarting(given, this.starting, key!, entry) : given;
       if (existing?.run) return runs.deliver(existing, existing.run, userMessage, obs, ctx.trace);
       // A follow-up another replica forwarded carries no scopes: the run acts for the stored caller.
       const caller = (forwarded && existing ? callerOfStored(existing.caller, existing.owner) : undefined) ?? runCallerOf(ctx);
@@ -189,6 +189,49 @@ export class MessageIntake {
       out.push(t.task);
     }
     return out;
+  }
+}
+
+/**
+ * The observer of a run whose message is known as starting: passes everything on to `given`, and
+ * at the run's first sign (a commit, an answer, its end) the message stops being "starting" (one
+ * object per run, where a merged observer took five closures).
+ */
+class LeavingStarting implements RunObserver {
+  private left = false;
+
+  constructor(
+    private readonly given: RunObserver,
+    private readonly starting: Map<string, { taskId: string; contextId: string }>,
+    private readonly key: string,
+    private readonly entry: { taskId: string; contextId: string },
+  ) {}
+
+  onMessage(m: Message): void {
+    this.given.onMessage(m);
+    this.leave();
+  }
+
+  onCommitted(): void {
+    this.given.onCommitted();
+    this.leave();
+  }
+
+  onEnd(err?: Error, task?: Task): void {
+    this.given.onEnd(err, task);
+    this.leave();
+  }
+
+  onDuplicate(task: Task): void {
+    this.given.onDuplicate?.(task);
+    this.leave();
+  }
+
+  private leave(): void {
+    if (this.left) return;
+    this.left = true;
+    // Only its own entry: a later message with the same key may have taken the slot since.
+    if (this.starting.get(this.key) === this.entry) this.starting.delete(this.key);
   }
 }
 

@@ -1,0 +1,165 @@
+#!/usr/bin/env node
+// Instructions per request, deterministic: `npm run build`, then
+// `node bench/callgrind.js [--tree DIR]... [options]`.
+//
+// On a loaded machine req/s and CPU seconds swing by 10 % or more between runs; the number of
+// machine instructions a server executes for a request does not (it moves by well under 1 %). This
+// starts each built checkout's server (`--tree`, default this one) under valgrind's callgrind with
+// instrumentation off, warms it up with requests sent from here (so the JIT has settled), switches
+// instrumentation on for exactly `--requests` requests, dumps, and reports the instructions per
+// request of the whole process (all threads) and of its main thread. Two trees measured one after
+// the other compare exactly, whatever else the machine is doing; a change is its ratio.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WORKLOADS } from './lib/workloads.mjs';
+import { freePort, sleep } from './lib/net.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const HELP = `Usage: node bench/callgrind.js [--tree DIR]... [--workload a2a|mcp] [--warmup N] [--requests N]
+                            [--connections N] [--config FILE] [--node-flags FLAGS] [--keep]
+  --tree DIR     a built checkout to measure (repeatable; default: this one); the first is the baseline
+  --warmup N     requests before counting (default 3000)
+  --requests N   requests counted (default 1000)
+  --config FILE  an agentport.yaml fragment for every server
+  --node-flags F Node/V8 flags for the servers (e.g. --single-threaded: V8 then compiles and
+                 collects on the main thread too; a warm-up too short for the JIT then shows
+                 as compiler work in the count)
+  --keep         keep the callgrind output files (for callgrind_annotate)
+
+Timers (the usage flush and rollup, the quota re-read, the WAL checkpoint thread) run per second,
+not per request: under callgrind a server answers ~50 times slower, so their work weighs ~50 times
+more per request than at full speed. Compare trees measured alike; read the ratio.`;
+
+const opts = { trees: [], workload: 'a2a', warmup: 3000, requests: 1000, connections: 4, config: undefined, nodeFlags: [], keep: false };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  const v = () => process.argv[++i];
+  if (a === '--help') {
+    console.log(HELP);
+    process.exit(0);
+  } else if (a === '--tree') opts.trees.push(path.resolve(v()));
+  else if (a === '--workload') opts.workload = v();
+  else if (a === '--warmup') opts.warmup = Number(v());
+  else if (a === '--requests') opts.requests = Number(v());
+  else if (a === '--connections') opts.connections = Number(v());
+  else if (a === '--config') opts.config = path.resolve(v());
+  else if (a === '--node-flags') opts.nodeFlags = v().split(/\s+/).filter(Boolean);
+  else if (a === '--keep') opts.keep = true;
+  else {
+    console.error(`unknown option ${a}\n${HELP}`);
+    process.exit(2);
+  }
+}
+if (opts.trees.length === 0) opts.trees.push(ROOT);
+const workload = WORKLOADS[opts.workload];
+if (!workload) {
+  console.error(`unknown workload ${opts.workload} (a2a or mcp)`);
+  process.exit(2);
+}
+
+/** Sends `n` requests over `connections` keep-alive connections; rejects on a wrong answer. */
+async function send(url, n, tag) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
+  let next = 0;
+  const one = (i) =>
+    new Promise((resolve, reject) => {
+      const body = `${workload.bodyPrefix}${tag}-${i}${workload.bodySuffix}`;
+      const req = http.request(url, { method: 'POST', agent, headers: { ...workload.headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          const data = text.startsWith('{')
+            ? text
+            : text
+                .split('\n')
+                .find((l) => l.startsWith('data: '))
+                ?.slice(6);
+          let json;
+          try {
+            json = JSON.parse(data ?? '');
+          } catch {}
+          if (res.statusCode === 200 && workload.ok(json)) resolve();
+          else reject(new Error(`bad answer ${res.statusCode}: ${text.slice(0, 300)}`));
+        });
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  const lane = async () => {
+    while (next < n) await one(next++);
+  };
+  await Promise.all(Array.from({ length: opts.connections }, lane));
+  agent.destroy();
+}
+
+function totals(file) {
+  const text = readFileSync(file, 'utf8');
+  const m = /^totals: (\d+)/m.exec(text);
+  return m ? Number(m[1]) : 0;
+}
+
+async function measure(tree, index) {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-cg-'));
+  const port = await freePort();
+  const args = ['--tool=callgrind', '--instr-atstart=no', '--collect-atstart=yes', '--separate-threads=yes', `--callgrind-out-file=${work}/cg.out`];
+  const serve = [path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', path.join(work, 'data'), '--auth', 'none'];
+  if (opts.config) serve.push('--config', opts.config);
+  const child = spawn('valgrind', [...args, process.execPath, ...opts.nodeFlags, ...serve], { cwd: tree, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } });
+  let stderr = '';
+  child.stderr.on('data', (d) => {
+    stderr = (stderr + d).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}${workload.path}`;
+  try {
+    for (let i = 0; ; i++) {
+      if (child.exitCode !== null) throw new Error(`server exited: ${stderr.trim()}`);
+      try {
+        await send(url, 1, 'verify');
+        break;
+      } catch (err) {
+        // valgrind starts Node slowly, slower still on a busy machine: up to 20 minutes
+        if (err.message.startsWith('bad answer') || i > 4800) throw err;
+        await sleep(250);
+      }
+    }
+    await send(url, opts.warmup, `warm${index}`).catch((err) => {
+      throw new Error(`${err.message}; the server said: ${stderr.trim() || '(nothing)'} (exit ${child.exitCode}, ${child.signalCode})`);
+    });
+    const ctl = (...a) => execFileSync('callgrind_control', [...a, String(child.pid)], { stdio: 'ignore' });
+    ctl('-z');
+    ctl('-i', 'on');
+    await send(url, opts.requests, `count${index}`);
+    ctl('-i', 'off');
+    ctl('-d');
+    const files = readdirSync(work).filter((f) => f.startsWith('cg.out') && /\.1(-\d+)?$/.test(f));
+    let total = 0;
+    let main = 0;
+    for (const f of files) {
+      const n = totals(path.join(work, f));
+      total += n;
+      if (/\.1-0*1$/.test(f) || f === 'cg.out.1') main = n;
+    }
+    return { total: total / opts.requests, main: main / opts.requests, work };
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
+    if (!opts.keep) rmSync(work, { recursive: true, force: true });
+  }
+}
+
+const results = [];
+for (const [i, tree] of opts.trees.entries()) {
+  const r = await measure(tree, i);
+  results.push(r);
+  const base = results[0];
+  console.log(
+    `${tree}: ${(r.total / 1e3).toFixed(1)} k instructions/request (main thread ${(r.main / 1e3).toFixed(1)} k)` +
+      (i > 0 ? `, ratio to ${opts.trees[0]}: ${(r.total / base.total).toFixed(3)} (main ${(r.main / base.main).toFixed(3)})` : '') +
+      (opts.keep ? ` [${r.work}]` : ''),
+  );
+}
