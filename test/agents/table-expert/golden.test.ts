@@ -120,6 +120,21 @@ const GOLDEN: Golden[] = [
       ),
   },
   { shape: 'which group has the highest sum', q: 'Which category has the highest revenue?', expected: () => rows(byValue(groupBy(lines, (l) => l.product.category, revenue)).slice(0, 1)) },
+  {
+    // the README's question: "category" is a column of products, reached from order lines; "product" only says whose
+    shape: 'which group (named with its table) has the highest sum in a year',
+    q: 'Which product category had the highest revenue in 2024?',
+    expected: () =>
+      rows(
+        byValue(
+          groupBy(
+            lines.filter((l) => year(l.order.order_date) === 2024),
+            (l) => l.product.category,
+            revenue,
+          ),
+        ).slice(0, 1),
+      ),
+  },
   { shape: 'monthly buckets of a sum', q: 'Revenue by month', expected: () => rows(byKey(groupBy(lines, (l) => month(l.order.order_date), revenue))) },
   {
     shape: 'monthly buckets with a year filter',
