@@ -330,6 +330,17 @@ describe('Table Expert golden questions (deterministic planner, A2A over HTTP)',
     expectRows(done.data.rows, rows(byValue(groupBy(lines, (l) => l.product.name, revenue))), 'revenue by product name');
   });
 
+  it('asks before declining a word close to a column ("categry"), and the reply picking it continues the task', async () => {
+    const first = await send(s, 'Revenue by categry');
+    expect(first.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(first.text).toContain('By "categry" do you mean products.category?');
+    expect(first.statusData.clarify.choices).toEqual([{ id: 'products.category', label: 'products.category' }]);
+    const done = await send(s, 'products.category', { taskId: first.task.id });
+    expect(done.task.id).toBe(first.task.id);
+    expect(done.state).toBe('TASK_STATE_COMPLETED');
+    expectRows(done.data.rows, rows(byValue(groupBy(lines, (l) => l.product.category, revenue))), 'revenue by category');
+  });
+
   it('accepts a clarification by table name and as a data part', async () => {
     const first = await send(s, 'Average price');
     expect(first.state).toBe('TASK_STATE_INPUT_REQUIRED');

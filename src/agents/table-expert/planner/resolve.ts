@@ -10,6 +10,7 @@ import { labelColumn, type ColumnRef, type Vocabulary } from './vocabulary.js';
 import { checkCoverage, neverPlan, settleCompareValues, settleCompareYears, settleRanking, settleShare } from './resolve-extra.js';
 import { Ambiguity, best, colRef, valueOwner, columnChoice, columnsOf, dateCol, dateOf, Decline, numeric, pickColumn, pickTable, proximity, setBase, tablesOf, tablesOfPlan, type Ctx } from './resolve-context.js';
 import { rowsPlan, settlePerEntity } from './resolve-rows.js';
+import { askAboutUnknown, askToGroupBy, placeChosenGroups } from './near-words.js';
 
 export { Ambiguity, Decline, tablesOfPlan } from './resolve-context.js';
 
@@ -94,7 +95,9 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
 const describeFn = (fn: AggFn): string => ({ count: 'count', count_distinct: 'count', sum: 'add up', avg: 'average', min: 'take the minimum of', max: 'take the maximum of', median: 'take the median of' })[fn];
 
 export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Record<string, string>>): Plan {
+  placeChosenGroups(d, resolutions);
   if (d.unknown.length) {
+    askAboutUnknown(d.unknown, vocab);
     throw new Decline(`I do not know what ${d.unknown.map((w) => `"${w}"`).join(', ')} refer${d.unknown.length === 1 ? 's' : ''} to in these tables`);
   }
   if (d.unplaced.length) {
@@ -251,6 +254,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   for (const f of plan.filters) if (f.kind === 'child_count') inPlan.add(f.child);
   const droppedTables = d.subjects.filter((s) => tablesOf(s).length && !tablesOf(s).some((t) => inPlan.has(t.table)) && !columnsOf(s, (r) => inPlan.has(r.table)).length);
   if (droppedTables.length) throw new Decline(`I could not work ${droppedTables.map((u) => `"${u.text}"`).join(', ')} into the query; ask about it directly, e.g. "number of ${droppedTables[0]!.text} by …"`);
+  if (unused.length && plan.shape === 'aggregate' && !plan.groups.length) askToGroupBy(unused);
   if (unused.length) throw new Decline(`I am not sure how ${unused.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
   return plan;
 }
