@@ -6,7 +6,7 @@ import { qualified, quoteIdent } from '../sql/sql-text.js';
 import { joinsFor } from './joins.js';
 import type { Measure, Plan } from './plan.js';
 import { perEntitySql } from './compile-per-entity.js';
-import { filterSql, groupSql, measureAlias } from './sql-fragments.js';
+import { bucketSql, filterSql, groupSql, measureAlias } from './sql-fragments.js';
 import { Decline, tablesOfPlan } from './resolve.js';
 import type { Vocabulary } from './vocabulary.js';
 import { readPlan } from './reading.js';
@@ -36,7 +36,7 @@ function measureSql(m: Measure, base: string, fanout: boolean, vocab: Vocabulary
     case 'count':
       return `count(${c})`;
     case 'count_distinct':
-      return `count(DISTINCT ${c})`;
+      return `count(DISTINCT ${m.bucket ? bucketSql(m.bucket, c) : c})`;
     default:
       return `${m.fn}(${c})`;
   }

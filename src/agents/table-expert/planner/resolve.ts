@@ -4,6 +4,7 @@
  * asks (INPUT_REQUIRED with the choices); when the question does not fit it declines and says why.
  */
 import type { Draft, DraftMeasure } from './draft.js';
+import type { TimeUnit } from './lexicon.js';
 import { joinsFor } from './joins.js';
 import type { AggFn, ColRef, Filter, Group, Measure, Plan } from './plan.js';
 import { labelColumn, type ColumnRef, type Vocabulary } from './vocabulary.js';
@@ -18,6 +19,7 @@ const TOP_DEFAULT = 10;
 const AVERAGED = /(price|rate|pct|percent|ratio|discount|score|age|margin|satisf|rating|minutes|duration|days)/i;
 
 function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure; base: string } | undefined {
+  if (m.periods) return countPeriods(m.periods, d, ctx);
   const fn = m.fn;
   const t = m.target;
   const derived = t?.meanings.find((x) => x.kind === 'derived');
@@ -90,6 +92,22 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
     }
   }
   return undefined;
+}
+
+/**
+ * "How many days had rain in 2014": the days on which the table has (matching) rows, so a daily
+ * table counts its rows and an orders table its distinct order days. The table is the one the
+ * question's words live in; its date column is the event's.
+ */
+function countPeriods(unit: TimeUnit, d: Draft, ctx: Ctx): { measure: Measure; base: string } {
+  const dated = [...ctx.vocab.tables.keys()].filter((t) => [...ctx.vocab.columns.values()].some((c) => c.table === t && c.role === 'date'));
+  const named = dated.filter((t) => ctx.mentioned.has(t));
+  const candidates = named.length ? named : dated;
+  if (candidates.length !== 1) throw new Decline(`the ${unit}s of which table? Name what happened on them, e.g. "how many ${unit}s had an order"`);
+  const base = candidates[0]!;
+  setBase(ctx, base);
+  const column = colRef(dateOf(base, ctx, d));
+  return { measure: { fn: 'count_distinct', column, bucket: unit }, base };
 }
 
 const describeFn = (fn: AggFn): string => ({ count: 'count', count_distinct: 'count', sum: 'add up', avg: 'average', min: 'take the minimum of', max: 'take the maximum of', median: 'take the median of' })[fn];

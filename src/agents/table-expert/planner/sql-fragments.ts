@@ -16,7 +16,11 @@ const TIME_SQL: Record<string, (c: string) => string> = {
   dow: (c) => `dayname(${c})`,
 };
 
+/** A date column cut to a time unit (`day` → its date, `month` → `2024-03`). */
+export const bucketSql = (unit: string, column: string): string => TIME_SQL[unit]!(column);
+
 export function measureAlias(m: Measure, base: string): string {
+  if (m.bucket) return `${m.bucket}s_count`;
   if (m.pct) return 'pct';
   if (m.per) return `${m.fn}_${singular(m.per.table)}_${m.per.inner === 'sum' && m.column ? m.column.column : `${m.per.child}_count`}`;
   if (!m.column) return m.fn === 'count' ? `${base}_count` : m.fn;
