@@ -390,6 +390,10 @@ function describeMarkdown(tables: readonly TableProfile[], relations: readonly R
   const out: string[] = [];
   for (const t of tables) {
     out.push(`### ${t.name}`, `${t.rowCount.toLocaleString('en-US')} rows · dataset ${t.dataset} · usecase ${t.usecase}${t.description ? ` · ${t.description}` : ''}`, '');
+    for (const i of t.inferred ?? []) {
+      out.push(i.note ? `- ${i.column}: ${i.note}` : i.as === 'year' ? `- ${i.column}: whole numbers read as years` : `- ${i.column}: read as ${i.as} from text in the format \`${i.format}\``);
+    }
+    if (t.inferred?.length) out.push('');
     out.push('| column | type | nulls | distinct | min | max | top values |', '| --- | --- | --- | --- | --- | --- | --- |');
     for (const c of t.columns) {
       const top = (c.topValues ?? [])

@@ -36,7 +36,7 @@ function measureSql(m: Measure, base: string, fanout: boolean, vocab: Vocabulary
     case 'count':
       return `count(${c})`;
     case 'count_distinct':
-      return `count(DISTINCT ${m.bucket ? bucketSql(m.bucket, c) : c})`;
+      return `count(DISTINCT ${m.bucket && !m.column.year ? bucketSql(m.bucket, c) : c})`;
     default:
       return `${m.fn}(${c})`;
   }
@@ -53,7 +53,8 @@ export function compilePlan(plan: Plan, vocab: Vocabulary, maxRows: number): Com
   if (plan.shape === 'aggregate' && plan.measures[0]?.per) {
     parts.push(perEntitySql(plan, vocab));
   } else if (plan.shape === 'aggregate') {
-    const groups = plan.groups.flatMap(groupSql);
+    // "by independence year" on a column of years: the column and its year are one grouping
+    const groups = plan.groups.flatMap(groupSql).filter((g, i, all) => all.findIndex((x) => x.expr === g.expr) === i);
     const measures = plan.measures.map((m) => ({ expr: measureSql(m, plan.base, joins.fanout, vocab), alias: measureAlias(m, plan.base) }));
     const select = [...groups, ...measures].map((x) => `${x.expr} AS ${quoteIdent(x.alias)}`);
     if (plan.share && measures.length) select.push(`round(100.0 * ${measures[0]!.expr} / sum(${measures[0]!.expr}) OVER (), 2) AS "share_pct"`);

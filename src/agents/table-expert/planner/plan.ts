@@ -10,6 +10,8 @@ export type CompareOp = '=' | '!=' | '>' | '>=' | '<' | '<=';
 export interface ColRef {
   table: string;
   column: string;
+  /** a column of whole-number years rather than dates */
+  year?: true;
 }
 
 export interface Measure {

@@ -107,6 +107,7 @@ function countPeriods(unit: TimeUnit, d: Draft, ctx: Ctx): { measure: Measure; b
   const base = candidates[0]!;
   setBase(ctx, base);
   const column = colRef(dateOf(base, ctx, d));
+  if (column.year && unit !== 'year') throw new Decline(`${column.table}.${column.column} holds years only, not ${unit}s`);
   return { measure: { fn: 'count_distinct', column, bucket: unit }, base };
 }
 
@@ -300,7 +301,7 @@ function resolveGroup(g: Draft['groups'][number], ctx: Ctx, d: Draft): Group {
   if (!ref) throw new Decline(`I cannot group by "${t.text}"`);
   // "revenue per unit sold" is a ratio, not revenue listed by each quantity
   if (ref.role === 'measure' && d.perWord) throw new Decline(`"per ${t.text}" reads as a ratio of two figures, which is beyond the built-in planner; ask for each figure`);
-  if (ref.role === 'date') return { kind: 'time', column: colRef(ref), unit: 'day' };
+  if (ref.role === 'date') return { kind: 'time', column: colRef(ref), unit: colRef(ref).year ? 'year' : 'day' };
   return { kind: 'column', column: colRef(ref) };
 }
 

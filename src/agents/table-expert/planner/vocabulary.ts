@@ -55,6 +55,8 @@ export function roleOf(p: TableProfile, c: TableProfile['columns'][number], rela
   if (p.key?.length === 1 && p.key[0] === c.name) return 'key';
   if (relations.some((r) => r.from.table === p.name && r.from.column === c.name) || name.endsWith('_id') || name === 'id') return 'reference';
   if (isTemporalType(c.type)) return 'date';
+  // whole numbers of years, found when the file was loaded: "after 1945", "in 2014" filter them
+  if (p.inferred?.some((i) => i.column === c.name && i.as === 'year')) return 'date';
   // numbers that count positions or name things are not quantities: line_number, zip_code
   if (isNumericType(c.type) && /(^|_)(number|no|num|nr|position|rank|index|seq|sequence|code|zip|postal|year)$/.test(name)) return 'other';
   if (isNumericType(c.type)) return 'measure';
