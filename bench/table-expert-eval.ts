@@ -8,7 +8,7 @@
 //          --only <id prefix>  run a subset, e.g. --only retail-01
 //          --part sample|public|public-heldout|public-fresh  run one part
 //          --llm <baseUrl> --model <name> [--api-key-env VAR]  ask through an OpenAI-compatible model instead
-import { PUBLIC_BLIND_RUN, PUBLIC_HELDOUT_FIRST_RUN } from '../test/agents/table-expert/eval/public-record.js';
+import { PUBLIC_BLIND_RUN, PUBLIC_FRESH_FIRST_RUN, PUBLIC_HELDOUT_FIRST_RUN } from '../test/agents/table-expert/eval/public-record.js';
 import { EVAL_SET } from '../test/agents/table-expert/eval/question-set.js';
 import { formatTally, median, openEvalSession, tally, type EvalResult } from '../test/agents/table-expert/eval/run-eval.js';
 
@@ -53,6 +53,7 @@ console.log(
     ['public tables: written before tuning (now, tuned)', part((r) => r.q.part === 'public')],
     ['public tables: held-out part, first run (recorded)', PUBLIC_HELDOUT_FIRST_RUN],
     ['public tables: held-out part (written after tuning), now', part((r) => r.q.part === 'public-heldout')],
+    ['public tables: fresh held-out part, first run (recorded)', PUBLIC_FRESH_FIRST_RUN],
     ['public tables: fresh held-out part, now', part((r) => r.q.part === 'public-fresh')],
     ['public tables: all parts, now', part((r) => r.q.part !== 'sample')],
     ...[...new Set(results.map((r) => r.q.dataset))].map((d): [string, ReturnType<typeof tally>] => [`  ${d}`, part((r) => r.q.dataset === d)]),
