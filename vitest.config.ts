@@ -18,6 +18,7 @@ const UNIT = [
   'test/agents/table-expert/planner/ask-before-declining.test.ts',
   'test/agents/table-expert/planner/counting-and-shape.test.ts',
   'test/agents/table-expert/engine/date-inference.test.ts',
+  'test/agents/table-expert/planner/semantic-and-words.test.ts',
   'test/auth/challenge.test.ts',
   'test/auth/oauth/login-throttle.test.ts',
   'test/auth/oauth/oauth-store.test.ts',

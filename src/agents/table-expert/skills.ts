@@ -172,7 +172,7 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
     const hit = vocabCache.get(key);
     if (hit?.stamp === stamp) return hit.vocab;
     const sem = semanticOf(profiles);
-    const vocab = buildVocabulary(profiles, sem.synonyms, { units: sem.units, values: sem.values });
+    const vocab = buildVocabulary(profiles, sem.synonyms, { units: sem.units, values: sem.values, timeColumns: sem.timeColumns, measures: sem.measures });
     vocabCache.set(key, { stamp, vocab });
     return vocab;
   };

@@ -22,6 +22,10 @@ function measureSql(m: Measure, base: string, fanout: boolean, vocab: Vocabulary
     const e = measureSql(plain, base, fanout, vocab);
     return `round(100.0 * ${e} FILTER (WHERE ${pct.map(filterSql).join(' AND ')}) / ${e}, 2)`;
   }
+  if (m.formula) {
+    if (fanout) throw new Decline(`this join would repeat rows, so the measure "${m.formula.name}" would be wrong`);
+    return `(${m.formula.sql})`;
+  }
   if (!m.column) {
     if (!fanout) return 'count(*)';
     const key = vocab.tables.get(base)?.key?.[0];

@@ -28,7 +28,9 @@ const choiceOf = (m: Meaning): Choice =>
       ? { id: `${m.ref.table}.${m.ref.column}=${m.value}`, label: `${m.ref.table}.${m.ref.column} = ${m.value}` }
       : m.kind === 'column'
         ? { id: `${m.ref.table}.${m.ref.column}`, label: `${m.ref.table}.${m.ref.column}` }
-        : { id: `${m.column.table}.${m.column.column}`, label: `${m.column.table}.${m.column.column}` };
+        : m.kind === 'formula'
+          ? { id: m.table, label: `${m.name} (measure of ${m.table})` }
+          : { id: `${m.column.table}.${m.column.column}`, label: `${m.column.table}.${m.column.column}` };
 
 /**
  * Schema phrases a word nearly spells: one edit away for words of up to six letters, two for
@@ -45,7 +47,7 @@ export function nearChoices(word: string, vocab: Vocabulary): Choice[] {
     if (phrase.includes(' ') || phrase.length < 4 || forms.every((w) => Math.abs(phrase.length - w.length) > max)) continue;
     const d = Math.min(...forms.map((w) => edits(w, phrase)));
     if (d === 0 || d > max) continue;
-    for (const m of meanings) if (m.kind !== 'derived' && m.strength >= 2) near.push({ m, d });
+    for (const m of meanings) if (m.kind !== 'derived' && m.kind !== 'formula' && m.strength >= 2) near.push({ m, d });
   }
   near.sort((a, b) => a.d - b.d || b.m.strength - a.m.strength);
   const choices = near.map((n) => choiceOf(n.m));

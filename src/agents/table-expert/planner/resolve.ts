@@ -22,6 +22,12 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
   if (m.periods) return countPeriods(m.periods, d, ctx);
   const fn = m.fn;
   const t = m.target;
+  const formula = t?.meanings.find((x) => x.kind === 'formula');
+  if (formula?.kind === 'formula') {
+    // a named measure is already a figure: "average margin" would be another question
+    if (fn && fn !== 'sum') throw new Decline(`"${t!.text}" is a named measure; it cannot be ${describeFn(fn)}d again`);
+    return { measure: { fn: 'sum', formula: { name: formula.name, sql: formula.sql } }, base: formula.table };
+  }
   const derived = t?.meanings.find((x) => x.kind === 'derived');
   if (t && derived?.kind === 'derived' && fn !== 'count' && fn !== 'count_distinct') {
     // "average order value": each order's lines added up, then averaged
@@ -73,6 +79,11 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
     return { measure: { fn: fn ?? (AVERAGED.test(ref.column) ? 'avg' : 'sum'), column: colRef(ref) }, base: ref.table };
   }
   // No word after the aggregate: look at what else the question names.
+  const formulaSubjects = d.subjects.filter((s) => s.meanings.some((x) => x.kind === 'formula'));
+  if (fn !== 'count' && formulaSubjects.length === 1) {
+    ctx.usedSubjects.add(formulaSubjects[0]!);
+    return resolveMeasure({ fn, target: formulaSubjects[0]! }, d, ctx);
+  }
   const numericSubjects = d.subjects.filter((s) => columnsOf(s, numeric).length && !tablesOf(s).length && !columnsOf(s, (r) => !numeric(r)).length);
   if (fn !== 'count' && numericSubjects.length === 1) {
     ctx.usedSubjects.add(numericSubjects[0]!);
@@ -134,7 +145,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   const numberTargets = d.numbers.flatMap((n) => (n.target ? [n.target] : []));
   const measureTargets = [d.measure?.target, d.rankBy?.target].filter((t): t is NonNullable<typeof t> => !!t);
   for (const t of [...d.subjects, ...d.groups.flatMap((g) => (g.target ? [g.target] : [])), ...d.values.map((v) => v.target), ...numberTargets, ...measureTargets]) {
-    const owners = new Set(t.meanings.flatMap((m) => (m.kind === 'table' || m.kind === 'derived' ? [m.table] : [m.ref.table])));
+    const owners = new Set(t.meanings.flatMap((m) => (m.kind === 'table' || m.kind === 'derived' || m.kind === 'formula' ? [m.table] : [m.ref.table])));
     if (owners.size === 1) ctx.mentioned.add([...owners][0]!);
   }
 
@@ -158,7 +169,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   const bareEntity = d.groups.length === 0 && !numericSubject && !d.when && d.subjects.some((s) => tablesOf(s).length);
   // "what was revenue in Q4": a measure named alone is added up, not listed
   const bareMeasure = !d.listVerb && !d.measure && !d.rankBy && !d.keyLookup && !d.superlative && !d.distinct && d.groups.length === 0 && !d.subjects.some((s) => tablesOf(s).length);
-  const measureSubjects = d.subjects.filter((s) => columnsOf(s, (r) => r.role === 'measure').length && !columnsOf(s, (r) => r.role !== 'measure').length);
+  const measureSubjects = d.subjects.filter((s) => s.meanings.some((m) => m.kind === 'formula') || (columnsOf(s, (r) => r.role === 'measure').length && !columnsOf(s, (r) => r.role !== 'measure').length));
   if (bareMeasure && measureSubjects.length === 1) {
     d.measure = { target: measureSubjects[0]! };
     d.subjects = d.subjects.filter((s) => s !== measureSubjects[0]);

@@ -23,6 +23,7 @@ export const bucketSql = (unit: string, column: string): string => TIME_SQL[unit
 export function measureAlias(m: Measure, base: string): string {
   if (m.bucket) return `${m.bucket}s_count`;
   if (m.pct) return 'pct';
+  if (m.formula) return m.formula.name.replace(/[^\p{L}\p{N}]+/gu, '_');
   if (m.per) return `${m.fn}_${singular(m.per.table)}_${m.per.inner === 'sum' && m.column ? m.column.column : `${m.per.child}_count`}`;
   if (!m.column) return m.fn === 'count' ? `${base}_count` : m.fn;
   const c = m.column.column;
