@@ -49,7 +49,7 @@ export const FRESH_PUBLIC: Array<[string, string, Exclude<DatasetName, 'retail' 
   ['How many clients were contacted in June?', `SELECT count(*) FROM ${B} WHERE month = 'jun'`, 'bank'],
   ['Total balance of management clients', `SELECT sum(balance) FROM ${B} WHERE job = 'management'`, 'bank'],
   ['Clients by month', `SELECT month, count(*) FROM ${B} GROUP BY 1`, 'bank'],
-  ['What is the highest balance?', `SELECT max(balance) FROM ${B}`, 'bank'],
+  ['Average balance of housemaids', `SELECT avg(balance) FROM ${B} WHERE job = 'housemaid'`, 'bank'],
   ['How many married clients have a balance over 10000?', `SELECT count(*) FROM ${B} WHERE marital = 'married' AND balance > 10000`, 'bank'],
 
   ['How many stocks are in the Health technology sector?', `SELECT count(*) FROM ${ST} WHERE "Sector" = 'Health technology'`, 'stocks'],
@@ -69,7 +69,7 @@ export const FRESH_PUBLIC: Array<[string, string, Exclude<DatasetName, 'retail' 
   ['Life expectancy in Italy', `SELECT expectancy FROM ${LIFE} WHERE country = 'Italy'`, 'world'],
   ['How many countries are in South America?', `SELECT count(*) FROM ${CONT} WHERE continent = 'South America'`, 'world'],
   ['What is the surface area of Australia?', `SELECT area FROM ${AREA} WHERE country = 'Australia'`, 'world'],
-  ['Which country has the lowest life expectancy?', `SELECT country FROM ${LIFE} ORDER BY expectancy ASC NULLS LAST LIMIT 1`, 'world'],
+  ['Which country has the smallest population?', `SELECT country FROM ${POP} ORDER BY population ASC NULLS LAST LIMIT 1`, 'world'],
   ['Average population by continent', `SELECT c.continent, avg(p.population) FROM ${POP} p JOIN ${CONT} c USING (country) GROUP BY 1`, 'world'],
   ['Top 3 countries by average temperature', `SELECT country, temperature FROM ${TEMP} ORDER BY temperature DESC NULLS LAST LIMIT 3`, 'world'],
   ['Total surface area of Europe', `SELECT sum(a.area) FROM ${AREA} a JOIN ${CONT} c USING (country) WHERE c.continent = 'Europe'`, 'world'],
