@@ -6,9 +6,9 @@
 // Options: --details   list every question that is not CORRECT in the tuning part
 //          --held-out  also list the held-out part's (do not use while tuning the planner)
 //          --only <id prefix>  run a subset, e.g. --only retail-01
-//          --part sample|public|public-heldout  run one part
+//          --part sample|public|public-heldout|public-fresh  run one part
 //          --llm <baseUrl> --model <name> [--api-key-env VAR]  ask through an OpenAI-compatible model instead
-import { PUBLIC_BLIND_RUN, PUBLIC_HELDOUT_FIRST_RUN } from '../test/agents/table-expert/eval/public-record.js';
+import { PUBLIC_BLIND_RUN, PUBLIC_FRESH_FIRST_RUN, PUBLIC_HELDOUT_FIRST_RUN } from '../test/agents/table-expert/eval/public-record.js';
 import { EVAL_SET } from '../test/agents/table-expert/eval/question-set.js';
 import { formatTally, median, openEvalSession, tally, type EvalResult } from '../test/agents/table-expert/eval/run-eval.js';
 
@@ -34,7 +34,7 @@ try {
   await session.close();
 }
 
-const show = (r: EvalResult) => r.verdict !== 'CORRECT' && (flag('held-out') || !r.q.heldOut) && (flag('all') || r.q.part !== 'public-heldout' || flag('held-out'));
+const show = (r: EvalResult) => r.verdict !== 'CORRECT' && (flag('held-out') || !r.q.heldOut) && (flag('all') || (r.q.part !== 'public-heldout' && r.q.part !== 'public-fresh') || flag('held-out'));
 if (flag('details') || flag('held-out')) {
   for (const r of results.filter(show)) {
     console.log(`${r.verdict.padEnd(8)} ${r.q.id}${r.q.heldOut ? ' (held out)' : ''}  ${r.q.question}\n         ${r.detail.slice(0, 300)}${r.readAs ? `\n         ${r.readAs}` : ''}`);
@@ -53,6 +53,9 @@ console.log(
     ['public tables: written before tuning (now, tuned)', part((r) => r.q.part === 'public')],
     ['public tables: held-out part, first run (recorded)', PUBLIC_HELDOUT_FIRST_RUN],
     ['public tables: held-out part (written after tuning), now', part((r) => r.q.part === 'public-heldout')],
+    ['public tables: fresh held-out part, first run (recorded)', PUBLIC_FRESH_FIRST_RUN],
+    ['public tables: fresh held-out part, now', part((r) => r.q.part === 'public-fresh')],
+    ['public tables: all parts, now', part((r) => r.q.part !== 'sample')],
     ...[...new Set(results.map((r) => r.q.dataset))].map((d): [string, ReturnType<typeof tally>] => [`  ${d}`, part((r) => r.q.dataset === d)]),
     ['casual phrasing', part((r) => r.q.casual)],
   ]),

@@ -241,7 +241,9 @@ function chosen(message: Message, pending: Pending): string | undefined {
     .join(' ')
     .trim()
     .toLowerCase()
-    .replace(/[.!"']/g, '');
+    // quotes and a closing full stop go; the dot inside an id (`products.category`) stays
+    .replace(/[!"']/g, '')
+    .replace(/\.+$/, '');
   if (!text) return undefined;
   const n = Number(text);
   if (Number.isInteger(n) && n >= 1 && n <= pending.choices.length) return pending.choices[n - 1]!.id;

@@ -54,6 +54,8 @@ const datasetSchema = z
         columns: z.record(z.string().min(1), z.object({ description: nonEmptyString.optional(), synonyms: z.array(nonEmptyString).optional(), unit: nonEmptyString.optional() }).strict()).optional(),
         values: z.record(z.string().min(1), nonEmptyString).optional(),
         verified: z.array(z.object({ question: nonEmptyString, sql: nonEmptyString }).strict()).optional(),
+        timeColumn: nonEmptyString.optional(),
+        measures: z.record(z.string().min(1), z.object({ sql: nonEmptyString, description: nonEmptyString.optional() }).strict()).optional(),
       })
       .strict()
       .optional(),
@@ -204,7 +206,7 @@ function knownKeys(p: readonly (string | number)[]): string[] {
   const last = keys[keys.length - 1];
   if (keys.length === 0) return ['datasets', 'sample', 'limits', 'llm', 'synonyms'];
   if (last === 'datasets') return ['name', 'usecase', 'description', 'path', 'format', 'sqlite', 'postgres', 'semantic'];
-  if (last === 'semantic') return ['columns', 'values', 'verified'];
+  if (last === 'semantic') return ['columns', 'values', 'verified', 'timeColumn', 'measures'];
   if (last === 'sqlite') return ['file', 'tables'];
   if (last === 'postgres') return ['url', 'schema', 'table', 'tables', 'maxRows', 'refreshMs'];
   if (last === 'llm') return ['baseUrl', 'model', 'apiKey', 'apiKeyHeader', 'apiVersion', 'headers', 'maxRepairs', 'timeoutMs', 'stream', 'temperature'];

@@ -20,7 +20,8 @@ import type { Context } from '../../observability/tracing/index.js';
 import { writeAndRunSql, type Attempt } from './llm/sql-writer.js';
 import type { TableExpertOptions } from './options.js';
 import { questionKey, resolveSemantic, SemanticError, type ResolvedSemantic } from './planner/semantic.js';
-import { buildVocabulary, planQuestion, type Choice, type PlannerMemory, type Vocabulary } from './planner/index.js';
+import { buildVocabulary, hints, planQuestion, type Choice, type PlannerMemory, type Vocabulary } from './planner/index.js';
+import { shapeMismatch } from './planner/answer-shape.js';
 import { quoteIdent } from './sql/sql-text.js';
 
 export type { SearchHit } from './catalog/search.js';
@@ -171,7 +172,7 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
     const hit = vocabCache.get(key);
     if (hit?.stamp === stamp) return hit.vocab;
     const sem = semanticOf(profiles);
-    const vocab = buildVocabulary(profiles, sem.synonyms, { units: sem.units, values: sem.values });
+    const vocab = buildVocabulary(profiles, sem.synonyms, { units: sem.units, values: sem.values, timeColumns: sem.timeColumns, measures: sem.measures });
     vocabCache.set(key, { stamp, vocab });
     return vocab;
   };
@@ -323,6 +324,8 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
             return { kind: 'clarify', question: a.question, term: a.question, choices: a.choices.map((c) => ({ id: c, label: c })), original: question, resolutions: { ...(input.resolutions ?? {}) } };
           }
           if (a.kind === 'answer') {
+            const misfit = shapeMismatch(question, a.result, vocab);
+            if (misfit) return { kind: 'declined', reason: `I will not give this answer: ${misfit}.`, hints: [], attempts: a.attempts };
             const item = saved.save(a.sql, usecasesOf(profiles), question);
             const chart = chartSpec(a.result);
             // the same "Read as" line as the planner's: the model's own reading, or a pointer to its SQL
@@ -355,6 +358,8 @@ export function createTableExpert(options: TableExpertOptions, openEngine: () =>
       if (o.kind === 'declined') return { kind: 'declined', reason: o.reason, hints: o.hints };
       if (o.kind === 'ambiguous') return { kind: 'clarify', question: o.question, term: o.term, choices: o.choices, original: question, resolutions: { ...(input.resolutions ?? {}) } };
       const out = await runQuery(o.sql, ctx, maxRows, question);
+      const misfit = shapeMismatch(question, out.result, vocab);
+      if (misfit) return { kind: 'declined', reason: `I will not give this answer: ${misfit}.`, hints: hints(vocab) };
       const summary = summarize(out.result, o.interpretation);
       return {
         kind: 'answer',
@@ -385,6 +390,10 @@ function describeMarkdown(tables: readonly TableProfile[], relations: readonly R
   const out: string[] = [];
   for (const t of tables) {
     out.push(`### ${t.name}`, `${t.rowCount.toLocaleString('en-US')} rows · dataset ${t.dataset} · usecase ${t.usecase}${t.description ? ` · ${t.description}` : ''}`, '');
+    for (const i of t.inferred ?? []) {
+      out.push(i.note ? `- ${i.column}: ${i.note}` : i.as === 'year' ? `- ${i.column}: whole numbers read as years` : `- ${i.column}: read as ${i.as} from text in the format \`${i.format}\``);
+    }
+    if (t.inferred?.length) out.push('');
     out.push('| column | type | nulls | distinct | min | max | top values |', '| --- | --- | --- | --- | --- | --- | --- |');
     for (const c of t.columns) {
       const top = (c.topValues ?? [])

@@ -120,6 +120,21 @@ const GOLDEN: Golden[] = [
       ),
   },
   { shape: 'which group has the highest sum', q: 'Which category has the highest revenue?', expected: () => rows(byValue(groupBy(lines, (l) => l.product.category, revenue)).slice(0, 1)) },
+  {
+    // the README's question: "category" is a column of products, reached from order lines; "product" only says whose
+    shape: 'which group (named with its table) has the highest sum in a year',
+    q: 'Which product category had the highest revenue in 2024?',
+    expected: () =>
+      rows(
+        byValue(
+          groupBy(
+            lines.filter((l) => year(l.order.order_date) === 2024),
+            (l) => l.product.category,
+            revenue,
+          ),
+        ).slice(0, 1),
+      ),
+  },
   { shape: 'monthly buckets of a sum', q: 'Revenue by month', expected: () => rows(byKey(groupBy(lines, (l) => month(l.order.order_date), revenue))) },
   {
     shape: 'monthly buckets with a year filter',
@@ -313,6 +328,17 @@ describe('Table Expert golden questions (deterministic planner, A2A over HTTP)',
     expect(done.task.id).toBe(first.task.id);
     expect(done.state).toBe('TASK_STATE_COMPLETED');
     expectRows(done.data.rows, rows(byValue(groupBy(lines, (l) => l.product.name, revenue))), 'revenue by product name');
+  });
+
+  it('asks before declining a word close to a column ("categry"), and the reply picking it continues the task', async () => {
+    const first = await send(s, 'Revenue by categry');
+    expect(first.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(first.text).toContain('By "categry" do you mean products.category?');
+    expect(first.statusData.clarify.choices).toEqual([{ id: 'products.category', label: 'products.category' }]);
+    const done = await send(s, 'products.category', { taskId: first.task.id });
+    expect(done.task.id).toBe(first.task.id);
+    expect(done.state).toBe('TASK_STATE_COMPLETED');
+    expectRows(done.data.rows, rows(byValue(groupBy(lines, (l) => l.product.category, revenue))), 'revenue by category');
   });
 
   it('accepts a clarification by table name and as a data part', async () => {

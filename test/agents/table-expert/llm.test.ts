@@ -149,6 +149,22 @@ describe('ask with an OpenAI-compatible model (streamed tool calls)', () => {
     expect(r.statusData.attempts).toHaveLength(3);
   });
 
+  it('declines a model answer whose shape does not fit the question: many rows for one number, one bare figure for "by category"', async () => {
+    model.reset([{ sql: "SELECT order_id FROM orders WHERE status = 'cancelled'" }]);
+    const many = await send(s, 'How many orders were cancelled?');
+    expect(many.state, many.text).toBe('TASK_STATE_REJECTED');
+    expect(many.text).toMatch(/asks for one number, but the query I could write returns \d+ rows/);
+    model.reset([{ sql: 'SELECT sum(amount) FROM order_lines' }]);
+    const bare = await send(s, 'Revenue by category');
+    expect(bare.state, bare.text).toBe('TASK_STATE_REJECTED');
+    expect(bare.text).toContain('asks for figures by category, but the query I could write returns one figure');
+    // the same shapes where they fit are answered
+    model.reset([{ sql: "SELECT count(*) FROM orders WHERE status = 'cancelled'" }]);
+    const one = await send(s, 'How many orders were cancelled?');
+    expect(one.state, one.text).toBe('TASK_STATE_COMPLETED');
+    expect(one.data.rows).toEqual([[sample.orders.filter((o) => o.status === 'cancelled').length]]);
+  });
+
   it('takes a ```sql block from a model without tool calls', async () => {
     model.reset([{ text: `Here you go:\n\`\`\`sql\n${GOOD}\n\`\`\`` }]);
     const r = await send(s, 'Revenue by category');

@@ -15,6 +15,7 @@ import { checkSqlAst, checkSqlText, QueryRejectedError } from '../sql/guard.js';
 import { quoteIdent, quoteString } from '../sql/sql-text.js';
 import { QueryError } from './errors.js';
 import { fingerprintSqlite, loadPostgres, loadSqlite } from './external-load.js';
+import { inferDates, type InferredDate } from './date-inference.js';
 import { datasetRoot, fingerprintFiles, readerSql, resolveFileTables, type FileTable } from './file-sources.js';
 import type { ColumnInfo, QueryOptions, QueryResult, Scope } from './query-types.js';
 import { StatementRunner } from './statement-runner.js';
@@ -30,6 +31,20 @@ export interface TableInfo {
   source: 'files' | 'sqlite' | 'postgres';
   format?: FileFormat;
   columns: ColumnInfo[];
+  /** dates inferred when the file was loaded (engine/date-inference.ts) */
+  inferred?: InferredDate[];
+}
+
+/** A file table's view over DuckDB's reader, with the dates the reader left as text or numbers inferred. */
+async function createFileView(conn: DuckDBConnection, t: FileTable): Promise<InferredDate[]> {
+  const from = readerSql(t);
+  const prepared = await conn.prepare(`SELECT * FROM ${from} LIMIT 0`);
+  const columns: ColumnInfo[] = [];
+  for (let i = 0; i < prepared.columnCount; i++) columns.push({ name: prepared.columnName(i), type: prepared.columnType(i).toString() });
+  prepared.destroySync();
+  const { select, inferred } = await inferDates(conn, t.name, from, columns);
+  await conn.run(`CREATE OR REPLACE VIEW ${quoteIdent(t.name)} AS SELECT ${select} FROM ${from}`);
+  return inferred;
 }
 
 type Entry = { info: TableInfo; datasetIndex: number; fingerprint?: string } & ({ kind: 'files'; file: FileTable } | { kind: 'sqlite'; file: string } | { kind: 'postgres'; loadedAt: number; refreshMs: number });
@@ -113,8 +128,9 @@ export class TableEngine {
       await conn.run('SET lock_configuration = true');
       for (const [i, tables] of this.fileTables) {
         for (const t of tables) {
-          await conn.run(`CREATE OR REPLACE VIEW ${quoteIdent(t.name)} AS SELECT * FROM ${readerSql(t)}`);
+          const inferred = await createFileView(conn, t);
           this.add(t.name, i, { kind: 'files', file: t });
+          this.entries.get(t.name)!.info.inferred = inferred;
         }
       }
       for (const e of this.entries.values()) {
@@ -199,8 +215,9 @@ export class TableEngine {
           for (const t of now) {
             const e = this.entries.get(t.name);
             if (!e) {
-              await conn.run(`CREATE OR REPLACE VIEW ${quoteIdent(t.name)} AS SELECT * FROM ${readerSql(t)}`);
+              const inferred = await createFileView(conn, t);
               this.add(t.name, i, { kind: 'files', file: t });
+              this.entries.get(t.name)!.info.inferred = inferred;
               await this.readColumns(conn, this.entries.get(t.name)!);
             }
           }
@@ -220,7 +237,8 @@ export class TableEngine {
             if (d.source.kind === 'sqlite') await loadSqlite(conn, d.source.file, [e.info.name]).catch(() => undefined);
           } else if (e.kind === 'files') {
             // A file rewritten with other columns: rebind the view.
-            await conn.run(`CREATE OR REPLACE VIEW ${quoteIdent(e.info.name)} AS SELECT * FROM ${readerSql(e.file)}`).catch(() => undefined);
+            const inferred = await createFileView(conn, e.file).catch(() => undefined);
+            if (inferred) e.info.inferred = inferred;
           }
           await this.readColumns(conn, e).catch(() => undefined);
         }

@@ -111,6 +111,11 @@ export function schemaPrompt(profiles: readonly TableProfile[], relations: reado
       );
     }
   }
+  if (semantic?.measures.length) {
+    lines.push('', 'Named measures (use this SQL when the question names the measure):');
+    for (const m of semantic.measures) lines.push(`- ${m.name}${m.description ? ` (${m.description})` : ''}: ${m.sql}`);
+  }
+  if (semantic?.timeColumns.length) lines.push('', `Default time columns (for "in 2017", "by month" unless another date is named): ${semantic.timeColumns.join(', ')}`);
   // the data's owners wrote and checked these: the model follows their SQL for the same question
   if (semantic?.verified.length) {
     lines.push('', 'Verified questions (SQL checked by the data owners; reuse it for the same or a close question):');

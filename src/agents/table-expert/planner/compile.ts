@@ -6,7 +6,7 @@ import { qualified, quoteIdent } from '../sql/sql-text.js';
 import { joinsFor } from './joins.js';
 import type { Measure, Plan } from './plan.js';
 import { perEntitySql } from './compile-per-entity.js';
-import { filterSql, groupSql, measureAlias } from './sql-fragments.js';
+import { bucketSql, filterSql, groupSql, measureAlias } from './sql-fragments.js';
 import { Decline, tablesOfPlan } from './resolve.js';
 import type { Vocabulary } from './vocabulary.js';
 import { readPlan } from './reading.js';
@@ -22,6 +22,10 @@ function measureSql(m: Measure, base: string, fanout: boolean, vocab: Vocabulary
     const e = measureSql(plain, base, fanout, vocab);
     return `round(100.0 * ${e} FILTER (WHERE ${pct.map(filterSql).join(' AND ')}) / ${e}, 2)`;
   }
+  if (m.formula) {
+    if (fanout) throw new Decline(`this join would repeat rows, so the measure "${m.formula.name}" would be wrong`);
+    return `(${m.formula.sql})`;
+  }
   if (!m.column) {
     if (!fanout) return 'count(*)';
     const key = vocab.tables.get(base)?.key?.[0];
@@ -36,7 +40,7 @@ function measureSql(m: Measure, base: string, fanout: boolean, vocab: Vocabulary
     case 'count':
       return `count(${c})`;
     case 'count_distinct':
-      return `count(DISTINCT ${c})`;
+      return `count(DISTINCT ${m.bucket && !m.column.year ? bucketSql(m.bucket, c) : c})`;
     default:
       return `${m.fn}(${c})`;
   }
@@ -53,7 +57,8 @@ export function compilePlan(plan: Plan, vocab: Vocabulary, maxRows: number): Com
   if (plan.shape === 'aggregate' && plan.measures[0]?.per) {
     parts.push(perEntitySql(plan, vocab));
   } else if (plan.shape === 'aggregate') {
-    const groups = plan.groups.flatMap(groupSql);
+    // "by independence year" on a column of years: the column and its year are one grouping
+    const groups = plan.groups.flatMap(groupSql).filter((g, i, all) => all.findIndex((x) => x.expr === g.expr) === i);
     const measures = plan.measures.map((m) => ({ expr: measureSql(m, plan.base, joins.fanout, vocab), alias: measureAlias(m, plan.base) }));
     const select = [...groups, ...measures].map((x) => `${x.expr} AS ${quoteIdent(x.alias)}`);
     if (plan.share && measures.length) select.push(`round(100.0 * ${measures[0]!.expr} / sum(${measures[0]!.expr}) OVER (), 2) AS "share_pct"`);

@@ -18,6 +18,8 @@ export interface DraftMeasure {
   target?: Target;
   /** "average number of orders": an average of a count per entity */
   perCount?: boolean;
+  /** "how many days had rain": the periods that have rows are counted, not the rows */
+  periods?: TimeUnit;
 }
 
 export interface DraftDate {

@@ -11,6 +11,7 @@ import { reachable } from './joins.js';
 import type { Draft } from './draft.js';
 import { interpret } from './interpret.js';
 import { UNSUPPORTED } from './lexicon.js';
+import { applyChosenWords } from './near-words.js';
 import { normalizeQuestion } from './normalize.js';
 import type { PlanOutcome } from './plan.js';
 import { Ambiguity, Decline, resolve } from './resolve.js';
@@ -41,7 +42,7 @@ export function planQuestion(question: string, vocab: Vocabulary, opts: PlanOpti
   for (const [re, reason] of UNSUPPORTED) {
     if (re.test(lower)) return { outcome: { kind: 'declined', reason: `I can't answer that with a query: ${reason}.`, hints: hints(vocab) } };
   }
-  const draft = interpret(tokenizeQuestion(normalizeQuestion(text), vocab));
+  const draft = interpret(applyChosenWords(tokenizeQuestion(normalizeQuestion(text), vocab), vocab, opts.resolutions ?? {}));
   const cue = FOLLOW_UP.test(text) || draft.cues.also || draft.cues.instead || draft.cues.whatAbout || draft.cues.clear || draft.cues.only;
   const candidates: Draft[] = [];
   if (opts.previous && cue) candidates.push(merge(opts.previous.draft, draft));

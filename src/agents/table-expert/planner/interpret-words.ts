@@ -16,4 +16,4 @@ export const isKw = (t: QToken | undefined, ...kws: Keyword[]): boolean => t?.t 
 export const targetOf = (t: QToken): Target | undefined => (t.t === 'schema' ? { text: t.text, meanings: t.meanings.filter((m) => m.kind !== 'value'), plural: t.plural } : undefined);
 /** the word can name a table or column, not only a value */
 export const hasStructural = (t: QToken): boolean => t.t === 'schema' && t.meanings.some((m) => m.kind !== 'value');
-export const isMeasureLike = (t: Target): boolean => t.meanings.some((m) => m.kind === 'column' && m.ref.role === 'measure');
+export const isMeasureLike = (t: Target): boolean => t.meanings.some((m) => m.kind === 'formula' || (m.kind === 'column' && m.ref.role === 'measure'));

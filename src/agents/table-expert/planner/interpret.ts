@@ -157,6 +157,19 @@ export function interpret(tokens: QToken[]): Draft {
     if (targetAt >= 0) use(targetAt);
   }
 
+  // "how many days had rain", "how many rainy days", "number of months with a sale": periods are counted, not grouped by
+  for (let i = 0; i < n; i++) {
+    const t = tokens[i]!;
+    if (t.used || !isKw(t, 'count')) continue;
+    let j = next(i);
+    const adjective = tokens[j];
+    if (adjective && hasValue(adjective) && !hasStructural(adjective) && tokens[next(j)]?.t === 'time') j = next(j);
+    const p = tokens[j];
+    if (t.used || !isKw(t, 'count') || p?.t !== 'time' || p.used || p.unit === 'dow' || !/s$/i.test(p.text) || d.measure) continue;
+    d.measure = { fn: 'count', periods: p.unit };
+    use(i, j);
+  }
+
   // "which X has the most Y", "top 3 countries bring in the most revenue", "our best month for sales"
   rankingPass(tokens, d, next, use);
 
@@ -165,7 +178,12 @@ export function interpret(tokens: QToken[]): Draft {
     const t = tokens[i]!;
     if (t.used) continue;
     if (t.t === 'time') {
-      d.groups.push({ time: t.unit });
+      // "on snowy days": the value says which rows; the days are not a grouping
+      const before = tokens
+        .slice(0, i)
+        .filter((x) => x.t !== 'filler')
+        .at(-1);
+      if (!(/s$/i.test(t.text) && before && hasValue(before) && !hasStructural(before))) d.groups.push({ time: t.unit });
       use(i);
       continue;
     }

@@ -10,12 +10,18 @@ export type CompareOp = '=' | '!=' | '>' | '>=' | '<' | '<=';
 export interface ColRef {
   table: string;
   column: string;
+  /** a column of whole-number years rather than dates */
+  year?: true;
 }
 
 export interface Measure {
   fn: AggFn;
   /** absent for count(*) of the base table */
   column?: ColRef;
+  /** a named measure of the semantic layer: its SQL is the figure (`fn` is not applied) */
+  formula?: { name: string; sql: string };
+  /** count_distinct of the column's day (week, month …): "how many days had rain" */
+  bucket?: TimeUnit;
   /** a percentage: 100 × the aggregate over rows meeting these filters ÷ the aggregate over all */
   pct?: Filter[];
   /**

@@ -13,7 +13,9 @@ export function readMeasure(m: Measure, base: string): string {
   if (m.per) {
     const entity = singular(m.per.table);
     out = m.per.inner === 'sum' ? `${FN_WORD[m.fn]} ${entity} value (sum of ${m.column!.table}.${m.column!.column} per ${entity})` : `${FN_WORD[m.fn]} number of ${m.per.child} per ${entity}`;
-  } else if (!m.column) out = `number of ${base}`;
+  } else if (m.formula) out = `${m.formula.name} (a named measure)`;
+  else if (!m.column) out = `number of ${base}`;
+  else if (m.bucket) out = `number of ${m.bucket}s (of ${m.column.table}.${m.column.column})`;
   else out = `${FN_WORD[m.fn]} ${m.column.table}.${m.column.column}`;
   if (m.pct) out = `percentage of ${out} where ${m.pct.map(describeFilter).join(' and ')}`;
   return out;

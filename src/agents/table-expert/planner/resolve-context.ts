@@ -37,7 +37,7 @@ export interface Ctx {
   usedSubjects: Set<Target>;
 }
 
-export const colRef = (r: ColumnRef): ColRef => ({ table: r.table, column: r.column });
+export const colRef = (r: ColumnRef): ColRef => ({ table: r.table, column: r.column, ...(r.role === 'date' && isNumericType(r.type) ? { year: true as const } : {}) });
 export const tableChoice = (t: string): Choice => ({ id: t, label: `${t} (table)` });
 export const columnChoice = (r: ColumnRef): Choice => ({ id: `${r.table}.${r.column}`, label: `${r.table}.${r.column}` });
 
@@ -141,7 +141,14 @@ export function dateOf(table: string, ctx: Ctx, d: Draft, term = 'date'): Column
   // customer's signup date, unless a verb ("signed up", "ordered") says which event is meant.
   // a table's own event date (opened, created, ordered) before its later ones (resolved, closed)
   const later = (c: ColumnRef) => (/(resolv|clos|end|updat|ship|deliver|due|modif|cancel|finish|complet)/i.test(c.column) ? 0 : 1);
-  const chosen = best(term, cands, (c) => [ctx.hinted.has(c.table) ? 1 : 0, reach.get(c.table)!.fanout ? 0 : 1, -reach.get(c.table)!.hops, later(c)], columnChoice, ctx);
+  // the semantic layer's default time column, then a real date before a column of years
+  const chosen = best(
+    term,
+    cands,
+    (c) => [ctx.vocab.timeColumns.has(`${c.table}.${c.column}`) ? 1 : 0, isNumericType(c.type) ? 0 : 1, ctx.hinted.has(c.table) ? 1 : 0, reach.get(c.table)!.fanout ? 0 : 1, -reach.get(c.table)!.hops, later(c)],
+    columnChoice,
+    ctx,
+  );
   if (!chosen) throw new Decline(`no table reachable from ${table} has a date column`);
   return chosen;
 }

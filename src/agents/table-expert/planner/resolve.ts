@@ -4,12 +4,14 @@
  * asks (INPUT_REQUIRED with the choices); when the question does not fit it declines and says why.
  */
 import type { Draft, DraftMeasure } from './draft.js';
+import type { TimeUnit } from './lexicon.js';
 import { joinsFor } from './joins.js';
 import type { AggFn, ColRef, Filter, Group, Measure, Plan } from './plan.js';
 import { labelColumn, type ColumnRef, type Vocabulary } from './vocabulary.js';
 import { checkCoverage, neverPlan, settleCompareValues, settleCompareYears, settleRanking, settleShare } from './resolve-extra.js';
 import { Ambiguity, best, colRef, valueOwner, columnChoice, columnsOf, dateCol, dateOf, Decline, numeric, pickColumn, pickTable, proximity, setBase, tablesOf, tablesOfPlan, type Ctx } from './resolve-context.js';
 import { rowsPlan, settlePerEntity } from './resolve-rows.js';
+import { askAboutUnknown, askToGroupBy, placeChosenGroups } from './near-words.js';
 
 export { Ambiguity, Decline, tablesOfPlan } from './resolve-context.js';
 
@@ -17,8 +19,15 @@ const TOP_DEFAULT = 10;
 const AVERAGED = /(price|rate|pct|percent|ratio|discount|score|age|margin|satisf|rating|minutes|duration|days)/i;
 
 function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure; base: string } | undefined {
+  if (m.periods) return countPeriods(m.periods, d, ctx);
   const fn = m.fn;
   const t = m.target;
+  const formula = t?.meanings.find((x) => x.kind === 'formula');
+  if (formula?.kind === 'formula') {
+    // a named measure is already a figure: "average margin" would be another question
+    if (fn && fn !== 'sum') throw new Decline(`"${t!.text}" is a named measure; it cannot be ${describeFn(fn)}d again`);
+    return { measure: { fn: 'sum', formula: { name: formula.name, sql: formula.sql } }, base: formula.table };
+  }
   const derived = t?.meanings.find((x) => x.kind === 'derived');
   if (t && derived?.kind === 'derived' && fn !== 'count' && fn !== 'count_distinct') {
     // "average order value": each order's lines added up, then averaged
@@ -70,6 +79,11 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
     return { measure: { fn: fn ?? (AVERAGED.test(ref.column) ? 'avg' : 'sum'), column: colRef(ref) }, base: ref.table };
   }
   // No word after the aggregate: look at what else the question names.
+  const formulaSubjects = d.subjects.filter((s) => s.meanings.some((x) => x.kind === 'formula'));
+  if (fn !== 'count' && formulaSubjects.length === 1) {
+    ctx.usedSubjects.add(formulaSubjects[0]!);
+    return resolveMeasure({ fn, target: formulaSubjects[0]! }, d, ctx);
+  }
   const numericSubjects = d.subjects.filter((s) => columnsOf(s, numeric).length && !tablesOf(s).length && !columnsOf(s, (r) => !numeric(r)).length);
   if (fn !== 'count' && numericSubjects.length === 1) {
     ctx.usedSubjects.add(numericSubjects[0]!);
@@ -91,10 +105,29 @@ function resolveMeasure(m: DraftMeasure, d: Draft, ctx: Ctx): { measure: Measure
   return undefined;
 }
 
+/**
+ * "How many days had rain in 2014": the days on which the table has (matching) rows, so a daily
+ * table counts its rows and an orders table its distinct order days. The table is the one the
+ * question's words live in; its date column is the event's.
+ */
+function countPeriods(unit: TimeUnit, d: Draft, ctx: Ctx): { measure: Measure; base: string } {
+  const dated = [...ctx.vocab.tables.keys()].filter((t) => [...ctx.vocab.columns.values()].some((c) => c.table === t && c.role === 'date'));
+  const named = dated.filter((t) => ctx.mentioned.has(t));
+  const candidates = named.length ? named : dated;
+  if (candidates.length !== 1) throw new Decline(`the ${unit}s of which table? Name what happened on them, e.g. "how many ${unit}s had an order"`);
+  const base = candidates[0]!;
+  setBase(ctx, base);
+  const column = colRef(dateOf(base, ctx, d));
+  if (column.year && unit !== 'year') throw new Decline(`${column.table}.${column.column} holds years only, not ${unit}s`);
+  return { measure: { fn: 'count_distinct', column, bucket: unit }, base };
+}
+
 const describeFn = (fn: AggFn): string => ({ count: 'count', count_distinct: 'count', sum: 'add up', avg: 'average', min: 'take the minimum of', max: 'take the maximum of', median: 'take the median of' })[fn];
 
 export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Record<string, string>>): Plan {
+  placeChosenGroups(d, resolutions);
   if (d.unknown.length) {
+    askAboutUnknown(d.unknown, vocab);
     throw new Decline(`I do not know what ${d.unknown.map((w) => `"${w}"`).join(', ')} refer${d.unknown.length === 1 ? 's' : ''} to in these tables`);
   }
   if (d.unplaced.length) {
@@ -112,7 +145,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   const numberTargets = d.numbers.flatMap((n) => (n.target ? [n.target] : []));
   const measureTargets = [d.measure?.target, d.rankBy?.target].filter((t): t is NonNullable<typeof t> => !!t);
   for (const t of [...d.subjects, ...d.groups.flatMap((g) => (g.target ? [g.target] : [])), ...d.values.map((v) => v.target), ...numberTargets, ...measureTargets]) {
-    const owners = new Set(t.meanings.flatMap((m) => (m.kind === 'table' || m.kind === 'derived' ? [m.table] : [m.ref.table])));
+    const owners = new Set(t.meanings.flatMap((m) => (m.kind === 'table' || m.kind === 'derived' || m.kind === 'formula' ? [m.table] : [m.ref.table])));
     if (owners.size === 1) ctx.mentioned.add([...owners][0]!);
   }
 
@@ -136,7 +169,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   const bareEntity = d.groups.length === 0 && !numericSubject && !d.when && d.subjects.some((s) => tablesOf(s).length);
   // "what was revenue in Q4": a measure named alone is added up, not listed
   const bareMeasure = !d.listVerb && !d.measure && !d.rankBy && !d.keyLookup && !d.superlative && !d.distinct && d.groups.length === 0 && !d.subjects.some((s) => tablesOf(s).length);
-  const measureSubjects = d.subjects.filter((s) => columnsOf(s, (r) => r.role === 'measure').length && !columnsOf(s, (r) => r.role !== 'measure').length);
+  const measureSubjects = d.subjects.filter((s) => s.meanings.some((m) => m.kind === 'formula') || (columnsOf(s, (r) => r.role === 'measure').length && !columnsOf(s, (r) => r.role !== 'measure').length));
   if (bareMeasure && measureSubjects.length === 1) {
     d.measure = { target: measureSubjects[0]! };
     d.subjects = d.subjects.filter((s) => s !== measureSubjects[0]);
@@ -251,6 +284,7 @@ export function resolve(d: Draft, vocab: Vocabulary, resolutions: Readonly<Recor
   for (const f of plan.filters) if (f.kind === 'child_count') inPlan.add(f.child);
   const droppedTables = d.subjects.filter((s) => tablesOf(s).length && !tablesOf(s).some((t) => inPlan.has(t.table)) && !columnsOf(s, (r) => inPlan.has(r.table)).length);
   if (droppedTables.length) throw new Decline(`I could not work ${droppedTables.map((u) => `"${u.text}"`).join(', ')} into the query; ask about it directly, e.g. "number of ${droppedTables[0]!.text} by …"`);
+  if (unused.length && plan.shape === 'aggregate' && !plan.groups.length) askToGroupBy(unused);
   if (unused.length) throw new Decline(`I am not sure how ${unused.map((u) => `"${u.text}"`).join(', ')} fits into the question`);
   return plan;
 }
@@ -278,7 +312,7 @@ function resolveGroup(g: Draft['groups'][number], ctx: Ctx, d: Draft): Group {
   if (!ref) throw new Decline(`I cannot group by "${t.text}"`);
   // "revenue per unit sold" is a ratio, not revenue listed by each quantity
   if (ref.role === 'measure' && d.perWord) throw new Decline(`"per ${t.text}" reads as a ratio of two figures, which is beyond the built-in planner; ask for each figure`);
-  if (ref.role === 'date') return { kind: 'time', column: colRef(ref), unit: 'day' };
+  if (ref.role === 'date') return { kind: 'time', column: colRef(ref), unit: colRef(ref).year ? 'year' : 'day' };
   return { kind: 'column', column: colRef(ref) };
 }
 

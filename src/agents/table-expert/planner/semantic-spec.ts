@@ -15,4 +15,8 @@ export interface SemanticSpec {
   values?: Record<string, string>;
   /** questions whose SQL the data's owners wrote and checked: answered first, marked verified */
   verified?: Array<{ question: string; sql: string }>;
+  /** the date column questions about time use ("in 2017", "by month") when a table has several */
+  timeColumn?: string;
+  /** a figure with a name: `margin: { sql: 'sum(Profit) / sum(Sales)' }`, an aggregate over one table's columns */
+  measures?: Record<string, { sql: string; description?: string }>;
 }

@@ -18,6 +18,10 @@ export interface ResolvedSemantic {
   descriptions: Record<string, string>;
   values: Array<{ alias: string; table: string; column: string; value: string }>;
   verified: Array<{ question: string; sql: string; key: string }>;
+  /** `table.column` of each dataset's default time column */
+  timeColumns: string[];
+  /** named measures, their SQL with every column written as "table"."column" */
+  measures: Array<{ name: string; table: string; sql: string; description?: string }>;
 }
 
 export class SemanticError extends Error {
@@ -70,7 +74,7 @@ export function resolveColumnName(name: string, profiles: readonly TableProfile[
 
 /** Checks a semantic layer against the schema and turns it into what the planner and the prompt use. */
 export function resolveSemantic(specs: ReadonlyArray<{ where: string; dataset?: string; spec: SemanticSpec }>, synonyms: Readonly<Record<string, string>>, profiles: readonly TableProfile[]): ResolvedSemantic {
-  const out: ResolvedSemantic = { synonyms: {}, units: {}, descriptions: {}, values: [], verified: [] };
+  const out: ResolvedSemantic = { synonyms: {}, units: {}, descriptions: {}, values: [], verified: [], timeColumns: [], measures: [] };
   for (const [word, target] of Object.entries(synonyms)) {
     const r = resolveColumnName(target, profiles, `options.synonyms.${word}`, true);
     out.synonyms[word.toLowerCase()] = r.column ? `${r.table}.${r.column}` : r.table;
@@ -91,6 +95,66 @@ export function resolveSemantic(specs: ReadonlyArray<{ where: string; dataset?: 
       out.values.push({ alias: alias.toLowerCase(), table: r.table, column: r.column!, value: target.slice(eq + 1).trim() });
     }
     for (const v of spec.verified ?? []) out.verified.push({ ...v, key: questionKey(v.question) });
+    if (spec.timeColumn) {
+      const r = resolveColumnName(spec.timeColumn, tables, `${where}.timeColumn`);
+      out.timeColumns.push(`${r.table}.${r.column}`);
+    }
+    for (const [name, m] of Object.entries(spec.measures ?? {}))
+      out.measures.push({ name: name.toLowerCase(), ...formulaOf(m.sql, tables, `${where}.measures.${name}`), ...(m.description ? { description: m.description } : {}) });
   }
   return out;
+}
+
+/** words of a formula that are SQL, not column names */
+const SQL_WORDS = new Set([
+  'and',
+  'or',
+  'not',
+  'case',
+  'when',
+  'then',
+  'else',
+  'end',
+  'distinct',
+  'filter',
+  'where',
+  'as',
+  'null',
+  'is',
+  'in',
+  'like',
+  'between',
+  'true',
+  'false',
+  'over',
+  'partition',
+  'by',
+  'order',
+  'asc',
+  'desc',
+  'cast',
+  'double',
+  'integer',
+  'bigint',
+  'decimal',
+  'varchar',
+  'date',
+]);
+
+/**
+ * A named measure's SQL with each column it names checked against the tables (a name matching
+ * nothing is a configuration error with did-you-mean) and written out in full, so the formula
+ * stays right inside a query that joins other tables. Its columns must belong to one table.
+ */
+function formulaOf(sql: string, tables: readonly TableProfile[], where: string): { table: string; sql: string } {
+  const owners = new Set<string>();
+  const rewritten = sql.replace(/'(?:[^']|'')*'|"((?:[^"]|"")+)"|\b([A-Za-z_][A-Za-z0-9_]*)\b(\s*\()?/g, (whole, quoted: string | undefined, bare: string | undefined, call: string | undefined) => {
+    if (whole.startsWith("'") || call || (bare && (SQL_WORDS.has(bare.toLowerCase()) || /^\d/.test(bare)))) return whole;
+    const name = quoted ? quoted.replace(/""/g, '"') : bare!;
+    const r = resolveColumnName(name, tables, where);
+    owners.add(r.table);
+    return `"${r.table}"."${r.column!.replace(/"/g, '""')}"`;
+  });
+  if (owners.size !== 1) throw new SemanticError(`${where}: a measure's columns must come from one table${owners.size ? ` (this one uses ${[...owners].join(', ')})` : ' (it names no column)'}`);
+  return { table: [...owners][0]!, sql: rewritten };
 }

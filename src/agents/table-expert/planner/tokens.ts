@@ -116,19 +116,37 @@ export function tokenizeQuestion(question: string, vocab: Vocabulary): QToken[] 
 }
 
 /**
- * "housing loan" where `housing` and `loan` are both yes/no columns: one of them, or both? Not
- * guessed: the pair stays an unknown word.
+ * Two schema words side by side that make one name:
+ * - "product category", "customer country": a table's noun before one of its attribute columns
+ *   is that column (the table's noun only says whose column it is);
+ * - "housing loan" where `housing` and `loan` are both yes/no columns: one of them, or both? Not
+ *   guessed: the pair stays an unknown word.
  */
 function compounds(tokens: QToken[]): QToken[] {
   const yesNo = (t: QToken | undefined) => t?.t === 'schema' && t.meanings.length > 0 && t.meanings.every((m) => (m.kind === 'column' || m.kind === 'value') && m.ref.type === 'BOOLEAN');
   const out: QToken[] = [];
   for (let i = 0; i < tokens.length; i++) {
-    if (yesNo(tokens[i]) && yesNo(tokens[i + 1])) {
+    const owned = ownedColumn(tokens[i]!, tokens[i + 1]);
+    if (owned) {
+      out.push(owned);
+      i++;
+    } else if (yesNo(tokens[i]) && yesNo(tokens[i + 1])) {
       out.push({ t: 'unknown', text: `${tokens[i]!.text} ${tokens[i + 1]!.text}`, used: false });
       i++;
     } else out.push(tokens[i]!);
   }
   return out;
+}
+
+/** "product category": the table named by `owner` and its column named by `next`, as one column token. */
+function ownedColumn(owner: QToken, next: QToken | undefined): QToken | undefined {
+  if (owner.t !== 'schema' || next?.t !== 'schema' || owner.plural) return undefined;
+  const tables = new Set(owner.meanings.flatMap((m) => (m.kind === 'table' ? [m.table] : [])));
+  if (!tables.size) return undefined;
+  // only attributes one groups or filters by: "how many people signed up" counts people, not sign-up dates
+  const columns = next.meanings.filter((m) => m.kind === 'column' && tables.has(m.ref.table) && (m.ref.role === 'category' || m.ref.role === 'text'));
+  if (!columns.length) return undefined;
+  return { t: 'schema', meanings: columns, plural: next.plural, text: `${owner.text} ${next.text}`, used: false };
 }
 
 const TRAILING = new Set(['status', 'type', 'kind', 'class', 'level', 'group', 'category', 'name', 'field', 'column']);

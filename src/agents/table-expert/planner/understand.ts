@@ -76,6 +76,19 @@ export function understandWord(raw: string, vocab: Vocabulary): QToken[] {
         ),
       ];
   }
+  // sunny → sun, foggy → fog, snowy → snow: the noun an "-y" adjective is made from, when WordNet does not link them
+  const base = /^(\p{L}{2,})(\p{L})\2y$/u.exec(word) ?? /^(\p{L}{3,})y$/u.exec(word);
+  if (base) {
+    const noun = base[2] ? `${base[1]}${base[2]}` : base[1]!;
+    const hit = vocab.phrases.get(lemma(noun))?.filter((m) => m.kind === 'value');
+    if (hit?.length)
+      return [
+        schema(
+          raw,
+          hit.map((m) => ({ ...m, strength: 1 })),
+        ),
+      ];
+  }
   return unknown;
 }
 

@@ -24,6 +24,8 @@ export type Meaning =
   /** a figure per row of `table` built from its child rows: "order value" = sum of the lines' amounts */
   | { kind: 'derived'; table: string; key: string; inner: 'sum'; column: ColumnRef; strength: number }
   | { kind: 'column'; ref: ColumnRef; strength: number }
+  /** a named measure of the semantic layer: its SQL, an aggregate over `table`'s columns */
+  | { kind: 'formula'; table: string; name: string; sql: string; strength: number }
   /** `exact`: a code such as a ticker (`ON`, `ALL`) matches only when written as in the data */
   | { kind: 'value'; ref: ColumnRef; value: string; strength: number; exact?: boolean };
 
@@ -37,6 +39,8 @@ export interface Vocabulary {
   stems: ReadonlyMap<string, Meaning[]>;
   /** `table.column` → the unit its name carries (`Mass (g)` → g) */
   units: ReadonlyMap<string, string>;
+  /** `table.column` of the semantic layer's default time columns */
+  timeColumns: ReadonlySet<string>;
 }
 
 export const phraseOf = (text: string): string =>
@@ -55,6 +59,8 @@ export function roleOf(p: TableProfile, c: TableProfile['columns'][number], rela
   if (p.key?.length === 1 && p.key[0] === c.name) return 'key';
   if (relations.some((r) => r.from.table === p.name && r.from.column === c.name) || name.endsWith('_id') || name === 'id') return 'reference';
   if (isTemporalType(c.type)) return 'date';
+  // whole numbers of years, found when the file was loaded: "after 1945", "in 2014" filter them
+  if (p.inferred?.some((i) => i.column === c.name && i.as === 'year')) return 'date';
   // numbers that count positions or name things are not quantities: line_number, zip_code
   if (isNumericType(c.type) && /(^|_)(number|no|num|nr|position|rank|index|seq|sequence|code|zip|postal|year)$/.test(name)) return 'other';
   if (isNumericType(c.type)) return 'measure';
@@ -67,6 +73,8 @@ export function roleOf(p: TableProfile, c: TableProfile['columns'][number], rela
 export interface VocabularyExtras {
   units?: Readonly<Record<string, string>>;
   values?: ReadonlyArray<{ alias: string; table: string; column: string; value: string }>;
+  timeColumns?: readonly string[];
+  measures?: ReadonlyArray<{ name: string; table: string; sql: string }>;
 }
 
 export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Readonly<Record<string, string>> = {}, extras: VocabularyExtras = {}): Vocabulary {
@@ -273,6 +281,7 @@ export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Rea
     if (!phrases.get(phrase)?.some((m) => m.kind === 'value')) add(phrase, { kind: 'value', ref, value: 'true', strength: 2 });
   }
   for (const [key, unit] of Object.entries(extras.units ?? {})) units.set(key, unit);
+  for (const m of extras.measures ?? []) add(phraseOf(m.name), { kind: 'formula', table: m.table, name: m.name, sql: m.sql, strength: 4 });
   for (const v of extras.values ?? []) {
     const ref = columns.get(`${v.table}.${v.column}`);
     if (ref) add(phraseOf(v.alias), { kind: 'value', ref, value: v.value, strength: 4 });
@@ -295,7 +304,7 @@ export function buildVocabulary(profiles: readonly TableProfile[], synonyms: Rea
   }
   let maxPhraseWords = 1;
   for (const k of phrases.keys()) maxPhraseWords = Math.max(maxPhraseWords, k.split(' ').length);
-  return { tables, relations, phrases, maxPhraseWords, columns, stems, units };
+  return { tables, relations, phrases, maxPhraseWords, columns, stems, units, timeColumns: new Set(extras.timeColumns ?? []) };
 }
 
 function sameMeaning(a: Meaning, b: Meaning): boolean {

@@ -9,7 +9,7 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
-type Pos = 'adj' | 'noun';
+type Pos = 'adj' | 'noun' | 'verb' | 'adv';
 
 let dictPath: string | undefined | null;
 const cache = new Map<string, WordSense>();
@@ -183,4 +183,14 @@ export function baseOfAdjective(word: string): { base: string; degree: 'comparat
   const candidates = [stem, `${stem}e`, stem.endsWith('i') ? `${stem.slice(0, -1)}y` : '', /(.)\1$/.test(stem) ? stem.slice(0, -1) : ''];
   for (const c of candidates) if (c.length >= 2 && isAdjective(c)) return { base: c, degree };
   return undefined;
+}
+
+/**
+ * Whether the word (or its base form under the plain inflections) is an English word WordNet
+ * knows: a known word is not a misspelling of a column's name, so it is not offered as one.
+ */
+export function isEnglishWord(word: string): boolean {
+  const w = word.toLowerCase();
+  const bases = [w, w.replace(/s$/, ''), w.replace(/es$/, ''), w.replace(/ies$/, 'y'), w.replace(/ed$/, ''), w.replace(/ed$/, 'e'), w.replace(/ing$/, ''), w.replace(/ing$/, 'e')];
+  return [...new Set(bases)].some((b) => b.length >= 2 && (['noun', 'verb', 'adj', 'adv'] as const).some((pos) => lookup(pos, b).length > 0));
 }

@@ -5,6 +5,7 @@
  * asked; docs/table-expert.md records when they were looked at.
  */
 import { HELDOUT_RETAIL, HELDOUT_SUPPORT } from './heldout-questions.js';
+import { FRESH_PUBLIC } from './public-fresh-questions.js';
 import { HELDOUT_PUBLIC } from './public-heldout-questions.js';
 import { PUBLIC_BANK, PUBLIC_COUNTRIES, PUBLIC_STOCKS, PUBLIC_SUPERSTORE, PUBLIC_WORLD } from './public-questions.js';
 import { RETAIL } from './retail-questions.js';
@@ -40,5 +41,9 @@ export const EVAL_SET: readonly EvalQuestion[] = [
   // written after tuning on the public questions, run once
   ...HELDOUT_PUBLIC.map(
     ([question, gold, dataset], i): EvalQuestion => ({ id: `${dataset}-ph${String(i + 1).padStart(3, '0')}`, dataset, question, gold, casual: false, previous: [], heldOut: true, part: 'public-heldout' }),
+  ),
+  // a fresh held-out part, written after the issue-31 follow-up work, committed before its one run
+  ...FRESH_PUBLIC.map(
+    ([question, gold, dataset], i): EvalQuestion => ({ id: `${dataset}-pf${String(i + 1).padStart(3, '0')}`, dataset, question, gold, casual: false, previous: [], heldOut: true, part: 'public-fresh' }),
   ),
 ];

@@ -23,7 +23,7 @@ export interface EvalQuestion {
   /** kept out of tuning: every fourth question of each file */
   heldOut: boolean;
   /** which set: the generated samples, the public tables (written before tuning), or their held-out part (written after) */
-  part: 'sample' | 'public' | 'public-heldout';
+  part: 'sample' | 'public' | 'public-heldout' | 'public-fresh';
 }
 
 export type Verdict = 'CORRECT' | 'ASKED' | 'DECLINED' | 'WRONG';

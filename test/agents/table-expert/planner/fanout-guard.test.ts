@@ -35,6 +35,7 @@ const vocab: Vocabulary = {
   columns: new Map(),
   stems: new Map(),
   units: new Map(),
+  timeColumns: new Set(),
 };
 
 /** A figure of orders, per product of their lines: the join fans out from orders to order_lines. */
