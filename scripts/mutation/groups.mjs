@@ -9,7 +9,14 @@
 export const GROUPS = {
   authz: {
     mutate: ['src/core/authz/policy.ts', 'src/core/authz/own-api-keys.ts', 'src/core/authz/scopes.ts', 'src/core/authz/surface.ts'],
-    tests: ['test/core/authz/surfaces.test.ts', 'test/core/authz/policy-audit.test.ts', 'test/core/authz/usage-visibility.test.ts', 'test/core/authz/own-api-keys.test.ts'],
+    // in process; the whole-server counterparts (surfaces.test.ts, test/server/management/own-api-key-standing.test.ts) are too slow per mutant
+    tests: [
+      'test/core/authz/policy-decisions.test.ts',
+      'test/core/authz/own-api-keys.test.ts',
+      'test/core/authz/surface-stage.test.ts',
+      'test/core/authz/policy-audit.test.ts',
+      'test/core/authz/usage-visibility.test.ts',
+    ],
   },
   usage: {
     mutate: ['src/core/usage/task-usage.ts', 'src/core/usage/usage-recorder.ts', 'src/core/usage/usage-spend.ts'],
