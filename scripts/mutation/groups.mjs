@@ -12,6 +12,7 @@ export const GROUPS = {
     // in process; the whole-server counterparts (surfaces.test.ts, test/server/management/own-api-key-standing.test.ts) are too slow per mutant
     tests: [
       'test/core/authz/policy-decisions.test.ts',
+      'test/core/authz/policy-from-config.test.ts',
       'test/core/authz/own-api-keys.test.ts',
       'test/core/authz/surface-stage.test.ts',
       'test/core/authz/policy-audit.test.ts',

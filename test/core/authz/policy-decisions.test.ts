@@ -11,7 +11,6 @@ import { AccessDenied } from '../../../src/core/authz/access-denied.js';
 import { ANY_MCP_SCOPE, AuthorizationPolicy, type AuthorizationSettings } from '../../../src/core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../../../src/core/authz/principal.js';
 import { holdsAnyMcpScope, holdsScope, SCOPE_DESCRIPTIONS, SCOPES, usecasesOf } from '../../../src/core/authz/scopes.js';
-import { parseConfig } from '../../../src/config/load.js';
 
 const AGENTS: AuthorizationSettings['agents'] = {
   echo: { visibility: 'public', skillScopes: { secret: ['x:secret'] } },
@@ -249,40 +248,5 @@ describe('which agents a caller sees', () => {
     expect(p.skillScopesOf('billing')).toEqual({ refund: ['payments:refund'], report: ['reports:read'], again: ['a2a:publish'] });
     expect(p.skillScopesOf('nobody')).toEqual({});
     expect(p.configuredSkillScopes().sort()).toEqual(['a2a:publish', 'payments:refund', 'reports:read', 'x:secret']);
-  });
-});
-
-describe('AuthorizationPolicy.fromConfig', () => {
-  const config = (auth: Record<string, unknown>) =>
-    parseConfig(
-      {
-        auth,
-        agents: [
-          { id: 'echo', builtin: 'echo', skills: { echo: { scopes: ['x:echo'] }, plain: { scopes: [] } } },
-          { id: 'ledger', builtin: 'echo', visibility: 'extended', usecase: 'finance' },
-        ],
-      },
-      { env: {}, cwd: '/tmp' },
-    );
-
-  it('takes the mode, the forced usecase and its mode, the anonymous card, and each agent’s visibility, usecase and skill scopes', () => {
-    const p = AuthorizationPolicy.fromConfig(config({ forceUsecase: 'finance', forceUsecaseMode: 'override', anonymousExtendedCard: true }));
-    expect(p.enforcing).toBe(true);
-    expect(p.allows(ANONYMOUS, 'read-extended-card')).toBe(true);
-    expect(p.skillScopesOf('echo')).toEqual({ echo: ['x:echo'] });
-    expect(p.requiredScopes('send-message', { agentId: 'echo', skillIds: ['echo'] })).toEqual(['a2a:publish', 'x:echo']);
-    expect(p.isPublicAgent('echo')).toBe(true);
-    expect(p.isPublicAgent('ledger')).toBe(false);
-    expect(p.usecases(who(['mcp:tools:hr']))).toEqual(['finance']);
-    expect(p.requiredScopes('read-tasks', { agentId: 'ledger', surface: 'mcp' })).toEqual([ANY_MCP_SCOPE]);
-  });
-
-  it('defaults: required, narrow, no anonymous card; mode none enforces nothing', () => {
-    const p = AuthorizationPolicy.fromConfig(config({}));
-    expect(p.allows(ANONYMOUS, 'read-extended-card')).toBe(false);
-    expect(p.usecases(who(['mcp:tools:hr']))).toEqual(['hr']);
-    expect(p.canSeeAgent(who(['a2a:discover'], { usecase: 'hr' }), 'ledger')).toBe(false);
-    expect(p.requiredScopes('read-tasks', { agentId: 'ledger', surface: 'mcp' })).toEqual(['mcp:tools:finance']);
-    expect(AuthorizationPolicy.fromConfig(config({ mode: 'none', forceUsecase: 'finance' })).usecases(ANONYMOUS)).toEqual(['finance']);
   });
 });
