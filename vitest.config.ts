@@ -64,6 +64,7 @@ const UNIT = [
   'test/core/usage/recorder-on-stores.test.ts',
   'test/core/usage/task-usage-row.test.ts',
   'test/core/usage/usage-recorder-queue.test.ts',
+  'test/core/usage/usage-spend.test.ts',
   'test/edge/call-usage.test.ts',
   'test/edge/path-prefix.test.ts',
   'test/net/ssrf-guard.test.ts',

@@ -21,7 +21,14 @@ export const GROUPS = {
   },
   usage: {
     mutate: ['src/core/usage/task-usage.ts', 'src/core/usage/usage-recorder.ts', 'src/core/usage/usage-spend.ts'],
-    tests: ['test/core/usage/reported-usage.test.ts', 'test/core/usage/usage-records.test.ts', 'test/core/usage/recorder-on-stores.test.ts'],
+    // in process; the whole-server usage tests (reported-usage, usage-records) are too slow per mutant
+    tests: [
+      'test/core/usage/task-usage-row.test.ts',
+      'test/core/usage/usage-recorder-queue.test.ts',
+      'test/core/usage/usage-spend.test.ts',
+      'test/core/usage/call-observers.test.ts',
+      'test/core/usage/recorder-on-stores.test.ts',
+    ],
   },
   quotas: {
     mutate: ['src/core/quotas/*.ts', 'src/bus/local-quota-counters.ts', 'src/bus/redis/redis-quota-counters.ts'],
