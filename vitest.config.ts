@@ -66,6 +66,7 @@ const UNIT = [
   'test/core/usage/usage-recorder-queue.test.ts',
   'test/core/usage/usage-spend.test.ts',
   'test/edge/call-usage.test.ts',
+  'test/edge/body-reader.test.ts',
   'test/edge/path-prefix.test.ts',
   'test/net/ssrf-guard.test.ts',
   'test/observability/keyed-instruments.test.ts',

@@ -45,7 +45,7 @@ export const GROUPS = {
   edge: {
     mutate: ['src/edge/body.ts'],
     // the reader on a node:http server; the whole-server boundary test (body-limit.test.ts) is too slow per mutant
-    tests: ['test/edge/body.test.ts'],
+    tests: ['test/edge/body-reader.test.ts', 'test/edge/body.test.ts'],
   },
   'sql-guard': {
     mutate: ['src/agents/table-expert/sql/guard.ts'],
