@@ -15,6 +15,7 @@ const UNIT = [
   'test/agents/sdk/mcp-tools.test.ts',
   'test/agents/table-expert/eval-judge.test.ts',
   'test/agents/table-expert/planner-trust.test.ts',
+  'test/agents/table-expert/guard-stages.test.ts',
   'test/auth/challenge.test.ts',
   'test/auth/oauth/login-throttle.test.ts',
   'test/auth/oauth/oauth-store.test.ts',

@@ -49,7 +49,9 @@ export const GROUPS = {
   },
   'sql-guard': {
     mutate: ['src/agents/table-expert/sql/guard.ts'],
-    tests: ['test/agents/table-expert/guard.test.ts'],
+    // in process, on DuckDB's own parse tree; guard.test.ts (a running Table Expert, hostile statements
+    // that run into the time limit when a mutant lets them through) took over an hour per run
+    tests: ['test/agents/table-expert/guard-stages.test.ts'],
   },
   'table-expert': {
     mutate: ['src/agents/table-expert/planner/compile.ts', 'src/agents/table-expert/planner/joins.ts'],
