@@ -58,6 +58,7 @@ const UNIT = [
   'test/core/quotas/monthly-spend.test.ts',
   'test/core/quotas/quota-book.test.ts',
   'test/core/quotas/quota-engine.test.ts',
+  'test/core/quotas/quota-stage.test.ts',
   'test/core/tasks/engine-send.test.ts',
   'test/core/tasks/engine-tasks.test.ts',
   'test/core/tasks/page-token.test.ts',
