@@ -85,11 +85,13 @@ describe('keyToCreate', () => {
   it('an app the person authorized (not first-party) cannot mint keys for them', () => {
     const d = denial(() => keyToCreate(person(['a2a:publish']), { subject: 'alice' }, ask({ firstParty: false })));
     expect(d.operation).toBe('create-own-apikey');
+    expect(d.requiredScopes).toEqual(['admin']);
     expect(d.message).toMatch(/app you authorized/);
   });
 
   it('scopes beyond the caller’s are refused, naming only those; mcp:tools covers mcp:tools:<u>, not the reverse', () => {
     const d = denial(() => keyToCreate(person(['a2a:publish']), { subject: 'alice' }, ask({ scopes: ['a2a:publish', 'usage:read', 'admin'] })));
+    expect(d.operation).toBe('create-own-apikey');
     expect(d.requiredScopes).toEqual(['usage:read', 'admin']);
     expect(d.message).toBe('A key cannot have scopes you do not hold: usage:read admin');
     expect(keyToCreate(person(['mcp:tools']), { subject: 'alice' }, ask({ scopes: ['mcp:tools:hr'] }))).toEqual({ subject: 'alice', scopes: ['mcp:tools:hr'] });

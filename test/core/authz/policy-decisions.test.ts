@@ -90,6 +90,8 @@ describe('usecasesOf', () => {
     expect(usecasesOf(who(['a2a:publish'], { usecase: 'hr' }), 'finance', 'narrow')).toEqual([]);
     expect(usecasesOf(who(['a2a:publish'], { usecase: 'hr' }), 'finance', 'override')).toEqual(['finance']);
     expect(usecasesOf(who(['mcp:tools:hr']), 'finance', 'override')).toEqual(['finance']);
+    expect(usecasesOf(who(['mcp:tools:hr']), undefined, 'override')).toEqual(['hr']);
+    expect(usecasesOf(who(['a2a:publish']), undefined, 'override')).toBeUndefined();
   });
 });
 
@@ -99,6 +101,7 @@ describe('requiredScopes', () => {
     expect(p.requiredScopes('administer')).toEqual(['admin']);
     expect(p.requiredScopes('read-usage')).toEqual(['usage:read']);
     expect(p.requiredScopes('use-mcp')).toEqual([ANY_MCP_SCOPE]);
+    expect(ANY_MCP_SCOPE).toBe('mcp:tools:*');
     expect(p.requiredScopes('read-extended-card', { agentId: 'echo' })).toEqual(['a2a:discover']);
     expect(p.requiredScopes('read-tasks', { agentId: 'billing', skillIds: ['refund'] })).toEqual(['a2a:discover']);
     expect(p.requiredScopes('send-message', { agentId: 'echo' })).toEqual(['a2a:publish']);
@@ -124,6 +127,8 @@ describe('requiredScopes', () => {
     expect(over.requiredScopes('read-tasks', { agentId: 'echo', surface: 'mcp' })).toEqual([ANY_MCP_SCOPE]);
     const narrow = policy({ forceUsecase: 'finance' });
     expect(narrow.requiredScopes('read-tasks', { agentId: 'billing', surface: 'mcp' })).toEqual(['mcp:tools:finance']);
+    expect(over.requiredScopes('read-tasks', { surface: 'mcp' })).toEqual([ANY_MCP_SCOPE]);
+    expect(over.requiredScopes('read-tasks', { agentId: 'not-configured', surface: 'mcp' })).toEqual([ANY_MCP_SCOPE]);
     const overOther = policy({ forceUsecase: 'hr', forceUsecaseMode: 'override' });
     expect(overOther.requiredScopes('read-tasks', { agentId: 'billing', surface: 'mcp' })).toEqual(['mcp:tools:finance']);
   });
@@ -180,7 +185,8 @@ describe('authorize and allows', () => {
     const p = policy({}, events);
     expect(() => p.authorize(who(['a2a:discover'], { clientId: 'app-1' }), 'use-mcp', { surface: 'mcp' })).toThrow(AccessDenied);
     expect(() => p.authorize(who(['a2a:discover']), 'administer')).toThrow(AccessDenied);
-    expect(events).toEqual([
+    // strict: an actorClient or target present but undefined is a different record
+    expect(events).toStrictEqual([
       { action: 'authz.denied', outcome: 'denied', actor: 'bob', actorClient: 'app-1', details: { operation: 'use-mcp', requiredScopes: ['mcp:tools'], surface: 'mcp' } },
       { action: 'authz.denied', outcome: 'denied', actor: 'bob', details: { operation: 'administer', requiredScopes: ['admin'] } },
     ]);
@@ -217,6 +223,7 @@ describe('which agents a caller sees', () => {
     expect(p.seenByEveryone('echo', 'a2a')).toBe(true);
     expect(p.seenByEveryone('billing', 'a2a')).toBe(false);
     expect(p.seenByEveryone('hidden', 'mcp')).toBe(false);
+    expect(p.seenByEveryone('not-configured', 'a2a')).toBe(true);
   });
 
   it('admitToAgent: no authentication for an agent everyone sees; otherwise unknown unless the caller authenticates and may see it', async () => {
@@ -239,6 +246,9 @@ describe('which agents a caller sees', () => {
   it('usecases(): with authorization off only a forced usecase binds; on, the credential’s narrowed or overridden', () => {
     expect(policy({ mode: 'none' }).usecases(ANONYMOUS)).toBeUndefined();
     expect(policy({ mode: 'none', forceUsecase: 'hr' }).usecases(ANONYMOUS)).toEqual(['hr']);
+    // with authorization off, a credential's own usecase binds nothing
+    expect(policy({ mode: 'none' }).usecases(who(['mcp:tools:hr'], { usecase: 'hr' }))).toBeUndefined();
+    expect(policy({ mode: 'none', forceUsecase: 'finance' }).usecases(who(['mcp:tools:hr']))).toEqual(['finance']);
     expect(policy().usecases(who(['mcp:tools:hr']))).toEqual(['hr']);
     expect(policy({ forceUsecase: 'finance' }).usecases(who(['mcp:tools:hr']))).toEqual([]);
     expect(policy({ forceUsecase: 'finance', forceUsecaseMode: 'override' }).usecases(who(['mcp:tools:hr']))).toEqual(['finance']);

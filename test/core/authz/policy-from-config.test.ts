@@ -17,7 +17,7 @@ describe('AuthorizationPolicy.fromConfig', () => {
       {
         auth,
         agents: [
-          { id: 'echo', builtin: 'echo', skills: { echo: { scopes: ['x:echo'] }, plain: { scopes: [] } } },
+          { id: 'echo', builtin: 'echo', skills: { echo: { scopes: ['x:echo'] }, plain: { scopes: [] }, bare: { visibility: 'extended' } } },
           { id: 'ledger', builtin: 'echo', visibility: 'extended', usecase: 'finance' },
         ],
       },
