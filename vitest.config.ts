@@ -22,6 +22,8 @@ const UNIT = [
   'test/auth/oauth/sessions-migration.test.ts',
   'test/auth/per-public-url.test.ts',
   'test/auth/sessions/session-grants.test.ts',
+  'test/auth/sessions/console-sessions.test.ts',
+  'test/auth/oauth/consent-grant-records.test.ts',
   'test/bindings/a2a-grpc/codec.test.ts',
   'test/bindings/a2a-grpc/service-parameters.test.ts',
   'test/bindings/a2a-legacy/jsonrpc.test.ts',
