@@ -67,6 +67,10 @@ describe('taskUsageRow', () => {
     const s: TaskUsageState = { draft: draft(), written: 'TASK_STATE_WORKING' };
     expect(taskUsageRow(s, at('TASK_STATE_WORKING'), false, 5_000, policy)).toBeUndefined();
     expect(s.written).toBe('TASK_STATE_WORKING');
+    // a change of state that is not a rest (submitted → working) writes nothing either
+    const moved: TaskUsageState = { draft: draft(), written: 'TASK_STATE_SUBMITTED' };
+    expect(taskUsageRow(moved, at('TASK_STATE_WORKING'), false, 5_000, policy)).toBeUndefined();
+    expect(moved.written).toBe('TASK_STATE_SUBMITTED');
   });
 
   it('coming to rest writes once per state; the same resting state again writes nothing', () => {

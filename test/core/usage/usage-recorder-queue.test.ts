@@ -161,10 +161,18 @@ describe('the record of a call', () => {
     r.finish(bare, { status: 200, latencyMs: 5 });
     await r.flush();
     expect(store.records).toEqual([]);
-    expect(store.amends).toEqual([
+    // strict: an amend never carries a column it has no value for (it would overwrite the row's)
+    expect(store.amends).toStrictEqual([
       { id: 'task-9', latencyMs: 25, ttfbMs: 4, bytesOut: 300, bytesIn: 120 },
       { id: 'task-10', latencyMs: 5 },
     ]);
+    // a call that says it created a task but names none is recorded as a call
+    const unnamed = r.open('a2a-jsonrpc/1.0')!;
+    unnamed.createdTask = true;
+    r.finish(unnamed, { status: 200, latencyMs: 7 });
+    await r.flush();
+    expect(store.records.map((x) => x.latencyMs)).toEqual([7]);
+    expect(store.amends).toHaveLength(2);
   });
 
   it('a skipped call makes nothing; records off make nothing and open no draft', async () => {
@@ -202,6 +210,14 @@ describe('what a call is charged', () => {
     expect(store.records[0]).toMatchObject({ promptTokens: 100, completionTokens: 10, model: 'm-1' });
     expect(store.records[0]!.cost).toBeCloseTo(3.3, 10);
     expect(store.records[1]).toMatchObject({ promptTokens: 1000, completionTokens: 1000, cost: 0.5, skill: 'cheap' });
+    const silent = recorder({ cost });
+    const d2 = silent.r.open('a2a-jsonrpc/1.0')!;
+    d2.agent = 'llm';
+    d2.answeredWithoutTask = true;
+    silent.r.finish(d2, { status: 200, latencyMs: 1 });
+    await silent.r.flush();
+    // no usage reported: the per-call price alone
+    expect(silent.store.records[0]).toMatchObject({ cost: 2, promptTokens: 0, completionTokens: 0 });
   });
 
   it('nothing for a call that ran no agent to an answer, named no agent, or has no price', async () => {
@@ -213,6 +229,13 @@ describe('what a call is charged', () => {
     const noAgent = r.open('a2a-jsonrpc/1.0')!;
     noAgent.answeredWithoutTask = true;
     r.finish(noAgent, { status: 200, latencyMs: 1 });
+    const everything = recorder({ cost: () => ({ perCall: 2 }) });
+    const unnamed = everything.r.open('a2a-jsonrpc/1.0')!;
+    unnamed.answeredWithoutTask = true;
+    everything.r.finish(unnamed, { status: 200, latencyMs: 1 });
+    await everything.r.flush();
+    // no agent named: nothing charged, whatever the price list says
+    expect(everything.store.records[0]!.cost).toBe(0);
     const unpriced = r.open('a2a-jsonrpc/1.0')!;
     unpriced.agent = 'echo';
     unpriced.answeredWithoutTask = true;
@@ -278,6 +301,22 @@ describe('the queue', () => {
     expect(store.writes).toHaveLength(5);
   });
 
+  it('a queue of exactly a slice is one write (no empty write after it)', async () => {
+    const { r, store } = recorder({ config: config({ queueLimit: 2000 }) });
+    for (let i = 0; i < 250; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
+    for (let i = 0; i < 250; i++) {
+      const d = r.open('a2a-jsonrpc/1.0')!;
+      d.createdTask = true;
+      d.taskId = `t${i}`;
+      r.finish(d, { status: 200, latencyMs: 1 });
+    }
+    await r.flush();
+    expect(store.writes.map((w) => [w.records.length, w.amends.length])).toEqual([
+      [250, 0],
+      [0, 250],
+    ]);
+  });
+
   it('a flush waits for the write in progress before taking the queue', async () => {
     const { r, store } = recorder();
     r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
@@ -325,6 +364,7 @@ describe('timers and maintenance', () => {
     await r.maintain();
     expect(store.prunes).toEqual([]);
     expect(warnings.map(([, m]) => m)).toEqual(['usage rollup or retention sweep failed; it runs again later']);
+    expect((warnings[0]![0] as { err?: Error }).err?.message).toBe('locked');
   });
 
   it('start writes every flushIntervalMs and maintains every five minutes; close stops both; records off starts nothing', async () => {
