@@ -220,3 +220,133 @@ describe('insideRoots', () => {
     expect(insideRoots(`${ROOT}x/a.csv`, [`${ROOT}/`])).toBe(false);
   });
 });
+
+describe('the guard’s lists and edges, one by one', () => {
+  const tree = (node: object) => JSON.stringify({ error: false, statements: [{ node }] });
+  const astVerdict = (node: object, context: AstContext = ctx) => {
+    try {
+      checkSqlAst(tree(node), context);
+      return 'accepted';
+    } catch (e) {
+      if (e instanceof QueryRejectedError) return e.code;
+      throw e;
+    }
+  };
+
+  // Every statement and clause of DuckDB's grammar that writes, configures, loads, transacts or
+  // describes instead of selecting (written out from the DuckDB statement list, not read from the guard).
+  const WRITE_OR_CONTROL = [
+    'insert',
+    'update',
+    'delete',
+    'merge',
+    'upsert',
+    'create',
+    'drop',
+    'alter',
+    'truncate',
+    'attach',
+    'detach',
+    'copy',
+    'export',
+    'import',
+    'install',
+    'load',
+    'force',
+    'pragma',
+    'set',
+    'reset',
+    'call',
+    'checkpoint',
+    'vacuum',
+    'analyze',
+    'grant',
+    'revoke',
+    'begin',
+    'commit',
+    'rollback',
+    'abort',
+    'transaction',
+    'use',
+    'prepare',
+    'execute',
+    'deallocate',
+    'comment',
+    'describe',
+    'show',
+    'summarize',
+    'explain',
+    'secret',
+  ];
+  it.each(WRITE_OR_CONTROL)('the word %s anywhere in a SELECT is refused; quoted, it is a name', (word) => {
+    expect(refusal(() => checkSqlText(`SELECT a FROM t WHERE ${word.toUpperCase()} = 1`, { maxSqlChars: 200 })).code).toBe('forbidden_keyword');
+    expect(checkSqlText(`SELECT "${word}", '${word}' FROM t`, { maxSqlChars: 200 })).toBe(`SELECT "${word}", '${word}' FROM t`);
+  });
+
+  it('codes of the token stage: empty, multiple statements (a leading ";" too), parameters', () => {
+    expect(refusal(() => checkSqlText('  ', { maxSqlChars: 100 })).code).toBe('empty');
+    expect(refusal(() => checkSqlText(';', { maxSqlChars: 100 })).reason).toBe('the statement is empty');
+    expect(refusal(() => checkSqlText('SELECT 1; SELECT 2', { maxSqlChars: 100 })).code).toBe('multiple_statements');
+    expect(refusal(() => checkSqlText('; SELECT 1', { maxSqlChars: 100 })).code).toBe('multiple_statements');
+    expect(refusal(() => checkSqlText('SELECT $1', { maxSqlChars: 100 })).code).toBe('not_select');
+  });
+
+  it('generators and dataset file readers by name: unnest, read_json_auto, read_ndjson inside the datasets are read', async () => {
+    expect(await verdict('SELECT * FROM unnest([1, 2])')).toBe('accepted');
+    expect(await verdict(`SELECT * FROM read_json_auto('${ROOT}/a.json')`)).toBe('accepted');
+    expect(await verdict(`SELECT * FROM read_ndjson('${ROOT}/a.ndjson')`)).toBe('accepted');
+    expect(await verdict(`SELECT * FROM read_csv_auto('${ROOT}/a.csv')`)).toBe('accepted');
+  });
+
+  it.each(['read_text', 'read_blob', 'query', 'query_table', 'getenv', 'current_setting', 'duckdb_x', 'pragma_x'])('the scalar %s() is refused', (name) => {
+    expect(astVerdict({ f: { class: 'FUNCTION', function_name: name, children: [] } })).toBe('forbidden_function');
+  });
+
+  it('only a FUNCTION node names a function, only a BASE_TABLE a table, only a TABLE_FUNCTION a table function', () => {
+    expect(astVerdict({ c: { class: 'CONSTANT', function_name: 'getenv' } })).toBe('accepted');
+    expect(astVerdict({ c: { type: 'COLUMN_REF', table_name: 'nothing' } })).toBe('accepted');
+    expect(astVerdict({ t: { type: 'BASE_TABLE' } })).toBe('accepted');
+    expect(astVerdict({ t: { type: 'SUBQUERY', function: { function_name: 'glob' } } })).toBe('accepted');
+    expect(astVerdict({ t: { type: 'TABLE_FUNCTION', function: 'glob' } })).toBe('accepted');
+    expect(astVerdict({ t: { type: 'TABLE_FUNCTION', function: { function_name: 'range', schema: 5, children: [] } } })).toBe('accepted');
+    expect(astVerdict({ t: { type: 'TABLE_FUNCTION', function: { function_name: 'range', schema: 'other', children: [] } } })).toBe('forbidden_function');
+  });
+
+  it('a tree with lists of plain values, nulls and odd CTE entries is walked without error', () => {
+    expect(astVerdict({ list: ['abc', 1, null, true], cte_map: { map: [{ key: 5 }, 'x', { key: 'Big' }] }, t: { type: 'BASE_TABLE', table_name: 'BIG' } })).toBe('accepted');
+    expect(refusal(() => checkSqlAst('null', ctx)).code).toBe('parse_error');
+    expect(refusal(() => checkSqlAst('not json', ctx)).reason).toBe('the statement could not be parsed');
+    expect(refusal(() => checkSqlAst(JSON.stringify({ error: true, error_message: 'syntax error' }), ctx)).code).toBe('parse_error');
+  });
+
+  it('a file path must be a constant string or a list_value/list_pack of them; other functions and nodes are not', () => {
+    const reader = (arg: object | undefined) => ({ t: { type: 'TABLE_FUNCTION', function: { function_name: 'read_csv', ...(arg ? { children: [arg] } : {}) } } });
+    const inside = { class: 'CONSTANT', value: { value: `${ROOT}/a.csv` } };
+    expect(astVerdict(reader(inside))).toBe('accepted');
+    expect(astVerdict(reader({ class: 'FUNCTION', function_name: 'concat', children: [inside] }))).toBe('file_outside_datasets');
+    expect(astVerdict(reader({ class: 'OPERATOR', function_name: 'list_value', children: [inside] }))).toBe('file_outside_datasets');
+    expect(astVerdict(reader({ class: 'FUNCTION', function_name: 'list_value', children: [inside, inside] }))).toBe('accepted');
+    expect(astVerdict(reader(undefined))).toBe('file_outside_datasets');
+  });
+
+  it('an amplifier’s size may be written as a decimal string; no size at all is refused', () => {
+    const pad = (size: unknown) => ({ f: { class: 'FUNCTION', function_name: 'lpad', children: [{}, { class: 'CONSTANT', value: { value: size } }] } });
+    expect(astVerdict(pad('10000.00'))).toBe('accepted');
+    expect(astVerdict(pad('-5'))).toBe('accepted');
+    expect(astVerdict(pad(true))).toBe('forbidden_function');
+    expect(astVerdict({ f: { class: 'FUNCTION', function_name: 'repeat' } })).toBe('forbidden_function');
+  });
+
+  it('an unknown table’s refusal lists at most 30 of the tables there are', () => {
+    const many = new Set(Array.from({ length: 31 }, (_, i) => `t${String(i).padStart(2, '0')}`));
+    const reason = refusal(() => checkSqlAst(tree({ t: { type: 'BASE_TABLE', table_name: 'nothing' } }), { tables: many, fileRoots: [] })).reason;
+    expect(reason).toContain('t29)');
+    expect(reason).not.toContain('t30');
+  });
+
+  it('paths: a relative path is never inside, even under a root that is the working directory; a colon inside an absolute path is fine', () => {
+    expect(insideRoots('a.csv', [process.cwd()])).toBe(false);
+    expect(insideRoots(`${ROOT}/a:b.csv`, [ROOT])).toBe(true);
+    expect(insideRoots('/a:b', ['/'])).toBe(true);
+  });
+});
