@@ -50,6 +50,17 @@ describe('BodyBudget', () => {
     expect(b.tryReserve(1)).toBe(false);
   });
 
+  it('giving back an authenticated reservation leaves the anonymous share as it was; the share never goes below zero', () => {
+    const b = new BodyBudget(100, 4);
+    expect(b.tryReserve(4, true)).toBe(true);
+    expect(b.tryReserve(6)).toBe(true);
+    b.release(6);
+    expect(b.tryReserve(1, true)).toBe(false);
+    b.release(10, true);
+    expect(b.tryReserve(4, true)).toBe(true);
+    expect(b.tryReserve(1, true)).toBe(false);
+  });
+
   it('an anonymous reservation refused for the whole budget does not use the anonymous share', () => {
     const b = new BodyBudget(10, 8);
     expect(b.tryReserve(8)).toBe(true);
@@ -162,6 +173,16 @@ describe('readLimitedBody under a policy', () => {
     expect(req.isPaused()).toBe(true);
     expect(listeners(req)).toEqual([0, 0, 0, 0]);
     expect(budget.tryReserve(30, true)).toBe(true);
+  });
+
+  it('a reader with a credential is not held to the anonymous share', async () => {
+    const budget = new BodyBudget(100, 10);
+    const req = request();
+    admitBody(req, { budget, readTimeoutMs: 60_000 });
+    const reading = readLimitedBody(req, 50);
+    req.push(Buffer.alloc(20, 'a'));
+    req.push(null);
+    expect(await reading).toHaveLength(20);
   });
 
   it('a body too large under a policy gives back what it reserved', async () => {
