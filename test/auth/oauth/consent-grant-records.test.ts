@@ -26,10 +26,11 @@ beforeAll(async () => {
       accountId: 'carol',
       clientId: 'app-1',
       iat: NOW / 1000 - 3600,
-      exp: NOW / 1000 + 7200,
+      exp: NOW / 1000 + 60,
       openid: { scope: 'openid profile a2a:publish mcp:tools:hr email' },
-      resources: { 'https://h/a2a': 'a2a:publish a2a:discover', 'https://h/mcp': 'mcp:tools:hr a2a:publish' },
+      resources: { 'https://h/a2a': 'a2a:publish  a2a:discover ', 'https://h/mcp': 'mcp:tools:hr a2a:publish' },
     },
+    // the stored expiry wins over the payload's exp (a grant extended since)
     expiresAt: NOW + 2 * HOUR,
   });
   await store.oauth.upsertRecord('Grant', 'g2', { payload: { accountId: 'carol', clientId: 'app-2', openid: { scope: 'openid' } } });

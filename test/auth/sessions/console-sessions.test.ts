@@ -106,6 +106,10 @@ describe('begin', () => {
     expect(started).toMatchObject({ username: account, scopes: ['a2a:discover', 'mcp:tools'] });
     const headers = await asRequest(sessions, started.token);
     expect(await sessions.authenticate(headers)).toStrictEqual({ subject: account, authenticated: true, clientId: CONSOLE_CLIENT_ID, scopes: ['a2a:discover', 'mcp:tools'], usecase: 'demo', grantId: 'g-alice' });
+    // a grant ending before the console's eight hours ends the session with it
+    const soon = Date.now() + HOUR;
+    await store.oauth.upsertRecord('Grant', 'g-alice-soon', grant(account, { resources: { a: 'a2a:discover' } }, soon));
+    expect((await sessions.begin(person(account, ['a2a:discover']), tokenOf({ grant_id: 'g-alice-soon' }))).expiresAt).toBe(soon);
     await store.oauth.upsertRecord('Grant', 'g-alice-bare', grant(account));
     expect((await sessions.begin(person(account, ['a2a:discover']), tokenOf({ grant_id: 'g-alice-bare' }))).scopes).toEqual([]);
   });
@@ -114,6 +118,7 @@ describe('begin', () => {
     const sessions = new ConsoleSessions(store.oauth);
     const e = await error(sessions.begin(person('https://idp.example#bob', ['a2a:discover']), tokenOf({ sub: 'x' })));
     expect(e.kind).toBe('PermissionDenied');
+    expect(e.message).toBe('This account has no user here and its token no grant to stand on; sign in through the console');
   });
 });
 
@@ -165,6 +170,14 @@ describe('sign-out', () => {
     expect(told).toEqual(['g-carol-2']);
     expect(await store.oauth.isLive('AccessToken', 'at-carol-2', Date.now())).toBe(false);
     expect(await store.oauth.isLive('Session', 'provider-carol', Date.now())).toBe(false);
+  });
+
+  it('sign-out without a revocations listener still revokes the grant', async () => {
+    const sessions = new ConsoleSessions(store.oauth);
+    await store.oauth.upsertRecord('Grant', 'g-carol-3', grant('carol'));
+    const a = await sessions.begin(person('carol', []), tokenOf({ grant_id: 'g-carol-3' }));
+    await sessions.end((await sessions.fromCookie({ cookie: `${CONSOLE_COOKIE}=${a.token}` }))!);
+    expect(await store.oauth.isLive('Grant', 'g-carol-3', Date.now())).toBe(false);
   });
 
   it('a session on no grant revokes no grant', async () => {
