@@ -82,7 +82,10 @@ describe('begin', () => {
     expect(started.expiresAt).toBeGreaterThanOrEqual(before + CONSOLE_SESSION_SECONDS * 1000);
     expect(CONSOLE_SESSION_SECONDS).toBe(8 * 3600);
     const s = await sessions.fromCookie({ cookie: `${CONSOLE_COOKIE}=${started.token}` });
+    expect(s).toMatchObject({ username: 'carol', scopes: ['a2a:discover', 'admin'] });
     expect(s?.grantId).toBeUndefined();
+    // a grant_id that is not a string names no grant
+    expect((await sessions.begin(person('carol', []), tokenOf({ grant_id: 5 }))).username).toBe('carol');
     expect((await sessions.begin(person('carol', []), 'not a jwt')).username).toBe('carol');
     expect((await sessions.begin(person('carol', []), tokenOf({ grant_id: '' }))).username).toBe('carol');
   });
