@@ -7,8 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BrowserSessions } from '../../../src/auth/sessions/browser-sessions.js';
 import { CONSOLE_CLIENT_ID, CONSOLE_COOKIE, CONSOLE_SESSION_SECONDS, ConsoleSessions, consoleUrlOf, cookieValue, CSRF_HEADER } from '../../../src/auth/sessions/console-sessions.js';
 import type { Principal } from '../../../src/core/authz/principal.js';
 import { A2AError } from '../../../src/protocol/a2a/errors.js';
@@ -147,6 +149,28 @@ describe('authenticate', () => {
     expect(wrongCsrf.message).toBe('The console session has ended or its CSRF token does not match; sign in again');
     const noSession = await error(sessions.authenticate({ ...headers, cookie: `${CONSOLE_COOKIE}=${'A'.repeat(43)}` }));
     expect(noSession.kind).toBe('Unauthenticated');
+  });
+
+  it('one session’s CSRF token does not open another session; a token of another form is not the API’s', async () => {
+    const sessions = new ConsoleSessions(store.oauth);
+    const a = await asRequest(sessions, (await sessions.begin(person('carol', []), tokenOf({ sub: 'carol' }))).token);
+    const b = await asRequest(sessions, (await sessions.begin(person('carol', []), tokenOf({ sub: 'carol' }))).token);
+    expect(a[CSRF_HEADER]).not.toBe(b[CSRF_HEADER]);
+    expect((await error(sessions.authenticate({ cookie: a.cookie!, [CSRF_HEADER]: b[CSRF_HEADER]! }))).kind).toBe('Unauthenticated');
+  });
+
+  it('a session of another purpose (the admin page’s) is not a console session', async () => {
+    const admin = new BrowserSessions(store.oauth, randomBytes(32), { purpose: 'admin', ttlMs: HOUR });
+    const started = await admin.begin('carol', {});
+    expect(await admin.resolve(started.token)).toMatchObject({ username: 'carol' });
+    expect(await new ConsoleSessions(store.oauth).fromCookie({ cookie: `${CONSOLE_COOKIE}=${started.token}` })).toBeUndefined();
+  });
+
+  it('a page that requires a scope ends the session of a user without it', async () => {
+    await store.oauth.putUser({ username: 'erin', passwordHash: 'x', scopes: ['a2a:discover'], createdAt: Date.now() });
+    const strict = new BrowserSessions(store.oauth, randomBytes(32), { purpose: 'admin', ttlMs: HOUR, requiredScope: 'admin' });
+    expect(await strict.resolve((await strict.begin('erin', {})).token)).toBeUndefined();
+    expect(await strict.resolve((await strict.begin('carol', {})).token)).toMatchObject({ username: 'carol' });
   });
 
   it('every replica’s sessions share the CSRF secret kept in the store', async () => {
