@@ -108,10 +108,17 @@ describe('admission', () => {
     expect(gate.calls).toEqual([{ dims: { subject: 'alice', client: 'app', key: 'k1', usecase: 'hr', agent: 'llm', skill: 'chat' }, sends: true, principal, operation: 'SendMessage' }]);
   });
 
+  it('a caller without a client, key or usecase has none of those dimensions (not even undefined ones)', async () => {
+    const { gate, pipeline } = setup();
+    const plain: Principal = { subject: 'bob', authenticated: true, scopes: [] };
+    await pipeline.sendMessage(ctx({ principal: plain }), send);
+    expect(gate.calls[0]!.dims).toStrictEqual({ subject: 'bob', agent: 'llm' });
+  });
+
   it('a read is admitted against request windows only, without the skill; a face’s read finishing its own call is not counted', async () => {
     const { gate, s, pipeline } = setup();
     await pipeline.getTask(ctx({ skill: 'chat' }), { id: 't1' });
-    expect(gate.calls).toEqual([{ dims: { subject: 'alice', client: 'app', key: 'k1', usecase: 'hr', agent: 'llm' }, sends: false, principal, operation: 'GetTask' }]);
+    expect(gate.calls).toStrictEqual([{ dims: { subject: 'alice', client: 'app', key: 'k1', usecase: 'hr', agent: 'llm' }, sends: false, principal, operation: 'GetTask' }]);
     await pipeline.getTask(ctx({ partOfCall: true }), { id: 't1' });
     expect(gate.calls).toHaveLength(1);
     expect(s.ran).toBe(2);
