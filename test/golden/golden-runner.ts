@@ -15,7 +15,13 @@
  *   ES256/EdDSA signature (64 bytes).
  *
  * Every other byte of the status, the Content-Type, the headers a fixture lists, and the body (or
- * each SSE event's id and data) is compared. `GOLDEN_UPDATE=1` rewrites the recorded responses.
+ * each SSE event's id and data) is compared.
+ *
+ * Beside each recorded response, a step's `check` names the fields that matter, by path
+ * (`body.error.code`, `events.-1.data.result.final`, `body.tasks.length`), with their expected
+ * values: written and reviewed by hand, never rewritten. The suite asserts them apart from the
+ * recording; re-recording (`npm run golden:update`, golden-update.ts) keeps them and refuses a
+ * recording that contradicts one.
  */
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -36,6 +42,8 @@ export interface GoldenResponse {
 }
 export interface GoldenStep {
   request: GoldenRequest;
+  /** path → expected value of the fields that matter (see above) */
+  check?: Record<string, unknown>;
   response?: GoldenResponse;
 }
 export interface GoldenFixture {
@@ -162,4 +170,32 @@ export async function runStep(step: GoldenStep, n: Normalizer, baseHeaders: Reco
   if (contentType.startsWith('text/event-stream')) out.events = parseSse(text);
   else if (text !== '') out.body = JSON.parse(text);
   return n.normalize(out) as GoldenResponse;
+}
+
+/**
+ * The value at a dotted path in a response: object keys, array indexes (negative from the end) and
+ * `length` of an array; `<absent>` where the path leads nowhere.
+ */
+export function valueAt(root: unknown, path: string): unknown {
+  let v: unknown = root;
+  for (const segment of path.split('.')) {
+    if (Array.isArray(v)) {
+      if (segment === 'length') v = v.length;
+      else if (/^-?\d+$/.test(segment)) v = v.at(Number(segment));
+      else return '<absent>';
+    } else if (v !== null && typeof v === 'object' && Object.hasOwn(v, segment)) v = (v as Record<string, unknown>)[segment];
+    else return '<absent>';
+    if (v === undefined) return '<absent>';
+  }
+  return v;
+}
+
+/** The checks of a step a response contradicts, as `path: expected …, got …` lines. */
+export function failedChecks(step: GoldenStep, response: GoldenResponse): string[] {
+  const failed: string[] = [];
+  for (const [path, expected] of Object.entries(step.check ?? {})) {
+    const got = valueAt(response, path);
+    if (JSON.stringify(got) !== JSON.stringify(expected)) failed.push(`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(got)}`);
+  }
+  return failed;
 }

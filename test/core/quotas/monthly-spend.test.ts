@@ -41,4 +41,28 @@ describe('cached monthly spend', () => {
     inner.fail = false;
     expect(await cached.spent({ key: 'k' }, 0)).toEqual({ tokens: 10, cost: 0 });
   });
+
+  it('a hit is fresh for ttlMs after its read, on any clock', async () => {
+    let now = 1_000_000;
+    const inner = new CountingSpend();
+    const cached = new CachedMonthlySpend(inner, 5_000, () => now);
+    await cached.spent({ key: 'k' }, 0);
+    now += 4_999;
+    await cached.spent({ key: 'k' }, 0);
+    expect(inner.reads).toBe(1);
+    now += 1;
+    await cached.spent({ key: 'k' }, 0);
+    expect(inner.reads).toBe(2);
+  });
+
+  it('keeps at most 10,000 buckets: the oldest goes first', async () => {
+    const inner = new CountingSpend();
+    const cached = new CachedMonthlySpend(inner, 60_000, () => 0);
+    for (let i = 0; i <= 10_000; i++) await cached.spent({ key: `k${i}` }, 0);
+    expect(inner.reads).toBe(10_001);
+    await cached.spent({ key: 'k1' }, 0);
+    expect(inner.reads).toBe(10_001);
+    await cached.spent({ key: 'k0' }, 0);
+    expect(inner.reads).toBe(10_002);
+  });
 });
