@@ -1,6 +1,6 @@
 /**
  * What an LLM agent's tool call leaves behind and where it lands, on a real server: a refused tool
- * call writes the same audit record as the caller's own refused SendMessage (the audit log keeps
+ * call (a missing scope, a quota) writes the same audit record as the caller's own refused SendMessage (the audit log keeps
  * security events; an admitted call is a usage record, docs/decisions/0016-usage-quotas-audit.md);
  * a remote MCP server's tools (a v2 SDK server on loopback) become the model's tools one to one, as
  * the remote declares them, and the model's arguments reach the remote tool.
@@ -16,6 +16,7 @@ import { ScriptedModel, type SeenRequest } from './scripted-models.js';
 
 const ALICE = 'alice-key-0123456789abcdef';
 const BOB = 'bob-key-0123456789abcdef';
+const CAROL = 'carol-key-0123456789abcdef';
 
 function script(r: SeenRequest) {
   if (r.lastUserText === 'echo please') return r.toolResults.length === 0 ? { toolCalls: [{ name: 'echo__echo', arguments: { request: 'checked' } }] } : { text: 'echoed' };
@@ -39,8 +40,11 @@ describe('an LLM agent’s tool calls', () => {
           apiKeys: [
             { key: ALICE, subject: 'alice', scopes: ['a2a:publish', 'a2a:discover', 'echo:use'] },
             { key: BOB, subject: 'bob', scopes: ['a2a:publish', 'a2a:discover'] },
+            { key: CAROL, subject: 'carol', scopes: ['a2a:publish', 'a2a:discover', 'echo:use'] },
           ],
         },
+        // carol may call echo once a minute
+        quotas: [{ id: 'carol-echo', match: { subject: 'carol', agent: 'echo' }, requests: { limit: 1, window: 60_000 } }],
         agents: [
           { id: 'assistant', llm: { provider: 'openai', baseUrl: await model.listen(), model: 'gpt-scripted', apiKey: 'sk-test', instructions: 'Use the tools.', tools: ['echo', 'calc'] } },
           { id: 'echo', builtin: 'echo', skills: { echo: { scopes: ['echo:use'] } } },
@@ -99,6 +103,12 @@ describe('an LLM agent’s tool calls', () => {
     expect(own.body.error).toBeDefined();
     const refused = (await run('echo please', BOB)).filter((r) => r.kind === 'tool_result');
     expect(refused.map((r) => r.status)).toEqual(['refused']);
+    // carol's one call a minute: her own, then the run's tool call and her next own call (streaming,
+    // as the run calls its tools) are over the quota.
+    expect((await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage('hi') }, { 'x-api-key': CAROL })).body.result).toBeDefined();
+    const overQuota = (await run('echo please', CAROL)).filter((r) => r.kind === 'tool_result');
+    expect(overQuota.map((r) => r.status)).not.toContain('completed');
+    expect((await rpc(`${s.http}/a2a/echo`, 'SendStreamingMessage', { message: userMessage('hi') }, { 'x-api-key': CAROL })).body.error).toBeDefined();
     const admitted = (await run('echo please', ALICE)).filter((r) => r.kind === 'tool_result');
     expect(admitted.map((r) => r.status)).toEqual(['completed']);
 
@@ -117,6 +127,11 @@ describe('an LLM agent’s tool calls', () => {
     expect(bobs).toHaveLength(2);
     expect(bobs[0]).toMatchObject({ action: 'authz.denied', outcome: 'denied', target: 'agent:echo', details: { requiredScopes: expect.arrayContaining(['echo:use']) } });
     expect(bobs[1]).toEqual(bobs[0]);
+    // The Retry-After of each refusal depends on when it came; the rest is the same.
+    const carols = records.filter((r) => r.actor === 'carol').map((r) => ({ ...shape(r), details: { ...r.details, retryAfterSeconds: 'any' } }));
+    expect(carols).toHaveLength(2);
+    expect(carols[0]).toMatchObject({ action: 'quota.refused', outcome: 'denied', target: 'agent:echo', details: { quotaId: 'carol-echo' } });
+    expect(carols[0]).toEqual(carols[1]);
     expect(records.filter((r) => r.actor === 'alice')).toEqual([]);
   }, 60_000);
 });
