@@ -18,7 +18,7 @@ export interface StreamEvent {
   task?: { id: string; contextId?: string; status?: { state?: string } };
   message?: { role?: string; parts?: Part[]; taskId?: string; contextId?: string };
   statusUpdate?: { taskId?: string; contextId?: string; status?: { state?: string; message?: { parts?: Part[] } } };
-  artifactUpdate?: { taskId?: string; contextId?: string; artifact?: { name?: string; parts?: Part[] }; append?: boolean };
+  artifactUpdate?: { taskId?: string; contextId?: string; artifact?: { artifactId?: string; name?: string; parts?: Part[] }; append?: boolean; lastChunk?: boolean };
 }
 
 let requestId = 0;

@@ -74,8 +74,13 @@ it('the playground chats with an LLM agent, and its task page shows the run as a
 
   releaseFirstCall();
   await expect.poll(() => page.locator('#task-state').textContent()).toBe('Task state: completed');
-  // The streamed answer reached the playground, chunk after chunk.
-  expect((await page.locator('.playground .transcript li.agent pre.part-text').allTextContents()).join('')).toContain(ANSWER);
+  // The streamed answer reached the playground, chunk after chunk, joined into one turn (the other
+  // agent turns are the run's status updates, each with its step record as a data part).
+  const chunks = ((await page.locator('#raw-events').textContent()) ?? '').split('\n').filter((line) => line.includes('"artifactUpdate"'));
+  expect(chunks.length).toBeGreaterThan(1);
+  const answerTurns = page.locator('.playground .transcript li.agent').filter({ hasNot: page.locator('pre.part-data') });
+  expect(await answerTurns.count()).toBe(1);
+  expect(await answerTurns.locator('pre.part-text').allTextContents()).toEqual([ANSWER]);
 
   // Every step arrived on the task page live, each in its own status update, without a reload.
   await expect.poll(() => taskPage.locator('#task-page-state').textContent()).toBe('completed');

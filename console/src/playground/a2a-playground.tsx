@@ -9,7 +9,7 @@ import { cancelTask, rpcCall, sendStreaming, type Part, type StreamEvent } from 
 import { stateName } from '../a2a-task.js';
 import { Parts } from '../parts.js';
 import { Problem, Status, useLoad, when } from '../ui.js';
-import { conversationHref, loadConversation, recentConversations, type Turn } from './conversation.js';
+import { conversationHref, loadConversation, recentConversations, withArtifactChunk, type Turn } from './conversation.js';
 
 export interface PlaygroundAgent {
   id: string;
@@ -169,8 +169,15 @@ export function A2APlayground({ agent, contextId }: { agent: PlaygroundAgent; co
       if (e.statusUpdate) setState(e.statusUpdate.status?.state);
       // A direct message answers without a task: no task state to show.
       if (e.message && !e.message.taskId) setState(undefined);
-      const reply = e.artifactUpdate?.artifact?.parts ?? e.message?.parts ?? e.statusUpdate?.status?.message?.parts ?? [];
-      if (reply.length > 0) setTurns((list) => [...list, { role: 'agent', parts: reply }]);
+      const chunk = e.artifactUpdate;
+      if (chunk?.artifact?.parts?.length) {
+        const key = chunk.artifact.artifactId !== undefined ? `${taskId ?? ''}/${chunk.artifact.artifactId}` : undefined;
+        const chunkParts = chunk.artifact.parts;
+        setTurns((list) => withArtifactChunk(list, key, chunkParts, chunk.append === true));
+      } else {
+        const reply = e.message?.parts ?? e.statusUpdate?.status?.message?.parts ?? [];
+        if (reply.length > 0) setTurns((list) => [...list, { role: 'agent', parts: reply }]);
+      }
       // The conversation gets its URL as soon as the agent names it (history entry: Back works).
       if (newContext && newContext !== contextId) location.hash = conversationHref(agent.id, newContext);
     };

@@ -9,6 +9,32 @@ import type { A2ATask } from '../a2a-task.js';
 export interface Turn {
   role: 'user' | 'agent';
   parts: Part[];
+  /** the streamed artifact this turn shows (`<taskId>/<artifactId>`): its later chunks join it */
+  artifact?: string;
+}
+
+/**
+ * The turns after one artifact chunk: the first chunk of an artifact starts its turn, a chunk with
+ * `append` joins it (a streamed text reads as one text), one without replaces it — as the task
+ * page folds the same events into the task's artifacts (a2a-task.ts).
+ */
+export function withArtifactChunk(turns: Turn[], key: string | undefined, parts: Part[], append: boolean): Turn[] {
+  const at = key === undefined ? -1 : turns.findIndex((t) => t.artifact === key);
+  if (at < 0) return [...turns, { role: 'agent', parts, ...(key !== undefined ? { artifact: key } : {}) }];
+  const turn = turns[at]!;
+  const out = [...turns];
+  out[at] = { ...turn, parts: append ? joinParts(turn.parts, parts) : parts };
+  return out;
+}
+
+function joinParts(existing: Part[], incoming: Part[]): Part[] {
+  const out = [...existing];
+  for (const part of incoming) {
+    const last = out[out.length - 1];
+    if (last?.text !== undefined && part.text !== undefined && last.mediaType === part.mediaType) out[out.length - 1] = { ...last, text: last.text + part.text };
+    else out.push(part);
+  }
+  return out;
 }
 
 interface ListTasksAnswer {
@@ -48,7 +74,8 @@ export async function loadConversation(agentId: string, contextId: string): Prom
   const turns: Turn[] = [];
   for (const t of tasks) {
     for (const m of t.history ?? []) if (m.parts?.length) turns.push({ role: m.role === 'ROLE_USER' ? 'user' : 'agent', parts: m.parts });
-    for (const a of t.artifacts ?? []) if (a.parts?.length) turns.push({ role: 'agent', parts: a.parts });
+    // A stored artifact keeps its streamed chunks as parts: joined as the live stream showed them.
+    for (const a of t.artifacts ?? []) if (a.parts?.length) turns.push({ role: 'agent', parts: joinParts([], a.parts) });
   }
   const newest = answer.tasks[0];
   return { turns, ...(newest ? { latest: { id: newest.id, ...(newest.status?.state ? { state: newest.status.state } : {}) } } : {}) };
