@@ -153,6 +153,13 @@ describe('RFC 8693 token exchange at our token endpoint', () => {
     expect(await refusal(await exchange({ subject_token_type: 'urn:ietf:params:oauth:token-type:id_token' }))).toMatchObject({ status: 400, error: 'invalid_request' });
     expect(await refusal(await exchange({ actor_token: aliceToken, actor_token_type: ACCESS_TOKEN }))).toMatchObject({ status: 400, error: 'invalid_request' });
     expect(await refusal(await exchange({ requested_token_type: 'urn:ietf:params:oauth:token-type:refresh_token' }))).toMatchObject({ status: 400, error: 'invalid_request' });
+    const twice = [
+      ['subject_token', aliceToken],
+      ['subject_token_type', ACCESS_TOKEN],
+      ['resource', `${as.issuer}/a2a/echo`],
+      ['resource', `${as.issuer}/mcp`],
+    ];
+    expect(await refusal(await oauth.genericTokenEndpointRequest(as, service, serviceAuth, GRANT, twice, insecure))).toMatchObject({ status: 400, error: 'invalid_request' });
   });
 
   it('invalid_grant for a subject token that is not ours, or tampered with', async () => {
@@ -166,6 +173,14 @@ describe('RFC 8693 token exchange at our token endpoint', () => {
   it('a dynamically registered client cannot take the grant', async () => {
     const res = await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'client_secret_basic', grant_types: ['authorization_code', GRANT] }, insecure);
     expect(await refusal(res)).toMatchObject({ status: 400, error: 'invalid_client_metadata' });
+  });
+
+  it("the service revokes its exchanged token (RFC 7009) without ending the user's grant", async () => {
+    const exchanged = (await oauth.processGenericTokenEndpointResponse(as, service, await exchange({ resource: `${as.issuer}/a2a/echo` }))).access_token;
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, service, serviceAuth, exchanged, insecure));
+    const after = await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage('after') }, { authorization: `Bearer ${exchanged}` });
+    expect(after.status).toBe(401);
+    expect((await mcpToolsList(s, aliceToken)).status).toBe(200);
   });
 
   it("revoking the user's grant ends the exchanged token, and further exchanges are invalid_grant", async () => {
