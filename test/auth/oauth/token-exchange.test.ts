@@ -9,7 +9,9 @@ import path from 'node:path';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueAccessToken } from '../../../src/auth/access-tokens.js';
 import { createClient } from '../../../src/auth/oauth/client-registry.js';
+import { KeyStore } from '../../../src/core/keys/key-store.js';
 import type { AuditRecord } from '../../../src/store/audit-store.js';
 import { openSqliteStore } from '../../../src/store/index.js';
 import { rpc, userMessage, type TestServer } from '../../support/server.js';
@@ -136,6 +138,7 @@ describe('RFC 8693 token exchange at our token endpoint', () => {
   it('invalid_target for an audience this server does not serve', async () => {
     expect(await refusal(await exchange({ resource: 'https://elsewhere.example/api' }))).toMatchObject({ status: 400, error: 'invalid_target' });
     expect(await refusal(await exchange({ audience: `${as.issuer}/a2a/no-such-agent` }))).toMatchObject({ status: 400, error: 'invalid_target' });
+    expect(await refusal(await exchange({ resource: `${as.issuer}/a2a/echo`, audience: `${as.issuer}/mcp` }))).toMatchObject({ status: 400, error: 'invalid_target' });
   });
 
   it('unauthorized_client for a client not trusted with the grant', async () => {
@@ -168,6 +171,19 @@ describe('RFC 8693 token exchange at our token endpoint', () => {
     const claims = { ...JSON.parse(Buffer.from(p!, 'base64url').toString()), scope: 'admin' };
     const forged = `${h}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${sig}`;
     expect(await refusal(await exchange({ subject_token: forged }))).toMatchObject({ status: 400, error: 'invalid_grant' });
+  });
+
+  it('invalid_grant for an expired subject token; a grant-less one (CLI-minted) is exchanged, never outliving it', async () => {
+    const own = (o: Partial<Parameters<typeof issueAccessToken>[1]>) =>
+      issueAccessToken(new KeyStore({ dataDir: s.dataDir }), { issuer: as.issuer, audience: `${as.issuer}/mcp`, subject: 'alice', scopes: ['a2a:publish'], ...o });
+    const expired = await own({ issuedAt: Math.floor(Date.now() / 1000) - 7200, ttlSeconds: 3600 });
+    expect(await refusal(await exchange({ subject_token: expired }))).toMatchObject({ status: 400, error: 'invalid_grant', error_description: 'subject_token has expired' });
+    const short = await own({ ttlSeconds: 120 });
+    const body = await oauth.processGenericTokenEndpointResponse(as, service, await exchange({ subject_token: short, resource: `${as.issuer}/a2a/echo` }));
+    const p = decodeJwt(body.access_token);
+    expect(p.grant_id).toBeUndefined();
+    expect(p.exp).toBeLessThanOrEqual(decodeJwt(short).exp!);
+    expect(body.expires_in).toBeLessThanOrEqual(120);
   });
 
   it('a dynamically registered client cannot take the grant', async () => {
