@@ -22,7 +22,7 @@ import { oauthErrorPage } from './interaction-pages.js';
 import type { MetadataDocumentFetch } from './client-metadata-fetch.js';
 import type { TokenRevocations } from './token-revocations.js';
 import { CONSOLE_CLIENT_ID } from '../sessions/console-sessions.js';
-import { exchangeActorOf, registerTokenExchange, TOKEN_EXCHANGE_GRANT } from './token-exchange-grant.js';
+import { exchangeClaimsOf, registerTokenExchange, TOKEN_EXCHANGE_GRANT } from './token-exchange-grant.js';
 
 export const INTERACTION_PATH = '/oauth/interaction';
 
@@ -247,8 +247,11 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
         // A token exchange names its actor (RFC 8693 §4.1, token-exchange-grant.ts).
         jwt: async (_ctx: unknown, token: { accountId?: string; clientId?: string }, jwt: { payload: UnknownObject }) => {
           if (!token.accountId && token.clientId) jwt.payload.sub = `client:${token.clientId}`;
-          const act = exchangeActorOf(token);
-          if (act) jwt.payload.act = act;
+          const exchange = exchangeClaimsOf(token);
+          if (exchange) {
+            jwt.payload.act = exchange.act;
+            if (exchange.usecase !== undefined) jwt.payload.usecase ??= exchange.usecase;
+          }
         },
       },
     },

@@ -31,11 +31,17 @@ export interface ActClaim {
   act?: unknown;
 }
 
-/** The actor of a token this grant is issuing, read by the JWT customizer (extra claims are rebuilt at save). */
-const actors = new WeakMap<object, ActClaim>();
+/** What a token this grant is issuing adds to its JWT: read by the JWT customizer (extra claims are rebuilt at save). */
+export interface ExchangeClaims {
+  act: ActClaim;
+  /** the subject token's usecase binding, carried so an exchange never loosens it (a grant's comes from the grant) */
+  usecase?: string;
+}
 
-export function exchangeActorOf(token: object): ActClaim | undefined {
-  return actors.get(token);
+const exchanged = new WeakMap<object, ExchangeClaims>();
+
+export function exchangeClaimsOf(token: object): ExchangeClaims | undefined {
+  return exchanged.get(token);
 }
 
 export interface TokenExchangeOptions {
@@ -124,7 +130,10 @@ export function registerTokenExchange(provider: Provider, o: TokenExchangeOption
       expiresIn: Math.max(1, Math.min(info.accessTokenTTL ?? o.accessTokenTtlSeconds, remaining)),
     });
     const prior = subject.act;
-    actors.set(token, { sub: `client:${client.clientId}`, ...(prior !== undefined && typeof prior === 'object' ? { act: prior } : {}) });
+    exchanged.set(token, {
+      act: { sub: `client:${client.clientId}`, ...(prior !== undefined && typeof prior === 'object' ? { act: prior } : {}) },
+      ...(typeof subject.usecase === 'string' ? { usecase: subject.usecase } : {}),
+    });
     ctx.oidc.entity('AccessToken', token);
     const value = await token.save();
     ctx.body = {

@@ -184,6 +184,10 @@ describe('RFC 8693 token exchange at our token endpoint', () => {
     expect(p.grant_id).toBeUndefined();
     expect(p.exp).toBeLessThanOrEqual(decodeJwt(short).exp!);
     expect(body.expires_in).toBeLessThanOrEqual(120);
+    // A usecase binding of the subject token is kept: an exchange never loosens it.
+    const bound = await own({ usecase: 'reports' });
+    const boundBody = await oauth.processGenericTokenEndpointResponse(as, service, await exchange({ subject_token: bound, resource: `${as.issuer}/a2a/echo` }));
+    expect(decodeJwt(boundBody.access_token).usecase).toBe('reports');
   });
 
   it('a dynamically registered client cannot take the grant', async () => {
