@@ -197,6 +197,9 @@ describe('RFC 8693 token exchange at our token endpoint', () => {
 
   it("the service revokes its exchanged token (RFC 7009) without ending the user's grant", async () => {
     const exchanged = (await oauth.processGenericTokenEndpointResponse(as, service, await exchange({ resource: `${as.issuer}/a2a/echo` }))).access_token;
+    // RFC 7662 introspection by the service shows the actor (RFC 8693 §4.1).
+    const info = await oauth.processIntrospectionResponse(as, service, await oauth.introspectionRequest(as, service, serviceAuth, exchanged, insecure));
+    expect(info).toMatchObject({ active: true, sub: 'alice', client_id: service.client_id, act: { sub: `client:${service.client_id}` } });
     await oauth.processRevocationResponse(await oauth.revocationRequest(as, service, serviceAuth, exchanged, insecure));
     const after = await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage('after') }, { authorization: `Bearer ${exchanged}` });
     expect(after.status).toBe(401);
