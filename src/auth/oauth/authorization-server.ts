@@ -4,7 +4,7 @@
  * the library's; this file only decides policy: which grants, which scopes, which resources,
  * which redirect URIs, how long things live, and where keys and records come from.
  */
-import type { Provider, UnknownObject, ClientInstance } from 'oidc-provider';
+import type { Provider, UnknownObject, ClientInstance, ResourceServerInfo } from 'oidc-provider';
 import type { OAuthConfig } from '../../config/oauth-schema.js';
 import type { KeyStore } from '../../core/keys/key-store.js';
 import type { OAuthStore } from '../../store/oauth-store.js';
@@ -22,6 +22,7 @@ import { oauthErrorPage } from './interaction-pages.js';
 import type { MetadataDocumentFetch } from './client-metadata-fetch.js';
 import type { TokenRevocations } from './token-revocations.js';
 import { CONSOLE_CLIENT_ID } from '../sessions/console-sessions.js';
+import { exchangeClaimsOf, registerTokenExchange, TOKEN_EXCHANGE_GRANT } from './token-exchange-grant.js';
 
 export const INTERACTION_PATH = '/oauth/interaction';
 
@@ -109,6 +110,20 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
     }
   };
 
+  const resourceServerInfo = async (ctx: OidcContext, resource: string): Promise<ResourceServerInfo> => {
+    if (!isOwnResource(o.resources, resource)) throw new errors.InvalidTarget('resource is not served by this server');
+    await signingKey.refresh();
+    // mcp:tools:<usecase> scopes are open-ended, so the requested ones are accepted by name.
+    const usecaseScopes = (ctx.oidc?.params?.scope ?? '').split(' ').filter(isUsecaseScope);
+    return {
+      scope: [...OFFERED_SCOPES, ...usecaseScopes].join(' '),
+      audience: resource.replace(/\/$/, ''),
+      accessTokenTTL: cfg.accessTokenTtlSeconds,
+      accessTokenFormat: 'jwt',
+      jwt: { sign: { alg: 'ES256' } },
+    };
+  };
+
   const provider = new Provider(o.issuer, {
     adapter: (name: string) => new StoreAdapter(name, o.store, (grantId) => o.revocations.grantRevoked(grantId)),
     // Every outbound fetch (metadata documents) through the SSRF guard with pinned addresses.
@@ -164,26 +179,15 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
         allowFetch: async (_ctx: unknown, clientId: string) => o.fetchMetadataDocument.allowed(clientId),
         allowClient: async (_ctx: unknown, client: ClientInstance) => {
           redirectPolicy(client.redirectUris ?? []);
-          return !(client.grantTypes ?? []).includes('client_credentials');
+          const grants = client.grantTypes ?? [];
+          return !grants.includes('client_credentials') && !grants.includes(TOKEN_EXCHANGE_GRANT);
         },
       },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => baseAudience(o.resources),
         useGrantedResource: () => true,
-        getResourceServerInfo: async (ctx: OidcContext, resource: string) => {
-          if (!isOwnResource(o.resources, resource)) throw new errors.InvalidTarget('resource is not served by this server');
-          await signingKey.refresh();
-          // mcp:tools:<usecase> scopes are open-ended, so the requested ones are accepted by name.
-          const usecaseScopes = (ctx.oidc?.params?.scope ?? '').split(' ').filter(isUsecaseScope);
-          return {
-            scope: [...OFFERED_SCOPES, ...usecaseScopes].join(' '),
-            audience: resource.replace(/\/$/, ''),
-            accessTokenTTL: cfg.accessTokenTtlSeconds,
-            accessTokenFormat: 'jwt',
-            jwt: { sign: { alg: 'ES256' } },
-          };
-        },
+        getResourceServerInfo: resourceServerInfo,
       },
     },
     extraClientMetadata: {
@@ -199,6 +203,9 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
           const grants = metadata.grant_types;
           if (Array.isArray(grants) && grants.includes('client_credentials')) {
             throw new errors.InvalidClientMetadata('client_credentials clients are created by an administrator (agentport clients create)');
+          }
+          if (Array.isArray(grants) && grants.includes(TOKEN_EXCHANGE_GRANT)) {
+            throw new errors.InvalidClientMetadata('token exchange clients are created by an administrator (agentport clients create --token-exchange)');
           }
           const scope = typeof metadata.scope === 'string' ? metadata.scope.split(' ') : [];
           if (scope.includes('admin')) throw new errors.InvalidClientMetadata('the admin scope cannot be registered dynamically');
@@ -237,8 +244,14 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
       customizers: {
         // A client-credentials token acts for the client itself; its subject is namespaced so a
         // client id can never collide with a user name (tasks are owned by the subject).
+        // A token exchange names its actor (RFC 8693 §4.1, token-exchange-grant.ts).
         jwt: async (_ctx: unknown, token: { accountId?: string; clientId?: string }, jwt: { payload: UnknownObject }) => {
           if (!token.accountId && token.clientId) jwt.payload.sub = `client:${token.clientId}`;
+          const exchange = exchangeClaimsOf(token);
+          if (exchange) {
+            jwt.payload.act = exchange.act;
+            if (exchange.usecase !== undefined) jwt.payload.usecase ??= exchange.usecase;
+          }
         },
       },
     },
@@ -262,5 +275,6 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
   provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: ClientInstance, value: string) {
     return (this.redirectUris ?? []).some((registered) => redirectUriMatches(registered, value));
   };
+  registerTokenExchange(provider, { keys: o.keys, revocations: o.revocations, accessTokenTtlSeconds: cfg.accessTokenTtlSeconds, resourceServerInfo, errors });
   return { provider, formSecret };
 }

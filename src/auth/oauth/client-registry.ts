@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { OAuthStore } from '../../store/oauth-store.js';
 import { unknownScopeMessage } from '../../core/authz/scope-names.js';
 import { ADMIN_CLIENT_MARKER, ADMINISTRATOR } from './client-scope-ceiling.js';
+import { TOKEN_EXCHANGE_GRANT } from './token-exchange-grant.js';
 
 const MODEL = 'Client';
 
@@ -19,6 +20,8 @@ export interface NewClient {
   kind: 'machine' | 'public' | 'confidential';
   redirectUris?: readonly string[];
   scopes?: readonly string[];
+  /** may exchange a user's access token for a narrower one (RFC 8693, token-exchange-grant.ts); never a public client */
+  tokenExchange?: boolean;
 }
 
 export interface ClientSummary {
@@ -38,6 +41,8 @@ export async function createClient(store: OAuthStore, c: NewClient, now = Date.n
   if (unknownScope) throw new ClientInputError(unknownScope);
   const redirectUris = [...(c.redirectUris ?? [])];
   for (const u of redirectUris) if (!URL.canParse(u) || u.includes('#')) throw new ClientInputError(`redirect URI ${u} is not an absolute URL without fragment`);
+  // RFC 8693 §2.1: the exchanging client is the actor named in every token, so it must authenticate.
+  if (c.tokenExchange && c.kind === 'public') throw new ClientInputError('a public client cannot be trusted with token exchange: it has no secret to authenticate with');
   if (c.kind !== 'machine' && redirectUris.length === 0) throw new ClientInputError('a client that signs users in needs at least one redirect URI');
   const clientId = `ap-${randomBytes(12).toString('base64url')}`;
   const secret = c.kind === 'public' ? undefined : randomBytes(32).toString('base64url');
@@ -45,7 +50,7 @@ export async function createClient(store: OAuthStore, c: NewClient, now = Date.n
     client_id: clientId,
     client_name: c.name,
     client_id_issued_at: Math.floor(now / 1000),
-    grant_types: c.kind === 'machine' ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
+    grant_types: [...(c.kind === 'machine' ? ['client_credentials'] : ['authorization_code', 'refresh_token']), ...(c.tokenExchange ? [TOKEN_EXCHANGE_GRANT] : [])],
     response_types: c.kind === 'machine' ? [] : ['code'],
     redirect_uris: redirectUris,
     token_endpoint_auth_method: c.kind === 'public' ? 'none' : 'client_secret_basic',

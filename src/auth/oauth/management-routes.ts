@@ -115,6 +115,7 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
           username: b.username,
           ...(typeof b.password === 'string' ? { password: b.password } : {}),
           ...(strings(b.scopes) ? { scopes: strings(b.scopes)! } : {}),
+          ...(b.tokenExchange === true ? { tokenExchange: true } : {}),
         });
         record(by, req, { action: 'user.created', target: `user:${user.username}`, details: { scopes: user.scopes } });
         return reply
@@ -187,14 +188,16 @@ export function managementRoutes(d: ManagementDeps): FastifyPluginAsync {
       const b = parseJson(req.body);
       const kind = b?.kind ?? 'public';
       if (!b || typeof b.name !== 'string' || (kind !== 'machine' && kind !== 'public' && kind !== 'confidential')) {
-        return badRequest(reply, 'Body must be a JSON object with name, kind (machine|public|confidential), redirectUris, scopes');
+        return badRequest(reply, 'Body must be a JSON object with name, kind (machine|public|confidential), redirectUris, scopes, tokenExchange');
       }
+      if (b.tokenExchange !== undefined && typeof b.tokenExchange !== 'boolean') return badRequest(reply, 'tokenExchange must be a boolean');
       try {
         const created = await createClient(d.store, {
           name: b.name,
           kind: kind as NewClient['kind'],
           ...(strings(b.redirectUris) ? { redirectUris: strings(b.redirectUris)! } : {}),
           ...(strings(b.scopes) ? { scopes: strings(b.scopes)! } : {}),
+          ...(b.tokenExchange === true ? { tokenExchange: true } : {}),
         });
         record(by, req, { action: 'client.created', target: `client:${created.client.clientId}`, details: { kind, ...(created.client.name !== undefined ? { name: created.client.name } : {}) } });
         return reply.code(201).header('Cache-Control', 'no-store').send(created);

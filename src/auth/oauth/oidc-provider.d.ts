@@ -64,13 +64,32 @@ declare module 'oidc-provider' {
     metadata(): UnknownObject;
   }
 
+  /** What `resourceIndicators.getResourceServerInfo` answers for one resource. */
+  export interface ResourceServerInfo {
+    scope: string;
+    audience?: string;
+    accessTokenTTL?: number;
+    accessTokenFormat?: 'jwt' | 'opaque';
+    jwt?: { sign?: { alg?: string } };
+  }
+
+  export class ResourceServer {
+    constructor(identifier: string, info: ResourceServerInfo);
+  }
+
+  export interface AccessTokenInstance {
+    scope?: string;
+    readonly expiration: number;
+    save(): Promise<string>;
+  }
+
   /** The Koa context a middleware added with `use` gets: the members our middlewares read and write. */
   export interface MiddlewareContext {
     path: string;
     status: number;
     body: unknown;
     type: string;
-    oidc?: { route?: string; client?: { clientId: string }; params?: { token?: unknown } };
+    oidc?: { route?: string; client?: { clientId: string }; params?: { token?: unknown; grant_type?: unknown } };
   }
 
   export class Provider {
@@ -87,6 +106,18 @@ declare module 'oidc-provider' {
       new (init: { accountId: string; clientId: string }): GrantInstance;
       find(id: string): Promise<GrantInstance | undefined>;
     };
+    AccessToken: new (init: {
+      accountId: string;
+      client: ClientInstance;
+      grantId?: string;
+      gty?: string;
+      scope?: string;
+      resourceServer?: ResourceServer;
+      expiresIn?: number;
+    }) => AccessTokenInstance;
+    ResourceServer: typeof ResourceServer;
+    /** The handler gets oidc-provider's Koa context; each handler declares the part it reads. */
+    registerGrantType(name: string, handler: (ctx: never) => Promise<void>, parameters?: readonly string[]): void;
     Client: {
       find(id: string): Promise<ClientInstance | undefined>;
       prototype: { redirectUriAllowed(this: ClientInstance, value: string): boolean };
@@ -100,6 +131,8 @@ declare module 'oidc-provider' {
     InvalidClient: new (description?: string) => Error;
     AccessDenied: new (description?: string) => Error;
     InvalidScope: new (description?: string, scope?: string) => Error;
+    InvalidRequest: new (description?: string) => Error;
+    InvalidGrant: new () => Error;
   };
 
   export default Provider;

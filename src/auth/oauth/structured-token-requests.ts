@@ -62,6 +62,8 @@ export function structuredTokenRequests(o: { issuer: string; keys: KeyStore; rev
           exp: payload.exp,
           iat: payload.iat,
           jti: payload.jti,
+          // RFC 8693 §4.1: the actor of an exchanged token
+          ...(payload.act !== undefined ? { act: payload.act } : {}),
         }
       : { active: false };
   };

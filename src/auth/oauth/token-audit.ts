@@ -45,7 +45,8 @@ export function auditTokenEvents(provider: Provider, audit: AuditSink, clientAdd
     try {
       const ctx = args[0] as EventContext;
       const grantType = String(ctx.oidc?.params?.grant_type ?? '');
-      const grantId = ctx.oidc?.entities?.Grant?.jti;
+      // A token exchange has no Grant entity: its token stands on the subject token's grant.
+      const grantId = ctx.oidc?.entities?.Grant?.jti ?? ctx.oidc?.entities?.AccessToken?.grantId;
       audit.record({
         action: grantType === 'refresh_token' ? 'token.refreshed' : 'token.issued',
         outcome: 'success',

@@ -20,6 +20,8 @@ export interface TokenClaims {
   jti?: unknown;
   exp?: unknown;
   grant_id?: unknown;
+  /** RFC 8693 actor: present on a token exchanged by a service (token-exchange-grant.ts) */
+  act?: unknown;
 }
 
 export class TokenRevocations {
@@ -33,6 +35,12 @@ export class TokenRevocations {
   ) {}
 
   async isRevoked(c: TokenClaims): Promise<boolean> {
+    // An exchanged token stands on the user's grant and may also be revoked alone (by jti).
+    if (isExchanged(c)) return (await this.lookUp({ grant_id: c.grant_id })) || (await this.lookUp({ jti: c.jti }));
+    return this.lookUp(c);
+  }
+
+  private async lookUp(c: TokenClaims): Promise<boolean> {
     const key = typeof c.grant_id === 'string' ? `g:${c.grant_id}` : typeof c.jti === 'string' ? `j:${c.jti}` : undefined;
     if (key === undefined) return false;
     const now = this.now();
@@ -60,7 +68,8 @@ export class TokenRevocations {
   }
 
   async revoke(c: TokenClaims): Promise<void> {
-    if (typeof c.grant_id === 'string') {
+    // The service that exchanged a token revokes that token, never the user's grant it stands on.
+    if (typeof c.grant_id === 'string' && !isExchanged(c)) {
       this.grantRevoked(c.grant_id);
       return this.store.revokeRecordsOfGrant(c.grant_id, this.now());
     }
@@ -69,4 +78,9 @@ export class TokenRevocations {
     const exp = typeof c.exp === 'number' ? c.exp * 1000 : this.now() + 86_400_000;
     await this.store.upsertRecord(REVOKED_JTI, c.jti, { payload: {}, expiresAt: exp });
   }
+}
+
+/** A token from a token exchange that stands on a user's grant. */
+function isExchanged(c: TokenClaims): c is TokenClaims & { grant_id: string; jti: string } {
+  return c.act !== undefined && typeof c.grant_id === 'string' && typeof c.jti === 'string';
 }

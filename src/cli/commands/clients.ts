@@ -12,6 +12,7 @@ const CLIENTS_HELP = `
 Examples:
   $ agentport clients create --name nightly-report --machine --scope a2a:publish
   $ agentport clients create --name my-app --redirect-uri https://app.example.com/callback
+  $ agentport clients create --name report-service --machine --token-exchange --scope a2a:publish
   $ agentport clients create --name cli-tool --public --redirect-uri http://127.0.0.1/callback
   $ agentport clients list
   $ agentport clients delete ap-Xy…
@@ -24,9 +25,10 @@ export function registerClients(program: Command, io: CliIO): void {
     .requiredOption('--name <name>', 'shown to users on the consent page')
     .option('--machine', 'a machine client (client credentials grant)')
     .option('--public', 'a public client (no secret; authorization code with PKCE)')
+    .option('--token-exchange', "may exchange a user's access token for a narrower one naming the client as actor (RFC 8693)")
     .option('--redirect-uri <uri>', 'an allowed redirect URI (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
     .option('--scope <scope>', 'a scope the client may receive (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
-    .action(async (o: StoreOptions & { name: string; machine?: boolean; public?: boolean; redirectUri: string[]; scope: string[] }) => {
+    .action(async (o: StoreOptions & { name: string; machine?: boolean; public?: boolean; tokenExchange?: boolean; redirectUri: string[]; scope: string[] }) => {
       if (o.machine && o.public) {
         io.stderr('agentport: --machine and --public exclude each other\n(run agentport clients create --help for usage)\n');
         io.exit(2);
@@ -35,8 +37,8 @@ export function registerClients(program: Command, io: CliIO): void {
       const kind: NewClient['kind'] = o.machine ? 'machine' : o.public ? 'public' : 'confidential';
       await withOAuthStore(o, io, async (store, audit) => {
         try {
-          const { client, clientSecret } = await createClient(store, { name: o.name, kind, redirectUris: o.redirectUri, scopes: o.scope });
-          await audit({ action: 'client.created', target: `client:${client.clientId}`, details: { kind, name: o.name } });
+          const { client, clientSecret } = await createClient(store, { name: o.name, kind, redirectUris: o.redirectUri, scopes: o.scope, ...(o.tokenExchange ? { tokenExchange: true } : {}) });
+          await audit({ action: 'client.created', target: `client:${client.clientId}`, details: { kind, name: o.name, ...(o.tokenExchange ? { tokenExchange: true } : {}) } });
           io.stdout(`client_id      ${client.clientId}\n`);
           if (clientSecret) io.stdout(`client_secret  ${clientSecret}\n`);
           io.stdout(`grants         ${client.grantTypes.join(' ')}\n`);

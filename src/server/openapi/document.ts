@@ -359,6 +359,7 @@ export function openApiDocument(version: string): Obj {
                 kind: { enum: ['machine', 'public', 'confidential'] },
                 redirectUris: { type: 'array', items: { type: 'string' } },
                 scopes: { type: 'array', items: { type: 'string' } },
+                tokenExchange: { type: 'boolean', description: 'may exchange a user\u2019s access token for a narrower one naming the client as actor (RFC 8693); not for public clients' },
               },
               required: ['name'],
             }),

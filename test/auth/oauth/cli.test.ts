@@ -92,4 +92,13 @@ describe('agentport users / clients', () => {
     const refused = await oauth.clientCredentialsGrantRequest(as, { client_id: clientId }, oauth.ClientSecretBasic(secret), { scope: 'a2a:publish' }, insecure);
     expect(refused.status).toBe(401);
   });
+
+  it('--token-exchange adds the RFC 8693 grant, and is refused for a public client', async () => {
+    const created = await cli('clients', 'create', '--name', 'report service', '--machine', '--token-exchange', '--scope', 'a2a:publish');
+    expect(created.exits).toEqual([]);
+    expect(created.out).toMatch(/^grants {9}client_credentials urn:ietf:params:oauth:grant-type:token-exchange$/m);
+    const refused = await cli('clients', 'create', '--name', 'spa', '--public', '--token-exchange', '--redirect-uri', 'http://127.0.0.1/cb');
+    expect(refused.exits).toEqual([2]);
+    expect(refused.err).toContain('public client cannot be trusted with token exchange');
+  });
 });

@@ -124,6 +124,14 @@ describe('discovery documents, compatibility routes and management API', () => {
     expect((await fetch(`${s.http}/mcp/oauth/clients/${client.clientId}`, { method: 'DELETE', headers: admin })).status).toBe(204);
     const after = (await (await fetch(`${s.http}/api/v1/clients`, { headers: admin })).json()) as { clients: Array<{ clientId: string }> };
     expect(after.clients.map((x) => x.clientId)).not.toContain(client.clientId);
+
+    // tokenExchange: the RFC 8693 grant beside the client's own; a boolean only, never a public client.
+    const post = (body: object) => fetch(`${s.http}/api/v1/clients`, { method: 'POST', headers: admin, body: JSON.stringify(body) });
+    const trusted = await post({ name: 'exchanger', kind: 'machine', scopes: ['a2a:discover'], tokenExchange: true });
+    expect(trusted.status).toBe(201);
+    expect(((await trusted.json()) as { client: { grantTypes: string[] } }).client.grantTypes).toEqual(['client_credentials', 'urn:ietf:params:oauth:grant-type:token-exchange']);
+    expect((await post({ name: 'x', kind: 'machine', tokenExchange: 'yes' })).status).toBe(400);
+    expect((await post({ name: 'x', kind: 'public', redirectUris: ['http://127.0.0.1/cb'], tokenExchange: true })).status).toBe(400);
   });
 });
 

@@ -127,4 +127,24 @@ describe('client credentials and Client ID Metadata Documents', () => {
     expect(claiming.callback).toBeUndefined();
     expect(claiming.stoppedAt?.status).toBe(400);
   });
+
+  it('CIMD: a metadata document asking for the token exchange grant is not a usable client (administrators trust exchangers)', async () => {
+    const clientId = `${docs.origin}/clients/exchanger.json`;
+    const grants = ['authorization_code', 'urn:ietf:params:oauth:grant-type:token-exchange'];
+    docs.serve('/clients/exchanger.json', JSON.stringify({ client_id: clientId, client_name: 'exchanger', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: grants }), 200, {
+      'cache-control': 'max-age=600',
+    });
+    const url = new URL(as.authorization_endpoint!);
+    url.search = new URLSearchParams({
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      response_type: 'code',
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+      code_challenge_method: 'S256',
+    }).toString();
+    const r = await browse(s, url.href, { redirectPrefix: REDIRECT });
+    expect(r.pages).toEqual([]);
+    expect(r.callback).toBeUndefined();
+    expect(r.stoppedAt?.status).toBe(400);
+  });
 });
