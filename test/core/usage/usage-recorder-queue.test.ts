@@ -197,13 +197,13 @@ describe('what a call is charged', () => {
     const d = r.open('a2a-jsonrpc/1.0')!;
     d.agent = 'llm';
     d.answeredWithoutTask = true;
-    d.reported = { model: 'm-1', promptTokens: 100, completionTokens: 10 };
+    d.reported = { model: 'm-1', promptTokens: 100, completionTokens: 10, cachedTokens: 0, cacheWriteTokens: 0 };
     r.finish(d, { status: 200, latencyMs: 1 });
     const cheap = r.open('a2a-jsonrpc/1.0')!;
     cheap.agent = 'llm';
     cheap.skill = 'cheap';
     cheap.answeredWithoutTask = true;
-    cheap.reported = { promptTokens: 1000, completionTokens: 1000 };
+    cheap.reported = { promptTokens: 1000, completionTokens: 1000, cachedTokens: 0, cacheWriteTokens: 0 };
     r.finish(cheap, { status: 200, latencyMs: 1 });
     await r.flush();
     // 2 + 100 × 0.01 + 10 × 0.03 = 3.3; the cheap skill has only a per-call price
@@ -224,7 +224,7 @@ describe('what a call is charged', () => {
     const { r, store } = recorder({ cost });
     const follow = r.open('a2a-jsonrpc/1.0')!;
     follow.agent = 'llm';
-    follow.reported = { promptTokens: 100, completionTokens: 10 };
+    follow.reported = { promptTokens: 100, completionTokens: 10, cachedTokens: 0, cacheWriteTokens: 0 };
     r.finish(follow, { status: 200, latencyMs: 1 });
     const noAgent = r.open('a2a-jsonrpc/1.0')!;
     noAgent.answeredWithoutTask = true;
