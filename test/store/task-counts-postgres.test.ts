@@ -153,7 +153,15 @@ describe('task_counts on PostgreSQL', () => {
     await old.destroy();
 
     const store = await open(schema);
-    expect((await store.migrationStatus()).pending).toEqual(['0014_task_counts', '0015_session_grants', '0016_api_key_owners', '0017_task_caller', '0018_remote_tokens', '0020_usage_cached_tokens', '0021_push_outbox_config_head']);
+    expect((await store.migrationStatus()).pending).toEqual([
+      '0014_task_counts',
+      '0015_session_grants',
+      '0016_api_key_owners',
+      '0017_task_caller',
+      '0018_remote_tokens',
+      '0020_usage_cached_tokens',
+      '0021_push_outbox_config_head',
+    ]);
     await store.migrate();
     const real = await realCounts(schema);
     expect(real).toEqual([
