@@ -4,7 +4,6 @@
  */
 import { UsageMonthlySpend } from '../core/usage/usage-spend.js';
 import { UsageRecorder } from '../core/usage/usage-recorder.js';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AccessLog, configSecrets, createServerLoggers, type ServerLoggers } from '../observability/logging/index.js';
 import { loadAgentDefinition } from '../agents/load-agent.js';
@@ -13,7 +12,7 @@ import { createOAuthFaces } from '../auth/oauth/oauth-faces.js';
 import { TokenRevocations } from '../auth/oauth/token-revocations.js';
 import { createGrpcServer } from '../bindings/a2a-grpc/index.js';
 import { InProcessEventBus, openRedisEventBus, type EventBus } from '../bus/index.js';
-import { redactUrl, withListeningPorts, type AgentConfig, type Config } from '../config/index.js';
+import { withListeningPorts, type AgentConfig, type Config } from '../config/index.js';
 import type { AgentDefinition } from '../core/agents/agent-definition.js';
 import { AgentRegistry } from '../core/agents/agent-registry.js';
 import { KeyStore } from '../core/keys/key-store.js';
@@ -28,7 +27,7 @@ import { AuditWebhookForwarder } from '../core/audit/audit-webhook.js';
 import { TaskService } from '../core/tasks/task-service.js';
 import type { A2AHandler } from '../core/a2a-handler.js';
 import type { UsageDraft } from '../core/usage/usage-draft.js';
-import { GroupCommitter, lockDataDir, openPostgresStore, openSqliteStore, type DataDirLock, type Store } from '../store/index.js';
+import { GroupCommitter, lockDataDir, type DataDirLock } from '../store/index.js';
 import { toA2AError } from '../protocol/a2a/errors.js';
 import { registerAgent } from './agent-cards.js';
 import { buildHttpApp, type HttpAppDeps } from './http-app.js';
@@ -57,6 +56,8 @@ import { openQuotas } from './quotas.js';
 import { CallMetrics, Metrics } from '../observability/metrics/index.js';
 import { httpStatusOfReason, listenForMetrics, metricsRoute } from './metrics-endpoint.js';
 import { startServerTracing } from './server-tracing.js';
+import { openStore } from './open-store.js';
+import { closeAll, FAILED_START_CLOSE_MS } from './close-all.js';
 import { remoteConnectionsOf, type RemoteConnectionsSetup } from './remote-connections-setup.js';
 
 export interface RunningServer {
@@ -471,86 +472,6 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
   } catch (e) {
     await closeAll(closers, FAILED_START_CLOSE_MS).catch(() => {});
     throw e;
-  }
-}
-
-async function openStore(config: Config, log: { info(o: object, m?: string): void; warn(o: object, m?: string): void }): Promise<Store> {
-  const s = config.storage;
-  if (s.driver === 'sqlite') {
-    if (s.file !== ':memory:' && (await stat(s.file).catch(() => undefined))?.size === 0) {
-      log.warn({ file: s.file }, 'the database file is empty (0 bytes): starting with a new, empty database in it');
-    }
-    const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous });
-    // A damaged page inside a table or an index leaves the file openable and pingable, and fails
-    // the writes that touch it (issue 25 D7b): checked before anything is written.
-    try {
-      const problem = s.file === ':memory:' ? undefined : store.quickCheck();
-      if (problem) throw Object.assign(new Error(`quick_check: ${problem}`), { code: 'SQLITE_CORRUPT' });
-    } catch (err) {
-      await store.close().catch(() => {});
-      throw err;
-    }
-    await store.migrate();
-    // One process owns an embedded database: leases left by a killed predecessor are void.
-    await store.releaseOutboxLeases();
-    return store;
-  }
-  const store = await openPostgresStore({ connectionString: s.url, schema: s.schema, maxConnections: s.maxConnections, connectionTimeoutMs: 5_000 });
-  try {
-    await store.ping();
-  } catch (err) {
-    await store.close().catch(() => {});
-    throw new StartFailure(`storage: PostgreSQL at ${redactUrl(s.url, 'the configured URL')}`, `is unreachable (${(err as Error).message})`, 'check the URL and that the server is up', 'environment', { cause: err });
-  }
-  try {
-    if (s.migrate) {
-      await store.migrate();
-    } else {
-      const status = await store.migrationStatus();
-      if (status.unknown.length) {
-        throw new StartFailure(`storage: the database schema ${s.schema}`, `is newer than this Agentport (unknown migrations: ${status.unknown.join(', ')})`, 'upgrade Agentport', 'environment');
-      }
-      if (status.pending.length) {
-        throw new StartFailure(
-          `storage: the database schema ${s.schema}`,
-          `is behind this Agentport (pending migrations: ${status.pending.join(', ')})`,
-          'run `agentport db migrate` first, or set storage.migrate: true',
-          'environment',
-        );
-      }
-    }
-  } catch (err) {
-    await store.close().catch(() => {});
-    throw err;
-  }
-  store.plannerStatistics.start();
-  log.info({ schema: s.schema }, 'PostgreSQL store ready');
-  return store;
-}
-
-/** After a failed start, no closing step may hold the process longer than this. */
-const FAILED_START_CLOSE_MS = 10_000;
-
-/**
- * Runs each closer in order. A ref'd timer is held while each runs: a step whose promise nothing
- * else keeps alive then still settles (or times out) instead of leaving an empty event loop, on
- * which Node ends the process with status 13 and nothing printed.
- */
-async function closeAll(closers: Array<() => Promise<void>>, stepLimitMs?: number): Promise<void> {
-  for (const c of closers) {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      await Promise.race([
-        c(),
-        new Promise<void>((resolve) => {
-          timer = stepLimitMs === undefined ? setInterval(() => {}, 60_000) : setTimeout(resolve, stepLimitMs);
-        }),
-      ]);
-    } catch {
-      // keep closing the rest
-    } finally {
-      clearTimeout(timer);
-    }
   }
 }
 
