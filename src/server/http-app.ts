@@ -414,7 +414,7 @@ export function buildHttpApp(d: HttpAppDeps) {
         publicUrl,
         ...(d.console ? { sessions: d.console.sessions } : {}),
         // The console signs the browser in and then opens the link again (console/src/connect-return.ts).
-        ...(d.console?.assets ? { signInUrl: (returnTo: string) => `${consoleUrlOf(publicUrl())}#connect=${encodeURIComponent(returnTo)}` } : {}),
+        ...(d.console?.assets && d.oauth !== undefined && config.auth.oauth.enabled ? { signInUrl: (returnTo: string) => `${consoleUrlOf(publicUrl())}#connect=${encodeURIComponent(returnTo)}` } : {}),
       }),
     );
     if (d.policy) {
