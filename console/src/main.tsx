@@ -16,6 +16,7 @@ import { TaskPage } from './pages/task.js';
 import { TasksPage } from './pages/tasks.js';
 import { UsagePage } from './pages/usage.js';
 import { UsersPage } from './pages/users.js';
+import { connectLinkToReturnTo } from './connect-return.js';
 import { beginSignIn, finishSignIn, readSession, signOut, type Session } from './session.js';
 import { Problem } from './ui.js';
 
@@ -134,6 +135,11 @@ function App() {
       } catch (e) {
         setProblem(e instanceof Error ? e.message : String(e));
       }
+    }
+    const connectLink = s.signedIn ? connectLinkToReturnTo() : undefined;
+    if (connectLink) {
+      location.replace(connectLink);
+      return;
     }
     setSession(s);
   };

@@ -405,7 +405,18 @@ export function buildHttpApp(d: HttpAppDeps) {
   if (d.oauth) app.register(d.oauth.adminRoutes);
   if (d.remoteConnections) {
     const rc = d.remoteConnections;
-    app.register(connectRoutes({ connections: rc.connections, log: d.log, onConnected: rc.onConnected }));
+    app.register(
+      connectRoutes({
+        connections: rc.connections,
+        log: d.log,
+        onConnected: rc.onConnected,
+        onRefused: rc.onRefused,
+        publicUrl,
+        ...(d.console ? { sessions: d.console.sessions } : {}),
+        // The console signs the browser in and then opens the link again (console/src/connect-return.ts).
+        ...(d.console?.assets && d.oauth !== undefined && config.auth.oauth.enabled ? { signInUrl: (returnTo: string) => `${consoleUrlOf(publicUrl())}#connect=${encodeURIComponent(returnTo)}` } : {}),
+      }),
+    );
     if (d.policy) {
       app.register(
         connectionsRoutes({

@@ -16,6 +16,7 @@ export interface RemoteConnectionsSetup {
   remotes: ReadonlySet<string>;
   onConnected: (e: { subject: string; remote: string; remoteSubject?: string }) => void;
   onDisconnected: (e: { subject: string; remote: string }) => void;
+  onRefused: (e: { actor: string; subject: string; remote: string }) => void;
 }
 
 export function remoteConnectionsOf(config: Config, store: Store, publicUrl: () => string, audit: AuditSink): RemoteConnectionsSetup | undefined {
@@ -39,6 +40,7 @@ export function remoteConnectionsOf(config: Config, store: Store, publicUrl: () 
     vault,
     remotes: new Set(remotes.map((r) => r.id)),
     onConnected: (e) => audit.record({ action: 'connection.connected', outcome: 'success', actor: e.subject, target: `agent:${e.remote}`, ...(e.remoteSubject ? { details: { remoteSubject: e.remoteSubject } } : {}) }),
+    onRefused: (e) => audit.record({ action: 'connection.refused', outcome: 'denied', actor: e.actor, target: `agent:${e.remote}`, details: { linkFor: e.subject } }),
     onDisconnected: (e) => audit.record({ action: 'connection.disconnected', outcome: 'success', actor: e.subject, target: `agent:${e.remote}` }),
   };
 }

@@ -7,7 +7,7 @@
  * task finds them. Ticket and state are sealed with the vault's key (AES-256-GCM) rather than
  * stored: any replica can serve either step, and neither can be forged or read by the browser.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { exchangeAuthorization, OAuthError, refreshAuthorization, startAuthorization, type OAuthClientInformationMixed, type OAuthTokens } from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
 import type { RemoteOAuthConfig } from '../../config/config.js';
@@ -62,7 +62,11 @@ interface State extends Ticket {
   /** PKCE code verifier */
   v: string;
   n: string;
+  /** SHA-256 of the browser binding: the cookie `/connect/start` set in the browser that started (issue 27) */
+  b: string;
 }
+
+const digestOf = (text: string) => createHash('sha256').update(text).digest();
 
 export class RemoteConnections implements RemoteCredentials {
   private readonly remotes: ReadonlyMap<string, OAuthRemote & { fetch: ReturnType<typeof guardedFetch> }>;
@@ -97,13 +101,29 @@ export class RemoteConnections implements RemoteCredentials {
     return `${this.o.publicUrl()}${CONNECT_START_PATH}?ticket=${encodeURIComponent(this.o.cipher.seal(JSON.stringify(ticket), TICKET_CONTEXT))}`;
   }
 
-  /** `/connect/start`: the authorization URL at the remote's authorization server to redirect to. */
-  async begin(ticketParam: string | undefined): Promise<{ location: string; remote: string; subject: string }> {
+  /** Whom a connect link is for and at which remote, if the link is genuine and not expired. */
+  openTicket(ticketParam: string | undefined): { subject: string; remote: string } {
+    const ticket = this.openSealed<Ticket>(ticketParam, TICKET_CONTEXT, 'This connect link is not valid.');
+    if (!this.remotes.has(ticket.r)) throw new ConnectError(404, 'This connect link names a remote this server does not have.');
+    return { subject: ticket.s, remote: ticket.r };
+  }
+
+  /** A fresh browser binding: the value of the cookie `/connect/start` sets, which the callback must bring back. */
+  static newBrowserBinding(): string {
+    return randomBytes(32).toString('base64url');
+  }
+
+  /**
+   * `/connect/start`, once the caller checked that the browser is signed in as the link's user:
+   * the authorization URL at the remote's authorization server to redirect to. The state carries
+   * the digest of `browserBinding`, so only the browser holding that cookie can finish.
+   */
+  async begin(ticketParam: string | undefined, browserBinding: string): Promise<{ location: string; remote: string; subject: string }> {
     const ticket = this.openSealed<Ticket>(ticketParam, TICKET_CONTEXT, 'This connect link is not valid.');
     const remote = this.remotes.get(ticket.r);
     if (!remote) throw new ConnectError(404, 'This connect link names a remote this server does not have.');
     const server = await this.server(remote.id);
-    const state: State = { s: ticket.s, r: ticket.r, e: this.now() + this.ttl, v: '', n: randomBytes(8).toString('base64url') };
+    const state: State = { s: ticket.s, r: ticket.r, e: this.now() + this.ttl, v: '', n: randomBytes(8).toString('base64url'), b: digestOf(browserBinding).toString('base64url') };
     // startAuthorization makes the verifier; the state carries it, so it is built in two steps.
     const draft = await startAuthorization(server.issuer, {
       metadata: server.metadata,
@@ -119,8 +139,13 @@ export class RemoteConnections implements RemoteCredentials {
   }
 
   /** `/connect/callback`: redeems the code and stores the user's tokens. */
-  async complete(params: URLSearchParams): Promise<{ subject: string; remote: string; remoteSubject?: string }> {
+  async complete(params: URLSearchParams, browserBinding: string | undefined): Promise<{ subject: string; remote: string; remoteSubject?: string }> {
     const state = this.openSealed<State>(params.get('state') ?? undefined, STATE_CONTEXT, 'This sign-in did not start here, or took too long. Start again from the connect link.');
+    // Issue 27: a code (and state) carried to another browser binds nothing there.
+    const expected = Buffer.from(typeof state.b === 'string' ? state.b : '', 'base64url');
+    if (!browserBinding || expected.length !== 32 || !timingSafeEqual(expected, digestOf(browserBinding))) {
+      throw new ConnectError(403, 'This sign-in was not started in this browser. Open the connect link again in the browser you are signed in to Agentport with.');
+    }
     const error = params.get('error');
     if (error) throw new ConnectError(403, `The remote did not grant access (${error.slice(0, 100)}).`);
     const code = params.get('code');

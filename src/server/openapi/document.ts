@@ -237,9 +237,16 @@ export function openApiDocument(version: string): Obj {
       '/connect/start': {
         get: {
           tags: ['connections'],
-          summary: 'A connect link (from an AUTH_REQUIRED status or the connections list): redirects the browser to the remote\u2019s authorization server (code + PKCE + resource)',
+          summary:
+            'A connect link (from an AUTH_REQUIRED status or the connections list), for the browser signed in to the console as the user it names: redirects to the remote\u2019s authorization server (code + PKCE + resource) and sets the ap_connect cookie the callback needs',
           parameters: [param('ticket', 'The sealed ticket of the link', 'query')],
-          responses: { '302': { description: 'To the remote\u2019s authorization server' }, '400': html('An invalid or expired link'), '502': html('The remote or its authorization server cannot be used') },
+          responses: {
+            '302': { description: 'To the remote\u2019s authorization server' },
+            '303': { description: 'No console session: to the console to sign in, which opens the link again' },
+            '400': html('An invalid or expired link'),
+            '403': html('Signed in as another user than the link names: nothing connected'),
+            '502': html('The remote or its authorization server cannot be used'),
+          },
         },
       },
       '/connect/callback': {
@@ -247,7 +254,12 @@ export function openApiDocument(version: string): Obj {
           tags: ['connections'],
           summary: 'The redirect URI of the remote\u2019s authorization server: redeems the code and stores the tokens; the waiting task goes on',
           parameters: [param('code', 'The authorization code', 'query'), param('state', 'The sealed state', 'query'), param('iss', 'RFC 9207 issuer', 'query')],
-          responses: { '200': html('Connected'), '400': html('An invalid or expired state'), '403': html('Access not granted'), '502': html('The code was refused') },
+          responses: {
+            '200': html('Connected'),
+            '400': html('An invalid or expired state'),
+            '403': html('Access not granted, or not the browser that started (no ap_connect cookie of this start)'),
+            '502': html('The code was refused'),
+          },
         },
       },
       '/api/v1/quotas': {

@@ -5,10 +5,16 @@
  * connect URL; the consent at B is done by HTTP requests (login page, consent page) as B's user;
  * A's callback stores the tokens and the waiting task goes on by itself; B's usage records name
  * B's user; a second user of A is still asked; the Connections API lists and deletes.
+ *
+ * A connect link is only good in the browser of the A user it names (issue 27): the "browser"
+ * here holds A's console session cookie (signed in through A's own authorization server, as the
+ * console does it) and the cookie `/connect/start` sets; another user's session is refused, no
+ * session is sent to sign in first, and a callback outside the starting browser binds nothing.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpc, startTestServer, type TestServer } from '../../support/server.js';
+import { rpc, type TestServer } from '../../support/server.js';
+import { consoleSignIn } from '../../console/console-code-flow.js';
 import { browse, startOAuthServer } from '../oauth/support.js';
 
 const ALICE_KEY = 'alice-remote-oauth-key-000000001';
@@ -16,6 +22,9 @@ const CAROL_KEY = 'carol-remote-oauth-key-000000001';
 const B_ADMIN_KEY = 'b-admin-remote-oauth-key-0000001';
 const A_ADMIN_KEY = 'a-admin-remote-oauth-key-0000001';
 const BEA = { username: 'bea', password: 'bea has a long password here' };
+/** A's own users, who sign in to A's console (their API keys above act for the same subjects) */
+const ALICE = { username: 'alice', password: 'alice has a long password here' };
+const CAROL = { username: 'carol', password: 'carol has a long password here' };
 const VAULT_SECRET = randomBytes(32).toString('base64');
 
 let b: TestServer;
@@ -24,21 +33,24 @@ let a: TestServer;
 beforeAll(async () => {
   // B's access tokens live 60 s, within A's refresh margin: every later use refreshes first.
   b = await startOAuthServer({ auth: { apiKeys: [{ key: B_ADMIN_KEY, subject: 'b-admin', scopes: ['admin', 'read-usage'] }], oauth: { accessTokenTtlSeconds: 60 } }, agents: [{ id: 'echo', builtin: 'echo' }] }, [BEA]);
-  a = await startTestServer({
-    agents: [
-      { id: 'bee', mcp: { url: `${b.http}/mcp`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } },
-      { id: 'bee-a2a', remote: { cardUrl: `${b.http}/a2a/echo`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } },
-    ],
-    auth: {
-      mode: 'required',
-      apiKeys: [
-        { key: ALICE_KEY, subject: 'alice', scopes: ['a2a:publish', 'a2a:discover'] },
-        { key: CAROL_KEY, subject: 'carol', scopes: ['a2a:publish', 'a2a:discover'] },
-        { key: A_ADMIN_KEY, subject: 'a-admin', scopes: ['admin'] },
+  a = await startOAuthServer(
+    {
+      agents: [
+        { id: 'bee', mcp: { url: `${b.http}/mcp`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } },
+        { id: 'bee-a2a', remote: { cardUrl: `${b.http}/a2a/echo`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } },
       ],
-      vault: { keys: [{ id: 'k1', secret: VAULT_SECRET }] },
+      auth: {
+        mode: 'required',
+        apiKeys: [
+          { key: ALICE_KEY, subject: 'alice', scopes: ['a2a:publish', 'a2a:discover'] },
+          { key: CAROL_KEY, subject: 'carol', scopes: ['a2a:publish', 'a2a:discover'] },
+          { key: A_ADMIN_KEY, subject: 'a-admin', scopes: ['admin'] },
+        ],
+        vault: { keys: [{ id: 'k1', secret: VAULT_SECRET }] },
+      },
     },
-  });
+    [ALICE, CAROL],
+  );
 });
 afterAll(async () => {
   await a?.stop();
@@ -66,6 +78,33 @@ async function createBea(): Promise<void> {
 
 const connectUrlOf = (task: any): string => task.status.message.parts.find((p: any) => p.data?.connectUrl)?.data.connectUrl;
 
+/** A's console session cookie (`ap_console=…`) of one of A's users, signed in as the console does it. */
+async function signInToA(user: { username: string; password: string }): Promise<string> {
+  const signed = await consoleSignIn(a.http, async (authorizeUrl, redirectUri) => (await browse(a, authorizeUrl, { redirectPrefix: redirectUri, user })).callback);
+  expect(signed.session.username).toBe(user.username);
+  return signed.cookie;
+}
+
+/**
+ * Opens a connect link in a browser holding `aCookie` (A's console session), consents at B as
+ * `BEA`, and returns B's redirect back to A's callback with the cookie `/connect/start` set.
+ */
+async function startAndConsent(link: string, aCookie: string): Promise<{ callback: URL; binding: string }> {
+  const start = await fetch(link, { redirect: 'manual', headers: { cookie: aCookie } });
+  expect(start.status, await start.clone().text()).toBe(302);
+  const binding = start.headers.getSetCookie().find((c) => c.startsWith('ap_connect='));
+  expect(binding).toMatch(/HttpOnly; SameSite=Lax/);
+  const consent = await browse(b, start.headers.get('location')!, { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
+  expect(consent.stoppedAt).toBeUndefined();
+  return { callback: consent.callback!, binding: binding!.split(';')[0]! };
+}
+
+/** The whole connect in the link's user's own browser: the callback's answer. */
+async function connectInBrowser(link: string, aCookie: string): Promise<Response> {
+  const { callback, binding } = await startAndConsent(link, aCookie);
+  return fetch(callback, { headers: { cookie: `${aCookie}; ${binding}` } });
+}
+
 describe('a remote MCP server reached as each user (auth: oauth)', () => {
   let aliceTask: any;
 
@@ -78,11 +117,40 @@ describe('a remote MCP server reached as each user (auth: oauth)', () => {
     expect(aliceTask.status.message.parts[0].text).toContain(url);
   });
 
+  it('a connect link opened with no session on A sends the browser to sign in at A first, then back to the same link', async () => {
+    const link = connectUrlOf(aliceTask);
+    const r = await fetch(link, { redirect: 'manual' });
+    expect(r.status).toBe(303);
+    const location = r.headers.get('location')!;
+    expect(location.startsWith(`${a.http}/console/#connect=`)).toBe(true);
+    expect(decodeURIComponent(location.slice(location.indexOf('#connect=') + '#connect='.length))).toBe(link);
+    expect(r.headers.getSetCookie().some((c) => c.startsWith('ap_connect='))).toBe(false);
+  });
+
+  it("another A user's browser opening alice's connect link is refused: nothing bound, the refusal audited", async () => {
+    const carolCookie = await signInToA(CAROL);
+    const r = await fetch(connectUrlOf(aliceTask), { redirect: 'manual', headers: { cookie: carolCookie } });
+    expect(r.status).toBe(403);
+    expect(r.headers.get('content-type')).toContain('text/html');
+    expect(await r.text()).toContain('another Agentport user');
+    expect(r.headers.get('location')).toBeNull();
+    const list = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
+    expect(list.connections.find((c: any) => c.remote === 'bee').status).toBe('not-connected');
+    const audit = (await (await fetch(`${a.http}/api/v1/audit?limit=500`, { headers: { 'x-api-key': A_ADMIN_KEY } })).json()) as any;
+    expect(audit.records).toContainEqual(expect.objectContaining({ action: 'connection.refused', outcome: 'denied', actor: 'carol', target: 'agent:bee', details: { linkFor: 'alice' } }));
+  });
+
   it('after consent at B as its user, the waiting task continues by itself and B records B’s user', async () => {
-    const result = await browse(b, connectUrlOf(aliceTask), { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
-    expect(result.stoppedAt).toBeUndefined();
-    // The authorization request carried PKCE and the RFC 8707 resource (read back from B's pages' flow start).
-    const callback = await fetch(result.callback!);
+    const aliceCookie = await signInToA(ALICE);
+    const started = await startAndConsent(connectUrlOf(aliceTask), aliceCookie);
+    // The callback carried to a browser that did not start (no cookie of the start) binds nothing there.
+    const elsewhere = await fetch(started.callback, { headers: { cookie: aliceCookie } });
+    expect(elsewhere.status).toBe(403);
+    expect(await elsewhere.text()).toContain('not started in this browser');
+    const notYet = (await (await fetch(`${a.http}/api/v1/connections`, { headers: { 'x-api-key': ALICE_KEY } })).json()) as any;
+    expect(notYet.connections.find((c: any) => c.remote === 'bee').status).toBe('not-connected');
+    // The starting browser completes (B's code was not spent by the refused attempt).
+    const callback = await fetch(started.callback, { headers: { cookie: `${aliceCookie}; ${started.binding}` } });
     const page = await callback.text();
     expect(callback.status).toBe(200);
     expect(page).toContain('connected');
@@ -145,8 +213,7 @@ describe('a remote MCP server reached as each user (auth: oauth)', () => {
     // Connect alice again (she disconnected above), then B deletes its user: grants and tokens die.
     const asked = (await send(ALICE_KEY, 'reconnect')).body.result.task;
     expect(asked.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
-    const consent = await browse(b, connectUrlOf(asked), { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
-    expect((await fetch(consent.callback!)).status).toBe(200);
+    expect((await connectInBrowser(connectUrlOf(asked), await signInToA(ALICE))).status).toBe(200);
     await waitFor(async () => ((await getTask(ALICE_KEY, asked.id)).body.result?.status?.state === 'TASK_STATE_COMPLETED' ? true : undefined));
     expect((await fetch(`${b.http}/api/v1/users/${BEA.username}`, { method: 'DELETE', headers: { 'x-api-key': B_ADMIN_KEY } })).status).toBe(204);
 
@@ -164,9 +231,7 @@ describe('a remote MCP server reached as each user (auth: oauth)', () => {
     const sendA2a = (text: string) => rpc(`${a.http}/a2a/bee-a2a`, 'SendMessage', { message: { messageId: `m-${randomBytes(6).toString('hex')}`, role: 'ROLE_USER', parts: [{ text }] } }, { 'x-api-key': ALICE_KEY });
     const asked = (await sendA2a('hello over a2a')).body.result.task;
     expect(asked.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
-    const consent = await browse(b, connectUrlOf(asked), { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
-    expect(consent.stoppedAt).toBeUndefined();
-    expect((await fetch(consent.callback!)).status).toBe(200);
+    expect((await connectInBrowser(connectUrlOf(asked), await signInToA(ALICE))).status).toBe(200);
     const done = await waitFor(async () => {
       const t = (await rpc(`${a.http}/a2a/bee-a2a`, 'GetTask', { id: asked.id }, { 'x-api-key': ALICE_KEY })).body.result;
       return ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED'].includes(t?.status?.state) ? t : undefined;
