@@ -43,6 +43,8 @@ const UNIT = [
   'test/bus/in-process-bus.test.ts',
   'test/bus/redis-bus-metrics.test.ts',
   'test/bus/redis/ordered-subscription.test.ts',
+  'test/bus/redis/redis-quota-counters.test.ts',
+  'test/bus/local-quota-counters.test.ts',
   'test/cli/audit.test.ts',
   'test/cli/db.test.ts',
   'test/cli/init.test.ts',
