@@ -71,6 +71,7 @@ const UNIT = [
   'test/core/quotas/monthly-spend.test.ts',
   'test/core/quotas/quota-book.test.ts',
   'test/core/quotas/quota-book-reads.test.ts',
+  'test/core/quotas/quota-dimensions.test.ts',
   'test/core/quotas/quota-engine.test.ts',
   'test/core/quotas/quota-stage.test.ts',
   'test/core/tasks/engine-send.test.ts',
