@@ -95,6 +95,17 @@ describe('Redis quota counters', () => {
     expect(await c.peekSlots(`s-${randomUUID()}`)).toBe(0);
   });
 
+  it('reads a window key left without an expiry as not open, and its next take gives it one', async () => {
+    const prefix = uniquePrefix();
+    const c = await open({ prefix });
+    const key = `w-${randomUUID()}`;
+    rawKeys.push(`${prefix}:quota:${key}`);
+    await raw.set(`${prefix}:quota:${key}`, '3');
+    expect(await c.peekWindow(key)).toEqual({ count: 0, resetMs: 0 });
+    expect(await c.take([{ key, limit: 10, windowMs: 20_000 }], [], randomUUID())).toEqual({ ok: true, windows: [{ count: 4, resetMs: 20_000 }] });
+    expect((await c.peekWindow(key)).count).toBe(4);
+  });
+
   it('renews and releases nothing when given no slot', async () => {
     const c = await open();
     await expect(c.renew([], 'l', 1_000)).resolves.toBeUndefined();
@@ -103,11 +114,26 @@ describe('Redis quota counters', () => {
 
   it('fails to open on a Redis that is not there, within its timeout, and logs the connection errors', async () => {
     const url = `redis://127.0.0.1:${await closedPort()}`;
-    const warnings: string[] = [];
-    const err = await openRedisQuotaCounters({ url, replicaId: 'r', connectTimeoutMs: 300, log: { warn: (_obj, msg) => warnings.push(msg ?? '') } }).catch((e: unknown) => e);
+    const warnings: Array<[object, string | undefined]> = [];
+    const err = await openRedisQuotaCounters({ url, replicaId: 'r', connectTimeoutMs: 300, log: { warn: (obj, msg) => warnings.push([obj, msg]) } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RedisUnavailableError);
     expect((err as Error).message).toContain(`cannot reach Redis at ${url} within 300 ms`);
     expect(warnings.length).toBeGreaterThan(0);
-    expect(new Set(warnings)).toEqual(new Set(['quota counters: Redis connection error']));
+    expect(new Set(warnings.map(([, msg]) => msg))).toEqual(new Set(['quota counters: Redis connection error']));
+    expect((warnings[0]![0] as { err: Error }).err).toBeInstanceOf(Error);
+    expect((err as Error).message).toContain('(connecting to Redis timed out after 300 ms)');
+  });
+
+  it('fails to open on a Redis that is not there without a logger, throwing nothing else', async () => {
+    const url = `redis://127.0.0.1:${await closedPort()}`;
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      await expect(openRedisQuotaCounters({ url, replicaId: 'r', connectTimeoutMs: 300 })).rejects.toBeInstanceOf(RedisUnavailableError);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+    expect(uncaught).toEqual([]);
   });
 });
