@@ -121,4 +121,26 @@ describe('local quota counters (fake clock)', () => {
     await c.take([], [], 'none');
     expect(held(c)).toEqual({ windows: 0, slots: 0 });
   });
+
+  it('the first sweep comes a minute after the counters were made, not after their first take', async () => {
+    const { c, at } = clocked();
+    at(30_000);
+    await c.take([{ key: 'w', limit: 1, windowMs: 1_000 }], [{ key: 's', limit: 1, leaseMs: 1_000 }], 'l');
+    at(59_999);
+    await c.take([], [], 'none');
+    expect(held(c)).toEqual({ windows: 1, slots: 1 });
+    at(60_000);
+    await c.take([], [], 'none');
+    expect(held(c)).toEqual({ windows: 0, slots: 0 });
+  });
+
+  it('names the full slot counter by its place after the windows, among several slots', async () => {
+    const { c } = clocked();
+    const w = { key: 'w', limit: 10, windowMs: 60_000 };
+    const free = { key: 'free', limit: 5, leaseMs: 60_000 };
+    const full = { key: 'full', limit: 1, leaseMs: 60_000 };
+    expect((await c.take([], [full], 'holder')).ok).toBe(true);
+    expect(await c.take([w], [free, full], 'other')).toEqual({ ok: false, index: 2, retryMs: 60_000 });
+    expect(await c.peekSlots('free')).toBe(0);
+  });
 });
