@@ -106,6 +106,22 @@ describe('Redis quota counters', () => {
     expect((await c.peekWindow(key)).count).toBe(4);
   });
 
+  it('a renewal moves a live lease’s expiry, and the set’s, to leaseMs from now', async () => {
+    const prefix = uniquePrefix();
+    const c = await open({ prefix });
+    const key = `s-${randomUUID()}`;
+    rawKeys.push(`${prefix}:quota:${key}`);
+    expect((await c.take([], [{ key, limit: 1, leaseMs: 2_000 }], 'held')).ok).toBe(true);
+    expect(await raw.pttl(`${prefix}:quota:${key}`)).toBeLessThanOrEqual(2_000);
+    const [sec, usec] = await raw.time();
+    const before = Number(sec) * 1000 + Math.floor(Number(usec) / 1000); // Redis's clock, the one the scripts read
+    await c.renew([key], 'held', 600_000);
+    const expiry = Number(await raw.zscore(`${prefix}:quota:${key}`, 'held'));
+    expect(expiry).toBeGreaterThanOrEqual(before + 600_000);
+    expect(expiry).toBeLessThan(before + 610_000);
+    expect(await raw.pttl(`${prefix}:quota:${key}`)).toBeGreaterThan(590_000);
+  });
+
   it('renews and releases nothing when given no slot', async () => {
     const c = await open();
     await expect(c.renew([], 'l', 1_000)).resolves.toBeUndefined();
