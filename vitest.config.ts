@@ -73,6 +73,7 @@ const UNIT = [
   'test/core/quotas/quota-book-reads.test.ts',
   'test/core/quotas/quota-dimensions.test.ts',
   'test/core/quotas/quota-engine.test.ts',
+  'test/core/quotas/quota-engine-edges.test.ts',
   'test/core/quotas/quota-stage.test.ts',
   'test/core/tasks/engine-send.test.ts',
   'test/core/tasks/engine-tasks.test.ts',
