@@ -130,6 +130,35 @@ describe('quota engine edges (local counters, fake clock)', () => {
     expect(windowOnly.counters.calls.take).toBe(1);
   });
 
+  it('asks the spend only for quotas with a budget when reporting what remains', async () => {
+    const spend = new FixedSpend({ tokens: 0, cost: 0 });
+    const { engine } = setup([{ id: 'w', requests: { limit: 5, window: 60_000 } }], { spend });
+    expect(await engine.remaining(alice)).toEqual([{ quotaId: 'w', kind: 'requests', limit: 5, remaining: 5 }]);
+    expect(spend.asked).toEqual([]);
+  });
+
+  it('a renewal or release that fails without a logger is dropped quietly', async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const counters = new CountedCounters(new LocalQuotaCounters(() => NOW));
+    const engine = new QuotaEngine({ book: new QuotaBook({ config: quotasSchema.parse([{ id: 'tasks', concurrentTasks: 1 }]) }), counters, now: () => NOW, leaseMs: 3_000 });
+    const slot = await engine.admit(call());
+    counters.fail = true;
+    const unhandled: unknown[] = [];
+    const onUnhandled = (e: unknown) => unhandled.push(e);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      vi.advanceTimersByTime(1_000);
+      slot!.release();
+      await vi.waitFor(() => expect(counters.calls.release).toBe(1));
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(counters.calls.renew).toBe(1);
+    expect(unhandled).toEqual([]);
+  });
+
   it('gives the whole seconds left of a window as Retry-After', async () => {
     const { engine } = setup([{ id: 'w', requests: { limit: 1, window: 90_000 } }]);
     await engine.admit(call());
