@@ -32,7 +32,7 @@ export const GROUPS = {
   },
   quotas: {
     mutate: ['src/core/quotas/*.ts', 'src/bus/local-quota-counters.ts', 'src/bus/redis/redis-quota-counters.ts'],
-    tests: ['test/core/quotas/*.test.ts', 'test/bus/quota-counters.test.ts'],
+    tests: ['test/core/quotas/*.test.ts', 'test/bus/quota-counters.test.ts', 'test/bus/local-quota-counters.test.ts', 'test/bus/redis/redis-quota-counters.test.ts'],
   },
   audit: {
     mutate: ['src/store/audit-chain.ts', 'src/core/audit/audit-log.ts'],
