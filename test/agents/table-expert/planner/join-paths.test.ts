@@ -83,8 +83,17 @@ describe('reachable', () => {
     expect(t.hops).toBe(3);
   });
 
-  it('does not reach an unrelated table', () => {
+  it('reaches exactly the related tables, and no unrelated one', () => {
+    expect([...reachable('orders', relations).keys()].sort()).toEqual(['customers', 'lines', 'orders', 'products', 'profiles', 'regions', 'shipments']);
     expect(reachable('orders', relations).has('weather')).toBe(false);
+  });
+
+  it('of two paths that cost the same, keeps the one met first in order of cost', () => {
+    // from a: x is a fan-out away (10), then t one plain step on (11); y is one plain step (1), then
+    // t a fan-out on (11). Taken cheapest first, y is expanded before x, so t is reached through y.
+    const graph = [rel('x', 'a_id', 'a', 'a_id'), rel('a', 'y_id', 'y', 'y_id'), rel('x', 't_id', 't', 't_id'), rel('t', 'y_id', 'y', 'y_id')];
+    const t = reachable('a', graph).get('t')!;
+    expect(pathOf(t.steps)).toEqual(['y', 't*']);
   });
 });
 
@@ -96,7 +105,7 @@ describe('joinsFor', () => {
   });
 
   it('joins the tables of two branches, sharing their common steps', () => {
-    const j = joinsFor('lines', ['products', 'regions'], relations)!;
+    const j = joinsFor('lines', ['regions', 'products'], relations)!;
     expect(pathOf(j.steps)).toEqual(['products', 'orders', 'customers', 'regions']);
   });
 
@@ -113,5 +122,7 @@ describe('joinsFor', () => {
 
   it('gives nothing when a table cannot be reached', () => {
     expect(joinsFor('orders', ['customers', 'weather'], relations)).toBeUndefined();
+    expect(joinsFor('orders', ['weather', 'customers'], relations)).toBeUndefined();
+    expect(joinsFor('orders', ['weather'], relations)).toBeUndefined();
   });
 });
