@@ -7,6 +7,7 @@
  *   orders:      10 Ann 100 web 2024-01-15, 11 Ann 50 shop 2024-02-03,
  *                12 Bob 200 web 2024-02-20, 13 Cy 25 web 2024-03-05
  *   order_lines: order 10: A, B; order 11: A; order 12: C, C; order 13: B
+ *                (inserted from 13 down to 10, so an order by key is not the order of insertion)
  *   notes:       no key column, rows 'b' and 'a' inserted in that order
  *   weather:     no relation to any other table
  */
@@ -55,7 +56,7 @@ beforeAll(async () => {
   await conn.run(`CREATE TABLE customers (customer_id INTEGER, name VARCHAR, segment VARCHAR, since INTEGER);
     INSERT INTO customers VALUES (1, 'Ann', 'retail', 2019), (2, 'Bob', 'business', 2020), (3, 'Cy', 'retail', 2019);
     CREATE TABLE orders (order_id INTEGER, customer_id INTEGER, amount DOUBLE, channel VARCHAR, ordered_at DATE);
-    INSERT INTO orders VALUES (10, 1, 100, 'web', '2024-01-15'), (11, 1, 50, 'shop', '2024-02-03'), (12, 2, 200, 'web', '2024-02-20'), (13, 3, 25, 'web', '2024-03-05');
+    INSERT INTO orders VALUES (13, 3, 25, 'web', '2024-03-05'), (12, 2, 200, 'web', '2024-02-20'), (11, 1, 50, 'shop', '2024-02-03'), (10, 1, 100, 'web', '2024-01-15');
     CREATE TABLE order_lines (line_id INTEGER, order_id INTEGER, product VARCHAR);
     INSERT INTO order_lines VALUES (1, 10, 'A'), (2, 10, 'B'), (3, 11, 'A'), (4, 12, 'C'), (5, 12, 'C'), (6, 13, 'B');
     CREATE TABLE notes (body VARCHAR);
@@ -123,6 +124,28 @@ describe('aggregate', () => {
     expect(await columnNames(plan)).toEqual(['channel', 'total_amount', 'share_pct']);
   });
 
+  it('groups by two columns in turn: business web 1, retail shop 1, retail web 2', async () => {
+    const plan = aggregate({
+      groups: [
+        { kind: 'column', column: col('customers', 'segment') },
+        { kind: 'column', column: col('orders', 'channel') },
+      ],
+    });
+    expect(await run(plan)).toEqual([
+      ['business', 'web', 1],
+      ['retail', 'shop', 1],
+      ['retail', 'web', 2],
+    ]);
+  });
+
+  it('groups without a measure: each channel once', async () => {
+    expect(await run(aggregate({ measures: [], groups: [{ kind: 'column', column: col('orders', 'channel') }] }))).toEqual([['shop'], ['web']]);
+  });
+
+  it('counts the rows of a table without a key when no join repeats them: 2 notes', async () => {
+    expect(await run(aggregate({ base: 'notes' }))).toEqual([[2]]);
+  });
+
   it('groups by month: January 1 order, February 2, March 1; a plan limit cuts the list', async () => {
     const plan = aggregate({ groups: [{ kind: 'time', column: col('orders', 'ordered_at'), unit: 'month' }] });
     expect(await run(plan)).toEqual([
@@ -155,6 +178,9 @@ describe('aggregate', () => {
 
   it('gives a percentage of rows meeting a condition: 3 of 4 orders are web, 75 %', async () => {
     expect(await run(aggregate({ measures: [{ fn: 'count', pct: [web] }] }))).toEqual([[75]]);
+    // both conditions: web orders above 30 are 2 of 4, 50 %
+    const over30: Filter = { kind: 'compare', column: col('orders', 'amount'), op: '>', value: 30 };
+    expect(await run(aggregate({ measures: [{ fn: 'count', pct: [web, over30] }] }))).toEqual([[50]]);
     // of the amount: 325 of 375 = 86.67 %
     expect(await run(aggregate({ measures: [{ fn: 'sum', column: col('orders', 'amount'), pct: [web] }] }))).toEqual([[86.67]]);
   });
@@ -249,6 +275,12 @@ describe('rows', () => {
     // channel ascending: shop (11), then the three web orders by key
     const byChannel = rows({ columns: [col('orders', 'order_id')], order: { by: col('orders', 'channel'), dir: 'asc' } });
     expect(await run(byChannel)).toEqual([[11], [10], [12], [13]]);
+  });
+
+  it('lists chosen columns in key order, not in the order rows were stored', async () => {
+    expect(await run(rows({ columns: [col('orders', 'order_id')] }))).toEqual([[10], [11], [12], [13]]);
+    // an order by the measure or the group means nothing for rows: key order still
+    expect(await run(rows({ columns: [col('orders', 'order_id')], order: { by: 'measure', dir: 'desc' } }))).toEqual([[10], [11], [12], [13]]);
   });
 
   it('lists a row once when a join repeats it: customers who bought A are Ann only', async () => {
