@@ -57,6 +57,10 @@ describe('isOwnResource at the root', () => {
     'https://host.example/a2a/echo/tasks',
     'not a url',
     '/mcp',
+    // the same place written another way is not the identifier: only the exact name (one trailing slash dropped) is
+    'https://host.example/mcp//',
+    'https://HOST.example/mcp',
+    'https://host.example:443/mcp',
   ])('refuses %s', (r) => {
     expect(isOwnResource(c, r)).toBe(false);
   });
@@ -78,6 +82,11 @@ describe('isOwnResource under the prefix /agentport', () => {
 
   it.each(['https://host.example/mcp', 'https://host.example/', 'https://host.example/agentportal/mcp', 'https://host.example/x/agentport/mcp', 'https://host.example/agentport/a2a/nobody'])('refuses %s', (r) => {
     expect(isOwnResource(c, r)).toBe(false);
+  });
+
+  it('accepts a public URL given with more than one trailing slash as it is written', () => {
+    // the exact comparison drops one slash only; the public URL itself still names the server
+    expect(isOwnResource(catalog('https://host.example/agentport//'), 'https://host.example/agentport//')).toBe(true);
   });
 
   it('names its base audience with the prefix', () => {
