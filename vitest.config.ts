@@ -19,6 +19,7 @@ const UNIT = [
   'test/agents/table-expert/planner/ask-before-declining.test.ts',
   'test/agents/table-expert/planner/counting-and-shape.test.ts',
   'test/agents/table-expert/planner/compile-shapes.test.ts',
+  'test/agents/table-expert/planner/fanout-guard.test.ts',
   'test/agents/table-expert/planner/join-paths.test.ts',
   'test/agents/table-expert/engine/date-inference.test.ts',
   'test/agents/table-expert/planner/semantic-and-words.test.ts',
