@@ -163,7 +163,7 @@ describe('answers rendered as answers', () => {
     const mcp = page.getByRole('region', { name: 'MCP tools' });
     expect(await mcp.getByLabel('Tool').inputValue()).toBe(tool);
     // The tool's schema makes a form (one empty `message` field); the raw JSON box is one tick away.
-    expect(await mcp.getByLabel('message', { exact: true }).inputValue()).toBe('');
+    expect(await mcp.getByLabel('message').inputValue()).toBe('');
     await mcp.getByLabel('Edit the arguments as raw JSON').check();
     await mcp.getByLabel('Arguments (JSON)').fill('{"message": "hello over MCP"}');
     await mcp.getByRole('button', { name: 'Call tool' }).click();
