@@ -7,7 +7,7 @@
  */
 import type { Part } from './a2a-stream.js';
 import type { A2ATask, TaskMessage } from './a2a-task.js';
-import { taskHref } from './pages/tasks.js';
+import { taskHref } from './task-href.js';
 
 export const STEP_MEDIA_TYPE = 'application/vnd.agentport.llm-step+json';
 

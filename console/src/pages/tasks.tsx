@@ -3,6 +3,7 @@
  * member sees only their own) and time, a page at a time (`GET /api/v1/tasks`); followed, the first
  * page is read again every few seconds.
  */
+import { taskHref } from '../task-href.js';
 import { useEffect, useState } from 'preact/hooks';
 import { stateName } from '../a2a-task.js';
 import { getJson } from '../api.js';
@@ -34,8 +35,6 @@ const PERIODS: Array<[string, number]> = [
   ['last day', 86_400_000],
   ['last 7 days', 7 * 86_400_000],
 ];
-
-export const taskHref = (agentId: string, taskId: string) => `#/tasks/${encodeURIComponent(agentId)}/${encodeURIComponent(taskId)}`;
 
 export function TasksPage({ admin }: { admin: boolean }) {
   const [agent, setAgent] = useState('');
