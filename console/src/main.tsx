@@ -14,7 +14,7 @@ import { OverviewPage } from './pages/overview.js';
 import { SettingsPage } from './pages/settings.js';
 import { TaskPage } from './pages/task.js';
 import { TasksPage } from './pages/tasks.js';
-import { UsagePage } from './pages/usage.js';
+import { UsagePage } from './pages/usage-page.js';
 import { UsersPage } from './pages/users.js';
 import { connectLinkToReturnTo } from './connect-return.js';
 import { beginSignIn, finishSignIn, readSession, signOut, type Session } from './session.js';
