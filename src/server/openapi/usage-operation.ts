@@ -4,9 +4,8 @@
  */
 import { DEFAULT_LIMIT, DEFAULT_SINCE, MAX_LIMIT, USAGE_FORMATS } from '../management/usage-params.js';
 import { USAGE_DIMENSIONS, USAGE_TIME_BUCKETS } from '../../store/usage-record.js';
+import { error, ref } from './builders.js';
 
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const error = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
 const query = (name: string, description: string, schema: Record<string, unknown>, explode = false) => ({
   name,
   in: 'query',
