@@ -44,7 +44,7 @@ export function createApiKey(o: { subject: string; scopes?: readonly string[]; u
 
 /**
  * The scopes a key has now, given what it stands on (issue 25, K4; read with the key in one
- * statement, src/store/sql-store.ts apiKeyRows): a self-made key ends with its owner (a user
+ * statement, src/store/api-key-rows.ts apiKeyRows): a self-made key ends with its owner (a user
  * created after the key is a new person under the old name) and holds no more than the owner
  * holds now; a key minted through an OAuth grant ends with the grant. Throws Unauthenticated.
  */
