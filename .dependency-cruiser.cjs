@@ -7,7 +7,8 @@
  *   cli/                         the `agentport` command
  *   server/                      composes everything: listeners, lifecycle, the agent loader
  *   agents/load-agent.ts …       the agent loader and the built-in agents it knows
- *   bindings/                    the faces: A2A JSON-RPC, HTTP+JSON, gRPC, MCP
+ *   bindings/                    the faces (ADR 0041): A2A JSON-RPC, HTTP+JSON, gRPC, MCP, and the
+ *                                routes: cards, management, the Novaeden API, console, health, …
  *   auth/                        who is calling (API keys, JWT, the OAuth authorization server)
  *   edge/                        admission of a request: the context every face gets
  *   core/                        the engine: tasks, execution, authorization, push

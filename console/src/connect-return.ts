@@ -1,5 +1,5 @@
 /**
- * A connect link opened without a console session (issue 27, src/server/connect-routes.ts) sends
+ * A connect link opened without a console session (issue 27, src/bindings/remote-connect/connect-routes.ts) sends
  * the browser here as `#connect=<the link>`; the hash survives sign-in, and once the browser is
  * signed in the console opens the link again. Only a connect link of this same origin is followed:
  * the hash is anyone's to write, so it must not turn the console into an open redirect.

@@ -1,4 +1,4 @@
-/** The analytics API's answer (`GET /api/v1/usage`, src/server/management/usage-export.ts). */
+/** The analytics API's answer (`GET /api/v1/usage`, src/bindings/management/usage-export.ts). */
 export const DIMENSIONS = ['agent', 'skill', 'tool', 'subject', 'client', 'key', 'usecase', 'face', 'operation', 'outcome', 'kind'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 

@@ -4,11 +4,11 @@
  * rest (cards, the registry listing, management, the Novaeden API, OpenAPI, the landing page,
  * JWKS, health) as the fallback face, with the edge's request id, start gate and body reader.
  */
-import { connectRoutes } from './connect-routes.js';
-import { connectionsRoutes } from './management/connections-routes.js';
+import { connectRoutes } from '../bindings/remote-connect/connect-routes.js';
+import { connectionsRoutes } from '../bindings/management/connections-routes.js';
 import type { RemoteConnectionsSetup } from './remote-connections-setup.js';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
-import { noteRoute } from './route-usage.js';
+import { noteRoute } from '../bindings/routes/route-usage.js';
 import { createServer, type ServerResponse } from 'node:http';
 import Fastify, { LogController, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
@@ -32,35 +32,35 @@ import { packageVersion } from '../config/package-version.js';
 import { protectedResourceMetadataUrl, publicPathPrefix } from '../auth/oauth-paths.js';
 import type { AuthorizationPolicy } from '../core/authz/policy.js';
 import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
-import { keyRoutes, type ApiKeyAdmin } from './management/keys-routes.js';
-import { quotaRoutes } from './management/quota-routes.js';
+import { keyRoutes, type ApiKeyAdmin } from '../bindings/management/keys-routes.js';
+import { quotaRoutes } from '../bindings/management/quota-routes.js';
 import type { QuotaBook } from '../core/quotas/quota-book.js';
-import { auditRoutes } from './management/audit-routes.js';
+import { auditRoutes } from '../bindings/management/audit-routes.js';
 import { auditOriginOf } from '../auth/audit-origin.js';
 import type { AuditSink } from '../core/audit/audit-event.js';
 import type { AuditStore } from '../store/audit-store.js';
-import { sendError } from './management/admin-guard.js';
-import { landingPage } from './landing-page.js';
+import { sendError } from '../bindings/management/admin-guard.js';
+import { landingPage } from '../bindings/landing/landing-page.js';
 import { admitToAgentPath } from '../core/authz/agent-lookup.js';
-import { settingsRoute } from './management/settings-route.js';
-import { taskEventsRoute, type TaskEventLog } from './management/task-events-route.js';
-import { taskRoutes, type TaskAdmin } from './management/task-routes.js';
-import { taskListRoute, type TaskSearch } from './management/task-list-route.js';
-import { usageRoutes, type UsageRouteDeps } from './management/usage-routes.js';
+import { settingsRoute } from '../bindings/management/settings-route.js';
+import { taskEventsRoute, type TaskEventLog } from '../bindings/management/task-events-route.js';
+import { taskRoutes, type TaskAdmin } from '../bindings/management/task-routes.js';
+import { taskListRoute, type TaskSearch } from '../bindings/management/task-list-route.js';
+import { usageRoutes, type UsageRouteDeps } from '../bindings/management/usage-routes.js';
 import { BodyBudget, BODY_BUSY_RETRY_AFTER_SECONDS, type BodyPolicy } from '../edge/body.js';
 import { contextOf, createEdge } from '../edge/edge.js';
 import type { AnyFace, Face } from '../edge/face.js';
 import { StartGate } from '../edge/start-gate.js';
 import { uuidv7 } from '../core/ids/uuid-v7.js';
-import { refuseBodyWithoutAdmin } from './management/body-admission.js';
-import { isNovaedenA2APath, novaedenTaskApi } from './compat/novaeden-task-api.js';
-import { novaedenAgentCards } from './compat/novaeden-agent-list.js';
-import { openApiRoutes } from './openapi/openapi-routes.js';
-import { routeCaller } from './route-caller.js';
+import { refuseBodyWithoutAdmin } from '../bindings/management/body-admission.js';
+import { isNovaedenA2APath, novaedenTaskApi } from '../bindings/novaeden/novaeden-task-api.js';
+import { novaedenAgentCards } from '../bindings/novaeden/novaeden-agent-list.js';
+import { openApiRoutes } from '../bindings/openapi/openapi-routes.js';
+import { routeCaller } from '../bindings/routes/route-caller.js';
 import type { ConsoleSessions } from '../auth/sessions/console-sessions.js';
 import { consoleUrlOf } from '../auth/sessions/console-sessions.js';
-import { consoleAssetRoutes, type ConsoleAssets } from './console/console-assets.js';
-import { consoleSessionRoutes } from './console/console-session-routes.js';
+import { consoleAssetRoutes, type ConsoleAssets } from '../bindings/console/console-assets.js';
+import { consoleSessionRoutes } from '../bindings/console/console-session-routes.js';
 
 export interface HttpAppDeps {
   /** per-user OAuth to remotes: the connect pages and /api/v1/connections (ADR 0035) */
@@ -108,7 +108,7 @@ export interface HttpAppDeps {
   bodyBudget?: BodyBudget;
   /** the web console's sessions (the same instance the Authenticator asks); absent: no /console */
   console?: { sessions: ConsoleSessions; assets?: ConsoleAssets };
-  /** GET /metrics on this listener (src/server/metrics-endpoint.ts); absent: metrics off or on their own listener */
+  /** GET /metrics on this listener (src/bindings/health/metrics-endpoint.ts); absent: metrics off or on their own listener */
   metricsRoute?: FastifyPluginAsync;
 }
 
@@ -146,7 +146,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     auth: d.auth,
     ...(d.policy ? { policy: d.policy } : {}),
     resourceMetadataUrl: (agentId) => protectedResourceMetadataUrl(publicUrl(), `/a2a/${agentId}`),
-    // The replaced service's task routes beneath /a2a are Fastify's (server/compat/).
+    // The replaced service's task routes beneath /a2a are Fastify's (bindings/novaeden/).
     servedElsewhere: isNovaedenA2APath,
   });
   // MCP tool hints of a skill: the agent's own (a remote MCP server's tool annotations), each
@@ -336,7 +336,7 @@ export function buildHttpApp(d: HttpAppDeps) {
     const visible = d.registry.list().filter((a) => !d.policy || d.policy.canSeeAgent(principal, a.id));
     // Per caller whenever authorization is on: caching only filtered answers would tell that something was filtered.
     if (d.policy?.enforcing || principal.authenticated) reply.header('Cache-Control', 'private, no-store');
-    // `?view=cards`: the replaced service's answer, a list of cards (src/server/compat/).
+    // `?view=cards`: the replaced service's answer, a list of cards (src/bindings/novaeden/).
     if ((req.query as { view?: string }).view === 'cards') return novaedenAgentCards(d.registry, d.policy, principal);
     return {
       agents: visible.map((a) => ({
@@ -431,7 +431,7 @@ export function buildHttpApp(d: HttpAppDeps) {
       );
     }
   }
-  // The web console (src/server/console, docs/console.md): its files and its session.
+  // The web console (src/bindings/console, docs/console.md): its files and its session.
   const consoleDeps = d.console;
   if (consoleDeps) {
     app.register(consoleAssetRoutes(consoleDeps.assets, (reply, message) => errorReply(reply, new A2AError('MethodNotFound', message))));

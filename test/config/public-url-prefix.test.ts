@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
 import { ROOT_SEGMENTS } from '../../src/config/public-url-prefix.js';
-import { openApiDocument } from '../../src/server/openapi/document.js';
+import { openApiDocument } from '../../src/bindings/openapi/document.js';
 import { OAUTH_PATHS } from '../../src/auth/oauth-paths.js';
 import { configErrorOf, problemLines, tempDir } from './helpers.js';
 

@@ -14,7 +14,7 @@ import { launchChromium } from '../../scripts/chromium.mjs';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import { rpc, type TestServer } from '../support/server.js';
 import { userMessage } from '../core/tasks/engine-harness.js';
-import { BUILT_CONSOLE_DIR } from '../../src/server/console/console-assets.js';
+import { BUILT_CONSOLE_DIR } from '../../src/bindings/console/console-assets.js';
 import { newPage, screenshot, seriousViolations, settled, show as showAt, signIn as signInAt } from './console-browser.js';
 
 const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: ['admin'] };

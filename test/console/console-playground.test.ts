@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../scripts/chromium.mjs';
-import { BUILT_CONSOLE_DIR } from '../../src/server/console/console-assets.js';
+import { BUILT_CONSOLE_DIR } from '../../src/bindings/console/console-assets.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import type { TestServer } from '../support/server.js';
 import { newPage, screenshot, seriousViolations, show, signIn } from './console-browser.js';

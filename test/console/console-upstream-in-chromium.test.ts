@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../scripts/chromium.mjs';
-import { BUILT_CONSOLE_DIR } from '../../src/server/console/console-assets.js';
+import { BUILT_CONSOLE_DIR } from '../../src/bindings/console/console-assets.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import { startUpstream, upstreamConfig, type UpstreamIdp } from '../auth/oauth/upstream-idp.js';
 import { userMessage } from '../core/tasks/engine-harness.js';

@@ -1,5 +1,5 @@
 /**
- * The REST task API of the replaced service (src/server/compat/novaeden-task-api.ts): each route
+ * The REST task API of the replaced service (src/bindings/novaeden/novaeden-task-api.ts): each route
  * answers with the core's tasks under the same authorization (a2a:publish writes, a2a:discover
  * reads, owner-scoped tasks, hidden agents unknown), every answer checked against /openapi.json;
  * and the precedence of `/a2a/agents` and `/a2a/tasks/{id}` over agents named `agents`/`tasks`.
@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthzServer, type AuthzServer } from '../core/authz/support.js';
 import { OpenApiConformance } from '../support/openapi-conformance.js';
-import { isNovaedenTaskWrite } from '../../src/server/compat/novaeden-task-api.js';
+import { isNovaedenTaskWrite } from '../../src/bindings/novaeden/novaeden-task-api.js';
 
 const SCRIPTED = path.resolve(fileURLToPath(new URL('../fixtures/agents/scripted-text-agent.mjs', import.meta.url)));
 const msg = (text: string) => ({ role: 'user', parts: [{ type: 'text', text }] });

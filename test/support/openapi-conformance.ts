@@ -7,7 +7,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { openApiDocument } from '../../src/server/openapi/document.js';
+import { openApiDocument } from '../../src/bindings/openapi/document.js';
 
 type Obj = Record<string, any>;
 

@@ -15,7 +15,7 @@ function queryOf(by: Dimension[], since: string, filters: Partial<Record<Dimensi
   return q.toString();
 }
 
-/** What a call that names no agent was, by the face that served it (src/server/route-usage.ts). */
+/** What a call that names no agent was, by the face that served it (src/bindings/routes/route-usage.ts). */
 const NO_AGENT: Record<string, string> = {
   management: 'management API',
   console: 'console pages',

@@ -28,7 +28,7 @@ export interface A2AFaceDeps {
   policy?: AuthorizationPolicy;
   /** the RFC 9728 metadata URL of an A2A base path, for 401 challenges */
   resourceMetadataUrl?: (agentId: string) => string;
-  /** paths beneath `/a2a` that another face serves (the Novaeden task API, server/compat) */
+  /** paths beneath `/a2a` that another face serves (the Novaeden task API, bindings/novaeden) */
   servedElsewhere?: (req: IncomingMessage) => boolean;
 }
 

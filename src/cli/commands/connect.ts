@@ -5,7 +5,7 @@
  * matches that server, not a guess from flags.
  */
 import { Argument, type Command } from 'commander';
-import { CONNECT_CLIENTS, connectGuide, type ConnectClient } from '../../server/connect-steps.js';
+import { CONNECT_CLIENTS, connectGuide, type ConnectClient } from '../../bindings/landing/connect-steps.js';
 import { checkUrl, UsageError } from '../a2a/connection.js';
 import { EXIT } from '../a2a/exit-codes.js';
 import type { CliIO } from '../io.js';

@@ -6,8 +6,8 @@
  */
 import { Option, type Command } from 'commander';
 import { A2AError } from '../../protocol/a2a/errors.js';
-import type { UsageAnswer } from '../../server/management/usage-export.js';
-import { DEFAULT_SINCE, MAX_LIMIT, parseBucket, parseDimensions, parseInstant } from '../../server/management/usage-params.js';
+import type { UsageAnswer } from '../../bindings/management/usage-export.js';
+import { DEFAULT_SINCE, MAX_LIMIT, parseBucket, parseDimensions, parseInstant } from '../../bindings/management/usage-params.js';
 import { USAGE_DIMENSIONS, type UsageTimeBucket } from '../../store/usage-record.js';
 import { checkUrl, UsageError } from '../a2a/connection.js';
 import { EXIT } from '../a2a/exit-codes.js';

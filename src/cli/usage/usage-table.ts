@@ -4,7 +4,7 @@
  * right-aligned, text left; colour (bold header, red error rate, cyan sparkline) only when asked,
  * i.e. on a terminal without NO_COLOR.
  */
-import type { UsageAnswer, UsageGroupView } from '../../server/management/usage-export.js';
+import type { UsageAnswer, UsageGroupView } from '../../bindings/management/usage-export.js';
 import type { UsageDimension, UsageTimeBucket } from '../../store/usage-record.js';
 import { sparkline } from './sparkline.js';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../../scripts/chromium.mjs';
-import { BUILT_CONSOLE_DIR } from '../../../src/server/console/console-assets.js';
+import { BUILT_CONSOLE_DIR } from '../../../src/bindings/console/console-assets.js';
 import { signIn } from '../../console/console-browser.js';
 import { rpc, type TestServer } from '../../support/server.js';
 import { startOAuthServer } from '../oauth/support.js';

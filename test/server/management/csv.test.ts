@@ -3,7 +3,7 @@
  * in the field (§2.6), quotes doubled (§2.7), CRLF between records (§2.1), and the formula guard.
  */
 import { describe, expect, it } from 'vitest';
-import { csvField, csvRecord, spreadsheetSafe } from '../../../src/server/management/csv.js';
+import { csvField, csvRecord, spreadsheetSafe } from '../../../src/bindings/management/csv.js';
 
 describe('csvField', () => {
   it('leaves a plain field, a number and an empty value unquoted', () => {

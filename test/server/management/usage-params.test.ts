@@ -3,7 +3,7 @@
  * from now, ISO dates read as UTC), dimension lists, filter values, and Accept negotiation.
  */
 import { describe, expect, it } from 'vitest';
-import { filterValues, formatFromAccept, parseDimensions, parseInstant } from '../../../src/server/management/usage-params.js';
+import { filterValues, formatFromAccept, parseDimensions, parseInstant } from '../../../src/bindings/management/usage-params.js';
 
 const NOW = Date.UTC(2026, 5, 15, 12, 0, 0);
 

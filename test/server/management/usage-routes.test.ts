@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/core/authz/principal.js';
-import type { QuotaStanding } from '../../../src/server/management/usage-export.js';
+import type { QuotaStanding } from '../../../src/bindings/management/usage-export.js';
 import { challengeParams } from '../../core/authz/support.js';
 import { readCsv } from '../../support/csv-reader.js';
 import type { MemoryUsageStore } from '../../support/memory-usage-store.js';

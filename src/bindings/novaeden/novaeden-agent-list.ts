@@ -8,7 +8,7 @@ import type { AgentRegistry } from '../../core/agents/agent-registry.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 import type { Principal } from '../../core/authz/principal.js';
 import type { V03AgentCard } from '../../protocol/a2a-v03/cards.js';
-import { v03CardOf } from '../../bindings/a2a-legacy/v03/cards.js';
+import { v03CardOf } from '../a2a-legacy/v03/cards.js';
 
 export function novaedenAgentCards(registry: AgentRegistry, policy: AuthorizationPolicy | undefined, principal: Principal): V03AgentCard[] {
   return registry

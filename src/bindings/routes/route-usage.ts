@@ -3,7 +3,7 @@
  * (`GET /api/v1/keys/:id`, never an id, so records group), its face the API the route belongs to.
  */
 import type { IncomingMessage } from 'node:http';
-import { usageOf } from '../edge/call-usage.js';
+import { usageOf } from '../../edge/call-usage.js';
 
 export function noteRoute(req: IncomingMessage, method: string, pattern: string | undefined): void {
   const usage = usageOf(req);

@@ -5,13 +5,13 @@
  * route still checks the caller itself (this only spares the server the bytes of a refused one).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { restErrorBody } from '../../bindings/a2a-rest/rest-binding.js';
+import { restErrorBody } from '../a2a-rest/rest-binding.js';
 import { toA2AError } from '../../protocol/a2a/errors.js';
-import { isNovaedenTaskWrite } from '../compat/novaeden-task-api.js';
+import { isNovaedenTaskWrite } from '../novaeden/novaeden-task-api.js';
 import { keyVisibility } from '../../core/authz/own-api-keys.js';
 import { SCOPES } from '../../core/authz/scopes.js';
 import { requireAdmin, requireCaller, sendDenial, sendError, type AdminGuardDeps } from './admin-guard.js';
-import { routeCaller } from '../route-caller.js';
+import { routeCaller } from '../routes/route-caller.js';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 

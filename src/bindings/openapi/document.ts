@@ -31,7 +31,7 @@ const card = (summary: string, params: Obj[] = []) => ({
 const agentId = param('agentId', 'The agent id');
 const taskId = param('taskId', 'The task id');
 
-/** The routes of the replaced service's REST task API (src/server/compat/novaeden-task-api.ts). */
+/** The routes of the replaced service's REST task API (src/bindings/novaeden/novaeden-task-api.ts). */
 const createTask = (tag: string) => ({
   post: {
     tags: [tag],

@@ -1,6 +1,6 @@
 /**
  * `GET /api/v1/usage` in the OpenAPI document: its parameters come from the same lists the route
- * validates against (src/server/management/usage-params.ts), so the two cannot drift apart.
+ * validates against (src/bindings/management/usage-params.ts), so the two cannot drift apart.
  */
 import { DEFAULT_LIMIT, DEFAULT_SINCE, MAX_LIMIT, USAGE_FORMATS } from '../management/usage-params.js';
 import { USAGE_DIMENSIONS, USAGE_TIME_BUCKETS } from '../../store/usage-record.js';

@@ -11,8 +11,8 @@
  * the sealed state carries, so the callback only completes in the browser that started.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { CONNECT_CALLBACK_PATH, CONNECT_START_PATH, ConnectError, RemoteConnections } from '../auth/remote-oauth/remote-connections.js';
-import { cookieValue, type ConsoleSessions } from '../auth/sessions/console-sessions.js';
+import { CONNECT_CALLBACK_PATH, CONNECT_START_PATH, ConnectError, RemoteConnections } from '../../auth/remote-oauth/remote-connections.js';
+import { cookieValue, type ConsoleSessions } from '../../auth/sessions/console-sessions.js';
 
 /** The browser binding of a started connect (SameSite=Lax: the remote's redirect back is a cross-site navigation). */
 export const CONNECT_COOKIE = 'ap_connect';

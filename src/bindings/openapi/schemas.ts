@@ -123,7 +123,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ),
   Client: object({ clientId: str, name: str, grantTypes: strings, redirectUris: strings, scope: str, authMethod: str, issuedAt: { type: 'integer' } }, ['clientId', 'grantTypes', 'redirectUris', 'authMethod']),
   AdminTask: object({ agentId: str, owner: str, createdAt: dateTime, task: object({ id: str, contextId: str, status: { type: 'object' } }, ['id', 'status']) }, ['agentId', 'owner', 'createdAt', 'task']),
-  // GET /api/v1/settings (src/server/management/settings-route.ts).
+  // GET /api/v1/settings (src/bindings/management/settings-route.ts).
   Setting: object(
     {
       key: { type: 'string', description: 'the path in the resolved configuration, e.g. `server.port`, `agents[0].id`' },
@@ -132,7 +132,7 @@ export const SCHEMAS: Record<string, Schema> = {
     },
     ['key', 'value', 'source'],
   ),
-  // GET /api/v1/agents/{agentId}/tasks/{taskId}/events (src/server/management/task-events-route.ts).
+  // GET /api/v1/agents/{agentId}/tasks/{taskId}/events (src/bindings/management/task-events-route.ts).
   TaskEventLog: object(
     {
       events: {
@@ -165,7 +165,7 @@ export const SCHEMAS: Record<string, Schema> = {
     },
     ['events', 'truncated', 'push'],
   ),
-  // GET /api/v1/tasks (src/server/management/task-list-route.ts).
+  // GET /api/v1/tasks (src/bindings/management/task-list-route.ts).
   TaskSummary: object(
     {
       agentId: str,
@@ -178,7 +178,7 @@ export const SCHEMAS: Record<string, Schema> = {
     },
     ['agentId', 'owner', 'createdAt', 'id', 'status'],
   ),
-  // GET /api/v1/usage (src/server/management/usage-export.ts).
+  // GET /api/v1/usage (src/bindings/management/usage-export.ts).
   UsageGroup: object(
     {
       key: { type: 'object', additionalProperties: { type: ['string', 'null'] }, description: 'the grouped dimensions\u2019 values (null: absent)' },

@@ -6,10 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { escapeHtml as e, htmlPage, PAGE_HEADERS } from '../auth/oauth/html.js';
-import type { AgentRegistry } from '../core/agents/agent-registry.js';
-import type { AuthorizationPolicy } from '../core/authz/policy.js';
-import { ANONYMOUS } from '../core/authz/principal.js';
+import { escapeHtml as e, htmlPage, PAGE_HEADERS } from '../../auth/oauth/html.js';
+import type { AgentRegistry } from '../../core/agents/agent-registry.js';
+import type { AuthorizationPolicy } from '../../core/authz/policy.js';
+import { ANONYMOUS } from '../../core/authz/principal.js';
 import { CONNECT_CLIENTS, connectGuide, type ConnectTarget } from './connect-steps.js';
 
 export interface LandingPageDeps {

@@ -4,7 +4,7 @@
  * and disconnect (deletes the vault row). Any authenticated caller, for their own subject only.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { restErrorBody } from '../../bindings/a2a-rest/rest-binding.js';
+import { restErrorBody } from '../a2a-rest/rest-binding.js';
 import type { Principal } from '../../core/authz/principal.js';
 import type { Authenticator } from '../../auth/authenticator.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';

@@ -6,9 +6,9 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import type { Metrics } from '../observability/metrics/index.js';
-import { A2A_ERRORS } from '../protocol/a2a/errors.js';
-import { requireAdmin, type AdminGuardDeps } from './management/admin-guard.js';
+import type { Metrics } from '../../observability/metrics/index.js';
+import { A2A_ERRORS } from '../../protocol/a2a/errors.js';
+import { requireAdmin, type AdminGuardDeps } from '../management/admin-guard.js';
 
 /** A2A error reason → its HTTP status (the first kind with that reason). */
 const HTTP_OF_REASON = new Map<string, number>();

@@ -6,13 +6,13 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator.js';
-import { withChallenge } from '../../bindings/auth-challenge.js';
-import { restErrorBody } from '../../bindings/a2a-rest/rest-binding.js';
+import { withChallenge } from '../auth-challenge.js';
+import { restErrorBody } from '../a2a-rest/rest-binding.js';
 import { AccessDenied } from '../../core/authz/access-denied.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
-import { routeCaller } from '../route-caller.js';
+import { routeCaller } from '../routes/route-caller.js';
 
 export interface AdminGuardDeps {
   auth: Authenticator;

@@ -5,9 +5,9 @@
  * injected straight into Fastify (some tests) has no context and is authenticated here.
  */
 import type { IncomingMessage } from 'node:http';
-import type { Authenticator } from '../auth/authenticator.js';
-import type { Principal } from '../core/authz/principal.js';
-import { contextOf } from '../edge/edge.js';
+import type { Authenticator } from '../../auth/authenticator.js';
+import type { Principal } from '../../core/authz/principal.js';
+import { contextOf } from '../../edge/edge.js';
 
 export function routeCaller(auth: Pick<Authenticator, 'authenticate'>, req: IncomingMessage, resourcePath?: string): Promise<Principal> {
   const ctx = contextOf(req);

@@ -32,7 +32,7 @@ import { messageToV1 } from '../../protocol/a2a-v01/messages.js';
 import { statusFromV1, taskFromV1 } from '../../protocol/a2a-v01/tasks.js';
 import { sendError } from '../management/admin-guard.js';
 import { novaedenAgentCards } from './novaeden-agent-list.js';
-import { routeCaller } from '../route-caller.js';
+import { routeCaller } from '../routes/route-caller.js';
 
 export interface NovaedenTaskApiDeps {
   registry: AgentRegistry;
