@@ -250,7 +250,7 @@ export interface McpRemoteConfig {
 export interface McpConfig {
   /** list_agents / send_message / get_task / cancel_task on /mcp */
   genericTools: boolean;
-  /** absolute path of a test-only module adding tools/resources/prompts to /mcp (src/bindings/mcp/fixture-module.ts); absent by default */
+  /** absolute path of a test-only module adding tools/resources/prompts to /mcp (src/bindings/mcp/surface/fixture-module.ts); absent by default */
   fixtureModule?: string;
   /** initialize (and the handshake around it) and tools/list answered without credentials; off by default */
   publicDiscovery: boolean;

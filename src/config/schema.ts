@@ -295,7 +295,7 @@ const agentSchema = z
         z
           .object({
             visibility: z.enum(['public', 'extended']).optional(),
-            // MCP tool annotations of this skill's tool (src/bindings/mcp/agent-tools.ts)
+            // MCP tool annotations of this skill's tool (src/bindings/mcp/tools/agent-tools.ts)
             annotations: z.object({ readOnlyHint: bool.optional(), destructiveHint: bool.optional(), idempotentHint: bool.optional(), openWorldHint: bool.optional() }).strict().optional(),
             // scopes a caller needs, beyond a2a:publish / mcp:tools, to use this skill (src/core/authz)
             scopes: z.array(scopeName).optional(),
@@ -403,11 +403,11 @@ const pushSchema = z
 /** The MCP face (src/bindings/mcp). */
 const mcpSchema = z
   .object({
-    /** list_agents, send_message, get_task, cancel_task on /mcp (src/bindings/mcp/generic-tools.ts) */
+    /** list_agents, send_message, get_task, cancel_task on /mcp (src/bindings/mcp/tools/generic-tools.ts) */
     // Off by default: the tool list existing connectors approved stays as it was, and models do not
     // have to choose between send_message and the per-skill tool that does the same.
     genericTools: bool.default(false),
-    /** a test-only module adding tools/resources/prompts to /mcp (src/bindings/mcp/fixture-module.ts); relative to the file */
+    /** a test-only module adding tools/resources/prompts to /mcp (src/bindings/mcp/surface/fixture-module.ts); relative to the file */
     fixtureModule: nonEmptyString.optional(),
     /** replaced by fixtureModule: any value is an error that says so */
     conformanceFixtures: z

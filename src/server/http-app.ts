@@ -24,7 +24,7 @@ import { A2AError } from '../protocol/a2a/errors.js';
 import { createA2AFace } from '../bindings/a2a-http/a2a-face.js';
 import { cardVersionFor, v03CardOf } from '../bindings/a2a-legacy/v03/cards.js';
 import { mcpFace } from '../bindings/mcp/mcp-face.js';
-import { addWellKnownCors, wellKnownPreflight } from '../bindings/mcp/well-known-cors.js';
+import { addWellKnownCors, wellKnownPreflight } from '../bindings/mcp/admission/well-known-cors.js';
 import { mcpCompatFace } from '../bindings/mcp/compat/compat-routes.js';
 import { loadMcpFixtureModule } from './mcp-fixture-module.js';
 import { withListeningPorts } from '../config/index.js';

@@ -19,7 +19,7 @@ export const echoAgent = defineAgent({
       },
     ],
   },
-  // It only echoes: its tool is read-only (src/bindings/mcp/agent-tools.ts).
+  // It only echoes: its tool is read-only (src/bindings/mcp/tools/agent-tools.ts).
   toolAnnotations: () => ({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }),
   execute(ctx) {
     ctx.artifact(ctx.message.parts, { name: 'echo' });

@@ -1,5 +1,5 @@
 /**
- * A remote tool's result as A2A parts (the inverse of src/bindings/mcp/tool-result.ts): text
+ * A remote tool's result as A2A parts (the inverse of src/bindings/mcp/tools/tool-result.ts): text
  * blocks → text parts; images and audio → raw parts with their media type; resource links → url
  * parts; embedded resources → text or raw parts named by their URI; `structuredContent` → one
  * JSON DataPart. Unknown block types are kept as DataParts rather than dropped.

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import type { UsageDraft } from '../../core/usage/usage-draft.js';
 import { noteMcpAnswerError, noteMcpError } from './mcp-usage.js';
-import { writeResponse } from './sdk-bridge.js';
+import { writeResponse } from './transport/sdk-bridge.js';
 
 export type Answer =
   /** a JSON body (not written when the client has gone) */

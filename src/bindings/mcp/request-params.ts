@@ -4,7 +4,7 @@
  * message (issue 19). Checked here first, a malformed request gets InvalidParams (-32602) naming
  * the first field at fault, in one short sentence; well-formed ones go on to the SDK untouched.
  */
-import { MODERN_VERSIONS } from './lenient-edge.js';
+import { MODERN_VERSIONS } from './admission/lenient-edge.js';
 import { MCP_CODE } from './mcp-errors.js';
 
 const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';

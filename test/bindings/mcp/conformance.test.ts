@@ -25,7 +25,7 @@ const FAILED_CHECKS_CEILING: Record<string, number> = { '2025-11-25': 0, '2026-0
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const EXPECTED_FAILURES = path.join(HERE, 'conformance-expected-failures.yaml');
-/** The suite's fixture tools, resources and prompts, a test-only MCP fixture module (src/bindings/mcp/fixture-module.ts). */
+/** The suite's fixture tools, resources and prompts, a test-only MCP fixture module (src/bindings/mcp/surface/fixture-module.ts). */
 const FIXTURE_MODULE = path.join(HERE, '../../support/mcp-conformance/fixture-module.ts');
 /** The tasks-extension fixtures, an agent module of the test support (its id is the one the fixture module maps fixture tools to). */
 const FIXTURE_AGENT = { id: 'mcp-conformance', module: path.join(HERE, '../../support/mcp-conformance/task-agent.ts') };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contributedInstructions, contributedToolSpecs, contributesTool } from '../../../src/bindings/mcp/contributed-tools.js';
+import { contributedInstructions, contributedToolSpecs, contributesTool } from '../../../src/bindings/mcp/tools/contributed-tools.js';
 import type { AgentMcp } from '../../../src/agents/sdk/mcp-tools.js';
 import type { RegisteredAgent } from '../../../src/core/agents/agent-registry.js';
 

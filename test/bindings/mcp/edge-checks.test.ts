@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostOriginCheck, isMcpMethod } from '../../../src/bindings/mcp/edge-checks.js';
+import { hostOriginCheck, isMcpMethod } from '../../../src/bindings/mcp/admission/edge-checks.js';
 
 describe('MCP edge checks', () => {
   const loopback = hostOriginCheck('http://agents.example:8080', '127.0.0.1');

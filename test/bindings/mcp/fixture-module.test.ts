@@ -1,5 +1,5 @@
 /**
- * The MCP fixture module hook (src/bindings/mcp/fixture-module.ts, `mcp.fixtureModule`): what a
+ * The MCP fixture module hook (src/bindings/mcp/surface/fixture-module.ts, `mcp.fixtureModule`): what a
  * module registers is served on `/mcp` only, its capabilities replace the defaults there, its
  * fastPath answers before the SDK, and a module that does not load leaves `/mcp` answering 503.
  */
@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mcpFixtureModuleOf } from '../../../src/bindings/mcp/fixture-module.js';
+import { mcpFixtureModuleOf } from '../../../src/bindings/mcp/surface/fixture-module.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { post } from './clients.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InFlightCalls } from '../../../src/bindings/mcp/in-flight-calls.js';
-import { normaliseAccept, reconcileVersionHeader } from '../../../src/bindings/mcp/lenient-edge.js';
+import { InFlightCalls } from '../../../src/bindings/mcp/tools/in-flight-calls.js';
+import { normaliseAccept, reconcileVersionHeader } from '../../../src/bindings/mcp/admission/lenient-edge.js';
 
 const modernBody = (v = '2026-07-28') => ({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': v } } });
 const legacyBody = { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/clientInfo': { name: 'chatgpt' } } } };

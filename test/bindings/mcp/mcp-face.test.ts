@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { routeOf } from '../../../src/bindings/mcp/mcp-face.js';
-import { addWellKnownCors, wellKnownPreflight } from '../../../src/bindings/mcp/well-known-cors.js';
+import { addWellKnownCors, wellKnownPreflight } from '../../../src/bindings/mcp/admission/well-known-cors.js';
 
 const req = (method: string, headers: Record<string, string> = {}) => ({ method, headers }) as unknown as IncomingMessage;
 

@@ -4,7 +4,7 @@ import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createTaskStateCodec } from '../../../src/bindings/mcp/input-required.js';
+import { createTaskStateCodec } from '../../../src/bindings/mcp/tools/input-required.js';
 import { rpc, startTestServer, type TestServer } from '../../support/server.js';
 import { envelope, modernHeaders, post } from './clients.js';
 

@@ -6,7 +6,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { plainToolCallOf } from '../../../src/bindings/mcp/plain-tool-call.js';
+import { plainToolCallOf } from '../../../src/bindings/mcp/tools/plain-tool-call.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { envelope, modernHeaders, post } from './clients.js';
 

@@ -1,5 +1,5 @@
 /**
- * `mcp.publicDiscovery` (src/bindings/mcp/public-discovery.ts): initialize and tools/list on /mcp
+ * `mcp.publicDiscovery` (src/bindings/mcp/admission/public-discovery.ts): initialize and tools/list on /mcp
  * without credentials (an invalid token ignored), from the public surface only; every other call
  * still needs a credential; off by default.
  */

@@ -1,5 +1,5 @@
 /**
- * The 2025-era standalone server stream (src/bindings/mcp/server-stream.ts): GET /mcp with
+ * The 2025-era standalone server stream (src/bindings/mcp/transport/server-stream.ts): GET /mcp with
  * `Accept: text/event-stream` opens an SSE stream that carries list-change notifications; it is
  * authorized like every other MCP request.
  */

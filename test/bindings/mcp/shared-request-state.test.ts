@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSharedTaskStateCodec, type AgentTaskState } from '../../../src/bindings/mcp/input-required.js';
+import { createSharedTaskStateCodec, type AgentTaskState } from '../../../src/bindings/mcp/tools/input-required.js';
 import { KeyStore, type SharedKeyPersistence } from '../../../src/core/keys/key-store.js';
 import { rpc, startTestServer, type TestServer } from '../../support/server.js';
 import { envelope, modernHeaders, post } from './clients.js';

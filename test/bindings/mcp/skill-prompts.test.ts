@@ -1,5 +1,5 @@
 /**
- * MCP prompts from agent skills (src/bindings/mcp/skill-prompts.ts): each example of a skill is a
+ * MCP prompts from agent skills (src/bindings/mcp/surface/skill-prompts.ts): each example of a skill is a
  * prompt, listed with the server's caching hints, answered by prompts/get, and shown to a caller
  * only when it may use the tool of that skill.
  */

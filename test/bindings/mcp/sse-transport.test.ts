@@ -1,5 +1,5 @@
 /**
- * The 2024-11-05 HTTP+SSE transport beside Streamable HTTP (src/bindings/mcp/sse-transport.ts),
+ * The 2024-11-05 HTTP+SSE transport beside Streamable HTTP (src/bindings/mcp/transport/sse-transport.ts),
  * driven by the MCP SDK 1.x `SSEClientTransport` (a real client of the old transport) against a
  * real server with authentication on: it connects on the printed `/mcp` URL and on an agent's
  * `/a2a/{id}/mcp`, lists and calls tools with progress, is authorized like `/mcp` (401 without a

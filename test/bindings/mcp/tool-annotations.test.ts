@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentToolSpecs } from '../../../src/bindings/mcp/agent-tools.js';
+import { agentToolSpecs } from '../../../src/bindings/mcp/tools/agent-tools.js';
 import type { RegisteredAgent } from '../../../src/core/agents/agent-registry.js';
 
 /** `readOnly`: the agent declares its tools read-only (AgentDefinition.toolAnnotations), as the built-in Echo does. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { messageToToolResult, taskToToolResult } from '../../../src/bindings/mcp/tool-result.js';
+import { messageToToolResult, taskToToolResult } from '../../../src/bindings/mcp/tools/tool-result.js';
 import type { Task } from '../../../src/protocol/a2a/types.js';
 
 const task = (over: Partial<Task>): Task => ({ id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_COMPLETED' }, ...over });

@@ -7,7 +7,7 @@
  *
  * Server→client requests (sampling, elicitation, roots) are written once, as MRTR
  * `input_required` returns: modern clients answer them in a retry; 2025-era clients that can
- * answer server requests get a legacy session (src/bindings/mcp/legacy-sessions.ts) where the
+ * answer server requests get a legacy session (src/bindings/mcp/transport/legacy-sessions.ts) where the
  * SDK's shim sends them as real requests. Fixture `requestState`s are sealed by the endpoint's
  * codec like the agent tools' states, so a tampered one is refused before a handler runs.
  */

@@ -1,7 +1,7 @@
 /**
  * The tasks-extension fixtures of the MCP conformance suite (`slow_compute`, `failing_job`,
  * `protocol_error_job`, `confirm_delete`, `multi_input`, `test_tool_with_task`), built as one A2A
- * agent so that they exercise the real tasks extension (src/bindings/mcp/mcp-tasks.ts) over durable
+ * agent so that they exercise the real tasks extension (src/bindings/mcp/tasks/mcp-tasks.ts) over durable
  * A2A tasks: `tools/call` starts an A2A task of this agent, `tasks/get|update|cancel` read, answer
  * and cancel it through the core like any agent's. Test support: the conformance test loads it as
  * an agent module (`agents: [{ id: 'mcp-conformance', module: <this file> }]`), and its fixture
@@ -13,9 +13,9 @@
  */
 import { defineAgent, type AgentContext, type AgentDefinition } from '../../../src/agents/sdk/agent.js';
 import type { JsonObject, Part } from '../../../src/protocol/a2a/types.js';
-import { SKILL_METADATA_KEY } from '../../../src/bindings/mcp/agent-tools.js';
+import { SKILL_METADATA_KEY } from '../../../src/bindings/mcp/tools/agent-tools.js';
 import { FIXTURE_TASK_TOOLS } from './task-tools.js';
-import { MCP_INPUT_REQUESTS_KEY, MCP_INPUT_RESPONSES_KEY } from '../../../src/bindings/mcp/mcp-tasks.js';
+import { MCP_INPUT_REQUESTS_KEY, MCP_INPUT_RESPONSES_KEY } from '../../../src/bindings/mcp/tasks/mcp-tasks.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -2,17 +2,17 @@
  * The MCP faces of the tasks-extension fixtures: their entries in `tools/list`, the synchronous
  * path for clients without the extension (through the SDK, as any tool), and the recognition of a
  * modern `tools/call` the fixture module answers itself (fixture-module.ts `fastPath`) with a task
- * handle (src/bindings/mcp/mcp-tasks.ts `startToolTask`), an MRTR round, or -32021 for a
+ * handle (src/bindings/mcp/tasks/mcp-tasks.ts `startToolTask`), an MRTR round, or -32021 for a
  * `required` tool called by a client that did not declare the extension. Only when the fixture
  * agent is configured (task-agent.ts, as agent `mcp-conformance`).
  */
 import { fromJsonSchema, type CallToolResult, type InputRequiredResult, type McpServer, type ServerContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import { A2AError } from '../../../src/protocol/a2a/errors.js';
-import type { AgentToolArgs, AgentToolSpec } from '../../../src/bindings/mcp/agent-tools.js';
-import { MODERN_VERSIONS } from '../../../src/bindings/mcp/lenient-edge.js';
-import { declaresTasks, TASKS_EXTENSION } from '../../../src/bindings/mcp/mcp-tasks.js';
-import { errorResult } from '../../../src/bindings/mcp/tool-result.js';
-import type { HeaderLookup } from '../../../src/bindings/mcp/plain-tool-call.js';
+import type { AgentToolArgs, AgentToolSpec } from '../../../src/bindings/mcp/tools/agent-tools.js';
+import { MODERN_VERSIONS } from '../../../src/bindings/mcp/admission/lenient-edge.js';
+import { declaresTasks, TASKS_EXTENSION } from '../../../src/bindings/mcp/tasks/mcp-tasks.js';
+import { errorResult } from '../../../src/bindings/mcp/tools/tool-result.js';
+import type { HeaderLookup } from '../../../src/bindings/mcp/tools/plain-tool-call.js';
 
 /** The id the fixture agent must be configured under (its skills are the fixture tools). */
 export const FIXTURE_AGENT_ID = 'mcp-conformance';

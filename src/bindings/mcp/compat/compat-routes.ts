@@ -19,13 +19,13 @@
 import { usageOf } from '../../../edge/call-usage.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Face, RequestContext } from '../../../edge/face.js';
-import type { PrincipalOf } from '../admission.js';
+import type { PrincipalOf } from '../admission/admission.js';
 import { exceedsJsonDepth, MAX_JSON_DEPTH } from '../../json-depth.js';
 import { metadataDocument, serverInfoDocument, validate } from './documents.js';
 import { forwardToMcp, FORWARD_PROTOCOL_VERSION, type ForwardTarget } from './forward-to-mcp.js';
 import { publicToolList, type PublicToolsDeps } from './public-tools.js';
 import type { ServerFacts } from './server-facts.js';
-import { contributesTool } from '../contributed-tools.js';
+import { contributesTool } from '../tools/contributed-tools.js';
 import { MCP_CODE } from '../mcp-errors.js';
 
 export interface McpCompatDeps extends PublicToolsDeps, ForwardTarget {

@@ -8,7 +8,7 @@
  */
 import type { UsageDraft } from '../../../core/usage/usage-draft.js';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { PrincipalOf } from '../admission.js';
+import type { PrincipalOf } from '../admission/admission.js';
 import { answerText } from '../answer.js';
 import type { McpFace } from '../mcp-face.js';
 

@@ -8,9 +8,9 @@
 import { createMcpHandler, type Tool } from '@modelcontextprotocol/server';
 import type { AgentRegistry } from '../../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../../core/a2a-handler.js';
-import type { SkillAnnotationsLookup } from '../agent-tools.js';
-import { createTaskStateCodec } from '../input-required.js';
-import { createMcpServerFactory, InFlightCalls, principalOf, type McpScope } from '../mcp-server-factory.js';
+import type { SkillAnnotationsLookup } from '../tools/agent-tools.js';
+import { createTaskStateCodec } from '../tools/input-required.js';
+import { createMcpServerFactory, InFlightCalls, principalOf, type McpScope } from '../surface/mcp-server-factory.js';
 
 export interface PublicToolsDeps {
   registry: AgentRegistry;

@@ -3,10 +3,10 @@
  * face's admission (the hidden-agent rule, `use-mcp`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { admit, isAnswer, type AdmissionDeps, type PrincipalOf } from './admission.js';
+import { admit, isAnswer, type AdmissionDeps, type PrincipalOf } from '../admission/admission.js';
 import { serveAgentPage, servesPages } from './agent-pages.js';
-import { rpcError, sendAnswer } from './answer.js';
-import { MCP_CODE } from './mcp-errors.js';
+import { rpcError, sendAnswer } from '../answer.js';
+import { MCP_CODE } from '../mcp-errors.js';
 
 export async function serveItem(d: AdmissionDeps, req: IncomingMessage, res: ServerResponse, agentId: string, itemId: string, principalOf: PrincipalOf): Promise<void> {
   const agent = d.registry.get(agentId)!;

@@ -10,8 +10,8 @@
  * option on, clients that only sign in when challenged connect anonymously and meet the 401 on
  * their first `tools/call` instead (docs/mcp.md).
  */
-import type { Principal } from '../../core/authz/principal.js';
-import type { AuthorizationPolicy } from '../../core/authz/policy.js';
+import type { Principal } from '../../../core/authz/principal.js';
+import type { AuthorizationPolicy } from '../../../core/authz/policy.js';
 
 /** The handler scope key of the public surface (never an agent id: those cannot contain spaces). */
 export const PUBLIC_SCOPE = ' public-discovery';

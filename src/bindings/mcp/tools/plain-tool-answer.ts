@@ -9,11 +9,11 @@
  * the call goes on to the SDK path, whose surface does not show this caller the tool: it answers
  * exactly as for a tool that is not there, as it always did.
  */
-import type { Principal } from '../../core/authz/principal.js';
-import { A2AError } from '../../protocol/a2a/errors.js';
+import type { Principal } from '../../../core/authz/principal.js';
+import { A2AError } from '../../../protocol/a2a/errors.js';
 import { callAgentTool, isCoreRefusal, ToolRefused, type AgentToolCallDeps, type AgentToolSpec } from './agent-tools.js';
-import { json, type Answer } from './answer.js';
-import { startToolTask } from './mcp-tasks.js';
+import { json, type Answer } from '../answer.js';
+import { startToolTask } from '../tasks/mcp-tasks.js';
 import { plainToolContext, SERVER_INFO_KEY, type PlainToolCall } from './plain-tool-call.js';
 import { errorResult } from './tool-result.js';
 

@@ -4,7 +4,7 @@
  * a call is a SendMessage to the agent through the core (agent-tools.ts `callAgentTool`), never a
  * function call in the face. The face knows no agent by name.
  */
-import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
+import type { RegisteredAgent } from '../../../core/agents/agent-registry.js';
 import type { AgentToolSpec } from './agent-tools.js';
 
 export interface ContributedToolSpec extends AgentToolSpec {

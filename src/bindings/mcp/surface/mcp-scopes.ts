@@ -7,15 +7,15 @@
  * `subscriptions/listen` streams hear list changes.
  */
 import { createMcpHandler, InMemoryServerEventBus, type McpHttpHandler } from '@modelcontextprotocol/server';
-import type { AgentRegistry } from '../../core/agents/agent-registry.js';
-import type { A2AHandler } from '../../core/a2a-handler.js';
-import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import type { EdgeLog } from '../../edge/face.js';
-import type { SkillAnnotationsLookup } from './agent-tools.js';
+import type { AgentRegistry } from '../../../core/agents/agent-registry.js';
+import type { A2AHandler } from '../../../core/a2a-handler.js';
+import type { AuthorizationPolicy } from '../../../core/authz/policy.js';
+import type { EdgeLog } from '../../../edge/face.js';
+import type { SkillAnnotationsLookup } from '../tools/agent-tools.js';
 import type { McpFixtureModule } from './fixture-module.js';
-import type { TaskStateCodec } from './input-required.js';
+import type { TaskStateCodec } from '../tools/input-required.js';
 import { createMcpServerFactory, type InFlightCalls, type McpScope, type ScopeServerFactory } from './mcp-server-factory.js';
-import { PUBLIC_SCOPE } from './public-discovery.js';
+import { PUBLIC_SCOPE } from '../admission/public-discovery.js';
 
 export interface McpScopesDeps {
   registry: AgentRegistry;

@@ -6,8 +6,8 @@
  * (mcp-server-factory.ts filters both with the same rule).
  */
 import type { McpServer } from '@modelcontextprotocol/server';
-import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
-import type { AgentToolSpec } from './agent-tools.js';
+import type { RegisteredAgent } from '../../../core/agents/agent-registry.js';
+import type { AgentToolSpec } from '../tools/agent-tools.js';
 
 const MAX_PROMPT_NAME = 64;
 

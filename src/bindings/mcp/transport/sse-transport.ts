@@ -23,9 +23,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
-import type { UsageDraft } from '../../core/usage/usage-draft.js';
-import type { Answer } from './answer.js';
-import { noteMcpError } from './mcp-usage.js';
+import type { UsageDraft } from '../../../core/usage/usage-draft.js';
+import type { Answer } from '../answer.js';
+import { noteMcpError } from '../mcp-usage.js';
 
 const NOTIFICATION_OF: Record<ServerEvent['kind'], string> = {
   tools_list_changed: 'notifications/tools/list_changed',

@@ -4,7 +4,7 @@
  * first (the hidden-agent rule, `use-mcp`); the usecases it may read are the core policy's answer.
  */
 import type { ServerResponse } from 'node:http';
-import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
+import type { RegisteredAgent } from '../../../core/agents/agent-registry.js';
 
 export function servesPages(agent: RegisteredAgent): boolean {
   return typeof agent.definition.mcp?.page === 'function';

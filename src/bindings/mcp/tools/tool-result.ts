@@ -5,7 +5,7 @@
  * failed tasks become `isError` results that say what happened and how to continue.
  */
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/server';
-import type { JsonValue, Message, Part, Task } from '../../protocol/a2a/types.js';
+import type { JsonValue, Message, Part, Task } from '../../../protocol/a2a/types.js';
 
 type Content = ContentBlock;
 

@@ -3,15 +3,15 @@
  * the SDK for clients that declared the extension (mcp-tasks.ts holds the mapping to A2A tasks;
  * plain-tool-call.ts `tasksRequestOf` recognises the request).
  */
-import type { AgentRegistry } from '../../core/agents/agent-registry.js';
-import type { A2AHandler } from '../../core/a2a-handler.js';
-import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import type { Principal } from '../../core/authz/principal.js';
-import { toolName } from './agent-tools.js';
-import { json, type Answer } from './answer.js';
+import type { AgentRegistry } from '../../../core/agents/agent-registry.js';
+import type { A2AHandler } from '../../../core/a2a-handler.js';
+import type { AuthorizationPolicy } from '../../../core/authz/policy.js';
+import type { Principal } from '../../../core/authz/principal.js';
+import { toolName } from '../tools/agent-tools.js';
+import { json, type Answer } from '../answer.js';
 import { declaresTasks, serveTasksMethod, TASKS_EXTENSION } from './mcp-tasks.js';
-import { SERVER_INFO_KEY, type tasksRequestOf } from './plain-tool-call.js';
-import { MCP_CODE } from './mcp-errors.js';
+import { SERVER_INFO_KEY, type tasksRequestOf } from '../tools/plain-tool-call.js';
+import { MCP_CODE } from '../mcp-errors.js';
 
 export type TasksRequest = NonNullable<ReturnType<typeof tasksRequestOf>>;
 

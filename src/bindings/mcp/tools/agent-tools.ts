@@ -4,22 +4,22 @@
  * authorized like any other; status updates become progress notifications; the final task
  * becomes the tool result (tool-result.ts). Cancellation from the client cancels the task.
  */
-import { QuotaExceededError } from '../../protocol/a2a/quota-exceeded.js';
+import { QuotaExceededError } from '../../../protocol/a2a/quota-exceeded.js';
 import type { CallToolResult, InputRequiredResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
-import type { SkillAnnotationsConfig } from '../../config/config.js';
-import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
-import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
-import { AccessDenied } from '../../core/authz/access-denied.js';
-import { UnknownTenant } from '../../core/authz/unknown-agent.js';
-import type { Principal } from '../../core/authz/principal.js';
-import { uuidv7 } from '../../core/ids/uuid-v7.js';
-import { applyEvent, structuredCloneTask } from '../../core/tasks/task-projection.js';
-import { A2AError } from '../../protocol/a2a/errors.js';
-import { INTERRUPTED_STATES, TERMINAL_STATES, type JsonObject, type Message, type Part, type SendMessageRequest, type Task, type TaskState } from '../../protocol/a2a/types.js';
+import type { SkillAnnotationsConfig } from '../../../config/config.js';
+import type { RegisteredAgent } from '../../../core/agents/agent-registry.js';
+import type { A2AHandler, CallContext } from '../../../core/a2a-handler.js';
+import { AccessDenied } from '../../../core/authz/access-denied.js';
+import { UnknownTenant } from '../../../core/authz/unknown-agent.js';
+import type { Principal } from '../../../core/authz/principal.js';
+import { uuidv7 } from '../../../core/ids/uuid-v7.js';
+import { applyEvent, structuredCloneTask } from '../../../core/tasks/task-projection.js';
+import { A2AError } from '../../../protocol/a2a/errors.js';
+import { INTERRUPTED_STATES, TERMINAL_STATES, type JsonObject, type Message, type Part, type SendMessageRequest, type Task, type TaskState } from '../../../protocol/a2a/types.js';
 import type { InFlightCalls } from './in-flight-calls.js';
 import { askForInput, clientTakesFormElicitation, continuationOf, type TaskStateCodec } from './input-required.js';
 import { errorResult, messageToToolResult, partsText, taskToToolResult } from './tool-result.js';
-import { toolCallMessage, toolResultOf } from '../../protocol/a2a/tool-call.js';
+import { toolCallMessage, toolResultOf } from '../../../protocol/a2a/tool-call.js';
 
 export interface AgentToolSpec {
   name: string;
@@ -45,7 +45,7 @@ export interface AgentToolArgs {
   contextId?: string;
 }
 
-import { SKILL_METADATA_KEY } from '../../protocol/a2a/skill-metadata.js';
+import { SKILL_METADATA_KEY } from '../../../protocol/a2a/skill-metadata.js';
 
 export { SKILL_METADATA_KEY };
 

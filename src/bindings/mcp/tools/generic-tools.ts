@@ -6,12 +6,12 @@
  * authorization applies unchanged; an agent or task the caller may not see reads as not found.
  */
 import { fromJsonSchema, type CallToolResult, type McpServer, type ServerContext, type StandardSchemaWithJSON, type ToolAnnotations } from '@modelcontextprotocol/server';
-import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
-import type { CallContext } from '../../core/a2a-handler.js';
-import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import type { Principal } from '../../core/authz/principal.js';
-import { A2AError } from '../../protocol/a2a/errors.js';
-import type { JsonValue, Task } from '../../protocol/a2a/types.js';
+import type { RegisteredAgent } from '../../../core/agents/agent-registry.js';
+import type { CallContext } from '../../../core/a2a-handler.js';
+import type { AuthorizationPolicy } from '../../../core/authz/policy.js';
+import type { Principal } from '../../../core/authz/principal.js';
+import { A2AError } from '../../../protocol/a2a/errors.js';
+import type { JsonValue, Task } from '../../../protocol/a2a/types.js';
 import { callAgentTool, type AgentToolCallDeps, type AgentToolSpec, type ToolCallEra } from './agent-tools.js';
 import { errorResult, partsText, partsToContent } from './tool-result.js';
 

@@ -10,7 +10,7 @@
  *   response before whichever face or route serves the document.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Face } from '../../edge/face.js';
+import type { Face } from '../../../edge/face.js';
 import { preflight, setCors } from './edge-checks.js';
 
 const isWellKnown = (path: string) => path.startsWith('/.well-known/');

@@ -6,10 +6,10 @@
  * through tool results, whose `_meta["agentport/taskId"]` names them).
  */
 import { ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
-import type { A2AHandler } from '../../core/a2a-handler.js';
-import type { Principal } from '../../core/authz/principal.js';
-import { A2AError } from '../../protocol/a2a/errors.js';
-import { QuotaExceededError } from '../../protocol/a2a/quota-exceeded.js';
+import type { A2AHandler } from '../../../core/a2a-handler.js';
+import type { Principal } from '../../../core/authz/principal.js';
+import { A2AError } from '../../../protocol/a2a/errors.js';
+import { QuotaExceededError } from '../../../protocol/a2a/quota-exceeded.js';
 
 export const TASK_TEMPLATE = 'agentport://tasks/{agentId}/{taskId}';
 

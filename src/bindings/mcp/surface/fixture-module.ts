@@ -12,10 +12,10 @@
  * `McpFixtureModule`.
  */
 import type { CallToolResult, InputRequiredResult, McpServer, RequestStateCodec, ServerCapabilities, ServerContext, ServerEventBus } from '@modelcontextprotocol/server';
-import type { Principal } from '../../core/authz/principal.js';
-import type { AgentToolArgs, AgentToolSpec } from './agent-tools.js';
-import type { Answer } from './answer.js';
-import type { HeaderLookup } from './plain-tool-call.js';
+import type { Principal } from '../../../core/authz/principal.js';
+import type { AgentToolArgs, AgentToolSpec } from '../tools/agent-tools.js';
+import type { Answer } from '../answer.js';
+import type { HeaderLookup } from '../tools/plain-tool-call.js';
 
 export interface McpFixtureModule {
   /**

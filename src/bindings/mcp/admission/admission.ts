@@ -6,15 +6,15 @@
  * What a caller may do past the door (which tools, which tasks) is decided by the core
  * (core/authz/authorizing-handler.ts) when the call reaches it.
  */
-import type { AgentRegistry } from '../../core/agents/agent-registry.js';
-import { unknownAgentMessage } from '../../core/authz/unknown-agent.js';
-import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import type { Principal } from '../../core/authz/principal.js';
-import { SCOPES } from '../../core/authz/scopes.js';
-import { bearerChallenge } from '../../auth/challenge.js';
-import { A2AError } from '../../protocol/a2a/errors.js';
-import { rpcError, type Answer } from './answer.js';
-import { MCP_CODE } from './mcp-errors.js';
+import type { AgentRegistry } from '../../../core/agents/agent-registry.js';
+import { unknownAgentMessage } from '../../../core/authz/unknown-agent.js';
+import type { AuthorizationPolicy } from '../../../core/authz/policy.js';
+import type { Principal } from '../../../core/authz/principal.js';
+import { SCOPES } from '../../../core/authz/scopes.js';
+import { bearerChallenge } from '../../../auth/challenge.js';
+import { A2AError } from '../../../protocol/a2a/errors.js';
+import { rpcError, type Answer } from '../answer.js';
+import { MCP_CODE } from '../mcp-errors.js';
 
 export interface AdmissionDeps {
   registry: AgentRegistry;

@@ -5,19 +5,19 @@
  * the prepared tools and resources on a fresh instance.
  */
 import { fromJsonSchema, McpServer, type AuthInfo, type RequestStateCodec, type ServerEventBus, type McpRequestContext, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
-import type { A2AHandler } from '../../core/a2a-handler.js';
-import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
-import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import { agentToolSpecs, callAgentTool, type AgentToolArgs, type AgentToolSpec, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
-import { InFlightCalls } from './in-flight-calls.js';
-import { registerGenericTools } from './generic-tools.js';
-import type { TaskStateCodec } from './input-required.js';
-import { registerTaskTemplate } from './task-resources.js';
-import { TASKS_EXTENSION } from './mcp-tasks.js';
+import type { RegisteredAgent } from '../../../core/agents/agent-registry.js';
+import type { A2AHandler } from '../../../core/a2a-handler.js';
+import { ANONYMOUS, type Principal } from '../../../core/authz/principal.js';
+import type { AuthorizationPolicy } from '../../../core/authz/policy.js';
+import { agentToolSpecs, callAgentTool, type AgentToolArgs, type AgentToolSpec, type SkillAnnotationsLookup, type ToolCallEra } from '../tools/agent-tools.js';
+import { InFlightCalls } from '../tools/in-flight-calls.js';
+import { registerGenericTools } from '../tools/generic-tools.js';
+import type { TaskStateCodec } from '../tools/input-required.js';
+import { registerTaskTemplate } from '../tasks/task-resources.js';
+import { TASKS_EXTENSION } from '../tasks/mcp-tasks.js';
 import type { McpFixtureModule } from './fixture-module.js';
 import { registerSkillPrompts, skillPrompts } from './skill-prompts.js';
-import { contributedInstructions, contributedToolSpecs } from './contributed-tools.js';
+import { contributedInstructions, contributedToolSpecs } from '../tools/contributed-tools.js';
 
 export interface McpScope {
   /** `/mcp` (every agent) or `/a2a/{id}/mcp` (one) */

@@ -12,16 +12,16 @@
  * offered).
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
-import type { Principal } from '../../core/authz/principal.js';
-import { uuidv7 } from '../../core/ids/uuid-v7.js';
-import { A2AError } from '../../protocol/a2a/errors.js';
-import { TERMINAL_STATES, type JsonObject, type Message, type Part, type Task } from '../../protocol/a2a/types.js';
-import { SERVER_FAILURE_MESSAGES } from '../../core/tasks/task-service.js';
-import { SKILL_METADATA_KEY, type AgentToolArgs, type AgentToolSpec } from './agent-tools.js';
-import { ANSWER_KEY } from './input-required.js';
-import { partsText, taskToToolResult } from './tool-result.js';
-import { MCP_CODE } from './mcp-errors.js';
+import type { A2AHandler, CallContext } from '../../../core/a2a-handler.js';
+import type { Principal } from '../../../core/authz/principal.js';
+import { uuidv7 } from '../../../core/ids/uuid-v7.js';
+import { A2AError } from '../../../protocol/a2a/errors.js';
+import { TERMINAL_STATES, type JsonObject, type Message, type Part, type Task } from '../../../protocol/a2a/types.js';
+import { SERVER_FAILURE_MESSAGES } from '../../../core/tasks/task-service.js';
+import { SKILL_METADATA_KEY, type AgentToolArgs, type AgentToolSpec } from '../tools/agent-tools.js';
+import { ANSWER_KEY } from '../tools/input-required.js';
+import { partsText, taskToToolResult } from '../tools/tool-result.js';
+import { MCP_CODE } from '../mcp-errors.js';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /**

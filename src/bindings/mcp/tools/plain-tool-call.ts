@@ -13,8 +13,8 @@
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { AgentToolArgs } from './agent-tools.js';
-import { LEGACY_VERSIONS, MODERN_VERSIONS } from './lenient-edge.js';
-import { declaresTasks } from './mcp-tasks.js';
+import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../admission/lenient-edge.js';
+import { declaresTasks } from '../tasks/mcp-tasks.js';
 
 export interface PlainToolCall {
   id: string | number;
