@@ -1,8 +1,10 @@
 /**
- * What an agent fronting a remote with `auth: oauth` asks of the server: the user's credential
- * for that remote, or where the user connects. Built by the server over the vault and the
- * remote's authorization server (src/auth/remote-oauth); agents see only this contract.
+ * What an agent fronting a remote with `auth: oauth` or `auth: token-exchange` asks of the server:
+ * the user's credential for that remote, or where the user connects. Built by the server over the
+ * vault, the remote's authorization server or an external token service (src/auth/remote-oauth);
+ * agents see only this contract.
  */
+import type { Principal } from '../authz/principal.js';
 import type { ConnectReason } from './token-vault.js';
 
 export type RemoteCredential =
@@ -11,9 +13,20 @@ export type RemoteCredential =
   /** the user has to connect (again) at `connectUrl`, opened in their browser */
   | { kind: 'connect'; connectUrl: string; reason: ConnectReason };
 
+/** Who a credential is for: the principal of the call that started the task. */
+export type CredentialCaller = Pick<Principal, 'subject' | 'scopes' | 'usecase' | 'clientId'>;
+
+/** No credential can be had and no user action would help (a token service refused); the message is safe to show the caller. */
+export class CredentialUnavailableError extends Error {
+  override readonly name = 'CredentialUnavailableError';
+}
+
 export interface RemoteCredentials {
-  /** The user's credential for the agent `remote`, refreshed first when it nears expiry. */
-  credentialFor(subject: string, remote: string): Promise<RemoteCredential>;
-  /** The remote refused the user's token (401): it is forgotten; returns where to connect again. */
-  refused(subject: string, remote: string): Promise<string>;
+  /**
+   * The caller's credential for the agent `remote`, refreshed first when it nears expiry. Throws
+   * CredentialUnavailableError when none can be had (a token exchange refused).
+   */
+  credentialFor(caller: CredentialCaller, remote: string): Promise<RemoteCredential>;
+  /** The remote refused the caller's token (401): it is forgotten; returns where to connect again, or throws CredentialUnavailableError. */
+  refused(caller: CredentialCaller, remote: string): Promise<string>;
 }
