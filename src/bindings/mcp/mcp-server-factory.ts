@@ -9,6 +9,7 @@ import type { RegisteredAgent } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
+import { declaresUrlElicitation } from './url-elicitation.js';
 import { agentToolSpecs, callAgentTool, type AgentToolArgs, type AgentToolSpec, type SkillAnnotationsLookup, type ToolCallEra } from './agent-tools.js';
 import { InFlightCalls } from './in-flight-calls.js';
 import { registerGenericTools } from './generic-tools.js';
@@ -58,7 +59,9 @@ export function principalOf(authInfo: AuthInfo | undefined): Principal {
 /** Legacy instances know the client's capabilities only in a session (legacy-sessions.ts). */
 function eraOf(era: 'modern' | 'legacy', server: McpServer): ToolCallEra {
   if (era === 'modern') return 'modern';
-  return server.server.getClientCapabilities()?.elicitation ? 'legacy-elicitation' : 'legacy';
+  const capabilities = server.server.getClientCapabilities();
+  if (!capabilities?.elicitation) return 'legacy';
+  return declaresUrlElicitation(capabilities) ? 'legacy-elicitation-url' : 'legacy-elicitation';
 }
 
 /** How the server names itself (initialize, discover, and every modern result's `_meta`). */
