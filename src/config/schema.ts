@@ -237,7 +237,8 @@ const remoteAuthSchema = z.discriminatedUnion('kind', [
 function oneTokenService(v: { auth?: { kind: string; tokenEndpoint?: string; issuer?: string } }, ctx: z.RefinementCtx): void {
   if (v.auth?.kind !== 'token-exchange') return;
   const given = [v.auth.tokenEndpoint, v.auth.issuer].filter((x) => x !== undefined).length;
-  if (given !== 1) ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['auth'], message: 'token-exchange needs exactly one of tokenEndpoint (the STS token endpoint) or issuer (discovered through its RFC 8414 metadata)' });
+  if (given !== 1)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['auth'], message: 'token-exchange needs exactly one of tokenEndpoint (the STS token endpoint) or issuer (discovered through its RFC 8414 metadata)' });
 }
 
 /** A header that would carry a second credential next to the signed identity. */

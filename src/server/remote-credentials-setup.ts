@@ -8,7 +8,7 @@ import { issueAccessToken } from '../auth/access-tokens.js';
 import { TokenExchangeCredentials, type ExchangeRemote } from '../auth/remote-oauth/token-exchange-credentials.js';
 import type { Config } from '../config/index.js';
 import type { KeyStore } from '../core/keys/key-store.js';
-import { CredentialUnavailableError, type CredentialCaller, type RemoteCredential, type RemoteCredentials } from '../core/vault/index.js';
+import type { CredentialCaller, RemoteCredential, RemoteCredentials } from '../core/vault/index.js';
 import { guardedFetch, SsrfGuard } from '../net/index.js';
 import type { RemoteConnectionsSetup } from './remote-connections-setup.js';
 
@@ -36,13 +36,10 @@ export function remoteCredentialsOf(config: Config, keys: KeyStore, publicUrl: (
     : undefined;
   if (!exchange) return connections?.connections;
   const oauth = connections?.connections;
-  const sourceOf = (remote: string): RemoteCredentials => {
-    if (exchange.has(remote)) return exchange;
-    if (oauth?.has(remote)) return oauth;
-    throw new CredentialUnavailableError(`no credentials are configured for ${remote}`);
-  };
+  const none = (remote: string): Promise<RemoteCredential> => Promise.resolve({ kind: 'unavailable', reason: `no credentials are configured for ${remote}` });
+  const sourceOf = (remote: string): RemoteCredentials | undefined => (exchange.has(remote) ? exchange : oauth?.has(remote) ? oauth : undefined);
   return {
-    credentialFor: (caller: CredentialCaller, remote: string): Promise<RemoteCredential> => sourceOf(remote).credentialFor(caller, remote),
-    refused: (caller: CredentialCaller, remote: string): Promise<string> => sourceOf(remote).refused(caller, remote),
+    credentialFor: (caller: CredentialCaller, remote: string) => sourceOf(remote)?.credentialFor(caller, remote) ?? none(remote),
+    refused: (caller: CredentialCaller, remote: string) => sourceOf(remote)?.refused(caller, remote) ?? none(remote),
   };
 }

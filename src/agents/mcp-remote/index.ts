@@ -15,7 +15,7 @@ import { errorTextOf, partsOfToolResult } from './tool-result-parts.js';
 import { skillOfTool } from './tool-skills.js';
 import { signedIdentityAuthorization } from './remote-identity.js';
 import type { CallerIdentitySigner } from '../../core/keys/caller-identity.js';
-import { CredentialUnavailableError, type CredentialCaller, type RemoteCredentials } from '../../core/vault/index.js';
+import type { CredentialCaller, RemoteCredentials } from '../../core/vault/index.js';
 
 export type { RemoteCredentials };
 
@@ -73,12 +73,7 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
       const early = toolCallOf(ctx.message, tools(), ctx.requestMetadata);
       if (!early.ok) return ctx.reject(early.reason);
     }
-    try {
-      await callAsUser(ctx, users, caller);
-    } catch (err) {
-      if (err instanceof CredentialUnavailableError) return ctx.fail(err.message);
-      throw err;
-    }
+    await callAsUser(ctx, users, caller);
   }
 
   async function callAsUser(ctx: AgentContext, users: PerUserRemotes, caller: CredentialCaller): Promise<void> {

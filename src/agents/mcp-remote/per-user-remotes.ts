@@ -2,7 +2,7 @@
  * `agents[].mcp.auth: oauth` (ADR 0035) and `token-exchange` (ADR 0039): each user reaches the
  * remote with their own token, on their own MCP session (a remote binds a session to the user who
  * opened it). A user without a usable token is asked to connect (src/agents/sdk/remote-connection.ts);
- * an exchange the token service refuses ends the call with its reason (CredentialUnavailableError).
+ * an exchange the token service refuses ends the call with its reason.
  */
 import type { McpRemoteConfig, RemoteOAuthConfig, TokenExchangeAuthConfig } from '../../config/config.js';
 import type { CredentialCaller, RemoteCredential, RemoteCredentials } from '../../core/vault/index.js';
@@ -45,9 +45,9 @@ export class PerUserRemotes {
   }
 
   /** The user's token, after waiting in AUTH_REQUIRED for them to connect when they have none. */
-  async tokenFor(ctx: AgentContext, caller: CredentialCaller, connectUrl?: string): Promise<Token | undefined> {
+  async tokenFor(ctx: AgentContext, caller: CredentialCaller, first?: RemoteCredential): Promise<Token | undefined> {
     const next = () => this.credentials.credentialFor(caller, this.agentId);
-    const first: RemoteCredential = connectUrl ? { kind: 'connect', connectUrl, reason: 'refresh-refused' } : await next();
+    first ??= await next();
     const waitMs = this.cfg.auth.kind === 'oauth' ? this.cfg.auth.connectWaitMs : 0;
     return awaitUserCredential(ctx, { first, next, remote: this.agentId, host: new URL(this.cfg.url).host, waitMs });
   }

@@ -13,7 +13,7 @@ import type { AgentConfig, RemoteA2AConfig } from '../../config/config.js';
 import { A2AClientError, AgentCardError, TransportError, type A2AClient, type AgentCard, type Message } from '../../client/index.js';
 import { defineAgent, type AgentCardSpec, type AgentContext, type AgentDefinition } from '../sdk/agent.js';
 import type { CallerIdentitySigner } from '../../core/keys/caller-identity.js';
-import { CredentialUnavailableError, type RemoteCredentials } from '../../core/vault/index.js';
+import type { RemoteCredentials } from '../../core/vault/index.js';
 import { awaitUserCredential } from '../sdk/remote-connection.js';
 
 export type { CallerIdentitySigner };
@@ -112,13 +112,7 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
       const caller = ctx.caller?.principal;
       if (!caller) return ctx.fail('the caller of this task is not known here, so the remote agent cannot be called on its behalf');
       const next = () => remoteCredentials!.credentialFor(caller, agent.id);
-      let token;
-      try {
-        token = await awaitUserCredential(ctx, { first: await next(), next, remote: agent.id, host: new URL(cfg.cardUrl).host, waitMs: oauth.kind === 'oauth' ? oauth.connectWaitMs : 0 });
-      } catch (err) {
-        if (err instanceof CredentialUnavailableError) return ctx.fail(err.message);
-        throw err;
-      }
+      const token = await awaitUserCredential(ctx, { first: await next(), next, remote: agent.id, host: new URL(cfg.cardUrl).host, waitMs: oauth.kind === 'oauth' ? oauth.connectWaitMs : 0 });
       if (!token) return;
       userAuthorization = token.authorization;
     }
@@ -189,12 +183,7 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
       }
       // The remote no longer takes the user's token (revoked): forget it and ask again, once.
       if (oauth && !retried && err instanceof A2AClientError && err.isUnauthenticated && !ref.taskId) {
-        try {
-          await remoteCredentials!.refused(ctx.caller!.principal, agent.id);
-        } catch (refusal) {
-          if (refusal instanceof CredentialUnavailableError) return ctx.fail(refusal.message);
-          throw refusal;
-        }
+        await remoteCredentials!.refused(ctx.caller!.principal, agent.id);
         return run(ctx, true);
       }
       const cause = abort.signal.aborted ? abort.signal.reason : err;

@@ -77,10 +77,7 @@ export function registerTokenExchange(provider: Provider, o: TokenExchangeOption
   const invalidGrant = (why: string) => Object.assign(new InvalidGrant(), { error_description: why });
 
   const trusted = new Map(
-    (o.subjectIssuers ?? []).map((i) => [
-      i.issuer,
-      { audience: i.audience, keys: new ExternalIssuer({ issuer: i.issuer, audience: [], algorithms: ['ES256'], ...(i.jwksUri ? { jwksUri: i.jwksUri } : {}) }, 5000) },
-    ]),
+    (o.subjectIssuers ?? []).map((i) => [i.issuer, { audience: i.audience, keys: new ExternalIssuer({ issuer: i.issuer, audience: [], algorithms: ['ES256'], ...(i.jwksUri ? { jwksUri: i.jwksUri } : {}) }, 5000) }]),
   );
 
   /**

@@ -91,9 +91,9 @@ export class RemoteConnections implements RemoteCredentials {
     return { kind: 'connect', connectUrl: this.connectUrl(subject, remote), reason: r.connect };
   }
 
-  async refused({ subject }: CredentialCaller, remote: string): Promise<string> {
+  async refused({ subject }: CredentialCaller, remote: string): Promise<RemoteCredential> {
     await this.o.vault.disconnect(subject, remote);
-    return this.connectUrl(subject, remote);
+    return { kind: 'connect', connectUrl: this.connectUrl(subject, remote), reason: 'refresh-refused' };
   }
 
   /** Where `subject` connects their account at `remote`: a page of Agentport, valid for the ticket's lifetime. */

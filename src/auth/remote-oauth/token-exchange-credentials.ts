@@ -14,7 +14,7 @@
  */
 import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import type { TokenExchangeAuthConfig } from '../../config/config.js';
-import { CredentialUnavailableError, type CredentialCaller, type RemoteCredential } from '../../core/vault/index.js';
+import type { CredentialCaller, RemoteCredential } from '../../core/vault/index.js';
 import type { FetchLike } from './remote-authorization-server.js';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -40,6 +40,9 @@ export interface TokenExchangeCredentialsOptions {
   signSubjectToken: SubjectTokenSigner;
   now?: () => number;
 }
+
+/** An exchange that cannot be made; the message is shown to the caller. */
+class ExchangeUnavailable extends Error {}
 
 interface Cached {
   authorization: string;
@@ -67,17 +70,23 @@ export class TokenExchangeCredentials {
     if (hit && hit.until > this.now()) return { kind: 'token', authorization: hit.authorization };
     this.cache.delete(key);
     const remote = this.remotes.get(remoteId);
-    if (!remote) throw new CredentialUnavailableError(`no token service is configured for ${remoteId}`);
-    const exchanged = await this.exchange(remote, caller);
+    if (!remote) return { kind: 'unavailable', reason: `no token service is configured for ${remoteId}` };
+    let exchanged: Cached;
+    try {
+      exchanged = await this.exchange(remote, caller);
+    } catch (err) {
+      if (err instanceof ExchangeUnavailable) return { kind: 'unavailable', reason: err.message };
+      throw err;
+    }
     this.cache.set(key, exchanged);
     if (this.cache.size > MAX_CACHED) this.cache.delete(this.cache.keys().next().value!);
     return { kind: 'token', authorization: exchanged.authorization };
   }
 
-  /** The remote refused an exchanged token: it is forgotten; no user action can help, so this throws. */
-  async refused(caller: CredentialCaller, remoteId: string): Promise<string> {
+  /** The remote refused an exchanged token: it is forgotten, and a new one exchanged. */
+  async refused(caller: CredentialCaller, remoteId: string): Promise<RemoteCredential> {
     this.cache.delete(cacheKey(caller, remoteId));
-    throw new CredentialUnavailableError(`the remote ${remoteId} refused the token its token service issued for you`);
+    return this.credentialFor(caller, remoteId);
   }
 
   private async exchange(remote: ExchangeRemote, caller: CredentialCaller): Promise<Cached> {
@@ -95,13 +104,13 @@ export class TokenExchangeCredentials {
     try {
       res = await remote.fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` }, body: body.toString() });
     } catch {
-      throw new CredentialUnavailableError(`the token service for ${remote.id} could not be reached`);
+      throw new ExchangeUnavailable(`the token service for ${remote.id} could not be reached`);
     }
     const answer = (await res.json().catch(() => undefined)) as { access_token?: unknown; token_type?: unknown; expires_in?: unknown; error?: unknown; error_description?: unknown } | undefined;
     if (!res.ok || !answer || typeof answer.access_token !== 'string' || answer.access_token === '') {
       const code = typeof answer?.error === 'string' ? answer.error.slice(0, 60) : `HTTP ${res.status}`;
       const why = typeof answer?.error_description === 'string' ? `: ${answer.error_description.slice(0, 200)}` : '';
-      throw new CredentialUnavailableError(`the token service for ${remote.id} refused to exchange your token (${code}${why})`);
+      throw new ExchangeUnavailable(`the token service for ${remote.id} refused to exchange your token (${code}${why})`);
     }
     const type = typeof answer.token_type === 'string' && answer.token_type.toLowerCase() !== 'bearer' ? answer.token_type : 'Bearer';
     const lifetime = typeof answer.expires_in === 'number' && answer.expires_in > 0 ? answer.expires_in * 1000 : DEFAULT_LIFETIME_MS;
@@ -116,11 +125,11 @@ export class TokenExchangeCredentials {
     if (!found) {
       found = discoverAuthorizationServerMetadata(issuer, { fetchFn: remote.fetch }).then(
         (m) => {
-          if (!m?.token_endpoint) throw new CredentialUnavailableError(`the token service ${issuer} names no token endpoint`);
+          if (!m?.token_endpoint) throw new ExchangeUnavailable(`the token service ${issuer} names no token endpoint`);
           return m.token_endpoint;
         },
         () => {
-          throw new CredentialUnavailableError(`the token service ${issuer} could not be discovered`);
+          throw new ExchangeUnavailable(`the token service ${issuer} could not be discovered`);
         },
       );
       found.catch(() => this.endpoints.delete(remote.id));

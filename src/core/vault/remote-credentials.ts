@@ -11,22 +11,16 @@ export type RemoteCredential =
   /** `authorization`: the header value; `remoteSubject`: who the user is there, when known (records) */
   | { kind: 'token'; authorization: string; remoteSubject?: string }
   /** the user has to connect (again) at `connectUrl`, opened in their browser */
-  | { kind: 'connect'; connectUrl: string; reason: ConnectReason };
+  | { kind: 'connect'; connectUrl: string; reason: ConnectReason }
+  /** none can be had and no user action would help (a token service refused); `reason` is safe to show the caller */
+  | { kind: 'unavailable'; reason: string };
 
 /** Who a credential is for: the principal of the call that started the task. */
 export type CredentialCaller = Pick<Principal, 'subject' | 'scopes' | 'usecase' | 'clientId'>;
 
-/** No credential can be had and no user action would help (a token service refused); the message is safe to show the caller. */
-export class CredentialUnavailableError extends Error {
-  override readonly name = 'CredentialUnavailableError';
-}
-
 export interface RemoteCredentials {
-  /**
-   * The caller's credential for the agent `remote`, refreshed first when it nears expiry. Throws
-   * CredentialUnavailableError when none can be had (a token exchange refused).
-   */
+  /** The caller's credential for the agent `remote`, refreshed first when it nears expiry. */
   credentialFor(caller: CredentialCaller, remote: string): Promise<RemoteCredential>;
-  /** The remote refused the caller's token (401): it is forgotten; returns where to connect again, or throws CredentialUnavailableError. */
-  refused(caller: CredentialCaller, remote: string): Promise<string>;
+  /** The remote refused the caller's token (401): it is forgotten; returns what to try next (a connect, a new token, or nothing). */
+  refused(caller: CredentialCaller, remote: string): Promise<RemoteCredential>;
 }

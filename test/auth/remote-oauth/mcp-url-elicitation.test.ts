@@ -59,7 +59,10 @@ async function connectInBrowser(link: string): Promise<void> {
   const signed = await consoleSignIn(a.http, async (authorizeUrl, redirectUri) => (await browse(a, authorizeUrl, { redirectPrefix: redirectUri, user: ALICE })).callback);
   const start = await fetch(link, { redirect: 'manual', headers: { cookie: signed.cookie } });
   expect(start.status, await start.clone().text()).toBe(302);
-  const binding = start.headers.getSetCookie().find((c) => c.startsWith('ap_connect='))!.split(';')[0]!;
+  const binding = start.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('ap_connect='))!
+    .split(';')[0]!;
   const consent = await browse(b, start.headers.get('location')!, { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
   const callback = await fetch(consent.callback!, { headers: { cookie: `${signed.cookie}; ${binding}` } });
   expect(callback.status).toBe(200);
@@ -106,7 +109,10 @@ describe('a tool call that needs a connected account, over MCP', () => {
     // The task that asked is not left waiting to run again once connected: A lists none waiting.
     const listed = await rpc(`${a.http}/a2a/bee`, 'ListTasks', { includeArtifacts: false }, { 'x-api-key': ALICE_KEY });
     const asked = (listed.body.result?.tasks ?? []).filter((t: any) => JSON.stringify(t.history ?? []).includes('hello by url elicitation'));
-    expect(asked.map((t: any) => t.status.state), JSON.stringify(listed.body)).toEqual(['TASK_STATE_CANCELED']);
+    expect(
+      asked.map((t: any) => t.status.state),
+      JSON.stringify(listed.body),
+    ).toEqual(['TASK_STATE_CANCELED']);
 
     await connectInBrowser(e.url);
     const retried = (await client.callTool({ name, arguments: { message: 'hello by url elicitation' } })) as { isError?: boolean; content: Array<{ text?: string }> };

@@ -69,7 +69,8 @@ afterAll(async () => {
   await b?.stop();
 });
 
-const send = (agent: string, text: string) => rpc(`${a.http}/a2a/${agent}`, 'SendMessage', { message: { messageId: `m-${randomBytes(6).toString('hex')}`, role: 'ROLE_USER', parts: [{ text }] } }, { 'x-api-key': ALICE_KEY });
+const send = (agent: string, text: string) =>
+  rpc(`${a.http}/a2a/${agent}`, 'SendMessage', { message: { messageId: `m-${randomBytes(6).toString('hex')}`, role: 'ROLE_USER', parts: [{ text }] } }, { 'x-api-key': ALICE_KEY });
 const textOf = (task: any): string => [...(task.artifacts ?? []).flatMap((x: any) => x.parts), ...(task.status?.message?.parts ?? [])].map((p: any) => p.text ?? JSON.stringify(p.data)).join(' ');
 
 async function bAudit(): Promise<any[]> {
