@@ -157,7 +157,7 @@ class VerifiedTokens {
 }
 
 /** One configured external issuer: its JWKS URL from the config or from OIDC discovery, fetched once. */
-class ExternalIssuer {
+export class ExternalIssuer {
   private jwks: Promise<JWTVerifyGetKey> | undefined;
 
   constructor(

@@ -195,7 +195,7 @@ export interface LlmAgentConfig {
 }
 
 /** `agents[].remote.auth`, `agents[].mcp.auth`: how Agentport proves whom it acts for (docs/auth.md). */
-export type RemoteAuthConfig = SignedIdentityAuthConfig | RemoteOAuthConfig;
+export type RemoteAuthConfig = SignedIdentityAuthConfig | RemoteOAuthConfig | TokenExchangeAuthConfig;
 
 export interface SignedIdentityAuthConfig {
   kind: 'signed-identity';
@@ -214,6 +214,26 @@ export interface RemoteOAuthConfig {
   scopes?: string[];
   resource?: string;
   connectWaitMs: number;
+}
+
+/**
+ * The caller's Agentport token exchanged at an external security token service (RFC 8693, ADR
+ * 0039): the remote gets a token its own STS issued for the caller, never Agentport's.
+ */
+export interface TokenExchangeAuthConfig {
+  kind: 'token-exchange';
+  /** the STS's token endpoint; or `issuer`, whose RFC 8414 metadata names it */
+  tokenEndpoint?: string;
+  issuer?: string;
+  clientId: string;
+  clientSecret: string;
+  /** RFC 8693 `audience` of the token asked for */
+  audience?: string;
+  /** RFC 8693 / RFC 8707 `resource` of the token asked for */
+  resource?: string;
+  scopes?: string[];
+  /** lifetime of the subject token Agentport signs for the caller (seconds) */
+  subjectTokenTtlSeconds: number;
 }
 
 /** `agents[].remote`: a remote A2A agent (any version, any binding) proxied through the core. */

@@ -111,6 +111,28 @@ const upstreamSchema = z
   .strict()
   .refine((u) => u.issuer.startsWith('https:') || u.allowHosts.length > 0, { message: 'an http issuer needs its host in allowHosts', path: ['issuer'] });
 
+/**
+ * RFC 8693 at our token endpoint (ADR 0043, 0039): other issuers whose access tokens a trusted
+ * client may present as `subject_token`, e.g. another Agentport acting for its callers. Their
+ * subjects live in the issuer's namespace (`iss#sub`), as for external bearer tokens.
+ */
+const subjectIssuerSchema = z
+  .object({
+    /** compared byte for byte with the subject token's `iss` */
+    issuer: nonEmptyString.refine((v) => /^https?:\/\/[^\s#]+$/i.test(v) && URL.canParse(v), { message: 'must be an absolute http:// or https:// URL, as the issuer writes it in `iss`' }),
+    /** where its keys are; absent: its OpenID discovery document names them */
+    jwksUri: nonEmptyString.refine((v) => /^https?:\/\//i.test(v) && URL.canParse(v), { message: 'must be an absolute http:// or https:// URL' }).optional(),
+    /** the subject token's required `aud`; absent: this server's issuer (the token is meant for this STS) */
+    audience: nonEmptyString.optional(),
+  })
+  .strict();
+
+const tokenExchangeSchema = z
+  .object({
+    subjectIssuers: z.array(subjectIssuerSchema).default([]),
+  })
+  .strict();
+
 export const oauthSchema = z
   .object({
     enabled: bool.default(true),
@@ -140,6 +162,7 @@ export const oauthSchema = z
     login: z.array(z.enum(LOGIN_METHODS)).min(1).optional(),
     tokenLogin: tokenLoginSchema.default({}),
     defaultClient: defaultClientSchema.optional(),
+    tokenExchange: tokenExchangeSchema.default({}),
   })
   .strict()
   .refine((o) => !o.login?.includes('upstream') || o.upstream !== undefined, { message: 'upstream sign-in needs auth.oauth.upstream', path: ['login'] })
@@ -149,6 +172,7 @@ export const oauthSchema = z
 export type OAuthConfig = z.output<typeof oauthSchema>;
 export type UpstreamLoginConfig = z.output<typeof upstreamSchema>;
 export type TokenLoginConfig = z.output<typeof tokenLoginSchema>;
+export type SubjectIssuerConfig = z.output<typeof subjectIssuerSchema>;
 
 /** The sign-in methods in effect: `login`, or what localUsers and upstream imply. */
 export function loginMethods(o: Pick<OAuthConfig, 'login' | 'localUsers' | 'upstream'>): ReadonlySet<(typeof LOGIN_METHODS)[number]> {

@@ -212,7 +212,34 @@ const remoteAuthSchema = z.discriminatedUnion('kind', [
       connectWaitMs: duration(1000).default(600_000),
     })
     .strict(),
+  /**
+   * `token-exchange` (RFC 8693, ADR 0039): the caller's Agentport access token (signed here for
+   * the call, `aud` the STS) is exchanged at an external security token service for a token the
+   * remote accepts. `tokenEndpoint`, or `issuer` whose RFC 8414 metadata names it.
+   */
+  z
+    .object({
+      kind: z.literal('token-exchange'),
+      tokenEndpoint: httpBaseUrl.optional(),
+      issuer: httpBaseUrl.optional(),
+      clientId: nonEmptyString,
+      /** the STS client's secret (client_secret_basic); write it as ${ENV_VAR} */
+      clientSecret: nonEmptyString,
+      audience: nonEmptyString.optional(),
+      resource: uri.optional(),
+      scopes: z.array(scopeName).optional(),
+      subjectTokenTtlSeconds: integer(10, 3600, ' seconds').default(60),
+    })
+    .strict(),
 ]);
+
+/** `token-exchange` names its STS one way: the token endpoint itself, or the issuer to discover it from. */
+function oneTokenService(v: { auth?: { kind: string; tokenEndpoint?: string; issuer?: string } }, ctx: z.RefinementCtx): void {
+  if (v.auth?.kind !== 'token-exchange') return;
+  const given = [v.auth.tokenEndpoint, v.auth.issuer].filter((x) => x !== undefined).length;
+  if (given !== 1)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['auth'], message: 'token-exchange needs exactly one of tokenEndpoint (the STS token endpoint) or issuer (discovered through its RFC 8414 metadata)' });
+}
 
 /** A header that would carry a second credential next to the signed identity. */
 function noAuthorizationHeader(v: { headers: Record<string, string>; auth?: unknown }, ctx: z.RefinementCtx): void {
@@ -220,7 +247,8 @@ function noAuthorizationHeader(v: { headers: Record<string, string>; auth?: unkn
   for (const name of Object.keys(v.headers)) {
     if (name.toLowerCase() === 'authorization') {
       // Reported on `auth`, not on the header: the error quotes the value, and the header's is a secret.
-      const what = (v.auth as { kind?: string }).kind === 'oauth' ? "the user's connected token" : 'the signed identity';
+      const kind = (v.auth as { kind?: string }).kind;
+      const what = kind === 'oauth' ? "the user's connected token" : kind === 'token-exchange' ? 'the exchanged token' : 'the signed identity';
       ctx.addIssue({ code: z.ZodIssueCode.custom, path: ['auth'], message: `cannot be used with headers.${name}: ${what} is the Authorization header` });
     }
   }
@@ -244,7 +272,8 @@ const mcpRemoteSchema = z
     auth: remoteAuthSchema.optional(),
   })
   .strict()
-  .superRefine(noAuthorizationHeader);
+  .superRefine(noAuthorizationHeader)
+  .superRefine(oneTokenService);
 
 const usecaseName = z.string().regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, { message: 'must be lowercase letters, digits, - and _' });
 
@@ -270,7 +299,8 @@ const remoteA2aSchema = z
     auth: remoteAuthSchema.optional(),
   })
   .strict()
-  .superRefine(noAuthorizationHeader);
+  .superRefine(noAuthorizationHeader)
+  .superRefine(oneTokenService);
 
 const agentSchema = z
   .object({

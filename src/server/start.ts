@@ -59,6 +59,7 @@ import { startServerTracing } from './server-tracing.js';
 import { openStore } from './open-store.js';
 import { closeAll, FAILED_START_CLOSE_MS } from './close-all.js';
 import { remoteConnectionsOf, type RemoteConnectionsSetup } from './remote-connections-setup.js';
+import { remoteCredentialsOf } from './remote-credentials-setup.js';
 
 export interface RunningServer {
   /** the admin API key created by this (first) start, to be shown once; never logged */
@@ -214,6 +215,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
     const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations, sessions: consoleSessions });
     // Per-user OAuth to remotes (ADR 0035): the vault and the connect flow, when a remote has auth: oauth.
     const remoteConnections: RemoteConnectionsSetup | undefined = remoteConnectionsOf(initial, store, () => config.server.publicUrl, audit);
+    const remoteCredentials = remoteCredentialsOf(initial, keys, () => config.server.publicUrl, remoteConnections);
 
     // Usage records (src/core/usage): a task's in its own commits, other calls queued and written in batches.
     // An LLM agent's price table (agents[].llm.price) prices its tasks whatever skill they name.
@@ -379,7 +381,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
           log: moduleLog('agents'),
           version: packageVersion(),
           callerIdentity,
-          ...(remoteConnections ? { remoteCredentials: remoteConnections.connections } : {}),
+          ...(remoteCredentials ? { remoteCredentials } : {}),
         }).catch(fail);
         if (def.close) closers.push(() => def.close!());
         const signWith = config.cards.sign || config.push.signJwt ? keys : undefined;

@@ -82,3 +82,52 @@ describe('oauth auth on an MCP remote, and the vault keys it needs (ADR 0035)', 
     expect(problemLines(configErrorOf(() => parse({ ...mcp({ auth: { kind: 'oauth', clientSecret: 'x' } }), ...vault([{ id: 'a', secret: KEY }]) })))[0]).toMatch(/^agents\[0\]\.mcp\.auth\.clientSecret: needs clientId/);
   });
 });
+
+describe('token-exchange auth on a remote (ADR 0039)', () => {
+  const sts = { kind: 'token-exchange', clientId: 'agentport', clientSecret: 'a-secret-from-env' };
+
+  it('takes the STS by issuer or by token endpoint, with a default subject token lifetime of 60 s', () => {
+    expect(parse(remote({ auth: { ...sts, issuer: 'https://sts.example/', audience: 'https://billing.example', scopes: ['a2a:publish'] } })).agents[0]!.remote?.auth).toEqual({
+      ...sts,
+      issuer: 'https://sts.example',
+      audience: 'https://billing.example',
+      scopes: ['a2a:publish'],
+      subjectTokenTtlSeconds: 60,
+    });
+    expect(parse(mcp({ auth: { ...sts, tokenEndpoint: 'https://sts.example/oauth/token', resource: 'https://tools.example/mcp' } })).agents[0]!.mcp?.auth).toEqual({
+      ...sts,
+      tokenEndpoint: 'https://sts.example/oauth/token',
+      resource: 'https://tools.example/mcp',
+      subjectTokenTtlSeconds: 60,
+    });
+  });
+
+  it('needs exactly one of tokenEndpoint and issuer', () => {
+    const none = problemLines(configErrorOf(() => parse(remote({ auth: sts }))));
+    expect(none[0]).toMatch(/^agents\[0\]\.remote\.auth: token-exchange needs exactly one of tokenEndpoint .* or issuer/);
+    const both = problemLines(configErrorOf(() => parse(mcp({ auth: { ...sts, issuer: 'https://sts.example', tokenEndpoint: 'https://sts.example/token' } }))));
+    expect(both[0]).toMatch(/^agents\[0\]\.mcp\.auth: token-exchange needs exactly one of/);
+  });
+
+  it('names a missing client secret, and never quotes one back beside an Authorization header', () => {
+    const { clientSecret: _s, ...noSecret } = sts;
+    expect(problemLines(configErrorOf(() => parse(remote({ auth: { ...noSecret, issuer: 'https://sts.example' } }))))[0]).toMatch(/^agents\[0\]\.remote\.auth\.clientSecret: /);
+    const lines = problemLines(configErrorOf(() => parse(remote({ headers: { Authorization: 'Bearer z' }, auth: { ...sts, issuer: 'https://sts.example' } }))));
+    expect(lines[0]).toMatch(/^agents\[0\]\.remote\.auth: cannot be used with headers\.Authorization: the exchanged token is the Authorization header/);
+    expect(lines.join('\n')).not.toContain('a-secret-from-env');
+  });
+});
+
+describe('subject issuers of token exchange at our token endpoint (auth.oauth.tokenExchange)', () => {
+  it('defaults to none, and takes issuers with an optional JWKS URL and audience', () => {
+    expect(parse({}).auth.oauth.tokenExchange).toEqual({ subjectIssuers: [] });
+    const c = parse({ auth: { oauth: { tokenExchange: { subjectIssuers: [{ issuer: 'https://a.example', jwksUri: 'https://a.example/.well-known/jwks.json' }] } } } });
+    expect(c.auth.oauth.tokenExchange.subjectIssuers).toEqual([{ issuer: 'https://a.example', jwksUri: 'https://a.example/.well-known/jwks.json' }]);
+  });
+
+  it('refuses an issuer that is not an http(s) URL', () => {
+    expect(problemLines(configErrorOf(() => parse({ auth: { oauth: { tokenExchange: { subjectIssuers: [{ issuer: 'a.example' }] } } } })))[0]).toMatch(
+      /^auth\.oauth\.tokenExchange\.subjectIssuers\[0\]\.issuer: must be an absolute http/,
+    );
+  });
+});

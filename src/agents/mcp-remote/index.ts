@@ -15,7 +15,7 @@ import { errorTextOf, partsOfToolResult } from './tool-result-parts.js';
 import { skillOfTool } from './tool-skills.js';
 import { signedIdentityAuthorization } from './remote-identity.js';
 import type { CallerIdentitySigner } from '../../core/keys/caller-identity.js';
-import type { RemoteCredentials } from '../../core/vault/index.js';
+import type { CredentialCaller, RemoteCredentials } from '../../core/vault/index.js';
 
 export type { RemoteCredentials };
 
@@ -31,9 +31,10 @@ export interface McpRemoteAgentOptions {
 
 export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig }, opts: McpRemoteAgentOptions): Promise<AgentDefinition> {
   const auth = agent.mcp.auth?.kind === 'signed-identity' ? agent.mcp.auth : undefined;
-  const oauth = agent.mcp.auth?.kind === 'oauth' ? agent.mcp.auth : undefined;
+  // Per caller: each user's own token (oauth, ADR 0035) or the caller's exchanged one (token-exchange, ADR 0039).
+  const oauth = agent.mcp.auth?.kind === 'oauth' || agent.mcp.auth?.kind === 'token-exchange' ? agent.mcp.auth : undefined;
   if (auth && !opts.callerIdentity) throw new Error(`agent ${agent.id}: mcp.auth needs the server's signing keys`);
-  if (oauth && !opts.remoteCredentials) throw new Error(`agent ${agent.id}: mcp.auth oauth needs the token vault (auth.vault)`);
+  if (oauth && !opts.remoteCredentials) throw new Error(`agent ${agent.id}: mcp.auth ${oauth.kind} needs the server's remote credentials`);
   const remote = new RemoteMcpServer(agent.mcp, opts.log, opts.version, auth ? signedIdentityAuthorization(auth, agent.mcp.url, opts.callerIdentity!) : undefined);
   const perUser = oauth ? new PerUserRemotes(agent.id, { ...agent.mcp, auth: oauth }, opts.remoteCredentials!, opts.log, opts.version) : undefined;
   try {
@@ -72,7 +73,11 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
       const early = toolCallOf(ctx.message, tools(), ctx.requestMetadata);
       if (!early.ok) return ctx.reject(early.reason);
     }
-    let token = await users.tokenFor(ctx, caller.subject);
+    await callAsUser(ctx, users, caller);
+  }
+
+  async function callAsUser(ctx: AgentContext, users: PerUserRemotes, caller: CredentialCaller): Promise<void> {
+    let token = await users.tokenFor(ctx, caller);
     for (let attempt = 0; token; attempt++) {
       const session = users.sessionOf(caller.subject, token);
       try {
@@ -100,7 +105,7 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
         if (ctx.signal.aborted) return;
         // The remote no longer takes the user's token (revoked grant): connect again, then retry once.
         if (err instanceof RemoteMcpError && err.status === 401 && attempt === 0) {
-          token = await users.refused(ctx, caller.subject);
+          token = await users.refused(ctx, caller);
           continue;
         }
         return ctx.fail((err instanceof RemoteMcpError ? err : toRemoteError(err, agent.mcp)).message);

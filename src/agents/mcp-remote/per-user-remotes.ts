@@ -1,10 +1,11 @@
 /**
- * `agents[].mcp.auth: oauth` (ADR 0035): each user reaches the remote with their own token, on
- * their own MCP session (a remote binds a session to the user who opened it). A user without a
- * usable token is asked to connect (src/agents/sdk/remote-connection.ts).
+ * `agents[].mcp.auth: oauth` (ADR 0035) and `token-exchange` (ADR 0039): each user reaches the
+ * remote with their own token, on their own MCP session (a remote binds a session to the user who
+ * opened it). A user without a usable token is asked to connect (src/agents/sdk/remote-connection.ts);
+ * an exchange the token service refuses ends the call with its reason.
  */
-import type { McpRemoteConfig, RemoteOAuthConfig } from '../../config/config.js';
-import type { RemoteCredential, RemoteCredentials } from '../../core/vault/index.js';
+import type { McpRemoteConfig, RemoteOAuthConfig, TokenExchangeAuthConfig } from '../../config/config.js';
+import type { CredentialCaller, RemoteCredential, RemoteCredentials } from '../../core/vault/index.js';
 import type { AgentContext } from '../sdk/agent.js';
 import { awaitUserCredential } from '../sdk/remote-connection.js';
 import { RemoteMcpServer, type RemoteLog } from './remote-mcp-server.js';
@@ -19,7 +20,7 @@ export class PerUserRemotes {
 
   constructor(
     private readonly agentId: string,
-    private readonly cfg: McpRemoteConfig & { auth: RemoteOAuthConfig },
+    private readonly cfg: McpRemoteConfig & { auth: RemoteOAuthConfig | TokenExchangeAuthConfig },
     private readonly credentials: RemoteCredentials,
     private readonly log: RemoteLog,
     private readonly version: string,
@@ -44,17 +45,18 @@ export class PerUserRemotes {
   }
 
   /** The user's token, after waiting in AUTH_REQUIRED for them to connect when they have none. */
-  async tokenFor(ctx: AgentContext, subject: string, connectUrl?: string): Promise<Token | undefined> {
-    const next = () => this.credentials.credentialFor(subject, this.agentId);
-    const first: RemoteCredential = connectUrl ? { kind: 'connect', connectUrl, reason: 'refresh-refused' } : await next();
-    return awaitUserCredential(ctx, { first, next, remote: this.agentId, host: new URL(this.cfg.url).host, waitMs: this.cfg.auth.connectWaitMs });
+  async tokenFor(ctx: AgentContext, caller: CredentialCaller, first?: RemoteCredential): Promise<Token | undefined> {
+    const next = () => this.credentials.credentialFor(caller, this.agentId);
+    first ??= await next();
+    const waitMs = this.cfg.auth.kind === 'oauth' ? this.cfg.auth.connectWaitMs : 0;
+    return awaitUserCredential(ctx, { first, next, remote: this.agentId, host: new URL(this.cfg.url).host, waitMs });
   }
 
   /** The remote refused the user's token: it is forgotten, and the user asked to connect again. */
-  async refused(ctx: AgentContext, subject: string): Promise<Token | undefined> {
-    this.sessions.get(subject)?.remote.close();
-    this.sessions.delete(subject);
-    return this.tokenFor(ctx, subject, await this.credentials.refused(subject, this.agentId));
+  async refused(ctx: AgentContext, caller: CredentialCaller): Promise<Token | undefined> {
+    this.sessions.get(caller.subject)?.remote.close();
+    this.sessions.delete(caller.subject);
+    return this.tokenFor(ctx, caller, await this.credentials.refused(caller, this.agentId));
   }
 
   async close(): Promise<void> {

@@ -72,8 +72,9 @@ function reasonOf(err: unknown, cfg: RemoteA2AConfig): string {
 export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2AConfig }, log: RemoteA2ALog, callerIdentity?: CallerIdentitySigner, remoteCredentials?: RemoteCredentials): Promise<AgentDefinition> {
   const cfg = agent.remote;
   if (cfg.auth?.kind === 'signed-identity' && !callerIdentity) throw new Error(`agent ${agent.id}: remote.auth needs the server's signing keys`);
-  const oauth = cfg.auth?.kind === 'oauth' ? cfg.auth : undefined;
-  if (oauth && !remoteCredentials) throw new Error(`agent ${agent.id}: remote.auth oauth needs the token vault (auth.vault)`);
+  // Per caller: each user's own token (oauth, ADR 0035) or the caller's exchanged one (token-exchange, ADR 0039).
+  const oauth = cfg.auth?.kind === 'oauth' || cfg.auth?.kind === 'token-exchange' ? cfg.auth : undefined;
+  if (oauth && !remoteCredentials) throw new Error(`agent ${agent.id}: remote.auth ${oauth.kind} needs the server's remote credentials`);
   let remote: { client: A2AClient; card: AgentCard } | undefined;
   let startError: unknown;
   try {
@@ -108,10 +109,10 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
     // for before the call's timers start.
     let userAuthorization: string | undefined;
     if (oauth) {
-      const subject = ctx.caller?.principal.subject;
-      if (!subject) return ctx.fail('the caller of this task is not known here, so the remote agent cannot be called on its behalf');
-      const next = () => remoteCredentials!.credentialFor(subject, agent.id);
-      const token = await awaitUserCredential(ctx, { first: await next(), next, remote: agent.id, host: new URL(cfg.cardUrl).host, waitMs: oauth.connectWaitMs });
+      const caller = ctx.caller?.principal;
+      if (!caller) return ctx.fail('the caller of this task is not known here, so the remote agent cannot be called on its behalf');
+      const next = () => remoteCredentials!.credentialFor(caller, agent.id);
+      const token = await awaitUserCredential(ctx, { first: await next(), next, remote: agent.id, host: new URL(cfg.cardUrl).host, waitMs: oauth.kind === 'oauth' ? oauth.connectWaitMs : 0 });
       if (!token) return;
       userAuthorization = token.authorization;
     }
@@ -182,7 +183,7 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
       }
       // The remote no longer takes the user's token (revoked): forget it and ask again, once.
       if (oauth && !retried && err instanceof A2AClientError && err.isUnauthenticated && !ref.taskId) {
-        await remoteCredentials!.refused(ctx.caller!.principal.subject, agent.id);
+        await remoteCredentials!.refused(ctx.caller!.principal, agent.id);
         return run(ctx, true);
       }
       const cause = abort.signal.aborted ? abort.signal.reason : err;

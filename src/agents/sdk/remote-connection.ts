@@ -7,7 +7,7 @@
 import type { AgentContext } from '../../core/agents/agent-definition.js';
 
 /** What the credential source answers: a token, or where the user connects. */
-export type UserCredential = { kind: 'token'; authorization: string; remoteSubject?: string } | { kind: 'connect'; connectUrl: string; reason: string };
+export type UserCredential = { kind: 'token'; authorization: string; remoteSubject?: string } | { kind: 'connect'; connectUrl: string; reason: string } | { kind: 'unavailable'; reason: string };
 
 const POLL_MS = 500;
 
@@ -21,6 +21,11 @@ export async function awaitUserCredential(
 ): Promise<Extract<UserCredential, { kind: 'token' }> | undefined> {
   let cred = o.first;
   if (cred.kind === 'token') return cred;
+  // No user action helps (a token service refused the exchange): the task fails with the reason.
+  if (cred.kind === 'unavailable') {
+    ctx.fail(cred.reason);
+    return undefined;
+  }
   ctx.requireAuth([{ text: `Connect your account at ${o.host} to continue: open ${cred.connectUrl}` }, { data: { connectUrl: cred.connectUrl, remote: o.remote, reason: cred.reason } }]);
   const until = Date.now() + o.waitMs;
   try {

@@ -275,6 +275,6 @@ export async function createAuthorizationServer(o: AuthorizationServerOptions): 
   provider.Client.prototype.redirectUriAllowed = function redirectUriAllowed(this: ClientInstance, value: string) {
     return (this.redirectUris ?? []).some((registered) => redirectUriMatches(registered, value));
   };
-  registerTokenExchange(provider, { keys: o.keys, revocations: o.revocations, accessTokenTtlSeconds: cfg.accessTokenTtlSeconds, resourceServerInfo, errors });
+  registerTokenExchange(provider, { keys: o.keys, revocations: o.revocations, accessTokenTtlSeconds: cfg.accessTokenTtlSeconds, resourceServerInfo, subjectIssuers: cfg.tokenExchange.subjectIssuers, errors });
   return { provider, formSecret };
 }

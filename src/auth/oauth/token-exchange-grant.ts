@@ -6,7 +6,8 @@
  * behalf without ever holding the user's credentials, and every record names both.
  *
  * Policy decided here:
- * - the subject token is an Agentport access token only (signed with our keys, our issuer, live);
+ * - the subject token is an Agentport access token (signed with our keys, our issuer, live), or
+ *   one of a configured trusted issuer (`subjectIssuers`, verified at its JWKS, ADR 0039);
  *   `actor_token` is refused: the authenticated client is the actor;
  * - scopes: ⊆ the subject token's ∩ the client's registered `scope` (none asked: that whole
  *   intersection); asking for more is `invalid_scope`, never a silent narrowing;
@@ -14,10 +15,12 @@
  * - the issued token carries the subject token's `grant_id`, so revoking the user's grant ends it,
  *   and never outlives the subject token; no refresh token is issued.
  */
-import { createLocalJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, decodeJwt, errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
 import type { ClientInstance, MiddlewareContext, Provider, ResourceServerInfo } from 'oidc-provider';
 import type { KeyStore } from '../../core/keys/key-store.js';
+import type { SubjectIssuerConfig } from '../../config/oauth-schema.js';
 import { ACCESS_TOKEN_TYP } from '../access-tokens.js';
+import { ExternalIssuer } from '../jwt-bearer.js';
 import type { TokenRevocations } from './token-revocations.js';
 
 export const TOKEN_EXCHANGE_GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -50,6 +53,8 @@ export interface TokenExchangeOptions {
   accessTokenTtlSeconds: number;
   /** the same resolution as every other grant's `resource`: throws `invalid_target` for one not ours */
   resourceServerInfo: (ctx: { oidc?: { params?: { scope?: string } } }, resource: string) => Promise<ResourceServerInfo>;
+  /** other issuers whose access tokens are taken as subject tokens (`auth.oauth.tokenExchange.subjectIssuers`) */
+  subjectIssuers?: readonly SubjectIssuerConfig[];
   errors: {
     InvalidRequest: new (description?: string) => Error;
     InvalidGrant: new () => Error;
@@ -71,7 +76,36 @@ export function registerTokenExchange(provider: Provider, o: TokenExchangeOption
   const { InvalidRequest, InvalidGrant, InvalidScope, InvalidTarget } = o.errors;
   const invalidGrant = (why: string) => Object.assign(new InvalidGrant(), { error_description: why });
 
+  const trusted = new Map(
+    (o.subjectIssuers ?? []).map((i) => [i.issuer, { audience: i.audience, keys: new ExternalIssuer({ issuer: i.issuer, audience: [], algorithms: ['ES256'], ...(i.jwksUri ? { jwksUri: i.jwksUri } : {}) }, 5000) }]),
+  );
+
+  /**
+   * A trusted issuer's access token (ADR 0039): verified at its JWKS, meant for us (`aud`), live.
+   * Its subject is taken in the issuer's namespace (`iss#sub`), as a bearer token of that issuer
+   * would be, so it never becomes a local user of the same name. Its grants are not ours to check.
+   */
+  const verifyForeignSubject = async (token: string, issuer: string): Promise<JWTPayload & { sub: string }> => {
+    const t = trusted.get(issuer)!;
+    let payload: JWTPayload;
+    try {
+      ({ payload } = await jwtVerify(token, await t.keys.keys(), { issuer, audience: t.audience ?? provider.issuer, algorithms: ['ES256'], typ: ACCESS_TOKEN_TYP, requiredClaims: ['exp', 'sub'] }));
+    } catch (err) {
+      throw invalidGrant(err instanceof joseErrors.JWTExpired ? 'subject_token has expired' : `subject_token is not an access token of ${issuer} for this server`);
+    }
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw invalidGrant('subject_token has no subject');
+    const { grant_id: _ours, usecase: _local, ...rest } = payload;
+    return { ...rest, sub: `${issuer}#${payload.sub}` };
+  };
+
   const verifySubject = async (token: string): Promise<JWTPayload & { sub: string }> => {
+    let claimed: unknown;
+    try {
+      claimed = decodeJwt(token).iss;
+    } catch {
+      throw invalidGrant('subject_token is not a JWT');
+    }
+    if (typeof claimed === 'string' && claimed !== provider.issuer && trusted.has(claimed)) return verifyForeignSubject(token, claimed);
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, createLocalJWKSet(await o.keys.jwks()), { issuer: provider.issuer, algorithms: ['ES256'], typ: ACCESS_TOKEN_TYP, requiredClaims: ['exp', 'sub'] }));

@@ -11,7 +11,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { exchangeAuthorization, OAuthError, refreshAuthorization, startAuthorization, type OAuthClientInformationMixed, type OAuthTokens } from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
 import type { RemoteOAuthConfig } from '../../config/config.js';
-import { RefreshRefusedError, type RemoteCredential, type RemoteCredentials, type RemoteTokens, type TokenCipher, type TokenVault } from '../../core/vault/index.js';
+import { RefreshRefusedError, type CredentialCaller, type RemoteCredential, type RemoteCredentials, type RemoteTokens, type TokenCipher, type TokenVault } from '../../core/vault/index.js';
 import { guardedFetch, SsrfGuard } from '../../net/index.js';
 import { discoverRemoteAuthorizationServer, RemoteAuthorizationError, type RemoteAuthorizationServer } from './remote-authorization-server.js';
 
@@ -84,15 +84,16 @@ export class RemoteConnections implements RemoteCredentials {
     return this.remotes.has(remote);
   }
 
-  async credentialFor(subject: string, remote: string): Promise<RemoteCredential> {
+  async credentialFor(caller: CredentialCaller, remote: string): Promise<RemoteCredential> {
+    const subject = caller.subject;
     const r = await this.o.vault.usable(subject, remote, (refreshToken, current) => this.refresh(remote, refreshToken, current));
     if ('tokens' in r) return { kind: 'token', authorization: `Bearer ${r.tokens.accessToken}`, ...(r.tokens.remoteSubject ? { remoteSubject: r.tokens.remoteSubject } : {}) };
     return { kind: 'connect', connectUrl: this.connectUrl(subject, remote), reason: r.connect };
   }
 
-  async refused(subject: string, remote: string): Promise<string> {
+  async refused({ subject }: CredentialCaller, remote: string): Promise<RemoteCredential> {
     await this.o.vault.disconnect(subject, remote);
-    return this.connectUrl(subject, remote);
+    return { kind: 'connect', connectUrl: this.connectUrl(subject, remote), reason: 'refresh-refused' };
   }
 
   /** Where `subject` connects their account at `remote`: a page of Agentport, valid for the ticket's lifetime. */

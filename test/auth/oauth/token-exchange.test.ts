@@ -116,6 +116,30 @@ describe('RFC 8693 token exchange at our token endpoint', () => {
     }
   });
 
+  it('exchanges for the /mcp audience: a service trusted with mcp:tools lists the tools for alice, and the token is refused on A2A', async () => {
+    const store = await openSqliteStore({ file: path.join(s.dataDir, 'agentport.db') });
+    let mcpService: oauth.Client;
+    let mcpAuth: oauth.ClientAuth;
+    try {
+      const trusted = await createClient(store.oauth, { name: 'mcp gateway', kind: 'machine', scopes: ['mcp:tools'], tokenExchange: true });
+      mcpService = { client_id: trusted.client.clientId };
+      mcpAuth = oauth.ClientSecretBasic(trusted.clientSecret!);
+    } finally {
+      await store.close();
+    }
+    const res = await exchange({ scope: 'mcp:tools', resource: `${as.issuer}/mcp` }, mcpService, mcpAuth);
+    const body = await oauth.processGenericTokenEndpointResponse(as, mcpService, res);
+    expect(body.scope).toBe('mcp:tools');
+    const p = decodeJwt(body.access_token);
+    expect(p).toMatchObject({ sub: 'alice', aud: `${as.issuer}/mcp`, client_id: mcpService.client_id, act: { sub: `client:${mcpService.client_id}` } });
+    const listed = await mcpToolsList(s, body.access_token);
+    expect(listed.status).toBe(200);
+    // tools are named <agent>_<skill> (docs/mcp.md): the echo agent's echo skill
+    expect(listed.body.result.tools.map((t: { name: string }) => t.name)).toContain('echo_echo');
+    const sent = await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage('not for this audience') }, { authorization: `Bearer ${body.access_token}` });
+    expect(sent.status).toBe(401);
+  });
+
   it('nests act when the subject token was itself exchanged (RFC 8693 §4.1)', async () => {
     const first = (await oauth.processGenericTokenEndpointResponse(as, service, await exchange({ resource: `${as.issuer}/a2a/echo` }))).access_token;
     const res = await oauth.genericTokenEndpointRequest(as, service, serviceAuth, GRANT, { subject_token: first, subject_token_type: ACCESS_TOKEN, scope: 'a2a:discover' }, insecure);

@@ -15,6 +15,7 @@ import { registerGenericTools } from '../tools/generic-tools.js';
 import type { TaskStateCodec } from '../tools/input-required.js';
 import { registerTaskTemplate } from '../tasks/task-resources.js';
 import { TASKS_EXTENSION } from '../tasks/mcp-tasks.js';
+import { declaresUrlElicitation } from '../tools/url-elicitation.js';
 import type { McpFixtureModule } from './fixture-module.js';
 import { registerSkillPrompts, skillPrompts } from './skill-prompts.js';
 import { contributedInstructions, contributedToolSpecs } from '../tools/contributed-tools.js';
@@ -58,7 +59,9 @@ export function principalOf(authInfo: AuthInfo | undefined): Principal {
 /** Legacy instances know the client's capabilities only in a session (legacy-sessions.ts). */
 function eraOf(era: 'modern' | 'legacy', server: McpServer): ToolCallEra {
   if (era === 'modern') return 'modern';
-  return server.server.getClientCapabilities()?.elicitation ? 'legacy-elicitation' : 'legacy';
+  const capabilities = server.server.getClientCapabilities();
+  if (!capabilities?.elicitation) return 'legacy';
+  return declaresUrlElicitation(capabilities) ? 'legacy-elicitation-url' : 'legacy-elicitation';
 }
 
 /** How the server names itself (initialize, discover, and every modern result's `_meta`). */

@@ -5,7 +5,7 @@
  * becomes the tool result (tool-result.ts). Cancellation from the client cancels the task.
  */
 import { QuotaExceededError } from '../../../protocol/a2a/quota-exceeded.js';
-import type { CallToolResult, InputRequiredResult, ServerContext, ToolAnnotations } from '@modelcontextprotocol/server';
+import { UrlElicitationRequiredError, type CallToolResult, type InputRequiredResult, type ServerContext, type ToolAnnotations } from '@modelcontextprotocol/server';
 import type { SkillAnnotationsConfig } from '../../../config/config.js';
 import type { RegisteredAgent } from '../../../core/agents/agent-registry.js';
 import type { A2AHandler, CallContext } from '../../../core/a2a-handler.js';
@@ -18,6 +18,7 @@ import { A2AError } from '../../../protocol/a2a/errors.js';
 import { INTERRUPTED_STATES, TERMINAL_STATES, type JsonObject, type Message, type Part, type SendMessageRequest, type Task, type TaskState } from '../../../protocol/a2a/types.js';
 import type { InFlightCalls } from './in-flight-calls.js';
 import { askForInput, clientTakesFormElicitation, continuationOf, type TaskStateCodec } from './input-required.js';
+import { connectElicitationRequired, connectLinkOf } from './url-elicitation.js';
 import { errorResult, messageToToolResult, partsText, taskToToolResult } from './tool-result.js';
 import { toolCallMessage, toolResultOf } from '../../../protocol/a2a/tool-call.js';
 
@@ -132,8 +133,11 @@ export function isCoreRefusal(err: unknown): boolean {
   return err instanceof AccessDenied || err instanceof UnknownTenant;
 }
 
-/** `legacy-elicitation`: a legacy session whose client declared elicitation (legacy-sessions.ts). */
-export type ToolCallEra = 'modern' | 'legacy' | 'legacy-elicitation';
+/**
+ * `legacy-elicitation`: a legacy session whose client declared elicitation (legacy-sessions.ts);
+ * `legacy-elicitation-url`: one that declared URL mode too (url-elicitation.ts).
+ */
+export type ToolCallEra = 'modern' | 'legacy' | 'legacy-elicitation' | 'legacy-elicitation-url';
 
 export interface AgentToolCallDeps {
   handler: A2AHandler;
@@ -161,7 +165,7 @@ export async function callAgentTool(
 ): Promise<CallToolResult | InputRequiredResult> {
   const callCtx: CallContext = { agentId: spec.agentId, principal, requestedExtensions: [] };
   // In a legacy session the SDK's shim turns the input_required return into elicitation/create.
-  const mrtr = era === 'legacy-elicitation' || (era === 'modern' && clientTakesFormElicitation(ctx));
+  const mrtr = era === 'legacy-elicitation' || era === 'legacy-elicitation-url' || (era === 'modern' && clientTakesFormElicitation(ctx));
   const contributed = spec.contributed ? toolCallMessage({ tool: spec.contributed.tool, arguments: (args.data ?? {}) as JsonObject, ...(spec.contributed.pages ? { pages: spec.contributed.pages } : {}) }) : undefined;
   let parts: Part[] = contributed ? contributed.parts : [{ text: args.message }];
   if (!contributed && args.data !== undefined) parts.push({ data: args.data as Part['data'], mediaType: 'application/json' });
@@ -223,6 +227,7 @@ export async function callAgentTool(
   // the store once the stream has ended (it measured ~14 µs a call, a twentieth of its CPU).
   let folded: Task | undefined;
   let cancelSent = false;
+  let connect: ReturnType<typeof connectLinkOf>;
   const cancelTask = () => {
     if (!taskId || cancelSent || (state && (TERMINAL_STATES.has(state) || INTERRUPTED_STATES.has(state)))) return;
     cancelSent = true;
@@ -252,6 +257,14 @@ export async function callAgentTool(
         direct = response.message;
       }
       if (abort.signal.aborted) cancelTask();
+      // A connect the caller must make (the stream stays open in AUTH_REQUIRED, A2A §7.6.1): -32042
+      // for a 2025-11-25 client that takes URL mode (the 2026-07-28 era forbids the error).
+      connect = era === 'legacy-elicitation-url' ? connectLinkOf(response) : undefined;
+      if (connect) break;
+    }
+    if (connect && taskId) {
+      await d.handler.cancelTask({ ...callCtx, partOfCall: true }, { id: taskId }).catch(() => undefined);
+      throw connectElicitationRequired(connect);
     }
     if (direct && !taskId) return messageToToolResult(direct);
     if (!taskId) return errorResult('The agent returned nothing.');
@@ -265,6 +278,7 @@ export async function callAgentTool(
     if (own) return own as CallToolResult;
     return taskToToolResult(task, spec.name);
   } catch (err) {
+    if (err instanceof UrlElicitationRequiredError) throw err; // the SDK answers it as the JSON-RPC error it is
     // The core refused the caller before any task existed: the plain path hands the call to the SDK path.
     if (refusal === 'throw' && !taskId && isCoreRefusal(err)) throw new ToolRefused(err as A2AError);
     // A quota refusal says when to retry in its text (the model reads it) and in _meta (a client can act on it).

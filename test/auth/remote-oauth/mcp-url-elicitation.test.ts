@@ -1,0 +1,122 @@
+/**
+ * Issue 27: a tool call over A's /mcp that needs the caller's account at a remote connected first
+ * (ADR 0035) answers a client that declared URL-mode elicitation with the 2025-11-25
+ * URLElicitationRequiredError (-32042) carrying the connect link; the official MCP SDK client
+ * (v1, @modelcontextprotocol/sdk) reads it as UrlElicitationRequiredError. After the user connects
+ * in their browser, the retried call succeeds. A client without URL mode is not sent the error:
+ * its call waits in AUTH_REQUIRED (the A2A stream stays open there), its progress naming the link. Two real servers on loopback, as in remote-mcp-oauth.test.ts.
+ */
+import { randomBytes } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rpc, type TestServer } from '../../support/server.js';
+import { consoleSignIn } from '../../console/console-code-flow.js';
+import { browse, startOAuthServer } from '../oauth/support.js';
+
+const ALICE_KEY = 'alice-url-elicitation-key-000001';
+const BEA = { username: 'bea', password: 'bea has a long password here' };
+const ALICE = { username: 'alice', password: 'alice has a long password here' };
+
+let a: TestServer;
+let b: TestServer;
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  b = await startOAuthServer({ agents: [{ id: 'echo', builtin: 'echo' }] }, [BEA]);
+  a = await startOAuthServer(
+    {
+      agents: [{ id: 'bee', remote: { cardUrl: `${b.http}/a2a/echo`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } }],
+      auth: { mode: 'required', apiKeys: [{ key: ALICE_KEY, subject: 'alice', scopes: ['a2a:publish', 'a2a:discover', 'mcp:tools'] }], vault: { keys: [{ id: 'k1', secret: randomBytes(32).toString('base64') }] } },
+    },
+    [ALICE],
+  );
+});
+afterAll(async () => {
+  for (const c of clients) await c.close().catch(() => {});
+  await a?.stop();
+  await b?.stop();
+});
+
+/** The official SDK client (2025-11-25 era) on A's /mcp as alice, with the capabilities given. */
+async function mcpClient(capabilities: Record<string, unknown>): Promise<Client> {
+  const client = new Client({ name: 'url-elicitation-test', version: '1.0.0' }, { capabilities });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${a.http}/mcp`), { requestInit: { headers: { authorization: `Bearer ${ALICE_KEY}` } } }));
+  clients.push(client);
+  return client;
+}
+
+async function beeTool(client: Client): Promise<string> {
+  const { tools } = await client.listTools();
+  const tool = tools.find((t) => t.name.startsWith('bee'));
+  expect(tool, JSON.stringify(tools.map((t) => t.name))).toBeDefined();
+  return tool!.name;
+}
+
+/** The connect, in alice's own browser: A's console session, consent at B as bea, A's callback. */
+async function connectInBrowser(link: string): Promise<void> {
+  const signed = await consoleSignIn(a.http, async (authorizeUrl, redirectUri) => (await browse(a, authorizeUrl, { redirectPrefix: redirectUri, user: ALICE })).callback);
+  const start = await fetch(link, { redirect: 'manual', headers: { cookie: signed.cookie } });
+  expect(start.status, await start.clone().text()).toBe(302);
+  const binding = start.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('ap_connect='))!
+    .split(';')[0]!;
+  const consent = await browse(b, start.headers.get('location')!, { redirectPrefix: `${a.http}/connect/callback`, user: BEA });
+  const callback = await fetch(consent.callback!, { headers: { cookie: `${signed.cookie}; ${binding}` } });
+  expect(callback.status).toBe(200);
+}
+
+describe('a tool call that needs a connected account, over MCP', () => {
+  it('without URL-mode elicitation: no -32042; the call waits for the connect, its progress naming the link', async () => {
+    const client = await mcpClient({});
+    const notes: string[] = [];
+    const call = client.callTool({ name: await beeTool(client), arguments: { message: 'no url mode' } }, undefined, {
+      timeout: 5_000,
+      onprogress: (p) => void notes.push(p.message ?? ''),
+    });
+    const err = await call.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(McpError);
+    expect(err).not.toBeInstanceOf(UrlElicitationRequiredError);
+    expect((err as McpError).code).toBe(ErrorCode.RequestTimeout);
+    expect(notes.join('\n')).toContain(`${a.http}/connect/start?ticket=`);
+  });
+
+  it('with URL-mode elicitation: -32042 with the connect link; the waiting task is canceled; after connecting, the retried call succeeds', async () => {
+    const client = await mcpClient({ elicitation: { url: {} } });
+    const name = await beeTool(client);
+    let required: UrlElicitationRequiredError | undefined;
+    try {
+      await client.callTool({ name, arguments: { message: 'hello by url elicitation' } });
+    } catch (err) {
+      if (err instanceof UrlElicitationRequiredError) required = err;
+      else throw err;
+    }
+    expect(required).toBeInstanceOf(McpError);
+    expect(required!.code).toBe(ErrorCode.UrlElicitationRequired);
+    expect(required!.code).toBe(-32042);
+    expect(required!.elicitations).toHaveLength(1);
+    const e = required!.elicitations[0]!;
+    expect(e.mode).toBe('url');
+    expect(e.elicitationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(e.url.startsWith(`${a.http}/connect/start?ticket=`)).toBe(true);
+    expect(e.message).toContain('Connect your account');
+
+    // The task that asked is not left waiting to run again once connected: A lists none waiting.
+    const listed = await rpc(`${a.http}/a2a/bee`, 'ListTasks', { includeArtifacts: false }, { 'x-api-key': ALICE_KEY });
+    const asked = (listed.body.result?.tasks ?? []).filter((t: any) => JSON.stringify(t.history ?? []).includes('hello by url elicitation'));
+    expect(
+      asked.map((t: any) => t.status.state),
+      JSON.stringify(listed.body),
+    ).toEqual(['TASK_STATE_CANCELED']);
+
+    await connectInBrowser(e.url);
+    const retried = (await client.callTool({ name, arguments: { message: 'hello by url elicitation' } })) as { isError?: boolean; content: Array<{ text?: string }> };
+    expect(retried.isError ?? false, JSON.stringify(retried)).toBe(false);
+    expect(retried.content.map((c) => c.text).join(' ')).toContain('hello by url elicitation');
+  });
+});
