@@ -30,6 +30,7 @@ const UNIT = [
   'test/auth/oauth/oauth-store.test.ts',
   'test/auth/oauth/sessions-migration.test.ts',
   'test/auth/per-public-url.test.ts',
+  'test/auth/oauth/resources.test.ts',
   'test/auth/sessions/session-grants.test.ts',
   'test/auth/sessions/console-sessions.test.ts',
   'test/auth/oauth/consent-grant-records.test.ts',
