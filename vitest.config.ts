@@ -33,6 +33,7 @@ const UNIT = [
   'test/auth/oauth/resources.test.ts',
   'test/auth/sessions/session-grants.test.ts',
   'test/auth/sessions/console-sessions.test.ts',
+  'test/auth/sessions/browser-form-tokens.test.ts',
   'test/auth/oauth/consent-grant-records.test.ts',
   'test/bindings/a2a-grpc/codec.test.ts',
   'test/bindings/a2a-grpc/service-parameters.test.ts',
