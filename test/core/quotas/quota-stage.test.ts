@@ -314,6 +314,25 @@ describe('the stage in detail (issue 30: the survivors of mutation testing)', ()
     expect(gate.released).toBe(1);
   });
 
+  it('a client leaving closes the stream below: the agent’s stream runs its clean-up', async () => {
+    const gate = new RecordingGate();
+    const { handler } = service();
+    let cleanedUp = false;
+    (handler as { sendStreamingMessage: unknown }).sendStreamingMessage = async function* () {
+      try {
+        yield item({ message: { messageId: 'r' } } as StreamResponse);
+        yield item({ message: { messageId: 'r2' } } as StreamResponse);
+      } finally {
+        cleanedUp = true;
+      }
+    };
+    const it = compose([quotaStage(gate, handler)], handler).sendStreamingMessage(ctx(), send)[Symbol.asyncIterator]();
+    await it.next();
+    await it.return?.();
+    expect(cleanedUp).toBe(true);
+    expect(gate.released).toBe(1);
+  });
+
   it('a watch goes on past items that name no task and past states not yet settled', async () => {
     const { gate, s, pipeline } = setup();
     s.send = () => Promise.resolve({ task: task('TASK_STATE_SUBMITTED', 't8') });
