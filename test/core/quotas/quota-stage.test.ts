@@ -326,7 +326,8 @@ describe('the stage in detail (issue 30: the survivors of mutation testing)', ()
         cleanedUp = true;
       }
     };
-    const it = compose([quotaStage(gate, handler)], handler).sendStreamingMessage(ctx(), send)[Symbol.asyncIterator]();
+    const pipeline = compose([quotaStage(gate, handler)], handler);
+    const it = pipeline.sendStreamingMessage(ctx(), send)[Symbol.asyncIterator]();
     await it.next();
     await it.return?.();
     expect(cleanedUp).toBe(true);
