@@ -169,6 +169,32 @@ suite('SendMessage idempotency (in process)', () => {
     expect(g.state.runs).toBe(2);
   });
 
+  it('an answer without a task reaches the caller, and keys nothing: the same messageId runs again', async () => {
+    let runs = 0;
+    engine = await startEngine({ direct: agent((ctx) => (runs++, ctx.reply(`reply ${runs}`))) });
+    const message = userMessage('no task');
+    const first = await engine.service.sendMessage(engine.ctx('direct'), { message });
+    const again = await engine.service.sendMessage(engine.ctx('direct'), { message });
+    expect('message' in first && first.message.parts).toEqual([{ text: 'reply 1' }]);
+    expect('message' in again && again.message.parts).toEqual([{ text: 'reply 2' }]);
+    expect(runs).toBe(2);
+  });
+
+  it('a run that fails before producing anything stores nothing and is no longer starting: a retry runs again', async () => {
+    let runs = 0;
+    engine = await startEngine({
+      broken: agent(async () => {
+        runs++;
+        throw new Error('agent broke');
+      }),
+    });
+    const message = userMessage('fails');
+    await expect(engine.service.sendMessage(engine.ctx('broken'), { message })).rejects.toThrow('The agent failed');
+    expect(await engine.store.findTaskByMessageId('broken', 'alice', message.messageId)).toBeUndefined();
+    await expect(engine.service.sendMessage(engine.ctx('broken'), { message })).rejects.toThrow('The agent failed');
+    expect(runs).toBe(2);
+  });
+
   it('a retry whose client went away while it was queued starts nothing', async () => {
     const runs = { n: 0 };
     engine = await startEngine({ count: counting(runs) });
