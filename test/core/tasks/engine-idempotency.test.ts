@@ -195,11 +195,38 @@ suite('SendMessage idempotency (in process)', () => {
     expect(runs).toBe(2);
   });
 
+  it('a first streaming send runs and keys its task; its streaming retry gets the task as it stands', async () => {
+    const runs = { n: 0 };
+    engine = await startEngine({ count: counting(runs) });
+    const message = userMessage('streamed');
+    const items = await collect(engine.service.sendStreamingMessage(engine.ctx('count'), { message }));
+    expect(items.map((i) => describe(i.response)).at(-1)).toBe('status:TASK_STATE_COMPLETED');
+    const stored = await engine.store.findTaskByMessageId('count', 'alice', message.messageId);
+    expect(stored?.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const again = await collect(engine.service.sendStreamingMessage(engine.ctx('count'), { message }));
+    expect(again.map((i) => i.response)).toEqual([{ task: stored!.task }]);
+    expect(runs.n).toBe(1);
+  });
+
+  it('a first send with returnImmediately is answered once its task is stored; a blocking retry waits for the end', async () => {
+    const g = gated();
+    engine = await startEngine({ held: g.def });
+    const message = userMessage('immediate first');
+    const first = taskOf(await engine.service.sendMessage(engine.ctx('held'), { message, configuration: { returnImmediately: true } }));
+    expect(first.status.state).toBe('TASK_STATE_SUBMITTED');
+    expect((await engine.store.findTaskByMessageId('held', 'alice', message.messageId))?.task.id).toBe(first.id);
+    const retry = engine.service.sendMessage(engine.ctx('held'), { message });
+    await until(() => g.state.runs === 1, 'the run');
+    g.state.open();
+    expect(taskOf(await retry)).toMatchObject({ id: first.id, status: { state: 'TASK_STATE_COMPLETED' } });
+    expect(g.state.runs).toBe(1);
+  });
+
   it('a retry whose client went away while it was queued starts nothing', async () => {
     const runs = { n: 0 };
     engine = await startEngine({ count: counting(runs) });
     const gone = { ...engine.ctx('count'), clientGone: () => true };
-    await expect(engine.service.sendMessage(gone, { message: userMessage('gone') })).rejects.toMatchObject({ kind: 'Unavailable' });
+    await expect(engine.service.sendMessage(gone, { message: userMessage('gone') })).rejects.toMatchObject({ kind: 'Unavailable', message: 'The client closed the connection before the request started' });
     expect(runs.n).toBe(0);
     const stillHere = { ...engine.ctx('count'), clientGone: async () => false };
     expect(taskOf(await engine.service.sendMessage(stillHere, { message: userMessage('here') })).status.state).toBe('TASK_STATE_COMPLETED');
