@@ -59,8 +59,21 @@ export const GROUPS = {
     tests: ['test/agents/table-expert/planner/*.test.ts'],
   },
   idempotency: {
-    mutate: ['src/store/postgres/message-id-lookups.ts'],
-    tests: ['test/store/postgres/message-id-lookups.test.ts'],
+    // SendMessage idempotency (issue 19 C1, issue 25 C1a): the lookups by messageId (PostgreSQL
+    // coalesced, SQLite's statement), the retried-task and "starting" paths of the intake, and the
+    // service's answers to a retry. Line ranges: the rest of those files is not this behaviour.
+    mutate: [
+      'src/store/postgres/message-id-lookups.ts',
+      'src/store/sqlite/sqlite-store.ts:93-96',
+      'src/store/sqlite/sqlite-store.ts:304-307',
+      'src/core/tasks/message-intake.ts:51-75',
+      'src/core/tasks/message-intake.ts:132-137',
+      'src/core/tasks/message-intake.ts:200-240',
+      'src/core/tasks/task-service.ts:207-210',
+      'src/core/tasks/task-service.ts:219-234',
+    ],
+    // the engine in process on SQLite; the HTTP counterparts (idempotency.test.ts, retry-before-first-event.test.ts) start a server per file
+    tests: ['test/store/postgres/message-id-lookups.test.ts', 'test/core/tasks/engine-idempotency.test.ts'],
   },
   'oauth-paths': {
     mutate: ['src/auth/oauth-paths.ts', 'src/auth/oauth/protected-resource-metadata.ts', 'src/auth/oauth/resources.ts'],

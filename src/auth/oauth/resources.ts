@@ -20,30 +20,36 @@ export function resourcePathOf(path: string): string | undefined {
   return m ? p : undefined;
 }
 
-/** Whether `resource` names one of our resources (exact, after dropping one trailing slash). */
+/**
+ * Whether `resource` names one of our resources: exactly its identifier (one trailing slash
+ * dropped), or the public URL as configured. The identifier comparison alone refuses another
+ * origin, a path outside the prefix or the same place written another way; only the public URL
+ * as written needs the query, fragment and credentials refused by hand.
+ */
 export function isOwnResource(c: ResourceCatalog, resource: string): boolean {
   if (c.audiences?.includes(resource)) return true;
   if (!URL.canParse(resource)) return false;
   const u = new URL(resource);
   if (u.search || u.hash || u.username || u.password) return false;
   const publicUrl = c.publicUrl();
-  if (u.origin !== new URL(publicUrl).origin) return false;
   // Under a path prefix (`https://host/agentport`), resources are named below it.
-  const prefix = publicPathPrefix(publicUrl);
-  if (prefix !== '' && u.pathname !== prefix && !u.pathname.startsWith(`${prefix}/`)) return false;
-  const path = resourcePathOf(u.pathname.slice(prefix.length) || '/');
+  const path = resourcePathOf(u.pathname.slice(publicPathPrefix(publicUrl).length));
   if (path === undefined) return false;
-  const agent = /^\/a2a\/([^/]+)/.exec(path)?.[1];
-  if (agent !== undefined) {
-    let id: string;
-    try {
-      id = decodeURIComponent(agent);
-    } catch {
-      return false;
-    }
-    if (!c.hasAgent(id)) return false;
+  if (resourceIdentifier(publicUrl, path) !== resource.replace(/\/$/, '') && resource !== publicUrl) return false;
+  // `/a2a/{agent}` or `/a2a/{agent}/mcp`: resourcePathOf gave a non-empty segment after `/a2a/`
+  const [, first, agent] = path.split('/');
+  return first !== 'a2a' || agentExists(c, agent!);
+}
+
+/** Whether the agent named by a path segment exists; a segment that is not valid percent-encoding names none. */
+function agentExists(c: ResourceCatalog, segment: string): boolean {
+  let id: string;
+  try {
+    id = decodeURIComponent(segment);
+  } catch {
+    return false;
   }
-  return resourceIdentifier(publicUrl, path) === resource.replace(/\/$/, '') || resource === publicUrl;
+  return c.hasAgent(id);
 }
 
 /** The audience given to tokens requested without `resource`: the server's base audience. */

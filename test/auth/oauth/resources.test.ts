@@ -94,6 +94,43 @@ describe('isOwnResource under the prefix /agentport', () => {
   });
 });
 
+describe('isOwnResource: the public URL as written, and agents', () => {
+  it('accepts the public URL as written (host case, default port) where the identifier is normalised', () => {
+    expect(isOwnResource(catalog('https://HOST.example:443'), 'https://HOST.example:443')).toBe(true);
+    expect(isOwnResource(catalog('https://HOST.example:443'), 'https://host.example')).toBe(true);
+    expect(isOwnResource(catalog('https://host.example'), 'https://HOST.example:443')).toBe(false);
+  });
+
+  // The configuration refuses such public URLs; the catalog is an interface, so the refusal is pinned here.
+  it.each(['https://host.example/?q', 'https://host.example/#f', 'https://u@host.example', 'https://:p@host.example'])(
+    'refuses a public URL written with a query, fragment or credentials even as itself: %s',
+    (publicUrl) => {
+      expect(isOwnResource(catalog(publicUrl), publicUrl)).toBe(false);
+    },
+  );
+
+  it('refuses a segment that is not valid percent-encoding even where every name is an agent', () => {
+    const everyone: ResourceCatalog = { publicUrl: () => 'https://host.example', hasAgent: () => true };
+    expect(isOwnResource(everyone, 'https://host.example/a2a/%E0%A4%A')).toBe(false);
+    expect(isOwnResource(everyone, 'https://host.example/a2a/%E0%A4%A/mcp')).toBe(false);
+    expect(isOwnResource(everyone, 'https://host.example/a2a/any')).toBe(true);
+  });
+
+  it('asks the catalog for the decoded agent id, only for agent resources', () => {
+    const asked: string[] = [];
+    const c: ResourceCatalog = { publicUrl: () => 'https://host.example/agentport', hasAgent: (id) => (asked.push(id), id === 'a/b') };
+    expect(isOwnResource(c, 'https://host.example/agentport/a2a/a%2Fb/mcp')).toBe(true);
+    expect(isOwnResource(c, 'https://host.example/agentport/mcp')).toBe(true);
+    expect(isOwnResource(c, 'https://host.example/agentport/api/v1/')).toBe(true);
+    expect(isOwnResource(c, 'https://host.example/agentport/a2a/a%20b')).toBe(false);
+    expect(asked).toEqual(['a/b', 'a b']);
+  });
+
+  it('refuses a resource whose agent segment is not written as a URL writes it', () => {
+    expect(isOwnResource(catalog('https://host.example'), 'https://host.example/a2a/a b')).toBe(false);
+  });
+});
+
 describe('oauth-paths', () => {
   it.each([
     ['https://host.example', ''],

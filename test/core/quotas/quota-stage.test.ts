@@ -264,3 +264,88 @@ describe('the slot of a stream', () => {
     expect(s.subscribed).toEqual([]);
   });
 });
+
+describe('the stage in detail (issue 30: the survivors of mutation testing)', () => {
+  it('is named quota, as docs/architecture.md lists the pipeline', () => {
+    expect(quotaStage(new RecordingGate(), service().handler).name).toBe('quota');
+  });
+
+  it('the watch of a call without usecases or surface carries no such keys at all', async () => {
+    const { s, pipeline } = setup();
+    s.send = () => Promise.resolve({ task: task('TASK_STATE_WORKING') });
+    await pipeline.sendMessage(ctx(), send);
+    expect(s.subscribed[0]!.ctx).toStrictEqual({ agentId: 'llm', principal, requestedExtensions: [] });
+  });
+
+  it('a stream remembers the last state it saw: an artifact after the task completed leaves it completed', async () => {
+    const { gate, s, pipeline } = setup();
+    s.stream = [
+      item({ statusUpdate: { taskId: 't1', contextId: 'c1', status: { state: 'TASK_STATE_COMPLETED' } } } as StreamResponse),
+      item({ artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: { artifactId: 'a', parts: [] } } } as StreamResponse),
+    ];
+    expect(await drain(pipeline.sendStreamingMessage(ctx(), send))).toHaveLength(2);
+    expect(gate.released).toBe(1);
+    expect(s.subscribed).toEqual([]);
+  });
+
+  it('a stream whose only task item is an artifact update watches that task', async () => {
+    const { gate, s, pipeline } = setup();
+    s.stream = [item({ artifactUpdate: { taskId: 't6', contextId: 'c1', artifact: { artifactId: 'a', parts: [] } } } as StreamResponse)];
+    await drain(pipeline.sendStreamingMessage(ctx(), send));
+    expect(s.subscribed.map((x) => x.id)).toEqual(['t6']);
+    expect(gate.released).toBe(0);
+    s.feed?.(item({ statusUpdate: { taskId: 't6', contextId: 'c1', status: { state: 'TASK_STATE_INPUT_REQUIRED' } } } as StreamResponse));
+    await turn();
+    expect(gate.released).toBe(1);
+  });
+
+  it('a client leaving a stream whose iterator has no return(): closed all the same, the slot given back', async () => {
+    const gate = new RecordingGate();
+    const { handler } = service();
+    const items = [item({ message: { messageId: 'r' } } as StreamResponse), item({ message: { messageId: 'r2' } } as StreamResponse)];
+    // an AsyncIterable written by hand, as a binding may pass one: next() only
+    (handler as { sendStreamingMessage: unknown }).sendStreamingMessage = () => ({
+      [Symbol.asyncIterator]: () => ({ next: async () => (items.length ? { value: items.shift()!, done: false } : { value: undefined, done: true }) }),
+    });
+    const pipeline = compose([quotaStage(gate, handler)], handler);
+    const it = pipeline.sendStreamingMessage(ctx(), send)[Symbol.asyncIterator]();
+    expect((await it.next()).done).toBe(false);
+    await expect(it.return!()).resolves.toEqual({ value: undefined, done: true });
+    expect(gate.released).toBe(1);
+  });
+
+  it('a client leaving closes the stream below: the agent’s stream runs its clean-up', async () => {
+    const gate = new RecordingGate();
+    const { handler } = service();
+    let cleanedUp = false;
+    (handler as { sendStreamingMessage: unknown }).sendStreamingMessage = async function* () {
+      try {
+        yield item({ message: { messageId: 'r' } } as StreamResponse);
+        yield item({ message: { messageId: 'r2' } } as StreamResponse);
+      } finally {
+        cleanedUp = true;
+      }
+    };
+    const pipeline = compose([quotaStage(gate, handler)], handler);
+    const it = pipeline.sendStreamingMessage(ctx(), send)[Symbol.asyncIterator]();
+    await it.next();
+    await it.return?.();
+    expect(cleanedUp).toBe(true);
+    expect(gate.released).toBe(1);
+  });
+
+  it('a watch goes on past items that name no task and past states not yet settled', async () => {
+    const { gate, s, pipeline } = setup();
+    s.send = () => Promise.resolve({ task: task('TASK_STATE_SUBMITTED', 't8') });
+    await pipeline.sendMessage(ctx(), send);
+    s.feed?.(item({ message: { messageId: 'note' } } as StreamResponse));
+    await turn();
+    expect(gate.released).toBe(0);
+    s.feed?.(item({ task: task('TASK_STATE_WORKING', 't8') }));
+    await turn();
+    expect(gate.released).toBe(0);
+    s.feed?.(item({ task: task('TASK_STATE_AUTH_REQUIRED', 't8') }));
+    await turn();
+    expect(gate.released).toBe(1);
+  });
+});

@@ -109,6 +109,17 @@ describe('taskUsageRow', () => {
     expect(taskUsageRow(first, at('TASK_STATE_WORKING'), true, 5_000, policy)?.cost).toBeCloseTo(2.13, 10);
   });
 
+  it('cached prompt tokens reported since the last write are in the row; none reported, no column', () => {
+    const s: TaskUsageState = { draft: draft(), written: 'TASK_STATE_WORKING' };
+    addReported(s, { promptTokens: 100, completionTokens: 10, cachedTokens: 30 });
+    addReported(s, { promptTokens: 50, completionTokens: 5, cachedTokens: 70 });
+    // the second report's cached tokens are capped at its 50 prompt tokens: 30 + 50
+    expect(taskUsageRow(s, at('TASK_STATE_WORKING'), false, 5_000, policy)).toMatchObject({ promptTokens: 150, cachedTokens: 80 });
+    addReported(s, { promptTokens: 10, completionTokens: 1 });
+    const row = taskUsageRow(s, at('TASK_STATE_WORKING'), false, 5_000, policy);
+    expect(row && 'cachedTokens' in row).toBe(false);
+  });
+
   it('a skill without token prices charges no tokens; an unpriced agent charges nothing; no model, no model column', () => {
     const d = draft();
     d.skill = undefined;

@@ -192,6 +192,23 @@ describe('the record of a call', () => {
 describe('what a call is charged', () => {
   const cost = (agent: string, skill: string | undefined) => (agent === 'llm' ? (skill === 'cheap' ? { perCall: 0.5 } : { perCall: 2, perPromptToken: 0.01, perCompletionToken: 0.03 }) : undefined);
 
+  it('a call’s cached prompt tokens are in its record; none cached, no column', async () => {
+    const { r, store } = recorder({ cost });
+    const d = r.open('a2a-jsonrpc/1.0')!;
+    d.agent = 'llm';
+    d.answeredWithoutTask = true;
+    d.reported = { promptTokens: 100, completionTokens: 10, cachedTokens: 40, cacheWriteTokens: 0 };
+    r.finish(d, { status: 200, latencyMs: 1 });
+    const none = r.open('a2a-jsonrpc/1.0')!;
+    none.agent = 'llm';
+    none.answeredWithoutTask = true;
+    none.reported = { promptTokens: 100, completionTokens: 10, cachedTokens: 0, cacheWriteTokens: 0 };
+    r.finish(none, { status: 200, latencyMs: 1 });
+    await r.flush();
+    expect(store.records[0]).toMatchObject({ promptTokens: 100, cachedTokens: 40 });
+    expect(Object.hasOwn(store.records[1]!, 'cachedTokens')).toBe(false);
+  });
+
   it('a run that answered without a task: per call plus reported tokens (hand-computed)', async () => {
     const { r, store } = recorder({ cost });
     const d = r.open('a2a-jsonrpc/1.0')!;
