@@ -149,9 +149,11 @@ export class TaskWaits {
       throw e;
     }
     stream.replayed();
-    // Nothing was missed: open with the snapshot (it reflects exactly the client's last id) so
-    // the stream starts now rather than at the next event.
-    if (stream.seenSeq === lastEventId) stream.open(snapshot.task, snapshot.seq);
+    // Nothing was missed: open with the snapshot so the stream starts now rather than at the next
+    // event, but only when it is exactly the client's last id. A snapshot from the working copy
+    // may be ahead of the log (events appended, their commit in flight): opening with it would
+    // skip those events when they are published (the resume that lost tick-2).
+    if (stream.seenSeq === lastEventId && snapshot.seq === lastEventId) stream.open(snapshot.task, snapshot.seq);
     return stream;
   }
 }
