@@ -9,7 +9,7 @@ import type { Store } from '../../store/store.js';
 import type { CallContext } from '../a2a-handler.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import { NO_OBSERVER } from '../execution/run-observer.js';
-import type { LiveTask } from './live-task.js';
+import type { LiveTasks } from './live-tasks.js';
 import type { PreparedSend } from './prepared-send.js';
 import type { OpenStreams } from './open-streams.js';
 import { stateOf } from './stream-events.js';
@@ -17,8 +17,8 @@ import { TaskStream } from './task-stream.js';
 import type { TaskDirectory } from './task-directory.js';
 
 export interface TaskWaitsDeps {
-  /** tasks with activity in this process (the directory's map) */
-  live: Map<string, LiveTask>;
+  /** tasks with activity in this process */
+  live: LiveTasks;
   store: Store;
   bus: EventBus;
   dir: TaskDirectory;
