@@ -84,6 +84,7 @@ const UNIT = [
   'test/core/tasks/recovery-pages.test.ts',
   'test/core/tasks/resume-seam.test.ts',
   'test/core/tasks/live-tasks.test.ts',
+  'test/edge/caller-admission.test.ts',
   'test/core/tasks/webhook-check.test.ts',
   'test/core/usage/call-observers.test.ts',
   'test/core/usage/recorder-on-stores.test.ts',

@@ -22,7 +22,7 @@ import { A2A_METHODS, type PreparedCall, type RpcMethod, type StreamMethod, type
 import { A2A_SERVICE_NAME, a2aServiceDefinition } from '../../protocol/a2a/grpc-proto.js';
 import { EXTENSIONS_KEY, VERSION_KEY, activateExtensions, negotiateVersion, parseExtensions } from './service-parameters.js';
 import type { BodyBudget } from '../../edge/body.js';
-import { admissionInterceptor, type ReadLimit } from './admission.js';
+import { admissionInterceptor, type MetadataAdmission } from './admission.js';
 import { grpcStatusFor } from './status.js';
 import { V03_GRPC_METHODS, V03_SERVICE_NAME, v03ServiceDefinition } from '../a2a-legacy/v03/grpc.js';
 
@@ -48,7 +48,7 @@ export interface GrpcServerOptions {
    * credential that fails for every agent), or return how much of it a caller who will be refused
    * anyway may send. `method` is the bare RPC name.
    */
-  beforeRead?: (metadata: grpc.Metadata, method: string, legacy: boolean) => Promise<ReadLimit | undefined>;
+  beforeRead?: (metadata: grpc.Metadata, method: string, legacy: boolean) => Promise<MetadataAdmission | undefined>;
   /** largest request message accepted (grpc.max_receive_message_length); grpc-js default is 4 MiB */
   maxMessageBytes?: number;
   /** the server-wide budget of request bytes being read, shared with the HTTP faces */

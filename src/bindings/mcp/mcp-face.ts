@@ -50,7 +50,7 @@ import { headerFields, webRequest } from './sdk-bridge.js';
 import { serverStreams, wantsServerStream } from './server-stream.js';
 import { sessionIdOfQuery, SseTransport } from './sse-transport.js';
 import { answerTasksRequest } from './tasks-requests.js';
-import { MCP_CODE } from './mcp-errors.js';
+import { MCP_CODE, mcpRefusal } from './mcp-errors.js';
 
 export interface McpFaceDeps {
   registry: AgentRegistry;
@@ -335,7 +335,10 @@ export function mcpFace(d: McpFaceDeps): McpFace {
   }
 
   /** A body the edge refused, in the JSON-RPC shape: -32603 when the server is busy, else -32600. */
-  const refusedBody = (err: A2AError, headers: Record<string, string>): Answer => rpcError(err.identity.http, err.kind === 'Unavailable' ? MCP_CODE.InternalError : MCP_CODE.InvalidRequest, err.message, headers);
+  const refusedBody = (err: A2AError, headers: Record<string, string>): Answer => {
+    const { status, code } = mcpRefusal(err);
+    return rpcError(status, code, err.message, headers);
+  };
 
   async function call(c: InProcessCall): Promise<Answer> {
     const rejected = checkHost(c.headers);
@@ -359,11 +362,12 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     // answered at once, as before the server has started.
     ungated: (req, route) => (route.kind === 'mcp' && (req.method === 'OPTIONS' || !isMcpMethod(req.method))) || checkHost(req.headers) !== undefined,
     reject(req, res, err, _route) {
+      const { status, code } = mcpRefusal(err);
       if (err.kind === 'Unavailable') {
         if (req.headers.origin && !res.headersSent) setCors(res, req.headers.origin);
-        return sendJsonRpcError(res, 503, MCP_CODE.InternalError, 'The server failed to start');
+        return sendJsonRpcError(res, status, code, 'The server failed to start');
       }
-      if (!res.headersSent) sendJsonRpcError(res, 500, MCP_CODE.InternalError, 'Internal error');
+      if (!res.headersSent) sendJsonRpcError(res, status, code, 'Internal error');
       else res.destroy();
     },
     call,
