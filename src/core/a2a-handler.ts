@@ -74,6 +74,12 @@ export interface CallContext {
    * GetTask, its cancel when the client leaves): quotas counted the call once and do not count this.
    */
   partOfCall?: boolean;
+  /**
+   * A message another replica received (and authorized) for a task this replica holds, entering
+   * here as a local SendMessage does (core/cluster/cluster-router.ts): it is not forwarded again,
+   * and its run acts for the caller stored with the task (the forwarded call carries no scopes).
+   */
+  forwarded?: true;
 }
 
 /** Who asks whether an agent exists, and from which surface. */

@@ -27,6 +27,7 @@ import { PROBE_PATHS, trackUsage, usageOf } from './call-usage.js';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { tracingOn } from '../observability/tracing/index.js';
 import { traceAuthentication, traceCall, traceRequest } from './request-span.js';
+import { readsAsAnonymous, startFailed } from './caller-admission.js';
 
 /** The logger the edge binds to each request; pino's Logger fits. */
 export type BaseLog = EdgeLog;
@@ -98,7 +99,7 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
     if (o.gate.open || face.ungated?.(req, route)) return void run(face, req, res, ctx, route, o.log);
     o.gate.passed().then((ok) => {
       if (ok) void run(face, req, res, ctx, route, o.log);
-      else face.reject(req, res, new A2AError('Unavailable', 'The server failed to start'), route);
+      else face.reject(req, res, startFailed(), route);
     });
   };
   // Tracing is decided per request: it starts after the listener is built (start.ts). Probes are
@@ -215,7 +216,7 @@ class AdmittedRequest implements RequestContext {
     const budget = this.o.body.policy.budget;
     const shared = budget.anonymousCapacity < budget.capacity;
     const caller = shared && this.first ? await this.first.catch(() => undefined) : undefined;
-    const read = await readLimitedBody(this.req, max, shared && caller?.authenticated !== true);
+    const read = await readLimitedBody(this.req, max, readsAsAnonymous(budget, caller));
     return typeof read === 'string' ? read : bodyRefused(read, max);
   }
 }

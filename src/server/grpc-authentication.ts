@@ -9,17 +9,19 @@
  * anonymous caller do what the method does: the call will be refused, but the answer depends on
  * the agent the message names (an agent the caller may not see answers as an unknown one, docs/
  * auth.md), so, as on HTTP, at most 16 KiB of the message is read, enough for any such request;
- * a larger one is refused unread with the method's Unauthenticated answer.
+ * a larger one is refused unread with the method's Unauthenticated answer. The start gate and the
+ * read limit are decided by the code the HTTP edge uses (edge/caller-admission.ts).
  */
 import type { Metadata } from '@grpc/grpc-js';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { CredentialHeaders } from '../auth/credentials.js';
 import { AccessDenied } from '../core/authz/access-denied.js';
 import type { Action, AuthorizationPolicy } from '../core/authz/policy.js';
-import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
+import type { Principal } from '../core/authz/principal.js';
 import { OPERATION_BY_NAME } from '../core/operations.js';
-import type { ReadLimit } from '../bindings/a2a-grpc/index.js';
+import type { MetadataAdmission } from '../bindings/a2a-grpc/index.js';
 import { A2AError } from '../protocol/a2a/errors.js';
+import { anonymousReadLimit, passStartGate } from '../edge/caller-admission.js';
 import type { StartGate } from '../edge/start-gate.js';
 
 /** The v0.3 service's RPCs that v1.0 renamed, by their v1.0 name (the rest kept theirs). */
@@ -40,9 +42,6 @@ function actionOf(method: string): Action | undefined {
  */
 const OTHER_AUDIENCE = 'The bearer token is for another audience';
 
-/** How much of the message of a caller who will be refused is read: a request, not an upload. */
-const REFUSED_MESSAGE_BYTES = 16 * 1024;
-
 /** gRPC metadata as the headers the Authenticator reads. */
 export function credentialHeaders(md: Metadata): CredentialHeaders {
   return Object.fromEntries(Object.entries(md.getMap()).map(([k, v]) => [k, String(v)]));
@@ -59,7 +58,7 @@ export interface GrpcAuthenticationDeps {
 
 export interface GrpcAuthentication {
   /** the metadata check before the message is read (GrpcServerOptions.beforeRead) */
-  beforeRead(md: Metadata, method: string): Promise<ReadLimit | undefined>;
+  beforeRead(md: Metadata, method: string): Promise<MetadataAdmission | undefined>;
   /** the caller, for the agent the message names (GrpcServerOptions.authenticate) */
   authenticate(md: Metadata, agentId: string): Promise<Principal>;
 }
@@ -71,7 +70,7 @@ export function grpcAuthentication(d: GrpcAuthenticationDeps): GrpcAuthenticatio
   const known = new WeakMap<Metadata, Principal>();
   return {
     async beforeRead(md, method) {
-      if (!d.gate.open) await d.gate.whenStarted();
+      await passStartGate(d.gate);
       let principal: Principal;
       try {
         principal = await d.auth.authenticate(credentialHeaders(md));
@@ -80,17 +79,16 @@ export function grpcAuthentication(d: GrpcAuthenticationDeps): GrpcAuthenticatio
         throw e;
       }
       known.set(md, principal);
-      if (principal.authenticated) return undefined;
       const action = actionOf(method);
-      if (action === undefined || d.policy.allows(ANONYMOUS, action)) return undefined;
-      const refusal = new AccessDenied('Unauthenticated', d.policy.requiredScopes(action, { surface: 'a2a' }));
-      refusal.resourceMetadata = d.resourceMetadataUrl();
-      return { bytes: REFUSED_MESSAGE_BYTES, refusal };
+      // An RPC the operation table does not know is grpc-js's UNIMPLEMENTED, whoever calls.
+      const limit = action === undefined ? undefined : anonymousReadLimit(d.policy, principal, action);
+      if (limit?.refusal instanceof AccessDenied) limit.refusal.resourceMetadata = d.resourceMetadataUrl();
+      return { principal, ...(limit ? { limit } : {}) };
     },
     async authenticate(md, agentId) {
       const principal = known.get(md);
       if (principal) return principal;
-      if (!d.gate.open) await d.gate.whenStarted();
+      await passStartGate(d.gate);
       return d.auth.authenticate(credentialHeaders(md), { resourcePath: `/a2a/${encodeURIComponent(agentId)}` });
     },
   };

@@ -5,9 +5,10 @@
  *
  * On the metadata, in order: the a2a-version (v1.0 service only; its error comes first, as in the
  * handler), then the caller's own check (`beforeRead`: a credential that fails for every agent is
- * refused; a caller who will be refused anyway may have a few bytes read, as on HTTP). While the
- * message arrives, its bytes are reserved chunk by chunk in the server-wide budget the HTTP faces
- * use, and given back once the message is read or the call ends; past the budget the call ends
+ * refused; a caller who will be refused anyway may have a few bytes read, decided by the code the
+ * HTTP faces use, edge/caller-admission.ts). While the message arrives, its bytes are reserved
+ * chunk by chunk in the server-wide budget the HTTP faces use (an anonymous caller's in its
+ * anonymous share, as on HTTP), and given back once the message is read or the call ends; past the budget the call ends
  * UNAVAILABLE (A2A's 503) with `grpc-retry-pushback-ms`, gRPC's Retry-After (gRFC A6). A message
  * that does not arrive within the read deadline ends the call with DEADLINE_EXCEEDED.
  *
@@ -19,15 +20,19 @@ import type { ServerHttp2Stream } from 'node:http2';
 import * as grpc from '@grpc/grpc-js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { BODY_BUSY_RETRY_AFTER_SECONDS, bodyRefusal, type BodyBudget } from '../../edge/body.js';
+import { readsAsAnonymous, type ReadLimit } from '../../edge/caller-admission.js';
+import type { Principal } from '../../core/authz/principal.js';
 import { VERSION_KEY, negotiateVersion } from './service-parameters.js';
 
 /** gRFC A6: how long a client should wait before retrying, in trailing metadata. */
 export const RETRY_PUSHBACK_KEY = 'grpc-retry-pushback-ms';
 
-/** A caller who will be refused anyway: at most `bytes` of its message are read, then `refusal`. */
-export interface ReadLimit {
-  bytes: number;
-  refusal: A2AError;
+export type { ReadLimit };
+
+/** What the metadata check learned: the caller (when its credential was accepted), and its read limit. */
+export interface MetadataAdmission {
+  principal?: Principal;
+  limit?: ReadLimit;
 }
 
 export interface GrpcAdmission {
@@ -35,7 +40,7 @@ export interface GrpcAdmission {
    * Throws an A2AError to refuse the call before its message is read, or limits how much of it is
    * read; `method` is the bare RPC name (`SendMessage`), `legacy` true on the v0.3 service.
    */
-  beforeRead?: (metadata: grpc.Metadata, method: string, legacy: boolean) => Promise<ReadLimit | undefined>;
+  beforeRead?: (metadata: grpc.Metadata, method: string, legacy: boolean) => Promise<MetadataAdmission | undefined>;
   /** bytes of request bodies in flight, shared with the HTTP faces; absent: no budget */
   budget?: BodyBudget;
   /** the largest request message (what a call reserves when its bytes cannot be counted) */
@@ -58,6 +63,7 @@ export function admissionInterceptor(a: GrpcAdmission): grpc.ServerInterceptor {
     let reserved = 0;
     let received = 0;
     let limit: ReadLimit | undefined;
+    let anonymous = false;
     let reading = false;
     let ended = false;
     let timer: NodeJS.Timeout | undefined;
@@ -65,7 +71,7 @@ export function admissionInterceptor(a: GrpcAdmission): grpc.ServerInterceptor {
       reading = false;
       if (timer) clearTimeout(timer);
       timer = undefined;
-      a.budget?.release(reserved);
+      a.budget?.release(reserved, anonymous);
       reserved = 0;
     };
     const end = (status: Partial<grpc.StatusObject>): void => {
@@ -87,17 +93,19 @@ export function admissionInterceptor(a: GrpcAdmission): grpc.ServerInterceptor {
       received += chunk.length;
       if (limit && received > limit.bytes) return refuse(limit.refusal);
       if (!a.budget) return;
-      if (!a.budget.tryReserve(chunk.length)) return busy();
+      if (!a.budget.tryReserve(chunk.length, anonymous)) return busy();
       reserved += chunk.length;
     });
 
     const admit = async (metadata: grpc.Metadata): Promise<boolean> => {
       // The v0.3 service is itself the version: its clients send no a2a-version.
       if (!service.legacy) negotiateVersion(metadata.get(VERSION_KEY).find((v): v is string => typeof v === 'string'));
-      limit = await a.beforeRead?.(metadata, method, service.legacy);
+      const admitted = await a.beforeRead?.(metadata, method, service.legacy);
+      limit = admitted?.limit;
+      if (a.budget) anonymous = readsAsAnonymous(a.budget, admitted?.principal);
       if (ended) return false; // the client went away meanwhile
       if (!stream && a.budget) {
-        if (!a.budget.tryReserve(a.maxMessageBytes)) {
+        if (!a.budget.tryReserve(a.maxMessageBytes, anonymous)) {
           busy();
           return false;
         }

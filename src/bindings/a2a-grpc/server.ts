@@ -13,7 +13,7 @@ import type { A2AHandler } from '../../core/a2a-handler.js';
 import type { BodyBudget } from '../../edge/body.js';
 import { A2A_SERVICE_NAME, a2aServiceDefinition } from '../../protocol/a2a/grpc-proto.js';
 import { V03_GRPC_METHODS, V03_SERVICE_NAME, v03ServiceDefinition } from '../a2a-legacy/v03/grpc.js';
-import { admissionInterceptor, type ReadLimit } from './admission.js';
+import { admissionInterceptor, type MetadataAdmission } from './admission.js';
 import { UNDECODABLE, failure, type GrpcBindingLog, type GrpcCalls } from './call-admission.js';
 import { streamHandler, unaryHandler } from './call-handlers.js';
 import { A2A_METHODS, type RpcMethod } from './methods.js';
@@ -37,7 +37,7 @@ export interface GrpcServerOptions {
    * credential that fails for every agent), or return how much of it a caller who will be refused
    * anyway may send. `method` is the bare RPC name.
    */
-  beforeRead?: (metadata: grpc.Metadata, method: string, legacy: boolean) => Promise<ReadLimit | undefined>;
+  beforeRead?: (metadata: grpc.Metadata, method: string, legacy: boolean) => Promise<MetadataAdmission | undefined>;
   /** largest request message accepted (grpc.max_receive_message_length); grpc-js default is 4 MiB */
   maxMessageBytes?: number;
   /** the server-wide budget of request bytes being read, shared with the HTTP faces */

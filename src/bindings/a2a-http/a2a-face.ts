@@ -13,10 +13,12 @@ import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding 
 import { isV03RestRequest, v03RestErrorBody } from '../a2a-legacy/v03/rest.js';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
 import { admitToAgentPath } from '../../core/authz/agent-lookup.js';
-import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
+import type { Principal } from '../../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 import type { Face, RequestContext } from '../../edge/face.js';
+import { anonymousReadLimit } from '../../edge/caller-admission.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
+import { jsonRpcHttpStatus } from '../../protocol/jsonrpc/http-status.js';
 
 export interface A2AFaceDeps {
   registry: AgentRegistry;
@@ -37,8 +39,6 @@ type Reply = { status: number; headers: Record<string, string>; body?: string };
 const CARD_SUFFIX = '/.well-known/agent-card.json';
 /** what an A2A caller may ask a token for (issue 5: a2a:discover reads, a2a:publish writes) */
 const A2A_SCOPES = 'a2a:discover a2a:publish';
-/** How much of the body of a caller who will be refused is read: a JSON-RPC envelope, not an upload. */
-const REFUSED_BODY_BYTES = 16 * 1024;
 /** the v0.2 card path */
 const V02_CARD_SUFFIX = '/.well-known/agent.json';
 
@@ -53,8 +53,9 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
       return shapeOf(req.method, path);
     },
     serve,
-    // The server is starting or failed to start, or the face threw: in the binding's shape.
-    reject: (req, res, err, shape) => send(res, errorFor(shape, req, err)),
+    // The edge refused the request (the server failed to start, the face threw): in the binding's
+    // shape, with the HTTP status saying so (protocol/jsonrpc/http-status.ts).
+    reject: (req, res, err, shape) => send(res, errorFor(shape, req, err, true)),
   };
 
   async function serve(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, shape: Shape): Promise<void> {
@@ -96,15 +97,12 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     } catch (e) {
       return refuse(e instanceof A2AError ? e : new A2AError('Unauthenticated'));
     }
-    // Every A2A operation needs a scope unless the policy lets anonymous callers read the extended
-    // card (the TCK profile) or enforces nothing. Such a caller will be refused whatever it sends:
-    // its body is read only as far as the operation that names the scope of the challenge (RFC
-    // 6750 §3) needs, and a larger one is refused unread.
-    const refusedAnyway = !principal.authenticated && !!d.policy?.enforcing && !d.policy.allows(ANONYMOUS, 'read-extended-card');
-    const read = req.method === 'POST' ? await ctx.body(refusedAnyway ? REFUSED_BODY_BYTES : undefined) : undefined;
-    if (typeof read === 'object' && refusedAnyway) {
-      return refuse(new A2AError('Unauthenticated', 'Authentication required (scope: a2a:discover or a2a:publish)'));
-    }
+    // An anonymous caller the policy will refuse whatever it sends has its body read only as far
+    // as the operation that names the scope of the challenge (RFC 6750 §3) needs; a larger one is
+    // refused unread. Decided as the gRPC listener decides it (edge/caller-admission.ts).
+    const refusedAnyway = anonymousReadLimit(d.policy, principal);
+    const read = req.method === 'POST' ? await ctx.body(refusedAnyway?.bytes) : undefined;
+    if (typeof read === 'object' && refusedAnyway) return refuse(refusedAnyway.refusal);
     if (typeof read === 'object') {
       const r = errorFor(shape, req, read.error, true);
       Object.assign(r.headers, read.headers);
@@ -134,7 +132,7 @@ function shapeOf(method: string | undefined, path: string): Shape {
 /** `edge`: the request failed before a JSON-RPC message was read, so the HTTP status says so too. */
 function errorFor(shape: Shape, req: IncomingMessage, err: A2AError, edge = false): Reply {
   if (shape === 'jsonrpc') {
-    return { status: edge ? err.identity.http : 200, headers: { 'Content-Type': 'application/json' }, body: jsonRpcError(null, err) };
+    return { status: jsonRpcHttpStatus(err, edge ? 'edge' : 'call'), headers: { 'Content-Type': 'application/json' }, body: jsonRpcError(null, err) };
   }
   const url = req.url ?? '/';
   if (isV03RestRequest(req, url.split('?')[0]!.split('/').slice(3))) {

@@ -1,6 +1,7 @@
 /** JSON-RPC replies and the HTTP status an error gets on this binding, shared by v1.0 and v0.3. */
 import type { IncomingMessage } from 'node:http';
 import { toA2AError } from '../../protocol/a2a/errors.js';
+import { jsonRpcHttpStatus } from '../../protocol/jsonrpc/http-status.js';
 import { withChallenge } from '../auth-challenge.js';
 import { withRateLimit } from '../rate-limit-headers.js';
 
@@ -13,18 +14,19 @@ export interface JsonRpcReply {
 }
 
 /**
- * An error reply; `encode` renders the JSON-RPC error object in the caller's protocol version.
- * Authentication and authorization failures are HTTP-level too (RFC 9110 §11.6.1: a 401 carries a
- * challenge); a backing service that is down is a 503 with Retry-After, which clients retry.
+ * An error reply to a call; `encode` renders the JSON-RPC error object in the caller's protocol
+ * version. The status is protocol/jsonrpc/http-status.ts's; the headers go with it: a 401 or 403
+ * carries its challenge (RFC 9110 §11.6.1), a 503 its Retry-After.
  */
 export function errorReply(headers: Record<string, string>, err: unknown, encode: (err: unknown) => string): JsonRpcReply {
-  const kind = toA2AError(err).kind;
-  if (kind === 'Unauthenticated') return { status: 401, headers: withChallenge(headers, err), body: encode(err) };
-  if (kind === 'PermissionDenied') return { status: 403, headers: withChallenge(headers, err), body: encode(err) };
-  if (kind === 'Unavailable') return { status: 503, headers: { ...headers, 'Retry-After': '1' }, body: encode(err) };
+  const a2a = toA2AError(err);
+  const status = jsonRpcHttpStatus(a2a, 'call');
+  const kind = a2a.kind;
+  if (kind === 'Unauthenticated' || kind === 'PermissionDenied') return { status, headers: withChallenge(headers, err), body: encode(err) };
+  if (kind === 'Unavailable') return { status, headers: { ...headers, 'Retry-After': '1' }, body: encode(err) };
   // A quota refusal is a JSON-RPC error like TooManyStreams (HTTP 200); the fields say when to retry all the same.
-  if (kind === 'QuotaExceeded') return { status: 200, headers: withRateLimit(headers, err), body: encode(err) };
-  return { status: 200, headers, body: encode(err) };
+  if (kind === 'QuotaExceeded') return { status, headers: withRateLimit(headers, err), body: encode(err) };
+  return { status, headers, body: encode(err) };
 }
 
 /** `{"jsonrpc":"2.0","id":…,"result":…}`; an undefined result is JSON `null`. */

@@ -3,6 +3,9 @@
  * protocol/a2a/errors.ts: every MCP answer names its code from here (no literal codes in the
  * face's files), and usage records name an error's outcome from the same rows.
  */
+import type { A2AError } from '../../protocol/a2a/errors.js';
+import { jsonRpcHttpStatus } from '../../protocol/jsonrpc/http-status.js';
+
 export const MCP_ERRORS = {
   ParseError: { code: -32700, reason: 'PARSE_ERROR' },
   InvalidRequest: { code: -32600, reason: 'INVALID_REQUEST' },
@@ -35,6 +38,17 @@ export const MCP_CODE = {
   HeaderMismatch: MCP_ERRORS.HeaderMismatch.code,
   MissingCapability: MCP_ERRORS.MissingCapability.code,
 } as const;
+
+/**
+ * A request refused before an MCP message was read (the edge's body limits and deadline, the
+ * server starting or failing to start, the face throwing, an issuer that cannot be reached), in
+ * MCP's shape: the HTTP status says what happened (protocol/jsonrpc/http-status.ts); the server's
+ * own trouble is InternalError, the request's is InvalidRequest.
+ */
+export function mcpRefusal(err: A2AError): { status: number; code: number } {
+  const status = jsonRpcHttpStatus(err, 'edge');
+  return { status, code: status >= 500 ? MCP_CODE.InternalError : MCP_CODE.InvalidRequest };
+}
 
 const REASONS: ReadonlyMap<number, string> = new Map(Object.values(MCP_ERRORS).flatMap((e) => (e.reason === undefined ? [] : [[e.code, e.reason] as const])));
 

@@ -35,7 +35,7 @@ import { discoveryPrincipal, isPublicDiscoveryCall, PUBLIC_DISCOVERY_PRINCIPAL, 
 import { headerFields } from './transport/sdk-bridge.js';
 import { wantsServerStream } from './transport/server-stream.js';
 import { sessionIdOfQuery } from './transport/sse-transport.js';
-import { MCP_CODE } from './mcp-errors.js';
+import { MCP_CODE, mcpRefusal } from './mcp-errors.js';
 import { buildMcpFaceState, type McpFaceState, type McpFaceDeps } from './mcp-face-state.js';
 import { dispatch, type Admitted } from './mcp-dispatch.js';
 
@@ -176,7 +176,8 @@ async function postToSseSession(s: McpFaceState, req: IncomingMessage, res: Serv
 
 /** A body the edge refused, in the JSON-RPC shape: -32603 when the server is busy, else -32600. */
 function refusedBody(err: A2AError, headers: Record<string, string>): Answer {
-  return rpcError(err.identity.http, err.kind === 'Unavailable' ? MCP_CODE.InternalError : MCP_CODE.InvalidRequest, err.message, headers);
+  const { status, code } = mcpRefusal(err);
+  return rpcError(status, code, err.message, headers);
 }
 
 /** One POST to `/mcp` from inside the process: the same checks, admission and dispatch. */
@@ -196,12 +197,13 @@ async function call(s: McpFaceState, c: InProcessCall): Promise<Answer> {
 }
 
 function reject(req: IncomingMessage, res: ServerResponse, err: A2AError): void {
+  const { status, code } = mcpRefusal(err);
   if (err.kind === 'Unavailable') {
     if (req.headers.origin && !res.headersSent) setCors(res, req.headers.origin);
-    sendJsonRpcError(res, 503, MCP_CODE.InternalError, 'The server failed to start');
+    sendJsonRpcError(res, status, code, 'The server failed to start');
     return;
   }
-  if (!res.headersSent) sendJsonRpcError(res, 500, MCP_CODE.InternalError, 'Internal error');
+  if (!res.headersSent) sendJsonRpcError(res, status, code, 'Internal error');
   else res.destroy();
 }
 

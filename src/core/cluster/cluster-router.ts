@@ -36,8 +36,11 @@ export interface ClusterRouterDeps {
   dir: TaskDirectory;
   taskLog: TaskLog;
   supervisor: RunSupervisor;
-  /** prepares a message another replica forwarded, as SendMessage does for its own callers */
-  prepare: (ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, forwarded: boolean) => Promise<PreparedSend>;
+  /**
+   * The front door a message another replica forwarded enters by: SendMessage's, as for a local
+   * caller (with `ctx.forwarded` set and `returnImmediately`: nobody here waits for the task).
+   */
+  receive: (ctx: CallContext, req: SendMessageRequest) => Promise<unknown>;
   /** true once the service is shutting down: nothing more is recovered */
   closed: () => boolean;
   /** metrics on: forwarded messages and recovered orphans are counted */
@@ -116,12 +119,12 @@ export class ClusterRouter {
     const now = Date.now();
     const s = await this.d.store.claimTask(live.agentId, live.task.id, cluster.replicaId, now, now + cluster.leaseTtlMs, true);
     if (!s) {
-      this.d.dir.evictIfIdle(live);
+      this.d.dir.live.evict(live);
       throw new A2AError('TaskNotFound', `Task ${live.task.id} was not found`);
     }
     live.refresh(s);
     live.held = true;
-    if (isTerminal(s.task.status.state)) this.d.dir.evictIfIdle(live);
+    if (isTerminal(s.task.status.state)) this.d.dir.live.evict(live);
   }
 
   /** A starter that hands the message to the replica holding the task's lease. */
@@ -184,27 +187,25 @@ export class ClusterRouter {
 
   /** A message another replica received for a task this replica holds. */
   private async runForwarded(f: ForwardedMessage): Promise<void> {
-    const agent = this.d.registry.get(f.agentId);
-    if (!agent) return;
     const ctx: CallContext = {
       agentId: f.agentId,
       principal: { subject: f.owner, authenticated: true, scopes: [] },
       requestedExtensions: f.extensions,
       ...(f.usecases ? { usecases: f.usecases } : {}),
+      forwarded: true,
+    };
+    const req: SendMessageRequest = {
+      message: f.message,
+      configuration: { returnImmediately: true, ...(f.acceptedOutputModes ? { acceptedOutputModes: f.acceptedOutputModes } : {}) },
+      ...(f.metadata ? { metadata: f.metadata } : {}),
     };
     try {
-      const prepared = await this.d.prepare(
-        ctx,
-        agent,
-        { message: f.message, ...(f.acceptedOutputModes ? { configuration: { acceptedOutputModes: f.acceptedOutputModes } } : {}), ...(f.metadata ? { metadata: f.metadata } : {}) },
-        true,
-      );
-      if (!f.trace) prepared.start(NO_OBSERVER);
+      if (!f.trace) await this.d.receive(ctx, req);
       else
         await inForwardedTrace(f.trace, f.message.taskId, async (trace) => {
-          // The run starts under the forwarded span (prepare's starter reads the context then).
+          // The run starts under the forwarded span.
           ctx.trace = trace;
-          prepared.start(NO_OBSERVER);
+          await this.d.receive(ctx, req);
         });
     } catch (err) {
       this.d.log.warn({ err, taskId: f.message.taskId }, 'could not run a message forwarded by another replica');
@@ -230,10 +231,7 @@ export class ClusterRouter {
   async recoverOrphan(s: ClaimedTask, failure = LEASE_LOST_MESSAGE): Promise<void> {
     if (this.d.closed()) return;
     this.d.metrics?.orphanRecovered();
-    const live = LiveTask.fromStored(s);
-    live.held = true;
-    for (const c of await this.d.store.listPushConfigs(s.task.id)) live.pushTargets.set(c.config.id, c.config);
-    this.d.dir.live.set(s.task.id, live);
+    const live = await this.d.dir.live.adoptStored(s, (l) => (l.held = true));
     const agent = this.d.registry.get(s.agentId);
     const history = s.task.history ?? [];
     const lastUser = [...history].reverse().find((m) => m.role === 'ROLE_USER');

@@ -15,6 +15,7 @@ import { ConcurrentUpdateError, StoreUnavailableError, type Store, type TaskEven
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import { tagForStorage, type PushBodyVersion } from '../push/push-body-version.js';
 import { LiveTask, type PushTarget } from '../tasks/live-task.js';
+import type { LiveTasks } from '../tasks/live-tasks.js';
 import type { TaskLog } from '../tasks/task-log.js';
 import { structuredCloneTask } from '../tasks/task-projection.js';
 import { withoutKey } from '../tasks/without-key.js';
@@ -50,8 +51,8 @@ export interface PendingCreate {
 }
 
 export interface RunSupervisorDeps {
-  /** tasks with activity in this process (the directory's map) */
-  live: Map<string, LiveTask>;
+  /** tasks with activity in this process */
+  live: LiveTasks;
   store: Store;
   log: RunLogger;
   taskLog: TaskLog;
@@ -157,7 +158,7 @@ export class RunSupervisor implements AgentRunHost {
     if (run.isCanceled) {
       // Canceled: the cancel path (here, or on the replica that took the task) wrote CANCELED, and
       // waiting callers get it from the bus.
-      if (live) this.d.taskLog.maybeEvict(live);
+      if (live) this.d.live.evict(live);
       return;
     }
     if (!run.hasTask) {
@@ -177,7 +178,7 @@ export class RunSupervisor implements AgentRunHost {
     if (live) {
       await live.lastCommit?.catch(() => {});
       obs?.onEnd(undefined, live.task);
-      this.d.taskLog.maybeEvict(live);
+      this.d.live.evict(live);
     } else {
       obs?.onEnd(new A2AError('Internal', 'The task could not be stored'));
     }
@@ -248,7 +249,7 @@ export class RunSupervisor implements AgentRunHost {
     live.run = run;
     // Created here: the first commit takes the lease.
     live.held = true;
-    this.d.live.set(run.taskId, live);
+    this.d.live.adopt(live);
     if (init.inlinePush) {
       const target = withoutKey({ ...init.inlinePush, id: init.inlinePush.id ?? randomUUID(), taskId: run.taskId }, 'tenant') as PushTarget;
       live.pushTargets.set(target.id, target);
@@ -353,7 +354,7 @@ export class RunSupervisor implements AgentRunHost {
     }
     live.held = false;
     // Pending commits will fail on the version the other replica bumped; nothing here is current.
-    if (this.d.live.get(taskId) === live) this.d.live.delete(taskId);
+    this.d.live.drop(live);
   }
 
   /** Lease ids to renew: tasks this replica runs that exist in the store. */

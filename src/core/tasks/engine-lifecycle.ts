@@ -9,7 +9,7 @@ import type { Store, TaskPosition } from '../../store/store.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import type { ClusterRouter } from '../cluster/cluster-router.js';
 import type { RunSupervisor } from '../execution/run-supervisor.js';
-import { LiveTask } from './live-task.js';
+import type { LiveTasks } from './live-tasks.js';
 import type { OpenStreams } from './open-streams.js';
 import type { TaskLog } from './task-log.js';
 
@@ -19,8 +19,8 @@ export const RECOVERY_PAGE = 200;
 export interface EngineLifecycleDeps {
   store: Store;
   committer: GroupCommitter;
-  /** tasks with activity in this process (the directory's map) */
-  live: Map<string, LiveTask>;
+  /** tasks with activity in this process */
+  live: LiveTasks;
   taskLog: TaskLog;
   supervisor: RunSupervisor;
   router: ClusterRouter;
@@ -64,9 +64,7 @@ export class EngineLifecycle {
           n++;
           continue;
         }
-        const live = LiveTask.fromStored(s);
-        for (const c of await this.d.store.listPushConfigs(s.task.id)) live.pushTargets.set(c.config.id, c.config);
-        this.d.live.set(s.task.id, live);
+        const live = await this.d.live.adoptStored(s);
         const message: Message = {
           messageId: randomUUID(),
           role: 'ROLE_AGENT',

@@ -74,7 +74,8 @@ export class MessageIntake {
   }
 
   /** Validates the request, resolves the task it targets and returns a starter for its run. */
-  async prepare(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, forwarded = false): Promise<PreparedSend> {
+  async prepare(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest): Promise<PreparedSend> {
+    const forwarded = ctx.forwarded === true;
     if (this.d.closed()) throw new A2AError('Unavailable', 'The server is shutting down');
     const msg = req.message;
     if (msg.role !== 'ROLE_USER') throw invalidParams('message.role', 'must be ROLE_USER for client messages');
@@ -106,7 +107,7 @@ export class MessageIntake {
       contextId = existing.task.contextId;
       if (this.d.cluster && !existing.run && !(await this.d.router.acquire(existing))) {
         // Another replica holds the task (its executor may be running there): the message goes to it.
-        this.d.dir.evictIfIdle(existing);
+        this.d.dir.live.evict(existing);
         if (forwarded) throw new A2AError('Unavailable', `Task ${taskId} moved to another replica`);
         return this.d.router.forwardTo(ctx, agent, req, existing);
       }

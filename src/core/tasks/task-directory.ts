@@ -8,15 +8,14 @@ import type { Task } from '../../protocol/a2a/types.js';
 import type { Store } from '../../store/store.js';
 import type { CallContext } from '../a2a-handler.js';
 import type { AgentRegistry, RegisteredAgent } from '../agents/agent-registry.js';
-import { LiveTask } from './live-task.js';
+import type { LiveTask } from './live-task.js';
+import type { LiveTasks } from './live-tasks.js';
 import { viewTask } from './task-projection.js';
 
 export class TaskDirectory {
-  /** tasks with activity in this process: a running executor or commits in flight */
-  readonly live = new Map<string, LiveTask>();
-  private readonly loading = new Map<string, Promise<LiveTask | undefined>>();
-
   constructor(
+    /** tasks with activity in this process: a running executor or commits in flight */
+    readonly live: LiveTasks,
     private readonly registry: AgentRegistry,
     private readonly store: Store,
     private readonly maxHistory: number,
@@ -55,33 +54,9 @@ export class TaskDirectory {
     return { task: s.task, seq: s.seq, traceParent: s.traceParent };
   }
 
-  /** Forgets a working copy nothing uses (no executor, no commit in flight): the store has it all. */
-  evictIfIdle(l: LiveTask): void {
-    if (l.pending === 0 && !l.run && this.live.get(l.task.id) === l) this.live.delete(l.task.id);
-  }
-
   /** The live copy of a task the caller can see, loading it from the store once. */
   async getLive(ctx: CallContext, taskId: string): Promise<LiveTask | undefined> {
-    let l = this.live.get(taskId);
-    if (!l) {
-      let p = this.loading.get(taskId);
-      if (!p) {
-        p = (async () => {
-          const s = await this.store.getTask(ctx.agentId, taskId);
-          if (!s) return undefined;
-          const again = this.live.get(taskId);
-          if (again) return again;
-          const created = LiveTask.fromStored(s);
-          for (const c of await this.store.listPushConfigs(taskId)) created.pushTargets.set(c.config.id, c.config);
-          const raced = this.live.get(taskId);
-          if (raced) return raced;
-          this.live.set(taskId, created);
-          return created;
-        })().finally(() => this.loading.delete(taskId));
-        this.loading.set(taskId, p);
-      }
-      l = await p;
-    }
+    const l = await this.live.load(ctx.agentId, taskId);
     if (!l || l.owner !== ctx.principal.subject || l.agentId !== ctx.agentId) return undefined;
     return l;
   }

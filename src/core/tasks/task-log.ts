@@ -8,6 +8,7 @@ import type { GroupCommitter } from '../../store/group-commit.js';
 import type { NewOutboxEntry, TaskEventPayload, TaskEventRecord } from '../../store/store.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import type { LiveTask } from './live-task.js';
+import type { LiveTasks } from './live-tasks.js';
 import { isStreamEvent } from './stream-events.js';
 import { applyEvent, structuredCloneTask } from './task-projection.js';
 import { taskUsageRow, type TaskUsagePolicy } from '../usage/task-usage.js';
@@ -15,8 +16,8 @@ import { isTerminal } from '../../protocol/a2a/types.js';
 import type { Metrics } from '../../observability/metrics/index.js';
 
 export interface TaskLogDeps {
-  /** tasks with activity in this process (the directory's map) */
-  live: Map<string, LiveTask>;
+  /** tasks with activity in this process */
+  live: LiveTasks;
   committer: GroupCommitter;
   bus: Pick<EventBus, 'publish'>;
   cluster?: ClusterOptions;
@@ -99,14 +100,14 @@ export class TaskLog {
       live.durable = task;
     } catch (e) {
       // The live copy no longer matches the store: drop it so the next access reloads the truth.
-      this.d.live.delete(live.task.id);
+      this.d.live.drop(live);
       throw e;
     } finally {
       live.pending--;
     }
     this.d.bus.publish(records);
     if (outbox.length) this.d.onOutbox?.();
-    this.maybeEvict(live);
+    this.d.live.evict(live);
   }
 
   /** A task's first commit, and the commit that brought it to a terminal state (before `durable` moves on). */
@@ -115,10 +116,5 @@ export class TaskLog {
     if (first) this.d.metrics!.taskStarted(live.agentId, skill);
     const state = task.status.state;
     if (isTerminal(state) && !(live.durable && isTerminal(live.durable.status.state))) this.d.metrics!.taskFinished(live.agentId, skill, state);
-  }
-
-  /** Forgets a working copy with no executor and no commit in flight: the store has it all. */
-  maybeEvict(live: LiveTask): void {
-    if (live.pending === 0 && !live.run && this.d.live.get(live.task.id) === live) this.d.live.delete(live.task.id);
   }
 }

@@ -37,7 +37,7 @@ import { lazyStream } from '../streams/lazy-stream.js';
 import { RunSupervisor } from '../execution/run-supervisor.js';
 import type { HostedAgentCallsDeps } from '../execution/hosted-agent-calls.js';
 import { EngineLifecycle } from './engine-lifecycle.js';
-import type { LiveTask } from './live-task.js';
+import { LiveTasks } from './live-tasks.js';
 import { MessageIntake } from './message-intake.js';
 import { OpenStreams } from './open-streams.js';
 import { decodeCursor, encodeCursor } from './page-token.js';
@@ -98,8 +98,8 @@ export interface TaskServiceDeps {
 export class TaskService implements A2AHandler {
   private readonly dir: TaskDirectory;
   private readonly pushConfigs: PushConfigOperations;
-  /** tasks with activity in this process (shared with the directory) */
-  private readonly live: Map<string, LiveTask>;
+  /** tasks with activity in this process: their one owner, shared by every part below */
+  private readonly live: LiveTasks;
   private readonly streams: OpenStreams;
   private readonly taskLog: TaskLog;
   private readonly runs: RunSupervisor;
@@ -109,8 +109,8 @@ export class TaskService implements A2AHandler {
   private readonly waits: TaskWaits;
 
   constructor(private readonly d: TaskServiceDeps) {
-    this.dir = new TaskDirectory(d.registry, d.store, d.limits.maxHistoryLength);
-    this.live = this.dir.live;
+    this.live = new LiveTasks(d.store);
+    this.dir = new TaskDirectory(this.live, d.registry, d.store, d.limits.maxHistoryLength);
     const webhook = (url: string) => checkWebhook(d.pushGuard, d.log, url);
     this.pushConfigs = new PushConfigOperations(this.dir, d.store, webhook, d.cluster ? (taskId) => d.bus.publishControl({ type: 'push-configs', taskId }) : undefined);
     this.streams = new OpenStreams(d.limits.maxConcurrentStreamsPerTask);
@@ -137,7 +137,7 @@ export class TaskService implements A2AHandler {
       dir: this.dir,
       taskLog: this.taskLog,
       supervisor: this.runs,
-      prepare: (ctx, agent, req, forwarded) => this.intake.prepare(ctx, agent, req, forwarded),
+      receive: (ctx, req) => this.sendMessage(ctx, req),
       closed,
       ...cluster,
       ...(d.metrics ? { metrics: d.metrics } : {}),

@@ -9,7 +9,7 @@ import type { Store } from '../../store/store.js';
 import type { CallContext } from '../a2a-handler.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import { NO_OBSERVER } from '../execution/run-observer.js';
-import type { LiveTask } from './live-task.js';
+import type { LiveTasks } from './live-tasks.js';
 import type { PreparedSend } from './prepared-send.js';
 import type { OpenStreams } from './open-streams.js';
 import { stateOf } from './stream-events.js';
@@ -17,8 +17,8 @@ import { TaskStream } from './task-stream.js';
 import type { TaskDirectory } from './task-directory.js';
 
 export interface TaskWaitsDeps {
-  /** tasks with activity in this process (the directory's map) */
-  live: Map<string, LiveTask>;
+  /** tasks with activity in this process */
+  live: LiveTasks;
   store: Store;
   bus: EventBus;
   dir: TaskDirectory;
@@ -149,9 +149,11 @@ export class TaskWaits {
       throw e;
     }
     stream.replayed();
-    // Nothing was missed: open with the snapshot (it reflects exactly the client's last id) so
-    // the stream starts now rather than at the next event.
-    if (stream.seenSeq === lastEventId) stream.open(snapshot.task, snapshot.seq);
+    // Nothing was missed: open with the snapshot so the stream starts now rather than at the next
+    // event, but only when it is exactly the client's last id. A snapshot from the working copy
+    // may be ahead of the log (events appended, their commit in flight): opening with it would
+    // skip those events when they are published (the resume that lost tick-2).
+    if (stream.seenSeq === lastEventId && snapshot.seq === lastEventId) stream.open(snapshot.task, snapshot.seq);
     return stream;
   }
 }

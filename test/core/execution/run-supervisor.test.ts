@@ -7,7 +7,7 @@ import { defineAgent, type AgentContext } from '../../../src/agents/sdk/agent.js
 import { InProcessEventBus } from '../../../src/bus/in-process-bus.js';
 import { RunSupervisor } from '../../../src/core/execution/run-supervisor.js';
 import type { RunObserver } from '../../../src/core/execution/run-observer.js';
-import type { LiveTask } from '../../../src/core/tasks/live-task.js';
+import { LiveTasks } from '../../../src/core/tasks/live-tasks.js';
 import { TaskLog } from '../../../src/core/tasks/task-log.js';
 import type { Message, Task } from '../../../src/protocol/a2a/types.js';
 import { GroupCommitter, openSqliteStore, type SqliteStore, type TaskEventRecord } from '../../../src/store/index.js';
@@ -17,7 +17,7 @@ const silent = { info() {}, warn() {}, error() {} };
 let dir: string;
 let store: SqliteStore;
 let bus: InProcessEventBus;
-let live: Map<string, LiveTask>;
+let live: LiveTasks;
 let runs: RunSupervisor;
 
 beforeEach(async () => {
@@ -25,7 +25,7 @@ beforeEach(async () => {
   store = await openSqliteStore({ file: join(dir, 'agentport.db') });
   await store.migrate();
   bus = new InProcessEventBus();
-  live = new Map();
+  live = new LiveTasks(store);
   const taskLog = new TaskLog({ live, committer: new GroupCommitter(store), bus });
   runs = new RunSupervisor({ live, store, log: silent, taskLog, deduplicates: true });
 });

@@ -34,12 +34,17 @@ export function agent(execute: (ctx: AgentContext) => Promise<void> | void): Age
   });
 }
 
-export async function startEngine(agents: Record<string, AgentDefinition>, limits: Partial<TaskServiceLimits> = {}): Promise<Engine> {
+export interface EngineOptions {
+  /** the committer the service commits through (a test holding commits subclasses GroupCommitter) */
+  committer?: (store: SqliteStore) => GroupCommitter;
+}
+
+export async function startEngine(agents: Record<string, AgentDefinition>, limits: Partial<TaskServiceLimits> = {}, opts: EngineOptions = {}): Promise<Engine> {
   const dir = mkdtempSync(join(tmpdir(), 'agentport-engine-'));
   const store = await openSqliteStore({ file: join(dir, 'agentport.db') });
   await store.migrate();
   const bus = new InProcessEventBus();
-  const committer = new GroupCommitter(store);
+  const committer = opts.committer?.(store) ?? new GroupCommitter(store);
   const ids = Object.keys(agents);
   const registry = new AgentRegistry(ids[0]!);
   for (const id of ids) {

@@ -14,7 +14,7 @@ import { SCOPES } from '../../../core/authz/scopes.js';
 import { bearerChallenge } from '../../../auth/challenge.js';
 import { A2AError } from '../../../protocol/a2a/errors.js';
 import { rpcError, type Answer } from '../answer.js';
-import { MCP_CODE } from '../mcp-errors.js';
+import { MCP_CODE, mcpRefusal } from '../mcp-errors.js';
 
 export interface AdmissionDeps {
   registry: AgentRegistry;
@@ -58,7 +58,10 @@ export async function admit(d: AdmissionDeps, agentId: string | undefined, princ
     principal = await principalOf(path);
   } catch (e) {
     const err = e instanceof A2AError ? e : new A2AError('Unauthenticated');
-    if (err.kind !== 'Unauthenticated') return rpcError(err.identity.http, MCP_CODE.InternalError, err.message);
+    if (err.kind !== 'Unauthenticated') {
+      const refusal = mcpRefusal(err);
+      return rpcError(refusal.status, refusal.code, err.message);
+    }
     return rpcError(401, MCP_CODE.TransportRefused, 'The credential presented is not valid', { 'WWW-Authenticate': d.challenge(err, challenge) });
   }
   if (d.policy && !d.policy.allows(principal, 'use-mcp')) {

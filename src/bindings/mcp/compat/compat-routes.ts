@@ -26,7 +26,7 @@ import { forwardToMcp, FORWARD_PROTOCOL_VERSION, type ForwardTarget } from './fo
 import { publicToolList, type PublicToolsDeps } from './public-tools.js';
 import type { ServerFacts } from './server-facts.js';
 import { contributesTool } from '../tools/contributed-tools.js';
-import { MCP_CODE } from '../mcp-errors.js';
+import { MCP_CODE, mcpRefusal } from '../mcp-errors.js';
 
 export interface McpCompatDeps extends PublicToolsDeps, ForwardTarget {
   /** the public base URL (read per request: with port 0 it is known only once bound) */
@@ -181,7 +181,8 @@ export function mcpCompatFace(d: McpCompatDeps): Face<CompatRoute> {
     const read = await ctx.body();
     if (typeof read === 'object') {
       const err = read.error;
-      sendJson(res, err.identity.http, rpcError(null, err.kind === 'Unavailable' ? MCP_CODE.InternalError : MCP_CODE.InvalidRequest, err.message), read.headers);
+      const refusal = mcpRefusal(err);
+      sendJson(res, refusal.status, rpcError(null, refusal.code, err.message), read.headers);
       return { ok: false };
     }
     if (read.trim() === '') return { ok: true, value: undefined };

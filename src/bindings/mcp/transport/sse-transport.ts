@@ -26,6 +26,7 @@ import type { ServerEvent, ServerEventBus } from '@modelcontextprotocol/server';
 import type { UsageDraft } from '../../../core/usage/usage-draft.js';
 import type { Answer } from '../answer.js';
 import { noteMcpError } from '../mcp-usage.js';
+import { MCP_CODE } from '../mcp-errors.js';
 
 const NOTIFICATION_OF: Record<ServerEvent['kind'], string> = {
   tools_list_changed: 'notifications/tools/list_changed',
@@ -215,7 +216,7 @@ async function* messagesOf(a: Answer, requestId: string | number | undefined, si
     if (text.trim() === '') return; // 202 to a notification or a response
     const parsed = parseQuietly(text);
     if (parsed === undefined) {
-      if (requestId !== undefined) yield { jsonrpc: '2.0', id: requestId, error: { code: -32603, message: `The server answered HTTP ${a.response.status}` } };
+      if (requestId !== undefined) yield { jsonrpc: '2.0', id: requestId, error: { code: MCP_CODE.InternalError, message: `The server answered HTTP ${a.response.status}` } };
       return;
     }
     yield* withId(parsed, requestId);
