@@ -11,6 +11,7 @@ import type { AuditStore } from './audit-store.js';
 import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
 import { SqlQuotaStore, type QuotaStore } from './quota-store.js';
 import { SqlAuditStore, type AuditAppender } from './sql-audit-store.js';
+import { outboxClaimQuery } from './outbox-claim.js';
 import { toEventRecords, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
 import type { Database } from './schema.js';
@@ -368,28 +369,7 @@ export abstract class SqlStore implements Store {
   }
 
   async claimOutbox(now: number, limit: number, leaseMs: number): Promise<OutboxEntry[]> {
-    const due = this.db
-      .selectFrom('push_outbox as o')
-      .select('o.id')
-      .where('o.next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('o.lease_until', 'is', null), eb('o.lease_until', '<', now)]))
-      // Only the head entry of each of a task's push configs may go out: a later event never
-      // overtakes an earlier one to the same webhook, even while the earlier one is leased or
-      // waiting for its retry, and one webhook that is down never holds back another (issue 25 P1).
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('push_outbox as h').select(sql.lit(1).as('one')).whereRef('h.task_id', '=', 'o.task_id').whereRef('h.config_id', '=', 'o.config_id').whereRef('h.id', '<', 'o.id'))),
-      )
-      .orderBy('o.id')
-      .limit(limit)
-      // PG: concurrent claimers skip each other's rows instead of waiting on them.
-      .$if(this.dialect === 'postgres', (qb) => qb.forUpdate().skipLocked());
-    // One UPDATE … RETURNING: selecting and leasing cannot be separated by another claimer.
-    const rows = await this.db
-      .updateTable('push_outbox')
-      .set({ lease_until: now + leaseMs })
-      .where('id', 'in', due)
-      .returning(['id', 'task_id', 'config_id', 'seq', 'payload', 'attempts', 'next_attempt_at'])
-      .execute();
+    const rows = await outboxClaimQuery(this.db, this.dialect, { leaseUntil: now + leaseMs, now, limit }).execute();
     return rows.map(toOutboxEntry).sort((a, b) => a.id - b.id);
   }
 

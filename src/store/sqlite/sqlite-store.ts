@@ -12,13 +12,14 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { prepareCommit, toEventRecords, toStoredTask, type PreparedCommit } from '../rows.js';
+import { prepareCommit, toEventRecords, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit } from '../rows.js';
+import { outboxClaimQuery } from '../outbox-claim.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
 import { apiKeyRows, toStoredApiKey, type ApiKeyStandingRow } from '../api-key-rows.js';
 import { SqlStore } from '../sql-store.js';
 import { sqliteAuditAppender } from './sqlite-audit-append.js';
-import { ConcurrentUpdateError, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
+import { ConcurrentUpdateError, type OutboxEntry, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
@@ -141,6 +142,8 @@ function compileStatements(k: Q) {
         .onConflict(onUsageConflict),
       USAGE_RECORD_COLUMNS,
     ),
+    // The push delivery worker's poll, every second even at rest.
+    claimOutbox: compileWithSlots(outboxClaimQuery(k, 'sqlite', { leaseUntil: slot('lease_until'), now: slot('now'), limit: slot('limit') }), ['lease_until', 'now', 'now', 'limit']),
     // Every authenticated request with a stored API key reads its row (no cache, so a revocation
     // applies to the next request); built per call through Kysely this cost ~50 µs. The row comes
     // with its owner's and its grant's (migration 0016), so a self-made key's check is this one read.
@@ -309,6 +312,11 @@ export class SqliteStore extends SqlStore {
   override async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
     const row = this.statements.selectApiKey.get(keyId) as ApiKeyStandingRow | undefined;
     return row ? toStoredApiKey(row) : undefined;
+  }
+
+  override async claimOutbox(now: number, limit: number, leaseMs: number): Promise<OutboxEntry[]> {
+    const rows = this.statements.claimOutbox.all(now + leaseMs, now, now, limit) as OutboxRow[];
+    return rows.map(toOutboxEntry).sort((a, b) => a.id - b.id);
   }
 
   override async readEvents(taskId: string, afterSeq: number, limit?: number): Promise<TaskEventRecord[]> {

@@ -87,10 +87,43 @@ export function toUsageRow(r: UsageRecord): UsageRecordsTable {
   };
 }
 
-/** The row's values in USAGE_RECORD_COLUMNS order, for a positionally bound prepared statement. */
+/**
+ * The row's values in USAGE_RECORD_COLUMNS order, for a positionally bound prepared statement.
+ * Written out rather than mapped over toUsageRow: every task commit binds one, and the map's 29
+ * keyed reads of a fresh object went megamorphic on the commit path (issue 26).
+ */
 export function usageRowValues(r: UsageRecord): unknown[] {
-  const row = toUsageRow(r);
-  return USAGE_RECORD_COLUMNS.map((c) => row[c]);
+  return [
+    r.id,
+    r.kind,
+    r.time,
+    r.startedAt,
+    r.final ? 1 : 0,
+    r.replica,
+    r.face,
+    r.operation,
+    r.agent ?? null,
+    r.skill ?? null,
+    r.tool ?? null,
+    r.taskId ?? null,
+    r.contextId ?? null,
+    r.subject ?? null,
+    r.clientId ?? null,
+    r.keyId ?? null,
+    r.usecase ?? null,
+    r.outcome,
+    r.error ? 1 : 0,
+    r.ttfbMs ?? null,
+    r.latencyMs ?? null,
+    r.durationMs ?? null,
+    r.bytesIn ?? null,
+    r.bytesOut ?? null,
+    r.model ?? null,
+    r.promptTokens,
+    r.completionTokens,
+    r.cachedTokens ?? 0,
+    r.cost,
+  ];
 }
 
 /** A stored row as a record (tests, exports); absent values are left out. */
