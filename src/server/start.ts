@@ -213,7 +213,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
     const consoleSessions = new ConsoleSessions(store.oauth, revocations);
     const auth = new Authenticator({ config: initial.auth, publicUrl: () => config.server.publicUrl, keys, apiKeys: store, revocations, sessions: consoleSessions });
     // Per-user OAuth to remotes (ADR 0035): the vault and the connect flow, when a remote has auth: oauth.
-    const remoteConnections: RemoteConnectionsSetup | undefined = remoteConnectionsOf(initial, store, () => config.server.publicUrl, audit);
+    const remoteConnections: RemoteConnectionsSetup | undefined = remoteConnectionsOf(initial, store, () => config.server.publicUrl, audit, metrics);
 
     // Usage records (src/core/usage): a task's in its own commits, other calls queued and written in batches.
     // An LLM agent's price table (agents[].llm.price) prices its tasks whatever skill they name.
