@@ -9,6 +9,7 @@ import { AgentsPage } from './pages/agents.js';
 import { AuditPage } from './pages/audit.js';
 import { ClientsPage } from './pages/clients.js';
 import { ConnectPage } from './pages/connect.js';
+import { ConnectionsPage } from './pages/connections.js';
 import { KeysPage } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
 import { SettingsPage } from './pages/settings.js';
@@ -42,6 +43,7 @@ const ROUTES: Route[] = [
   { path: 'usage', title: 'Usage', adminOnly: false, page: (s) => <UsagePage session={s} /> },
   { path: 'audit', title: 'Audit', adminOnly: true, page: () => <AuditPage /> },
   { path: 'connect', title: 'Connect', adminOnly: false, page: () => <ConnectPage /> },
+  { path: 'connections', title: 'Connections', adminOnly: false, page: () => <ConnectionsPage /> },
   { path: 'keys', title: 'API keys', adminOnly: false, page: (s) => <KeysPage admin={s.admin} username={s.username} scopes={s.scopes} /> },
   { path: 'users', title: 'Users', adminOnly: true, page: (s) => <UsersPage self={s.username} /> },
   { path: 'clients', title: 'OAuth clients', adminOnly: true, page: () => <ClientsPage /> },
