@@ -442,6 +442,8 @@ export function buildHttpApp(d: HttpAppDeps) {
         publicUrl,
         signIn: d.oauth !== undefined && config.auth.oauth.enabled,
         open: config.auth.mode === 'none',
+        // The connections API exists (it is registered with the policy, above).
+        connections: d.remoteConnections !== undefined && d.policy !== undefined,
         ...(d.audit ? { audit: d.audit } : {}),
       }),
     );

@@ -4,7 +4,7 @@
  * in to A's console, sees B's agent not connected, presses Connect (the connect link opens in a new
  * tab), signs in and consents at B as B's user; back on the page the row is connected as B's
  * user, with its scopes and times; Disconnect deletes the tokens, and the row is not connected again.
- * The page has no serious accessibility finding. With AGENTPORT_SCREENSHOTS=1 (`npm run
+ * The page has no serious accessibility finding; a server without such agents does not offer it. With AGENTPORT_SCREENSHOTS=1 (`npm run
  * screenshots`) it saves docs/images/console-connections.png.
  */
 import { randomBytes } from 'node:crypto';
@@ -87,6 +87,16 @@ describe('the Connections page', () => {
     await row.getByRole('button', { name: 'Disconnect from bee' }).click();
     await expect.poll(() => row.getByRole('cell').nth(1).textContent()).toBe('not connected');
     expect((await aliceConnection()).status).toBe('not-connected');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('is not offered by a server without an agent that reaches its remote as the user', async () => {
+    const { page, problems } = await newPage(browser.context);
+    await signIn(page, b.http, BEA);
+    const links = await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents();
+    expect(links).toContain('Usage');
+    expect(links).not.toContain('Connections');
     expect(problems).toEqual([]);
     await page.close();
   });
