@@ -9,6 +9,7 @@ import { AgentsPage } from './pages/agents.js';
 import { AuditPage } from './pages/audit.js';
 import { ClientsPage } from './pages/clients.js';
 import { ConnectPage } from './pages/connect.js';
+import { ConnectionsPage } from './pages/connections.js';
 import { KeysPage } from './pages/keys.js';
 import { OverviewPage } from './pages/overview.js';
 import { SettingsPage } from './pages/settings.js';
@@ -26,6 +27,8 @@ interface Route {
   path: string;
   title: string;
   adminOnly: boolean;
+  /** shown only when this says so (a page for something the server may not have) */
+  offered?: (s: SignedIn) => boolean;
   /** `rest`: the hash path's segments after the page's own (`#/tasks/echo/t1` → ['echo', 't1']) */
   page: (s: SignedIn, rest: string[]) => preact.JSX.Element;
 }
@@ -42,6 +45,8 @@ const ROUTES: Route[] = [
   { path: 'usage', title: 'Usage', adminOnly: false, page: (s) => <UsagePage session={s} /> },
   { path: 'audit', title: 'Audit', adminOnly: true, page: () => <AuditPage /> },
   { path: 'connect', title: 'Connect', adminOnly: false, page: () => <ConnectPage /> },
+  // Only where some agent reaches its remote as the user (auth: oauth); the server says so in the session.
+  { path: 'connections', title: 'Connections', adminOnly: false, offered: (s) => s.connections === true, page: () => <ConnectionsPage /> },
   { path: 'keys', title: 'API keys', adminOnly: false, page: (s) => <KeysPage admin={s.admin} username={s.username} scopes={s.scopes} /> },
   { path: 'users', title: 'Users', adminOnly: true, page: (s) => <UsersPage self={s.username} /> },
   { path: 'clients', title: 'OAuth clients', adminOnly: true, page: () => <ClientsPage /> },
@@ -90,7 +95,7 @@ function SignInPage({ session, problem }: { session: Extract<Session, { signedIn
 
 function Shell({ session, onSignedOut }: { session: SignedIn; onSignedOut: () => void }) {
   const path = useHashPath();
-  const routes = ROUTES.filter((r) => session.admin || !r.adminOnly);
+  const routes = ROUTES.filter((r) => (session.admin || !r.adminOnly) && (r.offered?.(session) ?? true));
   const [head = '', ...rest] = path.split('/').map(decodeSegment);
   const route = routes.find((r) => r.path === head) ?? routes[0]!;
   useEffect(() => {

@@ -15,7 +15,7 @@ export interface SignInSettings {
 }
 
 /** `open`: authentication is off on this server (auth.mode none): no sign-in, no sign-out. */
-export type Session = { signedIn: true; open?: boolean; username: string; scopes: string[]; admin: boolean; csrf: string } | { signedIn: false; signIn?: SignInSettings; reason?: string };
+export type Session = { signedIn: true; open?: boolean; username: string; scopes: string[]; admin: boolean; connections?: boolean; csrf: string } | { signedIn: false; signIn?: SignInSettings; reason?: string };
 
 const PENDING = 'agentport-console:sign-in';
 

@@ -122,6 +122,8 @@ function addConsoleRoutes(app: HttpApp, d: HttpAppDeps, publicUrl: () => string)
       publicUrl,
       signIn: d.oauth !== undefined && d.config.auth.oauth.enabled,
       open: d.config.auth.mode === 'none',
+      // The connections API exists (it is registered with the policy).
+      connections: d.remoteConnections !== undefined && d.policy !== undefined,
       ...(d.audit ? { audit: d.audit } : {}),
     }),
   );

@@ -1,12 +1,14 @@
 /**
  * Composes per-user OAuth to remotes (ADR 0035) when some `agents[].mcp` has `auth: oauth`: the
  * vault over the store with the configured keys, the connect flow, and the audit events of
- * connect, disconnect and refresh failures (names only, never a token).
+ * connect, disconnect and refresh failures (names only, never a token), and the refresh counters
+ * of the metrics.
  */
 import { RemoteConnections, type OAuthRemote } from '../auth/remote-oauth/remote-connections.js';
 import type { Config } from '../config/index.js';
 import type { AuditSink } from '../core/audit/audit-event.js';
 import { TokenCipher, TokenVault, vaultKeysOf } from '../core/vault/index.js';
+import type { Metrics } from '../observability/metrics/index.js';
 import type { Store } from '../store/index.js';
 
 export interface RemoteConnectionsSetup {
@@ -19,7 +21,7 @@ export interface RemoteConnectionsSetup {
   onRefused: (e: { actor: string; subject: string; remote: string }) => void;
 }
 
-export function remoteConnectionsOf(config: Config, store: Store, publicUrl: () => string, audit: AuditSink): RemoteConnectionsSetup | undefined {
+export function remoteConnectionsOf(config: Config, store: Store, publicUrl: () => string, audit: AuditSink, metrics?: Metrics): RemoteConnectionsSetup | undefined {
   const remotes: OAuthRemote[] = [];
   for (const a of config.agents) {
     if (a.mcp?.auth?.kind === 'oauth') remotes.push({ id: a.id, url: a.mcp.url, auth: a.mcp.auth, allowlist: a.mcp.allowlist });
@@ -31,7 +33,11 @@ export function remoteConnectionsOf(config: Config, store: Store, publicUrl: () 
   const cipher = new TokenCipher(vaultKeysOf(config.auth.vault));
   const vault = new TokenVault(store.oauth.remoteTokens, cipher, {
     events: {
-      refreshFailed: (subject, remote, refused) => audit.record({ action: 'connection.refresh_failed', outcome: 'failure', actor: 'system', target: `agent:${remote}`, details: { subject, refused } }),
+      refreshed: (_subject, remote) => metrics?.remoteTokenRefreshed(remote),
+      refreshFailed: (subject, remote, refused) => {
+        metrics?.remoteTokenRefreshFailed(remote, refused ? 'refused' : 'error');
+        audit.record({ action: 'connection.refresh_failed', outcome: 'failure', actor: 'system', target: `agent:${remote}`, details: { subject, refused } });
+      },
     },
   });
   const connections = new RemoteConnections({ remotes, vault, cipher, publicUrl });

@@ -161,7 +161,7 @@ export interface Callers {
   remoteCredentials: RemoteCredentials | undefined;
 }
 
-export function callersOf(initial: Config, store: Store, services: BackingServices, live: LiveConfig): Callers {
+export function callersOf(initial: Config, store: Store, services: BackingServices, live: LiveConfig, metrics: Metrics | undefined): Callers {
   const { keys, audit } = services;
   const registry = new AgentRegistry(initial.primaryAgent);
   // One authorization policy under every binding (src/core/authz).
@@ -174,7 +174,7 @@ export function callersOf(initial: Config, store: Store, services: BackingServic
   const consoleSessions = new ConsoleSessions(store.oauth, revocations);
   const auth = new Authenticator({ config: initial.auth, publicUrl: () => live.config.server.publicUrl, keys, apiKeys: store, revocations, sessions: consoleSessions });
   // Per-user OAuth to remotes (ADR 0035): the vault and the connect flow, when a remote has auth: oauth.
-  const remoteConnections = remoteConnectionsOf(initial, store, () => live.config.server.publicUrl, audit);
+  const remoteConnections = remoteConnectionsOf(initial, store, () => live.config.server.publicUrl, audit, metrics);
   const remoteCredentials = remoteCredentialsOf(initial, keys, () => live.config.server.publicUrl, remoteConnections);
   return { registry, policy, revocations, consoleSessions, auth, remoteConnections, remoteCredentials };
 }

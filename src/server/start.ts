@@ -95,7 +95,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
   try {
     const live: LiveConfig = { config: initial };
     const services = await openBackingServices(initial, store, closers, loggers, metrics);
-    const callers = callersOf(initial, store, services, live);
+    const callers = callersOf(initial, store, services, live, metrics);
     const observers = await startCallObservers(initial, store, callers.registry, live, closers, loggers, metrics);
     const push: PushWorkerSlot = {};
     const pipeline = await buildCallPipeline(initial, store, { services, callers, observers, push, live }, loggers, metrics, closers);

@@ -158,6 +158,9 @@ export interface UsageRecordsTable {
   client_id: string | null;
   key_id: string | null;
   usecase: string | null;
+  /** who the call acted as at a remote, and who vouches for it (migration 0022) */
+  remote_subject: string | null;
+  remote_issuer: string | null;
   outcome: string;
   error: number;
   ttfb_ms: number | null;
@@ -205,6 +208,9 @@ interface UsageRollupDimensions {
   face: string;
   operation: string;
   outcome: string;
+  /** migration 0022 */
+  remote_subject: string | null;
+  remote_issuer: string | null;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 
 /** What the analytics API can group and filter by (besides time buckets). */
-export const USAGE_DIMENSIONS = ['agent', 'skill', 'tool', 'subject', 'client', 'key', 'usecase', 'face', 'operation', 'outcome', 'kind'] as const;
+export const USAGE_DIMENSIONS = ['agent', 'skill', 'tool', 'subject', 'client', 'key', 'usecase', 'face', 'operation', 'outcome', 'kind', 'remoteSubject', 'remoteIssuer'] as const;
 export type UsageDimension = (typeof USAGE_DIMENSIONS)[number];
 
 export const USAGE_TIME_BUCKETS = ['hour', 'day', 'month'] as const;
@@ -44,6 +44,14 @@ export interface UsageRecord {
   /** API key id (`ap_<keyId>_…`), or `config:<subject>` for a key written in the config file */
   keyId?: string;
   usecase?: string;
+  /**
+   * Who the call acted as at a remote (issue 27): the user's subject there, as the remote's token
+   * says (`auth: oauth`), or the caller's subject Agentport signed for it (`signed-identity`).
+   * Never a token.
+   */
+  remoteSubject?: string;
+  /** who vouches for `remoteSubject`: the remote's authorization server, or Agentport itself for a signed identity */
+  remoteIssuer?: string;
   /** final task state ('TASK_STATE_COMPLETED'), the error reason ('TASK_NOT_FOUND', 'QUOTA_EXCEEDED'), or 'OK' / 'HTTP_<status>' */
   outcome: string;
   error: boolean;

@@ -253,6 +253,7 @@ describe('postgres store specifics', () => {
         '0018_remote_tokens',
         '0020_usage_cached_tokens',
         '0021_push_outbox_config_head',
+        '0022_usage_remote_identity',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

@@ -161,6 +161,7 @@ describe('task_counts on PostgreSQL', () => {
       '0018_remote_tokens',
       '0020_usage_cached_tokens',
       '0021_push_outbox_config_head',
+      '0022_usage_remote_identity',
     ]);
     await store.migrate();
     const real = await realCounts(schema);

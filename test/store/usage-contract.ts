@@ -108,6 +108,8 @@ function dataset(n: number): UsageRecord[] {
       ...opt('clientId', ['client-1', undefined]),
       ...opt('keyId', ['k1', 'k2', undefined]),
       ...opt('usecase', ['support', undefined]),
+      ...opt('remoteSubject', ['bea', 'bob@remote', undefined, undefined]),
+      ...opt('remoteIssuer', ['https://as.example', undefined]),
       outcome,
       error: outcome !== 'OK' && outcome !== 'TASK_STATE_COMPLETED',
       ...(r() < 0.85 ? { latencyMs: Math.round(Math.exp(r() * 12) * 100) / 100 } : {}),
@@ -137,6 +139,8 @@ const FIELD: Record<UsageDimension, keyof UsageRecord> = {
   operation: 'operation',
   outcome: 'outcome',
   kind: 'kind',
+  remoteSubject: 'remoteSubject',
+  remoteIssuer: 'remoteIssuer',
 };
 
 interface Expected {
@@ -263,6 +267,7 @@ function queries(from: number, to: number): UsageQuery[] {
   qs.push({ groupBy: ['face'], filters: { outcome: ['OK', 'TASK_STATE_COMPLETED'], client: ['client-1'] }, from, to });
   qs.push({ groupBy: ['key'], filters: { key: ['k2'] }, from, to });
   qs.push({ groupBy: [], filters: { agent: [] }, from, to });
+  qs.push({ groupBy: ['remoteSubject', 'agent'], bucket: 'day', filters: { remoteIssuer: ['https://as.example'] }, from, to });
   return qs;
 }
 
@@ -318,6 +323,19 @@ export function describeUsageContract(ctx: ContractContext): void {
             bytesOut: 42,
           }),
         );
+      });
+
+      it('keeps the remote identity a task reported once when later writes carry none (issue 27)', async () => {
+        const store = ctx.store();
+        const created = { ...newTask(), usage: undefined as UsageRecord | undefined };
+        const id = created.task.id;
+        created.usage = taskRecord(id);
+        await store.commit([created]);
+        const working = { ...update(created), usage: taskRecord(id, { outcome: 'TASK_STATE_WORKING', time: T0 + 10, remoteSubject: 'bea', remoteIssuer: 'https://b.example' }) };
+        await store.commit([working]);
+        const done = { ...update(working, { state: 'TASK_STATE_COMPLETED' }), usage: taskRecord(id, { outcome: 'TASK_STATE_COMPLETED', final: true, time: T0 + 20 }) };
+        await store.commit([done]);
+        expect(await usageOf(store).get(id)).toMatchObject({ outcome: 'TASK_STATE_COMPLETED', remoteSubject: 'bea', remoteIssuer: 'https://b.example' });
       });
 
       it('adds nothing when the commit fails: a replayed or concurrent commit never doubles the tokens', async () => {

@@ -19,6 +19,8 @@ const FIELD: Record<UsageDimension, (r: UsageRecord) => string | undefined> = {
   operation: (r) => r.operation,
   outcome: (r) => r.outcome,
   kind: (r) => r.kind,
+  remoteSubject: (r) => r.remoteSubject,
+  remoteIssuer: (r) => r.remoteIssuer,
 };
 
 export function bucketStart(time: number, bucket: UsageTimeBucket): number {

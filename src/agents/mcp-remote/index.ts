@@ -14,6 +14,7 @@ import { explicitToolOf, toolCallOf } from './tool-call-request.js';
 import { errorTextOf, partsOfToolResult } from './tool-result-parts.js';
 import { skillOfTool } from './tool-skills.js';
 import { signedIdentityAuthorization } from './remote-identity.js';
+import { inTaskAuthorizationScope, reportSignedIdentity } from '../sdk/remote-connection.js';
 import type { CallerIdentitySigner } from '../../core/keys/caller-identity.js';
 import type { CredentialCaller, RemoteCredentials } from '../../core/vault/index.js';
 
@@ -56,7 +57,7 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
       name: info?.title ?? info?.name ?? agent.id,
       description: (info as { description?: string } | undefined)?.description ?? remote.instructions?.slice(0, 500) ?? `The tools of the MCP server at ${host}, as an A2A agent.`,
       version: info?.version ?? '1.0.0',
-      capabilities: { streaming: true, pushNotifications: true },
+      capabilities: { streaming: true, pushNotifications: true, ...(oauth ? { extensions: [inTaskAuthorizationScope(host)] } : {}) },
       defaultInputModes: ['application/json', 'text/plain'],
       defaultOutputModes: ['text/plain', 'application/json', 'image/*', 'audio/*'],
       skills: [...tools().values()].map(skillOfTool),
@@ -138,6 +139,7 @@ export async function mcpRemoteAgent(agent: AgentConfig & { mcp: McpRemoteConfig
       const caller = ctx.caller?.principal;
       // Never as nobody: a run without its caller (resumed elsewhere) cannot say whom it acts for.
       if (auth && !caller) return ctx.fail('the caller of this task is not known here, so the MCP server cannot be called on its behalf');
+      if (auth) reportSignedIdentity(ctx, caller!.subject, opts.callerIdentity?.issuer?.());
       ctx.working(`Calling ${call.tool.name}`);
       try {
         const result = await remote.callTool(call.tool.name, call.arguments, {

@@ -9,12 +9,13 @@
  * with a reason naming the remote. Outbound URLs pass the SSRF guard (remote-client.ts).
  */
 import { traceparentOf } from '../../observability/tracing/index.js';
+import type { AgentExtension } from '../../protocol/a2a/types.js';
 import type { AgentConfig, RemoteA2AConfig } from '../../config/config.js';
 import { A2AClientError, AgentCardError, TransportError, type A2AClient, type AgentCard, type Message } from '../../client/index.js';
 import { defineAgent, type AgentCardSpec, type AgentContext, type AgentDefinition } from '../sdk/agent.js';
 import type { CallerIdentitySigner } from '../../core/keys/caller-identity.js';
 import type { RemoteCredentials } from '../../core/vault/index.js';
-import { awaitUserCredential } from '../sdk/remote-connection.js';
+import { awaitUserCredential, inTaskAuthorizationScope, reportSignedIdentity } from '../sdk/remote-connection.js';
 
 export type { CallerIdentitySigner };
 import { connectRemote } from './remote-client.js';
@@ -27,12 +28,12 @@ export interface RemoteA2ALog {
   warn(obj: object, msg?: string): void;
 }
 
-function cardSpecOf(card: AgentCard, id: string): AgentCardSpec {
+function cardSpecOf(card: AgentCard, id: string, inTaskAuthorization: AgentExtension | undefined): AgentCardSpec {
   return {
     name: card.name || id,
     description: card.description || `The remote A2A agent ${id}.`,
     version: card.version || '1.0.0',
-    capabilities: { streaming: true, pushNotifications: true },
+    capabilities: { streaming: true, pushNotifications: true, ...(inTaskAuthorization ? { extensions: [inTaskAuthorization] } : {}) },
     defaultInputModes: card.defaultInputModes.length ? card.defaultInputModes : ['text/plain'],
     defaultOutputModes: card.defaultOutputModes.length ? card.defaultOutputModes : ['text/plain'],
     skills: card.skills.map((s) => ({
@@ -152,6 +153,7 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
           return;
         }
         const audience = cfg.auth.audience ?? new URL(cfg.cardUrl).origin;
+        reportSignedIdentity(ctx, caller.subject, callerIdentity?.issuer?.());
         headers.authorization = `Bearer ${await callerIdentity!.sign({ audience, caller, ttlSeconds: cfg.auth.ttlSeconds })}`;
       }
       const call = { signal: abort.signal, headers };
@@ -198,7 +200,9 @@ export async function remoteA2AAgent(agent: AgentConfig & { remote: RemoteA2ACon
   }
 
   return defineAgent({
-    card: remote ? cardSpecOf(remote.card, agent.id) : { name: agent.id, description: `The remote A2A agent at ${cfg.cardUrl} (unreachable at start).`, skills: [] },
+    card: remote
+      ? cardSpecOf(remote.card, agent.id, oauth ? inTaskAuthorizationScope(new URL(cfg.cardUrl).host) : undefined)
+      : { name: agent.id, description: `The remote A2A agent at ${cfg.cardUrl} (unreachable at start).`, skills: [] },
     execute: (ctx) => run(ctx),
     close: async () => remote?.client.close(),
   });

@@ -9,6 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type Provider from 'oidc-provider';
 import type { AuditEvent, AuditSink } from '../../core/audit/audit-event.js';
+import { TOKEN_EXCHANGE_GRANT } from './token-exchange-grant.js';
 
 /** The part of oidc-provider's Koa context these events carry that is read here. */
 interface EventContext {
@@ -72,6 +73,27 @@ export function auditTokenEvents(provider: Provider, audit: AuditSink, clientAdd
         target: `client:${client?.clientId ?? ''}`,
         ...origin(ctx),
         details: { dynamicRegistration: true, ...(client?.clientName ? { name: client.clientName } : {}) },
+      });
+    } catch {
+      // as above
+    }
+  });
+
+  // A refused token exchange (RFC 8693, ADR 0043) is someone trying to act for a user: recorded
+  // with the exchanging client and the OAuth error, never the tokens. Other grants' errors are not
+  // (a wrong code or an expired refresh token is routine, and the login page has its own records).
+  provider.on('grant.error', (...args: unknown[]) => {
+    try {
+      const ctx = args[0] as EventContext;
+      const grantType = String(ctx.oidc?.params?.grant_type ?? '');
+      if (grantType !== TOKEN_EXCHANGE_GRANT) return;
+      const err = args[1] as { error?: unknown } | undefined;
+      audit.record({
+        action: 'token.exchange_refused',
+        outcome: 'denied',
+        actor: ctx.oidc?.client?.clientId ? `client:${ctx.oidc.client.clientId}` : 'anonymous',
+        ...origin(ctx),
+        details: { grantType, error: typeof err?.error === 'string' ? err.error : 'server_error' },
       });
     } catch {
       // as above

@@ -87,7 +87,10 @@ export class RemoteConnections implements RemoteCredentials {
   async credentialFor(caller: CredentialCaller, remote: string): Promise<RemoteCredential> {
     const subject = caller.subject;
     const r = await this.o.vault.usable(subject, remote, (refreshToken, current) => this.refresh(remote, refreshToken, current));
-    if ('tokens' in r) return { kind: 'token', authorization: `Bearer ${r.tokens.accessToken}`, ...(r.tokens.remoteSubject ? { remoteSubject: r.tokens.remoteSubject } : {}) };
+    if ('tokens' in r) {
+      const t = r.tokens;
+      return { kind: 'token', authorization: `Bearer ${t.accessToken}`, ...(t.remoteSubject ? { remoteSubject: t.remoteSubject } : {}), ...(t.issuer ? { remoteIssuer: t.issuer } : {}) };
+    }
     return { kind: 'connect', connectUrl: this.connectUrl(subject, remote), reason: r.connect };
   }
 

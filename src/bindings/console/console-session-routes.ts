@@ -1,6 +1,7 @@
 /**
  * The console's session (src/auth/sessions/console-sessions.ts, docs/console.md):
- * - `GET /console/session`: who is signed in and the session's CSRF token, or how to sign in
+ * - `GET /console/session`: who is signed in and the session's CSRF token (and `connections` when
+ *   the server has agents that reach a remote as the user), or how to sign in
  *   (the OAuth endpoints and the console's client id); with authentication off, that no one needs to;
  * - `POST /console/session` `{accessToken}`: the token the console just received from the code
  *   flow, exchanged for a session cookie (HttpOnly, SameSite=Strict, Secure on https, scoped to
@@ -27,6 +28,8 @@ export interface ConsoleSessionDeps {
   signIn: boolean;
   /** authentication is off (`auth.mode: none`, loopback only): everyone is the administrator, nobody signs in */
   open: boolean;
+  /** some agent reaches its remote as the user (`auth: oauth`): the console offers the Connections page */
+  connections?: boolean;
   audit?: AuditSink;
 }
 
@@ -46,7 +49,14 @@ export function consoleSessionRoutes(d: ConsoleSessionDeps): FastifyPluginCallba
       if (d.open) return { signedIn: true, open: true, username: 'anonymous', scopes: [], admin: true, csrf: '' };
       const session = await d.sessions.fromCookie(req.headers);
       if (session) {
-        return { signedIn: true, username: session.username, scopes: session.scopes, admin: session.scopes.includes(SCOPES.admin), csrf: await d.sessions.csrfToken(session) };
+        return {
+          signedIn: true,
+          username: session.username,
+          scopes: session.scopes,
+          admin: session.scopes.includes(SCOPES.admin),
+          ...(d.connections ? { connections: true } : {}),
+          csrf: await d.sessions.csrfToken(session),
+        };
       }
       if (!d.signIn) return { signedIn: false };
       const publicUrl = d.publicUrl();

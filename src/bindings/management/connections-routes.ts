@@ -1,7 +1,7 @@
 /**
  * `/api/v1/connections` (ADR 0035): the caller's own connections to remotes with `auth: oauth`:
- * list (remote, scopes, who they are there, when connected, refreshed, last used; never a token)
- * and disconnect (deletes the vault row). Any authenticated caller, for their own subject only.
+ * list (remote, status, scopes, who they are there, when connected, refreshed, last used, and a
+ * connect link to connect or connect again; never a token) and disconnect (deletes the vault row). Any authenticated caller, for their own subject only.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { restErrorBody } from '../a2a-rest/rest-binding.js';
@@ -25,6 +25,7 @@ export interface ConnectionsRoutesDeps {
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
+const now = () => Date.now();
 
 export function connectionsRoutes(d: ConnectionsRoutesDeps): FastifyPluginAsync {
   /** A signed-in caller: connections are a person's, so the anonymous principal (no credential, or auth mode none) has none. */
@@ -42,10 +43,14 @@ export function connectionsRoutes(d: ConnectionsRoutesDeps): FastifyPluginAsync 
       const rows = new Map((await d.vault.connections(who.subject)).map((c) => [c.remote, c]));
       const connections = [...d.remotes].sort().map((remote) => {
         const c = rows.get(remote);
-        if (!c) return { remote, status: 'not-connected', connectUrl: d.connectUrl(who.subject, remote) };
+        const connectUrl = d.connectUrl(who.subject, remote);
+        if (!c) return { remote, status: 'not-connected', connectUrl };
+        // Expired with nothing to refresh it: the next call would ask to connect; say so now.
+        const stale = !c.refreshable && c.expiresAt !== undefined && c.expiresAt <= now();
         return {
           remote,
-          status: 'connected',
+          status: stale ? 'needs-reconnect' : 'connected',
+          connectUrl,
           ...(c.scope ? { scopes: c.scope.split(' ') } : {}),
           ...(c.remoteSubject ? { remoteSubject: c.remoteSubject } : {}),
           connectedAt: iso(c.connectedAt),

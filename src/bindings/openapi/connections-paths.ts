@@ -20,8 +20,11 @@ export function connectionsPaths(): Obj {
                     type: 'object',
                     properties: {
                       remote: { type: 'string', description: 'the agent id' },
-                      status: { enum: ['connected', 'not-connected'] },
-                      connectUrl: { type: 'string', description: 'where to connect (not connected only)' },
+                      status: {
+                        enum: ['connected', 'not-connected', 'needs-reconnect'],
+                        description: 'needs-reconnect: the access token expired and there is no refresh token; the next call would ask to connect',
+                      },
+                      connectUrl: { type: 'string', description: 'where the caller connects (again), opened in the browser signed in to the console as the caller' },
                       scopes: { type: 'array', items: { type: 'string' } },
                       remoteSubject: { type: 'string', description: 'who the caller is at the remote, as its token says' },
                       connectedAt: { type: 'string', format: 'date-time' },
@@ -30,7 +33,7 @@ export function connectionsPaths(): Obj {
                       expiresAt: { type: 'string', format: 'date-time' },
                       refreshable: { type: 'boolean' },
                     },
-                    required: ['remote', 'status'],
+                    required: ['remote', 'status', 'connectUrl'],
                   },
                 },
               },

@@ -350,6 +350,7 @@ export function openApiDocument(version: string): Obj {
                   username: { type: 'string' },
                   scopes: { type: 'array', items: { type: 'string' } },
                   admin: { type: 'boolean' },
+                  connections: { type: 'boolean', description: 'some agent reaches its remote as the user (auth: oauth): the Connections page applies' },
                   csrf: { type: 'string' },
                   signIn: { type: 'object' },
                 },

@@ -141,7 +141,7 @@ export interface HostedAgents {
 /** Message metadata linking a sub-task to the task whose run created it. */
 export const PARENT_TASK_METADATA_KEY = 'agentport/parentTaskId';
 
-/** One model call's usage, as an agent reports it. */
+/** One model call's usage, as an agent reports it; or whom the run acts as at a remote. */
 export interface UsageReport {
   /** the model's name, as the provider calls it */
   model?: string;
@@ -152,6 +152,13 @@ export interface UsageReport {
   cachedTokens?: number;
   /** of promptTokens, those written to the provider's prompt cache (Anthropic) */
   cacheWriteTokens?: number;
+  /**
+   * Whom the run acts as at a remote it calls for the user (issue 27): the user's subject there,
+   * never a token. Kept on the usage record (`remoteSubject`); the last one reported wins.
+   */
+  remoteSubject?: string;
+  /** who vouches for `remoteSubject` (the remote's authorization server, or Agentport's own issuer) */
+  remoteIssuer?: string;
 }
 
 export interface AgentDefinition {

@@ -44,6 +44,8 @@ export interface CallerIdentitySigner {
    * and `scope` is empty, so a remote can tell it from any caller and grant it no user's rights.
    */
   signService(input: Omit<CallerIdentityInput, 'caller'>): Promise<string>;
+  /** the `iss` it signs with, for usage records (`remoteIssuer`) */
+  issuer?(): string;
 }
 
 export class KeyStoreCallerIdentity implements CallerIdentitySigner {
@@ -51,6 +53,10 @@ export class KeyStoreCallerIdentity implements CallerIdentitySigner {
 
   constructor(private readonly o: CallerIdentityOptions) {
     this.now = o.now ?? Date.now;
+  }
+
+  issuer(): string {
+    return this.o.issuer();
   }
 
   signService(input: Omit<CallerIdentityInput, 'caller'>): Promise<string> {

@@ -10,7 +10,7 @@ import { isInterrupted, isTerminal, type Task } from '../../protocol/a2a/types.j
 import type { UsageRecord } from '../../store/usage-record.js';
 import type { UsageReport } from '../agents/agent-definition.js';
 import { tokenCost } from './token-cost.js';
-import { addReport, copyDraftFields, type ReportedUsage, type UsageDraft } from './usage-draft.js';
+import { addReport, copyDraftFields, copyReportedFields, type ReportedUsage, type UsageDraft } from './usage-draft.js';
 
 export interface TaskUsagePolicy {
   /** the replica writing */
@@ -72,9 +72,8 @@ export function taskUsageRow(s: TaskUsageState, t: { task: Task; agentId: string
     completionTokens,
     cost,
   };
-  if (pending?.cachedTokens) row.cachedTokens = pending.cachedTokens;
+  copyReportedFields(pending, row);
   if (terminal) row.durationMs = now - t.createdAt;
-  if (pending?.model !== undefined) row.model = pending.model;
   if (d) copyDraftFields(d, row);
   return row;
 }

@@ -21,9 +21,11 @@ export interface ReportedUsage {
   cachedTokens: number;
   /** of promptTokens, written to the prompt cache */
   cacheWriteTokens: number;
+  remoteSubject?: string;
+  remoteIssuer?: string;
 }
 
-/** Adds a report to what is pending (tokens add up; the last model named wins). */
+/** Adds a report to what is pending (tokens add up; the last model and remote identity named win). */
 export function addReport(p: ReportedUsage | undefined, u: UsageReport): ReportedUsage {
   const out = p ?? { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0 };
   const prompt = nonNegative(u.promptTokens);
@@ -34,6 +36,8 @@ export function addReport(p: ReportedUsage | undefined, u: UsageReport): Reporte
   out.cachedTokens += cached;
   out.cacheWriteTokens += Math.min(nonNegative(u.cacheWriteTokens), prompt - cached);
   if (typeof u.model === 'string' && u.model !== '') out.model = u.model.slice(0, 200);
+  if (typeof u.remoteSubject === 'string' && u.remoteSubject !== '') out.remoteSubject = u.remoteSubject.slice(0, 200);
+  if (typeof u.remoteIssuer === 'string' && u.remoteIssuer !== '') out.remoteIssuer = u.remoteIssuer.slice(0, 500);
   return out;
 }
 
@@ -126,6 +130,15 @@ export function carryUsage(p: Principal, d: UsageDraft): Principal {
 
 export function usageCarriedBy(p: Principal): UsageDraft | undefined {
   return (p as Principal & { [CARRIED]?: UsageDraft })[CARRIED];
+}
+
+/** What a report carries beyond the summed tokens onto a record: cached tokens, the model, the remote identity (absent stays absent). */
+export function copyReportedFields(u: ReportedUsage | undefined, r: UsageRecord): void {
+  if (!u) return;
+  if (u.cachedTokens) r.cachedTokens = u.cachedTokens;
+  if (u.model !== undefined) r.model = u.model;
+  if (u.remoteSubject !== undefined) r.remoteSubject = u.remoteSubject;
+  if (u.remoteIssuer !== undefined) r.remoteIssuer = u.remoteIssuer;
 }
 
 /** The draft's optional dimensions onto a record (only those it has: absent stays absent). */

@@ -11,7 +11,7 @@ import type { SkillCostConfig, UsageConfig } from '../../config/usage-schema.js'
 import type { UsageAmend, UsageRecord } from '../../store/usage-record.js';
 import type { UsageStore } from '../../store/usage-store.js';
 import { uuidv7 } from '../ids/uuid-v7.js';
-import { copyDraftFields, UsageDraft } from './usage-draft.js';
+import { copyDraftFields, copyReportedFields, UsageDraft } from './usage-draft.js';
 import { tokenCost } from './token-cost.js';
 
 export interface UsageRecorderOptions {
@@ -124,8 +124,7 @@ export class UsageRecorder {
       completionTokens: d.reported?.completionTokens ?? 0,
       cost: this.costOf(d),
     };
-    if (d.reported?.cachedTokens) r.cachedTokens = d.reported.cachedTokens;
-    if (d.reported?.model !== undefined) r.model = d.reported.model;
+    copyReportedFields(d.reported, r);
     if (d.ttfbMs !== undefined) r.ttfbMs = d.ttfbMs;
     if (end.bytesOut !== undefined) r.bytesOut = end.bytesOut;
     if (d.agent !== undefined) r.agent = !this.o.isAgent || this.o.isAgent(d.agent) ? d.agent : OTHER;

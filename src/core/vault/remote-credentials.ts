@@ -8,8 +8,8 @@ import type { Principal } from '../authz/principal.js';
 import type { ConnectReason } from './token-vault.js';
 
 export type RemoteCredential =
-  /** `authorization`: the header value; `remoteSubject`: who the user is there, when known (records) */
-  | { kind: 'token'; authorization: string; remoteSubject?: string }
+  /** `authorization`: the header value; `remoteSubject`: who the user is there, when known, and `remoteIssuer` who says so (records) */
+  | { kind: 'token'; authorization: string; remoteSubject?: string; remoteIssuer?: string }
   /** the user has to connect (again) at `connectUrl`, opened in their browser */
   | { kind: 'connect'; connectUrl: string; reason: ConnectReason }
   /** none can be had and no user action would help (a token service refused); `reason` is safe to show the caller */

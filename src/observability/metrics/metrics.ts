@@ -63,6 +63,8 @@ export class Metrics {
   private readonly forwarded: Counter<'direction'>;
   private readonly orphans: Counter;
   private readonly quotaRefusals: Counter<'kind' | 'agent'>;
+  private readonly remoteRefreshes: Counter<'remote'>;
+  private readonly remoteRefreshFailures: Counter<'remote' | 'reason'>;
   /** this scrape's read of the outbox, shared by its two gauges */
   private outboxRead: Promise<{ pending: number; oldestCreatedAt?: number } | undefined> | undefined;
 
@@ -140,6 +142,18 @@ export class Metrics {
     this.forwarded = new Counter({ name: METRIC.forwarded, help: 'Messages for a task leased to another replica: sent there (direction=sent), or received from one (received)', labelNames: ['direction'], registers });
     this.orphans = new Counter({ name: METRIC.orphansRecovered, help: 'Tasks of a dead or cut-off replica recovered by this one', registers });
     this.quotaRefusals = new Counter({ name: METRIC.quotaRefusals, help: 'Calls refused by a quota, by quota kind and agent', labelNames: ['kind', 'agent'], registers });
+    this.remoteRefreshes = new Counter({
+      name: METRIC.remoteTokenRefreshes,
+      help: "Users' access tokens at a remote (agents[] with auth: oauth) refreshed by this replica, by remote (the agent id)",
+      labelNames: ['remote'],
+      registers,
+    });
+    this.remoteRefreshFailures = new Counter({
+      name: METRIC.remoteTokenRefreshFailures,
+      help: "Refreshes of a user's token at a remote that failed, by remote and reason: refused (the grant is gone; the user must connect again) or error (the remote's authorization server failed or was unreachable)",
+      labelNames: ['remote', 'reason'],
+      registers,
+    });
   }
 
   taskStarted(agent: string, skill: string | undefined): void {
@@ -174,6 +188,14 @@ export class Metrics {
 
   quotaRefused(kind: string, agent: string | undefined): void {
     this.quotaRefusals.inc({ kind, agent: this.labels.agent.of(agent, true) });
+  }
+
+  remoteTokenRefreshed(remote: string): void {
+    this.remoteRefreshes.inc({ remote: this.labels.agent.of(remote, true) });
+  }
+
+  remoteTokenRefreshFailed(remote: string, reason: 'refused' | 'error'): void {
+    this.remoteRefreshFailures.inc({ remote: this.labels.agent.of(remote, true), reason });
   }
 
   /** The text Prometheus scrapes. */

@@ -27,6 +27,7 @@ import * as m0017 from './0017-task-caller.js';
 import * as m0018 from './0018-remote-tokens.js';
 import * as m0020 from './0020-usage-cached-tokens.js';
 import * as m0021 from './0021-push-outbox-config-head.js';
+import * as m0022 from './0022-usage-remote-identity.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
 
@@ -57,6 +58,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0018_remote_tokens': m0018,
   '0020_usage_cached_tokens': m0020,
   '0021_push_outbox_config_head': m0021,
+  '0022_usage_remote_identity': m0022,
 };
 
 /** The migrations this build knows, in the order they apply. */

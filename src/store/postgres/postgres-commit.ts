@@ -66,6 +66,8 @@ const USAGE_COLUMN_TYPES = {
   client_id: 'text',
   key_id: 'text',
   usecase: 'text',
+  remote_subject: 'text',
+  remote_issuer: 'text',
   outcome: 'text',
   error: 'integer',
   ttfb_ms: 'double precision',

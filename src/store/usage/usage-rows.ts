@@ -18,6 +18,8 @@ export const DIMENSION_COLUMN: Readonly<Record<UsageDimension, string>> = {
   operation: 'operation',
   outcome: 'outcome',
   kind: 'kind',
+  remoteSubject: 'remote_subject',
+  remoteIssuer: 'remote_issuer',
 };
 
 /** usage_records columns in the order usageRowValues binds them. */
@@ -39,6 +41,8 @@ export const USAGE_RECORD_COLUMNS = [
   'client_id',
   'key_id',
   'usecase',
+  'remote_subject',
+  'remote_issuer',
   'outcome',
   'error',
   'ttfb_ms',
@@ -72,6 +76,8 @@ export function toUsageRow(r: UsageRecord): UsageRecordsTable {
     client_id: r.clientId ?? null,
     key_id: r.keyId ?? null,
     usecase: r.usecase ?? null,
+    remote_subject: r.remoteSubject ?? null,
+    remote_issuer: r.remoteIssuer ?? null,
     outcome: r.outcome,
     error: r.error ? 1 : 0,
     ttfb_ms: r.ttfbMs ?? null,
@@ -148,6 +154,8 @@ export function fromUsageRow(row: UsageRecordsTable): UsageRecord {
     ...opt('clientId', row.client_id),
     ...opt('keyId', row.key_id),
     ...opt('usecase', row.usecase),
+    ...opt('remoteSubject', row.remote_subject),
+    ...opt('remoteIssuer', row.remote_issuer),
     outcome: row.outcome,
     error: Number(row.error) === 1,
     ...opt('ttfbMs', num(row.ttfb_ms)),

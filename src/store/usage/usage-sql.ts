@@ -12,8 +12,8 @@ import { DURATION_BOUNDS_MS, DURATION_COLUMNS, LATENCY_BOUNDS_MS, LATENCY_COLUMN
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
 
-/** usage_hourly's dimension columns, in table order. */
-export const ROLLUP_DIMENSIONS = ['kind', 'agent', 'skill', 'tool', 'subject', 'client_id', 'key_id', 'usecase', 'face', 'operation', 'outcome'] as const;
+/** usage_hourly's (and usage_daily's) dimension columns: 0008's in table order, then 0022's. */
+export const ROLLUP_DIMENSIONS = ['kind', 'agent', 'skill', 'tool', 'subject', 'client_id', 'key_id', 'usecase', 'face', 'operation', 'outcome', 'remote_subject', 'remote_issuer'] as const;
 
 /**
  * TaskCommit.usage on an existing row (src/store/store.ts): state columns take the new values,
@@ -31,6 +31,9 @@ export function onUsageConflict(oc: OnConflictBuilder<Database, 'usage_records'>
     cached_tokens: eb('usage_records.cached_tokens', '+', eb.ref('excluded.cached_tokens')),
     cost: eb('usage_records.cost', '+', eb.ref('excluded.cost')),
     model: eb.fn.coalesce('excluded.model', 'usage_records.model'),
+    // Reported once, when the run first reaches the remote: a later write without it keeps it.
+    remote_subject: eb.fn.coalesce('excluded.remote_subject', 'usage_records.remote_subject'),
+    remote_issuer: eb.fn.coalesce('excluded.remote_issuer', 'usage_records.remote_issuer'),
     ttfb_ms: eb.fn.coalesce('excluded.ttfb_ms', 'usage_records.ttfb_ms'),
     latency_ms: eb.fn.coalesce('excluded.latency_ms', 'usage_records.latency_ms'),
     bytes_in: eb.fn.coalesce('excluded.bytes_in', 'usage_records.bytes_in'),

@@ -13,6 +13,7 @@ import { startLegacyRemote, startModernRemote, type RemoteRecord, type RemoteSer
 
 const ALICE_KEY = 'alice-mcp-signed-identity-key-01';
 const BOB_KEY = 'bob-mcp-signed-identity-key-0001';
+const OPS_KEY = 'ops-mcp-signed-identity-key-0001';
 
 let remote: RemoteServer;
 let front: TestServer;
@@ -31,6 +32,7 @@ beforeAll(async () => {
       apiKeys: [
         { key: ALICE_KEY, subject: 'alice', scopes: ['a2a:discover', 'a2a:publish'] },
         { key: BOB_KEY, subject: 'bob', scopes: ['a2a:publish'] },
+        { key: OPS_KEY, subject: 'ops', scopes: ['admin'] },
       ],
     },
   });
@@ -85,6 +87,18 @@ describe.each(['modern', 'legacy'])('signed identity to a remote MCP server (%s 
       const c = await verified(q.authorization);
       expect({ method: q.method, sub: c.sub, scope: c.scope }).toEqual({ method: q.method, sub: front.http, scope: '' });
     }
+  });
+});
+
+describe('usage records of calls made with a signed identity (issue 27)', () => {
+  it('name whom each call went out as at the remote: the caller, vouched for by the JWT issuer the remote verified', async () => {
+    record.requests!.length = 0;
+    expect((await add('modern', BOB_KEY)).body.result?.task?.status?.state).toBe('TASK_STATE_COMPLETED');
+    const sent = await verified(record.requests!.find((q) => q.method === 'tools/call')?.authorization);
+    const r = await fetch(`${front.http}/api/v1/usage?by=agent,subject,remoteSubject,remoteIssuer&agent=modern&subject=bob`, { headers: { 'x-api-key': OPS_KEY } });
+    expect(r.status).toBe(200);
+    const keys = ((await r.json()) as any).groups.map((g: any) => g.key);
+    expect(keys).toEqual([{ agent: 'modern', subject: 'bob', remoteSubject: sent.sub, remoteIssuer: sent.iss }]);
   });
 });
 

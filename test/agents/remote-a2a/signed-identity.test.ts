@@ -15,6 +15,7 @@ import { artifactTexts, collect, PROBE_MODULE, states } from '../../client/suppo
 import { startTestServer, type TestServer } from '../../support/server.js';
 
 const ALICE_KEY = 'alice-signed-identity-key-0001';
+const OPS_KEY = 'ops-signed-identity-key-000001';
 
 let upstream: TestServer;
 let front: TestServer;
@@ -73,7 +74,13 @@ beforeAll(async () => {
       { id: 'inside', remote: { cardUrl: `${gateUrl}/a2a/probe`, allowlist: ['127.0.0.1'], auth: { kind: 'signed-identity', ttlSeconds: 30 } } },
       { id: 'unsigned', remote: { cardUrl: `${gateUrl}/a2a/probe`, allowlist: ['127.0.0.1'] } },
     ],
-    auth: { mode: 'required', apiKeys: [{ key: ALICE_KEY, subject: 'alice', scopes: ['a2a:discover', 'a2a:publish'] }] },
+    auth: {
+      mode: 'required',
+      apiKeys: [
+        { key: ALICE_KEY, subject: 'alice', scopes: ['a2a:discover', 'a2a:publish'] },
+        { key: OPS_KEY, subject: 'ops', scopes: ['admin'] },
+      ],
+    },
   });
 });
 afterAll(async () => {
@@ -123,5 +130,23 @@ describe('signed caller identity to a trusted remote', () => {
     expect(seen.length).toBeGreaterThan(0);
     expect(seen[0]!.refused).toBeDefined();
     expect(seen[0]!.rawAuthorization).toBe('');
+  });
+
+  it('the usage records name whom the calls went out as (the claims the remote verified), and the unsigned agent none (issue 27)', async () => {
+    seen.length = 0;
+    const c = await asAlice('inside');
+    expect(states(await collect(c.sendStreamingMessage({ message: textMessage('recorded') }))).at(-1)).toBe('TASK_STATE_COMPLETED');
+    const { claims } = seen[0]!;
+    const r = await fetch(`${front.http}/api/v1/usage?by=agent,remoteSubject,remoteIssuer&agent=inside,unsigned&operation=SendStreamingMessage`, { headers: { 'x-api-key': OPS_KEY } });
+    expect(r.status).toBe(200);
+    const keys = ((await r.json()) as any).groups.map((g: any) => g.key);
+    // Runs after the unsigned agent's refused call: its record names no remote identity.
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        { agent: 'inside', remoteSubject: claims!.sub, remoteIssuer: claims!.iss },
+        { agent: 'unsigned', remoteSubject: null, remoteIssuer: null },
+      ]),
+    );
+    expect(keys.length).toBe(2);
   });
 });

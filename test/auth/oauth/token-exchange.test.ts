@@ -165,6 +165,19 @@ describe('RFC 8693 token exchange at our token endpoint', () => {
     expect(await refusal(await exchange({ resource: `${as.issuer}/a2a/echo`, audience: `${as.issuer}/mcp` }))).toMatchObject({ status: 400, error: 'invalid_target' });
   });
 
+  it('a refused exchange is audited as token.exchange_refused with the client and the error, never a token', async () => {
+    expect(await refusal(await exchange({ resource: 'https://refused-audience.example/api' }))).toMatchObject({ status: 400, error: 'invalid_target' });
+    await s.audit.flush();
+    const store = await openSqliteStore({ file: path.join(s.dataDir, 'agentport.db') });
+    try {
+      const refused = (await store.audit.list({ limit: 1000 })).filter((e: AuditRecord) => e.action === 'token.exchange_refused');
+      expect(refused).toContainEqual(expect.objectContaining({ outcome: 'denied', actor: `client:${service.client_id}`, details: { grantType: GRANT, error: 'invalid_target' } }));
+      expect(JSON.stringify(refused)).not.toContain(aliceToken);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('unauthorized_client for a client not trusted with the grant', async () => {
     expect(await refusal(await exchange({ resource: `${as.issuer}/a2a/echo` }, plain, plainAuth))).toMatchObject({ status: 400, error: 'unauthorized_client' });
   });

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpc, type TestServer } from '../../support/server.js';
 import { consoleSignIn } from '../../console/console-code-flow.js';
 import { browse, startOAuthServer } from '../oauth/support.js';
+import { parseExposition, sampleSum } from '../../support/prometheus.js';
 
 const ALICE_KEY = 'alice-remote-oauth-key-000000001';
 const CAROL_KEY = 'carol-remote-oauth-key-000000001';
@@ -252,6 +253,69 @@ describe('a remote MCP server reached as each user (auth: oauth)', () => {
     expect(connected[0]).toMatchObject({ actor: 'alice', details: { remoteSubject: BEA.username } });
     expect(records.some((x) => x.action === 'connection.disconnected' && x.actor === 'alice' && x.target === 'agent:bee')).toBe(true);
     expect(raw).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./);
+  });
+
+  it("A's usage records name whom each call acted as at B (B's user and B's issuer), in JSON and CSV, never a token", async () => {
+    // B's issuer as B itself publishes it (RFC 8414), not as A stored it.
+    const issuer = ((await (await fetch(`${b.http}/.well-known/oauth-authorization-server`)).json()) as any).issuer as string;
+    expect(issuer).toMatch(/^http/);
+    const r = await fetch(`${a.http}/api/v1/usage?by=agent,subject,remoteSubject,remoteIssuer&agent=bee,bee-a2a&outcome=TASK_STATE_COMPLETED`, { headers: { 'x-api-key': A_ADMIN_KEY } });
+    const raw = await r.text();
+    expect(r.status, raw).toBe(200);
+    const keys = (JSON.parse(raw) as any).groups.map((g: any) => g.key);
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        { agent: 'bee', subject: 'alice', remoteSubject: BEA.username, remoteIssuer: issuer },
+        { agent: 'bee-a2a', subject: 'alice', remoteSubject: BEA.username, remoteIssuer: issuer },
+      ]),
+    );
+    // Every completed call went out as B's user: none without a remote identity.
+    expect(keys.filter((k: any) => k.remoteSubject !== BEA.username)).toEqual([]);
+    expect(raw).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}\./);
+    const csv = await (await fetch(`${a.http}/api/v1/usage?by=agent,remoteSubject&agent=bee&outcome=TASK_STATE_COMPLETED`, { headers: { 'x-api-key': A_ADMIN_KEY, accept: 'text/csv' } })).text();
+    const [header, ...rows] = csv.trim().split('\r\n');
+    expect(header!.split(',').slice(0, 2)).toEqual(['agent', 'remoteSubject']);
+    expect(rows.map((x) => x.split(',').slice(0, 2))).toEqual([['bee', BEA.username]]);
+  });
+
+  it("A's audit log has the refresh B refused (the revoked grant), naming A's user, never a token", async () => {
+    const records = ((await (await fetch(`${a.http}/api/v1/audit?limit=500`, { headers: { 'x-api-key': A_ADMIN_KEY } })).json()) as any).records as any[];
+    expect(records).toContainEqual(expect.objectContaining({ action: 'connection.refresh_failed', outcome: 'failure', actor: 'system', target: 'agent:bee', details: { subject: 'alice', refused: true } }));
+  });
+
+  it("A's metrics count the refreshes B made and the refreshes B refused, per remote", async () => {
+    const scrape = async () => parseExposition(await (await fetch(`${a.http}/metrics`, { headers: { 'x-api-key': A_ADMIN_KEY } })).text());
+    // Independently: B's own audit log records every refresh it granted (token.refreshed), all of them bea's.
+    const bRefreshes = async () =>
+      ((await (await fetch(`${b.http}/api/v1/audit?limit=1000`, { headers: { 'x-api-key': B_ADMIN_KEY } })).json()) as any).records.filter((x: any) => x.action === 'token.refreshed').length as number;
+    const m = await waitFor(async () => {
+      const e = await scrape();
+      const ours = sampleSum(e, 'agentport_remote_token_refreshes_total');
+      return ours > 0 && ours === (await bRefreshes()) ? e : undefined;
+    });
+    expect(sampleSum(m, 'agentport_remote_token_refreshes_total', { remote: 'bee' })).toBeGreaterThanOrEqual(2);
+    expect(sampleSum(m, 'agentport_remote_token_refreshes_total', { remote: 'bee-a2a' })).toBeGreaterThanOrEqual(1);
+    const records = ((await (await fetch(`${a.http}/api/v1/audit?limit=500`, { headers: { 'x-api-key': A_ADMIN_KEY } })).json()) as any).records as any[];
+    const refused = records.filter((x) => x.action === 'connection.refresh_failed' && x.target === 'agent:bee' && x.details?.refused === true).length;
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(sampleSum(m, 'agentport_remote_token_refresh_failures_total', { remote: 'bee', reason: 'refused' })).toBe(refused);
+    expect(sampleSum(m, 'agentport_remote_token_refresh_failures_total', { reason: 'error' })).toBe(0);
+  });
+
+  it('the cards of both remote-OAuth agents state what a connection made in AUTH_REQUIRED covers (A2A §7.6.4), as a data-only extension', async () => {
+    for (const id of ['bee', 'bee-a2a']) {
+      const card = (await (await fetch(`${a.http}/a2a/${id}/.well-known/agent-card.json`)).json()) as any;
+      const ext = (card.capabilities.extensions ?? []).find((e: any) => e.uri === 'urn:agentport:a2a:ext:in-task-authorization-scope:v1');
+      // Not required (ProtoJSON leaves a false `required` out): a client needs nothing to honour it.
+      expect(ext?.required ?? false, id).toBe(false);
+      expect(ext, id).toMatchObject({ params: { boundTo: ['user', 'remote'], covers: ['later-messages', 'later-tasks'], until: ['disconnected', 'refused-by-remote', 'expired-without-refresh'] } });
+      expect(ext.description).toContain('TASK_STATE_AUTH_REQUIRED');
+      expect(ext.description).toContain(new URL(b.http).host);
+      expect(ext.description).toContain('until it is revoked');
+    }
+    // An agent that never asks a user to connect states nothing of the kind.
+    const plain = (await (await fetch(`${b.http}/a2a/echo/.well-known/agent-card.json`)).json()) as any;
+    expect((plain.capabilities.extensions ?? []).map((e: any) => e.uri)).not.toContain('urn:agentport:a2a:ext:in-task-authorization-scope:v1');
   });
 
   it('refuses a forged or altered connect link', async () => {
