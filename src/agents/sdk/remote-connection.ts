@@ -8,10 +8,7 @@ import type { AgentContext } from '../../core/agents/agent-definition.js';
 import type { AgentExtension } from '../../protocol/a2a/types.js';
 
 /** What the credential source answers: a token, or where the user connects. */
-export type UserCredential =
-  | { kind: 'token'; authorization: string; remoteSubject?: string; remoteIssuer?: string }
-  | { kind: 'connect'; connectUrl: string; reason: string }
-  | { kind: 'unavailable'; reason: string };
+export type UserCredential = { kind: 'token'; authorization: string; remoteSubject?: string; remoteIssuer?: string } | { kind: 'connect'; connectUrl: string; reason: string } | { kind: 'unavailable'; reason: string };
 
 const POLL_MS = 500;
 
