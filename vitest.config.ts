@@ -130,6 +130,11 @@ export default defineConfig({
     // The longest files start first (test/durations.json), so none is left running alone at the end.
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
+      // `npm test` and `npm run test:unit` run this project with --no-isolate --minWorkers=3: its
+      // files share three worker processes and the modules loaded there instead of a fresh process
+      // each (about half the CPU, issue 26; docs/testing.md, "Suite time"). So a unit test puts back
+      // what it changes globally (fake timers, spies, listeners, env). A project's own `isolate`
+      // would not do it: vitest takes the pool's isolation from the root config.
       { extends: true, test: { name: 'unit', include: UNIT } },
       { extends: true, test: { name: 'system', include: ['test/**/*.test.ts'], exclude: UNIT } },
     ],

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { fakeIO } from './fake-io.js';
 
@@ -151,8 +151,14 @@ describe('agentport audit verify --api-key (over the API of a running server)', 
   const ADMIN = 'k-audit-admin-0123456789abcdef';
   const READER = 'k-audit-reader-0123456789abcdef';
 
+  // The whole server's modules, loaded only when this block runs, and in a hook: on a busy machine
+  // their loading alone took most of the test's 30 s (issue 26).
+  let startTestServer: typeof import('../support/server.js').startTestServer;
+  beforeAll(async () => {
+    ({ startTestServer } = await import('../support/server.js'));
+  });
+
   it('asks GET /api/v1/audit/verify with the key and prints what the database walk prints; a key without admin is exit 6', async () => {
-    const { startTestServer } = await import('../support/server.js');
     const s = await startTestServer({
       auth: {
         mode: 'required',
