@@ -61,6 +61,8 @@ describe('loadConfig without a file', () => {
         localUsers: true,
         trustedProxies: [],
         tokenLogin: {},
+        // issue 27 (ADR 0039): no issuer's tokens are accepted as subject tokens unless configured
+        tokenExchange: { subjectIssuers: [] },
       },
       apiKeys: [],
       extendedCard: true,

@@ -95,7 +95,7 @@ export function toUsageRow(r: UsageRecord): UsageRecordsTable {
 
 /**
  * The row's values in USAGE_RECORD_COLUMNS order, for a positionally bound prepared statement.
- * Written out rather than mapped over toUsageRow: every task commit binds one, and the map's 29
+ * Written out rather than mapped over toUsageRow: every task commit binds one, and the map's 31
  * keyed reads of a fresh object went megamorphic on the commit path (issue 26).
  */
 export function usageRowValues(r: UsageRecord): unknown[] {
@@ -117,6 +117,8 @@ export function usageRowValues(r: UsageRecord): unknown[] {
     r.clientId ?? null,
     r.keyId ?? null,
     r.usecase ?? null,
+    r.remoteSubject ?? null,
+    r.remoteIssuer ?? null,
     r.outcome,
     r.error ? 1 : 0,
     r.ttfbMs ?? null,
