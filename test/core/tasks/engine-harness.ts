@@ -18,6 +18,8 @@ export interface Engine {
   store: SqliteStore;
   bus: InProcessEventBus;
   registry: AgentRegistry;
+  /** the database file */
+  file: string;
   /** the call context of `subject` addressing `agentId` */
   ctx(agentId: string, subject?: string): CallContext;
   /** stops the service (if not yet closed) and removes the database */
@@ -34,11 +36,15 @@ export function agent(execute: (ctx: AgentContext) => Promise<void> | void): Age
   });
 }
 
-export async function startEngine(agents: Record<string, AgentDefinition>, limits: Partial<TaskServiceLimits> = {}): Promise<Engine> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentport-engine-'));
-  const store = await openSqliteStore({ file: join(dir, 'agentport.db') });
+/**
+ * `replicaOf`: a second engine over the same database file and the same bus as that one (two
+ * replicas of one deployment, in one process); disposing it leaves the file to its first engine.
+ */
+export async function startEngine(agents: Record<string, AgentDefinition>, limits: Partial<TaskServiceLimits> = {}, replicaOf?: Engine): Promise<Engine> {
+  const dir = replicaOf ? undefined : mkdtempSync(join(tmpdir(), 'agentport-engine-'));
+  const store = await openSqliteStore({ file: replicaOf ? replicaOf.file : join(dir!, 'agentport.db') });
   await store.migrate();
-  const bus = new InProcessEventBus();
+  const bus = replicaOf?.bus ?? new InProcessEventBus();
   const committer = new GroupCommitter(store);
   const ids = Object.keys(agents);
   const registry = new AgentRegistry(ids[0]!);
@@ -71,13 +77,14 @@ export async function startEngine(agents: Record<string, AgentDefinition>, limit
     service,
     store,
     bus,
+    file: replicaOf ? replicaOf.file : join(dir!, 'agentport.db'),
     registry,
     ctx: (agentId, subject = 'alice') => ({ agentId, principal: { subject, authenticated: true, scopes: [] }, requestedExtensions: [] }),
     async dispose() {
       if (!closed) await service.close();
-      await bus.close();
+      if (!replicaOf) await bus.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

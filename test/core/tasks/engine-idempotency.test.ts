@@ -232,4 +232,40 @@ suite('SendMessage idempotency (in process)', () => {
     expect(taskOf(await engine.service.sendMessage(stillHere, { message: userMessage('here') })).status.state).toBe('TASK_STATE_COMPLETED');
     expect(runs.n).toBe(1);
   });
+  it("a starting run that ends leaves only its own entry: a later run's entry under the same key still answers a retry", async () => {
+    // run 1 (blocking) fails before producing anything; run 2 (a streaming send, which does not
+    // wait on a starting message) took the key meanwhile; a blocking retry must wait on run 2.
+    const gates = [0, 1].map(() => {
+      let open = () => {};
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      return { open, opened };
+    });
+    let runs = 0;
+    engine = await startEngine({
+      twice: agent(async (ctx) => {
+        const n = ++runs;
+        if (n > 2) return ctx.complete(`run ${n}`);
+        await gates[n - 1]!.opened;
+        if (n === 1) throw new Error('run 1 broke');
+        ctx.complete('run 2');
+      }),
+    });
+    const message = userMessage('two starts');
+    const first = engine.service.sendMessage(engine.ctx('twice'), { message });
+    await until(() => runs === 1, 'run 1');
+    const streamed = collect(engine.service.sendStreamingMessage(engine.ctx('twice'), { message }));
+    await until(() => runs === 2, 'run 2');
+    gates[0]!.open();
+    await expect(first).rejects.toThrow('The agent failed');
+    const retry = engine.service.sendMessage(engine.ctx('twice'), { message });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(runs).toBe(2);
+    gates[1]!.open();
+    const items = await streamed;
+    const last = items.at(-1)!.response;
+    expect(describe(last)).toBe('status:TASK_STATE_COMPLETED');
+    const run2Task = 'statusUpdate' in last ? last.statusUpdate.taskId : '';
+    expect(taskOf(await retry)).toMatchObject({ id: run2Task, status: { state: 'TASK_STATE_COMPLETED' } });
+    expect(runs).toBe(2);
+  });
 });
