@@ -21,6 +21,24 @@ const taskOf = (r: SendMessageResponse): Task => {
   return r.task;
 };
 
+/**
+ * Counts the calls of each of the store's methods from now on (the real store still answers):
+ * what a request costs in store reads.
+ */
+function countCalls(store: object): Map<string, number> {
+  const counts = new Map<string, number>();
+  const methods = store as Record<string, unknown>;
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(store))) {
+    const f = methods[name];
+    if (name === 'constructor' || typeof f !== 'function') continue;
+    methods[name] = (...args: unknown[]) => {
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      return (f as (...a: unknown[]) => unknown).apply(store, args);
+    };
+  }
+  return counts;
+}
+
 /** An agent that counts its runs and completes at once with the text it was sent. */
 function counting(runs: { n: number }) {
   return agent((ctx) => {
@@ -267,5 +285,18 @@ suite('SendMessage idempotency (in process)', () => {
     const run2Task = 'statusUpdate' in last ? last.statusUpdate.taskId : '';
     expect(taskOf(await retry)).toMatchObject({ id: run2Task, status: { state: 'TASK_STATE_COMPLETED' } });
     expect(runs).toBe(2);
+  });
+  it('a retry of a settled task, or with returnImmediately, costs one store read: the lookup by messageId', async () => {
+    const runs = { n: 0 };
+    engine = await startEngine({ count: counting(runs) });
+    const message = userMessage('read once');
+    const first = taskOf(await engine.service.sendMessage(engine.ctx('count'), { message }));
+    const calls = countCalls(engine.store);
+    expect(taskOf(await engine.service.sendMessage(engine.ctx('count'), { message }))).toEqual(first);
+    expect(Object.fromEntries(calls)).toEqual({ findTaskByMessageId: 1 });
+    calls.clear();
+    expect(taskOf(await engine.service.sendMessage(engine.ctx('count'), { message, configuration: { returnImmediately: true } }))).toEqual(first);
+    expect(Object.fromEntries(calls)).toEqual({ findTaskByMessageId: 1 });
+    expect(runs.n).toBe(1);
   });
 });
