@@ -91,4 +91,22 @@ suite('SendMessage idempotency across two replicas (in process)', () => {
     expect(taskOf(await retry)).toEqual(done);
     expect([ga.state.runs, gb.state.runs]).toEqual([1, 0]);
   });
+  it("a retry on a replica whose working copy of the task is behind the store (the other replica moved it) answers the stored task", async () => {
+    const ask = agent(async (ctx) => {
+      ctx.askInput('name?');
+      const next = await ctx.nextMessage();
+      ctx.complete(`hello ${next.parts.map((p) => p.text).join('')}`);
+    });
+    const [a, b] = await replicas(ask, ask);
+    const message = userMessage('start');
+    const asked = taskOf(await a.service.sendMessage(a.ctx('held'), { message }));
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    // B loads its own working copy of the task (a follow-up it refuses: the wrong contextId) ...
+    const wrongContext = userMessage('ada', { taskId: asked.id, contextId: 'not-its-context' });
+    await expect(b.service.sendMessage(b.ctx('held'), { message: wrongContext })).rejects.toMatchObject({ kind: 'InvalidParams' });
+    // ... then A takes the task on to its end
+    const done = taskOf(await a.service.sendMessage(a.ctx('held'), { message: userMessage('ada', { taskId: asked.id, contextId: asked.contextId }) }));
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(taskOf(await b.service.sendMessage(b.ctx('held'), { message }))).toEqual(done);
+  });
 });
