@@ -91,7 +91,7 @@ suite('SendMessage idempotency across two replicas (in process)', () => {
     expect(taskOf(await retry)).toEqual(done);
     expect([ga.state.runs, gb.state.runs]).toEqual([1, 0]);
   });
-  it("a retry on a replica whose working copy of the task is behind the store (the other replica moved it) answers the stored task", async () => {
+  it('a retry on a replica whose working copy of the task is behind the store (the other replica moved it) answers the stored task', async () => {
     const ask = agent(async (ctx) => {
       ctx.askInput('name?');
       const next = await ctx.nextMessage();
