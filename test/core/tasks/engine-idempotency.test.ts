@@ -299,4 +299,25 @@ suite('SendMessage idempotency (in process)', () => {
     expect(Object.fromEntries(calls)).toEqual({ findTaskByMessageId: 1 });
     expect(runs.n).toBe(1);
   });
+
+  it('a returnImmediately retry while the first run works costs one store read too, and answers the working task', async () => {
+    const g = { open: () => {} };
+    const opened = new Promise<void>((resolve) => (g.open = resolve));
+    engine = await startEngine({
+      work: agent(async (ctx) => {
+        ctx.working('busy');
+        await opened;
+        ctx.complete('finished');
+      }),
+    });
+    const message = userMessage('working retry');
+    const first = engine.service.sendMessage(engine.ctx('work'), { message });
+    await until(async () => (await engine!.store.findTaskByMessageId('work', 'alice', message.messageId))?.task.status.state === 'TASK_STATE_WORKING', 'the first task stored as WORKING');
+    const calls = countCalls(engine.store);
+    const immediate = taskOf(await engine.service.sendMessage(engine.ctx('work'), { message, configuration: { returnImmediately: true } }));
+    expect(Object.fromEntries(calls)).toEqual({ findTaskByMessageId: 1 });
+    expect(immediate.status.state).toBe('TASK_STATE_WORKING');
+    g.open();
+    expect(immediate.id).toBe(taskOf(await first).id);
+  });
 });
