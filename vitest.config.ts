@@ -83,6 +83,7 @@ const UNIT = [
   'test/core/quotas/quota-stage.test.ts',
   'test/core/tasks/engine-send.test.ts',
   'test/core/tasks/engine-idempotency.test.ts',
+  'test/core/tasks/engine-idempotency-replicas.test.ts',
   'test/core/tasks/engine-tasks.test.ts',
   'test/core/tasks/page-token.test.ts',
   'test/core/tasks/recovery-pages.test.ts',

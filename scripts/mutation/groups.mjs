@@ -66,14 +66,14 @@ export const GROUPS = {
       'src/store/postgres/message-id-lookups.ts',
       'src/store/sqlite/sqlite-store.ts:93-96',
       'src/store/sqlite/sqlite-store.ts:304-307',
-      'src/core/tasks/message-intake.ts:51-75',
-      'src/core/tasks/message-intake.ts:132-137',
-      'src/core/tasks/message-intake.ts:200-240',
+      'src/core/tasks/message-intake.ts:54-77',
+      'src/core/tasks/message-intake.ts:135-140',
+      'src/core/tasks/message-intake.ts:202-240',
       'src/core/tasks/task-service.ts:207-210',
       'src/core/tasks/task-service.ts:219-234',
     ],
-    // the engine in process on SQLite; the HTTP counterparts (idempotency.test.ts, retry-before-first-event.test.ts) start a server per file
-    tests: ['test/store/postgres/message-id-lookups.test.ts', 'test/core/tasks/engine-idempotency.test.ts'],
+    // the engine in process on SQLite (one engine, and two replicas over one file and bus); the HTTP counterparts (idempotency.test.ts, retry-before-first-event.test.ts) start a server per file
+    tests: ['test/store/postgres/message-id-lookups.test.ts', 'test/core/tasks/engine-idempotency.test.ts', 'test/core/tasks/engine-idempotency-replicas.test.ts'],
   },
   'oauth-paths': {
     mutate: ['src/auth/oauth-paths.ts', 'src/auth/oauth/protected-resource-metadata.ts', 'src/auth/oauth/resources.ts'],

@@ -47,9 +47,12 @@ export class MessageIntake {
 
   constructor(private readonly d: MessageIntakeDeps) {}
 
-  /** A retry of a task-creating message whose first run has produced nothing yet: waits on that run's task. */
+  /**
+   * A retry of a task-creating message whose first run has produced nothing yet: waits on that run's task.
+   * (Every binding refuses a message without a string messageId before the service: protocol/a2a/validate.ts.)
+   */
   awaitStarting(ctx: CallContext, req: SendMessageRequest): PreparedSend | undefined {
-    if (this.starting.size === 0 || req.message.taskId || typeof req.message.messageId !== 'string') return undefined;
+    if (req.message.taskId) return undefined;
     const first = this.starting.get(startingKey(ctx, req.message.messageId));
     return first && { taskId: first.taskId, contextId: first.contextId, startSeq: 0, start: () => {}, remote: true };
   }
@@ -60,7 +63,7 @@ export class MessageIntake {
    * the task. C4: a caller that went away while its request was queued starts nothing.
    */
   async retriedTask(ctx: CallContext, req: SendMessageRequest): Promise<{ task: Task; seq: number } | undefined> {
-    if (req.message.taskId || typeof req.message.messageId !== 'string') return undefined;
+    if (req.message.taskId) return undefined;
     const s = this.d.deduplicates ? await this.d.store.findTaskByMessageId(ctx.agentId, ctx.principal.subject, req.message.messageId) : undefined;
     if (await ctx.clientGone?.()) throw new A2AError('Unavailable', 'The client closed the connection before the request started');
     if (!s) return undefined;
@@ -131,7 +134,7 @@ export class MessageIntake {
     const runs = this.d.supervisor;
 
     // Known as starting from now until its first commit (or its end), when the store has it.
-    const key = !existing && this.d.deduplicates && typeof msg.messageId === 'string' ? startingKey(ctx, msg.messageId) : undefined;
+    const key = !existing && this.d.deduplicates ? startingKey(ctx, msg.messageId) : undefined;
     const entry = key === undefined ? undefined : { taskId, contextId };
     if (entry) this.starting.set(key!, entry);
     const start = (given: RunObserver, opts?: { createTaskNow?: boolean }) => {
@@ -199,8 +202,6 @@ export class MessageIntake {
  * object per run, where a merged observer took five closures).
  */
 class LeavingStarting implements RunObserver {
-  private left = false;
-
   constructor(
     private readonly given: RunObserver,
     private readonly starting: Map<string, { taskId: string; contextId: string }>,
@@ -228,9 +229,8 @@ class LeavingStarting implements RunObserver {
     this.leave();
   }
 
+  /** Called at each sign; only the first finds its entry (and a later message's entry is not its own). */
   private leave(): void {
-    if (this.left) return;
-    this.left = true;
     // Only its own entry: a later message with the same key may have taken the slot since.
     if (this.starting.get(this.key) === this.entry) this.starting.delete(this.key);
   }

@@ -18,6 +18,8 @@ export interface Engine {
   store: SqliteStore;
   bus: InProcessEventBus;
   registry: AgentRegistry;
+  /** the database file */
+  file: string;
   /** the call context of `subject` addressing `agentId` */
   ctx(agentId: string, subject?: string): CallContext;
   /** stops the service (if not yet closed) and removes the database */
@@ -37,13 +39,19 @@ export function agent(execute: (ctx: AgentContext) => Promise<void> | void): Age
 export interface EngineOptions {
   /** the committer the service commits through (a test holding commits subclasses GroupCommitter) */
   committer?: (store: SqliteStore) => GroupCommitter;
+  /**
+   * A second engine over the same database file and the same bus as that one (two replicas of
+   * one deployment, in one process); disposing it leaves the file to its first engine.
+   */
+  replicaOf?: Engine;
 }
 
 export async function startEngine(agents: Record<string, AgentDefinition>, limits: Partial<TaskServiceLimits> = {}, opts: EngineOptions = {}): Promise<Engine> {
-  const dir = mkdtempSync(join(tmpdir(), 'agentport-engine-'));
-  const store = await openSqliteStore({ file: join(dir, 'agentport.db') });
+  const { replicaOf } = opts;
+  const dir = replicaOf ? undefined : mkdtempSync(join(tmpdir(), 'agentport-engine-'));
+  const store = await openSqliteStore({ file: replicaOf ? replicaOf.file : join(dir!, 'agentport.db') });
   await store.migrate();
-  const bus = new InProcessEventBus();
+  const bus = replicaOf?.bus ?? new InProcessEventBus();
   const committer = opts.committer?.(store) ?? new GroupCommitter(store);
   const ids = Object.keys(agents);
   const registry = new AgentRegistry(ids[0]!);
@@ -76,13 +84,14 @@ export async function startEngine(agents: Record<string, AgentDefinition>, limit
     service,
     store,
     bus,
+    file: replicaOf ? replicaOf.file : join(dir!, 'agentport.db'),
     registry,
     ctx: (agentId, subject = 'alice') => ({ agentId, principal: { subject, authenticated: true, scopes: [] }, requestedExtensions: [] }),
     async dispose() {
       if (!closed) await service.close();
-      await bus.close();
+      if (!replicaOf) await bus.close();
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -21,6 +21,24 @@ const taskOf = (r: SendMessageResponse): Task => {
   return r.task;
 };
 
+/**
+ * Counts the calls of each of the store's methods from now on (the real store still answers):
+ * what a request costs in store reads.
+ */
+function countCalls(store: object): Map<string, number> {
+  const counts = new Map<string, number>();
+  const methods = store as Record<string, unknown>;
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(store))) {
+    const f = methods[name];
+    if (name === 'constructor' || typeof f !== 'function') continue;
+    methods[name] = (...args: unknown[]) => {
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+      return (f as (...a: unknown[]) => unknown).apply(store, args);
+    };
+  }
+  return counts;
+}
+
 /** An agent that counts its runs and completes at once with the text it was sent. */
 function counting(runs: { n: number }) {
   return agent((ctx) => {
@@ -231,5 +249,75 @@ suite('SendMessage idempotency (in process)', () => {
     const stillHere = { ...engine.ctx('count'), clientGone: async () => false };
     expect(taskOf(await engine.service.sendMessage(stillHere, { message: userMessage('here') })).status.state).toBe('TASK_STATE_COMPLETED');
     expect(runs.n).toBe(1);
+  });
+  it("a starting run that ends leaves only its own entry: a later run's entry under the same key still answers a retry", async () => {
+    // run 1 (blocking) fails before producing anything; run 2 (a streaming send, which does not
+    // wait on a starting message) took the key meanwhile; a blocking retry must wait on run 2.
+    const gates = [0, 1].map(() => {
+      let open = () => {};
+      const opened = new Promise<void>((resolve) => (open = resolve));
+      return { open, opened };
+    });
+    let runs = 0;
+    engine = await startEngine({
+      twice: agent(async (ctx) => {
+        const n = ++runs;
+        if (n > 2) return ctx.complete(`run ${n}`);
+        await gates[n - 1]!.opened;
+        if (n === 1) throw new Error('run 1 broke');
+        ctx.complete('run 2');
+      }),
+    });
+    const message = userMessage('two starts');
+    const first = engine.service.sendMessage(engine.ctx('twice'), { message });
+    await until(() => runs === 1, 'run 1');
+    const streamed = collect(engine.service.sendStreamingMessage(engine.ctx('twice'), { message }));
+    await until(() => runs === 2, 'run 2');
+    gates[0]!.open();
+    await expect(first).rejects.toThrow('The agent failed');
+    const retry = engine.service.sendMessage(engine.ctx('twice'), { message });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(runs).toBe(2);
+    gates[1]!.open();
+    const items = await streamed;
+    const last = items.at(-1)!.response;
+    expect(describe(last)).toBe('status:TASK_STATE_COMPLETED');
+    const run2Task = 'statusUpdate' in last ? last.statusUpdate.taskId : '';
+    expect(taskOf(await retry)).toMatchObject({ id: run2Task, status: { state: 'TASK_STATE_COMPLETED' } });
+    expect(runs).toBe(2);
+  });
+  it('a retry of a settled task, or with returnImmediately, costs one store read: the lookup by messageId', async () => {
+    const runs = { n: 0 };
+    engine = await startEngine({ count: counting(runs) });
+    const message = userMessage('read once');
+    const first = taskOf(await engine.service.sendMessage(engine.ctx('count'), { message }));
+    const calls = countCalls(engine.store);
+    expect(taskOf(await engine.service.sendMessage(engine.ctx('count'), { message }))).toEqual(first);
+    expect(Object.fromEntries(calls)).toEqual({ findTaskByMessageId: 1 });
+    calls.clear();
+    expect(taskOf(await engine.service.sendMessage(engine.ctx('count'), { message, configuration: { returnImmediately: true } }))).toEqual(first);
+    expect(Object.fromEntries(calls)).toEqual({ findTaskByMessageId: 1 });
+    expect(runs.n).toBe(1);
+  });
+
+  it('a returnImmediately retry while the first run works costs one store read too, and answers the working task', async () => {
+    const g = { open: () => {} };
+    const opened = new Promise<void>((resolve) => (g.open = resolve));
+    engine = await startEngine({
+      work: agent(async (ctx) => {
+        ctx.working('busy');
+        await opened;
+        ctx.complete('finished');
+      }),
+    });
+    const message = userMessage('working retry');
+    const first = engine.service.sendMessage(engine.ctx('work'), { message });
+    await until(async () => (await engine!.store.findTaskByMessageId('work', 'alice', message.messageId))?.task.status.state === 'TASK_STATE_WORKING', 'the first task stored as WORKING');
+    const calls = countCalls(engine.store);
+    const immediate = taskOf(await engine.service.sendMessage(engine.ctx('work'), { message, configuration: { returnImmediately: true } }));
+    expect(Object.fromEntries(calls)).toEqual({ findTaskByMessageId: 1 });
+    expect(immediate.status.state).toBe('TASK_STATE_WORKING');
+    g.open();
+    expect(immediate.id).toBe(taskOf(await first).id);
   });
 });
