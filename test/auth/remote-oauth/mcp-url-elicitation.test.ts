@@ -5,7 +5,8 @@
  * (v1, @modelcontextprotocol/sdk) reads it as UrlElicitationRequiredError. After the user connects
  * in their browser, the retried call succeeds. A 2026-07-28 client (the v2 SDK client) that
  * declared URL mode gets the MRTR input_required round with a URL-mode elicitation instead; a
- * client without URL mode gets a tool error naming the link. Each case is its own user, since a
+ * client without URL mode gets a tool error naming the link; a call made as an MCP task (tasks
+ * extension) keeps its task waiting and completes after the connect. Each case is its own user, since a
  * connect lasts. Two real servers on loopback, as in remote-mcp-oauth.test.ts.
  */
 import { randomBytes } from 'node:crypto';
@@ -15,6 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ErrorCode, McpError, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rpc, type TestServer } from '../../support/server.js';
+import { envelope, modernHeaders, post } from '../../bindings/mcp/clients.js';
 import { consoleSignIn } from '../../console/console-code-flow.js';
 import { browse, startOAuthServer } from '../oauth/support.js';
 
@@ -25,6 +27,8 @@ const CAROL = { username: 'carol', password: 'carol has a long password here' };
 const CAROL_KEY = 'carol-url-elicitation-key-000001';
 const DANA = { username: 'dana', password: 'dana has a long password here' };
 const DANA_KEY = 'dana-url-elicitation-key-0000001';
+const ERIN = { username: 'erin', password: 'erin has a long password here' };
+const ERIN_KEY = 'erin-url-elicitation-key-0000001';
 const scopes = ['a2a:publish', 'a2a:discover', 'mcp:tools'];
 
 let a: TestServer;
@@ -42,11 +46,12 @@ beforeAll(async () => {
           { key: ALICE_KEY, subject: 'alice', scopes },
           { key: CAROL_KEY, subject: 'carol', scopes },
           { key: DANA_KEY, subject: 'dana', scopes },
+          { key: ERIN_KEY, subject: 'erin', scopes },
         ],
         vault: { keys: [{ id: 'k1', secret: randomBytes(32).toString('base64') }] },
       },
     },
-    [ALICE, CAROL, DANA],
+    [ALICE, CAROL, DANA, ERIN],
   );
 });
 afterAll(async () => {
@@ -173,5 +178,30 @@ describe('a tool call that needs a connected account, over MCP', () => {
     const retried = (await client.callTool({ name, arguments: { message: 'hello by url elicitation' } })) as { isError?: boolean; content: Array<{ text?: string }> };
     expect(retried.isError ?? false, JSON.stringify(retried)).toBe(false);
     expect(retried.content.map((c) => c.text).join(' ')).toContain('hello by url elicitation');
+  });
+
+  it('a call made as an MCP task: the task waits in AUTH_REQUIRED (input_required), its status message naming the link, and completes after the connect', async () => {
+    const name = await beeTool(await mcpClient({}, ERIN_KEY));
+    const meta = () => envelope({ 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } } });
+    let id = 0;
+    const send = (method: string, params: Record<string, unknown>) =>
+      post(`${a.http}/mcp`, { jsonrpc: '2.0', id: ++id, method, params: { ...params, _meta: meta() } }, { ...modernHeaders(method, method === 'tools/call' ? name : undefined), authorization: `Bearer ${ERIN_KEY}` });
+    const created = await send('tools/call', { name, arguments: { message: 'hello as a task' } });
+    expect(created.json.result?.resultType, created.text).toBe('task');
+    const taskId = created.json.result.taskId as string;
+    const until = async (want: string) => {
+      for (let i = 0; i < 200; i++) {
+        const r = (await send('tasks/get', { taskId })).json.result;
+        if (r.status === want) return r;
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      throw new Error(`task ${taskId} never reached ${want}`);
+    };
+    const waiting = await until('input_required');
+    const link = /open (\S+)/.exec(String(waiting.statusMessage))?.[1];
+    expect(link?.startsWith(`${a.http}/connect/start?ticket=`), JSON.stringify(waiting)).toBe(true);
+    await connectInBrowser(link!, ERIN);
+    const done = await until('completed');
+    expect(JSON.stringify(done.result?.content ?? [])).toContain('hello as a task');
   });
 });
