@@ -17,8 +17,8 @@ import { applyEvent, structuredCloneTask } from '../../../core/tasks/task-projec
 import { A2AError } from '../../../protocol/a2a/errors.js';
 import { INTERRUPTED_STATES, TERMINAL_STATES, type JsonObject, type Message, type Part, type SendMessageRequest, type Task, type TaskState } from '../../../protocol/a2a/types.js';
 import type { InFlightCalls } from './in-flight-calls.js';
-import { askForInput, clientTakesFormElicitation, continuationOf, type TaskStateCodec } from './input-required.js';
-import { connectElicitationRequired, connectLinkOf } from './url-elicitation.js';
+import { askForInput, askToConnect, clientTakesFormElicitation, clientTakesUrlElicitation, continuationOf, type TaskStateCodec } from './input-required.js';
+import { connectElicitationRequired, connectLinkOf, connectMessage, connectToolError } from './url-elicitation.js';
 import { errorResult, messageToToolResult, partsText, taskToToolResult } from './tool-result.js';
 import { toolCallMessage, toolResultOf } from '../../../protocol/a2a/tool-call.js';
 
@@ -183,6 +183,10 @@ export async function callAgentTool(
         if (task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || !mrtr) return taskToToolResult(task, spec.name);
         return askForInput(d.stateCodec, cont.state, partsText(task.status.message?.parts) || 'The agent needs more input.', ctx);
       }
+      case 'connect-retry':
+        break;
+      case 'connect-declined':
+        return errorResult('You declined to connect your account; call the tool again when you want to connect it.');
       case 'declined': {
         // The user refused to answer: the task cannot go on, so it is canceled rather than left waiting.
         const task = await d.handler.cancelTask(callCtx, { id: cont.state.taskId }).catch(() => undefined);
@@ -257,14 +261,19 @@ export async function callAgentTool(
         direct = response.message;
       }
       if (abort.signal.aborted) cancelTask();
-      // A connect the caller must make (the stream stays open in AUTH_REQUIRED, A2A §7.6.1): -32042
-      // for a 2025-11-25 client that takes URL mode (the 2026-07-28 era forbids the error).
-      connect = era === 'legacy-elicitation-url' ? connectLinkOf(response) : undefined;
+      // A connect the caller must make (the stream stays open in AUTH_REQUIRED, A2A §7.6.1): the
+      // call answers at once, as its era allows (url-elicitation.ts); the retry is a new call.
+      connect = connectLinkOf(response);
       if (connect) break;
     }
     if (connect && taskId) {
       await d.handler.cancelTask({ ...callCtx, partOfCall: true }, { id: taskId }).catch(() => undefined);
-      throw connectElicitationRequired(connect);
+      if (era === 'legacy-elicitation-url') throw connectElicitationRequired(connect);
+      if (era === 'modern' && clientTakesUrlElicitation(ctx)) {
+        const state = { v: 1 as const, taskId, contextId: folded?.contextId ?? '', agentId: spec.agentId, tool: spec.name, sub: principal.subject };
+        return askToConnect(d.stateCodec, state, { url: connect.url, message: connectMessage(connect) }, ctx);
+      }
+      return connectToolError(connect);
     }
     if (direct && !taskId) return messageToToolResult(direct);
     if (!taskId) return errorResult('The agent returned nothing.');

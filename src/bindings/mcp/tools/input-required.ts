@@ -23,9 +23,12 @@ export interface AgentTaskState {
   tool: string;
   /** the caller's principal subject */
   sub: string;
+  /** 'connect': the round asked the caller to connect an account (askToConnect); its task was canceled */
+  step?: 'connect';
 }
 
 export const ANSWER_KEY = 'answer';
+export const CONNECT_KEY = 'connect';
 
 /** Human-paced: long enough to think, short enough that a leaked state goes stale. */
 export const REQUEST_STATE_TTL_SECONDS = 900;
@@ -89,14 +92,35 @@ export function createSharedTaskStateCodec(opts: { keys: () => Promise<Uint8Arra
   };
 }
 
-/** Whether this modern request's client can answer a form elicitation embedded in a result. */
-export function clientTakesFormElicitation(ctx: ServerContext): boolean {
+function declaredElicitation(ctx: ServerContext): { form?: unknown; url?: unknown } | undefined {
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const caps = envelope?.[CAPABILITIES_META_KEY] as { elicitation?: { form?: unknown; url?: unknown } } | undefined;
-  const e = caps?.elicitation;
+  return caps?.elicitation;
+}
+
+/** Whether this modern request's client can answer a form elicitation embedded in a result. */
+export function clientTakesFormElicitation(ctx: ServerContext): boolean {
+  const e = declaredElicitation(ctx);
   if (!e || typeof e !== 'object') return false;
   // 2025-06-18 shape `{}` means form; newer clients list the modes.
   return e.form !== undefined || e.url === undefined;
+}
+
+/** Whether this modern request's client declared URL-mode elicitation (`elicitation.url`). */
+export function clientTakesUrlElicitation(ctx: ServerContext): boolean {
+  const e = declaredElicitation(ctx);
+  return typeof e === 'object' && e !== null && e.url !== undefined;
+}
+
+/**
+ * The input_required result asking the caller to open the connect link (2026-07-28 URL mode: no
+ * `elicitationId` on this era's wire; the sealed state is the correlation).
+ */
+export async function askToConnect(codec: TaskStateCodec, state: AgentTaskState, link: { url: string; message: string }, ctx: ServerContext): Promise<InputRequiredResult> {
+  return inputRequired({
+    inputRequests: { [CONNECT_KEY]: inputRequired.elicitUrl({ url: link.url, message: link.message }) },
+    requestState: await codec.mint({ ...state, step: 'connect' }, ctx),
+  });
 }
 
 /** The input_required result asking the agent's question. */
@@ -120,7 +144,10 @@ export type Continuation =
   | { kind: 'none' }
   | { kind: 'answer'; state: AgentTaskState; text: string }
   | { kind: 'declined'; state: AgentTaskState; action: 'decline' | 'cancel' }
-  | { kind: 'missing'; state: AgentTaskState };
+  | { kind: 'missing'; state: AgentTaskState }
+  /** the retry after a connect round: run the call afresh (asks again if the user has not connected) */
+  | { kind: 'connect-retry'; state: AgentTaskState }
+  | { kind: 'connect-declined'; state: AgentTaskState };
 
 /**
  * Reads a retry: the verified state (the SDK ran the codec's verify before the handler) and the
@@ -131,6 +158,10 @@ export function continuationOf(ctx: ServerContext, expect: { agentId: string; to
   if (state === undefined) return { kind: 'none' };
   if (typeof state !== 'object' || state === null || state.v !== 1) return { kind: 'mismatch' };
   if (state.agentId !== expect.agentId || state.tool !== expect.tool || state.sub !== expect.sub) return { kind: 'mismatch' };
+  if (state.step === 'connect') {
+    const c = inputResponse(ctx.mcpReq.inputResponses, CONNECT_KEY);
+    return c.kind === 'elicit' && c.action !== 'accept' ? { kind: 'connect-declined', state } : { kind: 'connect-retry', state };
+  }
   const r = inputResponse(ctx.mcpReq.inputResponses, ANSWER_KEY);
   if (r.kind !== 'elicit') return { kind: 'missing', state };
   if (r.action !== 'accept') return { kind: 'declined', state, action: r.action };
