@@ -49,11 +49,24 @@ describe('isOtherSchemaCatalogRace', () => {
     expect(isOtherSchemaCatalogRace(theirs, gone)).toBe(false);
   });
 
+  it('retries a column gone mid-walk (42703) only when no migration of ours ran', async () => {
+    await client.query(`create table "${other}".usage_hourly (a int)`);
+    const column = await errorOf(`select dur_le_23 from "${other}".usage_hourly`);
+    expect((column as { code: string }).code).toBe('42703');
+    // the Migrator failed in its catalog walk: nothing of ours ran, safe to retry
+    expect(isOtherSchemaCatalogRace(column, ours, true)).toBe(true);
+    // a migration of ours failed this way: not a race, never retried
+    expect(isOtherSchemaCatalogRace(column, ours, false)).toBe(false);
+    expect(isOtherSchemaCatalogRace(column, ours)).toBe(false);
+  });
+
   it('does not retry an unqualified missing relation or any other error', async () => {
     const unqualified = await errorOf('select * from no_such_table_here');
     const syntax = await errorOf('selec 1');
     expect(isOtherSchemaCatalogRace(unqualified, ours)).toBe(false);
     expect(isOtherSchemaCatalogRace(syntax, ours)).toBe(false);
     expect(isOtherSchemaCatalogRace(new Error('x'), ours)).toBe(false);
+    // nothing ran, but not a catalog error: still ours to report
+    expect(isOtherSchemaCatalogRace(syntax, ours, true)).toBe(false);
   });
 });

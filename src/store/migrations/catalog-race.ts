@@ -3,10 +3,17 @@
  * PostgreSQL database a schema (3F000) or a table (42P01) that someone else drops during that
  * catalog walk fails the walk before any migration ran, naming the other schema. Such an error is
  * safe to retry (the Migrator's lock holds); one naming our own schema is not.
+ *
+ * A column another schema's migration drops or renames mid-walk fails it with 42703, naming only
+ * the bare table (`column "dur_le_23" of relation "usage_hourly" does not exist`, seen in a full
+ * run). That one cannot be told from ours by its text, so it is retried only when `nothingRan`:
+ * the Migrator answered with no migration results, i.e. it failed in its walk, before running any
+ * migration of ours (a migration of ours failing the same way leaves a result, and is not retried).
  */
-export function isOtherSchemaCatalogRace(error: unknown, ownSchema: string | undefined): boolean {
+export function isOtherSchemaCatalogRace(error: unknown, ownSchema: string | undefined, nothingRan = false): boolean {
   const e = error as { code?: unknown; message?: unknown };
   if (typeof e?.message !== 'string') return false;
+  if (e.code === '42703') return nothingRan;
   if (e.code === '3F000') return !(ownSchema !== undefined && e.message.includes(`"${ownSchema}"`));
   if (e.code === '42P01') {
     // `relation "<schema>.<table>" does not exist`: only a table of another, named schema.

@@ -125,7 +125,7 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: SqlDialectNam
   });
   let { error, results } = await migrator.migrateToLatest();
   // Another schema dropped during the Migrator's catalog walk: see isOtherSchemaCatalogRace.
-  for (let attempt = 1; error && attempt < 10 && isOtherSchemaCatalogRace(error, schema); attempt++) {
+  for (let attempt = 1; error && attempt < 10 && isOtherSchemaCatalogRace(error, schema, results === undefined); attempt++) {
     await new Promise((r) => setTimeout(r, 50 * attempt));
     ({ error, results } = await migrator.migrateToLatest());
   }
