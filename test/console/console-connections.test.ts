@@ -7,19 +7,16 @@
  * The page has no serious accessibility finding; a server without such agents does not offer it. With AGENTPORT_SCREENSHOTS=1 (`npm run
  * screenshots`) it saves docs/images/console-connections.png.
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../src/bindings/console/console-assets.js';
 import type { TestServer } from '../support/server.js';
-import { startOAuthServer } from '../auth/oauth/support.js';
+import { ALICE, BEA, startMcpOAuthPair } from '../auth/remote-oauth/mcp-oauth-pair.js';
 import { newPage, screenshot, seriousViolations, show, signIn } from './console-browser.js';
 
 const ALICE_KEY = 'alice-connections-page-key-00001';
-const BEA = { username: 'bea', password: 'bea has a long password here' };
-const ALICE = { username: 'alice', password: 'alice has a long password here' };
 
 let a: TestServer;
 let b: TestServer;
@@ -27,14 +24,7 @@ let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 beforeAll(async () => {
   if (!existsSync(path.join(BUILT_CONSOLE_DIR, 'index.html'))) throw new Error('The console is not built: run npm run build (or npm run build:console) first');
-  b = await startOAuthServer({ agents: [{ id: 'echo', builtin: 'echo' }] }, [BEA]);
-  a = await startOAuthServer(
-    {
-      agents: [{ id: 'bee', mcp: { url: `${b.http}/mcp`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } }],
-      auth: { apiKeys: [{ key: ALICE_KEY, subject: 'alice', scopes: ['a2a:publish'] }], vault: { keys: [{ id: 'k1', secret: randomBytes(32).toString('base64') }] } },
-    },
-    [ALICE],
-  );
+  ({ a, b } = await startMcpOAuthPair(ALICE_KEY, [ALICE]));
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {

@@ -13,11 +13,9 @@ import { launchChromium } from '../../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../../src/bindings/console/console-assets.js';
 import { signIn } from '../../console/console-browser.js';
 import { rpc, type TestServer } from '../../support/server.js';
-import { startOAuthServer } from '../oauth/support.js';
+import { ALICE, BEA, startMcpOAuthPair } from './mcp-oauth-pair.js';
 
 const ALICE_KEY = 'alice-connect-browser-key-000001';
-const BEA = { username: 'bea', password: 'bea has a long password here' };
-const ALICE = { username: 'alice', password: 'alice has a long password here' };
 const CAROL = { username: 'carol', password: 'carol has a long password here' };
 
 let a: TestServer;
@@ -26,14 +24,7 @@ let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 beforeAll(async () => {
   if (!existsSync(path.join(BUILT_CONSOLE_DIR, 'index.html'))) throw new Error('The console is not built: run npm run build (or npm run build:console) first');
-  b = await startOAuthServer({ agents: [{ id: 'echo', builtin: 'echo' }] }, [BEA]);
-  a = await startOAuthServer(
-    {
-      agents: [{ id: 'bee', mcp: { url: `${b.http}/mcp`, allowlist: ['127.0.0.1'], auth: { kind: 'oauth', connectWaitMs: 60_000 } } }],
-      auth: { apiKeys: [{ key: ALICE_KEY, subject: 'alice', scopes: ['a2a:publish'] }], vault: { keys: [{ id: 'k1', secret: randomBytes(32).toString('base64') }] } },
-    },
-    [ALICE, CAROL],
-  );
+  ({ a, b } = await startMcpOAuthPair(ALICE_KEY, [ALICE, CAROL]));
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
