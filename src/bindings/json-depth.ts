@@ -8,6 +8,8 @@ export const MAX_JSON_DEPTH = 256;
 
 /** True when the text opens more than `max` arrays/objects inside each other (strings skipped). */
 export function exceedsJsonDepth(text: string, max = MAX_JSON_DEPTH): boolean {
+  // Nesting deeper than `max` takes more than `max` characters: most bodies need no scan at all.
+  if (text.length <= max) return false;
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -80,6 +80,12 @@ export interface CallContext {
    * and its run acts for the caller stored with the task (the forwarded call carries no scopes).
    */
   forwarded?: true;
+  /**
+   * The face made the message's messageId itself for this call (an MCP tool call): no earlier
+   * request can have sent it, so SendMessage idempotency has nothing to find and the store is not
+   * asked (a point read per call).
+   */
+  messageIdMinted?: true;
 }
 
 /** Who asks whether an agent exists, and from which surface. */

@@ -19,7 +19,7 @@ import { authInfoFor } from './surface/mcp-server-factory.js';
 import { startToolTask } from './tasks/mcp-tasks.js';
 import { answerTasksRequest } from './tasks/tasks-requests.js';
 import { answerPlainToolCall } from './tools/plain-tool-answer.js';
-import { plainToolCallOf, tasksRequestOf } from './tools/plain-tool-call.js';
+import { plainToolCallOf, tasksRequestOf, type CallSignal } from './tools/plain-tool-call.js';
 import { isElicitingLegacyInitialize } from './transport/legacy-sessions.js';
 import { webRequest } from './transport/sdk-bridge.js';
 
@@ -37,6 +37,8 @@ export interface Admitted {
   /** the scope served: an agent id, undefined for `/mcp`, or PUBLIC_SCOPE */
   scope: string | undefined;
   signal: AbortSignal;
+  /** the client leaving, without an AbortSignal (transport/response-close.ts): what a plain tool call listens to when given */
+  close?: CallSignal;
   usage: UsageDraft | undefined;
   /** a POST of the 2024-11-05 HTTP+SSE transport: never a 2025-era session (its answers go on the stream) */
   sseTransport?: true;
@@ -118,7 +120,7 @@ async function fastPath(s: McpFaceState, r: Admitted, parsed: unknown, principal
   // The plain path asks no one but the core whether this caller may use the tool (plain-tool-answer.ts).
   const plain = plainToolCallOf(parsed, headers);
   const spec = plain && s.scopes.for(scope).factory.plainTool(plain.name, principal);
-  return plain && spec ? await answerPlainToolCall({ handler, inFlight: s.inFlight, log: d.log, stateCodec: s.stateCodec, info }, plain, spec, principal, r.signal) : undefined;
+  return plain && spec ? await answerPlainToolCall({ handler, inFlight: s.inFlight, log: d.log, stateCodec: s.stateCodec, info }, plain, spec, principal, r.close ?? r.signal) : undefined;
 }
 
 /** The SDK's answer: in the request's legacy session, a new one for an eliciting legacy client, else sessionless. */

@@ -33,6 +33,7 @@ import { serveItem } from './pages/item-route.js';
 import { LEGACY_VERSIONS } from './admission/lenient-edge.js';
 import { discoveryPrincipal, isPublicDiscoveryCall, PUBLIC_DISCOVERY_PRINCIPAL, PUBLIC_SCOPE } from './admission/public-discovery.js';
 import { headerFields } from './transport/sdk-bridge.js';
+import { ResponseClose } from './transport/response-close.js';
 import { wantsServerStream } from './transport/server-stream.js';
 import { sessionIdOfQuery } from './transport/sse-transport.js';
 import { MCP_CODE, mcpRefusal } from './mcp-errors.js';
@@ -139,10 +140,7 @@ async function serveMcp(s: McpFaceState, req: IncomingMessage, res: ServerRespon
   }
   const sseSession = req.method === 'POST' && sessionId === undefined ? sessionIdOfQuery(req.url) : undefined;
   if (sseSession !== undefined && body !== undefined) return postToSseSession(s, req, res, sseSession, body, principal, scope);
-  const abort = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) abort.abort();
-  });
+  const close = new ResponseClose(res);
   const admitted: Admitted = {
     method: req.method ?? 'GET',
     url: req.url ?? '/',
@@ -152,11 +150,15 @@ async function serveMcp(s: McpFaceState, req: IncomingMessage, res: ServerRespon
     body,
     principal,
     scope,
-    signal: abort.signal,
+    // An AbortSignal only when the SDK path (or a streamed answer) asks for one.
+    get signal() {
+      return close.signal;
+    },
+    close,
     usage: usageOf(req),
   };
   const answer = await (tracingOn() ? inMcpMetaTrace(body, version, admitted.usage, () => dispatch(s, admitted)) : dispatch(s, admitted));
-  return sendAnswer(res, answer, abort.signal, admitted.usage);
+  return sendAnswer(res, answer, answer.kind === 'web' ? close.signal : undefined, admitted.usage);
 }
 
 /** A POST of the 2024-11-05 transport: its answers go on the session's stream, then 202. */

@@ -52,7 +52,7 @@ export class MessageIntake {
    * (Every binding refuses a message without a string messageId before the service: protocol/a2a/validate.ts.)
    */
   awaitStarting(ctx: CallContext, req: SendMessageRequest): PreparedSend | undefined {
-    if (req.message.taskId) return undefined;
+    if (req.message.taskId || ctx.messageIdMinted) return undefined;
     const first = this.starting.get(startingKey(ctx, req.message.messageId));
     return first && { taskId: first.taskId, contextId: first.contextId, startSeq: 0, start: () => {}, remote: true };
   }
@@ -64,7 +64,7 @@ export class MessageIntake {
    */
   async retriedTask(ctx: CallContext, req: SendMessageRequest): Promise<{ task: Task; seq: number } | undefined> {
     if (req.message.taskId) return undefined;
-    const s = this.d.deduplicates ? await this.d.store.findTaskByMessageId(ctx.agentId, ctx.principal.subject, req.message.messageId) : undefined;
+    const s = this.d.deduplicates && !ctx.messageIdMinted ? await this.d.store.findTaskByMessageId(ctx.agentId, ctx.principal.subject, req.message.messageId) : undefined;
     if (await ctx.clientGone?.()) throw new A2AError('Unavailable', 'The client closed the connection before the request started');
     if (!s) return undefined;
     const live = this.d.dir.live.get(s.task.id);
@@ -134,7 +134,7 @@ export class MessageIntake {
     const runs = this.d.supervisor;
 
     // Known as starting from now until its first commit (or its end), when the store has it.
-    const key = !existing && this.d.deduplicates ? startingKey(ctx, msg.messageId) : undefined;
+    const key = !existing && this.d.deduplicates && !ctx.messageIdMinted ? startingKey(ctx, msg.messageId) : undefined;
     const entry = key === undefined ? undefined : { taskId, contextId };
     if (entry) this.starting.set(key!, entry);
     const start = (given: RunObserver, opts?: { createTaskNow?: boolean }) => {

@@ -75,6 +75,39 @@ describe('plain tools/call path', () => {
     expect(second.json.result._meta['agentport/state']).toBe('TASK_STATE_COMPLETED');
   });
 
+  it('a plain call whose client closes the request cancels its task', async () => {
+    const tasksOf = async () => {
+      const r = await fetch(`${s.http}/a2a/probe`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
+      });
+      return ((await r.json()) as { result: { tasks: Array<{ id: string; status: { state: string } }> } }).result.tasks;
+    };
+    const known = new Set((await tasksOf()).map((t) => t.id));
+    const ac = new AbortController();
+    const body = { jsonrpc: '2.0', id: 21, method: 'tools/call', params: { name: 'probe_probe', arguments: { message: 'hold' }, _meta: envelope() } };
+    expect(plainToolCallOf(body, new Headers({ 'content-type': 'application/json', ...modernHeaders('tools/call', 'probe_probe') }))).toBeDefined();
+    const call = fetch(`${s.http}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...modernHeaders('tools/call', 'probe_probe') },
+      body: JSON.stringify(body),
+      signal: ac.signal,
+    }).catch((e: Error) => e);
+    const started = async () => (await tasksOf()).find((t) => !known.has(t.id) && t.status.state === 'TASK_STATE_WORKING');
+    let task = await started();
+    for (let i = 0; !task && i < 200; i++) task = (await new Promise((r) => setTimeout(r, 25)), await started());
+    expect(task).toBeDefined();
+    ac.abort();
+    expect(await call).toBeInstanceOf(Error);
+    let state = '';
+    for (let i = 0; state !== 'TASK_STATE_CANCELED' && i < 200; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      state = (await tasksOf()).find((t) => t.id === task!.id)?.status.state ?? '';
+    }
+    expect(state).toBe('TASK_STATE_CANCELED');
+  });
+
   it('leaves unknown tools, bad arguments and header mismatches to the SDK', async () => {
     expect((await modern('no_such_tool', { message: 'x' }, false)).json.error.code).toBe(-32602);
     const bad = await modern('echo_echo', { message: '' }, false);

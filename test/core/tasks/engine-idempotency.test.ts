@@ -320,4 +320,21 @@ suite('SendMessage idempotency (in process)', () => {
     g.open();
     expect(immediate.id).toBe(taskOf(await first).id);
   });
+
+  it('a message whose messageId the face minted (an MCP tool call) is not looked up by messageId, streaming or blocking', async () => {
+    const runs = { n: 0 };
+    engine = await startEngine({ count: counting(runs) });
+    const calls = countCalls(engine.store);
+    const minted = { ...engine.ctx('count'), messageIdMinted: true as const };
+    const items = await collect(engine.service.sendStreamingMessage(minted, { message: userMessage('streamed') }));
+    expect(items.at(-1)?.response).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    const blocking = taskOf(await engine.service.sendMessage(minted, { message: userMessage('blocking') }));
+    expect(blocking.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(runs.n).toBe(2);
+    expect(calls.get('findTaskByMessageId') ?? 0).toBe(0);
+    // The same sends without the flag each ask the store once (the idempotency lookup).
+    await collect(engine.service.sendStreamingMessage(engine.ctx('count'), { message: userMessage('streamed') }));
+    await engine.service.sendMessage(engine.ctx('count'), { message: userMessage('blocking') });
+    expect(calls.get('findTaskByMessageId')).toBe(2);
+  });
 });

@@ -18,8 +18,12 @@ export interface EdgeCorrection {
 }
 
 /** `Accept` as the SDK wants it on a POST: both JSON and SSE. */
+const WANTED_ACCEPT = 'application/json, text/event-stream';
+
 export function normaliseAccept(accept: string | undefined): { value: string; correction?: EdgeCorrection } {
-  const want = 'application/json, text/event-stream';
+  const want = WANTED_ACCEPT;
+  // What the SDK clients send, exactly: nothing to split (this runs on every POST).
+  if (accept === want) return { value: accept };
   const types = (accept ?? '')
     .split(',')
     .map((t) => t.split(';')[0]!.trim().toLowerCase())

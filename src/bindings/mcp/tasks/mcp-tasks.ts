@@ -101,7 +101,8 @@ function envelopeOf(agentId: string, task: Task) {
 
 /** `tools/call` with the extension declared: start the A2A task and answer its handle. */
 export async function startToolTask(handler: A2AHandler, spec: AgentToolSpec, args: AgentToolArgs, principal: Principal): Promise<Record<string, unknown>> {
-  const ctx: CallContext = { agentId: spec.agentId, principal, requestedExtensions: [] };
+  // The messageId is minted here: no retry of an earlier request can carry it.
+  const ctx: CallContext = { agentId: spec.agentId, principal, requestedExtensions: [], messageIdMinted: true };
   const parts: Part[] = [{ text: args.message }];
   if (args.data !== undefined) parts.push({ data: args.data as Part['data'], mediaType: 'application/json' });
   const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts, ...(args.taskId ? { taskId: args.taskId } : {}) };

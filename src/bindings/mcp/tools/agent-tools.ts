@@ -164,6 +164,8 @@ export async function callAgentTool(
   refusal: 'result' | 'throw' = 'result',
 ): Promise<CallToolResult | InputRequiredResult> {
   const callCtx: CallContext = { agentId: spec.agentId, principal, requestedExtensions: [] };
+  // The messageId is minted below, per call: no retry of an earlier request can carry it.
+  const sendCtx: CallContext = { ...callCtx, messageIdMinted: true };
   // In a legacy session the SDK's shim turns the input_required return into elicitation/create.
   const mrtr = era === 'legacy-elicitation' || era === 'legacy-elicitation-url' || (era === 'modern' && clientTakesFormElicitation(ctx));
   const contributed = spec.contributed ? toolCallMessage({ tool: spec.contributed.tool, arguments: (args.data ?? {}) as JsonObject, ...(spec.contributed.pages ? { pages: spec.contributed.pages } : {}) }) : undefined;
@@ -210,11 +212,16 @@ export async function callAgentTool(
   // An empty skillId (generic send_message without `skill`) names no skill.
   const req: SendMessageRequest = { message, ...(spec.skillId ? { metadata: { [SKILL_METADATA_KEY]: spec.skillId } } : {}) };
 
-  const abort = new AbortController();
-  const onClientAbort = () => abort.abort(ctx.mcpReq.signal.reason);
-  if (ctx.mcpReq.signal.aborted) onClientAbort();
-  else ctx.mcpReq.signal.addEventListener('abort', onClientAbort, { once: true });
-  const untrack = d.inFlight.track(principal.subject, ctx.mcpReq.id, abort);
+  // The client closing its request, or a legacy notifications/cancelled (in-flight-calls.ts),
+  // cancels the task; a flag, not an AbortController: nothing else listens (one fewer EventTarget a call).
+  let aborted = false;
+  const onAbort = () => {
+    if (aborted) return;
+    aborted = true;
+    cancelTask();
+  };
+  const clientSignal = ctx.mcpReq.signal;
+  const untrack = d.inFlight.track(principal.subject, ctx.mcpReq.id, { abort: onAbort });
 
   const progressToken = ctx.mcpReq._meta?.progressToken;
   let progress = 0;
@@ -238,10 +245,11 @@ export async function callAgentTool(
     d.log.debug({ taskId, tool: spec.name }, 'mcp: the client canceled a tool call; canceling its task');
     d.handler.cancelTask({ ...callCtx, partOfCall: true }, { id: taskId }).catch((err: unknown) => d.log.debug({ err, taskId }, 'mcp: cancel after client abort did not apply'));
   };
-  abort.signal.addEventListener('abort', cancelTask, { once: true });
+  if (clientSignal.aborted) onAbort();
+  else clientSignal.addEventListener('abort', onAbort, { once: true });
 
   try {
-    for await (const { response } of d.handler.sendStreamingMessage(callCtx, req)) {
+    for await (const { response } of d.handler.sendStreamingMessage(sendCtx, req)) {
       if ('task' in response) folded = structuredCloneTask(response.task);
       else if (folded && !('message' in response)) folded = applyEvent(folded, response);
       if ('task' in response) {
@@ -260,7 +268,7 @@ export async function callAgentTool(
       } else if ('message' in response) {
         direct = response.message;
       }
-      if (abort.signal.aborted) cancelTask();
+      if (aborted) cancelTask();
       // A connect the caller must make (the stream stays open in AUTH_REQUIRED, A2A §7.6.1): the
       // call answers at once, as its era allows (url-elicitation.ts); the retry is a new call.
       connect = connectLinkOf(response);
@@ -297,7 +305,7 @@ export async function callAgentTool(
     return errorResult('The tool call failed inside Agentport.');
   } finally {
     untrack();
-    ctx.mcpReq.signal.removeEventListener('abort', onClientAbort);
+    clientSignal.removeEventListener('abort', onAbort);
   }
 }
 

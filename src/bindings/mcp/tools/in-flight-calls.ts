@@ -8,11 +8,16 @@
  */
 import type { RequestId } from '@modelcontextprotocol/server';
 
+/** What a tracked call offers its canceler (an AbortController fits; a plain call passes a smaller object). */
+export interface AbortableCall {
+  abort(reason?: unknown): void;
+}
+
 export class InFlightCalls {
-  private readonly calls = new Map<string, Set<AbortController>>();
+  private readonly calls = new Map<string, Set<AbortableCall>>();
 
   /** Registers a call; the returned function removes it (call it when the call ends). */
-  track(subject: string, requestId: RequestId, controller: AbortController): () => void {
+  track(subject: string, requestId: RequestId, controller: AbortableCall): () => void {
     const key = keyOf(subject, requestId);
     let set = this.calls.get(key);
     if (!set) this.calls.set(key, (set = new Set()));

@@ -14,7 +14,7 @@ import { A2AError } from '../../../protocol/a2a/errors.js';
 import { callAgentTool, isCoreRefusal, ToolRefused, type AgentToolCallDeps, type AgentToolSpec } from './agent-tools.js';
 import { json, type Answer } from '../answer.js';
 import { startToolTask } from '../tasks/mcp-tasks.js';
-import { plainToolContext, SERVER_INFO_KEY, type PlainToolCall } from './plain-tool-call.js';
+import { plainToolContext, SERVER_INFO_KEY, type CallSignal, type PlainToolCall } from './plain-tool-call.js';
 import { errorResult } from './tool-result.js';
 
 export interface PlainToolDeps extends AgentToolCallDeps {
@@ -22,7 +22,7 @@ export interface PlainToolDeps extends AgentToolCallDeps {
   info: { name: string; title: string; version: string };
 }
 
-export async function answerPlainToolCall(d: PlainToolDeps, call: PlainToolCall, spec: AgentToolSpec, principal: Principal, signal: AbortSignal): Promise<Answer | undefined> {
+export async function answerPlainToolCall(d: PlainToolDeps, call: PlainToolCall, spec: AgentToolSpec, principal: Principal, signal: CallSignal): Promise<Answer | undefined> {
   if (call.tasks) {
     const created = await startToolTask(d.handler, spec, call.args, principal).catch((err: unknown) => {
       if (isCoreRefusal(err)) return undefined;

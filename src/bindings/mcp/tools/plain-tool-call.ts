@@ -79,8 +79,15 @@ function agentToolArgs(a: unknown): AgentToolArgs | undefined {
   return { message, ...(data !== undefined ? { data } : {}), ...(taskId !== undefined ? { taskId } : {}) };
 }
 
+/** The slice of an AbortSignal a plain call reads: an AbortSignal, or transport/response-close.ts. */
+export interface CallSignal {
+  readonly aborted: boolean;
+  addEventListener(type: 'abort', fn: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: 'abort', fn: () => void): void;
+}
+
 /** The slice of the SDK's tool context that `callAgentTool` reads, for a plain call. */
-export function plainToolContext(call: PlainToolCall, signal: AbortSignal): ServerContext {
+export function plainToolContext(call: PlainToolCall, signal: CallSignal): ServerContext {
   // a slice of the SDK's context type (the SDK builds the full one only for calls it routes itself), cast whole
   return {
     mcpReq: {
