@@ -9,7 +9,7 @@
 export const GROUPS = {
   authz: {
     mutate: ['src/core/authz/policy.ts', 'src/core/authz/own-api-keys.ts', 'src/core/authz/scopes.ts', 'src/core/authz/surface.ts'],
-    // in process; the whole-server counterparts (surfaces.test.ts, test/server/management/own-api-key-standing.test.ts) are too slow per mutant
+    // in process; the whole-server counterparts (surfaces.test.ts, test/bindings/management/own-api-key-standing.test.ts) are too slow per mutant
     tests: [
       'test/core/authz/policy-decisions.test.ts',
       'test/core/authz/policy-from-config.test.ts',

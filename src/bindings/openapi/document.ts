@@ -1,7 +1,7 @@
 /**
  * The OpenAPI 3.1 document of every HTTP route outside the A2A and MCP protocol endpoints (and the
  * OAuth endpoints, which RFC 8414 metadata describes): served at `/openapi.json`, rendered at
- * `/docs`. test/server/openapi.test.ts validates it with an OpenAPI validator, and the route tests
+ * `/docs`. test/bindings/openapi/openapi.test.ts validates it with an OpenAPI validator, and the route tests
  * check real answers against its schemas (test/support/openapi-conformance.ts).
  */
 import { SCHEMAS } from './schemas.js';

@@ -8,16 +8,15 @@ import { callerOfStored } from '../execution/hosted-agent-calls.js';
 import { contextOfTraceparent, inSpan, linkTo, SpanKind, traceparentOf, tracingOn, type Context } from '../../observability/tracing/index.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
-import { isTerminal, type Message, type SendMessageRequest } from '../../protocol/a2a/types.js';
+import { isTerminal, type Message, type SendMessageRequest, type Task } from '../../protocol/a2a/types.js';
 import type { EventBus, ForwardedMessage, TaskControl } from '../../bus/event-bus.js';
 import type { ClaimedTask, Store } from '../../store/store.js';
 import type { CallContext } from '../a2a-handler.js';
 import type { AgentRegistry, RegisteredAgent } from '../agents/agent-registry.js';
 import { LEASE_LOST_MESSAGE, STORAGE_UNAVAILABLE_MESSAGE } from '../execution/failure-messages.js';
-import { NO_OBSERVER, type RunObserver } from '../execution/run-observer.js';
+import { NO_OBSERVER } from '../execution/run-observer.js';
 import type { RunLogger, RunSupervisor } from '../execution/run-supervisor.js';
-import { LiveTask } from '../tasks/live-task.js';
-import type { PreparedSend } from '../tasks/prepared-send.js';
+import type { LiveTask } from '../tasks/live-task.js';
 import type { TaskDirectory } from '../tasks/task-directory.js';
 import type { TaskLog } from '../tasks/task-log.js';
 import type { ClusterOptions } from './cluster-options.js';
@@ -45,6 +44,13 @@ export interface ClusterRouterDeps {
   closed: () => boolean;
   /** metrics on: forwarded messages and recovered orphans are counted */
   metrics?: Metrics;
+}
+
+/** A message on its way to the replica holding its task: the task as it stood, and the send. */
+export interface ForwardedSend {
+  task: Task;
+  seq: number;
+  send(): void;
 }
 
 export class ClusterRouter {
@@ -127,8 +133,11 @@ export class ClusterRouter {
     if (isTerminal(s.task.status.state)) this.d.dir.live.evict(live);
   }
 
-  /** A starter that hands the message to the replica holding the task's lease. */
-  async forwardTo(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, existing: LiveTask): Promise<PreparedSend> {
+  /**
+   * The sender's side of a message for a task another replica holds: the task as it stands (its
+   * waits see only what follows) and the send that hands the message to the lease holder.
+   */
+  async forwardTo(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, existing: LiveTask): Promise<ForwardedSend> {
     const fresh = await this.d.store.getTask(existing.agentId, existing.task.id);
     const task = fresh ?? { task: existing.task, seq: existing.seq };
     if (isTerminal(task.task.status.state)) {
@@ -145,17 +154,13 @@ export class ClusterRouter {
       ...(req.metadata ? { metadata: req.metadata } : {}),
       ...(tracingOn() ? { trace: { parent: traceparentOf(ctx.trace), task: fresh?.traceParent } } : {}),
     };
-    const snapshot = LiveTask.fromStored(fresh ?? { agentId: existing.agentId, owner: existing.owner, task: task.task, seq: task.seq, version: existing.version, createdAt: existing.createdAt, statusTime: 0 });
     return {
-      taskId: existing.task.id,
-      contextId: existing.task.contextId,
-      startSeq: task.seq,
-      existing: snapshot,
-      start: (_obs: RunObserver) => {
+      task: task.task,
+      seq: task.seq,
+      send: () => {
         this.d.metrics?.forwardedMessage('sent');
         this.d.bus.publishControl({ type: 'message', taskId: existing.task.id, forwarded, ...(to ? { to } : {}) });
       },
-      remote: true,
     };
   }
 

@@ -177,6 +177,9 @@ export class RunSupervisor implements AgentRunHost {
     }
     if (live) {
       await live.lastCommit?.catch(() => {});
+      // A keyed task whose first commit was refused was never stored (another request with the same
+      // messageId created its task first): the commit's failure answers, with that stored task.
+      if (!live.committed && live.originMessageId !== undefined) return;
       obs?.onEnd(undefined, live.task);
       this.d.live.evict(live);
     } else {

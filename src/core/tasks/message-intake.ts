@@ -29,7 +29,8 @@ export interface MessageIntakeDeps {
   dir: TaskDirectory;
   taskLog: TaskLog;
   supervisor: RunSupervisor;
-  router: ClusterRouter;
+  /** the cluster as the intake needs it: take a task's lease, or forward its message to the holder */
+  router: Pick<ClusterRouter, 'acquire' | 'forwardTo'>;
   log: RunLogger;
   cluster?: ClusterOptions;
   deduplicates: boolean;
@@ -112,7 +113,9 @@ export class MessageIntake {
         // Another replica holds the task (its executor may be running there): the message goes to it.
         this.d.dir.live.evict(existing);
         if (forwarded) throw new A2AError('Unavailable', `Task ${taskId} moved to another replica`);
-        return this.d.router.forwardTo(ctx, agent, req, existing);
+        const sent = await this.d.router.forwardTo(ctx, agent, req, existing);
+        const asSent = { task: sent.task, seq: sent.seq };
+        return { taskId, contextId, startSeq: sent.seq, existing: asSent, start: () => sent.send(), remote: true };
       }
       if (isTerminal(existing.task.status.state)) {
         throw new A2AError('UnsupportedOperation', `Task ${named} is in a terminal state and cannot accept messages; start a new task in the same contextId`);

@@ -1,7 +1,7 @@
 /**
  * Malformed input on `/mcp`: every case gets a JSON-RPC error in the shape the spec gives it (or
  * the HTTP status the transport defines), nothing leaks internals (no stack traces, no file
- * paths), and the server keeps serving. Complements test/bindings/mcp/edge.test.ts (parse error, body
+ * paths), and the server keeps serving. Complements test/bindings/mcp/admission/edge.test.ts (parse error, body
  * limit, unknown modern method, Accept and version leniency, CORS, Origin/Host), which this does
  * not repeat.
  */

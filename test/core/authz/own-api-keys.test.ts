@@ -1,7 +1,7 @@
 /**
  * Whose API keys a caller manages and which key it may create (src/core/authz/own-api-keys.ts),
  * in process. The rules are the module's documented list (docs/auth.md "Key management API",
- * ADR 0022, issue 25 K4); the whole-server path is test/server/management/own-api-key-standing.test.ts.
+ * ADR 0022, issue 25 K4); the whole-server path is test/bindings/management/own-api-key-standing.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { AccessDenied } from '../../../src/core/authz/access-denied.js';

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe as suite, expect, it } from 'vitest';
 import type { SendMessageResponse, Task } from '../../../src/protocol/a2a/types.js';
-import { agent, startEngine, until, userMessage, type Engine } from './engine-harness.js';
+import { agent, collect, startEngine, until, userMessage, type Engine } from './engine-harness.js';
 
 let engines: Engine[] = [];
 afterEach(async () => {
@@ -73,6 +73,37 @@ suite('SendMessage idempotency across two replicas (in process)', () => {
     expect(taskOf(await b.service.sendMessage(b.ctx('held'), { message }))).toEqual(answerA);
     expect(taskOf(await a.service.sendMessage(a.ctx('held'), { message }))).toEqual(answerA);
     expect([ga.state.runs, gb.runs]).toEqual([1, 1]);
+  });
+
+  it('the same messageId raced, the agent of the refused replica completing at once: its blocking caller gets the stored task, not its own unstored one', async () => {
+    const ga = held();
+    // B's run, once let go, completes with its first event: that one commit is the one refused
+    const gb = held();
+    const [a, b] = await replicas(ga.def, gb.def);
+    const message = userMessage('raced, terminal first');
+    const fromA = a.service.sendMessage(a.ctx('held'), { message });
+    const fromB = b.service.sendMessage(b.ctx('held'), { message });
+    await until(() => ga.state.runs === 1 && gb.state.runs === 1, 'both runs');
+    ga.state.open();
+    const answerA = taskOf(await fromA);
+    expect(answerA.status.state).toBe('TASK_STATE_COMPLETED');
+    gb.state.open();
+    expect(taskOf(await fromB)).toEqual(answerA);
+    expect((await b.service.listTasks(b.ctx('held'), {})).tasks.map((t) => t.id)).toEqual([answerA.id]);
+  });
+
+  it('the same race answered on a stream: the stream of the refused replica carries the stored task', async () => {
+    const ga = held();
+    const gb = held();
+    const [a, b] = await replicas(ga.def, gb.def);
+    const message = userMessage('raced on a stream');
+    const fromA = a.service.sendMessage(a.ctx('held'), { message });
+    const streamB = collect(b.service.sendStreamingMessage(b.ctx('held'), { message }));
+    await until(() => ga.state.runs === 1 && gb.state.runs === 1, 'both runs');
+    ga.state.open();
+    const answerA = taskOf(await fromA);
+    gb.state.open();
+    expect((await streamB).map((item) => item.response)).toEqual([{ task: answerA }]);
   });
 
   it('a blocking retry on the other replica, while the task works on the first, is answered at its end (from the store)', async () => {

@@ -9,7 +9,7 @@
  * them, no progress token, no MRTR state or answers, a client that cannot take elicitation (so the
  * result is never `input_required`), arguments the tool's schema accepts, and a tool this caller
  * may see. Anything else returns undefined and goes to the SDK, which answers it — errors
- * included — as before. test/bindings/mcp/plain-tool-call.test.ts pins that both paths answer alike.
+ * included — as before. test/bindings/mcp/tools/plain-tool-call.test.ts pins that both paths answer alike.
  */
 import type { ServerContext } from '@modelcontextprotocol/server';
 import type { AgentToolArgs } from './agent-tools.js';
