@@ -24,8 +24,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     exit 1
   fi
   log "installing ${missing[*]} from Debian's packages"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Wait for dpkg's lock when another run is installing (as scripts/test-prerequisites.sh does).
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # podman for this machine (read through CONTAINERS_CONF by this script and by the test):

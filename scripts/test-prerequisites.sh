@@ -29,8 +29,10 @@ missing=()
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     log "installing ${missing[*]} from Debian's packages"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+    # Another run on the machine (a second clone's npm test) may be installing too: wait for
+    # dpkg's lock instead of failing at once (apt-get exits 100 on a held lock).
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}"
   else
     log "missing ${missing[*]}: install them (apt-get install ${missing[*]}); the tests that need them will fail"
   fi

@@ -6,7 +6,7 @@
  * Slow by nature (an npm install): explicit timeouts throughout.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,8 +61,31 @@ function run(command: string, args: string[], o: { cwd?: string; env?: NodeJS.Pr
   });
 }
 
-function npm(args: string[], cwd: string, timeout: number): Promise<Ran> {
-  return run('npm', args, { cwd, env: npmEnv(), timeout });
+function npm(args: string[], cwd: string, timeout: number, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+  return run('npm', args, { cwd, env: { ...npmEnv(), ...env }, timeout });
+}
+
+/**
+ * better-sqlite3's install step fetches its prebuilt binary from GitHub releases (prebuild-install)
+ * and compiles SQLite from source when it cannot: on the test machines, with no route to GitHub,
+ * the scaffold's install spent most of its time (and more than its 300 s at load 30) in the C
+ * compiler. This puts the binary this checkout already has (the same version, built for this Node's
+ * ABI) where prebuild-install looks for a local prebuild first, named as the download would be;
+ * the install step still runs. The environment that points prebuild-install at it, or none when
+ * the checkout has no binary to offer.
+ */
+async function localBetterSqlitePrebuild(dir: string): Promise<NodeJS.ProcessEnv> {
+  const pkg = path.join(root, 'node_modules/better-sqlite3');
+  const binary = 'build/Release/better_sqlite3.node';
+  if (!existsSync(path.join(pkg, binary))) return {};
+  const { version } = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as { version: string };
+  const prebuilds = path.join(dir, 'prebuilds');
+  mkdirSync(prebuilds);
+  const tarball = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const tar = await run('tar', ['-czf', path.join(prebuilds, tarball), '-C', pkg, binary], { timeout: 60_000 });
+  if (tar.status !== 0) throw new Error(`tar of ${binary} failed:\n${tar.stderr}`);
+  // prebuild-install's per-package setting (npm warns that it does not know it, and passes it on).
+  return { npm_config_better_sqlite3_local_prebuilds: prebuilds };
 }
 
 async function init(dir: string, template: string, tarball: string): Promise<string> {
@@ -89,7 +112,7 @@ describe('agentport init, from a packed tarball', () => {
 
     project = path.join(work, 'writer-project');
     await init(project, 'streaming', tarball);
-    install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund'], project, 300_000);
+    install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund'], project, 300_000, await localBetterSqlitePrebuild(work));
   }, 420_000);
 
   afterAll(() => {

@@ -44,7 +44,7 @@ describe('agentport serve: one server per data directory (built CLI, child proce
     const before = new Date();
     await first.started;
 
-    const second = runWithOutputInFiles(await serveArgs(dataDir), { cwd, timeoutMs: 20_000 });
+    const second = await runWithOutputInFiles(await serveArgs(dataDir), { cwd, timeoutMs: 20_000 });
     expect(second.code, second.stderr).toBe(1);
     expect(second.stderr).toContain(`Cannot start: the data directory ${dataDir} is in use by another Agentport (pid ${first.child.pid}, started `);
     const startedAt = /started ([0-9T:.Z-]+)\)/.exec(second.stderr)?.[1];

@@ -3,7 +3,7 @@
  * stdout and stderr redirected to files (a service manager, a CI log), and on a pseudo-terminal
  * (util-linux `script`), where stdout and stderr share one terminal.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -61,8 +61,30 @@ function commandLine(args: readonly string[], opts: RunOptions): string[] {
   return [...(opts.prefix ?? []), process.execPath, bin, ...args];
 }
 
+/**
+ * The child run to its end without blocking this worker: a synchronous wait (spawnSync) of several
+ * seconds on a loaded machine starved vitest's own messages, and the run failed with "Timeout
+ * calling onTaskUpdate" although every test passed. Killed (code null) after `timeoutMs`.
+ */
+function runToEnd(cmd: string, args: string[], opts: RunOptions, stdio: Array<'ignore' | 'pipe' | number>): Promise<{ code: number | null; stdout: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: childEnv(), stdio: stdio as StdioOptions });
+    let stdout = '';
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout });
+    });
+  });
+}
+
 /** stdout and stderr each to a file, read back after the child ended. */
-export function runWithOutputInFiles(args: readonly string[], opts: RunOptions): CliRun {
+export async function runWithOutputInFiles(args: readonly string[], opts: RunOptions): Promise<CliRun> {
   const dir = tempDir('agentport-out-');
   const outFile = path.join(dir, 'stdout.log');
   const errFile = path.join(dir, 'stderr.log');
@@ -70,8 +92,8 @@ export function runWithOutputInFiles(args: readonly string[], opts: RunOptions):
   const err = openSync(errFile, 'w');
   try {
     const [cmd, ...rest] = commandLine(args, opts);
-    const result = spawnSync(cmd!, rest, { cwd: opts.cwd, env: childEnv(), stdio: ['ignore', out, err], timeout: opts.timeoutMs ?? 20_000, killSignal: 'SIGKILL' });
-    return { code: result.status, stdout: readFileSync(outFile, 'utf8'), stderr: readFileSync(errFile, 'utf8') };
+    const { code } = await runToEnd(cmd!, rest, opts, ['ignore', out, err]);
+    return { code, stdout: readFileSync(outFile, 'utf8'), stderr: readFileSync(errFile, 'utf8') };
   } finally {
     closeSync(out);
     closeSync(err);
@@ -81,12 +103,12 @@ export function runWithOutputInFiles(args: readonly string[], opts: RunOptions):
 const shellQuote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
 
 /** On a pseudo-terminal: what the terminal showed is `stderr` (stdout shares it), CRLF as LF. */
-export function runOnPseudoTerminal(args: readonly string[], opts: RunOptions): CliRun {
+export async function runOnPseudoTerminal(args: readonly string[], opts: RunOptions): Promise<CliRun> {
   const line = commandLine(args, opts).map(shellQuote).join(' ');
   // -e: script exits with the child's status; -q: no "Script started" lines; the log goes nowhere.
-  const result = spawnSync('script', ['-qec', line, '/dev/null'], { cwd: opts.cwd, env: childEnv(), encoding: 'utf8', timeout: opts.timeoutMs ?? 20_000, killSignal: 'SIGKILL' });
-  const terminal = (result.stdout ?? '').replace(/\r\n/g, '\n');
-  return { code: result.status, stdout: terminal, stderr: terminal };
+  const result = await runToEnd('script', ['-qec', line, '/dev/null'], opts, ['ignore', 'pipe', 'ignore']);
+  const terminal = result.stdout.replace(/\r\n/g, '\n');
+  return { code: result.code, stdout: terminal, stderr: terminal };
 }
 
 export type Runner = typeof runWithOutputInFiles;

@@ -59,14 +59,14 @@ describe('agentport serve: start-up failures are named (built CLI, child process
     it('an agent module that is missing: exit 2, names the key and the path', async () => {
       const cwd = tempDir();
       const { args, ports } = await serveArgs(cwd, agentModuleConfig(cwd, undefined));
-      expectNamedFailure(start(args, { cwd }), 2, [`agents[0].module: file not found: ${path.join(cwd, 'agent.mjs')}`, 'Fix the file']);
+      expectNamedFailure(await start(args, { cwd }), 2, [`agents[0].module: file not found: ${path.join(cwd, 'agent.mjs')}`, 'Fix the file']);
       await expectNothingListening(ports);
     });
 
     it('an agent module that imports a package that is not installed: exit 1, names the package', async () => {
       const cwd = tempDir();
       const { args, ports } = await serveArgs(cwd, agentModuleConfig(cwd, "import 'agentport-no-such-package';\nexport default {};\n"));
-      expectNamedFailure(start(args, { cwd }), 1, [
+      expectNamedFailure(await start(args, { cwd }), 1, [
         `Cannot start: agent 'helper': module ${path.join(cwd, 'agent.mjs')} imports 'agentport-no-such-package', which cannot be found`,
         'Fix: install it where the module can resolve it (npm install agentport-no-such-package',
       ]);
@@ -77,7 +77,7 @@ describe('agentport serve: start-up failures are named (built CLI, child process
       const cwd = tempDir();
       const { args, ports } = await serveArgs(cwd, agentModuleConfig(cwd, "\nthrow new Error('no API token in the environment');\n"));
       const file = path.join(cwd, 'agent.mjs');
-      expectNamedFailure(start(args, { cwd }), 1, [`Cannot start: agent 'helper': module ${file} threw while it was loaded: no API token in the environment (at ${file}:2:7).`, "Fix: correct the module's code"]);
+      expectNamedFailure(await start(args, { cwd }), 1, [`Cannot start: agent 'helper': module ${file} threw while it was loaded: no API token in the environment (at ${file}:2:7).`, "Fix: correct the module's code"]);
       await expectNothingListening(ports);
     });
 
@@ -85,14 +85,14 @@ describe('agentport serve: start-up failures are named (built CLI, child process
       const cwd = tempDir();
       const { args, ports } = await serveArgs(cwd, agentModuleConfig(cwd, 'export default { card: { name: "x" }, execute( };\n'));
       const file = path.join(cwd, 'agent.mjs');
-      expectNamedFailure(start(args, { cwd }), 2, [`Cannot start: agent 'helper': module ${file} has a syntax error (`, `node --check ${file}`]);
+      expectNamedFailure(await start(args, { cwd }), 2, [`Cannot start: agent 'helper': module ${file} has a syntax error (`, `node --check ${file}`]);
       await expectNothingListening(ports);
     });
 
     it('an agent module that exports no agent: exit 2, says what to export', async () => {
       const cwd = tempDir();
       const { args, ports } = await serveArgs(cwd, agentModuleConfig(cwd, 'export const answer = 42;\n'));
-      expectNamedFailure(start(args, { cwd }), 2, [
+      expectNamedFailure(await start(args, { cwd }), 2, [
         `Cannot start: agent 'helper': module ${path.join(cwd, 'agent.mjs')} must export an AgentDefinition`,
         "Fix: export defineAgent({ card: { name, description, skills }, execute }) as default or as 'agent'",
       ]);
@@ -103,7 +103,7 @@ describe('agentport serve: start-up failures are named (built CLI, child process
       const cwd = tempDir();
       const source = "export default { card: { description: 'Helps.', skills: [] }, async execute(ctx) { ctx.complete(); } };\n";
       const { args, ports } = await serveArgs(cwd, agentModuleConfig(cwd, source));
-      expectNamedFailure(start(args, { cwd }), 2, [
+      expectNamedFailure(await start(args, { cwd }), 2, [
         `Cannot start: agent 'helper': module ${path.join(cwd, 'agent.mjs')} has an invalid card: name is required`,
         "Fix: set card.name in the agent's definition, or under agents[0].card in the config.",
       ]);
@@ -115,7 +115,7 @@ describe('agentport serve: start-up failures are named (built CLI, child process
       const taken = await occupyPort();
       cleanups.push(taken.release);
       const { args, ports } = await serveArgs(cwd, [], { http: taken.port });
-      expectNamedFailure(start(args, { cwd }), 1, [
+      expectNamedFailure(await start(args, { cwd }), 1, [
         `Cannot start: the HTTP port ${taken.port} on 127.0.0.1 is already in use by another process.`,
         'Fix: stop that process, or choose another port with --port (server.port); 0 picks any free port.',
       ]);
@@ -128,7 +128,7 @@ describe('agentport serve: start-up failures are named (built CLI, child process
       const taken = await occupyPort();
       cleanups.push(taken.release);
       const { args, ports } = await serveArgs(cwd, [], { grpc: taken.port });
-      const result = start(args, { cwd });
+      const result = await start(args, { cwd });
       expectNamedFailure(result, 1, [
         `Cannot start: the gRPC port ${taken.port} on 127.0.0.1 is already in use by another process.`,
         'Fix: stop that process, or choose another port with --grpc-port (server.grpc.port); 0 picks any free port.',
@@ -140,7 +140,7 @@ describe('agentport serve: start-up failures are named (built CLI, child process
     it('--auth none on a non-loopback host: exit 2 before anything opens, names the host and the ways out', async () => {
       const cwd = tempDir();
       const { args } = await serveArgs(cwd, ['--host', '0.0.0.0', '--auth', 'none']);
-      expectNamedFailure(start(args, { cwd }), 2, [
+      expectNamedFailure(await start(args, { cwd }), 2, [
         'Cannot start: auth.mode none (--auth none) turns authentication off, yet the server would listen on 0.0.0.0, which is not loopback',
         'Fix: listen on 127.0.0.1 (--host), turn authentication on (drop --auth none), or pass --allow-insecure',
       ]);
@@ -149,11 +149,14 @@ describe('agentport serve: start-up failures are named (built CLI, child process
     it('a SQLite database with corrupted interior pages: exit 1, names the file and how to recover', async () => {
       const cwd = tempDir();
       const file = path.join(cwd, 'data', 'agentport.db');
-      const migrated = runWithOutputInFiles(['db', 'migrate', '--storage', `sqlite:${file}`], { cwd });
+      const migrated = await runWithOutputInFiles(['db', 'migrate', '--storage', `sqlite:${file}`], { cwd });
       expect(migrated.code, migrated.stderr).toBe(0);
       corruptPagesAfterTheFirst(file);
       const { args, ports } = await serveArgs(cwd);
-      expectNamedFailure(start(args, { cwd }), 1, [`Cannot start: the database ${file} is damaged and cannot be read (SQLite: database disk image is malformed).`, 'Fix: restore it from a backup, or move it aside']);
+      expectNamedFailure(await start(args, { cwd }), 1, [
+        `Cannot start: the database ${file} is damaged and cannot be read (SQLite: database disk image is malformed).`,
+        'Fix: restore it from a backup, or move it aside',
+      ]);
       await expectNothingListening(ports);
     });
 
@@ -162,7 +165,7 @@ describe('agentport serve: start-up failures are named (built CLI, child process
       const dataDir = path.join(cwd, 'data');
       await mkdir(dataDir);
       const { args, ports } = await serveArgs(cwd);
-      expectNamedFailure(start(args, { cwd, prefix: readOnly(dataDir) }), 1, [
+      expectNamedFailure(await start(args, { cwd, prefix: readOnly(dataDir) }), 1, [
         `Cannot start: the data directory ${dataDir} is on a read-only file system (EROFS`,
         'Fix: choose a --data-dir (server.dataDir) on a writable file system.',
       ]);
@@ -175,15 +178,15 @@ describe('agentport serve: start-up failures are named (built CLI, child process
       await mkdir(parent);
       const { args, ports } = await serveArgs(cwd);
       args[args.indexOf('--data-dir') + 1] = path.join(parent, 'agentport');
-      expectNamedFailure(start(args, { cwd, prefix: readOnly(parent) }), 1, [`Cannot start: the data directory ${path.join(parent, 'agentport')} is on a read-only file system (${parent}: EROFS`]);
+      expectNamedFailure(await start(args, { cwd, prefix: readOnly(parent) }), 1, [`Cannot start: the data directory ${path.join(parent, 'agentport')} is on a read-only file system (${parent}: EROFS`]);
       await expectNothingListening(ports);
     });
   });
 });
 
 describe('agentport serve --help', () => {
-  it('lists the exit codes of a failed start', () => {
-    const result = runWithOutputInFiles(['serve', '--help'], { cwd: tempDir() });
+  it('lists the exit codes of a failed start', async () => {
+    const result = await runWithOutputInFiles(['serve', '--help'], { cwd: tempDir() });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Exit codes:');
     expect(result.stdout).toMatch(/^ {2}1 {4}could not start or keep running: a port in use/m);
