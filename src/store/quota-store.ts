@@ -3,7 +3,7 @@
  * definition (the `quotas:` config shape, validated by the caller), so a new quota setting needs no
  * migration. Both dialects share these statements.
  */
-import type { Kysely } from 'kysely';
+import type { CompiledQuery, Kysely } from 'kysely';
 import type { QuotaConfig } from '../config/usage-schema.js';
 
 export interface StoredQuota {
@@ -28,13 +28,20 @@ export interface QuotasTable {
 
 export class SqlQuotaStore implements QuotaStore {
   private readonly db: Kysely<{ quotas: QuotasTable }>;
+  /**
+   * Every replica re-reads the quotas every 2 s (core/quotas/quota-book.ts), at rest too: the query
+   * is built and compiled once, not per read (on SQLite its statement is then prepared once too,
+   * sqlite/statement-cache.ts).
+   */
+  private readonly list: CompiledQuery<QuotasTable>;
 
   constructor(db: Kysely<unknown>) {
     this.db = db as Kysely<{ quotas: QuotasTable }>;
+    this.list = this.db.selectFrom('quotas').selectAll().orderBy('id').compile();
   }
 
   async listQuotas(): Promise<StoredQuota[]> {
-    const rows = await this.db.selectFrom('quotas').selectAll().orderBy('id').execute();
+    const { rows } = await this.db.executeQuery(this.list);
     return rows.map((r) => ({ quota: JSON.parse(r.definition) as QuotaConfig, updatedAt: Number(r.updated_at) }));
   }
 

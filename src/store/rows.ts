@@ -4,6 +4,7 @@
  */
 import type { StreamResponse, Task, TaskState } from '../protocol/a2a/types.js';
 import type { OutboxEntry, StoredPushConfig, StoredSigningKey, StoredTask, TaskCommit, TaskEventPayload, TaskEventRecord, TaskLease } from './store.js';
+import { type CompactEventsRow, compactEvent, restoreEvent } from './events-row-format.js';
 import type { UsageRecord } from './usage-record.js';
 import type { PushConfigsTable, PushOutboxTable, SigningKeysTable, TaskEventsTable, TasksTable } from './schema.js';
 
@@ -56,7 +57,7 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
   let eventsJson = '';
   let outbox: PreparedCommit['outbox'] = [];
   if (c.outbox.length > 0) ({ eventsJson, outbox } = withOutbox(c));
-  else if (n > 0) eventsJson = eventsRowJson(c.events);
+  else if (n > 0) eventsJson = eventsRowJson(c.events, taskId, c.task.contextId);
   return {
     agentId: c.agentId,
     owner: c.owner,
@@ -79,14 +80,15 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
 }
 
 /**
- * The events row, `[[createdAt, event], …]`, in one serialisation: the commit of a task without
- * push configs (nearly all) needs no event's JSON on its own, so no per-event strings are built
- * and concatenated (issue 26: the concatenation cost as much as a third of the row's stringify).
+ * The events row of a commit without push deliveries (nearly all): `{"c":contextId,"e":[[createdAt,
+ * event], …]}` in one serialisation, each event with the task's ids stated once (events-row-format.ts).
+ * A commit with push deliveries writes the full form, `[[createdAt, event], …]`, built from the
+ * per-event strings its outbox payloads need anyway; the reader takes both (toEventRecords).
  */
-function eventsRowJson(events: readonly TaskEventRecord[]): string {
-  const pairs = new Array<[number, TaskEventPayload]>(events.length);
-  for (let i = 0; i < events.length; i++) pairs[i] = [events[i]!.createdAt, events[i]!.event];
-  return JSON.stringify(pairs);
+function eventsRowJson(events: readonly TaskEventRecord[], taskId: string, contextId: string): string {
+  const pairs = new Array<[number, unknown]>(events.length);
+  for (let i = 0; i < events.length; i++) pairs[i] = [events[i]!.createdAt, compactEvent(events[i]!.event, taskId, contextId)];
+  return JSON.stringify({ c: contextId, e: pairs });
 }
 
 /** With push deliveries queued: each event serialised once, shared by the events row and the outbox payloads that announce it. */
@@ -119,15 +121,20 @@ export function toStoredTask(row: TasksTable): StoredTask {
   };
 }
 
-/** The events of one task_events row, in seq order. */
+/** The events of one task_events row, in seq order; either form (eventsRowJson). */
 export function toEventRecords(row: TaskEventsTable): TaskEventRecord[] {
   const first = Number(row.first_seq);
-  return (JSON.parse(row.events) as Array<[number, TaskEventPayload]>).map(([createdAt, event], i) => ({
-    taskId: row.task_id,
-    seq: first + i,
-    event,
-    createdAt,
-  }));
+  const taskId = row.task_id;
+  const parsed = JSON.parse(row.events) as Array<[number, TaskEventPayload]> | CompactEventsRow;
+  const compact = !Array.isArray(parsed);
+  const pairs = compact ? parsed.e : parsed;
+  const out = new Array<TaskEventRecord>(pairs.length);
+  for (let i = 0; i < pairs.length; i++) {
+    const [createdAt, event] = pairs[i]!;
+    if (compact) restoreEvent(event, taskId, parsed.c);
+    out[i] = { taskId, seq: first + i, event, createdAt };
+  }
+  return out;
 }
 
 export function toStoredPushConfig(row: PushConfigsTable): StoredPushConfig {

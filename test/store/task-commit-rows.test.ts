@@ -32,19 +32,65 @@ function commit(outbox: TaskCommit['outbox']): TaskCommit {
 }
 
 describe('a commit prepared for the store', () => {
-  it('writes the events row as [[createdAt, event], …] that reads back to the same records', () => {
+  it('writes the events row with the task id left out and the context id once, and reads it back to the same records, fields in the same order', () => {
     const p = prepareCommit(commit([]));
     expect(p.eventsRow).toMatchObject({ firstSeq: 1, lastSeq: 3, createdAt: 1_795_000_000_002 });
-    expect(JSON.parse(p.eventsRow!.json)).toEqual(payloads.map((e, i) => [1_795_000_000_000 + i, e]));
+    // written out by hand: every id field of the row's task holds 0, in its place
+    expect(JSON.parse(p.eventsRow!.json)).toEqual({
+      c: 'c-1',
+      e: [
+        [
+          1_795_000_000_000,
+          { task: { id: 0, contextId: 0, status: { state: 'TASK_STATE_SUBMITTED' }, history: [{ messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'héllo "quoted" \u2028' }], contextId: 0, taskId: 0 }] } },
+        ],
+        [1_795_000_000_001, { artifactUpdate: { taskId: 0, contextId: 0, artifact: { artifactId: 'a-1', parts: [{ text: 'hello' }] } } }],
+        [1_795_000_000_002, { statusUpdate: { taskId: 0, contextId: 0, status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-11-29T02:00:00.000Z' } } }],
+      ],
+    });
+    expect(p.eventsRow!.json.split('t-1').length - 1).toBe(0);
+    expect(p.eventsRow!.json.split('c-1').length - 1).toBe(1);
     const back = toEventRecords({ task_id: 't-1', seq: 3, first_seq: 1, events: p.eventsRow!.json, created_at: 1_795_000_000_002 });
     expect(back).toEqual(commit([]).events);
+    expect(back.map((e) => JSON.stringify(e.event))).toEqual(payloads.map((e) => JSON.stringify(e)));
   });
 
-  it('writes the same events row text whether or not push deliveries ride along, and each payload as its event', () => {
-    const plain = prepareCommit(commit([]));
+  it('leaves the committed events untouched while writing the compact row', () => {
+    const before = JSON.stringify(payloads);
+    prepareCommit(commit([]));
+    expect(JSON.stringify(payloads)).toBe(before);
+  });
+
+  it("keeps ids that are not the row task's as written, and a message without ids without them", () => {
+    const message = { messageId: 'm-2', role: 'ROLE_AGENT' as const, parts: [{ text: 'need more' }], taskId: 't-1', contextId: 'c-other' };
+    const events: TaskEventPayload[] = [
+      { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_INPUT_REQUIRED', message } } },
+      { userMessage: { messageId: 'm-3', role: 'ROLE_USER', parts: [{ text: 'more' }] } },
+      { userMessage: { messageId: 'm-4', role: 'ROLE_USER', parts: [{ text: 'more' }], contextId: 'c-1', taskId: 't-1', referenceTaskIds: ['t-1'] } },
+      { message: { messageId: 'm-5', role: 'ROLE_AGENT', parts: [{ text: 'fyi' }], taskId: 't-1' } },
+    ];
+    const c: TaskCommit = { ...commit([]), expectedVersion: 1, seq: 5, events: events.map((event, i) => ({ taskId: 't-1', seq: i + 2, event, createdAt: 1_795_000_000_010 + i })) };
+    const json = prepareCommit(c).eventsRow!.json;
+    expect(JSON.parse(json).e.map((p: [number, unknown]) => p[1])).toEqual([
+      { statusUpdate: { taskId: 0, contextId: 0, status: { state: 'TASK_STATE_INPUT_REQUIRED', message: { messageId: 'm-2', role: 'ROLE_AGENT', parts: [{ text: 'need more' }], taskId: 0, contextId: 'c-other' } } } },
+      { userMessage: { messageId: 'm-3', role: 'ROLE_USER', parts: [{ text: 'more' }] } },
+      { userMessage: { messageId: 'm-4', role: 'ROLE_USER', parts: [{ text: 'more' }], contextId: 0, taskId: 0, referenceTaskIds: ['t-1'] } },
+      { message: { messageId: 'm-5', role: 'ROLE_AGENT', parts: [{ text: 'fyi' }], taskId: 0 } },
+    ]);
+    const back = toEventRecords({ task_id: 't-1', seq: 5, first_seq: 2, events: json, created_at: 1_795_000_000_013 });
+    expect(back).toEqual(c.events);
+    expect(back.map((e) => JSON.stringify(e.event))).toEqual(events.map((e) => JSON.stringify(e)));
+  });
+
+  it('reads a row in the full form, as stored before compact rows, to the same records', () => {
+    const old = JSON.stringify(payloads.map((e, i) => [1_795_000_000_000 + i, e]));
+    expect(toEventRecords({ task_id: 't-1', seq: 3, first_seq: 1, events: old, created_at: 1_795_000_000_002 })).toEqual(commit([]).events);
+  });
+
+  it('writes a commit with push deliveries in the full form, built from the payload strings, and reads it back to the same records', () => {
     const pushed = prepareCommit(commit([{ taskId: 't-1', configId: 'cfg', seq: 3, payload: payloads[2] as never }]));
-    expect(pushed.eventsRow!.json).toBe(plain.eventsRow!.json);
+    expect(pushed.eventsRow!.json).toBe(JSON.stringify(payloads.map((e, i) => [1_795_000_000_000 + i, e])));
     expect(pushed.outbox).toEqual([{ configId: 'cfg', seq: 3, json: JSON.stringify(payloads[2]) }]);
+    expect(toEventRecords({ task_id: 't-1', seq: 3, first_seq: 1, events: pushed.eventsRow!.json, created_at: 1_795_000_000_002 })).toEqual(commit([]).events);
   });
 
   it('refuses an outbox entry of another task, so the batch writes nothing', () => {

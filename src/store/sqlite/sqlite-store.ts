@@ -22,6 +22,7 @@ import { sqliteAuditAppender } from './sqlite-audit-append.js';
 import { ConcurrentUpdateError, type OutboxEntry, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
+import { StatementCache } from './statement-cache.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
 import { USAGE_RECORD_COLUMNS, usageRowValues } from '../usage/usage-rows.js';
 import { onUsageConflict } from '../usage/usage-sql.js';
@@ -170,6 +171,7 @@ export class SqliteStore extends SqlStore {
 
   constructor(
     private readonly raw: Sqlite.Database,
+    cache: StatementCache,
     db: Q,
     private readonly statementSql: StatementSql,
     file: string,
@@ -178,7 +180,7 @@ export class SqliteStore extends SqlStore {
     super(db);
     this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
-    this.usage = new SqliteUsageStore(raw, db);
+    this.usage = new SqliteUsageStore(raw, cache, db);
     this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => {
       const s = this.statements;
       for (const p of batch) {
@@ -353,11 +355,12 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
     // it is bounded, so RSS stays flat however many tasks are written.
     raw.pragma('cache_size = -16384');
     raw.pragma('temp_store = MEMORY');
-    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) });
+    const cache = new StatementCache(raw);
+    const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cache.forKysely() }) });
     // Checkpoints move to a worker thread; if it cannot start, SQLite's automatic ones stay on.
     const checkpointer = inMemory || opts.checkpointThread === false ? undefined : WalCheckpointer.start(opts.file, { busyTimeoutMs: opts.busyTimeoutMs });
     if (checkpointer) raw.pragma('wal_autocheckpoint = 0');
-    return new SqliteStore(raw, db, compileStatements(db), opts.file, checkpointer);
+    return new SqliteStore(raw, cache, db, compileStatements(db), opts.file, checkpointer);
   } catch (err) {
     raw.close();
     throw err;

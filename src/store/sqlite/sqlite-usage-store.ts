@@ -11,6 +11,7 @@ import { planRollupStep, SqlUsageStore, type RollupStep } from '../usage/sql-usa
 import { USAGE_RECORD_COLUMNS, usageRowValues } from '../usage/usage-rows.js';
 import { firstSourceTime, rolledUntilOf, rollupStatements, type RollupLevel } from '../usage/usage-sql.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
+import type { StatementCache } from './statement-cache.js';
 
 const AMEND_COLUMNS = ['ttfb_ms', 'latency_ms', 'bytes_in', 'bytes_out'] as const;
 
@@ -43,6 +44,7 @@ export class SqliteUsageStore extends SqlUsageStore {
 
   constructor(
     private readonly raw: Sqlite.Database,
+    private readonly cache: StatementCache,
     db: Kysely<Database>,
   ) {
     super(db);
@@ -73,7 +75,8 @@ export class SqliteUsageStore extends SqlUsageStore {
   private run(q: Compilable | RawBuilder<unknown>, how: 'get' | 'run'): unknown {
     // A raw `sql` builder compiles against a database; a query builder ignores the argument.
     const compiled = (q as { compile(db: Kysely<Database>): CompiledQuery }).compile(this.db);
-    const statement = this.raw.prepare(compiled.sql);
+    // The rollup's statements differ only in their values: prepared once each (statement-cache.ts).
+    const statement = this.cache.prepare(compiled.sql);
     return how === 'get' ? statement.get(...compiled.parameters) : statement.run(...compiled.parameters);
   }
 
