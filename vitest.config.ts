@@ -104,7 +104,7 @@ const UNIT = [
   'test/edge/path-prefix.test.ts',
   'test/net/ssrf-guard.test.ts',
   'test/observability/keyed-instruments.test.ts',
-  'test/observability/packed-spans.test.ts',
+  'test/observability/recorded-spans.test.ts',
   'test/observability/tracing-settings.test.ts',
   'test/server/dev-reload-audit.test.ts',
   'test/bindings/management/csv.test.ts',

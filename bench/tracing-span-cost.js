@@ -7,8 +7,9 @@
 //   record  nothing (the SDK's own cost: ids, sampler, span object, attributes, end, queue)
 //   json    the OTLP JSON encoding on the event loop (what the OTLP/HTTP exporter does there)
 //   proto   the OTLP protobuf encoding instead
-//   packed  Agentport's export thread hand-off: the spans packed flat and posted to a worker
-//           (dist/observability/tracing/packed-spans.js)
+//   recorder  Agentport's recorder instead of the SDK's tracer (the SDK's sampler; each span
+//           appended flat to the batch, the batch posted to a worker as the export thread gets it;
+//           dist/observability/tracing/span-recorder.js, span-batches.js)
 // and prints the event loop's CPU per span (/proc/thread-self/stat, so the worker's share is not
 // counted), garbage collection included: best and median of 5 passes. A single busy core, no
 // sockets: steadier than a server under load on a shared machine, and the same SDK code.
@@ -18,11 +19,12 @@ import { ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
-import { packSpans } from '../dist/observability/tracing/packed-spans.js';
+import { SpanBatches } from '../dist/observability/tracing/span-batches.js';
+import { SpanRecorder } from '../dist/observability/tracing/span-recorder.js';
 
 const SPANS = 5;
 const N = 40_000;
-const modes = process.argv[2] ? process.argv[2].split(',') : ['record', 'json', 'proto', 'packed'];
+const modes = process.argv[2] ? process.argv[2].split(',') : ['record', 'json', 'proto', 'recorder'];
 
 const mainThreadUs = () => {
   const f = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' ');
@@ -36,17 +38,20 @@ async function measure(mode) {
     export(spans, done) {
       if (mode === 'json') JsonTraceSerializer.serializeRequest(spans);
       else if (mode === 'proto') ProtobufTraceSerializer.serializeRequest(spans);
-      else if (mode === 'packed') worker.postMessage(packSpans(spans));
       done({ code: 0 });
     },
     shutdown: async () => {},
   };
+  const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(1) });
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'agentport', 'service.version': '0', 'service.instance.id': 'r1' }),
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(1) }),
+    sampler,
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000, maxQueueSize: 8192, maxExportBatchSize: 1024 })],
   });
-  const tracer = provider.getTracer('agentport');
+  const scopes = [];
+  const posted = { export: (batch, done) => (worker.postMessage(batch), done({ code: 0 })), forceFlush: async () => {}, shutdown: async () => {} };
+  const batches = new SpanBatches(posted, scopes, { scheduledDelayMillis: 1000, maxQueueSize: 8192, maxExportBatchSize: 1024, exportTimeoutMillis: 30_000, onError: () => {} });
+  const tracer = mode === 'recorder' ? new SpanRecorder(sampler, batches, scopes).getTracer('agentport') : provider.getTracer('agentport');
   const request = (i) => {
     const r = tracer.startSpan('POST', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'POST' } }, ROOT_CONTEXT);
     const c = trace.setSpan(ROOT_CONTEXT, r);
@@ -81,6 +86,7 @@ async function measure(mode) {
   const passes = [];
   for (let k = 0; k < 5; k++) passes.push(await pass());
   await provider.shutdown();
+  await batches.shutdown();
   await worker.terminate();
   passes.sort((a, b) => a - b);
   return { best: passes[0], median: passes[2] };

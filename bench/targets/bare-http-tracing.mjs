@@ -10,7 +10,8 @@
 //   record  the SDK recording spans into its batch processor, whose exporter drops them: the floor
 //           of recording alone, with no export at all
 //   sdk     the SDK with its OTLP exporter on the event loop
-//   thread  the SDK with Agentport's export thread (dist/observability/tracing/worker-span-exporter.js; build first)
+//   thread  Agentport's recorder (the SDK's sampler, flat records) and export thread, as
+//           start-tracing.ts installs them (dist/observability/tracing/; build first)
 // Prints one line "LISTENING <port>" on stdout once ready.
 import http from 'node:http';
 import { ROOT_CONTEXT, SpanKind, propagation, trace, diag } from '@opentelemetry/api';
@@ -48,14 +49,22 @@ if (mode !== 'off') {
   const { W3CTraceContextPropagator } = await import('@opentelemetry/core');
   const resourceAttributes = { 'service.name': 'floor', 'service.version': '0', 'service.instance.id': 'floor-1' };
   let exporter;
+  let provider;
+  const sampler = new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) });
   if (mode === 'thread') {
     const { WorkerSpanExporter } = await import('../../dist/observability/tracing/worker-span-exporter.js');
-    exporter = WorkerSpanExporter.start({ url: sink, headers: {}, resourceAttributes }, diag);
+    const { spanLimitsFrom } = await import('../../dist/observability/tracing/packed-spans.js');
+    const { SpanBatches } = await import('../../dist/observability/tracing/span-batches.js');
+    const { SpanRecorder } = await import('../../dist/observability/tracing/span-recorder.js');
+    const scopes = [];
+    const thread = WorkerSpanExporter.start({ url: sink, headers: {}, resourceAttributes, limits: spanLimitsFrom(process.env) }, diag);
+    const batches = new SpanBatches(thread, scopes, { scheduledDelayMillis: 1000, maxQueueSize: 8192, maxExportBatchSize: 1024, exportTimeoutMillis: 30_000, onError: (e) => diag.error(String(e)) });
+    provider = new SpanRecorder(sampler, batches, scopes);
   } else if (mode === 'record') exporter = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
   else exporter = new OTLPTraceExporter({ url: sink });
-  const provider = new BasicTracerProvider({
+  provider ??= new BasicTracerProvider({
     resource: resourceFromAttributes(resourceAttributes),
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio) }),
+    sampler,
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 1000, maxQueueSize: 8192, maxExportBatchSize: 1024 })],
   });
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());

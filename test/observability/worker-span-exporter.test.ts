@@ -1,31 +1,41 @@
 /**
- * The span export thread (src/observability/tracing/worker-span-exporter.ts): a batch handed over
+ * The span export thread (src/observability/tracing/worker-span-exporter.ts): a packed batch handed over
  * on the event loop reaches a real OTLP/HTTP receiver from the thread, with the resource it was
  * started with; a collector that refuses makes the batch fail (the processor reports it); and
  * once the thread is shut down, exports fail at once instead of waiting for a timeout.
  */
 import { diag, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { InstrumentationScope } from '@opentelemetry/core';
+import { AlwaysOnSampler } from '@opentelemetry/sdk-trace-base';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuilt } from '../support/fresh-build.js';
+import { spanLimitsFrom, type PackedSpans } from '../../src/observability/tracing/packed-spans.js';
+import { SpanBatches } from '../../src/observability/tracing/span-batches.js';
+import { SpanRecorder } from '../../src/observability/tracing/span-recorder.js';
 import { WorkerSpanExporter } from '../../src/observability/tracing/worker-span-exporter.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
 
 // The thread runs the compiled module (dist/): built when older than src/, named when missing.
 requireBuilt('dist/observability/tracing/span-export-worker.js');
 
-function finishedSpans(): ReadableSpan[] {
-  const memory = new InMemorySpanExporter();
-  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] }).getTracer('agentport');
+/** Two spans recorded as the server records them, and the packed batch they make. */
+async function finishedSpans(): Promise<{ batch: PackedSpans; parentId: string }> {
+  let batch: PackedSpans | undefined;
+  const scopes: InstrumentationScope[] = [];
+  const capture = { export: (b: PackedSpans, done: (r: { code: number }) => void) => ((batch = b), done({ code: 0 })), forceFlush: async () => {}, shutdown: async () => {} };
+  const sink = new SpanBatches(capture, scopes, { maxQueueSize: 100, maxExportBatchSize: 100, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, onError: () => {} });
+  const tracer = new SpanRecorder(new AlwaysOnSampler(), sink, scopes).getTracer('agentport');
   const parent = tracer.startSpan('SendMessage', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
   tracer.startSpan('store.commit', { attributes: { 'agentport.task.id': 't-1', 'agentport.commit.events': 2 } }, trace.setSpan(ROOT_CONTEXT, parent)).end();
   parent.end();
-  return memory.getFinishedSpans();
+  await sink.forceFlush();
+  return { batch: batch!, parentId: parent.spanContext().spanId };
 }
 
-const exportOnce = (e: WorkerSpanExporter, spans: ReadableSpan[]) => new Promise<{ code: number; error?: Error }>((resolve) => e.export(spans, resolve));
+const limits = spanLimitsFrom({});
+const exportOnce = (e: WorkerSpanExporter, spans: PackedSpans) => new Promise<{ code: number; error?: Error }>((resolve) => e.export(spans, resolve));
 
 describe('the span export thread', () => {
   let otlp: OtlpReceiver;
@@ -35,16 +45,16 @@ describe('the span export thread', () => {
   afterAll(() => otlp?.close());
 
   it('sends a batch to the collector from the thread, with the resource it was started with', async () => {
-    const exporter = WorkerSpanExporter.start({ url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-7' } }, diag);
+    const exporter = WorkerSpanExporter.start({ url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-7' }, limits }, diag);
     // the thread module is the build's (dist/): the test runs the compiled thread, not a stand-in
     expect(exporter).toBeDefined();
-    const spans = finishedSpans();
+    const { batch: spans, parentId } = await finishedSpans();
     expect(await exportOnce(exporter!, spans)).toEqual({ code: 0 });
     await exporter!.shutdown();
     const received = otlp.spans.filter((s) => s.instance === 'replica-7');
     expect(received.map((s) => s.name).sort()).toEqual(['SendMessage', 'store.commit']);
     const commit = received.find((s) => s.name === 'store.commit')!;
-    expect(commit.parentSpanId).toBe(spans.find((s) => s.name === 'SendMessage')!.spanContext().spanId);
+    expect(commit.parentSpanId).toBe(parentId);
     expect(commit.attributes['agentport.commit.events']).toBe(2);
     // after shutdown the thread is gone: an export fails at once
     expect((await exportOnce(exporter!, spans)).code).toBe(1);
@@ -56,9 +66,9 @@ describe('the span export thread', () => {
       req.on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{"message":"bad batch"}'));
     });
     await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
-    const exporter = WorkerSpanExporter.start({ url: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport' } }, diag)!;
+    const exporter = WorkerSpanExporter.start({ url: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport' }, limits }, diag)!;
     try {
-      const result = await exportOnce(exporter, finishedSpans());
+      const result = await exportOnce(exporter, (await finishedSpans()).batch);
       expect(result.code).toBe(1);
       expect(result.error?.message).toMatch(/400|Bad Request/);
     } finally {

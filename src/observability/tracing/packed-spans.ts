@@ -1,83 +1,87 @@
 /**
- * Finished spans packed into one flat array of strings and numbers, to cross to the export thread
- * (span-export-worker.ts) by `postMessage`, and unpacked there into the ReadableSpans the OTLP
- * exporter reads. Structured cloning costs per object: a record per span (its hrtimes, status,
- * attributes, parent) cost 2.5 µs a span to post, more than encoding OTLP JSON in place (3.4 µs);
- * a flat array of primitives costs ~1 µs (bench/tracing-floor.js, docs/benchmarks.md, *Tracing
- * cost, round 2*). Instrumentation scopes, one object per tracer, go once per batch in a table.
+ * Finished spans as one flat array of strings and numbers: what the event loop writes when a span
+ * ends (recorded-span.ts) and posts to the export thread, and what the thread turns into the
+ * ReadableSpans the OpenTelemetry OTLP exporter reads. Structured cloning costs per object, so a
+ * batch is one array of primitives (docs/benchmarks.md, *Tracing cost, round 2*); everything that
+ * costs per attribute — validation, last-write-wins, the count limits, the time conversion — is
+ * done here, on the thread, not on the loop.
  *
  * Layout per span: name, kind, traceId, spanId, traceFlags, traceState ('' for none), parent span
- * id ('' for a root), parent is-remote (0/1), start s, start ns, end s, end ns, status code,
- * status message, scope index, dropped attributes/events/links, then the attributes (count, then
- * key, value…), the links (count, then per link: traceId, spanId, traceFlags, traceState,
- * is-remote, dropped attributes, attributes) and the events (count, then per event: name, time s,
- * time ns, dropped attributes, attributes).
+ * id ('' for a root), parent is-remote (0/1), scope index, start, end, status code, status message
+ * ('' for none), then the attributes as set (count, then key, value… in the order they were set,
+ * a key repeated when it was set again), the links (count, then per link: traceId, spanId,
+ * traceFlags, traceState, is-remote, attributes as above) and the events (count, then per event:
+ * name, time, attributes as above). Times are `performance.now()` milliseconds of the recording
+ * thread; the batch carries the wall-clock time of its zero.
  */
-import type { Attributes, AttributeValue, SpanContext, SpanKind } from '@opentelemetry/api';
+import { diag, type Attributes, type AttributeValue, type SpanContext, type SpanKind } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 
-export type PackedValue = string | number | boolean | AttributeValue;
+export type PackedValue = string | number | boolean | AttributeValue | null | undefined;
 
 export interface PackedSpans {
   values: PackedValue[];
   scopes: InstrumentationScope[];
+  /** wall-clock milliseconds (epoch) at the recording thread's `performance.now()` zero */
+  origin: number;
 }
 
-function packAttributes(a: Attributes | undefined, out: PackedValue[]): void {
-  const at = out.length;
-  out.push(0);
-  let n = 0;
-  if (a) {
-    for (const k in a) {
-      const v = a[k];
-      if (v === undefined) continue;
-      out.push(k, v);
-      n++;
-    }
-  }
-  out[at] = n;
+/** The SDK's default span limits (sdk-trace-base `loadDefaultConfig`), read from the same variables. */
+export interface SpanLimits {
+  attributeCountLimit: number;
+  attributeValueLengthLimit: number;
+  linkCountLimit: number;
+  eventCountLimit: number;
+  attributePerEventCountLimit: number;
+  attributePerLinkCountLimit: number;
 }
 
-export function packSpans(spans: readonly ReadableSpan[]): PackedSpans {
-  const values: PackedValue[] = [];
-  const scopes: InstrumentationScope[] = [];
-  let lastScope: InstrumentationScope | undefined;
-  let lastIndex = -1;
-  for (const s of spans) {
-    const c = s.spanContext();
-    const p = s.parentSpanContext;
-    if (s.instrumentationScope !== lastScope) {
-      lastScope = s.instrumentationScope;
-      lastIndex = scopes.indexOf(lastScope);
-      if (lastIndex < 0) lastIndex = scopes.push(lastScope) - 1;
-    }
-    values.push(s.name, s.kind, c.traceId, c.spanId, c.traceFlags, c.traceState?.serialize() ?? '', p?.spanId ?? '', p?.isRemote ? 1 : 0);
-    values.push(s.startTime[0], s.startTime[1], s.endTime[0], s.endTime[1], s.status.code, s.status.message ?? '', lastIndex);
-    values.push(s.droppedAttributesCount, s.droppedEventsCount, s.droppedLinksCount);
-    packAttributes(s.attributes, values);
-    values.push(s.links.length);
-    for (const l of s.links) {
-      values.push(l.context.traceId, l.context.spanId, l.context.traceFlags, l.context.traceState?.serialize() ?? '', l.context.isRemote ? 1 : 0, l.droppedAttributesCount ?? 0);
-      packAttributes(l.attributes, values);
-    }
-    values.push(s.events.length);
-    for (const e of s.events) {
-      values.push(e.name, e.time[0], e.time[1], e.droppedAttributesCount ?? 0);
-      packAttributes(e.attributes, values);
-    }
-  }
-  return { values, scopes };
+export function spanLimitsFrom(env: Record<string, string | undefined>): SpanLimits {
+  const n = (key: string, fallback: number) => {
+    const v = Number(env[key]?.trim() || Number.NaN);
+    return Number.isFinite(v) && v >= 0 ? v : fallback;
+  };
+  const general = n('OTEL_ATTRIBUTE_COUNT_LIMIT', 128);
+  return {
+    attributeCountLimit: n('OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', general),
+    attributeValueLengthLimit: n('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', n('OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT', Number.POSITIVE_INFINITY)),
+    linkCountLimit: n('OTEL_SPAN_LINK_COUNT_LIMIT', 128),
+    eventCountLimit: n('OTEL_SPAN_EVENT_COUNT_LIMIT', 128),
+    attributePerEventCountLimit: n('OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT', 128),
+    attributePerLinkCountLimit: n('OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT', 128),
+  };
 }
 
 /** Parses a serialized `tracestate` back into what the exporter calls (`serialize`). */
 export type TraceStateParser = (serialized: string) => NonNullable<SpanContext['traceState']>;
 
+type HrTime = [number, number];
+
+function isAttributeValue(v: unknown): v is AttributeValue {
+  const t = typeof v;
+  if (t === 'string' || t === 'number' || t === 'boolean') return true;
+  if (!Array.isArray(v)) return false;
+  // a homogeneous array of one primitive type, nulls allowed (the SDK's isAttributeValue)
+  let type: string | undefined;
+  for (const e of v) {
+    if (e == null) continue;
+    const et = typeof e;
+    if (et !== 'string' && et !== 'number' && et !== 'boolean') return false;
+    if (type === undefined) type = et;
+    else if (type !== et) return false;
+  }
+  return true;
+}
+
 /** Reads a packed array in order. */
 class Reader {
   i = 0;
-  constructor(private readonly v: readonly PackedValue[]) {}
+  constructor(
+    private readonly v: readonly PackedValue[],
+    private readonly limits: SpanLimits,
+  ) {}
   get more(): boolean {
     return this.i < this.v.length;
   }
@@ -87,16 +91,39 @@ class Reader {
   num(): number {
     return this.v[this.i++] as number;
   }
-  any(): AttributeValue {
-    return this.v[this.i++] as AttributeValue;
-  }
-  attributes(): Attributes {
+  /** Attributes as the SDK's span keeps them: valid values only, the last one set wins, at most `limit` keys. */
+  attributes(limit: number): { attributes: Attributes; dropped: number } {
     const out: Attributes = {};
+    let count = 0;
+    let dropped = 0;
     for (let n = this.num(); n > 0; n--) {
       const k = this.str();
-      out[k] = this.any();
+      const v = this.v[this.i++];
+      if (v == null) continue;
+      if (k.length === 0) {
+        diag.warn(`Invalid attribute key: ${k}`);
+        continue;
+      }
+      if (!isAttributeValue(v)) {
+        diag.warn(`Invalid attribute value set for key: ${k}`);
+        continue;
+      }
+      const isNew = !Object.hasOwn(out, k);
+      if (isNew && count >= limit) {
+        dropped++;
+        continue;
+      }
+      out[k] = this.truncate(Array.isArray(v) ? v.slice() : v);
+      if (isNew) count++;
     }
-    return out;
+    return { attributes: out, dropped };
+  }
+  private truncate(v: AttributeValue): AttributeValue {
+    const max = this.limits.attributeValueLengthLimit;
+    if (max === Number.POSITIVE_INFINITY) return v;
+    if (typeof v === 'string') return v.length > max ? v.slice(0, max) : v;
+    if (Array.isArray(v)) return v.map((e) => (typeof e === 'string' && e.length > max ? e.slice(0, max) : e)) as AttributeValue;
+    return v;
   }
 }
 
@@ -104,8 +131,36 @@ function context(traceId: string, spanId: string, traceFlags: number, traceState
   return { traceId, spanId, traceFlags, ...(traceState ? { traceState: parse(traceState) } : {}), ...(isRemote !== undefined ? { isRemote } : {}) };
 }
 
-export function unpackSpans(p: PackedSpans, resource: Resource, parse: TraceStateParser): ReadableSpan[] {
-  const r = new Reader(p.values);
+/** Milliseconds as [seconds, nanoseconds], as @opentelemetry/core's `millisToHrTime` and `addHrTimes` compute them. */
+function hrTime(originMs: number, perfMs: number): HrTime {
+  const a = millisToHr(originMs);
+  const b = millisToHr(perfMs);
+  let s = a[0] + b[0];
+  let ns = a[1] + b[1];
+  if (ns >= 1e9) {
+    s += 1;
+    ns -= 1e9;
+  }
+  return [s, ns];
+}
+
+function millisToHr(ms: number): HrTime {
+  const s = Math.trunc(ms / 1000);
+  return [s, Math.round((ms / 1000 - s) * 1e9)];
+}
+
+function duration(start: HrTime, end: HrTime): HrTime {
+  let s = end[0] - start[0];
+  let ns = end[1] - start[1];
+  if (ns < 0) {
+    s -= 1;
+    ns += 1e9;
+  }
+  return [s, ns];
+}
+
+export function unpackSpans(p: PackedSpans, resource: Resource, parse: TraceStateParser, limits: SpanLimits): ReadableSpan[] {
+  const r = new Reader(p.values, limits);
   const out: ReadableSpan[] = [];
   while (r.more) {
     const name = r.str();
@@ -116,31 +171,44 @@ export function unpackSpans(p: PackedSpans, resource: Resource, parse: TraceStat
     const own = context(traceId, spanId, traceFlags, r.str(), undefined, parse);
     const parentId = r.str();
     const parentRemote = r.num() === 1;
-    const startTime: [number, number] = [r.num(), r.num()];
-    const endTime: [number, number] = [r.num(), r.num()];
+    const scope = p.scopes[r.num()]!;
+    const startTime = hrTime(p.origin, r.num());
+    let endTime = hrTime(p.origin, r.num());
+    let took = duration(startTime, endTime);
+    if (took[0] < 0) {
+      endTime = [startTime[0], startTime[1]];
+      took = [0, 0];
+    }
     const code = r.num();
     const message = r.str();
-    const scope = p.scopes[r.num()]!;
-    const dropped = [r.num(), r.num(), r.num()] as const;
-    const attributes = r.attributes();
+    const { attributes, dropped: droppedAttributesCount } = r.attributes(limits.attributeCountLimit);
     const links = [];
+    let droppedLinksCount = 0;
     for (let n = r.num(); n > 0; n--) {
       const linked = context(r.str(), r.str(), r.num(), r.str(), r.num() === 1, parse);
-      const droppedAttributesCount = r.num();
-      links.push({ context: linked, attributes: r.attributes(), droppedAttributesCount });
+      const a = r.attributes(limits.attributePerLinkCountLimit);
+      if (links.length >= limits.linkCountLimit) {
+        if (limits.linkCountLimit === 0) {
+          droppedLinksCount++;
+          continue;
+        }
+        links.shift();
+        droppedLinksCount++;
+      }
+      links.push({ context: linked, ...(Object.keys(a.attributes).length > 0 ? { attributes: a.attributes } : {}), ...(a.dropped > 0 ? { droppedAttributesCount: a.dropped } : {}) });
     }
     const events: TimedEvent[] = [];
+    let droppedEventsCount = 0;
     for (let n = r.num(); n > 0; n--) {
       const eventName = r.str();
-      const time: [number, number] = [r.num(), r.num()];
-      const droppedAttributesCount = r.num();
-      events.push({ name: eventName, time, droppedAttributesCount, attributes: r.attributes() });
-    }
-    let ns = endTime[1] - startTime[1];
-    let s = endTime[0] - startTime[0];
-    if (ns < 0) {
-      s -= 1;
-      ns += 1e9;
+      const time = hrTime(p.origin, r.num());
+      const a = r.attributes(limits.attributePerEventCountLimit);
+      if (events.length >= limits.eventCountLimit) {
+        droppedEventsCount++;
+        if (limits.eventCountLimit === 0) continue;
+        events.shift();
+      }
+      events.push({ name: eventName, time, droppedAttributesCount: a.dropped, attributes: a.attributes });
     }
     out.push({
       name,
@@ -149,7 +217,7 @@ export function unpackSpans(p: PackedSpans, resource: Resource, parse: TraceStat
       ...(parentId ? { parentSpanContext: { traceId, spanId: parentId, traceFlags, isRemote: parentRemote } } : {}),
       startTime,
       endTime,
-      duration: [s, ns],
+      duration: took,
       ended: true,
       status: message ? { code, message } : { code },
       attributes,
@@ -157,9 +225,9 @@ export function unpackSpans(p: PackedSpans, resource: Resource, parse: TraceStat
       events,
       resource,
       instrumentationScope: scope,
-      droppedAttributesCount: dropped[0],
-      droppedEventsCount: dropped[1],
-      droppedLinksCount: dropped[2],
+      droppedAttributesCount,
+      droppedEventsCount,
+      droppedLinksCount,
     });
   }
   return out;

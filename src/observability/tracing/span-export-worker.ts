@@ -1,5 +1,5 @@
 /**
- * The span export thread: unpacks the spans the event loop sends (packed-spans.ts) back into
+ * The span export thread: unpacks the spans the event loop sends (packed-spans.ts) into
  * ReadableSpans and hands them to the OpenTelemetry OTLP/HTTP exporter, so the OTLP transform,
  * the JSON encoding and the HTTP request with its retries run here, not between requests
  * (docs/decisions/0018-tracing.md, *Revision 2*). The exporter's own diagnostics go back to the
@@ -30,7 +30,7 @@ diag.setLogger({ error: forward('error'), warn: forward('warn'), info: quiet, de
 
 port.on('message', (m: ToExportThread) => {
   if (m.op === 'export') {
-    const spans = unpackSpans(m.spans, resource, parseTraceState);
+    const spans = unpackSpans(m.spans, resource, parseTraceState, data.limits);
     exporter.export(spans, (result) => reply({ id: m.id, code: result.code, ...(result.error ? { error: { name: result.error.name, message: result.error.message } } : {}) }));
   } else if (m.op === 'flush') {
     exporter.forceFlush().then(

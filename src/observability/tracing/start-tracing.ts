@@ -1,6 +1,7 @@
 /**
- * Installs the OpenTelemetry SDK when tracing is on: a tracer provider exporting batches over
- * OTLP/HTTP and the W3C trace-context propagator. No context manager: spans name their parents
+ * Installs tracing when it is on: Agentport's span recorder as the API's tracer provider (spans as
+ * flat records, batched with the SDK's bounds), the SDK's sampler, the SDK's OTLP/HTTP exporter on
+ * the export thread, and the W3C trace-context propagator. No context manager: spans name their parents
  * explicitly (spans.ts), so Node's promise hooks stay off (an AsyncLocalStorage context manager
  * would make every `await` of the process dearer, traced or not). The SDK
  * packages are imported here, dynamically, so a server with tracing off never loads them and its
@@ -10,6 +11,10 @@
  * share it, and it is shut down (its last spans exported) when the last of them closes.
  */
 import { diag, DiagLogLevel, propagation, trace, type DiagLogger } from '@opentelemetry/api';
+import { InLoopSpanExporter } from './in-loop-span-exporter.js';
+import { spanLimitsFrom } from './packed-spans.js';
+import { SpanBatches } from './span-batches.js';
+import { SpanRecorder } from './span-recorder.js';
 import { setTracingOn } from './spans.js';
 import { WorkerSpanExporter } from './worker-span-exporter.js';
 import type { Sampler, TracingSettings } from './tracing-settings.js';
@@ -76,29 +81,38 @@ export async function startTracing(s: TracingSettings, who: TracingIdentity): Pr
 }
 
 async function install(s: TracingSettings, who: TracingIdentity): Promise<Installed> {
-  const [{ BasicTracerProvider, BatchSpanProcessor, AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator }] =
+  const [{ AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator, TraceState, globalErrorHandler }] =
     await Promise.all([import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/exporter-trace-otlp-http'), import('@opentelemetry/resources'), import('@opentelemetry/core')]);
   const samplers = { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler };
   const resourceAttributes = { ...s.resourceAttributes, 'service.name': s.serviceName, 'service.version': who.serviceVersion, 'service.instance.id': who.instanceId };
-  // The export (OTLP transform, JSON, HTTP) runs on a thread of its own when the built thread
-  // module is there (always, but under the test runner's TypeScript sources without a build).
-  const exporter = WorkerSpanExporter.start({ url: s.url, headers: s.headers, resourceAttributes }, diag) ?? new OTLPTraceExporter({ url: s.url, headers: s.headers });
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes(resourceAttributes),
-    sampler: sampler(s.sampler, samplers),
-    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: s.exportDelayMs, maxQueueSize: 8192, maxExportBatchSize: 1024 })],
+  const limits = spanLimitsFrom(process.env);
+  // The export (attribute checks, OTLP transform, JSON, HTTP) runs on a thread of its own when the
+  // built thread module is there (always, but under the test runner's TypeScript sources without a build).
+  const exporter =
+    WorkerSpanExporter.start({ url: s.url, headers: s.headers, resourceAttributes, limits }, diag) ??
+    new InLoopSpanExporter(new OTLPTraceExporter({ url: s.url, headers: s.headers }), resourceFromAttributes(resourceAttributes), (t) => new TraceState(t), limits);
+  // Spans are recorded by Agentport's recorder, not the SDK's tracer (ADR 0018, Revision 3): the
+  // SDK's sampler decides, the SDK's exporter encodes and sends; the batching keeps the
+  // BatchSpanProcessor's bounds. Export failures go to the SDK's global error handler, which
+  // logs through diag: an operator whose collector is down must read it in Agentport's log.
+  const scopes: import('@opentelemetry/core').InstrumentationScope[] = [];
+  const batches = new SpanBatches(exporter, scopes, {
+    scheduledDelayMillis: s.exportDelayMs,
+    maxQueueSize: 8192,
+    maxExportBatchSize: 1024,
+    exportTimeoutMillis: 30_000,
+    onError: (err) => globalErrorHandler(err),
   });
-  // Export failures reach the SDK's diagnostics (its global error handler logs there): an operator
-  // whose collector is down must read it in Agentport's log.
+  const provider = new SpanRecorder(sampler(s.sampler, samplers), batches, scopes);
   if (who.log) diag.setLogger(diagnosticsTo(who.log), DiagLogLevel.WARN);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
   setTracingOn(true, s.sampler.kind === 'parent' || s.sampler.kind === 'always_off' || (s.sampler.kind === 'ratio' && s.sampler.parentBased));
   return {
     users: 0,
-    flush: () => provider.forceFlush(),
+    flush: () => batches.forceFlush(),
     shutdown: async () => {
-      await provider.shutdown();
+      await batches.shutdown();
       trace.disable();
       propagation.disable();
       diag.disable();

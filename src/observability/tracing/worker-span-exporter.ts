@@ -1,19 +1,19 @@
 /**
- * A SpanExporter for the BatchSpanProcessor that sends each batch to a worker thread
- * (span-export-worker.ts), which runs the OpenTelemetry OTLP/HTTP exporter. On the event loop a
- * span then costs its packing (packed-spans.ts) and its share of one `postMessage`; the OTLP
- * transform, JSON encoding and HTTP export — about a third of what tracing cost a request, and
- * much of its garbage (docs/benchmarks.md, *Tracing cost, round 2*) — run on the other thread.
+ * Sends each packed batch (span-batches.ts) to a worker thread (span-export-worker.ts), which
+ * turns it into ReadableSpans and runs the OpenTelemetry OTLP/HTTP exporter. On the event loop a
+ * batch costs one `postMessage` of a flat array; the attribute checks, the OTLP transform, JSON
+ * encoding and HTTP export run on the other thread (docs/benchmarks.md, *Tracing cost, round 2*
+ * and *round 3*).
  *
- * A batch counts as exported when the thread says so, so the processor keeps its back-pressure:
- * while the thread (or the collector behind it) is busy, spans wait in the processor's bounded
- * queue, and past it they are dropped, as with the exporter in the event loop.
+ * A batch counts as exported when the thread says so, so the batcher keeps its back-pressure:
+ * while the thread (or the collector behind it) is busy, spans wait in the bounded queue, and past
+ * it they are dropped, as with the exporter in the event loop.
  */
 import { Worker } from 'node:worker_threads';
 import type { DiagLogger } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { packSpans, type PackedSpans } from './packed-spans.js';
+import type { PackedSpans, SpanLimits } from './packed-spans.js';
+import type { PackedSpanExporter } from './span-batches.js';
 import { workerModuleUrl } from '../../config/worker-module.js';
 
 /** What the export thread is started with. */
@@ -21,12 +21,13 @@ export interface ExportThreadData {
   url: string;
   headers: Record<string, string>;
   resourceAttributes: Record<string, string>;
+  limits: SpanLimits;
 }
 
 export type ToExportThread = { op: 'export'; id: number; spans: PackedSpans } | { op: 'flush' | 'shutdown'; id: number };
 export type FromExportThread = { id: number; code: number; error?: { name: string; message: string } } | { diag: 'warn' | 'error'; message: string; args: string[] };
 
-export class WorkerSpanExporter implements SpanExporter {
+export class WorkerSpanExporter implements PackedSpanExporter {
   readonly #pending = new Map<number, (r: ExportResult) => void>();
   #next = 0;
   #ended: Error | undefined;
@@ -65,9 +66,9 @@ export class WorkerSpanExporter implements SpanExporter {
     return new WorkerSpanExporter(worker, diagnostics);
   }
 
-  export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+  export(spans: PackedSpans, done: (result: ExportResult) => void): void {
     if (this.#ended) done({ code: 1, error: this.#ended });
-    else this.#send({ op: 'export', id: 0, spans: packSpans(spans) }, done);
+    else this.#send({ op: 'export', id: 0, spans }, done);
   }
 
   forceFlush(): Promise<void> {

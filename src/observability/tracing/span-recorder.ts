@@ -1,0 +1,84 @@
+/**
+ * The tracer installed when tracing is on: the OpenTelemetry API's TracerProvider and Tracer,
+ * starting RecordedSpans (recorded-span.ts) instead of the SDK's span objects. It decides as the
+ * SDK's Tracer does — the parent span in the context given, the configured SDK sampler, the
+ * parent's trace id and tracestate, a non-recording span for a trace sampled out — and leaves the
+ * OTLP encoding and export to the SDK's exporter on the export thread
+ * (docs/decisions/0018-tracing.md, *Revision 3*).
+ */
+import { performance } from 'node:perf_hooks';
+import { context as contextApi, SamplingDecision, SpanKind, trace, TraceFlags, type Context, type Span, type SpanOptions, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import type { InstrumentationScope } from '@opentelemetry/core';
+import type { Sampler } from '@opentelemetry/sdk-trace-base';
+import { RecordedSpan, type SpanSink } from './recorded-span.js';
+import { newSpanId, newTraceId } from './span-ids.js';
+
+class ScopedTracer implements Tracer {
+  constructor(
+    private readonly recorder: SpanRecorder,
+    private readonly scope: number,
+  ) {}
+
+  startSpan(name: string, options: SpanOptions = {}, ctx: Context = contextApi.active()): Span {
+    return this.recorder.start(this.scope, name, options, ctx);
+  }
+
+  // The API's overloads: (name, fn), (name, options, fn), (name, options, context, fn).
+  startActiveSpan<F extends (span: Span) => unknown>(name: string, ...rest: unknown[]): ReturnType<F> {
+    const fn = rest[rest.length - 1] as F;
+    const options = (rest.length >= 2 ? rest[0] : undefined) as SpanOptions | undefined;
+    const parent = (rest.length >= 3 ? rest[1] : undefined) as Context | undefined;
+    const ctx = parent ?? contextApi.active();
+    const span = this.startSpan(name, options, ctx);
+    return contextApi.with(trace.setSpan(ctx, span), fn as (span: Span) => ReturnType<F>, undefined, span);
+  }
+}
+
+export class SpanRecorder implements TracerProvider {
+  readonly #tracers = new Map<string, ScopedTracer>();
+
+  /** `scopes`: the instrumentation scopes, in the order first asked for (a span packs its index; the batches send the table) */
+  constructor(
+    private readonly sampler: Sampler,
+    private readonly sink: SpanSink,
+    private readonly scopes: InstrumentationScope[],
+  ) {}
+
+  getTracer(name: string, version?: string, options?: { schemaUrl?: string }): Tracer {
+    const key = `${name}@${version ?? ''}:${options?.schemaUrl ?? ''}`;
+    let t = this.#tracers.get(key);
+    if (!t) {
+      const scope: InstrumentationScope = { name, ...(version !== undefined ? { version } : {}), ...(options?.schemaUrl !== undefined ? { schemaUrl: options.schemaUrl } : {}) };
+      t = new ScopedTracer(this, this.scopes.push(scope) - 1);
+      this.#tracers.set(key, t);
+    }
+    return t;
+  }
+
+  /** @internal ScopedTracer's startSpan */
+  start(scope: number, name: string, options: SpanOptions, ctx: Context): Span {
+    if (options.root) ctx = trace.deleteSpan(ctx);
+    const parent = trace.getSpanContext(ctx);
+    const validParent = parent && trace.isSpanContextValid(parent) ? parent : undefined;
+    const traceId = validParent ? validParent.traceId : newTraceId();
+    const spanId = newSpanId();
+    const kind = options.kind ?? SpanKind.INTERNAL;
+    const result = this.sampler.shouldSample(ctx, traceId, name, kind, options.attributes ?? {}, options.links ?? []);
+    const traceState = result.traceState ?? validParent?.traceState;
+    if (result.decision !== SamplingDecision.RECORD_AND_SAMPLED) {
+      // RECORD (recorded, not sampled) is never exported either: no processor here reads it
+      return trace.wrapSpanContext({ traceId, spanId, traceFlags: TraceFlags.NONE, ...(traceState ? { traceState } : {}) });
+    }
+    const attributes = result.attributes ? { ...options.attributes, ...result.attributes } : options.attributes;
+    const links = options.links && options.links.length > 0 ? options.links.slice() : undefined;
+    return new RecordedSpan(this.sink, scope, name, kind, traceId, spanId, traceState, validParent, attributes, links, startTime(options, this.sink.origin));
+  }
+}
+
+function startTime(o: SpanOptions, origin: number): number {
+  const t = o.startTime;
+  if (t === undefined) return performance.now();
+  if (typeof t === 'number') return t <= performance.now() ? t : t - origin;
+  if (t instanceof Date) return t.getTime() - origin;
+  return t[0] * 1000 + t[1] / 1e6 - origin;
+}

@@ -1,0 +1,147 @@
+/**
+ * Spans recorded by Agentport's recorder (src/observability/tracing/span-recorder.ts), packed on
+ * the event loop and unpacked on the export thread, must reach the OTLP exporter as exactly what
+ * the OpenTelemetry SDK's own tracer would have given it for the same calls: every field of the
+ * OTLP JSON — remote parent, trace state, links, events, error status, attributes of every kind,
+ * overwritten and invalid attributes, the attribute count limit — with only the random ids and
+ * the clock readings differing (those are checked for shape and order).
+ */
+import { diag, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type AttributeValue, type TracerProvider } from '@opentelemetry/api';
+import { TraceState, type InstrumentationScope } from '@opentelemetry/core';
+import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import { AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, ParentBasedSampler, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { InLoopSpanExporter } from '../../src/observability/tracing/in-loop-span-exporter.js';
+import { spanLimitsFrom, type PackedSpans } from '../../src/observability/tracing/packed-spans.js';
+import { SpanBatches } from '../../src/observability/tracing/span-batches.js';
+import { SpanRecorder } from '../../src/observability/tracing/span-recorder.js';
+
+const resource = resourceFromAttributes({ 'service.name': 'agentport', 'service.instance.id': 'r1' });
+
+// one error for both runs: its stack names the caller
+const failure = new TypeError('bad input');
+
+/** The same calls, on whichever tracer provider. */
+function record(provider: TracerProvider): void {
+  const tracer = provider.getTracer('agentport', '1.2.3');
+  const other = provider.getTracer('other-scope');
+  const remote = trace.setSpanContext(ROOT_CONTEXT, {
+    traceId: '0af7651916cd43dd8448eb211c80319c',
+    spanId: 'b7ad6b7169203331',
+    traceFlags: TraceFlags.SAMPLED,
+    traceState: new TraceState('vendor=abc,other=x'),
+    isRemote: true,
+  });
+  const request = tracer.startSpan('POST', { kind: SpanKind.SERVER, attributes: { 'http.request.method': 'POST' } }, remote);
+  const inRequest = trace.setSpan(remote, request);
+  const child = tracer.startSpan('store.commit', { attributes: { 'agentport.commit.events': 2, ok: true, tags: ['a', 'b'], ratios: [0.5, 1.5], gone: undefined } }, inRequest);
+  child.setAttribute('agentport.commit.events', 3);
+  child.setAttribute('not-a-value', { nested: true } as unknown as AttributeValue);
+  child.setAttributes({ mixed: ['a', 1] as unknown as AttributeValue, late: 'yes' });
+  child.addEvent('retry', { attempt: 2 });
+  child.addEvent('plain');
+  child.recordException(failure);
+  child.setStatus({ code: SpanStatusCode.ERROR, message: 'disk full' });
+  child.end();
+  child.setAttribute('after-end', 1);
+  const linked = other.startSpan('task.stream', { kind: SpanKind.CONSUMER, links: [{ context: request.spanContext(), attributes: { why: 'asked' } }, { context: trace.getSpanContext(remote)! }] }, ROOT_CONTEXT);
+  linked.addLink({ context: child.spanContext() });
+  linked.setStatus({ code: SpanStatusCode.OK });
+  linked.setStatus({ code: SpanStatusCode.ERROR, message: 'ignored after OK' });
+  linked.end();
+  const crowded = tracer.startSpan('crowded', {}, inRequest);
+  for (let i = 0; i < 130; i++) crowded.setAttribute(`k${i}`, i);
+  crowded.setAttribute('k3', 'changed');
+  crowded.end();
+  request.updateName('SendMessage');
+  request.setAttribute('http.response.status_code', 200);
+  request.end();
+}
+
+function sdkSpans(): ReadableSpan[] {
+  const memory = new InMemorySpanExporter();
+  record(new BasicTracerProvider({ resource, sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }), spanProcessors: [new SimpleSpanProcessor(memory)] }));
+  return memory.getFinishedSpans();
+}
+
+async function recordedSpans(): Promise<{ spans: ReadableSpan[]; batches: PackedSpans[] }> {
+  const memory = new InMemorySpanExporter();
+  const inLoop = new InLoopSpanExporter(memory, resource as Resource, (s) => new TraceState(s), spanLimitsFrom({}));
+  const batches: PackedSpans[] = [];
+  const exporter = {
+    // what postMessage does to a batch on the way to the thread
+    export: (b: PackedSpans, done: Parameters<InLoopSpanExporter['export']>[1]) => {
+      batches.push(b);
+      inLoop.export(structuredClone(b), done);
+    },
+    forceFlush: () => Promise.resolve(),
+    shutdown: () => Promise.resolve(),
+  };
+  const scopes: InstrumentationScope[] = [];
+  const sink = new SpanBatches(exporter, scopes, { maxQueueSize: 8192, maxExportBatchSize: 1024, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, onError: () => {} });
+  record(new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, scopes));
+  await sink.forceFlush();
+  return { spans: memory.getFinishedSpans(), batches };
+}
+
+type Json = Record<string, unknown>;
+const otlp = (spans: ReadableSpan[]): Json => JSON.parse(new TextDecoder().decode(JsonTraceSerializer.serializeRequest(spans)!));
+
+/** The OTLP JSON with each random id replaced by the order of its first appearance, and the clock readings collected apart. */
+function normalized(json: Json): { json: Json; times: bigint[][] } {
+  const ids = new Map<string, string>();
+  const times: bigint[][] = [];
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string' && /^[0-9a-f]{16}([0-9a-f]{16})?$/.test(v) && v !== '0af7651916cd43dd8448eb211c80319c' && v !== 'b7ad6b7169203331') {
+      if (!ids.has(v)) ids.set(v, `id${ids.size}/${v.length}`);
+      return ids.get(v);
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') {
+      const o = v as Json;
+      const out: Json = {};
+      if ('startTimeUnixNano' in o) times.push([BigInt(o.startTimeUnixNano as string), BigInt(o.endTimeUnixNano as string)]);
+      for (const [k, x] of Object.entries(o)) {
+        if (k === 'startTimeUnixNano' || k === 'endTimeUnixNano') continue;
+        if (k === 'timeUnixNano') {
+          times.push([BigInt(x as string)]);
+          continue;
+        }
+        out[k] = walk(x);
+      }
+      return out;
+    }
+    return v;
+  };
+  return { json: walk(json) as Json, times };
+}
+
+describe('recorded spans', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('reach the OTLP exporter as the SDK tracer would have made them, bar ids and clock readings', async () => {
+    vi.spyOn(diag, 'warn').mockImplementation(() => {});
+    const expected = sdkSpans();
+    const { spans } = await recordedSpans();
+    expect(spans).toHaveLength(4);
+    const ours = normalized(otlp(spans));
+    const theirs = normalized(otlp(expected));
+    expect(ours.json).toEqual(theirs.json);
+    expect(spans.map((s) => s.droppedAttributesCount)).toEqual(expected.map((s) => s.droppedAttributesCount));
+    // times: wall clock of now, in order, each span ending after it starts
+    const now = BigInt(Date.now()) * 1_000_000n;
+    for (const t of ours.times) {
+      for (const x of t) expect(x > now - 60_000_000_000n && x <= now + 1_000_000_000n).toBe(true);
+      if (t.length === 2) expect(t[1]! >= t[0]!).toBe(true);
+    }
+    for (const s of spans) expect(s.duration[0] * 1e9 + s.duration[1]).toBeGreaterThanOrEqual(0);
+  });
+
+  it('cross to the thread as one flat array of primitives, with one entry per instrumentation scope', async () => {
+    const { batches } = await recordedSpans();
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.scopes.map((s) => s.name)).toEqual(['agentport', 'other-scope']);
+    for (const v of batches[0]!.values) expect(v == null || ['string', 'number', 'boolean'].includes(typeof v) || Array.isArray(v)).toBe(true);
+  });
+});
