@@ -1,0 +1,84 @@
+/**
+ * The WAL checkpointer thread keeps the log from starting over at every checkpoint (issue 26).
+ * Each restart makes the writer — the event loop — sync the new log header; checkpointing every
+ * 20 ms, that was several fsyncs a second on the loop. A restart is seen here by the log header's
+ * checkpoint sequence number (bytes 12–15 of the -wal file), which SQLite raises by one on each.
+ */
+import { mkdtempSync, openSync, readSync, closeSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { requireBuilt } from '../support/fresh-build.js';
+import { WalCheckpointer } from '../../src/store/sqlite/checkpointer.js';
+
+requireBuilt('dist/store/sqlite/checkpoint-worker.js');
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A writer set up as the store sets up its own connection, with the checkpointer thread beside it. */
+function open(restartBytes?: number) {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'agentport-wal-')), 'agentport.db');
+  const db = new Sqlite(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)');
+  const checkpointer = WalCheckpointer.start(file, { intervalMs: 5, ...(restartBytes !== undefined ? { restartBytes } : {}) });
+  expect(checkpointer).toBeDefined();
+  db.pragma('wal_autocheckpoint = 0');
+  const insert = db.prepare('INSERT INTO t (v) VALUES (?)');
+  const commit = db.transaction((rows: number) => {
+    for (let i = 0; i < rows; i++) insert.run('x'.repeat(1000));
+  });
+  const restarts = () => {
+    const fd = openSync(`${file}-wal`, 'r');
+    try {
+      const b = Buffer.alloc(4);
+      readSync(fd, b, 0, 4, 12);
+      return b.readUInt32BE(0);
+    } finally {
+      closeSync(fd);
+    }
+  };
+  const close = async () => {
+    await checkpointer!.stop();
+    db.close();
+  };
+  opened.push(close);
+  return { file, commit, restarts, walBytes: () => statSync(`${file}-wal`).size };
+}
+
+const opened: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const close of opened.splice(0)) await close();
+});
+
+describe('the WAL checkpointer thread', () => {
+  it('does not let the log start over after each checkpoint (each restart is an fsync on the writer)', async () => {
+    const w = open();
+    w.commit(1);
+    // Let checkpoints run between commits: each one copies the whole log before the next commit.
+    await sleep(100);
+    const before = w.restarts();
+    for (let i = 0; i < 20; i++) {
+      w.commit(1);
+      await sleep(30);
+    }
+    // Without the pin: about one restart per commit (every commit found the log fully copied).
+    // With it: none, or the one a pin taken on a fully copied log cannot hold back.
+    expect(w.restarts() - before).toBeLessThanOrEqual(1);
+  });
+
+  it('still starts the log over once it passes restartBytes, so the file stays bounded', async () => {
+    const restartBytes = 256 * 1024;
+    const w = open(restartBytes);
+    const before = w.restarts();
+    // ~2 MB of commits, 60 × 32 KiB, with pauses the checkpoints can catch up in.
+    for (let i = 0; i < 60; i++) {
+      w.commit(32);
+      await sleep(20);
+    }
+    expect(w.restarts() - before).toBeGreaterThanOrEqual(2);
+    expect(w.walBytes()).toBeLessThan(8 * restartBytes);
+  });
+});
