@@ -118,6 +118,7 @@ const UNIT = [
   'test/store/task-counts-postgres.test.ts',
   'test/store/usage/usage-histogram.test.ts',
   'test/store/usage/usage-query.test.ts',
+  'test/store/wal-restarts.test.ts',
 ];
 
 export default defineConfig({

@@ -1,36 +1,96 @@
 /**
  * The WAL checkpointer thread: copies committed WAL frames into the database file on its own
  * connection, so neither the copy nor its fsync ever blocks the event loop that commits.
+ *
+ * It also decides when the WAL starts over. SQLite restarts the log at the next write after a
+ * checkpoint has copied all of it, and that write syncs the new log header (wal.c, even with
+ * synchronous=NORMAL) — an fsync on the event loop. Checkpointing every 20 ms, that happened
+ * several times a second under load and each took 1–25 ms (issue 26, the blocking echo's p99).
+ * So a read transaction on a second connection holds the checkpoints one step behind the log
+ * ("the pin"): the log is never fully copied, and SQLite appends instead of restarting. Only
+ * once the log passes `restartBytes` is the pin let go, so it restarts once per that many bytes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
 
-const { file, intervalMs, busyTimeoutMs } = workerData as { file: string; intervalMs: number; busyTimeoutMs: number };
+const { file, intervalMs, busyTimeoutMs, restartBytes } = workerData as { file: string; intervalMs: number; busyTimeoutMs: number; restartBytes: number };
 const db = new Sqlite(file);
 db.pragma(`busy_timeout = ${busyTimeoutMs}`);
 db.pragma('wal_autocheckpoint = 0');
+const pin = new Sqlite(file);
+pin.pragma('wal_autocheckpoint = 0');
+const pageSize = db.pragma('page_size', { simple: true }) as number;
+const restartPages = Math.max(1, Math.floor(restartBytes / pageSize));
 
 /**
  * WAL size (pages, 256 MiB) past which the checkpointer forces the log to start afresh. Normally
- * frequent PASSIVE checkpoints keep up, and the writer itself restarts the log whenever it finds
- * it fully copied; RESTART holds the writer for a moment, so it is only the safety net.
+ * the writer restarts the log once the pin is let go; RESTART holds the writer for a moment, so
+ * it is only the safety net.
  */
-const RESTART_PAGES = 65_536;
+const FORCE_RESTART_PAGES = 65_536;
 
-const timer = setInterval(() => {
+const begin = pin.prepare('BEGIN');
+const commit = pin.prepare('COMMIT');
+// Any read starts the read transaction (a bare BEGIN takes no snapshot).
+const touch = pin.prepare('SELECT 1 FROM sqlite_schema LIMIT 1');
+
+/**
+ * Moves the pin to the log's end: the next checkpoint copies up to here, not what follows. Taken
+ * while the log holds frames not yet copied, the pin gets a read mark of its own, which holds a
+ * restart back; taken on a fully copied log it gets mark 0, which does not (one restart then, at
+ * the next write, after which the frames it wrote are there to pin).
+ */
+function repin(): void {
+  unpin();
+  begin.run();
+  touch.get();
+}
+
+function unpin(): void {
+  if (pin.inTransaction) commit.run();
+}
+
+/** The pin is let go for one restart: from when the log passes restartPages until it has started over. */
+let restarting = false;
+
+/**
+ * While a restart is wanted, checkpoints run back to back (every RESTART_POLL_MS): the writer
+ * restarts the log only if a checkpoint has just copied all of it when its next transaction
+ * begins, which under steady writes a checkpoint every 20 ms rarely achieves.
+ */
+const RESTART_POLL_MS = 1;
+
+let timer: NodeJS.Timeout | undefined = setTimeout(tick, intervalMs);
+
+function tick(): void {
   try {
-    // PASSIVE never waits for the writer or readers: it copies what it can now and returns.
+    if (!restarting && !pin.inTransaction) repin();
+    // PASSIVE never waits for the writer or readers: it copies what it can now (up to the pin) and returns.
     const [r] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
-    if (r && r.log > RESTART_PAGES) db.pragma('wal_checkpoint(RESTART)');
+    if (!r) return;
+    if (!restarting && r.log >= restartPages) {
+      restarting = true;
+      unpin();
+    } else if (restarting && r.log < restartPages) {
+      restarting = false;
+    }
+    // Frames past the pin: move it to their end (only this thread checkpoints, so they are still
+    // not copied). None: the pin stays where it is, holding a restart back.
+    if (!restarting && r.log > r.checkpointed) repin();
+    if (r.log > FORCE_RESTART_PAGES) db.pragma('wal_checkpoint(RESTART)');
   } catch {
     // busy or closed: the next tick tries again
   }
-}, intervalMs);
+  if (timer) timer = setTimeout(tick, restarting ? RESTART_POLL_MS : intervalMs);
+}
 
 parentPort!.on('message', (msg: { close?: true }) => {
   if (msg.close) {
-    clearInterval(timer);
+    clearTimeout(timer);
+    timer = undefined;
     try {
+      unpin();
+      pin.close();
       db.pragma('wal_checkpoint(TRUNCATE)');
     } catch {
       // leave the rest to the next start

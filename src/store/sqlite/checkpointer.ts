@@ -2,10 +2,19 @@
  * Runs SQLite WAL checkpoints on a worker thread (checkpoint-worker.ts). With SQLite's automatic
  * checkpoints, every ~1000 pages one commit on the event loop also copied the WAL into the
  * database and waited for its fsync: measured, that stalled the loop enough to cost ~10–15% of
- * throughput under load (docs/benchmarks.md).
+ * throughput under load (docs/benchmarks.md). The thread also keeps the log from starting over
+ * more than once per `restartBytes` (see checkpoint-worker.ts): each restart syncs the new log
+ * header on the event loop.
  */
 import { Worker } from 'node:worker_threads';
 import { workerModuleUrl } from '../../config/worker-module.js';
+
+/**
+ * How long the WAL grows before it starts over: below the store's journal_size_limit (64 MiB), so
+ * a restart never truncates the file on the event loop either. At the blocking echo's ~7,500
+ * tasks/s that is about one restart (one header fsync) per second instead of several.
+ */
+export const DEFAULT_RESTART_BYTES = 32 * 1024 * 1024;
 
 export class WalCheckpointer {
   /** Settles when the thread ends, however it ends (closed, or crashed on a database it cannot open). */
@@ -16,10 +25,11 @@ export class WalCheckpointer {
   }
 
   /** Undefined when no worker module is available; the caller keeps automatic checkpoints then. */
-  static start(file: string, opts: { intervalMs?: number; busyTimeoutMs?: number } = {}): WalCheckpointer | undefined {
+  static start(file: string, opts: { intervalMs?: number; busyTimeoutMs?: number; restartBytes?: number } = {}): WalCheckpointer | undefined {
     const url = workerModuleUrl('./checkpoint-worker.js', import.meta.url);
     if (!url) return undefined;
-    const worker = new Worker(url, { workerData: { file, intervalMs: opts.intervalMs ?? 20, busyTimeoutMs: opts.busyTimeoutMs ?? 5000 } });
+    const workerData = { file, intervalMs: opts.intervalMs ?? 20, busyTimeoutMs: opts.busyTimeoutMs ?? 5000, restartBytes: opts.restartBytes ?? DEFAULT_RESTART_BYTES };
+    const worker = new Worker(url, { workerData });
     worker.unref();
     worker.on('error', () => {});
     return new WalCheckpointer(worker);

@@ -1,0 +1,162 @@
+#!/usr/bin/env node
+// What blocks Agentport's main thread under the blocking echo (issue 26, the p99 tail):
+// `npm run build`, then `node bench/stalls.js [options]`.
+//
+// Starts Agentport (durable SQLite, echo agent) with bench/lib/stall-preload.cjs, warms it up,
+// records the measured seconds only, and prints: the generator's p50/p99 beside the server's own
+// (request to response finish), the event loop delay, each timer/immediate callback longer than
+// 2 ms grouped by its source, GC pauses by kind, and the loop blocks with the main thread's own CPU
+// time during them (Linux schedstat: a block with little CPU was the OS running something else on
+// a loaded machine, not work of ours). Read counts and CPU, not wall times, on a loaded machine.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runAutocannon, runWrk, wrkVersion } from './lib/load.mjs';
+import { WORKLOADS } from './lib/workloads.mjs';
+import { freePort, sleep } from './lib/net.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connections N] [--tree DIR]
+                           [--node-args "..."] [--agentport-args "..."] [--top N] [--json]
+  --tree DIR    a built Agentport tree to run (default this one), e.g. /work/base for a before/after
+  --node-args   extra node options for the server, e.g. "--max-semi-space-size=32"`;
+
+const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false };
+for (let i = 2; i < process.argv.length; i++) {
+  const a = process.argv[i];
+  const v = () => process.argv[++i];
+  if (a === '--help') {
+    console.log(HELP);
+    process.exit(0);
+  } else if (a === '--duration') o.duration = Number(v());
+  else if (a === '--warmup') o.warmup = Number(v());
+  else if (a === '--connections') o.connections = Number(v());
+  else if (a === '--tree') o.tree = path.resolve(v());
+  else if (a === '--node-args') o.nodeArgs = v();
+  else if (a === '--agentport-args') o.agentportArgs = v();
+  else if (a === '--top') o.top = Number(v());
+  else if (a === '--json') o.json = true;
+  else {
+    console.error(`unknown option ${a}\n${HELP}`);
+    process.exit(2);
+  }
+}
+if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
+  console.error(`${o.tree}/dist is missing: build it first`);
+  process.exit(2);
+}
+
+const w = WORKLOADS.a2a;
+const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-stalls-'));
+const out = path.join(work, 'stalls.json');
+const port = await freePort();
+const args = [
+  ...o.nodeArgs.split(' ').filter(Boolean),
+  '--require',
+  path.join(ROOT, 'bench', 'lib', 'stall-preload.cjs'),
+  path.join(o.tree, 'bin', 'agentport.js'),
+  'serve',
+  '--port',
+  String(port),
+  '--grpc-port',
+  '0',
+  '--data-dir',
+  work,
+  '--auth',
+  'none',
+  ...o.agentportArgs.split(' ').filter(Boolean),
+];
+const server = spawn(process.execPath, args, { cwd: o.tree, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'production', AGENTPORT_STALLS_OUT: out } });
+let stderr = '';
+server.stderr.on('data', (d) => {
+  stderr = (stderr + d).slice(-4000);
+});
+const stop = () => server.exitCode === null && server.kill('SIGTERM');
+process.on('exit', stop);
+
+const url = `http://127.0.0.1:${port}${w.path}`;
+for (let i = 0; ; i++) {
+  if (server.exitCode !== null) throw new Error(`the server exited: ${stderr.trim()}`);
+  try {
+    const res = await fetch(url, { method: 'POST', headers: w.headers, body: `${w.bodyPrefix}check${w.bodySuffix}` });
+    await res.text();
+    if (res.status === 200) break;
+  } catch {
+    if (i > 600) throw new Error('the server did not start');
+  }
+  await sleep(100);
+}
+
+const gen = wrkVersion() ? runWrk : runAutocannon;
+const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });
+const load0 = os.loadavg()[0];
+if (o.warmup > 0) await load(o.warmup, 'warmup');
+server.kill('SIGUSR2');
+await sleep(100);
+const measured = await load(o.duration, 'measured');
+server.kill('SIGUSR2');
+for (let i = 0; !existsSync(out); i++) {
+  if (i > 100) throw new Error('the server wrote no stalls file');
+  await sleep(100);
+}
+await sleep(200);
+const r = JSON.parse(readFileSync(out, 'utf8'));
+stop();
+rmSync(work, { recursive: true, force: true });
+
+const n = measured.requests;
+const per1k = (x) => ((1000 * x) / n).toFixed(2);
+const f = (x, d = 2) => x.toFixed(d);
+const sorted = [...r.requestMs].sort((a, b) => a - b);
+const q = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const group = (items, key) => {
+  const m = new Map();
+  for (const it of items) {
+    const g = m.get(key(it)) ?? { key: key(it), count: 0, wall: 0, cpu: 0, max: 0, maxCpu: 0, cpuOver2: 0 };
+    g.count++;
+    g.wall += it.wall ?? it.ms;
+    g.cpu += it.cpu ?? 0;
+    g.max = Math.max(g.max, it.wall ?? it.ms);
+    g.maxCpu = Math.max(g.maxCpu, it.cpu ?? 0);
+    if ((it.cpu ?? 0) >= 2) g.cpuOver2++;
+    m.set(g.key, g);
+  }
+  return [...m.values()].sort((a, b) => b.cpu - a.cpu || b.wall - a.wall);
+};
+const summary = {
+  load: { start: load0, end: os.loadavg()[0] },
+  generator: measured.generator,
+  requests: n,
+  rps: measured.rps,
+  clientMs: { p50: measured.latencyMs.p50, p99: measured.latencyMs.p99, max: measured.latencyMs.max },
+  serverMs: { p50: q(50), p90: q(90), p99: q(99), max: sorted.at(-1) ?? 0, over10: r.slowRequests.length },
+  loopDelayMs: r.loopDelayMs,
+  callbacks: group(r.callbacks, (c) => c.what).slice(0, o.top),
+  gc: group(r.gcs, (g) => g.kind).map((g) => ({ ...g, per1kRequests: Number(per1k(g.count)), over2ms: r.gcs.filter((x) => x.kind === g.key && x.ms >= 2).length })),
+  blocks: {
+    count: r.blocks.length,
+    totalMs: r.blocks.reduce((s, b) => s + b.late, 0),
+    // the main thread itself ran ≥ 2 ms without coming back to the loop: a stall on a quiet machine too
+    worked: r.blocks.filter((b) => b.cpu >= 2).length,
+    workedCpuMs: r.blocks.filter((b) => b.cpu >= 2).reduce((s, b) => s + b.cpu, 0),
+    cpuHistogram: [2, 5, 10, 20, 50].map((lo, i, a) => ({ fromMs: lo, count: r.blocks.filter((b) => b.cpu >= lo && b.cpu < (a[i + 1] ?? Infinity)).length })),
+    longest: [...r.blocks].sort((a, b) => b.cpu - a.cpu).slice(0, o.top),
+  },
+};
+if (o.json) {
+  console.log(JSON.stringify(summary, null, 2));
+  process.exit(0);
+}
+console.log(`${n} requests in ${f(measured.durationS, 1)} s (${Math.round(measured.rps)} req/s, ${o.connections} connections, ${measured.generator}); load average ${f(load0, 1)} → ${f(os.loadavg()[0], 1)}`);
+console.log(`client   p50 ${f(measured.latencyMs.p50)} ms  p99 ${f(measured.latencyMs.p99)} ms  max ${f(measured.latencyMs.max)} ms`);
+console.log(`server   p50 ${f(q(50))} ms  p90 ${f(q(90))} ms  p99 ${f(q(99))} ms  max ${f(summary.serverMs.max)} ms  (${r.slowRequests.length} requests ≥ 10 ms)`);
+console.log(`loop delay  p50 ${f(r.loopDelayMs.p50)}  p99 ${f(r.loopDelayMs.p99)}  p99.9 ${f(r.loopDelayMs.p999)}  max ${f(r.loopDelayMs.max)} ms`);
+console.log(`\nloop blocks ≥ 2 ms late: ${summary.blocks.count} (${f(summary.blocks.totalMs, 0)} ms); with ≥ 2 ms of main-thread CPU: ${summary.blocks.worked} (${f(summary.blocks.workedCpuMs, 0)} ms CPU)`);
+console.log(`  by main-thread CPU: ${summary.blocks.cpuHistogram.map((h) => `≥${h.fromMs} ms: ${h.count}`).join(', ')}`);
+for (const b of summary.blocks.longest) console.log(`  at ${f(b.at / 1000, 3)} s  ${f(b.late, 1)} ms late, main-thread CPU ${f(b.cpu, 1)} ms`);
+console.log('\nGC by kind');
+for (const g of summary.gc) console.log(`  ${g.key.padEnd(12)} ${String(g.count).padStart(6)}  (${g.per1kRequests}/1k req)  total ${f(g.wall, 1)} ms  max ${f(g.max)} ms  ≥ 2 ms: ${g.over2ms}`);
+console.log('\ncallbacks ≥ 2 ms by source (wall / main-thread CPU)');
+for (const c of summary.callbacks) console.log(`  ${String(c.count).padStart(5)}×  wall ${f(c.wall, 1)} ms (max ${f(c.max, 1)})  cpu ${f(c.cpu, 1)} ms (max ${f(c.maxCpu, 1)}, ${c.cpuOver2}× ≥ 2 ms)  ${c.key}`);
