@@ -7,7 +7,6 @@
 // Prints the time by area (HTTP, SQLite, Agentport's layers, GC, idle), the top functions by self
 // and by inclusive time, and writes the profile (.cpuprofile: open it in Chrome DevTools) and an
 // SVG flame graph. Profiling slows the server a little; read shares, not req/s, from this.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,6 +15,7 @@ import { flameGraphSvg, summarise } from './lib/cpu-profile.mjs';
 import { runWrk, wrkVersion } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { createBenchKey } from './lib/api-key.mjs';
+import { startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -86,28 +86,8 @@ const args = [
   opts.apiKey ? 'required' : 'none',
 ];
 if (opts.config) args.push('--config', opts.config);
-const server = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'production', AGENTPORT_PROFILE_OUT: profileFile } });
-let stderr = '';
-server.stderr.on('data', (d) => {
-  stderr = (stderr + d).slice(-4000);
-});
-const stop = () => server.exitCode === null && server.kill('SIGTERM');
-process.on('exit', stop);
-
 const url = `http://127.0.0.1:${port}${workload.path}`;
-for (let i = 0; ; i++) {
-  if (server.exitCode !== null) throw new Error(`the server exited: ${stderr.trim()}`);
-  try {
-    const res = await fetch(url, { method: 'POST', headers, body: `${workload.bodyPrefix}check${workload.bodySuffix}` });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`HTTP ${res.status}: ${text.slice(0, 300)}`);
-    break;
-  } catch (err) {
-    // a loaded machine may take a minute to start the server
-    if (i > 600) throw err;
-    await sleep(100);
-  }
-}
+const { server, stop } = await startBenchServer({ args, cwd: ROOT, env: { AGENTPORT_PROFILE_OUT: profileFile }, url, headers: headers, workload: workload });
 
 const load = (durationS, runId) => runWrk({ url, connections: opts.connections, threads: 1, durationS, headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId });
 if (opts.warmup > 0) await load(opts.warmup, 'warmup');

@@ -8,13 +8,13 @@
 // 2 ms grouped by its source, GC pauses by kind, and the loop blocks with the main thread's own CPU
 // time during them (Linux schedstat: a block with little CPU was the OS running something else on
 // a loaded machine, not work of ours). Read counts and CPU, not wall times, on a loaded machine.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAutocannon, runWrk, wrkVersion } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
+import { startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -68,26 +68,8 @@ const args = [
   'none',
   ...o.agentportArgs.split(' ').filter(Boolean),
 ];
-const server = spawn(process.execPath, args, { cwd: o.tree, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'production', AGENTPORT_STALLS_OUT: out } });
-let stderr = '';
-server.stderr.on('data', (d) => {
-  stderr = (stderr + d).slice(-4000);
-});
-const stop = () => server.exitCode === null && server.kill('SIGTERM');
-process.on('exit', stop);
-
 const url = `http://127.0.0.1:${port}${w.path}`;
-for (let i = 0; ; i++) {
-  if (server.exitCode !== null) throw new Error(`the server exited: ${stderr.trim()}`);
-  try {
-    const res = await fetch(url, { method: 'POST', headers: w.headers, body: `${w.bodyPrefix}check${w.bodySuffix}` });
-    await res.text();
-    if (res.status === 200) break;
-  } catch {
-    if (i > 600) throw new Error('the server did not start');
-  }
-  await sleep(100);
-}
+const { server, stop } = await startBenchServer({ args, cwd: o.tree, env: { AGENTPORT_STALLS_OUT: out }, url, headers: w.headers, workload: w });
 
 const gen = wrkVersion() ? runWrk : runAutocannon;
 const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });

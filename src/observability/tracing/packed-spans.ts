@@ -59,11 +59,15 @@ export type TraceStateParser = (serialized: string) => NonNullable<SpanContext['
 
 type HrTime = [number, number];
 
-function isAttributeValue(v: unknown): v is AttributeValue {
+/**
+ * Whether a value can be an attribute's: a primitive, or a homogeneous array of one (nulls allowed),
+ * as the SDK's `isAttributeValue`; the common case costs one `typeof`. Used by the recorder on the
+ * loop and by the export thread.
+ */
+export function isAttributeValue(v: unknown): v is AttributeValue {
   const t = typeof v;
   if (t === 'string' || t === 'number' || t === 'boolean') return true;
   if (!Array.isArray(v)) return false;
-  // a homogeneous array of one primitive type, nulls allowed (the SDK's isAttributeValue)
   let type: string | undefined;
   for (const e of v) {
     if (e == null) continue;

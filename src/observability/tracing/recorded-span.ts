@@ -11,7 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { diag, SpanStatusCode, type Attributes, type AttributeValue, type Exception, type HrTime, type Link, type Span, type SpanContext, type SpanKind, type SpanStatus, type TimeInput } from '@opentelemetry/api';
-import type { PackedValue } from './packed-spans.js';
+import { isAttributeValue, type PackedValue } from './packed-spans.js';
 
 /** Where ended spans go: the batcher (span-batches.ts). */
 export interface SpanSink {
@@ -33,29 +33,10 @@ function perfTime(t: TimeInput | undefined, sink: SpanSink): number {
   return hr[0] * 1000 + hr[1] / 1e6 - sink.origin;
 }
 
-/**
- * Whether a value can be an attribute's: a primitive, or a homogeneous array of one (nulls allowed),
- * as the SDK's `isAttributeValue`; the common case costs one `typeof`.
- */
-function valid(v: unknown): boolean {
-  const t = typeof v;
-  if (t === 'string' || t === 'number' || t === 'boolean') return true;
-  if (!Array.isArray(v)) return false;
-  let type: string | undefined;
-  for (const e of v) {
-    if (e == null) continue;
-    const et = typeof e;
-    if (et !== 'string' && et !== 'number' && et !== 'boolean') return false;
-    if (type === undefined) type = et;
-    else if (type !== et) return false;
-  }
-  return true;
-}
-
 /** Appends `key, value` for a value the SDK would keep; an invalid one is said as the SDK says it. */
 function pushAttribute(out: PackedValue[], k: string, v: unknown): boolean {
   if (v == null) return false;
-  if (!valid(v)) {
+  if (!isAttributeValue(v)) {
     diag.warn(`Invalid attribute value set for key: ${k}`);
     return false;
   }
