@@ -6,7 +6,7 @@
 import type { Config } from '../config/config.js';
 import { packageVersion } from '../config/package-version.js';
 import type { Stage } from '../core/pipeline.js';
-import { traceStage } from '../core/tracing-a2a-handler.js';
+import { traceStage } from '../core/stages/tracing-a2a-handler.js';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { startTracing, tracingSettings } from '../observability/tracing/index.js';
 

@@ -6,7 +6,7 @@
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
 import type { A2AHandler } from '../../core/a2a-handler.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import { onSurface } from '../../core/authz/surface.js';
+import { onSurface } from '../../core/stages/surface.js';
 import type { EdgeLog } from '../../edge/face.js';
 import type { AdmissionDeps } from './admission/admission.js';
 import { hostOriginCheck } from './admission/edge-checks.js';

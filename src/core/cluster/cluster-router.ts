@@ -16,9 +16,9 @@ import type { AgentRegistry, RegisteredAgent } from '../agents/agent-registry.js
 import { LEASE_LOST_MESSAGE, STORAGE_UNAVAILABLE_MESSAGE } from '../execution/failure-messages.js';
 import { NO_OBSERVER } from '../execution/run-observer.js';
 import type { RunLogger, RunSupervisor } from '../execution/run-supervisor.js';
-import type { LiveTask } from '../tasks/live-task.js';
-import type { TaskDirectory } from '../tasks/task-directory.js';
-import type { TaskLog } from '../tasks/task-log.js';
+import type { LiveTask } from '../task-state/live-task.js';
+import type { TaskDirectory } from '../task-state/task-directory.js';
+import type { TaskLog } from '../task-state/task-log.js';
 import type { ClusterOptions } from './cluster-options.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { OrphanSweeper } from './orphan-sweeper.js';

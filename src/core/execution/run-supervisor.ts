@@ -12,13 +12,13 @@ import { toParts, type AgentEvent } from '../agents/agent-definition.js';
 import { A2AError, toA2AError } from '../../protocol/a2a/errors.js';
 import { isInterrupted, isTerminal, type Message, type Task, type TaskPushNotificationConfig, type TaskState } from '../../protocol/a2a/types.js';
 import { ConcurrentUpdateError, StoreUnavailableError, type Store, type TaskEventPayload } from '../../store/store.js';
-import type { ClusterOptions } from '../cluster/cluster-options.js';
+import type { LeaseTerms } from '../task-state/lease-terms.js';
 import { tagForStorage, type PushBodyVersion } from '../push/push-body-version.js';
-import { LiveTask, type PushTarget } from '../tasks/live-task.js';
-import type { LiveTasks } from '../tasks/live-tasks.js';
-import type { TaskLog } from '../tasks/task-log.js';
-import { structuredCloneTask } from '../tasks/task-projection.js';
-import { withoutKey } from '../tasks/without-key.js';
+import { LiveTask, type PushTarget, type TaskRun } from '../task-state/live-task.js';
+import type { LiveTasks } from '../task-state/live-tasks.js';
+import type { TaskLog } from '../task-state/task-log.js';
+import { structuredCloneTask } from '../task-state/task-projection.js';
+import { withoutKey } from './without-key.js';
 import { AgentRun, type AgentRunHost, type AgentRunOptions } from './agent-run.js';
 import { HostedAgentCalls, type HostedAgentCallsDeps } from './hosted-agent-calls.js';
 import type { HostedAgents } from '../agents/agent-definition.js';
@@ -58,7 +58,7 @@ export interface RunSupervisorDeps {
   taskLog: TaskLog;
   /** whether a created task is keyed by its messageId (SendMessage idempotency) */
   deduplicates: boolean;
-  cluster?: ClusterOptions;
+  cluster?: LeaseTerms;
   /** distributed mode: a stored task whose commit failed for want of storage, to settle later */
   settle?: (task: { agentId: string; taskId: string }) => void;
   /** AgentContext.agents: how runs reach other hosted agents as their caller */
@@ -67,7 +67,7 @@ export interface RunSupervisorDeps {
 
 export class RunSupervisor implements AgentRunHost {
   private readonly runs = new Set<AgentRun>();
-  private readonly runOutcome = new WeakMap<AgentRun, RunObserver>();
+  private readonly runOutcome = new WeakMap<TaskRun, RunObserver>();
   /** runs whose commit failure was handled (later failures of the same run are its echoes) */
   private readonly commitFailed = new WeakSet<AgentRun>();
   private readonly pendingCreate = new WeakMap<AgentRun, PendingCreate>();
@@ -111,7 +111,7 @@ export class RunSupervisor implements AgentRunHost {
   }
 
   /** At most one executor per task: a message to a task whose executor is still live goes to it. */
-  deliver(existing: LiveTask, run: AgentRun, userMessage: Message, obs: RunObserver, trace?: Context): void {
+  deliver(existing: LiveTask, run: TaskRun, userMessage: Message, obs: RunObserver, trace?: Context): void {
     run.deliver(userMessage);
     this.runOutcome.set(run, mergeObservers(this.runOutcome.get(run), obs));
     // The message is durable once this commit is: a returnImmediately caller is answered then,

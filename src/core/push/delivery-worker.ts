@@ -10,7 +10,7 @@ import type { Metrics } from '../../observability/metrics/index.js';
 import { contextWith, failSpan, SpanKind, SpanStatusCode, startTaskSpan, tracingOn, type Context } from '../../observability/tracing/index.js';
 import type { Task } from '../../protocol/a2a/types.js';
 import type { OutboxEntry, Store } from '../../store/store.js';
-import { applyEvent } from '../tasks/task-projection.js';
+import { applyEvent } from '../task-state/task-projection.js';
 import { storedBodyVersion, untagged, type LegacyPushBodies, type PushBodyVersion } from './push-body-version.js';
 import type { PushJwtSigner } from './push-jwt.js';
 import type { SsrfGuard } from '../../net/index.js';

@@ -10,7 +10,7 @@ import type { PushBodyVersion } from './push-body-version.js';
 import type { PushJwtSigner } from './push-jwt.js';
 import { pinnedRequest, SsrfRejectedError, type SsrfGuard } from '../../net/index.js';
 import type { Context } from '../../observability/tracing/index.js';
-import { WEBHOOK_REFUSED } from '../tasks/webhook-check.js';
+import { WEBHOOK_REFUSED } from './webhook-check.js';
 
 export const PUSH_CONTENT_TYPE = 'application/a2a+json';
 export const A2A_VERSION = '1.0';

@@ -1,7 +1,6 @@
-import type { StreamItem } from '../a2a-handler.js';
 import type { PushableIterator, StreamSink } from './stream-sink.js';
 
-const DONE: IteratorResult<StreamItem> = Object.freeze({ value: undefined, done: true });
+const DONE: IteratorResult<never> = Object.freeze({ value: undefined, done: true });
 
 /**
  * An AsyncIterable whose set-up runs on the first `next()`, so set-up errors surface there (the
@@ -9,38 +8,38 @@ const DONE: IteratorResult<StreamItem> = Object.freeze({ value: undefined, done:
  * iterable and its (single) iterator; once set up it forgets the set-up (and the call it closed
  * over) and passes `next()` and `attach` straight to the stream below, adding no promise of its own.
  */
-export function lazyStream(setup: () => Promise<AsyncIterator<StreamItem>>): AsyncIterable<StreamItem> {
+export function lazyStream<T>(setup: () => Promise<AsyncIterator<T>>): AsyncIterable<T> {
   return new LazyStream(setup);
 }
 
-class LazyStream implements AsyncIterable<StreamItem>, PushableIterator<StreamItem> {
-  private inner?: PushableIterator<StreamItem> | undefined;
-  private starting?: Promise<AsyncIterator<StreamItem>> | undefined;
+class LazyStream<T> implements AsyncIterable<T>, PushableIterator<T> {
+  private inner?: PushableIterator<T> | undefined;
+  private starting?: Promise<AsyncIterator<T>> | undefined;
   private returned = false;
 
-  constructor(private setup: (() => Promise<AsyncIterator<StreamItem>>) | undefined) {}
+  constructor(private setup: (() => Promise<AsyncIterator<T>>) | undefined) {}
 
   [Symbol.asyncIterator](): this {
     return this;
   }
 
-  next(): Promise<IteratorResult<StreamItem>> {
+  next(): Promise<IteratorResult<T>> {
     if (this.returned) return Promise.resolve(DONE);
     if (this.inner) return this.inner.next();
     return this.start();
   }
 
-  attach(sink: StreamSink<StreamItem>): PushableIterator<StreamItem> | undefined {
+  attach(sink: StreamSink<T>): PushableIterator<T> | undefined {
     return this.returned ? undefined : this.inner?.attach?.(sink);
   }
 
-  async return(): Promise<IteratorResult<StreamItem>> {
+  async return(): Promise<IteratorResult<T>> {
     this.returned = true;
     await this.inner?.return?.();
     return DONE;
   }
 
-  private async start(): Promise<IteratorResult<StreamItem>> {
+  private async start(): Promise<IteratorResult<T>> {
     // A second next() while the first sets up waits for the same set-up.
     this.starting ??= this.setup!();
     this.setup = undefined;

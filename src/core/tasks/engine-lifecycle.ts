@@ -9,9 +9,9 @@ import type { Store, TaskPosition } from '../../store/store.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import type { ClusterRouter } from '../cluster/cluster-router.js';
 import type { RunSupervisor } from '../execution/run-supervisor.js';
-import type { LiveTasks } from './live-tasks.js';
+import type { LiveTasks } from '../task-state/live-tasks.js';
 import type { OpenStreams } from './open-streams.js';
-import type { TaskLog } from './task-log.js';
+import type { TaskLog } from '../task-state/task-log.js';
 
 /** Cut-off tasks read from the store at a time during start-up recovery. */
 export const RECOVERY_PAGE = 200;

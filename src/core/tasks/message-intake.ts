@@ -18,11 +18,11 @@ import type { RunLogger, RunSupervisor } from '../execution/run-supervisor.js';
 import { pushBodyVersionOfCall } from '../push/push-body-version.js';
 import { chosenTaskIdOf } from './chosen-task-id.js';
 import { checkInputModes } from './input-modes.js';
-import type { LiveTask } from './live-task.js';
-import type { TaskDirectory } from './task-directory.js';
-import type { TaskLog } from './task-log.js';
+import type { LiveTask } from '../task-state/live-task.js';
+import type { TaskDirectory } from '../task-state/task-directory.js';
+import type { TaskLog } from '../task-state/task-log.js';
 import type { PreparedSend } from './prepared-send.js';
-import { withoutKey } from './without-key.js';
+import { withoutKey } from '../execution/without-key.js';
 
 export interface MessageIntakeDeps {
   store: Store;

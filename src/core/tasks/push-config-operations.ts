@@ -8,9 +8,9 @@ import type { Store } from '../../store/store.js';
 import type { CallContext } from '../a2a-handler.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { pushBodyVersionOfCall, tagForStorage, untagged } from '../push/push-body-version.js';
-import type { PushTarget } from './live-task.js';
-import type { TaskDirectory } from './task-directory.js';
-import { withoutKey } from './without-key.js';
+import type { PushTarget } from '../task-state/live-task.js';
+import type { TaskDirectory } from '../task-state/task-directory.js';
+import { withoutKey } from '../execution/without-key.js';
 
 export class PushConfigOperations {
   constructor(

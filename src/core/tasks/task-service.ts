@@ -37,20 +37,20 @@ import { lazyStream } from '../streams/lazy-stream.js';
 import { RunSupervisor } from '../execution/run-supervisor.js';
 import type { HostedAgentCallsDeps } from '../execution/hosted-agent-calls.js';
 import { EngineLifecycle } from './engine-lifecycle.js';
-import { LiveTasks } from './live-tasks.js';
+import { LiveTasks } from '../task-state/live-tasks.js';
 import { MessageIntake } from './message-intake.js';
 import { OpenStreams } from './open-streams.js';
 import { decodeCursor, encodeCursor } from './page-token.js';
 import { PushConfigOperations } from './push-config-operations.js';
-import { TaskDirectory } from './task-directory.js';
-import { TaskLog } from './task-log.js';
+import { TaskDirectory } from '../task-state/task-directory.js';
+import { TaskLog } from '../task-state/task-log.js';
 import { TaskWaits } from './task-waits.js';
-import { viewTask } from './task-projection.js';
-import { checkWebhook, type PushUrlGuard } from './webhook-check.js';
+import { viewTask } from '../task-state/task-projection.js';
+import { checkWebhook, type PushUrlGuard } from '../push/webhook-check.js';
 import type { Metrics } from '../../observability/metrics/index.js';
 
 export { SERVER_FAILURE_MESSAGES } from '../execution/failure-messages.js';
-export { WEBHOOK_REFUSED, type PushUrlGuard } from './webhook-check.js';
+export { WEBHOOK_REFUSED, type PushUrlGuard } from '../push/webhook-check.js';
 
 export interface TaskServiceLimits {
   blockingSendTimeoutMs: number;

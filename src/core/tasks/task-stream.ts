@@ -10,8 +10,8 @@ import type { StreamItem } from '../a2a-handler.js';
 import type { RunObserver } from '../execution/run-observer.js';
 import { AsyncQueue } from '../streams/async-queue.js';
 import type { OpenStreams, StreamKind } from './open-streams.js';
-import { endsStream, isStreamEvent, stateOf } from './stream-events.js';
-import type { TaskDirectory } from './task-directory.js';
+import { endsStream, isStreamEvent, stateOf } from '../task-state/stream-events.js';
+import type { TaskDirectory } from '../task-state/task-directory.js';
 
 export class TaskStream extends AsyncQueue<StreamItem> implements RunObserver {
   private unsubscribe?: (() => void) | undefined;

@@ -9,12 +9,12 @@ import type { Store } from '../../store/store.js';
 import type { CallContext } from '../a2a-handler.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import { NO_OBSERVER } from '../execution/run-observer.js';
-import type { LiveTasks } from './live-tasks.js';
+import type { LiveTasks } from '../task-state/live-tasks.js';
 import type { PreparedSend } from './prepared-send.js';
 import type { OpenStreams } from './open-streams.js';
-import { stateOf } from './stream-events.js';
+import { stateOf } from '../task-state/stream-events.js';
 import { TaskStream } from './task-stream.js';
-import type { TaskDirectory } from './task-directory.js';
+import type { TaskDirectory } from '../task-state/task-directory.js';
 
 export interface TaskWaitsDeps {
   /** tasks with activity in this process */

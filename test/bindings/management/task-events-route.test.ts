@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startAuthzServer, type AuthzServer } from '../../core/authz/support.js';
 import { rpc, userMessage } from '../../support/server.js';
-import { WEBHOOK_REFUSED } from '../../../src/core/tasks/webhook-check.js';
+import { WEBHOOK_REFUSED } from '../../../src/core/push/webhook-check.js';
 
 const PUSH_TOKEN = 'Push-Token-Never-Shown-7f3a';
 const PUSH_CREDENTIALS = 'Push-Credentials-Never-Shown-91bc';

@@ -7,8 +7,8 @@ import { defineAgent, type AgentContext } from '../../../src/agents/sdk/agent.js
 import { InProcessEventBus } from '../../../src/bus/in-process-bus.js';
 import { RunSupervisor } from '../../../src/core/execution/run-supervisor.js';
 import type { RunObserver } from '../../../src/core/execution/run-observer.js';
-import { LiveTasks } from '../../../src/core/tasks/live-tasks.js';
-import { TaskLog } from '../../../src/core/tasks/task-log.js';
+import { LiveTasks } from '../../../src/core/task-state/live-tasks.js';
+import { TaskLog } from '../../../src/core/task-state/task-log.js';
 import type { Message, Task } from '../../../src/protocol/a2a/types.js';
 import { GroupCommitter, openSqliteStore, type SqliteStore, type TaskEventRecord } from '../../../src/store/index.js';
 

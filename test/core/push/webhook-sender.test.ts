@@ -5,7 +5,7 @@ import type { StreamResponse, TaskPushNotificationConfig } from '../../../src/pr
 import { PushJwtSigner, PUSH_JWT_TYPE } from '../../../src/core/push/push-jwt.js';
 import { SsrfGuard } from '../../../src/net/ssrf-guard.js';
 import { classifyStatus, sendWebhook } from '../../../src/core/push/webhook-sender.js';
-import { WEBHOOK_REFUSED } from '../../../src/core/tasks/webhook-check.js';
+import { WEBHOOK_REFUSED } from '../../../src/core/push/webhook-check.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const body: StreamResponse = {

@@ -13,7 +13,7 @@ import { AccessDenied } from '../../../core/authz/access-denied.js';
 import { UnknownTenant } from '../../../core/authz/unknown-agent.js';
 import type { Principal } from '../../../core/authz/principal.js';
 import { uuidv7 } from '../../../core/ids/uuid-v7.js';
-import { applyEvent, structuredCloneTask } from '../../../core/tasks/task-projection.js';
+import { applyEvent, structuredCloneTask } from '../../../core/task-state/task-projection.js';
 import { A2AError } from '../../../protocol/a2a/errors.js';
 import { INTERRUPTED_STATES, TERMINAL_STATES, type JsonObject, type Message, type Part, type SendMessageRequest, type Task, type TaskState } from '../../../protocol/a2a/types.js';
 import type { InFlightCalls } from './in-flight-calls.js';

@@ -4,8 +4,8 @@
  */
 import type { UsageDimension } from '../../store/usage-record.js';
 import type { UsageStore } from '../../store/usage-store.js';
-import type { MonthlySpend, Spent } from '../quotas/monthly-spend.js';
-import type { CallDimensions } from '../quotas/quota.js';
+import type { MonthlySpend, Spent } from './monthly-spend.js';
+import type { CallDimensions } from './quota.js';
 
 export class UsageMonthlySpend implements MonthlySpend {
   constructor(private readonly usage: Pick<UsageStore, 'query'>) {}

@@ -5,10 +5,10 @@
  * parent is the server span the face put into the call's usage draft; the handler behind gets the
  * operation span's context as CallContext.trace.
  */
-import type { CallContext, StreamItem } from './a2a-handler.js';
-import { inSpan, traceIterable, startSpan, type Attributes, type Context } from '../observability/tracing/index.js';
-import { usageCarriedBy } from './usage/usage-draft.js';
-import type { Stage } from './pipeline.js';
+import type { CallContext, StreamItem } from '../a2a-handler.js';
+import { inSpan, traceIterable, startSpan, type Attributes, type Context } from '../../observability/tracing/index.js';
+import { usageCarriedBy } from '../usage/usage-draft.js';
+import type { Stage } from '../pipeline.js';
 
 /** The span the call arrived in: the draft's (faces put it there), or one a caller already set. */
 function parentOf(ctx: CallContext): Context | undefined {

@@ -6,7 +6,7 @@ import { inSpan, type Context } from '../../observability/tracing/index.js';
 import type { EventBus } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
 import type { NewOutboxEntry, TaskEventPayload, TaskEventRecord } from '../../store/store.js';
-import type { ClusterOptions } from '../cluster/cluster-options.js';
+import type { LeaseTerms } from './lease-terms.js';
 import type { LiveTask } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
 import { isStreamEvent } from './stream-events.js';
@@ -20,7 +20,7 @@ export interface TaskLogDeps {
   live: LiveTasks;
   committer: GroupCommitter;
   bus: Pick<EventBus, 'publish'>;
-  cluster?: ClusterOptions;
+  cluster?: LeaseTerms;
   /** called after a commit that queued push deliveries */
   onOutbox?: () => void;
   /** usage records on: each task's record is written in its commits (src/core/usage/task-usage.ts) */

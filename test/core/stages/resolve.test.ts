@@ -6,9 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { A2AHandler, CallContext } from '../../../src/core/a2a-handler.js';
-import { authorizeStage } from '../../../src/core/authz/authorizing-handler.js';
+import { authorizeStage } from '../../../src/core/stages/authorizing-handler.js';
 import { AuthorizationPolicy } from '../../../src/core/authz/policy.js';
-import { resolveStage } from '../../../src/core/authz/resolve.js';
+import { resolveStage } from '../../../src/core/stages/resolve.js';
 import { UnknownTenant } from '../../../src/core/authz/unknown-agent.js';
 import { compose, entering } from '../../../src/core/pipeline.js';
 import { defineAgent } from '../../../src/agents/sdk/agent.js';

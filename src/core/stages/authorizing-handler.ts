@@ -5,8 +5,8 @@
  * sees only its own tasks) stays in the task directory, where it is applied before any task is read.
  */
 import type { Stage } from '../pipeline.js';
-import { AccessDenied } from './access-denied.js';
-import type { AuthorizationPolicy } from './policy.js';
+import { AccessDenied } from '../authz/access-denied.js';
+import type { AuthorizationPolicy } from '../authz/policy.js';
 
 export interface AuthorizeOptions {
   /** the RFC 9728 metadata URL named in challenges for an agent's endpoints */

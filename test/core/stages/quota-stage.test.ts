@@ -10,7 +10,7 @@ import type { A2AHandler, CallContext, StreamItem } from '../../../src/core/a2a-
 import type { Principal } from '../../../src/core/authz/principal.js';
 import { compose } from '../../../src/core/pipeline.js';
 import type { QuotaCall, QuotaGate, TaskSlot } from '../../../src/core/quotas/quota-engine.js';
-import { quotaStage } from '../../../src/core/quotas/quota-handler.js';
+import { quotaStage } from '../../../src/core/stages/quota-handler.js';
 import type { StreamResponse, Task, TaskState } from '../../../src/protocol/a2a/types.js';
 
 class RecordingGate implements QuotaGate {

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { SsrfGuard } from '../../../src/net/ssrf-guard.js';
 import { A2AError } from '../../../src/protocol/a2a/errors.js';
-import { checkWebhook, WEBHOOK_REFUSED } from '../../../src/core/tasks/webhook-check.js';
+import { checkWebhook, WEBHOOK_REFUSED } from '../../../src/core/push/webhook-check.js';
 
 const RESOLVES: Record<string, string[]> = {
   'inside.corp.example': ['10.1.2.3'],

@@ -13,9 +13,9 @@ import type { Call, Stage } from '../pipeline.js';
 import type { UsageDraft } from '../usage/usage-draft.js';
 import { SKILL_METADATA_KEY } from '../../protocol/a2a/skill-metadata.js';
 import type { AgentSkill } from '../../protocol/a2a/types.js';
-import type { AuthorizationPolicy } from './policy.js';
-import { unknownTenant } from './unknown-agent.js';
-import { agentSeen } from './agent-lookup.js';
+import type { AuthorizationPolicy } from '../authz/policy.js';
+import { unknownTenant } from '../authz/unknown-agent.js';
+import { agentSeen } from '../authz/agent-lookup.js';
 
 /** What the core knows of a call for its usage record: operation, agent, skill, caller, task. */
 function noteCall(u: UsageDraft, ctx: CallContext, call: Call): void {

@@ -1,11 +1,23 @@
 /** The in-memory working copy of a task that has activity in this process. */
 import type { Context } from '../../observability/tracing/index.js';
-import type { Task, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
+import type { Message, Task, TaskPushNotificationConfig } from '../../protocol/a2a/types.js';
 import type { StoredTask, TaskEventRecord, TaskLease } from '../../store/store.js';
-import type { AgentRun } from '../execution/agent-run.js';
 import type { TaskUsageState } from '../usage/task-usage.js';
 
 export type PushTarget = TaskPushNotificationConfig & { id: string; taskId: string };
+
+/**
+ * What a working copy holds of the run executing its task (core/execution/agent-run.ts is one):
+ * enough to stop it and to hand it a follow-up message. Owned here so the copy, below execution,
+ * does not name the run's class.
+ */
+export interface TaskRun {
+  /** set once the task reached a terminal state or the run was canceled: later events are dropped */
+  finished: boolean;
+  cancel(): void;
+  /** a follow-up message for the running executor (its inbox) */
+  deliver(message: Message): void;
+}
 
 export class LiveTask {
   task: Task;
@@ -24,7 +36,7 @@ export class LiveTask {
   flush?: Promise<void>;
   /** the newest commit scheduled, to wait for before declaring a run over */
   lastCommit?: Promise<void>;
-  run?: AgentRun;
+  run?: TaskRun;
   /** distributed mode: this replica holds the task's lease (it created or claimed the task) */
   held = false;
   /** a claim of the lease in flight; others wait for it instead of claiming again */

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { UsageMonthlySpend } from '../../../src/core/usage/usage-spend.js';
+import { UsageMonthlySpend } from '../../../src/core/quotas/usage-spend.js';
 import { openSqliteStore, type Store } from '../../../src/store/index.js';
 import type { UsageRecord } from '../../../src/store/usage-record.js';
 

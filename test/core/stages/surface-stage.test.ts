@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { A2AHandler, AgentCaller, CallContext } from '../../../src/core/a2a-handler.js';
 import type { Call } from '../../../src/core/pipeline.js';
 import { ANONYMOUS, type Principal } from '../../../src/core/authz/principal.js';
-import { onSurface, surfaceStage } from '../../../src/core/authz/surface.js';
+import { onSurface, surfaceStage } from '../../../src/core/stages/surface.js';
 import { carryUsage, UsageDraft } from '../../../src/core/usage/usage-draft.js';
 
 const principal: Principal = { subject: 'bob', authenticated: true, scopes: ['mcp:tools'] };

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InProcessEventBus } from '../../../src/bus/in-process-bus.js';
 import type { AgentRun } from '../../../src/core/execution/agent-run.js';
-import { LiveTask } from '../../../src/core/tasks/live-task.js';
-import { LiveTasks } from '../../../src/core/tasks/live-tasks.js';
-import { TaskLog } from '../../../src/core/tasks/task-log.js';
+import { LiveTask } from '../../../src/core/task-state/live-task.js';
+import { LiveTasks } from '../../../src/core/task-state/live-tasks.js';
+import { TaskLog } from '../../../src/core/task-state/task-log.js';
 import type { Task } from '../../../src/protocol/a2a/types.js';
 import { GroupCommitter, openSqliteStore, type SqliteStore } from '../../../src/store/index.js';
 

@@ -13,8 +13,8 @@ import type { A2AHandler, CallContext, StreamItem } from '../a2a-handler.js';
 import type { Stage } from '../pipeline.js';
 import { lazyStream } from '../streams/lazy-stream.js';
 import { isInterrupted, isTerminal, type SendMessageResponse, type StreamResponse, type TaskState } from '../../protocol/a2a/types.js';
-import type { QuotaGate, TaskSlot } from './quota-engine.js';
-import { callDimensions } from './quota.js';
+import type { QuotaGate, TaskSlot } from '../quotas/quota-engine.js';
+import { callDimensions } from '../quotas/quota.js';
 import type { Operation } from '../operations.js';
 
 /**
