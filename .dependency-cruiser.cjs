@@ -11,7 +11,8 @@
  *                                routes: cards, management, the Novaeden API, console, health, …
  *   auth/                        who is calling (API keys, JWT, the OAuth authorization server)
  *   edge/                        admission of a request: the context every face gets
- *   core/                        the engine: tasks, execution, authorization, push
+ *   core/                        the engine: tasks, execution, authorization, push; its parts in
+ *                                a strict order of their own (CORE_ORDER below)
  *   bus/, store/                 event bus and storage behind their interfaces
  *   net/, protocol/, config/,    the bottom: outbound network, wire formats, configuration,
  *   observability/               metrics, traces and logs (every layer reports into it)
@@ -63,6 +64,42 @@ function layer(name, comment, from, allowed, extra = {}) {
 }
 
 const BOTTOM = under('protocol', 'config', 'net', 'observability');
+
+/**
+ * The parts of core, from the top down (docs/architecture.md, "The order of core's parts"): a part
+ * imports parts on lower rows only, never one on its own row or above. Each row's parts are
+ * independent of each other. Core's own files (a2a-handler.ts, operations.ts, pipeline.ts) are one
+ * part, the call contract.
+ */
+const CORE_ORDER = [
+  ['stages'], // the call pipeline's stages: surface, trace, resolve, authorize, quota
+  ['tasks'], // the task service: the operations, message intake, waits, task streams
+  ['cluster'], // leases, forwarding to the owner replica, orphans
+  ['execution'], // running an agent: the run supervisor, one run
+  ['push'], // push delivery, signing, the webhook check
+  ['task-state', 'quotas'], // working copies, the task log, the projection | the quota engine
+  ['contract'], // core's own files: CallContext and A2AHandler, the operation table, the pipeline
+  ['usage', 'keys', 'vault'], // the usage draft and records | signing keys | the token vault
+  ['authz'], // who calls and what they may do: principal, scopes, policy
+  ['agents', 'audit', 'ids', 'streams'], // the agent contract and registry, the audit log, ids, stream plumbing
+];
+const corePart = (part) => (part === 'contract' ? '^src/core/[^/]+\\.ts$' : `^src/core/${part}/`);
+
+/** One rule per part of core: nothing on its own row (but itself) or above it. */
+function coreOrder() {
+  return CORE_ORDER.flatMap((row, i) =>
+    row
+      .map((part) => ({ part, above: [...CORE_ORDER.slice(0, i).flat(), ...row.filter((p) => p !== part)] }))
+      .filter(({ above }) => above.length > 0)
+      .map(({ part, above }) => ({
+        name: `core-order-${part}`,
+        comment: `core/${part === 'contract' ? '*.ts' : part} imports only the parts of core below its row (CORE_ORDER).`,
+        severity: 'error',
+        from: { path: corePart(part) },
+        to: { path: above.map(corePart) },
+      })),
+  );
+}
 
 module.exports = {
   forbidden: [
@@ -118,6 +155,14 @@ module.exports = {
       ...under('core', 'bus', 'store'),
       ...BOTTOM,
     ]),
+    ...coreOrder(),
+    {
+      name: 'core-part-in-order',
+      comment: 'Every folder of core has its row in CORE_ORDER, so the order rules see it.',
+      severity: 'error',
+      from: { path: '^src/core/', pathNot: CORE_ORDER.flat().map(corePart) },
+      to: { path: '^src/' },
+    },
     ...layer(
       'bus',
       'The bus carries the event record, the one thing it takes from the store (store/task-event-record.ts).',
