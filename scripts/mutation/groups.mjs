@@ -8,31 +8,38 @@
  */
 export const GROUPS = {
   authz: {
-    mutate: ['src/core/authz/policy.ts', 'src/core/authz/own-api-keys.ts', 'src/core/authz/scopes.ts', 'src/core/authz/surface.ts'],
+    mutate: ['src/core/authz/policy.ts', 'src/core/authz/own-api-keys.ts', 'src/core/authz/scopes.ts', 'src/core/stages/surface.ts'],
     // in process; the whole-server counterparts (surfaces.test.ts, test/bindings/management/own-api-key-standing.test.ts) are too slow per mutant
     tests: [
       'test/core/authz/policy-decisions.test.ts',
       'test/core/authz/policy-from-config.test.ts',
       'test/core/authz/own-api-keys.test.ts',
-      'test/core/authz/surface-stage.test.ts',
+      'test/core/stages/surface-stage.test.ts',
       'test/core/authz/policy-audit.test.ts',
       'test/core/authz/usage-visibility.test.ts',
     ],
   },
   usage: {
-    mutate: ['src/core/usage/task-usage.ts', 'src/core/usage/usage-recorder.ts', 'src/core/usage/usage-spend.ts'],
+    mutate: ['src/core/usage/task-usage.ts', 'src/core/usage/usage-recorder.ts', 'src/core/quotas/usage-spend.ts'],
     // in process; the whole-server usage tests (reported-usage, usage-records) are too slow per mutant
     tests: [
       'test/core/usage/task-usage-row.test.ts',
       'test/core/usage/usage-recorder-queue.test.ts',
-      'test/core/usage/usage-spend.test.ts',
+      'test/core/quotas/usage-spend.test.ts',
       'test/core/usage/call-observers.test.ts',
       'test/core/usage/recorder-on-stores.test.ts',
     ],
   },
   quotas: {
-    mutate: ['src/core/quotas/*.ts', 'src/bus/local-quota-counters.ts', 'src/bus/redis/redis-quota-counters.ts'],
-    tests: ['test/core/quotas/*.test.ts', 'test/bus/quota-counters.test.ts', 'test/bus/local-quota-counters.test.ts', 'test/bus/redis/redis-quota-counters.test.ts'],
+    // the quota stage (core/stages) with the engine; usage-spend.ts, in core/quotas, is the usage group's
+    mutate: ['src/core/quotas/*.ts', '!src/core/quotas/usage-spend.ts', 'src/core/stages/quota-handler.ts', 'src/bus/local-quota-counters.ts', 'src/bus/redis/redis-quota-counters.ts'],
+    tests: [
+      'test/core/quotas/*.test.ts',
+      'test/core/stages/quota-stage.test.ts',
+      'test/bus/quota-counters.test.ts',
+      'test/bus/local-quota-counters.test.ts',
+      'test/bus/redis/redis-quota-counters.test.ts',
+    ],
   },
   audit: {
     mutate: ['src/store/audit-chain.ts', 'src/core/audit/audit-log.ts'],

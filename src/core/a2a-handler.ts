@@ -42,7 +42,7 @@ export interface CallContext {
   clientGone?: () => boolean | Promise<boolean>;
   /** `mcp`: an MCP tool call or resource read, authorized under the `mcp:tools…` scopes */
   surface?: 'a2a' | 'mcp';
-  /** set by the resolve stage (core/authz/resolve.ts): the agent addressed, looked up once per call */
+  /** set by the resolve stage (core/stages/resolve.ts): the agent addressed, looked up once per call */
   agent?: RegisteredAgent;
   /** set by the resolve stage for a message: the skills it is for (the one the agent names, else all of them) */
   skills?: readonly string[];
@@ -64,7 +64,7 @@ export interface CallContext {
   /** the call's usage draft, when usage records are on: the core names the operation, agent, skill and task in it */
   usage?: UsageDraft | undefined;
   /**
-   * With tracing on, the context of the call's core operation span (set by tracing-a2a-handler.ts):
+   * With tracing on, the context of the call's core operation span (set by stages/tracing-a2a-handler.ts):
    * the parent of every span the call opens below (the agent's run, forwarding, a stream). Passed
    * explicitly: no context manager tracks it across awaits (docs/decisions/0018-tracing.md).
    */

@@ -122,7 +122,7 @@ export async function buildCallPipeline(
 
 /**
  * The call pipeline (core/pipeline.ts): every A2A operation from every face passes these stages
- * in this order; an MCP face puts its surface stage in front (core/authz/surface.ts).
+ * in this order; an MCP face puts its surface stage in front (core/stages/surface.ts).
  */
 function callPipeline(service: TaskService, quotas: Quotas, callers: Callers, observers: CallObservers, live: LiveConfig): A2AHandler {
   const { registry, policy } = callers;

@@ -40,7 +40,7 @@ export interface QuotaRemaining {
   resetAt?: string;
 }
 
-/** What the core's A2A layer asks (src/core/quotas/quota-handler.ts). */
+/** What the core's A2A layer asks (src/core/stages/quota-handler.ts). */
 export interface QuotaGate {
   /** true: no quota can apply to any call now, skip the gate */
   readonly idle: boolean;

@@ -35,7 +35,7 @@ export class LiveTasks {
   /**
    * The working copy of a task, loaded from the store (with its push configs) when this process
    * has none. Concurrent loads of one task read it once and share the copy. No visibility check:
-   * callers scope it (core/tasks/task-directory.ts).
+   * callers scope it (core/task-state/task-directory.ts).
    */
   load(agentId: string, taskId: string): Promise<LiveTask | undefined> {
     const held = this.copies.get(taskId);

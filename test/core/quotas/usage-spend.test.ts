@@ -1,5 +1,5 @@
 /**
- * What a monthly budget reads as spent (src/core/usage/usage-spend.ts), from a real SQLite usage
+ * What a monthly budget reads as spent (src/core/quotas/usage-spend.ts), from a real SQLite usage
  * store: the tokens and cost of the rows matching every named dimension since the month's start,
  * summed here by hand from the rows written.
  */

@@ -1,5 +1,5 @@
 /**
- * The quota stage of the call pipeline (src/core/quotas/quota-handler.ts), in process, with a gate
+ * The quota stage of the call pipeline (src/core/stages/quota-handler.ts), in process, with a gate
  * that records what it is asked and a task service that answers as scripted: which calls are
  * admitted and with which dimensions, and when a concurrent-task slot is given back — at once for
  * a task already at rest, after a watch (SubscribeToTask) for one still running, on failure, and

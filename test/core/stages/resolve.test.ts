@@ -1,5 +1,5 @@
 /**
- * The resolve stage (src/core/authz/resolve.ts) is the one place along a call that asks the
+ * The resolve stage (src/core/stages/resolve.ts) is the one place along a call that asks the
  * registry: a call through the whole pipeline (resolve → authorize → quota → the task service,
  * in process over a real SQLite store) looks its agent up exactly once, and the stages behind
  * read the agent and the skill from the call's context.

@@ -1,5 +1,5 @@
 /**
- * The surface stage (src/core/authz/surface.ts): every call from a face is marked with that face's
+ * The surface stage (src/core/stages/surface.ts): every call from a face is marked with that face's
  * surface, so authorization applies the surface's scopes; an MCP call's usage draft, carried on the
  * principal, is put on the context for the core. In process, the stage alone and composed.
  */

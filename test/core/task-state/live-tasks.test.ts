@@ -1,5 +1,5 @@
 /**
- * The one owner of the in-memory working copies (core/tasks/live-tasks.ts) over a real SQLite
+ * The one owner of the in-memory working copies (core/task-state/live-tasks.ts) over a real SQLite
  * store: get, load (once for concurrent callers), adopt, evict (only what nothing uses) and drop.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

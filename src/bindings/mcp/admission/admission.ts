@@ -4,7 +4,7 @@
  * MCP's shape — a 401 or 403 whose challenge names the endpoint's protected-resource metadata
  * (RFC 9728 §5.1: MCP clients start from it) — and the hidden-agent rule of `/a2a/{id}/mcp`.
  * What a caller may do past the door (which tools, which tasks) is decided by the core
- * (core/authz/authorizing-handler.ts) when the call reaches it.
+ * (core/stages/authorizing-handler.ts) when the call reaches it.
  */
 import type { AgentRegistry } from '../../../core/agents/agent-registry.js';
 import { unknownAgentMessage } from '../../../core/authz/unknown-agent.js';

@@ -19,7 +19,7 @@ import { PUBLIC_SCOPE } from '../admission/public-discovery.js';
 
 export interface McpScopesDeps {
   registry: AgentRegistry;
-  /** the core's handler, marked as reached from MCP (core/authz/surface.ts) */
+  /** the core's handler, marked as reached from MCP (core/stages/surface.ts) */
   handler: A2AHandler;
   policy?: AuthorizationPolicy;
   inFlight: InFlightCalls;

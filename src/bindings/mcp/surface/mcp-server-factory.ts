@@ -97,7 +97,7 @@ export type ScopeServerFactory = ((ctx: McpRequestContext) => McpServer) & {
  * Whether the caller may see a tool reaching these skills of the agent: tools/list shows only
  * those, and the SDK path registers only those, so a hidden tool's call gets an unknown tool's
  * answer even with bad arguments (the SDK validates them before any handler runs). It is the same
- * question the core asks when the call reaches it (core/authz/authorizing-handler.ts), which is
+ * question the core asks when the call reaches it (core/stages/authorizing-handler.ts), which is
  * the decision that counts; the plain path (plain-tool-answer.ts) asks only the core.
  */
 function mayUseTool(policy: AuthorizationPolicy | undefined, principal: Principal, agentId: string, skillIds: readonly string[]): boolean {

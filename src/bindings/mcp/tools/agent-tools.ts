@@ -126,7 +126,7 @@ export class ToolRefused extends Error {
 }
 
 /**
- * A refusal of core/authz/authorizing-handler.ts: AccessDenied, or the hidden-agent rule's
+ * A refusal of core/stages/authorizing-handler.ts: AccessDenied, or the hidden-agent rule's
  * unknown tenant (an agent the caller may not see answers like one that is not here).
  */
 export function isCoreRefusal(err: unknown): boolean {

@@ -4,7 +4,7 @@
  * `serverInfo` and `resultType`. A client that declared the tasks extension gets a task handle.
  *
  * Whether the caller may use the tool is decided once, by the core when the call reaches it
- * (core/authz/authorizing-handler.ts; mcp-server-factory.ts `plainTool` says when the binding
+ * (core/stages/authorizing-handler.ts; mcp-server-factory.ts `plainTool` says when the binding
  * still asks first). When the core refuses, before any task exists, the answer is undefined and
  * the call goes on to the SDK path, whose surface does not show this caller the tool: it answers
  * exactly as for a tool that is not there, as it always did.
