@@ -33,13 +33,7 @@ export const GROUPS = {
   quotas: {
     // the quota stage (core/stages) with the engine; usage-spend.ts, in core/quotas, is the usage group's
     mutate: ['src/core/quotas/*.ts', '!src/core/quotas/usage-spend.ts', 'src/core/stages/quota-handler.ts', 'src/bus/local-quota-counters.ts', 'src/bus/redis/redis-quota-counters.ts'],
-    tests: [
-      'test/core/quotas/*.test.ts',
-      'test/core/stages/quota-stage.test.ts',
-      'test/bus/quota-counters.test.ts',
-      'test/bus/local-quota-counters.test.ts',
-      'test/bus/redis/redis-quota-counters.test.ts',
-    ],
+    tests: ['test/core/quotas/*.test.ts', 'test/core/stages/quota-stage.test.ts', 'test/bus/quota-counters.test.ts', 'test/bus/local-quota-counters.test.ts', 'test/bus/redis/redis-quota-counters.test.ts'],
   },
   audit: {
     mutate: ['src/store/audit-chain.ts', 'src/core/audit/audit-log.ts'],
