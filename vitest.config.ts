@@ -22,6 +22,7 @@ const UNIT = [
   'test/agents/table-expert/planner/fanout-guard.test.ts',
   'test/agents/table-expert/planner/join-paths.test.ts',
   'test/agents/table-expert/engine/date-inference.test.ts',
+  'test/agents/table-expert/engine/statement-runner.test.ts',
   'test/agents/table-expert/planner/semantic-and-words.test.ts',
   'test/agents/table-expert/guard-stages.test.ts',
   'test/auth/challenge.test.ts',
