@@ -2,10 +2,15 @@ import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first.js';
 
 /**
- * The suite in two halves (issue 26): `unit` runs first and in process (no server, process or
- * browser started: a store on the local PostgreSQL or Redis is fine); `system` holds everything
- * that starts one (a server on loopback, a child process, Chromium, a cluster). `npm test` runs
- * `unit`, then `system`. A new test file belongs to `system` unless it is listed here.
+ * The suite in three projects (issue 26; docs/testing.md, "Suite time"), run by `npm test` in
+ * this order, each by its own `vitest run`:
+ * - `unit`: in process, no server, process or browser started (a store on the local PostgreSQL or
+ *   Redis is fine). Files share worker processes (--no-isolate).
+ * - `system-shared` (SYSTEM_SHARED below): servers started in this process only, on loopback.
+ *   Files share worker processes too (--no-isolate).
+ * - `system`: every other file, each in a fresh process: a child process (the CLI, a replica, a
+ *   private PostgreSQL or Redis, the interop tools), Chromium, a container, a cluster.
+ * A new test file belongs to `system` unless it is listed in UNIT or falls under SYSTEM_SHARED.
  */
 const UNIT = [
   'test/protocol/**/*.test.ts',
@@ -123,10 +128,12 @@ const UNIT = [
 ];
 
 /**
- * The `system` files that start servers only in this process (no child process, no Chromium, no
- * cluster of processes, no private PostgreSQL or Redis) and put back what they change globally:
- * `npm test` runs them as the project `system-shared`, several files to a worker process
- * (--no-isolate), like `unit`. A new file in one of these folders shares a process too.
+ * The `system` files that start servers only in this process (no child process other than a
+ * one-shot `openssl`, no Chromium, no cluster, no private PostgreSQL or Redis) and put back what
+ * they change globally. A whole folder is listed where every file in it is such a file: a new
+ * file there shares a process too, so it stops its servers and restores timers, spies, listeners
+ * and environment variables; one that cannot goes to `system` by leaving this list (name the
+ * folder's other files one by one).
  */
 const SYSTEM_SHARED = [
   'test/agents/**/*.test.ts',
@@ -219,11 +226,13 @@ export default defineConfig({
     // The longest files start first (test/durations.json), so none is left running alone at the end.
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
-      // `npm test` and `npm run test:unit` run this project with --no-isolate --minWorkers=3: its
-      // files share three worker processes and the modules loaded there instead of a fresh process
-      // each (about half the CPU, issue 26; docs/testing.md, "Suite time"). So a unit test puts back
-      // what it changes globally (fake timers, spies, listeners, env). A project's own `isolate`
-      // would not do it: vitest takes the pool's isolation from the root config.
+      // `npm test` runs `unit` and `system-shared` with --no-isolate --minWorkers=3 (`npm run
+      // test:unit`, `npm run test:system-shared`): their files share three worker processes and
+      // the modules loaded there instead of a fresh process each (about half the CPU, issue 26;
+      // docs/testing.md, "Suite time"). So their tests put back what they change globally (fake
+      // timers, spies, listeners, env) and stop what they start. A project's own `isolate` would
+      // not do it: vitest takes the pool's isolation from the root config, hence one `vitest run`
+      // per project.
       { extends: true, test: { name: 'unit', include: UNIT } },
       { extends: true, test: { name: 'system-shared', include: SYSTEM_SHARED, exclude: UNIT } },
       { extends: true, test: { name: 'system', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SYSTEM_SHARED] } },
