@@ -2,10 +2,15 @@ import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first.js';
 
 /**
- * The suite in two halves (issue 26): `unit` runs first and in process (no server, process or
- * browser started: a store on the local PostgreSQL or Redis is fine); `system` holds everything
- * that starts one (a server on loopback, a child process, Chromium, a cluster). `npm test` runs
- * `unit`, then `system`. A new test file belongs to `system` unless it is listed here.
+ * The suite in three projects (issue 26; docs/testing.md, "Suite time"), run by `npm test` in
+ * this order, each by its own `vitest run`:
+ * - `unit`: in process, no server, process or browser started (a store on the local PostgreSQL or
+ *   Redis is fine). Files share worker processes (--no-isolate).
+ * - `system-shared` (SYSTEM_SHARED below): servers started in this process only, on loopback.
+ *   Files share worker processes too (--no-isolate).
+ * - `system`: every other file, each in a fresh process: a child process (the CLI, a replica, a
+ *   private PostgreSQL or Redis, the interop tools), Chromium, a container, a cluster.
+ * A new test file belongs to `system` unless it is listed in UNIT or falls under SYSTEM_SHARED.
  */
 const UNIT = [
   'test/protocol/**/*.test.ts',
@@ -22,6 +27,7 @@ const UNIT = [
   'test/agents/table-expert/planner/fanout-guard.test.ts',
   'test/agents/table-expert/planner/join-paths.test.ts',
   'test/agents/table-expert/engine/date-inference.test.ts',
+  'test/agents/table-expert/engine/statement-runner.test.ts',
   'test/agents/table-expert/planner/semantic-and-words.test.ts',
   'test/agents/table-expert/guard-stages.test.ts',
   'test/auth/challenge.test.ts',
@@ -121,6 +127,91 @@ const UNIT = [
   'test/store/wal-restarts.test.ts',
 ];
 
+/**
+ * The `system` files that start servers only in this process (no child process other than a
+ * one-shot `openssl`, no Chromium, no cluster, no private PostgreSQL or Redis) and put back what
+ * they change globally. A whole folder is listed where every file in it is such a file: a new
+ * file there shares a process too, so it stops its servers and restores timers, spies, listeners
+ * and environment variables; one that cannot goes to `system` by leaving this list (name the
+ * folder's other files one by one).
+ */
+const SYSTEM_SHARED = [
+  'test/agents/**/*.test.ts',
+  'test/auth/oauth/**/*.test.ts',
+  'test/bindings/a2a-common/**/*.test.ts',
+  'test/bindings/a2a-grpc/**/*.test.ts',
+  'test/bindings/a2a-legacy/**/*.test.ts',
+  'test/bindings/cards/**/*.test.ts',
+  'test/bindings/landing/**/*.test.ts',
+  'test/bindings/management/**/*.test.ts',
+  'test/bindings/mcp/admission/**/*.test.ts',
+  'test/bindings/mcp/compat/**/*.test.ts',
+  'test/bindings/mcp/surface/**/*.test.ts',
+  'test/bindings/mcp/tasks/**/*.test.ts',
+  'test/bindings/mcp/tools/**/*.test.ts',
+  'test/bindings/mcp/transport/**/*.test.ts',
+  'test/bindings/novaeden/**/*.test.ts',
+  'test/bindings/openapi/**/*.test.ts',
+  'test/client/**/*.test.ts',
+  'test/core/**/*.test.ts',
+  'test/docs/**/*.test.ts',
+  'test/golden/**/*.test.ts',
+  'test/net/**/*.test.ts',
+  'test/observability/logging/**/*.test.ts',
+  'test/store/postgres/**/*.test.ts',
+  'test/auth/credentials.test.ts',
+  'test/auth/grpc.test.ts',
+  'test/auth/remote-oauth/mcp-url-elicitation.test.ts',
+  'test/auth/remote-oauth/refresh-across-replicas.test.ts',
+  'test/auth/remote-oauth/remote-mcp-oauth.test.ts',
+  'test/auth/remote-oauth/token-exchange-sts.test.ts',
+  'test/bindings/connection-gone.test.ts',
+  'test/bindings/mcp/eras.test.ts',
+  'test/bindings/mcp/invalid-params.test.ts',
+  'test/bindings/mcp/legacy-cancel.test.ts',
+  'test/bindings/mcp/malformed-input.test.ts',
+  'test/bindings/quota-refusal.test.ts',
+  'test/bindings/stream-resume.test.ts',
+  'test/bus/quota-counters.test.ts',
+  'test/bus/redis-bus.test.ts',
+  'test/cli/a2a-client-commands.test.ts',
+  'test/cli/connect-and-errors.test.ts',
+  'test/cli/keys.test.ts',
+  'test/cli/readable-answers.test.ts',
+  'test/cli/usage.test.ts',
+  'test/console/console-member-token.test.ts',
+  'test/console/console-session.test.ts',
+  'test/console/console-sign-out.test.ts',
+  'test/console/console-upstream-session.test.ts',
+  'test/durability/recovery.test.ts',
+  'test/edge/bad-input-5xx.test.ts',
+  'test/edge/body-limit.test.ts',
+  'test/edge/body.test.ts',
+  'test/edge/edge.test.ts',
+  'test/edge/malformed-input.test.ts',
+  'test/edge/shared-admission.test.ts',
+  'test/interop/a2a-js-client.test.ts',
+  'test/interop/a2a-js-v03-client.test.ts',
+  'test/interop/a2a-js-v03-compat.test.ts',
+  'test/interop/card-signatures.test.ts',
+  'test/observability/cluster-metrics.test.ts',
+  'test/observability/dashboards.test.ts',
+  'test/observability/metrics.test.ts',
+  'test/observability/tracing-explicit-context.test.ts',
+  'test/observability/tracing-export-failure.test.ts',
+  'test/observability/tracing-probes.test.ts',
+  'test/observability/worker-span-exporter.test.ts',
+  'test/server/audit-webhook.test.ts',
+  'test/server/connection-reuse.test.ts',
+  'test/server/dev-watch.test.ts',
+  'test/server/distributed-startup.test.ts',
+  'test/server/smoke.test.ts',
+  'test/server/start-failure.test.ts',
+  'test/store/api-key-standing.test.ts',
+  'test/store/audit-chain.test.ts',
+  'test/store/sqlite-damage.test.ts',
+];
+
 export default defineConfig({
   test: {
     // All log output of the run is searched for secrets at its end (issue 14).
@@ -135,13 +226,16 @@ export default defineConfig({
     // The longest files start first (test/durations.json), so none is left running alone at the end.
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
-      // `npm test` and `npm run test:unit` run this project with --no-isolate --minWorkers=3: its
-      // files share three worker processes and the modules loaded there instead of a fresh process
-      // each (about half the CPU, issue 26; docs/testing.md, "Suite time"). So a unit test puts back
-      // what it changes globally (fake timers, spies, listeners, env). A project's own `isolate`
-      // would not do it: vitest takes the pool's isolation from the root config.
+      // `npm test` runs `unit` and `system-shared` with --no-isolate --minWorkers=3 (`npm run
+      // test:unit`, `npm run test:system-shared`): their files share three worker processes and
+      // the modules loaded there instead of a fresh process each (about half the CPU, issue 26;
+      // docs/testing.md, "Suite time"). So their tests put back what they change globally (fake
+      // timers, spies, listeners, env) and stop what they start. A project's own `isolate` would
+      // not do it: vitest takes the pool's isolation from the root config, hence one `vitest run`
+      // per project.
       { extends: true, test: { name: 'unit', include: UNIT } },
-      { extends: true, test: { name: 'system', include: ['test/**/*.test.ts'], exclude: UNIT } },
+      { extends: true, test: { name: 'system-shared', include: SYSTEM_SHARED, exclude: UNIT } },
+      { extends: true, test: { name: 'system', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SYSTEM_SHARED] } },
     ],
   },
 });

@@ -7,14 +7,14 @@
  * expected-failures file, test/bindings/mcp/conformance-expected-failures.yaml, which must stay accurate:
  * a listed scenario that passes also fails the run).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { startTestServer } from '../../support/server.js';
 import { post } from './clients.js';
-import { installMcpTools, runMcpTool } from './mcp-tools.js';
+import { installMcpTools, runMcpTool, type ToolRun } from './mcp-tools.js';
 
 /**
  * Failed checks (not scenarios) the runner still reports per revision while exiting 0. A revision at
@@ -55,46 +55,70 @@ const FIXTURE_FREE: Record<string, string[]> = {
   '2025-11-25': ['server-initialize', 'ping', 'logging-set-level', 'tools-list', 'resources-list', 'prompts-list', 'dns-rebinding-protection', 'server-sse-multiple-streams'],
 };
 
+/** The suite's fixtures on: the server the scored runs go against. */
+const WITH_FIXTURES = { auth: { mode: 'none' }, mcp: { fixtureModule: FIXTURE_MODULE }, agents: [{ id: 'echo', builtin: 'echo' }, FIXTURE_AGENT] };
+/** The default configuration: the server the fixture-free runs go against. */
+const PLAIN = { auth: { mode: 'none' } };
+
 describe('MCP conformance suite (server leg)', () => {
-  let s: TestServer;
   let outDir: string;
   beforeAll(async () => {
     await installMcpTools();
     outDir = await mkdtemp(path.join(tmpdir(), 'agentport-conformance-'));
-    s = await startTestServer({ auth: { mode: 'none' }, mcp: { fixtureModule: FIXTURE_MODULE }, agents: [{ id: 'echo', builtin: 'echo' }, FIXTURE_AGENT] });
   }, 300_000);
   afterAll(async () => {
-    await s?.stop();
     if (outDir) await rm(outDir, { recursive: true, force: true });
   });
 
-  it.each(['2025-11-25', '2026-07-28'])(
-    'passes every scored scenario of --requirements %s',
-    async (revision) => {
-      const r = await runMcpTool('conformance', ['server', '--url', `${s.http}/mcp`, '--requirements', revision, '--expected-failures', EXPECTED_FAILURES, '-o', path.join(outDir, revision)], {
-        timeoutMs: 240_000,
-        cwd: outDir,
-      });
+  /**
+   * One runner against a server of its own, in a directory of its own. The four runs go side by
+   * side: a run mostly waits on its scenarios' own pauses and timeouts, and with a server each no
+   * run can see another's tasks, sessions, subscriptions or log level.
+   */
+  async function runAgainstOwnServer(config: Record<string, unknown>, run: string, args: string[]): Promise<ToolRun> {
+    const dir = path.join(outDir, run);
+    await mkdir(dir);
+    const s = await startTestServer(config);
+    try {
+      return await runMcpTool('conformance', ['server', '--url', `${s.http}/mcp`, ...args, '-o', path.join(dir, 'results')], { timeoutMs: 240_000, cwd: dir });
+    } finally {
+      await s.stop();
+    }
+  }
+
+  it.concurrent.for(['2025-11-25', '2026-07-28'])('passes every scored scenario of --requirements %s', { timeout: 300_000 }, async (revision, { expect }) => {
+    const r = await runAgainstOwnServer(WITH_FIXTURES, revision, ['--requirements', revision, '--expected-failures', EXPECTED_FAILURES]);
+    const scenarios = summary(r.stdout);
+    const total = r.stdout.match(/Total: (\d+) passed, (\d+) failed/);
+    process.stderr.write(`conformance ${revision}: ${scenarios.size} scenarios, ${total?.[0] ?? 'no total'}\n`);
+    const withFailedChecks = [...scenarios].filter(([, c]) => c.failed > 0).map(([name, c]) => `${name}: ${c.failed} failed`);
+    if (withFailedChecks.length) process.stderr.write(`conformance ${revision}: failed checks in ${withFailedChecks.join('; ')}\n`);
+    expect(total, r.stdout.slice(-3000)).not.toBeNull();
+    expect(Number(total![2]), `failed checks (${withFailedChecks.join('; ')})`).toBeLessThanOrEqual(FAILED_CHECKS_CEILING[revision]!);
+    expect(scenarios.size, r.stdout.slice(-3000)).toBeGreaterThan(20);
+    expect(r.code, r.stdout.slice(-4000) + r.stderr.slice(-2000)).toBe(0);
+    // Every check, scored or not (the tasks extension's scenarios are reported but not scored).
+    expect(total, r.stdout.slice(-3000)).not.toBeNull();
+    expect(Number(total![2]), failedChecks(r.stdout)).toBe(0);
+    expect([...scenarios].filter(([, v]) => v.failed > 0).map(([k]) => k)).toEqual([]);
+    // Protocol-level scenarios that need no fixture must pass outright.
+    for (const name of ['tools-list', 'resources-list', 'dns-rebinding-protection', revision === '2026-07-28' ? 'server-stateless' : 'server-initialize']) {
+      expect(scenarios.get(name), name).toMatchObject({ failed: 0 });
+    }
+  });
+
+  // Concurrent too, so that its two runs start with the two above (vitest runs consecutive
+  // concurrent children of a suite together).
+  describe.concurrent('with the default configuration (no fixtures)', () => {
+    it.for(Object.keys(FIXTURE_FREE))('passes every fixture-free scenario of --requirements %s', { timeout: 300_000 }, async (revision, { expect }) => {
+      const r = await runAgainstOwnServer(PLAIN, `plain-${revision}`, ['--requirements', revision]);
       const scenarios = summary(r.stdout);
-      const total = r.stdout.match(/Total: (\d+) passed, (\d+) failed/);
-      process.stderr.write(`conformance ${revision}: ${scenarios.size} scenarios, ${total?.[0] ?? 'no total'}\n`);
-      const withFailedChecks = [...scenarios].filter(([, c]) => c.failed > 0).map(([name, c]) => `${name}: ${c.failed} failed`);
-      if (withFailedChecks.length) process.stderr.write(`conformance ${revision}: failed checks in ${withFailedChecks.join('; ')}\n`);
-      expect(total, r.stdout.slice(-3000)).not.toBeNull();
-      expect(Number(total![2]), `failed checks (${withFailedChecks.join('; ')})`).toBeLessThanOrEqual(FAILED_CHECKS_CEILING[revision]!);
-      expect(scenarios.size, r.stdout.slice(-3000)).toBeGreaterThan(20);
-      expect(r.code, r.stdout.slice(-4000) + r.stderr.slice(-2000)).toBe(0);
-      // Every check, scored or not (the tasks extension's scenarios are reported but not scored).
-      expect(total, r.stdout.slice(-3000)).not.toBeNull();
-      expect(Number(total![2]), failedChecks(r.stdout)).toBe(0);
-      expect([...scenarios].filter(([, v]) => v.failed > 0).map(([k]) => k)).toEqual([]);
-      // Protocol-level scenarios that need no fixture must pass outright.
-      for (const name of ['tools-list', 'resources-list', 'dns-rebinding-protection', revision === '2026-07-28' ? 'server-stateless' : 'server-initialize']) {
-        expect(scenarios.get(name), name).toMatchObject({ failed: 0 });
+      for (const name of FIXTURE_FREE[revision]!) {
+        expect(scenarios.get(name), `${name}\n${failedChecks(r.stdout)}`).toMatchObject({ failed: 0 });
+        expect(scenarios.get(name)!.passed, name).toBeGreaterThan(0);
       }
-    },
-    300_000,
-  );
+    });
+  });
 
   it('is off by default: a plain instance lists no fixture tools', async () => {
     const plain = await startTestServer({ auth: { mode: 'none' }, agents: [{ id: 'echo', builtin: 'echo' }] });
@@ -110,26 +134,5 @@ describe('MCP conformance suite (server leg)', () => {
     } finally {
       await plain.stop();
     }
-  });
-
-  describe('with the default configuration (no fixtures)', () => {
-    let plain: TestServer;
-    beforeAll(async () => {
-      plain = await startTestServer({ auth: { mode: 'none' } });
-    });
-    afterAll(async () => plain?.stop());
-
-    it.each(Object.keys(FIXTURE_FREE))(
-      'passes every fixture-free scenario of --requirements %s',
-      async (revision) => {
-        const r = await runMcpTool('conformance', ['server', '--url', `${plain.http}/mcp`, '--requirements', revision, '-o', path.join(outDir, `plain-${revision}`)], { timeoutMs: 240_000, cwd: outDir });
-        const scenarios = summary(r.stdout);
-        for (const name of FIXTURE_FREE[revision]!) {
-          expect(scenarios.get(name), `${name}\n${failedChecks(r.stdout)}`).toMatchObject({ failed: 0 });
-          expect(scenarios.get(name)!.passed, name).toBeGreaterThan(0);
-        }
-      },
-      300_000,
-    );
   });
 });

@@ -55,6 +55,14 @@ export class StatementRunner {
       release();
       throw e;
     }
+    // A cancel that came while the statement waited for its slot or its connection (the task's
+    // first statement also waits for the datasets to load) fired before anyone listened: the
+    // statement would have run to its time limit, holding the slot.
+    if (opts.signal?.aborted) {
+      this.idle.push(conn);
+      release();
+      throw new QueryError('canceled', 'the query was canceled');
+    }
     const timeoutMs = opts.timeoutMs ?? this.limits.timeoutMs;
     let timedOut = false;
     const timer = setTimeout(() => {
