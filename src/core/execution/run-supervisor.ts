@@ -19,6 +19,7 @@ import type { LiveTasks } from '../tasks/live-tasks.js';
 import type { TaskLog } from '../tasks/task-log.js';
 import { structuredCloneTask } from '../tasks/task-projection.js';
 import { withoutKey } from '../tasks/without-key.js';
+import { copyWith } from '../copy-with.js';
 import { AgentRun, type AgentRunHost, type AgentRunOptions } from './agent-run.js';
 import { HostedAgentCalls, type HostedAgentCallsDeps } from './hosted-agent-calls.js';
 import type { HostedAgents } from '../agents/agent-definition.js';
@@ -204,12 +205,7 @@ export class RunSupervisor implements AgentRunHost {
         usage.draft.reported = usage.pending;
         usage.pending = undefined;
       }
-      const m: Message = {
-        ...ev.message,
-        messageId: ev.message.messageId ?? randomUUID(),
-        role: 'ROLE_AGENT',
-        contextId: run.contextId,
-      };
+      const m: Message = copyWith(ev.message, { messageId: ev.message.messageId ?? randomUUID(), role: 'ROLE_AGENT' as const, contextId: run.contextId });
       this.runOutcome.get(run)?.onMessage(m);
       return;
     }
@@ -241,7 +237,7 @@ export class RunSupervisor implements AgentRunHost {
       id: run.taskId,
       contextId: run.contextId,
       status: { state: 'TASK_STATE_SUBMITTED', timestamp: now.toISOString() },
-      history: [{ ...init.userMessage, taskId: run.taskId }],
+      history: [copyWith(init.userMessage, { taskId: run.taskId })],
     };
     const live = new LiveTask({ task, agentId: run.agentId, owner: init.owner, seq: 0, version: 0, createdAt: now.getTime() });
     if (init.usage) Object.assign(live.usage, init.usage);
@@ -383,7 +379,7 @@ export class RunSupervisor implements AgentRunHost {
 function toLogEvent(run: AgentRun, ev: AgentEvent, task: Task, messageState?: TaskState): TaskEventPayload {
   const timestamp = new Date().toISOString();
   if (ev.kind === 'message') {
-    const m: Message = { ...ev.message, messageId: ev.message.messageId ?? randomUUID(), role: 'ROLE_AGENT', contextId: run.contextId, taskId: run.taskId };
+    const m: Message = copyWith(ev.message, { messageId: ev.message.messageId ?? randomUUID(), role: 'ROLE_AGENT' as const, contextId: run.contextId, taskId: run.taskId });
     return { statusUpdate: { taskId: run.taskId, contextId: run.contextId, status: { state: messageState ?? task.status.state, message: m, timestamp } } };
   }
   if (ev.kind === 'status') {
@@ -401,7 +397,7 @@ function toLogEvent(run: AgentRun, ev: AgentEvent, task: Task, messageState?: Ta
     artifactUpdate: {
       taskId: run.taskId,
       contextId: run.contextId,
-      artifact: { ...ev.artifact, artifactId: ev.artifact.artifactId ?? randomUUID() },
+      artifact: copyWith(ev.artifact, { artifactId: ev.artifact.artifactId ?? randomUUID() }),
       ...(ev.append !== undefined ? { append: ev.append } : {}),
       ...(ev.lastChunk !== undefined ? { lastChunk: ev.lastChunk } : {}),
       ...(ev.metadata ? { metadata: ev.metadata } : {}),
