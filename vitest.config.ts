@@ -8,6 +8,7 @@ import { LongestFirstSequencer } from './test/support/longest-first.js';
  * `unit`, then `system`. A new test file belongs to `system` unless it is listed here.
  */
 const UNIT = [
+  'test/core/copy-with.test.ts',
   'test/protocol/**/*.test.ts',
   'test/config/**/*.test.ts',
   'test/cli/usage/**/*.test.ts',
