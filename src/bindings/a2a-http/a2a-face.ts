@@ -143,7 +143,14 @@ function errorFor(shape: Shape, req: IncomingMessage, err: A2AError, edge = fals
   return { status, headers: { 'Content-Type': negotiateMediaType(req) }, body };
 }
 
+/**
+ * The answer with its length: without one, Node frames it chunked and writes the head, the chunk's
+ * size line, the body and the last chunk as five buffers; with it, head and body go out as one
+ * string (ADR 0046). The body is the same bytes either way.
+ */
 function send(res: ServerResponse, r: Reply): void {
+  const body = r.body ?? '';
+  res.setHeader('Content-Length', Buffer.byteLength(body));
   res.writeHead(r.status, r.headers);
-  res.end(r.body ?? '');
+  res.end(body);
 }
