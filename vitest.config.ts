@@ -13,6 +13,9 @@ import { LongestFirstSequencer } from './test/support/longest-first.js';
  * A new test file belongs to `system` unless it is listed in UNIT or falls under SYSTEM_SHARED.
  */
 const UNIT = [
+  'test/core/copy-with.test.ts',
+  'test/core/iso-timestamp.test.ts',
+  'test/core/ids/uuid-v7.test.ts',
   'test/protocol/**/*.test.ts',
   'test/config/**/*.test.ts',
   'test/cli/usage/**/*.test.ts',

@@ -68,16 +68,21 @@ export interface BodyPolicy {
   readTimeoutMs: number;
 }
 
-const policies = new WeakMap<IncomingMessage, BodyPolicy>();
+/**
+ * The request's policy, kept on the request itself: a WeakMap entry per request cost an insertion
+ * into its table and work for every scavenge that found the request still alive (ADR 0046).
+ */
+const POLICY = Symbol('agentport.bodyPolicy');
+type WithPolicy = IncomingMessage & { [POLICY]?: BodyPolicy };
 
 /** Called by the listener for each request: its bodies are read under this policy. */
 export function admitBody(req: IncomingMessage, policy: BodyPolicy): void {
-  policies.set(req, policy);
+  (req as WithPolicy)[POLICY] = policy;
 }
 
 /** `anonymous`: the reader has no credential, and reads within the budget's anonymous share. */
 export function readLimitedBody(req: IncomingMessage, limit: number, anonymous = false): Promise<string | BodyProblem> {
-  const policy = policies.get(req);
+  const policy = (req as WithPolicy)[POLICY];
   const declared = Number(req.headers['content-length']);
   const hasDeclared = req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
   if (hasDeclared && declared > limit) {
@@ -126,13 +131,16 @@ export function readLimitedBody(req: IncomingMessage, limit: number, anonymous =
     };
     const onError = () => finish({ problem: 'unreadable' });
     const onAborted = () => finish({ problem: 'unreadable' });
-    // A body trickling in byte by byte holds its reservation and a socket: it gets a deadline.
-    const timer = policy
-      ? setTimeout(() => {
-          req.pause();
-          finish({ problem: 'timeout' });
-        }, policy.readTimeoutMs)
-      : undefined;
+    // A body trickling in byte by byte holds its reservation and a socket: it gets a deadline. One
+    // already buffered whole (a small request's body comes with its headers) cannot be late.
+    const arrived = hasDeclared && req.readableLength >= declared;
+    const timer =
+      policy && !arrived
+        ? setTimeout(() => {
+            req.pause();
+            finish({ problem: 'timeout' });
+          }, policy.readTimeoutMs)
+        : undefined;
     timer?.unref();
     req.on('data', onData);
     req.on('end', onEnd);

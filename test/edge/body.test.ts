@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { admitBody, BodyBudget, readLimitedBody, type BodyProblem } from '../../src/edge/body.js';
 
 const budget = new BodyBudget(64 * 1024);
@@ -99,6 +99,52 @@ describe('readLimitedBody at its byte limit', () => {
   it.each([false, true])('refuses one byte over the limit as too-large (chunked: %s)', async (chunked) => {
     expect(await upload(48 * 1024 + 1, chunked)).toBe('too-large');
     expect(budget.inFlight).toBe(0);
+  });
+});
+
+/** Sends `sent` of a body declared `declared` bytes long, and the rest never. */
+function declaredUpload(declared: number, sent: number): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const req = http.request({ port, host: '127.0.0.1', method: 'POST', path: '/', headers: { 'content-length': String(declared) } }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => {
+        resolve(text);
+        req.destroy();
+      });
+    });
+    req.on('error', () => resolve('reset'));
+    req.write(Buffer.alloc(sent, 'a'));
+  });
+}
+
+describe('the read deadline of a body with a declared length', () => {
+  it('still ends a body that stopped arriving before its declared length', async () => {
+    expect(await declaredUpload(2048, 1024)).toBe('timeout');
+    expect(budget.inFlight).toBe(0);
+  });
+
+  it('is not armed for a body already buffered whole when it is read', async () => {
+    const local = http.createServer((req, res) => {
+      admitBody(req, { budget, readTimeoutMs: 300 });
+      const declared = Number(req.headers['content-length']);
+      const whenBuffered = () => {
+        if (req.readableLength < declared) return void setImmediate(whenBuffered);
+        const timers = vi.spyOn(globalThis, 'setTimeout');
+        const read = readLimitedBody(req, 48 * 1024);
+        const armed = timers.mock.calls.length;
+        timers.mockRestore();
+        void read.then((r) => res.end(`${typeof r === 'string' ? r.length : r.problem} ${armed}`));
+      };
+      whenBuffered();
+    });
+    await new Promise<void>((r) => local.listen(0, '127.0.0.1', r));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(local.address() as AddressInfo).port}/`, { method: 'POST', body: 'x'.repeat(300) });
+      expect(await res.text()).toBe('300 0');
+    } finally {
+      await new Promise<void>((r) => local.close(() => r()));
+    }
   });
 });
 

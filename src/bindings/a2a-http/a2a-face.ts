@@ -62,11 +62,10 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     const { path, query, log } = ctx;
     let segments: string[];
     try {
-      segments = path.split('/').slice(2).map(decodeURIComponent); // drop '' and 'a2a'
+      segments = segmentsBeneathA2A(path);
     } catch {
       return send(res, errorFor(shape, req, new A2AError('InvalidRequest', 'The request URL is not valid'), true));
     }
-    if (segments.length && segments[segments.length - 1] === '') segments.pop();
     const agentId = segments[0];
     const resourcePath = agentId === undefined ? '/' : `/a2a/${agentId}`;
     // The one decision on the agent a path names (core/authz): unknown, hidden from this caller
@@ -124,9 +123,31 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
 type Shape = 'jsonrpc' | 'rest' | 'plain';
 
 function shapeOf(method: string | undefined, path: string): Shape {
-  const depth = path.split('/').filter(Boolean).length;
+  const depth = nonEmptySegments(path);
   if (method === 'POST' && depth <= 2) return 'jsonrpc';
   return depth >= 3 ? 'rest' : 'plain';
+}
+
+/** How many non-empty segments a path has (`/a2a//x/` has two), counted without splitting it: every request is routed here. */
+function nonEmptySegments(path: string): number {
+  let n = 0;
+  for (let i = 0; i < path.length; i++) if (path.charCodeAt(i) !== SLASH && (i === 0 || path.charCodeAt(i - 1) === SLASH)) n++;
+  return n;
+}
+
+const SLASH = 0x2f;
+
+/**
+ * The percent-decoded segments after `/a2a` (a path the face matched: `/a2a` or `/a2a/…`), a trailing
+ * slash adding none; throws URIError on bad percent-encoding. The JSON-RPC path of an agent,
+ * `/a2a/{agent}`, is one segment, decoded without splitting.
+ */
+function segmentsBeneathA2A(path: string): string[] {
+  if (path.length <= 5) return [];
+  const rest = path.slice(5);
+  const segments = rest.includes('/') ? rest.split('/').map(decodeURIComponent) : [decodeURIComponent(rest)];
+  if (segments[segments.length - 1] === '') segments.pop();
+  return segments;
 }
 
 /** `edge`: the request failed before a JSON-RPC message was read, so the HTTP status says so too. */
@@ -143,7 +164,14 @@ function errorFor(shape: Shape, req: IncomingMessage, err: A2AError, edge = fals
   return { status, headers: { 'Content-Type': negotiateMediaType(req) }, body };
 }
 
+/**
+ * The answer with its length: without one, Node frames it chunked and writes the head, the chunk's
+ * size line, the body and the last chunk as five buffers; with it, head and body go out as one
+ * string (ADR 0046). The body is the same bytes either way.
+ */
 function send(res: ServerResponse, r: Reply): void {
+  const body = r.body ?? '';
+  res.setHeader('Content-Length', Buffer.byteLength(body));
   res.writeHead(r.status, r.headers);
-  res.end(r.body ?? '');
+  res.end(body);
 }

@@ -220,7 +220,10 @@ async function close(s: McpFaceState): Promise<void> {
 export function routeOf(path: string): McpRoute | undefined {
   if (path === '/mcp' || path === '/mcp/') return { kind: 'mcp' };
   if (!path.startsWith('/a2a/')) return undefined;
-  const seg = path.slice(5).split('/');
+  const rest = path.slice(5);
+  // One segment (`/a2a/{agent}`, the A2A endpoints): none of the routes below. Every request asks.
+  if (!rest.includes('/')) return undefined;
+  const seg = rest.split('/');
   if (seg[seg.length - 1] === '') seg.pop();
   try {
     if (seg.length === 2 && seg[1] === 'mcp') return { kind: 'mcp', agentId: decodeURIComponent(seg[0]!) };

@@ -56,6 +56,8 @@ const A2A_OPERATION_ROOTS = new Set(['tasks', 'extendedAgentCard', 'message:send
 export function isNovaedenA2APath(req: IncomingMessage): boolean {
   const url = req.url ?? '/';
   if (!url.startsWith('/a2a/')) return false;
+  // Every A2A request asks: most name an agent, whose first segment is neither of this API's.
+  if (!url.startsWith('/a2a/agents') && !url.startsWith('/a2a/tasks') && !url.startsWith('/a2a//')) return false;
   const q = url.indexOf('?');
   const s = (q < 0 ? url : url.slice(0, q)).split('/').filter(Boolean).slice(1);
   if (req.method === 'GET' && s.length === 1 && s[0] === 'agents') return true;

@@ -7,6 +7,7 @@
 import { callerOfStored } from '../execution/hosted-agent-calls.js';
 import { contextOfTraceparent, inSpan, linkTo, SpanKind, traceparentOf, tracingOn, type Context } from '../../observability/tracing/index.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
+import { isoTimestamp } from '../iso-timestamp.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { isTerminal, type Message, type SendMessageRequest, type Task } from '../../protocol/a2a/types.js';
 import type { EventBus, ForwardedMessage, TaskControl } from '../../bus/event-bus.js';
@@ -261,7 +262,7 @@ export class ClusterRouter {
     }
     this.d.log.warn({ taskId: s.task.id, previous: s.previousLease?.owner ?? null }, 'failing a task whose replica stopped');
     const message: Message = { messageId: randomUUID(), role: 'ROLE_AGENT', parts: [{ text: failure }], contextId: s.task.contextId, taskId: s.task.id };
-    await this.d.taskLog.append(live, [{ statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: new Date().toISOString() } } }]);
+    await this.d.taskLog.append(live, [{ statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: isoTimestamp() } } }]);
   }
 }
 

@@ -19,6 +19,8 @@ import type { LiveTasks } from '../task-state/live-tasks.js';
 import type { TaskLog } from '../task-state/task-log.js';
 import { structuredCloneTask } from '../task-state/task-projection.js';
 import { withoutKey } from './without-key.js';
+import { copyWith } from '../copy-with.js';
+import { isoTimestamp } from '../iso-timestamp.js';
 import { AgentRun, type AgentRunHost, type AgentRunOptions } from './agent-run.js';
 import { HostedAgentCalls, type HostedAgentCallsDeps } from './hosted-agent-calls.js';
 import type { HostedAgents } from '../agents/agent-definition.js';
@@ -204,12 +206,7 @@ export class RunSupervisor implements AgentRunHost {
         usage.draft.reported = usage.pending;
         usage.pending = undefined;
       }
-      const m: Message = {
-        ...ev.message,
-        messageId: ev.message.messageId ?? randomUUID(),
-        role: 'ROLE_AGENT',
-        contextId: run.contextId,
-      };
+      const m: Message = copyWith(ev.message, { messageId: ev.message.messageId ?? randomUUID(), role: 'ROLE_AGENT' as const, contextId: run.contextId });
       this.runOutcome.get(run)?.onMessage(m);
       return;
     }
@@ -236,14 +233,14 @@ export class RunSupervisor implements AgentRunHost {
 
   /** The working copy of the task a run creates with its first task event (SUBMITTED, the user's message). */
   private createTask(run: AgentRun, init: PendingCreate): LiveTask {
-    const now = new Date();
+    const now = Date.now();
     const task: Task = {
       id: run.taskId,
       contextId: run.contextId,
-      status: { state: 'TASK_STATE_SUBMITTED', timestamp: now.toISOString() },
-      history: [{ ...init.userMessage, taskId: run.taskId }],
+      status: { state: 'TASK_STATE_SUBMITTED', timestamp: isoTimestamp(now) },
+      history: [copyWith(init.userMessage, { taskId: run.taskId })],
     };
-    const live = new LiveTask({ task, agentId: run.agentId, owner: init.owner, seq: 0, version: 0, createdAt: now.getTime() });
+    const live = new LiveTask({ task, agentId: run.agentId, owner: init.owner, seq: 0, version: 0, createdAt: now });
     if (init.usage) Object.assign(live.usage, init.usage);
     // Only a deduplicating service keys the task by its messageId (a unique index in the store).
     if (this.d.deduplicates) live.originMessageId = init.userMessage.messageId;
@@ -257,7 +254,7 @@ export class RunSupervisor implements AgentRunHost {
       const target = withoutKey({ ...init.inlinePush, id: init.inlinePush.id ?? randomUUID(), taskId: run.taskId }, 'tenant') as PushTarget;
       live.pushTargets.set(target.id, target);
       void this.d.store
-        .putPushConfig({ agentId: run.agentId, owner: init.owner, taskId: run.taskId, config: tagForStorage(target, init.pushBodyVersion), createdAt: now.getTime() })
+        .putPushConfig({ agentId: run.agentId, owner: init.owner, taskId: run.taskId, config: tagForStorage(target, init.pushBodyVersion), createdAt: now })
         .catch((e) => this.d.log.error({ err: e }, 'storing inline push config failed'));
     }
     return live;
@@ -381,12 +378,13 @@ export class RunSupervisor implements AgentRunHost {
  * keeps the task's state unless `messageState` names the state it brings.
  */
 function toLogEvent(run: AgentRun, ev: AgentEvent, task: Task, messageState?: TaskState): TaskEventPayload {
-  const timestamp = new Date().toISOString();
   if (ev.kind === 'message') {
-    const m: Message = { ...ev.message, messageId: ev.message.messageId ?? randomUUID(), role: 'ROLE_AGENT', contextId: run.contextId, taskId: run.taskId };
+    const timestamp = isoTimestamp();
+    const m: Message = copyWith(ev.message, { messageId: ev.message.messageId ?? randomUUID(), role: 'ROLE_AGENT' as const, contextId: run.contextId, taskId: run.taskId });
     return { statusUpdate: { taskId: run.taskId, contextId: run.contextId, status: { state: messageState ?? task.status.state, message: m, timestamp } } };
   }
   if (ev.kind === 'status') {
+    const timestamp = isoTimestamp();
     const message: Message | undefined = ev.message ? { messageId: randomUUID(), role: 'ROLE_AGENT', parts: toParts(ev.message), contextId: run.contextId, taskId: run.taskId } : undefined;
     return {
       statusUpdate: {
@@ -401,7 +399,7 @@ function toLogEvent(run: AgentRun, ev: AgentEvent, task: Task, messageState?: Ta
     artifactUpdate: {
       taskId: run.taskId,
       contextId: run.contextId,
-      artifact: { ...ev.artifact, artifactId: ev.artifact.artifactId ?? randomUUID() },
+      artifact: copyWith(ev.artifact, { artifactId: ev.artifact.artifactId ?? randomUUID() }),
       ...(ev.append !== undefined ? { append: ev.append } : {}),
       ...(ev.lastChunk !== undefined ? { lastChunk: ev.lastChunk } : {}),
       ...(ev.metadata ? { metadata: ev.metadata } : {}),

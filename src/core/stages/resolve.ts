@@ -16,6 +16,7 @@ import type { AgentSkill } from '../../protocol/a2a/types.js';
 import type { AuthorizationPolicy } from '../authz/policy.js';
 import { unknownTenant } from '../authz/unknown-agent.js';
 import { agentSeen } from '../authz/agent-lookup.js';
+import { copyWith } from '../copy-with.js';
 
 /** What the core knows of a call for its usage record: operation, agent, skill, caller, task. */
 function noteCall(u: UsageDraft, ctx: CallContext, call: Call): void {
@@ -49,7 +50,7 @@ export function resolveStage(registry: AgentRegistry, policy: AuthorizationPolic
     name: 'resolve',
     call(ctx, call, next) {
       const agent = registry.get(ctx.agentId);
-      const resolved: CallContext = agent ? { ...ctx, agent } : { ...ctx };
+      const resolved: CallContext = copyWith(ctx, agent ? { agent } : {});
       if (agent && (call.op === 'sendMessage' || call.op === 'sendStreamingMessage')) {
         const named = agent.definition.skillOf?.(call.req.message);
         const hinted = call.req.metadata?.[SKILL_METADATA_KEY];

@@ -7,6 +7,7 @@
 import { usageCarriedBy } from '../usage/usage-draft.js';
 import type { A2AHandler } from '../a2a-handler.js';
 import { compose, type Stage } from '../pipeline.js';
+import { copyWith } from '../copy-with.js';
 
 export function surfaceStage(surface: 'a2a' | 'mcp'): Stage {
   return {
@@ -14,9 +15,9 @@ export function surfaceStage(surface: 'a2a' | 'mcp'): Stage {
     call(ctx, _call, next) {
       const usage = ctx.usage ?? usageCarriedBy(ctx.principal);
       if (ctx.surface === surface && usage === ctx.usage) return next(ctx);
-      return next({ ...ctx, surface, usage });
+      return next(copyWith(ctx, { surface, usage }));
     },
-    hasAgent: (agentId, caller, next) => next(agentId, caller && { ...caller, surface }),
+    hasAgent: (agentId, caller, next) => next(agentId, caller && copyWith(caller, { surface })),
   };
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Artifact, Task } from '../../protocol/a2a/types.js';
 import type { TaskEventPayload } from '../../store/store.js';
+import { copyWith } from '../copy-with.js';
 
 export function applyEvent(task: Task, event: TaskEventPayload): Task {
   if ('task' in event) return structuredCloneTask(event.task);
@@ -28,7 +29,7 @@ export function applyEvent(task: Task, event: TaskEventPayload): Task {
     artifacts.push(copyArtifact(artifact));
   } else if (append) {
     const existing = artifacts[i]!;
-    artifacts[i] = { ...existing, parts: [...existing.parts, ...artifact.parts] };
+    artifacts[i] = copyWith(existing, { parts: [...existing.parts, ...artifact.parts] });
   } else {
     artifacts[i] = copyArtifact(artifact);
   }
@@ -36,17 +37,16 @@ export function applyEvent(task: Task, event: TaskEventPayload): Task {
 }
 
 function copyArtifact(a: Artifact): Artifact {
-  return { ...a, parts: [...a.parts] };
+  return copyWith(a, { parts: [...a.parts] });
 }
 
 /** Tasks hold only JSON; a shallow-by-level copy is enough and much cheaper than structuredClone. */
 export function structuredCloneTask(t: Task): Task {
-  return {
-    ...t,
+  return copyWith(t, {
     status: { ...t.status },
     ...(t.artifacts ? { artifacts: t.artifacts.map(copyArtifact) } : {}),
     ...(t.history ? { history: [...t.history] } : {}),
-  };
+  });
 }
 
 /**

@@ -3,6 +3,7 @@
  * stops accepting work, ends or hands over running tasks, flushes commits and ends open streams.
  */
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
+import { isoTimestamp } from '../iso-timestamp.js';
 import type { Message } from '../../protocol/a2a/types.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
 import type { Store, TaskPosition } from '../../store/store.js';
@@ -72,7 +73,7 @@ export class EngineLifecycle {
           contextId: s.task.contextId,
           taskId: s.task.id,
         };
-        await this.d.taskLog.append(live, [{ statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: new Date().toISOString() } } }]);
+        await this.d.taskLog.append(live, [{ statusUpdate: { taskId: s.task.id, contextId: s.task.contextId, status: { state: 'TASK_STATE_FAILED', message, timestamp: isoTimestamp() } } }]);
         n++;
       }
     }

@@ -23,6 +23,7 @@ import type { TaskDirectory } from '../task-state/task-directory.js';
 import type { TaskLog } from '../task-state/task-log.js';
 import type { PreparedSend } from './prepared-send.js';
 import { withoutKey } from '../execution/without-key.js';
+import { copyWith } from '../copy-with.js';
 
 export interface MessageIntakeDeps {
   store: Store;
@@ -131,7 +132,7 @@ export class MessageIntake {
       if (existing && ctx.usage.skill !== undefined) existing.usage.skill ??= ctx.usage.skill;
     }
     // Built without `delete`: deleting a key turns the object into a slow dictionary-mode object.
-    const userMessage: Message = existing ? { ...msg, taskId, contextId } : withoutKey({ ...msg, contextId }, 'taskId');
+    const userMessage: Message = existing ? copyWith(msg, { taskId, contextId }) : withoutKey(copyWith(msg, { contextId }), 'taskId');
     const startSeq = existing?.seq ?? 0;
     const activated = ctx.requestedExtensions.filter((u) => agent.supportedExtensions.includes(u));
     const runs = this.d.supervisor;

@@ -47,6 +47,7 @@ import { TaskLog } from '../task-state/task-log.js';
 import { TaskWaits } from './task-waits.js';
 import { viewTask } from '../task-state/task-projection.js';
 import { checkWebhook, type PushUrlGuard } from '../push/webhook-check.js';
+import { isoTimestamp } from '../iso-timestamp.js';
 import type { Metrics } from '../../observability/metrics/index.js';
 
 export { SERVER_FAILURE_MESSAGES } from '../execution/failure-messages.js';
@@ -285,7 +286,7 @@ export class TaskService implements A2AHandler {
           statusUpdate: {
             taskId: live.task.id,
             contextId: live.task.contextId,
-            status: { state: 'TASK_STATE_CANCELED', timestamp: new Date().toISOString() },
+            status: { state: 'TASK_STATE_CANCELED', timestamp: isoTimestamp() },
             ...(req.metadata ? { metadata: req.metadata } : {}),
           },
         },
