@@ -35,7 +35,7 @@ const task = (id: string, owner: string, state: string) => ({
 });
 
 /** a usage_records row as 0022 left it, every column given */
-const row = (o: Record<string, unknown>) => ({
+const row = (o: Record<string, unknown> & { id: string }): Record<string, unknown> & { id: string } => ({
   kind: 'task',
   time: T,
   started_at: T - 100,
@@ -111,7 +111,7 @@ async function fill(db: Kysely<unknown>): Promise<void> {
 
 async function checkMoved(store: Store, count: (q: string) => Promise<number>): Promise<void> {
   const usage = store.usage as SqlUsageStore;
-  for (const r of RECORDS) expect(await usage.get(r.id as string)).toEqual(expected(r));
+  for (const r of RECORDS) expect(await usage.get(r.id)).toEqual(expected(r));
   // moved: only the call stays in usage_records; the two amended fields of t1 are in its timing row
   expect(await count(`select count(*) as n from usage_records`)).toBe(1);
   expect(await count(`select count(*) as n from tasks where usage_time is not null`)).toBe(3);
