@@ -68,9 +68,40 @@ const row = (o: Record<string, unknown> & { id: string }): Record<string, unknow
 const TASKS = [task('t1', 'alice', 'TASK_STATE_COMPLETED'), task('t2', 'bob', 'TASK_STATE_FAILED'), task('t3', 'carol', 'TASK_STATE_INPUT_REQUIRED')];
 const RECORDS = [
   // an echo: subject = owner, timing amended
-  row({ id: 't1', task_id: 't1', context_id: 'ctx-t1', subject: 'alice', outcome: 'TASK_STATE_COMPLETED', ttfb_ms: 1.5, latency_ms: 2.5, bytes_in: 120, bytes_out: 448, prompt_tokens: 10, completion_tokens: 4, cached_tokens: 2, cost: 1.25, model: 'm1', skill: 'echo', key_id: 'k1' }),
+  row({
+    id: 't1',
+    task_id: 't1',
+    context_id: 'ctx-t1',
+    subject: 'alice',
+    outcome: 'TASK_STATE_COMPLETED',
+    ttfb_ms: 1.5,
+    latency_ms: 2.5,
+    bytes_in: 120,
+    bytes_out: 448,
+    prompt_tokens: 10,
+    completion_tokens: 4,
+    cached_tokens: 2,
+    cost: 1.25,
+    model: 'm1',
+    skill: 'echo',
+    key_id: 'k1',
+  }),
   // a failed task whose subject is not its owner, with a remote identity and no timing
-  row({ id: 't2', task_id: 't2', context_id: 'ctx-t2', subject: 'mallory', outcome: 'TASK_STATE_FAILED', error: 1, remote_subject: 'bea', remote_issuer: 'https://as.example', client_id: 'cl', usecase: 'u', tool: 'search', prompt_tokens: 3, cost: 0.5 }),
+  row({
+    id: 't2',
+    task_id: 't2',
+    context_id: 'ctx-t2',
+    subject: 'mallory',
+    outcome: 'TASK_STATE_FAILED',
+    error: 1,
+    remote_subject: 'bea',
+    remote_issuer: 'https://as.example',
+    client_id: 'cl',
+    usecase: 'u',
+    tool: 'search',
+    prompt_tokens: 3,
+    cost: 0.5,
+  }),
   // a task at rest, not final: dated at its start
   row({ id: 't3', task_id: 't3', context_id: 'ctx-t3', subject: 'carol', outcome: 'TASK_STATE_INPUT_REQUIRED', final: 0, time: T - 100, duration_ms: null, bytes_in: 7 }),
   // a call record
@@ -105,8 +136,16 @@ function expected(r: Record<string, unknown>): UsageRecord {
 }
 
 async function fill(db: Kysely<unknown>): Promise<void> {
-  for (const t of TASKS) await db.insertInto('tasks' as never).values(t as never).execute();
-  for (const r of RECORDS) await db.insertInto('usage_records' as never).values(r as never).execute();
+  for (const t of TASKS)
+    await db
+      .insertInto('tasks' as never)
+      .values(t as never)
+      .execute();
+  for (const r of RECORDS)
+    await db
+      .insertInto('usage_records' as never)
+      .values(r as never)
+      .execute();
 }
 
 async function checkMoved(store: Store, count: (q: string) => Promise<number>): Promise<void> {
