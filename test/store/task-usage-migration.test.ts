@@ -194,6 +194,26 @@ describe('migration 0023 (a task usage record in its task row)', () => {
     }
   });
 
+  it('moves them back on SQLite when 0023 is reverted', async () => {
+    const file = join(dir, 'down.db');
+    const old = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
+    const migrator = new Migrator({ db: old, provider: new InCodeMigrationProvider('sqlite') });
+    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+    await fill(old);
+    expect((await migrator.migrateTo('0023_task_usage_in_task_row')).error).toBeUndefined();
+    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+    await old.destroy();
+    const raw = new Sqlite(file, { readonly: true });
+    try {
+      const rows = raw.prepare('select * from usage_records order by id').all() as Record<string, unknown>[];
+      const want = [...RECORDS].sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(rows.map((r) => expected(r))).toEqual(want.map((r) => expected(r)));
+      expect(raw.prepare("select count(*) as n from sqlite_master where name in ('usage_records_all', 'task_usage_timing', 'tasks_usage_time_idx')").get()).toEqual({ n: 0 });
+    } finally {
+      raw.close();
+    }
+  });
+
   it('moves the task records of a PostgreSQL schema made by 0022, and every read answers as before', async () => {
     const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
     const schema = `t_${randomBytes(5).toString('hex')}_0023`;
