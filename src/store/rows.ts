@@ -9,6 +9,28 @@ import type { UsageRecord } from './usage-record.js';
 import type { PushConfigsTable, PushOutboxTable, SigningKeysTable, TaskEventsTable, TasksTable } from './schema.js';
 
 /** A commit with its derived columns computed and its documents serialized. */
+/**
+ * The task's own columns: what task reads select (never `*`, which would also read the task's
+ * usage record columns, migration 0023) and a new task row's insert binds, in this order.
+ */
+export const TASK_ROW_COLUMNS = [
+  'id',
+  'agent_id',
+  'owner',
+  'context_id',
+  'state',
+  'status_time',
+  'created_at',
+  'seq',
+  'version',
+  'task',
+  'lease_owner',
+  'lease_expires_at',
+  'origin_message_id',
+  'trace_parent',
+  'caller',
+] as const satisfies readonly (keyof TasksTable)[];
+
 export interface PreparedCommit {
   agentId: string;
   owner: string;

@@ -33,6 +33,43 @@ export interface TasksTable {
   trace_parent?: string | null;
   /** the caller a resumable run acts for, JSON (StoredTask.caller); null for other tasks */
   caller?: string | null;
+  /**
+   * The task's usage record (migration 0023, store/usage/task-usage-columns.ts): the UsageRecord
+   * fields the task row does not already hold; `usage_time` null when the task has none. Read
+   * through the usage_records_all view, never with the task.
+   */
+  usage_time?: number | null;
+  usage_final?: number | null;
+  usage_started_at?: number | null;
+  usage_replica?: string | null;
+  usage_face?: string | null;
+  usage_operation?: string | null;
+  usage_skill?: string | null;
+  usage_tool?: string | null;
+  /** null when the subject is the task's owner */
+  usage_subject?: string | null;
+  usage_client_id?: string | null;
+  usage_key_id?: string | null;
+  usage_usecase?: string | null;
+  usage_remote_subject?: string | null;
+  usage_remote_issuer?: string | null;
+  usage_duration_ms?: number | null;
+  usage_bytes_in?: number | null;
+  usage_model?: string | null;
+  usage_prompt_tokens?: number | null;
+  usage_completion_tokens?: number | null;
+  usage_cached_tokens?: number | null;
+  usage_cost?: number | string | null;
+}
+
+/** The answer's timing of a task's usage record, written after the answer (migration 0023). */
+export interface TaskUsageTimingTable {
+  /** the task id */
+  id: string;
+  ttfb_ms: number | null;
+  latency_ms: number | null;
+  bytes_in: number | null;
+  bytes_out: number | null;
 }
 
 /**
@@ -254,6 +291,9 @@ export interface Database {
   sessions: SessionsTable;
   remote_tokens: RemoteTokensTable;
   usage_records: UsageRecordsTable;
+  task_usage_timing: TaskUsageTimingTable;
+  /** a view (migration 0023): usage_records' call records and the task records of `tasks`, alike */
+  usage_records_all: UsageRecordsTable;
   usage_hourly: UsageHourlyTable;
   usage_daily: UsageDailyTable;
   usage_rollup_state: UsageRollupStateTable;

@@ -12,7 +12,7 @@ import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
 import { SqlQuotaStore, type QuotaStore } from './quota-store.js';
 import { SqlAuditStore, type AuditAppender } from './sql-audit-store.js';
 import { outboxClaimQuery } from './outbox-claim.js';
-import { toEventRecords, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
+import { TASK_ROW_COLUMNS, toEventRecords, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
 import type { Database } from './schema.js';
 import { apiKeyRows, toStoredApiKey, type ApiKeysTable } from './api-key-rows.js';
@@ -107,12 +107,12 @@ export abstract class SqlStore implements Store {
   abstract commit(commits: TaskCommit[]): Promise<void>;
 
   async getTask(agentId: string, taskId: string): Promise<StoredTask | undefined> {
-    const row = await this.db.selectFrom('tasks').selectAll().where('id', '=', taskId).where('agent_id', '=', agentId).executeTakeFirst();
+    const row = await this.db.selectFrom('tasks').select(TASK_ROW_COLUMNS).where('id', '=', taskId).where('agent_id', '=', agentId).executeTakeFirst();
     return row ? toStoredTask(row) : undefined;
   }
 
   async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
-    const row = await this.db.selectFrom('tasks').selectAll().where('agent_id', '=', agentId).where('owner', '=', owner).where('origin_message_id', '=', messageId).executeTakeFirst();
+    const row = await this.db.selectFrom('tasks').select(TASK_ROW_COLUMNS).where('agent_id', '=', agentId).where('owner', '=', owner).where('origin_message_id', '=', messageId).executeTakeFirst();
     return row ? toStoredTask(row) : undefined;
   }
 
@@ -120,7 +120,7 @@ export abstract class SqlStore implements Store {
     if (states.length === 0) return [];
     let query = this.db
       .selectFrom('tasks')
-      .selectAll()
+      .select(TASK_ROW_COLUMNS)
       .where((eb) => (this.dialect === 'sqlite' && isLiveIndexStates(states) ? sql<boolean>`state in (${sql.raw(LIVE_INDEX_STATES.map((s) => `'${s}'`).join(', '))})` : eb('state', 'in', [...states])));
     if (after) query = query.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
     const rows = await query.orderBy('created_at').orderBy('id').limit(limit).execute();
@@ -150,7 +150,7 @@ export abstract class SqlStore implements Store {
     if (q.status !== undefined) filtered = filtered.where('state', '=', q.status);
     if (q.statusTimeAfter !== undefined) filtered = filtered.where('status_time', '>=', q.statusTimeAfter);
     if (q.statusTimeBefore !== undefined) filtered = filtered.where('status_time', '<', q.statusTimeBefore);
-    let page = filtered.selectAll();
+    let page = filtered.select(TASK_ROW_COLUMNS);
     const after = q.after;
     if (after) {
       // Row-value comparison: the keyset (status_time, id) in one predicate both dialects index.

@@ -115,12 +115,14 @@ export interface TaskCommit {
   /** New tasks only: the caller a resumable run acts for, JSON (StoredTask.caller). */
   caller?: string;
   /**
-   * The task's usage record (kind 'task', id = the task id), upserted in this transaction: on the
+   * The task's usage record (kind 'task', id = the task id), written into the task's own row by
+   * this commit (migration 0023; its agent, context and outcome are the task's): on the
    * task's first commit, when it reaches an interrupted or terminal state, and when LLM usage was
    * reported since its last write. On a row that exists: outcome, error, final, time and durationMs
    * take the new values; promptTokens, completionTokens and cost are ADDED (the commit carries what
    * accrued since the last write); model, ttfbMs, latencyMs, bytesIn, bytesOut take the new value
-   * when given; every other column keeps the first write's value.
+   * when given; every other column keeps the first write's value. The timing fields go to the
+   * record's timing row (task_usage_timing), like a later UsageAmend.
    */
   usage?: import('./usage-record.js').UsageRecord;
 }

@@ -71,7 +71,7 @@ describe('usage records across three replicas', () => {
       const echo = await load(90, 9, (i) => sendBlocking(replicas[i % 3]!, 'echo', `e${i}`));
       const work = await load(30, 6, (i) => sendBlocking(replicas[i % 3]!, 'work', i % 5 === 0 ? 'ask' : 'slow 2'));
       expect(echo.every((r) => r.ok) && work.every((r) => r.ok)).toBe(true);
-      const rows = await query<{ agent: string; outcome: string; n: string }>("select agent, outcome, count(*) as n from usage_records where operation = 'SendMessage' group by agent, outcome order by 1, 2");
+      const rows = await query<{ agent: string; outcome: string; n: string }>("select agent, outcome, count(*) as n from usage_records_all where operation = 'SendMessage' group by agent, outcome order by 1, 2");
       expect(rows.map((r) => [r.agent, r.outcome, Number(r.n)])).toEqual([
         ['echo', 'TASK_STATE_COMPLETED', 90],
         ['work', 'TASK_STATE_COMPLETED', 24],
@@ -101,7 +101,7 @@ describe('usage records across three replicas', () => {
           timeoutMs: 20_000,
           what: 'orphaned tasks to be recovered',
         });
-        const records = await query<{ id: string; outcome: string; final: number }>("select id, outcome, final from usage_records where kind = 'task'");
+        const records = await query<{ id: string; outcome: string; final: number }>("select id, outcome, final from usage_records_all where kind = 'task'");
         const byId = new Map<string, number>();
         for (const r of records) byId.set(r.id, (byId.get(r.id) ?? 0) + 1);
         for (const id of seenCompleted) {
@@ -111,9 +111,14 @@ describe('usage records across three replicas', () => {
         expect([...byId.values()].every((n) => n === 1)).toBe(true);
         // every task the store holds has exactly its record, in its current state
         const unmatched = await query<{ id: string; state: string; outcome: string | null }>(
-          'select t.id, t.state, u.outcome from tasks t left join usage_records u on u.id = t.id where u.id is null or u.outcome <> t.state',
+          'select t.id, t.state, u.outcome from tasks t left join usage_records_all u on u.id = t.id where u.id is null or u.outcome <> t.state',
         );
         expect(unmatched).toEqual([]);
+        // the outcome is the task row's state since migration 0023; what the commits wrote is final-ness
+        const notFinal = await query<{ id: string }>(
+          "select u.id from usage_records_all u join tasks t on t.id = u.id where t.state in ('TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED') and u.final <> 1",
+        );
+        expect(notFinal).toEqual([]);
       }),
     120_000,
   );

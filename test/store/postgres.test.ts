@@ -254,6 +254,7 @@ describe('postgres store specifics', () => {
         '0020_usage_cached_tokens',
         '0021_push_outbox_config_head',
         '0022_usage_remote_identity',
+        '0023_task_usage_in_task_row',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

@@ -162,6 +162,7 @@ describe('task_counts on PostgreSQL', () => {
       '0020_usage_cached_tokens',
       '0021_push_outbox_config_head',
       '0022_usage_remote_identity',
+      '0023_task_usage_in_task_row',
     ]);
     await store.migrate();
     const real = await realCounts(schema);

@@ -278,9 +278,11 @@ export function describeUsageContract(ctx: ContractContext): void {
         const store = ctx.store();
         const created = { ...newTask(), usage: undefined as UsageRecord | undefined };
         const id = created.task.id;
-        created.usage = taskRecord(id, { latencyMs: 12, ttfbMs: 3, bytesIn: 100 });
+        // The record's agent, context and outcome are the task's own (taskUsageRow writes them so).
+        const contextId = created.task.contextId;
+        created.usage = taskRecord(id, { contextId, latencyMs: 12, ttfbMs: 3, bytesIn: 100 });
         await store.commit([created]);
-        expect(await usageOf(store).get(id)).toEqual(taskRecord(id, { latencyMs: 12, ttfbMs: 3, bytesIn: 100 }));
+        expect(await usageOf(store).get(id)).toEqual(taskRecord(id, { contextId, latencyMs: 12, ttfbMs: 3, bytesIn: 100 }));
 
         const working = {
           ...update(created),
@@ -307,6 +309,7 @@ export function describeUsageContract(ctx: ContractContext): void {
 
         expect(await usageOf(store).get(id)).toEqual(
           taskRecord(id, {
+            contextId,
             outcome: 'TASK_STATE_FAILED',
             error: true,
             final: true,
@@ -391,21 +394,32 @@ export function describeUsageContract(ctx: ContractContext): void {
         expect(await usage.get(task.task.id)).toMatchObject({ kind: 'task', promptTokens: 4 });
       });
 
-      it('amends the timing and size of an existing record, keeping what an amend leaves out; a missing id is ignored', async () => {
-        const usage = usageOf(ctx.store());
-        await usage.write([callRecord('c1', { latencyMs: 5, bytesIn: 10 })], []);
+      it('amends the timing and size of a task record, keeping what an amend leaves out; a missing id is ignored', async () => {
+        const store = ctx.store();
+        const usage = usageOf(store);
+        const created = { ...newTask(), usage: undefined as UsageRecord | undefined };
+        const id = created.task.id;
+        const contextId = created.task.contextId;
+        created.usage = taskRecord(id, { contextId, latencyMs: 5, bytesIn: 10 });
+        await store.commit([created]);
         await usage.write(
           [],
           [
-            { id: 'c1', ttfbMs: 1.5, bytesOut: 77 },
+            { id, ttfbMs: 1.5, bytesOut: 77 },
             { id: 'missing', latencyMs: 9 },
           ],
         );
-        expect(await usage.get('c1')).toEqual(callRecord('c1', { latencyMs: 5, ttfbMs: 1.5, bytesIn: 10, bytesOut: 77 }));
+        expect(await usage.get(id)).toEqual(taskRecord(id, { contextId, latencyMs: 5, ttfbMs: 1.5, bytesIn: 10, bytesOut: 77 }));
         expect(await usage.get('missing')).toBeUndefined();
-        // records and amends in one call; the amend sees the record written with it
-        await usage.write([callRecord('c2')], [{ id: 'c2', latencyMs: 8 }]);
-        expect((await usage.get('c2'))?.latencyMs).toBe(8);
+        // a second amend replaces what it carries
+        await usage.write([], [{ id, latencyMs: 8 }]);
+        expect(await usage.get(id)).toEqual(taskRecord(id, { contextId, latencyMs: 8, ttfbMs: 1.5, bytesIn: 10, bytesOut: 77 }));
+        // an amend that reaches the store before its task's commit (another replica's queue) still applies
+        const later = { ...newTask(), usage: undefined as UsageRecord | undefined };
+        await usage.write([], [{ id: later.task.id, latencyMs: 4 }]);
+        later.usage = taskRecord(later.task.id, { contextId: later.task.contextId });
+        await store.commit([later]);
+        expect((await usage.get(later.task.id))?.latencyMs).toBe(4);
       });
     });
 

@@ -28,6 +28,7 @@ import * as m0018 from './0018-remote-tokens.js';
 import * as m0020 from './0020-usage-cached-tokens.js';
 import * as m0021 from './0021-push-outbox-config-head.js';
 import * as m0022 from './0022-usage-remote-identity.js';
+import * as m0023 from './0023-task-usage-in-task-row.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
 
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0020_usage_cached_tokens': m0020,
   '0021_push_outbox_config_head': m0021,
   '0022_usage_remote_identity': m0022,
+  '0023_task_usage_in_task_row': m0023,
 };
 
 /** The migrations this build knows, in the order they apply. */

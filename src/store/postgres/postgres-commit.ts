@@ -1,6 +1,7 @@
 /**
  * A batch of task commits as few PostgreSQL round trips as possible (issue 18): one statement
- * writes the new tasks, the updated tasks, their events, outbox rows and usage records, each table
+ * writes the new tasks and the updated tasks (with their usage records, migration 0023), their
+ * events, outbox rows and usage timing, each table
  * from a JSON array (json_to_recordset), so the statement text never changes with the batch and
  * runs as a named prepared statement: after its first use on a connection, a commit is one
  * Bind/Execute round trip with no parse and no plan. A batch whose tasks are distinct is that one
@@ -23,14 +24,10 @@
  * statement ends in a division by zero on purpose, which rolls it back; the batch is then read
  * again to name the task that lost (ConcurrentUpdateError).
  */
-import type { Kysely } from 'kysely';
-import { sql } from 'kysely';
 import type pg from 'pg';
 import type { PreparedCommit } from '../rows.js';
-import type { Database } from '../schema.js';
 import { ConcurrentUpdateError } from '../store.js';
-import { toUsageRow, USAGE_RECORD_COLUMNS } from '../usage/usage-rows.js';
-import { onUsageConflict } from '../usage/usage-sql.js';
+import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageFields, type TaskUsageColumn } from '../usage/task-usage-columns.js';
 
 /** What the statement's guard raises when a commit lost: SQLSTATE division_by_zero. */
 const LOST_A_COMMIT = '22012';
@@ -48,75 +45,57 @@ select agent_id, owner, $2::integer, n from json_to_recordset($1::json) as c(age
  order by agent_id, owner
 on conflict (agent_id, owner, shard) do update set n = task_counts.n + excluded.n`;
 
-const USAGE_COLUMN_TYPES = {
-  id: 'text',
-  kind: 'text',
-  time: 'bigint',
-  started_at: 'bigint',
-  final: 'integer',
-  replica: 'text',
-  face: 'text',
-  operation: 'text',
-  agent: 'text',
-  skill: 'text',
-  tool: 'text',
-  task_id: 'text',
-  context_id: 'text',
-  subject: 'text',
-  client_id: 'text',
-  key_id: 'text',
-  usecase: 'text',
-  remote_subject: 'text',
-  remote_issuer: 'text',
-  outcome: 'text',
-  error: 'integer',
-  ttfb_ms: 'double precision',
-  latency_ms: 'double precision',
-  duration_ms: 'double precision',
-  bytes_in: 'bigint',
-  bytes_out: 'bigint',
-  model: 'text',
-  prompt_tokens: 'bigint',
-  completion_tokens: 'bigint',
-  cached_tokens: 'bigint',
-  cost: 'numeric',
-} satisfies Record<(typeof USAGE_RECORD_COLUMNS)[number], string>;
+/** The PostgreSQL type of each usage column of `tasks` (migration 0023), for json_to_recordset. */
+const TASK_USAGE_TYPES = {
+  usage_time: 'bigint',
+  usage_final: 'integer',
+  usage_started_at: 'bigint',
+  usage_replica: 'text',
+  usage_face: 'text',
+  usage_operation: 'text',
+  usage_skill: 'text',
+  usage_tool: 'text',
+  usage_subject: 'text',
+  usage_client_id: 'text',
+  usage_key_id: 'text',
+  usage_usecase: 'text',
+  usage_remote_subject: 'text',
+  usage_remote_issuer: 'text',
+  usage_duration_ms: 'double precision',
+  usage_bytes_in: 'bigint',
+  usage_model: 'text',
+  usage_prompt_tokens: 'bigint',
+  usage_completion_tokens: 'bigint',
+  usage_cached_tokens: 'bigint',
+  usage_cost: 'numeric',
+} satisfies Record<TaskUsageColumn, string>;
+
+const USAGE_NAMES = TASK_USAGE_COLUMNS.join(', ');
+const USAGE_DEFS = TASK_USAGE_COLUMNS.map((c) => `${c} ${TASK_USAGE_TYPES[c]}`).join(', ');
+/** An update carrying no record (u.usage_time null) leaves the columns as they are. */
+const USAGE_MERGES = TASK_USAGE_COLUMNS.map((c) => `${c} = case when u.usage_time is null then t.${c} else ${mergedUsageSql(c, `u.${c}`, (col) => `t.${col}`)} end`).join(',\n         ');
 
 /**
- * The usage upsert as SQL text, built by Kysely from the same conflict rule the SQLite store uses
- * (usage-sql.ts), reading its rows from parameter $5.
- */
-function usageUpsertSql(db: Kysely<Database>): string {
-  const defs = USAGE_RECORD_COLUMNS.map((c) => `${c} ${USAGE_COLUMN_TYPES[c]}`).join(', ');
-  const compiled = db
-    .insertInto('usage_records')
-    .columns([...USAGE_RECORD_COLUMNS])
-    .expression(sql.raw(`select ${USAGE_RECORD_COLUMNS.join(', ')} from json_to_recordset($5::json) as r(${defs}) where r.id in (select id from written)`))
-    .onConflict(onUsageConflict)
-    .compile();
-  if (compiled.parameters.length > 0) throw new Error('the usage upsert must not bind parameters of its own');
-  return compiled.sql;
-}
-
-/**
- * $1 new tasks, $2 updates, $3 events, $4 outbox rows, $5 usage records (JSON arrays), $6 how many
+ * $1 new tasks, $2 updates (both with their usage record's columns, migration 0023), $3 events, $4
+ * outbox rows, $5 usage timing a commit carries (JSON arrays), $6 how many
  * task rows must be written, $7 the task_counts shard to add the new tasks to (null: the caller
  * counts them). A commit with a lease writes it; one without keeps the stored lease.
  */
-function commitStatementText(db: Kysely<Database>): string {
+function commitStatementText(): string {
   return `
 with created as (
-  insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller)
-  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller
-    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text)
+  insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES})
+  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
+    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text, ${USAGE_DEFS})
   on conflict do nothing
   returning id, agent_id, owner
 ), updated as (
   update tasks as t
      set context_id = u.context_id, state = u.state, status_time = u.status_time, seq = u.seq, version = u.expected_version + 1, task = u.task,
          lease_owner = case when u.lease_owner is null then t.lease_owner else u.lease_owner end,
-         lease_expires_at = case when u.lease_owner is null then t.lease_expires_at else u.lease_expires_at end
-    from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task text, lease_owner text, lease_expires_at bigint)
+         lease_expires_at = case when u.lease_owner is null then t.lease_expires_at else u.lease_expires_at end,
+         ${USAGE_MERGES}
+    from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, ${USAGE_DEFS})
    where t.id = u.id and t.agent_id = u.agent_id and t.version = u.expected_version
   returning t.id
 ), written as (
@@ -139,8 +118,13 @@ with created as (
     from rows from (json_to_recordset($4::json) as (task_id text, config_id text, seq integer, payload text, created_at bigint)) with ordinality as o(task_id, config_id, seq, payload, created_at, i)
    where o.task_id in (select id from written)
    order by i
-), usage as (
-  ${usageUpsertSql(db)}
+), timing as (
+  insert into task_usage_timing (id, ttfb_ms, latency_ms, bytes_out)
+  select id, ttfb_ms, latency_ms, bytes_out
+    from json_to_recordset($5::json) as m(id text, ttfb_ms double precision, latency_ms double precision, bytes_out bigint)
+   where m.id in (select id from written)
+  on conflict (id) do update set ttfb_ms = coalesce(excluded.ttfb_ms, task_usage_timing.ttfb_ms), latency_ms = coalesce(excluded.latency_ms, task_usage_timing.latency_ms),
+     bytes_out = coalesce(excluded.bytes_out, task_usage_timing.bytes_out)
 )
 select 1 / (case when (select count(*) from written) = $6::integer then 1 else 0 end) as ok`;
 }
@@ -151,8 +135,9 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
   const updated: object[] = [];
   const events: object[] = [];
   const outbox: object[] = [];
-  const usage: object[] = [];
+  const timing: object[] = [];
   for (const p of run) {
+    const usage = p.usage ? taskUsageFields(p.usage, p.owner) : undefined;
     if (p.expectedVersion === 0) {
       created.push({
         id: p.taskId,
@@ -169,6 +154,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
         origin_message_id: p.originMessageId,
         trace_parent: p.traceParent,
         caller: p.caller,
+        ...usage,
       });
     } else {
       updated.push({
@@ -182,14 +168,16 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
         task: p.taskJson,
         lease_owner: p.lease?.owner ?? null,
         lease_expires_at: p.lease?.expiresAt ?? null,
+        ...usage,
       });
     }
     const e = p.eventsRow;
     if (e) events.push({ task_id: p.taskId, seq: e.lastSeq, first_seq: e.firstSeq, events: e.json, created_at: e.createdAt });
     for (const o of p.outbox) outbox.push({ task_id: p.taskId, config_id: o.configId, seq: o.seq, payload: o.json, created_at: p.createdAt });
-    if (p.usage) usage.push(toUsageRow(p.usage));
+    const t = p.usage && commitTiming(p.usage);
+    if (t) timing.push({ id: p.taskId, ttfb_ms: t.ttfbMs ?? null, latency_ms: t.latencyMs ?? null, bytes_out: t.bytesOut ?? null });
   }
-  return [JSON.stringify(created), JSON.stringify(updated), JSON.stringify(events), JSON.stringify(outbox), JSON.stringify(usage), run.length, shard];
+  return [JSON.stringify(created), JSON.stringify(updated), JSON.stringify(events), JSON.stringify(outbox), JSON.stringify(timing), run.length, shard];
 }
 
 /** The batch's new tasks per agent + owner, as ADD_TASK_COUNTS reads them. */
@@ -228,11 +216,8 @@ export class PostgresCommitter {
   /** the task_counts shard of the next batch; a random start, so replicas start apart */
   private nextShard = Math.floor(Math.random() * TASK_COUNT_SHARDS);
 
-  constructor(
-    private readonly pool: pg.Pool,
-    db: Kysely<Database>,
-  ) {
-    this.statement = { name: 'agentport_commit_tasks', text: commitStatementText(db) };
+  constructor(private readonly pool: pg.Pool) {
+    this.statement = { name: 'agentport_commit_tasks', text: commitStatementText() };
   }
 
   async commit(batch: PreparedCommit[]): Promise<void> {

@@ -59,7 +59,7 @@ export class PostgresStore extends SqlStore {
     super(db, schema);
     this.usage = new PostgresUsageStore(db);
     this.commitConcurrency = Math.max(1, pool.options.max - 1);
-    this.committer = new PostgresCommitter(pool, db);
+    this.committer = new PostgresCommitter(pool);
     this.messageIdLookups = new MessageIdLookups(pool);
     this.plannerStatistics = new PlannerStatistics(pool);
   }

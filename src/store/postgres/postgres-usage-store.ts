@@ -22,11 +22,16 @@ export class PostgresUsageStore extends SqlUsageStore {
     if (records.length === 0 && amends.length === 0) return;
     await this.db.transaction().execute(async (trx) => {
       for (let i = 0; i < records.length; i += ROWS_PER_INSERT) {
+        const chunk = records.slice(i, i + ROWS_PER_INSERT);
         await trx
           .insertInto('usage_records')
-          .values(records.slice(i, i + ROWS_PER_INSERT).map(toUsageRow))
+          .values(chunk.map(toUsageRow))
           .onConflict((oc) => oc.column('id').doNothing())
           .execute();
+        // A call record with the id of a task's record (kept in the task row, migration 0023) is
+        // skipped like a duplicate: taken out again in the same transaction. Call ids are fresh
+        // UUIDv7s, so in practice this removes nothing.
+        await sql`delete from usage_records as r where r.id in (${sql.join(chunk.map((x) => x.id))}) and exists (select 1 from tasks as t where t.id = r.id and t.usage_time is not null)`.execute(trx);
       }
       await amendRows(trx, amends);
     });
@@ -45,9 +50,12 @@ export class PostgresUsageStore extends SqlUsageStore {
   }
 }
 
-/** One UPDATE … FROM (VALUES …) per chunk; an amend only fills the columns it carries. */
+/**
+ * A task record's timing into task_usage_timing (migration 0023): one insert per chunk, a repeat
+ * merged; an amend only fills the columns it carries.
+ */
 async function amendRows(trx: Transaction<Database>, amends: readonly UsageAmend[]): Promise<void> {
-  // A statement updates a row once: a later amend of the same id within the batch wins.
+  // A statement writes a row once: a later amend of the same id within the batch wins.
   const latest = new Map<string, UsageAmend>();
   for (const a of amends) latest.set(a.id, { ...latest.get(a.id), ...definedOnly(a) });
   const all = [...latest.values()];
@@ -56,11 +64,11 @@ async function amendRows(trx: Transaction<Database>, amends: readonly UsageAmend
       all.slice(i, i + ROWS_PER_INSERT).map((a) => sql`(${a.id}::text, ${a.ttfbMs ?? null}::double precision, ${a.latencyMs ?? null}::double precision, ${a.bytesIn ?? null}::bigint, ${a.bytesOut ?? null}::bigint)`),
     );
     await sql`
-      update usage_records as u
-         set ttfb_ms = coalesce(v.ttfb_ms, u.ttfb_ms), latency_ms = coalesce(v.latency_ms, u.latency_ms),
-             bytes_in = coalesce(v.bytes_in, u.bytes_in), bytes_out = coalesce(v.bytes_out, u.bytes_out)
-        from (values ${values}) as v(id, ttfb_ms, latency_ms, bytes_in, bytes_out)
-       where u.id = v.id`.execute(trx);
+      insert into task_usage_timing as u (id, ttfb_ms, latency_ms, bytes_in, bytes_out)
+      select id, ttfb_ms, latency_ms, bytes_in, bytes_out from (values ${values}) as v(id, ttfb_ms, latency_ms, bytes_in, bytes_out)
+      on conflict (id) do update
+         set ttfb_ms = coalesce(excluded.ttfb_ms, u.ttfb_ms), latency_ms = coalesce(excluded.latency_ms, u.latency_ms),
+             bytes_in = coalesce(excluded.bytes_in, u.bytes_in), bytes_out = coalesce(excluded.bytes_out, u.bytes_out)`.execute(trx);
   }
 }
 

@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { prepareCommit, toEventRecords, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit } from '../rows.js';
+import { prepareCommit, TASK_ROW_COLUMNS, toEventRecords, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit } from '../rows.js';
 import { outboxClaimQuery } from '../outbox-claim.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
@@ -24,8 +24,8 @@ import { WalCheckpointer } from './checkpointer.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
 import { StatementCache } from './statement-cache.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
-import { USAGE_RECORD_COLUMNS, usageRowValues } from '../usage/usage-rows.js';
-import { onUsageConflict } from '../usage/usage-sql.js';
+import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues } from '../usage/task-usage-columns.js';
+import { UPSERT_TIMING_SQL } from './sqlite-usage-store.js';
 
 export interface SqliteStoreOptions {
   /** a database file path, or ':memory:' */
@@ -66,34 +66,36 @@ function updateTaskStatement(k: Q, withLease: boolean): string {
   );
 }
 
+/** A new task row, with its usage record's columns or without (TASK_ROW_COLUMNS, then TASK_USAGE_COLUMNS). */
+function insertTaskStatement(k: Q, withUsage: boolean): string {
+  const names = [...TASK_ROW_COLUMNS, ...(withUsage ? TASK_USAGE_COLUMNS : [])];
+  return compileWithSlots(
+    k
+      .insertInto('tasks')
+      .values(Object.fromEntries(names.map((c) => [c, slot(c)])) as never)
+      // Any conflict: the task id, or the (agent, owner, messageId) of another task.
+      .onConflict((oc) => oc.doNothing()),
+    names,
+  );
+}
+
+/** Binds TASK_USAGE_COLUMNS' values, then the task id. */
+function updateTaskUsageSql(): string {
+  const sets = TASK_USAGE_COLUMNS.map((c) => `"${c}" = ${mergedUsageSql(c, '?', (col) => `"${col}"`)}`);
+  return `update "tasks" set ${sets.join(', ')} where "id" = ?`;
+}
+
 function compileStatements(k: Q) {
   return {
-    insertTask: compileWithSlots(
-      k
-        .insertInto('tasks')
-        .values({
-          id: slot('id'),
-          agent_id: slot('agent_id'),
-          owner: slot('owner'),
-          context_id: slot('context_id'),
-          state: slot('state'),
-          status_time: slot('status_time'),
-          created_at: slot('created_at'),
-          seq: slot('seq'),
-          version: slot('version'),
-          task: slot('task'),
-          lease_owner: slot('lease_owner'),
-          lease_expires_at: slot('lease_expires_at'),
-          origin_message_id: slot('origin_message_id'),
-          trace_parent: slot('trace_parent'),
-          caller: slot('caller'),
-        })
-        // Any conflict: the task id, or the (agent, owner, messageId) of another task.
-        .onConflict((oc) => oc.doNothing()),
-      ['id', 'agent_id', 'owner', 'context_id', 'state', 'status_time', 'created_at', 'seq', 'version', 'task', 'lease_owner', 'lease_expires_at', 'origin_message_id', 'trace_parent', 'caller'],
-    ),
+    insertTask: insertTaskStatement(k, false),
+    // A task's first commit with its usage record (migration 0023): the record's columns in the task row.
+    insertTaskWithUsage: insertTaskStatement(k, true),
+    // A later commit's usage record, merged into the task row it has just updated.
+    updateTaskUsage: updateTaskUsageSql(),
+    // The answer's timing, when a commit carries it (the edge's amends are the usage store's).
+    upsertTiming: UPSERT_TIMING_SQL,
     selectTaskByMessage: compileWithSlots(
-      k.selectFrom('tasks').selectAll().where('agent_id', '=', slot<string>('agent_id')).where('owner', '=', slot<string>('owner')).where('origin_message_id', '=', slot<string>('origin_message_id')),
+      k.selectFrom('tasks').select(TASK_ROW_COLUMNS).where('agent_id', '=', slot<string>('agent_id')).where('owner', '=', slot<string>('owner')).where('origin_message_id', '=', slot<string>('origin_message_id')),
       ['agent_id', 'owner', 'origin_message_id'],
     ),
     updateTask: updateTaskStatement(k, false),
@@ -121,7 +123,7 @@ function compileStatements(k: Q) {
       }),
       ['task_id', 'config_id', 'seq', 'payload', 'next_attempt_at', 'created_at'],
     ),
-    selectTask: compileWithSlots(k.selectFrom('tasks').selectAll().where('id', '=', slot<string>('id')).where('agent_id', '=', slot<string>('agent_id')), ['id', 'agent_id']),
+    selectTask: compileWithSlots(k.selectFrom('tasks').select(TASK_ROW_COLUMNS).where('id', '=', slot<string>('id')).where('agent_id', '=', slot<string>('agent_id')), ['id', 'agent_id']),
     countTasks: compileWithSlots(
       k
         .selectFrom('tasks')
@@ -135,14 +137,6 @@ function compileStatements(k: Q) {
       'after_seq',
       'limit',
     ]),
-    // TaskCommit.usage: the task's usage record, upserted (usage/usage-sql.ts says how).
-    upsertUsage: compileWithSlots(
-      k
-        .insertInto('usage_records')
-        .values(Object.fromEntries(USAGE_RECORD_COLUMNS.map((c) => [c, slot(c)])) as never)
-        .onConflict(onUsageConflict),
-      USAGE_RECORD_COLUMNS,
-    ),
     // The push delivery worker's poll, every second even at rest.
     claimOutbox: compileWithSlots(outboxClaimQuery(k, 'sqlite', { leaseUntil: slot('lease_until'), now: slot('now'), limit: slot('limit') }), ['lease_until', 'now', 'now', 'limit']),
     // Every authenticated request with a stored API key reads its row (no cache, so a revocation
@@ -185,8 +179,9 @@ export class SqliteStore extends SqlStore {
       const s = this.statements;
       for (const p of batch) {
         const lease = p.lease;
+        const usage = p.usage;
         if (p.expectedVersion === 0) {
-          const r = s.insertTask.run(
+          const task = [
             p.taskId,
             p.agentId,
             p.owner,
@@ -202,19 +197,21 @@ export class SqliteStore extends SqlStore {
             p.originMessageId,
             p.traceParent,
             p.caller,
-          );
-          if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
-        } else if (lease) {
-          const r = s.updateTaskWithLease.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion);
+          ];
+          const r = usage ? s.insertTaskWithUsage.run(...task, ...taskUsageValues(usage, p.owner)) : s.insertTask.run(...task);
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
         } else {
-          const r = s.updateTask.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, p.taskId, p.agentId, p.expectedVersion);
+          const r = lease
+            ? s.updateTaskWithLease.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion)
+            : s.updateTask.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, p.taskId, p.agentId, p.expectedVersion);
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
+          if (usage) s.updateTaskUsage.run(...taskUsageValues(usage, p.owner), p.taskId);
         }
+        const timing = usage && commitTiming(usage);
+        if (timing) s.upsertTiming.run(p.taskId, timing.ttfbMs ?? null, timing.latencyMs ?? null, null, timing.bytesOut ?? null);
         const ev = p.eventsRow;
         if (ev) s.insertEvent.run(p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
         for (const o of p.outbox) s.insertOutbox.run(p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt);
-        if (p.usage) s.upsertUsage.run(...usageRowValues(p.usage));
       }
     });
   }

@@ -10,34 +10,26 @@ import type { UsageAmend, UsageRecord } from '../usage-record.js';
 import { planRollupStep, SqlUsageStore, type RollupStep } from '../usage/sql-usage-store.js';
 import { USAGE_RECORD_COLUMNS, usageRowValues } from '../usage/usage-rows.js';
 import { firstSourceTime, rolledUntilOf, rollupStatements, type RollupLevel } from '../usage/usage-sql.js';
-import { compileWithSlots, slot } from './compiled-statement.js';
 import type { StatementCache } from './statement-cache.js';
 
-const AMEND_COLUMNS = ['ttfb_ms', 'latency_ms', 'bytes_in', 'bytes_out'] as const;
+/**
+ * A task record's timing (UsageAmend, or a commit that carries it): one narrow row per task,
+ * inserted once and merged on a repeat (a value given replaces, an absent one keeps). Binds
+ * id, ttfb_ms, latency_ms, bytes_in, bytes_out.
+ */
+export const UPSERT_TIMING_SQL = `insert into "task_usage_timing" ("id", "ttfb_ms", "latency_ms", "bytes_in", "bytes_out") values (?, ?, ?, ?, ?)
+  on conflict ("id") do update set "ttfb_ms" = coalesce("excluded"."ttfb_ms", "ttfb_ms"), "latency_ms" = coalesce("excluded"."latency_ms", "latency_ms"),
+  "bytes_in" = coalesce("excluded"."bytes_in", "bytes_in"), "bytes_out" = coalesce("excluded"."bytes_out", "bytes_out")`;
 
-function compileStatements(k: Kysely<Database>) {
-  const values = Object.fromEntries(USAGE_RECORD_COLUMNS.map((c) => [c, slot(c)]));
-  return {
-    // A call record is written once; a duplicate id (a retried flush) is skipped.
-    insertCall: compileWithSlots(
-      k
-        .insertInto('usage_records')
-        .values(values as never)
-        .onConflict((oc) => oc.column('id').doNothing()),
-      USAGE_RECORD_COLUMNS,
-    ),
-    amend: compileWithSlots(
-      k
-        .updateTable('usage_records')
-        .set((eb) => Object.fromEntries(AMEND_COLUMNS.map((c) => [c, eb.fn.coalesce(slot(c), eb.ref(c))])))
-        .where('id', '=', slot<string>('id')),
-      [...AMEND_COLUMNS, 'id'],
-    ),
-  };
-}
+/**
+ * A call record is written once: a duplicate id (a retried flush) is skipped, and so is the id of
+ * a task's record, which lives in the task row (migration 0023). Binds USAGE_RECORD_COLUMNS' values, then the id.
+ */
+const INSERT_CALL_SQL = `insert into "usage_records" (${USAGE_RECORD_COLUMNS.map((c) => `"${c}"`).join(', ')})
+  select ${USAGE_RECORD_COLUMNS.map(() => '?').join(', ')} where not exists (select 1 from "tasks" where "id" = ? and "usage_time" is not null)
+  on conflict ("id") do nothing`;
 
 export class SqliteUsageStore extends SqlUsageStore {
-  readonly #sql: ReturnType<typeof compileStatements>;
   #prepared: { insertCall: Sqlite.Statement; amend: Sqlite.Statement } | undefined;
   readonly #write: (records: readonly UsageRecord[], amends: readonly UsageAmend[]) => void;
   readonly #rollupStep: (level: RollupLevel, end: number) => RollupStep;
@@ -48,11 +40,10 @@ export class SqliteUsageStore extends SqlUsageStore {
     db: Kysely<Database>,
   ) {
     super(db);
-    this.#sql = compileStatements(db);
     this.#write = raw.transaction((records: readonly UsageRecord[], amends: readonly UsageAmend[]) => {
       const s = this.statements;
-      for (const r of records) s.insertCall.run(...usageRowValues(r));
-      for (const a of amends) s.amend.run(a.ttfbMs ?? null, a.latencyMs ?? null, a.bytesIn ?? null, a.bytesOut ?? null, a.id);
+      for (const r of records) s.insertCall.run(...usageRowValues(r), r.id);
+      for (const a of amends) s.amend.run(a.id, a.ttfbMs ?? null, a.latencyMs ?? null, a.bytesIn ?? null, a.bytesOut ?? null);
     });
     this.#rollupStep = raw.transaction((level: RollupLevel, end: number): RollupStep => {
       const state = this.run(rolledUntilOf(level), 'get') as { rolled_until: number } | undefined;
@@ -67,7 +58,7 @@ export class SqliteUsageStore extends SqlUsageStore {
 
   /** Prepared on first use: the table exists only once `migrate()` has run. */
   private get statements() {
-    this.#prepared ??= { insertCall: this.raw.prepare(this.#sql.insertCall), amend: this.raw.prepare(this.#sql.amend) };
+    this.#prepared ??= { insertCall: this.raw.prepare(INSERT_CALL_SQL), amend: this.raw.prepare(UPSERT_TIMING_SQL) };
     return this.#prepared;
   }
 

@@ -16,6 +16,7 @@ import type { Database } from '../schema.js';
 import type { UsageAmend, UsageGroup, UsageQuery, UsageRecord } from '../usage-record.js';
 import type { UsageStore } from '../usage-store.js';
 import { runQuery } from './usage-query.js';
+import { TASK_USAGE_COLUMNS } from './task-usage-columns.js';
 import { fromUsageRow } from './usage-rows.js';
 import { DAILY, HOURLY, rolledUntilOf, type RollupLevel } from './usage-sql.js';
 
@@ -57,6 +58,7 @@ export abstract class SqlUsageStore implements UsageStore {
 
   async prune(before: number): Promise<number> {
     const raw = await this.db.deleteFrom('usage_records').where('time', '<', before).executeTakeFirst();
+    const tasks = await this.pruneTaskRecords(before);
     // Only hours and days that ended by `before`: a rollup row stands for its whole unit.
     await this.db
       .deleteFrom('usage_hourly')
@@ -66,7 +68,21 @@ export abstract class SqlUsageStore implements UsageStore {
       .deleteFrom('usage_daily')
       .where('day', '<=', before - DAILY.unit)
       .execute();
-    return Number(raw.numDeletedRows);
+    return Number(raw.numDeletedRows) + tasks;
+  }
+
+  /**
+   * A task's record lives in its task row (migration 0023), which outlives it: its timing row is
+   * deleted and its usage columns emptied, so the view no longer shows it.
+   */
+  private async pruneTaskRecords(before: number): Promise<number> {
+    await this.db
+      .deleteFrom('task_usage_timing')
+      .where('id', 'in', (eb) => eb.selectFrom('tasks').select('id').where('usage_time', '<', before))
+      .execute();
+    const emptied = Object.fromEntries(TASK_USAGE_COLUMNS.map((c) => [c, null]));
+    const r = await this.db.updateTable('tasks').set(emptied).where('usage_time', '<', before).executeTakeFirst();
+    return Number(r.numUpdatedRows);
   }
 
   /** Everything dated before this (epoch ms, a whole unit) is in the level's table. */
@@ -77,7 +93,7 @@ export abstract class SqlUsageStore implements UsageStore {
 
   /** One raw record as stored (tests, exports). */
   async get(id: string): Promise<UsageRecord | undefined> {
-    const row = await this.db.selectFrom('usage_records').selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await this.db.selectFrom('usage_records_all').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? fromUsageRow(row) : undefined;
   }
 }

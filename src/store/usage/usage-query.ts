@@ -3,7 +3,8 @@
  *
  * Days that lie wholly inside [from, to) and before the daily watermark are read from usage_daily,
  * hours likewise from usage_hourly; the rest of the range (the partial hours at the edges and
- * everything not yet rolled up) from the final raw rows. The two time ranges are disjoint, so nothing is counted
+ * everything not yet rolled up) from the final raw rows (the usage_records_all view: call records
+ * and the task records kept in task rows, migration 0023). The two time ranges are disjoint, so nothing is counted
  * twice; each source is grouped in SQL and the groups are merged here. Every source answers in
  * one shape: the scalar metrics and each histogram as HistogramText (usage_daily's texts joined by
  * string_agg; usage_hourly's and raw rows' cumulative counts turned into text in SQL), so the
@@ -114,7 +115,7 @@ function timeRanges(column: string, ranges: readonly Range[]): RawBuilder<unknow
 }
 
 export function rawSelect(q: UsageQuery, ranges: readonly Range[]) {
-  return asTexts(q, groupedSelect(q, 'time', rawAggregates(), 'usage_records', [sql`"final" = 1`, timeRanges('time', ranges), ...filterPredicates(q.filters)]));
+  return asTexts(q, groupedSelect(q, 'time', rawAggregates(), 'usage_records_all', [sql`"final" = 1`, timeRanges('time', ranges), ...filterPredicates(q.filters)]));
 }
 
 export function hourlySelect(q: UsageQuery, ranges: readonly Range[]) {

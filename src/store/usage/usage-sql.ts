@@ -1,12 +1,11 @@
 /**
- * The SQL of the usage store, built once here for both dialects: the TaskCommit.usage upsert, the
+ * The SQL of the usage store, built once here for both dialects: the
  * aggregates a UsageGroup needs (over raw rows and usage_hourly as cumulative bucket columns, over
  * usage_daily as histogram texts; see usage-histogram.ts for the two layouts), the turning of
  * cumulative columns into texts, and the rollup statements. Constants (bucket bounds, time units) are inlined as literals: PostgreSQL
  * matches a GROUP BY expression to the select list textually, and two parameters never match.
  */
-import { sql, type OnConflictBuilder, type RawBuilder } from 'kysely';
-import type { Database } from '../schema.js';
+import { sql, type RawBuilder } from 'kysely';
 import { DURATION_BOUNDS_MS, DURATION_COLUMNS, LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from './usage-histogram.js';
 
 export const HOUR_MS = 3_600_000;
@@ -14,32 +13,6 @@ export const DAY_MS = 86_400_000;
 
 /** usage_hourly's (and usage_daily's) dimension columns: 0008's in table order, then 0022's. */
 export const ROLLUP_DIMENSIONS = ['kind', 'agent', 'skill', 'tool', 'subject', 'client_id', 'key_id', 'usecase', 'face', 'operation', 'outcome', 'remote_subject', 'remote_issuer'] as const;
-
-/**
- * TaskCommit.usage on an existing row (src/store/store.ts): state columns take the new values,
- * tokens and cost add up, timing and size take the new value when given, the rest stays.
- */
-export function onUsageConflict(oc: OnConflictBuilder<Database, 'usage_records'>) {
-  return oc.column('id').doUpdateSet((eb) => ({
-    outcome: eb.ref('excluded.outcome'),
-    error: eb.ref('excluded.error'),
-    final: eb.ref('excluded.final'),
-    time: eb.ref('excluded.time'),
-    duration_ms: eb.ref('excluded.duration_ms'),
-    prompt_tokens: eb('usage_records.prompt_tokens', '+', eb.ref('excluded.prompt_tokens')),
-    completion_tokens: eb('usage_records.completion_tokens', '+', eb.ref('excluded.completion_tokens')),
-    cached_tokens: eb('usage_records.cached_tokens', '+', eb.ref('excluded.cached_tokens')),
-    cost: eb('usage_records.cost', '+', eb.ref('excluded.cost')),
-    model: eb.fn.coalesce('excluded.model', 'usage_records.model'),
-    // Reported once, when the run first reaches the remote: a later write without it keeps it.
-    remote_subject: eb.fn.coalesce('excluded.remote_subject', 'usage_records.remote_subject'),
-    remote_issuer: eb.fn.coalesce('excluded.remote_issuer', 'usage_records.remote_issuer'),
-    ttfb_ms: eb.fn.coalesce('excluded.ttfb_ms', 'usage_records.ttfb_ms'),
-    latency_ms: eb.fn.coalesce('excluded.latency_ms', 'usage_records.latency_ms'),
-    bytes_in: eb.fn.coalesce('excluded.bytes_in', 'usage_records.bytes_in'),
-    bytes_out: eb.fn.coalesce('excluded.bytes_out', 'usage_records.bytes_out'),
-  }));
-}
 
 /** How a scalar metric column of the rollups merges: added up, or its min / max. */
 type Merge = 'sum' | 'min' | 'max';
@@ -159,9 +132,9 @@ export interface RollupLevel {
 export const HOURLY: RollupLevel = { name: 'hourly', table: 'usage_hourly', timeColumn: 'hour', unit: HOUR_MS, unitsPerStep: 24 };
 export const DAILY: RollupLevel = { name: 'daily', table: 'usage_daily', timeColumn: 'day', unit: DAY_MS, unitsPerStep: 31 };
 
-/** What a level aggregates: final raw records (hourly) or hourly rows (daily). */
+/** What a level aggregates: final raw records, calls and tasks alike (hourly), or hourly rows (daily). */
 function sourceOf(level: RollupLevel) {
-  return level.name === 'hourly' ? { table: sql.table('usage_records'), time: 'time', where: sql`"final" = 1 and ` } : { table: sql.table('usage_hourly'), time: 'hour', where: sql`` };
+  return level.name === 'hourly' ? { table: sql.table('usage_records_all'), time: 'time', where: sql`"final" = 1 and ` } : { table: sql.table('usage_hourly'), time: 'hour', where: sql`` };
 }
 
 /**
@@ -200,6 +173,14 @@ export function rolledUntilOf(level: RollupLevel) {
 
 /** The earliest source time in [from, to): where the next rollup step of the level starts. */
 export function firstSourceTime(level: RollupLevel, from: number, to: number) {
+  if (level.name === 'hourly') {
+    // The view's two halves apart: each min() is one step down its time index, where the min()
+    // over the view would read every record of the range first (migration 0023).
+    return sql<{ first: number | string | null }>`select min(first) as first from (
+      select min(time) as first from usage_records where "final" = 1 and time >= ${from} and time < ${to}
+      union all
+      select min(usage_time) from tasks where usage_final = 1 and usage_time >= ${from} and usage_time < ${to}) as sources`;
+  }
   const src = sourceOf(level);
   const time = sql.ref(src.time);
   return sql<{ first: number | string | null }>`select min(${time}) as first from ${src.table} where ${src.where}${time} >= ${from} and ${time} < ${to}`;

@@ -50,7 +50,7 @@ beforeAll(async () => {
   await s.stop();
   const db = new Database(path.join(s.dataDir, 'agentport.db'), { readonly: true });
   try {
-    rows = db.prepare("select agent, prompt_tokens, completion_tokens, cached_tokens, cost from usage_records where kind = 'task' and agent != 'echo'").all() as typeof rows;
+    rows = db.prepare("select agent, prompt_tokens, completion_tokens, cached_tokens, cost from usage_records_all where kind = 'task' and agent != 'echo'").all() as typeof rows;
   } finally {
     db.close();
   }

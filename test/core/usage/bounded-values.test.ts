@@ -51,7 +51,7 @@ describe('usage records of unknown routes, agents and methods', () => {
       await s.stop();
     }
     const db = new Database(path.join(s.dataDir, 'agentport.db'), { readonly: true });
-    const rows = db.prepare('select operation, agent from usage_records').all() as Array<{ operation: string; agent: string | null }>;
+    const rows = db.prepare('select operation, agent from usage_records_all').all() as Array<{ operation: string; agent: string | null }>;
     db.close();
     await rm(s.dataDir, { recursive: true, force: true });
     expect(rows.length).toBeGreaterThanOrEqual(16);

@@ -40,10 +40,10 @@ beforeAll(async () => {
   await s.stop();
   const db = new Database(path.join(s.dataDir, 'agentport.db'), { readonly: true });
   try {
-    rows = db.prepare("select * from usage_records where kind = 'task'").all() as Row[];
+    rows = db.prepare("select * from usage_records_all where kind = 'task'").all() as Row[];
     // Written through the call queue, which the server's stop flushed (the follow-up to the asked task is a call too, with its task id).
-    replyRows = db.prepare("select * from usage_records where kind = 'call' and operation = 'SendMessage' and task_id is null").all() as Row[];
-    allRows = db.prepare('select * from usage_records').all() as typeof allRows;
+    replyRows = db.prepare("select * from usage_records_all where kind = 'call' and operation = 'SendMessage' and task_id is null").all() as Row[];
+    allRows = db.prepare('select * from usage_records_all').all() as typeof allRows;
   } finally {
     db.close();
   }

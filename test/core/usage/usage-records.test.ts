@@ -98,7 +98,7 @@ beforeAll(async () => {
   await s.stop();
   const db = new Database(path.join(s.dataDir, 'agentport.db'), { readonly: true });
   try {
-    rows = db.prepare('select * from usage_records order by started_at').all() as Row[];
+    rows = db.prepare('select * from usage_records_all order by started_at').all() as Row[];
   } finally {
     db.close();
   }

@@ -193,7 +193,7 @@ describe('MCP HTTP+SSE transport (2024-11-05) with the SDK 1.x SSEClientTranspor
     await s.stop();
     stopped = true;
     const db = new Database(path.join(s.dataDir, 'agentport.db'), { readonly: true });
-    const rows = db.prepare("select * from usage_records where subject = 'bob'").all() as Array<{ kind: string; operation: string; tool: string | null; outcome: string; face: string }>;
+    const rows = db.prepare("select * from usage_records_all where subject = 'bob'").all() as Array<{ kind: string; operation: string; tool: string | null; outcome: string; face: string }>;
     db.close();
     expect(rows.find((r) => r.kind === 'task' && r.operation === 'tools/call')).toMatchObject({ tool: 'echo_echo', outcome: 'TASK_STATE_COMPLETED' });
     expect(rows.find((r) => r.kind === 'call' && r.operation === 'tools/call')).toMatchObject({ tool: 'no_such_tool', outcome: 'INVALID_PARAMS' });
