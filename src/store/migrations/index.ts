@@ -113,6 +113,8 @@ export async function migrationStatus<DB>(db: Kysely<DB>, dialect: SqlDialectNam
  * Kysely would only report "corrupted migrations", and an older build must not write to a schema
  * whose meaning it does not know.
  */
+const CATALOG_RACE_BUDGET_MS = 60_000;
+
 export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: SqlDialectName, schema?: string): Promise<string[]> {
   const before = await migrationStatus(db, dialect, schema);
   if (before.unknown.length > 0) throw new DatabaseSchemaNewerError(before.unknown);
@@ -126,9 +128,13 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: SqlDialectNam
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
   let { error, results } = await migrator.migrateToLatest();
-  // Another schema dropped during the Migrator's catalog walk: see isOtherSchemaCatalogRace.
-  for (let attempt = 1; error && attempt < 10 && isOtherSchemaCatalogRace(error, schema, results === undefined); attempt++) {
-    await new Promise((r) => setTimeout(r, 50 * attempt));
+  // Another schema dropped during the Migrator's catalog walk: see isOtherSchemaCatalogRace. Retried
+  // for a time, not a count: on a busy database with tenants coming and going every few ms, the walk
+  // (slower the more schemas there are and the busier the machine) was seen to collide ten times in
+  // a row; every retry is safe, so a start gives up only after a minute of collisions.
+  const giveUpAt = Date.now() + CATALOG_RACE_BUDGET_MS;
+  for (let attempt = 1; error && Date.now() < giveUpAt && isOtherSchemaCatalogRace(error, schema, results === undefined); attempt++) {
+    await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 1000)));
     ({ error, results } = await migrator.migrateToLatest());
   }
   if (error) {
