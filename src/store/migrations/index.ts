@@ -107,14 +107,15 @@ export async function migrationStatus<DB>(db: Kysely<DB>, dialect: SqlDialectNam
   };
 }
 
+/** How long a start keeps retrying another schema's catalog race (see the loop below). */
+const CATALOG_RACE_BUDGET_MS = 60_000;
+
 /**
  * Applies every pending migration and returns their names; idempotent. `schema` holds Kysely's
  * bookkeeping tables (PG). A database migrated by a newer build is refused before anything runs:
  * Kysely would only report "corrupted migrations", and an older build must not write to a schema
  * whose meaning it does not know.
  */
-const CATALOG_RACE_BUDGET_MS = 60_000;
-
 export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: SqlDialectName, schema?: string): Promise<string[]> {
   const before = await migrationStatus(db, dialect, schema);
   if (before.unknown.length > 0) throw new DatabaseSchemaNewerError(before.unknown);
