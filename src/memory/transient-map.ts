@@ -6,11 +6,11 @@
  * and the replaced table keeps a link to its successor and the entries it held (so that an
  * iterator still walking it can follow). Once one table of a long-lived Map has reached the old
  * generation, that dead table holds every later table, and every value they held, through each
- * young-generation collection until the next full one. With the map of in-flight tasks that meant
- * every request's objects were copied twice and promoted: ~1.3 MB per scavenge at ~6,000 req/s,
- * scavenges of 3–5 ms every ~25 ms, which is what the 99th percentile was made of at 8
- * connections. An object without prototype is a hash table of its own (dictionary mode) whose
- * replaced tables keep nothing alive.
+ * young-generation collection until the next full one: with the maps of in-flight work, each
+ * request's objects were copied twice and promoted (with pretenuring, server/heap-settings.ts,
+ * ~1.3 MB per scavenge at ~6,000 req/s; the scavenges were the 99th percentile at 8 connections).
+ * An object without prototype is a hash table of its own (dictionary mode) whose replaced tables
+ * keep nothing alive.
  *
  * Values may not be undefined (undefined means "absent"). Iteration order is unspecified.
  */
