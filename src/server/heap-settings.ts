@@ -14,7 +14,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
-export function applyHeapSettings(execArgv: readonly string[] = process.execArgv): void {
+export function applyHeapSettings(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = setFlagsFromString): void {
   if (execArgv.some((a) => a.includes('allocation-site-pretenuring') || a.includes('allocation_site_pretenuring'))) return;
-  setFlagsFromString('--no-allocation-site-pretenuring');
+  setFlags('--no-allocation-site-pretenuring');
 }

@@ -130,7 +130,8 @@ export class GroupCommitter {
       const ids = batch.map((p) => p.commit.task.id);
       for (const id of ids) this.busyTasks.set(id, true);
       const run: Promise<void> = this.apply(batch).finally(() => {
-        this.inFlight.splice(this.inFlight.indexOf(run), 1);
+        const at = this.inFlight.indexOf(run);
+        if (at >= 0) this.inFlight.splice(at, 1);
         for (const id of ids) this.busyTasks.delete(id);
         // Commits enqueued meanwhile, or held back behind this batch's tasks.
         if (this.queue.length > 0) this.schedule();

@@ -1,21 +1,18 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
-
-const setFlags = vi.hoisted(() => vi.fn());
-vi.mock('node:v8', async (importOriginal) => ({ ...(await importOriginal<typeof import('node:v8')>()), setFlagsFromString: setFlags }));
-const { applyHeapSettings } = await import('../../src/server/heap-settings.js');
+import { describe, expect, it, vi } from 'vitest';
+import { applyHeapSettings } from '../../src/server/heap-settings.js';
 
 describe('applyHeapSettings (ADR 0047)', () => {
-  afterEach(() => setFlags.mockClear());
-
   it('turns allocation-site pretenuring off', () => {
-    applyHeapSettings([]);
+    const setFlags = vi.fn();
+    applyHeapSettings([], setFlags);
     expect(setFlags).toHaveBeenCalledExactlyOnceWith('--no-allocation-site-pretenuring');
   });
 
   it('leaves it alone when the process was started with a choice of its own', () => {
-    applyHeapSettings(['--max-old-space-size=512', '--allocation-site-pretenuring']);
-    applyHeapSettings(['--no-allocation-site-pretenuring']);
-    applyHeapSettings(['--allocation_site_pretenuring']);
+    const setFlags = vi.fn();
+    applyHeapSettings(['--max-old-space-size=512', '--allocation-site-pretenuring'], setFlags);
+    applyHeapSettings(['--no-allocation-site-pretenuring'], setFlags);
+    applyHeapSettings(['--allocation_site_pretenuring'], setFlags);
     expect(setFlags).not.toHaveBeenCalled();
   });
 });
