@@ -15,7 +15,8 @@
  *                                a strict order of their own (CORE_ORDER below)
  *   bus/, store/                 event bus and storage behind their interfaces
  *   net/, protocol/, config/,    the bottom: outbound network, wire formats, configuration,
- *   observability/               metrics, traces and logs (every layer reports into it)
+ *   observability/, memory/      metrics, traces and logs (every layer reports into it), and
+ *                                collections shaped for the garbage collector
  *
  * A layer may import any layer below it, never one above. Beside the stack:
  *   agents/sdk/                  what agent authors import: the agent contract (kept in core) and
@@ -63,7 +64,7 @@ function layer(name, comment, from, allowed, extra = {}) {
   ];
 }
 
-const BOTTOM = under('protocol', 'config', 'net', 'observability');
+const BOTTOM = under('protocol', 'config', 'net', 'observability', 'memory');
 
 /**
  * The parts of core, from the top down (docs/architecture.md, "The order of core's parts"): a part
@@ -178,6 +179,7 @@ module.exports = {
     ]),
     ...layer('protocol', 'Wire formats only: they import nothing of Agentport but themselves.', under('protocol'), [...under('protocol')]),
     ...layer('config', 'Configuration imports nothing of Agentport but itself.', under('config'), [...under('config')]),
+    ...layer('memory', 'Collections shaped for the garbage collector import nothing of Agentport but themselves.', under('memory'), [...under('memory')]),
     ...layer('client', 'The client library ships alone (agentport/client): protocol and net only.', under('client'), [
       ...under('client', 'protocol', 'net'),
     ]),

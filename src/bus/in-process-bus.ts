@@ -3,6 +3,7 @@
  * order. A listener that throws is reported and skipped; it never stops delivery to the others
  * nor reaches the publisher (who has already committed and must not fail for a reader's bug).
  */
+import { TransientMap } from '../memory/transient-map.js';
 import type { TaskEventRecord } from '../store/task-event-record.js';
 import type { BusHealth, EventBus, TaskControl, TaskControlListener, TaskEventListener } from './event-bus.js';
 
@@ -30,7 +31,7 @@ export class InProcessEventBus implements EventBus {
    * Only tasks with at least one listener have an entry, so finished tasks leave nothing behind.
    * A task's one subscription (an open stream's usual case) is held as is, not in a set of one.
    */
-  private readonly listeners = new Map<string, Subscription | Set<Subscription>>();
+  private readonly listeners = new TransientMap<Subscription | Set<Subscription>>();
   private readonly controlListeners = new Set<TaskControlListener>();
   private readonly onListenerError: (err: unknown) => void;
   private closed = false;

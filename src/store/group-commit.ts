@@ -20,6 +20,7 @@
  * StorageUnavailableError and the task service stops their executors.
  */
 import { performance } from 'node:perf_hooks';
+import { TransientMap } from '../memory/transient-map.js';
 import type { Metrics } from '../observability/metrics/index.js';
 import { ConcurrentUpdateError, StoreUnavailableError, type Store, type TaskCommit } from './store.js';
 
@@ -61,10 +62,10 @@ export class GroupCommitter {
   private readonly retryMs: number;
   private readonly maxQueued: number;
   private queue: Pending[] = [];
-  /** batches handed to the store and not yet settled */
-  private readonly inFlight = new Set<Promise<void>>();
+  /** batches handed to the store and not yet settled (an array and a TransientMap, not a Set: ADR 0047) */
+  private readonly inFlight: Promise<void>[] = [];
   /** ids of the tasks in those batches: their next commits wait until the batch settles */
-  private readonly busyTasks = new Set<string>();
+  private readonly busyTasks = new TransientMap<true>();
   private scheduled = false;
   private closed = false;
   /** batches now retrying through an outage; the outage began when the first of them failed */
@@ -100,8 +101,8 @@ export class GroupCommitter {
 
   /** Resolves once every commit enqueued so far is settled (resolved or rejected). */
   async flush(): Promise<void> {
-    while (this.queue.length > 0 || this.inFlight.size > 0 || this.scheduled) {
-      if (this.inFlight.size > 0) await Promise.race(this.inFlight);
+    while (this.queue.length > 0 || this.inFlight.length > 0 || this.scheduled) {
+      if (this.inFlight.length > 0) await Promise.race(this.inFlight);
       else await new Promise<void>((r) => setImmediate(r));
     }
   }
@@ -114,7 +115,7 @@ export class GroupCommitter {
 
   /** Dispatches on the next macrotask, after everything enqueued in this tick. */
   private schedule(): void {
-    if (this.scheduled || this.inFlight.size >= this.maxInFlight) return;
+    if (this.scheduled || this.inFlight.length >= this.maxInFlight) return;
     this.scheduled = true;
     setImmediate(this.dispatch);
   }
@@ -123,18 +124,19 @@ export class GroupCommitter {
     this.scheduled = false;
     // While the database is unreachable the batches already out retry in order; new ones would
     // only fail beside them, so the queue waits in memory (bounded by maxQueued).
-    while (this.inFlight.size < this.maxInFlight && this.outageSince === undefined) {
+    while (this.inFlight.length < this.maxInFlight && this.outageSince === undefined) {
       const batch = this.takeBatch();
       if (batch.length === 0) return;
       const ids = batch.map((p) => p.commit.task.id);
-      for (const id of ids) this.busyTasks.add(id);
+      for (const id of ids) this.busyTasks.set(id, true);
       const run: Promise<void> = this.apply(batch).finally(() => {
-        this.inFlight.delete(run);
+        const at = this.inFlight.indexOf(run);
+        if (at >= 0) this.inFlight.splice(at, 1);
         for (const id of ids) this.busyTasks.delete(id);
         // Commits enqueued meanwhile, or held back behind this batch's tasks.
         if (this.queue.length > 0) this.schedule();
       });
-      this.inFlight.add(run);
+      this.inFlight.push(run);
     }
   };
 

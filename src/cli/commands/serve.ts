@@ -40,7 +40,8 @@ export interface ServeOptions {
 // Imported lazily so that --help, --version and configuration errors work without loading the
 // server (and its native drivers).
 const importStartServer: StartServer = async (config) => {
-  const { startServer } = await import('../../server/start.js');
+  const [{ startServer }, { applyHeapSettings }] = await Promise.all([import('../../server/start.js'), import('../../server/heap-settings.js')]);
+  applyHeapSettings();
   return startServer(config);
 };
 

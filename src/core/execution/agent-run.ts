@@ -59,7 +59,12 @@ function wake(s: PendingSleep): void {
   s.run.woke(s);
 }
 
+/** runs started in this process: each run's serial */
+let runsCreated = 0;
+
 export class AgentRun implements AgentContext {
+  /** this process's name for the run, unique among its runs (the supervisor's key for it) */
+  readonly serial = `run-${++runsCreated}`;
   /** created on first use: most runs never look at their signal, and an AbortSignal is not free */
   private controller?: AbortController;
   private canceled = false;

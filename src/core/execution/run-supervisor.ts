@@ -3,6 +3,7 @@
  * (creating the task on its first task event), and ends the run — FAILED when the executor threw
  * or stopped without finishing, an answer to whoever waits when a commit of its events failed.
  */
+import { TransientMap } from '../../memory/transient-map.js';
 import { inSpan, tracingOn, type Context } from '../../observability/tracing/index.js';
 import { addReported, type TaskUsageState } from '../usage/task-usage.js';
 import { addReport } from '../usage/usage-draft.js';
@@ -68,7 +69,7 @@ export interface RunSupervisorDeps {
 }
 
 export class RunSupervisor implements AgentRunHost {
-  private readonly runs = new Set<AgentRun>();
+  private readonly runs = new TransientMap<AgentRun>();
   private readonly runOutcome = new WeakMap<TaskRun, RunObserver>();
   /** runs whose commit failure was handled (later failures of the same run are its echoes) */
   private readonly commitFailed = new WeakSet<AgentRun>();
@@ -93,7 +94,7 @@ export class RunSupervisor implements AgentRunHost {
 
   /** Starts the executor. */
   start(run: AgentRun): void {
-    this.runs.add(run);
+    this.runs.set(run.serial, run);
     if (this.pendingCreate.get(run)?.createNow) this.createAhead(run);
     this.execute(run);
   }
@@ -126,7 +127,7 @@ export class RunSupervisor implements AgentRunHost {
 
   /** The runs live now (shutdown walks them). */
   current(): AgentRun[] {
-    return [...this.runs];
+    return [...this.runs.values()];
   }
 
   /**
@@ -153,7 +154,7 @@ export class RunSupervisor implements AgentRunHost {
   }
 
   private async settle(run: AgentRun, error: unknown): Promise<void> {
-    this.runs.delete(run);
+    this.runs.delete(run.serial);
     const live = this.d.live.get(run.taskId);
     if (live?.run === run) live.run = undefined;
     const obs = this.runOutcome.get(run);
@@ -365,7 +366,7 @@ export class RunSupervisor implements AgentRunHost {
 
   heldTaskIds(): string[] {
     const ids: string[] = [];
-    for (const run of this.runs) {
+    for (const run of this.runs.values()) {
       const live = this.d.live.get(run.taskId);
       if (live?.run === run && live.held && live.committed) ids.push(run.taskId);
     }

@@ -5,10 +5,11 @@
  * may be forgotten is written once.
  */
 import type { Store, StoredTask } from '../../store/store.js';
+import { TransientMap } from '../../memory/transient-map.js';
 import { LiveTask } from './live-task.js';
 
 export class LiveTasks {
-  private readonly copies = new Map<string, LiveTask>();
+  private readonly copies = new TransientMap<LiveTask>();
   /** loads in flight: a second caller for the same task waits for the first one's */
   private readonly loading = new Map<string, Promise<LiveTask | undefined>>();
 

@@ -6,6 +6,7 @@
 import { callerOfStored, runCallerOf, storedCaller } from '../execution/hosted-agent-calls.js';
 import { traceparentOf } from '../../observability/tracing/index.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
+import { TransientMap } from '../../memory/transient-map.js';
 import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
 import { isTerminal, type Message, type SendMessageRequest, type Task } from '../../protocol/a2a/types.js';
 import type { Store } from '../../store/store.js';
@@ -45,7 +46,7 @@ export class MessageIntake {
    * find them by messageId), by agent, owner and messageId: a retry in that window waits on the
    * first run's task instead of starting its own (issue 25 C1a).
    */
-  private readonly starting = new Map<string, { taskId: string; contextId: string }>();
+  private readonly starting = new TransientMap<{ taskId: string; contextId: string }>();
 
   constructor(private readonly d: MessageIntakeDeps) {}
 
@@ -208,7 +209,7 @@ export class MessageIntake {
 class LeavingStarting implements RunObserver {
   constructor(
     private readonly given: RunObserver,
-    private readonly starting: Map<string, { taskId: string; contextId: string }>,
+    private readonly starting: TransientMap<{ taskId: string; contextId: string }>,
     private readonly key: string,
     private readonly entry: { taskId: string; contextId: string },
   ) {}
