@@ -6,6 +6,24 @@
  * Tests are the fast ones beside each module (in process, real SQLite/PostgreSQL/Redis where the
  * module is a store), not the whole-server suites: Stryker runs the covering tests once per mutant.
  */
+import { readFileSync } from 'node:fs';
+
+/**
+ * `file:a-b` for Stryker: from the line holding `from` to the first line after it holding `to`
+ * (`to` may start with a newline to match a line's start). Throws when either is missing, so a
+ * renamed method fails the run instead of mutating whatever now sits on the old lines.
+ */
+function linesOf(file, from, to) {
+  const text = readFileSync(new URL(`../../${file}`, import.meta.url), 'utf8');
+  const start = text.indexOf(from);
+  if (start < 0) throw new Error(`mutation groups: "${from}" not found in ${file}`);
+  const end = text.indexOf(to, start + from.length);
+  if (end < 0) throw new Error(`mutation groups: "${to}" not found after "${from}" in ${file}`);
+  const lineAt = (offset) => text.slice(0, offset).split('\n').length;
+  const last = to.startsWith('\n') ? lineAt(end + 1) : lineAt(end);
+  return `${file}:${lineAt(start)}-${last}`;
+}
+
 export const GROUPS = {
   authz: {
     mutate: ['src/core/authz/policy.ts', 'src/core/authz/own-api-keys.ts', 'src/core/authz/scopes.ts', 'src/core/stages/surface.ts'],
@@ -62,16 +80,17 @@ export const GROUPS = {
   idempotency: {
     // SendMessage idempotency (issue 19 C1, issue 25 C1a): the lookups by messageId (PostgreSQL
     // coalesced, SQLite's statement), the retried-task and "starting" paths of the intake, and the
-    // service's answers to a retry. Line ranges: the rest of those files is not this behaviour.
+    // service's answers to a retry. Line ranges (the rest of those files is not this behaviour), found
+    // by the code they hold so that edits above them do not move the mutants onto other code.
     mutate: [
       'src/store/postgres/message-id-lookups.ts',
-      'src/store/sqlite/sqlite-store.ts:93-96',
-      'src/store/sqlite/sqlite-store.ts:304-307',
-      'src/core/tasks/message-intake.ts:54-77',
-      'src/core/tasks/message-intake.ts:136-141',
-      'src/core/tasks/message-intake.ts:203-241',
-      'src/core/tasks/task-service.ts:207-210',
-      'src/core/tasks/task-service.ts:219-234',
+      linesOf('src/store/sqlite/sqlite-store.ts', 'selectTaskByMessage: compileWithSlots(', "['agent_id', 'owner', 'origin_message_id'],"),
+      linesOf('src/store/sqlite/sqlite-store.ts', 'override async findTaskByMessageId(', '  }'),
+      linesOf('src/core/tasks/message-intake.ts', 'awaitStarting(ctx: CallContext', 'awaitRetried(t:'),
+      linesOf('src/core/tasks/message-intake.ts', 'const key = !existing && this.d.deduplicates', 'const entry ='),
+      linesOf('src/core/tasks/message-intake.ts', 'class LeavingStarting', '\n}'),
+      linesOf('src/core/tasks/task-service.ts', 'const retried = await this.intake.retriedTask(ctx, req);', 'const prepared = retried ?'),
+      linesOf('src/core/tasks/task-service.ts', 'if (retried) return this.streamRetried', 'return this.subscribeToTask(ctx, { id: task.id })'),
     ],
     // the engine in process on SQLite (one engine, and two replicas over one file and bus); the HTTP counterparts (idempotency.test.ts, retry-before-first-event.test.ts) start a server per file
     tests: ['test/store/postgres/message-id-lookups.test.ts', 'test/core/tasks/engine-idempotency.test.ts', 'test/core/tasks/engine-idempotency-replicas.test.ts'],
