@@ -48,6 +48,12 @@ export const GROUPS = {
       'test/core/usage/recorder-on-stores.test.ts',
     ],
   },
+  'task-usage': {
+    // a task's billing record in its task row (migration 0023): which columns a later commit sets,
+    // keeps, adds up (tokens, cost) or fills; the store contract on SQLite checks each rule
+    mutate: ['src/store/usage/task-usage-columns.ts'],
+    tests: ['test/store/sqlite.test.ts'],
+  },
   quotas: {
     // the quota stage (core/stages) with the engine; usage-spend.ts, in core/quotas, is the usage group's
     mutate: ['src/core/quotas/*.ts', '!src/core/quotas/usage-spend.ts', 'src/core/stages/quota-handler.ts', 'src/bus/local-quota-counters.ts', 'src/bus/redis/redis-quota-counters.ts'],
