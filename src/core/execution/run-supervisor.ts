@@ -18,7 +18,6 @@ import { tagForStorage, type PushBodyVersion } from '../push/push-body-version.j
 import { LiveTask, type PushTarget, type TaskRun } from '../task-state/live-task.js';
 import type { LiveTasks } from '../task-state/live-tasks.js';
 import type { TaskLog } from '../task-state/task-log.js';
-import { structuredCloneTask } from '../task-state/task-projection.js';
 import { withoutKey } from './without-key.js';
 import { copyWith } from '../copy-with.js';
 import { isoTimestamp } from '../iso-timestamp.js';
@@ -107,7 +106,7 @@ export class RunSupervisor implements AgentRunHost {
     this.createdAhead.add(run);
     const live = this.createTask(run, init);
     const obs = this.runOutcome.get(run);
-    this.d.taskLog.append(live, [{ task: structuredCloneTask(live.task) }], run.trace).then(
+    this.d.taskLog.append(live, [{ task: live.task }], run.trace).then(
       () => obs?.onCommitted(),
       (e) => this.onCommitFailed(run, live, e),
     );
@@ -219,7 +218,9 @@ export class RunSupervisor implements AgentRunHost {
       this.pendingCreate.delete(run);
       run.hasTask = true;
       live = this.createTask(run, init);
-      payloads.push({ task: structuredCloneTask(live.task) });
+      // The event takes the new task object itself (createTask): appending it gives the working copy
+      // a copy of its own (applyEvent), so a copy here would be a third one on the first commit.
+      payloads.push({ task: live.task });
     }
     if (isTerminal(live.task.status.state)) return;
     payloads.push(toLogEvent(run, ev, live.task, answersAhead ? 'TASK_STATE_COMPLETED' : undefined));
@@ -232,7 +233,11 @@ export class RunSupervisor implements AgentRunHost {
     );
   }
 
-  /** The working copy of the task a run creates with its first task event (SUBMITTED, the user's message). */
+  /**
+   * The working copy of the task a run creates with its first task event (SUBMITTED, the user's
+   * message). Its `task` is handed to that event as it is: appending the event replaces the working
+   * copy's task with a copy (applyEvent), so the object made here is the event's alone.
+   */
   private createTask(run: AgentRun, init: PendingCreate): LiveTask {
     const now = Date.now();
     const task: Task = {
