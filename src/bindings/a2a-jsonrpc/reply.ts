@@ -31,7 +31,17 @@ export function errorReply(headers: Record<string, string>, err: unknown, encode
 
 /** `{"jsonrpc":"2.0","id":…,"result":…}`; an undefined result is JSON `null`. */
 export function resultBody(id: Id, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result === undefined ? 'null' : JSON.stringify(result)}}`;
+  return `{"jsonrpc":"2.0","id":${idJson(id)},"result":${result === undefined ? 'null' : JSON.stringify(result)}}`;
+}
+
+/**
+ * A request id as JSON. A number id (finite: it was parsed from JSON) is written as `String` writes
+ * it, which is what `JSON.stringify` writes for a finite number; only a string id needs the
+ * serialiser's escaping (the serialiser's start-up costs more than the few characters of an id).
+ */
+function idJson(id: Id): string {
+  if (typeof id === 'number') return String(id);
+  return id === null ? 'null' : JSON.stringify(id);
 }
 
 export function queryParam(req: IncomingMessage, name: string): string | undefined {
