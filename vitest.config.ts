@@ -102,6 +102,7 @@ const UNIT = [
   'test/core/tasks/recovery-pages.test.ts',
   'test/core/tasks/resume-seam.test.ts',
   'test/core/task-state/live-tasks.test.ts',
+  'test/core/task-state/task-projection.test.ts',
   'test/edge/caller-admission.test.ts',
   'test/core/push/webhook-check.test.ts',
   'test/core/usage/call-observers.test.ts',
