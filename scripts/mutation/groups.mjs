@@ -52,7 +52,7 @@ export const GROUPS = {
     // a task's billing record in its task row (migration 0023): which columns a later commit sets,
     // keeps, adds up (tokens, cost) or fills; the store contract on SQLite checks each rule
     mutate: ['src/store/usage/task-usage-columns.ts'],
-    tests: ['test/store/sqlite.test.ts'],
+    tests: ['test/store/sqlite.test.ts', 'test/store/postgres.test.ts'],
   },
   quotas: {
     // the quota stage (core/stages) with the engine; usage-spend.ts, in core/quotas, is the usage group's

@@ -328,6 +328,22 @@ export function describeUsageContract(ctx: ContractContext): void {
         );
       });
 
+      it("keeps a task record's caller fields as written: a subject other than the owner, the tool, the key; timing with only a latency", async () => {
+        // The task row stores the subject only when it differs from the owner and rebuilds it on read;
+        // these are the fields a bill and a key's usage are read by.
+        const store = ctx.store();
+        const created = { ...newTask({ owner: 'alice' }), usage: undefined as UsageRecord | undefined };
+        const id = created.task.id;
+        const contextId = created.task.contextId;
+        created.usage = taskRecord(id, { contextId, subject: 'svc-reporting', tool: 'lookup', keyId: 'k9', latencyMs: 7 });
+        await store.commit([created]);
+        expect(await usageOf(store).get(id)).toEqual(taskRecord(id, { contextId, subject: 'svc-reporting', tool: 'lookup', keyId: 'k9', latencyMs: 7 }));
+        const owned = { ...newTask({ owner: 'alice' }), usage: undefined as UsageRecord | undefined };
+        owned.usage = taskRecord(owned.task.id, { contextId: owned.task.contextId, subject: 'alice' });
+        await store.commit([owned]);
+        expect(await usageOf(store).get(owned.task.id)).toMatchObject({ subject: 'alice' });
+      });
+
       it('keeps the remote identity a task reported once when later writes carry none (issue 27)', async () => {
         const store = ctx.store();
         const created = { ...newTask(), usage: undefined as UsageRecord | undefined };
