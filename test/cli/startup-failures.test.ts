@@ -10,14 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { freePort } from '../support/private-services.js';
 import { RUNNERS, root, canListen, hasMountNamespace, occupyPort, readOnly, runWithOutputInFiles, tempDir, type CliRun, type RunOptions } from './run-built-cli.js';
-
-const cleanups: Array<() => Promise<void>> = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
 
 interface Ports {
   http: number;
@@ -52,7 +47,14 @@ async function expectNothingListening(ports: Ports): Promise<void> {
   expect(await canListen(ports.grpc), `gRPC port ${ports.grpc} free again`).toBe(true);
 }
 
-describe('agentport serve: start-up failures are named (built CLI, child process)', () => {
+/**
+ * The cases run side by side (issue 26, suite time; at most vitest's maxConcurrency, 5, at once):
+ * each is a child process of its own, with its own directory, data directory and ports, so none
+ * sees another's, and together they use both cores where one after another they used one. A port
+ * a case holds is released when that case ends (the test context's onTestFinished, which names
+ * that case; the module-level one cannot tell concurrent cases apart).
+ */
+describe.concurrent('agentport serve: start-up failures are named (built CLI, child process)', () => {
   describe.each(RUNNERS)('with output to %s', (_how, run) => {
     const start = (args: string[], opts: RunOptions) => run(args, opts);
 
@@ -110,10 +112,10 @@ describe('agentport serve: start-up failures are named (built CLI, child process
       await expectNothingListening(ports);
     });
 
-    it('the HTTP port in use: exit 1, names the port and the flag', async () => {
+    it('the HTTP port in use: exit 1, names the port and the flag', async ({ onTestFinished }) => {
       const cwd = tempDir();
       const taken = await occupyPort();
-      cleanups.push(taken.release);
+      onTestFinished(taken.release);
       const { args, ports } = await serveArgs(cwd, [], { http: taken.port });
       expectNamedFailure(await start(args, { cwd }), 1, [
         `Cannot start: the HTTP port ${taken.port} on 127.0.0.1 is already in use by another process.`,
@@ -123,10 +125,10 @@ describe('agentport serve: start-up failures are named (built CLI, child process
       expect(await canListen(ports.grpc)).toBe(true);
     });
 
-    it("the gRPC port in use: exit 1, names the port and the flag, without grpc-js's own line", async () => {
+    it("the gRPC port in use: exit 1, names the port and the flag, without grpc-js's own line", async ({ onTestFinished }) => {
       const cwd = tempDir();
       const taken = await occupyPort();
-      cleanups.push(taken.release);
+      onTestFinished(taken.release);
       const { args, ports } = await serveArgs(cwd, [], { grpc: taken.port });
       const result = await start(args, { cwd });
       expectNamedFailure(result, 1, [

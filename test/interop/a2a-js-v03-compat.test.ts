@@ -42,7 +42,12 @@ afterAll(async () => {
   await s?.stop();
 });
 
-describe.each(CELLS)('a2a-js SDK client in v0.3 compat mode over $binding', (cell) => {
+/**
+ * Side by side (issue 26, suite time): three cases per binding follow a 4 s task to its end
+ * (LONG_TASK), 36 s of waiting one after another. Each case starts its own task (uniqueId) and,
+ * for push, its own webhook receiver; the client only sends requests.
+ */
+describe.concurrent.each(CELLS)('a2a-js SDK client in v0.3 compat mode over $binding', (cell) => {
   let client: Client;
 
   beforeAll(async () => {

@@ -43,6 +43,9 @@ export interface InteropTarget {
  * or several replicas behind a round-robin proxy (test/distributed/interop-cluster.test.ts).
  */
 export function describeInterop(label: string, start: () => Promise<InteropTarget>): void {
+  // A binding's cases run side by side (it.concurrent; issue 26, suite time): two of them follow
+  // the ~4 s long task to its end, and each case uses its own tasks, contexts (uniqueId) and
+  // webhook receiver. The bindings, each with a server of its own, still run one after another.
   describe.each(TRANSPORTS)(`a2a-js SDK client over $binding (${label})`, (transport) => {
     let s: InteropTarget;
     let echo: Client;
@@ -69,14 +72,14 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       return asTask(r);
     }
 
-    it('picks the card interface of this binding', () => {
+    it.concurrent('picks the card interface of this binding', () => {
       expect(echo.transport.protocolName).toBe(transport.binding);
       expect(conformance.transport.protocolName).toBe(transport.binding);
     });
 
     // ------------------------------------------------------------------ SendMessage
 
-    it('blocking SendMessage returns the COMPLETED echo task with the echoed artifact', async () => {
+    it.concurrent('blocking SendMessage returns the COMPLETED echo task with the echoed artifact', async () => {
       const task = asTask(await echo.sendMessage(sendRequest({ text: 'hello interop' })));
       expect(stateOf(task)).toBe('TASK_STATE_COMPLETED');
       expect(task.id).not.toBe('');
@@ -88,7 +91,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       expect(task.history.map((m) => m.parts[0]?.content)).toContainEqual({ $case: 'text', value: 'hello interop' });
     });
 
-    it('returnImmediately returns the long task before it finishes; GetTask later shows COMPLETED', async () => {
+    it.concurrent('returnImmediately returns the long task before it finishes; GetTask later shows COMPLETED', async () => {
       const task = await startLongTask();
       expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(stateOf(task));
       await vi.waitFor(async () => {
@@ -97,7 +100,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       }, WAIT);
     });
 
-    it('a direct Message reply arrives as a Message, not a Task', async () => {
+    it.concurrent('a direct Message reply arrives as a Message, not a Task', async () => {
       const r = await conformance.sendMessage(sendRequest({ messageId: uniqueId('tck-message-response') }));
       expect(isMessage(r)).toBe(true);
       if (!isMessage(r)) return;
@@ -108,7 +111,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
 
     // ------------------------------------------------------------------ streaming
 
-    it('SendStreamingMessage yields the Task first, then the events in order, ending with COMPLETED', async () => {
+    it.concurrent('SendStreamingMessage yields the Task first, then the events in order, ending with COMPLETED', async () => {
       const events = await collect(conformance.sendMessageStream(sendRequest({ messageId: uniqueId('tck-stream-001') })));
       expect(events.map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'statusUpdate:TASK_STATE_WORKING', 'artifactUpdate', 'statusUpdate:TASK_STATE_COMPLETED']);
       const taskId = taskIdOfEvent(events[0]!);
@@ -118,7 +121,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       expect(artifact?.parts.map((p) => p.content)).toEqual([{ $case: 'text', value: 'Stream hello from TCK' }]);
     });
 
-    it('SendStreamingMessage to echo streams the echoed artifact and ends COMPLETED', async () => {
+    it.concurrent('SendStreamingMessage to echo streams the echoed artifact and ends COMPLETED', async () => {
       const events = await collect(echo.sendMessageStream(sendRequest({ text: 'streamed' })));
       expect(events.map(describeEvent)).toEqual(['task:TASK_STATE_SUBMITTED', 'artifactUpdate', 'statusUpdate:TASK_STATE_COMPLETED']);
       const artifact = events[1]?.payload?.$case === 'artifactUpdate' ? events[1].payload.value.artifact : undefined;
@@ -127,7 +130,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
 
     // ------------------------------------------------------------------ GetTask / ListTasks
 
-    it('GetTask honours historyLength: unset → all, 1 → newest only, 0 → none', async () => {
+    it.concurrent('GetTask honours historyLength: unset → all, 1 → newest only, 0 → none', async () => {
       // tck-complete-task: history = [user message, agent "Hello from TCK"]
       const sent = asTask(await conformance.sendMessage(sendRequest({ messageId: uniqueId('tck-complete-task'), text: 'q' })));
       expect(stateOf(sent)).toBe('TASK_STATE_COMPLETED');
@@ -145,13 +148,13 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       expect(stateOf(none)).toBe('TASK_STATE_COMPLETED');
     });
 
-    it('GetTask of an unknown id fails with the SDK TaskNotFoundError', async () => {
+    it.concurrent('GetTask of an unknown id fails with the SDK TaskNotFoundError', async () => {
       const err = await rejectionOf(echo.getTask({ tenant: '', id: 'no-such-task', historyLength: undefined }));
       expect(err).toBeInstanceOf(TaskNotFoundError);
       expect(err).toMatchObject({ reason: 'TASK_NOT_FOUND' });
     });
 
-    it('ListTasks pages with pageSize 1 and nextPageToken, and the last page has nextPageToken ""', async () => {
+    it.concurrent('ListTasks pages with pageSize 1 and nextPageToken, and the last page has nextPageToken ""', async () => {
       const contextId = uniqueId('ctx-list');
       const created: string[] = [];
       for (let i = 0; i < 3; i++) created.push(asTask(await echo.sendMessage(sendRequest({ contextId, text: `t${i}` }))).id);
@@ -178,7 +181,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
 
     // ------------------------------------------------------------------ CancelTask
 
-    it('CancelTask cancels the running task, and a second cancel returns it CANCELED again', async () => {
+    it.concurrent('CancelTask cancels the running task, and a second cancel returns it CANCELED again', async () => {
       const task = await startLongTask();
       const canceled = await conformance.cancelTask({ tenant: '', id: task.id, metadata: undefined });
       expect(canceled.id).toBe(task.id);
@@ -191,7 +194,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       expect(stateOf(read)).toBe('TASK_STATE_CANCELED');
     });
 
-    it('CancelTask of a COMPLETED task fails with the SDK TaskNotCancelableError', async () => {
+    it.concurrent('CancelTask of a COMPLETED task fails with the SDK TaskNotCancelableError', async () => {
       const done = asTask(await echo.sendMessage(sendRequest()));
       const err = await rejectionOf(echo.cancelTask({ tenant: '', id: done.id, metadata: undefined }));
       expect(err).toBeInstanceOf(TaskNotCancelableError);
@@ -200,7 +203,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
 
     // ------------------------------------------------------------------ SubscribeToTask
 
-    it('SubscribeToTask on a running task yields the task snapshot first and ends at COMPLETED', async () => {
+    it.concurrent('SubscribeToTask on a running task yields the task snapshot first and ends at COMPLETED', async () => {
       const task = await startLongTask();
       const events = await collect(conformance.resubscribeTask({ tenant: '', id: task.id }));
       expect(events.length).toBeGreaterThanOrEqual(2);
@@ -212,7 +215,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       expect(events.slice(0, -1).some((e) => TERMINAL.some((t) => describeEvent(e).endsWith(t)))).toBe(false);
     });
 
-    it('SubscribeToTask on a terminal task fails with the SDK UnsupportedOperationError', async () => {
+    it.concurrent('SubscribeToTask on a terminal task fails with the SDK UnsupportedOperationError', async () => {
       const done = asTask(await echo.sendMessage(sendRequest()));
       const err = await rejectionOf(collect(echo.resubscribeTask({ tenant: '', id: done.id })));
       expect(err).toBeInstanceOf(UnsupportedOperationError);
@@ -220,7 +223,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
 
     // ------------------------------------------------------------------ push notifications
 
-    it('push config CRUD: create, get, list, delete, delete again', async () => {
+    it.concurrent('push config CRUD: create, get, list, delete, delete again', async () => {
       // INPUT_REQUIRED keeps the task open and quiet, so no delivery is attempted to the dummy URL.
       const task = asTask(await conformance.sendMessage(sendRequest({ messageId: uniqueId('tck-input-required') })));
       expect(stateOf(task)).toBe('TASK_STATE_INPUT_REQUIRED');
@@ -250,7 +253,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       expect(await rejectionOf(conformance.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'cfg-1' }))).toBeInstanceOf(TaskNotFoundError);
     });
 
-    it('push delivery: an inline SendMessage config receives every StreamResponse in order, with its credentials', async () => {
+    it.concurrent('push delivery: an inline SendMessage config receives every StreamResponse in order, with its credentials', async () => {
       const receiver = await startWebhookReceiver();
       try {
         const token = uniqueId('notify-token');
@@ -293,7 +296,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
 
     // ------------------------------------------------------------------ extended card
 
-    it('GetExtendedAgentCard with the API key returns the extended card with the extended-only skill', async () => {
+    it.concurrent('GetExtendedAgentCard with the API key returns the extended card with the extended-only skill', async () => {
       const publicCard = (await (await fetch(echoCardUrl())).json()) as { skills: Array<{ id: string }>; capabilities: { extendedAgentCard?: boolean } };
       expect(publicCard.capabilities.extendedAgentCard).toBe(true);
       expect(publicCard.skills.map((k) => k.id)).not.toContain('echo');
@@ -305,7 +308,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       expect(extended.skills.map((k) => k.id)).toEqual(['echo']);
     });
 
-    it('the extended card fetched over this binding verifies with the SDK verifier against our JWKS', async () => {
+    it.concurrent('the extended card fetched over this binding verifies with the SDK verifier against our JWKS', async () => {
       const authed = await sdkClient(echoCardUrl(), transport, [bearerAuth(API_KEY)]);
       extraClients.push(authed);
       const extended = await authed.getAgentCard();
@@ -322,7 +325,7 @@ export function describeInterop(label: string, start: () => Promise<InteropTarge
       }
     });
 
-    it('GetExtendedAgentCard without credentials fails as an authentication error', async () => {
+    it.concurrent('GetExtendedAgentCard without credentials fails as an authentication error', async () => {
       const anonymous = await sdkClient(echoCardUrl(), transport);
       extraClients.push(anonymous);
       const err = await rejectionOf(anonymous.getAgentCard());
