@@ -58,8 +58,10 @@ export class SpanRecorder implements TracerProvider {
   /** @internal ScopedTracer's startSpan */
   start(scope: number, name: string, options: SpanOptions, ctx: Context): Span {
     if (options.root) ctx = trace.deleteSpan(ctx);
-    const parent = trace.getSpanContext(ctx);
-    const validParent = parent && trace.isSpanContextValid(parent) ? parent : undefined;
+    // A parent that is one of ours has valid ids: the API's check (two regular expressions) is for the others.
+    const parentSpan = trace.getSpan(ctx);
+    const parent = parentSpan?.spanContext();
+    const validParent = parent && (parentSpan instanceof RecordedSpan || trace.isSpanContextValid(parent)) ? parent : undefined;
     const traceId = validParent ? validParent.traceId : newTraceId();
     const spanId = newSpanId();
     const kind = options.kind ?? SpanKind.INTERNAL;

@@ -24,6 +24,7 @@ import {
   type TextMapGetter,
   type Tracer,
 } from '@opentelemetry/api';
+import { RecordedSpan } from './recorded-span.js';
 
 let on = false;
 /** the sampler follows the parent's sampled flag (parent-based, or always off) */
@@ -144,6 +145,9 @@ export function injectTraceContext(ctx: Context | undefined, headers: Record<str
 /** The span `ctx` names as a W3C `traceparent` value, for a record that outlives the request (a task, a bus message). */
 export function traceparentOf(ctx: Context | undefined): string | undefined {
   if (!on || !ctx) return undefined;
+  // the installed propagator is W3C's (start-tracing.ts): for a span of ours, its value without the propagator's checks
+  const span = trace.getSpan(ctx);
+  if (span instanceof RecordedSpan) return span.traceparent();
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier);
   return carrier.traceparent;
