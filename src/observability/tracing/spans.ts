@@ -9,7 +9,7 @@
  * AsyncLocalStorage context manager turns on Node's promise hooks, which make every `await` of the
  * process dearer, traced or not (docs/decisions/0018-tracing.md).
  */
-import { propagation, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanOptions as OtelSpanOptions, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { propagation, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { RecordedSpan } from './recorded-span.js';
 import { ROOT } from './root-context.js';
 
@@ -55,10 +55,8 @@ export function startSpan(name: string, o: SpanOptions): Span {
     const sc = trace.getSpanContext(o.parent);
     if (sc && (sc.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(sc);
   }
-  const options: OtelSpanOptions = { kind: o.kind ?? SpanKind.INTERNAL };
-  if (o.attributes) options.attributes = o.attributes;
-  if (o.links) options.links = o.links;
-  return tracer().startSpan(name, options, o.parent ?? ROOT);
+  // the options as given: the tracer reads kind (INTERNAL when absent), attributes and links, not `parent`
+  return tracer().startSpan(name, o, o.parent ?? ROOT);
 }
 
 /** The context whose current span is `span`: what its children name as their parent. */
