@@ -117,6 +117,7 @@ const UNIT = [
   'test/net/ssrf-guard.test.ts',
   'test/observability/keyed-instruments.test.ts',
   'test/observability/recorded-spans.test.ts',
+  'test/observability/root-context.test.ts',
   'test/observability/tracing-settings.test.ts',
   'test/server/dev-reload-audit.test.ts',
   'test/server/heap-settings.test.ts',

@@ -24,7 +24,8 @@ export function traceRequest(req: IncomingMessage, res: ServerResponse, serve: (
   const parent = extractContext(req.headers);
   const span = startSpan(`${req.method ?? 'GET'}`, { kind: SpanKind.SERVER, parent, attributes: { 'http.request.method': req.method ?? 'GET' } });
   (req as WithTrace)[TRACE] = contextWith(span, parent);
-  res.once('close', () => endRequestSpan(span, req, res));
+  // `on`, not `once`: a response closes once, and `once` wraps the listener in two more objects
+  res.on('close', () => endRequestSpan(span, req, res));
   serve();
 }
 

@@ -6,8 +6,8 @@
  * overwritten and invalid attributes, the attribute count limit — with only the random ids and
  * the clock readings differing (those are checked for shape and order).
  */
-import { diag, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type AttributeValue, type TracerProvider } from '@opentelemetry/api';
-import { TraceState, type InstrumentationScope } from '@opentelemetry/core';
+import { defaultTextMapSetter, diag, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type AttributeValue, type TracerProvider } from '@opentelemetry/api';
+import { TraceState, W3CTraceContextPropagator, type InstrumentationScope } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, ParentBasedSampler, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
@@ -15,6 +15,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InLoopSpanExporter } from '../../src/observability/tracing/in-loop-span-exporter.js';
 import { spanLimitsFrom, type PackedSpans } from '../../src/observability/tracing/packed-spans.js';
 import { SpanBatches } from '../../src/observability/tracing/span-batches.js';
+import { RecordedSpan } from '../../src/observability/tracing/recorded-span.js';
 import { SpanRecorder } from '../../src/observability/tracing/span-recorder.js';
 
 const resource = resourceFromAttributes({ 'service.name': 'agentport', 'service.instance.id': 'r1' });
@@ -143,5 +144,30 @@ describe('recorded spans', () => {
     expect(batches).toHaveLength(1);
     expect(batches[0]!.scopes.map((s) => s.name)).toEqual(['agentport', 'other-scope']);
     for (const v of batches[0]!.values) expect(v == null || ['string', 'number', 'boolean'].includes(typeof v) || Array.isArray(v)).toBe(true);
+  });
+
+  it('name themselves in a traceparent as the W3C propagator writes it', () => {
+    const sink = new SpanBatches({ export: () => {}, forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() }, [], {
+      maxQueueSize: 8,
+      maxExportBatchSize: 8,
+      scheduledDelayMillis: 60_000,
+      exportTimeoutMillis: 30_000,
+      onError: () => {},
+    });
+    const tracer = new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, []).getTracer('agentport');
+    const remote = trace.setSpanContext(ROOT_CONTEXT, {
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      traceFlags: TraceFlags.SAMPLED,
+      traceState: new TraceState('vendor=abc'),
+      isRemote: true,
+    });
+    for (const parent of [ROOT_CONTEXT, remote]) {
+      const span = tracer.startSpan('POST', {}, parent);
+      expect(span).toBeInstanceOf(RecordedSpan);
+      const carrier: Record<string, string> = {};
+      new W3CTraceContextPropagator().inject(trace.setSpan(parent, span), carrier, defaultTextMapSetter);
+      expect((span as RecordedSpan).traceparent()).toBe(carrier.traceparent);
+    }
   });
 });

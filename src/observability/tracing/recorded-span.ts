@@ -103,6 +103,14 @@ export class RecordedSpan implements Span {
     this.#start = start;
   }
 
+  /**
+   * The span as a W3C `traceparent` (what the W3C propagator writes for it, sampled flag set),
+   * without the propagator's regex checks: a recorded span's ids are ours and valid.
+   */
+  traceparent(): string {
+    return `00-${this.#traceId}-${this.#spanId}-01`;
+  }
+
   spanContext(): SpanContext {
     return (this.#context ??= this.#traceState ? { traceId: this.#traceId, spanId: this.#spanId, traceFlags: 1, traceState: this.#traceState } : { traceId: this.#traceId, spanId: this.#spanId, traceFlags: 1 });
   }

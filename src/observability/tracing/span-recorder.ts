@@ -7,11 +7,15 @@
  * (docs/decisions/0018-tracing.md, *Revision 3*).
  */
 import { performance } from 'node:perf_hooks';
-import { context as contextApi, SamplingDecision, SpanKind, trace, TraceFlags, type Context, type Span, type SpanOptions, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { context as contextApi, SamplingDecision, SpanKind, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanOptions, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Sampler } from '@opentelemetry/sdk-trace-base';
 import { RecordedSpan, type SpanSink } from './recorded-span.js';
 import { newSpanId, newTraceId } from './span-ids.js';
+
+/** What the sampler is shown for a span started without attributes or links: shared, not a new object per span (samplers only read them). */
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
+const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
 
 class ScopedTracer implements Tracer {
   constructor(
@@ -58,12 +62,14 @@ export class SpanRecorder implements TracerProvider {
   /** @internal ScopedTracer's startSpan */
   start(scope: number, name: string, options: SpanOptions, ctx: Context): Span {
     if (options.root) ctx = trace.deleteSpan(ctx);
-    const parent = trace.getSpanContext(ctx);
-    const validParent = parent && trace.isSpanContextValid(parent) ? parent : undefined;
+    // A parent that is one of ours has valid ids: the API's check (two regular expressions) is for the others.
+    const parentSpan = trace.getSpan(ctx);
+    const parent = parentSpan?.spanContext();
+    const validParent = parent && (parentSpan instanceof RecordedSpan || trace.isSpanContextValid(parent)) ? parent : undefined;
     const traceId = validParent ? validParent.traceId : newTraceId();
     const spanId = newSpanId();
     const kind = options.kind ?? SpanKind.INTERNAL;
-    const result = this.sampler.shouldSample(ctx, traceId, name, kind, options.attributes ?? {}, options.links ?? []);
+    const result = this.sampler.shouldSample(ctx, traceId, name, kind, options.attributes ?? NO_ATTRIBUTES, options.links ?? NO_LINKS);
     const traceState = result.traceState ?? validParent?.traceState;
     if (result.decision !== SamplingDecision.RECORD_AND_SAMPLED) {
       // RECORD (recorded, not sampled) is never exported either: no processor here reads it

@@ -9,21 +9,9 @@
  * AsyncLocalStorage context manager turns on Node's promise hooks, which make every `await` of the
  * process dearer, traced or not (docs/decisions/0018-tracing.md).
  */
-import {
-  propagation,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  TraceFlags,
-  type Attributes,
-  type Context,
-  type Link,
-  type Span,
-  type SpanOptions as OtelSpanOptions,
-  type TextMapGetter,
-  type Tracer,
-} from '@opentelemetry/api';
+import { propagation, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
+import { RecordedSpan } from './recorded-span.js';
+import { ROOT } from './root-context.js';
 
 let on = false;
 /** the sampler follows the parent's sampled flag (parent-based, or always off) */
@@ -67,14 +55,12 @@ export function startSpan(name: string, o: SpanOptions): Span {
     const sc = trace.getSpanContext(o.parent);
     if (sc && (sc.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(sc);
   }
-  const options: OtelSpanOptions = { kind: o.kind ?? SpanKind.INTERNAL };
-  if (o.attributes) options.attributes = o.attributes;
-  if (o.links) options.links = o.links;
-  return tracer().startSpan(name, options, o.parent ?? ROOT_CONTEXT);
+  // the options as given: the tracer reads kind (INTERNAL when absent), attributes and links, not `parent`
+  return tracer().startSpan(name, o, o.parent ?? ROOT);
 }
 
 /** The context whose current span is `span`: what its children name as their parent. */
-export function contextWith(span: Span, parent: Context = ROOT_CONTEXT): Context {
+export function contextWith(span: Span, parent: Context = ROOT): Context {
   return trace.setSpan(parent, span);
 }
 
@@ -127,8 +113,8 @@ const getter: TextMapGetter<TraceCarrier> = {
 
 /** The context a caller sent (`traceparent`/`tracestate`), on top of the root; the root when it sent none. */
 export function extractContext(carrier: TraceCarrier | undefined): Context {
-  if (!carrier) return ROOT_CONTEXT;
-  return propagation.extract(ROOT_CONTEXT, carrier, getter);
+  if (!carrier) return ROOT;
+  return propagation.extract(ROOT, carrier, getter);
 }
 
 /** Whether `ctx` carries a span context (a remote caller's, or one of ours). */
@@ -144,6 +130,9 @@ export function injectTraceContext(ctx: Context | undefined, headers: Record<str
 /** The span `ctx` names as a W3C `traceparent` value, for a record that outlives the request (a task, a bus message). */
 export function traceparentOf(ctx: Context | undefined): string | undefined {
   if (!on || !ctx) return undefined;
+  // the installed propagator is W3C's (start-tracing.ts): for a span of ours, its value without the propagator's checks
+  const span = trace.getSpan(ctx);
+  if (span instanceof RecordedSpan) return span.traceparent();
   const carrier: Record<string, string> = {};
   propagation.inject(ctx, carrier);
   return carrier.traceparent;
@@ -152,7 +141,7 @@ export function traceparentOf(ctx: Context | undefined): string | undefined {
 /** The context a stored `traceparent` names, for a span that continues that trace later. */
 export function contextOfTraceparent(traceparent: string | undefined): Context | undefined {
   if (!traceparent) return undefined;
-  const ctx = propagation.extract(ROOT_CONTEXT, { traceparent }, getter);
+  const ctx = propagation.extract(ROOT, { traceparent }, getter);
   return trace.getSpanContext(ctx) ? ctx : undefined;
 }
 
@@ -182,7 +171,7 @@ export function traceIdOf(ctx: Context | undefined): string | undefined {
  * span's context (for what it calls) and built then.
  */
 export function traceIterable<T>(open: () => { span: Span; parent?: Context | undefined }, source: (trace: Context) => AsyncIterable<T>): AsyncIterable<T> {
-  if (!on) return source(ROOT_CONTEXT);
+  if (!on) return source(ROOT);
   return {
     [Symbol.asyncIterator](): AsyncIterator<T> {
       let span: Span | undefined;
