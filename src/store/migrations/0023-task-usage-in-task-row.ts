@@ -21,6 +21,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { SqlDialectName } from './sql-dialect.js';
 
+// The migration's own list, not store/usage/task-usage-columns.ts: a migration stays what it was when
+// a later change edits the live columns.
 const TEXT = [
   'usage_replica',
   'usage_face',
@@ -36,6 +38,22 @@ const TEXT = [
   'usage_model',
 ] as const;
 const BIGINT = ['usage_time', 'usage_started_at', 'usage_bytes_in', 'usage_prompt_tokens', 'usage_completion_tokens', 'usage_cached_tokens'] as const;
+
+/** The columns of a usage record, in usage_records' order: the view's and the revert's. */
+const RECORD_COLUMNS = sql.raw(`id, kind, time, started_at, final, replica, face, operation, agent, skill, tool, task_id, context_id, subject,
+  client_id, key_id, usecase, remote_subject, remote_issuer, outcome, error, ttfb_ms, latency_ms, duration_ms,
+  bytes_in, bytes_out, model, prompt_tokens, completion_tokens, cached_tokens, cost`);
+
+/** A task's record rebuilt from its task row and its timing row: what the view shows and what `down` puts back. */
+const TASK_RECORDS = sql`
+    select t.id, 'task', t.usage_time, t.usage_started_at, t.usage_final, t.usage_replica, t.usage_face, t.usage_operation,
+           t.agent_id, t.usage_skill, t.usage_tool, t.id, t.context_id, coalesce(t.usage_subject, t.owner),
+           t.usage_client_id, t.usage_key_id, t.usage_usecase, t.usage_remote_subject, t.usage_remote_issuer,
+           t.state, case when t.state = 'TASK_STATE_FAILED' then 1 else 0 end, m.ttfb_ms, m.latency_ms, t.usage_duration_ms,
+           coalesce(m.bytes_in, t.usage_bytes_in), m.bytes_out, t.usage_model, t.usage_prompt_tokens,
+           t.usage_completion_tokens, t.usage_cached_tokens, t.usage_cost
+      from tasks as t left join task_usage_timing as m on m.id = t.id
+     where t.usage_time is not null`;
 
 export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
   const real = dialect === 'postgres' ? ('double precision' as const) : ('real' as const);
@@ -83,35 +101,16 @@ export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<
 
   await sql`
     create view usage_records_all as
-    select id, kind, time, started_at, final, replica, face, operation, agent, skill, tool, task_id, context_id, subject,
-           client_id, key_id, usecase, remote_subject, remote_issuer, outcome, error, ttfb_ms, latency_ms, duration_ms,
-           bytes_in, bytes_out, model, prompt_tokens, completion_tokens, cached_tokens, cost
-      from usage_records
+    select ${RECORD_COLUMNS} from usage_records
     union all
-    select t.id, 'task', t.usage_time, t.usage_started_at, t.usage_final, t.usage_replica, t.usage_face, t.usage_operation,
-           t.agent_id, t.usage_skill, t.usage_tool, t.id, t.context_id, coalesce(t.usage_subject, t.owner),
-           t.usage_client_id, t.usage_key_id, t.usage_usecase, t.usage_remote_subject, t.usage_remote_issuer,
-           t.state, case when t.state = 'TASK_STATE_FAILED' then 1 else 0 end, m.ttfb_ms, m.latency_ms, t.usage_duration_ms,
-           coalesce(m.bytes_in, t.usage_bytes_in), m.bytes_out, t.usage_model, t.usage_prompt_tokens,
-           t.usage_completion_tokens, t.usage_cached_tokens, t.usage_cost
-      from tasks as t left join task_usage_timing as m on m.id = t.id
-     where t.usage_time is not null`.execute(db);
+    ${TASK_RECORDS}`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await sql`drop view usage_records_all`.execute(db);
   await sql`
-    insert into usage_records (id, kind, time, started_at, final, replica, face, operation, agent, skill, tool, task_id, context_id, subject,
-                               client_id, key_id, usecase, remote_subject, remote_issuer, outcome, error, ttfb_ms, latency_ms, duration_ms,
-                               bytes_in, bytes_out, model, prompt_tokens, completion_tokens, cached_tokens, cost)
-    select t.id, 'task', t.usage_time, t.usage_started_at, t.usage_final, t.usage_replica, t.usage_face, t.usage_operation,
-           t.agent_id, t.usage_skill, t.usage_tool, t.id, t.context_id, coalesce(t.usage_subject, t.owner),
-           t.usage_client_id, t.usage_key_id, t.usage_usecase, t.usage_remote_subject, t.usage_remote_issuer,
-           t.state, case when t.state = 'TASK_STATE_FAILED' then 1 else 0 end, m.ttfb_ms, m.latency_ms, t.usage_duration_ms,
-           coalesce(m.bytes_in, t.usage_bytes_in), m.bytes_out, t.usage_model, t.usage_prompt_tokens,
-           t.usage_completion_tokens, t.usage_cached_tokens, t.usage_cost
-      from tasks as t left join task_usage_timing as m on m.id = t.id
-     where t.usage_time is not null`.execute(db);
+    insert into usage_records (${RECORD_COLUMNS})
+    ${TASK_RECORDS}`.execute(db);
   await sql`drop index tasks_usage_time_idx`.execute(db);
   await db.schema.dropTable('task_usage_timing').execute();
   for (const c of [...TEXT, ...BIGINT, 'usage_final', 'usage_duration_ms', 'usage_cost']) await db.schema.alterTable('tasks').dropColumn(c).execute();
