@@ -14,6 +14,7 @@ import { LongestFirstSequencer } from './test/support/longest-first.js';
  */
 const UNIT = [
   'test/core/copy-with.test.ts',
+  'test/core/call-context.test.ts',
   'test/core/iso-timestamp.test.ts',
   'test/core/ids/uuid-v7.test.ts',
   'test/protocol/**/*.test.ts',

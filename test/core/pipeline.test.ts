@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { A2AHandler, CallContext, StreamItem } from '../../src/core/a2a-handler.js';
+import { type A2AHandler, CallContext, type StreamItem } from '../../src/core/a2a-handler.js';
 import { compose, entering, type Call, type Stage } from '../../src/core/pipeline.js';
 import { OPERATIONS } from '../../src/core/operations.js';
 import { ANONYMOUS } from '../../src/core/authz/principal.js';
@@ -47,18 +47,20 @@ function tagging(): Stage & { calls: Call[]; refuse: boolean } {
     ...entering('tagging', (ctx, call) => {
       t.calls.push(call);
       if (t.refuse) throw new Error(`refused ${call.op}`);
-      return { ...ctx, surface: 'mcp' };
+      ctx.onSurface('mcp', ctx.usage);
+      return ctx;
     }),
   };
   return t;
 }
 
-const ctx: CallContext = { agentId: 'a', principal: ANONYMOUS, requestedExtensions: [] };
+/** A fresh context per call: the stages fill it in place. */
+const ctx = (): CallContext => new CallContext('a', ANONYMOUS);
 const req = { id: 't-1' };
 
 function invoke(h: A2AHandler, op: (typeof OPS)[number]): Promise<unknown> | AsyncIterable<StreamItem> {
   const f = (h as unknown as Record<string, (...a: unknown[]) => Promise<unknown> | AsyncIterable<StreamItem>>)[op]!;
-  return op === 'getExtendedAgentCard' ? f.call(h, ctx) : op === 'subscribeToTask' ? f.call(h, ctx, req, 7) : f.call(h, ctx, req);
+  return op === 'getExtendedAgentCard' ? f.call(h, ctx()) : op === 'subscribeToTask' ? f.call(h, ctx(), req, 7) : f.call(h, ctx(), req);
 }
 
 describe('the call pipeline (compose)', () => {
@@ -94,7 +96,7 @@ describe('the call pipeline (compose)', () => {
     const order: string[] = [];
     const named = (name: string): Stage => entering(name, (c) => (order.push(name), c));
     const h = compose([named('first'), named('second'), named('third')], recordingInner());
-    await h.getTask(ctx, req);
+    await h.getTask(ctx(), req);
     expect(order).toEqual(['first', 'second', 'third']);
   });
 
@@ -103,8 +105,8 @@ describe('the call pipeline (compose)', () => {
     const stage = tagging();
     const h = compose([stage], inner);
     stage.refuse = true;
-    await expect(h.getTask(ctx, req)).rejects.toThrow('refused getTask');
-    const stream = h.subscribeToTask(ctx, req);
+    await expect(h.getTask(ctx(), req)).rejects.toThrow('refused getTask');
+    const stream = h.subscribeToTask(ctx(), req);
     expect(stage.calls).toHaveLength(1); // nothing runs until the stream is read
     await expect(stream[Symbol.asyncIterator]().next()).rejects.toThrow('refused subscribeToTask');
     expect(inner.seen).toHaveLength(0);
@@ -127,7 +129,7 @@ describe('the call pipeline (compose)', () => {
       const usage = new UsageDraft('test', 0);
       let result: unknown;
       expect(() => {
-        result = h.getTask({ ...ctx, usage }, req);
+        result = h.getTask(CallContext.of('a', ANONYMOUS, { usage }), req);
       }).not.toThrow();
       await expect(result).rejects.toBeInstanceOf(A2AError);
       expect(usage.error).toBe(true);

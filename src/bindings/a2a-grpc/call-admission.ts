@@ -5,7 +5,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
-import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
+import { type A2AHandler, CallContext } from '../../core/a2a-handler.js';
 import { ANONYMOUS, type Principal } from '../../core/authz/principal.js';
 import { unknownTenant } from '../../core/authz/unknown-agent.js';
 import { uuidv7 } from '../../core/ids/uuid-v7.js';
@@ -75,7 +75,7 @@ export async function admit<R>(calls: GrpcCalls, prepare: (wire: unknown) => Pre
     responseMetadata = new grpc.Metadata();
     responseMetadata.set(EXTENSIONS_KEY, activated.join(','));
   }
-  const ctx: CallContext = { agentId, principal, requestedExtensions, signal, clientGone: () => signal.aborted, usage, ...(legacy ? { wireVersion: '0.3' as const } : {}) };
+  const ctx = CallContext.of(agentId, principal, { signal, clientGone: () => signal.aborted, usage, wireVersion: legacy ? '0.3' : undefined }, requestedExtensions);
   return { ctx, prepared, responseMetadata };
 }
 

@@ -6,7 +6,7 @@
 import { usageOf } from '../../edge/call-usage.js';
 import { connectionGone } from '../connection-gone.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { A2AHandler, CallContext, StreamItem } from '../../core/a2a-handler.js';
+import { type A2AHandler, CallContext, type StreamItem } from '../../core/a2a-handler.js';
 import type { Principal } from '../../core/authz/principal.js';
 import { OPERATION_BY_NAME } from '../../core/operations.js';
 import { A2AError, invalidParams, toA2AError } from '../../protocol/a2a/errors.js';
@@ -121,7 +121,9 @@ export class JsonRpcBinding {
       const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
       const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
       if (activated.length) headers['A2A-Extensions'] = activated.join(', ');
-      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, clientGone: () => connectionGone(req), usage };
+      const ctx = new CallContext(agentId, principal, requested);
+      ctx.clientGone = () => connectionGone(req);
+      ctx.usage = usage;
 
       if (operation.stream) {
         const iterable =

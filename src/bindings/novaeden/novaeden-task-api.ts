@@ -19,7 +19,7 @@ import { carryUsage, usageCarriedBy } from '../../core/usage/usage-draft.js';
 import type { FastifyPluginCallback, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Authenticator } from '../../auth/authenticator.js';
-import type { A2AHandler, CallContext } from '../../core/a2a-handler.js';
+import { type A2AHandler, CallContext } from '../../core/a2a-handler.js';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
 import { admitToAgentPath } from '../../core/authz/agent-lookup.js';
 import { AccessDenied } from '../../core/authz/access-denied.js';
@@ -89,7 +89,7 @@ export function novaedenTaskApi(d: NovaedenTaskApiDeps): FastifyPluginCallback {
     if (err.kind === 'Unauthenticated' && !(err instanceof AccessDenied)) reply.header('WWW-Authenticate', challengeFor(err, path, scope));
     return sendError(reply, err);
   };
-  const ctxOf = (agentId: string, principal: Principal): CallContext => ({ agentId, principal, requestedExtensions: [], usage: usageCarriedBy(principal) });
+  const ctxOf = (agentId: string, principal: Principal): CallContext => CallContext.of(agentId, principal, { usage: usageCarriedBy(principal) });
 
   /** The agent, admitted by the hidden-agent rule, and the caller; undefined once a refusal is sent. */
   const admit = async (req: FastifyRequest, reply: FastifyReply, agentId: string): Promise<Principal | undefined> => {

@@ -12,7 +12,7 @@ import { A2AError } from '../../protocol/a2a/errors.js';
 import { isTerminal, type Message, type SendMessageRequest, type Task } from '../../protocol/a2a/types.js';
 import type { EventBus, ForwardedMessage, TaskControl } from '../../bus/event-bus.js';
 import type { ClaimedTask, Store } from '../../store/store.js';
-import type { CallContext } from '../a2a-handler.js';
+import { CallContext } from '../a2a-handler.js';
 import type { AgentRegistry, RegisteredAgent } from '../agents/agent-registry.js';
 import { LEASE_LOST_MESSAGE, STORAGE_UNAVAILABLE_MESSAGE } from '../execution/failure-messages.js';
 import { NO_OBSERVER } from '../execution/run-observer.js';
@@ -193,13 +193,7 @@ export class ClusterRouter {
 
   /** A message another replica received for a task this replica holds. */
   private async runForwarded(f: ForwardedMessage): Promise<void> {
-    const ctx: CallContext = {
-      agentId: f.agentId,
-      principal: { subject: f.owner, authenticated: true, scopes: [] },
-      requestedExtensions: f.extensions,
-      ...(f.usecases ? { usecases: f.usecases } : {}),
-      forwarded: true,
-    };
+    const ctx = CallContext.of(f.agentId, { subject: f.owner, authenticated: true, scopes: [] }, { usecases: f.usecases, forwarded: true }, f.extensions);
     const req: SendMessageRequest = {
       message: f.message,
       configuration: { returnImmediately: true, ...(f.acceptedOutputModes ? { acceptedOutputModes: f.acceptedOutputModes } : {}) },
@@ -210,7 +204,7 @@ export class ClusterRouter {
       else
         await inForwardedTrace(f.trace, f.message.taskId, async (trace) => {
           // The run starts under the forwarded span.
-          ctx.trace = trace;
+          ctx.traced(trace);
           await this.d.receive(ctx, req);
         });
     } catch (err) {

@@ -5,7 +5,7 @@
  * calling it directly, is counted against the caller's quotas, and its task is owned by, visible
  * to and billed to the caller. The sub-task's message names the parent task in its metadata.
  */
-import type { A2AHandler, CallContext } from '../a2a-handler.js';
+import { type A2AHandler, CallContext } from '../a2a-handler.js';
 import type { AgentRegistry } from '../agents/agent-registry.js';
 import { PARENT_TASK_METADATA_KEY, type HostedAgents, type HostedAgentView } from '../agents/agent-definition.js';
 import type { Principal } from '../authz/principal.js';
@@ -124,15 +124,6 @@ export class HostedAgentCalls implements HostedAgents {
   }
 
   private context(agentId: string, usage: UsageDraft | undefined, signal?: AbortSignal, span?: Context): CallContext {
-    const trace = span ?? this.parent.trace();
-    return {
-      agentId,
-      principal: this.caller.principal,
-      requestedExtensions: [],
-      ...(this.caller.surface ? { surface: this.caller.surface } : {}),
-      ...(signal ? { signal } : {}),
-      ...(usage ? { usage } : {}),
-      ...(trace ? { trace } : {}),
-    };
+    return CallContext.of(agentId, this.caller.principal, { surface: this.caller.surface, signal, usage, trace: span ?? this.parent.trace() });
   }
 }

@@ -7,7 +7,6 @@
 import type { Stage } from '../pipeline.js';
 import { AccessDenied } from '../authz/access-denied.js';
 import type { AuthorizationPolicy } from '../authz/policy.js';
-import { copyWith } from '../copy-with.js';
 
 export interface AuthorizeOptions {
   /** the RFC 9728 metadata URL named in challenges for an agent's endpoints */
@@ -26,8 +25,8 @@ export function authorizeStage(policy: AuthorizationPolicy, o: AuthorizeOptions 
         throw e;
       }
       // The caller's usecases go with the call: the task directory shows only their data.
-      const usecases = policy.usecases(ctx.principal);
-      return next(usecases === undefined ? ctx : copyWith(ctx, { usecases }));
+      ctx.authorized(policy.usecases(ctx.principal));
+      return next(ctx);
     },
   };
 }

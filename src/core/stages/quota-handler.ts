@@ -9,7 +9,7 @@
  * blocking send or a stream usually ends there; a task still running when the answer is given
  * (returnImmediately, a stream the client left) is watched through SubscribeToTask until it does.
  */
-import type { A2AHandler, CallContext, StreamItem } from '../a2a-handler.js';
+import { type A2AHandler, CallContext, type StreamItem } from '../a2a-handler.js';
 import type { Stage } from '../pipeline.js';
 import { lazyStream } from '../streams/lazy-stream.js';
 import { isInterrupted, isTerminal, type SendMessageResponse, type StreamResponse, type TaskState } from '../../protocol/a2a/types.js';
@@ -118,7 +118,7 @@ class QuotaHold {
       slot.release();
       return;
     }
-    const watchCtx: CallContext = { agentId: ctx.agentId, principal: ctx.principal, requestedExtensions: [], ...(ctx.usecases ? { usecases: ctx.usecases } : {}), ...(ctx.surface ? { surface: ctx.surface } : {}) };
+    const watchCtx = CallContext.of(ctx.agentId, ctx.principal, { usecases: ctx.usecases, surface: ctx.surface });
     void (async () => {
       try {
         for await (const item of this.tasks.subscribeToTask(watchCtx, { id: taskId })) {

@@ -16,7 +16,6 @@ import type { AgentSkill } from '../../protocol/a2a/types.js';
 import type { AuthorizationPolicy } from '../authz/policy.js';
 import { unknownTenant } from '../authz/unknown-agent.js';
 import { agentSeen } from '../authz/agent-lookup.js';
-import { copyWith } from '../copy-with.js';
 
 /** What the core knows of a call for its usage record: operation, agent, skill, caller, task. */
 function noteCall(u: UsageDraft, ctx: CallContext, call: Call): void {
@@ -50,19 +49,16 @@ export function resolveStage(registry: AgentRegistry, policy: AuthorizationPolic
     name: 'resolve',
     call(ctx, call, next) {
       const agent = registry.get(ctx.agentId);
-      const resolved: CallContext = copyWith(ctx, agent ? { agent } : {});
       if (agent && (call.op === 'sendMessage' || call.op === 'sendStreamingMessage')) {
         const named = agent.definition.skillOf?.(call.req.message);
         const hinted = call.req.metadata?.[SKILL_METADATA_KEY];
-        resolved.skills = named !== undefined ? [named] : skillIdsOf(agent.definition.card.skills);
-        const skill = named ?? (typeof hinted === 'string' && hinted !== '' ? hinted : undefined);
-        if (skill !== undefined) resolved.skill = skill;
-      }
-      if (ctx.usage) noteCall(ctx.usage, resolved, call);
+        ctx.resolved(agent, named !== undefined ? [named] : skillIdsOf(agent.definition.card.skills), named ?? (typeof hinted === 'string' && hinted !== '' ? hinted : undefined));
+      } else ctx.resolved(agent, undefined, undefined);
+      if (ctx.usage) noteCall(ctx.usage, ctx, call);
       // An agent the caller may not see answers exactly like an unknown tenant. One not registered
       // (gone since the face looked) goes on: the task service answers for it.
       if (!policy.canSeeAgent(ctx.principal, ctx.agentId, ctx.surface ?? 'a2a')) throw unknownTenant(ctx.agentId);
-      return next(resolved);
+      return next(ctx);
     },
     // The tenant lookup (agent-lookup.ts): the agent exists and, with `caller`, that caller may see it.
     hasAgent(agentId, caller, next) {

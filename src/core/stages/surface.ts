@@ -7,17 +7,16 @@
 import { usageCarriedBy } from '../usage/usage-draft.js';
 import type { A2AHandler } from '../a2a-handler.js';
 import { compose, type Stage } from '../pipeline.js';
-import { copyWith } from '../copy-with.js';
 
 export function surfaceStage(surface: 'a2a' | 'mcp'): Stage {
   return {
     name: 'surface',
     call(ctx, _call, next) {
       const usage = ctx.usage ?? usageCarriedBy(ctx.principal);
-      if (ctx.surface === surface && usage === ctx.usage) return next(ctx);
-      return next(copyWith(ctx, { surface, usage }));
+      ctx.onSurface(surface, usage);
+      return next(ctx);
     },
-    hasAgent: (agentId, caller, next) => next(agentId, caller && copyWith(caller, { surface })),
+    hasAgent: (agentId, caller, next) => next(agentId, caller && { principal: caller.principal, surface }),
   };
 }
 

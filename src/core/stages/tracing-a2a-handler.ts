@@ -9,7 +9,6 @@ import type { CallContext, StreamItem } from '../a2a-handler.js';
 import { inSpan, traceIterable, startSpan, type Attributes, type Context } from '../../observability/tracing/index.js';
 import { usageCarriedBy } from '../usage/usage-draft.js';
 import type { Stage } from '../pipeline.js';
-import { copyWith } from '../copy-with.js';
 
 /** The span the call arrived in: the draft's (faces put it there), or one a caller already set. */
 function parentOf(ctx: CallContext): Context | undefined {
@@ -30,9 +29,15 @@ export const traceStage: Stage = {
     if (call.operation.stream) {
       return traceIterable(
         () => ({ span: startSpan(name, { parent, attributes: attributes(ctx) }), parent }),
-        (trace) => next(copyWith(ctx, { trace })) as AsyncIterable<StreamItem>,
+        (trace) => {
+          ctx.traced(trace);
+          return next(ctx) as AsyncIterable<StreamItem>;
+        },
       );
     }
-    return inSpan(name, { parent, attributes: attributes(ctx) }, (trace) => next(copyWith(ctx, { trace })) as Promise<unknown>);
+    return inSpan(name, { parent, attributes: attributes(ctx) }, (trace) => {
+      ctx.traced(trace);
+      return next(ctx) as Promise<unknown>;
+    });
   },
 };

@@ -5,7 +5,7 @@
 import { inSpan, type Context } from '../../observability/tracing/index.js';
 import type { EventBus } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
-import type { NewOutboxEntry, TaskEventPayload, TaskEventRecord } from '../../store/store.js';
+import type { NewOutboxEntry, TaskEventPayload } from '../../store/store.js';
 import type { LeaseTerms } from './lease-terms.js';
 import type { LiveTask } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
@@ -37,14 +37,11 @@ export class TaskLog {
    * publish follow. Events appended in the same tick (an executor's synchronous artifact + complete)
    * share one commit, so the task row is written once for them.
    */
-  append(live: LiveTask, payloads: TaskEventPayload[], trace?: Context): Promise<TaskEventRecord[]> {
+  append(live: LiveTask, payloads: TaskEventPayload[], trace?: Context): Promise<void> {
     const now = Date.now();
-    const records: TaskEventRecord[] = [];
     for (const event of payloads) {
       live.task = applyEvent(live.task, event);
-      const rec: TaskEventRecord = { taskId: live.task.id, seq: ++live.seq, event, createdAt: now };
-      records.push(rec);
-      live.unflushed.push(rec);
+      live.unflushed.push({ taskId: live.task.id, seq: ++live.seq, event, createdAt: now });
     }
     // The commit's span hangs under the first appender's span (with tracing on).
     if (trace) live.commitTrace ??= trace;
@@ -53,7 +50,9 @@ export class TaskLog {
       live.flush = new Promise<void>((resolve) => queueMicrotask(resolve)).then(() => this.flush(live));
       live.lastCommit = live.flush;
     }
-    return live.flush.then(() => records);
+    // Every append of this tick settles with the one commit that carries it: its caller waits on
+    // that commit itself, not on a promise and a list of records made per append (no caller read them).
+    return live.flush;
   }
 
   private async flush(live: LiveTask): Promise<void> {

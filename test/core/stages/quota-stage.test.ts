@@ -6,7 +6,7 @@
  * when a stream ends or its client leaves. Each slot is released exactly once.
  */
 import { describe, expect, it } from 'vitest';
-import type { A2AHandler, CallContext, StreamItem } from '../../../src/core/a2a-handler.js';
+import { type A2AHandler, CallContext, type CallFields, type StreamItem } from '../../../src/core/a2a-handler.js';
 import type { Principal } from '../../../src/core/authz/principal.js';
 import { compose } from '../../../src/core/pipeline.js';
 import type { QuotaCall, QuotaGate, TaskSlot } from '../../../src/core/quotas/quota-engine.js';
@@ -76,7 +76,12 @@ function service() {
 }
 
 const principal: Principal = { subject: 'alice', authenticated: true, clientId: 'app', keyId: 'k1', usecase: 'hr', scopes: ['a2a:publish'] };
-const ctx = (more: Partial<CallContext> = {}): CallContext => ({ agentId: 'llm', principal, requestedExtensions: ['x'], ...more });
+/** A call's context; `skill` as the resolve stage would have put it there. */
+const ctx = (more: CallFields & { principal?: Principal; skill?: string } = {}): CallContext => {
+  const c = CallContext.of('llm', more.principal ?? principal, more, ['x']);
+  if (more.skill !== undefined) c.resolved(undefined, undefined, more.skill);
+  return c;
+};
 const send = { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } as never;
 const turn = () => new Promise((r) => setImmediate(r));
 
@@ -173,7 +178,7 @@ describe('the concurrent-task slot of a send', () => {
     s.send = () => Promise.resolve({ task: task('TASK_STATE_WORKING', 't9') });
     await pipeline.sendMessage(ctx({ usecases: ['hr'], surface: 'mcp', skill: 'chat' }), send);
     expect(gate.released).toBe(0);
-    expect(s.subscribed).toEqual([{ ctx: { agentId: 'llm', principal, requestedExtensions: [], usecases: ['hr'], surface: 'mcp' }, id: 't9' }]);
+    expect(s.subscribed).toStrictEqual([{ ctx: CallContext.of('llm', principal, { usecases: ['hr'], surface: 'mcp' }), id: 't9' }]);
     s.feed?.(item({ statusUpdate: { taskId: 't9', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' } } } as StreamResponse));
     await turn();
     expect(gate.released).toBe(0);
@@ -189,7 +194,7 @@ describe('the concurrent-task slot of a send', () => {
     const { s, pipeline } = setup();
     s.send = () => Promise.resolve({ task: task('TASK_STATE_SUBMITTED') });
     await pipeline.sendMessage(ctx(), send);
-    expect(s.subscribed[0]!.ctx).toEqual({ agentId: 'llm', principal, requestedExtensions: [] });
+    expect(s.subscribed[0]!.ctx).toStrictEqual(new CallContext('llm', principal));
   });
 
   it('given back when the watch ends or fails (the task gone, or already terminal)', async () => {
@@ -274,7 +279,7 @@ describe('the stage in detail (issue 30: the survivors of mutation testing)', ()
     const { s, pipeline } = setup();
     s.send = () => Promise.resolve({ task: task('TASK_STATE_WORKING') });
     await pipeline.sendMessage(ctx(), send);
-    expect(s.subscribed[0]!.ctx).toStrictEqual({ agentId: 'llm', principal, requestedExtensions: [] });
+    expect(s.subscribed[0]!.ctx).toStrictEqual(new CallContext('llm', principal));
   });
 
   it('a stream remembers the last state it saw: an artifact after the task completed leaves it completed', async () => {

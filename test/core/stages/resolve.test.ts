@@ -5,7 +5,7 @@
  * read the agent and the skill from the call's context.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { A2AHandler, CallContext } from '../../../src/core/a2a-handler.js';
+import { type A2AHandler, CallContext } from '../../../src/core/a2a-handler.js';
 import { authorizeStage } from '../../../src/core/stages/authorizing-handler.js';
 import { AuthorizationPolicy } from '../../../src/core/authz/policy.js';
 import { resolveStage } from '../../../src/core/stages/resolve.js';
@@ -42,7 +42,7 @@ async function pipeline(): Promise<{ h: A2AHandler; lookups: string[]; seen: Cal
   return { h, lookups, seen };
 }
 
-const ctx = (agentId: string, principal = alice): CallContext => ({ agentId, principal, requestedExtensions: [] });
+const ctx = (agentId: string, principal = alice): CallContext => new CallContext(agentId, principal);
 
 describe('the resolve stage', () => {
   it('a SendMessage through the pipeline asks the registry once, and the task service runs with the agent it found', async () => {
@@ -74,5 +74,24 @@ describe('the resolve stage', () => {
     const { h, seen } = await pipeline();
     await expect(h.sendMessage(ctx('hidden'), { message: userMessage('hi') })).rejects.toBeInstanceOf(UnknownTenant);
     expect(seen).toHaveLength(0);
+  });
+
+  it('fills the context the face built, in place: a stage before it sees no agent, the stages after and the task service see the agent and the skills', async () => {
+    engine = await startEngine({ echo, hidden: echo, skilled: twoSkills });
+    const atEntry: Array<[string, string | undefined, readonly string[] | undefined, readonly string[] | undefined]> = [];
+    const probe = (name: string) => entering(name, (c) => (atEntry.push([name, c.agent?.id, c.skills, c.usecases]), c));
+    const served: CallContext[] = [];
+    const sendMessage = engine.service.sendMessage.bind(engine.service);
+    engine.service.sendMessage = (c, req) => (served.push(c), sendMessage(c, req));
+    const h = compose([probe('before'), resolveStage(engine.registry, policy), probe('resolved'), authorizeStage(policy), probe('authorized')], engine.service);
+    const built = ctx('skilled');
+    await h.sendMessage(built, { message: userMessage('chart of sales') });
+    expect(atEntry).toEqual([
+      ['before', undefined, undefined, undefined],
+      ['resolved', 'skilled', ['chart'], undefined],
+      ['authorized', 'skilled', ['chart'], undefined],
+    ]);
+    expect(served).toEqual([built]);
+    expect(served[0]).toBe(built);
   });
 });

@@ -4,14 +4,18 @@
  * principal, is put on the context for the core. In process, the stage alone and composed.
  */
 import { describe, expect, it } from 'vitest';
-import type { A2AHandler, AgentCaller, CallContext } from '../../../src/core/a2a-handler.js';
+import { type A2AHandler, type AgentCaller, CallContext, type CallFields } from '../../../src/core/a2a-handler.js';
 import type { Call } from '../../../src/core/pipeline.js';
 import { ANONYMOUS, type Principal } from '../../../src/core/authz/principal.js';
 import { onSurface, surfaceStage } from '../../../src/core/stages/surface.js';
 import { carryUsage, UsageDraft } from '../../../src/core/usage/usage-draft.js';
 
 const principal: Principal = { subject: 'bob', authenticated: true, scopes: ['mcp:tools'] };
-const ctxOf = (more: Partial<CallContext> = {}): CallContext => ({ agentId: 'echo', principal, requestedExtensions: [], ...more });
+const ctxOf = (more: CallFields & { principal?: Principal; skill?: string } = {}): CallContext => {
+  const c = CallContext.of('echo', more.principal ?? principal, more);
+  if (more.skill !== undefined) c.resolved(undefined, undefined, more.skill);
+  return c;
+};
 const call = { op: 'getExtendedAgentCard' } as unknown as Call;
 
 function passed(stage: ReturnType<typeof surfaceStage>, ctx: CallContext): CallContext {
@@ -25,13 +29,13 @@ function passed(stage: ReturnType<typeof surfaceStage>, ctx: CallContext): CallC
 }
 
 describe('surfaceStage', () => {
-  it('marks a call of another (or no) surface with its own, keeping the rest of the context', () => {
+  it('marks a call of another (or no) surface with its own in place, keeping the rest of the context', () => {
     const ctx = ctxOf({ surface: 'a2a', skill: 's' });
     const seen = passed(surfaceStage('mcp'), ctx);
+    expect(seen).toBe(ctx);
     expect(seen.surface).toBe('mcp');
     expect(seen.skill).toBe('s');
     expect(seen.principal).toBe(principal);
-    expect(ctx.surface).toBe('a2a');
     expect(passed(surfaceStage('a2a'), ctxOf()).surface).toBe('a2a');
   });
 

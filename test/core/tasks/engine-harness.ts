@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineAgent, type AgentContext, type AgentDefinition } from '../../../src/agents/sdk/agent.js';
 import { InProcessEventBus } from '../../../src/bus/in-process-bus.js';
-import type { CallContext, StreamItem } from '../../../src/core/a2a-handler.js';
+import { CallContext, type StreamItem } from '../../../src/core/a2a-handler.js';
 import { AgentRegistry } from '../../../src/core/agents/agent-registry.js';
 import { TaskService, type TaskServiceLimits } from '../../../src/core/tasks/task-service.js';
 import type { AgentCard, Message, StreamResponse } from '../../../src/protocol/a2a/types.js';
@@ -86,7 +86,7 @@ export async function startEngine(agents: Record<string, AgentDefinition>, limit
     bus,
     file: replicaOf ? replicaOf.file : join(dir!, 'agentport.db'),
     registry,
-    ctx: (agentId, subject = 'alice') => ({ agentId, principal: { subject, authenticated: true, scopes: [] }, requestedExtensions: [] }),
+    ctx: (agentId, subject = 'alice') => new CallContext(agentId, { subject, authenticated: true, scopes: [] }),
     async dispose() {
       if (!closed) await service.close();
       if (!replicaOf) await bus.close();

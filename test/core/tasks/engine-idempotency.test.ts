@@ -243,10 +243,12 @@ suite('SendMessage idempotency (in process)', () => {
   it('a retry whose client went away while it was queued starts nothing', async () => {
     const runs = { n: 0 };
     engine = await startEngine({ count: counting(runs) });
-    const gone = { ...engine.ctx('count'), clientGone: () => true };
+    const gone = engine.ctx('count');
+    gone.clientGone = () => true;
     await expect(engine.service.sendMessage(gone, { message: userMessage('gone') })).rejects.toMatchObject({ kind: 'Unavailable', message: 'The client closed the connection before the request started' });
     expect(runs.n).toBe(0);
-    const stillHere = { ...engine.ctx('count'), clientGone: async () => false };
+    const stillHere = engine.ctx('count');
+    stillHere.clientGone = async () => false;
     expect(taskOf(await engine.service.sendMessage(stillHere, { message: userMessage('here') })).status.state).toBe('TASK_STATE_COMPLETED');
     expect(runs.n).toBe(1);
   });
@@ -325,10 +327,14 @@ suite('SendMessage idempotency (in process)', () => {
     const runs = { n: 0 };
     engine = await startEngine({ count: counting(runs) });
     const calls = countCalls(engine.store);
-    const minted = { ...engine.ctx('count'), messageIdMinted: true as const };
-    const items = await collect(engine.service.sendStreamingMessage(minted, { message: userMessage('streamed') }));
+    const minted = () => {
+      const c = engine!.ctx('count');
+      c.messageIdMinted = true;
+      return c;
+    };
+    const items = await collect(engine.service.sendStreamingMessage(minted(), { message: userMessage('streamed') }));
     expect(items.at(-1)?.response).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } });
-    const blocking = taskOf(await engine.service.sendMessage(minted, { message: userMessage('blocking') }));
+    const blocking = taskOf(await engine.service.sendMessage(minted(), { message: userMessage('blocking') }));
     expect(blocking.status.state).toBe('TASK_STATE_COMPLETED');
     expect(runs.n).toBe(2);
     expect(calls.get('findTaskByMessageId') ?? 0).toBe(0);

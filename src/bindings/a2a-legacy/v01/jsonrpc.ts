@@ -6,7 +6,7 @@
  * results, stream events and errors are translated by src/protocol/a2a-v01.
  */
 import { usageOf } from '../../../edge/call-usage.js';
-import type { A2AHandler, CallContext, StreamItem } from '../../../core/a2a-handler.js';
+import { type A2AHandler, CallContext, type StreamItem } from '../../../core/a2a-handler.js';
 import { A2AError } from '../../../protocol/a2a/errors.js';
 import type { SendMessageRequest } from '../../../protocol/a2a/types.js';
 import { isObject } from '../../../protocol/a2a-v03/fields.js';
@@ -41,7 +41,7 @@ export async function handleV01Call(o: V01CallOptions, call: LegacyCall<V01Metho
     // v0.1 had no extensions; configs registered here get v0.1 webhook bodies.
     const usage = usageOf(req);
     if (usage) usage.face = 'a2a-jsonrpc/0.1';
-    const ctx: CallContext = { agentId, principal, requestedExtensions: [], wireVersion: '0.1', usage };
+    const ctx = CallContext.of(agentId, principal, { wireVersion: '0.1', usage });
     const idOf = (clientId: string) => serverTaskId(clientId, agentId, principal.subject);
 
     if (isV01StreamingMethod(method)) {
@@ -96,7 +96,9 @@ function prepareSend(ctx: CallContext, params: Record<string, unknown>, idOf: (c
   if (push || p.historyLength !== undefined) {
     request.configuration = { ...(push ? { taskPushNotificationConfig: push } : {}), ...(p.historyLength !== undefined ? { historyLength: p.historyLength } : {}) };
   }
-  return { clientId: p.clientId, sessionId: p.sessionId, request, ctx: { ...ctx, clientTaskId: taskId } };
+  // A v0.1 request makes one call: its context takes the client's task id in place.
+  ctx.clientTaskId = taskId;
+  return { clientId: p.clientId, sessionId: p.sessionId, request, ctx };
 }
 
 async function unary(h: A2AHandler, ctx: CallContext, method: V01Method, p: Record<string, unknown>, idOf: (clientId: string) => string): Promise<unknown> {

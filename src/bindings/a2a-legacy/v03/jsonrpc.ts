@@ -5,7 +5,7 @@
  * from the v1.0 path.
  */
 import { usageOf } from '../../../edge/call-usage.js';
-import type { A2AHandler, CallContext, StreamItem } from '../../../core/a2a-handler.js';
+import { type A2AHandler, CallContext, type StreamItem } from '../../../core/a2a-handler.js';
 import { A2AError, toA2AError } from '../../../protocol/a2a/errors.js';
 import type { TaskPushNotificationConfig } from '../../../protocol/a2a/types.js';
 import { agentCardFromV1 } from '../../../protocol/a2a-v03/cards.js';
@@ -55,7 +55,7 @@ export async function handleV03Call(
     // wireVersion: configs registered here get v0.3 webhook bodies
     const usage = usageOf(req);
     if (usage) usage.face = 'a2a-jsonrpc/0.3';
-    const ctx: CallContext = { agentId, principal, requestedExtensions: requested, wireVersion: '0.3', usage };
+    const ctx = CallContext.of(agentId, principal, { wireVersion: '0.3', usage }, requested);
 
     if (isV03StreamingMethod(method)) {
       const iterable = method === 'message/stream' ? o.handler.sendStreamingMessage(ctx, sendParamsToV1(params)) : o.handler.subscribeToTask(ctx, resubscribeParamsToV1(params), lastEventId(req.headers['last-event-id']));

@@ -8,7 +8,7 @@ import { usageOf } from '../../../edge/call-usage.js';
 import { withChallenge } from '../../auth-challenge.js';
 import { withRateLimit } from '../../rate-limit-headers.js';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { A2AHandler, CallContext, StreamItem } from '../../../core/a2a-handler.js';
+import { type A2AHandler, CallContext, type StreamItem } from '../../../core/a2a-handler.js';
 import type { Principal } from '../../../core/authz/principal.js';
 import { A2AError, toA2AError } from '../../../protocol/a2a/errors.js';
 import * as v from '../../../protocol/a2a/validate.js';
@@ -87,7 +87,7 @@ export class V03RestBinding {
       // wireVersion: configs registered here get v0.3 webhook bodies
       const usage = usageOf(req);
       if (usage) usage.face = 'a2a-rest/0.3';
-      const ctx: CallContext = { agentId, principal, requestedExtensions: requested, wireVersion: '0.3', usage };
+      const ctx = CallContext.of(agentId, principal, { wireVersion: '0.3', usage }, requested);
       const h = this.o.handler;
       const ok = (value: unknown): RestReply => ({ status: 200, headers, body: JSON.stringify(value ?? {}) });
 

@@ -12,7 +12,7 @@
  * offered).
  */
 import type { CallToolResult } from '@modelcontextprotocol/server';
-import type { A2AHandler, CallContext } from '../../../core/a2a-handler.js';
+import { type A2AHandler, CallContext } from '../../../core/a2a-handler.js';
 import type { Principal } from '../../../core/authz/principal.js';
 import { uuidv7 } from '../../../core/ids/uuid-v7.js';
 import { A2AError } from '../../../protocol/a2a/errors.js';
@@ -102,7 +102,7 @@ function envelopeOf(agentId: string, task: Task) {
 /** `tools/call` with the extension declared: start the A2A task and answer its handle. */
 export async function startToolTask(handler: A2AHandler, spec: AgentToolSpec, args: AgentToolArgs, principal: Principal): Promise<Record<string, unknown>> {
   // The messageId is minted here: no retry of an earlier request can carry it.
-  const ctx: CallContext = { agentId: spec.agentId, principal, requestedExtensions: [], messageIdMinted: true };
+  const ctx = CallContext.of(spec.agentId, principal, { messageIdMinted: true });
   const parts: Part[] = [{ text: args.message }];
   if (args.data !== undefined) parts.push({ data: args.data as Part['data'], mediaType: 'application/json' });
   const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts, ...(args.taskId ? { taskId: args.taskId } : {}) };
@@ -130,14 +130,15 @@ export async function serveTasksMethod(
 ): Promise<TasksAnswer> {
   const ref = parseTaskId(params.taskId);
   if (!ref || !agentVisible(ref.agentId)) return unknownTask(params.taskId);
-  const ctx: CallContext = { agentId: ref.agentId, principal, requestedExtensions: [] };
-  const read = () => handler.getTask(ctx, { id: ref.taskId });
+  // One context per call: the pipeline's stages fill it in place.
+  const ctx = () => new CallContext(ref.agentId, principal);
+  const read = () => handler.getTask(ctx(), { id: ref.taskId });
   try {
     if (method === 'tasks/cancel') {
       const task = await read();
       // Idempotent: a terminal task gets the same empty ack (the spec keeps -32602 for unknown ids).
       if (!TERMINAL_STATES.has(task.status.state))
-        await handler.cancelTask(ctx, { id: ref.taskId }).catch((err: unknown) => {
+        await handler.cancelTask(ctx(), { id: ref.taskId }).catch((err: unknown) => {
           if (!(err instanceof A2AError && err.kind === 'TaskNotCancelable')) throw err;
         });
       return { result: { resultType: 'complete' } };
@@ -151,7 +152,7 @@ export async function serveTasksMethod(
         const known = Object.fromEntries(Object.entries(responses).filter(([k]) => k in declared)) as JsonObject;
         if (Object.keys(known).length > 0) {
           const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts: [{ text: 'inputResponses' }, { data: { [MCP_INPUT_RESPONSES_KEY]: known } }], taskId: task.id, contextId: task.contextId };
-          await handler.sendMessage(ctx, { message, configuration: { returnImmediately: true } });
+          await handler.sendMessage(ctx(), { message, configuration: { returnImmediately: true } });
         }
         return { result: { resultType: 'complete' } };
       }
@@ -159,7 +160,7 @@ export async function serveTasksMethod(
       if (answer === undefined) return { status: 200, error: { code: MCP_CODE.InvalidParams, message: `inputResponses.${ANSWER_KEY} must be an accepted elicitation with a non-empty "${ANSWER_KEY}"` } };
       if (statusOf(task) !== 'input_required') return { status: 200, error: { code: MCP_CODE.InvalidParams, message: `Task ${String(params.taskId)} is not waiting for input` } };
       const message: Message = { messageId: uuidv7(), role: 'ROLE_USER', parts: [{ text: answer }], taskId: task.id, contextId: task.contextId };
-      await handler.sendMessage(ctx, { message, configuration: { returnImmediately: true } });
+      await handler.sendMessage(ctx(), { message, configuration: { returnImmediately: true } });
       return { result: { resultType: 'complete' } };
     }
     const task = await read();

@@ -6,7 +6,7 @@
  * through tool results, whose `_meta["agentport/taskId"]` names them).
  */
 import { ProtocolError, ResourceNotFoundError, ResourceTemplate, type McpServer, type ReadResourceResult } from '@modelcontextprotocol/server';
-import type { A2AHandler } from '../../../core/a2a-handler.js';
+import { type A2AHandler, CallContext } from '../../../core/a2a-handler.js';
 import type { Principal } from '../../../core/authz/principal.js';
 import { A2AError } from '../../../protocol/a2a/errors.js';
 import { QuotaExceededError } from '../../../protocol/a2a/quota-exceeded.js';
@@ -33,7 +33,7 @@ export function registerTaskTemplate(server: McpServer, handler: A2AHandler, age
       const taskId = single(vars.taskId);
       if (!agentId || !taskId || !agentIds.has(agentId)) throw new ResourceNotFoundError(uri.href);
       try {
-        const task = await handler.getTask({ agentId, principal, requestedExtensions: [] }, { id: taskId, historyLength: HISTORY_LENGTH });
+        const task = await handler.getTask(new CallContext(agentId, principal), { id: taskId, historyLength: HISTORY_LENGTH });
         return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(task, null, 2) }] };
       } catch (err) {
         // A quota refusal is a JSON-RPC error of its own (-32000, as on A2A), saying when to retry.

@@ -8,7 +8,7 @@ import { QuotaExceededError } from '../../../protocol/a2a/quota-exceeded.js';
 import { UrlElicitationRequiredError, type CallToolResult, type InputRequiredResult, type ServerContext, type ToolAnnotations } from '@modelcontextprotocol/server';
 import type { SkillAnnotationsConfig } from '../../../config/config.js';
 import type { RegisteredAgent } from '../../../core/agents/agent-registry.js';
-import type { A2AHandler, CallContext } from '../../../core/a2a-handler.js';
+import { type A2AHandler, CallContext, type CallFields } from '../../../core/a2a-handler.js';
 import { AccessDenied } from '../../../core/authz/access-denied.js';
 import { UnknownTenant } from '../../../core/authz/unknown-agent.js';
 import type { Principal } from '../../../core/authz/principal.js';
@@ -163,9 +163,10 @@ export async function callAgentTool(
   /** 'throw': a refusal of the core's authorization before any task is thrown as ToolRefused instead of becoming an isError result */
   refusal: 'result' | 'throw' = 'result',
 ): Promise<CallToolResult | InputRequiredResult> {
-  const callCtx: CallContext = { agentId: spec.agentId, principal, requestedExtensions: [] };
+  // One context per call: the pipeline's stages fill it in place.
+  const callCtx = (fields?: CallFields) => CallContext.of(spec.agentId, principal, fields);
   // The messageId is minted below, per call: no retry of an earlier request can carry it.
-  const sendCtx: CallContext = { ...callCtx, messageIdMinted: true };
+  const sendCtx = callCtx({ messageIdMinted: true });
   // In a legacy session the SDK's shim turns the input_required return into elicitation/create.
   const mrtr = era === 'legacy-elicitation' || era === 'legacy-elicitation-url' || (era === 'modern' && clientTakesFormElicitation(ctx));
   const contributed = spec.contributed ? toolCallMessage({ tool: spec.contributed.tool, arguments: (args.data ?? {}) as JsonObject, ...(spec.contributed.pages ? { pages: spec.contributed.pages } : {}) }) : undefined;
@@ -180,7 +181,7 @@ export async function callAgentTool(
       case 'mismatch':
         return errorResult('The requestState was issued for another tool or caller; call the tool again without it.');
       case 'missing': {
-        const task = await d.handler.getTask(callCtx, { id: cont.state.taskId }).catch(() => undefined);
+        const task = await d.handler.getTask(callCtx(), { id: cont.state.taskId }).catch(() => undefined);
         if (!task) return errorResult(`Task ${cont.state.taskId} was not found.`);
         if (task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || !mrtr) return taskToToolResult(task, spec.name);
         return askForInput(d.stateCodec, cont.state, partsText(task.status.message?.parts) || 'The agent needs more input.', ctx);
@@ -191,7 +192,7 @@ export async function callAgentTool(
         return errorResult('You declined to connect your account; call the tool again when you want to connect it.');
       case 'declined': {
         // The user refused to answer: the task cannot go on, so it is canceled rather than left waiting.
-        const task = await d.handler.cancelTask(callCtx, { id: cont.state.taskId }).catch(() => undefined);
+        const task = await d.handler.cancelTask(callCtx(), { id: cont.state.taskId }).catch(() => undefined);
         const r = errorResult(`You declined to answer; task ${cont.state.taskId} was canceled.`);
         return task ? { ...r, _meta: { 'agentport/taskId': task.id, 'agentport/contextId': task.contextId, 'agentport/state': task.status.state } } : r;
       }
@@ -243,7 +244,7 @@ export async function callAgentTool(
     if (!taskId || cancelSent || (state && (TERMINAL_STATES.has(state) || INTERRUPTED_STATES.has(state)))) return;
     cancelSent = true;
     d.log.debug({ taskId, tool: spec.name }, 'mcp: the client canceled a tool call; canceling its task');
-    d.handler.cancelTask({ ...callCtx, partOfCall: true }, { id: taskId }).catch((err: unknown) => d.log.debug({ err, taskId }, 'mcp: cancel after client abort did not apply'));
+    d.handler.cancelTask(callCtx({ partOfCall: true }), { id: taskId }).catch((err: unknown) => d.log.debug({ err, taskId }, 'mcp: cancel after client abort did not apply'));
   };
   if (clientSignal.aborted) onAbort();
   else clientSignal.addEventListener('abort', onAbort, { once: true });
@@ -275,7 +276,7 @@ export async function callAgentTool(
       if (connect) break;
     }
     if (connect && taskId) {
-      await d.handler.cancelTask({ ...callCtx, partOfCall: true }, { id: taskId }).catch(() => undefined);
+      await d.handler.cancelTask(callCtx({ partOfCall: true }), { id: taskId }).catch(() => undefined);
       if (era === 'legacy-elicitation-url') throw connectElicitationRequired(connect);
       if (era === 'modern' && clientTakesUrlElicitation(ctx)) {
         const state = { v: 1 as const, taskId, contextId: folded?.contextId ?? '', agentId: spec.agentId, tool: spec.name, sub: principal.subject };
@@ -285,7 +286,7 @@ export async function callAgentTool(
     }
     if (direct && !taskId) return messageToToolResult(direct);
     if (!taskId) return errorResult('The agent returned nothing.');
-    const task = folded?.id === taskId ? folded : await d.handler.getTask({ ...callCtx, partOfCall: true }, { id: taskId });
+    const task = folded?.id === taskId ? folded : await d.handler.getTask(callCtx({ partOfCall: true }), { id: taskId });
     if (mrtr && task.status.state === 'TASK_STATE_INPUT_REQUIRED') {
       const question = partsText(task.status.message?.parts) || 'The agent needs more input.';
       return askForInput(d.stateCodec, { v: 1, taskId: task.id, contextId: task.contextId, agentId: spec.agentId, tool: spec.name, sub: principal.subject }, question, ctx);

@@ -7,7 +7,7 @@
  */
 import { fromJsonSchema, type CallToolResult, type McpServer, type ServerContext, type StandardSchemaWithJSON, type ToolAnnotations } from '@modelcontextprotocol/server';
 import type { RegisteredAgent } from '../../../core/agents/agent-registry.js';
-import type { CallContext } from '../../../core/a2a-handler.js';
+import { CallContext } from '../../../core/a2a-handler.js';
 import type { AuthorizationPolicy } from '../../../core/authz/policy.js';
 import type { Principal } from '../../../core/authz/principal.js';
 import { A2AError } from '../../../protocol/a2a/errors.js';
@@ -116,7 +116,7 @@ export function registerGenericTools(server: McpServer, d: GenericToolsDeps, age
     const a = agents.find((x) => x.id === id);
     return a && (!d.policy || d.policy.canSeeAgent(principal, a.id, 'mcp')) ? a : undefined;
   };
-  const ctxOf = (id: string): CallContext => ({ agentId: id, principal, requestedExtensions: [] });
+  const ctxOf = (id: string): CallContext => new CallContext(id, principal);
   const register = <N extends GenericToolName>(name: N, run: (args: GenericToolArgs[N], ctx: ServerContext) => Promise<CallToolResult> | CallToolResult) => {
     if (taken.has(name)) return;
     const t = GENERIC_TOOLS[name];
