@@ -36,6 +36,8 @@ export function isV03Version(requested: string | undefined): boolean {
 
 /** The extension URIs a request asks for: comma-separated, possibly over several metadata entries. */
 export function parseExtensions(values: readonly string[]): string[] {
+  // Nearly every call asks for none: no header, no four lists and a set to find that out.
+  if (values.length === 0) return [];
   const uris = values
     .flatMap((v) => v.split(','))
     .map((u) => u.trim())
@@ -49,6 +51,8 @@ export function parseExtensions(values: readonly string[]): string[] {
  */
 export function activateExtensions(declared: { supported: readonly string[]; required: readonly string[] } | undefined, requested: readonly string[]): string[] {
   if (!declared) return [];
+  // No extension asked for and none required (nearly every call): nothing is activated.
+  if (requested.length === 0 && declared.required.length === 0) return [];
   const missing = declared.required.filter((uri) => !requested.includes(uri));
   if (missing.length > 0) {
     throw new A2AError('ExtensionSupportRequired', `This agent requires the extension(s) ${missing.join(', ')}; activate them with the A2A-Extensions header (a2a-extensions metadata on gRPC)`, {
