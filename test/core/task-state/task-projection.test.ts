@@ -61,7 +61,7 @@ describe('task projection', () => {
   });
 });
 
-describe('a caller\'s view of a task', () => {
+describe("a caller's view of a task", () => {
   const all = { maxHistory: 100 };
   function committed(): Task {
     const working = task();
