@@ -6,6 +6,7 @@ import type { StreamResponse, Task, TaskState } from '../protocol/a2a/types.js';
 import type { OutboxEntry, StoredPushConfig, StoredSigningKey, StoredTask, TaskCommit, TaskEventPayload, TaskEventRecord, TaskLease } from './store.js';
 import { type CompactEventsRow, compactEvent, restoreEvent } from './events-row-format.js';
 import type { UsageRecord } from './usage-record.js';
+import { writeJson } from '../protocol/a2a/written-json.js';
 import type { PushConfigsTable, PushOutboxTable, SigningKeysTable, TaskEventsTable, TasksTable } from './schema.js';
 
 /** A commit with its derived columns computed and its documents serialized. */
@@ -90,7 +91,8 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
     createdAt: c.createdAt,
     seq: c.seq,
     expectedVersion: c.expectedVersion,
-    taskJson: JSON.stringify(c.task),
+    // remembered for the task: a blocking send answers with this same committed copy (ADR 0049)
+    taskJson: writeJson(c.task),
     eventsRow: n === 0 ? undefined : { firstSeq: c.events[0]!.seq, lastSeq: c.seq, json: eventsJson, createdAt: c.events[n - 1]!.createdAt },
     outbox,
     lease: c.lease,

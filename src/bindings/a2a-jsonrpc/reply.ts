@@ -1,6 +1,7 @@
 /** JSON-RPC replies and the HTTP status an error gets on this binding, shared by v1.0 and v0.3. */
 import type { IncomingMessage } from 'node:http';
 import { toA2AError } from '../../protocol/a2a/errors.js';
+import { resultJson } from '../../protocol/a2a/written-json.js';
 import { jsonRpcHttpStatus } from '../../protocol/jsonrpc/http-status.js';
 import { withChallenge } from '../auth-challenge.js';
 import { withRateLimit } from '../rate-limit-headers.js';
@@ -29,9 +30,12 @@ export function errorReply(headers: Record<string, string>, err: unknown, encode
   return { status, headers, body: encode(err) };
 }
 
-/** `{"jsonrpc":"2.0","id":…,"result":…}`; an undefined result is JSON `null`. */
+/**
+ * `{"jsonrpc":"2.0","id":…,"result":…}`; an undefined result is JSON `null`. A task the store has
+ * just written is not serialised again (protocol/a2a/written-json.ts).
+ */
 export function resultBody(id: Id, result: unknown): string {
-  return `{"jsonrpc":"2.0","id":${idJson(id)},"result":${result === undefined ? 'null' : JSON.stringify(result)}}`;
+  return `{"jsonrpc":"2.0","id":${idJson(id)},"result":${result === undefined ? 'null' : typeof result === 'object' && result !== null ? resultJson(result) : JSON.stringify(result)}}`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { type A2AHandler, CallContext, type StreamItem } from '../../core/a2a-ha
 import type { Principal } from '../../core/authz/principal.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { restErrorBody } from '../../protocol/a2a/rest-error-body.js';
+import { resultJson } from '../../protocol/a2a/written-json.js';
 import { withRateLimit } from '../rate-limit-headers.js';
 import type { JsonObject } from '../../protocol/a2a/types.js';
 import * as v from '../../protocol/a2a/validate.js';
@@ -118,7 +119,8 @@ export class RestBinding {
       ctx.usage = usage;
       const json = () => parseBody(body);
       const h = this.o.handler;
-      const ok = (value: unknown, status = 200): RestReply => ({ status, headers, body: value === undefined ? '{}' : JSON.stringify(value) });
+      // a task the store has just written is not serialised again (protocol/a2a/written-json.ts)
+      const ok = (value: object | undefined, status = 200): RestReply => ({ status, headers, body: value === undefined ? '{}' : resultJson(value) });
 
       switch (route.op) {
         case 'send':

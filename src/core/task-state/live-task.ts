@@ -63,6 +63,8 @@ export class LiveTask {
   commitTrace?: Context | undefined;
   /** the task as of the last commit that reached the store (what a caller may be told it is) */
   durable?: Task;
+  /** the seq `durable` is at: when it is `seq`, `durable` is `task` as it stands, and the copy the store wrote */
+  durableSeq = 0;
   /** its usage record: the creating call's draft, what was last written, LLM usage reported since */
   readonly usage: TaskUsageState = {};
 
@@ -82,6 +84,7 @@ export class LiveTask {
     const l = new LiveTask({ task: s.task, agentId: s.agentId, owner: s.owner, seq: s.seq, version: s.version, createdAt: s.createdAt });
     l.committed = true;
     l.durable = s.task;
+    l.durableSeq = s.seq;
     if (s.lease) l.lease = s.lease;
     if (s.traceParent) l.traceParent = s.traceParent;
     if (s.caller) l.caller = s.caller;
@@ -95,6 +98,7 @@ export class LiveTask {
     this.version = s.version;
     this.committed = true;
     this.durable = s.task;
+    this.durableSeq = s.seq;
     if (s.lease) this.lease = s.lease;
   }
 }

@@ -97,6 +97,7 @@ export class TaskLog {
       live.committed = true;
       if (this.d.metrics) this.countTask(live, task, expectedVersion === 0);
       live.durable = task;
+      live.durableSeq = commit.seq;
     } catch (e) {
       // The live copy no longer matches the store: drop it so the next access reloads the truth.
       this.d.live.drop(live);

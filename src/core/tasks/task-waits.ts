@@ -78,7 +78,8 @@ export class TaskWaits {
             // one — the task runs on another replica, or one canceled it — the store has the answer;
             // with neither, the run's end answers instead.
             const l = this.d.live.get(prepared.taskId);
-            if (l && l.seq >= rec.seq) finish(view(l.task));
+            // The committed copy when nothing was applied since: the same task, and the store's text of it is the answer's (ADR 0049).
+            if (l && l.seq >= rec.seq) finish(view(l.durable !== undefined && l.durableSeq === l.seq ? l.durable : l.task));
             else if (prepared.remote || this.d.cluster) void fromStore();
           }
         },

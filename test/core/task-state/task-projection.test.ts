@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { applyEvent, structuredCloneTask } from '../../../src/core/task-state/task-projection.js';
+import { applyEvent, structuredCloneTask, viewTask } from '../../../src/core/task-state/task-projection.js';
 import type { Artifact, Task } from '../../../src/protocol/a2a/types.js';
+import { writeJson } from '../../../src/protocol/a2a/written-json.js';
 
 // A task copy and the events applied to a working copy share messages and artifacts (they are
 // replaced, never changed in place): whatever is applied afterwards leaves an earlier copy, and
@@ -46,5 +47,73 @@ describe('task projection', () => {
     applyEvent(working, { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: chunk('one') } });
     applyEvent(working, { statusUpdate: { taskId: 't1', contextId: 'c1', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-11-29T10:00:01.000Z' } } });
     expect(snapshot).toEqual(before);
+  });
+
+  it("gives a copy its fields in the view's order (id, contextId, status, artifacts, history, metadata), any other field after, kept", () => {
+    const working = task();
+    applyEvent(working, { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: chunk('one') } });
+    // the working copy gathered its first artifact after its history
+    expect(Object.keys(working)).toEqual(['id', 'contextId', 'status', 'history', 'artifacts']);
+    const withExtras = { metadata: { k: 'v' }, ...working, extension: 1 } as Task;
+    const copy = structuredCloneTask(withExtras);
+    expect(Object.keys(copy)).toEqual(['id', 'contextId', 'status', 'artifacts', 'history', 'metadata', 'extension']);
+    expect(copy).toEqual(withExtras);
+  });
+});
+
+describe("a caller's view of a task", () => {
+  const all = { maxHistory: 100 };
+  function committed(): Task {
+    const working = task();
+    applyEvent(working, { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: chunk('one') } });
+    return structuredCloneTask(working);
+  }
+  // written out by hand: the committed task's view, every field kept
+  const WHOLE =
+    '{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING","timestamp":"2026-11-29T10:00:00.000Z"},' +
+    '"artifacts":[{"artifactId":"a1","parts":[{"text":"one"}],"name":"out"}],' +
+    '"history":[{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}],"contextId":"c1","taskId":"t1"}]}';
+
+  it('is a written committed copy itself when the view keeps all of it, so the text the store wrote is the answer', () => {
+    const t = committed();
+    expect(writeJson(t)).toBe(WHOLE);
+    expect(viewTask(t, all)).toBe(t);
+    expect(viewTask(t, { ...all, historyLength: 1 })).toBe(t);
+  });
+
+  it('is a new object with the same text for a copy nobody wrote (a working copy changes under a queued view)', () => {
+    const working = task();
+    applyEvent(working, { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: chunk('one') } });
+    const view = viewTask(working, all);
+    expect(view).not.toBe(working);
+    expect(JSON.stringify(view)).toBe(WHOLE);
+    const unwritten = committed();
+    expect(viewTask(unwritten, all)).not.toBe(unwritten);
+  });
+
+  it('drops what the caller did not ask for from a written copy, in a new object', () => {
+    const t = committed();
+    t.history!.push({ messageId: 'm2', role: 'ROLE_AGENT', parts: [{ text: 'yo' }] });
+    writeJson(t);
+    const cut = viewTask(t, { ...all, historyLength: 1 });
+    expect(cut).not.toBe(t);
+    expect(cut.history).toEqual([{ messageId: 'm2', role: 'ROLE_AGENT', parts: [{ text: 'yo' }] }]);
+    const none = viewTask(t, { ...all, historyLength: 0 });
+    expect(Object.keys(none)).toEqual(['id', 'contextId', 'status', 'artifacts']);
+    const listed = viewTask(t, { ...all, includeArtifacts: false });
+    expect(Object.keys(listed)).toEqual(['id', 'contextId', 'status', 'history']);
+  });
+
+  it("writes a written copy's fields in the view's order even when they were not (a row stored before)", () => {
+    const stored = JSON.parse(
+      '{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING","timestamp":"2026-11-29T10:00:00.000Z"},"history":[{"messageId":"m1","role":"ROLE_USER","parts":[{"text":"hi"}],"contextId":"c1","taskId":"t1"}],"artifacts":[{"artifactId":"a1","parts":[{"text":"one"}],"name":"out"}],"extra":true}',
+    ) as Task;
+    writeJson(stored);
+    const view = viewTask(stored, all);
+    expect(view).not.toBe(stored);
+    expect(JSON.stringify(view)).toBe(WHOLE);
+    const empty = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' }, artifacts: [], history: [] } as Task;
+    writeJson(empty);
+    expect(JSON.stringify(viewTask(empty, all))).toBe('{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}');
   });
 });

@@ -3,6 +3,8 @@ import { afterEach, describe as suite, expect, it } from 'vitest';
 import { SERVER_FAILURE_MESSAGES } from '../../../src/core/tasks/task-service.js';
 import { echoAgent } from '../../../src/agents/echo/index.js';
 import { agent, collect, describe, startEngine, textOf, userMessage, type Engine } from './engine-harness.js';
+import Database from 'better-sqlite3';
+import { resultJson } from '../../../src/protocol/a2a/written-json.js';
 
 let engine: Engine | undefined;
 afterEach(async () => {
@@ -21,6 +23,23 @@ suite('TaskService.sendMessage (in process)', () => {
     const stored = await engine.store.getTask('echo', r.task.id);
     expect(stored?.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(stored?.owner).toBe('alice');
+  });
+
+  it("answers a blocking send with the task row's own text: the committed copy the store wrote, not a second serialisation", async () => {
+    engine = await startEngine({ echo: echoAgent });
+    const r = await engine.service.sendMessage(engine.ctx('echo'), { message: userMessage('hello row') });
+    if (!('task' in r)) throw new Error('expected a task');
+    const db = new Database(engine.file, { readonly: true });
+    try {
+      const row = db.prepare('select task from tasks where id = ?').get(r.task.id) as { task: string };
+      expect(resultJson(r)).toBe(`{"task":${row.task}}`);
+      // The text is the row's because the answer is the very copy the store wrote: change the copy
+      // (which nothing may do) and the answer still reads as written.
+      r.task.status = { state: 'TASK_STATE_FAILED' };
+      expect(resultJson(r)).toBe(`{"task":${row.task}}`);
+    } finally {
+      db.close();
+    }
   });
 
   it("answers with the agent's direct message when no task is created", async () => {
