@@ -66,7 +66,7 @@ function sdkSpans(): ReadableSpan[] {
   return memory.getFinishedSpans();
 }
 
-async function recordedSpans(): Promise<{ spans: ReadableSpan[]; batches: PackedSpans[] }> {
+async function recordedSpans(sampledUnderOwnSpans = true): Promise<{ spans: ReadableSpan[]; batches: PackedSpans[] }> {
   const memory = new InMemorySpanExporter();
   const inLoop = new InLoopSpanExporter(memory, resource as Resource, (s) => new TraceState(s), spanLimitsFrom({}));
   const batches: PackedSpans[] = [];
@@ -81,7 +81,8 @@ async function recordedSpans(): Promise<{ spans: ReadableSpan[]; batches: Packed
   };
   const scopes: InstrumentationScope[] = [];
   const sink = new SpanBatches(exporter, scopes, { maxQueueSize: 8192, maxExportBatchSize: 1024, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, onError: () => {} });
-  record(new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, scopes));
+  // true as start-tracing installs it: a child of a recorded span is sampled without asking the sampler
+  record(new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, scopes, sampledUnderOwnSpans));
   await sink.forceFlush();
   return { spans: memory.getFinishedSpans(), batches };
 }
@@ -121,10 +122,13 @@ function normalized(json: Json): { json: Json; times: bigint[][] } {
 describe('recorded spans', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('reach the OTLP exporter as the SDK tracer would have made them, bar ids and clock readings', async () => {
+  it.each([
+    ['children of recorded spans sampled without asking the sampler', true],
+    ['every span asking the sampler', false],
+  ])('reach the OTLP exporter as the SDK tracer would have made them, bar ids and clock readings (%s)', async (_, sampledUnderOwnSpans) => {
     vi.spyOn(diag, 'warn').mockImplementation(() => {});
     const expected = sdkSpans();
-    const { spans } = await recordedSpans();
+    const { spans } = await recordedSpans(sampledUnderOwnSpans);
     expect(spans).toHaveLength(4);
     const ours = normalized(otlp(spans));
     const theirs = normalized(otlp(expected));
@@ -139,11 +143,20 @@ describe('recorded spans', () => {
     for (const s of spans) expect(s.duration[0] * 1e9 + s.duration[1]).toBeGreaterThanOrEqual(0);
   });
 
-  it('cross to the thread as one flat array of primitives, with one entry per instrumentation scope', async () => {
+  it('cross to the thread as one string, one buffer of numbers and the array values, with one entry per instrumentation scope', async () => {
     const { batches } = await recordedSpans();
     expect(batches).toHaveLength(1);
-    expect(batches[0]!.scopes.map((s) => s.name)).toEqual(['agentport', 'other-scope']);
-    for (const v of batches[0]!.values) expect(v == null || ['string', 'number', 'boolean'].includes(typeof v) || Array.isArray(v)).toBe(true);
+    const batch = batches[0]!;
+    expect(batch.scopes.map((s) => s.name)).toEqual(['agentport', 'other-scope']);
+    expect(typeof batch.text).toBe('string');
+    expect(batch.numbers).toBeInstanceOf(Float64Array);
+    // the span names and the ids of the remote parent are in the one string
+    for (const s of ['SendMessage', 'store.commit', 'task.stream', 'crowded', '0af7651916cd43dd8448eb211c80319c', 'b7ad6b7169203331']) expect(batch.text).toContain(s);
+    // only the array values set on the commit span (['a', 'b'] and [0.5, 1.5]) cross as objects; the invalid mixed array was never recorded
+    expect(batch.others).toEqual([
+      ['a', 'b'],
+      [0.5, 1.5],
+    ]);
   });
 
   it('name themselves in a traceparent as the W3C propagator writes it', () => {

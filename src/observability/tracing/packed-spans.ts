@@ -1,28 +1,35 @@
 /**
- * Finished spans as one flat array of strings and numbers: what the event loop writes when a span
- * ends (recorded-span.ts) and posts to the export thread, and what the thread turns into the
- * ReadableSpans the OpenTelemetry OTLP exporter reads. Structured cloning costs per object, so a
- * batch is one array of primitives (docs/benchmarks.md, *Tracing cost, round 2*); everything that
- * costs per attribute — validation, last-write-wins, the count limits, the time conversion — is
- * done here, on the thread, not on the loop.
+ * Finished spans as one string and one array of numbers: what the event loop writes when a span
+ * ends (recorded-span.ts, through packed-spans-writer.ts) and hands to the export thread, and what
+ * the thread turns into the ReadableSpans the OpenTelemetry OTLP exporter reads. Structured
+ * cloning costs per value, so a batch is one string (every string of every span, one after the
+ * other) and one transferred Float64Array (every number, and the length of each string in
+ * `text`), docs/benchmarks.md, *Tracing cost, round 5*; everything that costs per attribute —
+ * last-write-wins, the count limits, the time conversion — is done here, on the thread, not on
+ * the loop.
  *
- * Layout per span: name, kind, traceId, spanId, traceFlags, traceState ('' for none), parent span
- * id ('' for a root), parent is-remote (0/1), scope index, start, end, status code, status message
- * ('' for none), then the attributes as set (count, then key, value… in the order they were set,
- * a key repeated when it was set again), the links (count, then per link: traceId, spanId,
- * traceFlags, traceState, is-remote, attributes as above) and the events (count, then per event:
- * name, time, attributes as above). Times are `performance.now()` milliseconds of the recording
- * thread; the batch carries the wall-clock time of its zero.
+ * Layout per span (a string is its length in `numbers`, its characters next in `text`): name,
+ * kind, traceId, spanId, traceFlags, traceState ('' for none), parent span id ('' for a root),
+ * parent is-remote (0/1), scope index, start, end, status code, status message ('' for none), then
+ * the attributes as set (count, then key, value… in the order they were set, a key repeated when
+ * it was set again; a value as packed-spans-writer.ts tags it), the links (count, then per link:
+ * traceId, spanId, traceFlags, traceState, is-remote, attributes as above) and the events (count,
+ * then per event: name, time, attributes as above). Times are `performance.now()` milliseconds of
+ * the recording thread; the batch carries the wall-clock time of its zero.
  */
 import { diag, type Attributes, type AttributeValue, type SpanContext, type SpanKind } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
-
-export type PackedValue = string | number | boolean | AttributeValue | null | undefined;
+import { VALUE_FALSE, VALUE_NUMBER, VALUE_TRUE } from './packed-spans-writer.js';
 
 export interface PackedSpans {
-  values: PackedValue[];
+  /** every string of the batch, one after the other */
+  text: string;
+  /** the numbers of the batch, strings' lengths and value tags among them (its buffer is transferred) */
+  numbers: Float64Array<ArrayBuffer>;
+  /** attribute values that are arrays, in order */
+  others: AttributeValue[];
   scopes: InstrumentationScope[];
   /** wall-clock milliseconds (epoch) at the recording thread's `performance.now()` zero */
   origin: number;
@@ -61,8 +68,8 @@ type HrTime = [number, number];
 
 /**
  * Whether a value can be an attribute's: a primitive, or a homogeneous array of one (nulls allowed),
- * as the SDK's `isAttributeValue`; the common case costs one `typeof`. Used by the recorder on the
- * loop and by the export thread.
+ * as the SDK's `isAttributeValue`; the common case costs one `typeof`. The recorder checks each value
+ * as it is set, on the loop, so the export thread only gets valid ones.
  */
 export function isAttributeValue(v: unknown): v is AttributeValue {
   const t = typeof v;
@@ -79,21 +86,36 @@ export function isAttributeValue(v: unknown): v is AttributeValue {
   return true;
 }
 
-/** Reads a packed array in order. */
+/** Reads a packed batch in order. */
 class Reader {
   i = 0;
+  #at = 0;
+  #other = 0;
   constructor(
-    private readonly v: readonly PackedValue[],
+    private readonly p: PackedSpans,
     private readonly limits: SpanLimits,
   ) {}
   get more(): boolean {
-    return this.i < this.v.length;
+    return this.i < this.p.numbers.length;
   }
   str(): string {
-    return this.v[this.i++] as string;
+    return this.#chars(this.p.numbers[this.i++]!);
   }
   num(): number {
-    return this.v[this.i++] as number;
+    return this.p.numbers[this.i++]!;
+  }
+  #chars(n: number): string {
+    const s = this.p.text.slice(this.#at, this.#at + n);
+    this.#at += n;
+    return s;
+  }
+  value(): AttributeValue {
+    const tag = this.num();
+    if (tag >= 0) return this.#chars(tag);
+    if (tag === VALUE_NUMBER) return this.num();
+    if (tag === VALUE_TRUE) return true;
+    if (tag === VALUE_FALSE) return false;
+    return this.p.others[this.#other++]!;
   }
   /** Attributes as the SDK's span keeps them: valid values only, the last one set wins, at most `limit` keys. */
   attributes(limit: number): { attributes: Attributes; dropped: number } {
@@ -102,14 +124,9 @@ class Reader {
     let dropped = 0;
     for (let n = this.num(); n > 0; n--) {
       const k = this.str();
-      const v = this.v[this.i++];
-      if (v == null) continue;
+      const v = this.value();
       if (k.length === 0) {
         diag.warn(`Invalid attribute key: ${k}`);
-        continue;
-      }
-      if (!isAttributeValue(v)) {
-        diag.warn(`Invalid attribute value set for key: ${k}`);
         continue;
       }
       const isNew = !Object.hasOwn(out, k);
@@ -164,7 +181,7 @@ function duration(start: HrTime, end: HrTime): HrTime {
 }
 
 export function unpackSpans(p: PackedSpans, resource: Resource, parse: TraceStateParser, limits: SpanLimits): ReadableSpan[] {
-  const r = new Reader(p.values, limits);
+  const r = new Reader(p, limits);
   const out: ReadableSpan[] = [];
   while (r.more) {
     const name = r.str();

@@ -11,12 +11,16 @@
  */
 import { performance } from 'node:perf_hooks';
 import { diag, SpanStatusCode, type Attributes, type AttributeValue, type Exception, type HrTime, type Link, type Span, type SpanContext, type SpanKind, type SpanStatus, type TimeInput } from '@opentelemetry/api';
-import { isAttributeValue, type PackedValue } from './packed-spans.js';
+import { isAttributeValue } from './packed-spans.js';
+import type { PackedSpansWriter } from './packed-spans-writer.js';
+
+/** What a span holds until it ends: attributes set later as key, value pairs; events as name, time, count, pairs. */
+type Pending = Array<string | number | AttributeValue>;
 
 /** Where ended spans go: the batcher (span-batches.ts). */
 export interface SpanSink {
-  /** the array to append a span's values to, or undefined when the queue is full (the span is dropped) */
-  open(): PackedValue[] | undefined;
+  /** where to write a span's values, or undefined when the queue is full (the span is dropped) */
+  open(): PackedSpansWriter | undefined;
   /** one span was appended */
   closed(): void;
   /** wall-clock milliseconds at `performance.now()` zero, for times given as dates */
@@ -34,7 +38,7 @@ function perfTime(t: TimeInput | undefined, sink: SpanSink): number {
 }
 
 /** Appends `key, value` for a value the SDK would keep; an invalid one is said as the SDK says it. */
-function pushAttribute(out: PackedValue[], k: string, v: unknown): boolean {
+function pushAttribute(out: Pending, k: string, v: unknown): boolean {
   if (v == null) return false;
   if (!isAttributeValue(v)) {
     diag.warn(`Invalid attribute value set for key: ${k}`);
@@ -44,7 +48,7 @@ function pushAttribute(out: PackedValue[], k: string, v: unknown): boolean {
   return true;
 }
 
-function packAttributes(a: Attributes | undefined, out: PackedValue[]): void {
+function packAttributes(a: Attributes | undefined, out: Pending): void {
   const at = out.length;
   out.push(0);
   let n = 0;
@@ -52,6 +56,14 @@ function packAttributes(a: Attributes | undefined, out: PackedValue[]): void {
     for (const k in a) if (pushAttribute(out, k, a[k])) n++;
   }
   out[at] = n;
+}
+
+/** Writes the key, value pairs in `pairs` from `from` to `to`. */
+function writePairs(w: PackedSpansWriter, pairs: Pending, from: number, to: number): void {
+  for (let i = from; i < to; i += 2) {
+    w.str(pairs[i] as string);
+    w.value(pairs[i + 1] as AttributeValue);
+  }
 }
 
 export class RecordedSpan implements Span {
@@ -67,9 +79,9 @@ export class RecordedSpan implements Span {
   readonly #sink: SpanSink;
   /** the attributes given at the start (by reference), then key/value pairs set later */
   readonly #initial: Attributes | undefined;
-  #later: PackedValue[] | undefined;
+  #later: Pending | undefined;
   #links: Link[] | undefined;
-  #events: PackedValue[] | undefined;
+  #events: Pending | undefined;
   #eventCount = 0;
   #status = 0;
   #message = '';
@@ -182,33 +194,66 @@ export class RecordedSpan implements Span {
     if (this.#ended) return;
     this.#ended = true;
     const end = perfTime(endTime, this.#sink);
-    const out = this.#sink.open();
-    if (!out) return;
-    out.push(this.#name, this.#kind, this.#traceId, this.#spanId, 1, this.#traceState ? this.#traceState.serialize() : '', this.#parentSpanId, this.#parentRemote ? 1 : 0, this.#scope);
-    out.push(this.#start, end, this.#status, this.#message);
+    const w = this.#sink.open();
+    if (!w) return;
+    w.str(this.#name);
+    w.num(this.#kind);
+    w.str(this.#traceId);
+    w.str(this.#spanId);
+    w.num(1);
+    w.str(this.#traceState ? this.#traceState.serialize() : '');
+    w.str(this.#parentSpanId);
+    w.num(this.#parentRemote ? 1 : 0);
+    w.num(this.#scope);
+    w.num(this.#start);
+    w.num(end);
+    w.num(this.#status);
+    w.str(this.#message);
     // the attributes as set: the initial object's, then the later pairs (the thread keeps the last of a key)
     const later = this.#later;
-    const at = out.length;
-    out.push(0);
+    const at = w.slot();
     let n = later ? later.length / 2 : 0;
     const initial = this.#initial;
     if (initial) {
-      for (const k in initial) if (pushAttribute(out, k, initial[k])) n++;
+      for (const k in initial) {
+        const v = initial[k];
+        if (v == null) continue;
+        if (!isAttributeValue(v)) {
+          diag.warn(`Invalid attribute value set for key: ${k}`);
+          continue;
+        }
+        w.str(k);
+        w.value(v);
+        n++;
+      }
     }
-    if (later) for (let i = 0; i < later.length; i++) out.push(later[i]);
-    out[at] = n;
+    if (later) writePairs(w, later, 0, later.length);
+    w.fill(at, n);
     const links = this.#links;
-    out.push(links ? links.length : 0);
+    w.num(links ? links.length : 0);
     if (links) {
       for (const l of links) {
         const c = l.context;
-        out.push(c.traceId, c.spanId, c.traceFlags, c.traceState ? c.traceState.serialize() : '', c.isRemote ? 1 : 0);
-        packAttributes(l.attributes, out);
+        w.str(c.traceId);
+        w.str(c.spanId);
+        w.num(c.traceFlags);
+        w.str(c.traceState ? c.traceState.serialize() : '');
+        w.num(c.isRemote ? 1 : 0);
+        const pairs: Pending = [];
+        packAttributes(l.attributes, pairs);
+        w.num(pairs[0] as number);
+        writePairs(w, pairs, 1, pairs.length);
       }
     }
-    out.push(this.#eventCount);
+    w.num(this.#eventCount);
     const events = this.#events;
-    if (events) for (let i = 0; i < events.length; i++) out.push(events[i]);
+    for (let i = 0; events && i < events.length; ) {
+      w.str(events[i++] as string);
+      w.num(events[i++] as number);
+      const count = events[i++] as number;
+      w.num(count);
+      writePairs(w, events, i, (i += 2 * count));
+    }
     this.#sink.closed();
   }
 }

@@ -3,14 +3,16 @@
  * bounds: a batch goes when it holds `maxExportBatchSize` spans or `scheduledDelayMillis` after its
  * first span; one batch is exported at a time; spans wait in a queue of at most `maxQueueSize`,
  * and past it they are dropped (and the drop is said once spans fit again). The difference is what
- * a batch is: not an array of span objects but one flat array the spans append their values to
- * (packed-spans.ts), handed as it is to the exporter (the export thread, or the in-loop fallback).
+ * a batch is: not an array of span objects but one string and one array of numbers the spans write
+ * their values to (packed-spans.ts), handed as they are to the exporter (the export thread, or the
+ * in-loop fallback).
  */
 import { performance } from 'node:perf_hooks';
 import { diag } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { InstrumentationScope } from '@opentelemetry/core';
-import type { PackedSpans, PackedValue } from './packed-spans.js';
+import type { PackedSpans } from './packed-spans.js';
+import { PackedSpansWriter } from './packed-spans-writer.js';
 import type { SpanSink } from './recorded-span.js';
 
 /** Exports packed batches: the export thread (worker-span-exporter.ts) or the in-loop fallback. */
@@ -30,7 +32,7 @@ export interface BatchOptions {
 }
 
 interface Batch {
-  values: PackedValue[];
+  values: PackedSpansWriter;
   count: number;
 }
 
@@ -40,7 +42,7 @@ const CLOCK_STEP_MS = 2;
 export class SpanBatches implements SpanSink {
   /** wall-clock milliseconds at `performance.now()` zero, re-read per batch (the wall clock may be stepped) */
   origin = Date.now() - performance.now();
-  #current: Batch = { values: [], count: 0 };
+  #current: Batch = { values: new PackedSpansWriter(), count: 0 };
   readonly #waiting: Batch[] = [];
   /** spans in `#waiting` and in the batch being exported */
   #queued = 0;
@@ -55,7 +57,7 @@ export class SpanBatches implements SpanSink {
     private readonly o: BatchOptions,
   ) {}
 
-  open(): PackedValue[] | undefined {
+  open(): PackedSpansWriter | undefined {
     if (this.#queued + this.#current.count >= this.o.maxQueueSize) {
       if (this.#dropped++ === 0) diag.debug('maxQueueSize reached, dropping spans');
       return undefined;
@@ -99,7 +101,8 @@ export class SpanBatches implements SpanSink {
     }
     const b = this.#current;
     if (b.count === 0) return;
-    this.#current = { values: [], count: 0 };
+    // as much room as the last batch needed: a full batch grows its buffer once, not at every batch
+    this.#current = { values: new PackedSpansWriter(b.values.numbers.length), count: 0 };
     this.#waiting.push(b);
     this.#queued += b.count;
     this.#send();
@@ -128,7 +131,8 @@ export class SpanBatches implements SpanSink {
       this.#send();
     };
     try {
-      this.exporter.export({ values: b.values, scopes: this.scopes.slice(), origin: this.origin }, finish);
+      const v = b.values;
+      this.exporter.export({ text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others, scopes: this.scopes.slice(), origin: this.origin }, finish);
     } catch (err) {
       finish({ code: 1, error: err instanceof Error ? err : new Error(String(err)) });
     }

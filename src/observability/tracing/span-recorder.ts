@@ -9,13 +9,15 @@
 import { performance } from 'node:perf_hooks';
 import { context as contextApi, SamplingDecision, SpanKind, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanOptions, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
-import type { Sampler } from '@opentelemetry/sdk-trace-base';
+import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
 import { RecordedSpan, type SpanSink } from './recorded-span.js';
 import { newSpanId, newTraceId } from './span-ids.js';
 
 /** What the sampler is shown for a span started without attributes or links: shared, not a new object per span (samplers only read them). */
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
 const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
+/** What AlwaysOnSampler answers, the ParentBasedSampler's default for a sampled local parent. */
+const SAMPLED: SamplingResult = Object.freeze({ decision: SamplingDecision.RECORD_AND_SAMPLED });
 
 class ScopedTracer implements Tracer {
   constructor(
@@ -41,11 +43,19 @@ class ScopedTracer implements Tracer {
 export class SpanRecorder implements TracerProvider {
   readonly #tracers = new Map<string, ScopedTracer>();
 
-  /** `scopes`: the instrumentation scopes, in the order first asked for (a span packs its index; the batches send the table) */
+  /**
+   * `scopes`: the instrumentation scopes, in the order first asked for (a span packs its index; the
+   * batches send the table). `sampledUnderOwnSpans`: the sampler is the SDK's ParentBasedSampler
+   * with its default for a sampled local parent (AlwaysOnSampler), so a child of one of our spans
+   * (always sampled, local, valid) is sampled without asking it — the sampler would read the
+   * parent back from the context and check both its ids with regular expressions, for every span
+   * but a request's first.
+   */
   constructor(
     private readonly sampler: Sampler,
     private readonly sink: SpanSink,
     private readonly scopes: InstrumentationScope[],
+    private readonly sampledUnderOwnSpans = false,
   ) {}
 
   getTracer(name: string, version?: string, options?: { schemaUrl?: string }): Tracer {
@@ -65,11 +75,12 @@ export class SpanRecorder implements TracerProvider {
     // A parent that is one of ours has valid ids: the API's check (two regular expressions) is for the others.
     const parentSpan = trace.getSpan(ctx);
     const parent = parentSpan?.spanContext();
-    const validParent = parent && (parentSpan instanceof RecordedSpan || trace.isSpanContextValid(parent)) ? parent : undefined;
+    const ours = parentSpan instanceof RecordedSpan;
+    const validParent = parent && (ours || trace.isSpanContextValid(parent)) ? parent : undefined;
     const traceId = validParent ? validParent.traceId : newTraceId();
     const spanId = newSpanId();
     const kind = options.kind ?? SpanKind.INTERNAL;
-    const result = this.sampler.shouldSample(ctx, traceId, name, kind, options.attributes ?? NO_ATTRIBUTES, options.links ?? NO_LINKS);
+    const result = ours && this.sampledUnderOwnSpans ? SAMPLED : this.sampler.shouldSample(ctx, traceId, name, kind, options.attributes ?? NO_ATTRIBUTES, options.links ?? NO_LINKS);
     const traceState = result.traceState ?? validParent?.traceState;
     if (result.decision !== SamplingDecision.RECORD_AND_SAMPLED) {
       // RECORD (recorded, not sampled) is never exported either: no processor here reads it

@@ -103,11 +103,13 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
     exportTimeoutMillis: 30_000,
     onError: (err) => globalErrorHandler(err),
   });
-  const provider = new SpanRecorder(sampler(s.sampler, samplers), batches, scopes);
+  // sampler(): every ParentBasedSampler it makes keeps the default for a sampled local parent (always on)
+  const parentBased = s.sampler.kind === 'parent' || (s.sampler.kind === 'ratio' && s.sampler.parentBased);
+  const provider = new SpanRecorder(sampler(s.sampler, samplers), batches, scopes, parentBased);
   if (who.log) diag.setLogger(diagnosticsTo(who.log), DiagLogLevel.WARN);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  setTracingOn(true, s.sampler.kind === 'parent' || s.sampler.kind === 'always_off' || (s.sampler.kind === 'ratio' && s.sampler.parentBased));
+  setTracingOn(true, parentBased || s.sampler.kind === 'always_off');
   return {
     users: 0,
     flush: () => batches.forceFlush(),

@@ -1,9 +1,9 @@
 /**
  * Sends each packed batch (span-batches.ts) to a worker thread (span-export-worker.ts), which
  * turns it into ReadableSpans and runs the OpenTelemetry OTLP/HTTP exporter. On the event loop a
- * batch costs one `postMessage` of a flat array; the attribute checks, the OTLP transform, JSON
- * encoding and HTTP export run on the other thread (docs/benchmarks.md, *Tracing cost, round 2*
- * and *round 3*).
+ * batch costs one `postMessage` of a string and a transferred buffer of numbers; the attribute
+ * limits, the OTLP transform, JSON encoding and HTTP export run on the other thread
+ * (docs/benchmarks.md, *Tracing cost, round 2*, *round 3* and *round 5*).
  *
  * A batch counts as exported when the thread says so, so the batcher keeps its back-pressure:
  * while the thread (or the collector behind it) is busy, spans wait in the bounded queue, and past
@@ -68,7 +68,8 @@ export class WorkerSpanExporter implements PackedSpanExporter {
 
   export(spans: PackedSpans, done: (result: ExportResult) => void): void {
     if (this.#ended) done({ code: 1, error: this.#ended });
-    else this.#send({ op: 'export', id: 0, spans }, done);
+    // the numbers' buffer moves to the thread (no copy); the batcher never touches it again
+    else this.#send({ op: 'export', id: 0, spans }, done, [spans.numbers.buffer]);
   }
 
   forceFlush(): Promise<void> {
@@ -89,10 +90,10 @@ export class WorkerSpanExporter implements PackedSpanExporter {
     return new Promise((resolve, reject) => this.#send({ op, id: 0 }, (r) => (r.code === 0 ? resolve() : reject(r.error))));
   }
 
-  #send(m: ToExportThread, done: (r: ExportResult) => void): void {
+  #send(m: ToExportThread, done: (r: ExportResult) => void, transfer?: ArrayBuffer[]): void {
     const id = ++this.#next;
     m.id = id;
     this.#pending.set(id, done);
-    this.worker.postMessage(m);
+    this.worker.postMessage(m, transfer);
   }
 }
