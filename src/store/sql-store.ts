@@ -4,9 +4,10 @@
  * dialect subclass supplies `commit`, the one multi-statement transaction, and may replace any
  * read with a faster dialect-specific version.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { migrateToLatest, migrationStatus, type SqlDialectName } from './migrations/index.js';
 import { LIVE_INDEX_STATES } from './migrations/0013-task-live-index.js';
+import { RUNNING_INDEX_CONDITION, RUNNING_INDEX_STATES } from './migrations/0024-task-running-index.js';
 import type { AuditStore } from './audit-store.js';
 import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
 import { SqlQuotaStore, type QuotaStore } from './quota-store.js';
@@ -121,7 +122,7 @@ export abstract class SqlStore implements Store {
     let query = this.db
       .selectFrom('tasks')
       .select(TASK_ROW_COLUMNS)
-      .where((eb) => (this.dialect === 'sqlite' && isLiveIndexStates(states) ? sql<boolean>`state in (${sql.raw(LIVE_INDEX_STATES.map((s) => `'${s}'`).join(', '))})` : eb('state', 'in', [...states])));
+      .where((eb) => this.inStates(states) ?? eb('state', 'in', [...states]));
     if (after) query = query.where((eb) => eb.or([eb('created_at', '>', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)])]));
     const rows = await query.orderBy('created_at').orderBy('id').limit(limit).execute();
     return rows.map(toStoredTask);
@@ -220,7 +221,7 @@ export abstract class SqlStore implements Store {
     const orphans = this.db
       .selectFrom('tasks')
       .select(['id', 'lease_owner as previous_owner', 'lease_expires_at as previous_expires_at'])
-      .where('state', 'in', [...states])
+      .where((eb) => this.inStates(states) ?? eb('state', 'in', [...states]))
       // lease_expires_at is null exactly when no replica holds the task; testing it alone keeps
       // the predicate on the tasks_orphan_idx columns.
       .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
@@ -425,6 +426,19 @@ export abstract class SqlStore implements Store {
       .executeTakeFirstOrThrow();
     const pending = Number(row.n);
     return pending === 0 || row.oldest === null ? { pending } : { pending, oldestCreatedAt: Number(row.oldest) };
+  }
+
+  /**
+   * `state in (...)` spelled so the planner can use the partial index on tasks' live states
+   * (SQLite: tasks_live_idx, migration 0013; PostgreSQL: tasks_running_idx, migration 0024): with
+   * the index's own condition in literals, since a database proves a partial index usable only from
+   * what it reads in the query. Undefined when the states are not all in the index.
+   */
+  private inStates(states: readonly TaskState[]): RawBuilder<boolean> | undefined {
+    if (this.dialect === 'sqlite') return isLiveIndexStates(states) ? sql<boolean>`state in (${sql.raw(LIVE_INDEX_STATES.map((s) => `'${s}'`).join(', '))})` : undefined;
+    const indexed = states.map((s) => RUNNING_INDEX_STATES.find((r) => r === s));
+    if (indexed.some((s) => s === undefined)) return undefined;
+    return sql<boolean>`state in (${sql.raw(indexed.map((s) => `'${s}'`).join(', '))}) and ${sql.raw(RUNNING_INDEX_CONDITION)}`;
   }
 
   async close(): Promise<void> {

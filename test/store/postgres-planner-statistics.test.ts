@@ -1,9 +1,10 @@
 /**
  * The PostgreSQL store keeps its hot tables' planner statistics current (planner-statistics.ts),
  * against a real PostgreSQL (AGENTPORT_TEST_PG; the local server by default, where autovacuum may
- * be off). The motivating case is checked as PostgreSQL sees it: the message-id lookup's cached
- * generic plan, made while `tasks` was empty, scans the whole table; after the store's ANALYZE it
- * is replanned to the unique index.
+ * be off). The motivating case is checked as PostgreSQL sees it: a join of keys to `tasks` (the
+ * message-id lookup's shape before issue 26), its cached generic plan made while `tasks` was empty,
+ * scans the whole table; after the store's ANALYZE it is replanned to the unique index. The store's
+ * own lookup no longer depends on this: it probes the index even on an empty table.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
@@ -25,8 +26,13 @@ async function withClient<T>(f: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-async function planOf(c: pg.Client): Promise<string> {
-  const { rows } = await c.query<{ 'QUERY PLAN': string }>(`explain execute lookup(array['echo'], array['anon'], array['m-1'])`);
+/** A plain join of keys to tasks: the shape whose plan the table's statistics decide. */
+const JOIN_LOOKUP = `select k.i, t.id
+  from unnest($1::text[], $2::text[], $3::text[]) with ordinality as k(agent_id, owner, message_id, i)
+  join tasks t on t.agent_id = k.agent_id and t.owner = k.owner and t.origin_message_id = k.message_id`;
+
+async function planOf(c: pg.Client, statement = 'lookup'): Promise<string> {
+  const { rows } = await c.query<{ 'QUERY PLAN': string }>(`explain execute ${statement}(array['echo'], array['anon'], array['m-1'])`);
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
@@ -82,9 +88,14 @@ describe('planner statistics of the PostgreSQL store', () => {
   it('analyzes a table that grew, which replans the cached lookup from a full scan to the index', async () => {
     await withClient(async (c) => {
       await c.query('set plan_cache_mode = force_generic_plan');
-      await c.query(`prepare lookup(text[], text[], text[]) as ${FIND_BY_MESSAGE_IDS.text}`);
+      await c.query(`prepare lookup(text[], text[], text[]) as ${JOIN_LOOKUP}`);
       // Planned while tasks is empty: scanning it is the cheapest plan there is.
       expect(await planOf(c)).toMatch(/Seq Scan on tasks/);
+      // The store's lookup probes the unique index per key all the same.
+      await c.query(`prepare store_lookup(text[], text[], text[]) as ${FIND_BY_MESSAGE_IDS.text}`);
+      const storePlan = await planOf(c, 'store_lookup');
+      expect(storePlan).toMatch(/Nested Loop[\s\S]*Index Scan using tasks_origin_message_idx on tasks/);
+      expect(storePlan).not.toMatch(/Seq Scan on tasks/);
 
       // The table grows; its statistics do not. (The cached plan is not asserted here: another
       // session's DDL can overflow PostgreSQL's invalidation queue, which replans every cached

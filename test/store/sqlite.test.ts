@@ -169,6 +169,7 @@ describe('sqlite store specifics', () => {
         '0021_push_outbox_config_head',
         '0022_usage_remote_identity',
         '0023_task_usage_in_task_row',
+        '0024_task_running_index',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

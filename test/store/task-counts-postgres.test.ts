@@ -163,6 +163,7 @@ describe('task_counts on PostgreSQL', () => {
       '0021_push_outbox_config_head',
       '0022_usage_remote_identity',
       '0023_task_usage_in_task_row',
+      '0024_task_running_index',
     ]);
     await store.migrate();
     const real = await realCounts(schema);

@@ -34,6 +34,12 @@ export interface BusConnectionOptions {
   /** CLIENT SETNAME, so an operator can tell the connections apart in CLIENT LIST */
   name: string;
   connectTimeoutMs: number;
+  /**
+   * Commands issued in one tick go out in one write (ioredis auto-pipelining). For the publisher:
+   * a group commit settles many tasks at once, each publishing its records, and one write instead
+   * of one per task spares a syscall per task here and a read per task in Redis (issue 26).
+   */
+  pipelineTicks?: boolean;
 }
 
 /**
@@ -54,6 +60,7 @@ export function createBusConnection(opts: BusConnectionOptions): Redis {
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
     autoResubscribe: false,
+    enableAutoPipelining: opts.pipelineTicks === true,
     // ioredis reconnects forever; the bus keeps streams going from the log meanwhile.
     retryStrategy: (attempt) => Math.min(attempt * 100, 2000),
   });

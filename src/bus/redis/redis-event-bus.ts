@@ -106,8 +106,9 @@ export class RedisEventBus implements EventBus {
     this.controlChannel = `${prefix}:control`;
     this.probeChannel = `${prefix}:probe:${this.replicaId}`;
 
-    const connection = (role: string): Redis => createBusConnection({ url: opts.url, name: `agentport:${this.replicaId}:${role}`, connectTimeoutMs: this.connectTimeoutMs });
-    this.pub = connection('pub');
+    const connection = (role: string, pipelineTicks = false): Redis =>
+      createBusConnection({ url: opts.url, name: `agentport:${this.replicaId}:${role}`, connectTimeoutMs: this.connectTimeoutMs, pipelineTicks });
+    this.pub = connection('pub', true);
     this.sub = connection('sub');
     for (const conn of [this.pub, this.sub]) {
       conn.on('error', (err: unknown) => this.onConnectionError(conn, err));

@@ -29,6 +29,7 @@ import * as m0020 from './0020-usage-cached-tokens.js';
 import * as m0021 from './0021-push-outbox-config-head.js';
 import * as m0022 from './0022-usage-remote-identity.js';
 import * as m0023 from './0023-task-usage-in-task-row.js';
+import * as m0024 from './0024-task-running-index.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
 
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0021_push_outbox_config_head': m0021,
   '0022_usage_remote_identity': m0022,
   '0023_task_usage_in_task_row': m0023,
+  '0024_task_running_index': m0024,
 };
 
 /** The migrations this build knows, in the order they apply. */

@@ -18,13 +18,20 @@ const MAX_KEYS = 500;
 /** The tasks columns by name, never `*`: a prepared statement's result shape is fixed when prepared. */
 export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller';
 
+/**
+ * One probe of the unique index (agent_id, owner, origin_message_id) per key, whatever the table's
+ * statistics say: a LATERAL subquery with a LIMIT is never flattened into a join, so the plan is a
+ * nested loop over the keys. The plain join it replaces was planned once per connection as a named
+ * statement, and on a fresh schema (no statistics yet) that generic plan was a hash join over a
+ * sequential scan of every task, kept until the first ANALYZE (issue 26: on a new store each
+ * lookup read the whole table for the first seconds under load).
+ */
 export const FIND_BY_MESSAGE_IDS = {
   name: 'agentport_find_tasks_by_message_ids',
-  text: `select k.i, ${TASK_COLUMNS.split(', ')
-    .map((c) => `t.${c}`)
-    .join(', ')}
+  text: `select k.i, t.*
            from unnest($1::text[], $2::text[], $3::text[]) with ordinality as k(agent_id, owner, message_id, i)
-           join tasks t on t.agent_id = k.agent_id and t.owner = k.owner and t.origin_message_id = k.message_id`,
+           cross join lateral (select ${TASK_COLUMNS} from tasks
+                                where agent_id = k.agent_id and owner = k.owner and origin_message_id = k.message_id limit 1) as t`,
 };
 
 interface Lookup {

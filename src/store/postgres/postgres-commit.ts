@@ -19,18 +19,30 @@
  * every owner's rows in one sorted statement: run by run, two transactions could take the same
  * rows in opposite orders.
  *
- * All or nothing: when a new task exists already or an update's expected version does not match,
+ * All or nothing: a new task whose id or origin message id is taken fails its insert (a unique
+ * violation, which rolls the statement back); when an update's expected version does not match,
  * the rows of that task are left out (so its events cannot collide with stored ones) and the
- * statement ends in a division by zero on purpose, which rolls it back; the batch is then read
- * again to name the task that lost (ConcurrentUpdateError).
+ * statement ends in a division by zero on purpose, which rolls it back too. Either way the batch
+ * is then read again to name the task that lost (ConcurrentUpdateError). The insert has no
+ * ON CONFLICT clause on purpose (issue 26): a speculative insert checks every unique index before
+ * writing and writes a confirmation record after, for each task, to spare a conflict that is
+ * refused all the same.
  */
 import type pg from 'pg';
 import type { PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
 import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageFields, type TaskUsageColumn } from '../usage/task-usage-columns.js';
 
-/** What the statement's guard raises when a commit lost: SQLSTATE division_by_zero. */
+/** What the statement's guard raises when an update lost: SQLSTATE division_by_zero. */
 const LOST_A_COMMIT = '22012';
+/** What a new task's insert raises when its id or origin message id is taken: unique_violation. */
+const TAKEN = '23505';
+
+/** The batch failed because one of its commits lost, not because of the database or the batch. */
+function lostACommit(err: unknown): boolean {
+  const e = err as { code?: unknown; table?: unknown };
+  return e.code === LOST_A_COMMIT || (e.code === TAKEN && e.table === 'tasks');
+}
 
 /**
  * Count rows per agent + owner. More than the batches one replica keeps in flight (the pool size
@@ -87,7 +99,6 @@ with created as (
   insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES})
   select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
     from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text, ${USAGE_DEFS})
-  on conflict do nothing
   returning id, agent_id, owner
 ), updated as (
   update tasks as t
@@ -248,7 +259,7 @@ export class PostgresCommitter {
         client.release(broken);
       }
     } catch (err) {
-      if ((err as { code?: unknown }).code === LOST_A_COMMIT) throw await this.whoLost(batch);
+      if (lostACommit(err)) throw await this.whoLost(batch);
       throw err;
     }
   }

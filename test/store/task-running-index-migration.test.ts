@@ -1,0 +1,160 @@
+/**
+ * Migration 0024 (PostgreSQL: the orphan sweep's index holds only running tasks): up and down on
+ * both dialects, and the sweep and start-up recovery still find their tasks through the partial
+ * index on a table where nearly every task has finished.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { RUNNING_STATES } from '../../src/core/cluster/orphan-sweeper.js';
+import { openPostgresStore } from '../../src/store/index.js';
+import { RUNNING_INDEX_STATES } from '../../src/store/migrations/0024-task-running-index.js';
+import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
+import { migrateTo } from '../support/migrate-to.js';
+
+const BEFORE = '0023_task_usage_in_task_row';
+const AFTER = '0024_task_running_index';
+const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** Index name → definition, of tasks in `schema`. */
+async function pgTaskIndexes(db: Kysely<unknown>, schema: string): Promise<Record<string, string>> {
+  const { rows } = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = ${schema} and tablename = 'tasks'`.execute(db);
+  return Object.fromEntries(rows.map((r) => [r.indexname, r.indexdef]));
+}
+
+function sqliteTaskIndexes(file: string): Record<string, string | null> {
+  const raw = new Sqlite(file, { readonly: true });
+  try {
+    const rows = raw.prepare("select name, sql from sqlite_master where type = 'index' and tbl_name = 'tasks' order by name").all() as { name: string; sql: string | null }[];
+    return Object.fromEntries(rows.map((r) => [r.name, r.sql]));
+  } finally {
+    raw.close();
+  }
+}
+
+async function withPgSchema(fn: (db: Kysely<unknown>, schema: string, migrator: Migrator) => Promise<void>): Promise<void> {
+  const schema = `t_${randomBytes(5).toString('hex')}_0024`;
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }) });
+  try {
+    await fn(db, schema, new Migrator({ db, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }));
+  } finally {
+    await sql.raw(`drop schema if exists "${schema}" cascade`).execute(db);
+    await db.destroy();
+  }
+}
+
+describe('migration 0024 (the orphan sweep indexes running tasks only)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentport-0024-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("indexes every state the sweep claims in (the orphan sweeper's running states)", async () => {
+    // a state the sweep asks for outside the index would make it scan the whole table again
+    expect([...RUNNING_INDEX_STATES].sort()).toEqual([...RUNNING_STATES].sort());
+  });
+
+  it('replaces the full (state, lease_expires_at) index by a partial one on PostgreSQL, and back on down', async () => {
+    await withPgSchema(async (db, schema, migrator) => {
+      expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
+      const before = await pgTaskIndexes(db, schema);
+      expect(before.tasks_orphan_idx).toMatch(/\(state, lease_expires_at\)$/);
+      expect(before.tasks_running_idx).toBeUndefined();
+
+      expect((await migrateTo(migrator, AFTER, schema)).error).toBeUndefined();
+      const after = await pgTaskIndexes(db, schema);
+      expect(after.tasks_orphan_idx).toBeUndefined();
+      expect(after.tasks_running_idx).toBe(
+        `CREATE INDEX tasks_running_idx ON ${schema}.tasks USING btree (state, lease_expires_at) WHERE (state = ANY (ARRAY['TASK_STATE_SUBMITTED'::text, 'TASK_STATE_WORKING'::text, 'TASK_STATE_AUTH_REQUIRED'::text]))`,
+      );
+      // nothing else on tasks changed
+      const { tasks_running_idx: _added, ...rest } = after;
+      const { tasks_orphan_idx: _removed, ...restBefore } = before;
+      expect(rest).toEqual(restBefore);
+
+      expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
+      expect(await pgTaskIndexes(db, schema)).toEqual(before);
+    });
+  });
+
+  it('changes nothing on SQLite, up or down', async () => {
+    const file = join(dir, 'store.db');
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
+    try {
+      const migrator = new Migrator({ db, provider: new InCodeMigrationProvider('sqlite') });
+      expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+      const before = sqliteTaskIndexes(file);
+      expect(Object.keys(before)).toContain('tasks_live_idx');
+      expect((await migrator.migrateTo(AFTER)).error).toBeUndefined();
+      expect(sqliteTaskIndexes(file)).toEqual(before);
+      expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+      expect(sqliteTaskIndexes(file)).toEqual(before);
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('the sweep and start-up recovery find running tasks through the partial index among 20,000 finished ones', async () => {
+    await withPgSchema(async (db, schema) => {
+      const open = async () => {
+        const store = await openPostgresStore({ connectionString: url, schema });
+        await store.migrate();
+        return store;
+      };
+      await (await open()).close();
+      const row = (id: string, state: string, created: number, lease: string) =>
+        `('${id}', 'a', 'o', 'c-${id}', '${state}', ${created}, ${created}, 1, 1, '{"id":"${id}","contextId":"c-${id}","status":{"state":"${state}"}}', ${lease})`;
+      await sql
+        .raw(
+          `insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at)
+           select 'done-' || g, 'a', 'o', 'c', 'TASK_STATE_COMPLETED', g, g, 1, 1, '{}', null, null from generate_series(1, 20000) as g`,
+        )
+        .execute(db);
+      await sql
+        .raw(
+          `insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at) values
+           ${row('w-expired', 'TASK_STATE_WORKING', 30001, "'gone', 5")}, ${row('s-free', 'TASK_STATE_SUBMITTED', 30002, 'null, null')},
+           ${row('a-free', 'TASK_STATE_AUTH_REQUIRED', 30003, 'null, null')}, ${row('w-held', 'TASK_STATE_WORKING', 30004, "'alive', 9000000000000")}`,
+        )
+        .execute(db);
+      await sql.raw('analyze tasks').execute(db);
+      const scans = async () => {
+        await sql.raw('select pg_stat_clear_snapshot()').execute(db);
+        const { rows } = await sql<{ n: string }>`select idx_scan as n from pg_stat_user_indexes where schemaname = ${schema} and indexrelname = 'tasks_running_idx'`.execute(db);
+        return Number(rows[0]!.n);
+      };
+      /** Scans of the index by `fn`, run on a store of its own: a backend reports its statistics for certain only as it exits. */
+      const scansBy = async (fn: (store: Awaited<ReturnType<typeof open>>) => Promise<void>) => {
+        const before = await scans();
+        const store = await open();
+        try {
+          await fn(store);
+        } finally {
+          await store.close();
+        }
+        for (let i = 0; i < 50 && (await scans()) === before; i++) await new Promise((r) => setTimeout(r, 100));
+        return (await scans()) - before;
+      };
+
+      expect(
+        await scansBy(async (store) => {
+          const recovered = await store.findTasksInStates(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING'], 10);
+          expect(recovered.map((t) => t.task.id)).toEqual(['w-expired', 's-free', 'w-held']);
+        }),
+      ).toBeGreaterThan(0);
+      expect(
+        await scansBy(async (store) => {
+          const claimed = await store.claimOrphanedTasks(RUNNING_STATES, 'me', 10_000, 20_000, 20);
+          expect(claimed.map((t) => [t.task.id, t.previousLease?.owner ?? null])).toEqual([
+            ['w-expired', 'gone'],
+            ['s-free', null],
+            ['a-free', null],
+          ]);
+        }),
+      ).toBeGreaterThan(0);
+    });
+  });
+});
