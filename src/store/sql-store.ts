@@ -223,7 +223,7 @@ export abstract class SqlStore implements Store {
       .select(['id', 'lease_owner as previous_owner', 'lease_expires_at as previous_expires_at'])
       .where((eb) => this.inStates(states) ?? eb('state', 'in', [...states]))
       // lease_expires_at is null exactly when no replica holds the task; testing it alone keeps
-      // the predicate on the tasks_orphan_idx columns.
+      // the predicate on the columns of tasks_running_idx (PostgreSQL, migration 0024).
       .where((eb) => eb.or([eb('lease_expires_at', 'is', null), eb('lease_expires_at', '<', now)]))
       .orderBy('created_at')
       .orderBy('id')

@@ -88,7 +88,7 @@ describe('RedisEventBus publishing', () => {
     await proxy?.close();
   });
 
-  it("sends the records of 50 tasks published in one tick in one write, and another replica gets them all", async () => {
+  it('sends the records of 50 tasks published in one tick in one write, and another replica gets them all', async () => {
     const ids = Array.from({ length: 50 }, (_, i) => `task-${process.pid}-${i}`);
     const got = new Set<string>();
     for (const id of ids) receiver.subscribe(id, (r) => got.add(r.taskId));

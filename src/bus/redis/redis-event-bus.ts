@@ -106,8 +106,7 @@ export class RedisEventBus implements EventBus {
     this.controlChannel = `${prefix}:control`;
     this.probeChannel = `${prefix}:probe:${this.replicaId}`;
 
-    const connection = (role: string, pipelineTicks = false): Redis =>
-      createBusConnection({ url: opts.url, name: `agentport:${this.replicaId}:${role}`, connectTimeoutMs: this.connectTimeoutMs, pipelineTicks });
+    const connection = (role: string, pipelineTicks = false): Redis => createBusConnection({ url: opts.url, name: `agentport:${this.replicaId}:${role}`, connectTimeoutMs: this.connectTimeoutMs, pipelineTicks });
     this.pub = connection('pub', true);
     this.sub = connection('sub');
     for (const conn of [this.pub, this.sub]) {
