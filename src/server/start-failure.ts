@@ -6,7 +6,8 @@
 import { ConfigError, type Config } from '../config/index.js';
 import { AgentCardSpecError } from '../protocol/a2a/card/build-card.js';
 import { InsecureAuthModeError } from './auth-mode.js';
-import { DataDirLockedError } from '../store/index.js';
+// The error's own file: the store's index would load SQLite and the query builder into every CLI command.
+import { DataDirLockedError } from '../store/sqlite/data-dir-locked-error.js';
 
 /** `configuration`: fixed in the config file, the flags or what they name (exit 2); else exit 1. */
 export type StartFailureKind = 'configuration' | 'environment';

@@ -3,5 +3,6 @@ export type { AuditAppend, AuditQuery, AuditRecord, AuditRecordOutcome, AuditSto
 export type { OAuthStore, OAuthRecord, StoredUser } from './oauth-store.js';
 export { openSqliteStore, SqliteStore, type SqliteStoreOptions } from './sqlite/sqlite-store.js';
 export { DataDirLockedError, lockDataDir, type DataDirLock, type LockHolder } from './sqlite/data-dir-lock.js';
-export { openPostgresStore, PostgresStore, type PostgresStoreOptions } from './postgres/postgres-store.js';
+export type { PostgresStore, PostgresStoreOptions } from './postgres/postgres-store.js';
+export { openPostgresStore } from './postgres/open-on-demand.js';
 export { GroupCommitter, type GroupCommitterOptions } from './group-commit.js';

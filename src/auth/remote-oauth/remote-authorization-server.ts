@@ -7,15 +7,9 @@
  * or one registered here (RFC 7591). Built on the official MCP SDK's client-side OAuth functions;
  * every request goes through the SSRF-guarded fetch with the agent's allowlist.
  */
-import {
-  discoverAuthorizationServerMetadata,
-  discoverOAuthProtectedResourceMetadata,
-  extractWWWAuthenticateParams,
-  registerClient,
-  type AuthorizationServerMetadata,
-  type OAuthClientInformationMixed,
-} from '@modelcontextprotocol/client';
+import type { AuthorizationServerMetadata, OAuthClientInformationMixed } from '@modelcontextprotocol/client';
 import type { RemoteOAuthConfig } from '../../config/config.js';
+import { mcpClientSdk } from './mcp-client-sdk.js';
 
 export type FetchLike = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
@@ -37,6 +31,7 @@ export class RemoteAuthorizationError extends Error {
 
 export async function discoverRemoteAuthorizationServer(o: { url: string; auth: RemoteOAuthConfig; redirectUri: string; fetch: FetchLike; clientName: string }): Promise<RemoteAuthorizationServer> {
   const { auth } = o;
+  const { discoverAuthorizationServerMetadata, discoverOAuthProtectedResourceMetadata, extractWWWAuthenticateParams, registerClient } = await mcpClientSdk();
   let issuer = auth.issuer;
   let resource = auth.resource;
   let scope = auth.scopes?.join(' ');

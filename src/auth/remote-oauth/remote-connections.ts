@@ -8,11 +8,12 @@
  * stored: any replica can serve either step, and neither can be forged or read by the browser.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { exchangeAuthorization, OAuthError, refreshAuthorization, startAuthorization, type OAuthClientInformationMixed, type OAuthTokens } from '@modelcontextprotocol/client';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/client';
 import { decodeJwt } from 'jose';
 import type { RemoteOAuthConfig } from '../../config/config.js';
 import { RefreshRefusedError, type CredentialCaller, type RemoteCredential, type RemoteCredentials, type RemoteTokens, type TokenCipher, type TokenVault } from '../../core/vault/index.js';
 import { guardedFetch, SsrfGuard } from '../../net/index.js';
+import { mcpClientSdk } from './mcp-client-sdk.js';
 import { discoverRemoteAuthorizationServer, RemoteAuthorizationError, type RemoteAuthorizationServer } from './remote-authorization-server.js';
 
 export const CONNECT_START_PATH = '/connect/start';
@@ -128,6 +129,7 @@ export class RemoteConnections implements RemoteCredentials {
     if (!remote) throw new ConnectError(404, 'This connect link names a remote this server does not have.');
     const server = await this.server(remote.id);
     const state: State = { s: ticket.s, r: ticket.r, e: this.now() + this.ttl, v: '', n: randomBytes(8).toString('base64url'), b: digestOf(browserBinding).toString('base64url') };
+    const { startAuthorization } = await mcpClientSdk();
     // startAuthorization makes the verifier; the state carries it, so it is built in two steps.
     const draft = await startAuthorization(server.issuer, {
       metadata: server.metadata,
@@ -157,6 +159,7 @@ export class RemoteConnections implements RemoteCredentials {
     const remote = this.remotes.get(state.r);
     if (!remote) throw new ConnectError(404, 'This sign-in names a remote this server does not have.');
     const server = await this.server(remote.id);
+    const { exchangeAuthorization, OAuthError } = await mcpClientSdk();
     let tokens: OAuthTokens;
     try {
       tokens = await exchangeAuthorization(server.issuer, {
@@ -187,6 +190,7 @@ export class RemoteConnections implements RemoteCredentials {
     const server = await this.server(remoteId);
     // The client the tokens were issued to (a registered one may differ from today's).
     const client = current.client ? (JSON.parse(current.client) as OAuthClientInformationMixed) : server.client;
+    const { refreshAuthorization, OAuthError } = await mcpClientSdk();
     try {
       const tokens = await refreshAuthorization(current.issuer ?? server.issuer, { metadata: server.metadata, clientInformation: client, refreshToken, resource: server.resource, fetchFn: remote.fetch });
       return this.tokensOf(tokens, current.issuer ?? server.issuer, client);

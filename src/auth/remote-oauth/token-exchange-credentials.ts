@@ -12,10 +12,10 @@
  * replica that restarts or another replica exchanges once more at no cost to anyone. The vault is
  * for what only the user can give.
  */
-import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/client';
 import type { TokenExchangeAuthConfig } from '../../config/config.js';
 import type { CredentialCaller, RemoteCredential } from '../../core/vault/index.js';
 import type { FetchLike } from './remote-authorization-server.js';
+import { mcpClientSdk } from './mcp-client-sdk.js';
 
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const ACCESS_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
@@ -123,15 +123,17 @@ export class TokenExchangeCredentials {
     const issuer = remote.auth.issuer!;
     let found = this.endpoints.get(remote.id);
     if (!found) {
-      found = discoverAuthorizationServerMetadata(issuer, { fetchFn: remote.fetch }).then(
-        (m) => {
-          if (!m?.token_endpoint) throw new ExchangeUnavailable(`the token service ${issuer} names no token endpoint`);
-          return m.token_endpoint;
-        },
-        () => {
-          throw new ExchangeUnavailable(`the token service ${issuer} could not be discovered`);
-        },
-      );
+      found = mcpClientSdk()
+        .then((sdk) => sdk.discoverAuthorizationServerMetadata(issuer, { fetchFn: remote.fetch }))
+        .then(
+          (m) => {
+            if (!m?.token_endpoint) throw new ExchangeUnavailable(`the token service ${issuer} names no token endpoint`);
+            return m.token_endpoint;
+          },
+          () => {
+            throw new ExchangeUnavailable(`the token service ${issuer} could not be discovered`);
+          },
+        );
       found.catch(() => this.endpoints.delete(remote.id));
       this.endpoints.set(remote.id, found);
     }

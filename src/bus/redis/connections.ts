@@ -4,18 +4,7 @@
 import { Redis } from 'ioredis';
 import { redactUrl } from '../../config/redact-url.js';
 
-export class RedisUnavailableError extends Error {
-  readonly code = 'AGENTPORT_REDIS_UNAVAILABLE';
-  constructor(
-    readonly url: string,
-    timeoutMs: number,
-    cause: unknown,
-  ) {
-    const why = cause instanceof Error ? cause.message : cause === undefined ? 'no answer' : String(cause);
-    super(`event bus: cannot reach Redis at ${url} within ${timeoutMs} ms (${why})`, { cause });
-    this.name = 'RedisUnavailableError';
-  }
-}
+export { RedisUnavailableError } from './unavailable-error.js';
 
 export function assertRedisUrl(url: string): void {
   let protocol: string;

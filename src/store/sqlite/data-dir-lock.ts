@@ -11,27 +11,12 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { DataDirLockedError, type LockHolder } from './data-dir-locked-error.js';
+
+export { DataDirLockedError, type LockHolder } from './data-dir-locked-error.js';
 
 export const LOCK_FILE = 'agentport.lock';
 export const HOLDER_FILE = 'agentport.lock.json';
-
-/** What the holder wrote about itself. */
-export interface LockHolder {
-  pid: number;
-  /** ISO 8601 */
-  startedAt: string;
-}
-
-/** The directory is held by another live process; `holder` is absent if it has not said who yet. */
-export class DataDirLockedError extends Error {
-  override readonly name = 'DataDirLockedError';
-  constructor(
-    readonly dir: string,
-    readonly holder: LockHolder | undefined,
-  ) {
-    super(`the data directory ${dir} is in use by ${holder ? `process ${holder.pid} (started ${holder.startedAt})` : 'another process'}`);
-  }
-}
 
 export interface DataDirLock {
   /** releases the lock (idempotent); the lock file stays, see below */
