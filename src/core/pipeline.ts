@@ -1,8 +1,9 @@
 /**
  * The call pipeline: every A2A operation, from every face, passes one list of stages composed
  * once at start (server/start.ts), in the order the list reads. A stage sees each call as
- * `(ctx, call, next)` (Hono's compose, oidc-provider's `use(...)` table): it may change the call's
- * context, refuse it by throwing, or run code around the rest of the pipeline. The eleven
+ * `(ctx, call, next)` (Hono's compose, oidc-provider's `use(...)` table): it may fill its own
+ * fields of the call's context, in place (ADR 0048), refuse the call by throwing, or run code
+ * around the rest of the pipeline. The eleven
  * operations are taken from the one operation table (operations.ts), so no stage forwards them by
  * hand.
  */
