@@ -230,6 +230,11 @@ export default defineConfig({
     globalSetup: ['test/support/log-secrets-check.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // `expect.poll` waits for an outcome that arrives asynchronously (a page section loaded, a log
+    // line written). Vitest's 1 s default was shorter than a console page takes to fetch its
+    // sections while three files with Chromium share two cores (CI, stop 38: three cards still
+    // "Loading…"). A poll whose time is itself the point names its own timeout (readiness, kill -9).
+    expect: { poll: { timeout: 10_000 } },
     pool: 'forks',
     fileParallelism: true,
     // Most system files wait on sockets, child processes and timers, not on the CPU: three at a

@@ -5,6 +5,7 @@
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHUTDOWN_EXPORT_LIMIT_MS } from '../../src/observability/tracing/start-tracing.js';
 import { rpc, startTestServer, userMessage, type TestServer } from '../support/server.js';
 import { captureLog } from './logging/capture.js';
 
@@ -20,11 +21,14 @@ async function closedPort(): Promise<number> {
 describe('tracing export failures', () => {
   const log = captureLog();
   let s: TestServer;
+  let stopped = false;
   beforeAll(async () => {
     const endpoint = `http://127.0.0.1:${await closedPort()}`;
     s = await startTestServer({ agents: [{ id: 'echo', builtin: 'echo' }], tracing: { enabled: true, endpoint, exportDelay: 50 }, logging: { levels: { tracing: 'warn' } } }, { services: { logDestination: log } });
   });
-  afterAll(() => s?.stop());
+  afterAll(async () => {
+    if (!stopped) await s?.stop();
+  });
 
   const tracingWarnings = () => log.records().filter((r) => r.module === 'tracing' && r.level === 40);
 
@@ -40,4 +44,14 @@ describe('tracing export failures', () => {
     const messages = tracingWarnings().map((r) => r.msg);
     expect(new Set(messages).size).toBe(messages.length);
   }, 60_000);
+
+  it('a stop with spans still owed to it waits at most the export limit, and says the spans are dropped', async () => {
+    for (let i = 0; i < 3; i++) expect((await rpc(`${s.http}/a2a/echo`, 'SendMessage', { message: userMessage(`owed ${i}`) })).status).toBe(200);
+    const started = performance.now();
+    stopped = true;
+    await s.stop();
+    // Unbounded, this stop took 10–20 s: the exporter retries the last batch for about ten seconds.
+    expect(performance.now() - started).toBeLessThan(SHUTDOWN_EXPORT_LIMIT_MS + 4_000);
+    expect(tracingWarnings().map((r) => String(r.msg))).toContain('tracing: the last spans were not exported in time at the stop and are dropped; is the collector reachable?');
+  }, 30_000);
 });

@@ -35,7 +35,10 @@ export async function startTestServer(config: Record<string, unknown> = {}, opts
     http: running.urls.http,
     grpc: running.urls.grpc ?? '',
     async stop() {
-      await running.close();
+      // A stop that hangs fails only by the hook timeout; this says what the process still holds.
+      const slow = setTimeout(() => process.stderr.write(`test server stop still waiting after 20 s; active resources: ${process.getActiveResourcesInfo().join(', ')}\n`), 20_000);
+      slow.unref();
+      await running.close().finally(() => clearTimeout(slow));
       if (!opts.keepData) await rm(dataDir, { recursive: true, force: true });
     },
   };

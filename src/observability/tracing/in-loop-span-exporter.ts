@@ -27,4 +27,7 @@ export class InLoopSpanExporter implements PackedSpanExporter {
   shutdown(): Promise<void> {
     return this.exporter.shutdown();
   }
+
+  /** The SDK's exporter cannot cancel a send: its requests end on their own timeout, unwaited. */
+  async abort(): Promise<void> {}
 }

@@ -43,6 +43,14 @@ export interface TracingIdentity {
   log?: { warn(obj: object, msg?: string): void };
 }
 
+/**
+ * How long a stop waits for the last spans to reach the collector. A collector that cannot be
+ * reached had held every stop for 10–20 s (the OTLP exporter retries each batch for about ten
+ * seconds, then the shutdown flushes again): longer than an orchestrator's grace period leaves for
+ * the rest of a rolling restart. Past this the spans are dropped, and the log says so.
+ */
+export const SHUTDOWN_EXPORT_LIMIT_MS = 5_000;
+
 /** The same SDK complaint is logged at most this often (a collector that is down fails every batch). */
 const REPEAT_AFTER_MS = 60_000;
 
@@ -72,7 +80,10 @@ export async function startTracing(s: TracingSettings, who: TracingIdentity): Pr
     close: async () => {
       if (closed) return;
       closed = true;
-      if (--mine.users > 0) return mine.flush();
+      if (--mine.users > 0) {
+        await settlesWithin(mine.flush(), SHUTDOWN_EXPORT_LIMIT_MS);
+        return;
+      }
       if (installed === mine) installed = undefined;
       setTracingOn(false);
       await mine.shutdown();
@@ -114,12 +125,34 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
     users: 0,
     flush: () => batches.forceFlush(),
     shutdown: async () => {
-      await batches.shutdown();
+      if (!(await settlesWithin(batches.shutdown(), SHUTDOWN_EXPORT_LIMIT_MS))) {
+        who.log?.warn({ limitMs: SHUTDOWN_EXPORT_LIMIT_MS }, 'tracing: the last spans were not exported in time at the stop and are dropped; is the collector reachable?');
+        await exporter.abort();
+      }
       trace.disable();
       propagation.disable();
       diag.disable();
     },
   };
+}
+
+/** True when `p` settles (either way) within `ms`; false when the time runs out first. */
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 type SamplerClasses = {

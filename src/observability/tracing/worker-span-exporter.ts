@@ -85,6 +85,11 @@ export class WorkerSpanExporter implements PackedSpanExporter {
     }
   }
 
+  async abort(): Promise<void> {
+    // its 'exit' fails every batch still pending, which settles the shutdown waiting on them
+    await this.worker.terminate();
+  }
+
   #ask(op: 'flush' | 'shutdown'): Promise<void> {
     if (this.#ended) return Promise.resolve();
     return new Promise((resolve, reject) => this.#send({ op, id: 0 }, (r) => (r.code === 0 ? resolve() : reject(r.error))));
