@@ -58,12 +58,12 @@ describe('what the CLI loads', () => {
     expect(loaded).toContain('dist/cli/program.js');
     expect(loaded.some((f) => f.startsWith('node_modules/commander/'))).toBe(true);
     expect(heavyIn(loaded)).toEqual([]);
-  });
+  }, 60_000);
 
   it('agentport card <url> with no agent there fails (exit 4) without loading the gRPC client', () => {
     const { status, stderr, loaded } = loadsOf(['card', 'http://127.0.0.1:9/a2a/nobody']);
     expect(status, stderr).toBe(4);
     expect(loaded).toContain('dist/client/card-resolver.js');
     expect(heavyIn(loaded)).toEqual([]);
-  });
+  }, 60_000);
 });
