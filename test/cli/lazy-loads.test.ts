@@ -51,14 +51,18 @@ function loadsOf(args: string[]): { status: number | null; stderr: string; loade
 const heavyIn = (loaded: string[]) => HEAVY.filter((h) => loaded.some((f) => f.startsWith(h)));
 
 describe('what the CLI loads', () => {
-  it.each(['--help', 'card --help', 'send --help', 'serve --help', 'init --help'])('agentport %s loads no server and no gRPC client', (args) => {
-    const { status, stderr, loaded } = loadsOf(args.split(' '));
-    expect(status, stderr).toBe(0);
-    // the recorder sees both kinds of module: otherwise the absences below would prove nothing
-    expect(loaded).toContain('dist/cli/program.js');
-    expect(loaded.some((f) => f.startsWith('node_modules/commander/'))).toBe(true);
-    expect(heavyIn(loaded)).toEqual([]);
-  }, 60_000);
+  it.each(['--help', 'card --help', 'send --help', 'serve --help', 'init --help'])(
+    'agentport %s loads no server and no gRPC client',
+    (args) => {
+      const { status, stderr, loaded } = loadsOf(args.split(' '));
+      expect(status, stderr).toBe(0);
+      // the recorder sees both kinds of module: otherwise the absences below would prove nothing
+      expect(loaded).toContain('dist/cli/program.js');
+      expect(loaded.some((f) => f.startsWith('node_modules/commander/'))).toBe(true);
+      expect(heavyIn(loaded)).toEqual([]);
+    },
+    60_000,
+  );
 
   it('agentport card <url> with no agent there fails (exit 4) without loading the gRPC client', () => {
     const { status, stderr, loaded } = loadsOf(['card', 'http://127.0.0.1:9/a2a/nobody']);
