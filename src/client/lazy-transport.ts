@@ -1,8 +1,9 @@
 /**
  * A transport whose adapter module is imported on its first call. The gRPC adapters pull in
- * @grpc/grpc-js, @grpc/proto-loader and protobufjs (134 CommonJS files); a client that talks JSON-RPC or HTTP+JSON, and every
- * `agentport` command that never makes a gRPC call (`--help`, `card`, `send` to a JSON-RPC agent),
- * does not load them (issue 26: the CLI's start-up is paid by every test that spawns it).
+ * @grpc/grpc-js, @grpc/proto-loader and protobufjs (134 CommonJS files); a client that talks
+ * JSON-RPC or HTTP+JSON, and every `agentport` command that never makes a gRPC call (`--help`,
+ * `card`, `send` to a JSON-RPC agent), does not load them (issue 26: the CLI's start-up is paid by
+ * every test that spawns it).
  */
 import type { Binding, StreamEvent, Transport } from './transport.js';
 
