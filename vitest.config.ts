@@ -74,6 +74,8 @@ const UNIT = [
   'test/docs/no-foreign-npx.test.ts',
   'test/docs/clients-doc.test.ts',
   'test/client/responses.test.ts',
+  'test/client/lazy-transport.test.ts',
+  'test/bench/options.test.ts',
   'test/core/authz/agent-lookup.test.ts',
   'test/core/stages/resolve.test.ts',
   'test/core/authz/policy-audit.test.ts',

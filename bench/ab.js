@@ -31,6 +31,7 @@ import { runWrk, wrkVersion } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
 import { freePort } from './lib/net.mjs';
+import { flag, parseCommandLine, value } from './lib/options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
@@ -42,24 +43,15 @@ const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,
                  sharing the cores with the baseline would flatter the variant`;
 
 const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16, sequential: false };
-for (let i = 2; i < process.argv.length; i++) {
-  const a = process.argv[i];
-  const v = () => process.argv[++i];
-  if (a === '--help') {
-    console.log(HELP);
-    process.exit(0);
-  } else if (a === '--variants') opts.variants = v().split(',').filter(Boolean);
-  else if (a === '--workload') opts.workload = v();
-  else if (a === '--rounds') opts.rounds = Number(v());
-  else if (a === '--duration') opts.duration = Number(v());
-  else if (a === '--warmup') opts.warmup = Number(v());
-  else if (a === '--connections') opts.connections = Number(v());
-  else if (a === '--sequential') opts.sequential = true;
-  else {
-    console.error(`unknown option ${a}\n${HELP}`);
-    process.exit(2);
-  }
-}
+parseCommandLine(HELP, {
+  '--variants': value((v) => (opts.variants = v.split(',').filter(Boolean))),
+  '--workload': value((v) => (opts.workload = v)),
+  '--rounds': value((v) => (opts.rounds = Number(v))),
+  '--duration': value((v) => (opts.duration = Number(v))),
+  '--warmup': value((v) => (opts.warmup = Number(v))),
+  '--connections': value((v) => (opts.connections = Number(v))),
+  '--sequential': flag(() => (opts.sequential = true)),
+});
 
 const workload = WORKLOADS[opts.workload];
 if (!workload) {

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { freePort, sleep } from './lib/net.mjs';
+import { flag, parseCommandLine, value } from './lib/options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/callgrind.js [--tree DIR]... [--workload a2a|mcp] [--warmup N] [--requests N]
@@ -35,25 +36,16 @@ not per request: under callgrind a server answers ~50 times slower, so their wor
 more per request than at full speed. Compare trees measured alike; read the ratio.`;
 
 const opts = { trees: [], workload: 'a2a', warmup: 3000, requests: 1000, connections: 4, config: undefined, nodeFlags: [], keep: false };
-for (let i = 2; i < process.argv.length; i++) {
-  const a = process.argv[i];
-  const v = () => process.argv[++i];
-  if (a === '--help') {
-    console.log(HELP);
-    process.exit(0);
-  } else if (a === '--tree') opts.trees.push(path.resolve(v()));
-  else if (a === '--workload') opts.workload = v();
-  else if (a === '--warmup') opts.warmup = Number(v());
-  else if (a === '--requests') opts.requests = Number(v());
-  else if (a === '--connections') opts.connections = Number(v());
-  else if (a === '--config') opts.config = path.resolve(v());
-  else if (a === '--node-flags') opts.nodeFlags = v().split(/\s+/).filter(Boolean);
-  else if (a === '--keep') opts.keep = true;
-  else {
-    console.error(`unknown option ${a}\n${HELP}`);
-    process.exit(2);
-  }
-}
+parseCommandLine(HELP, {
+  '--tree': value((v) => opts.trees.push(path.resolve(v))),
+  '--workload': value((v) => (opts.workload = v)),
+  '--warmup': value((v) => (opts.warmup = Number(v))),
+  '--requests': value((v) => (opts.requests = Number(v))),
+  '--connections': value((v) => (opts.connections = Number(v))),
+  '--config': value((v) => (opts.config = path.resolve(v))),
+  '--node-flags': value((v) => (opts.nodeFlags = v.split(/\s+/).filter(Boolean))),
+  '--keep': flag(() => (opts.keep = true)),
+});
 if (opts.trees.length === 0) opts.trees.push(ROOT);
 const workload = WORKLOADS[opts.workload];
 if (!workload) {

@@ -21,28 +21,20 @@ import { runAutocannon, runWrk, wrkVersion } from './lib/load.mjs';
 import { treeCpuSeconds } from './lib/proc.mjs';
 import net from 'node:net';
 import { freePort, sleep } from './lib/net.mjs';
+import { parseCommandLine, value } from './lib/options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: npm run bench:mcp -- [--duration S] [--warmup S] [--connections N] [--targets bare,sdk,agentport,agentport-usage-off] [--eras modern,legacy] [--out FILE]`;
 
 const opts = { duration: 10, warmup: 3, connections: 32, targets: ['bare', 'sdk', 'agentport'], eras: ['modern', 'legacy'], out: path.join(ROOT, 'bench/results/mcp-latest.json') };
-for (let i = 2; i < process.argv.length; i++) {
-  const a = process.argv[i];
-  const v = () => process.argv[++i];
-  if (a === '--help') {
-    console.log(HELP);
-    process.exit(0);
-  } else if (a === '--duration') opts.duration = Number(v());
-  else if (a === '--warmup') opts.warmup = Number(v());
-  else if (a === '--connections') opts.connections = Number(v());
-  else if (a === '--targets') opts.targets = v().split(',');
-  else if (a === '--eras') opts.eras = v().split(',');
-  else if (a === '--out') opts.out = path.resolve(v());
-  else {
-    console.error(`unknown option ${a}\n${HELP}`);
-    process.exit(2);
-  }
-}
+parseCommandLine(HELP, {
+  '--duration': value((v) => (opts.duration = Number(v))),
+  '--warmup': value((v) => (opts.warmup = Number(v))),
+  '--connections': value((v) => (opts.connections = Number(v))),
+  '--targets': value((v) => (opts.targets = v.split(','))),
+  '--eras': value((v) => (opts.eras = v.split(','))),
+  '--out': value((v) => (opts.out = path.resolve(v))),
+});
 
 const MODERN = '2026-07-28';
 const envelope = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' } };

@@ -22,6 +22,7 @@ import { runAutocannon, runWrk, wrkVersion, autocannonVersion } from './lib/load
 import { machineCpuSeconds, selfAndReapedChildrenCpuSeconds, treeCpuSeconds, treeRss } from './lib/proc.mjs';
 import { createBenchKey } from './lib/api-key.mjs';
 import { freePort, sleep } from './lib/net.mjs';
+import { flag, parseOptions, value } from './lib/options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -86,87 +87,33 @@ function parseArgs(argv) {
     if (!Number.isFinite(n) || n < 0) throw new Error(`${name} needs a non-negative number, got ${v}`);
     return n;
   };
-  for (let i = 0; i < argv.length; i++) {
-    let a = argv[i];
-    let v;
-    const eq = a.indexOf('=');
-    if (a.startsWith('--') && eq > 0) {
-      v = a.slice(eq + 1);
-      a = a.slice(0, eq);
-    }
-    const next = () => {
-      if (v !== undefined) return v;
-      if (i + 1 >= argv.length) throw new Error(`${a} needs a value`);
-      return argv[++i];
-    };
-    switch (a) {
-      case '--tracing-ratio':
-        o.tracingRatio = num(a, next());
-        if (o.tracingRatio > 1) throw new Error('--tracing-ratio is a number from 0 to 1');
-        break;
-      case '--duration':
-        o.duration = num(a, next());
-        break;
-      case '--warmup':
-        o.warmup = num(a, next());
-        break;
-      case '--connections':
-        o.connections = Math.max(1, Math.floor(num(a, next())));
-        break;
-      case '--threads':
-        o.threads = Math.max(1, Math.floor(num(a, next())));
-        break;
-      case '--targets':
-        o.targets = next()
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-        break;
-      case '--bindings':
-        o.bindings = next()
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-        break;
-      case '--requests':
-        o.requests = Math.floor(num(a, next()));
-        break;
-      case '--generator':
-        o.generator = next();
-        break;
-      case '--agentport-args':
-        o.agentportArgs = next();
-        break;
-      case '--agentport-bin':
-        o.agentportBin = path.resolve(next());
-        break;
-      case '--startup-timeout':
-        o.startupTimeout = num(a, next());
-        break;
-      case '--wait-idle':
-        o.waitIdle = num(a, next());
-        break;
-      case '--retry-busy':
-        o.retryBusy = Math.floor(num(a, next()));
-        break;
-      case '--api-key':
-        o.apiKey = true;
-        break;
-      case '--runs':
-        o.runs = Math.max(1, Math.floor(num(a, next())));
-        break;
-      case '--out':
-        o.out = path.resolve(next());
-        break;
-      case '--help':
-      case '-h':
-        process.stdout.write(HELP);
-        process.exit(0);
-        break;
-      default:
-        throw new Error(`unknown option ${a} (see --help)`);
-    }
-  }
+  const list = (v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  parseOptions(argv, HELP, {
+    '--tracing-ratio': value((v) => {
+      o.tracingRatio = num('--tracing-ratio', v);
+      if (o.tracingRatio > 1) throw new Error('--tracing-ratio is a number from 0 to 1');
+    }),
+    '--duration': value((v) => (o.duration = num('--duration', v))),
+    '--warmup': value((v) => (o.warmup = num('--warmup', v))),
+    '--connections': value((v) => (o.connections = Math.max(1, Math.floor(num('--connections', v))))),
+    '--threads': value((v) => (o.threads = Math.max(1, Math.floor(num('--threads', v))))),
+    '--targets': value((v) => (o.targets = list(v))),
+    '--bindings': value((v) => (o.bindings = list(v))),
+    '--requests': value((v) => (o.requests = Math.floor(num('--requests', v)))),
+    '--generator': value((v) => (o.generator = v)),
+    '--agentport-args': value((v) => (o.agentportArgs = v)),
+    '--agentport-bin': value((v) => (o.agentportBin = path.resolve(v))),
+    '--startup-timeout': value((v) => (o.startupTimeout = num('--startup-timeout', v))),
+    '--wait-idle': value((v) => (o.waitIdle = num('--wait-idle', v))),
+    '--retry-busy': value((v) => (o.retryBusy = Math.floor(num('--retry-busy', v)))),
+    '--api-key': flag(() => (o.apiKey = true)),
+    '--runs': value((v) => (o.runs = Math.max(1, Math.floor(num('--runs', v))))),
+    '--out': value((v) => (o.out = path.resolve(v))),
+  });
   const memory = o.requests > 0;
   o.targets ??= memory ? ['agentport'] : ['bare', 'a2a-js', 'agentport'];
   o.bindings ??= memory ? ['jsonrpc'] : ['jsonrpc', 'rest'];

@@ -16,6 +16,7 @@ import { runAutocannon, runWrk, wrkVersion } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
+import { flag, parseCommandLine, value } from './lib/options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connections N] [--tree DIR]
@@ -24,25 +25,16 @@ const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connect
   --node-args   extra node options for the server, e.g. "--max-semi-space-size=32"`;
 
 const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false };
-for (let i = 2; i < process.argv.length; i++) {
-  const a = process.argv[i];
-  const v = () => process.argv[++i];
-  if (a === '--help') {
-    console.log(HELP);
-    process.exit(0);
-  } else if (a === '--duration') o.duration = Number(v());
-  else if (a === '--warmup') o.warmup = Number(v());
-  else if (a === '--connections') o.connections = Number(v());
-  else if (a === '--tree') o.tree = path.resolve(v());
-  else if (a === '--node-args') o.nodeArgs = v();
-  else if (a === '--agentport-args') o.agentportArgs = v();
-  else if (a === '--top') o.top = Number(v());
-  else if (a === '--json') o.json = true;
-  else {
-    console.error(`unknown option ${a}\n${HELP}`);
-    process.exit(2);
-  }
-}
+parseCommandLine(HELP, {
+  '--duration': value((v) => (o.duration = Number(v))),
+  '--warmup': value((v) => (o.warmup = Number(v))),
+  '--connections': value((v) => (o.connections = Number(v))),
+  '--tree': value((v) => (o.tree = path.resolve(v))),
+  '--node-args': value((v) => (o.nodeArgs = v)),
+  '--agentport-args': value((v) => (o.agentportArgs = v)),
+  '--top': value((v) => (o.top = Number(v))),
+  '--json': flag(() => (o.json = true)),
+});
 if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
   console.error(`${o.tree}/dist is missing: build it first`);
   process.exit(2);

@@ -20,12 +20,38 @@ if command -v redis-cli >/dev/null && ! redis-cli -h 127.0.0.1 ping >/dev/null 2
   redis-server --daemonize yes --bind 127.0.0.1 -::1 --port 6379 --save "" --appendonly no --dir /var/lib/redis --logfile /var/log/redis/ci.log || true
 fi
 
+# The MCP interop tools (Inspector CLI, conformance runner) and the third-party MCP and A2A framework
+# clients of the interop matrix (test/interop/clients), pinned, each with its own Node 22, installed
+# once into .cache/ here rather than by the first test that needs them. On a machine without them
+# (a fresh VM: no tool cache either) these are two npm installs of about a minute each, mostly
+# waiting on the network: they start here and run beside the Debian packages and the container
+# images below, which wait on the network and dpkg too (issue 26; docs/testing.md, "Suite time").
+logs=$(mktemp -d "${TMPDIR:-/tmp}/agentport-prerequisites.XXXXXX")
+trap 'wait; rm -rf "$logs"' EXIT
+bash scripts/mcp-tools.sh install >"$logs/mcp-tools.out" 2>"$logs/mcp-tools.log" &
+mcp_tools=$!
+bash scripts/interop-clients.sh install >"$logs/interop-clients.out" 2>"$logs/interop-clients.log" &
+interop_clients=$!
+
+# tool_ready <pid> <name> <what>: waits for that install and reports where it is, or its output on failure.
+tool_ready() {
+  if wait "$1"; then
+    log "$3 in $(cat "$logs/$2.out")"
+  else
+    cat "$logs/$2.log" >&2
+    log "$3 not installed (bash scripts/$2.sh install): the tests that use them will fail"
+  fi
+}
+
 # Debian packages the suites drive for real: nginx (test/deploy runs deploy/nginx in front of a
-# server) and Chromium (test/server/pages-in-chromium.test.ts). The tests fail, naming the
-# package, when one is missing and cannot be installed here.
+# server), Chromium (test/server/pages-in-chromium.test.ts), and what
+# scripts/test-container-images.sh needs (podman and its tools), all in one apt-get run: one
+# package-list update instead of two. The tests fail, naming the package, when one is missing
+# and cannot be installed here.
 missing=()
 [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+for tool in podman buildah runc catatonit debootstrap; do command -v "$tool" >/dev/null || missing+=("$tool"); done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     log "installing ${missing[*]} from Debian's packages"
@@ -43,10 +69,5 @@ fi
 # missing, and every other suite still runs.
 bash scripts/test-container-images.sh || log "container images not ready: test/deploy/image.test.ts will fail (run scripts/test-container-images.sh)"
 
-# The MCP interop tools (Inspector CLI, conformance runner) with their own Node 22, installed once
-# into .cache/mcp-tools here rather than by the first test that needs them (no install inside the run).
-log "MCP interop tools in $(bash scripts/mcp-tools.sh install)"
-
-# The third-party MCP and A2A framework clients of the interop matrix (test/interop/clients), pinned,
-# with their own Node 22, installed once into .cache/interop-clients likewise.
-log "Interop framework clients in $(bash scripts/interop-clients.sh install)"
+tool_ready "$mcp_tools" mcp-tools "MCP interop tools"
+tool_ready "$interop_clients" interop-clients "Interop framework clients"

@@ -5,10 +5,10 @@ import { NoUsableInterfaceError } from './errors.js';
 import type { HttpOptions } from './http.js';
 import { majorMinor } from './interface-selection.js';
 import type { Transport } from './transport.js';
-import { grpcTransport } from './transports/grpc.js';
+import { lazyTransport } from './lazy-transport.js';
 import { jsonRpcTransport } from './transports/jsonrpc.js';
 import { restTransport } from './transports/rest.js';
-import { grpcV03Transport } from './v03/grpc-v03.js';
+import type { GrpcTransportOptions } from './transports/grpc.js';
 import { jsonRpcV03Transport } from './v03/jsonrpc-v03.js';
 import { restV03Transport } from './v03/rest-v03.js';
 
@@ -39,14 +39,17 @@ export function transportFor(i: AgentInterface, s: TransportSettings): Transport
     case 'HTTP+JSON':
       return v03 ? restV03Transport(i.url, http) : restTransport(i.url, http, tenant);
     case 'GRPC': {
-      const grpcOptions = {
+      const grpcOptions: GrpcTransportOptions = {
         ...(s.auth ? { auth: s.auth } : {}),
         ...(s.extensions ? { extensions: s.extensions } : {}),
         ...(s.headers ? { headers: s.headers } : {}),
         ...(s.timeoutMs ? { timeoutMs: s.timeoutMs } : {}),
         ...(s.grpcTls === undefined ? {} : { tls: s.grpcTls }),
       };
-      return v03 ? grpcV03Transport(i.url, grpcOptions) : grpcTransport(i.url, grpcOptions, tenant);
+      // imported on the first call: only a client that calls over gRPC loads @grpc/grpc-js
+      return v03
+        ? lazyTransport('GRPC', '0.3', i.url, async () => (await import('./v03/grpc-v03.js')).grpcV03Transport(i.url, grpcOptions))
+        : lazyTransport('GRPC', '1.0', i.url, async () => (await import('./transports/grpc.js')).grpcTransport(i.url, grpcOptions, tenant));
     }
   }
   throw new NoUsableInterfaceError(`no transport for ${i.protocolBinding} ${i.protocolVersion}`);
