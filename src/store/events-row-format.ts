@@ -12,15 +12,12 @@
  * The row of a commit that brings its task to a terminal state also leaves out what the task row
  * of the same commit already holds (ADR 0050, migration 0025): `{"t": seq, "e": [...]}`, where `t`
  * is the task row's seq (the commit's last event), and the context id is the task row's. In it, a
- * message that is the task's `history[i]` (the same object) is written as the string `"i"`, a
- * status with the task's status fields (the same values, in the same order) as `"0"`, an artifact
- * with the fields of the task's `artifacts[i]` (its parts the same objects) as `"i"`. A message, a
- * status and an artifact are objects in every valid event, so a string there is unambiguous; it
- * reads back as the task row's own value, which is the same JSON text. A string, not a number as
- * for the ids: an object-valued field of an event's copy that took a number would change V8's
- * field representation, and every later spread copy of the event then took the runtime's slow
- * path (12 a request, counted). A terminal task is never committed again, so its row keeps that
- * text; the reader checks the row's seq is still `t`.
+ * message that is the task's `history[i]` (the same object) is written as the number `i`, a status
+ * with the task's status fields (the same values, in the same order) as `0`, an artifact with the
+ * fields of the task's `artifacts[i]` (its parts the same objects) as `i`. A message, a status and
+ * an artifact are objects in every valid event, so a number there is unambiguous; it reads back
+ * as the task row's own value, which is the same JSON text. A terminal task is never committed
+ * again, so its row keeps that text; the reader checks the row's seq is still `t`.
  */
 import type { Artifact, Message, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent, Task } from '../protocol/a2a/types.js';
 import type { TaskEventPayload } from './task-event-record.js';
@@ -73,15 +70,15 @@ function compactTask(t: Task, taskId: string, contextId: string, task: Task | un
   return out;
 }
 
-function compactStatus(s: TaskStatus, taskId: string, contextId: string, task: Task | undefined): TaskStatus | Loose | string {
-  if (task && sameFields(s, task.status)) return ref(0);
+function compactStatus(s: TaskStatus, taskId: string, contextId: string, task: Task | undefined): TaskStatus | Loose | number {
+  if (task && sameFields(s, task.status)) return 0;
   return s.message === undefined ? s : { ...s, message: compactMessage(s.message, taskId, contextId, task) };
 }
 
-function compactMessage(m: Message, taskId: string, contextId: string, task?: Task): Message | Loose | string {
+function compactMessage(m: Message, taskId: string, contextId: string, task?: Task): Message | Loose | number {
   if (task?.history) {
     const i = task.history.indexOf(m);
-    if (i >= 0) return ref(i);
+    if (i >= 0) return i;
   }
   const t = m.taskId === taskId;
   const c = m.contextId === contextId;
@@ -92,20 +89,13 @@ function compactMessage(m: Message, taskId: string, contextId: string, task?: Ta
   return out;
 }
 
-const SMALL_REFS = Array.from({ length: 16 }, (_, i) => String(i));
-
-/** The reference to index `i` of the task row's history or artifacts (or its status, 0). */
-function ref(i: number): string {
-  return i < SMALL_REFS.length ? SMALL_REFS[i]! : String(i);
-}
-
 /** The task's artifact with the same fields (parts the same objects) as `a`, by its index; else `a`. */
-function artifactRef(a: Artifact, task: Task): Artifact | string {
+function artifactRef(a: Artifact, task: Task): Artifact | number {
   const artifacts = task.artifacts;
   if (!artifacts) return a;
   for (let i = 0; i < artifacts.length; i++) {
     const b = artifacts[i]!;
-    if (b.artifactId === a.artifactId) return sameFields(a, b) ? ref(i) : a;
+    if (b.artifactId === a.artifactId) return sameFields(a, b) ? i : a;
   }
   return a;
 }
@@ -131,8 +121,8 @@ function sameFields(a: object, b: object): boolean {
 }
 
 /**
- * Puts the task row's values back where a row that refers to it (TaskRefEventsRow) has references,
- * in place; before restoreEvent, which then finds the task's ids already in them.
+ * Puts the task row's values back where a row that refers to it (TaskRefEventsRow) has numbers, in
+ * place; before restoreEvent, which then finds the task's ids already in them.
  */
 export function resolveTaskRefs(event: TaskEventPayload, task: Task): void {
   if ('statusUpdate' in event) {
@@ -140,32 +130,32 @@ export function resolveTaskRefs(event: TaskEventPayload, task: Task): void {
     u.status = statusOf(u.status, task);
   } else if ('artifactUpdate' in event) {
     const u = event.artifactUpdate as unknown as Loose;
-    if (typeof u.artifact === 'string') u.artifact = artifactAt(task, u.artifact);
+    if (typeof u.artifact === 'number') u.artifact = artifactAt(task, u.artifact);
   } else if ('task' in event) {
     const t = event.task as unknown as Loose;
     t.status = statusOf(t.status, task);
-    if (Array.isArray(t.artifacts)) t.artifacts = t.artifacts.map((a: unknown) => (typeof a === 'string' ? artifactAt(task, a) : a));
+    if (Array.isArray(t.artifacts)) t.artifacts = t.artifacts.map((a: unknown) => (typeof a === 'number' ? artifactAt(task, a) : a));
     if (Array.isArray(t.history)) t.history = t.history.map((m: unknown) => messageOf(m, task));
   } else if ('message' in event) (event as Loose).message = messageOf(event.message, task);
   else if ('userMessage' in event) (event as Loose).userMessage = messageOf(event.userMessage, task);
 }
 
 function statusOf(s: unknown, task: Task): unknown {
-  if (s === '0') return task.status;
+  if (s === 0) return task.status;
   const status = s as Loose;
   if (status.message !== undefined) status.message = messageOf(status.message, task);
   return status;
 }
 
 function messageOf(m: unknown, task: Task): unknown {
-  if (typeof m !== 'string') return m;
-  const found = task.history?.[Number(m)];
+  if (typeof m !== 'number') return m;
+  const found = task.history?.[m];
   if (!found) throw new Error(`task ${task.id}: its events row refers to history[${m}], which its task row does not hold`);
   return found;
 }
 
-function artifactAt(task: Task, i: string): Artifact {
-  const found = task.artifacts?.[Number(i)];
+function artifactAt(task: Task, i: number): Artifact {
+  const found = task.artifacts?.[i];
   if (!found) throw new Error(`task ${task.id}: its events row refers to artifacts[${i}], which its task row does not hold`);
   return found;
 }

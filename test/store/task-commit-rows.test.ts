@@ -102,9 +102,9 @@ describe('a commit prepared for the store', () => {
     expect(JSON.parse(p.eventsRow!.json)).toEqual({
       t: 3,
       e: [
-        [1_795_000_000_000, { task: { id: 0, contextId: 0, status: { state: 'TASK_STATE_SUBMITTED' }, history: ['0'] } }],
-        [1_795_000_000_001, { artifactUpdate: { taskId: 0, contextId: 0, artifact: '0' } }],
-        [1_795_000_000_002, { statusUpdate: { taskId: 0, contextId: 0, status: '0' } }],
+        [1_795_000_000_000, { task: { id: 0, contextId: 0, status: { state: 'TASK_STATE_SUBMITTED' }, history: [0] } }],
+        [1_795_000_000_001, { artifactUpdate: { taskId: 0, contextId: 0, artifact: 0 } }],
+        [1_795_000_000_002, { statusUpdate: { taskId: 0, contextId: 0, status: 0 } }],
       ],
     });
     expect(p.eventsRow!.json).not.toContain('c-1');
@@ -134,7 +134,7 @@ describe('a commit prepared for the store', () => {
         [1_795_000_000_011, { artifactUpdate: { taskId: 0, contextId: 0, artifact: { artifactId: 'a-1', parts: [{ text: ' world' }] }, append: true } }],
         [1_795_000_000_012, { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'héllo "quoted" \u2028' }], contextId: 0, taskId: 0 } }],
         // a copy with the same fields and values is the same text: a reference
-        [1_795_000_000_013, { statusUpdate: { taskId: 0, contextId: 0, status: '0' } }],
+        [1_795_000_000_013, { statusUpdate: { taskId: 0, contextId: 0, status: 0 } }],
       ],
     });
     const back = toEventRecords({ task_id: 't-1', seq: 7, first_seq: 4, events: p.eventsRow!.json, created_at: 1_795_000_000_013 }, { seq: '7', task: p.taskJson });

@@ -1,9 +1,9 @@
 /**
  * The events row of a terminal commit refers to its task row instead of repeating it (ADR 0050,
  * issue 26): `{"t": seq, "e": [...]}`, where a message, status or artifact the task row holds is a
- * string (its index). No table changes, and rows written before read as they did; the migration is what stops
+ * number. No table changes, and rows written before read as they did; the migration is what stops
  * a build from before it opening a database that holds such rows (it refuses a database with a
- * migration it does not know), since that build would read the references as events.
+ * migration it does not know), since that build would read the numbers as events.
  *
  * Down writes every such row back in the compact form (`{"c": contextId, "e": [...]}`), each event
  * whole again, so the build before can read it.
