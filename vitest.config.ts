@@ -37,6 +37,7 @@ const UNIT = [
   'test/auth/challenge.test.ts',
   'test/store/catalog-race.test.ts',
   'test/store/task-commit-rows.test.ts',
+  'test/store/iso-time.test.ts',
   'test/store/sqlite/statement-cache.test.ts',
   'test/auth/oauth/login-throttle.test.ts',
   'test/auth/oauth/oauth-store.test.ts',

@@ -7,6 +7,7 @@ import type { OutboxEntry, StoredPushConfig, StoredSigningKey, StoredTask, TaskC
 import { type CompactEventsRow, compactEvent, resolveTaskRefs, restoreEvent, type TaskRefEventsRow } from './events-row-format.js';
 import type { UsageRecord } from './usage-record.js';
 import { writeJson } from '../protocol/a2a/written-json.js';
+import { parseIsoTime } from './iso-time.js';
 import type { PushConfigsTable, PushOutboxTable, SigningKeysTable, TaskEventsTable, TasksTable } from './schema.js';
 
 /** A commit with its derived columns computed and its documents serialized. */
@@ -59,7 +60,7 @@ export interface PreparedCommit {
 export function statusTimeOf(task: Task, fallback: number): number {
   const ts = task.status.timestamp;
   if (ts === undefined) return fallback;
-  const ms = Date.parse(ts);
+  const ms = parseIsoTime(ts);
   return Number.isFinite(ms) ? ms : fallback;
 }
 
