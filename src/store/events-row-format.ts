@@ -8,8 +8,18 @@
  * string in every valid event, so `0` there is unambiguous, and the field keeps its place, so an
  * event reads back with the same fields in the same order (a stream replayed from the log is the
  * same text that was sent live). A field with any other value is written as it is.
+ *
+ * The row of a commit that brings its task to a terminal state also leaves out what the task row
+ * of the same commit already holds (ADR 0050, migration 0025): `{"t": seq, "e": [...]}`, where `t`
+ * is the task row's seq (the commit's last event), and the context id is the task row's. In it, a
+ * message that is the task's `history[i]` (the same object) is written as the number `i`, a status
+ * with the task's status fields (the same values, in the same order) as `0`, an artifact with the
+ * fields of the task's `artifacts[i]` (its parts the same objects) as `i`. A message, a status and
+ * an artifact are objects in every valid event, so a number there is unambiguous; it reads back
+ * as the task row's own value, which is the same JSON text. A terminal task is never committed
+ * again, so its row keeps that text; the reader checks the row's seq is still `t`.
  */
-import type { Message, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent, Task } from '../protocol/a2a/types.js';
+import type { Artifact, Message, TaskArtifactUpdateEvent, TaskStatus, TaskStatusUpdateEvent, Task } from '../protocol/a2a/types.js';
 import type { TaskEventPayload } from './task-event-record.js';
 
 /** What the row's text parses to; an event in `e` still has its ids as `0`. */
@@ -18,41 +28,58 @@ export interface CompactEventsRow {
   e: Array<[number, TaskEventPayload]>;
 }
 
+/** A row that refers to its task row (a terminal commit's): the task row's seq, no context id. */
+export interface TaskRefEventsRow {
+  t: number;
+  e: Array<[number, TaskEventPayload]>;
+}
+
 /** A record whose id fields may hold the `0` that stands for the row's id. */
 type Loose = Record<string, unknown>;
 
-/** The event to serialise in a compact row: a shallow copy wherever an id is replaced, the event itself elsewhere (never mutated). */
-export function compactEvent(event: TaskEventPayload, taskId: string, contextId: string): unknown {
-  if ('statusUpdate' in event) return { statusUpdate: compactUpdate(event.statusUpdate, taskId, contextId) };
-  if ('artifactUpdate' in event) return { artifactUpdate: compactUpdate(event.artifactUpdate, taskId, contextId) };
-  if ('task' in event) return { task: compactTask(event.task, taskId, contextId) };
-  if ('message' in event) return { message: compactMessage(event.message, taskId, contextId) };
-  if ('userMessage' in event) return { userMessage: compactMessage(event.userMessage, taskId, contextId) };
+/**
+ * The event to serialise in a compact row: a shallow copy wherever an id or a part is replaced,
+ * the event itself elsewhere (never mutated). With `task` (the committed task of a terminal
+ * commit, whose row the events row then refers to), what it holds is written as a reference.
+ */
+export function compactEvent(event: TaskEventPayload, taskId: string, contextId: string, task?: Task): unknown {
+  if ('statusUpdate' in event) return { statusUpdate: compactUpdate(event.statusUpdate, taskId, contextId, task) };
+  if ('artifactUpdate' in event) return { artifactUpdate: compactUpdate(event.artifactUpdate, taskId, contextId, task) };
+  if ('task' in event) return { task: compactTask(event.task, taskId, contextId, task) };
+  if ('message' in event) return { message: compactMessage(event.message, taskId, contextId, task) };
+  if ('userMessage' in event) return { userMessage: compactMessage(event.userMessage, taskId, contextId, task) };
   return event;
 }
 
-function compactUpdate(u: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, taskId: string, contextId: string): Loose {
+function compactUpdate(u: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, taskId: string, contextId: string, task: Task | undefined): Loose {
   const out: Loose = { ...u };
   if (u.taskId === taskId) out.taskId = 0;
   if (u.contextId === contextId) out.contextId = 0;
-  if ('status' in u) out.status = compactStatus(u.status, taskId, contextId);
+  if ('status' in u) out.status = compactStatus(u.status, taskId, contextId, task);
+  else if (task) out.artifact = artifactRef(u.artifact, task);
   return out;
 }
 
-function compactTask(t: Task, taskId: string, contextId: string): Loose {
+function compactTask(t: Task, taskId: string, contextId: string, task: Task | undefined): Loose {
   const out: Loose = { ...t };
   if (t.id === taskId) out.id = 0;
   if (t.contextId === contextId) out.contextId = 0;
-  out.status = compactStatus(t.status, taskId, contextId);
-  if (t.history) out.history = t.history.map((m) => compactMessage(m, taskId, contextId));
+  out.status = compactStatus(t.status, taskId, contextId, task);
+  if (task && t.artifacts) out.artifacts = t.artifacts.map((a) => artifactRef(a, task));
+  if (t.history) out.history = t.history.map((m) => compactMessage(m, taskId, contextId, task));
   return out;
 }
 
-function compactStatus(s: TaskStatus, taskId: string, contextId: string): TaskStatus | Loose {
-  return s.message === undefined ? s : { ...s, message: compactMessage(s.message, taskId, contextId) };
+function compactStatus(s: TaskStatus, taskId: string, contextId: string, task: Task | undefined): TaskStatus | Loose | number {
+  if (task && sameFields(s, task.status)) return 0;
+  return s.message === undefined ? s : { ...s, message: compactMessage(s.message, taskId, contextId, task) };
 }
 
-function compactMessage(m: Message, taskId: string, contextId: string): Message | Loose {
+function compactMessage(m: Message, taskId: string, contextId: string, task?: Task): Message | Loose | number {
+  if (task?.history) {
+    const i = task.history.indexOf(m);
+    if (i >= 0) return i;
+  }
   const t = m.taskId === taskId;
   const c = m.contextId === contextId;
   if (!t && !c) return m;
@@ -60,6 +87,77 @@ function compactMessage(m: Message, taskId: string, contextId: string): Message 
   if (t) out.taskId = 0;
   if (c) out.contextId = 0;
   return out;
+}
+
+/** The task's artifact with the same fields (parts the same objects) as `a`, by its index; else `a`. */
+function artifactRef(a: Artifact, task: Task): Artifact | number {
+  const artifacts = task.artifacts;
+  if (!artifacts) return a;
+  for (let i = 0; i < artifacts.length; i++) {
+    const b = artifacts[i]!;
+    if (b.artifactId === a.artifactId) return sameFields(a, b) ? i : a;
+  }
+  return a;
+}
+
+/**
+ * Whether two objects serialise to the same text without serialising them: the same keys in the
+ * same order, each value the same (an array of parts: the same parts, in order).
+ */
+function sameFields(a: object, b: object): boolean {
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    const k = ka[i]!;
+    if (k !== kb[i]) return false;
+    const va = (a as Loose)[k];
+    const vb = (b as Loose)[k];
+    if (va === vb) continue;
+    if (k !== 'parts' || !Array.isArray(va) || !Array.isArray(vb) || va.length !== vb.length) return false;
+    for (let j = 0; j < va.length; j++) if (va[j] !== vb[j]) return false;
+  }
+  return true;
+}
+
+/**
+ * Puts the task row's values back where a row that refers to it (TaskRefEventsRow) has numbers, in
+ * place; before restoreEvent, which then finds the task's ids already in them.
+ */
+export function resolveTaskRefs(event: TaskEventPayload, task: Task): void {
+  if ('statusUpdate' in event) {
+    const u = event.statusUpdate as unknown as Loose;
+    u.status = statusOf(u.status, task);
+  } else if ('artifactUpdate' in event) {
+    const u = event.artifactUpdate as unknown as Loose;
+    if (typeof u.artifact === 'number') u.artifact = artifactAt(task, u.artifact);
+  } else if ('task' in event) {
+    const t = event.task as unknown as Loose;
+    t.status = statusOf(t.status, task);
+    if (Array.isArray(t.artifacts)) t.artifacts = t.artifacts.map((a: unknown) => (typeof a === 'number' ? artifactAt(task, a) : a));
+    if (Array.isArray(t.history)) t.history = t.history.map((m: unknown) => messageOf(m, task));
+  } else if ('message' in event) (event as Loose).message = messageOf(event.message, task);
+  else if ('userMessage' in event) (event as Loose).userMessage = messageOf(event.userMessage, task);
+}
+
+function statusOf(s: unknown, task: Task): unknown {
+  if (s === 0) return task.status;
+  const status = s as Loose;
+  if (status.message !== undefined) status.message = messageOf(status.message, task);
+  return status;
+}
+
+function messageOf(m: unknown, task: Task): unknown {
+  if (typeof m !== 'number') return m;
+  const found = task.history?.[m];
+  if (!found) throw new Error(`task ${task.id}: its events row refers to history[${m}], which its task row does not hold`);
+  return found;
+}
+
+function artifactAt(task: Task, i: number): Artifact {
+  const found = task.artifacts?.[i];
+  if (!found) throw new Error(`task ${task.id}: its events row refers to artifacts[${i}], which its task row does not hold`);
+  return found;
 }
 
 /** Puts the row's ids back into a parsed event, in place (the parse made it; nothing else holds it). */

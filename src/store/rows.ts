@@ -2,11 +2,12 @@
  * Mapping between the store's records and SQL rows, shared by both dialects. Every JSON document
  * is stringified exactly once per commit here, and parsed once per read.
  */
-import type { StreamResponse, Task, TaskState } from '../protocol/a2a/types.js';
+import { isTerminal, type StreamResponse, type Task, type TaskState } from '../protocol/a2a/types.js';
 import type { OutboxEntry, StoredPushConfig, StoredSigningKey, StoredTask, TaskCommit, TaskEventPayload, TaskEventRecord, TaskLease } from './store.js';
-import { type CompactEventsRow, compactEvent, restoreEvent } from './events-row-format.js';
+import { type CompactEventsRow, compactEvent, resolveTaskRefs, restoreEvent, type TaskRefEventsRow } from './events-row-format.js';
 import type { UsageRecord } from './usage-record.js';
 import { writeJson } from '../protocol/a2a/written-json.js';
+import { parseIsoTime } from './iso-time.js';
 import type { PushConfigsTable, PushOutboxTable, SigningKeysTable, TaskEventsTable, TasksTable } from './schema.js';
 
 /** A commit with its derived columns computed and its documents serialized. */
@@ -59,7 +60,7 @@ export interface PreparedCommit {
 export function statusTimeOf(task: Task, fallback: number): number {
   const ts = task.status.timestamp;
   if (ts === undefined) return fallback;
-  const ms = Date.parse(ts);
+  const ms = parseIsoTime(ts);
   return Number.isFinite(ms) ? ms : fallback;
 }
 
@@ -80,7 +81,7 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
   let eventsJson = '';
   let outbox: PreparedCommit['outbox'] = [];
   if (c.outbox.length > 0) ({ eventsJson, outbox } = withOutbox(c));
-  else if (n > 0) eventsJson = eventsRowJson(c.events, taskId, c.task.contextId);
+  else if (n > 0) eventsJson = eventsRowJson(c.events, c.task, c.seq);
   return {
     agentId: c.agentId,
     owner: c.owner,
@@ -106,13 +107,21 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
 /**
  * The events row of a commit without push deliveries (nearly all): `{"c":contextId,"e":[[createdAt,
  * event], …]}` in one serialisation, each event with the task's ids stated once (events-row-format.ts).
- * A commit with push deliveries writes the full form, `[[createdAt, event], …]`, built from the
- * per-event strings its outbox payloads need anyway; the reader takes both (toEventRecords).
+ * A commit that brings its task to a terminal state writes `{"t":seq,"e":[…]}` instead: what its
+ * task row holds is referred to, not repeated (ADR 0050). A commit with push deliveries writes the
+ * full form, `[[createdAt, event], …]`, built from the per-event strings its outbox payloads need
+ * anyway; the reader takes all three (toEventRecords).
  */
-function eventsRowJson(events: readonly TaskEventRecord[], taskId: string, contextId: string): string {
+function eventsRowJson(events: readonly TaskEventRecord[], task: Task, seq: number): string {
+  const ref = isTerminal(task.status.state) ? task : undefined;
   const pairs = new Array<[number, unknown]>(events.length);
-  for (let i = 0; i < events.length; i++) pairs[i] = [events[i]!.createdAt, compactEvent(events[i]!.event, taskId, contextId)];
-  return JSON.stringify({ c: contextId, e: pairs });
+  for (let i = 0; i < events.length; i++) pairs[i] = [events[i]!.createdAt, compactEvent(events[i]!.event, task.id, task.contextId, ref)];
+  return JSON.stringify(ref ? { t: seq, e: pairs } : { c: task.contextId, e: pairs });
+}
+
+/** Whether an events row refers to its task row (a terminal commit's, ADR 0050): its reader needs that row (toEventRecords). */
+export function refersToTaskRow(eventsJson: string): boolean {
+  return eventsJson.startsWith('{"t":');
 }
 
 /** With push deliveries queued: each event serialised once, shared by the events row and the outbox payloads that announce it. */
@@ -145,17 +154,42 @@ export function toStoredTask(row: TasksTable): StoredTask {
   };
 }
 
-/** The events of one task_events row, in seq order; either form (eventsRowJson). */
-export function toEventRecords(row: TaskEventsTable): TaskEventRecord[] {
+/** The task row a reader passes to toEventRecords for a row that refers to it: its seq and task text. */
+export interface TaskRowText {
+  seq: number | string;
+  task: string;
+}
+
+/**
+ * The events of one task_events row, in seq order; any form (eventsRowJson). A row that refers to
+ * its task row (refersToTaskRow) needs `taskRow`: the task row as stored, still at the row's seq.
+ */
+export function toEventRecords(row: TaskEventsTable, taskRow?: TaskRowText): TaskEventRecord[] {
   const first = Number(row.first_seq);
   const taskId = row.task_id;
-  const parsed = JSON.parse(row.events) as Array<[number, TaskEventPayload]> | CompactEventsRow;
-  const compact = !Array.isArray(parsed);
-  const pairs = compact ? parsed.e : parsed;
+  const parsed = JSON.parse(row.events) as Array<[number, TaskEventPayload]> | CompactEventsRow | TaskRefEventsRow;
+  let pairs: Array<[number, TaskEventPayload]>;
+  let contextId: string | undefined;
+  let task: Task | undefined;
+  if (Array.isArray(parsed)) pairs = parsed;
+  else if ('t' in parsed) {
+    // A terminal task is never committed again: its row is still the one this row was written with.
+    if (!taskRow || Number(taskRow.seq) !== parsed.t) {
+      throw new Error(`task ${taskId}: events row ${first}-${row.seq} refers to the task row at seq ${parsed.t}, found ${taskRow ? `seq ${taskRow.seq}` : 'none'}`);
+    }
+    // parsed for this row alone: its events may share the task's values, nothing else holds them
+    task = JSON.parse(taskRow.task) as Task;
+    contextId = task.contextId;
+    pairs = parsed.e;
+  } else {
+    contextId = parsed.c;
+    pairs = parsed.e;
+  }
   const out = new Array<TaskEventRecord>(pairs.length);
   for (let i = 0; i < pairs.length; i++) {
     const [createdAt, event] = pairs[i]!;
-    if (compact) restoreEvent(event, taskId, parsed.c);
+    if (task) resolveTaskRefs(event, task);
+    if (contextId !== undefined) restoreEvent(event, taskId, contextId);
     out[i] = { taskId, seq: first + i, event, createdAt };
   }
   return out;

@@ -260,6 +260,7 @@ describe('postgres store specifics', () => {
         '0022_usage_remote_identity',
         '0023_task_usage_in_task_row',
         '0024_task_running_index',
+        '0025_events_row_task_refs',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

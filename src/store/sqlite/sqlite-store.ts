@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { prepareCommit, TASK_ROW_COLUMNS, toEventRecords, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit } from '../rows.js';
+import { prepareCommit, refersToTaskRow, TASK_ROW_COLUMNS, toEventRecords, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit, type TaskRowText } from '../rows.js';
 import { outboxClaimQuery } from '../outbox-claim.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
@@ -123,6 +123,8 @@ function compileStatements(k: Q) {
       }),
       ['task_id', 'config_id', 'seq', 'payload', 'next_attempt_at', 'created_at'],
     ),
+    // the task row an events row of a terminal commit refers to (ADR 0050)
+    selectTaskRowText: compileWithSlots(k.selectFrom('tasks').select(['seq', 'task']).where('id', '=', slot<string>('id')), ['id']),
     selectTask: compileWithSlots(k.selectFrom('tasks').select(TASK_ROW_COLUMNS).where('id', '=', slot<string>('id')).where('agent_id', '=', slot<string>('agent_id')), ['id', 'agent_id']),
     countTasks: compileWithSlots(
       k
@@ -322,7 +324,8 @@ export class SqliteStore extends SqlStore {
     // LIMIT -1 is SQLite for "no limit".
     // Every row holds at least one event, so `limit` rows are enough for `limit` events.
     const rows = this.statements.selectEvents.all(taskId, afterSeq, limit ?? -1) as TaskEventsTable[];
-    const events = rows.flatMap(toEventRecords).filter((e) => e.seq > afterSeq);
+    const taskRow = rows.some((r) => refersToTaskRow(r.events)) ? (this.statements.selectTaskRowText.get(taskId) as TaskRowText | undefined) : undefined;
+    const events = rows.flatMap((r) => toEventRecords(r, taskRow)).filter((e) => e.seq > afterSeq);
     return limit !== undefined && events.length > limit ? events.slice(0, limit) : events;
   }
 }

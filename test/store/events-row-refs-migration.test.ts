@@ -1,0 +1,93 @@
+/**
+ * Migration 0025 (a terminal commit's events row refers to its task row, ADR 0050): a store at 0025
+ * writes such rows and reads them back byte for byte; down writes them back in the compact form a
+ * build before 0025 reads, with the same events; up again reads the old rows unchanged.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Task } from '../../src/protocol/a2a/types.js';
+import { openPostgresStore, openSqliteStore } from '../../src/store/index.js';
+import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
+import type { Store, TaskCommit } from '../../src/store/store.js';
+import { migrateTo } from '../support/migrate-to.js';
+import { T0 } from './fixtures.js';
+
+const BEFORE = '0024_task_running_index';
+const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A blocking echo's one commit: submitted, its artifact, completed; the events share the task's values as the core's do. */
+function echoCommit(id: string): TaskCommit {
+  const message = { messageId: `m-${id}`, role: 'ROLE_USER' as const, parts: [{ text: 'hello' }], contextId: `c-${id}`, taskId: id };
+  const artifact = { artifactId: 'artifact-1', parts: [{ text: 'hello' }], name: 'echo' };
+  const done = { state: 'TASK_STATE_COMPLETED' as const, timestamp: '2026-01-01T00:00:01.000Z' };
+  const task: Task = { id, contextId: `c-${id}`, status: done, artifacts: [artifact], history: [message] };
+  const events = [
+    { task: { id, contextId: `c-${id}`, status: { state: 'TASK_STATE_SUBMITTED' as const, timestamp: '2026-01-01T00:00:00.000Z' }, history: [message] } },
+    { artifactUpdate: { taskId: id, contextId: `c-${id}`, artifact } },
+    { statusUpdate: { taskId: id, contextId: `c-${id}`, status: done } },
+  ];
+  return { agentId: 'agent-a', owner: 'alice', task, expectedVersion: 0, seq: 3, events: events.map((event, i) => ({ taskId: id, seq: i + 1, event, createdAt: T0 + i })), outbox: [], createdAt: T0 };
+}
+
+async function eventsText(db: Kysely<unknown>, taskId: string): Promise<string> {
+  const { rows } = await sql<{ events: string }>`select events from task_events where task_id = ${taskId}`.execute(db);
+  return rows.map((r) => r.events).join('\n');
+}
+
+/** Commits the echo at 0025, checks the row and the read, goes down to 0024 and checks again. */
+async function roundTrip(open: () => Promise<Store>, db: Kysely<unknown>, migrator: Migrator, schema?: string): Promise<void> {
+  const c = echoCommit(`t-${randomBytes(4).toString('hex')}`);
+  const sent = c.events.map((e) => JSON.stringify(e.event));
+  let store = await open();
+  await store.migrate();
+  await store.commit([c]);
+  expect((await store.readEvents(c.task.id, 0)).map((e) => JSON.stringify(e.event))).toEqual(sent);
+  await store.close();
+  const refs = await eventsText(db, c.task.id);
+  expect(refs.startsWith('{"t":3,')).toBe(true);
+  expect(refs).not.toContain(c.task.contextId);
+
+  expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
+  const compact = await eventsText(db, c.task.id);
+  expect(compact.startsWith(`{"c":"${c.task.contextId}",`)).toBe(true);
+  expect(compact).not.toContain(`"${c.task.id}"`);
+
+  // up again: the compact row reads as before, and the store's own read of it is the same text
+  store = await open();
+  await store.migrate();
+  expect(await store.readEvents(c.task.id, 0)).toEqual(c.events);
+  expect((await store.readEvents(c.task.id, 0)).map((e) => JSON.stringify(e.event))).toEqual(sent);
+  await store.close();
+}
+
+describe('migration 0025 (a terminal commit refers to its task row)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentport-0025-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('SQLite: writes and reads the referring row, and down writes it back in the compact form', async () => {
+    const file = join(dir, 'store.db');
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
+    try {
+      await roundTrip(() => openSqliteStore({ file }), db, new Migrator({ db, provider: new InCodeMigrationProvider('sqlite') }));
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('PostgreSQL: the same', async () => {
+    const schema = `t_${randomBytes(5).toString('hex')}_0025`;
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }) });
+    try {
+      await roundTrip(() => openPostgresStore({ connectionString: url, schema }), db, new Migrator({ db, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }), schema);
+    } finally {
+      await sql.raw(`drop schema if exists "${schema}" cascade`).execute(db);
+      await db.destroy();
+    }
+  });
+});
