@@ -12,6 +12,7 @@ import { type A2AHandler, CallContext, type CallFields } from '../../../core/a2a
 import { AccessDenied } from '../../../core/authz/access-denied.js';
 import { UnknownTenant } from '../../../core/authz/unknown-agent.js';
 import type { Principal } from '../../../core/authz/principal.js';
+import type { UsageDraft } from '../../../core/usage/usage-draft.js';
 import { uuidv7 } from '../../../core/ids/uuid-v7.js';
 import { applyEvent, structuredCloneTask } from '../../../core/task-state/task-projection.js';
 import { A2AError } from '../../../protocol/a2a/errors.js';
@@ -162,9 +163,18 @@ export async function callAgentTool(
   era: ToolCallEra,
   /** 'throw': a refusal of the core's authorization before any task is thrown as ToolRefused instead of becoming an isError result */
   refusal: 'result' | 'throw' = 'result',
+  /**
+   * the request's usage draft, handed to each call context (the plain path); without it the core
+   * takes the draft the principal carries (carryUsage), as for a call from inside the SDK
+   */
+  usage?: UsageDraft,
 ): Promise<CallToolResult | InputRequiredResult> {
   // One context per call: the pipeline's stages fill it in place.
-  const callCtx = (fields?: CallFields) => CallContext.of(spec.agentId, principal, fields);
+  const callCtx = (fields?: CallFields) => {
+    const c = CallContext.of(spec.agentId, principal, fields);
+    if (usage) c.usage = usage;
+    return c;
+  };
   // The messageId is minted below, per call: no retry of an earlier request can carry it.
   const sendCtx = callCtx({ messageIdMinted: true });
   // In a legacy session the SDK's shim turns the input_required return into elicitation/create.
@@ -225,9 +235,10 @@ export async function callAgentTool(
   const untrack = d.inFlight.track(principal.subject, ctx.mcpReq.id, { abort: onAbort });
 
   const progressToken = ctx.mcpReq._meta?.progressToken;
+  // Without a progress token (every plain call) no note is ever written: none is composed either.
+  const notes = progressToken !== undefined;
   let progress = 0;
   const notifyProgress = (text: string) => {
-    if (progressToken === undefined) return;
     progress += 1;
     ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message: text } }).catch(() => {});
   };
@@ -256,16 +267,18 @@ export async function callAgentTool(
       if ('task' in response) {
         taskId = response.task.id;
         state = response.task.status.state;
-        notifyProgress(stateLabel(state));
+        if (notes) notifyProgress(stateLabel(state));
       } else if ('statusUpdate' in response) {
         taskId ??= response.statusUpdate.taskId;
         state = response.statusUpdate.status.state;
-        const note = partsText(response.statusUpdate.status.message?.parts);
-        notifyProgress(note ? `${stateLabel(state)}: ${note}` : stateLabel(state));
+        if (notes) {
+          const note = partsText(response.statusUpdate.status.message?.parts);
+          notifyProgress(note ? `${stateLabel(state)}: ${note}` : stateLabel(state));
+        }
       } else if ('artifactUpdate' in response) {
         taskId ??= response.artifactUpdate.taskId;
         const a = response.artifactUpdate.artifact;
-        notifyProgress(`artifact ${a.name ?? a.artifactId}`);
+        if (notes) notifyProgress(`artifact ${a.name ?? a.artifactId}`);
       } else if ('message' in response) {
         direct = response.message;
       }
