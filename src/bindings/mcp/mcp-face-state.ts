@@ -123,7 +123,8 @@ export function buildMcpFaceState(d: McpFaceDeps): McpFaceState {
     info,
     checkHost: hostOriginCheck(d.publicUrl, d.bindHost),
     admission: { registry: d.registry, challenge: d.challenge, ...(d.policy ? { policy: d.policy } : {}), ...(d.resourceMetadataUrl ? { resourceMetadataUrl: d.resourceMetadataUrl } : {}) },
-    plain: { handler, inFlight, log: d.log, stateCodec, info },
+    // The plain path marks its calls as MCP's itself and calls the pipeline behind the surface stage.
+    plain: { handler, pipeline: d.handler, inFlight, log: d.log, stateCodec, info },
   };
 }
 
