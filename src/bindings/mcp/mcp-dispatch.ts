@@ -36,13 +36,22 @@ export interface Admitted {
   principal: Principal;
   /** the scope served: an agent id, undefined for `/mcp`, or PUBLIC_SCOPE */
   scope: string | undefined;
-  signal: AbortSignal;
-  /** the client leaving, without an AbortSignal (transport/response-close.ts): what a plain tool call listens to when given */
-  close?: CallSignal;
+  /**
+   * The client leaving: an AbortSignal, or (a node request) the response's close
+   * (transport/response-close.ts), which makes its AbortSignal only when the SDK path asks for one.
+   */
+  signal: AbortSignal | ClosingResponse;
   usage: UsageDraft | undefined;
   /** a POST of the 2024-11-05 HTTP+SSE transport: never a 2025-era session (its answers go on the stream) */
   sseTransport?: true;
 }
+
+/** What a plain tool call listens to, and the AbortSignal it becomes when asked (ResponseClose fits). */
+export interface ClosingResponse extends CallSignal {
+  readonly signal: AbortSignal;
+}
+
+const abortSignalOf = (s: AbortSignal | ClosingResponse): AbortSignal => (s instanceof AbortSignal ? s : s.signal);
 
 /** The body through the lenient edge, then the first of the fast paths that takes it, else the SDK. */
 export async function dispatch(s: McpFaceState, r: Admitted): Promise<Answer> {
@@ -128,13 +137,13 @@ async function fastPath(s: McpFaceState, r: Admitted, parsed: unknown): Promise<
   // The plain path asks no one but the core whether this caller may use the tool (plain-tool-answer.ts).
   const plain = plainToolCallOf(parsed, headers);
   const spec = plain && s.scopes.for(scope).factory.plainTool(plain.name, r.principal);
-  return plain && spec ? await answerPlainToolCall(s.plain, plain, spec, { principal: r.principal, usage: draftOf(r) }, r.close ?? r.signal) : undefined;
+  return plain && spec ? await answerPlainToolCall(s.plain, plain, spec, { principal: r.principal, usage: draftOf(r) }, r.signal) : undefined;
 }
 
 /** The SDK's answer: in the request's legacy session, a new one for an eliciting legacy client, else sessionless. */
 async function toSdk(s: McpFaceState, r: Admitted, parsed: unknown, principal: Principal): Promise<Answer> {
   const { fields, scope } = r;
-  const request = webRequest({ host: r.host, url: r.url, method: r.method, fields, body: r.body, signal: r.signal });
+  const request = webRequest({ host: r.host, url: r.url, method: r.method, fields, body: r.body, signal: abortSignalOf(r.signal) });
   const authInfo = authInfoFor(principal);
   const scopeKey = scope ?? '';
   if (r.sessionId !== undefined) {
