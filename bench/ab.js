@@ -35,7 +35,7 @@ import { flag, parseCommandLine, value } from './lib/options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
-                       [--workload a2a|mcp] [--rounds N] [--duration S] [--warmup S] [--connections N per server]
+                       [--workload a2a|mcp|mcp-modern] [--rounds N] [--duration S] [--warmup S] [--connections N per server]
                        [--sequential]
 
   --sequential   load the servers one after another within each round instead of at once: for
@@ -55,7 +55,7 @@ parseCommandLine(HELP, {
 
 const workload = WORKLOADS[opts.workload];
 if (!workload) {
-  console.error(`unknown workload ${opts.workload} (a2a or mcp)`);
+  console.error(`unknown workload ${opts.workload} (a2a, mcp or mcp-modern)`);
   process.exit(2);
 }
 if (!wrkVersion()) {

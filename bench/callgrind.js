@@ -20,7 +20,7 @@ import { freePort, sleep } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: node bench/callgrind.js [--tree DIR]... [--workload a2a|mcp] [--warmup N] [--requests N]
+const HELP = `Usage: node bench/callgrind.js [--tree DIR]... [--workload a2a|mcp|mcp-modern] [--warmup N] [--requests N]
                             [--connections N] [--config FILE] [--node-flags FLAGS] [--keep]
   --tree DIR     a built checkout to measure (repeatable; default: this one); the first is the baseline
   --warmup N     requests before counting (default 3000)
@@ -49,7 +49,7 @@ parseCommandLine(HELP, {
 if (opts.trees.length === 0) opts.trees.push(ROOT);
 const workload = WORKLOADS[opts.workload];
 if (!workload) {
-  console.error(`unknown workload ${opts.workload} (a2a or mcp)`);
+  console.error(`unknown workload ${opts.workload} (a2a, mcp or mcp-modern)`);
   process.exit(2);
 }
 

@@ -19,7 +19,7 @@ import { startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: node bench/profile.js [--workload a2a|mcp] [--duration S] [--warmup S] [--connections N]
+const HELP = `Usage: node bench/profile.js [--workload a2a|mcp|mcp-modern] [--duration S] [--warmup S] [--connections N]
                            [--api-key] [--config FILE] [--out DIR] [--top N]
   --api-key     authentication on, with an API key made by "agentport keys create"
   --config F    an agentport.yaml fragment for the server (metrics off, tracing on, …)
@@ -47,7 +47,7 @@ for (let i = 2; i < process.argv.length; i++) {
 }
 const workload = WORKLOADS[opts.workload];
 if (!workload) {
-  console.error(`unknown workload ${opts.workload} (a2a or mcp)`);
+  console.error(`unknown workload ${opts.workload} (a2a, mcp or mcp-modern)`);
   process.exit(2);
 }
 if (!wrkVersion()) {

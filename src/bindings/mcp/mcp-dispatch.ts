@@ -36,13 +36,22 @@ export interface Admitted {
   principal: Principal;
   /** the scope served: an agent id, undefined for `/mcp`, or PUBLIC_SCOPE */
   scope: string | undefined;
-  signal: AbortSignal;
-  /** the client leaving, without an AbortSignal (transport/response-close.ts): what a plain tool call listens to when given */
-  close?: CallSignal;
+  /**
+   * The client leaving: an AbortSignal, or (a node request) the response's close
+   * (transport/response-close.ts), which makes its AbortSignal only when the SDK path asks for one.
+   */
+  signal: AbortSignal | ClosingResponse;
   usage: UsageDraft | undefined;
   /** a POST of the 2024-11-05 HTTP+SSE transport: never a 2025-era session (its answers go on the stream) */
   sseTransport?: true;
 }
+
+/** What a plain tool call listens to, and the AbortSignal it becomes when asked (ResponseClose fits). */
+export interface ClosingResponse extends CallSignal {
+  readonly signal: AbortSignal;
+}
+
+const abortSignalOf = (s: AbortSignal | ClosingResponse): AbortSignal => (s instanceof AbortSignal ? s : s.signal);
 
 /** The body through the lenient edge, then the first of the fast paths that takes it, else the SDK. */
 export async function dispatch(s: McpFaceState, r: Admitted): Promise<Answer> {
@@ -50,12 +59,12 @@ export async function dispatch(s: McpFaceState, r: Admitted): Promise<Answer> {
   const body = r.body === undefined ? { parsed: undefined } : readBody(s, r.body, r.fields);
   if ('answer' in body) return body.answer;
   const { parsed } = body;
-  const principal = withUsage(r, parsed);
+  if (r.usage) noteMcpCall(r.usage, parsed, r.fields['mcp-protocol-version']);
   if (r.method === 'POST' && r.sessionId === undefined) {
-    const fast = await fastPath(s, r, parsed, principal);
+    const fast = await fastPath(s, r, parsed);
     if (fast) return fast;
   }
-  return toSdk(s, r, parsed, principal);
+  return toSdk(s, r, parsed, carrying(r));
 }
 
 /** Whether the fixture module failed to load (mcp.fixtureModule). */
@@ -92,41 +101,49 @@ function readBody(s: McpFaceState, body: string, fields: Record<string, string>)
   return { parsed };
 }
 
-/** The call noted on its usage draft, and the caller carrying the draft into the core. */
-function withUsage(r: Admitted, parsed: unknown): Principal {
-  if (!r.usage) return r.principal;
-  noteMcpCall(r.usage, parsed, r.fields['mcp-protocol-version']);
-  // The core takes the draft from the caller: tool calls reach it from inside the SDK.
-  return r.principal !== PUBLIC_DISCOVERY_PRINCIPAL ? carryUsage(r.principal, r.usage) : r.principal;
+/** The usage draft the core is to fill for this caller (a public discovery call's is the edge's alone). */
+function draftOf(r: Admitted): UsageDraft | undefined {
+  return r.principal !== PUBLIC_DISCOVERY_PRINCIPAL ? r.usage : undefined;
+}
+
+/**
+ * The caller carrying the call's usage draft into the core: tool calls reach it from inside the
+ * SDK, where only the principal travels. The plain path needs no such copy (it hands the draft to
+ * the call context itself).
+ */
+function carrying(r: Admitted): Principal {
+  const usage = draftOf(r);
+  return usage ? carryUsage(r.principal, usage) : r.principal;
 }
 
 /** A sessionless POST answered without the SDK: a tasks request, a fixture's fastPath, a plain tool call. */
-async function fastPath(s: McpFaceState, r: Admitted, parsed: unknown, principal: Principal): Promise<Answer | undefined> {
+async function fastPath(s: McpFaceState, r: Admitted, parsed: unknown): Promise<Answer | undefined> {
   const { fields, scope } = r;
   const { handler, d, info } = s;
   const headers = { get: (name: string) => fields[name] ?? null };
   const tasksRequest = tasksRequestOf(parsed, headers);
-  if (tasksRequest) return answerTasksRequest({ handler, registry: d.registry, ...(d.policy ? { policy: d.policy } : {}), info }, tasksRequest, principal, scope);
+  if (tasksRequest) return answerTasksRequest({ handler, registry: d.registry, ...(d.policy ? { policy: d.policy } : {}), info }, tasksRequest, carrying(r), scope);
   const fixtures = s.fixtures.module;
-  const fixture = fixtures?.fastPath
-    ? await fixtures.fastPath(parsed, headers, {
-        principal,
-        info,
-        agentTool: (name) => s.scopes.for(scope).factory.agentTool(name, principal),
-        startToolTask: (spec, args) => startToolTask(handler, spec, args, principal),
-      })
-    : undefined;
-  if (fixture) return fixture;
+  if (fixtures?.fastPath) {
+    const principal = carrying(r);
+    const fixture = await fixtures.fastPath(parsed, headers, {
+      principal,
+      info,
+      agentTool: (name) => s.scopes.for(scope).factory.agentTool(name, principal),
+      startToolTask: (spec, args) => startToolTask(handler, spec, args, principal),
+    });
+    if (fixture) return fixture;
+  }
   // The plain path asks no one but the core whether this caller may use the tool (plain-tool-answer.ts).
   const plain = plainToolCallOf(parsed, headers);
-  const spec = plain && s.scopes.for(scope).factory.plainTool(plain.name, principal);
-  return plain && spec ? await answerPlainToolCall({ handler, inFlight: s.inFlight, log: d.log, stateCodec: s.stateCodec, info }, plain, spec, principal, r.close ?? r.signal) : undefined;
+  const spec = plain && s.scopes.for(scope).factory.plainTool(plain.name, r.principal);
+  return plain && spec ? await answerPlainToolCall(s.plain, plain, spec, { principal: r.principal, usage: draftOf(r) }, r.signal) : undefined;
 }
 
 /** The SDK's answer: in the request's legacy session, a new one for an eliciting legacy client, else sessionless. */
 async function toSdk(s: McpFaceState, r: Admitted, parsed: unknown, principal: Principal): Promise<Answer> {
   const { fields, scope } = r;
-  const request = webRequest({ host: r.host, url: r.url, method: r.method, fields, body: r.body, signal: r.signal });
+  const request = webRequest({ host: r.host, url: r.url, method: r.method, fields, body: r.body, signal: abortSignalOf(r.signal) });
   const authInfo = authInfoFor(principal);
   const scopeKey = scope ?? '';
   if (r.sessionId !== undefined) {

@@ -12,6 +12,7 @@ import type { AdmissionDeps } from './admission/admission.js';
 import { hostOriginCheck } from './admission/edge-checks.js';
 import type { McpFixtureModule } from './surface/fixture-module.js';
 import { InFlightCalls, principalOf, serverInfo } from './surface/mcp-server-factory.js';
+import type { PlainToolDeps } from './tools/plain-tool-answer.js';
 import { McpScopes } from './surface/mcp-scopes.js';
 import type { SkillAnnotationsLookup } from './tools/agent-tools.js';
 import { createSharedTaskStateCodec, createTaskStateCodec, type TaskStateCodec } from './tools/input-required.js';
@@ -82,6 +83,8 @@ export interface McpFaceState {
   info: ReturnType<typeof serverInfo>;
   checkHost: ReturnType<typeof hostOriginCheck>;
   admission: AdmissionDeps;
+  /** what a plain tools/call needs (tools/plain-tool-answer.ts), gathered once */
+  plain: PlainToolDeps;
 }
 
 export function buildMcpFaceState(d: McpFaceDeps): McpFaceState {
@@ -106,6 +109,7 @@ export function buildMcpFaceState(d: McpFaceDeps): McpFaceState {
     ...(fixtures.loaded ? { fixtureModule: () => fixtures.module } : {}),
     onListChanged: () => sessions.listChanged(),
   });
+  const info = serverInfo(d.version);
   return {
     d,
     handler,
@@ -116,9 +120,11 @@ export function buildMcpFaceState(d: McpFaceDeps): McpFaceState {
     scopes,
     streams: serverStreams(scopes.listBus, d.keepAliveMs),
     sse: new SseTransport(scopes.listBus, { keepAliveMs: d.keepAliveMs, max: LEGACY_SESSION_MAX, log: d.log }),
-    info: serverInfo(d.version),
+    info,
     checkHost: hostOriginCheck(d.publicUrl, d.bindHost),
     admission: { registry: d.registry, challenge: d.challenge, ...(d.policy ? { policy: d.policy } : {}), ...(d.resourceMetadataUrl ? { resourceMetadataUrl: d.resourceMetadataUrl } : {}) },
+    // The plain path marks its calls as MCP's itself and calls the pipeline behind the surface stage.
+    plain: { handler, pipeline: d.handler, inFlight, log: d.log, stateCodec, info },
   };
 }
 

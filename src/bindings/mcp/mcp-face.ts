@@ -151,10 +151,7 @@ async function serveMcp(s: McpFaceState, req: IncomingMessage, res: ServerRespon
     principal,
     scope,
     // An AbortSignal only when the SDK path (or a streamed answer) asks for one.
-    get signal() {
-      return close.signal;
-    },
-    close,
+    signal: close,
     usage: usageOf(req),
   };
   const answer = await (tracingOn() ? inMcpMetaTrace(body, version, admitted.usage, () => dispatch(s, admitted)) : dispatch(s, admitted));

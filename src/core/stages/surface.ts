@@ -2,7 +2,8 @@
  * The A2A operations as reached from another surface (MCP): every call is marked with it, so the
  * authorization layer applies that surface's scopes (`mcp:tools…` instead of `a2a:*`) while the
  * rest of the decision — skills, usecases, owners — stays the same. The first stage of the
- * pipeline an MCP face calls (core/pipeline.ts).
+ * pipeline an MCP face calls (core/pipeline.ts); the face's plain tools/call path marks its
+ * contexts the same way itself and calls the pipeline behind it (ADR 0051).
  */
 import { usageCarriedBy } from '../usage/usage-draft.js';
 import type { A2AHandler } from '../a2a-handler.js';

@@ -51,8 +51,6 @@ export async function admitToAgent(d: AdmissionDeps, agentId: string, principal:
  */
 export async function admit(d: AdmissionDeps, agentId: string | undefined, principalOf: PrincipalOf): Promise<Principal | Answer> {
   const path = mcpPath(agentId);
-  const resourceMetadata = d.resourceMetadataUrl?.(path);
-  const challenge = { scope: SCOPES.mcpTools, ...(resourceMetadata ? { resourceMetadata } : {}) };
   let principal: Principal;
   try {
     principal = await principalOf(path);
@@ -62,17 +60,23 @@ export async function admit(d: AdmissionDeps, agentId: string | undefined, princ
       const refusal = mcpRefusal(err);
       return rpcError(refusal.status, refusal.code, err.message);
     }
-    return rpcError(401, MCP_CODE.TransportRefused, 'The credential presented is not valid', { 'WWW-Authenticate': d.challenge(err, challenge) });
+    return rpcError(401, MCP_CODE.TransportRefused, 'The credential presented is not valid', { 'WWW-Authenticate': d.challenge(err, challengeOf(d, path)) });
   }
   if (d.policy && !d.policy.allows(principal, 'use-mcp')) {
     const anonymous = !principal.authenticated;
-    const header = { 'WWW-Authenticate': bearerChallenge({ ...challenge, ...(anonymous ? {} : { error: 'insufficient_scope' as const }) }) };
+    const header = { 'WWW-Authenticate': bearerChallenge({ ...challengeOf(d, path), ...(anonymous ? {} : { error: 'insufficient_scope' as const }) }) };
     return anonymous
       ? rpcError(401, MCP_CODE.TransportRefused, 'Authentication required (scope: mcp:tools)', header)
       : rpcError(403, MCP_CODE.TransportRefused, 'The credential lacks an MCP scope (mcp:tools or mcp:tools:<usecase>)', header);
   }
   if (agentId && d.policy && !d.policy.canSeeAgent(principal, agentId, 'mcp')) return unknownAgent(d, agentId);
   return principal;
+}
+
+/** What a refusal's challenge names; built only for a refusal (the metadata URL parses the public URL, and most calls are admitted). */
+function challengeOf(d: AdmissionDeps, path: string): { scope: string; resourceMetadata?: string } {
+  const resourceMetadata = d.resourceMetadataUrl?.(path);
+  return { scope: SCOPES.mcpTools, ...(resourceMetadata ? { resourceMetadata } : {}) };
 }
 
 export const isAnswer = (v: Principal | Answer): v is Answer => 'kind' in v;

@@ -12,6 +12,7 @@ import { type A2AHandler, CallContext, type CallFields } from '../../../core/a2a
 import { AccessDenied } from '../../../core/authz/access-denied.js';
 import { UnknownTenant } from '../../../core/authz/unknown-agent.js';
 import type { Principal } from '../../../core/authz/principal.js';
+import type { UsageDraft } from '../../../core/usage/usage-draft.js';
 import { uuidv7 } from '../../../core/ids/uuid-v7.js';
 import { applyEvent, structuredCloneTask } from '../../../core/task-state/task-projection.js';
 import { A2AError } from '../../../protocol/a2a/errors.js';
@@ -140,7 +141,14 @@ export function isCoreRefusal(err: unknown): boolean {
 export type ToolCallEra = 'modern' | 'legacy' | 'legacy-elicitation' | 'legacy-elicitation-url';
 
 export interface AgentToolCallDeps {
+  /** the core as MCP calls it: the call pipeline behind the surface stage (core/stages/surface.ts) */
   handler: A2AHandler;
+  /**
+   * The call pipeline without the surface stage in front: when given, a call's contexts are marked
+   * as MCP's here (what that stage would do) and go to it directly, one composed layer fewer per
+   * call (the plain path, tools/plain-tool-answer.ts).
+   */
+  pipeline?: A2AHandler;
   inFlight: InFlightCalls;
   log: { debug(obj: object, msg?: string): void; warn(obj: object, msg?: string): void };
   /** seals MRTR `requestState`s (input-required.ts) */
@@ -162,9 +170,20 @@ export async function callAgentTool(
   era: ToolCallEra,
   /** 'throw': a refusal of the core's authorization before any task is thrown as ToolRefused instead of becoming an isError result */
   refusal: 'result' | 'throw' = 'result',
+  /**
+   * the request's usage draft, handed to each call context (the plain path); without it the core
+   * takes the draft the principal carries (carryUsage), as for a call from inside the SDK
+   */
+  usage?: UsageDraft,
 ): Promise<CallToolResult | InputRequiredResult> {
   // One context per call: the pipeline's stages fill it in place.
-  const callCtx = (fields?: CallFields) => CallContext.of(spec.agentId, principal, fields);
+  const core = d.pipeline ?? d.handler;
+  const callCtx = (fields?: CallFields) => {
+    const c = CallContext.of(spec.agentId, principal, fields);
+    if (d.pipeline) c.onSurface('mcp', usage);
+    else if (usage) c.usage = usage;
+    return c;
+  };
   // The messageId is minted below, per call: no retry of an earlier request can carry it.
   const sendCtx = callCtx({ messageIdMinted: true });
   // In a legacy session the SDK's shim turns the input_required return into elicitation/create.
@@ -181,7 +200,7 @@ export async function callAgentTool(
       case 'mismatch':
         return errorResult('The requestState was issued for another tool or caller; call the tool again without it.');
       case 'missing': {
-        const task = await d.handler.getTask(callCtx(), { id: cont.state.taskId }).catch(() => undefined);
+        const task = await core.getTask(callCtx(), { id: cont.state.taskId }).catch(() => undefined);
         if (!task) return errorResult(`Task ${cont.state.taskId} was not found.`);
         if (task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || !mrtr) return taskToToolResult(task, spec.name);
         return askForInput(d.stateCodec, cont.state, partsText(task.status.message?.parts) || 'The agent needs more input.', ctx);
@@ -192,7 +211,7 @@ export async function callAgentTool(
         return errorResult('You declined to connect your account; call the tool again when you want to connect it.');
       case 'declined': {
         // The user refused to answer: the task cannot go on, so it is canceled rather than left waiting.
-        const task = await d.handler.cancelTask(callCtx(), { id: cont.state.taskId }).catch(() => undefined);
+        const task = await core.cancelTask(callCtx(), { id: cont.state.taskId }).catch(() => undefined);
         const r = errorResult(`You declined to answer; task ${cont.state.taskId} was canceled.`);
         return task ? { ...r, _meta: { 'agentport/taskId': task.id, 'agentport/contextId': task.contextId, 'agentport/state': task.status.state } } : r;
       }
@@ -225,9 +244,10 @@ export async function callAgentTool(
   const untrack = d.inFlight.track(principal.subject, ctx.mcpReq.id, { abort: onAbort });
 
   const progressToken = ctx.mcpReq._meta?.progressToken;
+  // Without a progress token (every plain call) no note is ever written: none is composed either.
+  const notes = progressToken !== undefined;
   let progress = 0;
   const notifyProgress = (text: string) => {
-    if (progressToken === undefined) return;
     progress += 1;
     ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken, progress, message: text } }).catch(() => {});
   };
@@ -244,28 +264,30 @@ export async function callAgentTool(
     if (!taskId || cancelSent || (state && (TERMINAL_STATES.has(state) || INTERRUPTED_STATES.has(state)))) return;
     cancelSent = true;
     d.log.debug({ taskId, tool: spec.name }, 'mcp: the client canceled a tool call; canceling its task');
-    d.handler.cancelTask(callCtx({ partOfCall: true }), { id: taskId }).catch((err: unknown) => d.log.debug({ err, taskId }, 'mcp: cancel after client abort did not apply'));
+    core.cancelTask(callCtx({ partOfCall: true }), { id: taskId }).catch((err: unknown) => d.log.debug({ err, taskId }, 'mcp: cancel after client abort did not apply'));
   };
   if (clientSignal.aborted) onAbort();
   else clientSignal.addEventListener('abort', onAbort, { once: true });
 
   try {
-    for await (const { response } of d.handler.sendStreamingMessage(sendCtx, req)) {
+    for await (const { response } of core.sendStreamingMessage(sendCtx, req)) {
       if ('task' in response) folded = structuredCloneTask(response.task);
       else if (folded && !('message' in response)) folded = applyEvent(folded, response);
       if ('task' in response) {
         taskId = response.task.id;
         state = response.task.status.state;
-        notifyProgress(stateLabel(state));
+        if (notes) notifyProgress(stateLabel(state));
       } else if ('statusUpdate' in response) {
         taskId ??= response.statusUpdate.taskId;
         state = response.statusUpdate.status.state;
-        const note = partsText(response.statusUpdate.status.message?.parts);
-        notifyProgress(note ? `${stateLabel(state)}: ${note}` : stateLabel(state));
+        if (notes) {
+          const note = partsText(response.statusUpdate.status.message?.parts);
+          notifyProgress(note ? `${stateLabel(state)}: ${note}` : stateLabel(state));
+        }
       } else if ('artifactUpdate' in response) {
         taskId ??= response.artifactUpdate.taskId;
         const a = response.artifactUpdate.artifact;
-        notifyProgress(`artifact ${a.name ?? a.artifactId}`);
+        if (notes) notifyProgress(`artifact ${a.name ?? a.artifactId}`);
       } else if ('message' in response) {
         direct = response.message;
       }
@@ -276,7 +298,7 @@ export async function callAgentTool(
       if (connect) break;
     }
     if (connect && taskId) {
-      await d.handler.cancelTask(callCtx({ partOfCall: true }), { id: taskId }).catch(() => undefined);
+      await core.cancelTask(callCtx({ partOfCall: true }), { id: taskId }).catch(() => undefined);
       if (era === 'legacy-elicitation-url') throw connectElicitationRequired(connect);
       if (era === 'modern' && clientTakesUrlElicitation(ctx)) {
         const state = { v: 1 as const, taskId, contextId: folded?.contextId ?? '', agentId: spec.agentId, tool: spec.name, sub: principal.subject };
@@ -286,7 +308,7 @@ export async function callAgentTool(
     }
     if (direct && !taskId) return messageToToolResult(direct);
     if (!taskId) return errorResult('The agent returned nothing.');
-    const task = folded?.id === taskId ? folded : await d.handler.getTask(callCtx({ partOfCall: true }), { id: taskId });
+    const task = folded?.id === taskId ? folded : await core.getTask(callCtx({ partOfCall: true }), { id: taskId });
     if (mrtr && task.status.state === 'TASK_STATE_INPUT_REQUIRED') {
       const question = partsText(task.status.message?.parts) || 'The agent needs more input.';
       return askForInput(d.stateCodec, { v: 1, taskId: task.id, contextId: task.contextId, agentId: spec.agentId, tool: spec.name, sub: principal.subject }, question, ctx);

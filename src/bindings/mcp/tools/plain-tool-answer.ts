@@ -10,6 +10,7 @@
  * exactly as for a tool that is not there, as it always did.
  */
 import type { Principal } from '../../../core/authz/principal.js';
+import { carryUsage, type UsageDraft } from '../../../core/usage/usage-draft.js';
 import { A2AError } from '../../../protocol/a2a/errors.js';
 import { callAgentTool, isCoreRefusal, ToolRefused, type AgentToolCallDeps, type AgentToolSpec } from './agent-tools.js';
 import { json, type Answer } from '../answer.js';
@@ -22,9 +23,16 @@ export interface PlainToolDeps extends AgentToolCallDeps {
   info: { name: string; title: string; version: string };
 }
 
-export async function answerPlainToolCall(d: PlainToolDeps, call: PlainToolCall, spec: AgentToolSpec, principal: Principal, signal: CallSignal): Promise<Answer | undefined> {
+/** The caller, and the usage draft of its request that the core fills (none for a public discovery call). */
+export interface PlainCaller {
+  principal: Principal;
+  usage: UsageDraft | undefined;
+}
+
+export async function answerPlainToolCall(d: PlainToolDeps, call: PlainToolCall, spec: AgentToolSpec, caller: PlainCaller, signal: CallSignal): Promise<Answer | undefined> {
+  const { principal, usage } = caller;
   if (call.tasks) {
-    const created = await startToolTask(d.handler, spec, call.args, principal).catch((err: unknown) => {
+    const created = await startToolTask(d.handler, spec, call.args, usage ? carryUsage(principal, usage) : principal).catch((err: unknown) => {
       if (isCoreRefusal(err)) return undefined;
       if (err instanceof A2AError) return { ...errorResult(err.message), resultType: 'complete' };
       throw err;
@@ -34,7 +42,7 @@ export async function answerPlainToolCall(d: PlainToolDeps, call: PlainToolCall,
   }
   let result: Awaited<ReturnType<typeof callAgentTool>>;
   try {
-    result = await callAgentTool(d, spec, call.args, principal, plainToolContext(call, signal), call.era, 'throw');
+    result = await callAgentTool(d, spec, call.args, principal, plainToolContext(call, signal), call.era, 'throw', usage);
   } catch (err) {
     if (err instanceof ToolRefused) return undefined;
     throw err;

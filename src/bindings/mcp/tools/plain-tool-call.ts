@@ -76,7 +76,9 @@ function agentToolArgs(a: unknown): AgentToolArgs | undefined {
   if (typeof message !== 'string' || message.length === 0) return undefined;
   if (data !== undefined && !isObject(data)) return undefined;
   if (taskId !== undefined && (typeof taskId !== 'string' || taskId.length === 0)) return undefined;
-  return { message, ...(data !== undefined ? { data } : {}), ...(taskId !== undefined ? { taskId } : {}) };
+  // The parsed body's own object (nothing else holds it, and the call only reads it); a key given
+  // as undefined cannot come out of JSON.
+  return a as unknown as AgentToolArgs;
 }
 
 /** The slice of an AbortSignal a plain call reads: an AbortSignal, or transport/response-close.ts. */
@@ -94,13 +96,16 @@ export function plainToolContext(call: PlainToolCall, signal: CallSignal): Serve
       id: call.id,
       method: 'tools/call',
       ...(call.meta ? { _meta: call.meta, envelope: call.meta } : {}),
-      requestState: () => undefined,
+      requestState: noRequestState,
       signal,
       // No progress token was sent, so nothing is ever notified.
-      notify: async () => {},
+      notify: notifyNothing,
     },
   } as unknown as ServerContext;
 }
+
+const noRequestState = (): undefined => undefined;
+const notifyNothing = async (): Promise<void> => {};
 
 const TASK_METHODS = ['tasks/get', 'tasks/update', 'tasks/cancel'];
 

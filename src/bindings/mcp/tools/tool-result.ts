@@ -9,8 +9,11 @@ import type { JsonValue, Message, Part, Task } from '../../../protocol/a2a/types
 
 type Content = ContentBlock;
 
-/** Content blocks and data values of parts. `uriBase` names embedded files (`…/{index}`). */
-export function partsToContent(parts: readonly Part[], uriBase: string): { content: Content[]; data: JsonValue[] } {
+/**
+ * Content blocks and data values of parts. `uriBase` names embedded files (`…/{index}`); a
+ * function is asked only when a part is a file (most results are text: no URI is composed).
+ */
+export function partsToContent(parts: readonly Part[], uriBase: string | (() => string)): { content: Content[]; data: JsonValue[] } {
   const content: Content[] = [];
   const data: JsonValue[] = [];
   parts.forEach((p, i) => {
@@ -20,7 +23,7 @@ export function partsToContent(parts: readonly Part[], uriBase: string): { conte
       const mimeType = p.mediaType ?? 'application/octet-stream';
       if (mimeType.startsWith('image/')) content.push({ type: 'image', data: p.raw, mimeType });
       else if (mimeType.startsWith('audio/')) content.push({ type: 'audio', data: p.raw, mimeType });
-      else content.push({ type: 'resource', resource: { uri: `${uriBase}/${i}${p.filename ? `/${encodeURIComponent(p.filename)}` : ''}`, mimeType, blob: p.raw } });
+      else content.push({ type: 'resource', resource: { uri: `${typeof uriBase === 'string' ? uriBase : uriBase()}/${i}${p.filename ? `/${encodeURIComponent(p.filename)}` : ''}`, mimeType, blob: p.raw } });
     } else if (p.url !== undefined) {
       content.push({ type: 'resource_link', uri: p.url, name: p.filename ?? p.url, ...(p.mediaType ? { mimeType: p.mediaType } : {}) });
     }
@@ -54,26 +57,27 @@ const taskMeta = (task: Task) => ({ 'agentport/taskId': task.id, 'agentport/cont
 /** The result of a tool call whose message produced a task. */
 export function taskToToolResult(task: Task, toolName: string): CallToolResult {
   const state = task.status.state;
-  const statusText = partsText(task.status.message?.parts);
   const _meta = taskMeta(task);
-  switch (state) {
-    case 'TASK_STATE_COMPLETED': {
-      const content: Content[] = [];
-      const data: JsonValue[] = [];
-      for (const a of task.artifacts ?? []) {
-        const r = partsToContent(a.parts, `agentport://tasks/${task.id}/artifacts/${encodeURIComponent(a.artifactId)}`);
-        content.push(...r.content);
-        data.push(...r.data);
-      }
-      if (content.length === 0 && data.length === 0 && task.status.message) {
-        const r = partsToContent(task.status.message.parts, `agentport://tasks/${task.id}/status`);
-        content.push(...r.content);
-        data.push(...r.data);
-      }
-      const out = withData(content, data);
-      if (out.content.length === 0) out.content = [{ type: 'text', text: 'The task completed without output.' }];
-      return { ...out, _meta };
+  if (state === 'TASK_STATE_COMPLETED') {
+    const content: Content[] = [];
+    const data: JsonValue[] = [];
+    for (const a of task.artifacts ?? []) {
+      const r = partsToContent(a.parts, () => `agentport://tasks/${task.id}/artifacts/${encodeURIComponent(a.artifactId)}`);
+      content.push(...r.content);
+      data.push(...r.data);
     }
+    if (content.length === 0 && data.length === 0 && task.status.message) {
+      const r = partsToContent(task.status.message.parts, `agentport://tasks/${task.id}/status`);
+      content.push(...r.content);
+      data.push(...r.data);
+    }
+    const out = withData(content, data);
+    if (out.content.length === 0) out.content = [{ type: 'text', text: 'The task completed without output.' }];
+    return { ...out, _meta };
+  }
+  // Only the other states say what the status message says.
+  const statusText = partsText(task.status.message?.parts);
+  switch (state) {
     case 'TASK_STATE_INPUT_REQUIRED':
     case 'TASK_STATE_AUTH_REQUIRED': {
       const what = state === 'TASK_STATE_INPUT_REQUIRED' ? 'needs more input' : 'needs authorization';

@@ -10,7 +10,9 @@ import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 /** The request's header fields by lower-case name, without the ones that describe the connection. */
 export function headerFields(headers: IncomingHttpHeaders): Record<string, string> {
   const fields: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) {
+  // for…in, not Object.entries: no [key, value] pair is built per header on every request.
+  for (const k in headers) {
+    const v = headers[k];
     if (v === undefined || k === 'host' || k === 'connection' || k === 'content-length' || k === 'transfer-encoding') continue;
     fields[k] = Array.isArray(v) ? v.join(', ') : v;
   }

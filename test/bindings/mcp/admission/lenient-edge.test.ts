@@ -68,4 +68,19 @@ describe('in-flight calls (legacy notifications/cancelled)', () => {
     expect(calls.cancel('anonymous', 1)).toBe(false);
     expect(a.signal.aborted || b.signal.aborted).toBe(false);
   });
+  it('cancels the call left once the other sharing its key has ended, and forgets the key when both have', () => {
+    const calls = new InFlightCalls();
+    const a = new AbortController();
+    const b = new AbortController();
+    const untrackA = calls.track('anonymous', 1, a);
+    const untrackB = calls.track('anonymous', 1, b);
+    untrackA();
+    untrackA();
+    expect(calls.cancel('anonymous', 1)).toBe(true);
+    expect(a.signal.aborted).toBe(false);
+    expect(b.signal.aborted).toBe(true);
+    untrackB();
+    expect(calls.size).toBe(0);
+    expect(calls.cancel('anonymous', 1)).toBe(false);
+  });
 });
