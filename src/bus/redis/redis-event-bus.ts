@@ -6,13 +6,15 @@
  * signals; a subscription to a task is local bookkeeping, never a Redis round trip. Local
  * subscribers get a replica's own records synchronously from `publish`, as with the in-process bus,
  * and skip the Redis echo. While the subscriber connection is down, every subscribed task is
- * read from the log on a timer, so streams keep moving on PostgreSQL alone.
+ * read from the log on a timer, so streams keep moving on PostgreSQL alone. While no other replica
+ * listens, PUBLISHes are skipped (lone-publisher.ts).
  */
 import type { Redis } from 'ioredis';
 import { redactUrl } from '../../config/redact-url.js';
 import type { TaskEventRecord } from '../../store/task-event-record.js';
 import type { BusHealth, EventBus, SubscribeOptions, TaskControl, TaskControlListener, TaskEventListener } from '../event-bus.js';
 import { assertRedisUrl, closeConnection, createBusConnection, nextReady, RedisUnavailableError, withTimeout } from './connections.js';
+import { LonePublisher } from './lone-publisher.js';
 import { OrderedSubscription, type EventLogReader } from './ordered-subscription.js';
 import { encodeFrame, parseControl, parseEventRecords, readFrameHeader, stampPublished, takePublished } from './wire-format.js';
 import type { Metrics } from '../../observability/metrics/index.js';
@@ -38,6 +40,8 @@ export interface RedisEventBusOptions {
   pollWhileDownMs?: number;
   /** how long `open` waits for Redis; default 5000 ms */
   connectTimeoutMs?: number;
+  /** how often the listeners of the events channel are counted (PUBLISH is skipped while none but this replica); default 500 ms */
+  listenerCheckMs?: number;
   /** metrics on: frames carry their publish time, and receivers observe the lag */
   metrics?: Pick<Metrics, 'busDelivered'>;
 }
@@ -78,6 +82,7 @@ export class RedisEventBus implements EventBus {
   private readonly controlListeners = new Set<TaskControlListener>();
   /** per task, the last record whose PUBLISH was dropped: republished when Redis is back */
   private readonly droppedTails = new Map<string, TaskEventRecord>();
+  private readonly lone: LonePublisher;
 
   /** both channels subscribed on a connection that is up */
   private subscribed = false;
@@ -105,6 +110,16 @@ export class RedisEventBus implements EventBus {
     this.eventsChannel = `${prefix}:events`;
     this.controlChannel = `${prefix}:control`;
     this.probeChannel = `${prefix}:probe:${this.replicaId}`;
+    this.lone = new LonePublisher({
+      countListeners: async () => {
+        const reply = (await this.pub.call('PUBSUB', 'NUMSUB', this.eventsChannel)) as [string, number | string];
+        return Number(reply[1]);
+      },
+      republish: (records) => {
+        for (const record of records) this.publishRecords(record.taskId, [record]);
+      },
+      pollMs: opts.listenerCheckMs,
+    });
 
     const connection = (role: string, pipelineTicks = false): Redis => createBusConnection({ url: opts.url, name: `agentport:${this.replicaId}:${role}`, connectTimeoutMs: this.connectTimeoutMs, pipelineTicks });
     this.pub = connection('pub', true);
@@ -158,6 +173,10 @@ export class RedisEventBus implements EventBus {
       const group = byTask.get(record.taskId);
       if (group) group.push(record);
       else byTask.set(record.taskId, [record]);
+    }
+    if (this.lone.alone) {
+      for (const group of byTask.values()) this.lone.skip(group[group.length - 1]!);
+      return;
     }
     for (const [taskId, group] of byTask) this.publishRecords(taskId, group);
   }
@@ -248,6 +267,7 @@ export class RedisEventBus implements EventBus {
 
   private async shutDown(): Promise<void> {
     this.closed = true;
+    this.lone.close();
     this.stopPolling();
     for (const set of this.subscriptions.values()) for (const s of set) s.close();
     this.subscriptions.clear();
@@ -312,12 +332,14 @@ export class RedisEventBus implements EventBus {
       this.catchUpAll();
     }
     this.everSubscribed = true;
+    this.lone.start();
     this.resolveFirstSubscription();
   }
 
   private onSubscriberDown(): void {
     if (this.closed || !this.subscribed) return;
     this.subscribed = false;
+    this.lone.stop();
     this.log.warn({ url: this.url, pollMs: this.pollWhileDownMs }, 'event bus: lost the Redis subscription; reading subscribed tasks from the event log until it is back');
     this.pollTimer = setInterval(() => this.catchUpAll(), this.pollWhileDownMs);
     this.pollTimer.unref();
