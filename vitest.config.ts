@@ -63,6 +63,7 @@ const UNIT = [
   'test/bus/in-process-bus.test.ts',
   'test/bus/redis-bus-metrics.test.ts',
   'test/bus/redis/ordered-subscription.test.ts',
+  'test/bus/redis/lone-publisher.test.ts',
   'test/bus/redis/redis-quota-counters.test.ts',
   'test/bus/local-quota-counters.test.ts',
   'test/cli/audit.test.ts',

@@ -12,6 +12,8 @@
  * per task, and republished when a check finds a listener; a subscriber that receives such a tail
  * sees the gap before it and fills it from the log, as after a dropped PUBLISH. Remembered records
  * older than the last check that found this replica alone are let go: nobody could need them.
+ * A replica of this build that subscribes also greets the others (RedisEventBus), which makes them
+ * publish at once instead of at their next check; it waits for their answers before it opens.
  *
  * Anything uncertain (the subscriber connection down, a check that failed) counts as not alone.
  */
@@ -58,6 +60,13 @@ export class LonePublisher {
     this.timer = setInterval(() => void this.check(), this.pollMs);
     this.timer.unref();
     void this.check();
+  }
+
+  /** Another replica said it listens now (its greeting): publish from here on, skipped tails first. */
+  heard(): void {
+    // A count on its way may have been taken before that replica subscribed.
+    this.epoch++;
+    this.publishAgain();
   }
 
   /** The subscriber connection is down: nothing is known, so everything is published, skipped tails first. */

@@ -47,6 +47,8 @@ export interface RedisEventBusOptions {
 }
 
 const HEALTH_PING_MS = 1000;
+/** How long a replica that subscribes waits for the others to answer its greeting (lone-publisher.ts). */
+const GREETING_WAIT_MS = 1000;
 /** Tasks remembered for a republish after dropped PUBLISHes; beyond it the oldest are forgotten. */
 const MAX_DROPPED_TASKS = 10_000;
 
@@ -72,6 +74,10 @@ export class RedisEventBus implements EventBus {
   private readonly controlChannel: string;
   /** this replica's own channel: health() publishes a probe to it and times its return */
   private readonly probeChannel: string;
+  /** replicas greet each other here when they subscribe, so a lone one starts publishing (lone-publisher.ts) */
+  private readonly replicasChannel: string;
+  /** greetings of this replica waiting for answers: each is called with the origin of an answer */
+  private readonly greetingWaiters = new Set<(origin: string) => void>();
   private readonly probes = new Map<string, () => void>();
   private probeSeq = 0;
   private readonly pub: Redis;
@@ -110,11 +116,9 @@ export class RedisEventBus implements EventBus {
     this.eventsChannel = `${prefix}:events`;
     this.controlChannel = `${prefix}:control`;
     this.probeChannel = `${prefix}:probe:${this.replicaId}`;
+    this.replicasChannel = `${prefix}:replicas`;
     this.lone = new LonePublisher({
-      countListeners: async () => {
-        const reply = (await this.pub.call('PUBSUB', 'NUMSUB', this.eventsChannel)) as [string, number | string];
-        return Number(reply[1]);
-      },
+      countListeners: () => this.countListeners(),
       republish: (records) => {
         for (const record of records) this.publishRecords(record.taskId, [record]);
       },
@@ -135,6 +139,7 @@ export class RedisEventBus implements EventBus {
       if (channel === this.eventsChannel) this.onEventFrame(frame);
       else if (channel === this.controlChannel) this.onControlFrame(frame);
       else if (channel === this.probeChannel) this.probes.get(frame)?.();
+      else if (channel === this.replicasChannel) this.onReplicasFrame(frame);
     });
   }
 
@@ -313,7 +318,7 @@ export class RedisEventBus implements EventBus {
 
   private onSubscriberReady(): void {
     if (this.closed) return;
-    this.sub.subscribe(this.eventsChannel, this.controlChannel, this.probeChannel).then(
+    this.sub.subscribe(this.eventsChannel, this.controlChannel, this.probeChannel, this.replicasChannel).then(
       () => this.onSubscribed(),
       // The connection dropped again before Redis confirmed; the next 'ready' retries.
       (err: unknown) => {
@@ -333,7 +338,59 @@ export class RedisEventBus implements EventBus {
     }
     this.everSubscribed = true;
     this.lone.start();
-    this.resolveFirstSubscription();
+    void this.greetOthers().finally(() => this.resolveFirstSubscription());
+  }
+
+  /** Subscribers of the events channel, this replica's own subscription included (PUBSUB NUMSUB). */
+  private async countListeners(): Promise<number> {
+    const reply = (await this.pub.call('PUBSUB', 'NUMSUB', this.eventsChannel)) as [string, number | string];
+    return Number(reply[1]);
+  }
+
+  /**
+   * Tells the other replicas that this one listens now, so one that skips its PUBLISHes because it
+   * was alone publishes again, and waits (at most GREETING_WAIT_MS) until each has answered: what
+   * they publish after that reaches this replica live. A listener that never answers (a replica of
+   * an older build, which publishes anyway, or another client) only makes the wait run out.
+   */
+  private async greetOthers(): Promise<void> {
+    let others: number;
+    try {
+      others = (await this.countListeners()) - 1;
+    } catch {
+      return;
+    }
+    if (others <= 0 || this.closed) return;
+    const answered = new Set<string>();
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.greetingWaiters.delete(onAnswer);
+        resolve();
+      };
+      const onAnswer = (origin: string): void => {
+        answered.add(origin);
+        if (answered.size >= others) done();
+      };
+      const timer = setTimeout(done, GREETING_WAIT_MS);
+      timer.unref();
+      this.greetingWaiters.add(onAnswer);
+      this.pub.publish(this.replicasChannel, encodeFrame(this.replicaId, '', { type: 'hello' })).catch(done);
+    });
+  }
+
+  /** A greeting of another replica (answered once this one publishes again) or an answer to ours. */
+  private onReplicasFrame(frame: string): void {
+    const header = readFrameHeader(frame);
+    if (!header || header.origin === this.replicaId || this.closed) return;
+    if (header.key === '') {
+      this.lone.heard();
+      this.pub.publish(this.replicasChannel, encodeFrame(this.replicaId, header.origin, { type: 'answer' })).catch(() => {
+        // The greeting replica stops waiting after GREETING_WAIT_MS; this one publishes meanwhile.
+      });
+    } else if (header.key === this.replicaId) {
+      for (const w of Array.from(this.greetingWaiters)) w(header.origin);
+    }
   }
 
   private onSubscriberDown(): void {
