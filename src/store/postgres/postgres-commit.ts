@@ -32,7 +32,7 @@ import type pg from 'pg';
 import type { PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
 import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues, type TaskUsageColumn } from '../usage/task-usage-columns.js';
-import { JsonRows } from './json-rows.js';
+import { CommitTexts, JsonRows } from './json-rows.js';
 
 /** What the statement's guard raises when an update lost: SQLSTATE division_by_zero. */
 const LOST_A_COMMIT = '22012';
@@ -90,25 +90,25 @@ const USAGE_MERGES = TASK_USAGE_COLUMNS.map((c) => `${c} = case when u.usage_tim
 
 /**
  * $1 new tasks, $2 updates (both with their usage record's columns, migration 0023), $3 events, $4
- * outbox rows, $5 usage timing a commit carries (JSON arrays written by JsonRows: a task, its events
- * and a push payload go as json values, or as escaped text in `*_text`), $6 how many
+ * outbox rows, $5 usage timing a commit carries (JSON arrays written by JsonRows), $6 how many
  * task rows must be written, $7 the task_counts shard to add the new tasks to (null: the caller
- * counts them). A commit with a lease writes it; one without keeps the stored lease.
+ * counts them), $8 the texts the rows point into by byte offset and length (CommitTexts: a task,
+ * its events, a push payload). A commit with a lease writes it; one without keeps the stored lease.
  */
 function commitStatementText(): string {
   return `
 with created as (
   insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES})
-  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, coalesce(task_text, task::text), lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
-    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task json, task_text text, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text, ${USAGE_DEFS})
+  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, convert_from(substring($8::bytea from task_at for task_len), 'UTF8'), lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
+    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task_at integer, task_len integer, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text, ${USAGE_DEFS})
   returning id, agent_id, owner
 ), updated as (
   update tasks as t
-     set context_id = u.context_id, state = u.state, status_time = u.status_time, seq = u.seq, version = u.expected_version + 1, task = coalesce(u.task_text, u.task::text),
+     set context_id = u.context_id, state = u.state, status_time = u.status_time, seq = u.seq, version = u.expected_version + 1, task = convert_from(substring($8::bytea from u.task_at for u.task_len), 'UTF8'),
          lease_owner = case when u.lease_owner is null then t.lease_owner else u.lease_owner end,
          lease_expires_at = case when u.lease_owner is null then t.lease_expires_at else u.lease_expires_at end,
          ${USAGE_MERGES}
-    from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task json, task_text text, lease_owner text, lease_expires_at bigint, ${USAGE_DEFS})
+    from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task_at integer, task_len integer, lease_owner text, lease_expires_at bigint, ${USAGE_DEFS})
    where t.id = u.id and t.agent_id = u.agent_id and t.version = u.expected_version
   returning t.id
 ), written as (
@@ -122,13 +122,13 @@ with created as (
   on conflict (agent_id, owner, shard) do update set n = task_counts.n + excluded.n
 ), events as (
   insert into task_events (task_id, seq, first_seq, events, created_at)
-  select task_id, seq, first_seq, coalesce(events_text, events::text), created_at
-    from json_to_recordset($3::json) as e(task_id text, seq integer, first_seq integer, events json, events_text text, created_at bigint)
+  select task_id, seq, first_seq, convert_from(substring($8::bytea from events_at for events_len), 'UTF8'), created_at
+    from json_to_recordset($3::json) as e(task_id text, seq integer, first_seq integer, events_at integer, events_len integer, created_at bigint)
    where e.task_id in (select id from written)
 ), outbox as (
   insert into push_outbox (task_id, config_id, seq, payload, next_attempt_at, created_at)
-  select task_id, config_id, seq, coalesce(payload_text, payload::text), created_at, created_at
-    from rows from (json_to_recordset($4::json) as (task_id text, config_id text, seq integer, payload json, payload_text text, created_at bigint)) with ordinality as o(task_id, config_id, seq, payload, payload_text, created_at, i)
+  select task_id, config_id, seq, convert_from(substring($8::bytea from payload_at for payload_len), 'UTF8'), created_at, created_at
+    from rows from (json_to_recordset($4::json) as (task_id text, config_id text, seq integer, payload_at integer, payload_len integer, created_at bigint)) with ordinality as o(task_id, config_id, seq, payload_at, payload_len, created_at, i)
    where o.task_id in (select id from written)
    order by i
 ), timing as (
@@ -144,11 +144,12 @@ select 1 / (case when (select count(*) from written) = $6::integer then 1 else 0
 
 /** The statement's parameters for one run of commits with distinct tasks; `shard` null: not counted here. */
 function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
-  const created = new JsonRows();
-  const updated = new JsonRows();
-  const events = new JsonRows();
-  const outbox = new JsonRows();
-  const timing = new JsonRows();
+  const texts = new CommitTexts();
+  const created = new JsonRows(texts);
+  const updated = new JsonRows(texts);
+  const events = new JsonRows(texts);
+  const outbox = new JsonRows(texts);
+  const timing = new JsonRows(texts);
   for (const p of run) {
     const isNew = p.expectedVersion === 0;
     const row = isNew ? created : updated;
@@ -162,7 +163,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
     row.value('status_time', p.statusTime);
     if (isNew) row.value('created_at', p.createdAt);
     row.value('seq', p.seq);
-    row.json('task', 'task_text', p.taskJson);
+    row.longText('task_at', 'task_len', p.taskJson);
     if (p.lease) {
       row.value('lease_owner', p.lease.owner);
       row.value('lease_expires_at', p.lease.expiresAt);
@@ -183,7 +184,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
       events.value('task_id', p.taskId);
       events.value('seq', e.lastSeq);
       events.value('first_seq', e.firstSeq);
-      events.json('events', 'events_text', e.json);
+      events.longText('events_at', 'events_len', e.json);
       events.value('created_at', e.createdAt);
       events.endRow();
     }
@@ -192,7 +193,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
       outbox.value('task_id', p.taskId);
       outbox.value('config_id', o.configId);
       outbox.value('seq', o.seq);
-      outbox.json('payload', 'payload_text', o.json);
+      outbox.longText('payload_at', 'payload_len', o.json);
       outbox.value('created_at', p.createdAt);
       outbox.endRow();
     }
@@ -206,7 +207,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
       timing.endRow();
     }
   }
-  return [created.toString(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard];
+  return [created.toString(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard, texts.toBuffer()];
 }
 
 /** The batch's new tasks per agent + owner, as ADD_TASK_COUNTS reads them. */

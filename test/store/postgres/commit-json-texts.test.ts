@@ -1,9 +1,10 @@
 /**
- * The PostgreSQL commit sends a task, its events and its push payloads as JSON values inside the
- * statement's JSON rows (src/store/postgres/json-rows.ts), and PostgreSQL's json lexer refuses some
- * escapes JSON.stringify writes (`\u0000`, a lone surrogate). Whatever the text holds, the store
- * must keep it exactly: the task row holds JSON.stringify's text of the task, and the task, its
- * events and the push payloads read back equal to what was committed.
+ * The PostgreSQL commit sends a task, its events and its push payloads as the UTF-8 bytes of one
+ * bytea parameter that its JSON rows point into by byte offset and length
+ * (src/store/postgres/json-rows.ts). Whatever the texts hold (escapes, multi-byte characters, rows
+ * of different lengths side by side), the store must keep them exactly: the task row holds
+ * JSON.stringify's text of the task, and the task, its events and the push payloads read back equal
+ * to what was committed.
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
