@@ -186,6 +186,7 @@ const SYSTEM_SHARED = [
   'test/bindings/stream-resume.test.ts',
   'test/bus/quota-counters.test.ts',
   'test/bus/redis-bus.test.ts',
+  'test/bus/redis-bus-lone.test.ts',
   'test/bus/redis-bus-pipelining.test.ts',
   'test/cli/a2a-client-commands.test.ts',
   'test/cli/connect-and-errors.test.ts',
