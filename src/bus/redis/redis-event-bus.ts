@@ -6,13 +6,15 @@
  * signals; a subscription to a task is local bookkeeping, never a Redis round trip. Local
  * subscribers get a replica's own records synchronously from `publish`, as with the in-process bus,
  * and skip the Redis echo. While the subscriber connection is down, every subscribed task is
- * read from the log on a timer, so streams keep moving on PostgreSQL alone.
+ * read from the log on a timer, so streams keep moving on PostgreSQL alone. While no other replica
+ * listens, PUBLISHes are skipped (lone-publisher.ts).
  */
 import type { Redis } from 'ioredis';
 import { redactUrl } from '../../config/redact-url.js';
 import type { TaskEventRecord } from '../../store/task-event-record.js';
 import type { BusHealth, EventBus, SubscribeOptions, TaskControl, TaskControlListener, TaskEventListener } from '../event-bus.js';
 import { assertRedisUrl, closeConnection, createBusConnection, nextReady, RedisUnavailableError, withTimeout } from './connections.js';
+import { LonePublisher } from './lone-publisher.js';
 import { OrderedSubscription, type EventLogReader } from './ordered-subscription.js';
 import { encodeFrame, parseControl, parseEventRecords, readFrameHeader, stampPublished, takePublished } from './wire-format.js';
 import type { Metrics } from '../../observability/metrics/index.js';
@@ -38,11 +40,15 @@ export interface RedisEventBusOptions {
   pollWhileDownMs?: number;
   /** how long `open` waits for Redis; default 5000 ms */
   connectTimeoutMs?: number;
+  /** how often the listeners of the events channel are counted (PUBLISH is skipped while none but this replica); default 500 ms */
+  listenerCheckMs?: number;
   /** metrics on: frames carry their publish time, and receivers observe the lag */
   metrics?: Pick<Metrics, 'busDelivered'>;
 }
 
 const HEALTH_PING_MS = 1000;
+/** How long a replica that subscribes waits for the others to answer its greeting (lone-publisher.ts). */
+const GREETING_WAIT_MS = 1000;
 /** Tasks remembered for a republish after dropped PUBLISHes; beyond it the oldest are forgotten. */
 const MAX_DROPPED_TASKS = 10_000;
 
@@ -68,6 +74,10 @@ export class RedisEventBus implements EventBus {
   private readonly controlChannel: string;
   /** this replica's own channel: health() publishes a probe to it and times its return */
   private readonly probeChannel: string;
+  /** replicas greet each other here when they subscribe, so a lone one starts publishing (lone-publisher.ts) */
+  private readonly replicasChannel: string;
+  /** greetings of this replica waiting for answers: each is called with the origin of an answer */
+  private readonly greetingWaiters = new Set<(origin: string) => void>();
   private readonly probes = new Map<string, () => void>();
   private probeSeq = 0;
   private readonly pub: Redis;
@@ -78,6 +88,7 @@ export class RedisEventBus implements EventBus {
   private readonly controlListeners = new Set<TaskControlListener>();
   /** per task, the last record whose PUBLISH was dropped: republished when Redis is back */
   private readonly droppedTails = new Map<string, TaskEventRecord>();
+  private readonly lone: LonePublisher;
 
   /** both channels subscribed on a connection that is up */
   private subscribed = false;
@@ -105,6 +116,14 @@ export class RedisEventBus implements EventBus {
     this.eventsChannel = `${prefix}:events`;
     this.controlChannel = `${prefix}:control`;
     this.probeChannel = `${prefix}:probe:${this.replicaId}`;
+    this.replicasChannel = `${prefix}:replicas`;
+    this.lone = new LonePublisher({
+      countListeners: () => this.countListeners(),
+      republish: (records) => {
+        for (const record of records) this.publishRecords(record.taskId, [record]);
+      },
+      pollMs: opts.listenerCheckMs,
+    });
 
     const connection = (role: string, pipelineTicks = false): Redis => createBusConnection({ url: opts.url, name: `agentport:${this.replicaId}:${role}`, connectTimeoutMs: this.connectTimeoutMs, pipelineTicks });
     this.pub = connection('pub', true);
@@ -120,6 +139,7 @@ export class RedisEventBus implements EventBus {
       if (channel === this.eventsChannel) this.onEventFrame(frame);
       else if (channel === this.controlChannel) this.onControlFrame(frame);
       else if (channel === this.probeChannel) this.probes.get(frame)?.();
+      else if (channel === this.replicasChannel) this.onReplicasFrame(frame);
     });
   }
 
@@ -158,6 +178,10 @@ export class RedisEventBus implements EventBus {
       const group = byTask.get(record.taskId);
       if (group) group.push(record);
       else byTask.set(record.taskId, [record]);
+    }
+    if (this.lone.alone) {
+      for (const group of byTask.values()) this.lone.skip(group[group.length - 1]!);
+      return;
     }
     for (const [taskId, group] of byTask) this.publishRecords(taskId, group);
   }
@@ -248,6 +272,7 @@ export class RedisEventBus implements EventBus {
 
   private async shutDown(): Promise<void> {
     this.closed = true;
+    this.lone.close();
     this.stopPolling();
     for (const set of this.subscriptions.values()) for (const s of set) s.close();
     this.subscriptions.clear();
@@ -293,7 +318,7 @@ export class RedisEventBus implements EventBus {
 
   private onSubscriberReady(): void {
     if (this.closed) return;
-    this.sub.subscribe(this.eventsChannel, this.controlChannel, this.probeChannel).then(
+    this.sub.subscribe(this.eventsChannel, this.controlChannel, this.probeChannel, this.replicasChannel).then(
       () => this.onSubscribed(),
       // The connection dropped again before Redis confirmed; the next 'ready' retries.
       (err: unknown) => {
@@ -312,12 +337,66 @@ export class RedisEventBus implements EventBus {
       this.catchUpAll();
     }
     this.everSubscribed = true;
-    this.resolveFirstSubscription();
+    this.lone.start();
+    void this.greetOthers().finally(() => this.resolveFirstSubscription());
+  }
+
+  /** Subscribers of the events channel, this replica's own subscription included (PUBSUB NUMSUB). */
+  private async countListeners(): Promise<number> {
+    const reply = (await this.pub.call('PUBSUB', 'NUMSUB', this.eventsChannel)) as [string, number | string];
+    return Number(reply[1]);
+  }
+
+  /**
+   * Tells the other replicas that this one listens now, so one that skips its PUBLISHes because it
+   * was alone publishes again, and waits (at most GREETING_WAIT_MS) until each has answered: what
+   * they publish after that reaches this replica live. A listener that never answers (a replica of
+   * an older build, which publishes anyway, or another client) only makes the wait run out.
+   */
+  private async greetOthers(): Promise<void> {
+    let others: number;
+    try {
+      others = (await this.countListeners()) - 1;
+    } catch {
+      return;
+    }
+    if (others <= 0 || this.closed) return;
+    const answered = new Set<string>();
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.greetingWaiters.delete(onAnswer);
+        resolve();
+      };
+      const onAnswer = (origin: string): void => {
+        answered.add(origin);
+        if (answered.size >= others) done();
+      };
+      const timer = setTimeout(done, GREETING_WAIT_MS);
+      timer.unref();
+      this.greetingWaiters.add(onAnswer);
+      this.pub.publish(this.replicasChannel, encodeFrame(this.replicaId, '', { type: 'hello' })).catch(done);
+    });
+  }
+
+  /** A greeting of another replica (answered once this one publishes again) or an answer to ours. */
+  private onReplicasFrame(frame: string): void {
+    const header = readFrameHeader(frame);
+    if (!header || header.origin === this.replicaId || this.closed) return;
+    if (header.key === '') {
+      this.lone.heard();
+      this.pub.publish(this.replicasChannel, encodeFrame(this.replicaId, header.origin, { type: 'answer' })).catch(() => {
+        // The greeting replica stops waiting after GREETING_WAIT_MS; this one publishes meanwhile.
+      });
+    } else if (header.key === this.replicaId) {
+      for (const w of Array.from(this.greetingWaiters)) w(header.origin);
+    }
   }
 
   private onSubscriberDown(): void {
     if (this.closed || !this.subscribed) return;
     this.subscribed = false;
+    this.lone.stop();
     this.log.warn({ url: this.url, pollMs: this.pollWhileDownMs }, 'event bus: lost the Redis subscription; reading subscribed tasks from the event log until it is back');
     this.pollTimer = setInterval(() => this.catchUpAll(), this.pollWhileDownMs);
     this.pollTimer.unref();

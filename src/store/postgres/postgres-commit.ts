@@ -31,7 +31,8 @@
 import type pg from 'pg';
 import type { PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
-import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageFields, type TaskUsageColumn } from '../usage/task-usage-columns.js';
+import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues, type TaskUsageColumn } from '../usage/task-usage-columns.js';
+import { CommitTexts, JsonRows } from './json-rows.js';
 
 /** What the statement's guard raises when an update lost: SQLSTATE division_by_zero. */
 const LOST_A_COMMIT = '22012';
@@ -89,24 +90,25 @@ const USAGE_MERGES = TASK_USAGE_COLUMNS.map((c) => `${c} = case when u.usage_tim
 
 /**
  * $1 new tasks, $2 updates (both with their usage record's columns, migration 0023), $3 events, $4
- * outbox rows, $5 usage timing a commit carries (JSON arrays), $6 how many
+ * outbox rows, $5 usage timing a commit carries (JSON arrays written by JsonRows), $6 how many
  * task rows must be written, $7 the task_counts shard to add the new tasks to (null: the caller
- * counts them). A commit with a lease writes it; one without keeps the stored lease.
+ * counts them), $8 the texts the rows point into by byte offset and length (CommitTexts: a task,
+ * its events, a push payload). A commit with a lease writes it; one without keeps the stored lease.
  */
 function commitStatementText(): string {
   return `
 with created as (
   insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES})
-  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
-    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text, ${USAGE_DEFS})
+  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, convert_from(substring($8::bytea from task_at for task_len), 'UTF8'), lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
+    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task_at integer, task_len integer, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text, ${USAGE_DEFS})
   returning id, agent_id, owner
 ), updated as (
   update tasks as t
-     set context_id = u.context_id, state = u.state, status_time = u.status_time, seq = u.seq, version = u.expected_version + 1, task = u.task,
+     set context_id = u.context_id, state = u.state, status_time = u.status_time, seq = u.seq, version = u.expected_version + 1, task = convert_from(substring($8::bytea from u.task_at for u.task_len), 'UTF8'),
          lease_owner = case when u.lease_owner is null then t.lease_owner else u.lease_owner end,
          lease_expires_at = case when u.lease_owner is null then t.lease_expires_at else u.lease_expires_at end,
          ${USAGE_MERGES}
-    from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task text, lease_owner text, lease_expires_at bigint, ${USAGE_DEFS})
+    from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task_at integer, task_len integer, lease_owner text, lease_expires_at bigint, ${USAGE_DEFS})
    where t.id = u.id and t.agent_id = u.agent_id and t.version = u.expected_version
   returning t.id
 ), written as (
@@ -120,13 +122,13 @@ with created as (
   on conflict (agent_id, owner, shard) do update set n = task_counts.n + excluded.n
 ), events as (
   insert into task_events (task_id, seq, first_seq, events, created_at)
-  select task_id, seq, first_seq, events, created_at
-    from json_to_recordset($3::json) as e(task_id text, seq integer, first_seq integer, events text, created_at bigint)
+  select task_id, seq, first_seq, convert_from(substring($8::bytea from events_at for events_len), 'UTF8'), created_at
+    from json_to_recordset($3::json) as e(task_id text, seq integer, first_seq integer, events_at integer, events_len integer, created_at bigint)
    where e.task_id in (select id from written)
 ), outbox as (
   insert into push_outbox (task_id, config_id, seq, payload, next_attempt_at, created_at)
-  select task_id, config_id, seq, payload, created_at, created_at
-    from rows from (json_to_recordset($4::json) as (task_id text, config_id text, seq integer, payload text, created_at bigint)) with ordinality as o(task_id, config_id, seq, payload, created_at, i)
+  select task_id, config_id, seq, convert_from(substring($8::bytea from payload_at for payload_len), 'UTF8'), created_at, created_at
+    from rows from (json_to_recordset($4::json) as (task_id text, config_id text, seq integer, payload_at integer, payload_len integer, created_at bigint)) with ordinality as o(task_id, config_id, seq, payload_at, payload_len, created_at, i)
    where o.task_id in (select id from written)
    order by i
 ), timing as (
@@ -142,53 +144,70 @@ select 1 / (case when (select count(*) from written) = $6::integer then 1 else 0
 
 /** The statement's parameters for one run of commits with distinct tasks; `shard` null: not counted here. */
 function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
-  const created: object[] = [];
-  const updated: object[] = [];
-  const events: object[] = [];
-  const outbox: object[] = [];
-  const timing: object[] = [];
+  const texts = new CommitTexts();
+  const created = new JsonRows(texts);
+  const updated = new JsonRows(texts);
+  const events = new JsonRows(texts);
+  const outbox = new JsonRows(texts);
+  const timing = new JsonRows(texts);
   for (const p of run) {
-    const usage = p.usage ? taskUsageFields(p.usage, p.owner) : undefined;
-    if (p.expectedVersion === 0) {
-      created.push({
-        id: p.taskId,
-        agent_id: p.agentId,
-        owner: p.owner,
-        context_id: p.contextId,
-        state: p.state,
-        status_time: p.statusTime,
-        created_at: p.createdAt,
-        seq: p.seq,
-        task: p.taskJson,
-        lease_owner: p.lease?.owner ?? null,
-        lease_expires_at: p.lease?.expiresAt ?? null,
-        origin_message_id: p.originMessageId,
-        trace_parent: p.traceParent,
-        caller: p.caller,
-        ...usage,
-      });
-    } else {
-      updated.push({
-        id: p.taskId,
-        agent_id: p.agentId,
-        expected_version: p.expectedVersion,
-        context_id: p.contextId,
-        state: p.state,
-        status_time: p.statusTime,
-        seq: p.seq,
-        task: p.taskJson,
-        lease_owner: p.lease?.owner ?? null,
-        lease_expires_at: p.lease?.expiresAt ?? null,
-        ...usage,
-      });
+    const isNew = p.expectedVersion === 0;
+    const row = isNew ? created : updated;
+    row.beginRow();
+    row.value('id', p.taskId);
+    row.value('agent_id', p.agentId);
+    if (isNew) row.value('owner', p.owner);
+    else row.value('expected_version', p.expectedVersion);
+    row.value('context_id', p.contextId);
+    row.value('state', p.state);
+    row.value('status_time', p.statusTime);
+    if (isNew) row.value('created_at', p.createdAt);
+    row.value('seq', p.seq);
+    row.longText('task_at', 'task_len', p.taskJson);
+    if (p.lease) {
+      row.value('lease_owner', p.lease.owner);
+      row.value('lease_expires_at', p.lease.expiresAt);
     }
+    if (isNew) {
+      row.value('origin_message_id', p.originMessageId);
+      row.value('trace_parent', p.traceParent);
+      row.value('caller', p.caller);
+    }
+    if (p.usage) {
+      const values = taskUsageValues(p.usage, p.owner);
+      for (let i = 0; i < TASK_USAGE_COLUMNS.length; i++) row.value(TASK_USAGE_COLUMNS[i]!, values[i]);
+    }
+    row.endRow();
     const e = p.eventsRow;
-    if (e) events.push({ task_id: p.taskId, seq: e.lastSeq, first_seq: e.firstSeq, events: e.json, created_at: e.createdAt });
-    for (const o of p.outbox) outbox.push({ task_id: p.taskId, config_id: o.configId, seq: o.seq, payload: o.json, created_at: p.createdAt });
+    if (e) {
+      events.beginRow();
+      events.value('task_id', p.taskId);
+      events.value('seq', e.lastSeq);
+      events.value('first_seq', e.firstSeq);
+      events.longText('events_at', 'events_len', e.json);
+      events.value('created_at', e.createdAt);
+      events.endRow();
+    }
+    for (const o of p.outbox) {
+      outbox.beginRow();
+      outbox.value('task_id', p.taskId);
+      outbox.value('config_id', o.configId);
+      outbox.value('seq', o.seq);
+      outbox.longText('payload_at', 'payload_len', o.json);
+      outbox.value('created_at', p.createdAt);
+      outbox.endRow();
+    }
     const t = p.usage && commitTiming(p.usage);
-    if (t) timing.push({ id: p.taskId, ttfb_ms: t.ttfbMs ?? null, latency_ms: t.latencyMs ?? null, bytes_out: t.bytesOut ?? null });
+    if (t) {
+      timing.beginRow();
+      timing.value('id', p.taskId);
+      timing.value('ttfb_ms', t.ttfbMs);
+      timing.value('latency_ms', t.latencyMs);
+      timing.value('bytes_out', t.bytesOut);
+      timing.endRow();
+    }
   }
-  return [JSON.stringify(created), JSON.stringify(updated), JSON.stringify(events), JSON.stringify(outbox), JSON.stringify(timing), run.length, shard];
+  return [created.toString(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard, texts.toBuffer()];
 }
 
 /** The batch's new tasks per agent + owner, as ADD_TASK_COUNTS reads them. */

@@ -112,14 +112,6 @@ export function taskUsageValues(r: UsageRecord, owner: string): unknown[] {
   ];
 }
 
-/** The same values keyed by column (PostgreSQL's commit sends rows as JSON). */
-export function taskUsageFields(r: UsageRecord, owner: string): Record<TaskUsageColumn, unknown> {
-  const values = taskUsageValues(r, owner);
-  const out = {} as Record<TaskUsageColumn, unknown>;
-  for (let i = 0; i < TASK_USAGE_COLUMNS.length; i++) out[TASK_USAGE_COLUMNS[i]!] = values[i];
-  return out;
-}
-
 /** What of a task record goes to task_usage_timing in the commit itself (nearly never: the edge amends it after the answer). */
 export function commitTiming(r: UsageRecord): { ttfbMs?: number; latencyMs?: number; bytesOut?: number } | undefined {
   if (r.ttfbMs === undefined && r.latencyMs === undefined && r.bytesOut === undefined) return undefined;
