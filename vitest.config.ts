@@ -120,6 +120,7 @@ const UNIT = [
   'test/edge/body-reader.test.ts',
   'test/edge/path-prefix.test.ts',
   'test/memory/transient-map.test.ts',
+  'test/memory/transient-multi-map.test.ts',
   'test/net/ssrf-guard.test.ts',
   'test/observability/keyed-instruments.test.ts',
   'test/observability/recorded-spans.test.ts',

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore, type Store } from '../../../src/store/index.js';
 import type { TaskCommit } from '../../../src/store/store.js';
+import { dropSchema } from '../../support/cluster.js';
 import { newTask, pushConfig, update } from '../fixtures.js';
 
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -27,13 +28,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await pool?.end();
   await store?.close();
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(`drop schema if exists "${schema}" cascade`);
-  } finally {
-    await client.end();
-  }
+  await dropSchema(url, schema);
 });
 
 /** Texts a message may carry, each a different case for the JSON row writer. */
