@@ -78,5 +78,12 @@ if ! current "$NODE_BASE" "$(recipe_of node)"; then
   rm -rf "$ctx"
 fi
 
-# Images no tag points at any more (a replaced stand-in, an interrupted test's build) go.
-podman image prune -f >/dev/null
+# Images no tag points at any more (a replaced stand-in, an interrupted test's build) go; not while
+# an image build holds its lock (scripts/image-build.mjs): its layers are untagged until it ends.
+pruned=0
+flock -n -E 75 "$CACHE/image-build.lock" podman image prune -f >/dev/null || pruned=$?
+case $pruned in
+  0) ;;
+  75) log "an image build is under way: not pruning" ;;
+  *) exit "$pruned" ;;
+esac

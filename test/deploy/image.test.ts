@@ -22,11 +22,9 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/cluster.js';
 import { type PodService, startPostgres, startRedis } from './pod-services.js';
-import { CACHE, labels, missingPrerequisites, NODE_BASE, ok, PROBE_HEADERS, pidOf, podman, probe, probeCommand, probeJson, RUN, removeLeftovers, removeUnusedLayers } from './podman.js';
+import { IMAGE, IMAGE_BUILD_LOCK, imageBuildArgs } from '../../scripts/image-build.mjs';
+import { CACHE, labels, missingPrerequisites, NODE_BASE, ok, PROBE_HEADERS, pidOf, podman, probe, probeCommand, probeJson, RUN, removeLeftovers, removeUnusedLayers, run } from './podman.js';
 
-/** The image under test, and its build stage (tagged so its `npm ci` layer stays cached). */
-const IMAGE = 'localhost/agentport-test/agentport:latest';
-const BUILD_STAGE = 'localhost/agentport-test/agentport-build:latest';
 /**
  * Budget for the runtime image (podman's Size, bytes). Measured 2026-11-28: 463 MiB, of which the
  * stand-in base is 271 MiB. A budget, not a measurement: the build stage's tree (1.3 GB) or the dev
@@ -51,32 +49,22 @@ beforeAll(async () => {
   chmodSync(dir, 0o755); // bind-mounted into containers running as uid 1000
   await removeLeftovers();
 
+  // scripts/test-prerequisites.sh started this same build in the background (scripts/image-build.mjs):
+  // wait for it under its lock, then build from the layers it left, running nothing twice.
+  const waited = Date.now();
+  const wait = await run('flock', [IMAGE_BUILD_LOCK, 'true'], { timeoutMs: 40 * 60_000 });
+  if (wait.code !== 0) throw new Error(`flock ${IMAGE_BUILD_LOCK} failed (exit ${wait.code}): ${wait.stderr}`);
+  console.info(`[image] waited ${seconds(waited)} for a build under way (the prerequisites' one: ${path.join(CACHE, 'agentport-build-early.log')})`);
   const started = Date.now();
-  const version = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-  const common = [
-    'build',
-    '--pull=never',
-    '--network',
-    'host',
-    // Docker's format: the OCI image format has no HEALTHCHECK (podman drops it, with a warning).
-    '--format',
-    'docker',
-    // Read by BuildKit next to the Dockerfile on its own; buildah needs to be told.
-    '--ignorefile',
-    path.join(ROOT, 'deploy/Dockerfile.dockerignore'),
-    '-f',
-    path.join(ROOT, 'deploy/Dockerfile'),
-    '--build-arg',
-    `NODE_IMAGE=${NODE_BASE}`,
-  ];
+  const args = imageBuildArgs();
   // A cold build took 19 min on a loaded 2-core machine (docs/deploy.md, "The image").
-  const build = await podman([...common, '--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${REVISION}`, '--build-arg', `SOURCE=file://${ROOT}`, '-t', IMAGE, ROOT], 40 * 60_000);
+  const build = await run('flock', [IMAGE_BUILD_LOCK, 'podman', ...args.image], { timeoutMs: 40 * 60_000 });
   buildLog = build.stdout + build.stderr;
   writeFileSync(path.join(CACHE, 'agentport-build.log'), buildLog);
   if (build.code !== 0) throw new Error(`podman build -f deploy/Dockerfile failed (exit ${build.code}):\n${buildLog.slice(-6000)}`);
   // Tag the build stage (all cached by now): its `npm ci` layer is then kept as the next build's
   // cache when the layers of earlier builds go.
-  await ok([...common, '--target', 'build', '-t', BUILD_STAGE, ROOT], 10 * 60_000);
+  await ok(args.stage, 10 * 60_000);
   const removed = await removeUnusedLayers(NODE_BASE);
   console.info(`[image] removed ${removed.length} layers of earlier builds`);
   console.info(`[image] deploy/Dockerfile built in ${seconds(started)}`);

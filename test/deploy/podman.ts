@@ -7,11 +7,11 @@ import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { CACHE, NODE_BASE } from '../../scripts/image-build.mjs';
 import { ROOT } from '../support/cluster.js';
 
-export const CACHE = '/var/cache/agentport-test';
+export { CACHE, NODE_BASE };
 export const CONTAINERS_CONF = path.join(CACHE, 'containers.conf');
-export const NODE_BASE = 'localhost/agentport-test/node:20-bookworm-slim';
 const PROBE = path.join(ROOT, 'test/deploy/fixtures/netns-probe.mjs');
 const LABEL = 'io.agentport.test=image';
 /** Every container, pod and temp dir of a run carries its pid: leftovers of dead runs are found by it. */
