@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 
 export const CACHE = '/var/cache/agentport-test';
 export const IMAGE_BUILD_LOCK = path.join(CACHE, 'image-build.lock');
+/** The pid of the prerequisites' background build (flock, whose child is podman). */
+export const EARLY_BUILD_PID = path.join(CACHE, 'image-build.pid');
 export const NODE_BASE = 'localhost/agentport-test/node:20-bookworm-slim';
 /** The image under test, and its build stage (tagged so its `npm ci` layer stays cached). */
 export const IMAGE = 'localhost/agentport-test/agentport:latest';

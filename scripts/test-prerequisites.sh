@@ -68,9 +68,11 @@ fi
 # arguments: scripts/image-build.mjs), started now in the background and left running when this
 # script ends. A cold build is 5 min or more, much of it waiting on downloads (the build stage's
 # apt-get and `npm ci`); from here it overlaps the checks, `unit` and `system-shared`, and the test
-# waits for it under the same lock, then builds again from its layers in seconds. Niced: it takes
-# the CPU that the tests leave idle rather than slowing them. The shipped Dockerfile is built as it
-# is; only the time it is built changes. AGENTPORT_EARLY_IMAGE_BUILD=0 leaves the build to the test.
+# waits for it under the same lock, then builds again from its layers in seconds. Niced: until then
+# it takes the CPU that the checks and the tests leave idle rather than slowing them; the test puts
+# it back to normal priority when it starts waiting for it ($cache/image-build.pid). The shipped
+# Dockerfile is built as it is; only the time it is built changes. AGENTPORT_EARLY_IMAGE_BUILD=0
+# leaves the build to the test.
 start_image_build() {
   [ "${AGENTPORT_EARLY_IMAGE_BUILD:-1}" != 0 ] || return 0
   local cache=/var/cache/agentport-test args
@@ -83,6 +85,7 @@ start_image_build() {
   # flock -o: the lock is held by flock alone, not passed on to podman's own children.
   CONTAINERS_CONF=$cache/containers.conf nohup flock -o "$cache/image-build.lock" nice -n 10 podman "${args[@]}" \
     </dev/null >"$cache/agentport-build-early.log" 2>&1 &
+  echo $! >"$cache/image-build.pid"
   disown
 }
 

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/cluster.js';
+import { hurryEarlyBuild } from './early-build.js';
 import { type PodService, startPostgres, startRedis } from './pod-services.js';
 import { IMAGE, IMAGE_BUILD_LOCK, imageBuildArgs } from '../../scripts/image-build.mjs';
 import { CACHE, labels, missingPrerequisites, NODE_BASE, ok, PROBE_HEADERS, pidOf, podman, probe, probeCommand, probeJson, RUN, removeLeftovers, removeUnusedLayers, run } from './podman.js';
@@ -52,6 +53,8 @@ beforeAll(async () => {
   // scripts/test-prerequisites.sh started this same build in the background (scripts/image-build.mjs):
   // wait for it under its lock, then build from the layers it left, running nothing twice.
   const waited = Date.now();
+  const hurried = hurryEarlyBuild();
+  if (hurried.length > 0) console.info(`[image] the prerequisites' build is still running: ${hurried.length} processes back to normal priority`);
   const wait = await run('flock', [IMAGE_BUILD_LOCK, 'true'], { timeoutMs: 40 * 60_000 });
   if (wait.code !== 0) throw new Error(`flock ${IMAGE_BUILD_LOCK} failed (exit ${wait.code}): ${wait.stderr}`);
   console.info(`[image] waited ${seconds(waited)} for a build under way (the prerequisites' one: ${path.join(CACHE, 'agentport-build-early.log')})`);
