@@ -81,6 +81,10 @@ start_image_build() {
     return 0
   fi
   mapfile -t args <<<"$args"
+  if ! flock -n "$cache/image-build.lock" true; then
+    log "an image build is under way (an earlier run's): the image test builds after it"
+    return 0
+  fi
   log "building deploy/Dockerfile in the background for test/deploy/image.test.ts ($cache/agentport-build-early.log)"
   # flock -o: the lock is held by flock alone, not passed on to podman's own children.
   CONTAINERS_CONF=$cache/containers.conf nohup flock -o "$cache/image-build.lock" nice -n 10 podman "${args[@]}" \
