@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the test suite needs besides npm packages, made ready on a fresh machine of the project's
-# kind (Debian, root, PostgreSQL and Redis installed): `npm test` runs this first, so README's test
-# command is the whole set-up. Every step is idempotent and does nothing when the thing is there.
+# kind (Debian, root, PostgreSQL and Redis installed): `npm test` runs this before vitest (beside
+# the checks: scripts/test-prepare.sh), so README's test command is the whole set-up. Every step
+# is idempotent and does nothing when the thing is there.
 set -euo pipefail
 
 log() { printf '[test prerequisites] %s\n' "$*"; }
