@@ -17,6 +17,7 @@ import { outboxClaimQuery } from '../outbox-claim.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
 import { apiKeyRows, toStoredApiKey, type ApiKeyStandingRow } from '../api-key-rows.js';
+import { CREDENTIALS_GENERATION_TABLE } from '../migrations/0026-credentials-generation.js';
 import { SqlStore } from '../sql-store.js';
 import { sqliteAuditAppender } from './sqlite-audit-append.js';
 import { ConcurrentUpdateError, type OutboxEntry, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
@@ -145,6 +146,7 @@ function compileStatements(k: Q) {
     // applies to the next request); built per call through Kysely this cost ~50 µs. The row comes
     // with its owner's and its grant's (migration 0016), so a self-made key's check is this one read.
     selectApiKey: compileWithSlots(apiKeyRows(k).where('k.key_id', '=', slot<string>('key_id')), ['key_id']),
+    selectCredentialsGeneration: `select n from ${CREDENTIALS_GENERATION_TABLE} where id = 1`,
   };
 }
 
@@ -313,6 +315,15 @@ export class SqliteStore extends SqlStore {
   override async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
     const row = this.statements.selectApiKey.get(keyId) as ApiKeyStandingRow | undefined;
     return row ? toStoredApiKey(row) : undefined;
+  }
+
+  /**
+   * The credentials generation (migration 0026, ADR 0052): raised by triggers on every write to a
+   * row a key's standing is read from, by any connection. One step of a compiled statement on a
+   * one-row table, a fraction of getApiKey's join, so StoredApiKeys may keep the records it read.
+   */
+  credentialsGeneration(): number {
+    return (this.statements.selectCredentialsGeneration.get() as { n: number }).n;
   }
 
   override async claimOutbox(now: number, limit: number, leaseMs: number): Promise<OutboxEntry[]> {
