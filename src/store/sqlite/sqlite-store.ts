@@ -231,6 +231,8 @@ export class SqliteStore extends SqlStore {
     for (const name of Object.keys(this.statementSql) as (keyof StatementSql)[]) {
       prepared[name] = this.raw.prepare(this.statementSql[name]);
     }
+    // The number alone, not a row object: this one runs on every request with an API key.
+    prepared.selectCredentialsGeneration.pluck();
     return (this.#statements = prepared);
   }
 
@@ -323,7 +325,7 @@ export class SqliteStore extends SqlStore {
    * one-row table, a fraction of getApiKey's join, so StoredApiKeys may keep the records it read.
    */
   credentialsGeneration(): number {
-    return (this.statements.selectCredentialsGeneration.get() as { n: number }).n;
+    return this.statements.selectCredentialsGeneration.get() as number;
   }
 
   override async claimOutbox(now: number, limit: number, leaseMs: number): Promise<OutboxEntry[]> {
