@@ -142,10 +142,11 @@ function compileStatements(k: Q) {
     ]),
     // The push delivery worker's poll, every second even at rest.
     claimOutbox: compileWithSlots(outboxClaimQuery(k, 'sqlite', { leaseUntil: slot('lease_until'), now: slot('now'), limit: slot('limit') }), ['lease_until', 'now', 'now', 'limit']),
-    // Every authenticated request with a stored API key reads its row (no cache, so a revocation
-    // applies to the next request); built per call through Kysely this cost ~50 µs. The row comes
-    // with its owner's and its grant's (migration 0016), so a self-made key's check is this one read.
+    // A stored API key's row, read on a request whose key the authenticator does not hold under the
+    // current credentials generation (ADR 0052); built per call through Kysely this cost ~50 µs. The
+    // row comes with its owner's and its grant's (migration 0016), so a self-made key's check is this one read.
     selectApiKey: compileWithSlots(apiKeyRows(k).where('k.key_id', '=', slot<string>('key_id')), ['key_id']),
+    // Every request with a stored API key reads this first (credentialsGeneration below).
     selectCredentialsGeneration: `select n from ${CREDENTIALS_GENERATION_TABLE} where id = 1`,
   };
 }
