@@ -38,6 +38,8 @@ const UNIT = [
   'test/store/catalog-race.test.ts',
   'test/store/task-commit-rows.test.ts',
   'test/store/iso-time.test.ts',
+  'test/store/credentials-generation.test.ts',
+  'test/auth/api-key-record-cache.test.ts',
   'test/store/sqlite/statement-cache.test.ts',
   'test/auth/oauth/login-throttle.test.ts',
   'test/auth/oauth/oauth-store.test.ts',

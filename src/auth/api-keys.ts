@@ -8,14 +8,12 @@ import type { Principal } from '../core/authz/principal.js';
 import { holdsScope } from '../core/authz/scopes.js';
 import { A2AError } from '../protocol/a2a/errors.js';
 import type { StoredApiKey } from '../store/store.js';
+import { apiKeyRecords, type ApiKeyLookup } from './api-key-record-cache.js';
 
 export const API_KEY_PREFIX = 'ap_';
 const FORMAT = /^ap_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 
-/** What the authenticator needs of the store. */
-export interface ApiKeyLookup {
-  getApiKey(keyId: string): Promise<StoredApiKey | undefined>;
-}
+export type { ApiKeyLookup } from './api-key-record-cache.js';
 
 export interface NewApiKey {
   /** the full key, shown once to whoever created it */
@@ -77,16 +75,21 @@ export function hashSecret(secret: string): string {
 const DUMMY_HASH = hashSecret('');
 
 export class StoredApiKeys {
+  /** the store, through a cache of its records where it can tell cheaply that none has changed (api-key-record-cache.ts) */
+  private readonly records: ApiKeyLookup;
+
   constructor(
-    private readonly store: ApiKeyLookup,
+    store: ApiKeyLookup,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.records = apiKeyRecords(store);
+  }
 
   /** Throws A2AError('Unauthenticated') naming why the key is refused. */
   async authenticate(presented: string): Promise<Principal> {
     const parsed = parseApiKey(presented);
     if (!parsed) throw new A2AError('Unauthenticated', 'The API key is malformed');
-    const stored = await this.store.getApiKey(parsed.keyId);
+    const stored = await this.records.getApiKey(parsed.keyId);
     const expected = Buffer.from(stored?.secretHash ?? DUMMY_HASH, 'hex');
     const actual = Buffer.from(hashSecret(parsed.secret), 'hex');
     const same = expected.length === actual.length && timingSafeEqual(expected, actual);

@@ -320,6 +320,13 @@ export interface Store {
   /** Adds a key; throws when its keyId is taken (key ids are random, so that is a bug or an attack). */
   putApiKey(key: StoredApiKey): Promise<void>;
   getApiKey(keyId: string): Promise<StoredApiKey | undefined>;
+  /**
+   * A number that changes, at the commit, with every write to a row getApiKey's answers are read
+   * from, whichever connection or process writes it (migration 0026, ADR 0052). Offered only where
+   * reading it costs much less than getApiKey (SQLite); absent on PostgreSQL, where it would cost
+   * the same round trip.
+   */
+  credentialsGeneration?(): number;
   /** Every key, revoked and expired ones included, oldest first. */
   listApiKeys(): Promise<StoredApiKey[]>;
   /**

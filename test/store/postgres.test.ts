@@ -261,6 +261,7 @@ describe('postgres store specifics', () => {
         '0023_task_usage_in_task_row',
         '0024_task_running_index',
         '0025_events_row_task_refs',
+        '0026_credentials_generation',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

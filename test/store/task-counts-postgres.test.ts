@@ -165,6 +165,7 @@ describe('task_counts on PostgreSQL', () => {
       '0023_task_usage_in_task_row',
       '0024_task_running_index',
       '0025_events_row_task_refs',
+      '0026_credentials_generation',
     ]);
     await store.migrate();
     const real = await realCounts(schema);

@@ -31,6 +31,7 @@ import * as m0022 from './0022-usage-remote-identity.js';
 import * as m0023 from './0023-task-usage-in-task-row.js';
 import * as m0024 from './0024-task-running-index.js';
 import * as m0025 from './0025-events-row-task-refs.js';
+import * as m0026 from './0026-credentials-generation.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
 
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0023_task_usage_in_task_row': m0023,
   '0024_task_running_index': m0024,
   '0025_events_row_task_refs': m0025,
+  '0026_credentials_generation': m0026,
 };
 
 /** The migrations this build knows, in the order they apply. */

@@ -17,6 +17,7 @@ import { outboxClaimQuery } from '../outbox-claim.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
 import { apiKeyRows, toStoredApiKey, type ApiKeyStandingRow } from '../api-key-rows.js';
+import { CREDENTIALS_GENERATION_TABLE } from '../migrations/0026-credentials-generation.js';
 import { SqlStore } from '../sql-store.js';
 import { sqliteAuditAppender } from './sqlite-audit-append.js';
 import { ConcurrentUpdateError, type OutboxEntry, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
@@ -141,10 +142,12 @@ function compileStatements(k: Q) {
     ]),
     // The push delivery worker's poll, every second even at rest.
     claimOutbox: compileWithSlots(outboxClaimQuery(k, 'sqlite', { leaseUntil: slot('lease_until'), now: slot('now'), limit: slot('limit') }), ['lease_until', 'now', 'now', 'limit']),
-    // Every authenticated request with a stored API key reads its row (no cache, so a revocation
-    // applies to the next request); built per call through Kysely this cost ~50 µs. The row comes
-    // with its owner's and its grant's (migration 0016), so a self-made key's check is this one read.
+    // A stored API key's row, read on a request whose key the authenticator does not hold under the
+    // current credentials generation (ADR 0052); built per call through Kysely this cost ~50 µs. The
+    // row comes with its owner's and its grant's (migration 0016), so a self-made key's check is this one read.
     selectApiKey: compileWithSlots(apiKeyRows(k).where('k.key_id', '=', slot<string>('key_id')), ['key_id']),
+    // Every request with a stored API key reads this first (credentialsGeneration below).
+    selectCredentialsGeneration: `select n from ${CREDENTIALS_GENERATION_TABLE} where id = 1`,
   };
 }
 
@@ -229,6 +232,8 @@ export class SqliteStore extends SqlStore {
     for (const name of Object.keys(this.statementSql) as (keyof StatementSql)[]) {
       prepared[name] = this.raw.prepare(this.statementSql[name]);
     }
+    // The number alone, not a row object: this one runs on every request with an API key.
+    prepared.selectCredentialsGeneration.pluck();
     return (this.#statements = prepared);
   }
 
@@ -313,6 +318,15 @@ export class SqliteStore extends SqlStore {
   override async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
     const row = this.statements.selectApiKey.get(keyId) as ApiKeyStandingRow | undefined;
     return row ? toStoredApiKey(row) : undefined;
+  }
+
+  /**
+   * The credentials generation (migration 0026, ADR 0052): raised by triggers on every write to a
+   * row a key's standing is read from, by any connection. One step of a compiled statement on a
+   * one-row table, a fraction of getApiKey's join, so StoredApiKeys may keep the records it read.
+   */
+  credentialsGeneration(): number {
+    return this.statements.selectCredentialsGeneration.get() as number;
   }
 
   override async claimOutbox(now: number, limit: number, leaseMs: number): Promise<OutboxEntry[]> {

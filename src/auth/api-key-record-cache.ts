@@ -1,0 +1,71 @@
+/**
+ * Stored API key records kept between requests, for as long as the store's credentials generation
+ * stays the same (ADR 0052, issue 26). The generation changes with every committed write to a row
+ * a record is read from (the key, its owner, its grant: migration 0026), by this process or any
+ * other, so a record kept under the current generation is what getApiKey would read now. Only the
+ * read is saved: StoredApiKeys still compares the secret and checks revocation, expiry and
+ * standing against the clock on every call. Stores that cannot tell their generation cheaply
+ * (PostgreSQL) are read on every call, as before.
+ */
+import type { StoredApiKey } from '../store/store.js';
+
+/** What the authenticator needs of the store. */
+export interface ApiKeyLookup {
+  getApiKey(keyId: string): Promise<StoredApiKey | undefined>;
+  /** see Store.credentialsGeneration: present only where it is much cheaper than getApiKey */
+  credentialsGeneration?(): number;
+}
+
+/** Enough for every key in steady use on one server; a flood of unknown ids is never kept (misses are not cached). */
+export const API_KEY_RECORD_CACHE_SIZE = 1024;
+
+export class ApiKeyRecordCache implements ApiKeyLookup {
+  readonly #records = new Map<string, StoredApiKey>();
+  /** the generation every kept record was read under */
+  #generation: number | undefined;
+
+  constructor(
+    private readonly store: ApiKeyLookup,
+    private readonly generationNow: () => number,
+    private readonly maxRecords = API_KEY_RECORD_CACHE_SIZE,
+  ) {}
+
+  async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
+    // Read before the record, never after: a write landing between the two then shows as a newer
+    // generation on the next call, which drops what this call keeps.
+    const generation = this.generationNow();
+    if (generation !== this.#generation) {
+      this.#records.clear();
+      this.#generation = generation;
+    }
+    const kept = this.#records.get(keyId);
+    if (kept) return kept;
+    const stored = await this.store.getApiKey(keyId);
+    // Another call may have seen a newer generation meanwhile: then this record may be older than it.
+    if (stored && this.#generation === generation) this.#keep(keyId, frozen(stored));
+    return stored;
+  }
+
+  #keep(keyId: string, stored: StoredApiKey): void {
+    if (this.#records.size >= this.maxRecords) this.#records.delete(this.#records.keys().next().value!);
+    this.#records.set(keyId, stored);
+  }
+}
+
+/** A kept record is handed to every later call: none of them may change it for the others. */
+function frozen(stored: StoredApiKey): StoredApiKey {
+  Object.freeze(stored.scopes);
+  const standing = stored.standing;
+  if (standing) {
+    if (standing.ownerNow) Object.freeze(Object.freeze(standing.ownerNow).scopes);
+    if (standing.grant) Object.freeze(standing.grant);
+    Object.freeze(standing);
+  }
+  return Object.freeze(stored);
+}
+
+/** The lookup StoredApiKeys reads through: the store itself, or a cache over it where the store can tell its generation. */
+export function apiKeyRecords(store: ApiKeyLookup): ApiKeyLookup {
+  const generation = store.credentialsGeneration;
+  return generation ? new ApiKeyRecordCache(store, generation.bind(store)) : store;
+}

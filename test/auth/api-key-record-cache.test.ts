@@ -1,0 +1,292 @@
+/**
+ * Stored API keys read through the record cache (ADR 0052): a key used before is not read again
+ * while the credentials generation stays the same, and every change to what it stands on, made by
+ * another connection to the database (the CLI's), refuses or narrows it on the very next request:
+ * revocation, the owner deleted or made again under the same name, the owner's scopes reduced, the
+ * grant revoked, shortened or swept. Expiry of the key or its grant counts by the clock with no
+ * write at all, and the secret is compared on every call. On PostgreSQL every call reads the store.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ApiKeyRecordCache } from '../../src/auth/api-key-record-cache.js';
+import { createApiKey, StoredApiKeys, type ApiKeyLookup } from '../../src/auth/api-keys.js';
+import { openPostgresStore, openSqliteStore, type Store } from '../../src/store/index.js';
+import type { StoredApiKey } from '../../src/store/store.js';
+
+const PG = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const dir = mkdtempSync(path.join(tmpdir(), 'agentport-key-cache-'));
+const schemas: string[] = [];
+
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  const c = new pg.Client({ connectionString: PG });
+  await c.connect();
+  for (const s of schemas) await c.query(`drop schema if exists "${s}" cascade`);
+  await c.end();
+});
+
+const outcome = (p: Promise<{ scopes: readonly string[] }>) =>
+  p.then(
+    (principal) => principal.scopes.join(' '),
+    (e: Error) => e.message,
+  );
+
+/** The server's store, counted, and a second connection to the same data: the CLI, another process or replica. */
+interface Setup {
+  lookup: ApiKeyLookup;
+  reads(): number;
+  server: Store;
+  other: Store;
+  /** a statement on the other connection, for writes no store method makes on their own */
+  otherSql(statement: string, ...params: unknown[]): Promise<void>;
+  cached: boolean;
+  close(): Promise<void>;
+}
+
+let n = 0;
+const dialects: Array<[string, () => Promise<Setup>]> = [
+  [
+    'sqlite',
+    async () => {
+      const file = path.join(dir, `k${n++}.db`);
+      const server = await openSqliteStore({ file });
+      await server.migrate();
+      const other = await openSqliteStore({ file, checkpointThread: false });
+      const raw = new Sqlite(file);
+      return {
+        ...counted(server),
+        server,
+        other,
+        otherSql: async (statement, ...params) => void raw.prepare(statement).run(...params),
+        cached: true,
+        async close() {
+          raw.close();
+          await other.close();
+          await server.close();
+        },
+      };
+    },
+  ],
+  [
+    'postgres',
+    async () => {
+      const schema = `t_keycache_${randomBytes(4).toString('hex')}`;
+      schemas.push(schema);
+      const open = () => openPostgresStore({ connectionString: PG, schema, maxConnections: 2, connectionTimeoutMs: 5000 });
+      const server = await open();
+      await server.migrate();
+      const other = await open();
+      const client = new pg.Client({ connectionString: PG, options: `-c search_path=${schema}` });
+      await client.connect();
+      return {
+        ...counted(server),
+        server,
+        other,
+        otherSql: async (statement, ...params) => {
+          let i = 0;
+          await client.query(
+            statement.replace(/\?/g, () => `$${++i}`),
+            params,
+          );
+        },
+        cached: false,
+        async close() {
+          await client.end();
+          await other.close();
+          await server.close();
+        },
+      };
+    },
+  ],
+];
+
+function counted(store: Store): { lookup: ApiKeyLookup; reads(): number } {
+  let reads = 0;
+  const generation = store.credentialsGeneration?.bind(store);
+  return {
+    lookup: {
+      getApiKey: (keyId) => {
+        reads++;
+        return store.getApiKey(keyId);
+      },
+      ...(generation ? { credentialsGeneration: generation } : {}),
+    },
+    reads: () => reads,
+  };
+}
+
+const HOUR = 3_600_000;
+
+describe.each(dialects)('stored API keys through the record cache on %s', (_name, open) => {
+  /** A key of `olga`'s (owner) or of a grant's, used twice, with the reads that took; `now` is the keys' clock. */
+  async function usedKey(s: Setup, o: { owner?: boolean; grant?: boolean; expiresAt?: number; clock?: { now: number } }) {
+    const clock = o.clock ?? { now: Date.now() };
+    const t0 = clock.now;
+    if (o.owner) await s.server.oauth.putUser({ username: 'olga', passwordHash: 'x', scopes: ['a2a:discover', 'a2a:publish'], createdAt: t0 - 1000 });
+    if (o.grant) await s.server.oauth.upsertRecord('Grant', 'g-1', { payload: { accountId: 'up#1', clientId: 'agentport-console' }, expiresAt: t0 + HOUR });
+    const made = createApiKey({
+      subject: o.owner ? 'olga' : 'up#1',
+      scopes: ['a2a:discover', 'a2a:publish'],
+      now: t0,
+      ...(o.owner ? { owner: 'olga' } : {}),
+      ...(o.grant ? { grantId: 'g-1' } : {}),
+      ...(o.expiresAt === undefined ? {} : { expiresAt: o.expiresAt }),
+    });
+    await s.server.putApiKey(made.record);
+    const keys = new StoredApiKeys(s.lookup, () => clock.now);
+    expect(await outcome(keys.authenticate(made.key))).toBe('a2a:discover a2a:publish');
+    expect(await outcome(keys.authenticate(made.key))).toBe('a2a:discover a2a:publish');
+    // The second use was served from the cache where there is one: what follows tests a cached record.
+    expect(s.reads()).toBe(s.cached ? 1 : 2);
+    return { keys, made, clock };
+  }
+
+  async function scenario(fn: (s: Setup) => Promise<void>): Promise<void> {
+    const s = await open();
+    try {
+      await fn(s);
+    } finally {
+      await s.close();
+    }
+  }
+
+  it('refuses a cached key on the next request once another connection revoked it (agentport keys revoke)', () =>
+    scenario(async (s) => {
+      const { keys, made } = await usedKey(s, {});
+      expect(await s.other.revokeApiKey(made.record.keyId, Date.now())).toBe(true);
+      expect(await outcome(keys.authenticate(made.key))).toBe('The API key has been revoked');
+    }));
+
+  it('refuses a cached key whose owner row another connection deleted, and when a new user takes the name', () =>
+    scenario(async (s) => {
+      const { keys, made } = await usedKey(s, { owner: true });
+      // The row alone (no revocation of the key with it): the join must see the owner gone.
+      await s.otherSql('delete from users where username = ?', 'olga');
+      expect(await outcome(keys.authenticate(made.key))).toMatch(/the user who made it no longer exists/);
+      await s.other.oauth.putUser({ username: 'olga', passwordHash: 'y', scopes: ['a2a:discover', 'a2a:publish'], createdAt: Date.now() + 1 });
+      expect(await outcome(keys.authenticate(made.key))).toMatch(/the user who made it no longer exists/);
+    }));
+
+  it("refuses a cached key once another connection deleted its owner through the store (which revokes the owner's keys)", () =>
+    scenario(async (s) => {
+      const { keys, made } = await usedKey(s, { owner: true });
+      expect(await s.other.oauth.deleteUser('olga')).toBe(true);
+      expect(await outcome(keys.authenticate(made.key))).toMatch(/revoked/);
+    }));
+
+  it("narrows a cached key to its owner's scopes as soon as another connection reduces them", () =>
+    scenario(async (s) => {
+      const { keys, made } = await usedKey(s, { owner: true });
+      expect(await s.other.oauth.setUserScopes('olga', ['a2a:discover'])).toBe(true);
+      expect(await outcome(keys.authenticate(made.key))).toBe('a2a:discover');
+    }));
+
+  it('refuses a cached key once another connection revoked its grant, shortened it, or swept it', async () => {
+    await scenario(async (s) => {
+      const { keys, made } = await usedKey(s, { grant: true });
+      await s.other.oauth.revokeRecordsOfGrant('g-1', Date.now());
+      expect(await outcome(keys.authenticate(made.key))).toMatch(/sign-in it was made through has ended/);
+    });
+    await scenario(async (s) => {
+      const { keys, made } = await usedKey(s, { grant: true });
+      // ended long ago, whatever the keys' clock says
+      await s.otherSql(`update oauth_records set expires_at = ? where model = 'Grant' and id = ?`, 1, 'g-1');
+      expect(await outcome(keys.authenticate(made.key))).toMatch(/sign-in it was made through has ended/);
+    });
+    await scenario(async (s) => {
+      const { keys, made } = await usedKey(s, { grant: true });
+      await s.otherSql(`delete from oauth_records where model = 'Grant' and id = ?`, 'g-1');
+      expect(await outcome(keys.authenticate(made.key))).toMatch(/sign-in it was made through has ended/);
+    });
+  });
+
+  it('refuses a cached key, and one whose grant is cached, once the clock passes their expiry, with no write', async () => {
+    await scenario(async (s) => {
+      const clock = { now: Date.now() };
+      const { keys, made } = await usedKey(s, { clock, expiresAt: clock.now + HOUR });
+      clock.now += HOUR;
+      expect(await outcome(keys.authenticate(made.key))).toBe('The API key has expired');
+    });
+    await scenario(async (s) => {
+      const clock = { now: Date.now() };
+      const { keys, made } = await usedKey(s, { clock, grant: true });
+      clock.now += HOUR;
+      expect(await outcome(keys.authenticate(made.key))).toMatch(/sign-in it was made through has ended/);
+    });
+  });
+
+  it('refuses a wrong secret for a cached key id, and still accepts the right one after', () =>
+    scenario(async (s) => {
+      const { keys, made } = await usedKey(s, {});
+      const forged = `ap_${made.record.keyId}_${randomBytes(32).toString('base64url')}`;
+      expect(await outcome(keys.authenticate(forged))).toBe('The API key is not valid');
+      expect(await outcome(keys.authenticate(made.key))).toBe('a2a:discover a2a:publish');
+    }));
+});
+
+describe('ApiKeyRecordCache', () => {
+  const record = (keyId: string): StoredApiKey => ({ keyId, secretHash: 'ab'.repeat(32), subject: keyId, scopes: ['a2a:discover'], createdAt: 1 });
+
+  /** A store of `known` keys whose generation the test sets, and whose reads wait when `hold` is set. */
+  function fakeStore(known: string[]) {
+    const state = { generation: 1, reads: [] as string[], hold: undefined as Promise<void> | undefined };
+    const store: ApiKeyLookup = {
+      async getApiKey(keyId) {
+        state.reads.push(keyId);
+        // The record is read now; the answer may arrive later (a slow read).
+        const answer = known.includes(keyId) ? record(keyId) : undefined;
+        if (state.hold) await state.hold;
+        return answer;
+      },
+    };
+    return { state, store };
+  }
+
+  it('reads each key once while the generation stays, and all of them again once it moves', async () => {
+    const { state, store } = fakeStore(['a', 'b']);
+    const cache = new ApiKeyRecordCache(store, () => state.generation);
+    for (const id of ['a', 'b', 'a', 'b']) expect((await cache.getApiKey(id))?.keyId).toBe(id);
+    expect(state.reads).toEqual(['a', 'b']);
+    state.generation = 2;
+    for (const id of ['a', 'b', 'a']) await cache.getApiKey(id);
+    expect(state.reads).toEqual(['a', 'b', 'a', 'b']);
+  });
+
+  it('does not keep a record read under a generation that another call has since seen pass', async () => {
+    const { state, store } = fakeStore(['a', 'b']);
+    const cache = new ApiKeyRecordCache(store, () => state.generation);
+    let release!: () => void;
+    state.hold = new Promise((r) => (release = r));
+    const slow = cache.getApiKey('a'); // read under generation 1
+    state.hold = undefined;
+    state.generation = 2;
+    await cache.getApiKey('b'); // sees generation 2
+    release();
+    await slow;
+    await cache.getApiKey('a');
+    expect(state.reads).toEqual(['a', 'b', 'a']);
+  });
+
+  it('keeps no misses, and at most its size of records, the oldest going first', async () => {
+    const { state, store } = fakeStore(['a', 'b', 'c']);
+    const cache = new ApiKeyRecordCache(store, () => state.generation, 2);
+    expect(await cache.getApiKey('nope')).toBeUndefined();
+    expect(await cache.getApiKey('nope')).toBeUndefined();
+    for (const id of ['a', 'b', 'c', 'c', 'b', 'a']) await cache.getApiKey(id);
+    expect(state.reads).toEqual(['nope', 'nope', 'a', 'b', 'c', 'a']);
+  });
+
+  it('hands out kept records frozen, so no caller can change what the next one gets', async () => {
+    const { state, store } = fakeStore(['a']);
+    const cache = new ApiKeyRecordCache(store, () => state.generation);
+    const first = (await cache.getApiKey('a'))!;
+    expect(() => (first.scopes as string[]).push('a2a:admin')).toThrow();
+    expect(() => Object.assign(first, { revokedAt: undefined })).toThrow();
+    expect((await cache.getApiKey('a'))?.scopes).toEqual(['a2a:discover']);
+  });
+});
