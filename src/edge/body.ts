@@ -89,6 +89,10 @@ export function readLimitedBody(req: IncomingMessage, limit: number, anonymous =
     req.resume();
     return Promise.resolve({ problem: 'too-large' });
   }
+  // A small request's body comes in the same read as its headers: buffered whole by the time a
+  // face asks for it (after an await), it is taken at once.
+  const arrived = (hasDeclared && req.readableLength >= declared) || req.complete;
+  if (arrived && !req.readableEnded && !req.destroyed && req.readableFlowing !== true) return Promise.resolve(readArrived(req, limit, policy, anonymous));
   let reserved = 0;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -132,8 +136,7 @@ export function readLimitedBody(req: IncomingMessage, limit: number, anonymous =
     const onError = () => finish({ problem: 'unreadable' });
     const onAborted = () => finish({ problem: 'unreadable' });
     // A body trickling in byte by byte holds its reservation and a socket: it gets a deadline. One
-    // already buffered whole (a small request's body comes with its headers) cannot be late.
-    const arrived = hasDeclared && req.readableLength >= declared;
+    // already buffered whole was read above.
     const timer =
       policy && !arrived
         ? setTimeout(() => {
@@ -148,6 +151,32 @@ export function readLimitedBody(req: IncomingMessage, limit: number, anonymous =
     req.on('aborted', onAborted);
     if (req.readableEnded) onEnd();
   });
+}
+
+/**
+ * A body the parser has already buffered whole (its declared length is in, or the message is
+ * complete), taken in one synchronous read: no 'data' events, no listeners added and removed, no
+ * `process.nextTick` of `resume` (issue 26, ADR 0055). The same limit and budget decide as for a
+ * streamed body.
+ */
+function readArrived(req: IncomingMessage, limit: number, policy: BodyPolicy | undefined, anonymous: boolean): string | BodyProblem {
+  const size = req.readableLength;
+  if (size > limit) {
+    req.resume(); // drained unread, as a streamed body over the limit is
+    return { problem: 'too-large' };
+  }
+  if (policy && !policy.budget.tryReserve(size, anonymous)) return { problem: 'busy' };
+  // `read()` gives all that is buffered. The parser's end of the message may come after it (the
+  // body's last bytes and the message's end are separate callbacks); marked flowing, as reading
+  // with 'data' leaves it, the stream then ends at once ('end', then destroyed) as a streamed read
+  // does, and node:http's end of the answer finds the request consumed (it would `resume()` an
+  // unread one: one more tick). Node's typings call the property read-only; streams have had its
+  // setter since Node 9.
+  const chunk: Buffer | string | null = req.read();
+  (req as { readableFlowing: boolean | null }).readableFlowing = true;
+  if (policy) policy.budget.release(size, anonymous);
+  if (chunk === null) return '';
+  return typeof chunk === 'string' ? chunk : chunk.toString('utf8');
 }
 
 /** The error of a refusal, in the A2A error table's terms (each face renders it in its own shape). */

@@ -146,6 +146,101 @@ describe('readLimitedBody', () => {
   });
 });
 
+/** The events a reader subscribes to on `req`, in order, from now on. */
+function subscriptions(req: IncomingMessage): string[] {
+  const seen: string[] = [];
+  req.on('newListener', (event: string | symbol) => seen.push(String(event)));
+  return seen;
+}
+
+describe('readLimitedBody of a body already buffered whole (issue 26, ADR 0055)', () => {
+  it('its declared length in: read at once, without a listener; the stream still ends and is destroyed when the message ends', async () => {
+    const budget = new BodyBudget(100);
+    const req = request({ 'content-length': '5' });
+    admitBody(req, { budget, readTimeoutMs: 60_000 });
+    req.push(Buffer.from('a€', 'utf8'));
+    req.push(Buffer.from('b'));
+    const seen = subscriptions(req);
+    expect(await readLimitedBody(req, 5)).toBe('a€b');
+    expect(seen).toEqual([]);
+    expect(budget.inFlight).toBe(0);
+    expect(req.readableLength).toBe(0);
+    // the parser's end of the message, after the body's last bytes (node:http marks it complete, then ends the stream)
+    const ended = new Promise((r) => req.once('end', r));
+    req.complete = true;
+    req.push(null);
+    await ended;
+    await new Promise((r) => setImmediate(r));
+    expect(req.destroyed).toBe(true);
+    expect(req.aborted).toBe(false);
+  });
+
+  it('a complete message without a declared length (chunked) is read at once too', async () => {
+    const req = request();
+    req.push(Buffer.from('{"a":'));
+    req.push(Buffer.from('1}'));
+    req.push(null);
+    req.complete = true;
+    const seen = subscriptions(req);
+    expect(await readLimitedBody(req, 100)).toBe('{"a":1}');
+    expect(seen).toEqual([]);
+    await new Promise((r) => req.once('end', r));
+  });
+
+  it('an empty body declared as such is the empty string', async () => {
+    const req = request({ 'content-length': '0' });
+    expect(await readLimitedBody(req, 10)).toBe('');
+    const ended = new Promise((r) => req.once('end', r));
+    req.push(null);
+    await ended;
+  });
+
+  it('one byte over the limit is too large, the budget untouched; exactly the limit is read', async () => {
+    const budget = new BodyBudget(100);
+    const over = request();
+    admitBody(over, { budget, readTimeoutMs: 60_000 });
+    over.push(Buffer.alloc(7, 'x'));
+    over.push(null);
+    over.complete = true;
+    expect(await readLimitedBody(over, 6)).toEqual({ problem: 'too-large' });
+    expect(budget.inFlight).toBe(0);
+    const exact = request();
+    admitBody(exact, { budget, readTimeoutMs: 60_000 });
+    exact.push(Buffer.alloc(6, 'y'));
+    exact.push(null);
+    exact.complete = true;
+    expect(await readLimitedBody(exact, 6)).toBe('yyyyyy');
+  });
+
+  it('a budget that cannot hold it is busy, and what others hold stays held', async () => {
+    const budget = new BodyBudget(100, 30);
+    expect(budget.tryReserve(20, true)).toBe(true);
+    const req = request({ 'content-length': '11' });
+    admitBody(req, { budget, readTimeoutMs: 60_000 });
+    req.push(Buffer.alloc(11));
+    expect(await readLimitedBody(req, 1000, true)).toEqual({ problem: 'busy' });
+    expect(budget.inFlight).toBe(20);
+    expect(listeners(req)).toEqual([0, 0, 0, 0]);
+    // a credential's reader is not held to the anonymous share
+    expect(await readLimitedBody(req, 1000)).toHaveLength(11);
+    expect(budget.inFlight).toBe(20);
+  });
+
+  it('part of a declared length in is read as a stream, under the deadline', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const req = request({ 'content-length': '4' });
+    admitBody(req, { budget: new BodyBudget(100), readTimeoutMs: 1000 });
+    req.push(Buffer.from('ab'));
+    const seen = subscriptions(req);
+    const reading = readLimitedBody(req, 10);
+    expect(seen).toContain('data');
+    expect(vi.getTimerCount()).toBe(1);
+    req.push(Buffer.from('cd'));
+    req.push(null);
+    expect(await reading).toBe('abcd');
+  });
+});
+
 describe('readLimitedBody under a policy', () => {
   it('reserves what it buffers and gives it all back once read', async () => {
     const budget = new BodyBudget(100);
