@@ -86,7 +86,21 @@ describe('PostgreSQL usage store: a flush of amends alone', () => {
   it('with call records beside it is one transaction', async () => {
     const id = `call-${randomBytes(4).toString('hex')}`;
     const now = Date.now();
-    const record: UsageRecord = { id, kind: 'call', time: now, startedAt: now, final: true, replica: 'r1', face: 'mcp/2025-11-25', operation: 'tools/call', outcome: 'OK', error: false, promptTokens: 0, completionTokens: 0, cost: 0 };
+    const record: UsageRecord = {
+      id,
+      kind: 'call',
+      time: now,
+      startedAt: now,
+      final: true,
+      replica: 'r1',
+      face: 'mcp/2025-11-25',
+      operation: 'tools/call',
+      outcome: 'OK',
+      error: false,
+      promptTokens: 0,
+      completionTokens: 0,
+      cost: 0,
+    };
     await usage.write([record], [{ id: 'some-task', latencyMs: 2 }]);
     expect(statements[0]).toBe('begin');
     expect(statements.at(-1)).toBe('commit');
