@@ -93,9 +93,17 @@ const USAGE_MERGES = TASK_USAGE_COLUMNS.map((c) => `${c} = case when u.usage_tim
  * outbox rows, $5 usage timing a commit carries (JSON arrays written by JsonRows), $6 how many
  * task rows must be written, $7 the task_counts shard to add the new tasks to (null: the caller
  * counts them), $8 the texts the rows point into by byte offset and length (CommitTexts: a task,
- * its events, a push payload). A commit with a lease writes it; one without keeps the stored lease.
+ * its events, a push payload), $9 the ids of the updated tasks. A commit with a lease writes it;
+ * one without keeps the stored lease.
+ *
+ * Why $9 (issue 26, pg9): PostgreSQL estimates any json_to_recordset at 100 rows, so the update's
+ * join to `tasks` was planned as a hash join over a sequential scan of the table until it held
+ * tens of thousands of rows, and the statement's generic plan, made once per connection, kept that
+ * choice. `t.id = any($9)` is a condition on the primary key that the planner estimates at a few
+ * rows whatever the statistics (an array parameter counts as 10 elements), so every plan probes
+ * `tasks_pkey` instead of reading the table.
  */
-function commitStatementText(): string {
+export function commitStatementText(): string {
   return `
 with created as (
   insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES})
@@ -109,7 +117,7 @@ with created as (
          lease_expires_at = case when u.lease_owner is null then t.lease_expires_at else u.lease_expires_at end,
          ${USAGE_MERGES}
     from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task_at integer, task_len integer, lease_owner text, lease_expires_at bigint, ${USAGE_DEFS})
-   where t.id = u.id and t.agent_id = u.agent_id and t.version = u.expected_version
+   where t.id = u.id and t.agent_id = u.agent_id and t.version = u.expected_version and t.id = any($9::text[])
   returning t.id
 ), written as (
   select id from created union all select id from updated
@@ -150,8 +158,10 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
   const events = new JsonRows(texts);
   const outbox = new JsonRows(texts);
   const timing = new JsonRows(texts);
+  const updatedIds: string[] = [];
   for (const p of run) {
     const isNew = p.expectedVersion === 0;
+    if (!isNew) updatedIds.push(p.taskId);
     const row = isNew ? created : updated;
     row.beginRow();
     row.value('id', p.taskId);
@@ -207,7 +217,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
       timing.endRow();
     }
   }
-  return [created.toString(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard, texts.toBuffer()];
+  return [created.toString(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard, texts.toBuffer(), updatedIds];
 }
 
 /** The batch's new tasks per agent + owner, as ADD_TASK_COUNTS reads them. */

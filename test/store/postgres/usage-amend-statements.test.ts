@@ -1,0 +1,109 @@
+/**
+ * The PostgreSQL usage store's flush of answers' timings (src/store/postgres/postgres-usage-store.ts):
+ * amends alone are one statement, its own transaction, not BEGIN + insert + COMMIT (issue 26, pg9:
+ * two round trips of three per flush); with call records beside them, records and amends still go
+ * in one transaction. What the rows hold is pinned by the usage contract (test/store/usage-contract.ts, run by the store contract).
+ */
+import { randomBytes } from 'node:crypto';
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openPostgresStore, type Store } from '../../../src/store/index.js';
+import { PostgresUsageStore } from '../../../src/store/postgres/postgres-usage-store.js';
+import type { Database } from '../../../src/store/schema.js';
+import type { UsageRecord } from '../../../src/store/usage-record.js';
+import { dropSchema } from '../../support/cluster.js';
+
+const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const schema = `t_amends_${randomBytes(4).toString('hex')}`;
+let store: Store;
+let pool: pg.Pool;
+let db: Kysely<Database>;
+let usage: PostgresUsageStore;
+/** reads the rows back on a connection of its own, outside the statements counted */
+let reader: pg.Client;
+/** the first words of every statement the pool's connections were sent */
+let statements: string[] = [];
+
+beforeAll(async () => {
+  store = await openPostgresStore({ connectionString: url, schema, connectionTimeoutMs: 5000 });
+  await store.migrate();
+  pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 2 });
+  const counted = new WeakSet<object>();
+  const connect = pool.connect.bind(pool) as () => Promise<pg.PoolClient>;
+  (pool as unknown as { connect: () => Promise<pg.PoolClient> }).connect = async () => {
+    const client = await connect();
+    if (!counted.has(client)) {
+      counted.add(client);
+      const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+      (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
+        const text = typeof a[0] === 'string' ? a[0] : String((a[0] as { text?: string }).text);
+        statements.push(text.trim().split(/\s+/).slice(0, 3).join(' '));
+        return query(...a);
+      };
+    }
+    return client;
+  };
+  db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  usage = new PostgresUsageStore(db);
+  reader = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+  await reader.connect();
+});
+
+beforeEach(() => {
+  statements = [];
+});
+
+afterAll(async () => {
+  await reader?.end();
+  await db?.destroy();
+  await store?.close();
+  await dropSchema(url, schema);
+});
+
+async function timing(id: string): Promise<unknown> {
+  const { rows } = await reader.query('select ttfb_ms, latency_ms, bytes_in::integer, bytes_out::integer from task_usage_timing where id = $1', [id]);
+  return rows[0];
+}
+
+describe('PostgreSQL usage store: a flush of amends alone', () => {
+  it('is one statement, with no BEGIN or COMMIT, and writes every id once with its amends merged', async () => {
+    const a = `task-${randomBytes(4).toString('hex')}`;
+    const b = `task-${randomBytes(4).toString('hex')}`;
+    await usage.write(
+      [],
+      [
+        { id: a, ttfbMs: 1.5 },
+        { id: b, latencyMs: 3 },
+        { id: a, latencyMs: 7, bytesOut: 40 },
+      ],
+    );
+    expect(statements).toEqual(['insert into task_usage_timing']);
+    expect(await timing(a)).toEqual({ ttfb_ms: 1.5, latency_ms: 7, bytes_in: null, bytes_out: 40 });
+    expect(await timing(b)).toEqual({ ttfb_ms: null, latency_ms: 3, bytes_in: null, bytes_out: null });
+  });
+
+  it('with call records beside it is one transaction', async () => {
+    const id = `call-${randomBytes(4).toString('hex')}`;
+    const now = Date.now();
+    const record: UsageRecord = {
+      id,
+      kind: 'call',
+      time: now,
+      startedAt: now,
+      final: true,
+      replica: 'r1',
+      face: 'mcp/2025-11-25',
+      operation: 'tools/call',
+      outcome: 'OK',
+      error: false,
+      promptTokens: 0,
+      completionTokens: 0,
+      cost: 0,
+    };
+    await usage.write([record], [{ id: 'some-task', latencyMs: 2 }]);
+    expect(statements[0]).toBe('begin');
+    expect(statements.at(-1)).toBe('commit');
+    expect(statements).toContain('insert into task_usage_timing');
+  });
+});
