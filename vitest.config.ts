@@ -123,6 +123,7 @@ const UNIT = [
   'test/edge/path-prefix.test.ts',
   'test/memory/transient-map.test.ts',
   'test/memory/transient-multi-map.test.ts',
+  'test/memory/weak-map-values.test.ts',
   'test/net/ssrf-guard.test.ts',
   'test/observability/keyed-instruments.test.ts',
   'test/observability/recorded-spans.test.ts',

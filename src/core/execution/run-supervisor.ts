@@ -67,9 +67,27 @@ export interface RunSupervisorDeps {
   hostedAgents?: HostedAgentCallsDeps;
 }
 
+/**
+ * Who waits on a run, kept on the run itself (as edge/body.ts keeps a request's body policy), so it
+ * lives exactly as long as the run. Not a WeakMap: a scavenge treats every value slot of an old
+ * WeakMap's table as a root until the entry is cleared, which happens only once the key is found
+ * dead, so each request's observer — and, through its closures, the blocking wait, the call's
+ * context and the task — survived one young-generation collection (~4 KB a request, most of the
+ * ~1.5 MB each scavenge copied at 8 connections; ADR 0056).
+ */
+const OBSERVER = Symbol('agentport.runObserver');
+type ObservedRun = TaskRun & { [OBSERVER]?: RunObserver | undefined };
+
+function observerOf(run: TaskRun): RunObserver | undefined {
+  return (run as ObservedRun)[OBSERVER];
+}
+
+function setObserver(run: TaskRun, obs: RunObserver | undefined): void {
+  (run as ObservedRun)[OBSERVER] = obs;
+}
+
 export class RunSupervisor implements AgentRunHost {
   private readonly runs = new TransientMap<AgentRun>();
-  private readonly runOutcome = new WeakMap<TaskRun, RunObserver>();
   /** runs whose commit failure was handled (later failures of the same run are its echoes) */
   private readonly commitFailed = new WeakSet<AgentRun>();
   private readonly pendingCreate = new WeakMap<AgentRun, PendingCreate>();
@@ -85,7 +103,7 @@ export class RunSupervisor implements AgentRunHost {
 
   /** Who waits on the run; `create`: the task does not exist yet, the run creates it. */
   observe(run: AgentRun, obs: RunObserver, create?: PendingCreate): void {
-    this.runOutcome.set(run, obs);
+    setObserver(run, obs);
     if (create) {
       this.pendingCreate.set(run, create);
     }
@@ -105,7 +123,7 @@ export class RunSupervisor implements AgentRunHost {
     run.hasTask = true;
     this.createdAhead.add(run);
     const live = this.createTask(run, init);
-    const obs = this.runOutcome.get(run);
+    const obs = observerOf(run);
     this.d.taskLog.append(live, [{ task: live.task }], run.trace).then(
       () => obs?.onCommitted(),
       (e) => this.onCommitFailed(run, live, e),
@@ -115,7 +133,7 @@ export class RunSupervisor implements AgentRunHost {
   /** At most one executor per task: a message to a task whose executor is still live goes to it. */
   deliver(existing: LiveTask, run: TaskRun, userMessage: Message, obs: RunObserver, trace?: Context): void {
     run.deliver(userMessage);
-    this.runOutcome.set(run, mergeObservers(this.runOutcome.get(run), obs));
+    setObserver(run, mergeObservers(observerOf(run), obs));
     // The message is durable once this commit is: a returnImmediately caller is answered then,
     // even when the executor emits nothing for a while (it need not read the message at once).
     void this.d.taskLog.append(existing, [{ userMessage }], trace).then(
@@ -156,7 +174,7 @@ export class RunSupervisor implements AgentRunHost {
     this.runs.delete(run.serial);
     const live = this.d.live.get(run.taskId);
     if (live?.run === run) live.run = undefined;
-    const obs = this.runOutcome.get(run);
+    const obs = observerOf(run);
     if (run.isCanceled) {
       // Canceled: the cancel path (here, or on the replica that took the task) wrote CANCELED, and
       // waiting callers get it from the bus.
@@ -207,7 +225,7 @@ export class RunSupervisor implements AgentRunHost {
         usage.pending = undefined;
       }
       const m: Message = copyWith(ev.message, { messageId: ev.message.messageId ?? randomUUID(), role: 'ROLE_AGENT' as const, contextId: run.contextId });
-      this.runOutcome.get(run)?.onMessage(m);
+      observerOf(run)?.onMessage(m);
       return;
     }
     const payloads: TaskEventPayload[] = [];
@@ -225,7 +243,7 @@ export class RunSupervisor implements AgentRunHost {
     if (isTerminal(live.task.status.state)) return;
     payloads.push(toLogEvent(run, ev, live.task, answersAhead ? 'TASK_STATE_COMPLETED' : undefined));
     if (answersAhead || (ev.kind === 'status' && isTerminal(ev.state))) run.finished = true;
-    const obs = this.runOutcome.get(run);
+    const obs = observerOf(run);
     const target = live;
     this.d.taskLog.append(target, payloads, run.trace).then(
       () => obs?.onCommitted(),
@@ -275,7 +293,7 @@ export class RunSupervisor implements AgentRunHost {
     this.commitFailed.add(run);
     run.finished = true;
     run.cancel();
-    const obs = this.runOutcome.get(run);
+    const obs = observerOf(run);
     if (e instanceof ConcurrentUpdateError && !live.committed && live.originMessageId) {
       // Not stored: another request with the same messageId created its task first.
       void this.d.store.findTaskByMessageId(live.agentId, live.owner, live.originMessageId).then(

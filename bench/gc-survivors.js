@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// What survives each young-generation collection (issue 26, the p99 at 8 connections):
+// `npm run build`, then `node bench/gc-survivors.js [options]`.
+//
+// Starts a built tree's `agentport serve` (durable SQLite, echo agent) under `--trace-gc-nvp`, warms
+// it up, loads it for the measured seconds and prints, for the scavenges of those seconds only, the
+// bytes that survived (`new_space_survived`: copied or promoted) and were promoted, per scavenge and
+// per request. These counts depend on what the server keeps alive, not on how busy the machine is,
+// so they compare trees, settings and workloads on a loaded machine where wall times do not.
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runAutocannon } from './lib/load.mjs';
+import { WORKLOADS } from './lib/workloads.mjs';
+import { freePort, sleep } from './lib/net.mjs';
+import { parseCommandLine, value } from './lib/options.mjs';
+
+const HELP = `node bench/gc-survivors.js [options]
+  --tree DIR          built tree to run (default: this one)
+  --config FILE       agentport.yaml for the server (default: none)
+  --connections N     generator connections (default 8)
+  --duration S        measured seconds (default 8)
+  --warmup S          seconds of load before measuring (default 3)
+  --method NAME       A2A JSON-RPC method: SendMessage (blocking echo, default) or GetTask (unknown id)
+  --node-args "..."   V8/Node flags for the server (e.g. "--max-semi-space-size=4")`;
+
+const o = { tree: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), connections: 8, duration: 8, warmup: 3, method: 'SendMessage', nodeArgs: '' };
+parseCommandLine(HELP, {
+  '--tree': value((v) => (o.tree = path.resolve(v))),
+  '--config': value((v) => (o.config = path.resolve(v))),
+  '--connections': value((v) => (o.connections = Number(v))),
+  '--duration': value((v) => (o.duration = Number(v))),
+  '--warmup': value((v) => (o.warmup = Number(v))),
+  '--method': value((v) => (o.method = v)),
+  '--node-args': value((v) => (o.nodeArgs = v)),
+});
+
+// GetTask of an id no task has: the same listener, edge, JSON-RPC binding and store read, no task.
+const workload = o.method === 'GetTask' ? { ...WORKLOADS.a2a, bodyPrefix: '{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"', bodySuffix: '"}}' } : WORKLOADS.a2a;
+const dir = mkdtempSync(path.join(os.tmpdir(), 'gc-survivors-'));
+const log = path.join(dir, 'gc.log');
+const fd = openSync(log, 'w');
+const port = await freePort();
+const args = [
+  ...o.nodeArgs.split(' ').filter(Boolean),
+  '--trace-gc-nvp',
+  path.join(o.tree, 'bin/agentport.js'),
+  'serve',
+  '--port',
+  String(port),
+  '--grpc-port',
+  '0',
+  '--data-dir',
+  dir,
+  '--auth',
+  'none',
+  ...(o.config ? ['--config', o.config] : []),
+];
+const server = spawn(process.execPath, args, { cwd: o.tree, stdio: ['ignore', fd, 'inherit'], env: { ...process.env, NODE_ENV: 'production' } });
+const url = `http://127.0.0.1:${port}${workload.path}`;
+
+try {
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
+    const answered = await fetch(url, { method: 'POST', headers: workload.headers, body: `${workload.bodyPrefix}ready${workload.bodySuffix}` }).then(
+      (r) => r.status < 500,
+      () => false,
+    );
+    if (answered) break;
+    await sleep(100);
+  }
+  const load = (durationS, runId) => runAutocannon({ url, connections: o.connections, threads: 1, durationS, headers: workload.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId });
+  await load(o.warmup, 'warmup');
+  const linesBefore = readFileSync(log, 'utf8').split('\n').length;
+  const m = await load(o.duration, 'measured');
+  const scavenges = readFileSync(log, 'utf8')
+    .split('\n')
+    .slice(linesBefore)
+    .filter((l) => l.includes('gc=s '));
+  const sum = (key) => scavenges.reduce((s, l) => s + Number(new RegExp(`\\b${key}=([0-9.]+)`).exec(l)?.[1] ?? 0), 0);
+  const n = scavenges.length;
+  console.log(
+    JSON.stringify({
+      method: o.method,
+      connections: o.connections,
+      requests: m.requests,
+      rps: Math.round(m.rps),
+      scavenges: n,
+      survivedKBPerScavenge: Math.round(sum('new_space_survived') / n / 1024),
+      promotedKBPerScavenge: Math.round(sum('promoted') / n / 1024),
+      survivedBytesPerRequest: Math.round(sum('new_space_survived') / m.requests),
+      promotedBytesPerRequest: Math.round(sum('promoted') / m.requests),
+      meanScavengeMs: Number((sum('pause') / n).toFixed(2)),
+    }),
+  );
+} finally {
+  server.kill('SIGTERM');
+  await sleep(500);
+  closeSync(fd);
+  rmSync(dir, { recursive: true, force: true });
+}
