@@ -169,6 +169,29 @@ describe('agentport init, from a packed tarball', () => {
     expect(npx.stdout).toContain('Usage: agentport init');
   }, 90_000);
 
+  it('every declaration file the entry points lead to is in the package (package.json leaves out internal ones only)', () => {
+    const installed = path.join(project, 'node_modules', 'agentport');
+    const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { exports: Record<string, string> };
+    const toDeclaration = (js: string) => js.replace(/\.js$/, '.d.ts');
+    const pending = Object.values(manifest.exports).map((js) => path.join(installed, toDeclaration(js)));
+    const seen = new Set<string>();
+    const missing: string[] = [];
+    // tsc writes relative references as `from './x.js'` and `import('./x.js')`.
+    const reference = /(?:from\s+|import\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
+    while (pending.length > 0) {
+      const file = pending.pop()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      if (!existsSync(file)) {
+        missing.push(path.relative(installed, file));
+        continue;
+      }
+      for (const m of readFileSync(file, 'utf8').matchAll(reference)) pending.push(path.resolve(path.dirname(file), toDeclaration(m[1]!)));
+    }
+    expect(missing).toEqual([]);
+    expect(seen.size).toBeGreaterThan(50);
+  });
+
   it("the scaffold's own npm test passes", async () => {
     const test = await npm(['test'], project, 180_000);
     expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
