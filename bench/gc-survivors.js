@@ -8,7 +8,6 @@
 // per request. These counts depend on what the server keeps alive, not on how busy the machine is,
 // so they compare trees, settings and workloads on a loaded machine where wall times do not.
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +15,7 @@ import { runAutocannon } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 import { parseCommandLine, value } from './lib/options.mjs';
+import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 
 const HELP = `node bench/gc-survivors.js [options]
   --tree DIR          built tree to run (default: this one)
@@ -43,34 +43,11 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'gc-survivors-'));
 const log = path.join(dir, 'gc.log');
 const fd = openSync(log, 'w');
 const port = await freePort();
-const args = [
-  ...o.nodeArgs.split(' ').filter(Boolean),
-  '--trace-gc-nvp',
-  path.join(o.tree, 'bin/agentport.js'),
-  'serve',
-  '--port',
-  String(port),
-  '--grpc-port',
-  '0',
-  '--data-dir',
-  dir,
-  '--auth',
-  'none',
-  ...(o.config ? ['--config', o.config] : []),
-];
-const server = spawn(process.execPath, args, { cwd: o.tree, stdio: ['ignore', fd, 'inherit'], env: { ...process.env, NODE_ENV: 'production' } });
+const args = [...o.nodeArgs.split(' ').filter(Boolean), '--trace-gc-nvp', ...serveArgs({ entry: path.join(o.tree, 'bin/agentport.js'), port, dataDir: dir, config: o.config })];
 const url = `http://127.0.0.1:${port}${workload.path}`;
+const { stop } = await startBenchServer({ args, cwd: o.tree, url, headers: workload.headers, workload, stdout: fd });
 
 try {
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`server exited with ${server.exitCode}`);
-    const answered = await fetch(url, { method: 'POST', headers: workload.headers, body: `${workload.bodyPrefix}ready${workload.bodySuffix}` }).then(
-      (r) => r.status < 500,
-      () => false,
-    );
-    if (answered) break;
-    await sleep(100);
-  }
   const load = (durationS, runId) => runAutocannon({ url, connections: o.connections, threads: 1, durationS, headers: workload.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId });
   await load(o.warmup, 'warmup');
   const linesBefore = readFileSync(log, 'utf8').split('\n').length;
@@ -96,7 +73,7 @@ try {
     }),
   );
 } finally {
-  server.kill('SIGTERM');
+  stop();
   await sleep(500);
   closeSync(fd);
   rmSync(dir, { recursive: true, force: true });

@@ -15,7 +15,7 @@ import { flameGraphSvg, summarise } from './lib/cpu-profile.mjs';
 import { runWrk, wrkVersion } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { createBenchKey } from './lib/api-key.mjs';
-import { startBenchServer } from './lib/bench-server.mjs';
+import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -71,21 +71,7 @@ if (opts.apiKey) {
   }
 }
 const port = await freePort();
-const args = [
-  '--require',
-  path.join(ROOT, 'bench', 'lib', 'profile-preload.cjs'),
-  'bin/agentport.js',
-  'serve',
-  '--port',
-  String(port),
-  '--grpc-port',
-  '0',
-  '--data-dir',
-  work,
-  '--auth',
-  opts.apiKey ? 'required' : 'none',
-];
-if (opts.config) args.push('--config', opts.config);
+const args = ['--require', path.join(ROOT, 'bench', 'lib', 'profile-preload.cjs'), ...serveArgs({ entry: 'bin/agentport.js', port, dataDir: work, auth: opts.apiKey ? 'required' : 'none', config: opts.config })];
 const url = `http://127.0.0.1:${port}${workload.path}`;
 const { server, stop } = await startBenchServer({ args, cwd: ROOT, env: { AGENTPORT_PROFILE_OUT: profileFile }, url, headers: headers, workload: workload });
 

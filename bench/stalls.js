@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAutocannon, runWrk, wrkVersion } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
-import { startBenchServer } from './lib/bench-server.mjs';
+import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
 
@@ -48,16 +48,7 @@ const args = [
   ...o.nodeArgs.split(' ').filter(Boolean),
   '--require',
   path.join(ROOT, 'bench', 'lib', 'stall-preload.cjs'),
-  path.join(o.tree, 'bin', 'agentport.js'),
-  'serve',
-  '--port',
-  String(port),
-  '--grpc-port',
-  '0',
-  '--data-dir',
-  work,
-  '--auth',
-  'none',
+  ...serveArgs({ entry: path.join(o.tree, 'bin', 'agentport.js'), port, dataDir: work }),
   ...o.agentportArgs.split(' ').filter(Boolean),
 ];
 const url = `http://127.0.0.1:${port}${w.path}`;

@@ -4,9 +4,20 @@
 import { spawn } from 'node:child_process';
 import { sleep } from './net.mjs';
 
-/** Starts `node <args>` in `cwd` and resolves once `url` answers the workload's check request. */
-export async function startBenchServer({ args, cwd, env, url, headers, workload }) {
-  const server = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'production', ...env } });
+/**
+ * `agentport serve`'s arguments as the benches run it: durable SQLite in `dataDir`, no gRPC port
+ * taken, authentication off unless `auth` says otherwise, an optional config file.
+ */
+export function serveArgs({ entry, port, dataDir, auth = 'none', config }) {
+  return [entry, 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dataDir, '--auth', auth, ...(config ? ['--config', config] : [])];
+}
+
+/**
+ * Starts `node <args>` in `cwd` and resolves once `url` answers the workload's check request.
+ * `stdout`: a file descriptor for the server's standard output (default: discarded).
+ */
+export async function startBenchServer({ args, cwd, env, url, headers, workload, stdout = 'ignore' }) {
+  const server = spawn(process.execPath, args, { cwd, stdio: ['ignore', stdout, 'pipe'], env: { ...process.env, NODE_ENV: 'production', ...env } });
   let stderr = '';
   server.stderr.on('data', (d) => {
     stderr = (stderr + d).slice(-4000);

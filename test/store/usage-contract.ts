@@ -47,7 +47,8 @@ function taskRecord(id: string, o: Partial<UsageRecord> = {}): UsageRecord {
   };
 }
 
-function callRecord(id: string, o: Partial<UsageRecord> = {}): UsageRecord {
+/** A finished call's record (an MCP tools/call that answered OK), with `o` over it. */
+export function callRecord(id: string, o: Partial<UsageRecord> = {}): UsageRecord {
   return {
     id,
     kind: 'call',

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openPostgresStore, type Store } from '../../../src/store/index.js';
 import { PostgresUsageStore } from '../../../src/store/postgres/postgres-usage-store.js';
 import type { Database } from '../../../src/store/schema.js';
-import type { UsageRecord } from '../../../src/store/usage-record.js';
 import { dropSchema } from '../../support/cluster.js';
+import { callRecord } from '../usage-contract.js';
 
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const schema = `t_amends_${randomBytes(4).toString('hex')}`;
@@ -85,22 +85,7 @@ describe('PostgreSQL usage store: a flush of amends alone', () => {
 
   it('with call records beside it is one transaction', async () => {
     const id = `call-${randomBytes(4).toString('hex')}`;
-    const now = Date.now();
-    const record: UsageRecord = {
-      id,
-      kind: 'call',
-      time: now,
-      startedAt: now,
-      final: true,
-      replica: 'r1',
-      face: 'mcp/2025-11-25',
-      operation: 'tools/call',
-      outcome: 'OK',
-      error: false,
-      promptTokens: 0,
-      completionTokens: 0,
-      cost: 0,
-    };
+    const record = callRecord(id);
     await usage.write([record], [{ id: 'some-task', latencyMs: 2 }]);
     expect(statements[0]).toBe('begin');
     expect(statements.at(-1)).toBe('commit');
