@@ -27,7 +27,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runWrk, wrkVersion } from './lib/load.mjs';
+import { runWrk, ensureWrk } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
 import { freePort } from './lib/net.mjs';
@@ -58,7 +58,7 @@ if (!workload) {
   console.error(`unknown workload ${opts.workload} (a2a, mcp or mcp-modern)`);
   process.exit(2);
 }
-if (!wrkVersion()) {
+if (!ensureWrk()) {
   console.error('wrk is not installed: apt-get install -y wrk');
   process.exit(2);
 }

@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { autocannonVersion, runAutocannon, wrkVersion } from './lib/load.mjs';
+import { autocannonVersion, runAutocannon, ensureWrk } from './lib/load.mjs';
 import { machineCpuSeconds, selfAndReapedChildrenCpuSeconds } from './lib/proc.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 
@@ -31,7 +31,7 @@ const HELP = `Usage: npm run bench:cluster -- [options]      (or: node bench/clu
   --duration S         measured seconds per replica count (default 10)
   --warmup S           warm-up seconds before measuring (default 3)
   --connections N      keep-alive connections in total (default 48, spread over the replicas)
-  --generator G        auto | wrk | autocannon (default auto: wrk if installed)
+  --generator G        auto | wrk | autocannon (default auto: wrk, installed from Debian's packages when missing and root; else autocannon)
   --events N           events in the latency run (default 500)
   --interval-ms MS     time between events in the latency run (default 10)
   --latency-replicas N replicas in the latency run (default 2: A runs the task, B subscribes)
@@ -538,7 +538,7 @@ function table(rows) {
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first');
-  const wrk = wrkVersion();
+  const wrk = ensureWrk();
   const generator = o.generator === 'auto' ? (wrk ? 'wrk' : 'autocannon') : o.generator;
   if (generator === 'wrk' && !wrk) throw new Error('wrk is not installed (apt-get install -y wrk), or use --generator autocannon');
   const machine = { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, generator, generatorVersion: generator === 'wrk' ? wrk : autocannonVersion() };

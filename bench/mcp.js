@@ -17,7 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { runAutocannon, runWrk, wrkVersion } from './lib/load.mjs';
+import { runAutocannon, runWrk, ensureWrk } from './lib/load.mjs';
 import { treeCpuSeconds } from './lib/proc.mjs';
 import net from 'node:net';
 import { freePort, sleep } from './lib/net.mjs';
@@ -129,7 +129,7 @@ async function verify(srv, era) {
   if (res.status !== 200 || !TARGETS[srv.name].check(text, message)) throw new Error(`${srv.name} answered the ${era} check wrongly (HTTP ${res.status}): ${text.slice(0, 300)}`);
 }
 
-const gen = wrkVersion() ? 'wrk' : 'autocannon';
+const gen = ensureWrk() ? 'wrk' : 'autocannon';
 const load = (srv, era, durationS) =>
   (gen === 'wrk' ? runWrk : runAutocannon)({ url: `http://127.0.0.1:${srv.port}/mcp`, connections: opts.connections, threads: 1, durationS, runId: randomBytes(4).toString('hex'), ...ERAS[era] });
 

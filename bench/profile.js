@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flameGraphSvg, summarise } from './lib/cpu-profile.mjs';
-import { runWrk, wrkVersion } from './lib/load.mjs';
+import { runWrk, ensureWrk } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { createBenchKey } from './lib/api-key.mjs';
 import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
@@ -50,7 +50,7 @@ if (!workload) {
   console.error(`unknown workload ${opts.workload} (a2a, mcp or mcp-modern)`);
   process.exit(2);
 }
-if (!wrkVersion()) {
+if (!ensureWrk()) {
   console.error('wrk is not installed: apt-get install -y wrk');
   process.exit(2);
 }

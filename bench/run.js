@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
-import { runAutocannon, runWrk, wrkVersion, autocannonVersion } from './lib/load.mjs';
+import { runAutocannon, runWrk, ensureWrk, autocannonVersion } from './lib/load.mjs';
 import { machineCpuSeconds, selfAndReapedChildrenCpuSeconds, treeCpuSeconds, treeRss } from './lib/proc.mjs';
 import { createBenchKey } from './lib/api-key.mjs';
 import { freePort, sleep } from './lib/net.mjs';
@@ -50,7 +50,7 @@ const HELP = `Usage: npm run bench -- [options]      (or: node bench/run.js [opt
                       undisturbed runs (default 1)
   --requests N        memory mode: send exactly N requests (autocannon) after the
                       warm-up and report server RSS growth, e.g. --requests 1000000
-  --generator G       auto | wrk | autocannon (default auto: wrk if installed)
+  --generator G       auto | wrk | autocannon (default auto: wrk, installed from Debian's packages when missing and root; else autocannon)
   --api-key           Agentport authenticates every call: auth required, an API key made
                       with "agentport keys create" in its fresh database, sent as X-API-Key
   --agentport-args S  extra arguments appended to "agentport serve"
@@ -745,7 +745,7 @@ async function main() {
     process.exit(2);
   }
   const memory = opts.requests > 0;
-  const wrk = wrkVersion();
+  const wrk = ensureWrk();
   let gen = opts.generator;
   if (gen === 'auto') gen = wrk ? 'wrk' : 'autocannon';
   if (gen === 'wrk' && !wrk) {

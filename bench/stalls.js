@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runAutocannon, runWrk, wrkVersion } from './lib/load.mjs';
+import { runAutocannon, runWrk, ensureWrk } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
@@ -54,7 +54,7 @@ const args = [
 const url = `http://127.0.0.1:${port}${w.path}`;
 const { server, stop } = await startBenchServer({ args, cwd: o.tree, env: { AGENTPORT_STALLS_OUT: out }, url, headers: w.headers, workload: w });
 
-const gen = wrkVersion() ? runWrk : runAutocannon;
+const gen = ensureWrk() ? runWrk : runAutocannon;
 const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });
 const load0 = os.loadavg()[0];
 if (o.warmup > 0) await load(o.warmup, 'warmup');

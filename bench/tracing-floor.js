@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runWrk, wrkVersion } from './lib/load.mjs';
+import { runWrk, ensureWrk } from './lib/load.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -34,7 +34,7 @@ for (let i = 2; i < process.argv.length; i++) {
     process.exit(2);
   }
 }
-if (!wrkVersion()) {
+if (!ensureWrk()) {
   console.error('wrk is not installed: apt-get install -y wrk');
   process.exit(2);
 }
