@@ -143,4 +143,3 @@ describe('the WAL checkpointer thread', () => {
     expect(await limit(false)).toBe(64 * 1024 * 1024);
   });
 });
-

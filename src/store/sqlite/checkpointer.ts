@@ -28,10 +28,7 @@ export class WalCheckpointer {
   }
 
   /** Undefined when no worker module is available; the caller keeps automatic checkpoints then. */
-  static start(
-    file: string,
-    opts: { intervalMs?: number; busyTimeoutMs?: number; restartBytes?: number; idleTruncateMs?: number } = {},
-  ): WalCheckpointer | undefined {
+  static start(file: string, opts: { intervalMs?: number; busyTimeoutMs?: number; restartBytes?: number; idleTruncateMs?: number } = {}): WalCheckpointer | undefined {
     const url = workerModuleUrl('./checkpoint-worker.js', import.meta.url);
     if (!url) return undefined;
     const workerData = {
