@@ -70,9 +70,10 @@ let restarting = false;
  */
 const RESTART_POLL_MS = 1;
 
-/** The log's length at the last checkpoint, and since when it has had that length. */
+/** The log's length at the last checkpoint, since when it has had that length, and whether that quiet was seen to. */
 let lastLog = -1;
 let quietSince = Date.now();
+let quietDone = false;
 
 /**
  * Truncates the log file to nothing once no commit has written to it for `idleTruncateMs` and it
@@ -82,19 +83,23 @@ let quietSince = Date.now();
  * writer or reader on the log makes it give up until the next tick.
  */
 function giveDiskBackWhenIdle(): void {
-  if (lastLog <= 0 || Date.now() - quietSince < idleTruncateMs) return;
+  if (quietDone || lastLog <= 0 || Date.now() - quietSince < idleTruncateMs) return;
   let bytes = 0;
   try {
     bytes = statSync(`${file}-wal`).size;
   } catch {
     return;
   }
-  if (bytes <= restartBytes) return;
+  if (bytes <= restartBytes) {
+    quietDone = true;
+    return;
+  }
   unpin();
   restarting = false;
   db.pragma('busy_timeout = 0');
   try {
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    quietDone = r?.busy === 0;
   } finally {
     db.pragma(`busy_timeout = ${busyTimeoutMs}`);
   }
@@ -112,6 +117,7 @@ function tick(): void {
     if (r.log !== lastLog) {
       lastLog = r.log;
       quietSince = Date.now();
+      quietDone = false;
     }
     if (!restarting && r.log >= restartPages) {
       restarting = true;

@@ -16,8 +16,12 @@ import { workerModuleUrl } from '../../config/worker-module.js';
  */
 export const DEFAULT_RESTART_BYTES = 32 * 1024 * 1024;
 
-/** How long no commit writes to the log before the thread truncates it (the writer never does). */
-export const DEFAULT_IDLE_TRUNCATE_MS = 1_000;
+/**
+ * How long no commit writes to the log before the thread truncates it (the writer never does):
+ * long enough that bursty traffic does not regrow the file, allocating and zeroing pages on the
+ * event loop, after every pause.
+ */
+export const DEFAULT_IDLE_TRUNCATE_MS = 5_000;
 
 export class WalCheckpointer {
   /** Settles when the thread ends, however it ends (closed, or crashed on a database it cannot open). */
