@@ -9,11 +9,21 @@
  * So a read transaction on a second connection holds the checkpoints one step behind the log
  * ("the pin"): the log is never fully copied, and SQLite appends instead of restarting. Only
  * once the log passes `restartBytes` is the pin let go, so it restarts once per that many bytes.
+ *
+ * The writer never truncates the log (its journal_size_limit is off, ADR 0060): this thread gives
+ * the disk back, once the log has been idle for `idleTruncateMs`.
  */
+import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
 
-const { file, intervalMs, busyTimeoutMs, restartBytes } = workerData as { file: string; intervalMs: number; busyTimeoutMs: number; restartBytes: number };
+const { file, intervalMs, busyTimeoutMs, restartBytes, idleTruncateMs } = workerData as {
+  file: string;
+  intervalMs: number;
+  busyTimeoutMs: number;
+  restartBytes: number;
+  idleTruncateMs: number;
+};
 const db = new Sqlite(file);
 db.pragma(`busy_timeout = ${busyTimeoutMs}`);
 db.pragma('wal_autocheckpoint = 0');
@@ -60,14 +70,55 @@ let restarting = false;
  */
 const RESTART_POLL_MS = 1;
 
+/** The log's length at the last checkpoint, since when it has had that length, and whether that quiet was seen to. */
+let lastLog = -1;
+let quietSince = Date.now();
+let quietDone = false;
+
+/**
+ * Truncates the log file to nothing once no commit has written to it for `idleTruncateMs` and it
+ * is longer than `restartBytes`. Under load the file keeps its length: each restart writes over
+ * pages already in the page cache, where a truncation in the writer dropped them on the event
+ * loop and the log's regrowth allocated and zeroed them again (ADR 0060). It does not wait: a
+ * writer or reader on the log makes it give up until the next tick.
+ */
+function giveDiskBackWhenIdle(): void {
+  if (quietDone || lastLog <= 0 || Date.now() - quietSince < idleTruncateMs) return;
+  let bytes = 0;
+  try {
+    bytes = statSync(`${file}-wal`).size;
+  } catch {
+    return;
+  }
+  if (bytes <= restartBytes) {
+    quietDone = true;
+    return;
+  }
+  unpin();
+  restarting = false;
+  db.pragma('busy_timeout = 0');
+  try {
+    const [r] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    quietDone = r?.busy === 0;
+  } finally {
+    db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  }
+}
+
 let timer: NodeJS.Timeout | undefined = setTimeout(tick, intervalMs);
 
 function tick(): void {
   try {
+    giveDiskBackWhenIdle();
     if (!restarting && !pin.inTransaction) repin();
     // PASSIVE never waits for the writer or readers: it copies what it can now (up to the pin) and returns.
     const [r] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{ busy: number; log: number; checkpointed: number }>;
     if (!r) return;
+    if (r.log !== lastLog) {
+      lastLog = r.log;
+      quietSince = Date.now();
+      quietDone = false;
+    }
     if (!restarting && r.log >= restartPages) {
       restarting = true;
       unpin();

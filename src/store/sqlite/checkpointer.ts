@@ -10,11 +10,18 @@ import { Worker } from 'node:worker_threads';
 import { workerModuleUrl } from '../../config/worker-module.js';
 
 /**
- * How long the WAL grows before it starts over: below the store's journal_size_limit (64 MiB), so
- * a restart never truncates the file on the event loop either. At the blocking echo's ~7,500
- * tasks/s that is about one restart (one header fsync) per second instead of several.
+ * How long the WAL grows before the checkpoints let it start over. Under load they rarely catch
+ * up with the writer before the 256 MiB safety net (checkpoint-worker.ts), so the file grows to
+ * that much while writes go on; it is truncated once they stop (ADR 0060).
  */
 export const DEFAULT_RESTART_BYTES = 32 * 1024 * 1024;
+
+/**
+ * How long no commit writes to the log before the thread truncates it (the writer never does):
+ * long enough that bursty traffic does not regrow the file, allocating and zeroing pages on the
+ * event loop, after every pause.
+ */
+export const DEFAULT_IDLE_TRUNCATE_MS = 5_000;
 
 export class WalCheckpointer {
   /** Settles when the thread ends, however it ends (closed, or crashed on a database it cannot open). */
@@ -25,10 +32,16 @@ export class WalCheckpointer {
   }
 
   /** Undefined when no worker module is available; the caller keeps automatic checkpoints then. */
-  static start(file: string, opts: { intervalMs?: number; busyTimeoutMs?: number; restartBytes?: number } = {}): WalCheckpointer | undefined {
+  static start(file: string, opts: { intervalMs?: number; busyTimeoutMs?: number; restartBytes?: number; idleTruncateMs?: number } = {}): WalCheckpointer | undefined {
     const url = workerModuleUrl('./checkpoint-worker.js', import.meta.url);
     if (!url) return undefined;
-    const workerData = { file, intervalMs: opts.intervalMs ?? 20, busyTimeoutMs: opts.busyTimeoutMs ?? 5000, restartBytes: opts.restartBytes ?? DEFAULT_RESTART_BYTES };
+    const workerData = {
+      file,
+      intervalMs: opts.intervalMs ?? 20,
+      busyTimeoutMs: opts.busyTimeoutMs ?? 5000,
+      restartBytes: opts.restartBytes ?? DEFAULT_RESTART_BYTES,
+      idleTruncateMs: opts.idleTruncateMs ?? DEFAULT_IDLE_TRUNCATE_MS,
+    };
     const worker = new Worker(url, { workerData });
     worker.unref();
     worker.on('error', () => {});
