@@ -126,7 +126,7 @@ describe('planner statistics of the PostgreSQL store', () => {
     expect(await store.plannerStatistics.refresh()).not.toContain('tasks');
   });
 
-  it('analyzes it again once it about doubled, not at autoanalyze\'s 10 %', async () => {
+  it("analyzes it again once it about doubled, not at autoanalyze's 10 %", async () => {
     // 25 % more rows: autoanalyze's rule (50 + 10 %) would analyze; ANALYZE of a large table is
     // costly enough to matter per task written (issue 26, pg10), so this waits for a doubling.
     await fillTasks(5_000, 20_001);
