@@ -141,6 +141,7 @@ const UNIT = [
   'test/store/sqlite.test.ts',
   'test/store/task-counts-postgres.test.ts',
   'test/store/events-row-refs-migration.test.ts',
+  'test/store/task-final-events.test.ts',
   'test/store/task-running-index-migration.test.ts',
   'test/store/task-usage-migration.test.ts',
   'test/store/usage/usage-histogram.test.ts',

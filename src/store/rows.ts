@@ -158,6 +158,19 @@ export function toStoredTask(row: TasksTable): StoredTask {
 export interface TaskRowText {
   seq: number | string;
   task: string;
+  /** the terminal commit's events when the task row holds them (migration 0027, ADR 0057) */
+  final_events?: string | null;
+}
+
+/**
+ * The events a task row holds (final_events, ADR 0057): those of the commit that made it terminal,
+ * the `e.length` seqs up to its `t` (which is the row's seq). None when it holds none.
+ */
+export function taskRowEventRecords(taskId: string, taskRow: TaskRowText): TaskEventRecord[] {
+  const text = taskRow.final_events;
+  if (text === null || text === undefined) return [];
+  const parsed = JSON.parse(text) as TaskRefEventsRow;
+  return eventsOf(taskId, parsed.t - parsed.e.length + 1, parsed, taskRow);
 }
 
 /**
@@ -165,9 +178,10 @@ export interface TaskRowText {
  * its task row (refersToTaskRow) needs `taskRow`: the task row as stored, still at the row's seq.
  */
 export function toEventRecords(row: TaskEventsTable, taskRow?: TaskRowText): TaskEventRecord[] {
-  const first = Number(row.first_seq);
-  const taskId = row.task_id;
-  const parsed = JSON.parse(row.events) as Array<[number, TaskEventPayload]> | CompactEventsRow | TaskRefEventsRow;
+  return eventsOf(row.task_id, Number(row.first_seq), JSON.parse(row.events) as Array<[number, TaskEventPayload]> | CompactEventsRow | TaskRefEventsRow, taskRow);
+}
+
+function eventsOf(taskId: string, first: number, parsed: Array<[number, TaskEventPayload]> | CompactEventsRow | TaskRefEventsRow, taskRow: TaskRowText | undefined): TaskEventRecord[] {
   let pairs: Array<[number, TaskEventPayload]>;
   let contextId: string | undefined;
   let task: Task | undefined;
@@ -175,7 +189,7 @@ export function toEventRecords(row: TaskEventsTable, taskRow?: TaskRowText): Tas
   else if ('t' in parsed) {
     // A terminal task is never committed again: its row is still the one this row was written with.
     if (!taskRow || Number(taskRow.seq) !== parsed.t) {
-      throw new Error(`task ${taskId}: events row ${first}-${row.seq} refers to the task row at seq ${parsed.t}, found ${taskRow ? `seq ${taskRow.seq}` : 'none'}`);
+      throw new Error(`task ${taskId}: events row ${first}-${first + parsed.e.length - 1} refers to the task row at seq ${parsed.t}, found ${taskRow ? `seq ${taskRow.seq}` : 'none'}`);
     }
     // parsed for this row alone: its events may share the task's values, nothing else holds them
     task = JSON.parse(taskRow.task) as Task;

@@ -34,6 +34,11 @@ export interface TasksTable {
   /** the caller a resumable run acts for, JSON (StoredTask.caller); null for other tasks */
   caller?: string | null;
   /**
+   * The events of the commit that made the task terminal, in ADR 0050's referring form, when they
+   * are here rather than in task_events (migration 0027, ADR 0057; SQLite commits only); else null.
+   */
+  final_events?: string | null;
+  /**
    * The task's usage record (migration 0023, store/usage/task-usage-columns.ts): the UsageRecord
    * fields the task row does not already hold; `usage_time` null when the task has none. Read
    * through the usage_records_all view, never with the task.

@@ -262,6 +262,7 @@ describe('postgres store specifics', () => {
         '0024_task_running_index',
         '0025_events_row_task_refs',
         '0026_credentials_generation',
+        '0027_task_final_events',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

@@ -166,6 +166,7 @@ describe('task_counts on PostgreSQL', () => {
       '0024_task_running_index',
       '0025_events_row_task_refs',
       '0026_credentials_generation',
+      '0027_task_final_events',
     ]);
     await store.migrate();
     const real = await realCounts(schema);

@@ -11,8 +11,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
-import { prepareCommit, refersToTaskRow, TASK_ROW_COLUMNS, toEventRecords, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit, type TaskRowText } from '../rows.js';
+import { Kysely, SqliteDialect, sql } from 'kysely';
+import { prepareCommit, refersToTaskRow, TASK_ROW_COLUMNS, taskRowEventRecords, toEventRecords, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit, type TaskRowText } from '../rows.js';
 import { outboxClaimQuery } from '../outbox-claim.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
@@ -45,7 +45,11 @@ export interface SqliteStoreOptions {
 type Q = Kysely<Database>;
 
 /** The SQL of every hot-path statement; the slot names fix the positional binding order. */
-/** The conditional task update (optimistic version check), writing the lease columns or not. */
+/**
+ * The conditional task update (optimistic version check), writing the lease columns or not. A
+ * terminal commit's events go into final_events (ADR 0057); a commit without them binds null and
+ * leaves the column as it is.
+ */
 function updateTaskStatement(k: Q, withLease: boolean): string {
   const lease = withLease ? { lease_owner: slot<string | null>('lease_owner'), lease_expires_at: slot<number | null>('lease_expires_at') } : {};
   return compileWithSlots(
@@ -58,18 +62,22 @@ function updateTaskStatement(k: Q, withLease: boolean): string {
         seq: slot('seq'),
         version: slot('version'),
         task: slot('task'),
+        final_events: sql<string | null>`coalesce(${slot<string | null>('final_events')}, ${sql.ref('final_events')})`,
         ...lease,
       })
       .where('id', '=', slot<string>('id'))
       .where('agent_id', '=', slot<string>('agent_id'))
       .where('version', '=', slot<number>('expected_version')),
-    ['context_id', 'state', 'status_time', 'seq', 'version', 'task', ...(withLease ? ['lease_owner', 'lease_expires_at'] : []), 'id', 'agent_id', 'expected_version'],
+    ['context_id', 'state', 'status_time', 'seq', 'version', 'task', 'final_events', ...(withLease ? ['lease_owner', 'lease_expires_at'] : []), 'id', 'agent_id', 'expected_version'],
   );
 }
 
-/** A new task row, with its usage record's columns or without (TASK_ROW_COLUMNS, then TASK_USAGE_COLUMNS). */
+/**
+ * A new task row, with its usage record's columns or without (TASK_ROW_COLUMNS, final_events, then
+ * TASK_USAGE_COLUMNS): a task terminal in its first commit (a blocking call) has its events here.
+ */
 function insertTaskStatement(k: Q, withUsage: boolean): string {
-  const names = [...TASK_ROW_COLUMNS, ...(withUsage ? TASK_USAGE_COLUMNS : [])];
+  const names = [...TASK_ROW_COLUMNS, 'final_events', ...(withUsage ? TASK_USAGE_COLUMNS : [])];
   return compileWithSlots(
     k
       .insertInto('tasks')
@@ -86,7 +94,8 @@ function updateTaskUsageSql(): string {
   return `update "tasks" set ${sets.join(', ')} where "id" = ?`;
 }
 
-function compileStatements(k: Q) {
+/** Exported for the plan tests (test/store/task-final-events.test.ts): the SQL the store prepares. */
+export function compileStatements(k: Q) {
   return {
     insertTask: insertTaskStatement(k, false),
     // A task's first commit with its usage record (migration 0023): the record's columns in the task row.
@@ -124,8 +133,8 @@ function compileStatements(k: Q) {
       }),
       ['task_id', 'config_id', 'seq', 'payload', 'next_attempt_at', 'created_at'],
     ),
-    // the task row an events row of a terminal commit refers to (ADR 0050)
-    selectTaskRowText: compileWithSlots(k.selectFrom('tasks').select(['seq', 'task']).where('id', '=', slot<string>('id')), ['id']),
+    // the task row an events row of a terminal commit refers to (ADR 0050), and the events it holds (ADR 0057)
+    selectTaskRowText: compileWithSlots(k.selectFrom('tasks').select(['seq', 'task', 'final_events']).where('id', '=', slot<string>('id')), ['id']),
     selectTask: compileWithSlots(k.selectFrom('tasks').select(TASK_ROW_COLUMNS).where('id', '=', slot<string>('id')).where('agent_id', '=', slot<string>('agent_id')), ['id', 'agent_id']),
     countTasks: compileWithSlots(
       k
@@ -185,6 +194,9 @@ export class SqliteStore extends SqlStore {
       for (const p of batch) {
         const lease = p.lease;
         const usage = p.usage;
+        const ev = p.eventsRow;
+        // A terminal commit's events row (ADR 0050's form) goes into the task row: one B-tree insert less (ADR 0057).
+        const finalEvents = ev !== undefined && refersToTaskRow(ev.json) ? ev.json : null;
         if (p.expectedVersion === 0) {
           const task = [
             p.taskId,
@@ -202,20 +214,20 @@ export class SqliteStore extends SqlStore {
             p.originMessageId,
             p.traceParent,
             p.caller,
+            finalEvents,
           ];
           const r = usage ? s.insertTaskWithUsage.run(...task, ...taskUsageValues(usage, p.owner)) : s.insertTask.run(...task);
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
         } else {
           const r = lease
-            ? s.updateTaskWithLease.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion)
-            : s.updateTask.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, p.taskId, p.agentId, p.expectedVersion);
+            ? s.updateTaskWithLease.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion)
+            : s.updateTask.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, p.taskId, p.agentId, p.expectedVersion);
           if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
           if (usage) s.updateTaskUsage.run(...taskUsageValues(usage, p.owner), p.taskId);
         }
         const timing = usage && commitTiming(usage);
         if (timing) s.upsertTiming.run(p.taskId, timing.ttfbMs ?? null, timing.latencyMs ?? null, null, timing.bytesOut ?? null);
-        const ev = p.eventsRow;
-        if (ev) s.insertEvent.run(p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
+        if (ev && finalEvents === null) s.insertEvent.run(p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
         for (const o of p.outbox) s.insertOutbox.run(p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt);
       }
     });
@@ -338,9 +350,13 @@ export class SqliteStore extends SqlStore {
     // LIMIT -1 is SQLite for "no limit".
     // Every row holds at least one event, so `limit` rows are enough for `limit` events.
     const rows = this.statements.selectEvents.all(taskId, afterSeq, limit ?? -1) as TaskEventsTable[];
-    const taskRow = rows.some((r) => refersToTaskRow(r.events)) ? (this.statements.selectTaskRowText.get(taskId) as TaskRowText | undefined) : undefined;
-    const events = rows.flatMap((r) => toEventRecords(r, taskRow)).filter((e) => e.seq > afterSeq);
-    return limit !== undefined && events.length > limit ? events.slice(0, limit) : events;
+    // Fewer rows than the limit: the log may go on in the task row (final_events, ADR 0057), after every row.
+    const upToTaskRow = limit === undefined || rows.length < limit;
+    const taskRow = upToTaskRow || rows.some((r) => refersToTaskRow(r.events)) ? (this.statements.selectTaskRowText.get(taskId) as TaskRowText | undefined) : undefined;
+    const events = rows.flatMap((r) => toEventRecords(r, taskRow));
+    if (upToTaskRow && taskRow && Number(taskRow.seq) > afterSeq) for (const e of taskRowEventRecords(taskId, taskRow)) events.push(e);
+    const after = events.filter((e) => e.seq > afterSeq);
+    return limit !== undefined && after.length > limit ? after.slice(0, limit) : after;
   }
 }
 

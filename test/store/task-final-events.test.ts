@@ -1,0 +1,176 @@
+/**
+ * Migration 0027 (ADR 0057): a terminal commit's events live in its task row's final_events on
+ * SQLite, not in a task_events row. The log reads back the same, whole or from any seq, with any
+ * limit; the read of the task row is one primary-key search; down writes each value back as the
+ * task_events row it stands for (the row a build before 0027 writes), on both dialects.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Task } from '../../src/protocol/a2a/types.js';
+import { openPostgresStore, openSqliteStore } from '../../src/store/index.js';
+import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
+import { prepareCommit } from '../../src/store/rows.js';
+import type { Database } from '../../src/store/schema.js';
+import { compileStatements } from '../../src/store/sqlite/sqlite-store.js';
+import type { Store, TaskCommit } from '../../src/store/store.js';
+import { migrateTo } from '../support/migrate-to.js';
+import { newTask, T0, update } from './fixtures.js';
+
+const BEFORE = '0026_credentials_generation';
+const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A blocking echo's one commit: submitted, its artifact, completed (as events-row-refs-migration.test.ts). */
+function echoCommit(id: string): TaskCommit {
+  const message = { messageId: `m-${id}`, role: 'ROLE_USER' as const, parts: [{ text: 'hello' }], contextId: `c-${id}`, taskId: id };
+  const artifact = { artifactId: 'artifact-1', parts: [{ text: 'hello' }], name: 'echo' };
+  const done = { state: 'TASK_STATE_COMPLETED' as const, timestamp: '2026-01-01T00:00:01.000Z' };
+  const task: Task = { id, contextId: `c-${id}`, status: done, artifacts: [artifact], history: [message] };
+  const events = [
+    { task: { id, contextId: `c-${id}`, status: { state: 'TASK_STATE_SUBMITTED' as const, timestamp: '2026-01-01T00:00:00.000Z' }, history: [message] } },
+    { artifactUpdate: { taskId: id, contextId: `c-${id}`, artifact } },
+    { statusUpdate: { taskId: id, contextId: `c-${id}`, status: done } },
+  ];
+  return { agentId: 'agent-a', owner: 'alice', task, expectedVersion: 0, seq: 3, events: events.map((event, i) => ({ taskId: id, seq: i + 1, event, createdAt: T0 + i })), outbox: [], createdAt: T0 };
+}
+
+interface EventsRow {
+  task_id: string;
+  seq: number;
+  first_seq: number;
+  events: string;
+  created_at: number;
+}
+
+async function eventsRows(db: Kysely<unknown>, taskId: string): Promise<EventsRow[]> {
+  const { rows } = await sql<EventsRow>`select task_id, seq, first_seq, events, created_at from task_events where task_id = ${taskId} order by seq`.execute(db);
+  return rows.map((r) => ({ ...r, seq: Number(r.seq), first_seq: Number(r.first_seq), created_at: Number(r.created_at) }));
+}
+
+describe('a terminal commit’s events in the task row (SQLite, migration 0027)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentport-0027-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes no task_events row for a task terminal in its first commit, and reads its log back whole, from any seq, with any limit', async () => {
+    const file = join(dir, 'echo.db');
+    const store = await openSqliteStore({ file });
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
+    try {
+      await store.migrate();
+      const c = echoCommit(`t-${randomBytes(4).toString('hex')}`);
+      await store.commit([c]);
+      expect(await eventsRows(db, c.task.id)).toEqual([]);
+      const { rows } = await sql<{ final_events: string | null }>`select final_events from tasks where id = ${c.task.id}`.execute(db);
+      expect(rows[0]?.final_events).toBe(prepareCommit(c).eventsRow!.json);
+      expect(await store.readEvents(c.task.id, 0)).toEqual(c.events);
+      for (let after = 0; after <= 3; after++) {
+        expect(await store.readEvents(c.task.id, after)).toEqual(c.events.slice(after));
+        for (let limit = 1; limit <= 4; limit++) expect(await store.readEvents(c.task.id, after, limit)).toEqual(c.events.slice(after, after + limit));
+      }
+    } finally {
+      await db.destroy();
+      await store.close();
+    }
+  });
+
+  it('keeps the earlier commits in task_events and puts only the terminal one in the task row; the log reads in order across both', async () => {
+    const file = join(dir, 'steps.db');
+    const store = await openSqliteStore({ file });
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
+    try {
+      await store.migrate();
+      const first = newTask({ state: 'TASK_STATE_WORKING' });
+      const second = update(first, { state: 'TASK_STATE_WORKING', events: 2 });
+      const last = update(second, { state: 'TASK_STATE_COMPLETED', events: 2 });
+      for (const c of [first, second, last]) await store.commit([c]);
+      const id = first.task.id;
+      expect((await eventsRows(db, id)).map((r) => [r.first_seq, r.seq])).toEqual([
+        [first.events[0]!.seq, first.seq],
+        [second.events[0]!.seq, second.seq],
+      ]);
+      const all = [...first.events, ...second.events, ...last.events];
+      expect(await store.readEvents(id, 0)).toEqual(all);
+      for (let after = 0; after <= all.length; after++) {
+        expect(await store.readEvents(id, after)).toEqual(all.slice(after));
+        for (let limit = 1; limit <= all.length + 1; limit++) expect(await store.readEvents(id, after, limit)).toEqual(all.slice(after, after + limit));
+      }
+      const { rows } = await sql<{ final_events: string | null }>`select final_events from tasks where id = ${id}`.execute(db);
+      expect(rows[0]?.final_events).toBe(prepareCommit(last).eventsRow!.json);
+    } finally {
+      await db.destroy();
+      await store.close();
+    }
+  });
+
+  it('reads the task row by its primary key (EXPLAIN QUERY PLAN)', () => {
+    const raw = new Sqlite(':memory:');
+    try {
+      const statements = compileStatements(new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) }));
+      // the schema the store migrates to, enough for the plan: the table and its primary key
+      raw.exec('create table tasks (id text primary key, agent_id text, owner text, seq integer, task text, final_events text)');
+      raw.exec('create table task_events (task_id text not null, seq integer not null, first_seq integer, events text, created_at integer, primary key (task_id, seq)) without rowid');
+      const plan = (text: string) => (raw.prepare(`explain query plan ${text}`).all(...Array.from({ length: (text.match(/\?/g) ?? []).length }, () => 'x')) as { detail: string }[]).map((r) => r.detail).join('; ');
+      expect(plan(statements.selectTaskRowText)).toMatch(/^SEARCH tasks USING INDEX sqlite_autoindex_tasks_1 \(id=\?\)$/);
+      expect(plan(statements.selectEvents)).toMatch(/^SEARCH task_events USING PRIMARY KEY \(task_id=\? AND seq>\?\)$/);
+    } finally {
+      raw.close();
+    }
+  });
+});
+
+/** Commits the echo at the latest migration, puts `held` in final_events when given, goes down to 0026 and checks the row, then up. */
+async function roundTrip(open: () => Promise<Store>, db: Kysely<unknown>, migrator: Migrator, schema?: string, writeHeld = false): Promise<void> {
+  const c = echoCommit(`t-${randomBytes(4).toString('hex')}`);
+  const json = prepareCommit(c).eventsRow!.json;
+  let store = await open();
+  await store.migrate();
+  await store.commit([c]);
+  await store.close();
+  if (writeHeld) {
+    // PostgreSQL's commit still writes task_events (only SQLite's writes the column): move it as SQLite's would have written it.
+    await sql`delete from task_events where task_id = ${c.task.id}`.execute(db);
+    await sql`update tasks set final_events = ${json} where id = ${c.task.id}`.execute(db);
+  }
+  expect(await eventsRows(db, c.task.id)).toEqual([]);
+
+  expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
+  // the row a build before 0027 writes for this commit
+  expect(await eventsRows(db, c.task.id)).toEqual([{ task_id: c.task.id, seq: 3, first_seq: 1, events: json, created_at: T0 + 2 }]);
+
+  store = await open();
+  await store.migrate();
+  expect(await store.readEvents(c.task.id, 0)).toEqual(c.events);
+  expect(await store.readEvents(c.task.id, 1, 1)).toEqual(c.events.slice(1, 2));
+  await store.close();
+}
+
+describe('migration 0027 down and up', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentport-0027-mig-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('SQLite: down writes the task row’s events back as their task_events row; up reads them from there', async () => {
+    const file = join(dir, 'store.db');
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
+    try {
+      await roundTrip(() => openSqliteStore({ file }), db, new Migrator({ db, provider: new InCodeMigrationProvider('sqlite') }));
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('PostgreSQL: the same', async () => {
+    const schema = `t_${randomBytes(5).toString('hex')}_0027`;
+    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }) });
+    try {
+      await roundTrip(() => openPostgresStore({ connectionString: url, schema }), db, new Migrator({ db, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }), schema, true);
+    } finally {
+      await sql.raw(`drop schema if exists "${schema}" cascade`).execute(db);
+      await db.destroy();
+    }
+  });
+});
