@@ -213,6 +213,7 @@ const SYSTEM_SHARED = [
   'test/edge/body.test.ts',
   'test/edge/edge.test.ts',
   'test/edge/malformed-input.test.ts',
+  'test/edge/request-id-answers.test.ts',
   'test/edge/shared-admission.test.ts',
   'test/interop/a2a-js-client.test.ts',
   'test/interop/a2a-js-v03-client.test.ts',

@@ -54,9 +54,15 @@ if (!workload) {
   process.exit(2);
 }
 
-/** Sends `n` requests over `connections` keep-alive connections; rejects on a wrong answer. */
-async function send(url, n, tag) {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
+/**
+ * Sends `n` requests over the agent's keep-alive connections (`connections` of them); rejects on a
+ * wrong answer. The warm-up and the counted requests share one agent: new connections after the
+ * warm-up's had closed met code V8 had optimised for the old sockets' maps ("wrong map" deopts of
+ * Node's HTTP and stream functions and the edge, `--log-deopt`), and most of the 1,000 counted
+ * requests then ran as baseline code being optimised again; a server under wrk keeps its
+ * connections.
+ */
+async function send(url, n, tag, agent) {
   let next = 0;
   const one = (i) =>
     new Promise((resolve, reject) => {
@@ -87,7 +93,6 @@ async function send(url, n, tag) {
     while (next < n) await one(next++);
   };
   await Promise.all(Array.from({ length: opts.connections }, lane));
-  agent.destroy();
 }
 
 function totals(file) {
@@ -108,11 +113,12 @@ async function measure(tree, index) {
     stderr = (stderr + d).slice(-4000);
   });
   const url = `http://127.0.0.1:${port}${workload.path}`;
+  const client = new http.Agent({ keepAlive: true, maxSockets: opts.connections });
   try {
     for (let i = 0; ; i++) {
       if (child.exitCode !== null) throw new Error(`server exited: ${stderr.trim()}`);
       try {
-        await send(url, 1, 'verify');
+        await send(url, 1, 'verify', client);
         break;
       } catch (err) {
         // valgrind starts Node slowly, slower still on a busy machine: up to 20 minutes
@@ -120,13 +126,13 @@ async function measure(tree, index) {
         await sleep(250);
       }
     }
-    await send(url, opts.warmup, `warm${index}`).catch((err) => {
+    await send(url, opts.warmup, `warm${index}`, client).catch((err) => {
       throw new Error(`${err.message}; the server said: ${stderr.trim() || '(nothing)'} (exit ${child.exitCode}, ${child.signalCode})`);
     });
     const ctl = (...a) => execFileSync('callgrind_control', [...a, String(child.pid)], { stdio: 'ignore' });
     ctl('-z');
     ctl('-i', 'on');
-    await send(url, opts.requests, `count${index}`);
+    await send(url, opts.requests, `count${index}`, client);
     ctl('-i', 'off');
     ctl('-d');
     const files = readdirSync(work).filter((f) => f.startsWith('cg.out') && /\.1(-\d+)?$/.test(f));
@@ -139,6 +145,7 @@ async function measure(tree, index) {
     }
     return { total: total / opts.requests, main: main / opts.requests, work };
   } finally {
+    client.destroy();
     child.kill('SIGTERM');
     await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
     if (!opts.keep) rmSync(work, { recursive: true, force: true });

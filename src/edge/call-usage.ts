@@ -51,10 +51,14 @@ export function trackUsage(recorder: UsageRecorder, req: IncomingMessage, res: S
   res.on('close', recordCall);
 }
 
-function timedWriteHead(this: ServerResponse, ...args: unknown[]): ServerResponse {
+/**
+ * `writeHead(statusCode[, statusMessage][, headers])` passed on as three arguments: an absent one
+ * is undefined either way, and a rest parameter with `apply` cost an array and a spread per answer.
+ */
+function timedWriteHead(this: ServerResponse, statusCode: unknown, reason?: unknown, headers?: unknown): ServerResponse {
   const call = (this.req as WithCall)[CALL]!;
   call.draft.ttfbMs ??= performance.now() - call.t0;
-  return (call.writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+  return (call.writeHead as (a: unknown, b: unknown, c: unknown) => ServerResponse).call(this, statusCode, reason, headers);
 }
 
 function recordCall(this: ServerResponse): void {

@@ -3,11 +3,12 @@
  * first face whose `match` takes it, in registration order; the fallback face takes the rest. In
  * this order:
  *
- *   1. the request id: the client's `X-Request-Id` when well formed, else a new one, set on the answer;
- *   2. `Connection: close` once the listener is closing;
- *   3. the body policy (byte limit, server-wide budget, read deadline), and the unread remainder
+ *   1. the request id: the client's `X-Request-Id` when well formed, else a new one;
+ *   2. the body policy (byte limit, server-wide budget, read deadline), and the unread remainder
  *      of a body discarded once the answer is out;
- *   4. routing: the first face whose `match` takes the path;
+ *   3. routing: the first face whose `match` takes the path; then on the answer the request id
+ *      (unless the face writes it itself: `Face.writesRequestId`) and `Connection: close` once
+ *      the listener is closing;
  *   5. the start gate (unless the face lets the request through ungated): wait for the start,
  *      or the face's `reject` with `Unavailable` when it failed;
  *   6. `serve`; what it throws is logged and answered with the face's `reject(Internal)`, or the
@@ -79,7 +80,6 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
   const prefix = o.pathPrefix ?? '';
   const edge = (req: IncomingMessage, res: ServerResponse) => {
     const ctx = admit(req, res, o);
-    if (o.decorate) for (const d of o.decorate) d(req, res, ctx.path);
     const { faces } = o;
     let face: AnyFace = o.fallback;
     let route: unknown = true;
@@ -91,6 +91,12 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
         break;
       }
     }
+    // In this order on the answer: the request id (unless the face writes it), Connection, the decorations.
+    if (face.writesRequestId !== true) res.setHeader('X-Request-Id', ctx.requestId);
+    // Closing: the answer ends its keep-alive connection, or busy connections would keep the
+    // listener from ever finishing closing under load (a SIGTERM ending in SIGKILL, chaos test).
+    if (o.isClosing()) res.setHeader('Connection', 'close');
+    if (o.decorate) for (const d of o.decorate) d(req, res, ctx.path);
     if (o.usage) {
       trackUsage(o.usage, req, res, face.name, ctx.path, ctx.requestId);
       if (tracingOn()) traceCall(req);
@@ -99,7 +105,7 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
     if (o.gate.open || face.ungated?.(req, route)) return void run(face, req, res, ctx, route, o.log);
     o.gate.passed().then((ok) => {
       if (ok) void run(face, req, res, ctx, route, o.log);
-      else face.reject(req, res, startFailed(), route);
+      else reject(face, req, res, ctx, startFailed(), route);
     });
   };
   // Tracing is decided per request: it starts after the listener is built (start.ts). Probes are
@@ -137,19 +143,24 @@ function run(face: AnyFace, req: IncomingMessage, res: ServerResponse, ctx: Requ
   if (!served) return Promise.resolve();
   return served.catch((err: unknown) => {
     base.error({ err, reqId: ctx.requestId, face: face.name }, `unhandled error on the ${face.name} face`);
-    if (!res.headersSent) face.reject(req, res, new A2AError('Internal'), route);
+    if (!res.headersSent) reject(face, req, res, ctx, new A2AError('Internal'), route);
     else res.destroy();
   });
 }
 
-/** Builds the request context once: id, closing connection, body policy; authentication stays lazy. */
-export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOptions, 'authenticate' | 'body' | 'log' | 'isClosing'>): RequestContext {
+/** The face's refusal of a request the edge refuses, with the request id on it whichever face writes it. */
+function reject(face: AnyFace, req: IncomingMessage, res: ServerResponse, ctx: RequestContext, err: A2AError, route: unknown): void {
+  if (face.writesRequestId === true && !res.hasHeader('X-Request-Id')) res.setHeader('X-Request-Id', ctx.requestId);
+  face.reject(req, res, err, route);
+}
+
+/**
+ * Builds the request context once: id, body policy; authentication stays lazy. The headers it
+ * decides (the id, a closing connection) are set once the face is known (`createEdge`).
+ */
+export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOptions, 'authenticate' | 'body' | 'log'>): RequestContext {
   const given = req.headers['x-request-id'];
   const requestId = typeof given === 'string' && WELL_FORMED_ID.test(given) ? given : uuidv7();
-  res.setHeader('X-Request-Id', requestId);
-  // Closing: the answer ends its keep-alive connection, or busy connections would keep the
-  // listener from ever finishing closing under load (a SIGTERM ending in SIGKILL, chaos test).
-  if (o.isClosing()) res.setHeader('Connection', 'close');
   admitBody(req, o.body.policy);
   // A face that stops reading a body midway (oidc-provider past its own 56 KiB limit, the body
   // budget) leaves the rest unread, and the next request on the connection would never be

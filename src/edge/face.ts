@@ -64,6 +64,13 @@ export interface Face<Route = true> {
    * start (`Unavailable`), or the face threw (`Internal`; logged by the edge, never sent as text).
    */
   reject(req: IncomingMessage, res: ServerResponse, err: A2AError, route: Route): void;
+  /**
+   * The face puts `X-Request-Id` (RequestContext.requestId) on every answer itself, so that its
+   * answer's head can go to `writeHead` in one array: a header set beforehand sends Node's
+   * `writeHead` down its slow path (each header through `setHeader`, then a walk of the stored
+   * ones), ~7 k instructions an answer (issue 26). The edge sets it before a refusal (`reject`).
+   */
+  readonly writesRequestId?: boolean;
   /** requests served by this face that the edge lets run before it admits them (CORS preflight): answered without the start gate */
   readonly ungated?: (req: IncomingMessage, route: Route) => boolean;
   /** ends open streams so the listener can close */

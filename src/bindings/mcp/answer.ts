@@ -32,8 +32,12 @@ export async function sendAnswer(res: ServerResponse, a: Answer, signal?: AbortS
     if (res.destroyed) return;
     const code = usage && (a.body as { error?: { code?: unknown } } | null)?.error?.code;
     if (usage && typeof code === 'number') noteMcpError(usage, code);
-    res.writeHead(a.status, { 'Content-Type': 'application/json' });
-    return void res.end(JSON.stringify(a.body));
+    // With its length the answer goes out as head and body in one string; without one, Node framed
+    // it chunked (the chunk's size line and the last chunk as more buffers through writev), as the
+    // A2A face's answers were before ADR 0046. The body is the same bytes.
+    const text: string = JSON.stringify(a.body) ?? '';
+    res.writeHead(a.status, ['Content-Type', 'application/json', 'Content-Length', Buffer.byteLength(text)]);
+    return void res.end(text);
   }
   if (usage) noteMcpError(usage, a.code);
   sendJsonRpcError(res, a.status, a.code, a.message);

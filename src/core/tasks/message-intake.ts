@@ -15,7 +15,7 @@ import type { RegisteredAgent } from '../agents/agent-registry.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import type { ClusterRouter } from '../cluster/cluster-router.js';
 import type { RunObserver } from '../execution/run-observer.js';
-import type { RunLogger, RunSupervisor } from '../execution/run-supervisor.js';
+import type { PendingCreate, RunLogger, RunSupervisor } from '../execution/run-supervisor.js';
 import { pushBodyVersionOfCall } from '../push/push-body-version.js';
 import { chosenTaskIdOf } from './chosen-task-id.js';
 import { checkInputModes } from './input-modes.js';
@@ -164,18 +164,15 @@ export class MessageIntake {
         caller,
         trace: ctx.trace,
       });
-      runs.observe(run, obs, {
-        owner: ctx.principal.subject,
-        userMessage,
-        inlinePush,
-        pushBodyVersion: pushBodyVersionOfCall(ctx),
-        ...(ctx.usage && !existing ? { usage: { draft: ctx.usage } } : {}),
-        // The task remembers the span it is created in (the call's core operation).
-        ...(ctx.trace ? { traceParent: traceparentOf(ctx.trace) } : {}),
-        // A resumed run calls other agents for the caller it was started by (hosted-agent-calls.ts).
-        ...(agent.definition.resumable ? { caller: storedCaller(caller) } : {}),
-        ...(opts?.createTaskNow && !existing ? { createNow: true } : {}),
-      });
+      // Optional fields set one by one: each conditional spread was a CopyDataProperties call.
+      const create: PendingCreate = { owner: ctx.principal.subject, userMessage, inlinePush, pushBodyVersion: pushBodyVersionOfCall(ctx) };
+      if (ctx.usage && !existing) create.usage = { draft: ctx.usage };
+      // The task remembers the span it is created in (the call's core operation).
+      if (ctx.trace) create.traceParent = traceparentOf(ctx.trace);
+      // A resumed run calls other agents for the caller it was started by (hosted-agent-calls.ts).
+      if (agent.definition.resumable) create.caller = storedCaller(caller);
+      if (opts?.createTaskNow && !existing) create.createNow = true;
+      runs.observe(run, obs, create);
       if (existing) {
         existing.run = run;
         // As for a message to a live executor: a returnImmediately caller is answered once it is durable.

@@ -49,6 +49,8 @@ const ROUTES: Record<string, { route: Route; methods: readonly string[] }> = {
   '/.well-known/mcp-metadata': { route: 'metadata', methods: ['GET'] },
 };
 
+const METADATA_PATH = '/.well-known/mcp-metadata';
+
 type JsonRpcId = string | number | null;
 
 /** A compat route the face took: the route, and the methods it allows (none for `GET /mcp`'s info, which is MCP's path). */
@@ -74,7 +76,10 @@ export function mcpCompatFace(d: McpCompatDeps): Face<CompatRoute> {
   return {
     name: 'mcp-compat',
     match(req, rawPath) {
-      const path = rawPath.replace(/(.)\/$/, '$1');
+      // Asked for every request the edge routes (an A2A call too): a path outside the routes' two
+      // roots is refused before the trailing slash is trimmed and the table is searched.
+      if (!rawPath.startsWith('/mcp') && !rawPath.startsWith(METADATA_PATH)) return undefined;
+      const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
       if (path === '/mcp') {
         // GET /mcp with Accept: text/event-stream is the MCP SSE stream; every other method is MCP.
         if (req.method !== 'GET' || (req.headers.accept ?? '').includes('text/event-stream')) return undefined;
