@@ -27,6 +27,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createBenchKey } from './lib/api-key.mjs';
 import { runWrk, wrkVersion } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
@@ -36,13 +37,15 @@ import { flag, parseCommandLine, value } from './lib/options.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
                        [--workload a2a|mcp|mcp-modern] [--rounds N] [--duration S] [--warmup S] [--connections N per server]
-                       [--sequential]
+                       [--sequential] [--api-key]
 
   --sequential   load the servers one after another within each round instead of at once: for
                  variants whose bound is not the CPU (a PostgreSQL store waits on the database), where
-                 sharing the cores with the baseline would flatter the variant`;
+                 sharing the cores with the baseline would flatter the variant
+  --api-key      every server requires authentication and every request carries an API key made
+                 in its database by its tree's own "agentport keys create" (bench/lib/api-key.mjs)`;
 
-const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16, sequential: false };
+const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16, sequential: false, apiKey: false };
 parseCommandLine(HELP, {
   '--variants': value((v) => (opts.variants = v.split(',').filter(Boolean))),
   '--workload': value((v) => (opts.workload = v)),
@@ -51,6 +54,7 @@ parseCommandLine(HELP, {
   '--warmup': value((v) => (opts.warmup = Number(v))),
   '--connections': value((v) => (opts.connections = Number(v))),
   '--sequential': flag(() => (opts.sequential = true)),
+  '--api-key': flag(() => (opts.apiKey = true)),
 });
 
 const workload = WORKLOADS[opts.workload];
@@ -103,7 +107,10 @@ async function start(variant) {
   const spec = name.includes('=') ? name.slice(name.indexOf('=') + 1) : '';
   const nodeFlags = spec.startsWith('node:') ? spec.slice(5).split(/\s+/).filter(Boolean) : [];
   const tree = from ?? (spec.startsWith('tree:') ? path.resolve(spec.slice(5)) : ROOT);
-  const child = spawn(process.execPath, [...nodeFlags, path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', 'none', '--config', config], {
+  mkdirSync(dir, { recursive: true });
+  const headers = opts.apiKey ? { ...workload.headers, 'X-API-Key': createBenchKey(path.join(tree, 'bin/agentport.js'), dir) } : workload.headers;
+  const auth = opts.apiKey ? 'required' : 'none';
+  const child = spawn(process.execPath, [...nodeFlags, path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', auth, '--config', config], {
     cwd: tree,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -115,7 +122,7 @@ async function start(variant) {
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`${label} exited: ${stderr.trim()}`);
     try {
-      const res = await fetch(url, { method: 'POST', headers: workload.headers, body: `${workload.bodyPrefix}verify-${label}${workload.bodySuffix}` });
+      const res = await fetch(url, { method: 'POST', headers, body: `${workload.bodyPrefix}verify-${label}${workload.bodySuffix}` });
       const text = await res.text();
       if (!workload.ok(parseAnswer(text))) throw new Error(`${label} answered the check request wrongly: ${text.slice(0, 300)}`);
       break;
@@ -124,7 +131,7 @@ async function start(variant) {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  return { label, child, url };
+  return { label, child, url, headers };
 }
 
 /** A JSON-RPC answer, plain or as the data of an SSE event. */
@@ -148,7 +155,7 @@ const processCpu = processCpuSeconds;
 async function loadAll(servers, durationS, runId, reverse = false) {
   const before = servers.map((s) => ({ main: mainCpu(s.child.pid), proc: processCpu(s.child.pid) }));
   const load = (s) =>
-    runWrk({ url: s.url, connections: opts.connections, threads: 1, durationS, headers: workload.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId: `${runId}-${s.label}` });
+    runWrk({ url: s.url, connections: opts.connections, threads: 1, durationS, headers: s.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId: `${runId}-${s.label}` });
   const measure = (s, i, r) => ({
     rps: r.rps,
     errors: r.errorsTotal,
@@ -177,7 +184,7 @@ const servers = [];
 try {
   for (const name of ['baseline', ...opts.variants]) servers.push(await start(name));
   console.log(
-    `workload ${opts.workload} (${workload.path}), ${servers.length} servers loaded ${opts.sequential ? 'one after another' : 'at once'}, ${opts.connections} connections each, ${opts.rounds} × ${opts.duration} s`,
+    `workload ${opts.workload} (${workload.path})${opts.apiKey ? ' with an API key' : ''}, ${servers.length} servers loaded ${opts.sequential ? 'one after another' : 'at once'}, ${opts.connections} connections each, ${opts.rounds} × ${opts.duration} s`,
   );
   await loadAll(servers, opts.warmup, 'warm');
   const rounds = [];
