@@ -13,7 +13,8 @@
 // the ratios baseline/variant, so "usage-off" at 0.97 means usage records cost 3 %.
 //
 // Variants (--variants, comma list): usage-off, metrics-off, tracing (ratio 1.0, exported to a
-// sink this script runs), tracing-0 (the same at ratio 0: installed, nothing sampled), NAME=FILE
+// sink this script runs), tracing-0 (the same at ratio 0: installed, nothing sampled), api-key
+// (authentication required, every request with a stored API key: what the key path costs), NAME=FILE
 // for any agentport.yaml fragment, NAME=node:FLAGS for the same server under other Node/V8 flags
 // (`semi64=node:--max-semi-space-size=64`), or NAME=tree:DIR for another built checkout
 // (`before=tree:/tmp/old`, its dist/ built): a change against its parent. Any variant may end in
@@ -35,7 +36,7 @@ import { freePort } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
+const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,api-key,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
                        [--workload a2a|mcp|mcp-modern] [--rounds N] [--duration S] [--warmup S] [--connections N per server]
                        [--sequential] [--api-key]
 
@@ -84,6 +85,7 @@ async function variantConfig(name) {
   if (name === 'baseline') return '';
   if (name === 'usage-off') return 'usage:\n  enabled: false\n';
   if (name === 'metrics-off') return 'metrics:\n  enabled: false\n';
+  if (name === 'api-key') return '';
   // tracing-0: the SDK installed but nothing sampled, so what remains is the cost of being ready to trace
   if (name === 'tracing' || name === 'tracing-0') {
     sink ??= await startSink();
@@ -92,7 +94,7 @@ async function variantConfig(name) {
   const eq = name.indexOf('=');
   if (eq > 0 && /^(node|tree):/.test(name.slice(eq + 1))) return '';
   if (eq > 0) return readFileSync(name.slice(eq + 1), 'utf8');
-  throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing, tracing-0, NAME=FILE, NAME=node:FLAGS or NAME=tree:DIR`);
+  throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing, tracing-0, api-key, NAME=FILE, NAME=node:FLAGS or NAME=tree:DIR`);
 }
 
 async function start(variant) {
@@ -108,8 +110,9 @@ async function start(variant) {
   const nodeFlags = spec.startsWith('node:') ? spec.slice(5).split(/\s+/).filter(Boolean) : [];
   const tree = from ?? (spec.startsWith('tree:') ? path.resolve(spec.slice(5)) : ROOT);
   mkdirSync(dir, { recursive: true });
-  const headers = opts.apiKey ? { ...workload.headers, 'X-API-Key': createBenchKey(path.join(tree, 'bin/agentport.js'), dir) } : workload.headers;
-  const auth = opts.apiKey ? 'required' : 'none';
+  const keyed = opts.apiKey || name === 'api-key';
+  const headers = keyed ? { ...workload.headers, 'X-API-Key': createBenchKey(path.join(tree, 'bin/agentport.js'), dir) } : workload.headers;
+  const auth = keyed ? 'required' : 'none';
   const child = spawn(process.execPath, [...nodeFlags, path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', auth, '--config', config], {
     cwd: tree,
     stdio: ['ignore', 'ignore', 'pipe'],

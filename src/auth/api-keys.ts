@@ -85,15 +85,27 @@ export const hashSecret: (secret: string) => string =
 /** A comparison target for unknown key ids, so a miss costs what a hit does. */
 const DUMMY_HASH = hashSecret('');
 
+/**
+ * The bytes a digest is compared by: its hex text, one byte a character (no hex decoding, which
+ * copies the string to UTF-16 first), in lower case as hashSecret writes it.
+ */
+function digestBytes(hex: string): Buffer {
+  return Buffer.from(hex.toLowerCase(), 'latin1');
+}
+
+/** What is worked out once from a kept record (frozen, handed to every call until the generation moves). */
+interface KeptRecord {
+  /** its secret's digest, as compared */
+  expected: Buffer;
+  /** who it is, once its standing was first accepted: a function of the record alone */
+  principal?: Principal;
+}
+
 export class StoredApiKeys {
   /** the store, through a cache of its records where it can tell cheaply that none has changed (api-key-record-cache.ts) */
   private readonly records: ApiKeyLookup;
-  /**
-   * The principal of each kept record (frozen: the cache hands the same object to every call until
-   * the credentials generation moves): a function of the record alone, built once. The secret and
-   * revocation, expiry and standing against the clock are still checked on every call.
-   */
-  private readonly principals = new WeakMap<StoredApiKey, Principal>();
+  /** by kept record; a record read afresh on every call (PostgreSQL) is worked out on every call */
+  private readonly kept = new WeakMap<StoredApiKey, KeptRecord>();
 
   constructor(
     store: ApiKeyLookup,
@@ -107,21 +119,27 @@ export class StoredApiKeys {
     const parsed = parseApiKey(presented);
     if (!parsed) throw new A2AError('Unauthenticated', 'The API key is malformed');
     const stored = await this.records.getApiKey(parsed.keyId);
-    const expected = Buffer.from(stored?.secretHash ?? DUMMY_HASH, 'hex');
-    const actual = Buffer.from(hashSecret(parsed.secret), 'hex');
+    const kept = stored && Object.isFrozen(stored) ? this.keptRecord(stored) : undefined;
+    const expected = kept?.expected ?? digestBytes(stored?.secretHash ?? DUMMY_HASH);
+    const actual = digestBytes(hashSecret(parsed.secret));
     const same = expected.length === actual.length && crypto.timingSafeEqual(expected, actual);
     if (!stored || !same) throw new A2AError('Unauthenticated', 'The API key is not valid');
     if (stored.revokedAt !== undefined) throw new A2AError('Unauthenticated', 'The API key has been revoked');
     const now = this.now();
     if (stored.expiresAt !== undefined && stored.expiresAt <= now) throw new A2AError('Unauthenticated', 'The API key has expired');
     checkStanding(stored, now);
-    if (!Object.isFrozen(stored)) return principalOf(stored);
-    let principal = this.principals.get(stored);
-    if (!principal) {
-      principal = principalOf(stored);
-      this.principals.set(stored, principal);
+    if (!kept) return principalOf(stored);
+    kept.principal ??= principalOf(stored);
+    return kept.principal;
+  }
+
+  private keptRecord(stored: StoredApiKey): KeptRecord {
+    let kept = this.kept.get(stored);
+    if (!kept) {
+      kept = { expected: digestBytes(stored.secretHash) };
+      this.kept.set(stored, kept);
     }
-    return principal;
+    return kept;
   }
 }
 
