@@ -373,3 +373,31 @@ describe('ApiKeyRecordCache', () => {
     expect((await cache.getApiKey('a'))?.scopes).toEqual(['a2a:discover']);
   });
 });
+
+describe('StoredApiKeys', () => {
+  it('compares the digest whatever case the stored hex is in, kept record or not, and refuses a wrong secret either way', async () => {
+    const made = createApiKey({ subject: 'ci-bot', scopes: ['a2a:publish'] });
+    const upper: StoredApiKey = { ...made.record, secretHash: made.record.secretHash.toUpperCase() };
+    const forged = `ap_${made.record.keyId}_${randomBytes(32).toString('base64url')}`;
+    // read afresh on every call (no generation: PostgreSQL's way), and kept (a generation that stays)
+    const fresh = new StoredApiKeys({ getApiKey: async () => ({ ...upper, scopes: [...upper.scopes] }) });
+    const kept = new StoredApiKeys({ getApiKey: async () => ({ ...upper, scopes: [...upper.scopes] }), credentialsGeneration: () => 1 });
+    for (const keys of [fresh, kept]) {
+      for (let i = 0; i < 2; i++) {
+        expect(await outcome(keys.authenticate(made.key))).toBe('a2a:publish');
+        expect(await outcome(keys.authenticate(forged))).toBe('The API key is not valid');
+      }
+    }
+  });
+
+  it('hands a kept record the same principal while it is kept, and a new one once the record is read again', async () => {
+    const made = createApiKey({ subject: 'ci-bot', scopes: ['a2a:publish', 'a2a:discover'] });
+    const state = { generation: 1, scopes: ['a2a:publish', 'a2a:discover'] };
+    const keys = new StoredApiKeys({ getApiKey: async () => ({ ...made.record, scopes: [...state.scopes] }), credentialsGeneration: () => state.generation });
+    const first = await keys.authenticate(made.key);
+    expect(await keys.authenticate(made.key)).toBe(first);
+    state.scopes = ['a2a:discover'];
+    state.generation = 2;
+    expect((await keys.authenticate(made.key)).scopes).toEqual(['a2a:discover']);
+  });
+});
