@@ -157,8 +157,7 @@ const processCpu = processCpuSeconds;
 
 async function loadAll(servers, durationS, runId, reverse = false) {
   const before = servers.map((s) => ({ main: mainCpu(s.child.pid), proc: processCpu(s.child.pid) }));
-  const load = (s) =>
-    runWrk({ url: s.url, connections: opts.connections, threads: 1, durationS, headers: s.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId: `${runId}-${s.label}` });
+  const load = (s) => runWrk({ url: s.url, connections: opts.connections, threads: 1, durationS, headers: s.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId: `${runId}-${s.label}` });
   const measure = (s, i, r) => ({
     rps: r.rps,
     errors: r.errorsTotal,

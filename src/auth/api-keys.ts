@@ -79,8 +79,7 @@ export function parseApiKey(presented: string): { keyId: string; secret: string 
 }
 
 /** SHA-256 in hex: Node's one-shot `crypto.hash` (20.12 on) builds no Hash object per call. */
-export const hashSecret: (secret: string) => string =
-  typeof crypto.hash === 'function' ? (secret) => crypto.hash('sha256', secret) : (secret) => crypto.createHash('sha256').update(secret).digest('hex');
+export const hashSecret: (secret: string) => string = typeof crypto.hash === 'function' ? (secret) => crypto.hash('sha256', secret) : (secret) => crypto.createHash('sha256').update(secret).digest('hex');
 
 /** A comparison target for unknown key ids, so a miss costs what a hit does. */
 const DUMMY_HASH = hashSecret('');

@@ -14,9 +14,7 @@ export function inPollPhase<T>(fn: () => T | Promise<T>): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     port2.once('message', () => {
       port1.close();
-      Promise.resolve()
-        .then(fn)
-        .then(resolve, reject);
+      Promise.resolve().then(fn).then(resolve, reject);
     });
     port1.postMessage(null);
   });
