@@ -11,8 +11,13 @@
  * phase, after epoll_wait, never in the timers or check phase. The window closes in the check
  * phase of the same turn (setImmediate, armed from the poll phase, runs there). Outside a window
  * (timers, check and close phases, a poll before the message comes, an idle loop) there is no
- * turn and every caller reads for itself; asking then posts the message, so under load a window
- * opens in each turn, and an idle loop is left idle (no message is posted for a turn nobody used).
+ * turn and every caller reads for itself.
+ *
+ * The message for the next turn is posted by the first caller of a turn, not when the turn closes:
+ * libuv hands a poll's ready descriptors out in the order they became ready, so a message posted
+ * early in this turn comes before the requests that the answers of this turn's check phase (the
+ * group commit) bring back, and the next window opens before they are read. A turn nobody used
+ * posts none: an idle loop is left idle.
  */
 import { setImmediate } from 'node:timers';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
@@ -20,22 +25,22 @@ import { MessageChannel, type MessagePort } from 'node:worker_threads';
 export class PollTurns {
   #turn = 0;
   #open = false;
-  /** someone asked for the turn since the window opened: the next turn gets a window too */
-  #asked = false;
-  /** a message is on its way: the next poll phase opens a window */
+  /** a message is on its way: a later poll phase opens a window (never this callback's: see #ask) */
   #coming = false;
   #sender: MessagePort | undefined;
 
   /** The number of the turn whose poll phase is under way, or undefined outside such a window. */
   current(): number | undefined {
-    if (this.#open) {
-      this.#asked = true;
-      return this.#turn;
-    }
+    // Outside a window: for the next poll phase; in one: for the next turn's.
     this.#ask();
-    return undefined;
+    return this.#open ? this.#turn : undefined;
   }
 
+  /**
+   * Posted from a caller's callback, never from the message's own (#opened asks nothing): Node
+   * hands a port every message queued while its callback runs in that same callback, so one posted
+   * there would open the next window in this poll phase.
+   */
   #ask(): void {
     if (this.#coming) return;
     this.#coming = true;
@@ -45,8 +50,8 @@ export class PollTurns {
   #channel(): MessagePort {
     const { port1, port2 } = new MessageChannel();
     port2.on('message', this.#opened);
-    // Neither end keeps the process alive (the listener refs the port, so unref after it).
-    port1.unref();
+    // The receiving end does not keep the process alive (its listener refs it, so unref after;
+    // the sending end has no listener, so Node leaves it unreferenced).
     port2.unref();
     return port1;
   }
@@ -54,14 +59,12 @@ export class PollTurns {
   readonly #opened = (): void => {
     this.#coming = false;
     this.#open = true;
-    this.#asked = false;
     this.#turn++;
     setImmediate(this.#closed);
   };
 
   readonly #closed = (): void => {
     this.#open = false;
-    if (this.#asked) this.#ask();
   };
 }
 
