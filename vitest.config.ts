@@ -40,6 +40,7 @@ const UNIT = [
   'test/store/iso-time.test.ts',
   'test/store/credentials-generation.test.ts',
   'test/auth/api-key-record-cache.test.ts',
+  'test/auth/poll-turns.test.ts',
   'test/store/sqlite/statement-cache.test.ts',
   'test/auth/oauth/login-throttle.test.ts',
   'test/auth/oauth/oauth-store.test.ts',

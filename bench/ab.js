@@ -13,7 +13,8 @@
 // the ratios baseline/variant, so "usage-off" at 0.97 means usage records cost 3 %.
 //
 // Variants (--variants, comma list): usage-off, metrics-off, tracing (ratio 1.0, exported to a
-// sink this script runs), tracing-0 (the same at ratio 0: installed, nothing sampled), NAME=FILE
+// sink this script runs), tracing-0 (the same at ratio 0: installed, nothing sampled), api-key
+// (authentication required, every request with a stored API key: what the key path costs), NAME=FILE
 // for any agentport.yaml fragment, NAME=node:FLAGS for the same server under other Node/V8 flags
 // (`semi64=node:--max-semi-space-size=64`), or NAME=tree:DIR for another built checkout
 // (`before=tree:/tmp/old`, its dist/ built): a change against its parent. Any variant may end in
@@ -27,6 +28,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createBenchKey } from './lib/api-key.mjs';
 import { runWrk, ensureWrk } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
@@ -34,15 +36,17 @@ import { freePort } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
+const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,api-key,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
                        [--workload a2a|mcp|mcp-modern] [--rounds N] [--duration S] [--warmup S] [--connections N per server]
-                       [--sequential]
+                       [--sequential] [--api-key]
 
   --sequential   load the servers one after another within each round instead of at once: for
                  variants whose bound is not the CPU (a PostgreSQL store waits on the database), where
-                 sharing the cores with the baseline would flatter the variant`;
+                 sharing the cores with the baseline would flatter the variant
+  --api-key      every server requires authentication and every request carries an API key made
+                 in its database by its tree's own "agentport keys create" (bench/lib/api-key.mjs)`;
 
-const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16, sequential: false };
+const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16, sequential: false, apiKey: false };
 parseCommandLine(HELP, {
   '--variants': value((v) => (opts.variants = v.split(',').filter(Boolean))),
   '--workload': value((v) => (opts.workload = v)),
@@ -51,6 +55,7 @@ parseCommandLine(HELP, {
   '--warmup': value((v) => (opts.warmup = Number(v))),
   '--connections': value((v) => (opts.connections = Number(v))),
   '--sequential': flag(() => (opts.sequential = true)),
+  '--api-key': flag(() => (opts.apiKey = true)),
 });
 
 const workload = WORKLOADS[opts.workload];
@@ -80,6 +85,7 @@ async function variantConfig(name) {
   if (name === 'baseline') return '';
   if (name === 'usage-off') return 'usage:\n  enabled: false\n';
   if (name === 'metrics-off') return 'metrics:\n  enabled: false\n';
+  if (name === 'api-key') return '';
   // tracing-0: the SDK installed but nothing sampled, so what remains is the cost of being ready to trace
   if (name === 'tracing' || name === 'tracing-0') {
     sink ??= await startSink();
@@ -88,7 +94,7 @@ async function variantConfig(name) {
   const eq = name.indexOf('=');
   if (eq > 0 && /^(node|tree):/.test(name.slice(eq + 1))) return '';
   if (eq > 0) return readFileSync(name.slice(eq + 1), 'utf8');
-  throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing, tracing-0, NAME=FILE, NAME=node:FLAGS or NAME=tree:DIR`);
+  throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing, tracing-0, api-key, NAME=FILE, NAME=node:FLAGS or NAME=tree:DIR`);
 }
 
 async function start(variant) {
@@ -103,7 +109,11 @@ async function start(variant) {
   const spec = name.includes('=') ? name.slice(name.indexOf('=') + 1) : '';
   const nodeFlags = spec.startsWith('node:') ? spec.slice(5).split(/\s+/).filter(Boolean) : [];
   const tree = from ?? (spec.startsWith('tree:') ? path.resolve(spec.slice(5)) : ROOT);
-  const child = spawn(process.execPath, [...nodeFlags, path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', 'none', '--config', config], {
+  mkdirSync(dir, { recursive: true });
+  const keyed = opts.apiKey || name === 'api-key';
+  const headers = keyed ? { ...workload.headers, 'X-API-Key': createBenchKey(path.join(tree, 'bin/agentport.js'), dir) } : workload.headers;
+  const auth = keyed ? 'required' : 'none';
+  const child = spawn(process.execPath, [...nodeFlags, path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', auth, '--config', config], {
     cwd: tree,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -115,7 +125,7 @@ async function start(variant) {
   for (let i = 0; ; i++) {
     if (child.exitCode !== null) throw new Error(`${label} exited: ${stderr.trim()}`);
     try {
-      const res = await fetch(url, { method: 'POST', headers: workload.headers, body: `${workload.bodyPrefix}verify-${label}${workload.bodySuffix}` });
+      const res = await fetch(url, { method: 'POST', headers, body: `${workload.bodyPrefix}verify-${label}${workload.bodySuffix}` });
       const text = await res.text();
       if (!workload.ok(parseAnswer(text))) throw new Error(`${label} answered the check request wrongly: ${text.slice(0, 300)}`);
       break;
@@ -124,7 +134,7 @@ async function start(variant) {
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  return { label, child, url };
+  return { label, child, url, headers };
 }
 
 /** A JSON-RPC answer, plain or as the data of an SSE event. */
@@ -147,8 +157,7 @@ const processCpu = processCpuSeconds;
 
 async function loadAll(servers, durationS, runId, reverse = false) {
   const before = servers.map((s) => ({ main: mainCpu(s.child.pid), proc: processCpu(s.child.pid) }));
-  const load = (s) =>
-    runWrk({ url: s.url, connections: opts.connections, threads: 1, durationS, headers: workload.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId: `${runId}-${s.label}` });
+  const load = (s) => runWrk({ url: s.url, connections: opts.connections, threads: 1, durationS, headers: s.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId: `${runId}-${s.label}` });
   const measure = (s, i, r) => ({
     rps: r.rps,
     errors: r.errorsTotal,
@@ -177,7 +186,7 @@ const servers = [];
 try {
   for (const name of ['baseline', ...opts.variants]) servers.push(await start(name));
   console.log(
-    `workload ${opts.workload} (${workload.path}), ${servers.length} servers loaded ${opts.sequential ? 'one after another' : 'at once'}, ${opts.connections} connections each, ${opts.rounds} × ${opts.duration} s`,
+    `workload ${opts.workload} (${workload.path})${opts.apiKey ? ' with an API key' : ''}, ${servers.length} servers loaded ${opts.sequential ? 'one after another' : 'at once'}, ${opts.connections} connections each, ${opts.rounds} × ${opts.duration} s`,
   );
   await loadAll(servers, opts.warmup, 'warm');
   const rounds = [];

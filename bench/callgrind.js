@@ -10,23 +10,26 @@
 // request of the whole process (all threads) and of its main thread. Two trees measured one after
 // the other compare exactly, whatever else the machine is doing; a change is its ratio.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createBenchKey } from './lib/api-key.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/callgrind.js [--tree DIR]... [--workload a2a|mcp|mcp-modern] [--warmup N] [--requests N]
-                            [--connections N] [--config FILE] [--node-flags FLAGS] [--keep]
+                            [--connections N] [--config FILE] [--api-key] [--node-flags FLAGS] [--keep]
   --tree DIR     a built checkout to measure (repeatable; default: this one); the first is the baseline
   --warmup N     requests before counting (default 10000: the commit and better-sqlite3's
                  transaction are fully optimised only between 3,000 and 10,000 requests)
   --requests N   requests counted (default 1000)
   --config FILE  an agentport.yaml fragment for every server
+  --api-key      authentication required, every request with an API key made by each tree's own
+                 "agentport keys create" (bench/lib/api-key.mjs, as bench/run.js --api-key)
   --node-flags F Node/V8 flags for the servers (e.g. --single-threaded: V8 then compiles and
                  collects on the main thread too; a warm-up too short for the JIT then shows
                  as compiler work in the count)
@@ -36,7 +39,7 @@ Timers (the usage flush and rollup, the quota re-read, the WAL checkpoint thread
 not per request: under callgrind a server answers ~50 times slower, so their work weighs ~50 times
 more per request than at full speed. Compare trees measured alike; read the ratio.`;
 
-const opts = { trees: [], workload: 'a2a', warmup: 10_000, requests: 1000, connections: 4, config: undefined, nodeFlags: [], keep: false };
+const opts = { trees: [], workload: 'a2a', warmup: 10_000, requests: 1000, connections: 4, config: undefined, apiKey: false, nodeFlags: [], keep: false };
 parseCommandLine(HELP, {
   '--tree': value((v) => opts.trees.push(path.resolve(v))),
   '--workload': value((v) => (opts.workload = v)),
@@ -44,6 +47,7 @@ parseCommandLine(HELP, {
   '--requests': value((v) => (opts.requests = Number(v))),
   '--connections': value((v) => (opts.connections = Number(v))),
   '--config': value((v) => (opts.config = path.resolve(v))),
+  '--api-key': flag(() => (opts.apiKey = true)),
   '--node-flags': value((v) => (opts.nodeFlags = v.split(/\s+/).filter(Boolean))),
   '--keep': flag(() => (opts.keep = true)),
 });
@@ -62,12 +66,12 @@ if (!workload) {
  * requests then ran as baseline code being optimised again; a server under wrk keeps its
  * connections.
  */
-async function send(url, n, tag, agent) {
+async function send(url, n, tag, agent, credential = {}) {
   let next = 0;
   const one = (i) =>
     new Promise((resolve, reject) => {
       const body = `${workload.bodyPrefix}${tag}-${i}${workload.bodySuffix}`;
-      const req = http.request(url, { method: 'POST', agent, headers: { ...workload.headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const req = http.request(url, { method: 'POST', agent, headers: { ...workload.headers, ...credential, 'content-length': Buffer.byteLength(body) } }, (res) => {
         const chunks = [];
         res.on('data', (c) => chunks.push(c));
         res.on('end', () => {
@@ -105,7 +109,11 @@ async function measure(tree, index) {
   const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-cg-'));
   const port = await freePort();
   const args = ['--tool=callgrind', '--instr-atstart=no', '--collect-atstart=yes', '--separate-threads=yes', `--callgrind-out-file=${work}/cg.out`];
-  const serve = [path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', path.join(work, 'data'), '--auth', 'none'];
+  const dataDir = path.join(work, 'data');
+  mkdirSync(dataDir);
+  // the key is made in the database the server then opens, by that tree's own CLI
+  const credential = opts.apiKey ? { 'x-api-key': createBenchKey(path.join(tree, 'bin/agentport.js'), dataDir) } : {};
+  const serve = [path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dataDir, '--auth', opts.apiKey ? 'required' : 'none'];
   if (opts.config) serve.push('--config', opts.config);
   const child = spawn('valgrind', [...args, process.execPath, ...opts.nodeFlags, ...serve], { cwd: tree, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'production' } });
   let stderr = '';
@@ -118,7 +126,7 @@ async function measure(tree, index) {
     for (let i = 0; ; i++) {
       if (child.exitCode !== null) throw new Error(`server exited: ${stderr.trim()}`);
       try {
-        await send(url, 1, 'verify', client);
+        await send(url, 1, 'verify', client, credential);
         break;
       } catch (err) {
         // valgrind starts Node slowly, slower still on a busy machine: up to 20 minutes
@@ -126,13 +134,13 @@ async function measure(tree, index) {
         await sleep(250);
       }
     }
-    await send(url, opts.warmup, `warm${index}`, client).catch((err) => {
+    await send(url, opts.warmup, `warm${index}`, client, credential).catch((err) => {
       throw new Error(`${err.message}; the server said: ${stderr.trim() || '(nothing)'} (exit ${child.exitCode}, ${child.signalCode})`);
     });
     const ctl = (...a) => execFileSync('callgrind_control', [...a, String(child.pid)], { stdio: 'ignore' });
     ctl('-z');
     ctl('-i', 'on');
-    await send(url, opts.requests, `count${index}`, client);
+    await send(url, opts.requests, `count${index}`, client, credential);
     ctl('-i', 'off');
     ctl('-d');
     const files = readdirSync(work).filter((f) => f.startsWith('cg.out') && /\.1(-\d+)?$/.test(f));

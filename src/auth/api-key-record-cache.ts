@@ -6,8 +6,13 @@
  * read is saved: StoredApiKeys still compares the secret and checks revocation, expiry and
  * standing against the clock on every call. Stores that cannot tell their generation cheaply
  * (PostgreSQL) are read on every call, as before.
+ *
+ * The generation itself is read once per event-loop turn (ADR 0058, poll-turns.ts): the requests
+ * read in a turn's poll phase share one read made after that poll began; outside such a window
+ * each call reads it.
  */
 import type { StoredApiKey } from '../store/store.js';
+import { pollTurns } from './poll-turns.js';
 
 /** What the authenticator needs of the store. */
 export interface ApiKeyLookup {
@@ -23,17 +28,22 @@ export class ApiKeyRecordCache implements ApiKeyLookup {
   readonly #records = new Map<string, StoredApiKey>();
   /** the generation every kept record was read under */
   #generation: number | undefined;
+  /** the turn whose generation was read last, and that generation */
+  #turn: number | undefined;
+  #turnGeneration = 0;
 
   constructor(
     private readonly store: ApiKeyLookup,
     private readonly generationNow: () => number,
     private readonly maxRecords = API_KEY_RECORD_CACHE_SIZE,
+    /** the turn whose poll phase is under way (poll-turns.ts); undefined: read the generation now */
+    private readonly turnNow: () => number | undefined = () => pollTurns.current(),
   ) {}
 
   async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
     // Read before the record, never after: a write landing between the two then shows as a newer
     // generation on the next call, which drops what this call keeps.
-    const generation = this.generationNow();
+    const generation = this.#generationOfThisTurn();
     if (generation !== this.#generation) {
       this.#records.clear();
       this.#generation = generation;
@@ -44,6 +54,18 @@ export class ApiKeyRecordCache implements ApiKeyLookup {
     // Another call may have seen a newer generation meanwhile: then this record may be older than it.
     if (stored && this.#generation === generation) this.#keep(keyId, frozen(stored));
     return stored;
+  }
+
+  /** The generation read in this turn's poll phase, read now when this is the turn's first call (or no turn is open). */
+  #generationOfThisTurn(): number {
+    const turn = this.turnNow();
+    if (turn !== undefined && turn === this.#turn) return this.#turnGeneration;
+    const generation = this.generationNow();
+    if (turn !== undefined) {
+      this.#turn = turn;
+      this.#turnGeneration = generation;
+    }
+    return generation;
   }
 
   #keep(keyId: string, stored: StoredApiKey): void {

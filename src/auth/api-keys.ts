@@ -3,7 +3,7 @@
  * show and log) and secret is 32 random bytes in base64url. The store keeps SHA-256(secret)
  * only; a plain hash suffices because the secret has 256 bits of entropy (no dictionary to try).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { Principal } from '../core/authz/principal.js';
 import { holdsScope } from '../core/authz/scopes.js';
 import { A2AError } from '../protocol/a2a/errors.js';
@@ -22,8 +22,8 @@ export interface NewApiKey {
 }
 
 export function createApiKey(o: { subject: string; scopes?: readonly string[]; usecase?: string; expiresAt?: number; now?: number; owner?: string; grantId?: string }): NewApiKey {
-  const keyId = randomBytes(8).toString('hex');
-  const secret = randomBytes(32).toString('base64url');
+  const keyId = crypto.randomBytes(8).toString('hex');
+  const secret = crypto.randomBytes(32).toString('base64url');
   return {
     key: `${API_KEY_PREFIX}${keyId}_${secret}`,
     record: {
@@ -47,6 +47,12 @@ export function createApiKey(o: { subject: string; scopes?: readonly string[]; u
  * holds now; a key minted through an OAuth grant ends with the grant. Throws Unauthenticated.
  */
 export function standingScopes(stored: StoredApiKey, now: number): string[] {
+  checkStanding(stored, now);
+  return scopesOfStanding(stored);
+}
+
+/** Throws Unauthenticated when what the key stands on (its grant, its owner) has ended by `now`. */
+function checkStanding(stored: StoredApiKey, now: number): void {
   if (stored.grantId !== undefined) {
     const grant = stored.standing?.grant;
     if (!grant || grant.revokedAt !== undefined || (grant.expiresAt !== undefined && grant.expiresAt <= now)) {
@@ -56,10 +62,15 @@ export function standingScopes(stored: StoredApiKey, now: number): string[] {
   if (stored.owner !== undefined) {
     const owner = stored.standing?.ownerNow;
     if (!owner || owner.createdAt > stored.createdAt) throw new A2AError('Unauthenticated', 'The API key has been revoked: the user who made it no longer exists');
-    const holder: Principal = { subject: stored.owner, authenticated: true, scopes: owner.scopes };
-    return stored.scopes.filter((s) => holdsScope(holder, s));
   }
-  return [...stored.scopes];
+}
+
+/** The key's scopes cut to its owner's current ones (a standing checkStanding accepted). */
+function scopesOfStanding(stored: StoredApiKey): string[] {
+  const owner = stored.standing?.ownerNow;
+  if (stored.owner === undefined || !owner) return [...stored.scopes];
+  const holder: Principal = { subject: stored.owner, authenticated: true, scopes: owner.scopes };
+  return stored.scopes.filter((s) => holdsScope(holder, s));
 }
 
 export function parseApiKey(presented: string): { keyId: string; secret: string } | undefined {
@@ -67,16 +78,33 @@ export function parseApiKey(presented: string): { keyId: string; secret: string 
   return m ? { keyId: m[1]!, secret: m[2]! } : undefined;
 }
 
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
-}
+/** SHA-256 in hex: Node's one-shot `crypto.hash` (20.12 on) builds no Hash object per call. */
+export const hashSecret: (secret: string) => string = typeof crypto.hash === 'function' ? (secret) => crypto.hash('sha256', secret) : (secret) => crypto.createHash('sha256').update(secret).digest('hex');
 
 /** A comparison target for unknown key ids, so a miss costs what a hit does. */
 const DUMMY_HASH = hashSecret('');
 
+/**
+ * The bytes a digest is compared by: its hex text, one byte a character (no hex decoding, which
+ * copies the string to UTF-16 first), in lower case as hashSecret writes it.
+ */
+function digestBytes(hex: string): Buffer {
+  return Buffer.from(hex.toLowerCase(), 'latin1');
+}
+
+/** What is worked out once from a kept record (frozen, handed to every call until the generation moves). */
+interface KeptRecord {
+  /** its secret's digest, as compared */
+  expected: Buffer;
+  /** who it is, once its standing was first accepted: a function of the record alone */
+  principal?: Principal;
+}
+
 export class StoredApiKeys {
   /** the store, through a cache of its records where it can tell cheaply that none has changed (api-key-record-cache.ts) */
   private readonly records: ApiKeyLookup;
+  /** by kept record; a record read afresh on every call (PostgreSQL) is worked out on every call */
+  private readonly kept = new WeakMap<StoredApiKey, KeptRecord>();
 
   constructor(
     store: ApiKeyLookup,
@@ -90,18 +118,37 @@ export class StoredApiKeys {
     const parsed = parseApiKey(presented);
     if (!parsed) throw new A2AError('Unauthenticated', 'The API key is malformed');
     const stored = await this.records.getApiKey(parsed.keyId);
-    const expected = Buffer.from(stored?.secretHash ?? DUMMY_HASH, 'hex');
-    const actual = Buffer.from(hashSecret(parsed.secret), 'hex');
-    const same = expected.length === actual.length && timingSafeEqual(expected, actual);
+    const kept = stored && Object.isFrozen(stored) ? this.keptRecord(stored) : undefined;
+    const expected = kept?.expected ?? digestBytes(stored?.secretHash ?? DUMMY_HASH);
+    const actual = digestBytes(hashSecret(parsed.secret));
+    const same = expected.length === actual.length && crypto.timingSafeEqual(expected, actual);
     if (!stored || !same) throw new A2AError('Unauthenticated', 'The API key is not valid');
     if (stored.revokedAt !== undefined) throw new A2AError('Unauthenticated', 'The API key has been revoked');
-    if (stored.expiresAt !== undefined && stored.expiresAt <= this.now()) throw new A2AError('Unauthenticated', 'The API key has expired');
-    return Object.freeze({
-      subject: stored.subject,
-      authenticated: true,
-      scopes: Object.freeze(standingScopes(stored, this.now())),
-      keyId: stored.keyId,
-      ...(stored.usecase === undefined ? {} : { usecase: stored.usecase }),
-    });
+    const now = this.now();
+    if (stored.expiresAt !== undefined && stored.expiresAt <= now) throw new A2AError('Unauthenticated', 'The API key has expired');
+    checkStanding(stored, now);
+    if (!kept) return principalOf(stored);
+    kept.principal ??= principalOf(stored);
+    return kept.principal;
   }
+
+  private keptRecord(stored: StoredApiKey): KeptRecord {
+    let kept = this.kept.get(stored);
+    if (!kept) {
+      kept = { expected: digestBytes(stored.secretHash) };
+      this.kept.set(stored, kept);
+    }
+    return kept;
+  }
+}
+
+/** Who a key whose standing was checked is. */
+function principalOf(stored: StoredApiKey): Principal {
+  return Object.freeze({
+    subject: stored.subject,
+    authenticated: true,
+    scopes: Object.freeze(scopesOfStanding(stored)),
+    keyId: stored.keyId,
+    ...(stored.usecase === undefined ? {} : { usecase: stored.usecase }),
+  });
 }

@@ -1,10 +1,12 @@
 /**
  * Stored API keys read through the record cache (ADR 0052): a key used before is not read again
  * while the credentials generation stays the same, and every change to what it stands on, made by
- * another connection to the database (the CLI's), refuses or narrows it on the very next request:
- * revocation, the owner deleted or made again under the same name, the owner's scopes reduced, the
- * grant revoked, shortened or swept. Expiry of the key or its grant counts by the clock with no
- * write at all, and the secret is compared on every call. On PostgreSQL every call reads the store.
+ * another connection to the database (the CLI's), refuses or narrows it on the next request read
+ * after the change, that is in a later event-loop turn (the generation is read once per turn, ADR
+ * 0058: `nextRequest`): revocation, the owner deleted or made again under the same name, the
+ * owner's scopes reduced, the grant revoked, shortened or swept. Expiry of the key or its grant
+ * counts by the clock with no write at all, and the secret is compared on every call. On
+ * PostgreSQL every call reads the store.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { ApiKeyRecordCache } from '../../src/auth/api-key-record-cache.js';
 import { createApiKey, StoredApiKeys, type ApiKeyLookup } from '../../src/auth/api-keys.js';
 import { openPostgresStore, openSqliteStore, type Store } from '../../src/store/index.js';
 import type { StoredApiKey } from '../../src/store/store.js';
+import { inPollPhase, nextRequest } from '../support/event-loop-turns.js';
 
 const PG = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const dir = mkdtempSync(path.join(tmpdir(), 'agentport-key-cache-'));
@@ -159,6 +162,7 @@ describe.each(dialects)('stored API keys through the record cache on %s', (_name
     scenario(async (s) => {
       const { keys, made } = await usedKey(s, {});
       expect(await s.other.revokeApiKey(made.record.keyId, Date.now())).toBe(true);
+      await nextRequest();
       expect(await outcome(keys.authenticate(made.key))).toBe('The API key has been revoked');
     }));
 
@@ -167,8 +171,10 @@ describe.each(dialects)('stored API keys through the record cache on %s', (_name
       const { keys, made } = await usedKey(s, { owner: true });
       // The row alone (no revocation of the key with it): the join must see the owner gone.
       await s.otherSql('delete from users where username = ?', 'olga');
+      await nextRequest();
       expect(await outcome(keys.authenticate(made.key))).toMatch(/the user who made it no longer exists/);
       await s.other.oauth.putUser({ username: 'olga', passwordHash: 'y', scopes: ['a2a:discover', 'a2a:publish'], createdAt: Date.now() + 1 });
+      await nextRequest();
       expect(await outcome(keys.authenticate(made.key))).toMatch(/the user who made it no longer exists/);
     }));
 
@@ -176,6 +182,7 @@ describe.each(dialects)('stored API keys through the record cache on %s', (_name
     scenario(async (s) => {
       const { keys, made } = await usedKey(s, { owner: true });
       expect(await s.other.oauth.deleteUser('olga')).toBe(true);
+      await nextRequest();
       expect(await outcome(keys.authenticate(made.key))).toMatch(/revoked/);
     }));
 
@@ -183,6 +190,7 @@ describe.each(dialects)('stored API keys through the record cache on %s', (_name
     scenario(async (s) => {
       const { keys, made } = await usedKey(s, { owner: true });
       expect(await s.other.oauth.setUserScopes('olga', ['a2a:discover'])).toBe(true);
+      await nextRequest();
       expect(await outcome(keys.authenticate(made.key))).toBe('a2a:discover');
     }));
 
@@ -190,17 +198,20 @@ describe.each(dialects)('stored API keys through the record cache on %s', (_name
     await scenario(async (s) => {
       const { keys, made } = await usedKey(s, { grant: true });
       await s.other.oauth.revokeRecordsOfGrant('g-1', Date.now());
+      await nextRequest();
       expect(await outcome(keys.authenticate(made.key))).toMatch(/sign-in it was made through has ended/);
     });
     await scenario(async (s) => {
       const { keys, made } = await usedKey(s, { grant: true });
       // ended long ago, whatever the keys' clock says
       await s.otherSql(`update oauth_records set expires_at = ? where model = 'Grant' and id = ?`, 1, 'g-1');
+      await nextRequest();
       expect(await outcome(keys.authenticate(made.key))).toMatch(/sign-in it was made through has ended/);
     });
     await scenario(async (s) => {
       const { keys, made } = await usedKey(s, { grant: true });
       await s.otherSql(`delete from oauth_records where model = 'Grant' and id = ?`, 'g-1');
+      await nextRequest();
       expect(await outcome(keys.authenticate(made.key))).toMatch(/sign-in it was made through has ended/);
     });
   });
@@ -227,6 +238,49 @@ describe.each(dialects)('stored API keys through the record cache on %s', (_name
       expect(await outcome(keys.authenticate(forged))).toBe('The API key is not valid');
       expect(await outcome(keys.authenticate(made.key))).toBe('a2a:discover a2a:publish');
     }));
+});
+
+describe('the credentials generation read once per event-loop turn (SQLite, ADR 0058)', () => {
+  it('is shared by the requests of one poll phase; a revocation by another connection counts from the next turn', async () => {
+    const file = path.join(dir, `turn${n++}.db`);
+    const server = await openSqliteStore({ file });
+    await server.migrate();
+    const other = await openSqliteStore({ file, checkpointThread: false });
+    try {
+      const made = createApiKey({ subject: 'ci-bot', scopes: ['a2a:publish'] });
+      await server.putApiKey(made.record);
+      let generationReads = 0;
+      const keys = new StoredApiKeys({
+        getApiKey: (id) => server.getApiKey(id),
+        credentialsGeneration: () => {
+          generationReads++;
+          return server.credentialsGeneration();
+        },
+      });
+      // Outside a turn (this macrotask asks for one): every call reads.
+      expect(await outcome(keys.authenticate(made.key))).toBe('a2a:publish');
+      expect(await outcome(keys.authenticate(made.key))).toBe('a2a:publish');
+      expect(generationReads).toBe(2);
+      const inTurn = await inPollPhase(async () => {
+        const before = generationReads;
+        const answers = [];
+        for (let i = 0; i < 5; i++) answers.push(await outcome(keys.authenticate(made.key)));
+        // Revoked during the turn: concurrent with the requests read in it, which keep its read.
+        expect(await other.revokeApiKey(made.record.keyId, Date.now())).toBe(true);
+        answers.push(await outcome(keys.authenticate(made.key)));
+        return { answers, reads: generationReads - before };
+      });
+      expect(inTurn.reads).toBe(1);
+      expect(inTurn.answers).toEqual(Array(6).fill('a2a:publish'));
+      await nextRequest();
+      expect(await outcome(keys.authenticate(made.key))).toBe('The API key has been revoked');
+      // and in the next poll phase's turn too
+      expect(await inPollPhase(() => outcome(keys.authenticate(made.key)))).toBe('The API key has been revoked');
+    } finally {
+      await other.close();
+      await server.close();
+    }
+  });
 });
 
 describe('ApiKeyRecordCache', () => {
@@ -272,6 +326,35 @@ describe('ApiKeyRecordCache', () => {
     expect(state.reads).toEqual(['a', 'b', 'a']);
   });
 
+  it('reads the generation once per turn for every key, again in each new turn, and on every call outside a turn', async () => {
+    const { state, store } = fakeStore(['a', 'b']);
+    let generationReads = 0;
+    const turn = { now: undefined as number | undefined };
+    const generation = () => {
+      generationReads++;
+      return state.generation;
+    };
+    const cache = new ApiKeyRecordCache(store, generation, undefined, () => turn.now);
+    for (const id of ['a', 'b', 'a']) await cache.getApiKey(id);
+    expect(generationReads).toBe(3);
+    turn.now = 7;
+    for (const id of ['a', 'b', 'a']) await cache.getApiKey(id);
+    expect(generationReads).toBe(4);
+    // a write lands during turn 7: its calls keep the turn's read; turn 8 reads it
+    state.generation = 2;
+    await cache.getApiKey('a');
+    expect(state.reads).toEqual(['a', 'b']);
+    turn.now = 8;
+    await cache.getApiKey('a');
+    await cache.getApiKey('b');
+    expect(generationReads).toBe(5);
+    expect(state.reads).toEqual(['a', 'b', 'a', 'b']);
+    turn.now = undefined;
+    await cache.getApiKey('a');
+    await cache.getApiKey('a');
+    expect(generationReads).toBe(7);
+  });
+
   it('keeps no misses, and at most its size of records, the oldest going first', async () => {
     const { state, store } = fakeStore(['a', 'b', 'c']);
     const cache = new ApiKeyRecordCache(store, () => state.generation, 2);
@@ -288,5 +371,33 @@ describe('ApiKeyRecordCache', () => {
     expect(() => (first.scopes as string[]).push('a2a:admin')).toThrow();
     expect(() => Object.assign(first, { revokedAt: undefined })).toThrow();
     expect((await cache.getApiKey('a'))?.scopes).toEqual(['a2a:discover']);
+  });
+});
+
+describe('StoredApiKeys', () => {
+  it('compares the digest whatever case the stored hex is in, kept record or not, and refuses a wrong secret either way', async () => {
+    const made = createApiKey({ subject: 'ci-bot', scopes: ['a2a:publish'] });
+    const upper: StoredApiKey = { ...made.record, secretHash: made.record.secretHash.toUpperCase() };
+    const forged = `ap_${made.record.keyId}_${randomBytes(32).toString('base64url')}`;
+    // read afresh on every call (no generation: PostgreSQL's way), and kept (a generation that stays)
+    const fresh = new StoredApiKeys({ getApiKey: async () => ({ ...upper, scopes: [...upper.scopes] }) });
+    const kept = new StoredApiKeys({ getApiKey: async () => ({ ...upper, scopes: [...upper.scopes] }), credentialsGeneration: () => 1 });
+    for (const keys of [fresh, kept]) {
+      for (let i = 0; i < 2; i++) {
+        expect(await outcome(keys.authenticate(made.key))).toBe('a2a:publish');
+        expect(await outcome(keys.authenticate(forged))).toBe('The API key is not valid');
+      }
+    }
+  });
+
+  it('hands a kept record the same principal while it is kept, and a new one once the record is read again', async () => {
+    const made = createApiKey({ subject: 'ci-bot', scopes: ['a2a:publish', 'a2a:discover'] });
+    const state = { generation: 1, scopes: ['a2a:publish', 'a2a:discover'] };
+    const keys = new StoredApiKeys({ getApiKey: async () => ({ ...made.record, scopes: [...state.scopes] }), credentialsGeneration: () => state.generation });
+    const first = await keys.authenticate(made.key);
+    expect(await keys.authenticate(made.key)).toBe(first);
+    state.scopes = ['a2a:discover'];
+    state.generation = 2;
+    expect((await keys.authenticate(made.key)).scopes).toEqual(['a2a:discover']);
   });
 });

@@ -115,35 +115,38 @@ export class AuthorizationPolicy {
     if (!this.enforcing) return undefined;
     if (action === 'read-extended-card' && this.s.anonymousExtendedCard) return undefined;
     const needed = this.requiredScopes(action, target);
-    const mcpAny = needed.includes(ANY_MCP_SCOPE);
-    const missing = needed.filter((s) => (s === ANY_MCP_SCOPE ? !holdsAnyMcpScope(principal) : !holdsScope(principal, s)));
-    if (missing.length === 0) return undefined;
-    const shown = mcpAny ? needed.map((s) => (s === ANY_MCP_SCOPE ? SCOPES.mcpTools : s)) : needed;
+    // Asked on every call: a caller holding them all costs no array.
+    if (needed.every((s) => holds(principal, s))) return undefined;
+    const shown = needed.includes(ANY_MCP_SCOPE) ? needed.map((s) => (s === ANY_MCP_SCOPE ? SCOPES.mcpTools : s)) : needed;
     return new AccessDenied(principal.authenticated ? 'PermissionDenied' : 'Unauthenticated', shown);
   }
 
-  /** The scopes an action needs; `ANY_MCP_SCOPE` stands for "mcp:tools or any mcp:tools:<u>". */
-  requiredScopes(action: Action, target: Target = {}): string[] {
-    if (action === 'administer') return [SCOPES.admin];
-    if (action === 'read-usage') return [SCOPES.usageRead];
-    if (action === 'use-mcp') return [ANY_MCP_SCOPE];
+  /**
+   * The scopes an action needs; `ANY_MCP_SCOPE` stands for "mcp:tools or any mcp:tools:<u>". The
+   * common answers (no skill scopes configured) are shared frozen lists, not built per call.
+   */
+  requiredScopes(action: Action, target: Target = {}): readonly string[] {
+    if (action === 'administer') return ONLY.admin;
+    if (action === 'read-usage') return ONLY.usageRead;
+    if (action === 'use-mcp') return ONLY.anyMcp;
     const agent = target.agentId === undefined ? undefined : this.s.agents[target.agentId];
-    const skillScopes = action === 'send-message' ? this.skillScopes(target) : [];
+    const skillScopes = action === 'send-message' ? this.skillScopes(target) : NONE;
     if (target.surface === 'mcp') {
       // Overridden, every MCP caller runs as the forced usecase: its agents need any MCP scope.
       const forcedHere = this.s.forceUsecaseMode === 'override' && agent?.usecase !== undefined && agent.usecase === this.s.forceUsecase;
+      if ((agent?.usecase === undefined || forcedHere) && skillScopes.length === 0) return ONLY.anyMcp;
       const own = agent?.usecase === undefined || forcedHere ? ANY_MCP_SCOPE : `${MCP_USECASE_SCOPE_PREFIX}${agent.usecase}`;
       return unique([own, ...skillScopes]);
     }
     switch (action) {
       case 'read-extended-card':
       case 'read-tasks':
-        return [SCOPES.discover];
+        return ONLY.discover;
       case 'send-message':
-        return unique([SCOPES.publish, ...skillScopes]);
+        return skillScopes.length === 0 ? ONLY.publish : unique([SCOPES.publish, ...skillScopes]);
       case 'cancel-task':
       case 'manage-push-configs':
-        return [SCOPES.publish];
+        return ONLY.publish;
     }
   }
 
@@ -210,10 +213,15 @@ export class AuthorizationPolicy {
     return usecasesOf(principal, this.s.forceUsecase, this.s.forceUsecaseMode);
   }
 
-  private skillScopes(target: Target): string[] {
-    if (target.agentId === undefined || !target.skillIds) return [];
+  private skillScopes(target: Target): readonly string[] {
+    if (target.agentId === undefined || !target.skillIds) return NONE;
     const per = this.skillScopesOf(target.agentId);
-    return target.skillIds.flatMap((id) => [...(per[id] ?? [])]);
+    let scopes: string[] | undefined;
+    for (const id of target.skillIds) {
+      const own = per[id];
+      if (own?.length) (scopes ??= []).push(...own);
+    }
+    return scopes ?? NONE;
   }
 }
 
@@ -225,3 +233,18 @@ export const ANY_MCP_SCOPE = 'mcp:tools:*';
 function unique(list: string[]): string[] {
   return [...new Set(list)];
 }
+
+/** Whether the principal holds a required scope (`ANY_MCP_SCOPE`: any MCP scope). */
+function holds(principal: Principal, scope: string): boolean {
+  return scope === ANY_MCP_SCOPE ? holdsAnyMcpScope(principal) : holdsScope(principal, scope);
+}
+
+const NONE: readonly string[] = Object.freeze([]);
+/** The one-scope answers of requiredScopes. */
+const ONLY = {
+  admin: Object.freeze([SCOPES.admin]),
+  usageRead: Object.freeze([SCOPES.usageRead]),
+  anyMcp: Object.freeze([ANY_MCP_SCOPE]),
+  discover: Object.freeze([SCOPES.discover]),
+  publish: Object.freeze([SCOPES.publish]),
+} as const;
