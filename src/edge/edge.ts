@@ -9,9 +9,9 @@
  *   3. routing: the first face whose `match` takes the path; then on the answer the request id
  *      (unless the face writes it itself: `Face.writesRequestId`) and `Connection: close` once
  *      the listener is closing;
- *   5. the start gate (unless the face lets the request through ungated): wait for the start,
+ *   4. the start gate (unless the face lets the request through ungated): wait for the start,
  *      or the face's `reject` with `Unavailable` when it failed;
- *   6. `serve`; what it throws is logged and answered with the face's `reject(Internal)`, or the
+ *   5. `serve`; what it throws is logged and answered with the face's `reject(Internal)`, or the
  *      connection is cut when the answer had begun.
  *
  * Authentication is lazy: a face asks `ctx.principal()` when it needs the caller (after its own
