@@ -7,19 +7,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Sqlite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { type Kysely, type Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/protocol/a2a/types.js';
-import { openPostgresStore, openSqliteStore } from '../../src/store/index.js';
-import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import type { Store, TaskCommit } from '../../src/store/store.js';
 import { migrateTo } from '../support/migrate-to.js';
+import { roundTripOnPostgres, roundTripOnSqlite } from '../support/migration-round-trip.js';
 import { T0 } from './fixtures.js';
 
 const BEFORE = '0024_task_running_index';
-const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A blocking echo's one commit: submitted, its artifact, completed; the events share the task's values as the core's do. */
 function echoCommit(id: string): TaskCommit {
@@ -73,23 +69,10 @@ describe('migration 0025 (a terminal commit refers to its task row)', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('SQLite: writes and reads the referring row, and down writes it back in the compact form', async () => {
-    const file = join(dir, 'store.db');
-    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
-    try {
-      await roundTrip(() => openSqliteStore({ file }), db, new Migrator({ db, provider: new InCodeMigrationProvider('sqlite') }));
-    } finally {
-      await db.destroy();
-    }
+    await roundTripOnSqlite(dir, roundTrip);
   });
 
   it('PostgreSQL: the same', async () => {
-    const schema = `t_${randomBytes(5).toString('hex')}_0025`;
-    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }) });
-    try {
-      await roundTrip(() => openPostgresStore({ connectionString: url, schema }), db, new Migrator({ db, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }), schema);
-    } finally {
-      await sql.raw(`drop schema if exists "${schema}" cascade`).execute(db);
-      await db.destroy();
-    }
+    await roundTripOnPostgres('0025', roundTrip);
   });
 });

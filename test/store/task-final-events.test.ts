@@ -9,21 +9,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { Kysely, type Migrator, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../src/protocol/a2a/types.js';
-import { openPostgresStore, openSqliteStore } from '../../src/store/index.js';
-import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
+import { openSqliteStore } from '../../src/store/index.js';
 import { prepareCommit } from '../../src/store/rows.js';
 import type { Database } from '../../src/store/schema.js';
 import { compileStatements } from '../../src/store/sqlite/sqlite-store.js';
 import type { Store, TaskCommit } from '../../src/store/store.js';
 import { migrateTo } from '../support/migrate-to.js';
+import { roundTripOnPostgres, roundTripOnSqlite } from '../support/migration-round-trip.js';
 import { newTask, T0, update } from './fixtures.js';
 
 const BEFORE = '0026_credentials_generation';
-const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 /** A blocking echo's one commit: submitted, its artifact, completed (as events-row-refs-migration.test.ts). */
 function echoCommit(id: string): TaskCommit {
@@ -154,23 +152,10 @@ describe('migration 0027 down and up', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('SQLite: down writes the task row’s events back as their task_events row; up reads them from there', async () => {
-    const file = join(dir, 'store.db');
-    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
-    try {
-      await roundTrip(() => openSqliteStore({ file }), db, new Migrator({ db, provider: new InCodeMigrationProvider('sqlite') }));
-    } finally {
-      await db.destroy();
-    }
+    await roundTripOnSqlite(dir, roundTrip);
   });
 
   it('PostgreSQL: the same', async () => {
-    const schema = `t_${randomBytes(5).toString('hex')}_0027`;
-    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }) });
-    try {
-      await roundTrip(() => openPostgresStore({ connectionString: url, schema }), db, new Migrator({ db, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }), schema, true);
-    } finally {
-      await sql.raw(`drop schema if exists "${schema}" cascade`).execute(db);
-      await db.destroy();
-    }
+    await roundTripOnPostgres('0027', (open, db, migrator, schema) => roundTrip(open, db, migrator, schema, true));
   });
 });
