@@ -174,6 +174,29 @@ export function taskRowEventRecords(taskId: string, taskRow: TaskRowText): TaskE
 }
 
 /**
+ * Whether a log read needs the task row after its task_events rows (`limit` as the rows were
+ * selected with): they did not fill the limit, so the log may go on in final_events (ADR 0057), or
+ * one of them refers to the task row (ADR 0050).
+ */
+export function logNeedsTaskRow(rows: readonly TaskEventsTable[], limit: number | undefined): boolean {
+  return limit === undefined || rows.length < limit || rows.some((r) => refersToTaskRow(r.events));
+}
+
+/**
+ * A task's log after `afterSeq`, at most `limit` events: its task_events rows (in seq order, those
+ * with seq > afterSeq, at most `limit` of them) then the events its task row holds (final_events,
+ * which follow every row). `taskRow`: the task row as logNeedsTaskRow asked for it, else undefined.
+ */
+export function eventLog(taskId: string, rows: readonly TaskEventsTable[], taskRow: TaskRowText | undefined, afterSeq: number, limit: number | undefined): TaskEventRecord[] {
+  const events = rows.flatMap((r) => toEventRecords(r, taskRow));
+  // Fewer rows than the limit: the log may go on in the task row, after every row.
+  const upToTaskRow = limit === undefined || rows.length < limit;
+  if (upToTaskRow && taskRow && Number(taskRow.seq) > afterSeq) for (const e of taskRowEventRecords(taskId, taskRow)) events.push(e);
+  const after = events.filter((e) => e.seq > afterSeq);
+  return limit !== undefined && after.length > limit ? after.slice(0, limit) : after;
+}
+
+/**
  * The events of one task_events row, in seq order; any form (eventsRowJson). A row that refers to
  * its task row (refersToTaskRow) needs `taskRow`: the task row as stored, still at the row's seq.
  */

@@ -13,7 +13,7 @@ import { SqlOAuthStore, type OAuthStore } from './oauth-store.js';
 import { SqlQuotaStore, type QuotaStore } from './quota-store.js';
 import { SqlAuditStore, type AuditAppender } from './sql-audit-store.js';
 import { outboxClaimQuery } from './outbox-claim.js';
-import { refersToTaskRow, TASK_ROW_COLUMNS, toEventRecords, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
+import { eventLog, logNeedsTaskRow, TASK_ROW_COLUMNS, toOutboxEntry, toStoredPushConfig, toStoredSigningKey, toStoredTask } from './rows.js';
 import type { TaskState } from '../protocol/a2a/types.js';
 import type { Database } from './schema.js';
 import { apiKeyRows, toStoredApiKey, type ApiKeysTable } from './api-key-rows.js';
@@ -272,11 +272,11 @@ export abstract class SqlStore implements Store {
     // Every row holds at least one event, so `limit` rows are enough for `limit` events.
     if (limit !== undefined) q = q.limit(limit);
     const rows = await q.execute();
-    // the task row an events row of a terminal commit refers to (ADR 0050); a terminal task's row
-    // never changes after that commit, so reading it after the events is as good as with them
-    const taskRow = rows.some((r) => refersToTaskRow(r.events)) ? await this.db.selectFrom('tasks').select(['seq', 'task']).where('id', '=', taskId).executeTakeFirst() : undefined;
-    const events = rows.flatMap((r) => toEventRecords(r, taskRow)).filter((e) => e.seq > afterSeq);
-    return limit !== undefined && events.length > limit ? events.slice(0, limit) : events;
+    // the task row: it may hold the terminal commit's events (final_events, ADR 0057), or an events
+    // row refers to it (ADR 0050); a terminal task's row never changes after that commit, so
+    // reading it after the events is as good as with them
+    const taskRow = logNeedsTaskRow(rows, limit) ? await this.db.selectFrom('tasks').select(['seq', 'task', 'final_events']).where('id', '=', taskId).executeTakeFirst() : undefined;
+    return eventLog(taskId, rows, taskRow, afterSeq, limit);
   }
 
   async listSigningKeys(): Promise<StoredSigningKey[]> {

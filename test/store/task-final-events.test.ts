@@ -1,6 +1,6 @@
 /**
- * Migration 0027 (ADR 0057): a terminal commit's events live in its task row's final_events on
- * SQLite, not in a task_events row. The log reads back the same, whole or from any seq, with any
+ * Migration 0027 (ADR 0057): a terminal commit's events live in its task row's final_events, not
+ * in a task_events row, on both dialects. The log reads back the same, whole or from any seq, with any
  * limit; the read of the task row is one primary-key search; down writes each value back as the
  * task_events row it stands for (the row a build before 0027 writes), on both dialects.
  */
@@ -50,59 +50,90 @@ async function eventsRows(db: Kysely<unknown>, taskId: string): Promise<EventsRo
   return rows.map((r) => ({ ...r, seq: Number(r.seq), first_seq: Number(r.first_seq), created_at: Number(r.created_at) }));
 }
 
-describe('a terminal commit’s events in the task row (SQLite, migration 0027)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'agentport-0027-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** The store and a Kysely handle on its database, each dialect: `steps` run, then both close. */
+type OnStore = (steps: (store: Store, db: Kysely<unknown>) => Promise<void>) => Promise<void>;
 
-  it('writes no task_events row for a task terminal in its first commit, and reads its log back whole, from any seq, with any limit', async () => {
-    const file = join(dir, 'echo.db');
+/** Steps with a fresh SQLite file under `dir`. */
+function onSqlite(dir: string, name: string): OnStore {
+  return async (steps) => {
+    const file = join(dir, name);
     const store = await openSqliteStore({ file });
     const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
     try {
       await store.migrate();
-      const c = echoCommit(`t-${randomBytes(4).toString('hex')}`);
-      await store.commit([c]);
-      expect(await eventsRows(db, c.task.id)).toEqual([]);
-      const { rows } = await sql<{ final_events: string | null }>`select final_events from tasks where id = ${c.task.id}`.execute(db);
-      expect(rows[0]?.final_events).toBe(prepareCommit(c).eventsRow!.json);
-      expect(await store.readEvents(c.task.id, 0)).toEqual(c.events);
-      for (let after = 0; after <= 3; after++) {
-        expect(await store.readEvents(c.task.id, after)).toEqual(c.events.slice(after));
-        for (let limit = 1; limit <= 4; limit++) expect(await store.readEvents(c.task.id, after, limit)).toEqual(c.events.slice(after, after + limit));
-      }
+      await steps(store, db);
     } finally {
       await db.destroy();
+      await store.close();
+    }
+  };
+}
+
+/** Steps with a fresh PostgreSQL schema, dropped after. */
+const onPostgres: OnStore = (steps) =>
+  roundTripOnPostgres('0027f', async (open, db) => {
+    const store = await open();
+    try {
+      await store.migrate();
+      await steps(store, db);
+    } finally {
       await store.close();
     }
   });
 
-  it('keeps the earlier commits in task_events and puts only the terminal one in the task row; the log reads in order across both', async () => {
-    const file = join(dir, 'steps.db');
-    const store = await openSqliteStore({ file });
-    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
-    try {
-      await store.migrate();
-      const first = newTask({ state: 'TASK_STATE_WORKING' });
-      const second = update(first, { state: 'TASK_STATE_WORKING', events: 2 });
-      const last = update(second, { state: 'TASK_STATE_COMPLETED', events: 2 });
-      for (const c of [first, second, last]) await store.commit([c]);
-      const id = first.task.id;
-      expect((await eventsRows(db, id)).map((r) => [r.first_seq, r.seq])).toEqual([
-        [first.events[0]!.seq, first.seq],
-        [second.events[0]!.seq, second.seq],
-      ]);
-      const all = [...first.events, ...second.events, ...last.events];
-      expect(await store.readEvents(id, 0)).toEqual(all);
-      for (let after = 0; after <= all.length; after++) {
-        expect(await store.readEvents(id, after)).toEqual(all.slice(after));
-        for (let limit = 1; limit <= all.length + 1; limit++) expect(await store.readEvents(id, after, limit)).toEqual(all.slice(after, after + limit));
-      }
-      const { rows } = await sql<{ final_events: string | null }>`select final_events from tasks where id = ${id}`.execute(db);
-      expect(rows[0]?.final_events).toBe(prepareCommit(last).eventsRow!.json);
-    } finally {
-      await db.destroy();
-      await store.close();
-    }
+/** A blocking echo: no task_events row; its log reads back whole, from any seq, with any limit. */
+async function echoInTaskRow(store: Store, db: Kysely<unknown>): Promise<void> {
+  const c = echoCommit(`t-${randomBytes(4).toString('hex')}`);
+  await store.commit([c]);
+  expect(await eventsRows(db, c.task.id)).toEqual([]);
+  const { rows } = await sql<{ final_events: string | null }>`select final_events from tasks where id = ${c.task.id}`.execute(db);
+  expect(rows[0]?.final_events).toBe(prepareCommit(c).eventsRow!.json);
+  expect(await store.readEvents(c.task.id, 0)).toEqual(c.events);
+  for (let after = 0; after <= 3; after++) {
+    expect(await store.readEvents(c.task.id, after)).toEqual(c.events.slice(after));
+    for (let limit = 1; limit <= 4; limit++) expect(await store.readEvents(c.task.id, after, limit)).toEqual(c.events.slice(after, after + limit));
+  }
+}
+
+/** Two working commits in task_events, the terminal one in the task row; the log reads in order across both. */
+async function stepsThenTaskRow(store: Store, db: Kysely<unknown>): Promise<void> {
+  const first = newTask({ state: 'TASK_STATE_WORKING' });
+  const second = update(first, { state: 'TASK_STATE_WORKING', events: 2 });
+  const last = update(second, { state: 'TASK_STATE_COMPLETED', events: 2 });
+  for (const c of [first, second, last]) await store.commit([c]);
+  const id = first.task.id;
+  expect((await eventsRows(db, id)).map((r) => [r.first_seq, r.seq])).toEqual([
+    [first.events[0]!.seq, first.seq],
+    [second.events[0]!.seq, second.seq],
+  ]);
+  const all = [...first.events, ...second.events, ...last.events];
+  expect(await store.readEvents(id, 0)).toEqual(all);
+  for (let after = 0; after <= all.length; after++) {
+    expect(await store.readEvents(id, after)).toEqual(all.slice(after));
+    for (let limit = 1; limit <= all.length + 1; limit++) expect(await store.readEvents(id, after, limit)).toEqual(all.slice(after, after + limit));
+  }
+  const { rows } = await sql<{ final_events: string | null }>`select final_events from tasks where id = ${id}`.execute(db);
+  expect(rows[0]?.final_events).toBe(prepareCommit(last).eventsRow!.json);
+}
+
+describe('a terminal commit’s events in the task row (migration 0027)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'agentport-0027-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('SQLite: writes no task_events row for a task terminal in its first commit, and reads its log back whole, from any seq, with any limit', async () => {
+    await onSqlite(dir, 'echo.db')(echoInTaskRow);
+  });
+
+  it('PostgreSQL: the same', async () => {
+    await onPostgres(echoInTaskRow);
+  });
+
+  it('SQLite: keeps the earlier commits in task_events and puts only the terminal one in the task row; the log reads in order across both', async () => {
+    await onSqlite(dir, 'steps.db')(stepsThenTaskRow);
+  });
+
+  it('PostgreSQL: the same', async () => {
+    await onPostgres(stepsThenTaskRow);
   });
 
   it('reads the task row by its primary key (EXPLAIN QUERY PLAN)', () => {
@@ -121,19 +152,14 @@ describe('a terminal commit’s events in the task row (SQLite, migration 0027)'
   });
 });
 
-/** Commits the echo at the latest migration, puts `held` in final_events when given, goes down to 0026 and checks the row, then up. */
-async function roundTrip(open: () => Promise<Store>, db: Kysely<unknown>, migrator: Migrator, schema?: string, writeHeld = false): Promise<void> {
+/** Commits the echo at the latest migration (its events in final_events), goes down to 0026 and checks the row, then up. */
+async function roundTrip(open: () => Promise<Store>, db: Kysely<unknown>, migrator: Migrator, schema?: string): Promise<void> {
   const c = echoCommit(`t-${randomBytes(4).toString('hex')}`);
   const json = prepareCommit(c).eventsRow!.json;
   let store = await open();
   await store.migrate();
   await store.commit([c]);
   await store.close();
-  if (writeHeld) {
-    // PostgreSQL's commit still writes task_events (only SQLite's writes the column): move it as SQLite's would have written it.
-    await sql`delete from task_events where task_id = ${c.task.id}`.execute(db);
-    await sql`update tasks set final_events = ${json} where id = ${c.task.id}`.execute(db);
-  }
   expect(await eventsRows(db, c.task.id)).toEqual([]);
 
   expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
@@ -156,6 +182,6 @@ describe('migration 0027 down and up', () => {
   });
 
   it('PostgreSQL: the same', async () => {
-    await roundTripOnPostgres('0027', (open, db, migrator, schema) => roundTrip(open, db, migrator, schema, true));
+    await roundTripOnPostgres('0027', roundTrip);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * A batch of task commits as few PostgreSQL round trips as possible (issue 18): one statement
  * writes the new tasks and the updated tasks (with their usage records, migration 0023), their
- * events, outbox rows and usage timing, each table
+ * events (a terminal commit's in its task row's final_events, ADR 0057), outbox rows and usage timing, each table
  * from a JSON array (json_to_recordset), so the statement text never changes with the batch and
  * runs as a named prepared statement: after its first use on a connection, a commit is one
  * Bind/Execute round trip with no parse and no plan. A batch whose tasks are distinct is that one
@@ -29,7 +29,7 @@
  * refused all the same.
  */
 import type pg from 'pg';
-import type { PreparedCommit } from '../rows.js';
+import { refersToTaskRow, type PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
 import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues, type TaskUsageColumn } from '../usage/task-usage-columns.js';
 import { CommitTexts, JsonRows } from './json-rows.js';
@@ -89,7 +89,9 @@ const USAGE_DEFS = TASK_USAGE_COLUMNS.map((c) => `${c} ${TASK_USAGE_TYPES[c]}`).
 const USAGE_MERGES = TASK_USAGE_COLUMNS.map((c) => `${c} = case when u.usage_time is null then t.${c} else ${mergedUsageSql(c, `u.${c}`, (col) => `t.${col}`)} end`).join(',\n         ');
 
 /**
- * $1 new tasks, $2 updates (both with their usage record's columns, migration 0023), $3 events, $4
+ * $1 new tasks, $2 updates (both with their usage record's columns, migration 0023, and a terminal
+ * commit's events row as final_events, ADR 0057: an update without it keeps the stored value), $3
+ * the other commits' events rows, $4
  * outbox rows, $5 usage timing a commit carries (JSON arrays written by JsonRows), $6 how many
  * task rows must be written, $7 the task_counts shard to add the new tasks to (null: the caller
  * counts them), $8 the texts the rows point into by byte offset and length (CommitTexts: a task,
@@ -106,17 +108,18 @@ const USAGE_MERGES = TASK_USAGE_COLUMNS.map((c) => `${c} = case when u.usage_tim
 export function commitStatementText(): string {
   return `
 with created as (
-  insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES})
-  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, convert_from(substring($8::bytea from task_at for task_len), 'UTF8'), lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
-    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task_at integer, task_len integer, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text, ${USAGE_DEFS})
+  insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, final_events, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES})
+  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, convert_from(substring($8::bytea from task_at for task_len), 'UTF8'), convert_from(substring($8::bytea from final_at for final_len), 'UTF8'), lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
+    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task_at integer, task_len integer, final_at integer, final_len integer, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text, ${USAGE_DEFS})
   returning id, agent_id, owner
 ), updated as (
   update tasks as t
      set context_id = u.context_id, state = u.state, status_time = u.status_time, seq = u.seq, version = u.expected_version + 1, task = convert_from(substring($8::bytea from u.task_at for u.task_len), 'UTF8'),
+         final_events = coalesce(convert_from(substring($8::bytea from u.final_at for u.final_len), 'UTF8'), t.final_events),
          lease_owner = case when u.lease_owner is null then t.lease_owner else u.lease_owner end,
          lease_expires_at = case when u.lease_owner is null then t.lease_expires_at else u.lease_expires_at end,
          ${USAGE_MERGES}
-    from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task_at integer, task_len integer, lease_owner text, lease_expires_at bigint, ${USAGE_DEFS})
+    from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task_at integer, task_len integer, final_at integer, final_len integer, lease_owner text, lease_expires_at bigint, ${USAGE_DEFS})
    where t.id = u.id and t.agent_id = u.agent_id and t.version = u.expected_version and t.id = any($9::text[])
   returning t.id
 ), written as (
@@ -174,6 +177,10 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
     if (isNew) row.value('created_at', p.createdAt);
     row.value('seq', p.seq);
     row.longText('task_at', 'task_len', p.taskJson);
+    const e = p.eventsRow;
+    // A terminal commit's events row (ADR 0050's form) goes into the task row: no task_events row (ADR 0057).
+    const inTaskRow = e !== undefined && refersToTaskRow(e.json);
+    if (inTaskRow) row.longText('final_at', 'final_len', e.json);
     if (p.lease) {
       row.value('lease_owner', p.lease.owner);
       row.value('lease_expires_at', p.lease.expiresAt);
@@ -188,8 +195,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
       for (let i = 0; i < TASK_USAGE_COLUMNS.length; i++) row.value(TASK_USAGE_COLUMNS[i]!, values[i]);
     }
     row.endRow();
-    const e = p.eventsRow;
-    if (e) {
+    if (e && !inTaskRow) {
       events.beginRow();
       events.value('task_id', p.taskId);
       events.value('seq', e.lastSeq);

@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { prepareCommit, refersToTaskRow, TASK_ROW_COLUMNS, taskRowEventRecords, toEventRecords, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit, type TaskRowText } from '../rows.js';
+import { eventLog, logNeedsTaskRow, prepareCommit, refersToTaskRow, TASK_ROW_COLUMNS, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit, type TaskRowText } from '../rows.js';
 import { outboxClaimQuery } from '../outbox-claim.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
@@ -350,13 +350,8 @@ export class SqliteStore extends SqlStore {
     // LIMIT -1 is SQLite for "no limit".
     // Every row holds at least one event, so `limit` rows are enough for `limit` events.
     const rows = this.statements.selectEvents.all(taskId, afterSeq, limit ?? -1) as TaskEventsTable[];
-    // Fewer rows than the limit: the log may go on in the task row (final_events, ADR 0057), after every row.
-    const upToTaskRow = limit === undefined || rows.length < limit;
-    const taskRow = upToTaskRow || rows.some((r) => refersToTaskRow(r.events)) ? (this.statements.selectTaskRowText.get(taskId) as TaskRowText | undefined) : undefined;
-    const events = rows.flatMap((r) => toEventRecords(r, taskRow));
-    if (upToTaskRow && taskRow && Number(taskRow.seq) > afterSeq) for (const e of taskRowEventRecords(taskId, taskRow)) events.push(e);
-    const after = events.filter((e) => e.seq > afterSeq);
-    return limit !== undefined && after.length > limit ? after.slice(0, limit) : after;
+    const taskRow = logNeedsTaskRow(rows, limit) ? (this.statements.selectTaskRowText.get(taskId) as TaskRowText | undefined) : undefined;
+    return eventLog(taskId, rows, taskRow, afterSeq, limit);
   }
 }
 
