@@ -124,7 +124,7 @@ describe('a terminal commit’s events in the task row (migration 0027)', () => 
     await onSqlite(dir, 'echo.db')(echoInTaskRow);
   });
 
-  it('PostgreSQL: the same', async () => {
+  it('PostgreSQL: writes no task_events row for a task terminal in its first commit, and reads its log back the same', async () => {
     await onPostgres(echoInTaskRow);
   });
 
@@ -132,7 +132,7 @@ describe('a terminal commit’s events in the task row (migration 0027)', () => 
     await onSqlite(dir, 'steps.db')(stepsThenTaskRow);
   });
 
-  it('PostgreSQL: the same', async () => {
+  it('PostgreSQL: keeps the earlier commits in task_events and puts only the terminal one in the task row, read in order', async () => {
     await onPostgres(stepsThenTaskRow);
   });
 
