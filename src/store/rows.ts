@@ -114,8 +114,10 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
  */
 function eventsRowJson(events: readonly TaskEventRecord[], task: Task, seq: number): string {
   const ref = isTerminal(task.status.state) ? task : undefined;
-  const pairs = new Array<[number, unknown]>(events.length);
-  for (let i = 0; i < events.length; i++) pairs[i] = [events[i]!.createdAt, compactEvent(events[i]!.event, task.id, task.contextId, ref)];
+  // pushed, not `map`ped: an optimised `map` (like `new Array(n)` filled in) makes a holey array, which
+  // JSON.stringify serialises through its slow path, element by element (~8 % of the main thread's instructions)
+  const pairs: Array<[number, unknown]> = [];
+  for (const e of events) pairs.push([e.createdAt, compactEvent(e.event, task.id, task.contextId, ref)]);
   return JSON.stringify(ref ? { t: seq, e: pairs } : { c: task.contextId, e: pairs });
 }
 

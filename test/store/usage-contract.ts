@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import type { Database } from '../../src/store/schema.js';
 import type { Store } from '../../src/store/store.js';
-import { USAGE_DIMENSIONS, type UsageDimension, type UsageGroup, type UsageQuery, type UsageRecord } from '../../src/store/usage-record.js';
+import { USAGE_DIMENSIONS, type UsageDimension, type UsageGroup, type UsageAmend, type UsageQuery, type UsageRecord } from '../../src/store/usage-record.js';
 import type { SqlUsageStore } from '../../src/store/usage/sql-usage-store.js';
 import { addHistogramText, DURATION_BOUNDS_MS, DURATION_COLUMNS, histogramText, LATENCY_BOUNDS_MS, LATENCY_COLUMNS } from '../../src/store/usage/usage-histogram.js';
 import { DAILY, HOURLY } from '../../src/store/usage/usage-sql.js';
@@ -437,6 +437,22 @@ export function describeUsageContract(ctx: ContractContext): void {
         later.usage = taskRecord(later.task.id, { contextId: later.task.contextId });
         await store.commit([later]);
         expect((await usage.get(later.task.id))?.latencyMs).toBe(4);
+      });
+
+      it('applies a flush of many amends in order, an id amended twice in it keeping the later values and the earlier ones it leaves out', async () => {
+        const store = ctx.store();
+        const usage = usageOf(store);
+        const tasks = Array.from({ length: 150 }, () => ({ ...newTask(), usage: undefined as UsageRecord | undefined }));
+        for (const t of tasks) t.usage = taskRecord(t.task.id, { contextId: t.task.contextId });
+        await store.commit(tasks);
+        // 150 amends and a second one for tasks[3] and tasks[140] (beyond any statement's rows): 152 in one write
+        const amends: UsageAmend[] = tasks.map((t, i) => ({ id: t.task.id, ttfbMs: i, latencyMs: i + 0.5, bytesIn: 1000 + i, bytesOut: 2000 + i }));
+        amends.push({ id: tasks[3]!.task.id, latencyMs: 99 }, { id: tasks[140]!.task.id, bytesOut: 7 });
+        await usage.write([], amends);
+        for (const [i, t] of tasks.entries()) {
+          const expected = { ttfbMs: i, latencyMs: i === 3 ? 99 : i + 0.5, bytesIn: 1000 + i, bytesOut: i === 140 ? 7 : 2000 + i };
+          expect(await usage.get(t.task.id)).toEqual(taskRecord(t.task.id, { contextId: t.task.contextId, ...expected }));
+        }
       });
     });
 

@@ -50,7 +50,12 @@ function copyArtifact(a: Artifact): Artifact {
  */
 export function structuredCloneTask(t: Task): Task {
   const out: Task = { id: t.id, contextId: t.contextId, status: { ...t.status } };
-  if (t.artifacts) out.artifacts = t.artifacts.map(copyArtifact);
+  if (t.artifacts) {
+    // pushed, not `map`ped: an optimised `map` makes a holey array, which JSON.stringify (the store's
+    // task row) serialises through its slow path, element by element
+    const artifacts: Artifact[] = (out.artifacts = []);
+    for (const a of t.artifacts) artifacts.push(copyArtifact(a));
+  }
   if (t.history) out.history = [...t.history];
   if (t.metadata !== undefined) out.metadata = t.metadata;
   for (const key in t) {

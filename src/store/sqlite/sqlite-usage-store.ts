@@ -17,9 +17,25 @@ import type { StatementCache } from './statement-cache.js';
  * inserted once and merged on a repeat (a value given replaces, an absent one keeps). Binds
  * id, ttfb_ms, latency_ms, bytes_in, bytes_out.
  */
-export const UPSERT_TIMING_SQL = `insert into "task_usage_timing" ("id", "ttfb_ms", "latency_ms", "bytes_in", "bytes_out") values (?, ?, ?, ?, ?)
+export const UPSERT_TIMING_SQL = upsertTimingSql(1);
+
+/**
+ * UPSERT_TIMING_SQL for `rows` rows in one statement (binds 5 values a row, in row order). SQLite
+ * inserts the rows in order, so an id given twice is merged like two statements in a row.
+ */
+function upsertTimingSql(rows: number): string {
+  const values = Array.from({ length: rows }, () => '(?, ?, ?, ?, ?)').join(', ');
+  return `insert into "task_usage_timing" ("id", "ttfb_ms", "latency_ms", "bytes_in", "bytes_out") values ${values}
   on conflict ("id") do update set "ttfb_ms" = coalesce("excluded"."ttfb_ms", "ttfb_ms"), "latency_ms" = coalesce("excluded"."latency_ms", "latency_ms"),
   "bytes_in" = coalesce("excluded"."bytes_in", "bytes_in"), "bytes_out" = coalesce("excluded"."bytes_out", "bytes_out")`;
+}
+
+/**
+ * Amends written per statement at most (320 values, far under SQLite's 32,766). Issue 26: one
+ * statement a row cost each blocking task ~2.7 k instructions of statement overhead on the main
+ * thread (step, reset, bind set-up); a flush carries one amend per task answered since the last.
+ */
+const AMENDS_PER_STATEMENT = 64;
 
 /**
  * A call record is written once: a duplicate id (a retried flush) is skipped, and so is the id of
@@ -30,7 +46,9 @@ const INSERT_CALL_SQL = `insert into "usage_records" (${USAGE_RECORD_COLUMNS.map
   on conflict ("id") do nothing`;
 
 export class SqliteUsageStore extends SqlUsageStore {
-  #prepared: { insertCall: Sqlite.Statement; amend: Sqlite.Statement } | undefined;
+  #insertCall: Sqlite.Statement | undefined;
+  /** upsertTimingSql(n) by its row count n, prepared when first needed */
+  readonly #amendStatements = new Map<number, Sqlite.Statement>();
   readonly #write: (records: readonly UsageRecord[], amends: readonly UsageAmend[]) => void;
   readonly #rollupStep: (level: RollupLevel, end: number) => RollupStep;
 
@@ -41,9 +59,11 @@ export class SqliteUsageStore extends SqlUsageStore {
   ) {
     super(db);
     this.#write = raw.transaction((records: readonly UsageRecord[], amends: readonly UsageAmend[]) => {
-      const s = this.statements;
-      for (const r of records) s.insertCall.run(...usageRowValues(r), r.id);
-      for (const a of amends) s.amend.run(a.id, a.ttfbMs ?? null, a.latencyMs ?? null, a.bytesIn ?? null, a.bytesOut ?? null);
+      if (records.length > 0) {
+        const insertCall = (this.#insertCall ??= this.raw.prepare(INSERT_CALL_SQL));
+        for (const r of records) insertCall.run(...usageRowValues(r), r.id);
+      }
+      for (let i = 0; i < amends.length; i += AMENDS_PER_STATEMENT) this.#amend(amends, i, Math.min(amends.length, i + AMENDS_PER_STATEMENT));
     });
     this.#rollupStep = raw.transaction((level: RollupLevel, end: number): RollupStep => {
       const state = this.run(rolledUntilOf(level), 'get') as { rolled_until: number } | undefined;
@@ -56,10 +76,17 @@ export class SqliteUsageStore extends SqlUsageStore {
     });
   }
 
-  /** Prepared on first use: the table exists only once `migrate()` has run. */
-  private get statements() {
-    this.#prepared ??= { insertCall: this.raw.prepare(INSERT_CALL_SQL), amend: this.raw.prepare(UPSERT_TIMING_SQL) };
-    return this.#prepared;
+  /** amends[from, to) as one statement; prepared on first use (the table exists only once `migrate()` has run). */
+  #amend(amends: readonly UsageAmend[], from: number, to: number): void {
+    const rows = to - from;
+    let statement = this.#amendStatements.get(rows);
+    if (!statement) this.#amendStatements.set(rows, (statement = this.raw.prepare(upsertTimingSql(rows))));
+    const values: unknown[] = [];
+    for (let i = from; i < to; i++) {
+      const a = amends[i]!;
+      values.push(a.id, a.ttfbMs ?? null, a.latencyMs ?? null, a.bytesIn ?? null, a.bytesOut ?? null);
+    }
+    statement.run(...values);
   }
 
   /** Runs a Kysely-built statement synchronously, inside the caller's better-sqlite3 transaction. */
