@@ -114,6 +114,16 @@ async function stepsThenTaskRow(store: Store, db: Kysely<unknown>): Promise<void
   }
   const { rows } = await sql<{ final_events: string | null }>`select final_events from tasks where id = ${id}`.execute(db);
   expect(rows[0]?.final_events).toBe(prepareCommit(last).eventsRow!.json);
+
+  // A later commit of the task row without events (a usage write after the end) keeps what the row
+  // holds: the update binds null for final_events and must not overwrite the terminal events.
+  // Its task is unchanged: the referring events row (ADR 0050) takes its status from the row.
+  const after = { ...update(last, { state: 'TASK_STATE_COMPLETED', events: 0 }), task: last.task };
+  expect(prepareCommit(after).eventsRow).toBeUndefined();
+  await store.commit([after]);
+  const again = await sql<{ final_events: string | null }>`select final_events from tasks where id = ${id}`.execute(db);
+  expect(again.rows[0]?.final_events).toBe(prepareCommit(last).eventsRow!.json);
+  expect(await store.readEvents(id, 0)).toEqual(all);
 }
 
 describe('a terminal commit’s events in the task row (migration 0027)', () => {
