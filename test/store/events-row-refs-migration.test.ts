@@ -9,27 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Kysely, type Migrator, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Task } from '../../src/protocol/a2a/types.js';
-import type { Store, TaskCommit } from '../../src/store/store.js';
+import type { Store } from '../../src/store/store.js';
 import { migrateTo } from '../support/migrate-to.js';
 import { roundTripOnPostgres, roundTripOnSqlite } from '../support/migration-round-trip.js';
-import { T0 } from './fixtures.js';
+import { echoCommit } from './fixtures.js';
 
 const BEFORE = '0024_task_running_index';
-
-/** A blocking echo's one commit: submitted, its artifact, completed; the events share the task's values as the core's do. */
-function echoCommit(id: string): TaskCommit {
-  const message = { messageId: `m-${id}`, role: 'ROLE_USER' as const, parts: [{ text: 'hello' }], contextId: `c-${id}`, taskId: id };
-  const artifact = { artifactId: 'artifact-1', parts: [{ text: 'hello' }], name: 'echo' };
-  const done = { state: 'TASK_STATE_COMPLETED' as const, timestamp: '2026-01-01T00:00:01.000Z' };
-  const task: Task = { id, contextId: `c-${id}`, status: done, artifacts: [artifact], history: [message] };
-  const events = [
-    { task: { id, contextId: `c-${id}`, status: { state: 'TASK_STATE_SUBMITTED' as const, timestamp: '2026-01-01T00:00:00.000Z' }, history: [message] } },
-    { artifactUpdate: { taskId: id, contextId: `c-${id}`, artifact } },
-    { statusUpdate: { taskId: id, contextId: `c-${id}`, status: done } },
-  ];
-  return { agentId: 'agent-a', owner: 'alice', task, expectedVersion: 0, seq: 3, events: events.map((event, i) => ({ taskId: id, seq: i + 1, event, createdAt: T0 + i })), outbox: [], createdAt: T0 };
-}
 
 /** The task's events rows; at the latest migration (0027, ADR 0057) a terminal commit's may be its task row's final_events. */
 async function eventsText(db: Kysely<unknown>, taskId: string, latest = false): Promise<string> {

@@ -56,6 +56,23 @@ export interface UpdateOptions {
 }
 
 /** The commit that follows `prev` (as if `prev` was applied): status updates appended to the log. */
+/**
+ * A blocking echo's one commit: submitted, its artifact, completed; the events share the task's
+ * values as the core's do (the migration tests of 0025 and 0027).
+ */
+export function echoCommit(id: string): TaskCommit {
+  const message = { messageId: `m-${id}`, role: 'ROLE_USER' as const, parts: [{ text: 'hello' }], contextId: `c-${id}`, taskId: id };
+  const artifact = { artifactId: 'artifact-1', parts: [{ text: 'hello' }], name: 'echo' };
+  const done = { state: 'TASK_STATE_COMPLETED' as const, timestamp: '2026-01-01T00:00:01.000Z' };
+  const task: Task = { id, contextId: `c-${id}`, status: done, artifacts: [artifact], history: [message] };
+  const events = [
+    { task: { id, contextId: `c-${id}`, status: { state: 'TASK_STATE_SUBMITTED' as const, timestamp: '2026-01-01T00:00:00.000Z' }, history: [message] } },
+    { artifactUpdate: { taskId: id, contextId: `c-${id}`, artifact } },
+    { statusUpdate: { taskId: id, contextId: `c-${id}`, status: done } },
+  ];
+  return { agentId: 'agent-a', owner: 'alice', task, expectedVersion: 0, seq: 3, events: events.map((event, i) => ({ taskId: id, seq: i + 1, event, createdAt: T0 + i })), outbox: [], createdAt: T0 };
+}
+
 export function update(prev: TaskCommit, o: UpdateOptions = {}): TaskCommit {
   const time = o.time ?? Date.parse(prev.task.status.timestamp ?? iso(T0)) + 1000;
   const status = { state: o.state ?? 'TASK_STATE_WORKING', timestamp: iso(time) };

@@ -75,30 +75,18 @@ export interface RunSupervisorDeps {
  * context and the task — survived one young-generation collection (~4 KB a request, most of the
  * ~1.5 MB each scavenge copied at 8 connections; ADR 0056).
  */
-const OBSERVER = Symbol('agentport.runObserver');
-type ObservedRun = TaskRun & { [OBSERVER]?: RunObserver | undefined };
-
-function observerOf(run: TaskRun): RunObserver | undefined {
-  return (run as ObservedRun)[OBSERVER];
-}
-
-function setObserver(run: TaskRun, obs: RunObserver | undefined): void {
-  (run as ObservedRun)[OBSERVER] = obs;
-}
+const [observerOf, setObserver] = fieldOnRun<TaskRun, RunObserver>('agentport.runObserver');
 
 /**
  * The task a run creates with its first event, kept on the run for the observer's reasons above;
  * a WeakMap insertion also cost ~1.1 k instructions a SendMessage (callgrind, issue 26).
  */
-const PENDING_CREATE = Symbol('agentport.pendingCreate');
-type PendingRun = AgentRun & { [PENDING_CREATE]?: PendingCreate | undefined };
+const [pendingCreateOf, setPendingCreate] = fieldOnRun<AgentRun, PendingCreate>('agentport.pendingCreate');
 
-function pendingCreateOf(run: AgentRun): PendingCreate | undefined {
-  return (run as PendingRun)[PENDING_CREATE];
-}
-
-function setPendingCreate(run: AgentRun, create: PendingCreate | undefined): void {
-  (run as PendingRun)[PENDING_CREATE] = create;
+/** A getter and a setter of one symbol-keyed field of a run (off its public type). */
+function fieldOnRun<R extends object, T>(description: string): [(run: R) => T | undefined, (run: R, value: T | undefined) => void] {
+  const key = Symbol(description);
+  return [(run) => (run as { [key]?: T })[key], (run, value) => void ((run as { [key]?: T })[key] = value)];
 }
 
 export class RunSupervisor implements AgentRunHost {
