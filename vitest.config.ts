@@ -42,6 +42,7 @@ const UNIT = [
   'test/auth/api-key-record-cache.test.ts',
   'test/auth/poll-turns.test.ts',
   'test/store/sqlite/statement-cache.test.ts',
+  'test/store/sqlite/message-id-filter.test.ts',
   'test/auth/oauth/login-throttle.test.ts',
   'test/auth/oauth/oauth-store.test.ts',
   'test/auth/oauth/sessions-migration.test.ts',

@@ -27,6 +27,7 @@ import { StatementCache } from './statement-cache.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
 import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues } from '../usage/task-usage-columns.js';
 import { UPSERT_TIMING_SQL } from './sqlite-usage-store.js';
+import { MessageIdFilter } from './message-id-filter.js';
 
 export interface SqliteStoreOptions {
   /** a database file path, or ':memory:' */
@@ -40,7 +41,14 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** run WAL checkpoints on a worker thread instead of inside commits (default true for files) */
   checkpointThread?: boolean;
+  /** called with the SQL of every statement the store's connection runs (better-sqlite3's `verbose`): diagnostics, tests */
+  onStatement?: (sql: string) => void;
 }
+
+/** Keys read per step of the message-id filter's build (~1 ms each); the event loop turns between steps. */
+export const MESSAGE_ID_BUILD_CHUNK = 2_000;
+const MESSAGE_ID_KEY = 'select agent_id, owner, origin_message_id from tasks where origin_message_id is not null';
+const MESSAGE_ID_ORDER = 'order by agent_id, owner, origin_message_id limit ?';
 
 type Q = Kysely<Database>;
 
@@ -157,6 +165,12 @@ export function compileStatements(k: Q) {
     selectApiKey: compileWithSlots(apiKeyRows(k).where('k.key_id', '=', slot<string>('key_id')), ['key_id']),
     // Every request with a stored API key reads this first (credentialsGeneration below).
     selectCredentialsGeneration: `select n from ${CREDENTIALS_GENERATION_TABLE} where id = 1`,
+    // The message-id filter's build (ADR 0063): about how many tasks there are (one step down the
+    // table's B-tree: tasks are never deleted, so the largest rowid is near their number), then
+    // every key in the order of the unique index, which covers them, in chunks after the last key read.
+    maxTaskRowid: 'select max(rowid) from tasks',
+    firstMessageIds: `${MESSAGE_ID_KEY} ${MESSAGE_ID_ORDER}`,
+    nextMessageIds: `${MESSAGE_ID_KEY} and (agent_id, owner, origin_message_id) > (?, ?, ?) ${MESSAGE_ID_ORDER}`,
   };
 }
 
@@ -175,6 +189,13 @@ export class SqliteStore extends SqlStore {
   readonly #taskCounts = new Map<string, number>();
   /** what a failed commit said about the file itself (damaged, I/O error); stays until restart */
   #failure: string | undefined;
+  /**
+   * The (agent, owner, messageId) keys the database holds (ADR 0063): every key commit() writes,
+   * from the start, and every key already stored, added by a build in chunks begun by the first
+   * lookup. Consulted only once that build is complete.
+   */
+  readonly #messageIds = new MessageIdFilter();
+  #messageIdBuild: 'not started' | 'running' | 'complete' | 'failed' = 'not started';
   readonly usage: SqliteUsageStore;
 
   constructor(
@@ -246,6 +267,9 @@ export class SqliteStore extends SqlStore {
     }
     // The number alone, not a row object: this one runs on every request with an API key.
     prepared.selectCredentialsGeneration.pluck();
+    prepared.maxTaskRowid.pluck();
+    prepared.firstMessageIds.raw();
+    prepared.nextMessageIds.raw();
     return (this.#statements = prepared);
   }
 
@@ -257,6 +281,9 @@ export class SqliteStore extends SqlStore {
       // Only a Kysely transaction (a migration) can be open here; joining it would be wrong.
       throw new Error('sqlite store: commit while a migration is running');
     }
+    // Known to the message-id filter before any of it can be read (a failed batch leaves its keys:
+    // a "maybe" costs a query, never a wrong answer). On this thread, whatever thread writes.
+    for (const p of batch) if (p.originMessageId !== null) this.#messageIds.add(p.agentId, p.owner, p.originMessageId);
     try {
       this.#writeBatch(batch);
     } catch (err) {
@@ -323,8 +350,52 @@ export class SqliteStore extends SqlStore {
   }
 
   override async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
+    // SendMessage asks this for every fresh messageId: a key the filter proves absent is not looked up.
+    if (this.#messageIdBuild === 'complete') {
+      if (!this.#messageIds.mayHold(agentId, owner, messageId)) return undefined;
+    } else if (this.#messageIdBuild === 'not started') {
+      this.#startMessageIdBuild();
+    }
     const row = this.statements.selectTaskByMessage.get(agentId, owner, messageId) as TasksTable | undefined;
     return row ? toStoredTask(row) : undefined;
+  }
+
+  /** The message-id filter (ADR 0063): whether lookups consult it yet, and its size. */
+  messageIdFilterStatus(): { build: 'not started' | 'running' | 'complete' | 'failed'; keys: number; bytes: number; layers: number } {
+    return { build: this.#messageIdBuild, ...this.#messageIds.stats() };
+  }
+
+  /**
+   * Adds every key the database holds to the filter, MESSAGE_ID_BUILD_CHUNK at a time, the event
+   * loop turning between chunks. Begun by the first lookup, so after migrations (which may rebuild
+   * the table) and never in a CLI command that looks nothing up. Keys committed meanwhile are added
+   * by commit() (and may be read here too: harmless). The keys stored before are never changed or
+   * moved in the index (tasks are not deleted, and no update writes the three columns), so the
+   * walk in index order meets each of them once. A failure leaves it incomplete: lookups query.
+   */
+  #startMessageIdBuild(): void {
+    this.#messageIdBuild = 'running';
+    const s = this.statements;
+    const ids = this.#messageIds;
+    const step = (after: unknown[] | undefined): void => {
+      try {
+        if (!this.raw.open) return void (this.#messageIdBuild = 'failed');
+        const rows = (after === undefined ? s.firstMessageIds.all(MESSAGE_ID_BUILD_CHUNK) : s.nextMessageIds.all(after[0], after[1], after[2], MESSAGE_ID_BUILD_CHUNK)) as string[][];
+        for (const r of rows) ids.add(r[0]!, r[1]!, r[2]!);
+        if (rows.length < MESSAGE_ID_BUILD_CHUNK) return void (this.#messageIdBuild = 'complete');
+        setImmediate(step, rows[rows.length - 1]);
+      } catch {
+        this.#messageIdBuild = 'failed';
+      }
+    };
+    try {
+      // One layer for them all, with room for as many again.
+      ids.reserve(2 * Number(s.maxTaskRowid.get() ?? 0));
+    } catch {
+      this.#messageIdBuild = 'failed';
+      return;
+    }
+    setImmediate(step, undefined);
   }
 
   override async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
@@ -367,7 +438,7 @@ function fileFailure(err: unknown): string | undefined {
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteStore> {
   const inMemory = opts.file === ':memory:';
   if (!inMemory) mkdirSync(dirname(opts.file), { recursive: true });
-  const raw = new Sqlite(opts.file);
+  const raw = new Sqlite(opts.file, opts.onStatement ? { verbose: (sql?: unknown) => opts.onStatement!(String(sql)) } : {});
   try {
     if (!inMemory) {
       raw.pragma('journal_mode = WAL');

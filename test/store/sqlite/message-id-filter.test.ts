@@ -1,0 +1,203 @@
+/**
+ * The embedded store's filter of message ids (ADR 0063): a SendMessage idempotency lookup that the
+ * filter proves absent skips its query; a key the database holds is always found, before and after
+ * a restart, whether committed through the store or already in the file, during and after the
+ * filter's build in chunks. The statement runs are counted as SQLite reports them (the connection's
+ * trace of executed statements), not through a stand-in store.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqliteStore, type SqliteStore } from '../../../src/store/index.js';
+import { compileStatements, MESSAGE_ID_BUILD_CHUNK } from '../../../src/store/sqlite/sqlite-store.js';
+import { MessageIdFilter } from '../../../src/store/sqlite/message-id-filter.js';
+import type { Database } from '../../../src/store/schema.js';
+import { ConcurrentUpdateError, type TaskCommit } from '../../../src/store/store.js';
+import { newTask } from '../fixtures.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'agentport-msgid-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let files = 0;
+const newFile = (): string => join(dir, `s${files++}.db`);
+
+/** A store on `file` whose executed statements are recorded (their SQL, values filled in). */
+async function openTraced(file: string): Promise<{ store: SqliteStore; ran: string[] }> {
+  const ran: string[] = [];
+  const store = await openSqliteStore({ file, checkpointThread: false, onStatement: (sql) => ran.push(sql) });
+  await store.migrate();
+  return { store, ran };
+}
+
+/** How many idempotency lookups SQLite ran for this messageId (the select on origin_message_id with it bound). */
+const lookupsOf = (ran: string[], messageId: string): number => ran.filter((s) => /^select .* from "tasks" where /.test(s) && s.includes(`"origin_message_id" = '${messageId}'`)).length;
+
+const keyed = (agentId: string, owner: string, messageId: string): TaskCommit => ({ ...newTask({ agentId, owner }), originMessageId: messageId });
+
+async function untilBuilt(store: SqliteStore): Promise<void> {
+  for (let i = 0; i < 10_000 && store.messageIdFilterStatus().build === 'running'; i++) await new Promise((r) => setImmediate(r));
+  expect(store.messageIdFilterStatus().build).toBe('complete');
+}
+
+describe('MessageIdFilter (the Bloom filter alone)', () => {
+  it('never calls a key it was given absent, across several layers', () => {
+    const f = new MessageIdFilter();
+    const n = 300_000; // past the first layers (65,536, then 131,072, then 262,144)
+    for (let i = 0; i < n; i++) f.add(`agent-${i % 3}`, `owner-${i % 7}`, `m-${i}`);
+    expect(f.stats()).toMatchObject({ keys: n, layers: 3 });
+    for (let i = 0; i < n; i++) if (!f.mayHold(`agent-${i % 3}`, `owner-${i % 7}`, `m-${i}`)) throw new Error(`key ${i} called absent`);
+  });
+
+  it('calls about 2^-7 of absent keys "maybe" when its one layer is full, and keys apart by agent, owner or boundary apart', () => {
+    const f = new MessageIdFilter();
+    const n = 65_536;
+    for (let i = 0; i < n; i++) f.add('echo', 'anon', `m-${i}`);
+    expect(f.stats().layers).toBe(1);
+    let maybe = 0;
+    const probes = 200_000;
+    for (let i = 0; i < probes; i++) if (f.mayHold('echo', 'anon', `absent-${i}`)) maybe++;
+    // a Bloom filter of 7 hashes at k / ln 2 bits a key: (1/2)^7 = 0.78 % (sd ~0.02 % over 200k probes)
+    expect(maybe / probes).toBeGreaterThan(0.006);
+    expect(maybe / probes).toBeLessThan(0.0095);
+    let other = 0;
+    for (let i = 0; i < 10_000; i++) {
+      if (f.mayHold('echo2', 'anon', `m-${i}`)) other++;
+      if (f.mayHold('echo', 'anon2', `m-${i}`)) other++;
+      if (f.mayHold('echoa', 'non', `m-${i}`)) other++;
+    }
+    expect(other / 30_000).toBeLessThan(0.0095);
+    // 65,536 keys × 7 / ln 2 bits, in 32-bit words: 661,838 bits → 20,683 words
+    expect(f.stats().bytes).toBe(20_683 * 4);
+  });
+
+  it('knows nothing before its first key', () => {
+    expect(new MessageIdFilter().mayHold('a', 'b', 'c')).toBe(false);
+  });
+});
+
+describe('SqliteStore.findTaskByMessageId with the filter', () => {
+  it('skips the query for an absent key once built, runs it for a stored one, and finds a task committed after the build', async () => {
+    const { store, ran } = await openTraced(newFile());
+    try {
+      const before = keyed('echo', 'alice', 'm-before');
+      await store.commit([before]);
+      // the first lookup queries (nothing built yet) and starts the build
+      expect(await store.findTaskByMessageId('echo', 'alice', 'm-absent-0')).toBeUndefined();
+      expect(lookupsOf(ran, 'm-absent-0')).toBe(1);
+      await untilBuilt(store);
+
+      for (let i = 1; i <= 50; i++) expect(await store.findTaskByMessageId('echo', 'alice', `m-absent-${i}`)).toBeUndefined();
+      const queried = Array.from({ length: 50 }, (_, i) => lookupsOf(ran, `m-absent-${i + 1}`)).reduce((a, b) => a + b, 0);
+      // 50 absent keys at a false-positive rate below 1 %: none, or very rarely one, is queried
+      expect(queried).toBeLessThanOrEqual(1);
+
+      expect((await store.findTaskByMessageId('echo', 'alice', 'm-before'))?.task.id).toBe(before.task.id);
+      expect(lookupsOf(ran, 'm-before')).toBe(1);
+      // committed after the build: commit() adds it
+      const after = keyed('echo', 'alice', 'm-after');
+      await store.commit([after]);
+      expect((await store.findTaskByMessageId('echo', 'alice', 'm-after'))?.task.id).toBe(after.task.id);
+      // a second task with the key is refused, and the first is what the key finds (run-supervisor's duplicate path)
+      await expect(store.commit([keyed('echo', 'alice', 'm-after')])).rejects.toBeInstanceOf(ConcurrentUpdateError);
+      expect((await store.findTaskByMessageId('echo', 'alice', 'm-after'))?.task.id).toBe(after.task.id);
+      // another agent or owner with the same messageId is another key
+      expect(await store.findTaskByMessageId('echo', 'bob', 'm-after')).toBeUndefined();
+      expect(await store.findTaskByMessageId('other', 'alice', 'm-after')).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('finds every stored task after a restart: queried until the build is complete, then through the filter', async () => {
+    const file = newFile();
+    const made: TaskCommit[] = [];
+    {
+      const { store } = await openTraced(file);
+      for (let i = 0; i < 20; i++) made.push(keyed(`agent-${i % 2}`, `owner-${i % 3}`, `r-${i}`));
+      await store.commit(made.slice(0, 10));
+      await store.findTaskByMessageId('agent-0', 'owner-0', 'nothing');
+      await untilBuilt(store);
+      await store.commit(made.slice(10));
+      await store.close();
+    }
+    const { store, ran } = await openTraced(file);
+    try {
+      // before any build: every stored key is found (by query)
+      expect(store.messageIdFilterStatus().build).toBe('not started');
+      for (const t of made) expect((await store.findTaskByMessageId(t.agentId, t.owner, t.originMessageId!))?.task.id).toBe(t.task.id);
+      expect(store.messageIdFilterStatus().build).toBe('running');
+      await untilBuilt(store);
+      expect(store.messageIdFilterStatus().keys).toBe(20);
+      for (const t of made) expect((await store.findTaskByMessageId(t.agentId, t.owner, t.originMessageId!))?.task.id).toBe(t.task.id);
+      expect(made.map((t) => lookupsOf(ran, t.originMessageId!))).toEqual(made.map(() => 2));
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('builds a large store in chunks, the event loop turning between them, and keeps keys committed while it runs', async () => {
+    const file = newFile();
+    const stored = 2 * MESSAGE_ID_BUILD_CHUNK + 500;
+    {
+      const { store } = await openTraced(file);
+      await store.close();
+    }
+    // Written by another connection before the store opens (as a predecessor process would have).
+    const other = new Sqlite(file);
+    const insert = other.prepare(
+      `insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, origin_message_id) values (?, ?, 'alice', 'c', 'TASK_STATE_COMPLETED', 0, 0, 1, 1, ?, ?)`,
+    );
+    other.transaction(() => {
+      const task = (id: string) => JSON.stringify({ id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } });
+      for (let i = 0; i < stored; i++) insert.run(`t-${i}`, i % 2 === 0 ? 'big-a' : 'big-b', task(`t-${i}`), `k-${String(i).padStart(5, '0')}`);
+      // tasks without a key (an engine without deduplication) are not read
+      for (let i = 0; i < 100; i++) insert.run(`n-${i}`, 'big-a', task(`n-${i}`), null);
+    })();
+    other.close();
+
+    const { store, ran } = await openTraced(file);
+    const chunkReads = (): string[] => ran.filter((s) => s.startsWith('select agent_id, owner, origin_message_id from tasks'));
+    try {
+      expect(await store.findTaskByMessageId('big-a', 'alice', 'k-00000')).toBeDefined();
+      await new Promise((r) => setImmediate(r));
+      expect(chunkReads()).toHaveLength(1);
+      expect(store.messageIdFilterStatus()).toMatchObject({ build: 'running', keys: MESSAGE_ID_BUILD_CHUNK });
+      // committed while the build runs: one sorting before the build's cursor, one after
+      const early = keyed('a-early', 'alice', 'k-early');
+      const late = keyed('zz-late', 'alice', 'k-late');
+      await store.commit([early, late]);
+      await untilBuilt(store);
+      // the stored keys in chunks (the last one short), then nothing more
+      expect(chunkReads()).toHaveLength(3);
+      // added: the stored keys, the two commits, and the late one again (it sorts after the cursor: the build reads it too)
+      expect(store.messageIdFilterStatus().keys).toBe(stored + 2 + 1);
+      for (let i = 0; i < stored; i++) {
+        const messageId = `k-${String(i).padStart(5, '0')}`;
+        const found = await store.findTaskByMessageId(i % 2 === 0 ? 'big-a' : 'big-b', 'alice', messageId);
+        if (found?.task.id !== `t-${i}`) throw new Error(`${messageId}: found ${found?.task.id}`);
+      }
+      expect((await store.findTaskByMessageId('a-early', 'alice', 'k-early'))?.task.id).toBe(early.task.id);
+      expect((await store.findTaskByMessageId('zz-late', 'alice', 'k-late'))?.task.id).toBe(late.task.id);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads the keys through the covering unique index, after the last key read (EXPLAIN QUERY PLAN)', async () => {
+    const file = newFile();
+    const { store } = await openTraced(file);
+    await store.close();
+    const raw = new Sqlite(file);
+    try {
+      const statements = compileStatements(new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) }));
+      const plan = (text: string) => (raw.prepare(`explain query plan ${text}`).all(...Array.from({ length: (text.match(/\?/g) ?? []).length }, () => 'x')) as { detail: string }[]).map((r) => r.detail).join('; ');
+      expect(plan(statements.firstMessageIds)).toMatch(/^SCAN tasks USING COVERING INDEX tasks_origin_message_idx$/);
+      expect(plan(statements.nextMessageIds)).toMatch(/^SEARCH tasks USING COVERING INDEX tasks_origin_message_idx \(\(agent_id,owner,origin_message_id\)>\(\?,\?,\?\)\)$/);
+    } finally {
+      raw.close();
+    }
+  });
+});
