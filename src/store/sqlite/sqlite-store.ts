@@ -43,6 +43,12 @@ export interface SqliteStoreOptions {
   checkpointThread?: boolean;
   /** called with the SQL of every statement the store's connection runs (better-sqlite3's `verbose`): diagnostics, tests */
   onStatement?: (sql: string) => void;
+  /**
+   * Another connection writes tasks to this file while this store is open (tests standing in for
+   * replicas over one file; a server's data-dir lock rules it out): what relies on this store being
+   * the only writer is off, so every idempotency lookup queries (ADR 0063). Default false.
+   */
+  sharedFile?: boolean;
 }
 
 /** Keys read per step of the message-id filter's build (~1 ms each); the event loop turns between steps. */
@@ -175,6 +181,8 @@ export function compileStatements(k: Q) {
 }
 
 type StatementSql = ReturnType<typeof compileStatements>;
+/** where the message-id filter's build is; 'off' on a shared file, where it is never consulted */
+type MessageIdBuild = 'not started' | 'running' | 'complete' | 'failed' | 'off';
 
 const taskCountKey = (agentId: string, owner: string) => `${agentId}\u0000${owner}`;
 type Statements = { [K in keyof StatementSql]: Sqlite.Statement };
@@ -195,7 +203,7 @@ export class SqliteStore extends SqlStore {
    * lookup. Consulted only once that build is complete.
    */
   readonly #messageIds = new MessageIdFilter();
-  #messageIdBuild: 'not started' | 'running' | 'complete' | 'failed' = 'not started';
+  #messageIdBuild: MessageIdBuild;
   readonly usage: SqliteUsageStore;
 
   constructor(
@@ -205,8 +213,10 @@ export class SqliteStore extends SqlStore {
     private readonly statementSql: StatementSql,
     file: string,
     checkpointer?: WalCheckpointer,
+    sharedFile = false,
   ) {
     super(db);
+    this.#messageIdBuild = sharedFile ? 'off' : 'not started';
     this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
     this.usage = new SqliteUsageStore(raw, cache, db);
@@ -361,7 +371,7 @@ export class SqliteStore extends SqlStore {
   }
 
   /** The message-id filter (ADR 0063): whether lookups consult it yet, and its size. */
-  messageIdFilterStatus(): { build: 'not started' | 'running' | 'complete' | 'failed'; keys: number; bytes: number; layers: number } {
+  messageIdFilterStatus(): { build: MessageIdBuild; keys: number; bytes: number; layers: number } {
     return { build: this.#messageIdBuild, ...this.#messageIds.stats() };
   }
 
@@ -462,7 +472,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
       // commit spent 20-35 ms of CPU dropping the page cache beyond it, refilled at a cost (ADR 0060).
       raw.pragma('journal_size_limit = -1');
     }
-    return new SqliteStore(raw, cache, db, compileStatements(db), opts.file, checkpointer);
+    return new SqliteStore(raw, cache, db, compileStatements(db), opts.file, checkpointer, opts.sharedFile);
   } catch (err) {
     raw.close();
     throw err;

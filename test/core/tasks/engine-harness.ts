@@ -44,12 +44,14 @@ export interface EngineOptions {
    * one deployment, in one process); disposing it leaves the file to its first engine.
    */
   replicaOf?: Engine;
+  /** a first engine whose file a replica will share (with replicaOf, implied): its store is told (SqliteStoreOptions.sharedFile) */
+  sharedFile?: boolean;
 }
 
 export async function startEngine(agents: Record<string, AgentDefinition>, limits: Partial<TaskServiceLimits> = {}, opts: EngineOptions = {}): Promise<Engine> {
   const { replicaOf } = opts;
   const dir = replicaOf ? undefined : mkdtempSync(join(tmpdir(), 'agentport-engine-'));
-  const store = await openSqliteStore({ file: replicaOf ? replicaOf.file : join(dir!, 'agentport.db') });
+  const store = await openSqliteStore({ file: replicaOf ? replicaOf.file : join(dir!, 'agentport.db'), sharedFile: replicaOf !== undefined || opts.sharedFile === true });
   await store.migrate();
   const bus = replicaOf?.bus ?? new InProcessEventBus();
   const committer = opts.committer?.(store) ?? new GroupCommitter(store);

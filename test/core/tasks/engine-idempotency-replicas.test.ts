@@ -34,7 +34,7 @@ function held(opts: { workingFirst?: boolean } = {}) {
 }
 
 async function replicas(a: ReturnType<typeof agent>, b: ReturnType<typeof agent>, limitsB = {}): Promise<[Engine, Engine]> {
-  const first = await startEngine({ held: a });
+  const first = await startEngine({ held: a }, {}, { sharedFile: true });
   engines.push(first);
   const second = await startEngine({ held: b }, limitsB, { replicaOf: first });
   engines.push(second);

@@ -186,6 +186,26 @@ describe('SqliteStore.findTaskByMessageId with the filter', () => {
     }
   });
 
+  it('on a file another connection writes too (sharedFile), never builds and always queries', async () => {
+    const file = newFile();
+    const writer = await openTraced(file);
+    const ran: string[] = [];
+    const reader = await openSqliteStore({ file, checkpointThread: false, sharedFile: true, onStatement: (sql) => ran.push(sql) });
+    try {
+      expect(await reader.findTaskByMessageId('echo', 'alice', 'shared-1')).toBeUndefined();
+      await new Promise((r) => setImmediate(r));
+      expect(reader.messageIdFilterStatus().build).toBe('off');
+      const t = keyed('echo', 'alice', 'shared-1');
+      await writer.store.commit([t]);
+      expect((await reader.findTaskByMessageId('echo', 'alice', 'shared-1'))?.task.id).toBe(t.task.id);
+      expect(await reader.findTaskByMessageId('echo', 'alice', 'shared-2')).toBeUndefined();
+      expect([lookupsOf(ran, 'shared-1'), lookupsOf(ran, 'shared-2')]).toEqual([2, 1]);
+    } finally {
+      await reader.close();
+      await writer.store.close();
+    }
+  });
+
   it('reads the keys through the covering unique index, after the last key read (EXPLAIN QUERY PLAN)', async () => {
     const file = newFile();
     const { store } = await openTraced(file);
