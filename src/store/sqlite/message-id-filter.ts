@@ -61,6 +61,13 @@ class Layer {
 // The two hashes of the last key, set by hashKey (no object per call).
 let hashA = 0;
 let hashB = 0;
+/**
+ * Whether the last key had a UTF-16 surrogate. SQLite stores a lone surrogate as its 3 bytes
+ * (ED A0 80) and reads it back as 3 × U+FFFD: the key the build reads is not the string a lookup
+ * binds, though the query matches them. Such keys (and, not to tell them apart, astral characters)
+ * are never called absent.
+ */
+let surrogate = false;
 
 /**
  * Two 31-bit hashes of the three strings, each string's length mixed in before it (so no two
@@ -70,6 +77,7 @@ let hashB = 0;
 function hashKey(agentId: string, owner: string, messageId: string): void {
   hashA = 0x811c9dc5;
   hashB = 0x9747b28c;
+  surrogate = false;
   mix(agentId);
   mix(owner);
   mix(messageId);
@@ -83,6 +91,7 @@ function mix(s: string): void {
   let b = Math.imul(((hashB << 5) | (hashB >>> 27)) ^ n, 0x9e3779b1);
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
+    if ((c & 0xf800) === 0xd800) surrogate = true;
     a = Math.imul(a ^ c, 0x01000193);
     b = Math.imul(((b << 5) | (b >>> 27)) ^ c, 0x9e3779b1);
   }
@@ -109,11 +118,11 @@ export class MessageIdFilter {
     layer.add(hashA, hashB);
   }
 
-  /** False only for a key never added. */
+  /** False only for a key never added (and never for one with a surrogate, see `surrogate`). */
   mayHold(agentId: string, owner: string, messageId: string): boolean {
     const layers = this.#layers;
-    if (layers.length === 0) return false;
     hashKey(agentId, owner, messageId);
+    if (surrogate) return true;
     for (let i = layers.length - 1; i >= 0; i--) if (layers[i]!.has(hashA, hashB)) return true;
     return false;
   }
