@@ -381,7 +381,7 @@ export class SqliteStore extends SqlStore {
    * the table) and never in a CLI command that looks nothing up. Keys committed meanwhile are added
    * by commit() (and may be read here too: harmless). The keys stored before are never changed or
    * moved in the index (tasks are not deleted, and no update writes the three columns), so the
-   * walk in index order meets each of them once. A failure leaves it incomplete: lookups query.
+   * walk in index order meets each of them. A failure leaves it incomplete: lookups query.
    */
   #startMessageIdBuild(): void {
     this.#messageIdBuild = 'running';
@@ -393,7 +393,13 @@ export class SqliteStore extends SqlStore {
         const rows = (after === undefined ? s.firstMessageIds.all(MESSAGE_ID_BUILD_CHUNK) : s.nextMessageIds.all(after[0], after[1], after[2], MESSAGE_ID_BUILD_CHUNK)) as string[][];
         for (const r of rows) ids.add(r[0]!, r[1]!, r[2]!);
         if (rows.length < MESSAGE_ID_BUILD_CHUNK) return void (this.#messageIdBuild = 'complete');
-        setImmediate(step, rows[rows.length - 1]);
+        // The next chunk starts after the last key read back exactly: one with U+FFFD may have been
+        // a lone surrogate (stored ED A0 80, read back EF BF BD), and a cursor there would skip the
+        // keys between the two. Keys after the cursor are read again: harmless.
+        let last = rows.length - 1;
+        while (last >= 0 && rows[last]!.some((v) => v.includes('\ufffd'))) last--;
+        if (last < 0) return void (this.#messageIdBuild = 'failed');
+        setImmediate(step, rows[last]);
       } catch {
         this.#messageIdBuild = 'failed';
       }

@@ -218,6 +218,46 @@ describe('SqliteStore.findTaskByMessageId with the filter', () => {
     }
   });
 
+  it('misses no key after a chunk that ends on a lone surrogate (read back as U+FFFD, which sorts after keys the file holds)', async () => {
+    const file = newFile();
+    const { store: first } = await openTraced(file);
+    // index order: k-00000 … k-01998, then 'k-01999' + ED A0 80 (the first chunk's last key), then
+    // 'k-01999' + EE 80 80, below what the first key reads back as ('k-01999' + EF BF BD)
+    const made = Array.from({ length: MESSAGE_ID_BUILD_CHUNK - 1 }, (_, i) => keyed('big', 'alice', `k-${String(i).padStart(5, '0')}`));
+    const lone = keyed('big', 'alice', 'k-01999\ud800');
+    const between = keyed('big', 'alice', 'k-01999\ue000');
+    await first.commit([...made, lone, between, keyed('big', 'alice', 'k-02000')]);
+    await first.close();
+    const { store } = await openTraced(file);
+    try {
+      await store.findTaskByMessageId('big', 'alice', 'first');
+      await untilBuilt(store);
+      expect((await store.findTaskByMessageId('big', 'alice', 'k-01999\ue000'))?.task.id).toBe(between.task.id);
+      expect((await store.findTaskByMessageId('big', 'alice', 'k-01999\ud800'))?.task.id).toBe(lone.task.id);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('gives the build up when a whole chunk reads back with U+FFFD (no exact cursor): every lookup then queries', async () => {
+    const file = newFile();
+    const { store: first } = await openTraced(file);
+    const made = Array.from({ length: MESSAGE_ID_BUILD_CHUNK + 1 }, (_, i) => keyed('odd', 'alice', `\ud800-${String(i).padStart(5, '0')}`));
+    await first.commit(made);
+    await first.close();
+    const { store, ran } = await openTraced(file);
+    try {
+      await store.findTaskByMessageId('odd', 'alice', 'first');
+      for (let i = 0; i < 100 && store.messageIdFilterStatus().build === 'running'; i++) await new Promise((r) => setImmediate(r));
+      expect(store.messageIdFilterStatus().build).toBe('failed');
+      expect((await store.findTaskByMessageId('odd', 'alice', made.at(-1)!.originMessageId!))?.task.id).toBe(made.at(-1)!.task.id);
+      expect(await store.findTaskByMessageId('odd', 'alice', 'plain-absent')).toBeUndefined();
+      expect(lookupsOf(ran, 'plain-absent')).toBe(1);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('on a file another connection writes too (sharedFile), never builds and always queries', async () => {
     const file = newFile();
     const writer = await openTraced(file);
