@@ -75,6 +75,22 @@ suite('SendMessage idempotency (in process)', () => {
     expect(listed.tasks.map((t) => t.id)).toEqual([first.id]);
   });
 
+  it("with the store's message-id filter built (ADR 0063), retries of tasks made before and after it still find their task", async () => {
+    const runs = { n: 0 };
+    engine = await startEngine({ count: counting(runs) });
+    const before = userMessage('before the filter');
+    const first = taskOf(await engine.service.sendMessage(engine.ctx('count'), { message: before }));
+    const store = engine.store;
+    await until(() => store.messageIdFilterStatus().build === 'complete', 'the filter built');
+    const after = userMessage('after the filter');
+    const second = taskOf(await engine.service.sendMessage(engine.ctx('count'), { message: after }));
+    expect(taskOf(await engine.service.sendMessage(engine.ctx('count'), { message: before }))).toEqual(first);
+    expect(taskOf(await engine.service.sendMessage(engine.ctx('count'), { message: after }))).toEqual(second);
+    // the same messageId from another owner is another key: it runs
+    expect(taskOf(await engine.service.sendMessage(engine.ctx('count', 'bob'), { message: after })).id).not.toBe(second.id);
+    expect(runs.n).toBe(3);
+  });
+
   it('a streaming retry of a finished task streams the task as it stands, once, and closes', async () => {
     const runs = { n: 0 };
     engine = await startEngine({ count: counting(runs) });
