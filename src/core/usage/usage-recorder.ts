@@ -11,6 +11,7 @@ import type { SkillCostConfig, UsageConfig } from '../../config/usage-schema.js'
 import type { UsageAmend, UsageRecord } from '../../store/usage-record.js';
 import type { UsageStore } from '../../store/usage-store.js';
 import { uuidv7 } from '../ids/uuid-v7.js';
+import { AmendQueue } from './amend-queue.js';
 import { copyDraftFields, copyReportedFields, UsageDraft } from './usage-draft.js';
 import { tokenCost } from './token-cost.js';
 
@@ -61,7 +62,10 @@ const ROWS_PER_WRITE = 250;
 export class UsageRecorder {
   readonly enabled: boolean;
   private records: UsageRecord[] = [];
-  private amends: UsageAmend[] = [];
+  /** in flat columns: an amend per blocking task would otherwise outlive a scavenge or three (ADR 0064) */
+  private amends = new AmendQueue();
+  /** the queue last written, emptied, for the next swap */
+  private spareAmends?: AmendQueue;
   /** records dropped because the queue was full, since start */
   dropped = 0;
   private timer?: NodeJS.Timeout;
@@ -96,11 +100,8 @@ export class UsageRecorder {
     for (let i = 0; i < this.observers.length; i++) this.observers[i]!.callEnded(d, end);
     if (!this.enabled) return;
     if (d.createdTask && d.taskId !== undefined) {
-      const amend: UsageAmend = { id: d.taskId, latencyMs: end.latencyMs };
-      if (d.ttfbMs !== undefined) amend.ttfbMs = d.ttfbMs;
-      if (end.bytesOut !== undefined) amend.bytesOut = end.bytesOut;
-      if (d.bytesIn !== undefined) amend.bytesIn = d.bytesIn;
-      this.enqueue(this.amends, amend);
+      if (this.isFull()) return;
+      this.amends.push(d.taskId, end.latencyMs, d.ttfbMs, d.bytesIn, end.bytesOut);
       return;
     }
     if (d.outcome === undefined) {
@@ -143,12 +144,15 @@ export class UsageRecorder {
     return (price.perCall ?? 0) + tokenCost(price, d.reported);
   }
 
-  private enqueue<T>(queue: T[], item: T): void {
-    if (this.records.length + this.amends.length >= this.o.config.queueLimit) {
-      if (this.dropped++ % 1000 === 0) this.o.log.warn({ dropped: this.dropped }, 'usage queue full: call records dropped (the store is not keeping up)');
-      return;
-    }
-    queue.push(item);
+  private enqueue(queue: UsageRecord[], item: UsageRecord): void {
+    if (!this.isFull()) queue.push(item);
+  }
+
+  /** The queue holds queueLimit records and amends: the call is dropped (and counted). */
+  private isFull(): boolean {
+    if (this.records.length + this.amends.length < this.o.config.queueLimit) return false;
+    if (this.dropped++ % 1000 === 0) this.o.log.warn({ dropped: this.dropped }, 'usage queue full: call records dropped (the store is not keeping up)');
+    return true;
   }
 
   /** Starts the periodic write, rollups and retention sweep. */
@@ -167,10 +171,13 @@ export class UsageRecorder {
     const records = this.records;
     const amends = this.amends;
     this.records = [];
-    this.amends = [];
+    this.amends = this.spareAmends ?? new AmendQueue();
+    this.spareAmends = undefined;
     this.writing = this.writeInSlices(records, amends);
     await this.writing;
     this.writing = undefined;
+    amends.clear();
+    this.spareAmends = amends;
   }
 
   /**
@@ -178,7 +185,7 @@ export class UsageRecorder {
    * loop, and 10,000 amends written at once held every request for 150 ms once a second (the
    * blocking echo's p99, issue 18); a slice of 250 takes about half a millisecond.
    */
-  private async writeInSlices(records: UsageRecord[], amends: UsageAmend[]): Promise<void> {
+  private async writeInSlices(records: UsageRecord[], amends: AmendQueue): Promise<void> {
     for (let i = 0; i < records.length; i += ROWS_PER_WRITE) await this.writeSlice(records.slice(i, i + ROWS_PER_WRITE), []);
     for (let i = 0; i < amends.length; i += ROWS_PER_WRITE) await this.writeSlice([], amends.slice(i, i + ROWS_PER_WRITE));
   }

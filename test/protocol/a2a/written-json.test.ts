@@ -55,4 +55,31 @@ describe('written JSON', () => {
     expect(resultJson({ task: null })).toBe('{"task":null}');
     expect(resultJson([1, 'a'])).toBe('[1,"a"]');
   });
+
+  it('keeps the text off every copy: a spread, Object.assign or structuredClone of a written value is not written', () => {
+    const t = task();
+    writeJson(t);
+    const copies: Task[] = [{ ...t }, Object.assign({}, t), structuredClone(t)];
+    for (const c of copies) {
+      expect(hasWrittenJson(c)).toBe(false);
+      c.status = { state: 'TASK_STATE_FAILED' };
+      // serialised as it is, not the text of the value it was copied from
+      expect(resultJson({ task: c })).toBe(`{"task":${TASK_TEXT.replace('{"state":"TASK_STATE_COMPLETED","timestamp":"2026-11-29T12:00:00.000Z"}', '{"state":"TASK_STATE_FAILED"}')}}`);
+    }
+  });
+
+  it('leaves the written value as it was to every reader but resultJson: same keys, equal to the unwritten value', () => {
+    const t = task();
+    writeJson(t);
+    expect(Object.keys(t)).toEqual(['id', 'contextId', 'status', 'artifacts', 'history']);
+    expect(t).toStrictEqual(task());
+    expect(JSON.stringify(t)).toBe(TASK_TEXT);
+  });
+
+  it('serialises a frozen value each time it is answered (it cannot carry its text)', () => {
+    const t = Object.freeze(task());
+    expect(writeJson(t)).toBe(TASK_TEXT);
+    expect(hasWrittenJson(t)).toBe(false);
+    expect(resultJson({ task: t })).toBe(`{"task":${TASK_TEXT}}`);
+  });
 });
