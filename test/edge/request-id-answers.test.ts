@@ -97,7 +97,7 @@ describe('the request id on answers', () => {
     expect(rawHeaders.filter((h) => h.toLowerCase() === 'x-request-id')).toHaveLength(1);
   });
 
-  it('is on the MCP face\'s other answers: an edge error, a refused agent, CORS, a preflight, a GET, a page', async () => {
+  it("is on the MCP face's other answers: an edge error, a refused agent, CORS, a preflight, a GET, a page", async () => {
     const mcp = { ...MCP_HEADERS, 'x-request-id': ID };
     const answers = await Promise.all([
       post('/mcp', '{not json', MCP_HEADERS),

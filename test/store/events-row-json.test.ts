@@ -90,7 +90,7 @@ describe("a commit's events row", () => {
     return JSON.stringify(ref ? { t: c.seq, e: pairs } : { c: c.task.contextId, e: pairs });
   }
 
-  it("is the text JSON.stringify made of the built pairs, for a terminal commit (referring to its task row) and a running one", () => {
+  it('is the text JSON.stringify made of the built pairs, for a terminal commit (referring to its task row) and a running one', () => {
     const running = { ...task, status: { state: 'TASK_STATE_WORKING' } } as Task;
     for (const n of [1, 3, events.length]) {
       const terminal = commitOf(task, events.slice(0, n));

@@ -42,7 +42,10 @@ export async function sendAnswer(res: ServerResponse, a: Answer, signal?: AbortS
     const length = Buffer.byteLength(text);
     // With no header set before, Node takes the array as it is; one set before sends it down its
     // slow path (every header through setHeader again, then a walk of the stored ones: ADR 0059).
-    res.writeHead(a.status, requestId !== undefined && !a.headers ? ['X-Request-Id', requestId, 'Content-Type', 'application/json', 'Content-Length', length] : ['Content-Type', 'application/json', 'Content-Length', length]);
+    res.writeHead(
+      a.status,
+      requestId !== undefined && !a.headers ? ['X-Request-Id', requestId, 'Content-Type', 'application/json', 'Content-Length', length] : ['Content-Type', 'application/json', 'Content-Length', length],
+    );
     return void res.end(text);
   }
   if (usage) noteMcpError(usage, a.code);
