@@ -128,126 +128,41 @@ function sameFields(a: object, b: object): boolean {
 }
 
 /**
- * `JSON.stringify(compactEvent(event, taskId, contextId, task))`, the same text, written without
- * the compact copies and with `JSON.stringify` only for the values kept as they are (ADR 0066).
- * Serialising the copies cost ~24 k instructions for the echo's row of three events (issue 26): V8
- * looks up `toJSON` on each of the row's ~13 objects and arrays through their prototypes, and
- * formats each `createdAt` (a double) without its number-string cache. Here a field the row's
- * ids or its task row stand for is written as its number, and every other value goes through
- * `JSON.stringify` whole (`undefined` leaves its key out, as there).
+ * `JSON.stringify(compactEvent(event, taskId, contextId, task))`, the same text (ADR 0066). An update
+ * that is nothing but references, `{taskId, contextId, status}` or `{taskId, contextId, artifact}`
+ * with the row's ids and the task row's status or artifact (two of the echo's three events in a
+ * terminal commit), is written without its copy and without `JSON.stringify`: V8's serialiser looks
+ * up `toJSON` on each object through its prototypes, and the echo's row of three events cost ~24 k
+ * instructions (issue 26). Every other event is its compact copy, serialised.
  */
 export function compactEventJson(event: TaskEventPayload, taskId: string, contextId: string, task?: Task): string {
-  if ('statusUpdate' in event) return `{"statusUpdate":${updateJson(event.statusUpdate, taskId, contextId, task)}}`;
-  if ('artifactUpdate' in event) return `{"artifactUpdate":${updateJson(event.artifactUpdate, taskId, contextId, task)}}`;
-  if ('task' in event) return `{"task":${taskJson(event.task, taskId, contextId, task)}}`;
-  if ('message' in event) return `{"message":${messageJson(event.message, taskId, contextId, task)}}`;
-  if ('userMessage' in event) return `{"userMessage":${messageJson(event.userMessage, taskId, contextId, task)}}`;
-  return JSON.stringify(event);
+  if (task) {
+    if ('statusUpdate' in event) {
+      const u = event.statusUpdate;
+      if (onlyRefs(u, 'status', taskId, contextId) && sameFields(u.status, task.status)) return STATUS_REF;
+    } else if ('artifactUpdate' in event) {
+      const u = event.artifactUpdate;
+      if (onlyRefs(u, 'artifact', taskId, contextId)) {
+        const ref = artifactRef(u.artifact, task);
+        if (typeof ref === 'number') return `{"artifactUpdate":{"taskId":0,"contextId":0,"artifact":${ref}}}`;
+      }
+    }
+  }
+  return JSON.stringify(compactEvent(event, taskId, contextId, task));
 }
 
-/** A finite number as `JSON.stringify` writes it (`String` does the same, through V8's cache); else `null`. */
+const STATUS_REF = '{"statusUpdate":{"taskId":0,"contextId":0,"status":0}}';
+
+/** Whether an update has exactly the fields `taskId`, `contextId` and `last`, in that order, its ids the row's. */
+function onlyRefs(u: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, last: 'status' | 'artifact', taskId: string, contextId: string): boolean {
+  if (u.taskId !== taskId || u.contextId !== contextId) return false;
+  const keys = Object.keys(u);
+  return keys.length === 3 && keys[0] === 'taskId' && keys[1] === 'contextId' && keys[2] === last;
+}
+
+/** A finite number as `JSON.stringify` writes it (`String` does the same, through V8's number-string cache); else `null`. */
 export function numberJson(n: number): string {
   return Number.isFinite(n) ? String(n) : 'null';
-}
-
-/** `"key":` texts, by key: the few keys of events, each escaped once. */
-const KEY_TEXT = new Map<string, string>();
-
-function keyJson(k: string): string {
-  let text = KEY_TEXT.get(k);
-  if (text === undefined) {
-    text = `${JSON.stringify(k)}:`;
-    if (KEY_TEXT.size < 256) KEY_TEXT.set(k, text);
-  }
-  return text;
-}
-
-/** `out` (the fields so far, '' for none) with one more field; `value` undefined leaves it out. */
-function field(out: string, k: string, value: string | undefined): string {
-  if (value === undefined) return out;
-  return `${out === '' ? '{' : `${out},`}${keyJson(k)}${value}`;
-}
-
-function closed(out: string): string {
-  return out === '' ? '{}' : `${out}}`;
-}
-
-/** compactUpdate's copy, as text. */
-function updateJson(u: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, taskId: string, contextId: string, task: Task | undefined): string {
-  const o = u as unknown as Loose;
-  const isStatus = 'status' in u;
-  let out = '';
-  for (const k of Object.keys(o)) {
-    const v = o[k];
-    let text: string | undefined;
-    if (k === 'taskId' && v === taskId) text = '0';
-    else if (k === 'contextId' && v === contextId) text = '0';
-    else if (k === 'status' && isStatus) text = statusJson(v as TaskStatus, taskId, contextId, task);
-    else if (k === 'artifact' && !isStatus && task) text = refJson(artifactRef(v as Artifact, task));
-    else text = JSON.stringify(v);
-    out = field(out, k, text);
-  }
-  return closed(out);
-}
-
-/** compactTask's copy, as text. */
-function taskJson(t: Task, taskId: string, contextId: string, task: Task | undefined): string {
-  const o = t as unknown as Loose;
-  let out = '';
-  let status = false;
-  for (const k of Object.keys(o)) {
-    const v = o[k];
-    let text: string | undefined;
-    if (k === 'id' && v === taskId) text = '0';
-    else if (k === 'contextId' && v === contextId) text = '0';
-    else if (k === 'status') {
-      text = statusJson(v as TaskStatus, taskId, contextId, task);
-      status = true;
-    } else if (k === 'artifacts' && task && v) {
-      text = '[';
-      for (const a of v as Artifact[]) text += `${text === '[' ? '' : ','}${refJson(artifactRef(a, task))}`;
-      text += ']';
-    } else if (k === 'history' && v) {
-      text = '[';
-      for (const m of v as Message[]) text += `${text === '[' ? '' : ','}${messageJson(m, taskId, contextId, task)}`;
-      text += ']';
-    } else text = JSON.stringify(v);
-    out = field(out, k, text);
-  }
-  // compactTask sets the status whether or not the task has one (every task has)
-  if (!status) out = field(out, 'status', statusJson(t.status, taskId, contextId, task));
-  return closed(out);
-}
-
-/** compactStatus, as text. */
-function statusJson(s: TaskStatus, taskId: string, contextId: string, task: Task | undefined): string {
-  if (task && sameFields(s, task.status)) return '0';
-  if (s.message === undefined) return JSON.stringify(s);
-  const o = s as unknown as Loose;
-  let out = '';
-  for (const k of Object.keys(o)) out = field(out, k, k === 'message' ? messageJson(s.message, taskId, contextId, task) : JSON.stringify(o[k]));
-  return closed(out);
-}
-
-/** compactMessage, as text. */
-function messageJson(m: Message, taskId: string, contextId: string, task: Task | undefined): string {
-  if (task?.history) {
-    const i = task.history.indexOf(m);
-    if (i >= 0) return String(i);
-  }
-  if (m.taskId !== taskId && m.contextId !== contextId) return JSON.stringify(m);
-  const o = m as unknown as Loose;
-  let out = '';
-  for (const k of Object.keys(o)) {
-    const v = o[k];
-    out = field(out, k, (k === 'taskId' && v === taskId) || (k === 'contextId' && v === contextId) ? '0' : JSON.stringify(v));
-  }
-  return closed(out);
-}
-
-/** An artifact reference (its index) or the artifact itself, as text. */
-function refJson(ref: Artifact | number): string {
-  return typeof ref === 'number' ? String(ref) : JSON.stringify(ref);
 }
 
 /**
