@@ -137,7 +137,10 @@ function sameFields(a: object, b: object): boolean {
  */
 export function compactEventJson(event: TaskEventPayload, taskId: string, contextId: string, task?: Task): string {
   if (task) {
-    if ('statusUpdate' in event) {
+    if ('task' in event) {
+      const text = taskRefsJson(event.task, taskId, contextId, task);
+      if (text !== undefined) return text;
+    } else if ('statusUpdate' in event) {
       const u = event.statusUpdate;
       if (onlyRefs(u, 'status', taskId, contextId) && sameFields(u.status, task.status)) return STATUS_REF;
     } else if ('artifactUpdate' in event) {
@@ -152,6 +155,27 @@ export function compactEventJson(event: TaskEventPayload, taskId: string, contex
 }
 
 const STATUS_REF = '{"statusUpdate":{"taskId":0,"contextId":0,"status":0}}';
+
+/**
+ * A task event of exactly `{id, contextId, status, history}` (a task's first event, as the core makes
+ * it), its ids the row's and every message of its history one the task row holds: `compactTask`'s
+ * text with only its status serialised (a status without a message; else undefined, the copy is).
+ */
+function taskRefsJson(t: Task, taskId: string, contextId: string, task: Task): string | undefined {
+  if (t.id !== taskId || t.contextId !== contextId || !t.history || !task.history) return undefined;
+  const keys = Object.keys(t);
+  if (keys.length !== 4 || keys[0] !== 'id' || keys[1] !== 'contextId' || keys[2] !== 'status' || keys[3] !== 'history') return undefined;
+  let history = '';
+  for (const m of t.history) {
+    const i = task.history.indexOf(m);
+    if (i < 0) return undefined;
+    history += history === '' ? String(i) : `,${i}`;
+  }
+  const s = t.status;
+  const status = sameFields(s, task.status) ? '0' : s.message === undefined ? JSON.stringify(s) : undefined;
+  if (status === undefined) return undefined;
+  return `{"task":{"id":0,"contextId":0,"status":${status},"history":[${history}]}}`;
+}
 
 /** Whether an update has exactly the fields `taskId`, `contextId` and `last`, in that order, its ids the row's. */
 function onlyRefs(u: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, last: 'status' | 'artifact', taskId: string, contextId: string): boolean {
