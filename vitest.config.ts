@@ -37,6 +37,7 @@ const UNIT = [
   'test/auth/challenge.test.ts',
   'test/store/catalog-race.test.ts',
   'test/store/task-commit-rows.test.ts',
+  'test/store/events-row-json.test.ts',
   'test/store/iso-time.test.ts',
   'test/store/credentials-generation.test.ts',
   'test/auth/api-key-record-cache.test.ts',

@@ -128,6 +128,68 @@ function sameFields(a: object, b: object): boolean {
 }
 
 /**
+ * `JSON.stringify(compactEvent(event, taskId, contextId, task))`, the same text (ADR 0066). An update
+ * that is nothing but references, `{taskId, contextId, status}` or `{taskId, contextId, artifact}`
+ * with the row's ids and the task row's status or artifact (two of the echo's three events in a
+ * terminal commit), is written without its copy and without `JSON.stringify`: V8's serialiser looks
+ * up `toJSON` on each object through its prototypes, and the echo's row of three events cost ~24 k
+ * instructions (issue 26). Every other event is its compact copy, serialised.
+ */
+export function compactEventJson(event: TaskEventPayload, taskId: string, contextId: string, task?: Task): string {
+  if (task) {
+    if ('task' in event) {
+      const text = taskRefsJson(event.task, taskId, contextId, task);
+      if (text !== undefined) return text;
+    } else if ('statusUpdate' in event) {
+      const u = event.statusUpdate;
+      if (onlyRefs(u, 'status', taskId, contextId) && sameFields(u.status, task.status)) return STATUS_REF;
+    } else if ('artifactUpdate' in event) {
+      const u = event.artifactUpdate;
+      if (onlyRefs(u, 'artifact', taskId, contextId)) {
+        const ref = artifactRef(u.artifact, task);
+        if (typeof ref === 'number') return `{"artifactUpdate":{"taskId":0,"contextId":0,"artifact":${ref}}}`;
+      }
+    }
+  }
+  return JSON.stringify(compactEvent(event, taskId, contextId, task));
+}
+
+const STATUS_REF = '{"statusUpdate":{"taskId":0,"contextId":0,"status":0}}';
+
+/**
+ * A task event of exactly `{id, contextId, status, history}` (a task's first event, as the core makes
+ * it), its ids the row's and every message of its history one the task row holds: `compactTask`'s
+ * text with only its status serialised (a status without a message; else undefined, the copy is).
+ */
+function taskRefsJson(t: Task, taskId: string, contextId: string, task: Task): string | undefined {
+  if (t.id !== taskId || t.contextId !== contextId || !t.history || !task.history) return undefined;
+  const keys = Object.keys(t);
+  if (keys.length !== 4 || keys[0] !== 'id' || keys[1] !== 'contextId' || keys[2] !== 'status' || keys[3] !== 'history') return undefined;
+  let history = '';
+  for (const m of t.history) {
+    const i = task.history.indexOf(m);
+    if (i < 0) return undefined;
+    history += history === '' ? String(i) : `,${i}`;
+  }
+  const s = t.status;
+  const status = sameFields(s, task.status) ? '0' : s.message === undefined ? JSON.stringify(s) : undefined;
+  if (status === undefined) return undefined;
+  return `{"task":{"id":0,"contextId":0,"status":${status},"history":[${history}]}}`;
+}
+
+/** Whether an update has exactly the fields `taskId`, `contextId` and `last`, in that order, its ids the row's. */
+function onlyRefs(u: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, last: 'status' | 'artifact', taskId: string, contextId: string): boolean {
+  if (u.taskId !== taskId || u.contextId !== contextId) return false;
+  const keys = Object.keys(u);
+  return keys.length === 3 && keys[0] === 'taskId' && keys[1] === 'contextId' && keys[2] === last;
+}
+
+/** A finite number as `JSON.stringify` writes it (`String` does the same, through V8's number-string cache); else `null`. */
+export function numberJson(n: number): string {
+  return Number.isFinite(n) ? String(n) : 'null';
+}
+
+/**
  * Puts the task row's values back where a row that refers to it (TaskRefEventsRow) has numbers, in
  * place; before restoreEvent, which then finds the task's ids already in them.
  */

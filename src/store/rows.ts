@@ -4,7 +4,7 @@
  */
 import { isTerminal, type StreamResponse, type Task, type TaskState } from '../protocol/a2a/types.js';
 import type { OutboxEntry, StoredPushConfig, StoredSigningKey, StoredTask, TaskCommit, TaskEventPayload, TaskEventRecord, TaskLease } from './store.js';
-import { type CompactEventsRow, compactEvent, resolveTaskRefs, restoreEvent, type TaskRefEventsRow } from './events-row-format.js';
+import { type CompactEventsRow, compactEventJson, numberJson, resolveTaskRefs, restoreEvent, type TaskRefEventsRow } from './events-row-format.js';
 import type { UsageRecord } from './usage-record.js';
 import { writeJson } from '../protocol/a2a/written-json.js';
 import { parseIsoTime } from './iso-time.js';
@@ -114,11 +114,14 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
  */
 function eventsRowJson(events: readonly TaskEventRecord[], task: Task, seq: number): string {
   const ref = isTerminal(task.status.state) ? task : undefined;
-  // pushed, not `map`ped: an optimised `map` (like `new Array(n)` filled in) makes a holey array, which
-  // JSON.stringify serialises through its slow path, element by element (~8 % of the main thread's instructions)
-  const pairs: Array<[number, unknown]> = [];
-  for (const e of events) pairs.push([e.createdAt, compactEvent(e.event, task.id, task.contextId, ref)]);
-  return JSON.stringify(ref ? { t: seq, e: pairs } : { c: task.contextId, e: pairs });
+  // The text `JSON.stringify` makes of `{t: seq, e: pairs}` or `{c: contextId, e: pairs}`, each pair
+  // `[createdAt, compactEvent(…)]`, written without building the pairs (ADR 0066).
+  let text = ref ? `{"t":${numberJson(seq)},"e":[` : `{"c":${JSON.stringify(task.contextId)},"e":[`;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    text += `${i === 0 ? '[' : ',['}${numberJson(e.createdAt)},${compactEventJson(e.event, task.id, task.contextId, ref)}]`;
+  }
+  return `${text}]}`;
 }
 
 /** Whether an events row refers to its task row (a terminal commit's, ADR 0050): its reader needs that row (toEventRecords). */

@@ -3,6 +3,7 @@
  * a JSON-RPC answer's head goes to writeHead in one array), and on MCP's JSON answers, which now
  * carry their length: exactly once, the client's when well formed.
  */
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, userMessage, type TestServer } from '../support/server.js';
 
@@ -89,4 +90,47 @@ describe('the request id on answers', () => {
     expect(res.headers.get('transfer-encoding')).toBeNull();
     expect(JSON.parse(text).result.resultType).toBe('complete');
   });
+
+  it("is first in an MCP JSON answer's head, before its type and length, as when the edge set it", async () => {
+    const { rawHeaders, body } = await rawPost('/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo_echo', arguments: { message: 'hi' } } }), MCP_HEADERS);
+    expect(rawHeaders.slice(0, 6)).toEqual(['X-Request-Id', ID, 'Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body))]);
+    expect(rawHeaders.filter((h) => h.toLowerCase() === 'x-request-id')).toHaveLength(1);
+  });
+
+  it("is on the MCP face's other answers: an edge error, a refused agent, CORS, a preflight, a GET, a page", async () => {
+    const mcp = { ...MCP_HEADERS, 'x-request-id': ID };
+    const answers = await Promise.all([
+      post('/mcp', '{not json', MCP_HEADERS),
+      post('/a2a/nobody/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, MCP_HEADERS),
+      post('/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { ...MCP_HEADERS, origin: 'http://localhost' }),
+      fetch(`${s.http}/mcp`, { method: 'OPTIONS', headers: { ...mcp, origin: 'http://localhost', 'access-control-request-method': 'POST' } }),
+      fetch(`${s.http}/mcp`, { method: 'PUT', headers: mcp }),
+      fetch(`${s.http}/a2a/echo/items/no-such-item`, { headers: mcp }),
+    ]);
+    for (const res of answers) {
+      expect(res.headers.get('x-request-id'), `${res.url} ${res.status}`).toBe(ID);
+      await res.arrayBuffer();
+    }
+    expect(answers[2]!.headers.get('access-control-allow-origin')).toBe('http://localhost');
+    // A Host the face refuses (DNS rebinding) is answered by its own edge check.
+    const refused = await rawPost('/mcp', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }), { ...MCP_HEADERS, host: 'evil.example' });
+    expect(refused.status).toBe(403);
+    expect(refused.rawHeaders.slice(0, 2)).toEqual(['X-Request-Id', ID]);
+  });
 });
+
+const MCP_HEADERS = { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+
+/** A POST whose answer's header fields are read in the order they were written. */
+function rawPost(path: string, body: string, headers: Record<string, string>): Promise<{ status: number; rawHeaders: string[]; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${s.http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': ID, ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, rawHeaders: res.rawHeaders, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

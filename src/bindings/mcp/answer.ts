@@ -25,7 +25,10 @@ export const rpcError = (status: number, code: number, message: string, headers?
  * Writes `a` to a node response; `signal` aborts a streamed body when the client goes. With the
  * call's usage draft, a JSON-RPC error in the answer becomes the call's outcome.
  */
-export async function sendAnswer(res: ServerResponse, a: Answer, signal?: AbortSignal, usage?: UsageDraft): Promise<void> {
+export async function sendAnswer(res: ServerResponse, a: Answer, signal?: AbortSignal, usage?: UsageDraft, requestId?: string): Promise<void> {
+  // A JSON answer without headers of its own takes the id into its one-array head (below); any
+  // other answer has it set first, so that it goes out first as the edge's did (ADR 0066).
+  if (requestId !== undefined && (a.kind !== 'json' || a.headers)) res.setHeader('X-Request-Id', requestId);
   if (a.kind === 'web') return writeResponse(res, a.response, signal, usage && ((first) => noteMcpAnswerError(usage, first)));
   if (a.headers) for (const [k, v] of Object.entries(a.headers)) res.setHeader(k, v);
   if (a.kind === 'json') {
@@ -36,7 +39,13 @@ export async function sendAnswer(res: ServerResponse, a: Answer, signal?: AbortS
     // it chunked (the chunk's size line and the last chunk as more buffers through writev), as the
     // A2A face's answers were before ADR 0046. The body is the same bytes.
     const text: string = JSON.stringify(a.body) ?? '';
-    res.writeHead(a.status, ['Content-Type', 'application/json', 'Content-Length', Buffer.byteLength(text)]);
+    const length = Buffer.byteLength(text);
+    // With no header set before, Node takes the array as it is; one set before sends it down its
+    // slow path (every header through setHeader again, then a walk of the stored ones: ADR 0059).
+    res.writeHead(
+      a.status,
+      requestId !== undefined && !a.headers ? ['X-Request-Id', requestId, 'Content-Type', 'application/json', 'Content-Length', length] : ['Content-Type', 'application/json', 'Content-Length', length],
+    );
     return void res.end(text);
   }
   if (usage) noteMcpError(usage, a.code);

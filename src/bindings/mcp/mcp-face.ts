@@ -74,6 +74,8 @@ export function mcpFace(d: McpFaceDeps): McpFace {
     // answered at once, as before the server has started.
     ungated: (req, route) => (route.kind === 'mcp' && (req.method === 'OPTIONS' || !isMcpMethod(req.method))) || s.checkHost(req.headers) !== undefined,
     reject,
+    // A POST's JSON answer puts the id in its one-array head (answer.ts); other answers set it at once (serve).
+    writesRequestId: true,
     call: (c) => call(s, c),
     admits: async (p) => !isAnswer(await admit(s.admission, undefined, p)),
     close: () => close(s),
@@ -81,18 +83,24 @@ export function mcpFace(d: McpFaceDeps): McpFace {
 }
 
 async function serve(s: McpFaceState, req: IncomingMessage, res: ServerResponse, ctx: RequestContext, route: McpRoute): Promise<void> {
-  if (edgeAnswer(s, req, res, route)) return;
+  // The request id (the face writes it: Face.writesRequestId). A POST to an MCP endpoint without
+  // an Origin (no CORS headers go before its answer) is answered by `sendAnswer` or a 202, which
+  // take `headId`: a JSON answer's head is then one array with the id first (ADR 0066). Every
+  // other request (streams, pages, preflights, CORS) has it set now, before any other header.
+  const headId = route.kind === 'mcp' && req.method === 'POST' && !req.headers.origin ? ctx.requestId : undefined;
+  if (headId === undefined) res.setHeader('X-Request-Id', ctx.requestId);
+  if (edgeAnswer(s, req, res, route, headId)) return;
   const principalOf: PrincipalOf = (path) => ctx.principal(path);
   if (route.agentId !== undefined) {
     const refused = await admitToAgent(s.admission, route.agentId, principalOf);
-    if (refused) return sendAnswer(res, refused);
+    if (refused) return sendAnswer(res, refused, undefined, undefined, headId);
   }
   if (route.kind === 'item') return serveItem(s.admission, req, res, route.agentId, route.itemId, principalOf);
-  return serveMcp(s, req, res, ctx, route.agentId, principalOf);
+  return serveMcp(s, req, res, ctx, route.agentId, principalOf, headId);
 }
 
 /** The answers of the face's own edge checks, which need nothing from start-up. */
-function edgeAnswer(s: McpFaceState, req: IncomingMessage, res: ServerResponse, route: McpRoute): boolean {
+function edgeAnswer(s: McpFaceState, req: IncomingMessage, res: ServerResponse, route: McpRoute, headId: string | undefined): boolean {
   if (route.kind === 'mcp' && req.method === 'OPTIONS') return (preflight(req, res), true);
   if (route.kind === 'mcp' && !isMcpMethod(req.method)) {
     res.setHeader('Allow', ALLOW);
@@ -104,13 +112,14 @@ function edgeAnswer(s: McpFaceState, req: IncomingMessage, res: ServerResponse, 
   const rejected = s.checkHost(req.headers);
   if (rejected) {
     s.d.log.debug({ host: req.headers.host, origin }, `mcp: ${rejected}`);
+    if (headId !== undefined) res.setHeader('X-Request-Id', headId);
     sendJsonRpcError(res, 403, MCP_CODE.ServerError, rejected);
     return true;
   }
   return false;
 }
 
-async function serveMcp(s: McpFaceState, req: IncomingMessage, res: ServerResponse, ctx: RequestContext, agentId: string | undefined, principalOf: PrincipalOf): Promise<void> {
+async function serveMcp(s: McpFaceState, req: IncomingMessage, res: ServerResponse, ctx: RequestContext, agentId: string | undefined, principalOf: PrincipalOf, headId: string | undefined): Promise<void> {
   const { d } = s;
   const sessionId = headerOf(req, 'mcp-session-id');
   // mcp.publicDiscovery: the body is read first, so that a discovery call can be told apart.
@@ -121,7 +130,7 @@ async function serveMcp(s: McpFaceState, req: IncomingMessage, res: ServerRespon
     discovery = typeof preRead === 'string' && isPublicDiscoveryCall(preRead);
   }
   const principal = discovery ? await discoveryPrincipal(() => principalOf('/mcp'), d.policy) : await admit(s.admission, agentId, principalOf);
-  if (isAnswer(principal)) return sendAnswer(res, principal);
+  if (isAnswer(principal)) return sendAnswer(res, principal, undefined, undefined, headId);
   // An anonymous discovery call (or one whose credential was refused or lacks MCP) sees the public surface.
   const scope = principal === PUBLIC_DISCOVERY_PRINCIPAL ? PUBLIC_SCOPE : agentId;
   // A 2025-era client's standalone server stream (server-stream.ts); the 2026 revision has none.
@@ -135,11 +144,11 @@ async function serveMcp(s: McpFaceState, req: IncomingMessage, res: ServerRespon
   let body: string | undefined;
   if (req.method === 'POST') {
     const read = preRead ?? (await ctx.body());
-    if (typeof read === 'object') return sendAnswer(res, refusedBody(read.error, read.headers));
+    if (typeof read === 'object') return sendAnswer(res, refusedBody(read.error, read.headers), undefined, undefined, headId);
     body = read;
   }
   const sseSession = req.method === 'POST' && sessionId === undefined ? sessionIdOfQuery(req.url) : undefined;
-  if (sseSession !== undefined && body !== undefined) return postToSseSession(s, req, res, sseSession, body, principal, scope);
+  if (sseSession !== undefined && body !== undefined) return postToSseSession(s, req, res, sseSession, body, principal, scope, headId);
   const close = new ResponseClose(res);
   const admitted: Admitted = {
     method: req.method ?? 'GET',
@@ -155,12 +164,12 @@ async function serveMcp(s: McpFaceState, req: IncomingMessage, res: ServerRespon
     usage: usageOf(req),
   };
   const answer = await (tracingOn() ? inMcpMetaTrace(body, version, admitted.usage, () => dispatch(s, admitted)) : dispatch(s, admitted));
-  return sendAnswer(res, answer, answer.kind === 'web' ? close.signal : undefined, admitted.usage);
+  return sendAnswer(res, answer, answer.kind === 'web' ? close.signal : undefined, admitted.usage, headId);
 }
 
 /** A POST of the 2024-11-05 transport: its answers go on the session's stream, then 202. */
-async function postToSseSession(s: McpFaceState, req: IncomingMessage, res: ServerResponse, sessionId: string, body: string, principal: Principal, scope: string | undefined): Promise<void> {
-  if (!s.sse.owns(sessionId, scope ?? '', principal.subject)) return sendAnswer(res, rpcError(404, -32001, 'Session not found'));
+async function postToSseSession(s: McpFaceState, req: IncomingMessage, res: ServerResponse, sessionId: string, body: string, principal: Principal, scope: string | undefined, headId: string | undefined): Promise<void> {
+  if (!s.sse.owns(sessionId, scope ?? '', principal.subject)) return sendAnswer(res, rpcError(404, -32001, 'Session not found'), undefined, undefined, headId);
   const usage = usageOf(req);
   const fields = headerFields(req.headers);
   const run = (b: string, signal: AbortSignal) => {
@@ -169,6 +178,7 @@ async function postToSseSession(s: McpFaceState, req: IncomingMessage, res: Serv
   };
   await s.sse.post(sessionId, body, run, usage);
   if (res.destroyed) return;
+  if (headId !== undefined) res.setHeader('X-Request-Id', headId);
   res.writeHead(202, { 'Content-Type': 'text/plain' });
   res.end('Accepted');
 }
