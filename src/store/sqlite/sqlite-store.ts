@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { eventLog, logNeedsTaskRow, prepareCommit, refersToTaskRow, TASK_ROW_COLUMNS, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit, type TaskRowText } from '../rows.js';
+import { eventLog, logNeedsTaskRow, prepareCommit, TASK_ROW_COLUMNS, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit, type TaskRowText } from '../rows.js';
 import { outboxClaimQuery } from '../outbox-claim.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
@@ -20,12 +20,14 @@ import { apiKeyRows, toStoredApiKey, type ApiKeyStandingRow } from '../api-key-r
 import { CREDENTIALS_GENERATION_TABLE } from '../migrations/0026-credentials-generation.js';
 import { SqlStore } from '../sql-store.js';
 import { sqliteAuditAppender } from './sqlite-audit-append.js';
-import { ConcurrentUpdateError, type OutboxEntry, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
+import type { OutboxEntry, StoredApiKey, StoredTask, TaskCommit, TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
+import { COMMIT_STATEMENTS, writeBatch } from './commit-batch.js';
+import { CommitThread, type CommitThreadData } from './commit-thread.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
 import { StatementCache } from './statement-cache.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
-import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues } from '../usage/task-usage-columns.js';
+import { mergedUsageSql, TASK_USAGE_COLUMNS } from '../usage/task-usage-columns.js';
 import { UPSERT_TIMING_SQL } from './sqlite-usage-store.js';
 
 export interface SqliteStoreOptions {
@@ -40,7 +42,15 @@ export interface SqliteStoreOptions {
   busyTimeoutMs?: number;
   /** run WAL checkpoints on a worker thread instead of inside commits (default true for files) */
   checkpointThread?: boolean;
+  /**
+   * run the task commits' transactions on a thread of their own, with its own connection to the
+   * file (ADR 0062); default false. Not for ':memory:'.
+   */
+  commitThread?: boolean;
 }
+
+/** Batches in flight at once with the commit thread: the next one is prepared and queued while the thread writes. */
+const COMMIT_THREAD_CONCURRENCY = 2;
 
 type Q = Kysely<Database>;
 
@@ -176,6 +186,9 @@ export class SqliteStore extends SqlStore {
   /** what a failed commit said about the file itself (damaged, I/O error); stays until restart */
   #failure: string | undefined;
   readonly usage: SqliteUsageStore;
+  /** the commit thread (ADR 0062), when commits run there */
+  #thread: CommitThread | undefined;
+  readonly commitConcurrency: number | undefined;
 
   constructor(
     private readonly raw: Sqlite.Database,
@@ -184,53 +197,15 @@ export class SqliteStore extends SqlStore {
     private readonly statementSql: StatementSql,
     file: string,
     checkpointer?: WalCheckpointer,
+    thread?: CommitThread,
   ) {
     super(db);
     this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
     this.usage = new SqliteUsageStore(raw, cache, db);
-    this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => {
-      const s = this.statements;
-      for (const p of batch) {
-        const lease = p.lease;
-        const usage = p.usage;
-        const ev = p.eventsRow;
-        // A terminal commit's events row (ADR 0050's form) goes into the task row: one B-tree insert less (ADR 0057).
-        const finalEvents = ev !== undefined && refersToTaskRow(ev.json) ? ev.json : null;
-        if (p.expectedVersion === 0) {
-          const task = [
-            p.taskId,
-            p.agentId,
-            p.owner,
-            p.contextId,
-            p.state,
-            p.statusTime,
-            p.createdAt,
-            p.seq,
-            1,
-            p.taskJson,
-            lease ? lease.owner : null,
-            lease ? lease.expiresAt : null,
-            p.originMessageId,
-            p.traceParent,
-            p.caller,
-            finalEvents,
-          ];
-          const r = usage ? s.insertTaskWithUsage.run(...task, ...taskUsageValues(usage, p.owner)) : s.insertTask.run(...task);
-          if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
-        } else {
-          const r = lease
-            ? s.updateTaskWithLease.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion)
-            : s.updateTask.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, p.taskId, p.agentId, p.expectedVersion);
-          if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
-          if (usage) s.updateTaskUsage.run(...taskUsageValues(usage, p.owner), p.taskId);
-        }
-        const timing = usage && commitTiming(usage);
-        if (timing) s.upsertTiming.run(p.taskId, timing.ttfbMs ?? null, timing.latencyMs ?? null, null, timing.bytesOut ?? null);
-        if (ev && finalEvents === null) s.insertEvent.run(p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
-        for (const o of p.outbox) s.insertOutbox.run(p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt);
-      }
-    });
+    this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => writeBatch(this.statements, batch));
+    this.#thread = thread;
+    if (thread) this.commitConcurrency = COMMIT_THREAD_CONCURRENCY;
   }
 
   protected auditAppender(): AuditAppender {
@@ -257,13 +232,28 @@ export class SqliteStore extends SqlStore {
       // Only a Kysely transaction (a migration) can be open here; joining it would be wrong.
       throw new Error('sqlite store: commit while a migration is running');
     }
+    const thread = this.#thread;
+    if (thread) {
+      try {
+        // Counted in the answer's handler, in the order the thread committed (knownTaskCount).
+        await thread.commit(batch, () => this.#countNewTasks(batch));
+      } catch (err) {
+        this.#failure ??= fileFailure(err);
+        throw err;
+      }
+      return;
+    }
     try {
       this.#writeBatch(batch);
     } catch (err) {
       this.#failure ??= fileFailure(err);
       throw err;
     }
-    // The batch is committed whole (any failed insert throws and rolls it back): count its new tasks.
+    this.#countNewTasks(batch);
+  }
+
+  /** The batch is committed whole (any failed insert throws and rolls it back): counts its new tasks. */
+  #countNewTasks(batch: readonly PreparedCommit[]): void {
     if (this.#taskCounts.size === 0) return;
     for (const p of batch) {
       if (p.expectedVersion !== 0) continue;
@@ -277,11 +267,23 @@ export class SqliteStore extends SqlStore {
    * Exact without counting: this process is the database's only writer (the embedded store), tasks
    * are never deleted, and every insert goes through commit() above, which adds to the figure. It
    * is counted once per agent and owner, on the first unfiltered ListTasks, synchronously, so no
-   * commit can land between the count and the moment it is remembered.
+   * commit can land between the count and the moment it is remembered. With the commit thread
+   * (ADR 0062) commits land there, so the thread counts, in order with its commits: the figure is
+   * remembered in the handler of its answer, which comes after the answers of every batch the
+   * count saw and before those of every batch it did not.
    */
-  protected override knownTaskCount(agentId: string, owner: string): number {
+  protected override knownTaskCount(agentId: string, owner: string): number | Promise<number> {
     const key = taskCountKey(agentId, owner);
     let n = this.#taskCounts.get(key);
+    if (n === undefined && this.#thread) {
+      return this.#thread.countTasks(agentId, owner, (counted) => {
+        // Another count of the same key answered first and has been kept up to date since.
+        const known = this.#taskCounts.get(key);
+        if (known !== undefined) return known;
+        this.#taskCounts.set(key, counted);
+        return counted;
+      });
+    }
     if (n === undefined) {
       n = Number((this.statements.countTasks.get(agentId, owner) as { n: number | bigint }).n);
       this.#taskCounts.set(key, n);
@@ -311,6 +313,10 @@ export class SqliteStore extends SqlStore {
   }
 
   override async close(): Promise<void> {
+    // Commits in flight are answered first; the thread's connection closes before the store's.
+    const thread = this.#thread;
+    this.#thread = undefined;
+    await thread?.close();
     const c = this.#checkpointer;
     this.#checkpointer = undefined;
     await c?.stop();
@@ -391,7 +397,18 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
       // commit spent 20-35 ms of CPU dropping the page cache beyond it, refilled at a cost (ADR 0060).
       raw.pragma('journal_size_limit = -1');
     }
-    return new SqliteStore(raw, cache, db, compileStatements(db), opts.file, checkpointer);
+    const statements = compileStatements(db);
+    const thread =
+      inMemory || opts.commitThread !== true
+        ? undefined
+        : CommitThread.start({
+            file: opts.file,
+            synchronous: opts.synchronous ?? 'normal',
+            busyTimeoutMs: Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000)),
+            checkpointThread: checkpointer !== undefined,
+            sql: { ...Object.fromEntries(COMMIT_STATEMENTS.map((name) => [name, statements[name]])), countTasks: statements.countTasks } as CommitThreadData['sql'],
+          });
+    return new SqliteStore(raw, cache, db, statements, opts.file, checkpointer, thread);
   } catch (err) {
     raw.close();
     throw err;
