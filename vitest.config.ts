@@ -39,6 +39,7 @@ const UNIT = [
   'test/store/task-commit-rows.test.ts',
   'test/store/iso-time.test.ts',
   'test/store/credentials-generation.test.ts',
+  'test/store/sqlite-commit-thread.test.ts',
   'test/auth/api-key-record-cache.test.ts',
   'test/auth/poll-turns.test.ts',
   'test/store/sqlite/statement-cache.test.ts',

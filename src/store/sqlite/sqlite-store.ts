@@ -208,6 +208,11 @@ export class SqliteStore extends SqlStore {
     if (thread) this.commitConcurrency = COMMIT_THREAD_CONCURRENCY;
   }
 
+  /** Whether the task commits run on the commit thread (ADR 0062). */
+  get commitsOnThread(): boolean {
+    return this.#thread !== undefined;
+  }
+
   protected auditAppender(): AuditAppender {
     return sqliteAuditAppender(this.raw);
   }
