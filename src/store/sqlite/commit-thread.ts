@@ -7,7 +7,6 @@
  */
 import { Worker } from 'node:worker_threads';
 import { workerModuleUrl } from '../../config/worker-module.js';
-import type { PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
 import type { COMMIT_STATEMENTS } from './commit-batch.js';
 
@@ -20,7 +19,7 @@ export interface CommitThreadData {
   sql: { [K in (typeof COMMIT_STATEMENTS)[number] | 'countTasks']: string };
 }
 
-export type CommitThreadRequest = { id: number; batch: PreparedCommit[] } | { id: number; agentId: string; owner: string } | { close: true };
+export type CommitThreadRequest = { id: number; plan: unknown[] } | { id: number; agentId: string; owner: string } | { close: true };
 
 export type CommitThreadReply = { id: number; n?: number } | { id: number; conflict: string } | { id: number; error: { message: string; code: string | undefined } };
 
@@ -62,14 +61,14 @@ export class CommitThread {
   }
 
   /**
-   * Runs `batch` as one transaction on the thread. `onCommitted` runs synchronously when the
+   * Runs `plan` (encodeBatch) as one transaction on the thread. `onCommitted` runs synchronously when the
    * answer arrives, before the promise resolves; a refusal rejects with the thread's error (a
    * ConcurrentUpdateError for a version or unique conflict, else an Error with SQLite's code).
    */
-  commit(batch: PreparedCommit[], onCommitted: () => void): Promise<void> {
+  commit(plan: unknown[], onCommitted: () => void): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#send(
-        { id: this.#takeId(), batch },
+        { id: this.#takeId(), plan },
         {
           reject,
           settle: (reply) => {

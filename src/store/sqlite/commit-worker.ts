@@ -10,9 +10,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
-import type { PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
-import { COMMIT_STATEMENTS, writeBatch, type CommitStatements } from './commit-batch.js';
+import { prepareCommitStatements, writePlan } from './commit-batch.js';
 import type { CommitThreadData, CommitThreadReply, CommitThreadRequest } from './commit-thread.js';
 
 const data = workerData as CommitThreadData;
@@ -29,17 +28,10 @@ if (data.checkpointThread) {
 }
 
 /** Prepared on the first batch: the store's migrations have run by then (they run before any commit). */
-let statements: CommitStatements | undefined;
+let statements: Sqlite.Statement[] | undefined;
 let countTasks: Sqlite.Statement | undefined;
 
-function prepared(): CommitStatements {
-  if (statements) return statements;
-  const s = {} as CommitStatements;
-  for (const name of COMMIT_STATEMENTS) s[name] = db.prepare(data.sql[name]);
-  return (statements = s);
-}
-
-const write = db.transaction((batch: PreparedCommit[]) => writeBatch(prepared(), batch));
+const write = db.transaction((plan: unknown[]) => writePlan((statements ??= prepareCommitStatements(db, data.sql)), plan));
 
 function failure(id: number, err: unknown): CommitThreadReply {
   if (err instanceof ConcurrentUpdateError) return { id, conflict: err.taskId };
@@ -56,8 +48,8 @@ port.on('message', (msg: CommitThreadRequest) => {
   }
   let reply: CommitThreadReply;
   try {
-    if ('batch' in msg) {
-      write(msg.batch);
+    if ('plan' in msg) {
+      write(msg.plan);
       reply = { id: msg.id };
     } else {
       countTasks ??= db.prepare(data.sql.countTasks);

@@ -22,7 +22,7 @@ import { SqlStore } from '../sql-store.js';
 import { sqliteAuditAppender } from './sqlite-audit-append.js';
 import type { OutboxEntry, StoredApiKey, StoredTask, TaskCommit, TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
-import { COMMIT_STATEMENTS, writeBatch } from './commit-batch.js';
+import { COMMIT_STATEMENTS, encodeBatch, writeBatch } from './commit-batch.js';
 import { CommitThread, type CommitThreadData } from './commit-thread.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
 import { StatementCache } from './statement-cache.js';
@@ -179,6 +179,8 @@ export class SqliteStore extends SqlStore {
   readonly dialect = 'sqlite' as const;
   readonly location: string;
   #statements: Statements | undefined;
+  /** the commit's statements in plan order (commit-batch.ts), prepared on the first commit */
+  #commitStatements: Sqlite.Statement[] | undefined;
   readonly #writeBatch: (batch: PreparedCommit[]) => void;
   #checkpointer: WalCheckpointer | undefined;
   /** agent and owner → how many tasks they have (knownTaskCount) */
@@ -203,7 +205,7 @@ export class SqliteStore extends SqlStore {
     this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
     this.usage = new SqliteUsageStore(raw, cache, db);
-    this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => writeBatch(this.statements, batch));
+    this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => writeBatch((this.#commitStatements ??= COMMIT_STATEMENTS.map((name) => this.statements[name])), batch));
     this.#thread = thread;
     if (thread) this.commitConcurrency = COMMIT_THREAD_CONCURRENCY;
   }
@@ -241,7 +243,7 @@ export class SqliteStore extends SqlStore {
     if (thread) {
       try {
         // Counted in the answer's handler, in the order the thread committed (knownTaskCount).
-        await thread.commit(batch, () => this.#countNewTasks(batch));
+        await thread.commit(encodeBatch(batch), () => this.#countNewTasks(batch));
       } catch (err) {
         this.#failure ??= fileFailure(err);
         throw err;
