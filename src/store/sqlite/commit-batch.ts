@@ -82,7 +82,7 @@ export function writeBatch(statements: readonly Sqlite.Statement[], batch: reado
 /**
  * The batch as one flat array for the commit thread: per statement run, its number (as -1 - n
  * when it must change a row, followed by the task id that conflicts otherwise), the count of its
- * values, then the values.
+ * values, then the values. (Other writes send their SQL text in place of the number: writePlan.)
  */
 export function encodeBatch(batch: readonly PreparedCommit[]): unknown[] {
   const plan: unknown[] = [];
@@ -95,11 +95,22 @@ export function encodeBatch(batch: readonly PreparedCommit[]): unknown[] {
   return plan;
 }
 
-/** Runs encodeBatch's plan; the caller runs it inside one transaction. */
-export function writePlan(statements: readonly Sqlite.Statement[], plan: readonly unknown[]): void {
+/**
+ * Runs a plan (encodeBatch's, or one whose statements are SQL texts, prepared through `prepare`);
+ * the caller runs it inside one transaction.
+ */
+export function writePlan(statements: readonly Sqlite.Statement[], plan: readonly unknown[], prepare: (sql: string) => Sqlite.Statement): void {
   let i = 0;
   while (i < plan.length) {
-    let statement = plan[i++] as number;
+    const head = plan[i++] as number | string;
+    const n0 = plan[i] as number;
+    if (typeof head === 'string') {
+      i++;
+      prepare(head).run(plan.slice(i, i + n0));
+      i += n0;
+      continue;
+    }
+    let statement = head;
     let conflict: string | undefined;
     if (statement < 0) {
       statement = -1 - statement;

@@ -31,7 +31,15 @@ if (data.checkpointThread) {
 let statements: Sqlite.Statement[] | undefined;
 let countTasks: Sqlite.Statement | undefined;
 
-const write = db.transaction((plan: unknown[]) => writePlan((statements ??= prepareCommitStatements(db, data.sql)), plan));
+/** The other writes' statements (the usage flush's), by their SQL text: a handful of texts, each prepared once. */
+const other = new Map<string, Sqlite.Statement>();
+function prepareOther(sql: string): Sqlite.Statement {
+  let statement = other.get(sql);
+  if (!statement) other.set(sql, (statement = db.prepare(sql)));
+  return statement;
+}
+
+const write = db.transaction((plan: unknown[]) => writePlan((statements ??= prepareCommitStatements(db, data.sql)), plan, prepareOther));
 
 function failure(id: number, err: unknown): CommitThreadReply {
   if (err instanceof ConcurrentUpdateError) return { id, conflict: err.taskId };

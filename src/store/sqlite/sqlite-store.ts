@@ -204,7 +204,7 @@ export class SqliteStore extends SqlStore {
     super(db);
     this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
-    this.usage = new SqliteUsageStore(raw, cache, db);
+    this.usage = new SqliteUsageStore(raw, cache, db, thread);
     this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => writeBatch((this.#commitStatements ??= COMMIT_STATEMENTS.map((name) => this.statements[name])), batch));
     this.#thread = thread;
     if (thread) this.commitConcurrency = COMMIT_THREAD_CONCURRENCY;
