@@ -111,8 +111,9 @@ describe('SQLite commit thread', () => {
 
   it('pipelines two batches at once on disjoint tasks, each task in order', async () => {
     const { store } = await threaded();
-    expect(store.commitConcurrency).toBe(2);
-    const gc = new GroupCommitter(store, { maxBatch: 4 });
+    // The store asks for one batch at a time (ADR 0062); two in flight must still keep each task's order.
+    expect(store.commitConcurrency).toBe(1);
+    const gc = new GroupCommitter(store, { maxBatch: 4, maxInFlight: 2 });
     const first = Array.from({ length: 12 }, () => newTask());
     await Promise.all(first.map((c) => gc.commit(c)));
     // Each task's second and third commits enqueued at once: they must land in order.

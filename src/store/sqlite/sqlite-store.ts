@@ -49,8 +49,11 @@ export interface SqliteStoreOptions {
   commitThread?: boolean;
 }
 
-/** Batches in flight at once with the commit thread: the next one is prepared and queued while the thread writes. */
-const COMMIT_THREAD_CONCURRENCY = 2;
+/**
+ * Batches in flight at once with the commit thread. Two (the next batch queued while the thread
+ * writes) made batches smaller and cost more CPU a request than one on the 2-core bench machine (ADR 0062).
+ */
+const COMMIT_THREAD_CONCURRENCY = 1;
 
 type Q = Kysely<Database>;
 
