@@ -58,6 +58,23 @@ describe('SQLite commit thread', () => {
     await store.close();
   });
 
+  it('resolves a commit only once the thread has committed it: another connection reads it at once', async () => {
+    const { store, file } = await threaded();
+    const reader = new Sqlite(file, { readonly: true });
+    const read = reader.prepare('select version from tasks where id = ?').pluck();
+    try {
+      for (let i = 0; i < 20; i++) {
+        const c = newTask();
+        await store.commit([c]);
+        // No await between the acknowledgement and the read: the thread has nothing to finish meanwhile.
+        expect(read.get(c.task.id), `commit ${i} acknowledged before it was in the file`).toBe(1);
+      }
+    } finally {
+      reader.close();
+    }
+    await store.close();
+  });
+
   it('reports a failure of the file met on the thread as storageFailure "damaged"', async () => {
     const file = path.join(dir, `damaged-${n++}.db`);
     const { store } = await threaded(file);
