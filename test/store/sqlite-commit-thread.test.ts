@@ -101,8 +101,11 @@ describe('SQLite commit thread', () => {
     const commits = Array.from({ length: 20 }, () => newTask());
     const inFlight = commits.map((c) => store.commit([c]));
     const closing = store.close();
+    // Arrives while the store drains: refused, not written on the store's own connection meanwhile.
+    const late = store.commit([newTask()]);
     const settled = await Promise.allSettled(inFlight);
     await closing;
+    await expect(late).rejects.toThrow('sqlite store is closed');
     expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(20);
     expect(tasksInFile(file)).toBe(20);
     await expect(store.commit([newTask()])).rejects.toThrow();

@@ -192,7 +192,7 @@ export class SqliteStore extends SqlStore {
   #failure: string | undefined;
   readonly usage: SqliteUsageStore;
   /** the commit thread (ADR 0062), when commits run there */
-  #thread: CommitThread | undefined;
+  readonly #thread: CommitThread | undefined;
   readonly commitConcurrency: number | undefined;
 
   constructor(
@@ -324,9 +324,8 @@ export class SqliteStore extends SqlStore {
 
   override async close(): Promise<void> {
     // Commits in flight are answered first; the thread's connection closes before the store's.
-    const thread = this.#thread;
-    this.#thread = undefined;
-    await thread?.close();
+    // The thread stays in place: commits arriving meanwhile are refused by it, not written here.
+    await this.#thread?.close();
     const c = this.#checkpointer;
     this.#checkpointer = undefined;
     await c?.stop();
