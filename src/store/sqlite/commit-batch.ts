@@ -67,7 +67,9 @@ export function prepareCommitStatements(db: Sqlite.Database, sql: Readonly<Recor
 }
 
 function run(statements: readonly Sqlite.Statement[], statement: number, conflict: string | undefined, values: unknown[]): void {
-  const r = statements[statement]!.run(values);
+  // Spread, not the array: better-sqlite3 binds an array argument element by element through the
+  // generic object API, ~17 k instructions a request more for a blocking echo (callgrind, Binder::Bind).
+  const r = statements[statement]!.run(...values);
   if (conflict !== undefined && r.changes === 0) throw new ConcurrentUpdateError(conflict);
 }
 
@@ -106,7 +108,7 @@ export function writePlan(statements: readonly Sqlite.Statement[], plan: readonl
     const n0 = plan[i] as number;
     if (typeof head === 'string') {
       i++;
-      prepare(head).run(plan.slice(i, i + n0));
+      prepare(head).run(...plan.slice(i, i + n0));
       i += n0;
       continue;
     }

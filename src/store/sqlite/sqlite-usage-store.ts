@@ -109,7 +109,7 @@ export class SqliteUsageStore extends SqlUsageStore {
     const rows = to - from;
     let statement = this.#amendStatements.get(rows);
     if (!statement) this.#amendStatements.set(rows, (statement = this.raw.prepare(upsertTimingSql(rows))));
-    statement.run(amendValues(amends, from, to));
+    statement.run(...amendValues(amends, from, to));
   }
 
   /** Runs a Kysely-built statement synchronously, inside the caller's better-sqlite3 transaction. */
