@@ -93,7 +93,7 @@ export interface LimitsConfig {
 
 export type StorageConfig =
   /** file is absolute, or ":memory:" */
-  { driver: 'sqlite'; file: string; synchronous: 'normal' | 'full' } | { driver: 'postgres'; url: string; schema: string; maxConnections: number; migrate: boolean };
+  { driver: 'sqlite'; file: string; synchronous: 'normal' | 'full'; commitThread: boolean } | { driver: 'postgres'; url: string; schema: string; maxConnections: number; migrate: boolean };
 
 export type BusConfig = { driver: 'in-process' } | { driver: 'redis'; url: string; prefix: string };
 

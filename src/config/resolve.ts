@@ -48,6 +48,7 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
           driver: 'sqlite',
           file: resolveSqliteFile(file.storage?.file, baseDir, dataDir),
           synchronous: file.storage?.synchronous ?? 'normal',
+          commitThread: file.storage?.commitThread ?? false,
         };
 
   const agents = file.agents.map((entry, index) => {

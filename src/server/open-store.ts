@@ -14,7 +14,7 @@ export async function openStore(config: Config, log: { info(o: object, m?: strin
     if (s.file !== ':memory:' && (await stat(s.file).catch(() => undefined))?.size === 0) {
       log.warn({ file: s.file }, 'the database file is empty (0 bytes): starting with a new, empty database in it');
     }
-    const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous });
+    const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous, commitThread: s.commitThread });
     // A damaged page inside a table or an index leaves the file openable and pingable, and fails
     // the writes that touch it (issue 25 D7b): checked before anything is written.
     try {

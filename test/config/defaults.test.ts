@@ -33,7 +33,7 @@ describe('loadConfig without a file', () => {
       bodyReadTimeoutMs: 30_000,
       deduplicateMessageIds: true,
     });
-    expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(cwd, '.agentport', 'agentport.db'), synchronous: 'normal' });
+    expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(cwd, '.agentport', 'agentport.db'), synchronous: 'normal', commitThread: false });
     expect(config.bus).toEqual({ driver: 'in-process' });
     expect(config.agents).toEqual([
       { id: 'echo', builtin: 'echo', card: {}, extendedCard: true, skills: {}, requiredExtensions: [], options: {} },

@@ -17,7 +17,7 @@ describe('docs/configuration.md', () => {
     const config = loadConfig({ file, env: { SUPPORT_CONSOLE_KEY: 'k'.repeat(32) } });
     expect(config.agents.map((a) => a.id)).toEqual(['support', 'echo']);
     expect(config.server.port).toBe(8080);
-    expect(config.storage).toEqual({ driver: 'sqlite', file: '/var/lib/agentport/agentport.db', synchronous: 'normal' });
+    expect(config.storage).toEqual({ driver: 'sqlite', file: '/var/lib/agentport/agentport.db', synchronous: 'normal', commitThread: false });
     expect(config.limits.bodyBytes).toBe(8 * 1024 * 1024);
   });
 });

@@ -15,7 +15,7 @@ describe('relative paths', () => {
     const config = loadConfig({ file, cwd: tempDir(), env: {} });
     expect(config.baseDir).toBe(path.join(root, 'conf'));
     expect(config.server.dataDir).toBe(path.join(root, 'conf/state'));
-    expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(root, 'db/main.db'), synchronous: 'normal' });
+    expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(root, 'db/main.db'), synchronous: 'normal', commitThread: false });
     expect(config.agents[0]).toMatchObject({ id: 'mine', module: path.join(root, 'conf/agents/mine.js') });
     expect(config.agents[0]?.builtin).toBeUndefined();
   });

@@ -8,11 +8,11 @@ describe('storage', () => {
   const parse = (input: unknown) => parseConfig(input, { cwd, env: {} });
 
   it('accepts sqlite:<path>, resolved against the base directory', () => {
-    expect(parse({ storage: 'sqlite:data/app.db' }).storage).toEqual({ driver: 'sqlite', file: path.join(cwd, 'data/app.db'), synchronous: 'normal' });
+    expect(parse({ storage: 'sqlite:data/app.db' }).storage).toEqual({ driver: 'sqlite', file: path.join(cwd, 'data/app.db'), synchronous: 'normal', commitThread: false });
   });
 
   it('keeps sqlite::memory: as an in-memory database', () => {
-    expect(parse({ storage: 'sqlite::memory:' }).storage).toEqual({ driver: 'sqlite', file: ':memory:', synchronous: 'normal' });
+    expect(parse({ storage: 'sqlite::memory:' }).storage).toEqual({ driver: 'sqlite', file: ':memory:', synchronous: 'normal', commitThread: false });
   });
 
   it('accepts postgres:// and postgresql:// strings', () => {
@@ -25,7 +25,9 @@ describe('storage', () => {
       driver: 'sqlite',
       file: path.join(cwd, '.agentport', 'agentport.db'),
       synchronous: 'full',
+      commitThread: false,
     });
+    expect(parse({ storage: { driver: 'sqlite', commitThread: true } }).storage).toMatchObject({ driver: 'sqlite', synchronous: 'normal', commitThread: true });
     expect(parse({ storage: { driver: 'postgres', url: 'postgres://db/x' } }).storage).toEqual({ driver: 'postgres', url: 'postgres://db/x', schema: 'public', maxConnections: 10, migrate: true });
   });
 

@@ -42,6 +42,30 @@ describeStoreContract(
     },
   },
 );
+// The same contract with the task commits on the commit thread (ADR 0062).
+describeStoreContract(
+  'sqlite (file, WAL, commit thread)',
+  () => {
+    current = join(dir, `store-${n++}.db`);
+    return openSqliteStore({ file: current, commitThread: true });
+  },
+  {
+    openMigrated: async () => {
+      current = join(dir, `store-${n++}.db`);
+      await copyMigrated(current);
+      return openSqliteStore({ file: current, commitThread: true });
+    },
+    openPeer: () => openSqliteStore({ file: current, commitThread: true }),
+    exec: async (text) => {
+      const raw = new Sqlite(current);
+      try {
+        raw.exec(text);
+      } finally {
+        raw.close();
+      }
+    },
+  },
+);
 describeStoreContract('sqlite (:memory:, synchronous=full)', () => openSqliteStore({ file: ':memory:', synchronous: 'full' }));
 
 describe('sqlite store specifics', () => {

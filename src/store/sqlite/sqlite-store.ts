@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { eventLog, logNeedsTaskRow, prepareCommit, refersToTaskRow, TASK_ROW_COLUMNS, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit, type TaskRowText } from '../rows.js';
+import { eventLog, logNeedsTaskRow, prepareCommit, TASK_ROW_COLUMNS, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit, type TaskRowText } from '../rows.js';
 import { outboxClaimQuery } from '../outbox-claim.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
@@ -20,12 +20,14 @@ import { apiKeyRows, toStoredApiKey, type ApiKeyStandingRow } from '../api-key-r
 import { CREDENTIALS_GENERATION_TABLE } from '../migrations/0026-credentials-generation.js';
 import { SqlStore } from '../sql-store.js';
 import { sqliteAuditAppender } from './sqlite-audit-append.js';
-import { ConcurrentUpdateError, type OutboxEntry, type StoredApiKey, type StoredTask, type TaskCommit, type TaskEventRecord } from '../store.js';
+import type { OutboxEntry, StoredApiKey, StoredTask, TaskCommit, TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
+import { COMMIT_STATEMENTS, encodeBatch, writeBatch } from './commit-batch.js';
+import { CommitThread, type CommitThreadData } from './commit-thread.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
 import { StatementCache } from './statement-cache.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
-import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues } from '../usage/task-usage-columns.js';
+import { mergedUsageSql, TASK_USAGE_COLUMNS } from '../usage/task-usage-columns.js';
 import { UPSERT_TIMING_SQL } from './sqlite-usage-store.js';
 import { MessageIdFilter } from './message-id-filter.js';
 
@@ -49,12 +51,23 @@ export interface SqliteStoreOptions {
    * the only writer is off, so every idempotency lookup queries (ADR 0063). Default false.
    */
   sharedFile?: boolean;
+  /**
+   * run the task commits' transactions on a thread of their own, with its own connection to the
+   * file (ADR 0062); default false. Not for ':memory:'.
+   */
+  commitThread?: boolean;
 }
 
 /** Keys read per step of the message-id filter's build (~1 ms each); the event loop turns between steps. */
 export const MESSAGE_ID_BUILD_CHUNK = 2_000;
 const MESSAGE_ID_KEY = 'select agent_id, owner, origin_message_id from tasks where origin_message_id is not null';
 const MESSAGE_ID_ORDER = 'order by agent_id, owner, origin_message_id limit ?';
+
+/**
+ * Batches in flight at once with the commit thread. Two (the next batch queued while the thread
+ * writes) made batches smaller and cost more CPU a request than one on the 2-core bench machine (ADR 0062).
+ */
+const COMMIT_THREAD_CONCURRENCY = 1;
 
 type Q = Kysely<Database>;
 
@@ -191,6 +204,8 @@ export class SqliteStore extends SqlStore {
   readonly dialect = 'sqlite' as const;
   readonly location: string;
   #statements: Statements | undefined;
+  /** the commit's statements in plan order (commit-batch.ts), prepared on the first commit */
+  #commitStatements: Sqlite.Statement[] | undefined;
   readonly #writeBatch: (batch: PreparedCommit[]) => void;
   #checkpointer: WalCheckpointer | undefined;
   /** agent and owner → how many tasks they have (knownTaskCount) */
@@ -205,6 +220,9 @@ export class SqliteStore extends SqlStore {
   readonly #messageIds = new MessageIdFilter();
   #messageIdBuild: MessageIdBuild;
   readonly usage: SqliteUsageStore;
+  /** the commit thread (ADR 0062), when commits run there */
+  readonly #thread: CommitThread | undefined;
+  readonly commitConcurrency: number | undefined;
 
   constructor(
     private readonly raw: Sqlite.Database,
@@ -213,55 +231,22 @@ export class SqliteStore extends SqlStore {
     private readonly statementSql: StatementSql,
     file: string,
     checkpointer?: WalCheckpointer,
+    thread?: CommitThread,
     sharedFile = false,
   ) {
     super(db);
     this.#messageIdBuild = sharedFile ? 'off' : 'not started';
     this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
-    this.usage = new SqliteUsageStore(raw, cache, db);
-    this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => {
-      const s = this.statements;
-      for (const p of batch) {
-        const lease = p.lease;
-        const usage = p.usage;
-        const ev = p.eventsRow;
-        // A terminal commit's events row (ADR 0050's form) goes into the task row: one B-tree insert less (ADR 0057).
-        const finalEvents = ev !== undefined && refersToTaskRow(ev.json) ? ev.json : null;
-        if (p.expectedVersion === 0) {
-          const task = [
-            p.taskId,
-            p.agentId,
-            p.owner,
-            p.contextId,
-            p.state,
-            p.statusTime,
-            p.createdAt,
-            p.seq,
-            1,
-            p.taskJson,
-            lease ? lease.owner : null,
-            lease ? lease.expiresAt : null,
-            p.originMessageId,
-            p.traceParent,
-            p.caller,
-            finalEvents,
-          ];
-          const r = usage ? s.insertTaskWithUsage.run(...task, ...taskUsageValues(usage, p.owner)) : s.insertTask.run(...task);
-          if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
-        } else {
-          const r = lease
-            ? s.updateTaskWithLease.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion)
-            : s.updateTask.run(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, p.taskId, p.agentId, p.expectedVersion);
-          if (r.changes === 0) throw new ConcurrentUpdateError(p.taskId);
-          if (usage) s.updateTaskUsage.run(...taskUsageValues(usage, p.owner), p.taskId);
-        }
-        const timing = usage && commitTiming(usage);
-        if (timing) s.upsertTiming.run(p.taskId, timing.ttfbMs ?? null, timing.latencyMs ?? null, null, timing.bytesOut ?? null);
-        if (ev && finalEvents === null) s.insertEvent.run(p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
-        for (const o of p.outbox) s.insertOutbox.run(p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt);
-      }
-    });
+    this.usage = new SqliteUsageStore(raw, cache, db, thread);
+    this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => writeBatch((this.#commitStatements ??= COMMIT_STATEMENTS.map((name) => this.statements[name])), batch));
+    this.#thread = thread;
+    if (thread) this.commitConcurrency = COMMIT_THREAD_CONCURRENCY;
+  }
+
+  /** Whether the task commits run on the commit thread (ADR 0062). */
+  get commitsOnThread(): boolean {
+    return this.#thread !== undefined;
   }
 
   protected auditAppender(): AuditAppender {
@@ -294,13 +279,28 @@ export class SqliteStore extends SqlStore {
     // Known to the message-id filter before any of it can be read (a failed batch leaves its keys:
     // a "maybe" costs a query, never a wrong answer). On this thread, whatever thread writes.
     for (const p of batch) if (p.originMessageId !== null) this.#messageIds.add(p.agentId, p.owner, p.originMessageId);
+    const thread = this.#thread;
+    if (thread) {
+      try {
+        // Counted in the answer's handler, in the order the thread committed (knownTaskCount).
+        await thread.commit(encodeBatch(batch), () => this.#countNewTasks(batch));
+      } catch (err) {
+        this.#failure ??= fileFailure(err);
+        throw err;
+      }
+      return;
+    }
     try {
       this.#writeBatch(batch);
     } catch (err) {
       this.#failure ??= fileFailure(err);
       throw err;
     }
-    // The batch is committed whole (any failed insert throws and rolls it back): count its new tasks.
+    this.#countNewTasks(batch);
+  }
+
+  /** The batch is committed whole (any failed insert throws and rolls it back): counts its new tasks. */
+  #countNewTasks(batch: readonly PreparedCommit[]): void {
     if (this.#taskCounts.size === 0) return;
     for (const p of batch) {
       if (p.expectedVersion !== 0) continue;
@@ -314,11 +314,23 @@ export class SqliteStore extends SqlStore {
    * Exact without counting: this process is the database's only writer (the embedded store), tasks
    * are never deleted, and every insert goes through commit() above, which adds to the figure. It
    * is counted once per agent and owner, on the first unfiltered ListTasks, synchronously, so no
-   * commit can land between the count and the moment it is remembered.
+   * commit can land between the count and the moment it is remembered. With the commit thread
+   * (ADR 0062) commits land there, so the thread counts, in order with its commits: the figure is
+   * remembered in the handler of its answer, which comes after the answers of every batch the
+   * count saw and before those of every batch it did not.
    */
-  protected override knownTaskCount(agentId: string, owner: string): number {
+  protected override knownTaskCount(agentId: string, owner: string): number | Promise<number> {
     const key = taskCountKey(agentId, owner);
     let n = this.#taskCounts.get(key);
+    if (n === undefined && this.#thread) {
+      return this.#thread.countTasks(agentId, owner, (counted) => {
+        // Another count of the same key answered first and has been kept up to date since.
+        const known = this.#taskCounts.get(key);
+        if (known !== undefined) return known;
+        this.#taskCounts.set(key, counted);
+        return counted;
+      });
+    }
     if (n === undefined) {
       n = Number((this.statements.countTasks.get(agentId, owner) as { n: number | bigint }).n);
       this.#taskCounts.set(key, n);
@@ -348,6 +360,9 @@ export class SqliteStore extends SqlStore {
   }
 
   override async close(): Promise<void> {
+    // Commits in flight are answered first; the thread's connection closes before the store's.
+    // The thread stays in place: commits arriving meanwhile are refused by it, not written here.
+    await this.#thread?.close();
     const c = this.#checkpointer;
     this.#checkpointer = undefined;
     await c?.stop();
@@ -478,7 +493,18 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
       // commit spent 20-35 ms of CPU dropping the page cache beyond it, refilled at a cost (ADR 0060).
       raw.pragma('journal_size_limit = -1');
     }
-    return new SqliteStore(raw, cache, db, compileStatements(db), opts.file, checkpointer, opts.sharedFile);
+    const statements = compileStatements(db);
+    const thread =
+      inMemory || opts.commitThread !== true
+        ? undefined
+        : CommitThread.start({
+            file: opts.file,
+            synchronous: opts.synchronous ?? 'normal',
+            busyTimeoutMs: Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000)),
+            checkpointThread: checkpointer !== undefined,
+            sql: { ...Object.fromEntries(COMMIT_STATEMENTS.map((name) => [name, statements[name]])), countTasks: statements.countTasks } as CommitThreadData['sql'],
+          });
+    return new SqliteStore(raw, cache, db, statements, opts.file, checkpointer, thread, opts.sharedFile);
   } catch (err) {
     raw.close();
     throw err;

@@ -11,6 +11,7 @@ import { planRollupStep, SqlUsageStore, type RollupStep } from '../usage/sql-usa
 import { USAGE_RECORD_COLUMNS, usageRowValues } from '../usage/usage-rows.js';
 import { firstSourceTime, rolledUntilOf, rollupStatements, type RollupLevel } from '../usage/usage-sql.js';
 import type { StatementCache } from './statement-cache.js';
+import type { CommitThread } from './commit-thread.js';
 
 /**
  * A task record's timing (UsageAmend, or a commit that carries it): one narrow row per task,
@@ -45,6 +46,31 @@ const INSERT_CALL_SQL = `insert into "usage_records" (${USAGE_RECORD_COLUMNS.map
   select ${USAGE_RECORD_COLUMNS.map(() => '?').join(', ')} where not exists (select 1 from "tasks" where "id" = ? and "usage_time" is not null)
   on conflict ("id") do nothing`;
 
+/** amends[from, to)'s values as upsertTimingSql(to - from) binds them */
+function amendValues(amends: readonly UsageAmend[], from: number, to: number): unknown[] {
+  const values: unknown[] = [];
+  for (let i = from; i < to; i++) {
+    const a = amends[i]!;
+    values.push(a.id, a.ttfbMs ?? null, a.latencyMs ?? null, a.bytesIn ?? null, a.bytesOut ?? null);
+  }
+  return values;
+}
+
+/** The same write as SqliteUsageStore's #write, as a plan of SQL texts and values for the commit thread (commit-batch.ts). */
+function writePlan(records: readonly UsageRecord[], amends: readonly UsageAmend[]): unknown[] {
+  const plan: unknown[] = [];
+  const step = (sql: string, values: unknown[]) => {
+    plan.push(sql, values.length);
+    for (const v of values) plan.push(v);
+  };
+  for (const r of records) step(INSERT_CALL_SQL, [...usageRowValues(r), r.id]);
+  for (let i = 0; i < amends.length; i += AMENDS_PER_STATEMENT) {
+    const to = Math.min(amends.length, i + AMENDS_PER_STATEMENT);
+    step(upsertTimingSql(to - i), amendValues(amends, i, to));
+  }
+  return plan;
+}
+
 export class SqliteUsageStore extends SqlUsageStore {
   #insertCall: Sqlite.Statement | undefined;
   /** upsertTimingSql(n) by its row count n, prepared when first needed */
@@ -56,6 +82,8 @@ export class SqliteUsageStore extends SqlUsageStore {
     private readonly raw: Sqlite.Database,
     private readonly cache: StatementCache,
     db: Kysely<Database>,
+    /** the commit thread (ADR 0062): the flush's write goes there too, not competing with it for the lock */
+    private readonly thread?: CommitThread,
   ) {
     super(db);
     this.#write = raw.transaction((records: readonly UsageRecord[], amends: readonly UsageAmend[]) => {
@@ -81,12 +109,7 @@ export class SqliteUsageStore extends SqlUsageStore {
     const rows = to - from;
     let statement = this.#amendStatements.get(rows);
     if (!statement) this.#amendStatements.set(rows, (statement = this.raw.prepare(upsertTimingSql(rows))));
-    const values: unknown[] = [];
-    for (let i = from; i < to; i++) {
-      const a = amends[i]!;
-      values.push(a.id, a.ttfbMs ?? null, a.latencyMs ?? null, a.bytesIn ?? null, a.bytesOut ?? null);
-    }
-    statement.run(...values);
+    statement.run(...amendValues(amends, from, to));
   }
 
   /** Runs a Kysely-built statement synchronously, inside the caller's better-sqlite3 transaction. */
@@ -101,6 +124,7 @@ export class SqliteUsageStore extends SqlUsageStore {
   async write(records: readonly UsageRecord[], amends: readonly UsageAmend[]): Promise<void> {
     if (records.length === 0 && amends.length === 0) return;
     if (this.raw.inTransaction) throw new Error('sqlite usage store: write while a migration is running');
+    if (this.thread) return this.thread.commit(writePlan(records, amends), () => {});
     this.#write(records, amends);
   }
 

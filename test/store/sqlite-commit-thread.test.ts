@@ -1,0 +1,151 @@
+/**
+ * The SQLite commit thread (ADR 0062): the task commits' transactions on a worker thread with a
+ * connection of its own. The store contract runs with it too (sqlite.test.ts); these are the
+ * cases the thread makes new: answers crossing threads, in order, and a close with answers due.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GroupCommitter } from '../../src/store/group-commit.js';
+import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { ConcurrentUpdateError } from '../../src/store/store.js';
+import { newTask, update } from './fixtures.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'agentport-commit-thread-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+async function threaded(file = path.join(dir, `s-${n++}.db`)): Promise<{ store: SqliteStore; file: string }> {
+  const store = await openSqliteStore({ file, commitThread: true });
+  await store.migrate();
+  expect(store.commitsOnThread, 'the commit thread started (dist/ built)').toBe(true);
+  return { store, file };
+}
+
+/** Tasks in the file, counted on a connection of the test's own. */
+function tasksInFile(file: string): number {
+  const raw = new Sqlite(file, { readonly: true });
+  try {
+    return (raw.prepare('select count(*) as n from tasks').get() as { n: number }).n;
+  } finally {
+    raw.close();
+  }
+}
+
+describe('SQLite commit thread', () => {
+  it('rejects only the conflicting commit of a batch, with its task named; the others are stored', async () => {
+    const { store } = await threaded();
+    const a = newTask();
+    const b = newTask();
+    await store.commit([a, b]);
+    const gc = new GroupCommitter(store);
+    const c = newTask();
+    // One tick, one batch: A moves on, B is created again (its id exists: a conflict), C is new.
+    const results = await Promise.allSettled([gc.commit(update(a)), gc.commit(newTask({ id: b.task.id })), gc.commit(c)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const err = (results[1] as PromiseRejectedResult).reason;
+    expect(err).toBeInstanceOf(ConcurrentUpdateError);
+    expect((err as ConcurrentUpdateError).taskId).toBe(b.task.id);
+    expect((await store.getTask('agent-a', a.task.id))?.version).toBe(2);
+    expect((await store.getTask('agent-a', b.task.id))?.version).toBe(1);
+    expect((await store.getTask('agent-a', c.task.id))?.version).toBe(1);
+    expect(store.storageFailure()).toBeUndefined();
+    await gc.close();
+    await store.close();
+  });
+
+  it('resolves a commit only once the thread has committed it: another connection reads it at once', async () => {
+    const { store, file } = await threaded();
+    const reader = new Sqlite(file, { readonly: true });
+    const read = reader.prepare('select version from tasks where id = ?').pluck();
+    try {
+      for (let i = 0; i < 20; i++) {
+        const c = newTask();
+        await store.commit([c]);
+        // No await between the acknowledgement and the read: the thread has nothing to finish meanwhile.
+        expect(read.get(c.task.id), `commit ${i} acknowledged before it was in the file`).toBe(1);
+      }
+    } finally {
+      reader.close();
+    }
+    await store.close();
+  });
+
+  it('reports a failure of the file met on the thread as storageFailure "damaged"', async () => {
+    const file = path.join(dir, `damaged-${n++}.db`);
+    const { store } = await threaded(file);
+    for (let i = 0; i < 10; i++) await store.commit(Array.from({ length: 30 }, () => newTask({ state: 'TASK_STATE_COMPLETED' })));
+    await store.close();
+    const raw = new Sqlite(file, { readonly: true });
+    const pageSize = raw.pragma('page_size', { simple: true }) as number;
+    const root = (raw.prepare("select rootpage from sqlite_master where type = 'table' and name = 'tasks'").get() as { rootpage: number }).rootpage;
+    raw.close();
+    const damaged = await openSqliteStore({ file, checkpointThread: false, commitThread: true });
+    expect(damaged.commitsOnThread).toBe(true);
+    // The tasks table's root page overwritten after the open: every insert passes it.
+    const handle = await open(file, 'r+');
+    await handle.write(randomBytes(pageSize), 0, pageSize, (root - 1) * pageSize);
+    await handle.close();
+    expect(damaged.storageFailure()).toBeUndefined();
+    await expect(damaged.commit([newTask()])).rejects.toMatchObject({ code: expect.stringMatching(/^SQLITE_CORRUPT/) });
+    expect(damaged.storageFailure()).toBe('damaged');
+    await damaged.close();
+  });
+
+  it('answers every commit in flight before close() returns, then refuses new ones', async () => {
+    const { store, file } = await threaded();
+    const commits = Array.from({ length: 20 }, () => newTask());
+    const inFlight = commits.map((c) => store.commit([c]));
+    const closing = store.close();
+    // Arrives while the store drains: refused, not written on the store's own connection meanwhile.
+    const late = store.commit([newTask()]);
+    const settled = await Promise.allSettled(inFlight);
+    await closing;
+    await expect(late).rejects.toThrow('sqlite store is closed');
+    expect(settled.filter((r) => r.status === 'fulfilled')).toHaveLength(20);
+    expect(tasksInFile(file)).toBe(20);
+    await expect(store.commit([newTask()])).rejects.toThrow();
+    expect(tasksInFile(file)).toBe(20);
+  });
+
+  it('keeps the task count exact when a batch committed on the thread is not yet answered', async () => {
+    const { store, file } = await threaded();
+    await store.commit(Array.from({ length: 5 }, () => newTask()));
+    const pending = store.commit(Array.from({ length: 3 }, () => newTask()));
+    // Hold the event loop until the thread has committed: its answer cannot be handled before the count.
+    const wait = new Int32Array(new SharedArrayBuffer(4));
+    for (let i = 0; i < 2000 && tasksInFile(file) < 8; i++) Atomics.wait(wait, 0, 0, 5);
+    expect(tasksInFile(file)).toBe(8);
+    const listed = store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 });
+    await pending;
+    expect((await listed).totalSize).toBe(8);
+    expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 })).totalSize).toBe(8);
+    await store.commit(Array.from({ length: 2 }, () => newTask()));
+    expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 })).totalSize).toBe(10);
+    await store.close();
+  });
+
+  it('pipelines two batches at once on disjoint tasks, each task in order', async () => {
+    const { store } = await threaded();
+    // The store asks for one batch at a time (ADR 0062); two in flight must still keep each task's order.
+    expect(store.commitConcurrency).toBe(1);
+    const gc = new GroupCommitter(store, { maxBatch: 4, maxInFlight: 2 });
+    const first = Array.from({ length: 12 }, () => newTask());
+    await Promise.all(first.map((c) => gc.commit(c)));
+    // Each task's second and third commits enqueued at once: they must land in order.
+    const second = first.map((c) => update(c));
+    const third = second.map((c) => update(c, { state: 'TASK_STATE_COMPLETED' }));
+    await Promise.all([...second, ...third].map((c) => gc.commit(c)));
+    for (const c of first) {
+      const t = await store.getTask('agent-a', c.task.id);
+      expect(t?.version).toBe(3);
+      expect(t?.task.status.state).toBe('TASK_STATE_COMPLETED');
+    }
+    await gc.close();
+    await store.close();
+  });
+});
