@@ -5,7 +5,7 @@
  */
 import { copySources } from './config-sources.js';
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { AgentConfig, Config, LlmAgentConfig, StorageConfig } from './config.js';
@@ -44,12 +44,7 @@ export function resolveConfig(file: ConfigFile, baseDir: string, configFile?: st
   const storage: StorageConfig =
     file.storage?.driver === 'postgres'
       ? { driver: 'postgres', url: file.storage.url, schema: file.storage.schema, maxConnections: file.storage.maxConnections, migrate: file.storage.migrate }
-      : {
-          driver: 'sqlite',
-          file: resolveSqliteFile(file.storage?.file, baseDir, dataDir),
-          synchronous: file.storage?.synchronous ?? 'normal',
-          commitThread: file.storage?.commitThread ?? false,
-        };
+      : sqliteStorage(resolveSqliteFile(file.storage?.file, baseDir, dataDir), file.storage?.synchronous ?? 'normal', file.storage?.commitThread);
 
   const agents = file.agents.map((entry, index) => {
     const agent = resolveAgent(entry, baseDir, file.auth.extendedCard);
@@ -223,4 +218,13 @@ export function withListeningPorts(config: Config, ports: { http?: number; grpc?
   };
   copySources(config, bound);
   return bound;
+}
+
+/**
+ * The commit thread (ADR 0062) is on by default where a second core can run it: on one core its
+ * wake-ups take the event loop's time. Never for ':memory:' (a second connection would open
+ * another database).
+ */
+function sqliteStorage(file: string, synchronous: 'normal' | 'full', commitThread: boolean | undefined): StorageConfig {
+  return { driver: 'sqlite', file, synchronous, commitThread: file !== ':memory:' && (commitThread ?? availableParallelism() > 1) };
 }

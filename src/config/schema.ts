@@ -70,8 +70,8 @@ const sqliteSchema = z
     /** default `<dataDir>/agentport.db`; `:memory:` for a throwaway database */
     file: nonEmptyString.optional(),
     synchronous: z.enum(['normal', 'full']).default('normal'),
-    /** task commits' transactions on a thread of their own (ADR 0062) */
-    commitThread: z.boolean().default(false),
+    /** task commits' transactions on a thread of their own (ADR 0062); default: on where the machine has 2+ cores */
+    commitThread: z.boolean().optional(),
   })
   .strict();
 

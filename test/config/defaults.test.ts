@@ -2,6 +2,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { tempDir, writeFile } from './helpers.js';
+import { availableParallelism } from 'node:os';
+
+/** The commit thread's default (ADR 0062): on where a second core can run it. */
+const onByDefault = availableParallelism() > 1;
 
 describe('loadConfig without a file', () => {
   it('applies every default when no file exists and none is named', () => {
@@ -33,7 +37,7 @@ describe('loadConfig without a file', () => {
       bodyReadTimeoutMs: 30_000,
       deduplicateMessageIds: true,
     });
-    expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(cwd, '.agentport', 'agentport.db'), synchronous: 'normal', commitThread: false });
+    expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(cwd, '.agentport', 'agentport.db'), synchronous: 'normal', commitThread: onByDefault });
     expect(config.bus).toEqual({ driver: 'in-process' });
     expect(config.agents).toEqual([
       { id: 'echo', builtin: 'echo', card: {}, extendedCard: true, skills: {}, requiredExtensions: [], options: {} },

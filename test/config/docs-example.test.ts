@@ -4,6 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.js';
 import { tempDir, writeFile } from './helpers.js';
+import { availableParallelism } from 'node:os';
+
+/** The commit thread's default (ADR 0062): on where a second core can run it. */
+const onByDefault = availableParallelism() > 1;
 
 const docs = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/configuration.md');
 
@@ -17,7 +21,7 @@ describe('docs/configuration.md', () => {
     const config = loadConfig({ file, env: { SUPPORT_CONSOLE_KEY: 'k'.repeat(32) } });
     expect(config.agents.map((a) => a.id)).toEqual(['support', 'echo']);
     expect(config.server.port).toBe(8080);
-    expect(config.storage).toEqual({ driver: 'sqlite', file: '/var/lib/agentport/agentport.db', synchronous: 'normal', commitThread: false });
+    expect(config.storage).toEqual({ driver: 'sqlite', file: '/var/lib/agentport/agentport.db', synchronous: 'normal', commitThread: onByDefault });
     expect(config.limits.bodyBytes).toBe(8 * 1024 * 1024);
   });
 });

@@ -2,6 +2,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig, parseConfig, withListeningPorts } from '../../src/config/index.js';
 import { configErrorOf, tempDir, writeFile } from './helpers.js';
+import { availableParallelism } from 'node:os';
+
+/** The commit thread's default (ADR 0062): on where a second core can run it. */
+const onByDefault = availableParallelism() > 1;
 
 describe('relative paths', () => {
   it('resolve against the config file directory', () => {
@@ -15,7 +19,7 @@ describe('relative paths', () => {
     const config = loadConfig({ file, cwd: tempDir(), env: {} });
     expect(config.baseDir).toBe(path.join(root, 'conf'));
     expect(config.server.dataDir).toBe(path.join(root, 'conf/state'));
-    expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(root, 'db/main.db'), synchronous: 'normal', commitThread: false });
+    expect(config.storage).toEqual({ driver: 'sqlite', file: path.join(root, 'db/main.db'), synchronous: 'normal', commitThread: onByDefault });
     expect(config.agents[0]).toMatchObject({ id: 'mine', module: path.join(root, 'conf/agents/mine.js') });
     expect(config.agents[0]?.builtin).toBeUndefined();
   });

@@ -2,13 +2,17 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../src/config/index.js';
 import { configErrorOf, problemLines, tempDir } from './helpers.js';
+import { availableParallelism } from 'node:os';
+
+/** The commit thread's default (ADR 0062): on where a second core can run it. */
+const onByDefault = availableParallelism() > 1;
 
 describe('storage', () => {
   const cwd = tempDir();
   const parse = (input: unknown) => parseConfig(input, { cwd, env: {} });
 
   it('accepts sqlite:<path>, resolved against the base directory', () => {
-    expect(parse({ storage: 'sqlite:data/app.db' }).storage).toEqual({ driver: 'sqlite', file: path.join(cwd, 'data/app.db'), synchronous: 'normal', commitThread: false });
+    expect(parse({ storage: 'sqlite:data/app.db' }).storage).toEqual({ driver: 'sqlite', file: path.join(cwd, 'data/app.db'), synchronous: 'normal', commitThread: onByDefault });
   });
 
   it('keeps sqlite::memory: as an in-memory database', () => {
@@ -25,9 +29,12 @@ describe('storage', () => {
       driver: 'sqlite',
       file: path.join(cwd, '.agentport', 'agentport.db'),
       synchronous: 'full',
-      commitThread: false,
+      commitThread: onByDefault,
     });
     expect(parse({ storage: { driver: 'sqlite', commitThread: true } }).storage).toMatchObject({ driver: 'sqlite', synchronous: 'normal', commitThread: true });
+    expect(parse({ storage: { driver: 'sqlite', commitThread: false } }).storage).toMatchObject({ driver: 'sqlite', commitThread: false });
+    // A second connection to ':memory:' would open another database: never a thread there.
+    expect(parse({ storage: { driver: 'sqlite', file: ':memory:', commitThread: true } }).storage).toMatchObject({ file: ':memory:', commitThread: false });
     expect(parse({ storage: { driver: 'postgres', url: 'postgres://db/x' } }).storage).toEqual({ driver: 'postgres', url: 'postgres://db/x', schema: 'public', maxConnections: 10, migrate: true });
   });
 
