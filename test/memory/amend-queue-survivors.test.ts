@@ -1,6 +1,5 @@
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { youngGenerationProbe } from '../support/young-generation.js';
 import { AmendQueue } from '../../src/core/usage/amend-queue.js';
 
 /**
@@ -10,10 +9,7 @@ import { AmendQueue } from '../../src/core/usage/amend-queue.js';
  * not copied: a scavenge copies objects, not the contents of a typed array.
  */
 describe('queued amends and the young-generation collector (ADR 0064)', () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (o?: { type?: 'minor' | 'major' }) => void;
-  afterAll(() => setFlagsFromString('--no-expose-gc'));
-  const newSpaceUsed = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_used_size;
+  const { gc, newSpaceUsed } = youngGenerationProbe();
   const AMENDS = 2_000;
   /** a task id as a request makes it: a fresh string */
   const idOf = (i: number) => `019ad1c2-${String(i).padStart(4, '0')}-7000-8000-00000000000${i % 10}`;

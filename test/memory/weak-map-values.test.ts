@@ -1,6 +1,5 @@
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { youngGenerationProbe } from '../support/young-generation.js';
 
 /**
  * Why a run's observer is kept on the run, not in a WeakMap (core/execution/run-supervisor.ts,
@@ -8,10 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
  * whose key died young still survives the next young-generation collection.
  */
 describe('values of a long-lived WeakMap and the young-generation collector (ADR 0056)', () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (o?: { type?: 'minor' | 'major' }) => void;
-  afterAll(() => setFlagsFromString('--no-expose-gc'));
-  const newSpaceUsed = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_used_size;
+  const { gc, newSpaceUsed } = youngGenerationProbe();
   const VALUES = 2_000;
   /** ~0.7 KB of young objects per value, as a request's observer holds its wait and context */
   const value = (i: number) => ({ payload: new Array<number>(128).fill(i) });

@@ -1,6 +1,5 @@
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { youngGenerationProbe } from '../support/young-generation.js';
 import { writeJson } from '../../src/protocol/a2a/written-json.js';
 
 /**
@@ -9,10 +8,7 @@ import { writeJson } from '../../src/protocol/a2a/written-json.js';
  * copied by it. Through a long-lived WeakMap it was (~0.45 KB a blocking SendMessage).
  */
 describe('the texts of written values and the young-generation collector (ADR 0064)', () => {
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as (o?: { type?: 'minor' | 'major' }) => void;
-  afterAll(() => setFlagsFromString('--no-expose-gc'));
-  const newSpaceUsed = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')!.space_used_size;
+  const { gc, newSpaceUsed } = youngGenerationProbe();
   const VALUES = 2_000;
 
   it('does not keep the text of a dead written value through a scavenge', () => {

@@ -19,53 +19,36 @@ const copyMigrated = sqliteTemplate(dir);
 /** the file of the store the contract opened last: its peer and raw SQL go there */
 let current = '';
 
-describeStoreContract(
-  'sqlite (file, WAL)',
-  () => {
-    current = join(dir, `store-${n++}.db`);
-    return openSqliteStore({ file: current });
-  },
-  {
-    openMigrated: async () => {
+/** The store contract on a file, its task commits on the event loop or on the commit thread (ADR 0062). */
+function describeFileContract(name: string, commitThread: boolean): void {
+  const open = (file: string) => openSqliteStore({ file, commitThread });
+  describeStoreContract(
+    name,
+    () => {
       current = join(dir, `store-${n++}.db`);
-      await copyMigrated(current);
-      return openSqliteStore({ file: current });
+      return open(current);
     },
-    openPeer: () => openSqliteStore({ file: current }),
-    exec: async (text) => {
-      const raw = new Sqlite(current);
-      try {
-        raw.exec(text);
-      } finally {
-        raw.close();
-      }
+    {
+      openMigrated: async () => {
+        current = join(dir, `store-${n++}.db`);
+        await copyMigrated(current);
+        return open(current);
+      },
+      openPeer: () => open(current),
+      exec: async (text) => {
+        const raw = new Sqlite(current);
+        try {
+          raw.exec(text);
+        } finally {
+          raw.close();
+        }
+      },
     },
-  },
-);
-// The same contract with the task commits on the commit thread (ADR 0062).
-describeStoreContract(
-  'sqlite (file, WAL, commit thread)',
-  () => {
-    current = join(dir, `store-${n++}.db`);
-    return openSqliteStore({ file: current, commitThread: true });
-  },
-  {
-    openMigrated: async () => {
-      current = join(dir, `store-${n++}.db`);
-      await copyMigrated(current);
-      return openSqliteStore({ file: current, commitThread: true });
-    },
-    openPeer: () => openSqliteStore({ file: current, commitThread: true }),
-    exec: async (text) => {
-      const raw = new Sqlite(current);
-      try {
-        raw.exec(text);
-      } finally {
-        raw.close();
-      }
-    },
-  },
-);
+  );
+}
+
+describeFileContract('sqlite (file, WAL)', false);
+describeFileContract('sqlite (file, WAL, commit thread)', true);
 describeStoreContract('sqlite (:memory:, synchronous=full)', () => openSqliteStore({ file: ':memory:', synchronous: 'full' }));
 
 describe('sqlite store specifics', () => {
