@@ -29,7 +29,7 @@ import { StatementCache } from './statement-cache.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
 import { mergedUsageSql, TASK_USAGE_COLUMNS } from '../usage/task-usage-columns.js';
 import { UPSERT_TIMING_SQL } from './sqlite-usage-store.js';
-import { MessageIdFilter } from './message-id-filter.js';
+import { StoredMessageIds, type MessageIdBuild } from './stored-message-ids.js';
 
 export interface SqliteStoreOptions {
   /** a database file path, or ':memory:' */
@@ -58,10 +58,6 @@ export interface SqliteStoreOptions {
   commitThread?: boolean;
 }
 
-/** Keys read per step of the message-id filter's build (~1 ms each); the event loop turns between steps. */
-export const MESSAGE_ID_BUILD_CHUNK = 2_000;
-const MESSAGE_ID_KEY = 'select agent_id, owner, origin_message_id from tasks where origin_message_id is not null';
-const MESSAGE_ID_ORDER = 'order by agent_id, owner, origin_message_id limit ?';
 
 /**
  * Batches in flight at once with the commit thread. Two (the next batch queued while the thread
@@ -184,18 +180,10 @@ export function compileStatements(k: Q) {
     selectApiKey: compileWithSlots(apiKeyRows(k).where('k.key_id', '=', slot<string>('key_id')), ['key_id']),
     // Every request with a stored API key reads this first (credentialsGeneration below).
     selectCredentialsGeneration: `select n from ${CREDENTIALS_GENERATION_TABLE} where id = 1`,
-    // The message-id filter's build (ADR 0063): about how many tasks there are (one step down the
-    // table's B-tree: tasks are never deleted, so the largest rowid is near their number), then
-    // every key in the order of the unique index, which covers them, in chunks after the last key read.
-    maxTaskRowid: 'select max(rowid) from tasks',
-    firstMessageIds: `${MESSAGE_ID_KEY} ${MESSAGE_ID_ORDER}`,
-    nextMessageIds: `${MESSAGE_ID_KEY} and (agent_id, owner, origin_message_id) > (?, ?, ?) ${MESSAGE_ID_ORDER}`,
   };
 }
 
 type StatementSql = ReturnType<typeof compileStatements>;
-/** where the message-id filter's build is; 'off' on a shared file, where it is never consulted */
-type MessageIdBuild = 'not started' | 'running' | 'complete' | 'failed' | 'off';
 
 const taskCountKey = (agentId: string, owner: string) => `${agentId}\u0000${owner}`;
 type Statements = { [K in keyof StatementSql]: Sqlite.Statement };
@@ -212,13 +200,8 @@ export class SqliteStore extends SqlStore {
   readonly #taskCounts = new Map<string, number>();
   /** what a failed commit said about the file itself (damaged, I/O error); stays until restart */
   #failure: string | undefined;
-  /**
-   * The (agent, owner, messageId) keys the database holds (ADR 0063): every key commit() writes,
-   * from the start, and every key already stored, added by a build in chunks begun by the first
-   * lookup. Consulted only once that build is complete.
-   */
-  readonly #messageIds = new MessageIdFilter();
-  #messageIdBuild: MessageIdBuild;
+  /** the message ids the database holds, to skip a lookup that will miss (ADR 0063) */
+  readonly #messageIds: StoredMessageIds;
   readonly usage: SqliteUsageStore;
   /** the commit thread (ADR 0062), when commits run there */
   readonly #thread: CommitThread | undefined;
@@ -235,7 +218,7 @@ export class SqliteStore extends SqlStore {
     sharedFile = false,
   ) {
     super(db);
-    this.#messageIdBuild = sharedFile ? 'off' : 'not started';
+    this.#messageIds = new StoredMessageIds(raw, sharedFile);
     this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
     this.usage = new SqliteUsageStore(raw, cache, db, thread);
@@ -262,9 +245,6 @@ export class SqliteStore extends SqlStore {
     }
     // The number alone, not a row object: this one runs on every request with an API key.
     prepared.selectCredentialsGeneration.pluck();
-    prepared.maxTaskRowid.pluck();
-    prepared.firstMessageIds.raw();
-    prepared.nextMessageIds.raw();
     return (this.#statements = prepared);
   }
 
@@ -376,57 +356,14 @@ export class SqliteStore extends SqlStore {
 
   override async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
     // SendMessage asks this for every fresh messageId: a key the filter proves absent is not looked up.
-    if (this.#messageIdBuild === 'complete') {
-      if (!this.#messageIds.mayHold(agentId, owner, messageId)) return undefined;
-    } else if (this.#messageIdBuild === 'not started') {
-      this.#startMessageIdBuild();
-    }
+    if (!this.#messageIds.mayHold(agentId, owner, messageId)) return undefined;
     const row = this.statements.selectTaskByMessage.get(agentId, owner, messageId) as TasksTable | undefined;
     return row ? toStoredTask(row) : undefined;
   }
 
   /** The message-id filter (ADR 0063): whether lookups consult it yet, and its size. */
   messageIdFilterStatus(): { build: MessageIdBuild; keys: number; bytes: number; layers: number } {
-    return { build: this.#messageIdBuild, ...this.#messageIds.stats() };
-  }
-
-  /**
-   * Adds every key the database holds to the filter, MESSAGE_ID_BUILD_CHUNK at a time, the event
-   * loop turning between chunks. Begun by the first lookup, so after migrations (which may rebuild
-   * the table) and never in a CLI command that looks nothing up. Keys committed meanwhile are added
-   * by commit() (and may be read here too: harmless). The keys stored before are never changed or
-   * moved in the index (tasks are not deleted, and no update writes the three columns), so the
-   * walk in index order meets each of them. A failure leaves it incomplete: lookups query.
-   */
-  #startMessageIdBuild(): void {
-    this.#messageIdBuild = 'running';
-    const s = this.statements;
-    const ids = this.#messageIds;
-    const step = (after: unknown[] | undefined): void => {
-      try {
-        if (!this.raw.open) return void (this.#messageIdBuild = 'failed');
-        const rows = (after === undefined ? s.firstMessageIds.all(MESSAGE_ID_BUILD_CHUNK) : s.nextMessageIds.all(after[0], after[1], after[2], MESSAGE_ID_BUILD_CHUNK)) as string[][];
-        for (const r of rows) ids.add(r[0]!, r[1]!, r[2]!);
-        if (rows.length < MESSAGE_ID_BUILD_CHUNK) return void (this.#messageIdBuild = 'complete');
-        // The next chunk starts after the last key read back exactly: one with U+FFFD may have been
-        // a lone surrogate (stored ED A0 80, read back EF BF BD), and a cursor there would skip the
-        // keys between the two. Keys after the cursor are read again: harmless.
-        let last = rows.length - 1;
-        while (last >= 0 && rows[last]!.some((v) => v.includes('\ufffd'))) last--;
-        if (last < 0) return void (this.#messageIdBuild = 'failed');
-        setImmediate(step, rows[last]);
-      } catch {
-        this.#messageIdBuild = 'failed';
-      }
-    };
-    try {
-      // One layer for them all, with room for as many again.
-      ids.reserve(2 * Number(s.maxTaskRowid.get() ?? 0));
-    } catch {
-      this.#messageIdBuild = 'failed';
-      return;
-    }
-    setImmediate(step, undefined);
+    return this.#messageIds.status();
   }
 
   override async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {

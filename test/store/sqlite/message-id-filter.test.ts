@@ -9,12 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/index.js';
-import { compileStatements, MESSAGE_ID_BUILD_CHUNK } from '../../../src/store/sqlite/sqlite-store.js';
+import { MESSAGE_ID_BUILD_CHUNK, MESSAGE_ID_SQL } from '../../../src/store/sqlite/stored-message-ids.js';
 import { MessageIdFilter } from '../../../src/store/sqlite/message-id-filter.js';
-import type { Database } from '../../../src/store/schema.js';
 import { ConcurrentUpdateError, type TaskCommit } from '../../../src/store/store.js';
 import { newTask } from '../fixtures.js';
 
@@ -290,10 +288,9 @@ describe('SqliteStore.findTaskByMessageId with the filter', () => {
     await store.close();
     const raw = new Sqlite(file);
     try {
-      const statements = compileStatements(new Kysely<Database>({ dialect: new SqliteDialect({ database: raw }) }));
       const plan = (text: string) => (raw.prepare(`explain query plan ${text}`).all(...Array.from({ length: (text.match(/\?/g) ?? []).length }, () => 'x')) as { detail: string }[]).map((r) => r.detail).join('; ');
-      expect(plan(statements.firstMessageIds)).toMatch(/^SCAN tasks USING COVERING INDEX tasks_origin_message_idx$/);
-      expect(plan(statements.nextMessageIds)).toMatch(/^SEARCH tasks USING COVERING INDEX tasks_origin_message_idx \(\(agent_id,owner,origin_message_id\)>\(\?,\?,\?\)\)$/);
+      expect(plan(MESSAGE_ID_SQL.firstMessageIds)).toMatch(/^SCAN tasks USING COVERING INDEX tasks_origin_message_idx$/);
+      expect(plan(MESSAGE_ID_SQL.nextMessageIds)).toMatch(/^SEARCH tasks USING COVERING INDEX tasks_origin_message_idx \(\(agent_id,owner,origin_message_id\)>\(\?,\?,\?\)\)$/);
     } finally {
       raw.close();
     }
