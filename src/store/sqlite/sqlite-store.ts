@@ -58,7 +58,6 @@ export interface SqliteStoreOptions {
   commitThread?: boolean;
 }
 
-
 /**
  * Batches in flight at once with the commit thread. Two (the next batch queued while the thread
  * writes) made batches smaller and cost more CPU a request than one on the 2-core bench machine (ADR 0062).
