@@ -41,6 +41,7 @@ const UNIT = [
   'test/store/iso-time.test.ts',
   'test/store/credentials-generation.test.ts',
   'test/store/sqlite-commit-thread.test.ts',
+  'test/store/sqlite-thread-death.test.ts',
   'test/auth/api-key-record-cache.test.ts',
   'test/auth/poll-turns.test.ts',
   'test/store/sqlite/statement-cache.test.ts',

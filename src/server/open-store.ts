@@ -8,13 +8,15 @@ import { redactUrl, type Config } from '../config/index.js';
 import { openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
 import { StartFailure } from './start-failure.js';
 
-export async function openStore(config: Config, log: { info(o: object, m?: string): void; warn(o: object, m?: string): void }): Promise<Store> {
+export async function openStore(config: Config, log: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void }): Promise<Store> {
   const s = config.storage;
   if (s.driver === 'sqlite') {
     if (s.file !== ':memory:' && (await stat(s.file).catch(() => undefined))?.size === 0) {
       log.warn({ file: s.file }, 'the database file is empty (0 bytes): starting with a new, empty database in it');
     }
-    const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous, commitThread: s.commitThread });
+    // A thread of the store that ends on its own is named in the log at once; /readyz then says what it costs.
+    const onThreadStopped = (err: Error) => log.error({ err }, err.message);
+    const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous, commitThread: s.commitThread, onThreadStopped });
     // A damaged page inside a table or an index leaves the file openable and pingable, and fails
     // the writes that touch it (issue 25 D7b): checked before anything is written.
     try {

@@ -26,9 +26,17 @@ export const DEFAULT_IDLE_TRUNCATE_MS = 5_000;
 export class WalCheckpointer {
   /** Settles when the thread ends, however it ends (closed, or crashed on a database it cannot open). */
   readonly #exited: Promise<void>;
+  /** stop() has asked the thread to end: its exit is expected */
+  #stopping = false;
+  /** why the thread ended when nobody stopped it */
+  #stopped: Error | undefined;
+  #onStopped: ((err: Error) => void) | undefined;
 
   private constructor(private readonly worker: Worker) {
     this.#exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    // An uncaught exception emits 'error' and then 'exit'; the first names the cause.
+    worker.on('error', (err) => this.#died(`an uncaught error: ${err.message}`, err));
+    worker.on('exit', (code) => this.#died(`exit code ${code}`));
   }
 
   /** Undefined when no worker module is available; the caller keeps automatic checkpoints then. */
@@ -44,11 +52,26 @@ export class WalCheckpointer {
     };
     const worker = new Worker(url, { workerData });
     worker.unref();
-    worker.on('error', () => {});
     return new WalCheckpointer(worker);
   }
 
+  /**
+   * `listener` is told once if the thread ends without stop(): nothing checkpoints the log then,
+   * so the store turns SQLite's automatic checkpoints back on (ADR 0062's amendment).
+   */
+  onStopped(listener: (err: Error) => void): void {
+    this.#onStopped = listener;
+    // It may have ended before anyone listened (a database it could not open).
+    if (this.#stopped) listener(this.#stopped);
+  }
+
+  /** Test seam (test/store/sqlite-thread-death.test.ts), never called by the server: ends the thread where it is. */
+  killForTests(): void {
+    void this.worker.terminate();
+  }
+
   async stop(): Promise<void> {
+    this.#stopping = true;
     // The thread is unref'd so that it never keeps a process alive; but while it is stopping,
     // its exit is the only thing stop() waits on. Without a ref, a process whose listeners are
     // already closed (a start that failed) has an empty event loop: Node ends it with status 13
@@ -56,5 +79,11 @@ export class WalCheckpointer {
     this.worker.ref();
     this.worker.postMessage({ close: true });
     await this.#exited;
+  }
+
+  #died(cause: string, err?: Error): void {
+    if (this.#stopping || this.#stopped) return;
+    this.#stopped = new Error(`the sqlite checkpoint thread stopped (${cause}): SQLite's automatic checkpoints are back on`, { cause: err });
+    this.#onStopped?.(this.#stopped);
   }
 }

@@ -19,7 +19,7 @@ export interface CommitThreadData {
   sql: { [K in (typeof COMMIT_STATEMENTS)[number] | 'countTasks']: string };
 }
 
-export type CommitThreadRequest = { id: number; plan: unknown[] } | { id: number; agentId: string; owner: string } | { close: true };
+export type CommitThreadRequest = { id: number; plan: unknown[] } | { id: number; agentId: string; owner: string } | { autoCheckpoint: true } | { close: true };
 
 export type CommitThreadReply = { id: number; n?: number } | { id: number; conflict: string } | { id: number; error: { message: string; code: string | undefined } };
 
@@ -37,9 +37,15 @@ export class CommitThread {
   readonly #exited: Promise<void>;
   /** resolves when nothing is waiting for an answer (close drains through it) */
   #drained: (() => void) | undefined;
+  /** why the thread stopped when nobody closed it: every commit fails from then on */
+  #stopped: Error | undefined;
+  readonly #onStopped: ((err: Error) => void) | undefined;
+  /** close() has asked the thread to end: its exit is expected */
+  #closeSent = false;
 
-  private constructor(worker: Worker) {
+  private constructor(worker: Worker, onStopped?: (err: Error) => void) {
     this.#worker = worker;
+    this.#onStopped = onStopped;
     this.#exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.on('message', (reply: CommitThreadReply) => {
       const w = this.#waiting.get(reply.id);
@@ -48,16 +54,41 @@ export class CommitThread {
       this.#idleCheck();
       w.settle(reply);
     });
-    worker.on('error', (err) => this.#fail(new Error(`sqlite commit thread failed: ${err.message}`, { cause: err })));
-    worker.on('exit', () => this.#fail(new Error('sqlite commit thread ended')));
+    // An uncaught exception (or running out of memory) emits 'error' and then 'exit'; terminate()
+    // and process.exit() in the thread emit 'exit' alone. The first one names the cause.
+    worker.on('error', (err) => this.#died(`an uncaught error: ${err.message}`, err));
+    worker.on('exit', (code) => this.#died(`exit code ${code}`));
     worker.unref();
   }
 
-  /** Undefined when no worker module is available; the store commits on its own connection then. */
-  static start(data: CommitThreadData): CommitThread | undefined {
+  /**
+   * Undefined when no worker module is available; the store commits on its own connection then.
+   * `onStopped` is told once if the thread ends without close() (ADR 0062's amendment).
+   */
+  static start(data: CommitThreadData, onStopped?: (err: Error) => void): CommitThread | undefined {
     const url = workerModuleUrl('./commit-worker.js', import.meta.url);
     if (!url) return undefined;
-    return new CommitThread(new Worker(url, { workerData: data }));
+    return new CommitThread(new Worker(url, { workerData: data }), onStopped);
+  }
+
+  /** Set once the thread has ended without close(): its cause. Commits fail with it until a restart. */
+  get stopped(): Error | undefined {
+    return this.#stopped;
+  }
+
+  /** The checkpointer thread has stopped: the commit connection runs SQLite's automatic checkpoints again. */
+  autoCheckpoint(): void {
+    if (!this.#ended) this.#worker.postMessage({ autoCheckpoint: true } satisfies CommitThreadRequest);
+  }
+
+  /**
+   * Test seam (test/store/sqlite-thread-death.test.ts), never called by the server: ends the thread
+   * for real. 'terminate' stops it where it is (Worker.terminate: as at a fatal error); 'uncaught'
+   * posts it a message its handler cannot read, so it throws outside any try, as a bug would.
+   */
+  killForTests(how: 'terminate' | 'uncaught'): void {
+    if (how === 'terminate') void this.#worker.terminate();
+    else this.#worker.postMessage(null);
   }
 
   /**
@@ -108,6 +139,7 @@ export class CommitThread {
         await new Promise<void>((resolve) => (this.#drained = resolve));
       }
       this.#worker.ref();
+      this.#closeSent = true;
       this.#worker.postMessage({ close: true } satisfies CommitThreadRequest);
     }
     await this.#exited;
@@ -136,6 +168,17 @@ export class CommitThread {
     const drained = this.#drained;
     this.#drained = undefined;
     drained?.();
+  }
+
+  /** The thread has ended: unless close() ended it, that is a failure, named once. */
+  #died(cause: string, err?: Error): void {
+    if (this.#closeSent || this.#stopped) {
+      this.#fail(this.#ended ?? new Error('sqlite store is closed'));
+      return;
+    }
+    this.#stopped = new Error(`the sqlite commit thread stopped (${cause}): no task can be stored until the server restarts`, { cause: err });
+    this.#fail(this.#stopped);
+    this.#onStopped?.(this.#stopped);
   }
 
   /** The thread is gone: everything still waiting fails with `err`, and so does every later request. */

@@ -15,6 +15,8 @@ import { prepareCommitStatements, writePlan } from './commit-batch.js';
 import type { CommitThreadData, CommitThreadReply, CommitThreadRequest } from './commit-thread.js';
 
 const data = workerData as CommitThreadData;
+/** The store connection's limit on the log file kept after a checkpoint, without the checkpointer thread. */
+const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
 const db = new Sqlite(data.file);
 db.pragma(`synchronous = ${data.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
 db.pragma(`busy_timeout = ${data.busyTimeoutMs}`);
@@ -24,7 +26,7 @@ if (data.checkpointThread) {
   db.pragma('wal_autocheckpoint = 0');
   db.pragma('journal_size_limit = -1');
 } else {
-  db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+  db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
 }
 
 /** Prepared on the first batch: the store's migrations have run by then (they run before any commit). */
@@ -52,6 +54,12 @@ port.on('message', (msg: CommitThreadRequest) => {
   if ('close' in msg) {
     db.close();
     port.close();
+    return;
+  }
+  if ('autoCheckpoint' in msg) {
+    // The checkpointer thread has stopped: SQLite's own checkpoints keep the log bounded again.
+    db.pragma('wal_autocheckpoint = 1000');
+    db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     return;
   }
   let reply: CommitThreadReply;

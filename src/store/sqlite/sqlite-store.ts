@@ -56,7 +56,16 @@ export interface SqliteStoreOptions {
    * file (ADR 0062); default false. Not for ':memory:'.
    */
   commitThread?: boolean;
+  /**
+   * Told, with the cause, when the commit thread or the checkpointer thread ends without the store
+   * closing it (ADR 0062's amendment); the server logs it. Default: a line on stderr.
+   */
+  onThreadStopped?: (err: Error) => void;
 }
+
+/** SQLite's automatic checkpoints and the log's size limit, as without the checkpointer thread. */
+const AUTO_CHECKPOINT_PAGES = 1000;
+const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 /**
  * Batches in flight at once with the commit thread. Two (the next batch queued while the thread
@@ -212,18 +221,43 @@ export class SqliteStore extends SqlStore {
     db: Q,
     private readonly statementSql: StatementSql,
     file: string,
-    checkpointer?: WalCheckpointer,
-    thread?: CommitThread,
-    sharedFile = false,
+    o: { checkpointer?: WalCheckpointer; thread?: CommitThread; sharedFile?: boolean; onThreadStopped: (err: Error) => void },
   ) {
     super(db);
-    this.#messageIds = new StoredMessageIds(raw, sharedFile);
+    const { checkpointer, thread } = o;
+    this.#messageIds = new StoredMessageIds(raw, o.sharedFile ?? false);
     this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
+    checkpointer?.onStopped((err) => {
+      o.onThreadStopped(err);
+      this.#checkpointWithoutThread();
+    });
     this.usage = new SqliteUsageStore(raw, cache, db, thread);
     this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => writeBatch((this.#commitStatements ??= COMMIT_STATEMENTS.map((name) => this.statements[name])), batch));
     this.#thread = thread;
     if (thread) this.commitConcurrency = COMMIT_THREAD_CONCURRENCY;
+  }
+
+  /**
+   * The checkpointer thread has ended on its own: nothing copies the log into the database any
+   * more, and with the writers' automatic checkpoints off (ADR 0060) the log would grow without
+   * bound. So SQLite's own checkpoints come back on both connections that write: slower commits
+   * now and then, as before the thread, but no failure to report (ADR 0062's amendment).
+   */
+  #checkpointWithoutThread(): void {
+    if (!this.raw.open) return;
+    this.raw.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+    this.raw.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
+    this.#thread?.autoCheckpoint();
+  }
+
+  /**
+   * Test seam (test/store/sqlite-thread-death.test.ts), never called by the server: ends one of the
+   * store's threads for real, as a fatal error in it would (commit-thread.ts, checkpointer.ts).
+   */
+  killThreadForTests(which: 'commit' | 'checkpoint', how: 'terminate' | 'uncaught' = 'terminate'): void {
+    if (which === 'commit') this.#thread?.killForTests(how);
+    else this.#checkpointer?.killForTests();
   }
 
   /** Whether the task commits run on the commit thread (ADR 0062). */
@@ -320,10 +354,11 @@ export class SqliteStore extends SqlStore {
   /**
    * Why the database file cannot be trusted, once a commit failed on the file itself (issue 25
    * D7b): `/readyz` reports it. A damaged file does not mend itself, so it stays until a restart
-   * (whose integrity check then refuses to start on it).
+   * (whose integrity check then refuses to start on it). So does a commit thread that has stopped.
    */
   storageFailure(): string | undefined {
-    return this.#failure;
+    // A commit thread that ended on its own fails every commit from then on (ADR 0062's amendment).
+    return this.#failure ?? (this.#thread?.stopped ? 'commit thread stopped' : undefined);
   }
 
   /**
@@ -410,7 +445,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
     if (!inMemory) {
       raw.pragma('journal_mode = WAL');
       // A burst can grow the WAL file; give the disk back after checkpoints beyond 64 MiB.
-      raw.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+      raw.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
     }
     raw.pragma(`synchronous = ${opts.synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
     raw.pragma(`busy_timeout = ${Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000))}`);
@@ -430,6 +465,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
       raw.pragma('journal_size_limit = -1');
     }
     const statements = compileStatements(db);
+    const onThreadStopped = opts.onThreadStopped ?? ((err: Error) => process.stderr.write(`agentport: ${err.message}\n`));
     const thread =
       inMemory || opts.commitThread !== true
         ? undefined
@@ -439,8 +475,8 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
             busyTimeoutMs: Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000)),
             checkpointThread: checkpointer !== undefined,
             sql: { ...Object.fromEntries(COMMIT_STATEMENTS.map((name) => [name, statements[name]])), countTasks: statements.countTasks } as CommitThreadData['sql'],
-          });
-    return new SqliteStore(raw, cache, db, statements, opts.file, checkpointer, thread, opts.sharedFile);
+          }, onThreadStopped);
+    return new SqliteStore(raw, cache, db, statements, opts.file, { checkpointer, thread, sharedFile: opts.sharedFile, onThreadStopped });
   } catch (err) {
     raw.close();
     throw err;
