@@ -12,8 +12,10 @@ import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InProcessEventBus } from '../../src/bus/index.js';
+import { parseConfig } from '../../src/config/index.js';
+import { openStore } from '../../src/server/open-store.js';
 import { readiness } from '../../src/server/readiness.js';
-import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
+import { openSqliteStore, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { TaskCommit } from '../../src/store/store.js';
 import { newTask } from './fixtures.js';
 
@@ -114,6 +116,25 @@ describe('the SQLite commit thread dying', () => {
     expect(await settledWithin(store.commit([newTask()]), 5_000)).toBe(`rejected: ${stopped[0]!.message}`);
     expect(await settledWithin(store.close(), 5_000)).toBe('resolved');
     expect(stopped).toHaveLength(1);
+  });
+
+  it("is logged at error with its cause by the server's store (open-store.ts), and /readyz's check turns not ready", async () => {
+    const dataDir = mkdtempSync(path.join(dir, 'server-'));
+    const config = parseConfig({ server: { dataDir }, storage: { driver: 'sqlite', commitThread: true } }, { env: {}, cwd: dataDir });
+    const errors: Array<{ obj: object; msg: string | undefined }> = [];
+    const store = await openStore(config, { info() {}, warn() {}, error: (obj, msg) => errors.push({ obj, msg }) });
+    expect(store).toBeInstanceOf(SqliteStore);
+    const sqlite = store as SqliteStore;
+    expect(sqlite.commitsOnThread).toBe(true);
+    const check = readiness({ store, bus: new InProcessEventBus(), dbDir: dataDir, log: { warn() {}, info() {} } });
+    expect((await check()).checks.storage).toBe('ok');
+    sqlite.killThreadForTests('commit', 'uncaught');
+    await until('the store module logged the stop', () => errors.length > 0);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.msg).toMatch(/^the sqlite commit thread stopped \(an uncaught error: .+\): no task can be stored until the server restarts$/);
+    expect((errors[0]!.obj as { err?: Error }).err?.message).toBe(errors[0]!.msg);
+    expect((await check()).checks.storage).toBe('commit thread stopped');
+    await store.close();
   });
 
   it('is not a failure when the store closes it', async () => {
