@@ -99,6 +99,10 @@ const q = (s, p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] 
 const f = (x) => (Number.isFinite(x) ? x.toFixed(2) : `gave up (${o.busyTimeout} ms)`);
 const s = sorted(waits);
 const si = sorted(idle);
-console.log(`${measured.requests} requests in ${measured.durationS.toFixed(1)} s (${Math.round(measured.rps)} req/s, ${o.connections} connections, ${measured.generator}); load average ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}`);
-console.log(`under load: ${s.length} probes, lock wait p50 ${f(q(s, 50))} ms  p90 ${f(q(s, 90))} ms  p99 ${f(q(s, 99))} ms  max ${f(s.at(-1) ?? 0)} ms; waited ≥ 1 ms: ${s.filter((x) => x >= 1).length}; ≥ 100 ms: ${s.filter((x) => x >= 100).length}; gave up: ${s.filter((x) => !Number.isFinite(x)).length}`);
+console.log(
+  `${measured.requests} requests in ${measured.durationS.toFixed(1)} s (${Math.round(measured.rps)} req/s, ${o.connections} connections, ${measured.generator}); load average ${load0.toFixed(1)} → ${os.loadavg()[0].toFixed(1)}`,
+);
+console.log(
+  `under load: ${s.length} probes, lock wait p50 ${f(q(s, 50))} ms  p90 ${f(q(s, 90))} ms  p99 ${f(q(s, 99))} ms  max ${f(s.at(-1) ?? 0)} ms; waited ≥ 1 ms: ${s.filter((x) => x >= 1).length}; ≥ 100 ms: ${s.filter((x) => x >= 100).length}; gave up: ${s.filter((x) => !Number.isFinite(x)).length}`,
+);
 console.log(`idle:       ${si.length} probes, lock wait p50 ${f(q(si, 50))} ms  p99 ${f(q(si, 99))} ms  max ${f(si.at(-1) ?? 0)} ms`);

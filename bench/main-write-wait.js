@@ -77,4 +77,6 @@ rmSync(work, { recursive: true, force: true });
 const s = [...waits].sort((a, b) => a - b);
 const q = (p) => s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 console.log(`${commits} commits in ${seconds.toFixed(1)} s (${Math.round(commits / seconds)}/s, ${o.clients} clients, thread ${o.thread}); load average ${os.loadavg()[0].toFixed(1)}`);
-console.log(`main-connection write: ${s.length} writes, p50 ${q(50).toFixed(2)} ms  p90 ${q(90).toFixed(2)} ms  p99 ${q(99).toFixed(2)} ms  max ${(s.at(-1) ?? 0).toFixed(2)} ms; ≥ 1 ms: ${s.filter((x) => x >= 1).length}; ≥ 100 ms: ${s.filter((x) => x >= 100).length}`);
+console.log(
+  `main-connection write: ${s.length} writes, p50 ${q(50).toFixed(2)} ms  p90 ${q(90).toFixed(2)} ms  p99 ${q(99).toFixed(2)} ms  max ${(s.at(-1) ?? 0).toFixed(2)} ms; ≥ 1 ms: ${s.filter((x) => x >= 1).length}; ≥ 100 ms: ${s.filter((x) => x >= 100).length}`,
+);

@@ -469,13 +469,16 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
     const thread =
       inMemory || opts.commitThread !== true
         ? undefined
-        : CommitThread.start({
-            file: opts.file,
-            synchronous: opts.synchronous ?? 'normal',
-            busyTimeoutMs: Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000)),
-            checkpointThread: checkpointer !== undefined,
-            sql: { ...Object.fromEntries(COMMIT_STATEMENTS.map((name) => [name, statements[name]])), countTasks: statements.countTasks } as CommitThreadData['sql'],
-          }, onThreadStopped);
+        : CommitThread.start(
+            {
+              file: opts.file,
+              synchronous: opts.synchronous ?? 'normal',
+              busyTimeoutMs: Math.max(0, Math.floor(opts.busyTimeoutMs ?? 5000)),
+              checkpointThread: checkpointer !== undefined,
+              sql: { ...Object.fromEntries(COMMIT_STATEMENTS.map((name) => [name, statements[name]])), countTasks: statements.countTasks } as CommitThreadData['sql'],
+            },
+            onThreadStopped,
+          );
     return new SqliteStore(raw, cache, db, statements, opts.file, { checkpointer, thread, sharedFile: opts.sharedFile, onThreadStopped });
   } catch (err) {
     raw.close();
