@@ -6,16 +6,16 @@
 const PARTS = [
   ['before commit', (r) => r.enq - r.s],
   ['batch wait', (r, b) => b.sent - r.enq],
-  ['post → thread', (r, b) => b.rx - b.post],
-  ['thread COMMIT', (r, b) => b.done - b.rx],
-  ['thread → main', (r, b) => b.back - b.done],
+  ['post → thread', (_r, b) => b.rx - b.post],
+  ['thread COMMIT', (_r, b) => b.done - b.rx],
+  ['thread → main', (_r, b) => b.back - b.done],
   ['after answer', (r, b) => r.f - b.back],
 ];
 /** the OS's share (Linux schedstat run-queue waits) and the main thread's CPU during the request */
 const OS = [
   ['main CPU', (r) => r.cpu],
   ['main rq wait', (r) => r.wait],
-  ['thread rq wait', (r, b) => b.wakeWait + b.commitWait],
+  ['thread rq wait', (_r, b) => b.wakeWait + b.commitWait],
 ];
 
 /** the GC pause time inside [from, to] */
@@ -35,15 +35,23 @@ export function tailReport({ reqs, batches, gcs }) {
     ['p90–p99', band(0.9, 0.99)],
     ['≥ p99', band(0.99, 1)],
   ];
-  const lines = [`traced requests: ${n} of ${reqs.length} (one commit each: ${reqs.filter((r) => r.n === 1).length}); batches ${batches.length}, mean size ${(batches.reduce((s, b) => s + b.size, 0) / Math.max(1, batches.length)).toFixed(2)}`];
+  const lines = [
+    `traced requests: ${n} of ${reqs.length} (one commit each: ${reqs.filter((r) => r.n === 1).length}); batches ${batches.length}, mean size ${(batches.reduce((s, b) => s + b.size, 0) / Math.max(1, batches.length)).toFixed(2)}`,
+  ];
   const f = (x) => x.toFixed(3).padStart(8);
-  lines.push(`${'band'.padEnd(9)}${'total'.padStart(8)}${PARTS.map(([name]) => name.padStart(15)).join('')}${'GC inside'.padStart(11)}${'batch'.padStart(7)}${'behind one'.padStart(11)}${'in a GC'.padStart(9)}${OS.map(([name]) => name.padStart(15)).join('')}`);
+  lines.push(
+    `${'band'.padEnd(9)}${'total'.padStart(8)}${PARTS.map(([name]) => name.padStart(15)).join('')}${'GC inside'.padStart(11)}${'batch'.padStart(7)}${'behind one'.padStart(11)}${'in a GC'.padStart(9)}${OS.map(([name]) => name.padStart(15)).join('')}`,
+  );
   for (const [name, rs] of bands) {
     const mean = (fn) => rs.reduce((s, x) => s + fn(x), 0) / Math.max(1, rs.length);
     // enqueued while the previous batch was still out: it waited for that batch's answer first
     const behind = mean(({ r, b }) => (b.i > 0 && batches[b.i - 1].back > r.enq ? 1 : 0));
     lines.push(
-      `${name.padEnd(9)}${f(mean((x) => x.ms))}${PARTS.map(([, fn]) => f(mean((x) => fn(x.r, x.b))).padStart(15)).join('')}${f(mean(({ r }) => gcWithin(gcs, r.s, r.f))).padStart(11)}${mean(({ b }) => b.size).toFixed(2).padStart(7)}${(100 * behind).toFixed(0).padStart(10)}%${(100 * mean(({ r }) => (gcWithin(gcs, r.s, r.f) > 0 ? 1 : 0))).toFixed(0).padStart(8)}%${OS.map(([, fn]) => f(mean((x) => fn(x.r, x.b))).padStart(15)).join('')}`,
+      `${name.padEnd(9)}${f(mean((x) => x.ms))}${PARTS.map(([, fn]) => f(mean((x) => fn(x.r, x.b))).padStart(15)).join('')}${f(mean(({ r }) => gcWithin(gcs, r.s, r.f))).padStart(11)}${mean(({ b }) => b.size)
+        .toFixed(2)
+        .padStart(
+          7,
+        )}${(100 * behind).toFixed(0).padStart(10)}%${(100 * mean(({ r }) => (gcWithin(gcs, r.s, r.f) > 0 ? 1 : 0))).toFixed(0).padStart(8)}%${OS.map(([, fn]) => f(mean((x) => fn(x.r, x.b))).padStart(15)).join('')}`,
     );
   }
   const noGc = traced.filter(({ r }) => gcWithin(gcs, r.s, r.f) === 0);
