@@ -8,7 +8,7 @@
 // 2 ms grouped by its source, GC pauses by kind, and the loop blocks with the main thread's own CPU
 // time during them (Linux schedstat: a block with little CPU was the OS running something else on
 // a loaded machine, not work of ours). Read counts and CPU, not wall times, on a loaded machine.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,10 +24,11 @@ const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connect
                            [--node-args "..."] [--agentport-args "..."] [--top N] [--json] [--trace]
   --trace       also record where each request's time went (bench/lib/tail-trace.cjs; SQLite
                 commit thread) and print the median requests' parts beside the tail's
+  --trace-out F with --trace, also keep the raw per-request trace (JSON) in F
   --tree DIR    a built Agentport tree to run (default this one), e.g. /work/base for a before/after
   --node-args   extra node options for the server, e.g. "--max-semi-space-size=32"`;
 
-const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false, trace: false };
+const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false, trace: false, traceOut: '' };
 parseCommandLine(HELP, {
   '--duration': value((v) => (o.duration = Number(v))),
   '--warmup': value((v) => (o.warmup = Number(v))),
@@ -38,6 +39,7 @@ parseCommandLine(HELP, {
   '--top': value((v) => (o.top = Number(v))),
   '--json': flag(() => (o.json = true)),
   '--trace': flag(() => (o.trace = true)),
+  '--trace-out': value((v) => (o.traceOut = path.resolve(v))),
 });
 if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
   console.error(`${o.tree}/dist is missing: build it first`);
@@ -75,6 +77,7 @@ for (let i = 0; !existsSync(out); i++) {
 await sleep(200);
 const r = JSON.parse(readFileSync(out, 'utf8'));
 const trace = o.trace && existsSync(traceOut) ? tailReport(JSON.parse(readFileSync(traceOut, 'utf8'))) : undefined;
+if (trace && o.traceOut) copyFileSync(traceOut, o.traceOut);
 stop();
 rmSync(work, { recursive: true, force: true });
 
