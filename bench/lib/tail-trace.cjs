@@ -8,8 +8,8 @@
 //   done   the thread's COMMIT returned
 //   back   the answer reached the main thread's message handler
 //   f      the response finished (its last byte handed to the socket)
-// and the GC pauses, so a request's overlap with them can be counted. The run supervisor's
-// request-to-commit link is the async context (AsyncLocalStorage), set in the request event.
+// and the GC pauses, so a request's overlap with them can be counted. A commit is linked to its
+// request through the async context (AsyncLocalStorage), entered in the request event.
 // Written as JSON to $AGENTPORT_TRACE_OUT at the second SIGUSR2 (stall-preload.cjs turns the
 // recording on and off with the same signal).
 const { performance, PerformanceObserver } = require('node:perf_hooks');
@@ -77,6 +77,8 @@ function install() {
   const batches = [];
   const gcs = [];
   const byId = new Map();
+  /** a commit → the request that enqueued it */
+  const pendingOf = new WeakMap();
   const als = new AsyncLocalStorage();
   /** the batch GroupCommitter.apply is handing to the store right now (its post is synchronous) */
   let current;
@@ -157,8 +159,6 @@ function install() {
       }
     };
   });
-  const pendingOf = new WeakMap();
-
   process.on('SIGUSR2', () => {
     if (!on) {
       on = true;
