@@ -8,7 +8,7 @@
 // 2 ms grouped by its source, GC pauses by kind, and the loop blocks with the main thread's own CPU
 // time during them (Linux schedstat: a block with little CPU was the OS running something else on
 // a loaded machine, not work of ours). Read counts and CPU, not wall times, on a loaded machine.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,14 +17,18 @@ import { WORKLOADS } from './lib/workloads.mjs';
 import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
+import { tailReport } from './lib/tail-report.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connections N] [--tree DIR]
-                           [--node-args "..."] [--agentport-args "..."] [--top N] [--json]
+                           [--node-args "..."] [--agentport-args "..."] [--top N] [--json] [--trace]
+  --trace       also record where each request's time went (bench/lib/tail-trace.cjs; SQLite
+                commit thread) and print the median requests' parts beside the tail's
+  --trace-out F with --trace, also keep the raw per-request trace (JSON) in F
   --tree DIR    a built Agentport tree to run (default this one), e.g. /work/base for a before/after
   --node-args   extra node options for the server, e.g. "--max-semi-space-size=32"`;
 
-const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false };
+const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false, trace: false, traceOut: '' };
 parseCommandLine(HELP, {
   '--duration': value((v) => (o.duration = Number(v))),
   '--warmup': value((v) => (o.warmup = Number(v))),
@@ -34,6 +38,8 @@ parseCommandLine(HELP, {
   '--agentport-args': value((v) => (o.agentportArgs = v)),
   '--top': value((v) => (o.top = Number(v))),
   '--json': flag(() => (o.json = true)),
+  '--trace': flag(() => (o.trace = true)),
+  '--trace-out': value((v) => (o.traceOut = path.resolve(v))),
 });
 if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
   console.error(`${o.tree}/dist is missing: build it first`);
@@ -43,16 +49,18 @@ if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
 const w = WORKLOADS.a2a;
 const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-stalls-'));
 const out = path.join(work, 'stalls.json');
+const traceOut = path.join(work, 'trace.json');
 const port = await freePort();
 const args = [
   ...o.nodeArgs.split(' ').filter(Boolean),
   '--require',
   path.join(ROOT, 'bench', 'lib', 'stall-preload.cjs'),
+  ...(o.trace ? ['--require', path.join(ROOT, 'bench', 'lib', 'tail-trace.cjs')] : []),
   ...serveArgs({ entry: path.join(o.tree, 'bin', 'agentport.js'), port, dataDir: work }),
   ...o.agentportArgs.split(' ').filter(Boolean),
 ];
 const url = `http://127.0.0.1:${port}${w.path}`;
-const { server, stop } = await startBenchServer({ args, cwd: o.tree, env: { AGENTPORT_STALLS_OUT: out }, url, headers: w.headers, workload: w });
+const { server, stop } = await startBenchServer({ args, cwd: o.tree, env: { AGENTPORT_STALLS_OUT: out, AGENTPORT_TRACE_OUT: traceOut, AGENTPORT_TRACE_TREE: o.tree }, url, headers: w.headers, workload: w });
 
 const gen = ensureWrk() ? runWrk : runAutocannon;
 const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });
@@ -68,6 +76,8 @@ for (let i = 0; !existsSync(out); i++) {
 }
 await sleep(200);
 const r = JSON.parse(readFileSync(out, 'utf8'));
+const trace = o.trace && existsSync(traceOut) ? tailReport(JSON.parse(readFileSync(traceOut, 'utf8'))) : undefined;
+if (trace && o.traceOut) copyFileSync(traceOut, o.traceOut);
 stop();
 rmSync(work, { recursive: true, force: true });
 
@@ -125,3 +135,4 @@ console.log('\nGC by kind');
 for (const g of summary.gc) console.log(`  ${g.key.padEnd(12)} ${String(g.count).padStart(6)}  (${g.per1kRequests}/1k req)  total ${f(g.wall, 1)} ms  max ${f(g.max)} ms  ≥ 2 ms: ${g.over2ms}`);
 console.log('\ncallbacks ≥ 2 ms by source (wall / main-thread CPU)');
 for (const c of summary.callbacks) console.log(`  ${String(c.count).padStart(5)}×  wall ${f(c.wall, 1)} ms (max ${f(c.max, 1)})  cpu ${f(c.cpu, 1)} ms (max ${f(c.maxCpu, 1)}, ${c.cpuOver2}× ≥ 2 ms)  ${c.key}`);
+if (trace) console.log(`\nwhere the server's time went (ms, means; --trace)\n${trace}`);

@@ -1,20 +1,39 @@
 /**
- * The V8 setting the server process runs with (ADR 0047): allocation-site pretenuring off.
+ * The V8 settings the server process runs with.
  *
- * V8 watches which object literals survive a young-generation collection and, once nearly all of
- * one site's objects did, allocates that site's objects in the old generation directly. Under load
- * the request path's literals qualified; allocated old, they die young, but a dead old object is a
- * root for the scavenger until the next full collection, so the young objects they point at (the
- * rest of the request) were copied and promoted too. With the request-rate maps fixed
- * (memory/transient-map.ts) that still promoted ~1.1 MB per scavenge at ~6,000 req/s on 8
- * connections; without pretenuring ~0.2 MB.
+ * Allocation-site pretenuring off (ADR 0047). V8 watches which object literals survive a
+ * young-generation collection and, once nearly all of one site's objects did, allocates that
+ * site's objects in the old generation directly. Under load the request path's literals
+ * qualified; allocated old, they die young, but a dead old object is a root for the scavenger
+ * until the next full collection, so the young objects they point at (the rest of the request)
+ * were copied and promoted too. With the request-rate maps fixed (memory/transient-map.ts) that
+ * still promoted ~1.1 MB per scavenge at ~6,000 req/s on 8 connections; without pretenuring ~0.2 MB.
  *
- * Set before the server starts (V8 reads the setting at each collection). A
- * process started with `--allocation-site-pretenuring` keeps it.
+ * Scavenges on the main thread alone with two cores or fewer (ADR 0069). A parallel scavenge
+ * splits the copy among Node's platform threads (four, whatever the core count) and the pause
+ * lasts until the last of them is done; with the event loop, the SQLite commit thread and a client
+ * on two cores those threads wait for a core, and a scavenge that copies ~80 KB waited for them:
+ * on the bench machine the pauses of ≥ 2 ms fell from 21–49 % of scavenges to 5–15 %.
+ *
+ * Both are read by V8 at each collection, so they take effect set here, before the server starts.
+ * A process started with either flag (on the command line or in NODE_OPTIONS) keeps its choice.
  */
+import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 
-export function applyHeapSettings(execArgv: readonly string[] = process.execArgv, setFlags: (flags: string) => void = setFlagsFromString): void {
-  if (execArgv.some((a) => a.includes('allocation-site-pretenuring') || a.includes('allocation_site_pretenuring'))) return;
-  setFlags('--no-allocation-site-pretenuring');
+export interface HeapSettingsInput {
+  /** the process's node options: its execArgv and NODE_OPTIONS */
+  nodeOptions?: readonly string[];
+  cores?: number;
+}
+
+/** Scavenges stay parallel above this many cores: the platform threads then have cores of their own. */
+const SERIAL_SCAVENGE_MAX_CORES = 2;
+
+export function applyHeapSettings(input: HeapSettingsInput = {}, setFlags: (flags: string) => void = setFlagsFromString): void {
+  const given = input.nodeOptions ?? [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
+  // `--flag`, `--no-flag` or `--noflag`, with V8's `_` or `-` (not a flag that only contains the name, e.g. a trace flag)
+  const chose = (flag: string) => given.some((a) => new RegExp(`^--(no-?)?${flag}(=|$)`).test(a.replaceAll('_', '-')));
+  if (!chose('allocation-site-pretenuring')) setFlags('--no-allocation-site-pretenuring');
+  if (!chose('parallel-scavenge') && (input.cores ?? availableParallelism()) <= SERIAL_SCAVENGE_MAX_CORES) setFlags('--no-parallel-scavenge');
 }

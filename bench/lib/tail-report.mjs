@@ -1,0 +1,66 @@
+// The per-request decomposition written by tail-trace.cjs (`bench/stalls.js --trace`): the
+// requests around the median and those at or past the 99th percentile, each part's mean, so the
+// tail's extra time can be put on its part (before the commit, waiting for a batch, the thread's
+// wake-up, its COMMIT, the answer's way back, writing the response, GC pauses meanwhile).
+
+const PARTS = [
+  ['before commit', (r) => r.enq - r.s],
+  ['batch wait', (r, b) => b.sent - r.enq],
+  ['post → thread', (_r, b) => b.rx - b.post],
+  ['thread COMMIT', (_r, b) => b.done - b.rx],
+  ['thread → main', (_r, b) => b.back - b.done],
+  ['after answer', (r, b) => r.f - b.back],
+];
+/** the OS's share (Linux schedstat run-queue waits) and the main thread's CPU during the request */
+const OS = [
+  ['main CPU', (r) => r.cpu],
+  ['main rq wait', (r) => r.wait],
+  ['thread rq wait', (_r, b) => b.wakeWait + b.commitWait],
+];
+
+/** the GC pause time inside [from, to] */
+function gcWithin(gcs, from, to) {
+  let ms = 0;
+  for (const [at, d] of gcs) ms += Math.max(0, Math.min(to, at + d) - Math.max(from, at));
+  return ms;
+}
+
+export function tailReport({ reqs, batches, gcs }) {
+  const traced = reqs.filter((r) => r.b >= 0 && batches[r.b].back >= 0).map((r) => ({ r, b: batches[r.b], ms: r.f - r.s }));
+  traced.sort((x, y) => x.ms - y.ms);
+  const n = traced.length;
+  const band = (lo, hi) => traced.slice(Math.floor(lo * n), Math.max(Math.floor(lo * n) + 1, Math.floor(hi * n)));
+  const bands = [
+    ['p45–p55', band(0.45, 0.55)],
+    ['p90–p99', band(0.9, 0.99)],
+    ['≥ p99', band(0.99, 1)],
+  ];
+  const lines = [
+    `traced requests: ${n} of ${reqs.length} (one commit each: ${reqs.filter((r) => r.n === 1).length}); batches ${batches.length}, mean size ${(batches.reduce((s, b) => s + b.size, 0) / Math.max(1, batches.length)).toFixed(2)}`,
+  ];
+  const f = (x) => x.toFixed(3).padStart(8);
+  lines.push(
+    `${'band'.padEnd(9)}${'total'.padStart(8)}${PARTS.map(([name]) => name.padStart(15)).join('')}${'GC inside'.padStart(11)}${'batch'.padStart(7)}${'behind one'.padStart(11)}${'in a GC'.padStart(9)}${OS.map(([name]) => name.padStart(15)).join('')}`,
+  );
+  for (const [name, rs] of bands) {
+    const mean = (fn) => rs.reduce((s, x) => s + fn(x), 0) / Math.max(1, rs.length);
+    // enqueued while the previous batch was still out: it waited for that batch's answer first
+    const behind = mean(({ r, b }) => (b.i > 0 && batches[b.i - 1].back > r.enq ? 1 : 0));
+    lines.push(
+      `${name.padEnd(9)}${f(mean((x) => x.ms))}${PARTS.map(([, fn]) => f(mean((x) => fn(x.r, x.b))).padStart(15)).join('')}${f(mean(({ r }) => gcWithin(gcs, r.s, r.f))).padStart(11)}${mean(({ b }) => b.size)
+        .toFixed(2)
+        .padStart(
+          7,
+        )}${(100 * behind).toFixed(0).padStart(10)}%${(100 * mean(({ r }) => (gcWithin(gcs, r.s, r.f) > 0 ? 1 : 0))).toFixed(0).padStart(8)}%${OS.map(([, fn]) => f(mean((x) => fn(x.r, x.b))).padStart(15)).join('')}`,
+    );
+  }
+  const noGc = traced.filter(({ r }) => gcWithin(gcs, r.s, r.f) === 0);
+  const at = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]?.ms ?? 0;
+  lines.push(`requests inside a GC pause: ${n - noGc.length} (${((100 * (n - noGc.length)) / Math.max(1, n)).toFixed(2)} %); without them p50 ${at(noGc, 0.5).toFixed(3)} p99 ${at(noGc, 0.99).toFixed(3)} ms`);
+  // A rough quiet-machine figure: each request's wall less the run-queue waits of the main thread
+  // and of its batch on the commit thread (an over-subtraction where both waited at once).
+  const less = traced.map(({ r, b }) => Math.max(0, r.f - r.s - r.wait - b.wakeWait - b.commitWait)).sort((x, y) => x - y);
+  const lq = (p) => less[Math.min(less.length - 1, Math.floor(p * less.length))] ?? 0;
+  lines.push(`wall less run-queue waits: p50 ${lq(0.5).toFixed(3)} p99 ${lq(0.99).toFixed(3)} ms (${(lq(0.99) / Math.max(1e-9, lq(0.5))).toFixed(2)}×)`);
+  return lines.join('\n');
+}
