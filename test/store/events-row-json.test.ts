@@ -51,7 +51,7 @@ const events = [
   { task: { id: 't-1', contextId: 'c-1', status: Object.assign(Object.create({ timestamp: 'inherited' }), { state: 'TASK_STATE_SUBMITTED' }), history: [inHistory] } },
   { task: { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_SUBMITTED', toJSON: () => 'own' }, history: [inHistory] } },
   { task: { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_SUBMITTED', [Symbol('s')]: 1 }, history: [inHistory] } },
-  { task: { id: 't-1', contextId: 'c-1', status: { state: '' , timestamp: '' }, history: [inHistory] } },
+  { task: { id: 't-1', contextId: 'c-1', status: { state: '', timestamp: '' }, history: [inHistory] } },
   { statusUpdate: { taskId: 't-1', contextId: 'c-1', status } },
   { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { ...status } } },
   { statusUpdate: { contextId: 'c-1', taskId: 't-1', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-11-29T02:00:00.001Z' } } },
