@@ -111,6 +111,7 @@ const UNIT = [
   'test/core/tasks/engine-idempotency-replicas.test.ts',
   'test/core/tasks/engine-tasks.test.ts',
   'test/core/tasks/page-token.test.ts',
+  'test/core/tasks/starting-messages.test.ts',
   'test/core/tasks/open-streams.test.ts',
   'test/core/tasks/recovery-pages.test.ts',
   'test/core/tasks/resume-seam.test.ts',

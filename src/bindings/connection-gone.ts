@@ -22,7 +22,23 @@ export async function connectionGone(req: IncomingMessage): Promise<boolean> {
  * Resolves after the event loop has run a poll phase that started after this call: an immediate
  * scheduled from an immediate runs in the next iteration's check phase, which follows its poll
  * phase (not a timer: nothing waits longer than the loop takes to look at its pending I/O once).
+ *
+ * Shared by every call made before its first immediate runs (issue 26: the requests one poll phase
+ * hands over, each of which made two immediates, their closures and a promise): the poll phase it
+ * waits for starts after that immediate, so after each of those calls. A call made once the first
+ * immediate has run starts a wait of its own.
  */
 function afterNextPoll(): Promise<void> {
-  return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  if (pending === undefined) {
+    pending = new Promise((resolve) =>
+      setImmediate(() => {
+        pending = undefined;
+        setImmediate(resolve);
+      }),
+    );
+  }
+  return pending;
 }
+
+/** The wait calls share until its first immediate runs. */
+let pending: Promise<void> | undefined;

@@ -60,3 +60,28 @@ describe('connectionGone', () => {
     expect(await goneAsSeenByTheServer(false)).toBe(false);
   });
 });
+
+describe('connectionGone, asked again while an earlier check waits', () => {
+  const connected = { socket: { destroyed: false, readableEnded: false, writable: true } } as unknown as http.IncomingMessage;
+
+  it('waits for a poll phase that starts after its own call, not for the earlier wait it may share', async () => {
+    const order: string[] = [];
+    const first = connectionGone(connected).then(() => order.push('first'));
+    // This immediate runs after the first check's own first immediate: a check asked here must not
+    // end with the earlier one, whose poll phase may have started before it was asked.
+    const second = new Promise<void>((resolve) =>
+      setImmediate(() => {
+        const asked = connectionGone(connected).then(() => order.push('second'));
+        setImmediate(() => order.push('next check phase'));
+        void asked.then(() => resolve());
+      }),
+    );
+    await Promise.all([first, second]);
+    expect(order).toEqual(['first', 'next check phase', 'second']);
+  });
+
+  it('answers each of several checks asked at once', async () => {
+    const gone = { socket: { destroyed: true, readableEnded: false, writable: true } } as unknown as http.IncomingMessage;
+    expect(await Promise.all([connectionGone(connected), connectionGone(gone), connectionGone(connected)])).toEqual([false, true, false]);
+  });
+});

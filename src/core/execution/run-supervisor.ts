@@ -202,7 +202,12 @@ export class RunSupervisor implements AgentRunHost {
       this.d.log.error({ err: error, taskId: run.taskId }, 'executor threw after the task ended');
     }
     if (live) {
-      await live.lastCommit?.catch(() => {});
+      // Awaited in a try, not through `.catch(() => {})`: no second promise and turn per run (issue 26).
+      try {
+        await live.lastCommit;
+      } catch {
+        // the commit's failure is answered where it is seen (onCommitFailed)
+      }
       // A keyed task whose first commit was refused was never stored (another request with the same
       // messageId created its task first): the commit's failure answers, with that stored task.
       if (!live.committed && live.originMessageId !== undefined) return;

@@ -6,7 +6,7 @@
 import { callerOfStored, runCallerOf, storedCaller } from '../execution/hosted-agent-calls.js';
 import { traceparentOf } from '../../observability/tracing/index.js';
 import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
-import { TransientMap } from '../../memory/transient-map.js';
+import { type StartingMessage, StartingMessages } from './starting-messages.js';
 import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
 import { isTerminal, type Message, type SendMessageRequest, type Task } from '../../protocol/a2a/types.js';
 import type { Store } from '../../store/store.js';
@@ -41,12 +41,8 @@ export interface MessageIntakeDeps {
 }
 
 export class MessageIntake {
-  /**
-   * Task-creating messages whose run has not committed its first event yet (so the store cannot
-   * find them by messageId), by agent, owner and messageId: a retry in that window waits on the
-   * first run's task instead of starting its own (issue 25 C1a).
-   */
-  private readonly starting = new TransientMap<{ taskId: string; contextId: string }>();
+  /** Task-creating messages whose run has not committed its first event yet (issue 25 C1a). */
+  private readonly starting = new StartingMessages();
 
   constructor(private readonly d: MessageIntakeDeps) {}
 
@@ -56,7 +52,7 @@ export class MessageIntake {
    */
   awaitStarting(ctx: CallContext, req: SendMessageRequest): PreparedSend | undefined {
     if (req.message.taskId || ctx.messageIdMinted) return undefined;
-    const first = this.starting.get(startingKey(ctx, req.message.messageId));
+    const first = this.starting.get(ctx.agentId, ctx.principal.subject, req.message.messageId);
     return first && { taskId: first.taskId, contextId: first.contextId, startSeq: 0, start: () => {}, remote: true };
   }
 
@@ -139,11 +135,10 @@ export class MessageIntake {
     const runs = this.d.supervisor;
 
     // Known as starting from now until its first commit (or its end), when the store has it.
-    const key = !existing && this.d.deduplicates && !ctx.messageIdMinted ? startingKey(ctx, msg.messageId) : undefined;
-    const entry = key === undefined ? undefined : { taskId, contextId };
-    if (entry) this.starting.set(key!, entry);
+    const entry = !existing && this.d.deduplicates && !ctx.messageIdMinted ? { agentId: ctx.agentId, owner: ctx.principal.subject, taskId, contextId } : undefined;
+    if (entry) this.starting.set(msg.messageId, entry);
     const start = (given: RunObserver, opts?: { createTaskNow?: boolean }) => {
-      const obs = entry ? new LeavingStarting(given, this.starting, key!, entry) : given;
+      const obs = entry ? new LeavingStarting(given, this.starting, msg.messageId, entry) : given;
       if (existing?.run) return runs.deliver(existing, existing.run, userMessage, obs, ctx.trace);
       // A follow-up another replica forwarded carries no scopes: the run acts for the stored caller.
       const caller = (forwarded && existing ? callerOfStored(existing.caller, existing.owner) : undefined) ?? runCallerOf(ctx);
@@ -206,9 +201,9 @@ export class MessageIntake {
 class LeavingStarting implements RunObserver {
   constructor(
     private readonly given: RunObserver,
-    private readonly starting: TransientMap<{ taskId: string; contextId: string }>,
-    private readonly key: string,
-    private readonly entry: { taskId: string; contextId: string },
+    private readonly starting: StartingMessages,
+    private readonly messageId: string,
+    private readonly entry: StartingMessage,
   ) {}
 
   onMessage(m: Message): void {
@@ -234,10 +229,6 @@ class LeavingStarting implements RunObserver {
   /** Called at each sign; only the first finds its entry (and a later message's entry is not its own). */
   private leave(): void {
     // Only its own entry: a later message with the same key may have taken the slot since.
-    if (this.starting.get(this.key) === this.entry) this.starting.delete(this.key);
+    this.starting.leave(this.messageId, this.entry);
   }
-}
-
-function startingKey(ctx: CallContext, messageId: string): string {
-  return `${ctx.agentId}\n${ctx.principal.subject}\n${messageId}`;
 }
