@@ -257,6 +257,9 @@ function runsOfDistinctTasks(batch: PreparedCommit[]): PreparedCommit[][] {
   return runs;
 }
 
+/** The rows a lost batch is replayed against: its tasks by id, and any task holding one of its message ids (migration 0028's index). */
+export const WHO_LOST_ROWS = 'select id, agent_id, owner, version, origin_message_id from tasks where id = any($1::text[]) or origin_message_id = any($2::text[])';
+
 export class PostgresCommitter {
   private readonly statement: { name: string; text: string };
   /** the task_counts shard of the next batch; a random start, so replicas start apart */
@@ -307,10 +310,7 @@ export class PostgresCommitter {
   private async whoLost(batch: PreparedCommit[]): Promise<ConcurrentUpdateError> {
     const ids = [...new Set(batch.map((p) => p.taskId))];
     const messageIds = batch.flatMap((p) => (p.originMessageId === null ? [] : [p.originMessageId]));
-    const { rows } = await this.pool.query<{ id: string; agent_id: string; owner: string; version: number; origin_message_id: string | null }>(
-      'select id, agent_id, owner, version, origin_message_id from tasks where id = any($1::text[]) or origin_message_id = any($2::text[])',
-      [ids, messageIds],
-    );
+    const { rows } = await this.pool.query<{ id: string; agent_id: string; owner: string; version: number; origin_message_id: string | null }>(WHO_LOST_ROWS, [ids, messageIds]);
     const version = new Map(rows.map((r) => [r.id, { agentId: r.agent_id, version: Number(r.version) }]));
     const origin = (agentId: string, owner: string, messageId: string) => JSON.stringify([agentId, owner, messageId]);
     const origins = new Set(rows.flatMap((r) => (r.origin_message_id === null ? [] : [origin(r.agent_id, r.owner, r.origin_message_id)])));
