@@ -1,7 +1,8 @@
 /**
- * Migration 0028 (PostgreSQL: the message-id index leads with the message id): up and down on both
- * dialects; the same uniqueness; and every PostgreSQL statement that reads tasks by message id
- * still probes the index on a table of 20,000 tasks (the store's lookup, the lost-commit check).
+ * Migration 0028 (PostgreSQL: the message-id index leads with the message id; the commit's row type
+ * for new tasks): up and down on both dialects; the same uniqueness; and every PostgreSQL statement
+ * that reads tasks by message id still probes the index on a table of 20,000 tasks (the store's
+ * lookup, the lost-commit check). The row type's attribute order: test/store/postgres/commit-record-rows.test.ts.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,12 +18,17 @@ import { WHO_LOST_ROWS } from '../../src/store/postgres/postgres-commit.js';
 import { migrateTo } from '../support/migrate-to.js';
 
 const BEFORE = '0027_task_final_events';
-const AFTER = '0028_task_origin_message_key_order';
+const AFTER = '0028_postgres_task_inserts';
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 async function pgTaskIndexes(db: Kysely<unknown>, schema: string): Promise<Record<string, string>> {
   const { rows } = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = ${schema} and tablename = 'tasks'`.execute(db);
   return Object.fromEntries(rows.map((r) => [r.indexname, r.indexdef]));
+}
+
+async function hasRowType(db: Kysely<unknown>, schema: string): Promise<boolean> {
+  const { rows } = await sql<{ n: string }>`select count(*) as n from pg_type where typname = 'task_commit_new_row' and typnamespace = ${schema}::regnamespace`.execute(db);
+  return Number(rows[0]!.n) === 1;
 }
 
 async function withPgSchema(fn: (db: Kysely<unknown>, schema: string, migrator: Migrator) => Promise<void>): Promise<void> {
@@ -51,7 +57,7 @@ async function planOf(db: Kysely<unknown>, text: string, params: string[]): Prom
   return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
-describe('migration 0028 (the message-id index leads with the message id)', () => {
+describe('migration 0028 (the message-id index leads with the message id; the row type of new tasks)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentport-0028-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -60,10 +66,12 @@ describe('migration 0028 (the message-id index leads with the message id)', () =
       expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
       const before = await pgTaskIndexes(db, schema);
       expect(before.tasks_origin_message_idx).toBe(`CREATE UNIQUE INDEX tasks_origin_message_idx ON ${schema}.tasks USING btree (agent_id, owner, origin_message_id)`);
+      expect(await hasRowType(db, schema)).toBe(false);
 
       expect((await migrateTo(migrator, AFTER, schema)).error).toBeUndefined();
       const after = await pgTaskIndexes(db, schema);
       expect(after.tasks_origin_message_idx).toBe(`CREATE UNIQUE INDEX tasks_origin_message_idx ON ${schema}.tasks USING btree (origin_message_id, agent_id, owner)`);
+      expect(await hasRowType(db, schema)).toBe(true);
       // nothing else on tasks changed
       const { tasks_origin_message_idx: _a, ...rest } = after;
       const { tasks_origin_message_idx: _b, ...restBefore } = before;
@@ -71,6 +79,7 @@ describe('migration 0028 (the message-id index leads with the message id)', () =
 
       expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
       expect(await pgTaskIndexes(db, schema)).toEqual(before);
+      expect(await hasRowType(db, schema)).toBe(false);
     });
   });
 
