@@ -8,16 +8,30 @@
  * function. Counted with callgrind on a PostgreSQL 15 backend, 12 echo task rows a statement:
  * 187 k instructions a row to decode as JSON, 91 k as composite values (the insert itself ~190 k).
  *
- * The text format (PostgreSQL's array and composite input): a row is `(f1,f2,…)`, an empty field
- * is NULL and every other field is written in double quotes with `"` and `\` escaped by a
- * backslash, so any string (a client's context id or message id among them) stays one field;
- * the array quotes and escapes each row the same way once more.
+ * The text format (PostgreSQL's array and composite input): a row is `(f1,f2,…)` and an empty
+ * field is NULL. A field of only letters, digits and `_ . : / + @ -` is written as it is; any
+ * other is written in double quotes with `"` and `\` escaped by a backslash, so any string (a
+ * client's context id or message id among them) stays one field. The array quotes each row and
+ * escapes it the same way once more.
  */
 import type { CommitTexts } from './json-rows.js';
 
-/** One field in composite-value quotes: `"` and `\` backslash-escaped, inside double quotes. */
+/** Characters that never need quoting in a composite field or an array element (no delimiter, quote, backslash or space). */
+const PLAIN = /^[\w.:/+@-]+$/;
+const QUOTE_OR_BACKSLASH = /["\\]/;
+
+/** `s` in double quotes, `"` and `\` backslash-escaped: one field or one array element, whatever it holds. */
 function quoted(s: string): string {
-  return `"${s.replace(/["\\]/g, '\\$&')}"`;
+  return QUOTE_OR_BACKSLASH.test(s) ? `"${s.replace(/["\\]/g, '\\$&')}"` : `"${s}"`;
+}
+
+/**
+ * A field as composite input reads it back exactly: ids, states and names as they are (the common
+ * case: no regular expression replacement, no second escaping of the row for the array), anything
+ * else quoted; an empty string must be quoted, since an empty field is NULL.
+ */
+function field(s: string): string {
+  return PLAIN.test(s) ? s : quoted(s);
 }
 
 export class RecordRows {
@@ -44,8 +58,12 @@ export class RecordRows {
   /** A string or number; null, undefined and non-finite numbers leave the field empty (NULL). */
   value(key: string, v: unknown): void {
     if (v === null || v === undefined) return;
-    if (typeof v === 'number' && !Number.isFinite(v)) return;
-    this.fields[this.at(key)] = quoted(String(v));
+    if (typeof v === 'number') {
+      // Digits, sign, point and exponent: plain.
+      if (Number.isFinite(v)) this.fields[this.at(key)] = String(v);
+      return;
+    }
+    this.fields[this.at(key)] = field(String(v));
   }
 
   /** A long text, kept in the batch's CommitTexts: the row gets where it starts and how long it is. */

@@ -43,6 +43,7 @@ const VALUES: Record<string, string> = {
   'the word NULL': 'NULL',
   'an empty string': '',
   'newline, tab, accents': 'line\nnext\tü 😀',
+  'only plain characters': 'user@example.com/x:1+2_3.4-5',
 };
 
 interface Row {
@@ -69,11 +70,12 @@ describe('PostgreSQL commit: new tasks as composite values', () => {
   for (const [name, v] of Object.entries(VALUES)) {
     it(`keeps every text field of a new task holding ${name}`, async () => {
       const tag = randomBytes(3).toString('hex');
-      const c: TaskCommit = newTask({ id: `t-${tag}-${v}`, agentId: `a-${v}`, owner: `o-${v}`, contextId: `c-${v}` });
+      // Ids and message ids must be unique, so they carry a tag; the other fields hold the value alone.
+      const c: TaskCommit = newTask({ id: `t-${tag}-${v}`, agentId: `a-${v}`, owner: v, contextId: v });
       c.originMessageId = `m-${tag}-${v}`;
-      c.traceParent = `tp-${v}`;
-      c.caller = `{"sub":${JSON.stringify(v)}}`;
-      c.lease = { owner: `r-${v}`, expiresAt: 1_800_000_000_000 };
+      c.traceParent = v;
+      c.caller = v;
+      c.lease = { owner: v, expiresAt: 1_800_000_000_000 };
       // Beside a plain task in the same statement, so a row that spilled would show in either.
       const neighbour = newTask();
       neighbour.originMessageId = `m-${tag}-plain`;
