@@ -155,10 +155,7 @@ describe('planner statistics of the PostgreSQL store', () => {
       }
       // status_time is distinct in every row, so a histogram has as many buckets as the target
       // allows: 10 buckets (11 bounds) at a target of 10, 100 (101 bounds) at the default 100.
-      const { rows } = await pool.query<{ n: number }>(
-        `select array_length(histogram_bounds::text::text[], 1) as n from pg_stats where schemaname = $1 and tablename = 'tasks' and attname = 'status_time'`,
-        [schema],
-      );
+      const { rows } = await pool.query<{ n: number }>(`select array_length(histogram_bounds::text::text[], 1) as n from pg_stats where schemaname = $1 and tablename = 'tasks' and attname = 'status_time'`, [schema]);
       expect(rows[0]!.n).toBe(11);
       expect((await pool.query<{ t: string }>("select current_setting('default_statistics_target') as t")).rows[0]!.t).toBe(before);
       expect(before).toMatch(/^[0-9]+$/);

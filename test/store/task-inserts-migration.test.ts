@@ -44,7 +44,7 @@ async function withPgSchema(fn: (db: Kysely<unknown>, schema: string, migrator: 
 
 const insertTask = (id: string, agent: string, owner: string, messageId: string) =>
   sql`insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, origin_message_id)
-      values (${id}, ${agent}, ${owner}, ${'c-' + id}, 'TASK_STATE_COMPLETED', 1, 1, 1, 1, '{}', ${messageId})`;
+      values (${id}, ${agent}, ${owner}, ${`c-${id}`}, 'TASK_STATE_COMPLETED', 1, 1, 1, 1, '{}', ${messageId})`;
 
 /** The plan PostgreSQL would run for `text` with these literal parameters, as one string. */
 async function planOf(db: Kysely<unknown>, text: string, params: string[]): Promise<string> {
