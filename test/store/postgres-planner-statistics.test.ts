@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FIND_BY_MESSAGE_IDS } from '../../src/store/postgres/message-id-lookups.js';
+import { PlannerStatistics } from '../../src/store/postgres/planner-statistics.js';
 import { openPostgresStore, type PostgresStore } from '../../src/store/postgres/postgres-store.js';
 
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -136,6 +137,31 @@ describe('planner statistics of the PostgreSQL store', () => {
     await fillTasks(16_500, 25_001);
     await changesCounted('tasks', 21_500);
     expect(await refreshUntilAnalyzed()).toContain('tasks');
+  });
+
+  it('analyzes with a small sample, and the connection keeps its own statistics target', async () => {
+    // A pool of one connection, so the target is read on the connection that ran the ANALYZE.
+    const pool = new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` });
+    try {
+      const before = (await pool.query<{ t: string }>("select current_setting('default_statistics_target') as t")).rows[0]!.t;
+      const stats = new PlannerStatistics(pool);
+      // 41,500 rows were analyzed at 20,000: another 42,500 make it due.
+      await fillTasks(42_500, 41_501);
+      await changesCounted('tasks', 42_500);
+      const deadline = Date.now() + 10_000;
+      while (!(await stats.refresh()).includes('tasks')) {
+        if (Date.now() > deadline) throw new Error('tasks never due');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      // status_time is distinct in every row, so a histogram has as many buckets as the target
+      // allows: 10 buckets (11 bounds) at a target of 10, 100 (101 bounds) at the default 100.
+      const { rows } = await pool.query<{ n: number }>(`select array_length(histogram_bounds::text::text[], 1) as n from pg_stats where schemaname = $1 and tablename = 'tasks' and attname = 'status_time'`, [schema]);
+      expect(rows[0]!.n).toBe(11);
+      expect((await pool.query<{ t: string }>("select current_setting('default_statistics_target') as t")).rows[0]!.t).toBe(before);
+      expect(before).toMatch(/^[0-9]+$/);
+    } finally {
+      await pool.end();
+    }
   });
 
   it('finds a stored task by message id through the same statement after the refresh', async () => {

@@ -263,6 +263,7 @@ describe('postgres store specifics', () => {
         '0025_events_row_task_refs',
         '0026_credentials_generation',
         '0027_task_final_events',
+        '0028_postgres_task_inserts',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

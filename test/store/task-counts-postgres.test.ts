@@ -167,6 +167,7 @@ describe('task_counts on PostgreSQL', () => {
       '0025_events_row_task_refs',
       '0026_credentials_generation',
       '0027_task_final_events',
+      '0028_postgres_task_inserts',
     ]);
     await store.migrate();
     const real = await realCounts(schema);

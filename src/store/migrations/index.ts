@@ -33,6 +33,7 @@ import * as m0024 from './0024-task-running-index.js';
 import * as m0025 from './0025-events-row-task-refs.js';
 import * as m0026 from './0026-credentials-generation.js';
 import * as m0027 from './0027-task-final-events.js';
+import * as m0028 from './0028-postgres-task-inserts.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
 
@@ -69,6 +70,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0025_events_row_task_refs': m0025,
   '0026_credentials_generation': m0026,
   '0027_task_final_events': m0027,
+  '0028_postgres_task_inserts': m0028,
 };
 
 /** The migrations this build knows, in the order they apply. */

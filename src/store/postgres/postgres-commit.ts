@@ -33,6 +33,7 @@ import { refersToTaskRow, type PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
 import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues, type TaskUsageColumn } from '../usage/task-usage-columns.js';
 import { CommitTexts, JsonRows } from './json-rows.js';
+import { RecordRows } from './record-rows.js';
 
 /** What the statement's guard raises when an update lost: SQLSTATE division_by_zero. */
 const LOST_A_COMMIT = '22012';
@@ -89,7 +90,32 @@ const USAGE_DEFS = TASK_USAGE_COLUMNS.map((c) => `${c} ${TASK_USAGE_TYPES[c]}`).
 const USAGE_MERGES = TASK_USAGE_COLUMNS.map((c) => `${c} = case when u.usage_time is null then t.${c} else ${mergedUsageSql(c, `u.${c}`, (col) => `t.${col}`)} end`).join(',\n         ');
 
 /**
- * $1 new tasks, $2 updates (both with their usage record's columns, migration 0023, and a terminal
+ * The fields of a new task in the commit, in the order of migration 0028's `task_commit_new_row`,
+ * which the statement reads them as (record-rows.ts).
+ */
+export const NEW_TASK_FIELDS = [
+  'id',
+  'agent_id',
+  'owner',
+  'context_id',
+  'state',
+  'status_time',
+  'created_at',
+  'seq',
+  'task_at',
+  'task_len',
+  'final_at',
+  'final_len',
+  'lease_owner',
+  'lease_expires_at',
+  'origin_message_id',
+  'trace_parent',
+  'caller',
+  ...TASK_USAGE_COLUMNS,
+] as const;
+
+/**
+ * $1 new tasks (composite values, record-rows.ts), $2 updates (both with their usage record's columns, migration 0023, and a terminal
  * commit's events row as final_events, ADR 0057: an update without it keeps the stored value), $3
  * the other commits' events rows, $4
  * outbox rows, $5 usage timing a commit carries (JSON arrays written by JsonRows), $6 how many
@@ -110,7 +136,7 @@ export function commitStatementText(): string {
 with created as (
   insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, final_events, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES})
   select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, convert_from(substring($8::bytea from task_at for task_len), 'UTF8'), convert_from(substring($8::bytea from final_at for final_len), 'UTF8'), lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
-    from json_to_recordset($1::json) as n(id text, agent_id text, owner text, context_id text, state text, status_time bigint, created_at bigint, seq integer, task_at integer, task_len integer, final_at integer, final_len integer, lease_owner text, lease_expires_at bigint, origin_message_id text, trace_parent text, caller text, ${USAGE_DEFS})
+    from unnest($1::task_commit_new_row[]) as n
   returning id, agent_id, owner
 ), updated as (
   update tasks as t
@@ -156,7 +182,7 @@ select 1 / (case when (select count(*) from written) = $6::integer then 1 else 0
 /** The statement's parameters for one run of commits with distinct tasks; `shard` null: not counted here. */
 function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
   const texts = new CommitTexts();
-  const created = new JsonRows(texts);
+  const created = new RecordRows(texts, NEW_TASK_FIELDS);
   const updated = new JsonRows(texts);
   const events = new JsonRows(texts);
   const outbox = new JsonRows(texts);
@@ -257,6 +283,9 @@ function runsOfDistinctTasks(batch: PreparedCommit[]): PreparedCommit[][] {
   return runs;
 }
 
+/** The rows a lost batch is replayed against: its tasks by id, and any task holding one of its message ids (migration 0028's index). */
+export const WHO_LOST_ROWS = 'select id, agent_id, owner, version, origin_message_id from tasks where id = any($1::text[]) or origin_message_id = any($2::text[])';
+
 export class PostgresCommitter {
   private readonly statement: { name: string; text: string };
   /** the task_counts shard of the next batch; a random start, so replicas start apart */
@@ -307,10 +336,7 @@ export class PostgresCommitter {
   private async whoLost(batch: PreparedCommit[]): Promise<ConcurrentUpdateError> {
     const ids = [...new Set(batch.map((p) => p.taskId))];
     const messageIds = batch.flatMap((p) => (p.originMessageId === null ? [] : [p.originMessageId]));
-    const { rows } = await this.pool.query<{ id: string; agent_id: string; owner: string; version: number; origin_message_id: string | null }>(
-      'select id, agent_id, owner, version, origin_message_id from tasks where id = any($1::text[]) or origin_message_id = any($2::text[])',
-      [ids, messageIds],
-    );
+    const { rows } = await this.pool.query<{ id: string; agent_id: string; owner: string; version: number; origin_message_id: string | null }>(WHO_LOST_ROWS, [ids, messageIds]);
     const version = new Map(rows.map((r) => [r.id, { agentId: r.agent_id, version: Number(r.version) }]));
     const origin = (agentId: string, owner: string, messageId: string) => JSON.stringify([agentId, owner, messageId]);
     const origins = new Set(rows.flatMap((r) => (r.origin_message_id === null ? [] : [origin(r.agent_id, r.owner, r.origin_message_id)])));

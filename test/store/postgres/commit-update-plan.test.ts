@@ -33,7 +33,7 @@ beforeAll(async () => {
   client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
   await client.connect();
   await client.query('set plan_cache_mode = force_generic_plan');
-  await client.query(`prepare commit_tasks (json, json, json, json, json, integer, integer, bytea, text[]) as ${commitStatementText()}`);
+  await client.query(`prepare commit_tasks (task_commit_new_row[], json, json, json, json, integer, integer, bytea, text[]) as ${commitStatementText()}`);
 });
 
 afterAll(async () => {
@@ -44,7 +44,7 @@ afterAll(async () => {
 
 /** The nodes of the generic plan's `updated` CTE, flattened. */
 async function updatePlanNodes(): Promise<PlanNode[]> {
-  const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (format json) execute commit_tasks('[]', '[]', '[]', '[]', '[]', 0, null, ''::bytea, '{}')`);
+  const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`explain (format json) execute commit_tasks('{}', '[]', '[]', '[]', '[]', 0, null, ''::bytea, '{}')`);
   const find = (n: PlanNode): PlanNode | undefined => (n['Subplan Name'] === 'CTE updated' ? n : n.Plans?.map(find).find((x) => x !== undefined));
   const cte = find(rows[0]!['QUERY PLAN'][0].Plan);
   expect(cte, 'the plan has an "updated" CTE').toBeDefined();
