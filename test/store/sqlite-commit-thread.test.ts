@@ -9,6 +9,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { tasksInFile } from '../support/sqlite-file-counts.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GroupCommitter } from '../../src/store/group-commit.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
@@ -24,16 +25,6 @@ async function threaded(file = path.join(dir, `s-${n++}.db`)): Promise<{ store: 
   await store.migrate();
   expect(store.commitsOnThread, 'the commit thread started (dist/ built)').toBe(true);
   return { store, file };
-}
-
-/** Tasks in the file, counted on a connection of the test's own. */
-function tasksInFile(file: string): number {
-  const raw = new Sqlite(file, { readonly: true });
-  try {
-    return (raw.prepare('select count(*) as n from tasks').get() as { n: number }).n;
-  } finally {
-    raw.close();
-  }
 }
 
 describe('SQLite commit thread', () => {

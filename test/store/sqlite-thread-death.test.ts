@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { tasksInFile } from '../support/sqlite-file-counts.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InProcessEventBus } from '../../src/bus/index.js';
 import { parseConfig } from '../../src/config/index.js';
@@ -42,16 +43,6 @@ async function open(o: { commitThread: boolean }): Promise<Opened> {
   const warnings: string[] = [];
   const check = readiness({ store, bus: new InProcessEventBus(), dbDir: dir, log: { warn: (_o, m) => warnings.push(m ?? ''), info() {} } });
   return { store, file, stopped, ready: async () => (await check()).checks.storage!, warnings };
-}
-
-/** Tasks in the file, counted on a connection of the test's own. */
-function tasksInFile(file: string): number {
-  const raw = new Sqlite(file, { readonly: true });
-  try {
-    return (raw.prepare('select count(*) as n from tasks').get() as { n: number }).n;
-  } finally {
-    raw.close();
-  }
 }
 
 /** `p`'s outcome, or 'still pending' once `ms` have passed: a hang shows as such, not as the test's timeout. */

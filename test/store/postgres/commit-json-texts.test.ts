@@ -7,29 +7,12 @@
  * to what was committed.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore, type Store } from '../../../src/store/index.js';
+import { describe, expect, it } from 'vitest';
 import type { TaskCommit } from '../../../src/store/store.js';
-import { dropSchema } from '../../support/cluster.js';
+import { postgresStoreWithPool } from '../../support/postgres-store-with-pool.js';
 import { newTask, pushConfig, update } from '../fixtures.js';
 
-const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `t_jsontexts_${randomBytes(4).toString('hex')}`;
-let store: Store;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  store = await openPostgresStore({ connectionString: url, schema, connectionTimeoutMs: 5000 });
-  await store.migrate();
-  pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 1 });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  await store?.close();
-  await dropSchema(url, schema);
-});
+const db = postgresStoreWithPool('t_jsontexts');
 
 /** Texts a message may carry, each a different case for the JSON row writer. */
 const TEXTS: Record<string, string> = {
@@ -55,29 +38,29 @@ describe('PostgreSQL commit: JSON texts kept exactly', () => {
       const created = taskWith(text);
       // One batch with another task of plain text, so rows of both kinds share the statement.
       const other = taskWith('plain neighbour');
-      await store.commit([created, other]);
-      await store.putPushConfig(pushConfig(created.task.id, 'cfg-1'));
+      await db.store.commit([created, other]);
+      await db.store.putPushConfig(pushConfig(created.task.id, 'cfg-1'));
       const next = update(created, { state: 'TASK_STATE_WORKING', outboxConfigIds: ['cfg-1'] });
       next.task.artifacts = [{ artifactId: 'a-1', parts: [{ text }] }];
       next.events[0]!.event = { artifactUpdate: { taskId: next.task.id, contextId: next.task.contextId, artifact: next.task.artifacts[0]! } };
       next.outbox[0]!.payload = next.events[0]!.event;
-      await store.commit([next]);
+      await db.store.commit([next]);
 
-      const stored = await store.getTask(next.agentId, next.task.id);
+      const stored = await db.store.getTask(next.agentId, next.task.id);
       expect(stored?.task).toEqual(next.task);
       expect(stored?.version).toBe(2);
-      const { rows } = await pool.query<{ task: string }>('select task from tasks where id = $1', [next.task.id]);
+      const { rows } = await db.pool.query<{ task: string }>('select task from tasks where id = $1', [next.task.id]);
       expect(rows[0]?.task).toBe(JSON.stringify(next.task));
 
-      const events = await store.readEvents(next.task.id, 0);
+      const events = await db.store.readEvents(next.task.id, 0);
       expect(events.map((e) => e.event)).toEqual([created.events[0]!.event, next.events[0]!.event]);
 
-      const pending = await store.listPendingDeliveries(next.task.id);
+      const pending = await db.store.listPendingDeliveries(next.task.id);
       expect(pending).toHaveLength(1);
-      const claimed = (await store.claimOutbox(next.createdAt + 1, 100, 60_000)).filter((e) => e.taskId === next.task.id);
+      const claimed = (await db.store.claimOutbox(next.createdAt + 1, 100, 60_000)).filter((e) => e.taskId === next.task.id);
       expect(claimed.map((e) => e.payload)).toEqual([next.events[0]!.event]);
 
-      expect((await store.getTask(other.agentId, other.task.id))?.task).toEqual(other.task);
+      expect((await db.store.getTask(other.agentId, other.task.id))?.task).toEqual(other.task);
     });
   }
 });

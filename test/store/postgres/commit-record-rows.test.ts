@@ -7,30 +7,13 @@
  * under another owner.
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore, type PostgresStore } from '../../../src/store/postgres/postgres-store.js';
+import { describe, expect, it } from 'vitest';
 import { NEW_TASK_FIELDS } from '../../../src/store/postgres/postgres-commit.js';
 import type { TaskCommit } from '../../../src/store/store.js';
-import { dropSchema } from '../../support/cluster.js';
+import { postgresStoreWithPool } from '../../support/postgres-store-with-pool.js';
 import { newTask } from '../fixtures.js';
 
-const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schema = `t_recrows_${randomBytes(4).toString('hex')}`;
-let store: PostgresStore;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  store = await openPostgresStore({ connectionString: url, schema, connectionTimeoutMs: 5000 });
-  await store.migrate();
-  pool = new pg.Pool({ connectionString: url, options: `-c search_path=${schema}`, max: 1 });
-});
-
-afterAll(async () => {
-  await pool?.end();
-  await store?.close();
-  await dropSchema(url, schema);
-});
+const db = postgresStoreWithPool('t_recrows');
 
 /** Each a different case for the two levels of quoting. */
 const VALUES: Record<string, string> = {
@@ -59,10 +42,10 @@ interface Row {
 
 describe('PostgreSQL commit: new tasks as composite values', () => {
   it("writes the fields in the order of the row type's attributes", async () => {
-    const { rows } = await pool.query<{ attname: string }>(
+    const { rows } = await db.pool.query<{ attname: string }>(
       `select a.attname from pg_attribute a join pg_type t on t.typrelid = a.attrelid
         where t.typname = 'task_commit_new_row' and t.typnamespace = $1::regnamespace and a.attnum > 0 and not a.attisdropped order by a.attnum`,
-      [schema],
+      [db.schema],
     );
     expect(rows.map((r) => r.attname)).toEqual([...NEW_TASK_FIELDS]);
   });
@@ -79,9 +62,9 @@ describe('PostgreSQL commit: new tasks as composite values', () => {
       // Beside a plain task in the same statement, so a row that spilled would show in either.
       const neighbour = newTask();
       neighbour.originMessageId = `m-${tag}-plain`;
-      await store.commit([c, neighbour]);
+      await db.store.commit([c, neighbour]);
 
-      const { rows } = await pool.query<Row>('select id, agent_id, owner, context_id, origin_message_id, trace_parent, caller, lease_owner from tasks where id = any($1::text[]) order by id', [
+      const { rows } = await db.pool.query<Row>('select id, agent_id, owner, context_id, origin_message_id, trace_parent, caller, lease_owner from tasks where id = any($1::text[]) order by id', [
         [c.task.id, neighbour.task.id],
       ]);
       const byId = new Map(rows.map((r) => [r.id, r]));
@@ -105,8 +88,8 @@ describe('PostgreSQL commit: new tasks as composite values', () => {
         caller: null,
         lease_owner: null,
       });
-      expect((await store.getTask(c.agentId, c.task.id))?.task).toEqual(c.task);
-      expect((await store.findTaskByMessageId(c.agentId, c.owner, c.originMessageId))?.task.id).toBe(c.task.id);
+      expect((await db.store.getTask(c.agentId, c.task.id))?.task).toEqual(c.task);
+      expect((await db.store.findTaskByMessageId(c.agentId, c.owner, c.originMessageId))?.task.id).toBe(c.task.id);
     });
   }
 });
