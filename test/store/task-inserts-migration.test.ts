@@ -9,17 +9,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { FIND_BY_MESSAGE_IDS } from '../../src/store/postgres/message-id-lookups.js';
 import { WHO_LOST_ROWS } from '../../src/store/postgres/postgres-commit.js';
 import { migrateTo } from '../support/migrate-to.js';
+import { withPgSchema } from '../support/pg-schema.js';
 
 const BEFORE = '0027_task_final_events';
 const AFTER = '0028_postgres_task_inserts';
-const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
+const _url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 async function pgTaskIndexes(db: Kysely<unknown>, schema: string): Promise<Record<string, string>> {
   const { rows } = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = ${schema} and tablename = 'tasks'`.execute(db);
@@ -29,17 +29,6 @@ async function pgTaskIndexes(db: Kysely<unknown>, schema: string): Promise<Recor
 async function hasRowType(db: Kysely<unknown>, schema: string): Promise<boolean> {
   const { rows } = await sql<{ n: string }>`select count(*) as n from pg_type where typname = 'task_commit_new_row' and typnamespace = ${schema}::regnamespace`.execute(db);
   return Number(rows[0]!.n) === 1;
-}
-
-async function withPgSchema(fn: (db: Kysely<unknown>, schema: string, migrator: Migrator) => Promise<void>): Promise<void> {
-  const schema = `t_${randomBytes(5).toString('hex')}_0028`;
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }) });
-  try {
-    await fn(db, schema, new Migrator({ db, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }));
-  } finally {
-    await sql.raw(`drop schema if exists "${schema}" cascade`).execute(db);
-    await db.destroy();
-  }
 }
 
 const insertTask = (id: string, agent: string, owner: string, messageId: string) =>
@@ -62,7 +51,7 @@ describe('migration 0028 (the message-id index leads with the message id; the ro
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('reorders the unique index on PostgreSQL under the same name, and back on down', async () => {
-    await withPgSchema(async (db, schema, migrator) => {
+    await withPgSchema('0028', async (db, schema, migrator) => {
       expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
       const before = await pgTaskIndexes(db, schema);
       expect(before.tasks_origin_message_idx).toBe(`CREATE UNIQUE INDEX tasks_origin_message_idx ON ${schema}.tasks USING btree (agent_id, owner, origin_message_id)`);
@@ -84,7 +73,7 @@ describe('migration 0028 (the message-id index leads with the message id; the ro
   });
 
   it('keeps a message id unique per agent and owner, and only there', async () => {
-    await withPgSchema(async (db, schema, migrator) => {
+    await withPgSchema('0028', async (db, schema, migrator) => {
       expect((await migrateTo(migrator, AFTER, schema)).error).toBeUndefined();
       await insertTask('t-1', 'a', 'o', 'm-1').execute(db);
       await expect(insertTask('t-2', 'a', 'o', 'm-1').execute(db)).rejects.toMatchObject({ code: '23505', constraint: 'tasks_origin_message_idx' });
@@ -97,7 +86,7 @@ describe('migration 0028 (the message-id index leads with the message id; the ro
   });
 
   it("PostgreSQL's statements by message id probe the index among 20,000 tasks", async () => {
-    await withPgSchema(async (db, schema, migrator) => {
+    await withPgSchema('0028', async (db, schema, migrator) => {
       expect((await migrateTo(migrator, AFTER, schema)).error).toBeUndefined();
       await sql
         .raw(

@@ -1,21 +1,15 @@
-/**
- * Migration 0024 (PostgreSQL: the orphan sweep's index holds only running tasks): up and down on
- * both dialects, and the sweep and start-up recovery still find their tasks through the partial
- * index on a table where nearly every task has finished.
- */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUNNING_STATES } from '../../src/core/cluster/orphan-sweeper.js';
 import { openPostgresStore } from '../../src/store/index.js';
 import { RUNNING_INDEX_STATES } from '../../src/store/migrations/0024-task-running-index.js';
 import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { migrateTo } from '../support/migrate-to.js';
+import { withPgSchema } from '../support/pg-schema.js';
 
 const BEFORE = '0023_task_usage_in_task_row';
 const AFTER = '0024_task_running_index';
@@ -37,17 +31,6 @@ function sqliteTaskIndexes(file: string): Record<string, string | null> {
   }
 }
 
-async function withPgSchema(fn: (db: Kysely<unknown>, schema: string, migrator: Migrator) => Promise<void>): Promise<void> {
-  const schema = `t_${randomBytes(5).toString('hex')}_0024`;
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }) });
-  try {
-    await fn(db, schema, new Migrator({ db, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }));
-  } finally {
-    await sql.raw(`drop schema if exists "${schema}" cascade`).execute(db);
-    await db.destroy();
-  }
-}
-
 describe('migration 0024 (the orphan sweep indexes running tasks only)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentport-0024-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -58,7 +41,7 @@ describe('migration 0024 (the orphan sweep indexes running tasks only)', () => {
   });
 
   it('replaces the full (state, lease_expires_at) index by a partial one on PostgreSQL, and back on down', async () => {
-    await withPgSchema(async (db, schema, migrator) => {
+    await withPgSchema('0024', async (db, schema, migrator) => {
       expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
       const before = await pgTaskIndexes(db, schema);
       expect(before.tasks_orphan_idx).toMatch(/\(state, lease_expires_at\)$/);
@@ -98,7 +81,7 @@ describe('migration 0024 (the orphan sweep indexes running tasks only)', () => {
   });
 
   it('the sweep and start-up recovery find running tasks through the partial index among 20,000 finished ones', async () => {
-    await withPgSchema(async (db, schema) => {
+    await withPgSchema('0024', async (db, schema) => {
       const open = async () => {
         const store = await openPostgresStore({ connectionString: url, schema });
         await store.migrate();
