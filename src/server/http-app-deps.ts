@@ -43,6 +43,8 @@ export interface HttpAppDeps {
   log: Logger;
   /** readiness of each backing service: 'ok' or why not in fixed words (no path, host or URL), and the figures behind it */
   ready: () => Promise<{ checks: Record<string, string>; measures?: object }>;
+  /** why the process must restart to serve again (/healthz), undefined while it need not */
+  alive: () => string | undefined;
   /**
    * Settles once the agents are registered. The listener binds earlier (cards carry the bound
    * port), so requests that arrive in between wait for it instead of finding no agents.

@@ -40,7 +40,7 @@ export function addPlainRoutes(app: HttpApp, d: HttpAppDeps, publicUrl: () => st
   addConsoleRoutes(app, d, publicUrl);
   addLandingPage(app, d, publicUrl);
   if (d.metricsRoute) app.register(d.metricsRoute);
-  addHealthRoutes(app, d.ready);
+  addHealthRoutes(app, d.ready, d.alive);
 }
 
 /** `/api/v1/…` for administrators: each group on when its store and the policy are there. */

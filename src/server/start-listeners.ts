@@ -141,6 +141,8 @@ function httpAppDeps(initial: Config, p: ListenerParts, shared: { gate: StartGat
     log: loggers.module('http'),
     // Storage writability, bus round trip, push outbox backlog (src/server/readiness.ts).
     ready: readiness({ store, bus: services.bus, ...(p.dbDir ? { dbDir: p.dbDir } : {}), ...(initial.push.maxOutboxAge !== undefined ? { maxOutboxAgeMs: initial.push.maxOutboxAge } : {}), log: loggers.root }),
+    // A failure only a restart mends (the SQLite commit thread stopped) fails /healthz.
+    alive: () => store.restartNeeded?.(),
     started: p.signal.started,
     gate: shared.gate,
     policy,

@@ -303,6 +303,12 @@ export interface Store {
   ping(): Promise<void>;
   /** Why the storage is failing, in a few fixed words ('damaged'), once a write found out; embedded store only. */
   storageFailure?(): string | undefined;
+  /**
+   * Why this process can store nothing more until it restarts, when a restart mends it (the SQLite
+   * commit thread stopped), in a few fixed words; `/healthz` fails with it so that an orchestrator
+   * restarts the process. Not a damaged file: a restart does not mend that (it refuses to start).
+   */
+  restartNeeded?(): string | undefined;
   /** Migrations applied in the database vs those this build knows. */
   migrationStatus(): Promise<MigrationStatus>;
 

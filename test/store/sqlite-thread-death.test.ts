@@ -15,6 +15,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { InProcessEventBus } from '../../src/bus/index.js';
 import { parseConfig } from '../../src/config/index.js';
 import { openStore } from '../../src/server/open-store.js';
+import Fastify from 'fastify';
+import { addHealthRoutes } from '../../src/bindings/health/health-routes.js';
 import { readiness } from '../../src/server/readiness.js';
 import { openSqliteStore, SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
 import type { TaskCommit } from '../../src/store/store.js';
@@ -67,6 +69,7 @@ describe('the SQLite commit thread dying', () => {
     await store.commit([newTask()]);
     expect(await ready()).toBe('ok');
     expect(store.storageFailure()).toBeUndefined();
+    expect(store.restartNeeded()).toBeUndefined();
 
     // Another connection holds the write lock: the thread's transaction waits inside SQLite for it,
     // so the commit is in flight, on the thread, when the thread is ended.
@@ -85,6 +88,7 @@ describe('the SQLite commit thread dying', () => {
     expect(stopped.map((e) => `rejected: ${e.message}`)).toEqual([outcome]);
     expect(store.storageFailure()).toBe('commit thread stopped');
     expect(await ready()).toBe('commit thread stopped');
+    expect(store.restartNeeded()).toBe('commit thread stopped');
     expect(warnings).toEqual(['not ready (storage: commit thread stopped)']);
 
     // Later commits: refused with the same cause, and not written on the store's own connection instead.
@@ -119,12 +123,27 @@ describe('the SQLite commit thread dying', () => {
     expect(sqlite.commitsOnThread).toBe(true);
     const check = readiness({ store, bus: new InProcessEventBus(), dbDir: dataDir, log: { warn() {}, info() {} } });
     expect((await check()).checks.storage).toBe('ok');
+    // /healthz as the server wires it (start-listeners.ts): the store's restartNeeded.
+    const app = Fastify();
+    addHealthRoutes(
+      app,
+      async () => check(),
+      () => store.restartNeeded?.(),
+    );
+    const healthz = async () => {
+      const res = await app.inject({ method: 'GET', url: '/healthz' });
+      return { status: res.statusCode, body: res.json() as object, cache: res.headers['cache-control'] };
+    };
+    expect(await healthz()).toMatchObject({ status: 200, body: { status: 'ok' } });
     sqlite.killThreadForTests('commit', 'uncaught');
     await until('the store module logged the stop', () => errors.length > 0);
     expect(errors).toHaveLength(1);
     expect(errors[0]!.msg).toMatch(/^the sqlite commit thread stopped \(an uncaught error: .+\): no task can be stored until the server restarts$/);
     expect((errors[0]!.obj as { err?: Error }).err?.message).toBe(errors[0]!.msg);
     expect((await check()).checks.storage).toBe('commit thread stopped');
+    // Only a restart mends it, so liveness fails too: an orchestrator restarts the process.
+    expect(await healthz()).toEqual({ status: 503, body: { status: 'restart needed', reason: 'commit thread stopped' }, cache: 'no-store' });
+    await app.close();
     await store.close();
   });
 
@@ -156,6 +175,7 @@ describe('the SQLite checkpointer thread dying', () => {
     expect(stopped).toHaveLength(1);
     expect(stopped[0]!.message).toMatch(/^the sqlite checkpoint thread stopped \(exit code [01]\): SQLite's automatic checkpoints are back on$/);
     expect(await ready()).toBe('ok');
+    expect(store.restartNeeded(), 'a dead checkpointer needs no restart').toBeUndefined();
 
     // 16 MiB of task text: four times the 1000 pages (4 MiB) after which SQLite checkpoints.
     const pageSize = new Sqlite(file, { readonly: true }).pragma('page_size', { simple: true }) as number;

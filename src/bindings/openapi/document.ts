@@ -425,7 +425,9 @@ export function openApiDocument(version: string): Obj {
       '/mcp/health': { get: { tags: ['mcp compatibility'], summary: 'Liveness and counts', responses: { '200': json(ref('McpHealth'), 'Alive') } } },
       '/mcp/validate': { get: { tags: ['mcp compatibility'], summary: 'The tool surface checked against what connectors require', responses: { '200': json(ref('McpValidation'), 'The checks') } } },
       '/.well-known/mcp-metadata': { get: { tags: ['mcp compatibility'], summary: 'MCP discovery for connectors', responses: { '200': json(ref('McpMetadata'), 'The metadata') } } },
-      '/healthz': { get: { tags: ['health'], summary: 'Liveness', responses: { '200': json(ref('Health'), 'Alive') } } },
+      '/healthz': {
+        get: { tags: ['health'], summary: 'Liveness', responses: { '200': json(ref('Health'), 'Alive'), '503': json(ref('RestartNeeded'), 'Only a restart mends what failed (the SQLite commit thread stopped)') } },
+      },
       '/readyz': { get: { tags: ['health'], summary: 'Readiness of each backing service', responses: { '200': json(ref('Readiness'), 'Ready'), '503': json(ref('Readiness'), 'A backing service is not ready') } } },
       '/metrics': {
         get: {

@@ -50,6 +50,7 @@ export const SCHEMAS: Record<string, Schema> = {
   AgentCardList: { type: 'array', items: ref('AgentCard'), description: 'The agents as cards (the replaced service\u2019s registry answer)' },
   Jwks: object({ keys: { type: 'array', items: object({ kty: str, kid: str }, ['kty']) } }, ['keys']),
   Health: object({ status: { const: 'ok' } }, ['status']),
+  RestartNeeded: object({ status: { const: 'restart needed' }, reason: str }, ['status', 'reason']),
   Readiness: object(
     {
       status: { enum: ['ready', 'unavailable'] },

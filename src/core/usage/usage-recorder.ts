@@ -58,6 +58,21 @@ const ROLLUP_GRACE_MS = 2 * 60_000;
 const ROLLUP_EVERY_MS = 5 * 60_000;
 /** Rows per store write; see writeInSlices. */
 const ROWS_PER_WRITE = 250;
+/** While usage writes keep failing, a line with the totals this often. */
+const OUTAGE_LOG_EVERY_MS = 60_000;
+
+/** Writes failing since `since`: what they lost. */
+interface WriteOutage {
+  since: number;
+  loggedAt: number;
+  batches: number;
+  records: number;
+  amends: number;
+}
+
+function lostSince(o: WriteOutage, now: number) {
+  return { failingForMs: now - o.since, lostBatches: o.batches, lostRecords: o.records, lostAmends: o.amends };
+}
 
 export class UsageRecorder {
   readonly enabled: boolean;
@@ -71,6 +86,8 @@ export class UsageRecorder {
   private timer?: NodeJS.Timeout;
   private maintenance?: NodeJS.Timeout;
   private writing?: Promise<void>;
+  /** usage writes failing since, and what they lost; undefined while they succeed */
+  private outage?: WriteOutage;
   private readonly now: () => number;
   private readonly observers: CallObserver[] = [];
 
@@ -193,10 +210,38 @@ export class UsageRecorder {
   private async writeSlice(records: UsageRecord[], amends: UsageAmend[]): Promise<void> {
     try {
       await this.o.store.write(records, amends);
+      if (this.outage) this.endOutage();
     } catch (err) {
-      this.o.log.error({ err, records: records.length, amends: amends.length }, 'usage records could not be written; this batch is lost');
+      this.writeFailed(err, records.length, amends.length);
     }
     await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  /**
+   * A store that stays down (a database outage, a stopped commit thread) fails a write every
+   * flush: the first failure is logged with its cause, the rest once a minute as totals, and the
+   * recovery once with what was lost, instead of a line a second.
+   */
+  private writeFailed(err: unknown, records: number, amends: number): void {
+    const now = this.now();
+    if (!this.outage) {
+      this.outage = { since: now, loggedAt: now, batches: 1, records, amends };
+      this.o.log.error({ err, records, amends }, 'usage records could not be written; this batch is lost');
+      return;
+    }
+    const o = this.outage;
+    o.batches++;
+    o.records += records;
+    o.amends += amends;
+    if (now - o.loggedAt < OUTAGE_LOG_EVERY_MS) return;
+    o.loggedAt = now;
+    this.o.log.error({ err, ...lostSince(o, now) }, 'usage records still cannot be written; these batches are lost');
+  }
+
+  private endOutage(): void {
+    const o = this.outage!;
+    this.outage = undefined;
+    this.o.log.warn(lostSince(o, this.now()), 'usage records are written again');
   }
 
   /** Rolls up closed hours and deletes what is past retention. Every replica may run it: both are idempotent. */

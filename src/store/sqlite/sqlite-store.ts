@@ -358,7 +358,12 @@ export class SqliteStore extends SqlStore {
    */
   storageFailure(): string | undefined {
     // A commit thread that ended on its own fails every commit from then on (ADR 0062's amendment).
-    return this.#failure ?? (this.#thread?.stopped ? 'commit thread stopped' : undefined);
+    return this.#failure ?? this.restartNeeded();
+  }
+
+  /** The commit thread stopped on its own: a restart starts a new one (/healthz fails, ADR 0062). */
+  restartNeeded(): string | undefined {
+    return this.#thread?.stopped ? 'commit thread stopped' : undefined;
   }
 
   /**

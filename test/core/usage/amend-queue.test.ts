@@ -34,7 +34,7 @@ describe('the amend queue', () => {
   });
 
   it('keeps any id exactly: non-ASCII, astral, a lone surrogate, DEL, long ones, between ASCII ones', () => {
-    const ids = ['a-1', 'tâche-é', 'b-2', 'задача', '任务-🚀', 'lone-\ud800-x', '\udfff', '\x7f\x00', 'ÿ', 'x'.repeat(20_000), 'x'.repeat(10_000) + 'é', 'c-3'];
+    const ids = ['a-1', 'tâche-é', 'b-2', 'задача', '任务-🚀', 'lone-\ud800-x', '\udfff', '\x7f\x00', 'ÿ', 'x'.repeat(20_000), `${'x'.repeat(10_000)}é`, 'c-3'];
     const q = new AmendQueue();
     ids.forEach((id, i) => q.push(id, i, undefined, undefined, undefined));
     expect(q.slice(0, ids.length).map((a) => a.id)).toEqual(ids);

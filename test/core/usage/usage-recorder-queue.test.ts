@@ -359,6 +359,41 @@ describe('the queue', () => {
     expect(store.records.map((x) => x.latencyMs)).toEqual([2]);
   });
 
+  it('a store that stays down: the first failure logged, then totals once a minute, and the recovery once with what was lost', async () => {
+    let now = NOW;
+    const { r, store, errors, warnings } = recorder({ now: () => now });
+    store.failWrites = true;
+    // 70 flushes a second apart, each with 2 records and 1 amend.
+    for (let s = 0; s < 70; s++) {
+      now = NOW + s * 1_000;
+      r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
+      r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
+      const d = r.open('a2a-jsonrpc/1.0')!;
+      d.createdTask = true;
+      d.taskId = `t${s}`;
+      r.finish(d, { status: 200, latencyMs: 1 });
+      await r.flush();
+    }
+    // Each flush writes records then amends: two failing writes a flush.
+    expect(errors.map(([, m]) => m)).toEqual(['usage records could not be written; this batch is lost', 'usage records still cannot be written; these batches are lost']);
+    // The first failure at NOW; the totals line at the first write 60 s later (flush 60), with
+    // the 2 writes of each of flushes 0..59 and flush 60's first.
+    expect(errors[1]![0]).toMatchObject({ failingForMs: 60_000, lostBatches: 121, lostRecords: 122, lostAmends: 60 });
+    expect(warnings).toEqual([]);
+    store.failWrites = false;
+    now = NOW + 75_000;
+    r.finish(r.open('cards')!, { status: 200, latencyMs: 2 });
+    await r.flush();
+    expect(store.records.map((x) => x.latencyMs)).toEqual([2]);
+    expect(warnings).toEqual([[{ failingForMs: 75_000, lostBatches: 140, lostRecords: 140, lostAmends: 70 }, 'usage records are written again']]);
+    // A later failure starts a new outage, logged at once.
+    store.failWrites = true;
+    r.finish(r.open('cards')!, { status: 200, latencyMs: 3 });
+    await r.flush();
+    expect(errors).toHaveLength(3);
+    expect(errors[2]![1]).toBe('usage records could not be written; this batch is lost');
+  });
+
   it('close writes what is queued', async () => {
     const { r, store } = recorder();
     r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
