@@ -29,12 +29,15 @@ let recording: pg.Pool;
 
 beforeAll(async () => {
   recording = new pg.Pool({ connectionString: url, options: `-c search_path=${db.schema}`, max: 2 });
-  const query = recording.query.bind(recording) as (...args: unknown[]) => Promise<unknown>;
-  (recording as unknown as { query: (...args: unknown[]) => Promise<unknown> }).query = (...args: unknown[]) => {
-    const first = args[0] as { name?: string } | string;
-    if (typeof first === 'object' && first.name) sent.push(first.name);
-    return query(...args);
-  };
+  // Every statement, from pool.query or a checked-out client, goes through its client's query.
+  recording.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0] as { name?: string } | string;
+      if (typeof first === 'object' && first.name) sent.push(first.name);
+      return query(...args);
+    };
+  });
   committer = new PostgresCommitter(recording);
 });
 
@@ -129,6 +132,17 @@ describe('PostgreSQL commit: a run of new tasks and nothing else', () => {
     expect(await commit([fresh, next])).toEqual([FULL]);
     expect((await db.store.getTask(next.agentId, next.task.id))?.version).toBe(2);
     expect((await db.store.getTask(fresh.agentId, fresh.task.id))?.task).toEqual(fresh.task);
+  });
+
+  it('a batch cut into runs: a first run of new tasks only, then an update of one of them; each task counted once', async () => {
+    const owner = unique('owner');
+    const a = { ...echoWithUsage(), owner };
+    const b = { ...echoWithUsage(), owner };
+    const later = update(a, { state: 'TASK_STATE_COMPLETED' });
+    expect(await commit([a, b, later])).toEqual([LEAN, FULL, 'agentport_add_task_counts']);
+    expect((await db.store.getTask(a.agentId, a.task.id))?.version).toBe(2);
+    expect((await db.store.getTask(b.agentId, b.task.id))?.version).toBe(1);
+    expect((await db.store.listTasks({ agentId: 'agent-a', owner, pageSize: 10 })).totalSize).toBe(2);
   });
 
   it('a taken message id is still refused, as a lost commit naming the second task', async () => {
