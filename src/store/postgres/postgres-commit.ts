@@ -7,7 +7,9 @@
  * Bind/Execute round trip with no parse and no plan. A batch whose tasks are distinct is that one
  * statement and nothing else (it is its own transaction); a batch holding a task twice is split
  * into runs of distinct tasks, since a statement may write a row only once, and the runs go in
- * order in one explicit transaction.
+ * order in one explicit transaction. A run of new tasks that carries nothing else (a blocking
+ * answer's terminal commits) goes as a second named statement holding only the insert, the count
+ * and the guard (newTasksStatementText, ADR 0072).
  *
  * The same statement adds its new tasks to their agent + owner's count (task_counts, migration
  * 0014), grouped per agent and owner, into one shard row each: the committer takes the shards
