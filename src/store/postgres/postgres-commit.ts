@@ -7,7 +7,9 @@
  * Bind/Execute round trip with no parse and no plan. A batch whose tasks are distinct is that one
  * statement and nothing else (it is its own transaction); a batch holding a task twice is split
  * into runs of distinct tasks, since a statement may write a row only once, and the runs go in
- * order in one explicit transaction.
+ * order in one explicit transaction. A run of new tasks that carries nothing else (a blocking
+ * answer's terminal commits) goes as a second named statement holding only the insert, the count
+ * and the guard (newTasksStatementText, ADR 0072).
  *
  * The same statement adds its new tasks to their agent + owner's count (task_counts, migration
  * 0014), grouped per agent and owner, into one shard row each: the committer takes the shards
@@ -115,6 +117,19 @@ export const NEW_TASK_FIELDS = [
 ] as const;
 
 /**
+ * The insert of a commit's new tasks ($1, composite values), reading their texts from the bytea
+ * parameter `texts`: the same in both statements.
+ */
+function insertNewTasks(texts: string): string {
+  return `
+  insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, final_events, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES})
+  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, convert_from(substring(${texts}::bytea from task_at for task_len), 'UTF8'), convert_from(substring(${texts}::bytea from final_at for final_len), 'UTF8'), lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
+    from unnest($1::task_commit_new_row[]) as n
+  returning id, agent_id, owner
+`;
+}
+
+/**
  * $1 new tasks (composite values, record-rows.ts), $2 updates (both with their usage record's columns, migration 0023, and a terminal
  * commit's events row as final_events, ADR 0057: an update without it keeps the stored value), $3
  * the other commits' events rows, $4
@@ -133,12 +148,7 @@ export const NEW_TASK_FIELDS = [
  */
 export function commitStatementText(): string {
   return `
-with created as (
-  insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, final_events, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES})
-  select id, agent_id, owner, context_id, state, status_time, created_at, seq, 1, convert_from(substring($8::bytea from task_at for task_len), 'UTF8'), convert_from(substring($8::bytea from final_at for final_len), 'UTF8'), lease_owner, lease_expires_at, origin_message_id, trace_parent, caller, ${USAGE_NAMES}
-    from unnest($1::task_commit_new_row[]) as n
-  returning id, agent_id, owner
-), updated as (
+with created as (${insertNewTasks('$8')}), updated as (
   update tasks as t
      set context_id = u.context_id, state = u.state, status_time = u.status_time, seq = u.seq, version = u.expected_version + 1, task = convert_from(substring($8::bytea from u.task_at for u.task_len), 'UTF8'),
          final_events = coalesce(convert_from(substring($8::bytea from u.final_at for u.final_len), 'UTF8'), t.final_events),
@@ -179,8 +189,41 @@ with created as (
 select 1 / (case when (select count(*) from written) = $6::integer then 1 else 0 end) as ok`;
 }
 
-/** The statement's parameters for one run of commits with distinct tasks; `shard` null: not counted here. */
-function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
+/**
+ * The statement for a run of new tasks and nothing else: every commit creates its task, and none
+ * carries a task_events row, push outbox rows or timing (the blocking answer of a new task: its one
+ * commit is terminal, so its events go in the task row, ADR 0057). The same insert, count and
+ * guard as commitStatementText's, without the update, events, outbox and timing parts: those were
+ * empty for such a run, but PostgreSQL still started a plan for each on every execution (opened
+ * their tables and indexes, built their projections and four hash joins), ~33 k backend
+ * instructions a new task at the blocking echo's ~14 tasks a statement (docs/benchmarks.md,
+ * "pg14"). $1 new tasks, $2 the texts (CommitTexts), $3 how many rows must be written, $4 the
+ * task_counts shard (null: the caller counts them).
+ */
+export function newTasksStatementText(): string {
+  return `
+with created as (${insertNewTasks('$2')}), counted as (
+  insert into task_counts (agent_id, owner, shard, n)
+  select agent_id, owner, $4::integer, count(*) from created
+   where $4::integer is not null and (select count(*) from created) = $3::integer
+   group by agent_id, owner
+   order by agent_id, owner
+  on conflict (agent_id, owner, shard) do update set n = task_counts.n + excluded.n
+)
+select 1 / (case when (select count(*) from created) = $3::integer then 1 else 0 end) as ok`;
+}
+
+/** A run's statement (by name, prepared once a connection) and its parameters. */
+interface RunStatement {
+  statement: { name: string; text: string };
+  values: unknown[];
+}
+
+const COMMIT_STATEMENT = { name: 'agentport_commit_tasks', text: commitStatementText() };
+const NEW_TASKS_STATEMENT = { name: 'agentport_commit_new_tasks', text: newTasksStatementText() };
+
+/** The statement and its parameters for one run of commits with distinct tasks; `shard` null: not counted here. */
+function runStatement(run: PreparedCommit[], shard: number | null): RunStatement {
   const texts = new CommitTexts();
   const created = new RecordRows(texts, NEW_TASK_FIELDS);
   const updated = new JsonRows(texts);
@@ -188,6 +231,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
   const outbox = new JsonRows(texts);
   const timing = new JsonRows(texts);
   const updatedIds: string[] = [];
+  let newTasksOnly = true;
   for (const p of run) {
     const isNew = p.expectedVersion === 0;
     if (!isNew) updatedIds.push(p.taskId);
@@ -222,6 +266,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
     }
     row.endRow();
     if (e && !inTaskRow) {
+      newTasksOnly = false;
       events.beginRow();
       events.value('task_id', p.taskId);
       events.value('seq', e.lastSeq);
@@ -231,6 +276,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
       events.endRow();
     }
     for (const o of p.outbox) {
+      newTasksOnly = false;
       outbox.beginRow();
       outbox.value('task_id', p.taskId);
       outbox.value('config_id', o.configId);
@@ -241,6 +287,7 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
     }
     const t = p.usage && commitTiming(p.usage);
     if (t) {
+      newTasksOnly = false;
       timing.beginRow();
       timing.value('id', p.taskId);
       timing.value('ttfb_ms', t.ttfbMs);
@@ -249,7 +296,11 @@ function runValues(run: PreparedCommit[], shard: number | null): unknown[] {
       timing.endRow();
     }
   }
-  return [created.toString(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard, texts.toBuffer(), updatedIds];
+  if (newTasksOnly && updatedIds.length === 0) return { statement: NEW_TASKS_STATEMENT, values: [created.toString(), texts.toBuffer(), run.length, shard] };
+  return {
+    statement: COMMIT_STATEMENT,
+    values: [created.toString(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard, texts.toBuffer(), updatedIds],
+  };
 }
 
 /** The batch's new tasks per agent + owner, as ADD_TASK_COUNTS reads them. */
@@ -287,13 +338,10 @@ function runsOfDistinctTasks(batch: PreparedCommit[]): PreparedCommit[][] {
 export const WHO_LOST_ROWS = 'select id, agent_id, owner, version, origin_message_id from tasks where id = any($1::text[]) or origin_message_id = any($2::text[])';
 
 export class PostgresCommitter {
-  private readonly statement: { name: string; text: string };
   /** the task_counts shard of the next batch; a random start, so replicas start apart */
   private nextShard = Math.floor(Math.random() * TASK_COUNT_SHARDS);
 
-  constructor(private readonly pool: pg.Pool) {
-    this.statement = { name: 'agentport_commit_tasks', text: commitStatementText() };
-  }
+  constructor(private readonly pool: pg.Pool) {}
 
   async commit(batch: PreparedCommit[]): Promise<void> {
     const runs = runsOfDistinctTasks(batch);
@@ -302,14 +350,18 @@ export class PostgresCommitter {
     try {
       if (runs.length === 1) {
         // One statement is one transaction: no BEGIN and COMMIT round trips.
-        await this.pool.query({ ...this.statement, values: runValues(runs[0]!, shard) });
+        const { statement, values } = runStatement(runs[0]!, shard);
+        await this.pool.query({ ...statement, values });
         return;
       }
       const client = await this.pool.connect();
       let broken = false;
       try {
         await client.query('begin');
-        for (const run of runs) await client.query({ ...this.statement, values: runValues(run, null) });
+        for (const run of runs) {
+          const { statement, values } = runStatement(run, null);
+          await client.query({ ...statement, values });
+        }
         // Every run's guard passed, so each new task of the batch was inserted.
         const counts = newTaskCounts(batch);
         if (counts.length > 0) await client.query({ name: 'agentport_add_task_counts', text: ADD_TASK_COUNTS, values: [JSON.stringify(counts), shard] });
