@@ -12,7 +12,9 @@ export type { TaskEventPayload, TaskEventRecord } from './task-event-record.js';
 
 /**
  * Which replica may run a task's executor, until when (distributed mode). Taking a lease bumps the
- * task's version, so a replica that lost its lease can no longer commit to the task (fencing).
+ * task's version, so a replica that lost its lease can no longer commit to the task (fencing); a
+ * commit carrying a lease is also refused unless the stored lease is its writer's (released, or
+ * held by another replica: ADR 0070).
  */
 export interface TaskLease {
   /** replica id */
@@ -103,7 +105,11 @@ export interface TaskCommit {
   events: TaskEventRecord[];
   outbox: NewOutboxEntry[];
   createdAt: number;
-  /** written with the projection when present (the committing replica holds the task); absent leaves the lease as it is */
+  /**
+   * Written with the projection when present (the committing replica holds the task): an update is
+   * then refused (ConcurrentUpdateError) unless the stored lease is this owner's (ADR 0070). Absent
+   * leaves the lease as it is and checks the version alone.
+   */
   lease?: TaskLease;
   /**
    * New tasks only: the messageId of the message that created the task. A second task with the same

@@ -44,10 +44,83 @@ export function describeLeaseContract(ctx: ContractContext): void {
         const b = leasedTask('replica-1');
         const c = newTask();
         await ctx.store().commit([a, b, c]);
-        await ctx.store().commit([{ ...update(a), lease: lease('replica-2', T0 + 5) }, update(b), { ...update(c), lease: lease('replica-3', T0 + 6) }]);
-        expect((await ctx.store().getTask('agent-a', a.task.id))?.lease).toEqual(lease('replica-2', T0 + 5));
+        // c is free: replica-3 claims it (version 2) before it writes it
+        await ctx.store().claimTask('agent-a', c.task.id, 'replica-3', T0, T0 + TTL);
+        await ctx.store().commit([{ ...update(a), lease: lease('replica-1', T0 + 5) }, update(b), { ...update(c, { expectedVersion: 2 }), lease: lease('replica-3', T0 + 6) }]);
+        expect((await ctx.store().getTask('agent-a', a.task.id))?.lease).toEqual(lease('replica-1', T0 + 5));
         expect((await ctx.store().getTask('agent-a', b.task.id))?.lease).toEqual(lease('replica-1'));
         expect((await ctx.store().getTask('agent-a', c.task.id))?.lease).toEqual(lease('replica-3', T0 + 6));
+      });
+    });
+
+    describe('the fence: a writer that does not hold the lease cannot write the task (ADR 0070)', () => {
+      const refusal = (commits: TaskCommit[]) =>
+        ctx
+          .store()
+          .commit(commits)
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+
+      it('refuses the commit of a replica that released its lease (a rolling restart hand-over), at a matching version', async () => {
+        const c1 = leasedTask('replica-1');
+        await ctx.store().commit([c1]);
+        await ctx.store().releaseLease(c1.task.id, 'replica-1');
+        // released, not yet claimed: the version is still the one replica-1 read
+        const late = { ...update(c1), lease: lease('replica-1', T0 + 2 * TTL) };
+        const err = await refusal([late]);
+        expect(err).toBeInstanceOf(ConcurrentUpdateError);
+        expect((err as ConcurrentUpdateError).taskId).toBe(c1.task.id);
+        const stored = await ctx.store().getTask('agent-a', c1.task.id);
+        expect(stored).toMatchObject({ version: 1, seq: 1 });
+        // the late writer did not take the lease back: the task is free for the next sweep
+        expect(stored).not.toHaveProperty('lease');
+        expect(await ctx.store().claimOrphanedTasks(['TASK_STATE_SUBMITTED'], 'replica-2', T0, T0 + TTL, 10)).toHaveLength(1);
+      });
+
+      it("refuses the commit of a replica that is not the lease's holder, at a matching version", async () => {
+        const c1 = leasedTask('replica-1');
+        await ctx.store().commit([c1]);
+        const err = await refusal([{ ...update(c1), lease: lease('replica-2') }]);
+        expect(err).toBeInstanceOf(ConcurrentUpdateError);
+        expect(await ctx.store().getTask('agent-a', c1.task.id)).toMatchObject({ version: 1, seq: 1, lease: lease('replica-1') });
+      });
+
+      it('names the refused commit of a batch, and writes nothing of the batch', async () => {
+        const mine = leasedTask('replica-1');
+        const released = leasedTask('replica-1');
+        await ctx.store().commit([mine, released]);
+        await ctx.store().releaseLease(released.task.id, 'replica-1');
+        const err = await refusal([
+          { ...update(mine), lease: lease('replica-1') },
+          { ...update(released), lease: lease('replica-1') },
+        ]);
+        expect(err).toBeInstanceOf(ConcurrentUpdateError);
+        expect((err as ConcurrentUpdateError).taskId).toBe(released.task.id);
+        expect(await ctx.store().getTask('agent-a', mine.task.id)).toMatchObject({ version: 1, seq: 1 });
+      });
+
+      it('lets the holder write after its lease expired when nobody took it (and renews it); refuses it once another replica took it', async () => {
+        const c1 = leasedTask('replica-1', { expiresAt: T0 + 10 });
+        await ctx.store().commit([c1]);
+        // expired at T0 + 10, still replica-1's: its commit goes through and extends the lease
+        const c2 = { ...update(c1), lease: lease('replica-1', T0 + TTL) };
+        await ctx.store().commit([c2]);
+        expect(await ctx.store().getTask('agent-a', c1.task.id)).toMatchObject({ version: 2, seq: 2, lease: lease('replica-1', T0 + TTL) });
+        // expired again and taken by a sweep of replica-2
+        const taken = await ctx.store().claimOrphanedTasks(['TASK_STATE_WORKING'], 'replica-2', T0 + TTL + 1, T0 + 3 * TTL, 10);
+        expect(taken.map((t) => t.task.id)).toEqual([c1.task.id]);
+        const err = await refusal([{ ...update(c2), lease: lease('replica-1', T0 + 2 * TTL) }]);
+        expect(err).toBeInstanceOf(ConcurrentUpdateError);
+        expect(await ctx.store().getTask('agent-a', c1.task.id)).toMatchObject({ version: 3, seq: 2, lease: lease('replica-2', T0 + 3 * TTL) });
+      });
+
+      it('leaves a commit without a lease (a store one process owns) to the version check alone', async () => {
+        const c1 = newTask();
+        await ctx.store().commit([c1]);
+        await ctx.store().commit([update(c1)]);
+        expect(await ctx.store().getTask('agent-a', c1.task.id)).toMatchObject({ version: 2, seq: 2 });
       });
     });
 

@@ -179,12 +179,15 @@ export class RunSupervisor implements AgentRunHost {
   private async settle(run: AgentRun, error: unknown): Promise<void> {
     this.runs.delete(run.serial);
     const live = this.d.live.get(run.taskId);
-    if (live?.run === run) live.run = undefined;
+    const own = live?.run === run;
     const obs = observerOf(run);
     if (run.isCanceled) {
       // Canceled: the cancel path (here, or on the replica that took the task) wrote CANCELED, and
       // waiting callers get it from the bus.
-      if (live) this.d.live.evict(live);
+      if (live) {
+        if (own) live.run = undefined;
+        this.d.live.evict(live);
+      }
       return;
     }
     if (!run.hasTask) {
@@ -197,10 +200,12 @@ export class RunSupervisor implements AgentRunHost {
     }
     if (live && !isTerminal(live.task.status.state) && !(isInterrupted(live.task.status.state) && !error)) {
       if (error) this.d.log.error({ err: error, taskId: run.taskId, agentId: run.agentId }, 'executor failed');
+      // Written while the copy is still the run's (onAgentEvent writes only to its run's copy).
       this.onAgentEvent(run, { kind: 'status', state: 'TASK_STATE_FAILED', message: error ? FAILED_SAFE_MESSAGE : STOPPED_MESSAGE });
     } else if (error) {
       this.d.log.error({ err: error, taskId: run.taskId }, 'executor threw after the task ended');
     }
+    if (own) live.run = undefined;
     if (live) {
       // Awaited in a try, not through `.catch(() => {})`: no second promise and turn per run (issue 26).
       try {
@@ -251,6 +256,10 @@ export class RunSupervisor implements AgentRunHost {
       // a copy of its own (applyEvent), so a copy here would be a third one on the first commit.
       payloads.push({ task: live.task });
     }
+    // The fence in this process (ADR 0070): a run writes only to the working copy it runs on. A copy
+    // that another run took over (this replica claimed the task back and resumed it) is not its
+    // own, though the replica's lease and the copy's version would let its commits through.
+    else if (live.run !== run) return;
     if (isTerminal(live.task.status.state)) return;
     payloads.push(toLogEvent(run, ev, live.task, answersAhead ? 'TASK_STATE_COMPLETED' : undefined));
     if (answersAhead || (ev.kind === 'status' && isTerminal(ev.state))) run.finished = true;

@@ -63,11 +63,18 @@ export class LiveTasks {
   /**
    * Makes a stored task the working copy, replacing any copy here: the caller has just taken the
    * task over in the store (a claimed orphan, start-up recovery), so the stored state is the truth.
-   * `init` marks the copy before anyone can find it.
+   * `init` marks the copy before anyone can find it. An executor still running on the replaced
+   * copy (this replica claimed back a task whose lease lapsed while it ran) is stopped: it worked
+   * from a state the claim superseded, and the copy's new run starts from the stored one (ADR 0070).
    */
   async adoptStored(s: StoredTask, init?: (live: LiveTask) => void): Promise<LiveTask> {
     const live = await this.fromStored(s);
     init?.(live);
+    const replaced = this.copies.get(s.task.id);
+    if (replaced?.run && replaced !== live) {
+      replaced.run.finished = true;
+      replaced.run.cancel();
+    }
     this.copies.set(s.task.id, live);
     return live;
   }

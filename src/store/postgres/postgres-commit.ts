@@ -22,7 +22,8 @@
  * rows in opposite orders.
  *
  * All or nothing: a new task whose id or origin message id is taken fails its insert (a unique
- * violation, which rolls the statement back); when an update's expected version does not match,
+ * violation, which rolls the statement back); when an update's expected version does not match
+ * (or, with a lease, the stored lease is not its writer's),
  * the rows of that task are left out (so its events cannot collide with stored ones) and the
  * statement ends in a division by zero on purpose, which rolls it back too. Either way the batch
  * is then read again to name the task that lost (ConcurrentUpdateError). The insert has no
@@ -137,7 +138,9 @@ function insertNewTasks(texts: string): string {
  * task rows must be written, $7 the task_counts shard to add the new tasks to (null: the caller
  * counts them), $8 the texts the rows point into by byte offset and length (CommitTexts: a task,
  * its events, a push payload), $9 the ids of the updated tasks. A commit with a lease writes it;
- * one without keeps the stored lease.
+ * one without keeps the stored lease. A commit with a lease is its writer's (distributed mode) and
+ * updates only a row whose lease that writer holds (the fence, ADR 0070): a lease released or taken
+ * by another replica refuses it even at a matching version, like a stale version.
  *
  * Why $9 (issue 26, pg9): PostgreSQL estimates any json_to_recordset at 100 rows, so the update's
  * join to `tasks` was planned as a hash join over a sequential scan of the table until it held
@@ -157,6 +160,7 @@ with created as (${insertNewTasks('$8')}), updated as (
          ${USAGE_MERGES}
     from json_to_recordset($2::json) as u(id text, agent_id text, expected_version integer, context_id text, state text, status_time bigint, seq integer, task_at integer, task_len integer, final_at integer, final_len integer, lease_owner text, lease_expires_at bigint, ${USAGE_DEFS})
    where t.id = u.id and t.agent_id = u.agent_id and t.version = u.expected_version and t.id = any($9::text[])
+     and (u.lease_owner is null or t.lease_owner = u.lease_owner)
   returning t.id
 ), written as (
   select id from created union all select id from updated
@@ -335,7 +339,7 @@ function runsOfDistinctTasks(batch: PreparedCommit[]): PreparedCommit[][] {
 }
 
 /** The rows a lost batch is replayed against: its tasks by id, and any task holding one of its message ids (migration 0028's index). */
-export const WHO_LOST_ROWS = 'select id, agent_id, owner, version, origin_message_id from tasks where id = any($1::text[]) or origin_message_id = any($2::text[])';
+export const WHO_LOST_ROWS = 'select id, agent_id, owner, version, lease_owner, origin_message_id from tasks where id = any($1::text[]) or origin_message_id = any($2::text[])';
 
 export class PostgresCommitter {
   /** the task_counts shard of the next batch; a random start, so replicas start apart */
@@ -388,8 +392,8 @@ export class PostgresCommitter {
   private async whoLost(batch: PreparedCommit[]): Promise<ConcurrentUpdateError> {
     const ids = [...new Set(batch.map((p) => p.taskId))];
     const messageIds = batch.flatMap((p) => (p.originMessageId === null ? [] : [p.originMessageId]));
-    const { rows } = await this.pool.query<{ id: string; agent_id: string; owner: string; version: number; origin_message_id: string | null }>(WHO_LOST_ROWS, [ids, messageIds]);
-    const version = new Map(rows.map((r) => [r.id, { agentId: r.agent_id, version: Number(r.version) }]));
+    const { rows } = await this.pool.query<{ id: string; agent_id: string; owner: string; version: number; lease_owner: string | null; origin_message_id: string | null }>(WHO_LOST_ROWS, [ids, messageIds]);
+    const version = new Map<string, { agentId: string; version: number; holder: string | null }>(rows.map((r) => [r.id, { agentId: r.agent_id, version: Number(r.version), holder: r.lease_owner }]));
     const origin = (agentId: string, owner: string, messageId: string) => JSON.stringify([agentId, owner, messageId]);
     const origins = new Set(rows.flatMap((r) => (r.origin_message_id === null ? [] : [origin(r.agent_id, r.owner, r.origin_message_id)])));
     for (const p of batch) {
@@ -397,11 +401,13 @@ export class PostgresCommitter {
       if (p.expectedVersion === 0) {
         const key = p.originMessageId === null ? undefined : origin(p.agentId, p.owner, p.originMessageId);
         if (stored || (key !== undefined && origins.has(key))) return new ConcurrentUpdateError(p.taskId);
-        version.set(p.taskId, { agentId: p.agentId, version: 1 });
+        version.set(p.taskId, { agentId: p.agentId, version: 1, holder: p.lease?.owner ?? null });
         if (key !== undefined) origins.add(key);
       } else {
         if (!stored || stored.agentId !== p.agentId || stored.version !== p.expectedVersion) return new ConcurrentUpdateError(p.taskId);
+        if (p.lease && stored.holder !== p.lease.owner) return new ConcurrentUpdateError(p.taskId);
         stored.version++;
+        if (p.lease) stored.holder = p.lease.owner;
       }
     }
     return new ConcurrentUpdateError(batch[0]!.taskId);

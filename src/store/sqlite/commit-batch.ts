@@ -49,8 +49,24 @@ function planBatch(batch: readonly PreparedCommit[], step: Step): void {
       if (usage) step(INSERT_TASK_WITH_USAGE, p.taskId, task.concat(taskUsageValues(usage, p.owner)));
       else step(INSERT_TASK, p.taskId, task);
     } else {
-      // The optimistic version check: a stale expectedVersion updates nothing.
-      if (lease) step(UPDATE_TASK_WITH_LEASE, p.taskId, [p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion]);
+      // The optimistic version check: a stale expectedVersion updates nothing; with a lease, nor
+      // does a writer that no longer holds it (the fence, ADR 0070).
+      if (lease)
+        step(UPDATE_TASK_WITH_LEASE, p.taskId, [
+          p.contextId,
+          p.state,
+          p.statusTime,
+          p.seq,
+          p.expectedVersion + 1,
+          p.taskJson,
+          finalEvents,
+          lease.owner,
+          lease.expiresAt,
+          p.taskId,
+          p.agentId,
+          p.expectedVersion,
+          lease.owner,
+        ]);
       else step(UPDATE_TASK, p.taskId, [p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, p.taskId, p.agentId, p.expectedVersion]);
       if (usage) step(UPDATE_TASK_USAGE, undefined, [...taskUsageValues(usage, p.owner), p.taskId]);
     }

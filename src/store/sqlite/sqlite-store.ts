@@ -79,7 +79,9 @@ type Q = Kysely<Database>;
 /**
  * The conditional task update (optimistic version check), writing the lease columns or not. A
  * terminal commit's events go into final_events (ADR 0057); a commit without them binds null and
- * leaves the column as it is.
+ * leaves the column as it is. A commit with a lease is its writer's (distributed mode) and also
+ * needs the stored lease to be that writer's (ADR 0070): a released lease, or one another replica
+ * took, refuses it even at a matching version.
  */
 function updateTaskStatement(k: Q, withLease: boolean): string {
   const lease = withLease ? { lease_owner: slot<string | null>('lease_owner'), lease_expires_at: slot<number | null>('lease_expires_at') } : {};
@@ -98,8 +100,9 @@ function updateTaskStatement(k: Q, withLease: boolean): string {
       })
       .where('id', '=', slot<string>('id'))
       .where('agent_id', '=', slot<string>('agent_id'))
-      .where('version', '=', slot<number>('expected_version')),
-    ['context_id', 'state', 'status_time', 'seq', 'version', 'task', 'final_events', ...(withLease ? ['lease_owner', 'lease_expires_at'] : []), 'id', 'agent_id', 'expected_version'],
+      .where('version', '=', slot<number>('expected_version'))
+      .$if(withLease, (qb) => qb.where('lease_owner', '=', slot<string>('holder'))),
+    ['context_id', 'state', 'status_time', 'seq', 'version', 'task', 'final_events', ...(withLease ? ['lease_owner', 'lease_expires_at'] : []), 'id', 'agent_id', 'expected_version', ...(withLease ? ['holder'] : [])],
   );
 }
 

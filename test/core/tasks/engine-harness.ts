@@ -9,6 +9,7 @@ import { defineAgent, type AgentContext, type AgentDefinition } from '../../../s
 import { InProcessEventBus } from '../../../src/bus/in-process-bus.js';
 import { CallContext, type StreamItem } from '../../../src/core/a2a-handler.js';
 import { AgentRegistry } from '../../../src/core/agents/agent-registry.js';
+import type { ClusterOptions } from '../../../src/core/cluster/cluster-options.js';
 import { TaskService, type TaskServiceLimits } from '../../../src/core/tasks/task-service.js';
 import type { AgentCard, Message, StreamResponse } from '../../../src/protocol/a2a/types.js';
 import { GroupCommitter, openSqliteStore, type SqliteStore } from '../../../src/store/index.js';
@@ -46,6 +47,8 @@ export interface EngineOptions {
   replicaOf?: Engine;
   /** a first engine whose file a replica will share (with replicaOf, implied): its store is told (SqliteStoreOptions.sharedFile) */
   sharedFile?: boolean;
+  /** distributed mode: the service leases its tasks (its lease keeper and sweeper are not started: call service.sweepOrphans()) */
+  cluster?: ClusterOptions;
 }
 
 export async function startEngine(agents: Record<string, AgentDefinition>, limits: Partial<TaskServiceLimits> = {}, opts: EngineOptions = {}): Promise<Engine> {
@@ -78,6 +81,7 @@ export async function startEngine(agents: Record<string, AgentDefinition>, limit
     bus,
     limits: { blockingSendTimeoutMs: 5_000, maxHistoryLength: 100, maxConcurrentStreamsPerTask: 8, ...limits },
     log: silent,
+    ...(opts.cluster ? { cluster: opts.cluster } : {}),
   });
   let closed = false;
   const close = service.close.bind(service);
