@@ -390,6 +390,77 @@ describe('StoredApiKeys', () => {
     }
   });
 
+  /** Keys read through a generation that stays (so every record is kept), on a clock the test moves. */
+  function keptKeys(records: StoredApiKey[], clock = { now: Date.now() }) {
+    const byId = new Map(records.map((r) => [r.keyId, r]));
+    return new StoredApiKeys(
+      {
+        getApiKey: async (keyId) => {
+          const r = byId.get(keyId);
+          return r && { ...r, scopes: [...r.scopes] };
+        },
+        credentialsGeneration: () => 1,
+      },
+      () => clock.now,
+    );
+  }
+
+  it('refuses a revoked key on every use while its record is kept, though its secret matched before (ADR 0052; ADR 0073 rejected)', async () => {
+    const made = createApiKey({ subject: 'ci-bot', scopes: ['a2a:publish'] });
+    const keys = keptKeys([{ ...made.record, revokedAt: Date.now() - 1 }]);
+    for (let i = 0; i < 3; i++) expect(await outcome(keys.authenticate(made.key))).toBe('The API key has been revoked');
+  });
+
+  it('refuses a kept key whose secret matched before once the clock passes its expiry (ADR 0052; ADR 0073 rejected)', async () => {
+    const clock = { now: Date.now() };
+    const made = createApiKey({ subject: 'ci-bot', scopes: ['a2a:publish'], now: clock.now, expiresAt: clock.now + 1000 });
+    const keys = keptKeys([made.record], clock);
+    expect(await outcome(keys.authenticate(made.key))).toBe('a2a:publish');
+    expect(await outcome(keys.authenticate(made.key))).toBe('a2a:publish');
+    clock.now += 1000;
+    expect(await outcome(keys.authenticate(made.key))).toBe('The API key has expired');
+    expect(await outcome(keys.authenticate(made.key))).toBe('The API key has expired');
+  });
+
+  it('refuses, once the right key was used, every key one character away from it in its secret (ADR 0052; ADR 0073 rejected)', async () => {
+    const made = createApiKey({ subject: 'ci-bot', scopes: ['a2a:publish'] });
+    const keys = keptKeys([made.record]);
+    expect(await outcome(keys.authenticate(made.key))).toBe('a2a:publish');
+    const secretAt = 'ap_'.length + 16 + 1;
+    for (let i = secretAt; i < made.key.length; i++) {
+      const other = made.key[i] === 'A' ? 'B' : 'A';
+      const near = made.key.slice(0, i) + other + made.key.slice(i + 1);
+      expect(await outcome(keys.authenticate(near)), `changed at ${i}`).toBe('The API key is not valid');
+    }
+    expect(await outcome(keys.authenticate(made.key))).toBe('a2a:publish');
+  });
+
+  it("keeps a matched secret to its own key: another owner's secret under its id is refused, each key stays its owner's (ADR 0052; ADR 0073 rejected)", async () => {
+    const alice = createApiKey({ subject: 'alice', scopes: ['a2a:publish'], owner: 'alice' });
+    const bob = createApiKey({ subject: 'bob', scopes: ['a2a:discover'], owner: 'bob' });
+    const standing = (scopes: string[]) => ({ ownerNow: { createdAt: 0, scopes } });
+    const keys = keptKeys([
+      { ...alice.record, standing: standing(['a2a:publish']) },
+      { ...bob.record, standing: standing(['a2a:discover']) },
+    ]);
+    const secretOf = (key: string) => key.slice('ap_'.length + 16 + 1);
+    const subject = (key: string) =>
+      keys.authenticate(key).then(
+        (p) => `${p.subject} ${p.scopes.join(' ')}`,
+        (e: Error) => e.message,
+      );
+    for (let i = 0; i < 2; i++) {
+      expect(await subject(alice.key)).toBe('alice a2a:publish');
+      expect(await subject(bob.key)).toBe('bob a2a:discover');
+    }
+    expect(await subject(`ap_${alice.record.keyId}_${secretOf(bob.key)}`)).toBe('The API key is not valid');
+    expect(await subject(`ap_${bob.record.keyId}_${secretOf(alice.key)}`)).toBe('The API key is not valid');
+    // a refused secret leaves the kept record as it was: the right key still passes, the wrong one never does
+    expect(await subject(alice.key)).toBe('alice a2a:publish');
+    for (let i = 0; i < 2; i++) expect(await subject(`ap_${alice.record.keyId}_${secretOf(bob.key)}`)).toBe('The API key is not valid');
+    expect(await subject(alice.key)).toBe('alice a2a:publish');
+  });
+
   it('hands a kept record the same principal while it is kept, and a new one once the record is read again', async () => {
     const made = createApiKey({ subject: 'ci-bot', scopes: ['a2a:publish', 'a2a:discover'] });
     const state = { generation: 1, scopes: ['a2a:publish', 'a2a:discover'] };
