@@ -110,6 +110,8 @@ const UNIT = [
   'test/core/tasks/engine-idempotency.test.ts',
   'test/core/tasks/engine-idempotency-replicas.test.ts',
   'test/core/tasks/engine-tasks.test.ts',
+  'test/core/tasks/cancel-across-replicas.test.ts',
+  'test/core/tasks/inline-push-config-order.test.ts',
   'test/core/tasks/page-token.test.ts',
   'test/core/tasks/starting-messages.test.ts',
   'test/core/tasks/open-streams.test.ts',

@@ -297,9 +297,12 @@ export class RunSupervisor implements AgentRunHost {
     if (init.inlinePush) {
       const target = withoutKey({ ...init.inlinePush, id: init.inlinePush.id ?? randomUUID(), taskId: run.taskId }, 'tenant') as PushTarget;
       live.pushTargets.set(target.id, target);
-      void this.d.store
-        .putPushConfig({ agentId: run.agentId, owner: init.owner, taskId: run.taskId, config: tagForStorage(target, init.pushBodyVersion), createdAt: now })
-        .catch((e) => this.d.log.error({ err: e }, 'storing inline push config failed'));
+      // The first commit (its outbox rows name this config) waits for it: a worker that claimed a
+      // row before the config was stored would drop the row as if the config had been deleted.
+      live.commitAfter = this.d.store.putPushConfig({ agentId: run.agentId, owner: init.owner, taskId: run.taskId, config: tagForStorage(target, init.pushBodyVersion), createdAt: now }).catch((e: unknown) => {
+        this.d.log.error({ err: e, taskId: run.taskId }, 'storing inline push config failed; the task is not stored');
+        throw e;
+      });
     }
     return live;
   }

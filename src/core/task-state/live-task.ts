@@ -36,6 +36,13 @@ export class LiveTask {
   flush?: Promise<void>;
   /** the newest commit scheduled, to wait for before declaring a run over */
   lastCommit?: Promise<void>;
+  /**
+   * A store write the next commit must follow (TaskLog.flush awaits it first): the inline push
+   * config of a new task, which that commit's outbox rows name. A delivery worker on any replica
+   * may claim a row the moment it is committed, and drops a row whose config it cannot find (a
+   * deleted config, A2A §9), so the config must be durable first.
+   */
+  commitAfter?: Promise<void>;
   run?: TaskRun;
   /** distributed mode: this replica holds the task's lease (it created or claimed the task) */
   held = false;

@@ -61,6 +61,8 @@ export class TaskLog {
   }
 
   private async flush(live: LiveTask): Promise<void> {
+    // Awaited before the batch is taken: appends meanwhile join this commit, none starts another.
+    if (live.commitAfter) await this.awaitCommitAfter(live);
     const records = live.unflushed;
     live.unflushed = [];
     live.flush = undefined;
@@ -117,6 +119,21 @@ export class TaskLog {
     this.d.bus.publish(records);
     if (outbox.length) this.d.onOutbox?.();
     this.d.live.evict(live);
+  }
+
+  /** The write this commit must follow; when it failed, so does the commit (nothing of it is stored). */
+  private async awaitCommitAfter(live: LiveTask): Promise<void> {
+    const before = live.commitAfter!;
+    live.commitAfter = undefined;
+    try {
+      await before;
+    } catch (e) {
+      live.unflushed = [];
+      live.flush = undefined;
+      live.pending--;
+      this.d.live.drop(live);
+      throw e;
+    }
   }
 
   /** A task's first commit, and the commit that brought it to a terminal state (before `durable` moves on). */

@@ -27,7 +27,7 @@ import {
 } from '../../protocol/a2a/types.js';
 import type { EventBus } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
-import type { Store } from '../../store/store.js';
+import { ConcurrentUpdateError, type Store } from '../../store/store.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import { ClusterRouter } from '../cluster/cluster-router.js';
 import type { A2AHandler, CallContext, StreamItem } from '../a2a-handler.js';
@@ -95,6 +95,13 @@ export interface TaskServiceDeps {
   /** AgentContext.agents: runs call other hosted agents through this (the outer handler) as their caller */
   hostedAgents?: Omit<HostedAgentCallsDeps, 'registry'>;
 }
+
+/**
+ * Tries of a cancel whose commit another replica's takeover refused: each is one more takeover
+ * between reading the task and writing the cancel, so a few suffice (two concurrent cancels of one
+ * task need two).
+ */
+const CANCEL_ATTEMPTS = 3;
 
 export class TaskService implements A2AHandler {
   private readonly dir: TaskDirectory;
@@ -270,6 +277,20 @@ export class TaskService implements A2AHandler {
   // ---------------------------------------------------------------- cancel
 
   async cancelTask(ctx: CallContext, req: CancelTaskRequest): Promise<Task> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.cancelOnce(ctx, req);
+      } catch (e) {
+        // Distributed mode: the working copy was stale. A replica still running the task learns
+        // over the bus, later, that another one took it over (a cancel there, a recovery), and
+        // its commit is refused on the version that takeover bumped. The failed commit dropped
+        // the copy: decide again on the task as the store has it (CANCELED: answered as such).
+        if (!(this.d.cluster && e instanceof ConcurrentUpdateError) || attempt >= CANCEL_ATTEMPTS) throw e;
+      }
+    }
+  }
+
+  private async cancelOnce(ctx: CallContext, req: CancelTaskRequest): Promise<Task> {
     const live = await this.dir.getLive(ctx, req.id);
     if (!live) throw new A2AError('TaskNotFound', `Task ${req.id} was not found`);
     if (this.d.cluster && !live.run) await this.router.preempt(live);

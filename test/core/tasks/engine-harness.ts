@@ -6,10 +6,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineAgent, type AgentContext, type AgentDefinition } from '../../../src/agents/sdk/agent.js';
+import type { EventBus } from '../../../src/bus/event-bus.js';
 import { InProcessEventBus } from '../../../src/bus/in-process-bus.js';
+import type { ClusterOptions } from '../../../src/core/cluster/cluster-options.js';
 import { CallContext, type StreamItem } from '../../../src/core/a2a-handler.js';
 import { AgentRegistry } from '../../../src/core/agents/agent-registry.js';
-import type { ClusterOptions } from '../../../src/core/cluster/cluster-options.js';
 import { TaskService, type TaskServiceLimits } from '../../../src/core/tasks/task-service.js';
 import type { AgentCard, Message, StreamResponse } from '../../../src/protocol/a2a/types.js';
 import { GroupCommitter, openSqliteStore, type SqliteStore } from '../../../src/store/index.js';
@@ -47,8 +48,10 @@ export interface EngineOptions {
   replicaOf?: Engine;
   /** a first engine whose file a replica will share (with replicaOf, implied): its store is told (SqliteStoreOptions.sharedFile) */
   sharedFile?: boolean;
-  /** distributed mode: the service leases its tasks (its lease keeper and sweeper are not started: call service.sweepOrphans()) */
+  /** distributed mode (leases, preemption, control signals from other replicas); its lease keeper and sweeper are not started: call service.sweepOrphans() */
   cluster?: ClusterOptions;
+  /** the bus the service is given, made from the shared one (a replica's view of it: see test/core/tasks/replica-bus.ts) */
+  busView?: (shared: InProcessEventBus) => EventBus;
 }
 
 export async function startEngine(agents: Record<string, AgentDefinition>, limits: Partial<TaskServiceLimits> = {}, opts: EngineOptions = {}): Promise<Engine> {
@@ -78,10 +81,10 @@ export async function startEngine(agents: Record<string, AgentDefinition>, limit
     registry,
     store,
     committer,
-    bus,
+    bus: opts.busView?.(bus) ?? bus,
+    ...(opts.cluster ? { cluster: opts.cluster } : {}),
     limits: { blockingSendTimeoutMs: 5_000, maxHistoryLength: 100, maxConcurrentStreamsPerTask: 8, ...limits },
     log: silent,
-    ...(opts.cluster ? { cluster: opts.cluster } : {}),
   });
   let closed = false;
   const close = service.close.bind(service);
