@@ -164,14 +164,7 @@ with created as (${insertNewTasks('$8')}), updated as (
   returning t.id
 ), written as (
   select id from created union all select id from updated
-), counted as (
-  insert into task_counts (agent_id, owner, shard, n)
-  select agent_id, owner, $7::integer, count(*) from created
-   where $7::integer is not null and (select count(*) from written) = $6::integer
-   group by agent_id, owner
-   order by agent_id, owner
-  on conflict (agent_id, owner, shard) do update set n = task_counts.n + excluded.n
-), events as (
+), counted as (${countCreated('$7', 'written', '$6')}), events as (
   insert into task_events (task_id, seq, first_seq, events, created_at)
   select task_id, seq, first_seq, convert_from(substring($8::bytea from events_at for events_len), 'UTF8'), created_at
     from json_to_recordset($3::json) as e(task_id text, seq integer, first_seq integer, events_at integer, events_len integer, created_at bigint)
@@ -206,15 +199,25 @@ select 1 / (case when (select count(*) from written) = $6::integer then 1 else 0
  */
 export function newTasksStatementText(): string {
   return `
-with created as (${insertNewTasks('$2')}), counted as (
+with created as (${insertNewTasks('$2')}), counted as (${countCreated('$4', 'created', '$3')})
+select 1 / (case when (select count(*) from created) = $3::integer then 1 else 0 end) as ok`;
+}
+
+/**
+ * The statements' task_counts part: the tasks `created` added to their agent and owner's count in
+ * `shard` (a null shard: the caller counts them), only when `written` holds all `expected` rows
+ * (else the statement fails on its guard and nothing is kept). Sorted so that concurrent commits
+ * lock the counters in one order.
+ */
+function countCreated(shard: string, written: string, expected: string): string {
+  return `
   insert into task_counts (agent_id, owner, shard, n)
-  select agent_id, owner, $4::integer, count(*) from created
-   where $4::integer is not null and (select count(*) from created) = $3::integer
+  select agent_id, owner, ${shard}::integer, count(*) from created
+   where ${shard}::integer is not null and (select count(*) from ${written}) = ${expected}::integer
    group by agent_id, owner
    order by agent_id, owner
   on conflict (agent_id, owner, shard) do update set n = task_counts.n + excluded.n
-)
-select 1 / (case when (select count(*) from created) = $3::integer then 1 else 0 end) as ok`;
+`;
 }
 
 /** A run's statement (by name, prepared once a connection) and its parameters. */
