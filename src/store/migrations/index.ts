@@ -118,7 +118,7 @@ export async function migrationStatus<DB>(db: Kysely<DB>, dialect: SqlDialectNam
 }
 
 /** How long a start keeps retrying another schema's catalog race (see the loop below). */
-const CATALOG_RACE_BUDGET_MS = 60_000;
+export const CATALOG_RACE_BUDGET_MS = 60_000;
 
 /**
  * Applies every pending migration and returns their names; idempotent. `schema` holds Kysely's
