@@ -14,9 +14,8 @@ export type LivenessCheck = () => string | undefined;
 export function addHealthRoutes<Log extends FastifyBaseLogger>(app: FastifyInstance<RawServerDefault, IncomingMessage, ServerResponse, Log>, ready: ReadinessCheck, alive: LivenessCheck = () => undefined): void {
   app.get('/healthz', async (_req, reply) => {
     const reason = alive();
-    if (reason === undefined) return { status: 'ok' };
     reply.header('Cache-Control', 'no-store');
-    return reply.code(503).send({ status: 'restart needed', reason });
+    return reason === undefined ? { status: 'ok' } : reply.code(503).send({ status: 'restart needed', reason });
   });
   app.get('/readyz', async (_req, reply) => {
     const { checks, measures } = await ready().catch(() => ({ checks: { server: 'readiness check failed' }, measures: undefined }));

@@ -10,6 +10,8 @@
  * the Migrator answered with no migration results, i.e. it failed in its walk, before running any
  * migration of ours (a migration of ours failing the same way leaves a result, and is not retried).
  */
+import type { MigrationResultSet } from 'kysely';
+
 export function isOtherSchemaCatalogRace(error: unknown, ownSchema: string | undefined, nothingRan = false): boolean {
   const e = error as { code?: unknown; message?: unknown };
   if (typeof e?.message !== 'string') return false;
@@ -21,4 +23,24 @@ export function isOtherSchemaCatalogRace(error: unknown, ownSchema: string | und
     return named !== undefined && named !== ownSchema;
   }
   return false;
+}
+
+/** How long a migration keeps retrying another schema's catalog race. */
+const CATALOG_RACE_BUDGET_MS = 60_000;
+
+/**
+ * Runs a Migrator call (`migrateToLatest`, `migrateTo`) again while it fails on another schema's
+ * catalog race. Retried for a time, not a count: on a busy database with tenants coming and going
+ * every few ms, the walk (slower the more schemas there are and the busier the machine) was seen
+ * to collide ten times in a row; every retry is safe (the Migrator's lock), so it gives up only
+ * after a minute of collisions. Any other outcome is returned as it is.
+ */
+export async function retryingCatalogRace(run: () => Promise<MigrationResultSet>, ownSchema: string | undefined): Promise<MigrationResultSet> {
+  let result = await run();
+  const giveUpAt = Date.now() + CATALOG_RACE_BUDGET_MS;
+  for (let attempt = 1; result.error && Date.now() < giveUpAt && isOtherSchemaCatalogRace(result.error, ownSchema, result.results === undefined); attempt++) {
+    await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 1000)));
+    result = await run();
+  }
+  return result;
 }

@@ -3,7 +3,7 @@
  * The same migrations run on SQLite and PostgreSQL; the dialect is passed in for the rare column
  * type that has no common spelling (auto-increment ids).
  */
-import { isOtherSchemaCatalogRace } from './catalog-race.js';
+import { retryingCatalogRace } from './catalog-race.js';
 import { DEFAULT_MIGRATION_TABLE, Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { DatabaseSchemaNewerError, type MigrationStatus } from '../store.js';
 import type { SqlDialectName } from './sql-dialect.js';
@@ -117,9 +117,6 @@ export async function migrationStatus<DB>(db: Kysely<DB>, dialect: SqlDialectNam
   };
 }
 
-/** How long a start keeps retrying another schema's catalog race (see the loop below). */
-export const CATALOG_RACE_BUDGET_MS = 60_000;
-
 /**
  * Applies every pending migration and returns their names; idempotent. `schema` holds Kysely's
  * bookkeeping tables (PG). A database migrated by a newer build is refused before anything runs:
@@ -138,16 +135,8 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: SqlDialectNam
     provider: new InCodeMigrationProvider(dialect),
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
-  let { error, results } = await migrator.migrateToLatest();
-  // Another schema dropped during the Migrator's catalog walk: see isOtherSchemaCatalogRace. Retried
-  // for a time, not a count: on a busy database with tenants coming and going every few ms, the walk
-  // (slower the more schemas there are and the busier the machine) was seen to collide ten times in
-  // a row; every retry is safe, so a start gives up only after a minute of collisions.
-  const giveUpAt = Date.now() + CATALOG_RACE_BUDGET_MS;
-  for (let attempt = 1; error && Date.now() < giveUpAt && isOtherSchemaCatalogRace(error, schema, results === undefined); attempt++) {
-    await new Promise((r) => setTimeout(r, Math.min(50 * attempt, 1000)));
-    ({ error, results } = await migrator.migrateToLatest());
-  }
+  // Another schema dropped during the Migrator's catalog walk is retried (catalog-race.ts).
+  const { error, results } = await retryingCatalogRace(() => migrator.migrateToLatest(), schema);
   if (error) {
     // A newer replica may have migrated between the check above and the migrator's lock.
     const after = await migrationStatus(db, dialect, schema).catch(() => undefined);
