@@ -222,6 +222,7 @@ const SYSTEM_SHARED = [
   'test/console/console-upstream-session.test.ts',
   'test/durability/recovery.test.ts',
   'test/edge/bad-input-5xx.test.ts',
+  'test/server/healthz-restart-needed.test.ts',
   'test/edge/body-limit.test.ts',
   'test/edge/body.test.ts',
   'test/edge/edge.test.ts',

@@ -65,6 +65,8 @@ export interface StartOptions {
   quotaRemaining?: HttpAppDeps['quotaRemaining'];
   /** where log lines go instead of stdout (embedding; tests that read the log) */
   logDestination?: { write(line: string): void };
+  /** told the store once it is open (embedding; tests that end the SQLite commit thread under a running server) */
+  storeOpened?: (store: Store) => void;
 }
 
 /**
@@ -89,6 +91,7 @@ async function startAll(initial: Config, loggers: ServerLoggers, options: StartO
   // Prometheus metrics (src/observability/metrics); off, no part of the server gets any.
   const metrics = initial.metrics.enabled ? new Metrics({ version: packageVersion(), replica: initial.cluster.replicaId }) : undefined;
   const { store, lock } = await openStorage(initial, loggers);
+  options.storeOpened?.(store);
   // Stopped in this order by close(): the task service first (ends streams, fails cut-off tasks,
   // flushes commits), then the listeners, the push worker, the bus and last the store (and its lock).
   const closers: Closers = [() => store.close().finally(() => lock?.release())];
