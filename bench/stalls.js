@@ -21,14 +21,16 @@ import { tailReport } from './lib/tail-report.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connections N] [--tree DIR]
-                           [--node-args "..."] [--agentport-args "..."] [--top N] [--json] [--trace]
+                           [--node-args "..."] [--agentport-args "..."] [--top N] [--json] [--trace] [--bare]
   --trace       also record where each request's time went (bench/lib/tail-trace.cjs; SQLite
                 commit thread) and print the median requests' parts beside the tail's
   --trace-out F with --trace, also keep the raw per-request trace (JSON) in F
+  --bare        then load bare node:http (bench/targets/bare-http.mjs) the same way and print its
+                client p50/p99: the load generator's and the OS's own tail on this machine
   --tree DIR    a built Agentport tree to run (default this one), e.g. /work/base for a before/after
   --node-args   extra node options for the server, e.g. "--max-semi-space-size=32"`;
 
-const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false, trace: false, traceOut: '' };
+const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false, trace: false, traceOut: '', bare: false };
 parseCommandLine(HELP, {
   '--duration': value((v) => (o.duration = Number(v))),
   '--warmup': value((v) => (o.warmup = Number(v))),
@@ -39,6 +41,7 @@ parseCommandLine(HELP, {
   '--top': value((v) => (o.top = Number(v))),
   '--json': flag(() => (o.json = true)),
   '--trace': flag(() => (o.trace = true)),
+  '--bare': flag(() => (o.bare = true)),
   '--trace-out': value((v) => (o.traceOut = path.resolve(v))),
 });
 if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
@@ -80,6 +83,19 @@ const trace = o.trace && existsSync(traceOut) ? tailReport(JSON.parse(readFileSy
 if (trace && o.traceOut) copyFileSync(traceOut, o.traceOut);
 stop();
 rmSync(work, { recursive: true, force: true });
+const bare = o.bare ? await measureBare() : undefined;
+
+/** The same load against bare node:http: what the client's p99 ÷ p50 is with no server work at all. */
+async function measureBare() {
+  const barePort = await freePort();
+  const bareUrl = `http://127.0.0.1:${barePort}${w.path}`;
+  const started = await startBenchServer({ args: [path.join(ROOT, 'bench', 'targets', 'bare-http.mjs'), '--port', String(barePort)], cwd: ROOT, env: {}, url: bareUrl, headers: w.headers, workload: w });
+  const bareLoad = (durationS, runId) => gen({ url: bareUrl, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });
+  if (o.warmup > 0) await bareLoad(o.warmup, 'bare-warmup');
+  const result = await bareLoad(o.duration, 'bare-measured');
+  started.stop();
+  return { rps: result.rps, clientMs: { p50: result.latencyMs.p50, p99: result.latencyMs.p99, max: result.latencyMs.max } };
+}
 
 const n = measured.requests;
 const per1k = (x) => ((1000 * x) / n).toFixed(2);
@@ -106,6 +122,7 @@ const summary = {
   requests: n,
   rps: measured.rps,
   clientMs: { p50: measured.latencyMs.p50, p99: measured.latencyMs.p99, max: measured.latencyMs.max },
+  ...(bare ? { bare } : {}),
   serverMs: { p50: q(50), p90: q(90), p99: q(99), max: sorted.at(-1) ?? 0, over10: r.slowRequests.length },
   loopDelayMs: r.loopDelayMs,
   callbacks: group(r.callbacks, (c) => c.what).slice(0, o.top),
@@ -126,6 +143,7 @@ if (o.json) {
 }
 console.log(`${n} requests in ${f(measured.durationS, 1)} s (${Math.round(measured.rps)} req/s, ${o.connections} connections, ${measured.generator}); load average ${f(load0, 1)} → ${f(os.loadavg()[0], 1)}`);
 console.log(`client   p50 ${f(measured.latencyMs.p50)} ms  p99 ${f(measured.latencyMs.p99)} ms  max ${f(measured.latencyMs.max)} ms`);
+if (bare) console.log(`bare     p50 ${f(bare.clientMs.p50)} ms  p99 ${f(bare.clientMs.p99)} ms  (${f(bare.clientMs.p99 / bare.clientMs.p50, 1)}×; node:http, ${Math.round(bare.rps)} req/s: the generator's and the OS's own tail)`);
 console.log(`server   p50 ${f(q(50))} ms  p90 ${f(q(90))} ms  p99 ${f(q(99))} ms  max ${f(summary.serverMs.max)} ms  (${r.slowRequests.length} requests ≥ 10 ms)`);
 console.log(`loop delay  p50 ${f(r.loopDelayMs.p50)}  p99 ${f(r.loopDelayMs.p99)}  p99.9 ${f(r.loopDelayMs.p999)}  max ${f(r.loopDelayMs.max)} ms`);
 console.log(`\nloop blocks ≥ 2 ms late: ${summary.blocks.count} (${f(summary.blocks.totalMs, 0)} ms); with ≥ 2 ms of main-thread CPU: ${summary.blocks.worked} (${f(summary.blocks.workedCpuMs, 0)} ms CPU)`);
