@@ -143,7 +143,10 @@ if (o.json) {
 }
 console.log(`${n} requests in ${f(measured.durationS, 1)} s (${Math.round(measured.rps)} req/s, ${o.connections} connections, ${measured.generator}); load average ${f(load0, 1)} → ${f(os.loadavg()[0], 1)}`);
 console.log(`client   p50 ${f(measured.latencyMs.p50)} ms  p99 ${f(measured.latencyMs.p99)} ms  max ${f(measured.latencyMs.max)} ms`);
-if (bare) console.log(`bare     p50 ${f(bare.clientMs.p50)} ms  p99 ${f(bare.clientMs.p99)} ms  (${f(bare.clientMs.p99 / bare.clientMs.p50, 1)}×; node:http, ${Math.round(bare.rps)} req/s: the generator's and the OS's own tail)`);
+if (bare)
+  console.log(
+    `bare     p50 ${f(bare.clientMs.p50)} ms  p99 ${f(bare.clientMs.p99)} ms  (${f(bare.clientMs.p99 / bare.clientMs.p50, 1)}×; node:http, ${Math.round(bare.rps)} req/s: the generator's and the OS's own tail)`,
+  );
 console.log(`server   p50 ${f(q(50))} ms  p90 ${f(q(90))} ms  p99 ${f(q(99))} ms  max ${f(summary.serverMs.max)} ms  (${r.slowRequests.length} requests ≥ 10 ms)`);
 console.log(`loop delay  p50 ${f(r.loopDelayMs.p50)}  p99 ${f(r.loopDelayMs.p99)}  p99.9 ${f(r.loopDelayMs.p999)}  max ${f(r.loopDelayMs.max)} ms`);
 console.log(`\nloop blocks ≥ 2 ms late: ${summary.blocks.count} (${f(summary.blocks.totalMs, 0)} ms); with ≥ 2 ms of main-thread CPU: ${summary.blocks.worked} (${f(summary.blocks.workedCpuMs, 0)} ms CPU)`);
