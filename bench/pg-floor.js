@@ -14,7 +14,8 @@
 //     src/store/group-commit.ts pipelines), synchronous_commit as the server has it.
 //   agentport-sqlite / agentport-pg: `bin/agentport.js serve` with its default store and with
 //     PostgreSQL + the Redis bus.
-// Prints each req/s and the ratios PG ÷ SQLite for the bare pairs and for Agentport. The bare
+// Prints each req/s, the CPU a request of the server process and of the PostgreSQL backends serving
+// it (not the WAL writer's, shared by every client of the server), and the ratios PG ÷ SQLite for the bare pairs and for Agentport. The bare
 // pair with indexes is the best a server storing what Agentport stores can do here.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,6 +24,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureWrk, runWrk } from './lib/load.mjs';
+import { backendPids, backendsCpuSeconds } from './lib/pg-backends.mjs';
+import { processCpuSeconds } from './lib/proc.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 import { parseCommandLine, value } from './lib/options.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
@@ -304,20 +307,33 @@ async function main() {
   const servers = [];
   for (const n of names) servers.push(await startServer(n, work, tag));
   const rps = Object.fromEntries(names.map((n) => [n, []]));
+  const cpu = Object.fromEntries(names.map((n) => [n, []]));
+  const { default: PG } = await import('pg');
+  const admin = new PG.Client({ connectionString: opts.pgUrl });
+  await admin.connect();
+  const pgPort = Number(new URL(opts.pgUrl).port || 5432);
   const load = (s, durationS, runId) => runWrk({ url: s.url, connections: opts.connections, threads: 1, durationS, headers: workload.headers, bodyPrefix: workload.bodyPrefix, bodySuffix: workload.bodySuffix, runId });
   for (let round = 1; round <= opts.rounds; round++) {
     console.log(`round ${round}: load average ${uptime()}`);
     const order = round % 2 === 1 ? servers : [...servers].reverse();
     for (const s of order) {
       if (opts.warmup > 0) await load(s, opts.warmup, `w${round}-${s.name}-${tag}`);
+      // the backends the warm-up left open: a pool keeps them while it is loaded
+      const backends = s.name.includes('pg') ? await backendPids(admin, s.child.pid, pgPort) : [];
+      const before = { server: processCpuSeconds(s.child.pid), db: backendsCpuSeconds(backends) };
       const r = await load(s, opts.duration, `r${round}-${s.name}-${tag}`);
+      const serverUs = ((processCpuSeconds(s.child.pid) - before.server) * 1e6) / r.requests;
+      const dbUs = ((backendsCpuSeconds(backends) - before.db) * 1e6) / r.requests;
       rps[s.name].push(r.rps);
-      console.log(`  ${s.name.padEnd(17)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.latencyMs.p50.toFixed(2)} ms  errors ${r.errorsTotal}  (load ${uptime()})`);
+      cpu[s.name].push(serverUs + dbUs);
+      const db = backends.length ? `, its ${backends.length} backends ${dbUs.toFixed(1)} µs` : '';
+      console.log(`  ${s.name.padEnd(17)} ${r.rps.toFixed(0).padStart(7)} req/s  p50 ${r.latencyMs.p50.toFixed(2)} ms  errors ${r.errorsTotal}  CPU a request: server ${serverUs.toFixed(1)} µs${db}  (load ${uptime()})`);
     }
   }
   const mean = (a) => a.reduce((x, y) => x + y, 0) / a.length;
   console.log(`\nmean req/s over ${opts.rounds} round(s), load average at the end ${uptime()}`);
-  for (const n of names) console.log(`  ${n.padEnd(17)} ${mean(rps[n]).toFixed(0).padStart(7)}   rounds ${rps[n].map((x) => x.toFixed(0)).join(', ')}`);
+  for (const n of names)
+    console.log(`  ${n.padEnd(17)} ${mean(rps[n]).toFixed(0).padStart(7)}   rounds ${rps[n].map((x) => x.toFixed(0)).join(', ')}   CPU a request (server + its backends) ${mean(cpu[n]).toFixed(1)} µs`);
   const ratio = (a, b) => {
     if (!rps[a] || !rps[b]) return;
     const perRound = rps[a].map((x, i) => (x / rps[b][i]).toFixed(3)).join(', ');
@@ -330,9 +346,6 @@ async function main() {
   for (const s of servers) s.child.kill('SIGTERM');
   await sleep(500);
   // The bare servers' schemas are this run's own; Agentport's is left as the store made it.
-  const { default: PG } = await import('pg');
-  const admin = new PG.Client({ connectionString: opts.pgUrl });
-  await admin.connect();
   for (const i of ['pk', 'idx', 'ap']) await admin.query(`drop schema if exists pgfloor_${tag}_${i} cascade`);
   await admin.end();
   rmSync(work, { recursive: true, force: true });
