@@ -36,6 +36,8 @@ const HELP = `Usage: node bench/pg-floor.js [--rounds N] [--duration S] [--warmu
                             [--pg-in-flight N] [--pg-synchronous-commit on|off]
   --pg-in-flight            the bare PostgreSQL server's inserts in flight at once (default 9: pool − 1)
   --pg-synchronous-commit   the bare PostgreSQL server's setting (default: the server's own)
+  --pg-rows values|json     the bare PostgreSQL server's batch as a multi-row insert of 37 parameters
+                            a row (default), or as one JSON text (json_populate_recordset)
   servers: bare-sqlite-pk, bare-sqlite-idx, bare-pg-pk, bare-pg-idx, agentport-sqlite, agentport-pg`;
 const opts = {
   rounds: 3,
@@ -48,6 +50,7 @@ const opts = {
   serve: undefined,
   pgInFlight: 9,
   pgSync: undefined,
+  pgRows: 'values',
 };
 parseCommandLine(HELP, {
   '--rounds': value((v) => (opts.rounds = Number(v))),
@@ -59,6 +62,7 @@ parseCommandLine(HELP, {
   '--only': value((v) => (opts.only = v.split(','))),
   '--pg-in-flight': value((v) => (opts.pgInFlight = Number(v))),
   '--pg-synchronous-commit': value((v) => (opts.pgSync = v)),
+  '--pg-rows': value((v) => (opts.pgRows = v)),
   // internal: run one bare server in this process (store:indexes:port:where)
   '--serve': value((v) => (opts.serve = v)),
 });
@@ -173,7 +177,12 @@ async function serveBare(spec) {
       }
       return t;
     };
-    write = (rows) => pool.query({ name: `floor_insert_${rows.length}`, text: textFor(rows.length), values: rows.flat() });
+    // values: 37 parameters a row (the driver encodes each); json: the batch as one text parameter
+    const json = `insert into tasks select * from json_populate_recordset(null::tasks, $1::json)`;
+    write =
+      opts.pgRows === 'json'
+        ? (rows) => pool.query({ name: 'floor_insert_json', text: json, values: [JSON.stringify(rows.map((r) => Object.fromEntries(COLUMNS.map((c, i) => [c, r[i]]))))] })
+        : (rows) => pool.query({ name: `floor_insert_${rows.length}`, text: textFor(rows.length), values: rows.flat() });
     concurrency = opts.pgInFlight;
   } else {
     const { default: Database } = await import('better-sqlite3');
@@ -270,7 +279,7 @@ async function startServer(name, work, tag) {
   let args;
   if (name.startsWith('bare-')) {
     const [, store, indexes] = name.split('-');
-    const pgArgs = ['--pg-url', opts.pgUrl, '--pg-in-flight', String(opts.pgInFlight), ...(opts.pgSync ? ['--pg-synchronous-commit', opts.pgSync] : [])];
+    const pgArgs = ['--pg-url', opts.pgUrl, '--pg-in-flight', String(opts.pgInFlight), '--pg-rows', opts.pgRows, ...(opts.pgSync ? ['--pg-synchronous-commit', opts.pgSync] : [])];
     args = [fileURLToPath(import.meta.url), '--serve', `${store}:${indexes}:${port}:${store === 'pg' ? `pgfloor_${tag}_${indexes}` : dir}`, ...pgArgs];
   } else {
     const config = path.join(work, `${name}.yaml`);
