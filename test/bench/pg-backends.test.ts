@@ -32,7 +32,14 @@ describe('bench/lib/pg-backends.mjs', () => {
 
   it("leaves out the backends of another process's connections", async () => {
     // a child holding a connection of its own until told to end it
-    const child = spawn(process.execPath, ['-e', `const pg = require('pg'); const c = new pg.Client(${JSON.stringify(url)}); c.connect().then(() => c.query('select pg_backend_pid() as pid')).then((r) => { console.log(r.rows[0].pid); process.stdin.on('data', () => c.end().then(() => process.exit(0))); });`], { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const pg = require('pg'); const c = new pg.Client(${JSON.stringify(url)}); c.connect().then(() => c.query('select pg_backend_pid() as pid')).then((r) => { console.log(r.rows[0].pid); process.stdin.on('data', () => c.end().then(() => process.exit(0))); });`,
+      ],
+      { cwd: process.cwd(), stdio: ['pipe', 'pipe', 'inherit'] },
+    );
     try {
       const theirs = await new Promise<number>((resolve) => child.stdout.once('data', (d) => resolve(Number(String(d).trim()))));
       expect(await backendPids(admin, child.pid as number, port)).toEqual([theirs]);
