@@ -5,21 +5,21 @@
  *
  * Why (issue 26, pgsrv15): pg converts an array parameter element by element through its general
  * value conversion and then two regular-expression replacements, whether or not the element holds
- * anything to escape: ~1.5 µs an element on this VM. The message-id lookup sends three elements a
- * request and the timing amend five, so that was several µs of the event loop per blocking echo.
- * Here an element is scanned once and copied as it is unless it holds a quote or a backslash (ids,
- * names and numbers never do). The statement's `$n::text[]` (or `::bigint[]`, …) reads the text as
- * it read pg's.
+ * anything to escape: 0.2–0.7 µs a 36-character id on this VM (scratch, loaded machine), against
+ * ~0.1 µs here. The message-id lookup sends three elements a request and the timing amend five.
+ * Here an element is copied as it is unless it holds a quote or a backslash (ids, names and numbers
+ * never do). The statement's `$n::text[]` (or `::bigint[]`, …) reads the text as it read pg's.
  */
 
-const QUOTE_OR_BACKSLASH = /["\\]/;
 const QUOTES_AND_BACKSLASHES = /["\\]/g;
 
 /** One element: a string or a number as its text, quoted; null and undefined as NULL. */
 function element(v: string | number | null | undefined): string {
   if (v === null || v === undefined) return 'NULL';
-  const s = typeof v === 'number' ? String(v) : v;
-  return QUOTE_OR_BACKSLASH.test(s) ? `"${s.replace(QUOTES_AND_BACKSLASHES, '\\$&')}"` : `"${s}"`;
+  // A number's text has neither a quote nor a backslash.
+  if (typeof v === 'number') return `"${String(v)}"`;
+  // Two indexOf scans cost less than one regular-expression test (scratch, ids of 36 characters).
+  return v.indexOf('"') < 0 && v.indexOf('\\') < 0 ? `"${v}"` : `"${v.replace(QUOTES_AND_BACKSLASHES, '\\$&')}"`;
 }
 
 /** `values` as array input text, for a parameter cast to an array type. */
