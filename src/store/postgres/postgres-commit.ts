@@ -36,6 +36,7 @@ import { refersToTaskRow, type PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
 import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues, type TaskUsageColumn } from '../usage/task-usage-columns.js';
 import { CommitTexts, JsonRows } from './json-rows.js';
+import { queryNamed, type NamedStatement } from './named-query.js';
 import { RecordRows } from './record-rows.js';
 
 /** What the statement's guard raises when an update lost: SQLSTATE division_by_zero. */
@@ -222,7 +223,7 @@ function countCreated(shard: string, written: string, expected: string): string 
 
 /** A run's statement (by name, prepared once a connection) and its parameters. */
 interface RunStatement {
-  statement: { name: string; text: string };
+  statement: NamedStatement;
   values: unknown[];
 }
 
@@ -358,7 +359,7 @@ export class PostgresCommitter {
       if (runs.length === 1) {
         // One statement is one transaction: no BEGIN and COMMIT round trips.
         const { statement, values } = runStatement(runs[0]!, shard);
-        await this.pool.query({ ...statement, values });
+        await queryNamed(this.pool, statement, values);
         return;
       }
       const client = await this.pool.connect();

@@ -9,6 +9,7 @@ import type { UsageAmend, UsageRecord } from '../usage-record.js';
 import { planRollupStep, SqlUsageStore, type RollupStep } from '../usage/sql-usage-store.js';
 import { toUsageRow } from '../usage/usage-rows.js';
 import { firstSourceTime, rolledUntilOf, rollupStatements, type RollupLevel } from '../usage/usage-sql.js';
+import { arrayLiteral } from './array-literal.js';
 
 /** 28 columns per record: well under PG's 65535 bind parameters. */
 const ROWS_PER_INSERT = 1000;
@@ -91,6 +92,8 @@ function laterOver(earlier: UsageAmend, later: UsageAmend): UsageAmend {
  * parameters PostgreSQL parsed and planned a statement that size every flush, and the query
  * builder compiled it on the event loop (backend ~11 µs a row against ~8 µs over arrays, scratch
  * measurement on PostgreSQL 15; docs/benchmarks.md, "pg12"). A missing value is a NULL element.
+ * The arrays go as array input text written here (array-literal.ts): pg's own conversion of ~1,250
+ * elements a flush cost the event loop ~7 µs a request (issue 26, pgsrv15).
  */
 async function amendRows(db: Kysely<Database> | Transaction<Database>, all: readonly UsageAmend[]): Promise<void> {
   for (let i = 0; i < all.length; i += ROWS_PER_INSERT) {
@@ -110,7 +113,7 @@ async function amendRows(db: Kysely<Database> | Transaction<Database>, all: read
     await sql`
       insert into task_usage_timing as u (id, ttfb_ms, latency_ms, bytes_in, bytes_out)
       select id, ttfb_ms, latency_ms, bytes_in, bytes_out
-        from unnest(${ids}::text[], ${ttfb}::double precision[], ${latency}::double precision[], ${bytesIn}::bigint[], ${bytesOut}::bigint[]) as v(id, ttfb_ms, latency_ms, bytes_in, bytes_out)
+        from unnest(${arrayLiteral(ids)}::text[], ${arrayLiteral(ttfb)}::double precision[], ${arrayLiteral(latency)}::double precision[], ${arrayLiteral(bytesIn)}::bigint[], ${arrayLiteral(bytesOut)}::bigint[]) as v(id, ttfb_ms, latency_ms, bytes_in, bytes_out)
       on conflict (id) do update
          set ttfb_ms = coalesce(excluded.ttfb_ms, u.ttfb_ms), latency_ms = coalesce(excluded.latency_ms, u.latency_ms),
              bytes_in = coalesce(excluded.bytes_in, u.bytes_in), bytes_out = coalesce(excluded.bytes_out, u.bytes_out)`.execute(db);

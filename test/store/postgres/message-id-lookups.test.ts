@@ -20,6 +20,12 @@ let statements = 0;
 const keysPerStatement: number[] = [];
 const ids: Record<string, string> = {};
 
+/** The elements of a statement's first parameter: a JS array, or array input text (`{"a","b"}`) as the lookups send it. */
+function elementCount(param: unknown): number {
+  if (Array.isArray(param)) return param.length;
+  return typeof param === 'string' ? (param.match(/"(?:[^"\\]|\\.)*"|NULL/g) ?? []).length : 0;
+}
+
 beforeAll(async () => {
   store = await openPostgresStore({ connectionString: url, schema, connectionTimeoutMs: 5000 });
   await store.migrate();
@@ -36,7 +42,7 @@ beforeAll(async () => {
   const query = pool.query.bind(pool) as (...a: unknown[]) => unknown;
   (pool as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
     statements++;
-    keysPerStatement.push(((a[0] as { values?: unknown[][] }).values?.[0] ?? []).length);
+    keysPerStatement.push(elementCount((a[0] as { values?: unknown[] }).values?.[0]));
     return query(...a);
   };
 });
