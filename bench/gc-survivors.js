@@ -5,7 +5,9 @@
 // Starts a built tree's `agentport serve` (durable SQLite, echo agent) under `--trace-gc-nvp`, warms
 // it up, loads it for the measured seconds and prints, for the scavenges of those seconds only, the
 // bytes that survived (`new_space_survived`: copied or promoted) and were promoted, per scavenge and
-// per request. These counts depend on what the server keeps alive, not on how busy the machine is,
+// per request, and the bytes allocated on the V8 heap per request (`allocated`: each scavenge's
+// bytes allocated since the collection before it, so the sum over the measured scavenges is the
+// window's allocation within one scavenge's worth). These counts depend on what the server keeps alive, not on how busy the machine is,
 // so they compare trees, settings and workloads on a loaded machine where wall times do not.
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -67,9 +69,13 @@ try {
       scavenges: n,
       survivedKBPerScavenge: Math.round(sum('new_space_survived') / n / 1024),
       promotedKBPerScavenge: Math.round(sum('promoted') / n / 1024),
+      scavengesPer1kRequests: Number(((n / m.requests) * 1000).toFixed(2)),
+      allocatedBytesPerRequest: Math.round(sum('allocated') / m.requests),
       survivedBytesPerRequest: Math.round(sum('new_space_survived') / m.requests),
       promotedBytesPerRequest: Math.round(sum('promoted') / m.requests),
       meanScavengeMs: Number((sum('pause') / n).toFixed(2)),
+      // array-buffer sweeping inside the pause (it grows with the ArrayBuffers allocated since the last one)
+      meanArrayBufferSweepMs: Number(((sum('scavenge.sweep_array_buffers') + sum('complete.sweep_array_buffers')) / n).toFixed(3)),
     }),
   );
 } finally {

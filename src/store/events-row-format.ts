@@ -163,8 +163,7 @@ const STATUS_REF = '{"statusUpdate":{"taskId":0,"contextId":0,"status":0}}';
  */
 function taskRefsJson(t: Task, taskId: string, contextId: string, task: Task): string | undefined {
   if (t.id !== taskId || t.contextId !== contextId || !t.history || !task.history) return undefined;
-  const keys = Object.keys(t);
-  if (keys.length !== 4 || keys[0] !== 'id' || keys[1] !== 'contextId' || keys[2] !== 'status' || keys[3] !== 'history') return undefined;
+  if (!hasKeysInOrder(t, TASK_REF_KEYS)) return undefined;
   let history = '';
   for (const m of t.history) {
     const i = task.history.indexOf(m);
@@ -213,8 +212,26 @@ function isPlainJsonString(v: unknown): v is string {
 /** Whether an update has exactly the fields `taskId`, `contextId` and `last`, in that order, its ids the row's. */
 function onlyRefs(u: TaskStatusUpdateEvent | TaskArtifactUpdateEvent, last: 'status' | 'artifact', taskId: string, contextId: string): boolean {
   if (u.taskId !== taskId || u.contextId !== contextId) return false;
-  const keys = Object.keys(u);
-  return keys.length === 3 && keys[0] === 'taskId' && keys[1] === 'contextId' && keys[2] === last;
+  return hasKeysInOrder(u, last === 'status' ? STATUS_REF_KEYS : ARTIFACT_REF_KEYS);
+}
+
+const TASK_REF_KEYS = ['id', 'contextId', 'status', 'history'] as const;
+const STATUS_REF_KEYS = ['taskId', 'contextId', 'status'] as const;
+const ARTIFACT_REF_KEYS = ['taskId', 'contextId', 'artifact'] as const;
+
+/**
+ * Whether `o`'s own enumerable keys are exactly `keys`, in that order (the order JSON.stringify
+ * writes them in), walked with `for…in` rather than compared through `Object.keys`, whose array
+ * every event of every commit allocated (issue 26). An inherited enumerable key, which `for…in`
+ * visits too, is a difference.
+ */
+function hasKeysInOrder(o: object, keys: readonly string[]): boolean {
+  let i = 0;
+  for (const k in o) {
+    if (i >= keys.length || k !== keys[i] || !Object.hasOwn(o, k)) return false;
+    i++;
+  }
+  return i === keys.length;
 }
 
 /** A finite number as `JSON.stringify` writes it (`String` does the same, through V8's number-string cache); else `null`. */

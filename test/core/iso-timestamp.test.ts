@@ -18,6 +18,12 @@ describe('isoTimestamp', () => {
     expect(() => isoTimestamp(Number.NaN)).toThrow(RangeError);
   });
 
+  it('gives each millisecond its own text when calls go back and forth between seconds and days', () => {
+    const base = 1_764_000_000_123;
+    const order = [base, base, base + 1, base + 1000, base + 1, base - 1000, base + 86_400_000, base + 1, base + 1, base + 999, base + 998];
+    for (const s of order) expect(isoTimestamp(s)).toBe(new Date(s).toISOString());
+  });
+
   it('is now by default', () => {
     const before = Date.now();
     const stamped = Date.parse(isoTimestamp());

@@ -59,6 +59,10 @@ const events = [
   { statusUpdate: { taskId: 't-2', contextId: 'c-2', status: { message: inHistory, state: 'TASK_STATE_WORKING' }, final: true } },
   { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING', timestamp: '2026-11-29T02:00:00.000Z' } } },
   { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact } },
+  // a reference-only shape whose last field is inherited: JSON.stringify writes no such field
+  { statusUpdate: Object.assign(Object.create({ status }), { taskId: 't-1', contextId: 'c-1' }) },
+  { artifactUpdate: Object.assign(Object.create({ artifact }), { taskId: 't-1', contextId: 'c-1' }) },
+  { task: Object.assign(Object.create({ history: [inHistory] }), { id: 't-1', contextId: 'c-1', status }) },
   { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: task.artifacts![1] } },
   { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a-1', parts: [{ text: 'other' }], name: 'echo' } } },
   { artifactUpdate: { taskId: 't-1', contextId: 'c-9', artifact } },

@@ -89,27 +89,19 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
 
     // Authentication is on the headers, before a byte of the body is read: a refused caller costs
     // no memory (issue 19 D6). The body is then read under the listener's budget and deadline.
-    const refuse = (err: A2AError, headers?: Record<string, string>): void => {
-      const r = errorFor(shape, req, err, true);
-      if (headers) Object.assign(r.headers, headers);
-      // An issuer whose keys cannot be fetched is our outage (503), not the caller's bad token.
-      const resourceMetadata = d.resourceMetadataUrl?.(agentId ?? d.registry.primaryId);
-      if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES, ...(resourceMetadata ? { resourceMetadata } : {}) });
-      send(res, r, headId);
-    };
     let principal: Principal;
     try {
       // Memoised: the admission above may already have authenticated the caller (a hidden agent's path).
       principal = await ctx.principal(resourcePath);
     } catch (e) {
-      return refuse(e instanceof A2AError ? e : new A2AError('Unauthenticated'));
+      return refuse(req, res, shape, e instanceof A2AError ? e : new A2AError('Unauthenticated'), agentId, headId);
     }
     // An anonymous caller the policy will refuse whatever it sends has its body read only as far
     // as the operation that names the scope of the challenge (RFC 6750 §3) needs; a larger one is
     // refused unread. Decided as the gRPC listener decides it (edge/caller-admission.ts).
     const refusedAnyway = anonymousReadLimit(d.policy, principal);
     const read = req.method === 'POST' ? await ctx.body(refusedAnyway?.bytes) : undefined;
-    if (typeof read === 'object' && refusedAnyway) return refuse(refusedAnyway.refusal);
+    if (typeof read === 'object' && refusedAnyway) return refuse(req, res, shape, refusedAnyway.refusal, agentId, headId);
     if (typeof read === 'object') {
       const r = errorFor(shape, req, read.error, true);
       Object.assign(r.headers, read.headers);
@@ -125,6 +117,18 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
         ? await d.jsonrpc.handle(req, res, body ?? '', agentId, d.registry.primaryId, principal, setIdBeforeStream, log)
         : await d.rest.handle(req, res, body, agentId!, segments.slice(1), new URLSearchParams(query), principal, undefined, log);
     if (r) send(res, r, headId);
+  }
+
+  /**
+   * The caller refused, with the challenge of a 401. A function of the face, not a closure made
+   * per request (issue 26: each request paid for it, and it is used only when refusing).
+   */
+  function refuse(req: IncomingMessage, res: ServerResponse, shape: Shape, err: A2AError, agentId: string | undefined, headId: string | undefined): void {
+    const r = errorFor(shape, req, err, true);
+    // An issuer whose keys cannot be fetched is our outage (503), not the caller's bad token.
+    const resourceMetadata = d.resourceMetadataUrl?.(agentId ?? d.registry.primaryId);
+    if (err.kind === 'Unauthenticated') r.headers['WWW-Authenticate'] = d.auth.challenge(err, { scope: A2A_SCOPES, ...(resourceMetadata ? { resourceMetadata } : {}) });
+    send(res, r, headId);
   }
 }
 

@@ -56,6 +56,22 @@ class JsonRpcSse implements SseOptions {
   }
 }
 
+/**
+ * A request refused before its id was read (a JSON-RPC error with a null id). JSON-RPC errors go
+ * out as 200s: the usage record learns them here, not from the status. (Functions, not closures
+ * made per call: every request paid for three it nearly never used.)
+ */
+function refusal(headers: Record<string, string>, usage: ReturnType<typeof usageOf>, err: A2AError): JsonRpcReply {
+  usage?.noteError(err);
+  return { status: 200, headers, body: jsonRpcError(null, err) };
+}
+
+/** A call that failed, answered under its id. */
+function failure(headers: Record<string, string>, usage: ReturnType<typeof usageOf>, id: Id, err: unknown): JsonRpcReply {
+  usage?.noteError(err);
+  return errorReply(headers, err, (e) => jsonRpcError(id, e));
+}
+
 export class JsonRpcBinding {
   constructor(private readonly o: JsonRpcBindingOptions) {}
 
@@ -75,31 +91,21 @@ export class JsonRpcBinding {
     log: { error(obj: object, msg?: string): void } | undefined = this.o.log,
   ): Promise<JsonRpcReply | undefined> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    const reply = (payload: string): JsonRpcReply => ({ status: 200, headers, body: payload });
     const usage = usageOf(req);
     if (usage) usage.face = 'a2a-jsonrpc/1.0';
-    // JSON-RPC errors go out as 200s: the record learns them here, not from the status.
-    const refuse = (err: A2AError): JsonRpcReply => {
-      usage?.noteError(err);
-      return reply(jsonRpcError(null, err));
-    };
-    const fail = (err: unknown): JsonRpcReply => {
-      usage?.noteError(err);
-      return errorReply(headers, err, (e) => jsonRpcError(id, e));
-    };
 
     let msg: unknown;
     try {
       msg = JSON.parse(body);
     } catch {
-      return refuse(new A2AError('ParseError'));
+      return refusal(headers, usage, new A2AError('ParseError'));
     }
-    if (!v.isObject(msg)) return refuse(new A2AError('InvalidRequest', 'The request must be a single JSON-RPC 2.0 object'));
+    if (!v.isObject(msg)) return refusal(headers, usage, new A2AError('InvalidRequest', 'The request must be a single JSON-RPC 2.0 object'));
     const rawId = msg.id;
     const idOk = rawId === undefined || rawId === null || typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId));
     const id: Id = idOk ? ((rawId as Id | undefined) ?? null) : null;
     if (msg.jsonrpc !== '2.0' || !idOk || typeof msg.method !== 'string') {
-      return fail(new A2AError('InvalidRequest', "The request must have jsonrpc '2.0', a string method and a string or number id"));
+      return failure(headers, usage, id, new A2AError('InvalidRequest', "The request must have jsonrpc '2.0', a string method and a string or number id"));
     }
     const version = headerValues(req.headers['a2a-version'])[0] ?? queryParam(req, 'A2A-Version');
     // Spec §3.6.2: no A2A-Version means v0.3. A slash method from such a client is a v0.3 (or
@@ -108,7 +114,7 @@ export class JsonRpcBinding {
       return handleLegacyCall({ ...this.o, log }, { req, res, id, method: msg.method, params: msg.params, routeAgentId, defaultAgentId, principal, beforeStream });
     }
     if (msg.params !== undefined && !v.isObject(msg.params)) {
-      return fail(new A2AError('InvalidParams', 'params must be an object'));
+      return failure(headers, usage, id, new A2AError('InvalidParams', 'params must be an object'));
     }
     const method = msg.method;
     const params = (msg.params ?? {}) as Record<string, unknown>;
@@ -134,10 +140,10 @@ export class JsonRpcBinding {
         await pipeSse(req, res, it, first, new JsonRpcSse(this.o.keepAliveMs, id, method, log, beforeStream, extensions));
         return undefined;
       }
-      return reply(resultBody(id, await this.unary(ctx, method, params)));
+      return { status: 200, headers, body: resultBody(id, await this.unary(ctx, method, params)) };
     } catch (err) {
       this.logInternal(err, method, log);
-      return fail(err);
+      return failure(headers, usage, id, err);
     }
   }
 

@@ -40,13 +40,24 @@ export async function admitToAgentPath(
   agentId: string,
   surface: 'a2a' | 'mcp',
   authenticate: () => Promise<Principal>,
-  o: { publicDocument?: boolean } = {},
+  o?: { publicDocument?: boolean },
 ): Promise<AgentPathAdmission> {
-  const unknown = () => ({ unknown: true as const, message: unknownAgentMessage(agentId, registry, policy, surface) });
-  if (registry.get(agentId) === undefined) return unknown();
-  if (!policy) return { unknown: false };
+  if (registry.get(agentId) === undefined) return unknownAgent(agentId, registry, policy, surface);
+  // An agent no caller is refused the sight of is admitted without asking the policy's (async) admission.
+  if (!policy || policy.seenByEveryone(agentId, surface)) return ADMITTED;
   // A public agent's card is a public document: read by anyone, a caller bound to another usecase too.
-  if (o.publicDocument && policy.isPublicAgent(agentId, surface)) return { unknown: false };
+  if (o?.publicDocument && policy.isPublicAgent(agentId, surface)) return ADMITTED;
   const admitted = await policy.admitToAgent(agentId, surface, authenticate);
-  return admitted.unknown ? unknown() : admitted;
+  return admitted.unknown ? unknownAgent(agentId, registry, policy, surface) : admitted;
+}
+
+/**
+ * The admission of an agent seen by everyone, one object for every request (read, never changed by
+ * the faces): a request without a credential on an open server made a closure, an options object,
+ * the policy's promise and this answer (issue 26, allocation a request).
+ */
+const ADMITTED: AgentPathAdmission = Object.freeze({ unknown: false });
+
+function unknownAgent(agentId: string, registry: AgentRegistry, policy: AuthorizationPolicy | undefined, surface: 'a2a' | 'mcp'): AgentPathAdmission {
+  return { unknown: true, message: unknownAgentMessage(agentId, registry, policy, surface) };
 }

@@ -9,7 +9,10 @@ import type { RegisteredAgent } from '../agents/agent-registry.js';
 export function checkInputModes(agent: RegisteredAgent, msg: Message): void {
   const modes = agent.publicCard.defaultInputModes;
   if (!modes.length) return;
-  for (const [i, p] of msg.parts.entries()) {
+  // Indexed: `entries()` made an iterator and an [index, part] array per part on every send.
+  const parts = msg.parts;
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i]!;
     if (!p.mediaType) continue;
     const type = (p.mediaType.split(';')[0] ?? '').trim().toLowerCase();
     const ok = modes.some((m) => {

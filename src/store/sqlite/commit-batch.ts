@@ -9,72 +9,88 @@
 import type Sqlite from 'better-sqlite3';
 import { refersToTaskRow, type PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
-import { commitTiming, taskUsageValues } from '../usage/task-usage-columns.js';
+import { commitTiming, pushTaskUsageValues, TASK_USAGE_COLUMNS } from '../usage/task-usage-columns.js';
 
 /** The statements a commit runs, by their number in plans (their SQL is compileStatements' in sqlite-store.ts). */
 export const COMMIT_STATEMENTS = ['insertTask', 'insertTaskWithUsage', 'updateTask', 'updateTaskWithLease', 'updateTaskUsage', 'upsertTiming', 'insertEvent', 'insertOutbox'] as const;
 const [INSERT_TASK, INSERT_TASK_WITH_USAGE, UPDATE_TASK, UPDATE_TASK_WITH_LEASE, UPDATE_TASK_USAGE, UPSERT_TIMING, INSERT_EVENT, INSERT_OUTBOX] = [0, 1, 2, 3, 4, 5, 6, 7] as const;
 
-/** One statement run: `conflict` set means it must change a row, else the commit of that task conflicts. */
-type Step = (statement: number, conflict: string | undefined, values: unknown[]) => void;
+/** Bind values of each statement a plan runs with a fixed count (insertTask's are its row's, before any usage columns). */
+const TASK_VALUES = 16;
+const UPDATE_TASK_WITH_LEASE_VALUES = 13;
+const UPDATE_TASK_VALUES = 10;
+const UPSERT_TIMING_VALUES = 5;
+const INSERT_EVENT_VALUES = 5;
+const INSERT_OUTBOX_VALUES = 6;
 
-/** The batch's statement runs, in order. */
-function planBatch(batch: readonly PreparedCommit[], step: Step): void {
-  for (const p of batch) {
-    const lease = p.lease;
-    const usage = p.usage;
-    const ev = p.eventsRow;
-    // A terminal commit's events row (ADR 0050's form) goes into the task row: one B-tree insert less (ADR 0057).
-    const finalEvents = ev !== undefined && refersToTaskRow(ev.json) ? ev.json : null;
-    if (p.expectedVersion === 0) {
-      const task: unknown[] = [
+/**
+ * One commit's statement runs appended to `plan` (encodeBatch's form), each run's values pushed in
+ * place: no array per statement, no concatenation, no copy into the plan (issue 26: they were
+ * ~1 KB of a blocking echo's allocation, and the copies its instructions).
+ */
+function encodeCommit(plan: unknown[], p: PreparedCommit): void {
+  const lease = p.lease;
+  const usage = p.usage;
+  const ev = p.eventsRow;
+  // A terminal commit's events row (ADR 0050's form) goes into the task row: one B-tree insert less (ADR 0057).
+  const finalEvents = ev !== undefined && refersToTaskRow(ev.json) ? ev.json : null;
+  if (p.expectedVersion === 0) {
+    // Any conflict (the task id, or another task's (agent, owner, messageId)) inserts nothing.
+    plan.push(
+      usage ? -1 - INSERT_TASK_WITH_USAGE : -1 - INSERT_TASK,
+      p.taskId,
+      usage ? TASK_VALUES + TASK_USAGE_COLUMNS.length : TASK_VALUES,
+      p.taskId,
+      p.agentId,
+      p.owner,
+      p.contextId,
+      p.state,
+      p.statusTime,
+      p.createdAt,
+      p.seq,
+      1,
+      p.taskJson,
+      lease ? lease.owner : null,
+      lease ? lease.expiresAt : null,
+      p.originMessageId,
+      p.traceParent,
+      p.caller,
+      finalEvents,
+    );
+    if (usage) pushTaskUsageValues(plan, usage, p.owner);
+  } else {
+    // The optimistic version check: a stale expectedVersion updates nothing; with a lease, nor
+    // does a writer that no longer holds it (the fence, ADR 0070).
+    if (lease)
+      plan.push(
+        -1 - UPDATE_TASK_WITH_LEASE,
         p.taskId,
-        p.agentId,
-        p.owner,
+        UPDATE_TASK_WITH_LEASE_VALUES,
         p.contextId,
         p.state,
         p.statusTime,
-        p.createdAt,
         p.seq,
-        1,
+        p.expectedVersion + 1,
         p.taskJson,
-        lease ? lease.owner : null,
-        lease ? lease.expiresAt : null,
-        p.originMessageId,
-        p.traceParent,
-        p.caller,
         finalEvents,
-      ];
-      // Any conflict (the task id, or another task's (agent, owner, messageId)) inserts nothing.
-      if (usage) step(INSERT_TASK_WITH_USAGE, p.taskId, task.concat(taskUsageValues(usage, p.owner)));
-      else step(INSERT_TASK, p.taskId, task);
-    } else {
-      // The optimistic version check: a stale expectedVersion updates nothing; with a lease, nor
-      // does a writer that no longer holds it (the fence, ADR 0070).
-      if (lease)
-        step(UPDATE_TASK_WITH_LEASE, p.taskId, [
-          p.contextId,
-          p.state,
-          p.statusTime,
-          p.seq,
-          p.expectedVersion + 1,
-          p.taskJson,
-          finalEvents,
-          lease.owner,
-          lease.expiresAt,
-          p.taskId,
-          p.agentId,
-          p.expectedVersion,
-          lease.owner,
-        ]);
-      else step(UPDATE_TASK, p.taskId, [p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, p.taskId, p.agentId, p.expectedVersion]);
-      if (usage) step(UPDATE_TASK_USAGE, undefined, [...taskUsageValues(usage, p.owner), p.taskId]);
+        lease.owner,
+        lease.expiresAt,
+        p.taskId,
+        p.agentId,
+        p.expectedVersion,
+        lease.owner,
+      );
+    else plan.push(-1 - UPDATE_TASK, p.taskId, UPDATE_TASK_VALUES, p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, p.taskId, p.agentId, p.expectedVersion);
+    if (usage) {
+      plan.push(UPDATE_TASK_USAGE, TASK_USAGE_COLUMNS.length + 1);
+      pushTaskUsageValues(plan, usage, p.owner);
+      plan.push(p.taskId);
     }
-    const timing = usage && commitTiming(usage);
-    if (timing) step(UPSERT_TIMING, undefined, [p.taskId, timing.ttfbMs ?? null, timing.latencyMs ?? null, null, timing.bytesOut ?? null]);
-    if (ev && finalEvents === null) step(INSERT_EVENT, undefined, [p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt]);
-    for (const o of p.outbox) step(INSERT_OUTBOX, undefined, [p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt]);
   }
+  const timing = usage && commitTiming(usage);
+  if (timing) plan.push(UPSERT_TIMING, UPSERT_TIMING_VALUES, p.taskId, timing.ttfbMs ?? null, timing.latencyMs ?? null, null, timing.bytesOut ?? null);
+  if (ev && finalEvents === null) plan.push(INSERT_EVENT, INSERT_EVENT_VALUES, p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
+  for (const o of p.outbox) plan.push(INSERT_OUTBOX, INSERT_OUTBOX_VALUES, p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt);
 }
 
 /** Prepares the commit statements on `db`, in their plan order. */
@@ -94,7 +110,11 @@ function run(statements: readonly Sqlite.Statement[], statement: number, conflic
  * unique conflict throws ConcurrentUpdateError (rolling the whole batch back).
  */
 export function writeBatch(statements: readonly Sqlite.Statement[], batch: readonly PreparedCommit[]): void {
-  planBatch(batch, (statement, conflict, values) => run(statements, statement, conflict, values));
+  writePlan(statements, encodeBatch(batch), noOtherStatements);
+}
+
+function noOtherStatements(sql: string): never {
+  throw new Error(`a task commit's plan names no statement by its text (${sql})`);
 }
 
 /**
@@ -104,12 +124,7 @@ export function writeBatch(statements: readonly Sqlite.Statement[], batch: reado
  */
 export function encodeBatch(batch: readonly PreparedCommit[]): unknown[] {
   const plan: unknown[] = [];
-  planBatch(batch, (statement, conflict, values) => {
-    if (conflict === undefined) plan.push(statement);
-    else plan.push(-1 - statement, conflict);
-    plan.push(values.length);
-    for (let i = 0; i < values.length; i++) plan.push(values[i]);
-  });
+  for (let i = 0; i < batch.length; i++) encodeCommit(plan, batch[i]!);
   return plan;
 }
 

@@ -87,7 +87,17 @@ export function mergedUsageSql(column: TaskUsageColumn, value: string, stored: (
  * rather than mapped, like usageRowValues: every task commit binds one.
  */
 export function taskUsageValues(r: UsageRecord, owner: string): unknown[] {
-  return [
+  const values: unknown[] = [];
+  pushTaskUsageValues(values, r, owner);
+  return values;
+}
+
+/**
+ * taskUsageValues appended to `out`, in one push: the SQLite commit's plan takes them in place
+ * (no array of their own, no copy into the plan: commit-batch.ts).
+ */
+export function pushTaskUsageValues(out: unknown[], r: UsageRecord, owner: string): void {
+  out.push(
     r.time,
     r.final ? 1 : 0,
     r.startedAt,
@@ -109,7 +119,7 @@ export function taskUsageValues(r: UsageRecord, owner: string): unknown[] {
     r.completionTokens,
     r.cachedTokens ?? 0,
     r.cost,
-  ];
+  );
 }
 
 /** What of a task record goes to task_usage_timing in the commit itself (nearly never: the edge amends it after the answer). */
