@@ -71,43 +71,11 @@ const workload = WORKLOADS.a2a;
 
 // ---------------------------------------------------------------- the bare servers (child side)
 
-const USAGE_TEXT = [
-  'usage_replica',
-  'usage_face',
-  'usage_operation',
-  'usage_skill',
-  'usage_tool',
-  'usage_subject',
-  'usage_client_id',
-  'usage_key_id',
-  'usage_usecase',
-  'usage_remote_subject',
-  'usage_remote_issuer',
-  'usage_model',
-];
+// The product's own column lists (dist/), so the bare table stays as wide as `tasks` is.
+const { TASK_ROW_COLUMNS } = await import(path.join(ROOT, 'dist', 'store', 'rows.js'));
+const { TASK_USAGE_COLUMNS } = await import(path.join(ROOT, 'dist', 'store', 'usage', 'task-usage-columns.js'));
+const COLUMNS = [...TASK_ROW_COLUMNS, ...TASK_USAGE_COLUMNS, 'final_events'];
 const USAGE_INT = ['usage_time', 'usage_started_at', 'usage_bytes_in', 'usage_prompt_tokens', 'usage_completion_tokens', 'usage_cached_tokens', 'usage_final'];
-const COLUMNS = [
-  'id',
-  'agent_id',
-  'owner',
-  'context_id',
-  'state',
-  'status_time',
-  'created_at',
-  'seq',
-  'version',
-  'task',
-  'lease_owner',
-  'lease_expires_at',
-  'origin_message_id',
-  'trace_parent',
-  'caller',
-  ...USAGE_TEXT,
-  ...USAGE_INT,
-  'usage_duration_ms',
-  'usage_cost',
-  'final_events',
-];
 const INTEGER = new Set(['status_time', 'created_at', 'seq', 'version', 'lease_expires_at', ...USAGE_INT]);
 
 function tableSql(pg) {
@@ -144,9 +112,36 @@ function echoRow(messageId) {
   const at = new Date(now).toISOString();
   const task = `{"id":"${id}","contextId":"${ctx}","status":{"state":"TASK_STATE_COMPLETED","timestamp":"${at}"},"artifacts":[{"artifactId":"artifact-1","parts":[{"text":"hello"}],"name":"echo"}],"history":[{"messageId":"${messageId}","role":"ROLE_USER","parts":[{"text":"hello"}],"contextId":"${ctx}","taskId":"${id}"}]}`;
   const finalEvents = `{"t":3,"e":[[${now},{"task":{"id":0,"contextId":0,"status":{"state":"TASK_STATE_SUBMITTED","timestamp":"${at}"},"history":[0]}}],[${now},{"artifactUpdate":{"taskId":0,"contextId":0,"artifact":0}}],[${now},{"statusUpdate":{"taskId":0,"contextId":0,"status":0}}]]}`;
-  const usageText = ['vm-floor', 'a2a-jsonrpc/1.0', 'SendMessage', 'echo', null, null, null, null, null, null, null, null];
-  const usageInt = [now, now - 40, null, 0, 0, 0, 1];
-  return { task, values: [id, 'echo', 'anonymous', ctx, 'TASK_STATE_COMPLETED', now, now, 3, 1, task, 'vm-floor', now + 15000, messageId, null, null, ...usageText, ...usageInt, 2, 0, finalEvents] };
+  const row = {
+    id,
+    agent_id: 'echo',
+    owner: 'anonymous',
+    context_id: ctx,
+    state: 'TASK_STATE_COMPLETED',
+    status_time: now,
+    created_at: now,
+    seq: 3,
+    version: 1,
+    task,
+    lease_owner: 'vm-floor',
+    lease_expires_at: now + 15000,
+    origin_message_id: messageId,
+    usage_time: now,
+    usage_final: 1,
+    usage_started_at: now - 40,
+    usage_replica: 'vm-floor',
+    usage_face: 'a2a-jsonrpc/1.0',
+    usage_operation: 'SendMessage',
+    usage_skill: 'echo',
+    usage_duration_ms: 2,
+    usage_prompt_tokens: 0,
+    usage_completion_tokens: 0,
+    usage_cached_tokens: 0,
+    usage_cost: 0,
+    final_events: finalEvents,
+  };
+  // Every column the product has, in its order; the ones an echo leaves empty are null.
+  return { task, values: COLUMNS.map((c) => row[c] ?? null) };
 }
 
 async function serveBare(spec) {
