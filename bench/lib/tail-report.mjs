@@ -25,7 +25,43 @@ function gcWithin(gcs, from, to) {
   return ms;
 }
 
-export function tailReport({ reqs, batches, gcs }) {
+/** whether [a0, a1] and [b0, b1] overlap */
+const overlaps = (a0, a1, b0, b1) => a0 < b1 && b0 < a1;
+
+/**
+ * The requests slower than 3× the median (what puts the p99 past the target), each put on the
+ * first cause that applies, in this order, beside how often each applies to all requests: a GC
+ * pause inside it; its batch's time on the commit thread (post to COMMIT returned) overlapping a
+ * usage write there; the usage write's synchronous part on the main thread inside it; the main
+ * thread's run-queue wait over half its time (the OS running other work); else none of these.
+ */
+function causes(traced, gcs, sides, p50) {
+  const done = sides.filter((j) => j.done >= 0);
+  const rules = [
+    ['a GC pause inside', ({ r }) => gcWithin(gcs, r.s, r.f) > 0],
+    ['its batch behind a usage write on the thread', ({ b }) => done.some((j) => overlaps(b.post, b.done, j.rx, j.done))],
+    ["a usage write's main-thread part inside", ({ r }) => sides.some((j) => overlaps(r.s, r.f, j.w0, j.w1))],
+    ['main thread runnable, no core, half its time', ({ r }) => r.wait > (r.f - r.s) / 2],
+  ];
+  const slow = traced.filter((x) => x.ms > 3 * p50);
+  const counts = rules.map(() => 0);
+  let none = 0;
+  for (const x of slow) {
+    const i = rules.findIndex(([, test]) => test(x));
+    if (i < 0) none++;
+    else counts[i]++;
+  }
+  const pct = (k, of) => `${((100 * k) / Math.max(1, of)).toFixed(2)} %`;
+  const lines = [`requests > 3× p50 (${(3 * p50).toFixed(3)} ms): ${slow.length} (${pct(slow.length, traced.length)}); first cause that applies (how often it applies to all requests):`];
+  rules.forEach(([name, test], i) => lines.push(`  ${String(counts[i]).padStart(6)}  ${name} (${pct(traced.filter(test).length, traced.length)})`));
+  lines.push(`  ${String(none).padStart(6)}  none of these`);
+  const amends = done.reduce((s, j) => s + j.amends + j.records, 0);
+  const mean = (fn) => (done.length ? done.reduce((s, j) => s + fn(j), 0) / done.length : 0);
+  lines.push(`usage writes: ${done.length} (${amends} rows), each on the main thread ${mean((j) => j.w1 - j.w0).toFixed(3)} ms, on the commit thread ${mean((j) => j.done - j.rx).toFixed(3)} ms (means)`);
+  return lines;
+}
+
+export function tailReport({ reqs, batches, gcs, sides = [] }) {
   const traced = reqs.filter((r) => r.b >= 0 && batches[r.b].back >= 0).map((r) => ({ r, b: batches[r.b], ms: r.f - r.s }));
   traced.sort((x, y) => x.ms - y.ms);
   const n = traced.length;
@@ -62,5 +98,6 @@ export function tailReport({ reqs, batches, gcs }) {
   const less = traced.map(({ r, b }) => Math.max(0, r.f - r.s - r.wait - b.wakeWait - b.commitWait)).sort((x, y) => x - y);
   const lq = (p) => less[Math.min(less.length - 1, Math.floor(p * less.length))] ?? 0;
   lines.push(`wall less run-queue waits: p50 ${lq(0.5).toFixed(3)} p99 ${lq(0.99).toFixed(3)} ms (${(lq(0.99) / Math.max(1e-9, lq(0.5))).toFixed(2)}×)`);
+  lines.push(...causes(traced, gcs, sides, at(traced, 0.5)));
   return lines.join('\n');
 }

@@ -8,7 +8,9 @@
 //   done   the thread's COMMIT returned
 //   back   the answer reached the main thread's message handler
 //   f      the response finished (its last byte handed to the socket)
-// and the GC pauses, so a request's overlap with them can be counted. A commit is linked to its
+// and the GC pauses, so a request's overlap with them can be counted; and each other job the commit
+// thread ran (the usage flush's slices: `side`, with the main thread's synchronous part of the
+// store's write, `w0`..`w1`, and the plan's length), so a request's overlap with those can be too. A commit is linked to its
 // request through the async context (AsyncLocalStorage), entered in the request event.
 // Written as JSON to $AGENTPORT_TRACE_OUT at the second SIGUSR2 (stall-preload.cjs turns the
 // recording on and off with the same signal).
@@ -76,6 +78,10 @@ function install() {
   const reqs = [];
   const batches = [];
   const gcs = [];
+  /** the commit thread's other jobs: the usage store's writes */
+  const sides = [];
+  /** the usage write whose synchronous part is running right now */
+  let side;
   const byId = new Map();
   /** a commit → the request that enqueued it */
   const pendingOf = new WeakMap();
@@ -109,6 +115,10 @@ function install() {
     if (current && msg && Array.isArray(msg.plan)) {
       current.post = now();
       byId.set(msg.id, current);
+    } else if (side && msg && Array.isArray(msg.plan)) {
+      side.post = now();
+      side.len = msg.plan.length;
+      byId.set(msg.id, side);
     }
     return postMessage.call(this, msg, ...rest);
   };
@@ -159,6 +169,21 @@ function install() {
       }
     };
   });
+  void import(pathToFileURL(path.join(tree, 'dist', 'store', 'sqlite', 'sqlite-usage-store.js')).href).then(({ SqliteUsageStore }) => {
+    const write = SqliteUsageStore.prototype.write;
+    SqliteUsageStore.prototype.write = function (records, amends) {
+      if (!on) return write.call(this, records, amends);
+      const j = { side: true, w0: now(), records: records.length, amends: amends.length, post: -1, rx: -1, done: -1, back: -1 };
+      sides.push(j);
+      side = j;
+      try {
+        return write.call(this, records, amends);
+      } finally {
+        side = undefined;
+        j.w1 = now();
+      }
+    };
+  });
   process.on('SIGUSR2', () => {
     if (!on) {
       on = true;
@@ -166,6 +191,6 @@ function install() {
       return;
     }
     on = false;
-    writeFileSync(process.env.AGENTPORT_TRACE_OUT, JSON.stringify({ reqs, batches, gcs }));
+    writeFileSync(process.env.AGENTPORT_TRACE_OUT, JSON.stringify({ reqs, batches, gcs, sides }));
   });
 }
