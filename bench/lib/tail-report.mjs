@@ -25,23 +25,31 @@ function gcWithin(gcs, from, to) {
   return ms;
 }
 
+/** a request whose threads waited less than this for a core (run-queue) counts as unaffected by the machine's load */
+const QUIET_WAIT_MS = 0.05;
+
 /** whether [a0, a1] and [b0, b1] overlap */
 const overlaps = (a0, a1, b0, b1) => a0 < b1 && b0 < a1;
 
 /**
  * The requests slower than 3× the median (what puts the p99 past the target), each put on the
  * first cause that applies, in this order, beside how often each applies to all requests: a GC
- * pause inside it; its batch's time on the commit thread (post to COMMIT returned) overlapping a
+ * pause inside it; a GC pause of the commit thread's while its batch was posted there; its batch's time on the commit thread (post to COMMIT returned) overlapping a
  * usage write there; the usage write's synchronous part on the main thread inside it; the main
- * thread's run-queue wait over half its time (the OS running other work); else none of these.
+ * thread's run-queue wait over half its time (the OS running other work); its batch held up by
+ * the one before (itself delayed by one of these); the answer waiting for a busy main thread.
  */
-function causes(traced, gcs, sides, p50) {
+function causes(traced, gcs, sides, threadGcs, p50, label = 'requests') {
   const done = sides.filter((j) => j.done >= 0);
   const rules = [
     ['a GC pause inside', ({ r }) => gcWithin(gcs, r.s, r.f) > 0],
+    ["a commit-thread GC pause in its batch's time there", ({ b }) => gcWithin(threadGcs, b.post, b.done) > 0],
     ['its batch behind a usage write on the thread', ({ b }) => done.some((j) => overlaps(b.post, b.done, j.rx, j.done))],
     ["a usage write's main-thread part inside", ({ r }) => sides.some((j) => overlaps(r.s, r.f, j.w0, j.w1))],
     ['main thread runnable, no core, half its time', ({ r }) => r.wait > (r.f - r.s) / 2],
+    // one batch in flight (ADR 0062): a batch held up by any of the above holds up the next one's requests too
+    ['its batch waited longer than a median request for the batch before', ({ r, b }) => b.sent - r.enq > p50],
+    ["the thread's answer waited longer than a median request for the main thread", ({ b }) => b.back - b.done > p50],
   ];
   const slow = traced.filter((x) => x.ms > 3 * p50);
   const counts = rules.map(() => 0);
@@ -52,7 +60,7 @@ function causes(traced, gcs, sides, p50) {
     else counts[i]++;
   }
   const pct = (k, of) => `${((100 * k) / Math.max(1, of)).toFixed(2)} %`;
-  const lines = [`requests > 3× p50 (${(3 * p50).toFixed(3)} ms): ${slow.length} (${pct(slow.length, traced.length)}); first cause that applies (how often it applies to all requests):`];
+  const lines = [`${label} > 3× their p50 (${(3 * p50).toFixed(3)} ms): ${slow.length} of ${traced.length} (${pct(slow.length, traced.length)}); first cause that applies (how often it applies to all of them):`];
   rules.forEach(([name, test], i) => lines.push(`  ${String(counts[i]).padStart(6)}  ${name} (${pct(traced.filter(test).length, traced.length)})`));
   lines.push(`  ${String(none).padStart(6)}  none of these`);
   const amends = done.reduce((s, j) => s + j.amends + j.records, 0);
@@ -61,7 +69,7 @@ function causes(traced, gcs, sides, p50) {
   return lines;
 }
 
-export function tailReport({ reqs, batches, gcs, sides = [] }) {
+export function tailReport({ reqs, batches, gcs, sides = [], threadGcs = [] }) {
   const traced = reqs.filter((r) => r.b >= 0 && batches[r.b].back >= 0).map((r) => ({ r, b: batches[r.b], ms: r.f - r.s }));
   traced.sort((x, y) => x.ms - y.ms);
   const n = traced.length;
@@ -98,6 +106,14 @@ export function tailReport({ reqs, batches, gcs, sides = [] }) {
   const less = traced.map(({ r, b }) => Math.max(0, r.f - r.s - r.wait - b.wakeWait - b.commitWait)).sort((x, y) => x - y);
   const lq = (p) => less[Math.min(less.length - 1, Math.floor(p * less.length))] ?? 0;
   lines.push(`wall less run-queue waits: p50 ${lq(0.5).toFixed(3)} p99 ${lq(0.99).toFixed(3)} ms (${(lq(0.99) / Math.max(1e-9, lq(0.5))).toFixed(2)}×)`);
-  lines.push(...causes(traced, gcs, sides, at(traced, 0.5)));
+  lines.push(...causes(traced, gcs, sides, threadGcs, at(traced, 0.5)));
+  // On a shared machine most of the tail is the OS's; the requests that waited for no core (main
+  // thread and commit thread alike) are what a quiet machine would show, their tail put on its causes.
+  const quiet = traced.filter(({ r, b }) => r.wait < QUIET_WAIT_MS && b.wakeWait + b.commitWait < QUIET_WAIT_MS);
+  if (quiet.length > 0) {
+    lines.push(`requests that waited < ${QUIET_WAIT_MS} ms for a core: ${quiet.length}; their p50 ${at(quiet, 0.5).toFixed(3)} p99 ${at(quiet, 0.99).toFixed(3)} ms`);
+    // (the last line, the usage writes' means, was printed above)
+    lines.push(...causes(quiet, gcs, sides, threadGcs, at(quiet, 0.5), 'of those,').slice(0, -1));
+  }
   return lines.join('\n');
 }

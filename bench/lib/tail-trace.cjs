@@ -8,7 +8,7 @@
 //   done   the thread's COMMIT returned
 //   back   the answer reached the main thread's message handler
 //   f      the response finished (its last byte handed to the socket)
-// and the GC pauses, so a request's overlap with them can be counted; and each other job the commit
+// and the GC pauses (the main thread's and the commit thread's), so a request's overlap with them can be counted; and each other job the commit
 // thread ran (the usage flush's slices: `side`, with the main thread's synchronous part of the
 // store's write, `w0`..`w1`, and the plan's length), so a request's overlap with those can be too. A commit is linked to its
 // request through the async context (AsyncLocalStorage), entered in the request event.
@@ -47,6 +47,11 @@ if (!isMainThread) {
     let rxStat = [0, 0];
     let lastWait = 0;
     const stat = schedstat();
+    // the thread's own GC pauses (its isolate collects on its own), on the process-wide clock, sent with the next answer
+    let threadGcs = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) threadGcs.push([performance.timeOrigin + e.startTime, e.duration]);
+    }).observe({ entryTypes: ['gc'] });
     const on = parentPort.on;
     parentPort.on = function (ev, fn) {
       if (ev !== 'message') return on.call(this, ev, fn);
@@ -64,6 +69,10 @@ if (!isMainThread) {
         // [took, committed, run-queue wait from its last answer to taking this one, during the COMMIT, its CPU]
         msg.__t = [rx, done, rxStat[1] - lastWait, st[1] - rxStat[1], st[0] - rxStat[0]];
         lastWait = st[1];
+        if (threadGcs.length > 0) {
+          msg.__g = threadGcs;
+          threadGcs = [];
+        }
       }
       return post.call(this, msg, ...rest);
     };
@@ -78,6 +87,8 @@ function install() {
   const reqs = [];
   const batches = [];
   const gcs = [];
+  /** the commit thread's GC pauses */
+  const threadGcs = [];
   /** the commit thread's other jobs: the usage store's writes */
   const sides = [];
   /** the usage write whose synchronous part is running right now */
@@ -124,6 +135,7 @@ function install() {
   };
   const wemit = Worker.prototype.emit;
   Worker.prototype.emit = function (ev, msg, ...rest) {
+    if (ev === 'message' && msg && msg.__g && on) for (const [at, d] of msg.__g) threadGcs.push([at - performance.timeOrigin - t0, d]);
     if (ev === 'message' && msg && msg.__t) {
       const b = byId.get(msg.id);
       if (b) {
@@ -191,6 +203,6 @@ function install() {
       return;
     }
     on = false;
-    writeFileSync(process.env.AGENTPORT_TRACE_OUT, JSON.stringify({ reqs, batches, gcs, sides }));
+    writeFileSync(process.env.AGENTPORT_TRACE_OUT, JSON.stringify({ reqs, batches, gcs, sides, threadGcs }));
   });
 }
