@@ -56,11 +56,8 @@ const HOUR = 3_600_000;
 /** Rows of an hour may still arrive this long after it ends (commits in flight, the queue's delay). */
 const ROLLUP_GRACE_MS = 2 * 60_000;
 const ROLLUP_EVERY_MS = 5 * 60_000;
-/**
- * Rows per store write; see writeInSlices. Two statements of the SQLite store's amends
- * (AMENDS_PER_STATEMENT): what a task commit queued behind one on the commit thread waits for.
- */
-const ROWS_PER_WRITE = 128;
+/** Rows per store write; see writeInSlices. */
+const ROWS_PER_WRITE = 250;
 /** While usage writes keep failing, a line with the totals this often. */
 const OUTAGE_LOG_EVERY_MS = 60_000;
 
@@ -201,13 +198,11 @@ export class UsageRecorder {
   }
 
   /**
-   * A second's queue in slices, letting requests in between: 10,000 amends written at once held
-   * every request for 150 ms once a second (the blocking echo's p99, issue 18). On SQLite a slice's
-   * plan is made on the event loop and run on the commit thread, where the task commits of the
-   * requests in flight queue behind it: 250 rows were ~0.1–0.2 ms on the one and ~0.2 ms on the
-   * other on the bench VM (`bench/stalls.js --trace`, issue 26), a request's whole median time
-   * being ~0.5 ms. Slices of 128 halve what one task commit can wait; the writes a second double
-   * (~80 at 10,000 requests a second), each a transaction of its own.
+   * A second's queue in slices, letting requests in between: on SQLite a write runs on the event
+   * loop, and 10,000 amends written at once held every request for 150 ms once a second (the
+   * blocking echo's p99, issue 18); a slice of 250 takes about half a millisecond. (Slices of 128
+   * were tried for issue 26: each write's wait halved, twice as many requests met one, and the
+   * tail did not move; docs/benchmarks.md, tail16.)
    */
   private async writeInSlices(records: UsageRecord[], amends: AmendQueue): Promise<void> {
     for (let i = 0; i < records.length; i += ROWS_PER_WRITE) await this.writeSlice(records.slice(i, i + ROWS_PER_WRITE), []);

@@ -92,9 +92,9 @@ describe.each(Object.keys(stores))('the call queue on %s', (name) => {
       setImmediate(tick);
       await recorder.flush();
       counting = false;
-      expect(writes).toEqual([128, 128, 128, 128, 128, 128, 128, 128, 76]);
+      expect(writes).toEqual([250, 250, 250, 250, 100]);
       // Other work ran between the slices, not only after the whole queue.
-      expect(turns).toBeGreaterThanOrEqual(8);
+      expect(turns).toBeGreaterThanOrEqual(4);
       const groups = await store.usage.query({ groupBy: ['operation'], filters: { agent: ['slices'] }, from: Date.now() - 60_000, to: Date.now() + 60_000 });
       expect(groups.map((g) => [g.key.operation, g.calls])).toEqual([['GetTask', 1_100]]);
     } finally {

@@ -294,10 +294,10 @@ describe('the queue', () => {
     expect(store.records).toHaveLength(61);
   });
 
-  it('writes in slices of 128 rows, records before amends, one write at a time, every row once and in order', async () => {
+  it('writes in slices of 250 rows, records before amends, one write at a time, every row once and in order', async () => {
     const { r, store } = recorder({ config: config({ queueLimit: 2000 }) });
-    for (let i = 0; i < 257; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: i });
-    for (let i = 0; i < 129; i++) {
+    for (let i = 0; i < 501; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: i });
+    for (let i = 0; i < 251; i++) {
       const d = r.open('a2a-jsonrpc/1.0')!;
       d.createdTask = true;
       d.taskId = `t${i}`;
@@ -307,14 +307,14 @@ describe('the queue', () => {
     const second = r.flush();
     await Promise.all([first, second]);
     expect(store.writes.map((w) => [w.records.length, w.amends.length])).toEqual([
-      [128, 0],
-      [128, 0],
+      [250, 0],
+      [250, 0],
       [1, 0],
-      [0, 128],
+      [0, 250],
       [0, 1],
     ]);
-    expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 257 }, (_, i) => i));
-    expect(store.amends.map((a) => a.id)).toEqual(Array.from({ length: 129 }, (_, i) => `t${i}`));
+    expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 501 }, (_, i) => i));
+    expect(store.amends.map((a) => a.id)).toEqual(Array.from({ length: 251 }, (_, i) => `t${i}`));
     expect(store.maxInWrite).toBe(1);
     await r.flush();
     expect(store.writes).toHaveLength(5);
@@ -322,8 +322,8 @@ describe('the queue', () => {
 
   it('a queue of exactly a slice is one write (no empty write after it)', async () => {
     const { r, store } = recorder({ config: config({ queueLimit: 2000 }) });
-    for (let i = 0; i < 128; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
-    for (let i = 0; i < 128; i++) {
+    for (let i = 0; i < 250; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
+    for (let i = 0; i < 250; i++) {
       const d = r.open('a2a-jsonrpc/1.0')!;
       d.createdTask = true;
       d.taskId = `t${i}`;
@@ -331,8 +331,8 @@ describe('the queue', () => {
     }
     await r.flush();
     expect(store.writes.map((w) => [w.records.length, w.amends.length])).toEqual([
-      [128, 0],
-      [0, 128],
+      [250, 0],
+      [0, 250],
     ]);
   });
 
