@@ -23,7 +23,9 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connections N] [--tree DIR]
                            [--node-args "..."] [--agentport-args "..."] [--top N] [--json] [--trace] [--bare]
   --trace       also record where each request's time went (bench/lib/tail-trace.cjs; SQLite
-                commit thread) and print the median requests' parts beside the tail's
+                commit thread) and print the median requests' parts beside the tail's, and the
+                requests > 3× the median put on their causes (GC pauses of either thread, usage
+                writes, run-queue waits, a late batch before), also for those that waited for no core
   --trace-out F with --trace, also keep the raw per-request trace (JSON) in F
   --bare        then load bare node:http (bench/targets/bare-http.mjs) the same way and print its
                 client p50/p99: the load generator's and the OS's own tail on this machine
