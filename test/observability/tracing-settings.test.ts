@@ -62,7 +62,7 @@ describe('tracing settings', () => {
   });
 });
 
-describe('the recorder\'s known root decisions', () => {
+describe("the recorder's known root decisions", () => {
   const classes = { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler };
   const settings: Sampler[] = [
     { kind: 'always_on' },
