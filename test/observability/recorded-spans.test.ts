@@ -16,7 +16,7 @@ import { InLoopSpanExporter } from '../../src/observability/tracing/in-loop-span
 import { spanLimitsFrom, type PackedSpans } from '../../src/observability/tracing/packed-spans.js';
 import { SpanBatches } from '../../src/observability/tracing/span-batches.js';
 import { RecordedSpan } from '../../src/observability/tracing/recorded-span.js';
-import { SpanRecorder } from '../../src/observability/tracing/span-recorder.js';
+import { SpanRecorder, type KnownDecisions } from '../../src/observability/tracing/span-recorder.js';
 
 const resource = resourceFromAttributes({ 'service.name': 'agentport', 'service.instance.id': 'r1' });
 
@@ -66,7 +66,7 @@ function sdkSpans(): ReadableSpan[] {
   return memory.getFinishedSpans();
 }
 
-async function recordedSpans(sampledUnderOwnSpans = true): Promise<{ spans: ReadableSpan[]; batches: PackedSpans[] }> {
+async function recordedSpans(known: KnownDecisions = { underOwnSpans: true, roots: true }): Promise<{ spans: ReadableSpan[]; batches: PackedSpans[] }> {
   const memory = new InMemorySpanExporter();
   const inLoop = new InLoopSpanExporter(memory, resource as Resource, (s) => new TraceState(s), spanLimitsFrom({}));
   const batches: PackedSpans[] = [];
@@ -81,8 +81,8 @@ async function recordedSpans(sampledUnderOwnSpans = true): Promise<{ spans: Read
   };
   const scopes: InstrumentationScope[] = [];
   const sink = new SpanBatches(exporter, scopes, { maxQueueSize: 8192, maxExportBatchSize: 1024, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, onError: () => {} });
-  // true as start-tracing installs it: a child of a recorded span is sampled without asking the sampler
-  record(new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, scopes, sampledUnderOwnSpans));
+  // by default as start-tracing installs it for this sampler: a child of a recorded span and a root are sampled without asking it
+  record(new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, scopes, known));
   await sink.forceFlush();
   return { spans: memory.getFinishedSpans(), batches };
 }
@@ -123,12 +123,12 @@ describe('recorded spans', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it.each([
-    ['children of recorded spans sampled without asking the sampler', true],
-    ['every span asking the sampler', false],
-  ])('reach the OTLP exporter as the SDK tracer would have made them, bar ids and clock readings (%s)', async (_, sampledUnderOwnSpans) => {
+    ['children of recorded spans and roots sampled without asking the sampler', { underOwnSpans: true, roots: true }],
+    ['every span asking the sampler', {}],
+  ])('reach the OTLP exporter as the SDK tracer would have made them, bar ids and clock readings (%s)', async (_, known: KnownDecisions) => {
     vi.spyOn(diag, 'warn').mockImplementation(() => {});
     const expected = sdkSpans();
-    const { spans } = await recordedSpans(sampledUnderOwnSpans);
+    const { spans } = await recordedSpans(known);
     expect(spans).toHaveLength(4);
     const ours = normalized(otlp(spans));
     const theirs = normalized(otlp(expected));
@@ -157,6 +157,27 @@ describe('recorded spans', () => {
       ['a', 'b'],
       [0.5, 1.5],
     ]);
+  });
+
+  it('under a parent the sampler dropped, are not recorded though roots are known to be sampled', () => {
+    const sink = new SpanBatches({ export: () => {}, forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() }, [], {
+      maxQueueSize: 8,
+      maxExportBatchSize: 8,
+      scheduledDelayMillis: 60_000,
+      exportTimeoutMillis: 30_000,
+      onError: () => {},
+    });
+    const tracer = new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, [], { underOwnSpans: true, roots: true }).getTracer('agentport');
+    const dropped = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.NONE, isRemote: true };
+    const local = { ...dropped, isRemote: false };
+    for (const parent of [dropped, local]) {
+      const span = tracer.startSpan('POST', {}, trace.setSpanContext(ROOT_CONTEXT, parent));
+      expect(span).not.toBeInstanceOf(RecordedSpan);
+      expect(span.spanContext().traceFlags).toBe(TraceFlags.NONE);
+      expect(span.spanContext().traceId).toBe(parent.traceId);
+    }
+    // a root (no parent, or one with invalid ids) is sampled
+    for (const ctx of [ROOT_CONTEXT, trace.setSpanContext(ROOT_CONTEXT, { ...dropped, traceId: '0'.repeat(32) })]) expect(tracer.startSpan('POST', {}, ctx)).toBeInstanceOf(RecordedSpan);
   });
 
   it('name themselves in a traceparent as the W3C propagator writes it', () => {

@@ -1,7 +1,11 @@
 /** tracing: settings from agentport.yaml over the OTEL_* environment over the defaults. */
+import { ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
+import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
 import { tracingSchema } from '../../src/config/observability-schema.js';
-import { tracingSettings } from '../../src/observability/tracing/tracing-settings.js';
+import { newTraceId } from '../../src/observability/tracing/span-ids.js';
+import { samplesEveryRoot, sdkSampler } from '../../src/observability/tracing/start-tracing.js';
+import { tracingSettings, type Sampler } from '../../src/observability/tracing/tracing-settings.js';
 
 const cfg = (o: Record<string, unknown>) => tracingSchema.parse(o);
 
@@ -55,5 +59,24 @@ describe('tracing settings', () => {
 
   it('refuses a sampling ratio outside 0..1', () => {
     expect(() => cfg({ enabled: true, samplingRatio: 1.5 })).toThrow(/from 0 to 1/);
+  });
+});
+
+describe("the recorder's known root decisions", () => {
+  const classes = { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler };
+  const settings: Sampler[] = [
+    { kind: 'always_on' },
+    { kind: 'always_off' },
+    { kind: 'parent', root: 'always_on' },
+    { kind: 'parent', root: 'always_off' },
+    ...[0, 0.001, 0.5, 0.99, 1].flatMap((ratio) => [true, false].map((parentBased) => ({ kind: 'ratio' as const, ratio, parentBased }))),
+  ];
+
+  it.each(settings.map((s) => [JSON.stringify(s), s] as const))('skip the sampler for a root only when it samples every trace id of ours (%s)', (_, s) => {
+    const sampler = sdkSampler(s, classes);
+    const ids = Array.from({ length: 4000 }, () => newTraceId());
+    const sampled = ids.filter((id) => sampler.shouldSample(ROOT_CONTEXT, id, 'POST', SpanKind.SERVER, {}, []).decision === SamplingDecision.RECORD_AND_SAMPLED);
+    // taken as known, every root the sampler was asked about is sampled; otherwise some are not (4,000 ids: 0.99 keeps them all once in e^40 runs)
+    expect(samplesEveryRoot(s)).toBe(sampled.length === ids.length);
   });
 });

@@ -161,10 +161,12 @@ export class RunSupervisor implements AgentRunHost {
     let running: Promise<unknown>;
     try {
       running = tracingOn()
-        ? inSpan(`invoke_agent ${run.agentId}`, { parent: run.trace, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': run.agentId, 'agentport.task.id': run.taskId } }, async (trace) => {
-            // The executor, its commits and its outbound calls hang under the run's span.
+        ? inSpan(`invoke_agent ${run.agentId}`, { parent: run.trace, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': run.agentId, 'agentport.task.id': run.taskId } }, (trace) => {
+            // The executor, its commits and its outbound calls hang under the run's span. Not an
+            // async function: its own promise and the adoption of the executor's would be two
+            // more microtask turns a traced request (inSpan turns a synchronous throw into a rejection).
             run.trace = trace;
-            return run.definition.execute(run);
+            return Promise.resolve(run.definition.execute(run));
           })
         : Promise.resolve(run.definition.execute(run));
     } catch (e) {

@@ -8,7 +8,11 @@
 import type { CallContext, StreamItem } from '../a2a-handler.js';
 import { inSpan, traceIterable, startSpan, type Attributes, type Context } from '../../observability/tracing/index.js';
 import { usageCarriedBy } from '../usage/usage-draft.js';
+import { OPERATIONS } from '../operations.js';
 import type { Stage } from '../pipeline.js';
+
+/** Each operation's span name, made once: a name built per call is a new string each request, kept until its batch is exported. */
+const SPAN_NAMES = new Map(OPERATIONS.map((o) => [o.name, `core ${o.name}`]));
 
 /** The span the call arrived in: the draft's (faces put it there), or one a caller already set. */
 function parentOf(ctx: CallContext): Context | undefined {
@@ -24,7 +28,7 @@ function attributes(ctx: CallContext): Attributes {
 export const traceStage: Stage = {
   name: 'trace',
   call(ctx, call, next) {
-    const name = `core ${call.operation.name}`;
+    const name = SPAN_NAMES.get(call.operation.name) ?? `core ${call.operation.name}`;
     const parent = parentOf(ctx);
     if (call.operation.stream) {
       return traceIterable(

@@ -39,7 +39,8 @@ export class PackedSpansWriter {
 
   str(s: string): void {
     this.num(s.length);
-    this.text += s;
+    // '' (no trace state, no parent, no status message) adds nothing to the text: no call to join it
+    if (s.length !== 0) this.text += s;
   }
 
   /** A place for a count known only later (`fill`). */

@@ -19,6 +19,24 @@ const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
 /** What AlwaysOnSampler answers, the ParentBasedSampler's default for a sampled local parent. */
 const SAMPLED: SamplingResult = Object.freeze({ decision: SamplingDecision.RECORD_AND_SAMPLED });
 
+/**
+ * Decisions the configured sampler is known to make, taken without asking it (it would re-read
+ * the parent from the context and check ids with regular expressions, per span).
+ */
+export interface KnownDecisions {
+  /**
+   * The sampler is the SDK's ParentBasedSampler with its default for a sampled local parent
+   * (AlwaysOnSampler), so a child of one of our spans (always sampled, local, valid) is sampled.
+   */
+  underOwnSpans?: boolean;
+  /**
+   * The sampler samples every span without a valid parent: AlwaysOnSampler, a TraceIdRatioBased
+   * sampler at ratio 1 (every valid trace id is under its bound, and ours are valid), or a
+   * ParentBasedSampler whose root is one of those (start-tracing.ts, `samplesEveryRoot`).
+   */
+  roots?: boolean;
+}
+
 class ScopedTracer implements Tracer {
   constructor(
     private readonly recorder: SpanRecorder,
@@ -45,17 +63,14 @@ export class SpanRecorder implements TracerProvider {
 
   /**
    * `scopes`: the instrumentation scopes, in the order first asked for (a span packs its index; the
-   * batches send the table). `sampledUnderOwnSpans`: the sampler is the SDK's ParentBasedSampler
-   * with its default for a sampled local parent (AlwaysOnSampler), so a child of one of our spans
-   * (always sampled, local, valid) is sampled without asking it — the sampler would read the
-   * parent back from the context and check both its ids with regular expressions, for every span
-   * but a request's first.
+   * batches send the table). `known`: what the sampler would answer anyway, for the spans it is
+   * then not asked about (a request's first span and its children, at ratio 1).
    */
   constructor(
     private readonly sampler: Sampler,
     private readonly sink: SpanSink,
     private readonly scopes: InstrumentationScope[],
-    private readonly sampledUnderOwnSpans = false,
+    private readonly known: KnownDecisions = {},
   ) {}
 
   getTracer(name: string, version?: string, options?: { schemaUrl?: string }): Tracer {
@@ -80,7 +95,8 @@ export class SpanRecorder implements TracerProvider {
     const traceId = validParent ? validParent.traceId : newTraceId();
     const spanId = newSpanId();
     const kind = options.kind ?? SpanKind.INTERNAL;
-    const result = ours && this.sampledUnderOwnSpans ? SAMPLED : this.sampler.shouldSample(ctx, traceId, name, kind, options.attributes ?? NO_ATTRIBUTES, options.links ?? NO_LINKS);
+    const known = ours ? this.known.underOwnSpans : !validParent && this.known.roots;
+    const result = known ? SAMPLED : this.sampler.shouldSample(ctx, traceId, name, kind, options.attributes ?? NO_ATTRIBUTES, options.links ?? NO_LINKS);
     const traceState = result.traceState ?? validParent?.traceState;
     if (result.decision !== SamplingDecision.RECORD_AND_SAMPLED) {
       // RECORD (recorded, not sampled) is never exported either: no processor here reads it

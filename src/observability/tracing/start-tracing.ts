@@ -114,9 +114,9 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
     exportTimeoutMillis: 30_000,
     onError: (err) => globalErrorHandler(err),
   });
-  // sampler(): every ParentBasedSampler it makes keeps the default for a sampled local parent (always on)
+  // sdkSampler(): every ParentBasedSampler it makes keeps the default for a sampled local parent (always on)
   const parentBased = s.sampler.kind === 'parent' || (s.sampler.kind === 'ratio' && s.sampler.parentBased);
-  const provider = new SpanRecorder(sampler(s.sampler, samplers), batches, scopes, parentBased);
+  const provider = new SpanRecorder(sdkSampler(s.sampler, samplers), batches, scopes, { underOwnSpans: parentBased, roots: samplesEveryRoot(s.sampler) });
   if (who.log) diag.setLogger(diagnosticsTo(who.log), DiagLogLevel.WARN);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
@@ -155,14 +155,26 @@ async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> 
   }
 }
 
-type SamplerClasses = {
+export type SamplerClasses = {
   AlwaysOnSampler: new () => import('@opentelemetry/sdk-trace-base').Sampler;
   AlwaysOffSampler: new () => import('@opentelemetry/sdk-trace-base').Sampler;
   ParentBasedSampler: new (o: { root: import('@opentelemetry/sdk-trace-base').Sampler }) => import('@opentelemetry/sdk-trace-base').Sampler;
   TraceIdRatioBasedSampler: new (ratio: number) => import('@opentelemetry/sdk-trace-base').Sampler;
 };
 
-function sampler(s: Sampler, c: SamplerClasses): import('@opentelemetry/sdk-trace-base').Sampler {
+/**
+ * Whether the sampler `sdkSampler()` builds for `s` samples every span without a valid parent: always
+ * on, a trace-id ratio of 1 (the SDK's bound is then above every trace id), or parent-based with
+ * such a root. Any other ratio decides by the trace id, and is asked.
+ */
+export function samplesEveryRoot(s: Sampler): boolean {
+  if (s.kind === 'always_on') return true;
+  if (s.kind === 'ratio') return s.ratio >= 1;
+  return s.kind === 'parent' && s.root === 'always_on';
+}
+
+/** The SDK's sampler for the settings' sampler. */
+export function sdkSampler(s: Sampler, c: SamplerClasses): import('@opentelemetry/sdk-trace-base').Sampler {
   switch (s.kind) {
     case 'always_on':
       return new c.AlwaysOnSampler();
