@@ -160,7 +160,6 @@ const UNIT = [
   'test/store/usage/usage-histogram.test.ts',
   'test/store/usage/usage-query.test.ts',
   'test/store/wal-restarts.test.ts',
-  'test/support/longest-first.test.ts',
 ];
 
 /**

@@ -5,17 +5,12 @@
  *
  * The durations come from test/durations.json (seconds per file, from a full run; refresh with
  * `node scripts/test-durations.mjs <vitest output>…`), so the order holds on a fresh clone,
- * where vitest has no results cache of its own and would order by file size.
- *
- * A file not listed (one added since the last refresh) counts as the median of the listed files
- * being sorted: it starts among files of its likely size. Vitest runs unknown files first; that
- * put ten new `system` files, Chromium ones among them, ahead of the image build's test, the
- * longest of all, which then started minutes late (suite16, docs/benchmarks.md).
+ * where vitest has no results cache of its own and would order by file size. A file not listed
+ * (a new one) runs before the listed ones, as vitest runs unknown files first.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
-import { longestFirst } from './longest-first-order.js';
 
 const DURATIONS = path.join(import.meta.dirname, '../durations.json');
 
@@ -23,8 +18,15 @@ export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const seconds = JSON.parse(readFileSync(DURATIONS, 'utf8')) as Record<string, number>;
     const root = this.ctx.config.root;
-    // vitest's own order (its results cache, else file size) among equals.
+    const known = (f: TestSpecification) => seconds[path.relative(root, f.moduleId).split(path.sep).join('/')];
+    // vitest's own order (its results cache, else file size) among equals and for new files.
     const fallback = await super.sort(files);
-    return longestFirst(fallback, (f) => seconds[path.relative(root, f.moduleId).split(path.sep).join('/')]);
+    const rank = new Map(fallback.map((f, i) => [f, i]));
+    return [...fallback].sort((a, b) => {
+      const da = known(a);
+      const db = known(b);
+      if (da === undefined || db === undefined) return da === db ? rank.get(a)! - rank.get(b)! : da === undefined ? -1 : 1;
+      return db - da || rank.get(a)! - rank.get(b)!;
+    });
   }
 }
