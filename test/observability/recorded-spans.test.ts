@@ -160,13 +160,7 @@ describe('recorded spans', () => {
   });
 
   it('under a parent the sampler dropped, are not recorded though roots are known to be sampled', () => {
-    const sink = new SpanBatches({ export: () => {}, forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() }, [], {
-      maxQueueSize: 8,
-      maxExportBatchSize: 8,
-      scheduledDelayMillis: 60_000,
-      exportTimeoutMillis: 30_000,
-      onError: () => {},
-    });
+    const sink = discardingBatches();
     const tracer = new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, [], { underOwnSpans: true, roots: true }).getTracer('agentport');
     const dropped = { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: TraceFlags.NONE, isRemote: true };
     const local = { ...dropped, isRemote: false };
@@ -181,13 +175,7 @@ describe('recorded spans', () => {
   });
 
   it('name themselves in a traceparent as the W3C propagator writes it', () => {
-    const sink = new SpanBatches({ export: () => {}, forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() }, [], {
-      maxQueueSize: 8,
-      maxExportBatchSize: 8,
-      scheduledDelayMillis: 60_000,
-      exportTimeoutMillis: 30_000,
-      onError: () => {},
-    });
+    const sink = discardingBatches();
     const tracer = new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, []).getTracer('agentport');
     const remote = trace.setSpanContext(ROOT_CONTEXT, {
       traceId: '0af7651916cd43dd8448eb211c80319c',
@@ -205,3 +193,14 @@ describe('recorded spans', () => {
     }
   });
 });
+
+/** Batches that are never exported (a minute's delay, an exporter that drops): for tests that read spans, not exports. */
+function discardingBatches(): SpanBatches {
+  return new SpanBatches({ export: () => {}, forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() }, [], {
+    maxQueueSize: 8,
+    maxExportBatchSize: 8,
+    scheduledDelayMillis: 60_000,
+    exportTimeoutMillis: 30_000,
+    onError: () => {},
+  });
+}
