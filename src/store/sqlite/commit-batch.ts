@@ -9,19 +9,26 @@
 import type Sqlite from 'better-sqlite3';
 import { refersToTaskRow, type PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
-import { commitTiming, pushTaskUsageValues, TASK_USAGE_COLUMNS } from '../usage/task-usage-columns.js';
+import { commitTiming, pushTaskUsageValues } from '../usage/task-usage-columns.js';
 
 /** The statements a commit runs, by their number in plans (their SQL is compileStatements' in sqlite-store.ts). */
 export const COMMIT_STATEMENTS = ['insertTask', 'insertTaskWithUsage', 'updateTask', 'updateTaskWithLease', 'updateTaskUsage', 'upsertTiming', 'insertEvent', 'insertOutbox'] as const;
 const [INSERT_TASK, INSERT_TASK_WITH_USAGE, UPDATE_TASK, UPDATE_TASK_WITH_LEASE, UPDATE_TASK_USAGE, UPSERT_TIMING, INSERT_EVENT, INSERT_OUTBOX] = [0, 1, 2, 3, 4, 5, 6, 7] as const;
 
-/** Bind values of each statement a plan runs with a fixed count (insertTask's are its row's, before any usage columns). */
-const TASK_VALUES = 16;
-const UPDATE_TASK_WITH_LEASE_VALUES = 13;
-const UPDATE_TASK_VALUES = 10;
-const UPSERT_TIMING_VALUES = 5;
-const INSERT_EVENT_VALUES = 5;
-const INSERT_OUTBOX_VALUES = 6;
+/**
+ * Starts a statement run in `plan`: its number (as -1 - n, then the task id, when it must change a
+ * row) and a slot for its count of values; returns the slot. The values follow, pushed in place,
+ * and `closeRun` counts them: no count is written by hand beside a list it could drift from.
+ */
+function openRun(plan: unknown[], statement: number, conflict?: string): number {
+  if (conflict === undefined) plan.push(statement, 0);
+  else plan.push(-1 - statement, conflict, 0);
+  return plan.length - 1;
+}
+
+function closeRun(plan: unknown[], countAt: number): void {
+  plan[countAt] = plan.length - countAt - 1;
+}
 
 /**
  * One commit's statement runs appended to `plan` (encodeBatch's form), each run's values pushed in
@@ -36,10 +43,8 @@ function encodeCommit(plan: unknown[], p: PreparedCommit): void {
   const finalEvents = ev !== undefined && refersToTaskRow(ev.json) ? ev.json : null;
   if (p.expectedVersion === 0) {
     // Any conflict (the task id, or another task's (agent, owner, messageId)) inserts nothing.
+    const at = openRun(plan, usage ? INSERT_TASK_WITH_USAGE : INSERT_TASK, p.taskId);
     plan.push(
-      usage ? -1 - INSERT_TASK_WITH_USAGE : -1 - INSERT_TASK,
-      p.taskId,
-      usage ? TASK_VALUES + TASK_USAGE_COLUMNS.length : TASK_VALUES,
       p.taskId,
       p.agentId,
       p.owner,
@@ -58,39 +63,37 @@ function encodeCommit(plan: unknown[], p: PreparedCommit): void {
       finalEvents,
     );
     if (usage) pushTaskUsageValues(plan, usage, p.owner);
+    closeRun(plan, at);
   } else {
     // The optimistic version check: a stale expectedVersion updates nothing; with a lease, nor
     // does a writer that no longer holds it (the fence, ADR 0070).
-    if (lease)
-      plan.push(
-        -1 - UPDATE_TASK_WITH_LEASE,
-        p.taskId,
-        UPDATE_TASK_WITH_LEASE_VALUES,
-        p.contextId,
-        p.state,
-        p.statusTime,
-        p.seq,
-        p.expectedVersion + 1,
-        p.taskJson,
-        finalEvents,
-        lease.owner,
-        lease.expiresAt,
-        p.taskId,
-        p.agentId,
-        p.expectedVersion,
-        lease.owner,
-      );
-    else plan.push(-1 - UPDATE_TASK, p.taskId, UPDATE_TASK_VALUES, p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, p.taskId, p.agentId, p.expectedVersion);
+    const at = openRun(plan, lease ? UPDATE_TASK_WITH_LEASE : UPDATE_TASK, p.taskId);
+    if (lease) plan.push(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion, lease.owner);
+    else plan.push(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, p.taskId, p.agentId, p.expectedVersion);
+    closeRun(plan, at);
     if (usage) {
-      plan.push(UPDATE_TASK_USAGE, TASK_USAGE_COLUMNS.length + 1);
+      const usageAt = openRun(plan, UPDATE_TASK_USAGE);
       pushTaskUsageValues(plan, usage, p.owner);
       plan.push(p.taskId);
+      closeRun(plan, usageAt);
     }
   }
   const timing = usage && commitTiming(usage);
-  if (timing) plan.push(UPSERT_TIMING, UPSERT_TIMING_VALUES, p.taskId, timing.ttfbMs ?? null, timing.latencyMs ?? null, null, timing.bytesOut ?? null);
-  if (ev && finalEvents === null) plan.push(INSERT_EVENT, INSERT_EVENT_VALUES, p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
-  for (const o of p.outbox) plan.push(INSERT_OUTBOX, INSERT_OUTBOX_VALUES, p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt);
+  if (timing) {
+    const at = openRun(plan, UPSERT_TIMING);
+    plan.push(p.taskId, timing.ttfbMs ?? null, timing.latencyMs ?? null, null, timing.bytesOut ?? null);
+    closeRun(plan, at);
+  }
+  if (ev && finalEvents === null) {
+    const at = openRun(plan, INSERT_EVENT);
+    plan.push(p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
+    closeRun(plan, at);
+  }
+  for (const o of p.outbox) {
+    const at = openRun(plan, INSERT_OUTBOX);
+    plan.push(p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt);
+    closeRun(plan, at);
+  }
 }
 
 /** Prepares the commit statements on `db`, in their plan order. */
