@@ -149,6 +149,7 @@ const UNIT = [
   'test/store/group-commit-postgres.test.ts',
   'test/store/group-commit.test.ts',
   'test/store/postgres-planner-statistics.test.ts',
+  'test/store/postgres/connection-options.test.ts',
   'test/store/postgres.test.ts',
   'test/store/sqlite.test.ts',
   'test/store/task-counts-postgres.test.ts',

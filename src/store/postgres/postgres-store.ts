@@ -12,6 +12,7 @@ import type { AuditAppender } from '../sql-audit-store.js';
 import { SqlStore } from '../sql-store.js';
 import { postgresAuditAppender } from './postgres-audit-append.js';
 import type { StoredTask, TaskCommit } from '../store.js';
+import { connectionOptions } from './connection-options.js';
 import { MessageIdLookups } from './message-id-lookups.js';
 import { PlannerStatistics } from './planner-statistics.js';
 import { PostgresCommitter } from './postgres-commit.js';
@@ -104,10 +105,9 @@ export async function openPostgresStore(opts: PostgresStoreOptions): Promise<Pos
   const schema = opts.schema ?? 'public';
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid PostgreSQL schema name: ${schema}`);
   const pool = new pg.Pool({
-    connectionString: opts.connectionString,
+    ...connectionOptions(opts.connectionString, schema),
     max: opts.maxConnections ?? 10,
     connectionTimeoutMillis: opts.connectionTimeoutMs ?? 10_000,
-    options: `-c search_path=${schema}`,
     types: { getTypeParser: typeParser as pg.CustomTypesConfig['getTypeParser'] },
   });
   // A connection the server drops (restart, failover, idle timeout) is reported as an 'error' event
