@@ -31,7 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { createBenchKey } from './lib/api-key.mjs';
 import { runWrk, ensureWrk } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
-import { mainThreadCpuSeconds, processCpuSeconds } from './lib/proc.mjs';
+import { mainThreadCpuSeconds, processCpuSeconds, rssKb } from './lib/proc.mjs';
 import { freePort } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
 
@@ -163,6 +163,11 @@ async function loadAll(servers, durationS, runId, reverse = false) {
     errors: r.errorsTotal,
     mainUs: ((mainCpu(s.child.pid) - before[i].main) * 1e6) / r.requests,
     procUs: ((processCpu(s.child.pid) - before[i].proc) * 1e6) / r.requests,
+    // the generator's p99 and p50 (a variant of the young generation's size moves these) and the
+    // server's resident memory as the round ends (what a larger young generation costs)
+    p50: r.latencyMs.p50,
+    p99: r.latencyMs.p99,
+    rssMb: (rssKb(s.child.pid) ?? 0) / 1024,
   });
   if (!opts.sequential) {
     const runs = await Promise.all(servers.map(load));
@@ -193,19 +198,24 @@ try {
   for (let r = 1; r <= opts.rounds; r++) {
     const res = await loadAll(servers, opts.duration, `r${r}`, r % 2 === 0);
     rounds.push(res);
-    console.log(`round ${r}: ${servers.map((s, i) => `${s.label} ${res[i].rps.toFixed(0)} req/s, ${res[i].mainUs.toFixed(1)} µs main`).join(' | ')}`);
+    console.log(`round ${r}: ${servers.map((s, i) => `${s.label} ${res[i].rps.toFixed(0)} req/s, ${res[i].mainUs.toFixed(1)} µs main, p99 ${res[i].p99.toFixed(2)} ms, ${res[i].rssMb.toFixed(0)} MB`).join(' | ')}`);
     if (res.some((x) => x.errors > 0)) console.log(`  errors: ${servers.map((s, i) => `${s.label} ${res[i].errors}`).join(', ')}`);
   }
-  console.log(`\n${'server'.padEnd(14)}${'req/s'.padStart(8)}${'main µs'.padStart(8)}${'proc µs'.padStart(8)}   ratios against the baseline (medians of per-round ratios)`);
+  console.log(
+    `\n${'server'.padEnd(14)}${'req/s'.padStart(8)}${'main µs'.padStart(8)}${'proc µs'.padStart(8)}${'p50 ms'.padStart(8)}${'p99 ms'.padStart(8)}${'RSS MB'.padStart(8)}   ratios against the baseline (medians of per-round ratios)`,
+  );
   const results = servers.map((s, i) => {
     const rps = median(rounds.map((r) => r[i].rps));
     const mainUs = median(rounds.map((r) => r[i].mainUs));
     const procUs = median(rounds.map((r) => r[i].procUs));
+    const p50 = median(rounds.map((r) => r[i].p50));
+    const p99 = median(rounds.map((r) => r[i].p99));
+    const rssMb = median(rounds.map((r) => r[i].rssMb));
     const rpsRatio = median(rounds.map((r) => r[0].rps / r[i].rps));
     const cpuRatio = median(rounds.map((r) => r[0].mainUs / r[i].mainUs));
     const line = i === 0 ? '' : `   baseline/${s.label}: req/s ${rpsRatio.toFixed(3)}, main-thread CPU per request ${cpuRatio.toFixed(3)}`;
-    console.log(`${s.label.padEnd(14)}${fmt(rps)}${fmt(mainUs, 1)}${fmt(procUs, 1)}${line}`);
-    return { label: s.label, rps, mainUs, procUs, rpsRatio, cpuRatio };
+    console.log(`${s.label.padEnd(14)}${fmt(rps)}${fmt(mainUs, 1)}${fmt(procUs, 1)}${fmt(p50, 2)}${fmt(p99, 2)}${fmt(rssMb)}${line}`);
+    return { label: s.label, rps, mainUs, procUs, p50, p99, rssMb, rpsRatio, cpuRatio };
   });
   mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(path.join(ROOT, 'bench', 'results', `ab-${opts.workload}.json`), `${JSON.stringify({ when: new Date().toISOString(), opts, results, rounds }, null, 2)}\n`);

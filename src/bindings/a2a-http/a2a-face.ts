@@ -34,7 +34,8 @@ export interface A2AFaceDeps {
   servedElsewhere?: (req: IncomingMessage) => boolean;
 }
 
-type Reply = { status: number; headers: Record<string, string>; body?: string };
+/** `bodyBytes`: the body's UTF-8 length, when the binding counted it from the body's parts (resultReply) */
+type Reply = { status: number; headers: Record<string, string>; body?: string; bodyBytes?: number };
 
 const CARD_SUFFIX = '/.well-known/agent-card.json';
 /** what an A2A caller may ask a token for (issue 5: a2a:discover reads, a2a:publish writes) */
@@ -186,7 +187,8 @@ function errorFor(shape: Shape, req: IncomingMessage, err: A2AError, edge = fals
 function send(res: ServerResponse, r: Reply, requestId?: string): void {
   const body = r.body ?? '';
   // One array, in the order the headers went out when each was set: id, length, then the reply's.
-  const head: (string | number)[] = requestId === undefined ? ['Content-Length', Buffer.byteLength(body)] : ['X-Request-Id', requestId, 'Content-Length', Buffer.byteLength(body)];
+  const length = r.bodyBytes ?? Buffer.byteLength(body);
+  const head: (string | number)[] = requestId === undefined ? ['Content-Length', length] : ['X-Request-Id', requestId, 'Content-Length', length];
   const headers = r.headers;
   for (const name in headers) head.push(name, headers[name]!);
   res.writeHead(r.status, head);

@@ -15,7 +15,7 @@ import * as v from '../../protocol/a2a/validate.js';
 import { activateExtensions, headerValues, isV03Version, negotiateVersion, parseExtensions } from '../a2a-common/service-params.js';
 import { resolveAgent } from '../a2a-common/tenant.js';
 import { lastEventId, pipeSse, type SseOptions } from '../a2a-common/sse.js';
-import { errorReply, queryParam, resultBody, type Id, type JsonRpcReply } from './reply.js';
+import { errorReply, queryParam, resultReply, type Id, type JsonRpcReply } from './reply.js';
 import { handleLegacyCall } from '../a2a-legacy/jsonrpc.js';
 
 export { queryParam, type JsonRpcReply };
@@ -140,7 +140,7 @@ export class JsonRpcBinding {
         await pipeSse(req, res, it, first, new JsonRpcSse(this.o.keepAliveMs, id, method, log, beforeStream, extensions));
         return undefined;
       }
-      return { status: 200, headers, body: resultBody(id, await this.unary(ctx, method, params)) };
+      return resultReply(headers, id, await this.unary(ctx, method, params));
     } catch (err) {
       this.logInternal(err, method, log);
       return failure(headers, usage, id, err);

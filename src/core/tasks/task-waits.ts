@@ -3,12 +3,12 @@
  * SendStreamingMessage, and SubscribeToTask's stream with its lossless resume from the log.
  */
 import { A2AError } from '../../protocol/a2a/errors.js';
-import { isInterrupted, isTerminal, type SendMessageResponse, type Task } from '../../protocol/a2a/types.js';
+import { isInterrupted, isTerminal, type Message, type SendMessageResponse, type Task } from '../../protocol/a2a/types.js';
 import type { EventBus } from '../../bus/event-bus.js';
-import type { Store } from '../../store/store.js';
+import type { Store, TaskEventRecord } from '../../store/store.js';
 import type { CallContext } from '../a2a-handler.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
-import { NO_OBSERVER } from '../execution/run-observer.js';
+import { NO_OBSERVER, type RunObserver } from '../execution/run-observer.js';
 import type { LiveTasks } from '../task-state/live-tasks.js';
 import type { PreparedSend } from './prepared-send.js';
 import type { OpenStreams } from './open-streams.js';
@@ -35,80 +35,7 @@ export class TaskWaits {
    * with `returnImmediately`), with the task as `view` shows it, or the agent's direct message.
    */
   blocking(ctx: CallContext, prepared: PreparedSend, cfg: { returnImmediately?: boolean }, view: (t: Task) => SendMessageResponse): Promise<SendMessageResponse> {
-    return new Promise<SendMessageResponse>((resolve, reject) => {
-      let settled = false;
-      let unsubscribe: () => void = () => {};
-      const finish = (r: SendMessageResponse | Error) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        unsubscribe();
-        if (r instanceof Error) reject(r);
-        else resolve(r);
-      };
-      const current = () => {
-        const l = this.d.live.get(prepared.taskId);
-        return l ? view(l.task) : undefined;
-      };
-      const timer = setTimeout(() => {
-        // A blocking send never hangs forever: past the limit the caller gets the task as it stands
-        // and can poll or subscribe.
-        const c = current();
-        if (c) return finish(c);
-        this.d.store.getTask(ctx.agentId, prepared.taskId).then(
-          (s) => finish(s ? view(s.task) : new A2AError('Timeout', 'The agent did not respond in time')),
-          () => finish(new A2AError('Timeout', 'The agent did not respond in time')),
-        );
-      }, this.d.limits.blockingSendTimeoutMs);
-      timer.unref?.();
-
-      const fromStore = () =>
-        this.d.store.getTask(ctx.agentId, prepared.taskId).then(
-          (st) => st && finish(view(st.task)),
-          () => {},
-        );
-      unsubscribe = this.d.bus.subscribe(
-        prepared.taskId,
-        (rec) => {
-          if (rec.seq <= prepared.startSeq) return;
-          const s = stateOf(rec.event);
-          if (cfg.returnImmediately && 'task' in rec.event) return finish(current() ?? view(rec.event.task));
-          if (s && (isTerminal(s) || isInterrupted(s))) {
-            // A local working copy is still present here (eviction follows the publish). Without
-            // one — the task runs on another replica, or one canceled it — the store has the answer;
-            // with neither, the run's end answers instead.
-            const l = this.d.live.get(prepared.taskId);
-            // The committed copy when nothing was applied since: the same task, and the store's text of it is the answer's (ADR 0049).
-            if (l && l.seq >= rec.seq) finish(view(l.durable !== undefined && l.durableSeq === l.seq ? l.durable : l.task));
-            else if (prepared.remote || this.d.cluster) void fromStore();
-          }
-        },
-        // A new task is created here: its events reach local subscribers synchronously, so no
-        // catch-up read from the log is needed (it would cost one per request).
-        prepared.existing ? { afterSeq: prepared.startSeq } : {},
-      );
-
-      if (prepared.remote && cfg.returnImmediately) {
-        prepared.start(NO_OBSERVER);
-        return void fromStore();
-      }
-      prepared.start(
-        {
-          onDuplicate: (t) => finish(view(t)),
-          onMessage: (m) => finish({ message: m }),
-          onCommitted: () => {
-            if (cfg.returnImmediately) {
-              const c = current();
-              if (c) finish(c);
-            }
-          },
-          // The run is over and its last commit is durable: whatever state the task is in now is the
-          // answer (a continuation can end without a new event, leaving the task interrupted).
-          onEnd: (err, task) => finish(err ?? (task ? view(task) : new A2AError('InvalidAgentResponse'))),
-        },
-        { createTaskNow: cfg.returnImmediately === true },
-      );
-    });
+    return new Promise<SendMessageResponse>((resolve, reject) => new BlockingSend(this.d, ctx, prepared, cfg, view, resolve, reject).begin());
   }
 
   /** Starts a prepared message and streams the task's events until it ends or needs input. */
@@ -156,5 +83,131 @@ export class TaskWaits {
     // skip those events when they are published (the resume that lost tick-2).
     if (stream.seenSeq === lastEventId && snapshot.seq === lastEventId) stream.open(snapshot.task, snapshot.seq);
     return stream;
+  }
+}
+
+/** The "no answer yet" timer of a blocking send: a module function given its wait, not a closure made per request. */
+function blockingSendTimedOut(wait: BlockingSend): void {
+  wait.timedOut();
+}
+
+const ANSWER_TIMEOUT = 'The agent did not respond in time';
+
+/**
+ * One blocking send's wait for its answer: the task once terminal or interrupted (or at once with
+ * `returnImmediately`) as `view` shows it, or the agent's direct message. The run's observer itself:
+ * one object with its state in fields, where the wait was eleven closures and their shared scope
+ * a request (issue 26: a blocking echo's young-generation bytes).
+ */
+class BlockingSend implements RunObserver {
+  private settled = false;
+  private unsubscribe: (() => void) | undefined = undefined;
+  private readonly timer: ReturnType<typeof setTimeout>;
+
+  constructor(
+    private readonly d: TaskWaitsDeps,
+    private readonly ctx: CallContext,
+    private readonly prepared: PreparedSend,
+    private readonly cfg: { returnImmediately?: boolean },
+    private readonly view: (t: Task) => SendMessageResponse,
+    private readonly resolve: (r: SendMessageResponse) => void,
+    private readonly reject: (e: Error) => void,
+  ) {
+    // A blocking send never hangs forever: past the limit the caller gets the task as it stands
+    // and can poll or subscribe.
+    this.timer = setTimeout(blockingSendTimedOut, d.limits.blockingSendTimeoutMs, this);
+    this.timer.unref?.();
+  }
+
+  begin(): void {
+    const prepared = this.prepared;
+    const unsubscribe = this.d.bus.subscribe(
+      prepared.taskId,
+      (rec) => this.onRecord(rec),
+      // A new task is created here: its events reach local subscribers synchronously, so no
+      // catch-up read from the log is needed (it would cost one per request).
+      prepared.existing ? { afterSeq: prepared.startSeq } : {},
+    );
+    // answered while subscribing (a bus that replays at once): nothing more to hear
+    if (this.settled) unsubscribe();
+    else this.unsubscribe = unsubscribe;
+    if (prepared.remote && this.cfg.returnImmediately) {
+      prepared.start(NO_OBSERVER);
+      void this.fromStore();
+      return;
+    }
+    prepared.start(this, { createTaskNow: this.cfg.returnImmediately === true });
+  }
+
+  private onRecord(rec: TaskEventRecord): void {
+    if (rec.seq <= this.prepared.startSeq) return;
+    const s = stateOf(rec.event);
+    if (this.cfg.returnImmediately && 'task' in rec.event) {
+      this.finish(this.current() ?? this.view(rec.event.task));
+      return;
+    }
+    if (s && (isTerminal(s) || isInterrupted(s))) {
+      // A local working copy is still present here (eviction follows the publish). Without
+      // one — the task runs on another replica, or one canceled it — the store has the answer;
+      // with neither, the run's end answers instead.
+      const l = this.d.live.get(this.prepared.taskId);
+      // The committed copy when nothing was applied since: the same task, and the store's text of it is the answer's (ADR 0049).
+      if (l && l.seq >= rec.seq) this.finish(this.view(l.durable !== undefined && l.durableSeq === l.seq ? l.durable : l.task));
+      else if (this.prepared.remote || this.d.cluster) void this.fromStore();
+    }
+  }
+
+  onDuplicate(t: Task): void {
+    this.finish(this.view(t));
+  }
+
+  onMessage(m: Message): void {
+    this.finish({ message: m });
+  }
+
+  onCommitted(): void {
+    if (this.cfg.returnImmediately) {
+      const c = this.current();
+      if (c) this.finish(c);
+    }
+  }
+
+  /** The run is over and its last commit is durable: whatever state the task is in now is the
+   * answer (a continuation can end without a new event, leaving the task interrupted). */
+  onEnd(err?: Error, task?: Task): void {
+    this.finish(err ?? (task ? this.view(task) : new A2AError('InvalidAgentResponse')));
+  }
+
+  timedOut(): void {
+    const c = this.current();
+    if (c) {
+      this.finish(c);
+      return;
+    }
+    this.d.store.getTask(this.ctx.agentId, this.prepared.taskId).then(
+      (s) => this.finish(s ? this.view(s.task) : new A2AError('Timeout', ANSWER_TIMEOUT)),
+      () => this.finish(new A2AError('Timeout', ANSWER_TIMEOUT)),
+    );
+  }
+
+  private current(): SendMessageResponse | undefined {
+    const l = this.d.live.get(this.prepared.taskId);
+    return l ? this.view(l.task) : undefined;
+  }
+
+  private fromStore(): Promise<unknown> {
+    return this.d.store.getTask(this.ctx.agentId, this.prepared.taskId).then(
+      (st) => st && this.finish(this.view(st.task)),
+      () => {},
+    );
+  }
+
+  private finish(r: SendMessageResponse | Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.unsubscribe?.();
+    if (r instanceof Error) this.reject(r);
+    else this.resolve(r);
   }
 }

@@ -68,12 +68,24 @@ export function hasWrittenJson(value: object): boolean {
 export function resultJson(result: object): string {
   const own = WrittenText.of(result);
   if (own !== undefined) return own;
+  const task = taskTextOf(result);
+  return task === undefined ? JSON.stringify(result) : `{"task":${task}}`;
+}
+
+/**
+ * The written task's text of a result `resultJson` answers as `{"task":…}` around it, else
+ * undefined: a caller that counts the answer's bytes counts them on this flat text instead of on
+ * the joined one (counting a joined string copies it whole first: ~0.5 KB a blocking send).
+ */
+export function writtenTaskText(result: object): string | undefined {
+  return WrittenText.of(result) === undefined ? taskTextOf(result) : undefined;
+}
+
+function taskTextOf(result: object): string | undefined {
   const task = (result as { task?: unknown }).task;
-  if (typeof task === 'object' && task !== null) {
-    const text = WrittenText.of(task);
-    if (text !== undefined && hasOnlyTask(result)) return `{"task":${text}}`;
-  }
-  return JSON.stringify(result);
+  if (typeof task !== 'object' || task === null) return undefined;
+  const text = WrittenText.of(task);
+  return text !== undefined && hasOnlyTask(result) ? text : undefined;
 }
 
 function hasOnlyTask(o: object): boolean {

@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+// Where a request's young-generation allocation comes from (issue 26, the p99 at 8 connections:
+// each scavenge lands in some requests, and scavenges follow bytes allocated a request):
+// `npm run build`, then `node bench/alloc-sites.js [options]`.
+//
+// Starts a built tree's `agentport serve` (durable SQLite, blocking echo) with V8's sampling heap
+// profiler (bench/lib/alloc-preload.cjs: freed objects kept in the samples), warms it up, records
+// the measured seconds only and prints the estimated bytes a request allocated on the V8 heap by
+// allocating function (self), by file, and by function with its callees (inclusive). Buffers'
+// backing stores (outside the V8 heap) are not in it; bench/gc-survivors.js counts the heap's whole.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { runAutocannon, runWrk, ensureWrk } from './lib/load.mjs';
+import { WORKLOADS } from './lib/workloads.mjs';
+import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
+import { freePort, sleep } from './lib/net.mjs';
+import { parseCommandLine, value } from './lib/options.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const HELP = `Usage: node bench/alloc-sites.js [--tree DIR] [--duration S] [--warmup S] [--connections N] [--top N]
+                              [--interval BYTES] [--out FILE]
+  --tree DIR      built tree to run (default: this one)
+  --interval B    mean bytes between samples (default 256: finer than V8's 512 KiB, slower)
+  --out FILE      also keep the .heapprofile (open it in Chrome DevTools' Memory tab)`;
+const o = { tree: ROOT, duration: 6, warmup: 3, connections: 8, top: 30, interval: 256, out: '' };
+parseCommandLine(HELP, {
+  '--tree': value((v) => (o.tree = path.resolve(v))),
+  '--duration': value((v) => (o.duration = Number(v))),
+  '--warmup': value((v) => (o.warmup = Number(v))),
+  '--connections': value((v) => (o.connections = Number(v))),
+  '--top': value((v) => (o.top = Number(v))),
+  '--interval': value((v) => (o.interval = Number(v))),
+  '--out': value((v) => (o.out = path.resolve(v))),
+});
+if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
+  console.error(`${o.tree}/dist is missing: build it first`);
+  process.exit(2);
+}
+
+const w = WORKLOADS.a2a;
+const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-alloc-'));
+const profileFile = path.join(work, 'server.heapprofile');
+const port = await freePort();
+const args = ['--require', path.join(ROOT, 'bench', 'lib', 'alloc-preload.cjs'), ...serveArgs({ entry: path.join(o.tree, 'bin', 'agentport.js'), port, dataDir: work })];
+const url = `http://127.0.0.1:${port}${w.path}`;
+const env = { AGENTPORT_ALLOC_OUT: profileFile, AGENTPORT_ALLOC_INTERVAL: String(o.interval) };
+const { server, stop } = await startBenchServer({ args, cwd: o.tree, env, url, headers: w.headers, workload: w });
+const gen = ensureWrk() ? runWrk : runAutocannon;
+const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });
+if (o.warmup > 0) await load(o.warmup, 'warmup');
+server.kill('SIGUSR2');
+await sleep(200);
+const measured = await load(o.duration, 'measured');
+server.kill('SIGUSR2');
+for (let i = 0; !existsSync(profileFile); i++) {
+  if (i > 100) throw new Error('the server wrote no allocation profile');
+  await sleep(100);
+}
+await sleep(300);
+stop();
+const profile = JSON.parse(readFileSync(profileFile, 'utf8'));
+if (o.out) writeFileSync(o.out, JSON.stringify(profile));
+rmSync(work, { recursive: true, force: true });
+
+const n = measured.requests;
+const shortUrl = (u) =>
+  u
+    .replace(/^file:\/\//, '')
+    .replace(`${o.tree}/`, '')
+    .replace(/.*node_modules\//, 'node_modules/');
+const site = (cf) => `${cf.functionName || '(anonymous)'} ${cf.url ? `${shortUrl(cf.url)}:${cf.lineNumber + 1}` : ''}`.trim();
+const self = new Map();
+const byFile = new Map();
+const inclusive = new Map();
+let total = 0;
+/** Walks the tree; `onStack` keeps a recursive function's bytes from counting twice inclusively. */
+function walk(node, onStack) {
+  const key = site(node.callFrame);
+  const file = node.callFrame.url ? shortUrl(node.callFrame.url) : `(${node.callFrame.functionName || 'vm'})`;
+  self.set(key, (self.get(key) ?? 0) + node.selfSize);
+  byFile.set(file, (byFile.get(file) ?? 0) + node.selfSize);
+  total += node.selfSize;
+  let sub = node.selfSize;
+  const fresh = !onStack.has(key);
+  if (fresh) onStack.add(key);
+  for (const c of node.children) sub += walk(c, onStack);
+  if (fresh) {
+    inclusive.set(key, (inclusive.get(key) ?? 0) + sub);
+    onStack.delete(key);
+  }
+  return sub;
+}
+walk(profile.head, new Set());
+const perReq = (b) =>
+  `${Math.round(b / n)
+    .toString()
+    .padStart(6)} B/req`;
+const top = (m) => [...m.entries()].sort((a, b) => b[1] - a[1]).slice(0, o.top);
+console.log(`${n} requests, ${Math.round(measured.rps)} req/s under the sampler (${o.connections} connections, load ${os.loadavg()[0].toFixed(2)})`);
+console.log(`sampled V8-heap allocation: ${perReq(total)}\n\nby allocating function (self)`);
+for (const [k, b] of top(self)) console.log(`  ${perReq(b)}  ${k}`);
+console.log('\nby file (self)');
+for (const [k, b] of top(byFile)) console.log(`  ${perReq(b)}  ${k}`);
+console.log('\nby function with its callees (inclusive)');
+for (const [k, b] of top(inclusive)) console.log(`  ${perReq(b)}  ${k}`);
