@@ -5,9 +5,9 @@
  * cloning costs per value, so a batch is one string (every string of every span, one after the
  * other) and one transferred Float64Array (every number, and the length of each string in
  * `text`), docs/benchmarks.md, *Tracing cost, round 5* — posted in parts of a few dozen spans as
- * they end and gathered again by batch number (`EarlierParts`, trace17); everything that costs per attribute —
- * last-write-wins, the count limits, the time conversion — is done here, on the thread, not on
- * the loop.
+ * they end and gathered again by batch number (`EarlierParts`, trace17); everything that costs
+ * per attribute — last-write-wins, the count limits, the time conversion — is done here, on the
+ * thread, not on the loop.
  *
  * Layout per span (a string is its length in `numbers`, its characters next in `text`): name,
  * kind, traceId, spanId, traceFlags, traceState ('' for none), parent span id ('' for a root),
