@@ -13,8 +13,8 @@ import { resourceFromAttributes, type Resource } from '@opentelemetry/resources'
 import { AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, ParentBasedSampler, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InLoopSpanExporter } from '../../src/observability/tracing/in-loop-span-exporter.js';
-import { spanLimitsFrom, type PackedSpans } from '../../src/observability/tracing/packed-spans.js';
-import { SpanBatches } from '../../src/observability/tracing/span-batches.js';
+import { spanLimitsFrom, type PackedPart, type PackedSpans } from '../../src/observability/tracing/packed-spans.js';
+import { SpanBatches, type PackedSpanExporter } from '../../src/observability/tracing/span-batches.js';
 import { RecordedSpan } from '../../src/observability/tracing/recorded-span.js';
 import { SpanRecorder, type KnownDecisions } from '../../src/observability/tracing/span-recorder.js';
 
@@ -66,25 +66,35 @@ function sdkSpans(): ReadableSpan[] {
   return memory.getFinishedSpans();
 }
 
-async function recordedSpans(known: KnownDecisions = { underOwnSpans: true, roots: true }): Promise<{ spans: ReadableSpan[]; batches: PackedSpans[] }> {
+async function recordedSpans(known: KnownDecisions = { underOwnSpans: true, roots: true }, partSpans?: number): Promise<{ spans: ReadableSpan[]; batches: PackedSpans[]; parts: PackedPart[] }> {
   const memory = new InMemorySpanExporter();
+  const { exporter, batches, parts } = clonedInLoop(memory);
+  const scopes: InstrumentationScope[] = [];
+  const sink = new SpanBatches(exporter, scopes, { maxQueueSize: 8192, maxExportBatchSize: 1024, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, partSpans, onError: () => {} });
+  // by default as start-tracing installs it for this sampler: a child of a recorded span and a root are sampled without asking it
+  record(new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, scopes, known));
+  await sink.forceFlush();
+  return { spans: memory.getFinishedSpans(), batches, parts };
+}
+
+/** The in-loop exporter behind what postMessage does to parts and batches on the way to the thread, keeping what was handed over. */
+function clonedInLoop(memory: InMemorySpanExporter): { exporter: PackedSpanExporter; batches: PackedSpans[]; parts: PackedPart[] } {
   const inLoop = new InLoopSpanExporter(memory, resource as Resource, (s) => new TraceState(s), spanLimitsFrom({}));
   const batches: PackedSpans[] = [];
-  const exporter = {
-    // what postMessage does to a batch on the way to the thread
-    export: (b: PackedSpans, done: Parameters<InLoopSpanExporter['export']>[1]) => {
+  const parts: PackedPart[] = [];
+  const exporter: PackedSpanExporter = {
+    part: (batch, p) => {
+      parts.push(p);
+      inLoop.part(batch, structuredClone(p));
+    },
+    export: (batch, b, done) => {
       batches.push(b);
-      inLoop.export(structuredClone(b), done);
+      inLoop.export(batch, structuredClone(b), done);
     },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),
   };
-  const scopes: InstrumentationScope[] = [];
-  const sink = new SpanBatches(exporter, scopes, { maxQueueSize: 8192, maxExportBatchSize: 1024, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, onError: () => {} });
-  // by default as start-tracing installs it for this sampler: a child of a recorded span and a root are sampled without asking it
-  record(new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, scopes, known));
-  await sink.forceFlush();
-  return { spans: memory.getFinishedSpans(), batches };
+  return { exporter, batches, parts };
 }
 
 type Json = Record<string, unknown>;
@@ -123,13 +133,17 @@ describe('recorded spans', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it.each([
-    ['children of recorded spans and roots sampled without asking the sampler', { underOwnSpans: true, roots: true }],
-    ['every span asking the sampler', {}],
-  ])('reach the OTLP exporter as the SDK tracer would have made them, bar ids and clock readings (%s)', async (_, known: KnownDecisions) => {
+    ['children of recorded spans and roots sampled without asking the sampler', { underOwnSpans: true, roots: true }, undefined],
+    ['every span asking the sampler', {}, undefined],
+    ['the batch posted in parts of one span', { underOwnSpans: true, roots: true }, 1],
+    ['the batch posted in parts of three spans', { underOwnSpans: true, roots: true }, 3],
+  ])('reach the OTLP exporter as the SDK tracer would have made them, bar ids and clock readings (%s)', async (_, known: KnownDecisions, partSpans: number | undefined) => {
     vi.spyOn(diag, 'warn').mockImplementation(() => {});
     const expected = sdkSpans();
-    const { spans } = await recordedSpans(known);
+    const { spans, parts } = await recordedSpans(known, partSpans);
     expect(spans).toHaveLength(4);
+    // four spans: a part at each `partSpans`-th (none with the default of 64)
+    expect(parts).toHaveLength(partSpans === undefined ? 0 : Math.floor(4 / partSpans));
     const ours = normalized(otlp(spans));
     const theirs = normalized(otlp(expected));
     expect(ours.json).toEqual(theirs.json);
@@ -157,6 +171,35 @@ describe('recorded spans', () => {
       ['a', 'b'],
       [0.5, 1.5],
     ]);
+  });
+
+  it.each([
+    [16, 100],
+    [7, 100],
+    [64, 1024],
+  ])('posted in parts of %i spans, reach the exporter in whole batches of at most %i, every span once and in the order ended', async (partSpans, maxExportBatchSize) => {
+    const memory = new InMemorySpanExporter();
+    const { exporter, parts } = clonedInLoop(memory);
+    const exported: number[] = [];
+    const counting: PackedSpanExporter = {
+      ...exporter,
+      export: (batch, last, done) => exporter.export(batch, last, (r) => (exported.push(memory.getFinishedSpans().length), done(r))),
+    };
+    const scopes: InstrumentationScope[] = [];
+    const sink = new SpanBatches(counting, scopes, { maxQueueSize: 8192, maxExportBatchSize, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, partSpans, onError: () => {} });
+    const tracer = new SpanRecorder(new AlwaysOnSampler(), sink, scopes).getTracer('agentport');
+    const total = 250;
+    for (let i = 0; i < total; i++) tracer.startSpan(`span-${i}`, { attributes: { i, tags: [`t${i}`] } }, ROOT_CONTEXT).end();
+    await sink.forceFlush();
+    const spans = memory.getFinishedSpans();
+    expect(spans.map((s) => s.name)).toEqual(Array.from({ length: total }, (_, i) => `span-${i}`));
+    expect(spans.map((s) => s.attributes)).toEqual(Array.from({ length: total }, (_, i) => ({ i, tags: [`t${i}`] })));
+    // spans exported after each batch: full batches, then the rest at the flush
+    const sizes = Array.from({ length: Math.ceil(total / maxExportBatchSize) }, (_, k) => Math.min(total, (k + 1) * maxExportBatchSize));
+    expect(exported).toEqual(sizes);
+    // the parts went ahead of their batches: every `partSpans` spans of a batch but its last span
+    const perBatch = sizes.map((end, k) => end - (k === 0 ? 0 : sizes[k - 1]!));
+    expect(parts).toHaveLength(perBatch.reduce((n, size) => n + Math.floor((size - (size === maxExportBatchSize ? 1 : 0)) / partSpans), 0));
   });
 
   it('under a parent the sampler dropped, are not recorded though roots are known to be sampled', () => {
@@ -196,7 +239,7 @@ describe('recorded spans', () => {
 
 /** Batches that are never exported (a minute's delay, an exporter that drops): for tests that read spans, not exports. */
 function discardingBatches(): SpanBatches {
-  return new SpanBatches({ export: () => {}, forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() }, [], {
+  return new SpanBatches({ part: () => {}, export: () => {}, forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() }, [], {
     maxQueueSize: 8,
     maxExportBatchSize: 8,
     scheduledDelayMillis: 60_000,

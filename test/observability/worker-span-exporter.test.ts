@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuilt } from '../support/fresh-build.js';
 import { spanLimitsFrom, type PackedSpans } from '../../src/observability/tracing/packed-spans.js';
-import { SpanBatches } from '../../src/observability/tracing/span-batches.js';
+import { SpanBatches, type PackedSpanExporter } from '../../src/observability/tracing/span-batches.js';
 import { SpanRecorder } from '../../src/observability/tracing/span-recorder.js';
 import { WorkerSpanExporter } from '../../src/observability/tracing/worker-span-exporter.js';
 import { startOtlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
@@ -24,7 +24,7 @@ requireBuilt('dist/observability/tracing/span-export-worker.js');
 async function finishedSpans(): Promise<{ batch: PackedSpans; parentId: string }> {
   let batch: PackedSpans | undefined;
   const scopes: InstrumentationScope[] = [];
-  const capture = { export: (b: PackedSpans, done: (r: { code: number }) => void) => ((batch = b), done({ code: 0 })), forceFlush: async () => {}, shutdown: async () => {} };
+  const capture: PackedSpanExporter = { part: () => {}, export: (_, b, done) => ((batch = b), done({ code: 0 })), forceFlush: async () => {}, shutdown: async () => {} };
   const sink = new SpanBatches(capture, scopes, { maxQueueSize: 100, maxExportBatchSize: 100, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, onError: () => {} });
   const tracer = new SpanRecorder(new AlwaysOnSampler(), sink, scopes).getTracer('agentport');
   const parent = tracer.startSpan('SendMessage', { kind: SpanKind.SERVER }, ROOT_CONTEXT);
@@ -35,7 +35,8 @@ async function finishedSpans(): Promise<{ batch: PackedSpans; parentId: string }
 }
 
 const limits = spanLimitsFrom({});
-const exportOnce = (e: WorkerSpanExporter, spans: PackedSpans) => new Promise<{ code: number; error?: Error }>((resolve) => e.export(spans, resolve));
+let batchNumber = 0;
+const exportOnce = (e: WorkerSpanExporter, spans: PackedSpans) => new Promise<{ code: number; error?: Error }>((resolve) => e.export(++batchNumber, spans, resolve));
 
 describe('the span export thread', () => {
   let otlp: OtlpReceiver;
@@ -58,6 +59,21 @@ describe('the span export thread', () => {
     expect(commit.attributes['agentport.commit.events']).toBe(2);
     // after shutdown the thread is gone: an export fails at once
     expect((await exportOnce(exporter!, spans)).code).toBe(1);
+  });
+
+  it('exports a batch posted in parts whole, every span once and in the order ended', async () => {
+    const exporter = WorkerSpanExporter.start({ url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-parts' }, limits }, diag)!;
+    const scopes: InstrumentationScope[] = [];
+    const failures: Error[] = [];
+    const sink = new SpanBatches(exporter, scopes, { maxQueueSize: 1000, maxExportBatchSize: 100, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, partSpans: 16, onError: (e) => failures.push(e) });
+    const tracer = new SpanRecorder(new AlwaysOnSampler(), sink, scopes).getTracer('agentport');
+    const total = 230;
+    for (let i = 0; i < total; i++) tracer.startSpan(`span-${i}`, { attributes: { i } }, ROOT_CONTEXT).end();
+    await sink.shutdown();
+    expect(failures).toEqual([]);
+    const received = otlp.spans.filter((s) => s.instance === 'replica-parts');
+    expect(received.map((s) => s.name)).toEqual(Array.from({ length: total }, (_, i) => `span-${i}`));
+    expect(received.map((s) => s.attributes.i)).toEqual(Array.from({ length: total }, (_, i) => i));
   });
 
   it('fails the batch with the cause when the collector refuses it', async () => {

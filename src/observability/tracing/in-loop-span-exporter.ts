@@ -5,10 +5,12 @@
 import type { ExportResult } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { unpackSpans, type PackedSpans, type SpanLimits, type TraceStateParser } from './packed-spans.js';
+import { EarlierParts, unpackSpans, type PackedPart, type PackedSpans, type SpanLimits, type TraceStateParser } from './packed-spans.js';
 import type { PackedSpanExporter } from './span-batches.js';
 
 export class InLoopSpanExporter implements PackedSpanExporter {
+  readonly #parts = new EarlierParts();
+
   constructor(
     private readonly exporter: SpanExporter,
     private readonly resource: Resource,
@@ -16,8 +18,12 @@ export class InLoopSpanExporter implements PackedSpanExporter {
     private readonly limits: SpanLimits,
   ) {}
 
-  export(batch: PackedSpans, done: (result: ExportResult) => void): void {
-    this.exporter.export(unpackSpans(batch, this.resource, this.parse, this.limits), done);
+  part(batch: number, spans: PackedPart): void {
+    this.#parts.add(batch, spans);
+  }
+
+  export(batch: number, last: PackedSpans, done: (result: ExportResult) => void): void {
+    this.exporter.export(unpackSpans(last, this.resource, this.parse, this.limits, this.#parts.take(batch)), done);
   }
 
   forceFlush(): Promise<void> {

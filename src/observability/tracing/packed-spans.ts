@@ -4,9 +4,10 @@
  * the thread turns into the ReadableSpans the OpenTelemetry OTLP exporter reads. Structured
  * cloning costs per value, so a batch is one string (every string of every span, one after the
  * other) and one transferred Float64Array (every number, and the length of each string in
- * `text`), docs/benchmarks.md, *Tracing cost, round 5*; everything that costs per attribute —
- * last-write-wins, the count limits, the time conversion — is done here, on the thread, not on
- * the loop.
+ * `text`), docs/benchmarks.md, *Tracing cost, round 5* — posted in parts of a few dozen spans as
+ * they end and gathered again by batch number (`EarlierParts`, trace17); everything that costs
+ * per attribute — last-write-wins, the count limits, the time conversion — is done here, on the
+ * thread, not on the loop.
  *
  * Layout per span (a string is its length in `numbers`, its characters next in `text`): name,
  * kind, traceId, spanId, traceFlags, traceState ('' for none), parent span id ('' for a root),
@@ -23,13 +24,18 @@ import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { VALUE_FALSE, VALUE_NUMBER, VALUE_TRUE } from './packed-spans-writer.js';
 
-export interface PackedSpans {
-  /** every string of the batch, one after the other */
+/** A run of ended spans: a whole batch, or one of the parts a batch is posted in (span-batches.ts). */
+export interface PackedPart {
+  /** every string of the run, one after the other */
   text: string;
-  /** the numbers of the batch, strings' lengths and value tags among them (its buffer is transferred) */
+  /** the numbers of the run, strings' lengths and value tags among them (its buffer is transferred) */
   numbers: Float64Array<ArrayBuffer>;
   /** attribute values that are arrays, in order */
   others: AttributeValue[];
+}
+
+/** A batch's last run of spans, with what the batch's earlier parts are read with too. */
+export interface PackedSpans extends PackedPart {
   scopes: InstrumentationScope[];
   /** wall-clock milliseconds (epoch) at the recording thread's `performance.now()` zero */
   origin: number;
@@ -86,13 +92,13 @@ export function isAttributeValue(v: unknown): v is AttributeValue {
   return true;
 }
 
-/** Reads a packed batch in order. */
+/** Reads a packed run of spans in order. */
 class Reader {
   i = 0;
   #at = 0;
   #other = 0;
   constructor(
-    private readonly p: PackedSpans,
+    private readonly p: PackedPart,
     private readonly limits: SpanLimits,
   ) {}
   get more(): boolean {
@@ -183,10 +189,16 @@ function duration(start: HrTime, end: HrTime): HrTime {
   return [s, ns];
 }
 
-export function unpackSpans(p: PackedSpans, resource: Resource, parse: TraceStateParser, limits: SpanLimits): ReadableSpan[] {
-  const r = new Reader(p, limits);
+/** A batch's spans: those of its `earlier` parts, in order, then its own (`p`, whose scopes and origin serve all). */
+export function unpackSpans(p: PackedSpans, resource: Resource, parse: TraceStateParser, limits: SpanLimits, earlier: readonly PackedPart[] = []): ReadableSpan[] {
   const out: ReadableSpan[] = [];
   const origin = millisToHr(p.origin);
+  for (const part of earlier) unpackPart(new Reader(part, limits), p.scopes, origin, resource, parse, limits, out);
+  unpackPart(new Reader(p, limits), p.scopes, origin, resource, parse, limits, out);
+  return out;
+}
+
+function unpackPart(r: Reader, scopes: readonly InstrumentationScope[], origin: HrTime, resource: Resource, parse: TraceStateParser, limits: SpanLimits, out: ReadableSpan[]): void {
   while (r.more) {
     const name = r.str();
     const kind = r.num() as SpanKind;
@@ -196,7 +208,7 @@ export function unpackSpans(p: PackedSpans, resource: Resource, parse: TraceStat
     const own = context(traceId, spanId, traceFlags, r.str(), undefined, parse);
     const parentId = r.str();
     const parentRemote = r.num() === 1;
-    const scope = p.scopes[r.num()]!;
+    const scope = scopes[r.num()]!;
     const startTime = hrTime(origin, r.num());
     let endTime = hrTime(origin, r.num());
     let took = duration(startTime, endTime);
@@ -255,5 +267,28 @@ export function unpackSpans(p: PackedSpans, resource: Resource, parse: TraceStat
       droppedLinksCount,
     });
   }
-  return out;
+}
+
+/**
+ * The parts of batches not yet exported, by batch number: span-batches.ts posts a batch's spans in
+ * parts as they end, so the event loop does not keep a whole batch's strings alive (and copy them
+ * at every young-generation collection) until the batch goes; the exporter keeps the parts here
+ * until the batch's own `export`, which takes them.
+ */
+export class EarlierParts {
+  readonly #byBatch = new Map<number, PackedPart[]>();
+
+  add(batch: number, part: PackedPart): void {
+    const parts = this.#byBatch.get(batch);
+    if (parts) parts.push(part);
+    else this.#byBatch.set(batch, [part]);
+  }
+
+  /** The batch's parts in the order added (none when it was posted whole), forgotten here. */
+  take(batch: number): PackedPart[] {
+    const parts = this.#byBatch.get(batch);
+    if (!parts) return [];
+    this.#byBatch.delete(batch);
+    return parts;
+  }
 }

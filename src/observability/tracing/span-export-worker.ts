@@ -10,7 +10,7 @@ import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { TraceState } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { unpackSpans } from './packed-spans.js';
+import { EarlierParts, unpackSpans } from './packed-spans.js';
 import type { ExportThreadData, ToExportThread, FromExportThread } from './worker-span-exporter.js';
 
 const data = workerData as ExportThreadData;
@@ -18,6 +18,7 @@ const port = parentPort!;
 const exporter = new OTLPTraceExporter({ url: data.url, headers: data.headers });
 const resource = resourceFromAttributes(data.resourceAttributes);
 const parseTraceState = (s: string) => new TraceState(s);
+const parts = new EarlierParts();
 
 const reply = (m: FromExportThread) => port.postMessage(m);
 const text = (a: unknown) => (a instanceof Error ? a.message : typeof a === 'string' ? a : JSON.stringify(a));
@@ -29,8 +30,9 @@ const quiet = () => {};
 diag.setLogger({ error: forward('error'), warn: forward('warn'), info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
 
 port.on('message', (m: ToExportThread) => {
-  if (m.op === 'export') {
-    const spans = unpackSpans(m.spans, resource, parseTraceState, data.limits);
+  if (m.op === 'part') parts.add(m.batch, m.spans);
+  else if (m.op === 'export') {
+    const spans = unpackSpans(m.spans, resource, parseTraceState, data.limits, parts.take(m.batch));
     exporter.export(spans, (result) => reply({ id: m.id, code: result.code, ...(result.error ? { error: { name: result.error.name, message: result.error.message } } : {}) }));
   } else if (m.op === 'flush') {
     exporter.forceFlush().then(

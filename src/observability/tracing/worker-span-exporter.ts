@@ -12,7 +12,7 @@
 import { Worker } from 'node:worker_threads';
 import type { DiagLogger } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
-import type { PackedSpans, SpanLimits } from './packed-spans.js';
+import type { PackedPart, PackedSpans, SpanLimits } from './packed-spans.js';
 import type { PackedSpanExporter } from './span-batches.js';
 import { workerModuleUrl } from '../../config/worker-module.js';
 
@@ -24,7 +24,7 @@ export interface ExportThreadData {
   limits: SpanLimits;
 }
 
-export type ToExportThread = { op: 'export'; id: number; spans: PackedSpans } | { op: 'flush' | 'shutdown'; id: number };
+export type ToExportThread = { op: 'part'; batch: number; spans: PackedPart } | { op: 'export'; id: number; batch: number; spans: PackedSpans } | { op: 'flush' | 'shutdown'; id: number };
 export type FromExportThread = { id: number; code: number; error?: { name: string; message: string } } | { diag: 'warn' | 'error'; message: string; args: string[] };
 
 export class WorkerSpanExporter implements PackedSpanExporter {
@@ -66,10 +66,16 @@ export class WorkerSpanExporter implements PackedSpanExporter {
     return new WorkerSpanExporter(worker, diagnostics);
   }
 
-  export(spans: PackedSpans, done: (result: ExportResult) => void): void {
+  part(batch: number, spans: PackedPart): void {
+    // a thread that ended fails the batch at its export; messages keep their order, so the thread
+    // has a batch's parts before the batch
+    if (!this.#ended) this.worker.postMessage({ op: 'part', batch, spans } satisfies ToExportThread, [spans.numbers.buffer]);
+  }
+
+  export(batch: number, spans: PackedSpans, done: (result: ExportResult) => void): void {
     if (this.#ended) done({ code: 1, error: this.#ended });
     // the numbers' buffer moves to the thread (no copy); the batcher never touches it again
-    else this.#send({ op: 'export', id: 0, spans }, done, [spans.numbers.buffer]);
+    else this.#send({ op: 'export', id: 0, batch, spans }, done, [spans.numbers.buffer]);
   }
 
   forceFlush(): Promise<void> {
@@ -95,7 +101,7 @@ export class WorkerSpanExporter implements PackedSpanExporter {
     return new Promise((resolve, reject) => this.#send({ op, id: 0 }, (r) => (r.code === 0 ? resolve() : reject(r.error))));
   }
 
-  #send(m: ToExportThread, done: (r: ExportResult) => void, transfer?: ArrayBuffer[]): void {
+  #send(m: Exclude<ToExportThread, { op: 'part' }>, done: (r: ExportResult) => void, transfer?: ArrayBuffer[]): void {
     const id = ++this.#next;
     m.id = id;
     this.#pending.set(id, done);
