@@ -20,13 +20,28 @@ import { createApiKey, StoredApiKeys, type ApiKeyLookup } from '../../src/auth/a
 import { openPostgresStore, openSqliteStore, type Store } from '../../src/store/index.js';
 import type { StoredApiKey } from '../../src/store/store.js';
 import { inPollPhase, nextRequest } from '../support/event-loop-turns.js';
+import { postgresTemplate, sqliteTemplate, type PostgresTemplate } from '../support/store-templates.js';
 
 const PG = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
 const dir = mkdtempSync(path.join(tmpdir(), 'agentport-key-cache-'));
 const schemas: string[] = [];
+// Each test's database starts as a copy of one migrated once (test/support/store-templates.ts):
+// a full migration per test was ten of them on PostgreSQL, each waiting on the database-wide
+// migration lock that other files' migrations hold (issue 26).
+const copyMigrated = sqliteTemplate(dir);
+let pgTemplate: Promise<PostgresTemplate> | undefined;
+const migratedPostgresTemplate = () => {
+  if (!pgTemplate) {
+    const template = `t_keycache_template_${randomBytes(4).toString('hex')}`;
+    schemas.push(template);
+    pgTemplate = postgresTemplate(PG, template);
+  }
+  return pgTemplate;
+};
 
 afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
+  await (await pgTemplate?.catch(() => undefined))?.close();
   const c = new pg.Client({ connectionString: PG });
   await c.connect();
   for (const s of schemas) await c.query(`drop schema if exists "${s}" cascade`);
@@ -57,8 +72,9 @@ const dialects: Array<[string, () => Promise<Setup>]> = [
     'sqlite',
     async () => {
       const file = path.join(dir, `k${n++}.db`);
+      await copyMigrated(file);
       const server = await openSqliteStore({ file });
-      await server.migrate();
+      await server.migrate(); // nothing pending on the copy
       const other = await openSqliteStore({ file, checkpointThread: false });
       const raw = new Sqlite(file);
       return {
@@ -80,9 +96,10 @@ const dialects: Array<[string, () => Promise<Setup>]> = [
     async () => {
       const schema = `t_keycache_${randomBytes(4).toString('hex')}`;
       schemas.push(schema);
+      await (await migratedPostgresTemplate()).cloneInto(schema);
       const open = () => openPostgresStore({ connectionString: PG, schema, maxConnections: 2, connectionTimeoutMs: 5000 });
       const server = await open();
-      await server.migrate();
+      await server.migrate(); // nothing pending on the copy
       const other = await open();
       const client = new pg.Client({ connectionString: PG, options: `-c search_path=${schema}` });
       await client.connect();

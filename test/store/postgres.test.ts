@@ -2,17 +2,14 @@
  * The store contract against a real PostgreSQL (AGENTPORT_TEST_PG, default the local server).
  * Each store gets a fresh schema (a contract test's: a copy of one migrated once), all dropped at
  * the end. An unreachable server fails the run: a skipped suite would let a broken PG store pass
- * unnoticed.
+ * unnoticed. The specifics that run migrations (a shared database's lock and catalog churn, an
+ * upgrade from 0001) are in postgres-migrations.test.ts, run beside this file by `unit`'s workers.
  */
 import { randomBytes } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
-import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore, StoreUnavailableError } from '../../src/store/index.js';
-import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { describeStoreContract } from './store-contract.js';
-import { migrateTo } from '../support/migrate-to.js';
 import { postgresTemplate, type PostgresTemplate } from '../support/store-templates.js';
 
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -124,75 +121,6 @@ describe("the contract's migrated schemas", () => {
 });
 
 describe('postgres store specifics', () => {
-  it('migrates an up-to-date schema without waiting for a migration running on another schema', async () => {
-    const upToDate = freshSchema();
-    await template.cloneInto(upToDate);
-    // Kysely's Migrator holds one lock for the whole database while a migration runs: hold it.
-    const busy = freshSchema();
-    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${busy}` }) }) });
-    let holding!: () => void;
-    const held = new Promise<'held'>((resolve) => (holding = () => resolve('held')));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const slow = migrateTo(
-      new Migrator({
-        db,
-        provider: { getMigrations: async () => ({ '0001_slow': { up: async () => (holding(), released) } }) },
-        migrationTableSchema: busy,
-      }),
-      '0001_slow',
-      busy,
-    );
-    const store = await openPostgresStore({ connectionString: url, schema: upToDate });
-    const deadline = new AbortController();
-    try {
-      expect(await Promise.race([held, slow.then((r) => r.error)])).toBe('held');
-      const outcome = await Promise.race([store.migrate().then(() => 'migrated'), delay(10_000, 'still waiting for the lock', { signal: deadline.signal })]);
-      expect(outcome).toBe('migrated');
-    } finally {
-      deadline.abort();
-      release();
-      expect((await slow).error).toBeUndefined();
-      await store.close();
-      await db.destroy();
-    }
-  });
-
-  it('migrates while other schemas are created and dropped around it (a shared database)', async ({ signal }) => {
-    // Kysely's migrator introspects every schema; a concurrent DROP SCHEMA must not fail our start.
-    // A timed-out run stops its churn (signal) rather than leave it racing the next tests' migrations.
-    const churn = new pg.Client({ connectionString: url });
-    await churn.connect();
-    let stop = false;
-    const loop = (async () => {
-      for (let i = 0; !stop && !signal.aborted; i++) {
-        const name = `${run}_churn_${i}`;
-        await churn.query(`create schema "${name}"; create table "${name}".t (a int, b text, c numeric(8,2))`);
-        await churn.query(`drop schema "${name}" cascade`);
-        // A busy shared database, not a tight loop: other tenants come and go every few ms.
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    })();
-    try {
-      for (let i = 0; i < 8 && !signal.aborted; i++) {
-        const store = await openPostgresStore({ connectionString: url, schema: freshSchema(), connectionTimeoutMs: 5000 });
-        try {
-          await store.migrate();
-          expect((await store.migrationStatus()).pending).toEqual([]);
-        } finally {
-          await store.close();
-        }
-      }
-    } finally {
-      stop = true;
-      await loop;
-      await churn.end();
-    }
-    // A time budget, not a speed claim: each of the eight migrations walks the shared catalog and
-    // waits on the database-wide migration lock other test files hold; on a busy 2-core machine
-    // eight took over 60 s (seen in a clean-clone run beside other suites), quiet ones ~10 s.
-  }, 180_000);
-
   it('creates its tables in its own schema', async () => {
     // the template: a fresh schema store.migrate() ran on
     const client = new pg.Client({ connectionString: url });
@@ -218,60 +146,6 @@ describe('postgres store specifics', () => {
       expect(rows[0]!.indexdef).toMatch(/\(state, lease_expires_at\) WHERE \(state = ANY \(ARRAY\['TASK_STATE_SUBMITTED'::text, 'TASK_STATE_WORKING'::text, 'TASK_STATE_AUTH_REQUIRED'::text\]\)\)$/);
     } finally {
       await client.end();
-    }
-  });
-
-  it('upgrades a schema an older Agentport left at 0001: its tasks stay, without leases, and can be claimed', async () => {
-    const schema = freshSchema();
-    const old = new Kysely<unknown>({
-      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${schema}` }) }),
-    });
-    const { error } = await migrateTo(new Migrator({ db: old, provider: new InCodeMigrationProvider('postgres'), migrationTableSchema: schema }), '0001_initial', schema);
-    const task = { id: 't-old', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' as const } };
-    await old
-      .insertInto('tasks' as never)
-      .values({ id: 't-old', agent_id: 'a', owner: 'o', context_id: 'c1', state: 'TASK_STATE_WORKING', status_time: 1, created_at: 1, seq: 1, version: 3, task: JSON.stringify(task) } as never)
-      .execute();
-    await old.destroy();
-    expect(error).toBeUndefined();
-
-    const store = await openPostgresStore({ connectionString: url, schema });
-    try {
-      expect((await store.migrationStatus()).pending).toEqual([
-        '0002_task_leases',
-        '0003_signing_keys',
-        '0004_api_keys',
-        '0005_oauth',
-        '0006_sessions',
-        '0007_task_message_ids',
-        '0008_usage',
-        '0009_audit',
-        '0010_quotas',
-        '0011_usage_rollup_layout',
-        '0012_task_trace_parent',
-        '0013_task_live_index',
-        '0014_task_counts',
-        '0015_session_grants',
-        '0016_api_key_owners',
-        '0017_task_caller',
-        '0018_remote_tokens',
-        '0020_usage_cached_tokens',
-        '0021_push_outbox_config_head',
-        '0022_usage_remote_identity',
-        '0023_task_usage_in_task_row',
-        '0024_task_running_index',
-        '0025_events_row_task_refs',
-        '0026_credentials_generation',
-        '0027_task_final_events',
-        '0028_postgres_task_inserts',
-      ]);
-      await store.migrate();
-      const stored = await store.getTask('a', 't-old');
-      expect(stored).toMatchObject({ task, version: 3 });
-      expect(stored).not.toHaveProperty('lease');
-      expect((await store.claimOrphanedTasks(['TASK_STATE_WORKING'], 'r1', 10, 20, 10)).map((t) => t.version)).toEqual([4]);
-    } finally {
-      await store.close();
     }
   });
 

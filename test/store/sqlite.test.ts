@@ -8,48 +8,14 @@ import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { openSqliteStore, StoreUnavailableError } from '../../src/store/index.js';
 import type { SqlUsageStore } from '../../src/store/usage/sql-usage-store.js';
 import { DAILY, HOURLY } from '../../src/store/usage/usage-sql.js';
-import { describeStoreContract } from './store-contract.js';
-import { sqliteTemplate } from '../support/store-templates.js';
+import { describeSqliteFileContract } from './sqlite-file-contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentport-store-'));
-let n = 0;
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const copyMigrated = sqliteTemplate(dir);
 
-/** the file of the store the contract opened last: its peer and raw SQL go there */
-let current = '';
-
-/** The store contract on a file, its task commits on the event loop or on the commit thread (ADR 0062). */
-function describeFileContract(name: string, commitThread: boolean): void {
-  const open = (file: string) => openSqliteStore({ file, commitThread });
-  describeStoreContract(
-    name,
-    () => {
-      current = join(dir, `store-${n++}.db`);
-      return open(current);
-    },
-    {
-      openMigrated: async () => {
-        current = join(dir, `store-${n++}.db`);
-        await copyMigrated(current);
-        return open(current);
-      },
-      openPeer: () => open(current),
-      exec: async (text) => {
-        const raw = new Sqlite(current);
-        try {
-          raw.exec(text);
-        } finally {
-          raw.close();
-        }
-      },
-    },
-  );
-}
-
-describeFileContract('sqlite (file, WAL)', false);
-describeFileContract('sqlite (file, WAL, commit thread)', true);
-describeStoreContract('sqlite (:memory:, synchronous=full)', () => openSqliteStore({ file: ':memory:', synchronous: 'full' }));
+// The contract's other two variants have files of their own, run beside this one by `unit`'s
+// workers: sqlite-contract-commit-thread.test.ts and sqlite-contract-memory.test.ts.
+describeSqliteFileContract('sqlite (file, WAL)', false);
 
 describe('sqlite store specifics', () => {
   it('opens the file in WAL mode with the chosen synchronous level', async () => {
