@@ -5,57 +5,23 @@
  * migrations, most of that file's time (67 of 179 s at load 10, issue 26), and in a file of their
  * own `unit`'s workers run them alongside the contract. Every schema made here is dropped at the end.
  */
-import { randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Kysely, Migrator, PostgresDialect } from 'kysely';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/index.js';
 import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { migrateTo } from '../support/migrate-to.js';
-import { postgresTemplate, type PostgresTemplate } from '../support/store-templates.js';
+import { postgresTestSchemas } from '../support/postgres-test-schemas.js';
 
-const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-const run = `t_${randomBytes(5).toString('hex')}`;
-const schemas: string[] = [];
-
-function freshSchema(): string {
-  const schema = `${run}_${schemas.length}`;
-  schemas.push(schema);
-  return schema;
-}
-
-let template: PostgresTemplate;
-
-beforeAll(async () => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-  } catch (err) {
-    throw new Error(`PostgreSQL unreachable at ${url} (set AGENTPORT_TEST_PG): ${(err as Error).message}`);
-  } finally {
-    await client.end().catch(() => {});
-  }
-  schemas.push(`${run}_template`); // dropped at the end with the others
-  template = await postgresTemplate(url, `${run}_template`);
-});
-
-afterAll(async () => {
-  await template?.close();
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    for (const s of schemas) await client.query(`drop schema if exists "${s}" cascade`);
-  } finally {
-    await client.end();
-  }
-});
+const pgTest = postgresTestSchemas();
+const { url, run } = pgTest;
+const freshSchema = () => pgTest.fresh();
 
 describe('postgres store specifics: migrations on a shared database', () => {
   it('migrates an up-to-date schema without waiting for a migration running on another schema', async () => {
     const upToDate = freshSchema();
-    await template.cloneInto(upToDate);
+    await pgTest.template.cloneInto(upToDate);
     // Kysely's Migrator holds one lock for the whole database while a migration runs: hold it.
     const busy = freshSchema();
     const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 1, options: `-c search_path=${busy}` }) }) });

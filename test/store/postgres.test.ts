@@ -5,49 +5,15 @@
  * unnoticed. The specifics that run migrations (a shared database's lock and catalog churn, an
  * upgrade from 0001) are in postgres-migrations.test.ts, run beside this file by `unit`'s workers.
  */
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPostgresStore, StoreUnavailableError } from '../../src/store/index.js';
 import { describeStoreContract } from './store-contract.js';
-import { postgresTemplate, type PostgresTemplate } from '../support/store-templates.js';
+import { postgresTestSchemas } from '../support/postgres-test-schemas.js';
 
-const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-const run = `t_${randomBytes(5).toString('hex')}`;
-const schemas: string[] = [];
-
-function freshSchema(): string {
-  const schema = `${run}_${schemas.length}`;
-  schemas.push(schema);
-  return schema;
-}
-
-let template: PostgresTemplate;
-
-beforeAll(async () => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  try {
-    await client.connect();
-  } catch (err) {
-    throw new Error(`PostgreSQL unreachable at ${url} (set AGENTPORT_TEST_PG): ${(err as Error).message}`);
-  } finally {
-    await client.end().catch(() => {});
-  }
-  schemas.push(`${run}_template`); // dropped at the end with the others
-  template = await postgresTemplate(url, `${run}_template`);
-});
-
-afterAll(async () => {
-  await template?.close();
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    for (const s of schemas) await client.query(`drop schema if exists "${s}" cascade`);
-  } finally {
-    await client.end();
-  }
-});
+const pgTest = postgresTestSchemas();
+const { url } = pgTest;
+const freshSchema = () => pgTest.fresh();
 
 /** the schema of the store the contract opened last: its peer and raw SQL go there */
 let current = '';
@@ -61,7 +27,7 @@ describeStoreContract(
   {
     openMigrated: async () => {
       current = freshSchema();
-      await template.cloneInto(current);
+      await pgTest.template.cloneInto(current);
       return openPostgresStore({ connectionString: url, schema: current, connectionTimeoutMs: 5000 });
     },
     openPeer: () => openPostgresStore({ connectionString: url, schema: current, connectionTimeoutMs: 5000 }),
@@ -112,8 +78,8 @@ describe("the contract's migrated schemas", () => {
   it('are copies of the template with the catalog and rows of a schema migrated from scratch', async () => {
     // the template is such a schema: store.migrate() ran on it, empty
     const copied = freshSchema();
-    await template.cloneInto(copied);
-    const expected = await describeSchema(template.schema);
+    await pgTest.template.cloneInto(copied);
+    const expected = await describeSchema(pgTest.template.schema);
     expect(expected.filter((line) => line.startsWith('index ')).length).toBeGreaterThan(10);
     expect(expected).toContain('row kysely_migration {"name": "0017_task_caller"}');
     expect(await describeSchema(copied)).toEqual(expected);
@@ -126,7 +92,7 @@ describe('postgres store specifics', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1 order by table_name', [template.schema]);
+      const { rows } = await client.query<{ table_name: string }>('select table_name from information_schema.tables where table_schema = $1 order by table_name', [pgTest.template.schema]);
       expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(['push_configs', 'push_outbox', 'signing_keys', 'task_events', 'tasks']));
     } finally {
       await client.end();
@@ -140,7 +106,7 @@ describe('postgres store specifics', () => {
     try {
       // Since migration 0024 only the running states are in it: the full index of 0002 is gone.
       const { rows } = await client.query<{ indexname: string; indexdef: string }>("select indexname, indexdef from pg_indexes where schemaname = $1 and indexname in ('tasks_orphan_idx', 'tasks_running_idx')", [
-        template.schema,
+        pgTest.template.schema,
       ]);
       expect(rows.map((r) => r.indexname)).toEqual(['tasks_running_idx']);
       expect(rows[0]!.indexdef).toMatch(/\(state, lease_expires_at\) WHERE \(state = ANY \(ARRAY\['TASK_STATE_SUBMITTED'::text, 'TASK_STATE_WORKING'::text, 'TASK_STATE_AUTH_REQUIRED'::text\]\)\)$/);
