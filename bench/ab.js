@@ -38,15 +38,23 @@ import { flag, parseCommandLine, value } from './lib/options.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,api-key,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
                        [--workload a2a|mcp|mcp-modern] [--rounds N] [--duration S] [--warmup S] [--connections N per server]
-                       [--sequential] [--api-key]
+                       [--sequential] [--api-key] [--keep-servers] [--control]
 
   --sequential   load the servers one after another within each round instead of at once: for
                  variants whose bound is not the CPU (a PostgreSQL store waits on the database), where
                  sharing the cores with the baseline would flatter the variant
   --api-key      every server requires authentication and every request carries an API key made
-                 in its database by its tree's own "agentport keys create" (bench/lib/api-key.mjs)`;
+                 in its database by its tree's own "agentport keys create" (bench/lib/api-key.mjs)
+  --keep-servers start the servers once for all rounds, in the listed order (before session 25's
+                 change, the only way). By default every round starts them anew, on fresh data
+                 directories, in the listed order on odd rounds and reversed on even ones: with one
+                 set of processes the same tree loaded against itself came out ~5 % worse in the
+                 baseline's slot, which a change's A/B would read as the change's cost
+  --control      add a server of the baseline's own build and configuration ("control") and also
+                 print each variant's ratios divided by the control's: what is left of a ratio once
+                 the slot's own bias is taken off`;
 
-const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16, sequential: false, apiKey: false };
+const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16, sequential: false, apiKey: false, keepServers: false, control: false };
 parseCommandLine(HELP, {
   '--variants': value((v) => (opts.variants = v.split(',').filter(Boolean))),
   '--workload': value((v) => (opts.workload = v)),
@@ -56,7 +64,11 @@ parseCommandLine(HELP, {
   '--connections': value((v) => (opts.connections = Number(v))),
   '--sequential': flag(() => (opts.sequential = true)),
   '--api-key': flag(() => (opts.apiKey = true)),
+  '--keep-servers': flag(() => (opts.keepServers = true)),
+  '--control': flag(() => (opts.control = true)),
 });
+// The control is the baseline again under another name: same tree, same (empty) configuration.
+if (opts.control) opts.variants.push(`control=tree:${ROOT}`);
 
 const workload = WORKLOADS[opts.workload];
 if (!workload) {
@@ -97,13 +109,13 @@ async function variantConfig(name) {
   throw new Error(`unknown variant ${name}: usage-off, metrics-off, tracing, tracing-0, api-key, NAME=FILE, NAME=node:FLAGS or NAME=tree:DIR`);
 }
 
-async function start(variant) {
+async function start(variant, round) {
   const at = variant.indexOf('@');
   const name = at < 0 ? variant : variant.slice(0, at);
   const from = at < 0 ? undefined : path.resolve(variant.slice(at + 1));
   const label = (name.includes('=') ? name.slice(0, name.indexOf('=')) : name) + (from ? `@${path.basename(from)}` : '');
-  const dir = path.join(work, label);
-  const config = path.join(work, `${label}.yaml`);
+  const dir = path.join(work, `${label}-${round}`);
+  const config = path.join(work, `${label}-${round}.yaml`);
   writeFileSync(config, await variantConfig(name));
   const port = await freePort();
   const spec = name.includes('=') ? name.slice(name.indexOf('=') + 1) : '';
@@ -187,15 +199,37 @@ async function loadAll(servers, durationS, runId, reverse = false) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (n, d = 0) => n.toFixed(d).padStart(8);
 
-const servers = [];
+const names = ['baseline', ...opts.variants];
+let servers = [];
+
+/** Starts every server, in the listed order or reversed, each on a fresh data directory. */
+async function startAll(round, reversed) {
+  const order = names.map((_, i) => i);
+  if (reversed) order.reverse();
+  const started = [];
+  for (const i of order) started[i] = await start(names[i], round);
+  return started;
+}
+
+async function stopAll() {
+  for (const s of servers) s.child.kill('SIGTERM');
+  await Promise.all(servers.map((s) => (s.child.exitCode === null ? new Promise((r) => s.child.once('exit', r)) : undefined)));
+  servers = [];
+}
+
 try {
-  for (const name of ['baseline', ...opts.variants]) servers.push(await start(name));
-  console.log(
-    `workload ${opts.workload} (${workload.path})${opts.apiKey ? ' with an API key' : ''}, ${servers.length} servers loaded ${opts.sequential ? 'one after another' : 'at once'}, ${opts.connections} connections each, ${opts.rounds} × ${opts.duration} s`,
-  );
-  await loadAll(servers, opts.warmup, 'warm');
   const rounds = [];
   for (let r = 1; r <= opts.rounds; r++) {
+    if (r === 1 || !opts.keepServers) {
+      await stopAll();
+      servers = await startAll(opts.keepServers ? 'all' : `r${r}`, !opts.keepServers && r % 2 === 0);
+      if (r === 1) {
+        console.log(
+          `workload ${opts.workload} (${workload.path})${opts.apiKey ? ' with an API key' : ''}, ${servers.length} servers loaded ${opts.sequential ? 'one after another' : 'at once'}, ${opts.connections} connections each, ${opts.rounds} × ${opts.duration} s, ${opts.keepServers ? 'one set of servers for all rounds' : 'servers started anew each round, reversed on even rounds'}`,
+        );
+      }
+      await loadAll(servers, opts.warmup, `warm${r}`);
+    }
     const res = await loadAll(servers, opts.duration, `r${r}`, r % 2 === 0);
     rounds.push(res);
     console.log(`round ${r}: ${servers.map((s, i) => `${s.label} ${res[i].rps.toFixed(0)} req/s, ${res[i].mainUs.toFixed(1)} µs main, p99 ${res[i].p99.toFixed(2)} ms, ${res[i].rssMb.toFixed(0)} MB`).join(' | ')}`);
@@ -217,11 +251,17 @@ try {
     console.log(`${s.label.padEnd(14)}${fmt(rps)}${fmt(mainUs, 1)}${fmt(procUs, 1)}${fmt(p50, 2)}${fmt(p99, 2)}${fmt(rssMb)}${line}`);
     return { label: s.label, rps, mainUs, procUs, p50, p99, rssMb, rpsRatio, cpuRatio };
   });
+  const control = results.find((x) => x.label === 'control');
+  if (control) {
+    console.log(`\nwith the control's own ratios taken off (variant ratio ÷ control ratio; control: req/s ${control.rpsRatio.toFixed(3)}, CPU ${control.cpuRatio.toFixed(3)})`);
+    for (const x of results.slice(1)) {
+      if (x !== control) console.log(`  baseline/${x.label}: req/s ${(x.rpsRatio / control.rpsRatio).toFixed(3)}, main-thread CPU per request ${(x.cpuRatio / control.cpuRatio).toFixed(3)}`);
+    }
+  }
   mkdirSync(path.join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(path.join(ROOT, 'bench', 'results', `ab-${opts.workload}.json`), `${JSON.stringify({ when: new Date().toISOString(), opts, results, rounds }, null, 2)}\n`);
 } finally {
-  for (const s of servers) s.child.kill('SIGTERM');
+  await stopAll();
   sink?.close();
-  await new Promise((r) => setTimeout(r, 300));
   rmSync(work, { recursive: true, force: true });
 }
