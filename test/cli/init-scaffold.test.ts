@@ -203,8 +203,9 @@ describe('agentport init, from a packed tarball', () => {
     expect(test.stdout).toMatch(/# fail 0\b/);
   }, 200_000);
 
-  it.concurrent.each(['echo', 'input-required', 'data', 'llm'])(
+  it.concurrent.for(['echo', 'input-required', 'data', 'llm'])(
     "the %s template's npm test passes",
+    { timeout: 200_000 },
     async (template, { expect }) => {
       const dir = path.join(work, `${template}-project`);
       const out = await init(dir, template, tarball);
@@ -216,7 +217,6 @@ describe('agentport init, from a packed tarball', () => {
       expect(test.stdout).toMatch(/# fail 0\b/);
       expect(test.stdout).not.toMatch(/# pass 0\b/);
     },
-    200_000,
   );
 
 
