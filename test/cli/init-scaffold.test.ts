@@ -203,22 +203,17 @@ describe('agentport init, from a packed tarball', () => {
     expect(test.stdout).toMatch(/# fail 0\b/);
   }, 200_000);
 
-  it.concurrent.for(['echo', 'input-required', 'data', 'llm'])(
-    "the %s template's npm test passes",
-    { timeout: 200_000 },
-    async (template, { expect }) => {
-      const dir = path.join(work, `${template}-project`);
-      const out = await init(dir, template, tarball);
-      expect(out).toContain(`Created ${template}-project (${template})`);
-      // The dependencies are the same for every template: share the first project's install.
-      symlinkSync(path.join(project, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-      const test = await npm(['test'], dir, 180_000);
-      expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
-      expect(test.stdout).toMatch(/# fail 0\b/);
-      expect(test.stdout).not.toMatch(/# pass 0\b/);
-    },
-  );
-
+  it.concurrent.for(['echo', 'input-required', 'data', 'llm'])("the %s template's npm test passes", { timeout: 200_000 }, async (template, { expect }) => {
+    const dir = path.join(work, `${template}-project`);
+    const out = await init(dir, template, tarball);
+    expect(out).toContain(`Created ${template}-project (${template})`);
+    // The dependencies are the same for every template: share the first project's install.
+    symlinkSync(path.join(project, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    const test = await npm(['test'], dir, 180_000);
+    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
+    expect(test.stdout).toMatch(/# fail 0\b/);
+    expect(test.stdout).not.toMatch(/# pass 0\b/);
+  });
 
   it('npm start serves the agent: the first start prints a key that works', async () => {
     const start = spawnWatched('npm', ['start', '--', '--port', '0', '--grpc-port', '0', '--log-level', 'warn'], { cwd: project, env: npmEnv() });

@@ -95,12 +95,7 @@ describe('deploy/Dockerfile', () => {
 
   it('is multi-stage; the final stage runs as the non-root `node` user with the production dependencies only', () => {
     // deps (npm ci), production-packages (pruned, SBOM), build (console, TypeScript), the runtime.
-    expect(instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/).slice(1).join(' '))).toEqual([
-      '${NODE_IMAGE} AS deps',
-      'deps AS production-packages',
-      'deps AS build',
-      '${NODE_IMAGE} AS runtime',
-    ]);
+    expect(instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/).slice(1).join(' '))).toEqual(['${NODE_IMAGE} AS deps', 'deps AS production-packages', 'deps AS build', '${NODE_IMAGE} AS runtime']);
     expect(final.filter((l) => l.startsWith('USER '))).toEqual(['USER node']);
     // The packages shipped are the pruned tree of their own stage.
     const stage = (name: string) => {
