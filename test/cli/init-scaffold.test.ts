@@ -194,8 +194,8 @@ describe('agentport init, from a packed tarball', () => {
 
   // Each template's own `npm test` (tsc, then its tests) in a project of its own: independent of
   // one another, so the five run side by side (adjacent concurrent tests), before the start and dev
-  // tests below edit and serve the first project. Mostly one process each, single-threaded, with
-  // waits on npm's start-up and the disk: one after another they took five times one run.
+  // tests below edit and serve the first project. One after another they took the sum of five runs
+  // (219 s at load 15-22; side by side 97 s: docs/benchmarks.md, suite18).
   it.concurrent("the scaffold's own npm test passes", async ({ expect }) => {
     const test = await npm(['test'], project, 180_000);
     expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
