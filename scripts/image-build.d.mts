@@ -4,4 +4,5 @@ export declare const EARLY_BUILD_PID: string;
 export declare const NODE_BASE: string;
 export declare const IMAGE: string;
 export declare const BUILD_STAGE: string;
-export declare function imageBuildArgs(): { image: string[]; stage: string[] };
+export declare const PACKAGES_STAGE: string;
+export declare function imageBuildArgs(): { image: string[]; stages: string[][] };

@@ -18,9 +18,10 @@ export const IMAGE_BUILD_LOCK = path.join(CACHE, 'image-build.lock');
 /** The pid of the prerequisites' background build (flock, whose child is podman). */
 export const EARLY_BUILD_PID = path.join(CACHE, 'image-build.pid');
 export const NODE_BASE = 'localhost/agentport-test/node:20-bookworm-slim';
-/** The image under test, and its build stage (tagged so its `npm ci` layer stays cached). */
+/** The image under test, and its build stages (tagged so their layers, `npm ci` first, stay cached). */
 export const IMAGE = 'localhost/agentport-test/agentport:latest';
 export const BUILD_STAGE = 'localhost/agentport-test/agentport-build:latest';
+export const PACKAGES_STAGE = 'localhost/agentport-test/agentport-production-packages:latest';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -32,7 +33,10 @@ function revision() {
   }
 }
 
-/** The arguments of `podman` that build the image (`image`) and then tag its build stage (`stage`). */
+/**
+ * The arguments of `podman` that build the image (`image`) and then tag its build stages
+ * (`stages`: every layer of deps, production-packages and build is an ancestor of one of them).
+ */
 export function imageBuildArgs() {
   const version = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
   const common = [
@@ -53,7 +57,10 @@ export function imageBuildArgs() {
   ];
   return {
     image: [...common, '--build-arg', `VERSION=${version}`, '--build-arg', `REVISION=${revision()}`, '--build-arg', `SOURCE=file://${ROOT}`, '-t', IMAGE, ROOT],
-    stage: [...common, '--target', 'build', '-t', BUILD_STAGE, ROOT],
+    stages: [
+      [...common, '--target', 'build', '-t', BUILD_STAGE, ROOT],
+      [...common, '--target', 'production-packages', '-t', PACKAGES_STAGE, ROOT],
+    ],
   };
 }
 

@@ -192,12 +192,28 @@ describe('agentport init, from a packed tarball', () => {
     expect(seen.size).toBeGreaterThan(50);
   });
 
-  it("the scaffold's own npm test passes", async () => {
+  // Each template's own `npm test` (tsc, then its tests) in a project of its own: independent of
+  // one another, so the five run side by side (adjacent concurrent tests), before the start and dev
+  // tests below edit and serve the first project. One after another they took the sum of five runs
+  // (219 s at load 15-22; side by side 97 s: docs/benchmarks.md, suite18).
+  it.concurrent("the scaffold's own npm test passes", async ({ expect }) => {
     const test = await npm(['test'], project, 180_000);
     expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
     expect(test.stdout).toMatch(/# pass 3\b/);
     expect(test.stdout).toMatch(/# fail 0\b/);
   }, 200_000);
+
+  it.concurrent.for(['echo', 'input-required', 'data', 'llm'])("the %s template's npm test passes", { timeout: 200_000 }, async (template, { expect }) => {
+    const dir = path.join(work, `${template}-project`);
+    const out = await init(dir, template, tarball);
+    expect(out).toContain(`Created ${template}-project (${template})`);
+    // The dependencies are the same for every template: share the first project's install.
+    symlinkSync(path.join(project, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    const test = await npm(['test'], dir, 180_000);
+    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
+    expect(test.stdout).toMatch(/# fail 0\b/);
+    expect(test.stdout).not.toMatch(/# pass 0\b/);
+  });
 
   it('npm start serves the agent: the first start prints a key that works', async () => {
     const start = spawnWatched('npm', ['start', '--', '--port', '0', '--grpc-port', '0', '--log-level', 'warn'], { cwd: project, env: npmEnv() });
@@ -241,22 +257,6 @@ describe('agentport init, from a packed tarball', () => {
     }
     expect(dev.output()).toContain('Stopped.');
   }, 150_000);
-
-  it.each(['echo', 'input-required', 'data', 'llm'])(
-    "the %s template's npm test passes",
-    async (template) => {
-      const dir = path.join(work, `${template}-project`);
-      const out = await init(dir, template, tarball);
-      expect(out).toContain(`Created ${template}-project (${template})`);
-      // The dependencies are the same for every template: share the first project's install.
-      symlinkSync(path.join(project, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-      const test = await npm(['test'], dir, 180_000);
-      expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
-      expect(test.stdout).toMatch(/# fail 0\b/);
-      expect(test.stdout).not.toMatch(/# pass 0\b/);
-    },
-    200_000,
-  );
 
   it('refuses a folder that is not empty, and an unknown template', () => {
     const again = spawnSync(process.execPath, [bin, 'init', project], { encoding: 'utf8' });

@@ -65,9 +65,9 @@ beforeAll(async () => {
   buildLog = build.stdout + build.stderr;
   writeFileSync(path.join(CACHE, 'agentport-build.log'), buildLog);
   if (build.code !== 0) throw new Error(`podman build -f deploy/Dockerfile failed (exit ${build.code}):\n${buildLog.slice(-6000)}`);
-  // Tag the build stage (all cached by now): its `npm ci` layer is then kept as the next build's
-  // cache when the layers of earlier builds go.
-  await ok(args.stage, 10 * 60_000);
+  // Tag the build stages (all cached by now): their layers (`npm ci`, the pruned packages, the
+  // console) are then kept as the next build's cache when the layers of earlier builds go.
+  for (const stage of args.stages) await ok(stage, 10 * 60_000);
   const removed = await removeUnusedLayers(NODE_BASE);
   console.info(`[image] removed ${removed.length} layers of earlier builds`);
   console.info(`[image] deploy/Dockerfile built in ${seconds(started)}`);

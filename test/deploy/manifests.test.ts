@@ -94,12 +94,21 @@ describe('deploy/Dockerfile', () => {
   const final = instructions.slice(lastFrom);
 
   it('is multi-stage; the final stage runs as the non-root `node` user with the production dependencies only', () => {
-    expect(instructions.filter((l) => l.startsWith('FROM ')).length).toBe(2);
+    // deps (npm ci), production-packages (pruned, SBOM), build (console, TypeScript), the runtime.
+    expect(instructions.filter((l) => l.startsWith('FROM ')).map((l) => l.split(/\s+/).slice(1).join(' '))).toEqual(['${NODE_IMAGE} AS deps', 'deps AS production-packages', 'deps AS build', '${NODE_IMAGE} AS runtime']);
     expect(final.filter((l) => l.startsWith('USER '))).toEqual(['USER node']);
-    expect(text).toContain('npm prune --omit=dev');
-    // The final stage gets built artefacts, never the build stage's whole tree (sources, dev tools).
-    const copiesFromBuild = final.filter((l) => l.includes('--from=build')).map((l) => l.split(/\s+/)[2]);
-    expect(copiesFromBuild.sort()).toEqual(['/src/bin', '/src/dist', '/src/node_modules', '/src/package.json', '/src/proto', '/src/sbom.cdx.json']);
+    // The packages shipped are the pruned tree of their own stage.
+    const stage = (name: string) => {
+      const from = instructions.findIndex((l) => l.startsWith('FROM ') && l.endsWith(` AS ${name}`));
+      const next = instructions.findIndex((l, i) => i > from && l.startsWith('FROM '));
+      return instructions.slice(from, next);
+    };
+    expect(stage('production-packages').join('\n')).toContain('npm prune --omit=dev');
+    // The final stage gets built artefacts, never a build stage's whole tree (sources, dev tools).
+    const copiesFrom = (name: string) => final.filter((l) => l.includes(`--from=${name} `)).map((l) => l.split(/\s+/)[2]);
+    expect(copiesFrom('build').sort()).toEqual(['/src/bin', '/src/dist', '/src/proto']);
+    expect(copiesFrom('production-packages').sort()).toEqual(['/src/node_modules', '/src/package.json', '/src/sbom.cdx.json']);
+    expect(final.filter((l) => l.includes('--from=')).length).toBe(6);
   });
 
   it('declares the data dir as a volume, the same dir the entrypoint hands to serve, and a /readyz healthcheck', () => {
