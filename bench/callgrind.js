@@ -183,11 +183,7 @@ function printSplit(split) {
   const perRequest = (n) => `${(n / opts.requests / 1e3).toFixed(1).padStart(7)} k`;
   const sorted = (map) => [...map].sort((a, b) => b[1] - a[1]);
   console.log('  main thread by where the instructions ran (self, a request):');
-  for (const [group, n] of sorted(split.groups)) {
-    const called = split.called.get(group);
-    console.log(`    ${perRequest(n)}  ${group}${called ? ` (+${perRequest(called).trim()} in the builtins and native code it called directly)` : ''}`);
-  }
-  console.log(`    (builtins and native code calling back into JavaScript: ${perRequest(split.backIntoJs).trim()}, inside both)`);
+  for (const [group, n] of sorted(split.groups)) console.log(`    ${perRequest(n)}  ${group}`);
   console.log(`  the ${opts.split} costliest functions (self, a request):`);
   for (const [name, n] of sorted(split.functions).slice(0, opts.split)) console.log(`    ${perRequest(n)}  ${name.replace(/file:\/\/\S*?\/(node_modules|dist|bench)\//, '$1/').slice(0, 150)}`);
 }

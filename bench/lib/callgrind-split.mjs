@@ -19,9 +19,6 @@ const GROUPS = [
   ['V8 builtins', /^(Builtin|BytecodeHandler|Handler|Stub|RegExp|Function):|^(JS|LazyCompile|Script|Eval):\S*\s*$/],
 ];
 
-/** The groups of JavaScript code (the others are V8's builtins and native code). */
-const JS_GROUPS = new Set(['pg driver', 'redis client', 'agentport (or the bare server)', 'other packages', 'node core JS', 'other JS']);
-
 /** Sorted code ranges from a perf map; a later entry at the same start replaces an earlier one. */
 export function readPerfMap(file) {
   const byStart = new Map();
@@ -51,9 +48,7 @@ export function groupOf(name, js) {
 
 /**
  * Self instructions of one callgrind output file (one thread, --dump-instr=yes), by group and by
- * JS function; and `called`: by group of JavaScript, the inclusive instructions of its direct calls
- * into builtins and native code (an estimate of the work it caused there: `backIntoJs`, what
- * builtins and native code spent calling back into JavaScript, is counted in both). Positions may be relative ("+n", "-n" in decimal, "*") to the previous cost line's, call
+ * JS function. Positions may be relative ("+n", "-n" in decimal, "*") to the previous cost line's, call
  * lines included; a call's cost line (after "calls=") is inclusive and is not counted.
  */
 export function splitFile(file, ranges) {
@@ -61,12 +56,9 @@ export function splitFile(file, ranges) {
   let fn = '';
   let last = 0;
   let skipNext = false;
-  let callee = '';
   let positions = 1;
   const groups = new Map();
   const functions = new Map();
-  const called = new Map();
-  let backIntoJs = 0;
   const add = (map, key, n) => map.set(key, (map.get(key) ?? 0) + n);
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const c = line.charCodeAt(0);
@@ -80,9 +72,8 @@ export function splitFile(file, ranges) {
           fn = names.get(m[1]) ?? '';
         } else fn = line.slice(3);
       } else if (line.startsWith('cfn=')) {
-        const m = /^cfn=\((\d+)\)(?: (.*))?$/.exec(line);
-        if (m && m[2] !== undefined) names.set(m[1], m[2]);
-        callee = m ? (names.get(m[1]) ?? '') : line.slice(4);
+        const m = /^cfn=\((\d+)\) (.*)$/.exec(line);
+        if (m) names.set(m[1], m[2]);
       } else if (line.startsWith('calls=')) skipNext = true;
       continue;
     }
@@ -95,19 +86,11 @@ export function splitFile(file, ranges) {
     } else if (c === 43) last += Number(pos.slice(1));
     else if (c === 45) last -= Number(pos.slice(1));
     else last = Number(pos);
-    const n = Number(cost ?? 0);
     if (skipNext) {
-      // a call from the code at `last`: its inclusive cost, charged to the caller's group when
-      // JavaScript calls builtins or native code, counted apart when those call back into JavaScript
       skipNext = false;
-      const from = lookup(ranges, last);
-      const to = /^0x[0-9a-f]+$/.test(callee) ? lookup(ranges, Number(callee)) : undefined;
-      const fromJs = from !== undefined && JS_GROUPS.has(groupOf(from.name, true));
-      const toJs = to !== undefined && JS_GROUPS.has(groupOf(to.name, true));
-      if (fromJs && !toJs) add(called, groupOf(from.name, true), n);
-      else if (!fromJs && toJs) backIntoJs += n;
       continue;
     }
+    const n = Number(cost ?? 0);
     if (!n) continue;
     const r = lookup(ranges, last);
     if (r) {
@@ -118,5 +101,5 @@ export function splitFile(file, ranges) {
       add(functions, `[native] ${fn}`, n);
     }
   }
-  return { groups, functions, called, backIntoJs };
+  return { groups, functions };
 }
