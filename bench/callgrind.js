@@ -10,7 +10,7 @@
 // request of the whole process (all threads) and of its main thread. Two trees measured one after
 // the other compare exactly, whatever else the machine is doing; a change is its ratio.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,7 +35,7 @@ const HELP = `Usage: node bench/callgrind.js [--tree DIR]... [--workload a2a|mcp
   --node-flags F Node/V8 flags for the servers (e.g. --single-threaded: V8 then compiles and
                  collects on the main thread too; a warm-up too short for the JIT then shows
                  as compiler work in the count)
-  --keep         keep the callgrind output files (for callgrind_annotate)
+  --keep         keep the callgrind output files (for callgrind_annotate; with --split, V8's perf map too)
   --split        also split the main thread's instructions a request by where they ran (the pg
                  driver, the Redis client, Agentport's dist/, Node's own JS, V8 builtins, native
                  code) and list the --top N (default 25) costliest functions: Node runs with
@@ -174,7 +174,9 @@ async function measure(tree, index) {
     child.kill('SIGTERM');
     await new Promise((r) => (child.exitCode !== null ? r() : child.once('exit', r)));
     if (!opts.keep) rmSync(work, { recursive: true, force: true });
-    if (opts.split) rmSync(`/tmp/perf-${child.pid}.map`, { force: true });
+    // the perf map goes with the kept dumps (callgrind-split.mjs reads the two together)
+    if (opts.split && opts.keep) renameSync(`/tmp/perf-${child.pid}.map`, path.join(work, 'perf.map'));
+    else if (opts.split) rmSync(`/tmp/perf-${child.pid}.map`, { force: true });
   }
 }
 
