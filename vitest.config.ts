@@ -85,6 +85,7 @@ const UNIT = [
   'test/client/responses.test.ts',
   'test/client/lazy-transport.test.ts',
   'test/bench/options.test.ts',
+  'test/bench/callgrind-split.test.ts',
   'test/core/authz/agent-lookup.test.ts',
   'test/core/stages/resolve.test.ts',
   'test/core/authz/policy-audit.test.ts',

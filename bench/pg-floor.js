@@ -33,11 +33,13 @@ import { WORKLOADS } from './lib/workloads.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/pg-floor.js [--rounds N] [--duration S] [--warmup S] [--connections N]
                             [--pg-url URL] [--redis-url URL] [--only a,b,…]
-                            [--pg-in-flight N] [--pg-synchronous-commit on|off]
+                            [--pg-in-flight N] [--pg-synchronous-commit on|off] [--pg-driver pg|postgres]
   --pg-in-flight            the bare PostgreSQL server's inserts in flight at once (default 9: pool − 1)
   --pg-synchronous-commit   the bare PostgreSQL server's setting (default: the server's own)
   --pg-rows values|json     the bare PostgreSQL server's batch as a multi-row insert of 37 parameters
                             a row (default), or as one JSON text (json_populate_recordset)
+  --pg-driver               the bare PostgreSQL server's driver: pg (default, Agentport's) or postgres
+                            (porsager's postgres.js, not a dependency: npm install --no-save postgres)
   servers: bare-sqlite-pk, bare-sqlite-idx, bare-pg-pk, bare-pg-idx, agentport-sqlite, agentport-pg`;
 const opts = {
   rounds: 3,
@@ -51,6 +53,7 @@ const opts = {
   pgInFlight: 9,
   pgSync: undefined,
   pgRows: 'values',
+  pgDriver: 'pg',
 };
 parseCommandLine(HELP, {
   '--rounds': value((v) => (opts.rounds = Number(v))),
@@ -63,6 +66,7 @@ parseCommandLine(HELP, {
   '--pg-in-flight': value((v) => (opts.pgInFlight = Number(v))),
   '--pg-synchronous-commit': value((v) => (opts.pgSync = v)),
   '--pg-rows': value((v) => (opts.pgRows = v)),
+  '--pg-driver': value((v) => (opts.pgDriver = v)),
   // internal: run one bare server in this process (store:indexes:port:where)
   '--serve': value((v) => (opts.serve = v)),
 });
@@ -156,10 +160,6 @@ async function serveBare(spec) {
     await admin.connect();
     await admin.query(`drop schema if exists ${schema} cascade; create schema ${schema}`);
     await admin.end();
-    const sync = opts.pgSync ? ` -c synchronous_commit=${opts.pgSync}` : '';
-    const pool = new PG.Pool({ connectionString: opts.pgUrl, max: opts.pgInFlight + 1, options: `-c search_path=${schema}${sync}` });
-    await pool.query(tableSql(true));
-    if (indexes === 'idx') for (const s of indexSql(true)) await pool.query(s);
     const width = COLUMNS.length;
     const texts = new Map();
     const textFor = (n) => {
@@ -174,10 +174,25 @@ async function serveBare(spec) {
     };
     // values: 37 parameters a row (the driver encodes each); json: the batch as one text parameter
     const json = `insert into tasks select * from json_populate_recordset(null::tasks, $1::json)`;
-    write =
-      opts.pgRows === 'json'
-        ? (rows) => pool.query({ name: 'floor_insert_json', text: json, values: [JSON.stringify(rows.map((r) => Object.fromEntries(COLUMNS.map((c, i) => [c, r[i]]))))] })
-        : (rows) => pool.query({ name: `floor_insert_${rows.length}`, text: textFor(rows.length), values: rows.flat() });
+    const jsonOf = (rows) => JSON.stringify(rows.map((r) => Object.fromEntries(COLUMNS.map((c, i) => [c, r[i]]))));
+    if (opts.pgDriver === 'postgres') {
+      // porsager's postgres.js: the same statements, prepared once a connection, pipelined
+      const { default: postgres } = await import('postgres');
+      const connection = { search_path: schema, ...(opts.pgSync ? { synchronous_commit: opts.pgSync } : {}) };
+      const sql = postgres(opts.pgUrl, { max: opts.pgInFlight + 1, connection, onnotice: () => {} });
+      await sql.unsafe(tableSql(true));
+      if (indexes === 'idx') for (const s of indexSql(true)) await sql.unsafe(s);
+      write = opts.pgRows === 'json' ? (rows) => sql.unsafe(json, [jsonOf(rows)], { prepare: true }) : (rows) => sql.unsafe(textFor(rows.length), rows.flat(), { prepare: true });
+    } else {
+      const sync = opts.pgSync ? ` -c synchronous_commit=${opts.pgSync}` : '';
+      const pool = new PG.Pool({ connectionString: opts.pgUrl, max: opts.pgInFlight + 1, options: `-c search_path=${schema}${sync}` });
+      await pool.query(tableSql(true));
+      if (indexes === 'idx') for (const s of indexSql(true)) await pool.query(s);
+      write =
+        opts.pgRows === 'json'
+          ? (rows) => pool.query({ name: 'floor_insert_json', text: json, values: [jsonOf(rows)] })
+          : (rows) => pool.query({ name: `floor_insert_${rows.length}`, text: textFor(rows.length), values: rows.flat() });
+    }
     concurrency = opts.pgInFlight;
   } else {
     const { default: Database } = await import('better-sqlite3');
@@ -274,7 +289,7 @@ async function startServer(name, work, tag) {
   let args;
   if (name.startsWith('bare-')) {
     const [, store, indexes] = name.split('-');
-    const pgArgs = ['--pg-url', opts.pgUrl, '--pg-in-flight', String(opts.pgInFlight), '--pg-rows', opts.pgRows, ...(opts.pgSync ? ['--pg-synchronous-commit', opts.pgSync] : [])];
+    const pgArgs = ['--pg-url', opts.pgUrl, '--pg-in-flight', String(opts.pgInFlight), '--pg-rows', opts.pgRows, '--pg-driver', opts.pgDriver, ...(opts.pgSync ? ['--pg-synchronous-commit', opts.pgSync] : [])];
     args = [fileURLToPath(import.meta.url), '--serve', `${store}:${indexes}:${port}:${store === 'pg' ? `pgfloor_${tag}_${indexes}` : dir}`, ...pgArgs];
   } else {
     const config = path.join(work, `${name}.yaml`);

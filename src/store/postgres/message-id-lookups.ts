@@ -27,10 +27,16 @@ export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time
  * statement, and on a fresh schema (no statistics yet) that generic plan was a hash join over a
  * sequential scan of every task, kept until the first ANALYZE (issue 26: on a new store each
  * lookup read the whole table for the first seconds under load).
+ *
+ * A found task comes back as one json column, not as its 15 columns: pg reads the statement's
+ * RowDescription and builds its result's fields at every execution, and with the task's columns
+ * that was the largest single cost the driver put on the event loop (ADR 0077), paid by every
+ * lookup for the rare hit (a retried message). The columns are text and integers, so the json
+ * object has the same keys and values the columns had.
  */
 export const FIND_BY_MESSAGE_IDS = {
-  name: 'agentport_find_tasks_by_message_ids',
-  text: `select k.i, t.*
+  name: 'agentport_find_task_rows_by_message_ids',
+  text: `select k.i, row_to_json(t) as row
            from unnest($1::text[], $2::text[], $3::text[]) with ordinality as k(agent_id, owner, message_id, i)
            cross join lateral (select ${TASK_COLUMNS} from tasks
                                 where agent_id = k.agent_id and owner = k.owner and origin_message_id = k.message_id limit 1) as t`,
@@ -71,13 +77,13 @@ export class MessageIdLookups {
     try {
       // The arrays as array input text and the statement as a query object: pg's own conversion
       // of both cost more of the event loop than the rest of the lookup (array-literal.ts, named-query.ts).
-      const { rows } = await queryNamed<TasksTable & { i: number }>(this.pool, FIND_BY_MESSAGE_IDS, [
+      const { rows } = await queryNamed<{ i: number; row: TasksTable }>(this.pool, FIND_BY_MESSAGE_IDS, [
         arrayLiteral(batch.map((l) => l.agentId)),
         arrayLiteral(batch.map((l) => l.owner)),
         arrayLiteral(batch.map((l) => l.messageId)),
       ]);
       const found = new Map<number, TasksTable>();
-      for (const { i, ...row } of rows) found.set(Number(i), row);
+      for (const { i, row } of rows) found.set(Number(i), row);
       batch.forEach((l, i) => l.resolve(found.get(i + 1)));
     } catch (err) {
       for (const l of batch) l.reject(err);

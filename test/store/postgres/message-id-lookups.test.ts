@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore, type Store } from '../../../src/store/index.js';
-import { MessageIdLookups } from '../../../src/store/postgres/message-id-lookups.js';
+import { MessageIdLookups, TASK_COLUMNS } from '../../../src/store/postgres/message-id-lookups.js';
 import { newTask } from '../fixtures.js';
 
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -76,6 +76,16 @@ describe('MessageIdLookups', () => {
     // the row comes back whole, without the batch's own index column
     expect(found[1]).toMatchObject({ agent_id: 'agent-a', owner: 'alice', origin_message_id: 'm-3' });
     expect(found[1]).not.toHaveProperty('i');
+  });
+
+  it("gives a found task's row with every column's value, as the table holds it", async () => {
+    const lookups = new MessageIdLookups(pool);
+    const found = await lookups.find('agent-a', 'bob', 'm-2');
+    // read apart, by id and column by column; int8 comes as text from this test's pool
+    const { rows } = await pool.query(`select ${TASK_COLUMNS} from tasks where id = $1`, [ids['bob/m-2']]);
+    const expected = Object.fromEntries(Object.entries(rows[0] as Record<string, unknown>).map(([k, v]) => [k, ['status_time', 'created_at', 'lease_expires_at'].includes(k) && v !== null ? Number(v) : v]));
+    expect(Object.keys(expected)).toHaveLength(15);
+    expect(found).toEqual(expected);
   });
 
   it('lookups of a later tick go in a statement of their own', async () => {
