@@ -7,11 +7,12 @@
  * alone, in order: a ConcurrentUpdateError then rejects only the commit that caused it.
  *
  * Pipelining (issue 18): up to `maxInFlight` batches run at once (the store's commitConcurrency:
- * 1 for SQLite, which has one writer; the pool size less one for PostgreSQL, whose commits wait on
- * the network and the WAL flush, not on this process). A task's commits never reorder: a commit
- * whose task is in a batch still in flight stays queued, in order, until that batch settles, so
- * batches in flight at the same time touch disjoint tasks. Commits of different tasks carry no
- * order between them (each task's log and projection are separate rows).
+ * 2 for SQLite's commit thread, which runs them in turn (ADR 0078), else 1; the pool size less one
+ * for PostgreSQL, whose commits wait on the network and the WAL flush, not on this process). A
+ * task's commits never reorder: a commit whose task is in a batch still in flight stays queued, in
+ * order, until that batch settles (its retries included), so batches in flight at the same time
+ * touch disjoint tasks. Commits of different tasks carry no order between them (each task's log
+ * and projection are separate rows).
  *
  * Distributed mode (issue 19 C2): a batch that fails because the database is unreachable is tried
  * again, in order, with backoff, for up to `retryUnavailableMs`; commits enqueued meanwhile wait in

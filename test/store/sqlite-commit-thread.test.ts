@@ -126,9 +126,9 @@ describe('SQLite commit thread', () => {
 
   it('pipelines two batches at once on disjoint tasks, each task in order', async () => {
     const { store } = await threaded();
-    // The store asks for one batch at a time (ADR 0062); two in flight must still keep each task's order.
-    expect(store.commitConcurrency).toBe(1);
-    const gc = new GroupCommitter(store, { maxBatch: 4, maxInFlight: 2 });
+    // The store asks for two batches at a time (ADR 0078): they must still keep each task's order.
+    expect(store.commitConcurrency).toBe(2);
+    const gc = new GroupCommitter(store, { maxBatch: 4 });
     const first = Array.from({ length: 12 }, () => newTask());
     await Promise.all(first.map((c) => gc.commit(c)));
     // Each task's second and third commits enqueued at once: they must land in order.
@@ -140,6 +140,66 @@ describe('SQLite commit thread', () => {
       expect(t?.version).toBe(3);
       expect(t?.task.status.state).toBe('TASK_STATE_COMPLETED');
     }
+    await gc.close();
+    await store.close();
+  });
+
+  it('hands the thread the next batch while one is out (ADR 0078), keeping each task in order and the count exact', async () => {
+    const { store } = await threaded();
+    const gc = new GroupCommitter(store);
+    let out = 0;
+    let most = 0;
+    const inner = store.commit.bind(store);
+    store.commit = async (batch) => {
+      most = Math.max(most, ++out);
+      try {
+        await inner(batch);
+      } finally {
+        out--;
+      }
+    };
+    const counted = await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 });
+    expect(counted.totalSize).toBe(0);
+    // A large first batch keeps the thread busy while the next tick's commits (other tasks, and
+    // the first tasks' next versions, held back until their batch settles) are dispatched.
+    const first = Array.from({ length: 48 }, () => newTask());
+    const later = Array.from({ length: 16 }, () => newTask());
+    const firstDone = first.map((c) => gc.commit(c));
+    await new Promise<void>((r) => setImmediate(r));
+    const laterDone = later.map((c) => gc.commit(c));
+    const moved = first.map((c) => update(c, { state: 'TASK_STATE_COMPLETED' }));
+    const movedDone = moved.map((c) => gc.commit(c));
+    await Promise.all([...firstDone, ...laterDone, ...movedDone]);
+    expect(most, 'two batches were with the thread at once').toBe(2);
+    for (const c of first) {
+      const t = await store.getTask('agent-a', c.task.id);
+      expect(t?.version).toBe(2);
+      expect(t?.task.status.state).toBe('TASK_STATE_COMPLETED');
+    }
+    for (const c of later) expect((await store.getTask('agent-a', c.task.id))?.version).toBe(1);
+    expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 })).totalSize).toBe(first.length + later.length);
+    await gc.close();
+    await store.close();
+  });
+
+  it('holds a task’s next commit until its failed batch has been retried, with a second batch free to go', async () => {
+    const { store } = await threaded();
+    const b = newTask();
+    await store.commit([b]);
+    const gc = new GroupCommitter(store);
+    const x = newTask();
+    // One batch: X is new, B is created again (a conflict), so the batch fails and each is retried alone.
+    const created = gc.commit(x);
+    const again = gc.commit(newTask({ id: b.task.id }));
+    await new Promise<void>((r) => setImmediate(r));
+    // X's next version, enqueued while that batch is out: sent before X's retry it would find no X.
+    const moved = gc.commit(update(x, { state: 'TASK_STATE_COMPLETED' }));
+    const results = await Promise.allSettled([created, again, moved]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(ConcurrentUpdateError);
+    const stored = await store.getTask('agent-a', x.task.id);
+    expect(stored?.version).toBe(2);
+    expect(stored?.task.status.state).toBe('TASK_STATE_COMPLETED');
     await gc.close();
     await store.close();
   });

@@ -68,10 +68,13 @@ const AUTO_CHECKPOINT_PAGES = 1000;
 const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
 
 /**
- * Batches in flight at once with the commit thread. Two (the next batch queued while the thread
- * writes) made batches smaller and cost more CPU a request than one on the 2-core bench machine (ADR 0062).
+ * Batches in flight at once with the commit thread. Two (ADR 0078): the next batch waits in the
+ * thread's queue while it writes, not on the event loop for the answer of the one before, so a
+ * late answer (the main thread in a pause, or without a core) no longer holds up the next batch.
+ * The thread runs them one after another, in order; the group committer keeps a task out of the
+ * second batch while its commit is in the first.
  */
-const COMMIT_THREAD_CONCURRENCY = 1;
+const COMMIT_THREAD_CONCURRENCY = 2;
 
 type Q = Kysely<Database>;
 
