@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // What a feature costs: `npm run build`, then `node bench/ab.js [options]` (or `npm run bench:ab`).
 //
-// Starts Agentport once with its default configuration (the baseline: everything on) and once per
+// Starts Agentport with its default configuration (the baseline: everything on) and once per
 // variant (the same server with one thing switched), then loads ALL of them AT THE SAME TIME, each
-// with its own wrk, for every round. Each server therefore meets the same machine (other
+// with its own wrk, for every round; each round starts them anew (--keep-servers: once). Each server therefore meets the same machine (other
 // processes, CPU frequency, the disk) during the same seconds, and the ratios between them hold on
 // a noisy machine where sequential runs of bench/run.js swing by 10 % or more. The absolute req/s
 // are lower than bench/run.js's (the servers share the cores); the ratios are what this measures.
