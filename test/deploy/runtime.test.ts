@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect } from '../bindings/a2a-grpc/client.js';
 import { ensureBuilt, ROOT } from '../support/cluster.js';
 import { freePort, sleep, waitForPort } from '../support/private-services.js';
-import { userMessage } from '../support/server.js';
+import { userMessage } from '../support/a2a-payloads.js';
 
 const ENTRYPOINT = path.join(ROOT, 'deploy/entrypoint.sh');
 const HEALTHCHECK = path.join(ROOT, 'deploy/healthcheck.mjs');

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireBuilt } from '../support/fresh-build.js';
-import { readSse } from '../support/server.js';
+import { readSse } from '../support/a2a-payloads.js';
 import { freePort } from '../support/private-services.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');

@@ -61,30 +61,6 @@ export async function rpc(url: string, method: string, params: unknown, headers:
   return { status: res.status, body, headers: res.headers };
 }
 
-/** Reads an SSE response into events ({id, data}) until the stream closes. */
-export async function readSse(res: Response): Promise<Array<{ id?: string; event?: string; data: any }>> {
-  const text = await res.text();
-  const out: Array<{ id?: string; event?: string; data: any }> = [];
-  for (const block of text.split('\n\n')) {
-    const lines = block.split('\n').filter((l) => l && !l.startsWith(':'));
-    if (!lines.length) continue;
-    const ev: { id?: string; event?: string; data: any } = { data: undefined };
-    const data: string[] = [];
-    for (const l of lines) {
-      if (l.startsWith('id: ')) ev.id = l.slice(4);
-      else if (l.startsWith('event: ')) ev.event = l.slice(7);
-      else if (l.startsWith('data: ')) data.push(l.slice(6));
-    }
-    if (!data.length) continue;
-    ev.data = JSON.parse(data.join('\n'));
-    out.push(ev);
-  }
-  return out;
-}
-
-export const userMessage = (text: string, extra: Record<string, unknown> = {}) => ({
-  messageId: `m-${Math.random().toString(36).slice(2)}`,
-  role: 'ROLE_USER',
-  parts: [{ text }],
-  ...extra,
-});
+// Kept in a module of their own so that a file needing only these (a child-process test) does not
+// load the whole server when it is collected; re-exported here for the files that import them from here.
+export { readSse, userMessage } from './a2a-payloads.js';
