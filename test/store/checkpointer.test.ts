@@ -35,8 +35,13 @@ describe('WalCheckpointer.stop', () => {
     const missingDir = path.join(mkdtempSync(path.join(tmpdir(), 'agentport-ckpt-')), 'no-such-dir', 'agentport.db');
     const checkpointer = WalCheckpointer.start(missingDir);
     expect(checkpointer).toBeDefined();
-    // Give the thread time to fail on its own before stop() is called.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // The thread has ended on its own, its 'exit' emitted, before stop() is called: waited for,
+    // where a fixed 1.5 s pause only hoped so. This listener comes after the checkpointer's own,
+    // so when it runs the checkpointer has seen the exit too (onStopped fires earlier, on 'error').
+    // biome-ignore lint/complexity/useLiteralKeys: `worker` is private; an index is how TypeScript lets a test read it
+    const worker = checkpointer!['worker'];
+    const ended = await Promise.race([new Promise((resolve) => worker.once('exit', () => resolve('exited'))), new Promise((resolve) => setTimeout(resolve, 10_000, 'still running'))]);
+    expect(ended).toBe('exited');
     await expect(Promise.race([checkpointer!.stop().then(() => 'stopped'), new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting'))])).resolves.toBe('stopped');
   });
 });
