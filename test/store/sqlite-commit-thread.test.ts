@@ -150,9 +150,18 @@ describe('SQLite commit thread', () => {
     let out = 0;
     let most = 0;
     const inner = store.commit.bind(store);
+    // The first batch is held until a second one reaches the store (or 3 s pass): on a loaded
+    // machine the thread could otherwise finish it before the next tick dispatches the others, and
+    // the count would say one at a time although two slots were free. With one slot the second
+    // never comes while the first is out, so the hold ends on the timer and the count stays 1.
+    let secondArrived: () => void = () => {};
+    const second = new Promise<void>((r) => (secondArrived = r));
+    let calls = 0;
     store.commit = async (batch) => {
       most = Math.max(most, ++out);
+      if (out === 2) secondArrived();
       try {
+        if (++calls === 1) await Promise.race([second, new Promise((r) => setTimeout(r, 3_000))]);
         await inner(batch);
       } finally {
         out--;
