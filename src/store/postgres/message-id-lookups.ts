@@ -86,11 +86,7 @@ export class MessageIdLookups {
       // The arrays as array input text and the statement executed without Describe: pg's own
       // conversion of the arrays and its per-execution result building cost more of the event loop
       // than the rest of the lookup (array-literal.ts, named-query.ts).
-      const { rows } = await queryNamed(this.pool, FIND_BY_MESSAGE_IDS, [
-        arrayLiteral(batch.map((l) => l.agentId)),
-        arrayLiteral(batch.map((l) => l.owner)),
-        arrayLiteral(batch.map((l) => l.messageId)),
-      ]);
+      const { rows } = await queryNamed(this.pool, FIND_BY_MESSAGE_IDS, [arrayLiteral(batch.map((l) => l.agentId)), arrayLiteral(batch.map((l) => l.owner)), arrayLiteral(batch.map((l) => l.messageId))]);
       const found = new Map<number, TasksTable>();
       for (const { i, row } of rows) found.set(i, row);
       batch.forEach((l, i) => l.resolve(found.get(i + 1)));
