@@ -12,7 +12,7 @@
 import type pg from 'pg';
 import type { TasksTable } from '../schema.js';
 import { arrayLiteral } from './array-literal.js';
-import { queryNamed } from './named-query.js';
+import { queryNamed, type NamedStatement } from './named-query.js';
 
 /** Keys per statement: three text arrays, so far from any parameter or size limit. */
 const MAX_KEYS = 500;
@@ -34,13 +34,21 @@ export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time
  * lookup for the rare hit (a retried message). The columns are text and integers, so the json
  * object has the same keys and values the columns had.
  */
-export const FIND_BY_MESSAGE_IDS = {
+export const FIND_BY_MESSAGE_IDS: NamedStatement<FoundRow> = {
   name: 'agentport_find_task_rows_by_message_ids',
   text: `select k.i, row_to_json(t) as row
            from unnest($1::text[], $2::text[], $3::text[]) with ordinality as k(agent_id, owner, message_id, i)
            cross join lateral (select ${TASK_COLUMNS} from tasks
                                 where agent_id = k.agent_id and owner = k.owner and origin_message_id = k.message_id limit 1) as t`,
+  // i is the key's ordinality (bigint), row the task as json (never null: the join is inner).
+  readRow: (fields) => ({ i: Number(fields[0]), row: JSON.parse(fields[1]!) as TasksTable }),
 };
+
+/** A key that found its task: the key's position in the statement's arrays (from 1), the task's row. */
+interface FoundRow {
+  i: number;
+  row: TasksTable;
+}
 
 interface Lookup {
   agentId: string;
@@ -75,15 +83,12 @@ export class MessageIdLookups {
 
   private async lookUp(batch: Lookup[]): Promise<void> {
     try {
-      // The arrays as array input text and the statement as a query object: pg's own conversion
-      // of both cost more of the event loop than the rest of the lookup (array-literal.ts, named-query.ts).
-      const { rows } = await queryNamed<{ i: number; row: TasksTable }>(this.pool, FIND_BY_MESSAGE_IDS, [
-        arrayLiteral(batch.map((l) => l.agentId)),
-        arrayLiteral(batch.map((l) => l.owner)),
-        arrayLiteral(batch.map((l) => l.messageId)),
-      ]);
+      // The arrays as array input text and the statement executed without Describe: pg's own
+      // conversion of the arrays and its per-execution result building cost more of the event loop
+      // than the rest of the lookup (array-literal.ts, named-query.ts).
+      const { rows } = await queryNamed(this.pool, FIND_BY_MESSAGE_IDS, [arrayLiteral(batch.map((l) => l.agentId)), arrayLiteral(batch.map((l) => l.owner)), arrayLiteral(batch.map((l) => l.messageId))]);
       const found = new Map<number, TasksTable>();
-      for (const { i, row } of rows) found.set(Number(i), row);
+      for (const { i, row } of rows) found.set(i, row);
       batch.forEach((l, i) => l.resolve(found.get(i + 1)));
     } catch (err) {
       for (const l of batch) l.reject(err);

@@ -36,7 +36,8 @@ import { refersToTaskRow, type PreparedCommit } from '../rows.js';
 import { ConcurrentUpdateError } from '../store.js';
 import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues, type TaskUsageColumn } from '../usage/task-usage-columns.js';
 import { CommitTexts, JsonRows } from './json-rows.js';
-import { queryNamed, type NamedStatement } from './named-query.js';
+import { arrayLiteral } from './array-literal.js';
+import { queryNamed, queryNamedOn, type NamedStatement, type ParameterValue } from './named-query.js';
 import { RecordRows } from './record-rows.js';
 
 /** What the statement's guard raises when an update lost: SQLSTATE division_by_zero. */
@@ -224,11 +225,12 @@ function countCreated(shard: string, written: string, expected: string): string 
 /** A run's statement (by name, prepared once a connection) and its parameters. */
 interface RunStatement {
   statement: NamedStatement;
-  values: unknown[];
+  values: ParameterValue[];
 }
 
-const COMMIT_STATEMENT = { name: 'agentport_commit_tasks', text: commitStatementText() };
-const NEW_TASKS_STATEMENT = { name: 'agentport_commit_new_tasks', text: newTasksStatementText() };
+/** Their one row (the guard's `ok`) is not read: the statement's success is the answer. */
+const COMMIT_STATEMENT: NamedStatement = { name: 'agentport_commit_tasks', text: commitStatementText() };
+const NEW_TASKS_STATEMENT: NamedStatement = { name: 'agentport_commit_new_tasks', text: newTasksStatementText() };
 
 /** The statement and its parameters for one run of commits with distinct tasks; `shard` null: not counted here. */
 function runStatement(run: PreparedCommit[], shard: number | null): RunStatement {
@@ -307,7 +309,7 @@ function runStatement(run: PreparedCommit[], shard: number | null): RunStatement
   if (newTasksOnly && updatedIds.length === 0) return { statement: NEW_TASKS_STATEMENT, values: [created.toString(), texts.toBuffer(), run.length, shard] };
   return {
     statement: COMMIT_STATEMENT,
-    values: [created.toString(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard, texts.toBuffer(), updatedIds],
+    values: [created.toString(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard, texts.toBuffer(), arrayLiteral(updatedIds)],
   };
 }
 
@@ -368,7 +370,7 @@ export class PostgresCommitter {
         await client.query('begin');
         for (const run of runs) {
           const { statement, values } = runStatement(run, null);
-          await client.query({ ...statement, values });
+          await queryNamedOn(client, statement, values);
         }
         // Every run's guard passed, so each new task of the batch was inserted.
         const counts = newTaskCounts(batch);

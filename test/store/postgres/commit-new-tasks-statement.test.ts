@@ -33,8 +33,10 @@ beforeAll(async () => {
   recording.on('connect', (client) => {
     const query = client.query.bind(client) as (...args: unknown[]) => unknown;
     (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const first = args[0] as { name?: string } | string;
-      if (typeof first === 'object' && first.name) sent.push(first.name);
+      // a config object's name, or the statement of the store's own executions (named-query.ts)
+      const first = args[0] as { name?: string; statement?: { name: string } } | string;
+      const name = typeof first === 'object' ? (first.name ?? first.statement?.name) : undefined;
+      if (name) sent.push(name);
       return query(...args);
     };
   });
