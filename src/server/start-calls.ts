@@ -51,6 +51,7 @@ export async function startCallObservers(initial: Config, store: Store, registry
     // Configured agents are label values from the start, so their failures are never 'other'.
     metrics.labels.agent.seed(initial.agents.map((a) => a.id));
     usageRecorder.observe(new CallMetrics(metrics, { statusOf: httpStatusOfReason }));
+    metrics.sources.usageDropped = () => usageRecorder.dropped;
   }
   // The access log only when on and its logger writes info: otherwise no draft is opened for it.
   if (initial.logging.accessLog && moduleLog('access').isLevelEnabled('info')) usageRecorder.observe(new AccessLog(moduleLog('access')));

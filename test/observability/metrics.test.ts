@@ -217,6 +217,32 @@ describe('who may scrape /metrics', () => {
     }
   });
 
+  it('counts usage dropped at a full queue: 130 tasks into a queue of 100 with the flush held drop exactly 30', async () => {
+    // Each blocking send that creates a task queues one timing amend (usage-recorder.ts); the
+    // metrics listener of its own is not a call, so the scrapes queue nothing.
+    const full = await startTestServer({ agents: [{ id: 'echo', builtin: 'echo' }], usage: { queueLimit: 100, flushIntervalMs: 3_600_000 }, metrics: { listen: '127.0.0.1:0' } });
+    try {
+      const dropped = async () => sampleSum(await parseExposition(await (await fetch(full.urls.metrics!)).text()), 'agentport_usage_records_dropped_total', {});
+      expect(await dropped()).toBe(0);
+      for (let i = 0; i < 130; i++) {
+        const r = await rpc(`${full.http}/a2a/echo`, 'SendMessage', { message: userMessage(`q${i}`), configuration: { returnImmediately: false } });
+        expect(r.body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      }
+      // An answer is recorded once it has gone out on the server's side: wait for the last one.
+      const deadline = Date.now() + 5_000;
+      let seen = await dropped();
+      while (seen < 30 && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 20));
+        seen = await dropped();
+      }
+      expect(seen).toBe(30);
+      // Read again: the counter does not count the same drops twice.
+      expect(await dropped()).toBe(30);
+    } finally {
+      await full.stop();
+    }
+  });
+
   it('with metrics.enabled false there is no /metrics', async () => {
     const off = await startTestServer({ auth: { mode: 'required', apiKeys: [{ key: ADMIN, subject: 'ops', scopes: ['admin'] }] }, metrics: { enabled: false } });
     try {

@@ -19,6 +19,8 @@ export interface GaugeSources {
   leasesHeld?: () => number;
   /** the push outbox: entries waiting, and when the oldest was queued (epoch ms) */
   outbox?: () => Promise<{ pending: number; oldestCreatedAt?: number }>;
+  /** usage records and amends dropped since start because the usage queue was full */
+  usageDropped?: () => number;
 }
 
 /** A task's final state label: 'COMPLETED' for TASK_STATE_COMPLETED. */
@@ -141,6 +143,18 @@ export class Metrics {
     });
     this.forwarded = new Counter({ name: METRIC.forwarded, help: 'Messages for a task leased to another replica: sent there (direction=sent), or received from one (received)', labelNames: ['direction'], registers });
     this.orphans = new Counter({ name: METRIC.orphansRecovered, help: 'Tasks of a dead or cut-off replica recovered by this one', registers });
+    // A count the usage recorder already keeps: read at scrape, added as the difference since the last.
+    let usageDroppedSeen = 0;
+    new Counter({
+      name: METRIC.usageDropped,
+      help: 'Usage records and timing amends dropped because the queue to the store was full (usage.queueLimit): calls this replica did not record',
+      registers,
+      collect() {
+        const now = sources.usageDropped?.() ?? 0;
+        if (now > usageDroppedSeen) this.inc(now - usageDroppedSeen);
+        usageDroppedSeen = now;
+      },
+    });
     this.quotaRefusals = new Counter({ name: METRIC.quotaRefusals, help: 'Calls refused by a quota, by quota kind and agent', labelNames: ['kind', 'agent'], registers });
     this.remoteRefreshes = new Counter({
       name: METRIC.remoteTokenRefreshes,
