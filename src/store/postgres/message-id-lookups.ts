@@ -28,11 +28,12 @@ export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time
  * sequential scan of every task, kept until the first ANALYZE (issue 26: on a new store each
  * lookup read the whole table for the first seconds under load).
  *
- * A found task comes back as one json column, not as its 15 columns: pg reads the statement's
- * RowDescription and builds its result's fields at every execution, and with the task's columns
- * that was the largest single cost the driver put on the event loop (ADR 0077), paid by every
- * lookup for the rare hit (a retried message). The columns are text and integers, so the json
- * object has the same keys and values the columns had.
+ * A found task comes back as one json column, not as its 15 columns: with pg's own query the
+ * columns' descriptions were rebuilt at every execution, the largest single cost the driver put on
+ * the event loop (ADR 0077), paid by every lookup for the rare hit (a retried message). Executed
+ * without Describe now (named-query.ts, ADR 0079), the json column still lets `readRow` take the
+ * row as it is: the columns are text and integers, so the json object has the same keys and
+ * values, typed, with no per-column parsing here.
  */
 export const FIND_BY_MESSAGE_IDS: NamedStatement<FoundRow> = {
   name: 'agentport_find_task_rows_by_message_ids',
