@@ -26,7 +26,7 @@ export const usageSchema = z
     enabled: bool.default(true),
     /** raw rows and rollups older than this are deleted */
     retentionDays: integer(1, 36_500, ' days').default(90),
-    /** call records waiting for their batch write; beyond it new ones are dropped (and counted) */
+    /** call records waiting for their batch write; beyond it new ones are dropped (and counted), except those carrying a cost or tokens */
     queueLimit: integer(100).default(10_000),
     /** how often the call queue is written */
     flushIntervalMs: duration(10).default(1_000),

@@ -2,8 +2,9 @@
  * Usage records of calls that did not create a task (cards, gets, lists, errors, follow-up
  * messages, MCP discovery): queued off the request path and written in batches, bounded. A crash
  * loses what the queue held (at most `flushIntervalMs` of calls): these records are for analytics,
- * not billing — a task, which is billed, is recorded in its own commit (task-usage.ts). When the
- * queue is full, new records are dropped and counted rather than holding memory or the loop.
+ * not billing — a task, which is billed, is recorded in its own commit (task-usage.ts) — except the
+ * runs answered without a task that carry a charge or tokens. When the queue is full, new records
+ * are dropped and counted rather than holding memory or the loop; the charged ones are kept.
  *
  * Also runs the hourly rollups and the retention sweep.
  */
@@ -28,6 +29,11 @@ export interface UsageRecorderOptions {
    * anonymous callers naming random agents would otherwise grow the usage store without bound).
    */
   isAgent?: (agentId: string) => boolean;
+}
+
+/** A record that money or a token budget reads: never dropped for a full queue. */
+function isCharged(r: UsageRecord): boolean {
+  return r.cost > 0 || r.promptTokens > 0 || r.completionTokens > 0;
 }
 
 /** The one value unknown agents and routes are recorded under, as on /metrics. */
@@ -161,8 +167,15 @@ export class UsageRecorder {
     return (price.perCall ?? 0) + tokenCost(price, d.reported);
   }
 
+  /**
+   * A record that carries a charge or reported tokens is queued even past queueLimit: monthly
+   * budgets (quota-engine.ts) and invoices read these rows, so dropping one would serve a call for
+   * free and let a budget be overrun. They are few (priced or token-reporting runs answered
+   * without a task), and a store that fails its writes discards its slices instead of growing the
+   * queue, so the overshoot is bounded by how far the store is behind, not by its outage.
+   */
   private enqueue(queue: UsageRecord[], item: UsageRecord): void {
-    if (!this.isFull()) queue.push(item);
+    if (isCharged(item) || !this.isFull()) queue.push(item);
   }
 
   /** The queue holds queueLimit records and amends: the call is dropped (and counted). */

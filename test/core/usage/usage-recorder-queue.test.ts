@@ -294,6 +294,38 @@ describe('the queue', () => {
     expect(store.records).toHaveLength(61);
   });
 
+  it('a full queue still keeps the calls that carry a charge or tokens (budgets read them); only the rest are dropped', async () => {
+    const price = (agent: string) => (agent === 'priced' ? { perCall: 1.5 } : undefined);
+    const { r, store } = recorder({ config: config({ queueLimit: 100 }), cost: price });
+    for (let i = 0; i < 100; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
+    const run = (agent: string, tokens?: [number, number]) => {
+      const d = r.open('a2a-jsonrpc/1.0')!;
+      d.agent = agent;
+      d.answeredWithoutTask = true;
+      if (tokens) d.reported = { promptTokens: tokens[0], completionTokens: tokens[1], cachedTokens: 0, cacheWriteTokens: 0 };
+      r.finish(d, { status: 200, latencyMs: 1 });
+    };
+    run('priced'); // 1.5 per call
+    run('unpriced', [7, 0]); // no price, but tokens a token budget counts
+    run('unpriced', [0, 3]);
+    run('unpriced'); // neither: dropped like any other
+    r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
+    const task = r.open('a2a-jsonrpc/1.0')!;
+    task.createdTask = true;
+    task.taskId = 't-full';
+    r.finish(task, { status: 200, latencyMs: 1 }); // a task's amend is timing only: dropped
+    expect(r.dropped).toBe(3);
+    await r.flush();
+    expect(store.records).toHaveLength(103);
+    expect(store.amends).toHaveLength(0);
+    const kept = store.records.slice(100).map((x) => [x.agent, x.cost, x.promptTokens, x.completionTokens]);
+    expect(kept).toEqual([
+      ['priced', 1.5, 0, 0],
+      ['unpriced', 0, 7, 0],
+      ['unpriced', 0, 0, 3],
+    ]);
+  });
+
   it('writes in slices of 250 rows, records before amends, one write at a time, every row once and in order', async () => {
     const { r, store } = recorder({ config: config({ queueLimit: 2000 }) });
     for (let i = 0; i < 501; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: i });
