@@ -9,6 +9,7 @@
 import path from 'node:path';
 import type { Config } from '../config/index.js';
 import { loadAgentDefinition } from '../agents/load-agent.js';
+import { registerAgent } from './agent-cards.js';
 import { agentLoadFailure } from './agent-load-failure.js';
 import { checkAuthMode, checkTokenAutoApprove } from './auth-mode.js';
 import { checkPortsFree } from './port-preflight.js';
@@ -53,14 +54,19 @@ const SILENT = { warn() {} };
 
 /**
  * Throws the StartFailure the server would throw for what checkBeforeOpening refuses (one taken
- * port included), or for a plain JavaScript agent module that cannot be imported or exports no agent.
+ * port included), or for a plain JavaScript agent module that cannot be imported, exports no agent
+ * or an agent whose card is refused.
  */
 export async function preflightStart(config: Config): Promise<void> {
   await checkBeforeOpening(config, SILENT, { singlePort: true });
   for (const [index, agent] of config.agents.entries()) {
     if (agent.module === undefined || !PLAIN_JAVASCRIPT.test(agent.module)) continue;
-    await loadAgentDefinition(agent, config).catch((error: unknown) => {
+    const fail = (error: unknown): never => {
       throw agentLoadFailure(agent, index, error);
-    });
+    };
+    const def = await loadAgentDefinition(agent, config).catch(fail);
+    // Its card built as the server will (unsigned: no keys yet), so a card the spec refuses
+    // (no name, …) is named here too; the server builds it again, with the bound ports.
+    await registerAgent(config, agent, def, undefined).catch(fail);
   }
 }

@@ -2,7 +2,7 @@
  * The built CLI loads only what its command uses (issue 26: every test that spawns `agentport`
  * pays for its start-up). `--help`, a command's help and a `card` that finds no agent load
  * neither the server (its store drivers, HTTP and MCP stacks) nor the gRPC client; a `serve` that
- * cannot start (a taken port, a data directory it cannot create, a broken agent module) fails
+ * cannot start (a taken port, a data directory it cannot create, a broken agent module or card) fails
  * before it loads the server. The child runs with test/support/module-loads/record.cjs, which
  * lists every module file it loads.
  */
@@ -121,6 +121,7 @@ describe('a serve that cannot start loads no server', () => {
     ['throws at import', "throw new Error('no token');\n", 1, 'threw while it was loaded: no token'],
     ['imports a missing package', "import 'agentport-no-such-package';\nexport default {};\n", 1, "imports 'agentport-no-such-package', which cannot be found"],
     ['exports no agent', 'export const answer = 42;\n', 2, 'must export an AgentDefinition'],
+    ['exports an agent whose card has no name', "export default { card: { description: 'Helps.', skills: [] }, async execute(ctx) { ctx.complete(); } };\n", 2, 'has an invalid card: name is required'],
   ])('an agent module that %s: named, without loading the server', async (_what, source, code, words) => {
     const dir = moduleAgentDir(source);
     const { status, stderr, loaded } = loadsOf([...(await serveArgs(dir)), '--config', 'agentport.yaml'], dir);
