@@ -92,21 +92,25 @@ describe('a serve that cannot start loads no server', () => {
   it.each([
     ['the HTTP port', 'http', 'HTTP'],
     ['the gRPC port', 'grpc', 'gRPC'],
-  ] as const)('%s in use: exit 1, named, without loading the server', async (_what, which, listener) => {
-    const holder = net.createServer();
-    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
-    const port = (holder.address() as net.AddressInfo).port;
-    try {
-      const dir = mkdtempSync(path.join(work, 'serve-'));
-      const { status, stderr, loaded } = loadsOf(await serveArgs(dir, { [which]: port }), dir);
-      expect(status, stderr).toBe(1);
-      expect(stderr).toContain(`Cannot start: the ${listener} port ${port} on 127.0.0.1 is already in use by another process.`);
-      expect(loaded).toContain('dist/server/start-preflight.js');
-      expect(heavyIn(loaded)).toEqual([]);
-    } finally {
-      await new Promise((resolve) => holder.close(resolve));
-    }
-  }, 60_000);
+  ] as const)(
+    '%s in use: exit 1, named, without loading the server',
+    async (_what, which, listener) => {
+      const holder = net.createServer();
+      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+      const port = (holder.address() as net.AddressInfo).port;
+      try {
+        const dir = mkdtempSync(path.join(work, 'serve-'));
+        const { status, stderr, loaded } = loadsOf(await serveArgs(dir, { [which]: port }), dir);
+        expect(status, stderr).toBe(1);
+        expect(stderr).toContain(`Cannot start: the ${listener} port ${port} on 127.0.0.1 is already in use by another process.`);
+        expect(loaded).toContain('dist/server/start-preflight.js');
+        expect(heavyIn(loaded)).toEqual([]);
+      } finally {
+        await new Promise((resolve) => holder.close(resolve));
+      }
+    },
+    60_000,
+  );
 
   it('a data directory that cannot be created: exit 1, named, without loading the server', async () => {
     const dir = mkdtempSync(path.join(work, 'serve-'));
@@ -122,14 +126,18 @@ describe('a serve that cannot start loads no server', () => {
     ['imports a missing package', "import 'agentport-no-such-package';\nexport default {};\n", 1, "imports 'agentport-no-such-package', which cannot be found"],
     ['exports no agent', 'export const answer = 42;\n', 2, 'must export an AgentDefinition'],
     ['exports an agent whose card has no name', "export default { card: { description: 'Helps.', skills: [] }, async execute(ctx) { ctx.complete(); } };\n", 2, 'has an invalid card: name is required'],
-  ])('an agent module that %s: named, without loading the server', async (_what, source, code, words) => {
-    const dir = moduleAgentDir(source);
-    const { status, stderr, loaded } = loadsOf([...(await serveArgs(dir)), '--config', 'agentport.yaml'], dir);
-    expect(status, stderr).toBe(code);
-    expect(stderr).toContain(`Cannot start: agent 'helper': module ${path.join(dir, 'agent.mjs')} ${words}`);
-    expect(loaded).toContain(path.relative(ROOT, path.join(dir, 'agent.mjs')));
-    expect(heavyIn(loaded)).toEqual([]);
-  }, 60_000);
+  ])(
+    'an agent module that %s: named, without loading the server',
+    async (_what, source, code, words) => {
+      const dir = moduleAgentDir(source);
+      const { status, stderr, loaded } = loadsOf([...(await serveArgs(dir)), '--config', 'agentport.yaml'], dir);
+      expect(status, stderr).toBe(code);
+      expect(stderr).toContain(`Cannot start: agent 'helper': module ${path.join(dir, 'agent.mjs')} ${words}`);
+      expect(loaded).toContain(path.relative(ROOT, path.join(dir, 'agent.mjs')));
+      expect(heavyIn(loaded)).toEqual([]);
+    },
+    60_000,
+  );
 
   it('a module agent that starts is evaluated once: the check before the server and the server share its import', async () => {
     const dir = moduleAgentDir(
@@ -143,7 +151,11 @@ describe('a serve that cannot start loads no server', () => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env };
     delete env.AGENTPORT_CONFIG;
-    const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentport.js'), ...(await serveArgs(dir, { http: port })), '--config', 'agentport.yaml', '--log-level', 'error'], { cwd: dir, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentport.js'), ...(await serveArgs(dir, { http: port })), '--config', 'agentport.yaml', '--log-level', 'error'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
