@@ -54,8 +54,8 @@ const SILENT = { warn() {} };
 
 /**
  * Throws the StartFailure the server would throw for what checkBeforeOpening refuses (one taken
- * port included), or for a plain JavaScript agent module that cannot be imported, exports no agent
- * or an agent whose card is refused.
+ * port included), a data directory another server holds, or a plain JavaScript agent module that
+ * cannot be imported, exports no agent or an agent whose card is refused.
  */
 export async function preflightStart(config: Config): Promise<void> {
   await checkBeforeOpening(config, SILENT, { singlePort: true });
@@ -68,5 +68,12 @@ export async function preflightStart(config: Config): Promise<void> {
     // Its card built as the server will (unsigned: no keys yet), so a card the spec refuses
     // (no name, …) is named here too; the server builds it again, with the bound ports.
     await registerAgent(config, agent, def, undefined).catch(fail);
+  }
+  // Another server on this embedded database: refused (naming it) by taking the lock and giving it
+  // back at once; openStorage takes it for good, and is refused there if another took it between.
+  // Last, and imported here: it is the one check that loads a driver (better-sqlite3 holds the lock).
+  if (config.storage.driver === 'sqlite' && config.storage.file !== ':memory:') {
+    const { lockDataDir } = await import('../store/sqlite/data-dir-lock.js');
+    lockDataDir(config.server.dataDir).release();
   }
 }

@@ -2,18 +2,19 @@
  * The built CLI loads only what its command uses (issue 26: every test that spawns `agentport`
  * pays for its start-up). `--help`, a command's help and a `card` that finds no agent load
  * neither the server (its store drivers, HTTP and MCP stacks) nor the gRPC client; a `serve` that
- * cannot start (a taken port, a data directory it cannot create, a broken agent module or card) fails
- * before it loads the server. The child runs with test/support/module-loads/record.cjs, which
- * lists every module file it loads.
+ * cannot start (a taken port, a data directory it cannot create or another server holds, a broken
+ * agent module or card) fails before it loads the server. The child runs with
+ * test/support/module-loads/record.cjs, which lists every module file it loads.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireBuilt, ROOT } from '../support/fresh-build.js';
 import { freePort } from '../support/private-services.js';
+import { lockDataDir } from '../../src/store/sqlite/data-dir-lock.js';
 
 requireBuilt('dist/cli/main.js');
 const work = mkdtempSync(path.join(tmpdir(), 'agentport-lazy-loads-'));
@@ -119,6 +120,23 @@ describe('a serve that cannot start loads no server', () => {
     expect(status, stderr).toBe(1);
     expect(stderr).toContain(`Cannot start: the data directory ${path.join(dir, 'data')}`);
     expect(heavyIn(loaded)).toEqual([]);
+  }, 60_000);
+
+  it("a data directory another server holds: exit 1, names the holder, loading only the lock's driver", async () => {
+    const dir = mkdtempSync(path.join(work, 'serve-'));
+    const dataDir = path.join(dir, 'data');
+    mkdirSync(dataDir);
+    // This process holds it, as a running server would (its pid and start time are what the refusal names).
+    const held = lockDataDir(dataDir, { pid: process.pid, startedAt: '2026-01-02T03:04:05.000Z' });
+    try {
+      const { status, stderr, loaded } = loadsOf(await serveArgs(dir), dir);
+      expect(status, stderr).toBe(1);
+      expect(stderr).toContain(`Cannot start: the data directory ${dataDir} is in use by another Agentport (pid ${process.pid}, started 2026-01-02T03:04:05.000Z`);
+      // The lock is SQLite's, so its driver is loaded; nothing else of the server is.
+      expect(heavyIn(loaded)).toEqual(['node_modules/better-sqlite3/']);
+    } finally {
+      held.release();
+    }
   }, 60_000);
 
   it.each([
