@@ -1,10 +1,8 @@
 /**
- * The first steps of a start (./start.ts): the configuration checked before anything opens, the
+ * The first steps of a start (./start.ts), after the checks of ./start-preflight.ts: the
  * store with its lock, the services beside it (event bus, group commit, signing keys, outbound
  * guard, audit log), and who is calling (the authorization policy and the authenticator).
  */
-import path from 'node:path';
-import type { Logger } from 'pino';
 import { Authenticator } from '../auth/authenticator.js';
 import { TokenRevocations } from '../auth/oauth/token-revocations.js';
 import { ConsoleSessions } from '../auth/sessions/console-sessions.js';
@@ -21,14 +19,11 @@ import type { ServerLoggers } from '../observability/logging/index.js';
 import type { Metrics } from '../observability/metrics/index.js';
 import { toA2AError } from '../protocol/a2a/errors.js';
 import { GroupCommitter, lockDataDir, type DataDirLock, type Store } from '../store/index.js';
-import { checkAuthMode, checkTokenAutoApprove } from './auth-mode.js';
 import { openStore } from './open-store.js';
-import { checkPortsFree } from './port-preflight.js';
 import { remoteConnectionsOf, type RemoteConnectionsSetup } from './remote-connections-setup.js';
 import { remoteCredentialsOf } from './remote-credentials-setup.js';
 import type { RemoteCredentials } from '../core/vault/index.js';
-import { StartFailure, directoryFailure } from './start-failure.js';
-import { ensureWritableDir } from './storage-writable.js';
+import { StartFailure } from './start-failure.js';
 
 /** What close() stops, first to last; each step adds its own where it belongs. */
 export type Closers = Array<() => Promise<void>>;
@@ -36,32 +31,6 @@ export type Closers = Array<() => Promise<void>>;
 /** The configuration as it runs: `initial` until the listeners are bound, then with their ports. */
 export interface LiveConfig {
   config: Config;
-}
-
-/**
- * Configuration checks first: a refused configuration opens nothing. Then every taken port at
- * once (port-preflight.ts) and the directories the store writes. Returns the database's directory
- * when it is not the data directory (readiness checks it too).
- */
-export async function checkBeforeOpening(initial: Config, log: Logger): Promise<{ dbDir: string | undefined }> {
-  checkAuthMode(initial, log);
-  checkTokenAutoApprove(initial, log);
-  if (initial.bus.driver === 'redis' && initial.storage.driver !== 'postgres') {
-    throw new StartFailure('bus (redis)', 'joins replicas that share one PostgreSQL store, but storage is not PostgreSQL', 'set `storage:` to a postgres:// URL (or remove `bus:` for a single server)', 'configuration');
-  }
-  await checkPortsFree(initial);
-  // Named here, by path: SQLite would open a database it cannot write read-only, and fail later.
-  const dataDir = initial.server.dataDir;
-  await ensureWritableDir(dataDir).catch((error: unknown) => {
-    throw directoryFailure('the data directory', dataDir, error);
-  });
-  const dbDir = initial.storage.driver === 'sqlite' && initial.storage.file !== ':memory:' ? path.dirname(initial.storage.file) : undefined;
-  if (dbDir && dbDir !== path.resolve(dataDir)) {
-    await ensureWritableDir(dbDir).catch((error: unknown) => {
-      throw directoryFailure("the database's directory", dbDir, error);
-    });
-  }
-  return { dbDir };
 }
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Builds and starts everything from one resolved Config: storage, event bus, task engine, push
  * delivery, the HTTP listener and the gRPC listener. Returns a handle that drains and stops it all.
- * `startAll` reads as the list of its steps; each is a function of ./start-services.ts,
- * ./start-calls.ts, ./start-listeners.ts or this file.
+ * `startAll` reads as the list of its steps; each is a function of ./start-preflight.ts,
+ * ./start-services.ts, ./start-calls.ts, ./start-listeners.ts or this file.
  */
 import { loadAgentDefinition } from '../agents/load-agent.js';
 import { loadConsoleAssets } from '../bindings/console/console-assets.js';
@@ -23,7 +23,8 @@ import type { HttpAppDeps } from './http-app.js';
 import { buildCallPipeline, startCallObservers, type CallPipeline, type PushWorkerSlot } from './start-calls.js';
 import { toStartFailure } from './start-failure.js';
 import { bindListeners, createFirstAccounts, listenForSeparateMetrics, startBackgroundWork, startSignal, type Listeners, type StartSignal } from './start-listeners.js';
-import { callersOf, checkBeforeOpening, openBackingServices, openStorage, type BackingServices, type Callers, type Closers, type LiveConfig } from './start-services.js';
+import { callersOf, openBackingServices, openStorage, type BackingServices, type Callers, type Closers, type LiveConfig } from './start-services.js';
+import { checkBeforeOpening } from './start-preflight.js';
 import type { Store } from '../store/index.js';
 
 export interface RunningServer {

@@ -1,15 +1,20 @@
 /**
  * The built CLI loads only what its command uses (issue 26: every test that spawns `agentport`
  * pays for its start-up). `--help`, a command's help and a `card` that finds no agent load
- * neither the server (its store drivers, HTTP and MCP stacks) nor the gRPC client: the child runs
- * with test/support/module-loads/record.cjs, which lists every module file it loads.
+ * neither the server (its store drivers, HTTP and MCP stacks) nor the gRPC client; a `serve` that
+ * cannot start (a taken port, a data directory it cannot create or another server holds, a broken
+ * agent module or card) fails before it loads the server. The child runs with
+ * test/support/module-loads/record.cjs, which lists every module file it loads.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { requireBuilt, ROOT } from '../support/fresh-build.js';
+import { freePort } from '../support/private-services.js';
+import { lockDataDir } from '../../src/store/sqlite/data-dir-lock.js';
 
 requireBuilt('dist/cli/main.js');
 const work = mkdtempSync(path.join(tmpdir(), 'agentport-lazy-loads-'));
@@ -34,12 +39,12 @@ const HEAVY = [
 
 let runs = 0;
 /** Runs the CLI with the recorder; its exit status and the files it loaded (relative to the checkout). */
-function loadsOf(args: string[]): { status: number | null; stderr: string; loaded: string[] } {
+function loadsOf(args: string[], cwd = work): { status: number | null; stderr: string; loaded: string[] } {
   const file = path.join(work, `loads-${++runs}.txt`);
   const env: NodeJS.ProcessEnv = { ...process.env, MODULE_LOADS_FILE: file };
   delete env.AGENTPORT_CONFIG;
   const r = spawnSync(process.execPath, ['--require', path.join(ROOT, 'test/support/module-loads/record.cjs'), path.join(ROOT, 'bin/agentport.js'), ...args], {
-    cwd: work,
+    cwd,
     env,
     encoding: 'utf8',
     timeout: 30_000,
@@ -69,5 +74,117 @@ describe('what the CLI loads', () => {
     expect(status, stderr).toBe(4);
     expect(loaded).toContain('dist/client/card-resolver.js');
     expect(heavyIn(loaded)).toEqual([]);
+  }, 60_000);
+});
+
+describe('a serve that cannot start loads no server', () => {
+  /** A fresh folder with `agentport.yaml` serving `agent.mjs` (written from `source`) beside it. */
+  function moduleAgentDir(source: string): string {
+    const dir = mkdtempSync(path.join(work, 'serve-'));
+    writeFileSync(path.join(dir, 'agent.mjs'), source);
+    writeFileSync(path.join(dir, 'agentport.yaml'), 'agents:\n  - id: helper\n    module: ./agent.mjs\n');
+    return dir;
+  }
+
+  async function serveArgs(dir: string, ports: { http?: number; grpc?: number } = {}): Promise<string[]> {
+    return ['serve', '--port', String(ports.http ?? (await freePort())), '--grpc-port', String(ports.grpc ?? (await freePort())), '--data-dir', path.join(dir, 'data')];
+  }
+
+  it.each([
+    ['the HTTP port', 'http', 'HTTP'],
+    ['the gRPC port', 'grpc', 'gRPC'],
+  ] as const)(
+    '%s in use: exit 1, named, without loading the server',
+    async (_what, which, listener) => {
+      const holder = net.createServer();
+      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+      const port = (holder.address() as net.AddressInfo).port;
+      try {
+        const dir = mkdtempSync(path.join(work, 'serve-'));
+        const { status, stderr, loaded } = loadsOf(await serveArgs(dir, { [which]: port }), dir);
+        expect(status, stderr).toBe(1);
+        expect(stderr).toContain(`Cannot start: the ${listener} port ${port} on 127.0.0.1 is already in use by another process.`);
+        expect(loaded).toContain('dist/server/start-preflight.js');
+        expect(heavyIn(loaded)).toEqual([]);
+      } finally {
+        await new Promise((resolve) => holder.close(resolve));
+      }
+    },
+    60_000,
+  );
+
+  it('a data directory that cannot be created: exit 1, named, without loading the server', async () => {
+    const dir = mkdtempSync(path.join(work, 'serve-'));
+    writeFileSync(path.join(dir, 'data'), 'a file where the data directory would be\n');
+    const { status, stderr, loaded } = loadsOf(await serveArgs(dir), dir);
+    expect(status, stderr).toBe(1);
+    expect(stderr).toContain(`Cannot start: the data directory ${path.join(dir, 'data')}`);
+    expect(heavyIn(loaded)).toEqual([]);
+  }, 60_000);
+
+  it("a data directory another server holds: exit 1, names the holder, loading only the lock's driver", async () => {
+    const dir = mkdtempSync(path.join(work, 'serve-'));
+    const dataDir = path.join(dir, 'data');
+    mkdirSync(dataDir);
+    // This process holds it, as a running server would (its pid and start time are what the refusal names).
+    const held = lockDataDir(dataDir, { pid: process.pid, startedAt: '2026-01-02T03:04:05.000Z' });
+    try {
+      const { status, stderr, loaded } = loadsOf(await serveArgs(dir), dir);
+      expect(status, stderr).toBe(1);
+      expect(stderr).toContain(`Cannot start: the data directory ${dataDir} is in use by another Agentport (pid ${process.pid}, started 2026-01-02T03:04:05.000Z`);
+      // The lock is SQLite's, so its driver is loaded; nothing else of the server is.
+      expect(heavyIn(loaded)).toEqual(['node_modules/better-sqlite3/']);
+    } finally {
+      held.release();
+    }
+  }, 60_000);
+
+  it.each([
+    ['throws at import', "throw new Error('no token');\n", 1, 'threw while it was loaded: no token'],
+    ['imports a missing package', "import 'agentport-no-such-package';\nexport default {};\n", 1, "imports 'agentport-no-such-package', which cannot be found"],
+    ['exports no agent', 'export const answer = 42;\n', 2, 'must export an AgentDefinition'],
+    ['exports an agent whose card has no name', "export default { card: { description: 'Helps.', skills: [] }, async execute(ctx) { ctx.complete(); } };\n", 2, 'has an invalid card: name is required'],
+  ])(
+    'an agent module that %s: named, without loading the server',
+    async (_what, source, code, words) => {
+      const dir = moduleAgentDir(source);
+      const { status, stderr, loaded } = loadsOf([...(await serveArgs(dir)), '--config', 'agentport.yaml'], dir);
+      expect(status, stderr).toBe(code);
+      expect(stderr).toContain(`Cannot start: agent 'helper': module ${path.join(dir, 'agent.mjs')} ${words}`);
+      expect(loaded).toContain(path.relative(ROOT, path.join(dir, 'agent.mjs')));
+      expect(heavyIn(loaded)).toEqual([]);
+    },
+    60_000,
+  );
+
+  it('a module agent that starts is evaluated once: the check before the server and the server share its import', async () => {
+    const dir = moduleAgentDir(
+      [
+        "import { appendFileSync } from 'node:fs';",
+        "appendFileSync(new URL('./evaluations.txt', import.meta.url), 'evaluated\\n');",
+        "export default { card: { name: 'Helper', description: 'Helps.', skills: [] }, async execute(ctx) { ctx.complete(); } };",
+        '',
+      ].join('\n'),
+    );
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    delete env.AGENTPORT_CONFIG;
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/agentport.js'), ...(await serveArgs(dir, { http: port })), '--config', 'agentport.yaml', '--log-level', 'error'], {
+      cwd: dir,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      await expect.poll(() => stderr, { timeout: 30_000 }).toContain('is running.');
+      const card = await fetch(`http://127.0.0.1:${port}/a2a/helper/.well-known/agent-card.json`);
+      expect(((await card.json()) as { name: string }).name).toBe('Helper');
+      expect(readFileSync(path.join(dir, 'evaluations.txt'), 'utf8')).toBe('evaluated\n');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   }, 60_000);
 });

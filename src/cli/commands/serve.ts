@@ -38,8 +38,11 @@ export interface ServeOptions {
 }
 
 // Imported lazily so that --help, --version and configuration errors work without loading the
-// server (and its native drivers).
+// server (and its native drivers). A taken port or a broken agent module is named before that
+// import too (start-preflight.ts): a start that cannot succeed skips its ~0.8 s of CPU (issue 26).
 const importStartServer: StartServer = async (config) => {
+  const { preflightStart } = await import('../../server/start-preflight.js');
+  await preflightStart(config);
   const [{ startServer }, { applyHeapSettings }] = await Promise.all([import('../../server/start.js'), import('../../server/heap-settings.js')]);
   applyHeapSettings();
   return startServer(config);
