@@ -53,7 +53,10 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'gc-survivors-'));
 const log = path.join(dir, 'gc.log');
 const fd = openSync(log, 'w');
 const port = await freePort();
-const target = o.bare > 0 ? [path.join(path.dirname(fileURLToPath(import.meta.url)), 'targets', 'bare-http.mjs'), '--port', String(port), '--alloc', String(o.bare)] : serveArgs({ entry: path.join(o.tree, 'bin/agentport.js'), port, dataDir: dir, config: o.config });
+const target =
+  o.bare > 0
+    ? [path.join(path.dirname(fileURLToPath(import.meta.url)), 'targets', 'bare-http.mjs'), '--port', String(port), '--alloc', String(o.bare)]
+    : serveArgs({ entry: path.join(o.tree, 'bin/agentport.js'), port, dataDir: dir, config: o.config });
 const args = [...o.nodeArgs.split(' ').filter(Boolean), '--trace-gc-nvp', ...target];
 const url = `http://127.0.0.1:${port}${workload.path}`;
 const { stop } = await startBenchServer({ args, cwd: o.tree, url, headers: workload.headers, workload, stdout: fd });
@@ -67,7 +70,7 @@ try {
     .split('\n')
     .slice(linesBefore)
     .filter((l) => l.includes('gc=s '));
-  if (o.log) writeFileSync(o.log, scavenges.join('\n') + '\n');
+  if (o.log) writeFileSync(o.log, `${scavenges.join('\n')}\n`);
   const sum = (key) => scavenges.reduce((s, l) => s + Number(new RegExp(`\\b${key}=([0-9.]+)`).exec(l)?.[1] ?? 0), 0);
   const n = scavenges.length;
   console.log(

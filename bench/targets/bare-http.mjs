@@ -20,12 +20,12 @@ const allocBytes = Number(argValue('--alloc', '0'));
 // ~56 bytes an object on a 64-bit heap: a header of 3 words and 4 fields; calibrated against the
 // scavenges' `allocated` (--trace-gc-nvp) rather than trusted
 const allocObjects = Math.round(allocBytes / 56);
-let sink = 0;
+// returns the last object's index, sent back as a header so the work cannot be optimised away
 function churn(body) {
   const parsed = JSON.parse(body);
   let o = null;
   for (let i = 0; i < allocObjects; i++) o = { i, parsed, prev: i % 16 === 0 ? null : o, s: 0 };
-  sink += o === null ? 0 : o.i;
+  return o === null ? 0 : o.i;
 }
 
 const task = {
@@ -55,7 +55,7 @@ const server = http.createServer((req, res) => {
   const chunks = [];
   req.on('data', (c) => allocObjects > 0 && chunks.push(c));
   req.on('end', () => {
-    if (allocObjects > 0) churn(Buffer.concat(chunks).toString());
+    if (allocObjects > 0) res.setHeader('x-churned', churn(Buffer.concat(chunks).toString()));
     if (req.url.endsWith(':send')) {
       res.writeHead(200, REST_HEADERS);
       res.end(REST_BODY);
