@@ -15,14 +15,8 @@
  * on two cores those threads wait for a core, and a scavenge that copies ~80 KB waited for them:
  * on the bench machine the pauses of ≥ 2 ms fell from 21–49 % of scavenges to 5–15 %.
  *
- * Array buffers swept in the pause with two cores or fewer (ADR 0081). After each scavenge V8 hands
- * the young array buffers' sweep (a free() of each dead backing store: a request's socket reads,
- * its Buffers) to a platform thread by default; on two cores that thread takes a core from the event
- * loop or the commit thread, and freeing the main thread's allocations from another thread costs
- * more than freeing them where they were made (bench/gc-survivors.js, docs/benchmarks.md "gc20").
- *
- * All three are read by V8 at each collection, so they take effect set here, before the server
- * starts. A process started with any of them (on the command line or in NODE_OPTIONS) keeps its choice.
+ * Both are read by V8 at each collection, so they take effect set here, before the server starts.
+ * A process started with either flag (on the command line or in NODE_OPTIONS) keeps its choice.
  */
 import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
@@ -33,7 +27,7 @@ export interface HeapSettingsInput {
   cores?: number;
 }
 
-/** Scavenges stay parallel, and array buffers swept in the background, above this many cores: the platform threads then have cores of their own. */
+/** Scavenges stay parallel above this many cores: the platform threads then have cores of their own. */
 const SERIAL_SCAVENGE_MAX_CORES = 2;
 
 export function applyHeapSettings(input: HeapSettingsInput = {}, setFlags: (flags: string) => void = setFlagsFromString): void {
@@ -41,7 +35,5 @@ export function applyHeapSettings(input: HeapSettingsInput = {}, setFlags: (flag
   // `--flag`, `--no-flag` or `--noflag`, with V8's `_` or `-` (not a flag that only contains the name, e.g. a trace flag)
   const chose = (flag: string) => given.some((a) => new RegExp(`^--(no-?)?${flag}(=|$)`).test(a.replaceAll('_', '-')));
   if (!chose('allocation-site-pretenuring')) setFlags('--no-allocation-site-pretenuring');
-  const fewCores = (input.cores ?? availableParallelism()) <= SERIAL_SCAVENGE_MAX_CORES;
-  if (!chose('parallel-scavenge') && fewCores) setFlags('--no-parallel-scavenge');
-  if (!chose('concurrent-array-buffer-sweeping') && fewCores) setFlags('--no-concurrent-array-buffer-sweeping');
+  if (!chose('parallel-scavenge') && (input.cores ?? availableParallelism()) <= SERIAL_SCAVENGE_MAX_CORES) setFlags('--no-parallel-scavenge');
 }

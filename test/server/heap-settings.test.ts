@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { applyHeapSettings } from '../../src/server/heap-settings.js';
 
-describe('applyHeapSettings (ADR 0047, ADR 0069, ADR 0081)', () => {
+describe('applyHeapSettings (ADR 0047, ADR 0069)', () => {
   it('turns allocation-site pretenuring off', () => {
     const setFlags = vi.fn();
     applyHeapSettings({ nodeOptions: [], cores: 8 }, setFlags);
@@ -16,29 +16,12 @@ describe('applyHeapSettings (ADR 0047, ADR 0069, ADR 0081)', () => {
     expect(setFlags).not.toHaveBeenCalled();
   });
 
-  it('scavenges and sweeps array buffers on the main thread alone with two cores or fewer', () => {
+  it('scavenges on the main thread alone with two cores or fewer', () => {
     for (const cores of [1, 2]) {
       const setFlags = vi.fn();
       applyHeapSettings({ nodeOptions: [], cores }, setFlags);
-      expect(setFlags.mock.calls).toEqual([['--no-allocation-site-pretenuring'], ['--no-parallel-scavenge'], ['--no-concurrent-array-buffer-sweeping']]);
+      expect(setFlags.mock.calls).toEqual([['--no-allocation-site-pretenuring'], ['--no-parallel-scavenge']]);
     }
-  });
-
-  it('keeps the background array-buffer sweep with more cores, or when the process chose', () => {
-    const setFlags = vi.fn();
-    applyHeapSettings({ nodeOptions: [], cores: 3 }, setFlags);
-    applyHeapSettings({ nodeOptions: ['--concurrent-array-buffer-sweeping', '--parallel-scavenge'], cores: 2 }, setFlags);
-    applyHeapSettings({ nodeOptions: ['--no-concurrent_array_buffer_sweeping', '--no-parallel-scavenge'], cores: 1 }, setFlags);
-    expect(setFlags.mock.calls).toEqual([['--no-allocation-site-pretenuring'], ['--no-allocation-site-pretenuring'], ['--no-allocation-site-pretenuring']]);
-  });
-
-  it('takes each choice on its own: a chosen sweep leaves the serial scavenge to be set, and the other way round', () => {
-    const sweepChosen = vi.fn();
-    applyHeapSettings({ nodeOptions: ['--concurrent-array-buffer-sweeping'], cores: 2 }, sweepChosen);
-    expect(sweepChosen.mock.calls).toEqual([['--no-allocation-site-pretenuring'], ['--no-parallel-scavenge']]);
-    const scavengeChosen = vi.fn();
-    applyHeapSettings({ nodeOptions: ['--parallel-scavenge'], cores: 2 }, scavengeChosen);
-    expect(scavengeChosen.mock.calls).toEqual([['--no-allocation-site-pretenuring'], ['--no-concurrent-array-buffer-sweeping']]);
   });
 
   it('keeps parallel scavenges with more cores, or when the process chose', () => {
@@ -46,26 +29,19 @@ describe('applyHeapSettings (ADR 0047, ADR 0069, ADR 0081)', () => {
     applyHeapSettings({ nodeOptions: [], cores: 3 }, setFlags);
     applyHeapSettings({ nodeOptions: ['--parallel-scavenge'], cores: 2 }, setFlags);
     applyHeapSettings({ nodeOptions: ['--no-parallel_scavenge'], cores: 1 }, setFlags);
-    // the array-buffer sweep is a choice of its own (the test below): set here on 2 cores and fewer
-    expect(setFlags.mock.calls).toEqual([
-      ['--no-allocation-site-pretenuring'],
-      ['--no-allocation-site-pretenuring'],
-      ['--no-concurrent-array-buffer-sweeping'],
-      ['--no-allocation-site-pretenuring'],
-      ['--no-concurrent-array-buffer-sweeping'],
-    ]);
+    expect(setFlags.mock.calls).toEqual([['--no-allocation-site-pretenuring'], ['--no-allocation-site-pretenuring'], ['--no-allocation-site-pretenuring']]);
   });
 
   it('does not take a flag that only contains the name for a choice', () => {
     const setFlags = vi.fn();
-    applyHeapSettings({ nodeOptions: ['--trace-parallel-scavenge', '--trace-allocation-site-pretenuring', '--trace-concurrent-array-buffer-sweeping'], cores: 2 }, setFlags);
-    expect(setFlags.mock.calls).toEqual([['--no-allocation-site-pretenuring'], ['--no-parallel-scavenge'], ['--no-concurrent-array-buffer-sweeping']]);
+    applyHeapSettings({ nodeOptions: ['--trace-parallel-scavenge', '--trace-allocation-site-pretenuring'], cores: 2 }, setFlags);
+    expect(setFlags.mock.calls).toEqual([['--no-allocation-site-pretenuring'], ['--no-parallel-scavenge']]);
   });
 
   it('reads NODE_OPTIONS beside the command line', () => {
     const setFlags = vi.fn();
     const saved = process.env.NODE_OPTIONS;
-    process.env.NODE_OPTIONS = '--max-old-space-size=512 --parallel-scavenge --concurrent-array-buffer-sweeping';
+    process.env.NODE_OPTIONS = '--max-old-space-size=512 --parallel-scavenge';
     try {
       applyHeapSettings({ cores: 2 }, setFlags);
     } finally {
