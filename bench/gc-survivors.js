@@ -9,14 +9,14 @@
 // bytes allocated since the collection before it, so the sum over the measured scavenges is the
 // window's allocation within one scavenge's worth). These counts depend on what the server keeps alive, not on how busy the machine is,
 // so they compare trees, settings and workloads on a loaded machine where wall times do not.
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runAutocannon } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { freePort, sleep } from './lib/net.mjs';
-import { parseCommandLine, value } from './lib/options.mjs';
+import { flag, parseCommandLine, value } from './lib/options.mjs';
 import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 
 const HELP = `node bench/gc-survivors.js [options]
@@ -26,9 +26,14 @@ const HELP = `node bench/gc-survivors.js [options]
   --duration S        measured seconds (default 8)
   --warmup S          seconds of load before measuring (default 3)
   --method NAME       A2A JSON-RPC method: SendMessage (blocking echo, default) or GetTask (unknown id)
-  --node-args "..."   V8/Node flags for the server (e.g. "--max-semi-space-size=4")`;
+  --node-args "..."   V8/Node flags for the server (e.g. "--max-semi-space-size=4")
+  --bare BYTES        run bench/targets/bare-http.mjs --alloc BYTES instead (bare node:http allocating
+                      about BYTES a request): the same scavenge figures with almost no old generation
+  --log FILE          also keep the measured scavenges' --trace-gc-nvp lines in FILE
+  --phases            also print each scavenge phase's mean ms (every scavenge.* / background.* field
+                      of --trace-gc-nvp), largest first: what a scavenge's pause is spent on`;
 
-const o = { tree: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), connections: 8, duration: 8, warmup: 3, method: 'SendMessage', nodeArgs: '' };
+const o = { tree: path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'), connections: 8, duration: 8, warmup: 3, method: 'SendMessage', nodeArgs: '', phases: false, log: '', bare: 0 };
 parseCommandLine(HELP, {
   '--tree': value((v) => (o.tree = path.resolve(v))),
   '--config': value((v) => (o.config = path.resolve(v))),
@@ -37,6 +42,9 @@ parseCommandLine(HELP, {
   '--warmup': value((v) => (o.warmup = Number(v))),
   '--method': value((v) => (o.method = v)),
   '--node-args': value((v) => (o.nodeArgs = v)),
+  '--phases': flag(() => (o.phases = true)),
+  '--log': value((v) => (o.log = path.resolve(v))),
+  '--bare': value((v) => (o.bare = Number(v))),
 });
 
 // GetTask of an id no task has: the same listener, edge, JSON-RPC binding and store read, no task.
@@ -45,7 +53,11 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'gc-survivors-'));
 const log = path.join(dir, 'gc.log');
 const fd = openSync(log, 'w');
 const port = await freePort();
-const args = [...o.nodeArgs.split(' ').filter(Boolean), '--trace-gc-nvp', ...serveArgs({ entry: path.join(o.tree, 'bin/agentport.js'), port, dataDir: dir, config: o.config })];
+const target =
+  o.bare > 0
+    ? [path.join(path.dirname(fileURLToPath(import.meta.url)), 'targets', 'bare-http.mjs'), '--port', String(port), '--alloc', String(o.bare)]
+    : serveArgs({ entry: path.join(o.tree, 'bin/agentport.js'), port, dataDir: dir, config: o.config });
+const args = [...o.nodeArgs.split(' ').filter(Boolean), '--trace-gc-nvp', ...target];
 const url = `http://127.0.0.1:${port}${workload.path}`;
 const { stop } = await startBenchServer({ args, cwd: o.tree, url, headers: workload.headers, workload, stdout: fd });
 
@@ -58,6 +70,7 @@ try {
     .split('\n')
     .slice(linesBefore)
     .filter((l) => l.includes('gc=s '));
+  if (o.log) writeFileSync(o.log, `${scavenges.join('\n')}\n`);
   const sum = (key) => scavenges.reduce((s, l) => s + Number(new RegExp(`\\b${key}=([0-9.]+)`).exec(l)?.[1] ?? 0), 0);
   const n = scavenges.length;
   console.log(
@@ -76,8 +89,16 @@ try {
       meanScavengeMs: Number((sum('pause') / n).toFixed(2)),
       // array-buffer sweeping inside the pause (it grows with the ArrayBuffers allocated since the last one)
       meanArrayBufferSweepMs: Number(((sum('scavenge.sweep_array_buffers') + sum('complete.sweep_array_buffers')) / n).toFixed(3)),
+      maxScavengeMs: Math.max(...scavenges.map((l) => Number(/\bpause=([0-9.]+)/.exec(l)?.[1] ?? 0))),
     }),
   );
+  if (o.phases) {
+    // every timed field of a scavenge line, mean over the measured scavenges (ms); the counts
+    // (bytes, rates) are the other fields and are left out
+    const keys = new Set(scavenges.flatMap((l) => [...l.matchAll(/\b((?:scavenge|background|incremental|complete|heap|evacuate)[a-z_.]*)=([0-9.]+)/g)].map((m) => m[1])));
+    const phases = [...keys].map((k) => [k, Number((sum(k.replace(/\./g, '\\.')) / n).toFixed(3))]).sort((a, b) => b[1] - a[1]);
+    console.log(JSON.stringify(Object.fromEntries(phases), null, 1));
+  }
 } finally {
   stop();
   await sleep(500);

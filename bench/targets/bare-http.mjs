@@ -4,7 +4,10 @@
 // shape ({"task":...}); everything else gets the JSON-RPC envelope. No parsing,
 // no store, no routing: this is the ceiling for Node on this machine.
 //
-// Usage: node bench/targets/bare-http.mjs [--port N]   (0 = ephemeral)
+// Usage: node bench/targets/bare-http.mjs [--port N] [--alloc BYTES]   (0 = ephemeral)
+// --alloc: also parse each body and allocate about BYTES of short-lived objects a request, so a
+// scavenge of this process can be set beside Agentport's at the same bytes a request
+// (bench/gc-survivors.js --bare BYTES): what a scavenge costs with almost no old generation.
 // Prints one line "LISTENING <port>" on stdout once ready.
 import http from 'node:http';
 
@@ -13,6 +16,17 @@ function argValue(name, def) {
   return i >= 0 && process.argv[i + 1] !== undefined ? process.argv[i + 1] : def;
 }
 const port = Number(argValue('--port', process.env.PORT ?? '0'));
+const allocBytes = Number(argValue('--alloc', '0'));
+// ~56 bytes an object on a 64-bit heap: a header of 3 words and 4 fields; calibrated against the
+// scavenges' `allocated` (--trace-gc-nvp) rather than trusted
+const allocObjects = Math.round(allocBytes / 56);
+// returns the last object's index, sent back as a header so the work cannot be optimised away
+function churn(body) {
+  const parsed = JSON.parse(body);
+  let o = null;
+  for (let i = 0; i < allocObjects; i++) o = { i, parsed, prev: i % 16 === 0 ? null : o, s: 0 };
+  return o === null ? 0 : o.i;
+}
 
 const task = {
   id: '5f0c6a52-2d8e-4c1b-9a57-1b7f0e2d9c11',
@@ -38,8 +52,10 @@ const server = http.createServer((req, res) => {
     return;
   }
   // read the body to its end, as a real server would, before answering
-  req.on('data', () => {});
+  const chunks = [];
+  req.on('data', (c) => allocObjects > 0 && chunks.push(c));
   req.on('end', () => {
+    if (allocObjects > 0) res.setHeader('x-churned', churn(Buffer.concat(chunks).toString()));
     if (req.url.endsWith(':send')) {
       res.writeHead(200, REST_HEADERS);
       res.end(REST_BODY);
