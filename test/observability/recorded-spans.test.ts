@@ -203,6 +203,33 @@ describe('recorded spans', () => {
     expect(parts).toHaveLength(perBatch.reduce((n, size) => n + Math.floor((size - (size === maxExportBatchSize ? 1 : 0)) / partSpans), 0));
   });
 
+  it('carry every string as set through the buffer of code units: past its first size, past a decoding chunk, surrogate pairs and lone surrogates kept', async () => {
+    const memory = new InMemorySpanExporter();
+    const { exporter, parts } = clonedInLoop(memory);
+    const scopes: InstrumentationScope[] = [];
+    const sink = new SpanBatches(exporter, scopes, { maxQueueSize: 8192, maxExportBatchSize: 100, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, partSpans: 3, onError: () => {} });
+    const tracer = new SpanRecorder(new AlwaysOnSampler(), sink, scopes).getTracer('agentport');
+    // 20,001 code units: more than a part's first room (8,192) and than one decoding call (8,192), twice
+    const long = `${'x'.repeat(9_000)}é${'🙂'.repeat(3_000)}${'z'.repeat(5_000)}`;
+    const values: Record<string, string>[] = [
+      { plain: 'hello', empty: '' },
+      { long },
+      { pair: '🙂 smile', lone: 'a\ud800b', trailing: '\udc00', cjk: '日本語' },
+      { after: 'the part after the long one' },
+      { again: long.slice(7_000) },
+    ];
+    values.forEach((attributes, i) => tracer.startSpan(`span-${i}-${'ü'.repeat(i)}`, { attributes }, ROOT_CONTEXT).end());
+    await sink.forceFlush();
+    const spans = memory.getFinishedSpans();
+    expect(spans.map((s) => s.name)).toEqual(values.map((_, i) => `span-${i}-${'ü'.repeat(i)}`));
+    expect(spans.map((s) => s.attributes)).toEqual(values);
+    expect(long.length).toBe(20_001);
+    expect((spans[2]!.attributes.lone as string).charCodeAt(1)).toBe(0xd800);
+    // the first part (spans 0-2) grew its buffer past the first room; its code units are exactly the strings written
+    expect(parts).toHaveLength(1);
+    expect(parts[0]!.chars.length).toBeGreaterThan(20_001);
+  });
+
   it('under a parent the sampler dropped, are not recorded though roots are known to be sampled', () => {
     const sink = discardingBatches();
     const tracer = new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, [], { underOwnSpans: true, roots: true }).getTracer('agentport');
