@@ -230,6 +230,25 @@ describe('recorded spans', () => {
     expect(parts[0]!.chars.length).toBeGreaterThan(20_001);
   });
 
+  it('past a full queue are dropped and counted, the count kept across the warnings that reset their own', async () => {
+    const answers: Array<(r: { code: number }) => void> = [];
+    const held: PackedSpanExporter = { part: () => {}, export: (_b, _l, done) => answers.push(done), forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() };
+    const sink = new SpanBatches(held, [], { maxQueueSize: 8, maxExportBatchSize: 4, scheduledDelayMillis: 60_000, exportTimeoutMillis: 60_000, onError: () => {} });
+    const tracer = new SpanRecorder(new AlwaysOnSampler(), sink, []).getTracer('agentport');
+    const end = (n: number) => {
+      for (let i = 0; i < n; i++) tracer.startSpan('s', {}, ROOT_CONTEXT).end();
+    };
+    // 4 spans: a batch, exporting (unanswered); 4 more: a batch waiting; the queue holds 8, so 12 more are dropped
+    end(20);
+    expect(answers).toHaveLength(1);
+    expect(sink.droppedTotal).toBe(12);
+    // the first batch answered: the waiting one exports, 4 spans fit again (the warning of the 12 is said), 6 are dropped
+    answers[0]!({ code: 0 });
+    end(10);
+    expect(answers).toHaveLength(2);
+    expect(sink.droppedTotal).toBe(18);
+  });
+
   it('under a parent the sampler dropped, are not recorded though roots are known to be sampled', () => {
     const sink = discardingBatches();
     const tracer = new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, [], { underOwnSpans: true, roots: true }).getTracer('agentport');
