@@ -1,9 +1,9 @@
 /**
- * Finished spans as one array of UTF-16 code units and one of numbers: what the event loop writes when a span
+ * Finished spans as one string and one array of numbers: what the event loop writes when a span
  * ends (recorded-span.ts, through packed-spans-writer.ts) and hands to the export thread, and what
  * the thread turns into the ReadableSpans the OpenTelemetry OTLP exporter reads. Structured
- * cloning costs per value, so a batch is one transferred Uint16Array (every string of every span,
- * one after the other: trace20) and one transferred Float64Array (every number, and the length of each string in
+ * cloning costs per value, so a batch is one string (every string of every span, one after the
+ * other) and one transferred Float64Array (every number, and the length of each string in
  * `text`), docs/benchmarks.md, *Tracing cost, round 5* — posted in parts of a few dozen spans as
  * they end and gathered again by batch number (`EarlierParts`, trace17); everything that costs
  * per attribute — last-write-wins, the count limits, the time conversion — is done here, on the
@@ -26,8 +26,8 @@ import { VALUE_FALSE, VALUE_NUMBER, VALUE_TRUE } from './packed-spans-writer.js'
 
 /** A run of ended spans: a whole batch, or one of the parts a batch is posted in (span-batches.ts). */
 export interface PackedPart {
-  /** every string of the run, one after the other, as UTF-16 code units (its buffer is transferred) */
-  chars: Uint16Array<ArrayBuffer>;
+  /** every string of the run, one after the other */
+  text: string;
   /** the numbers of the run, strings' lengths and value tags among them (its buffer is transferred) */
   numbers: Float64Array<ArrayBuffer>;
   /** attribute values that are arrays, in order */
@@ -92,30 +92,15 @@ export function isAttributeValue(v: unknown): v is AttributeValue {
   return true;
 }
 
-/** Code units per `String.fromCharCode` call: well below the engine's limit on a call's arguments. */
-const DECODE_CHUNK = 8192;
-
-/** The string the code units make, lone surrogates kept (a TextDecoder would replace them). */
-export function decodeChars(chars: Uint16Array): string {
-  if (chars.length <= DECODE_CHUNK) return String.fromCharCode.apply(null, chars as unknown as number[]);
-  const pieces: string[] = [];
-  for (let at = 0; at < chars.length; at += DECODE_CHUNK) pieces.push(String.fromCharCode.apply(null, chars.subarray(at, at + DECODE_CHUNK) as unknown as number[]));
-  return pieces.join('');
-}
-
 /** Reads a packed run of spans in order. */
 class Reader {
   i = 0;
   #at = 0;
   #other = 0;
-  /** the run's strings as one, decoded once; each string is sliced from it */
-  readonly #text: string;
   constructor(
     private readonly p: PackedPart,
     private readonly limits: SpanLimits,
-  ) {
-    this.#text = decodeChars(p.chars);
-  }
+  ) {}
   get more(): boolean {
     return this.i < this.p.numbers.length;
   }
@@ -126,7 +111,7 @@ class Reader {
     return this.p.numbers[this.i++]!;
   }
   #chars(n: number): string {
-    const s = this.#text.slice(this.#at, this.#at + n);
+    const s = this.p.text.slice(this.#at, this.#at + n);
     this.#at += n;
     return s;
   }

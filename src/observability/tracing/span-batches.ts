@@ -3,7 +3,7 @@
  * bounds: a batch goes when it holds `maxExportBatchSize` spans or `scheduledDelayMillis` after its
  * first span; one batch is exported at a time; spans wait in a queue of at most `maxQueueSize`,
  * and past it they are dropped (and the drop is said once spans fit again). The difference is what
- * a batch is: not an array of span objects but an array of strings' code units and an array of
+ * a batch is: not an array of span objects but strings appended to one string and an array of
  * numbers the spans write their values to (packed-spans.ts), handed as they are to the exporter
  * (the export thread, or the in-loop fallback) — and handed over in parts of `partSpans` spans as
  * they fill, ahead of the batch: the exporter keeps a batch's parts and exports them with the
@@ -141,9 +141,9 @@ export class SpanBatches implements SpanSink {
     return { id: ++this.#batches, values, count: 0, unposted: 0 };
   }
 
-  /** As much room as the last part needed: a full part grows its buffers once, not every time. */
+  /** As much room as the last part needed: a full part grows its buffer once, not every time. */
   #writerAfter(b: Batch): PackedSpansWriter {
-    return new PackedSpansWriter(b.values.numbers.length, b.values.chars.length);
+    return new PackedSpansWriter(b.values.numbers.length);
   }
 
   /** The spans written since the last part go to the exporter now, ahead of their batch. */
@@ -152,7 +152,7 @@ export class SpanBatches implements SpanSink {
     b.values = this.#writerAfter(b);
     b.unposted = 0;
     try {
-      this.exporter.part(b.id, { chars: v.chars.subarray(0, v.charLength), numbers: v.numbers.subarray(0, v.length), others: v.others });
+      this.exporter.part(b.id, { text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others });
     } catch (err) {
       // those spans are lost, as in a failed export; the batch's others still go
       this.o.onError(err instanceof Error ? err : new Error(String(err)));
@@ -183,7 +183,7 @@ export class SpanBatches implements SpanSink {
     };
     try {
       const v = b.values;
-      this.exporter.export(b.id, { chars: v.chars.subarray(0, v.charLength), numbers: v.numbers.subarray(0, v.length), others: v.others, scopes: this.scopes.slice(), origin: this.origin }, finish);
+      this.exporter.export(b.id, { text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others, scopes: this.scopes.slice(), origin: this.origin }, finish);
     } catch (err) {
       finish({ code: 1, error: err instanceof Error ? err : new Error(String(err)) });
     }

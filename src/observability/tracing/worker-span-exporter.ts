@@ -1,7 +1,7 @@
 /**
  * Sends each packed batch (span-batches.ts) to a worker thread (span-export-worker.ts), which
  * turns it into ReadableSpans and runs the OpenTelemetry OTLP/HTTP exporter. On the event loop a
- * batch costs one `postMessage` of two transferred buffers (strings' code units, numbers); the attribute
+ * batch costs one `postMessage` of a string and a transferred buffer of numbers; the attribute
  * limits, the OTLP transform, JSON encoding and HTTP export run on the other thread
  * (docs/benchmarks.md, *Tracing cost, round 2*, *round 3* and *round 5*).
  *
@@ -69,13 +69,13 @@ export class WorkerSpanExporter implements PackedSpanExporter {
   part(batch: number, spans: PackedPart): void {
     // a thread that ended fails the batch at its export; messages keep their order, so the thread
     // has a batch's parts before the batch
-    if (!this.#ended) this.worker.postMessage({ op: 'part', batch, spans } satisfies ToExportThread, [spans.numbers.buffer, spans.chars.buffer]);
+    if (!this.#ended) this.worker.postMessage({ op: 'part', batch, spans } satisfies ToExportThread, [spans.numbers.buffer]);
   }
 
   export(batch: number, spans: PackedSpans, done: (result: ExportResult) => void): void {
     if (this.#ended) done({ code: 1, error: this.#ended });
-    // the buffers move to the thread (no copy); the batcher never touches them again
-    else this.#send({ op: 'export', id: 0, batch, spans }, done, [spans.numbers.buffer, spans.chars.buffer]);
+    // the numbers' buffer moves to the thread (no copy); the batcher never touches it again
+    else this.#send({ op: 'export', id: 0, batch, spans }, done, [spans.numbers.buffer]);
   }
 
   forceFlush(): Promise<void> {
