@@ -13,6 +13,8 @@ import { startTracing, tracingSettings } from '../observability/tracing/index.js
 export interface ServerTracing {
   /** the trace stage of the call pipeline */
   stage: Stage;
+  /** spans dropped because the export queue was full (the export thread or the collector behind) */
+  dropped(): number;
   close(): Promise<void>;
 }
 
@@ -23,7 +25,7 @@ export async function startServerTracing(config: Config, usage: UsageRecorder, l
   const running = await startTracing(settings, { serviceVersion: packageVersion(), instanceId: config.cluster.replicaId, log });
   // The request span takes its name and attributes from the call's draft: drafts must be opened.
   usage.observe(NAMES_REQUEST_SPANS);
-  return { stage: traceStage, close: () => running.close() };
+  return { stage: traceStage, dropped: () => running.dropped(), close: () => running.close() };
 }
 
 /** Reads nothing at the call's end: the edge names its span from the draft itself (src/edge/request-span.ts). */

@@ -63,6 +63,7 @@ export async function startCallObservers(initial: Config, store: Store, registry
   // Exported last, after the store closes.
   const tracing = await startServerTracing(initial, usageRecorder, moduleLog('tracing'));
   if (tracing) closers.push(() => tracing.close());
+  if (tracing && metrics) metrics.sources.spansDropped = () => tracing.dropped();
   return { usageRecorder, skillCost, tracing };
 }
 

@@ -202,6 +202,52 @@ describe('recorded spans', () => {
     expect(parts).toHaveLength(perBatch.reduce((n, size) => n + Math.floor((size - (size === maxExportBatchSize ? 1 : 0)) / partSpans), 0));
   });
 
+  it('carry every string as set through a part: a long one, surrogate pairs and lone surrogates kept, non-Latin names', async () => {
+    const memory = new InMemorySpanExporter();
+    const { exporter, parts } = clonedInLoop(memory);
+    const scopes: InstrumentationScope[] = [];
+    const sink = new SpanBatches(exporter, scopes, { maxQueueSize: 8192, maxExportBatchSize: 100, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, partSpans: 3, onError: () => {} });
+    const tracer = new SpanRecorder(new AlwaysOnSampler(), sink, scopes).getTracer('agentport');
+    // 20,001 code units (trace20 tried parts as buffers of code units, 8,192 at first, decoded 8,192 at a time: kept as a case)
+    const long = `${'x'.repeat(9_000)}é${'🙂'.repeat(3_000)}${'z'.repeat(5_000)}`;
+    const values: Record<string, string>[] = [
+      { plain: 'hello', empty: '' },
+      { long },
+      { pair: '🙂 smile', lone: 'a\ud800b', trailing: '\udc00', cjk: '日本語' },
+      { after: 'the part after the long one' },
+      { again: long.slice(7_000) },
+    ];
+    values.forEach((attributes, i) => tracer.startSpan(`span-${i}-${'ü'.repeat(i)}`, { attributes }, ROOT_CONTEXT).end());
+    await sink.forceFlush();
+    const spans = memory.getFinishedSpans();
+    expect(spans.map((s) => s.name)).toEqual(values.map((_, i) => `span-${i}-${'ü'.repeat(i)}`));
+    expect(spans.map((s) => s.attributes)).toEqual(values);
+    expect(long.length).toBe(20_001);
+    expect((spans[2]!.attributes.lone as string).charCodeAt(1)).toBe(0xd800);
+    // the first part (spans 0-2) holds the long string whole
+    expect(parts).toHaveLength(1);
+    expect(parts[0]!.text).toContain(long);
+  });
+
+  it('past a full queue are dropped and counted, the count kept across the warnings that reset their own', async () => {
+    const answers: Array<(r: { code: number }) => void> = [];
+    const held: PackedSpanExporter = { part: () => {}, export: (_b, _l, done) => answers.push(done), forceFlush: () => Promise.resolve(), shutdown: () => Promise.resolve() };
+    const sink = new SpanBatches(held, [], { maxQueueSize: 8, maxExportBatchSize: 4, scheduledDelayMillis: 60_000, exportTimeoutMillis: 60_000, onError: () => {} });
+    const tracer = new SpanRecorder(new AlwaysOnSampler(), sink, []).getTracer('agentport');
+    const end = (n: number) => {
+      for (let i = 0; i < n; i++) tracer.startSpan('s', {}, ROOT_CONTEXT).end();
+    };
+    // 4 spans: a batch, exporting (unanswered); 4 more: a batch waiting; the queue holds 8, so 12 more are dropped
+    end(20);
+    expect(answers).toHaveLength(1);
+    expect(sink.droppedTotal).toBe(12);
+    // the first batch answered: the waiting one exports, 4 spans fit again (the warning of the 12 is said), 6 are dropped
+    answers[0]!({ code: 0 });
+    end(10);
+    expect(answers).toHaveLength(2);
+    expect(sink.droppedTotal).toBe(18);
+  });
+
   it('under a parent the sampler dropped, are not recorded though roots are known to be sampled', () => {
     const sink = discardingBatches();
     const tracer = new SpanRecorder(new ParentBasedSampler({ root: new AlwaysOnSampler() }), sink, [], { underOwnSpans: true, roots: true }).getTracer('agentport');

@@ -25,6 +25,8 @@ export const METRIC = {
   quotaRefusals: 'agentport_quota_refusals_total',
   /** usage records and timing amends dropped because the queue to the store was full (usage.queueLimit) */
   usageDropped: 'agentport_usage_records_dropped_total',
+  /** spans dropped because the queue to the span export thread was full (tracing's maxQueueSize) */
+  spansDropped: 'agentport_trace_spans_dropped_total',
   /** per-user OAuth to remotes (ADR 0035): access tokens refreshed, and refreshes that failed */
   remoteTokenRefreshes: 'agentport_remote_token_refreshes_total',
   remoteTokenRefreshFailures: 'agentport_remote_token_refresh_failures_total',

@@ -21,6 +21,8 @@ export interface GaugeSources {
   outbox?: () => Promise<{ pending: number; oldestCreatedAt?: number }>;
   /** usage records and amends dropped since start because the usage queue was full */
   usageDropped?: () => number;
+  /** spans dropped since start because the span export queue was full */
+  spansDropped?: () => number;
 }
 
 /** A task's final state label: 'COMPLETED' for TASK_STATE_COMPLETED. */
@@ -153,6 +155,18 @@ export class Metrics {
         const now = sources.usageDropped?.() ?? 0;
         if (now > usageDroppedSeen) this.inc(now - usageDroppedSeen);
         usageDroppedSeen = now;
+      },
+    });
+    // The same for spans: the batcher's count, read at scrape (tracing on only; 0 otherwise).
+    let spansDroppedSeen = 0;
+    new Counter({
+      name: METRIC.spansDropped,
+      help: 'Spans dropped because the queue to the span export thread was full (8,192 spans): traces this replica did not export',
+      registers,
+      collect() {
+        const now = sources.spansDropped?.() ?? 0;
+        if (now > spansDroppedSeen) this.inc(now - spansDroppedSeen);
+        spansDroppedSeen = now;
       },
     });
     this.quotaRefusals = new Counter({ name: METRIC.quotaRefusals, help: 'Calls refused by a quota, by quota kind and agent', labelNames: ['kind', 'agent'], registers });

@@ -68,6 +68,8 @@ export class SpanBatches implements SpanSink {
   #queued = 0;
   #exporting = false;
   #dropped = 0;
+  /** spans dropped at a full queue since the start (the metric agentport_trace_spans_dropped_total) */
+  droppedTotal = 0;
   #timer: NodeJS.Timeout | undefined;
   #idle: Array<() => void> = [];
 
@@ -81,6 +83,7 @@ export class SpanBatches implements SpanSink {
 
   open(): PackedSpansWriter | undefined {
     if (this.#queued + this.#current.count >= this.o.maxQueueSize) {
+      this.droppedTotal++;
       if (this.#dropped++ === 0) diag.debug('maxQueueSize reached, dropping spans');
       return undefined;
     }

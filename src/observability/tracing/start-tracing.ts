@@ -24,11 +24,14 @@ export interface RunningTracing {
   close(): Promise<void>;
   /** exports what is queued now */
   flush(): Promise<void>;
+  /** spans dropped since the process's tracing started because the export queue was full */
+  dropped(): number;
 }
 
 interface Installed {
   users: number;
   flush(): Promise<void>;
+  dropped(): number;
   shutdown(): Promise<void>;
 }
 
@@ -77,6 +80,7 @@ export async function startTracing(s: TracingSettings, who: TracingIdentity): Pr
   let closed = false;
   return {
     flush: () => mine.flush(),
+    dropped: () => mine.dropped(),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -124,6 +128,7 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
   return {
     users: 0,
     flush: () => batches.forceFlush(),
+    dropped: () => batches.droppedTotal,
     shutdown: async () => {
       if (!(await settlesWithin(batches.shutdown(), SHUTDOWN_EXPORT_LIMIT_MS))) {
         who.log?.warn({ limitMs: SHUTDOWN_EXPORT_LIMIT_MS }, 'tracing: the last spans were not exported in time at the stop and are dropped; is the collector reachable?');
