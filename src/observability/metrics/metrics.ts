@@ -25,6 +25,24 @@ export interface GaugeSources {
   spansDropped?: () => number;
 }
 
+/**
+ * A counter over a running count its owner keeps (never reset): each scrape adds the difference
+ * since the last, so the owner's hot path only increments a number.
+ */
+function counterOfCount(name: string, help: string, registers: Registry[], read: () => number): void {
+  let seen = 0;
+  new Counter({
+    name,
+    help,
+    registers,
+    collect() {
+      const now = read();
+      if (now > seen) this.inc(now - seen);
+      seen = now;
+    },
+  });
+}
+
 /** A task's final state label: 'COMPLETED' for TASK_STATE_COMPLETED. */
 export function stateLabel(state: string): string {
   return state.startsWith('TASK_STATE_') ? state.slice('TASK_STATE_'.length) : state;
@@ -145,30 +163,14 @@ export class Metrics {
     });
     this.forwarded = new Counter({ name: METRIC.forwarded, help: 'Messages for a task leased to another replica: sent there (direction=sent), or received from one (received)', labelNames: ['direction'], registers });
     this.orphans = new Counter({ name: METRIC.orphansRecovered, help: 'Tasks of a dead or cut-off replica recovered by this one', registers });
-    // A count the usage recorder already keeps: read at scrape, added as the difference since the last.
-    let usageDroppedSeen = 0;
-    new Counter({
-      name: METRIC.usageDropped,
-      help: 'Usage records and timing amends dropped because the queue to the store was full (usage.queueLimit): calls this replica did not record',
+    // Counts their owners already keep (the usage recorder, the span batcher): read at scrape.
+    counterOfCount(
+      METRIC.usageDropped,
+      'Usage records and timing amends dropped because the queue to the store was full (usage.queueLimit): calls this replica did not record',
       registers,
-      collect() {
-        const now = sources.usageDropped?.() ?? 0;
-        if (now > usageDroppedSeen) this.inc(now - usageDroppedSeen);
-        usageDroppedSeen = now;
-      },
-    });
-    // The same for spans: the batcher's count, read at scrape (tracing on only; 0 otherwise).
-    let spansDroppedSeen = 0;
-    new Counter({
-      name: METRIC.spansDropped,
-      help: 'Spans dropped because the queue to the span export thread was full (8,192 spans): traces this replica did not export',
-      registers,
-      collect() {
-        const now = sources.spansDropped?.() ?? 0;
-        if (now > spansDroppedSeen) this.inc(now - spansDroppedSeen);
-        spansDroppedSeen = now;
-      },
-    });
+      () => sources.usageDropped?.() ?? 0,
+    );
+    counterOfCount(METRIC.spansDropped, 'Spans dropped because the queue to the span export thread was full (8,192 spans): traces this replica did not export', registers, () => sources.spansDropped?.() ?? 0);
     this.quotaRefusals = new Counter({ name: METRIC.quotaRefusals, help: 'Calls refused by a quota, by quota kind and agent', labelNames: ['kind', 'agent'], registers });
     this.remoteRefreshes = new Counter({
       name: METRIC.remoteTokenRefreshes,
