@@ -4,7 +4,8 @@
  * MCP stacks: ~0.8 s of CPU on the bench VM), so a start that cannot succeed (a refused
  * configuration, a taken port, a data directory that cannot be written, a broken agent module)
  * fails without paying for that import or opening the store. startServer runs checkBeforeOpening
- * itself too (it is also called without the CLI), so the CLI's run is never the only guard.
+ * itself too (it is also called without the CLI); after serve's preflight it keeps the
+ * configuration checks and their warnings and skips the probes (ports, directories) just made.
  */
 import path from 'node:path';
 import type { Config } from '../config/index.js';
@@ -21,19 +22,21 @@ import { ensureWritableDir } from './storage-writable.js';
  * once (port-preflight.ts; `singlePort`: one taken port too) and the directories the store writes.
  * Returns the database's directory when it is not the data directory (readiness checks it too).
  */
-export async function checkBeforeOpening(initial: Config, log: { warn(msg: string): void }, opts: { singlePort?: boolean } = {}): Promise<{ dbDir: string | undefined }> {
+export async function checkBeforeOpening(initial: Config, log: { warn(msg: string): void }, opts: { singlePort?: boolean; probed?: boolean } = {}): Promise<{ dbDir: string | undefined }> {
   checkAuthMode(initial, log);
   checkTokenAutoApprove(initial, log);
   if (initial.bus.driver === 'redis' && initial.storage.driver !== 'postgres') {
     throw new StartFailure('bus (redis)', 'joins replicas that share one PostgreSQL store, but storage is not PostgreSQL', 'set `storage:` to a postgres:// URL (or remove `bus:` for a single server)', 'configuration');
   }
+  const dataDir = initial.server.dataDir;
+  const dbDir = initial.storage.driver === 'sqlite' && initial.storage.file !== ':memory:' ? path.dirname(initial.storage.file) : undefined;
+  // `probed`: preflightStart ran the probes below moments ago (agentport serve); not twice.
+  if (opts.probed) return { dbDir };
   await checkPortsFree(initial, { single: opts.singlePort });
   // Named here, by path: SQLite would open a database it cannot write read-only, and fail later.
-  const dataDir = initial.server.dataDir;
   await ensureWritableDir(dataDir).catch((error: unknown) => {
     throw directoryFailure('the data directory', dataDir, error);
   });
-  const dbDir = initial.storage.driver === 'sqlite' && initial.storage.file !== ':memory:' ? path.dirname(initial.storage.file) : undefined;
   if (dbDir && dbDir !== path.resolve(dataDir)) {
     await ensureWritableDir(dbDir).catch((error: unknown) => {
       throw directoryFailure("the database's directory", dbDir, error);

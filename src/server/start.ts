@@ -68,6 +68,8 @@ export interface StartOptions {
   logDestination?: { write(line: string): void };
   /** told the store once it is open (embedding; tests that end the SQLite commit thread under a running server) */
   storeOpened?: (store: Store) => void;
+  /** ports and directories were probed just before (start-preflight.ts's preflightStart, as `agentport serve` runs it): not probed again */
+  probed?: boolean;
 }
 
 /**
@@ -88,7 +90,7 @@ export async function startServer(initial: Config, options: StartOptions = {}): 
 
 async function startAll(initial: Config, loggers: ServerLoggers, options: StartOptions): Promise<RunningServer> {
   routeGrpcLibraryLog(loggers.module('grpc'));
-  const { dbDir } = await checkBeforeOpening(initial, loggers.root);
+  const { dbDir } = await checkBeforeOpening(initial, loggers.root, { probed: options.probed === true });
   // Prometheus metrics (src/observability/metrics); off, no part of the server gets any.
   const metrics = initial.metrics.enabled ? new Metrics({ version: packageVersion(), replica: initial.cluster.replicaId }) : undefined;
   const { store, lock } = await openStorage(initial, loggers);

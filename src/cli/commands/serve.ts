@@ -45,7 +45,7 @@ const importStartServer: StartServer = async (config) => {
   await preflightStart(config);
   const [{ startServer }, { applyHeapSettings }] = await Promise.all([import('../../server/start.js'), import('../../server/heap-settings.js')]);
   applyHeapSettings();
-  return startServer(config);
+  return startServer(config, { probed: true });
 };
 
 const SERVE_HELP = `
