@@ -49,8 +49,8 @@ export const tracingSchema = z
     /** share of new traces kept (parent-based: a caller's sampled flag is followed) */
     samplingRatio: ratio.optional(),
     serviceName: nonEmptyString.optional(),
-    /** how long finished spans wait to be exported in one batch */
-    exportDelay: duration(1).default(5000),
+    /** how long finished spans wait to be exported in one batch (else OTEL_BSP_SCHEDULE_DELAY, else 5 s) */
+    exportDelay: duration(1).optional(),
   })
   .strict();
 

@@ -24,7 +24,27 @@ describe('tracing settings', () => {
       resourceAttributes: {},
       sampler: { kind: 'parent', root: 'always_on' },
       exportDelayMs: 5000,
+      batch: { maxQueueSize: 8192, maxExportBatchSize: 1024, exportTimeoutMs: 30_000 },
     });
+  });
+
+  it("read the export queue's bounds from OTEL_BSP_*, the file's exportDelay over the environment's", () => {
+    const env = { OTEL_BSP_MAX_QUEUE_SIZE: '64', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '16', OTEL_BSP_EXPORT_TIMEOUT: '2500', OTEL_BSP_SCHEDULE_DELAY: '250' };
+    const s = tracingSettings(cfg({ enabled: true }), env)!;
+    expect(s.batch).toEqual({ maxQueueSize: 64, maxExportBatchSize: 16, exportTimeoutMs: 2500 });
+    expect(s.exportDelayMs).toBe(250);
+    expect(tracingSettings(cfg({ enabled: true, exportDelay: '2s' }), env)!.exportDelayMs).toBe(2000);
+  });
+
+  it('cut a batch larger than the queue to the queue, and leave values that are not positive integers to the defaults', () => {
+    expect(tracingSettings(cfg({ enabled: true }), { OTEL_BSP_MAX_QUEUE_SIZE: '100', OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '500' })!.batch).toEqual({ maxQueueSize: 100, maxExportBatchSize: 100, exportTimeoutMs: 30_000 });
+    // the default batch (1,024) is cut too when only the queue is set below it
+    expect(tracingSettings(cfg({ enabled: true }), { OTEL_BSP_MAX_QUEUE_SIZE: '10' })!.batch.maxExportBatchSize).toBe(10);
+    for (const bad of ['0', '-5', '1.5', 'abc', '', ' ', '1e3', '99999999999999999999']) {
+      const s = tracingSettings(cfg({ enabled: true }), { OTEL_BSP_MAX_QUEUE_SIZE: bad, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: bad, OTEL_BSP_EXPORT_TIMEOUT: bad, OTEL_BSP_SCHEDULE_DELAY: bad })!;
+      expect(s.batch, bad).toEqual({ maxQueueSize: 8192, maxExportBatchSize: 1024, exportTimeoutMs: 30_000 });
+      expect(s.exportDelayMs, bad).toBe(5000);
+    }
   });
 
   it('read the OTEL_* variables for what the file leaves out', () => {

@@ -29,7 +29,8 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-export async function startChildServer(config: Record<string, unknown> = {}): Promise<ChildServer> {
+/** `env`: variables set for the child over this process's environment (OTEL_*, say). */
+export async function startChildServer(config: Record<string, unknown> = {}, options: { env?: Record<string, string> } = {}): Promise<ChildServer> {
   const dir = await mkdtemp(path.join(tmpdir(), 'agentport-child-'));
   const [port, grpcPort] = [await freePort(), await freePort()];
   const auth = (config.auth ?? {}) as Record<string, unknown>;
@@ -41,7 +42,7 @@ export async function startChildServer(config: Record<string, unknown> = {}): Pr
   };
   const configFile = path.join(dir, 'agentport.yaml');
   await writeFile(configFile, JSON.stringify(file)); // JSON is YAML
-  const env = { ...process.env };
+  const env = { ...process.env, ...options.env };
   delete env.AGENTPORT_CONFIG;
   const proc: ChildProcess = spawn(process.execPath, [bin, 'serve', '--config', configFile, '--host', '127.0.0.1', '--port', String(port), '--grpc-port', String(grpcPort), '--data-dir', path.join(dir, 'data')], {
     cwd: dir,

@@ -25,7 +25,7 @@ export const METRIC = {
   quotaRefusals: 'agentport_quota_refusals_total',
   /** usage records and timing amends dropped because the queue to the store was full (usage.queueLimit) */
   usageDropped: 'agentport_usage_records_dropped_total',
-  /** spans dropped because the queue to the span export thread was full (tracing's maxQueueSize) */
+  /** spans dropped because the queue to the span export thread was full (OTEL_BSP_MAX_QUEUE_SIZE, 8,192 by default) */
   spansDropped: 'agentport_trace_spans_dropped_total',
   /** per-user OAuth to remotes (ADR 0035): access tokens refreshed, and refreshes that failed */
   remoteTokenRefreshes: 'agentport_remote_token_refreshes_total',

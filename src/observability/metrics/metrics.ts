@@ -170,7 +170,12 @@ export class Metrics {
       registers,
       () => sources.usageDropped?.() ?? 0,
     );
-    counterOfCount(METRIC.spansDropped, 'Spans dropped because the queue to the span export thread was full (8,192 spans): traces this replica did not export', registers, () => sources.spansDropped?.() ?? 0);
+    counterOfCount(
+      METRIC.spansDropped,
+      'Spans dropped because the queue to the span export thread was full (OTEL_BSP_MAX_QUEUE_SIZE, 8,192 spans by default): traces this replica did not export',
+      registers,
+      () => sources.spansDropped?.() ?? 0,
+    );
     this.quotaRefusals = new Counter({ name: METRIC.quotaRefusals, help: 'Calls refused by a quota, by quota kind and agent', labelNames: ['kind', 'agent'], registers });
     this.remoteRefreshes = new Counter({
       name: METRIC.remoteTokenRefreshes,

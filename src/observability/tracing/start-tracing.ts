@@ -113,9 +113,9 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
   const scopes: import('@opentelemetry/core').InstrumentationScope[] = [];
   const batches = new SpanBatches(exporter, scopes, {
     scheduledDelayMillis: s.exportDelayMs,
-    maxQueueSize: 8192,
-    maxExportBatchSize: 1024,
-    exportTimeoutMillis: 30_000,
+    maxQueueSize: s.batch.maxQueueSize,
+    maxExportBatchSize: s.batch.maxExportBatchSize,
+    exportTimeoutMillis: s.batch.exportTimeoutMs,
     onError: (err) => globalErrorHandler(err),
   });
   // sdkSampler(): every ParentBasedSampler it makes keeps the default for a sampled local parent (always on)

@@ -17,7 +17,26 @@ export interface TracingSettings {
   resourceAttributes: Record<string, string>;
   sampler: Sampler;
   exportDelayMs: number;
+  /** the export queue's bounds (the BatchSpanProcessor's, from OTEL_BSP_*) */
+  batch: BatchLimits;
 }
+
+export interface BatchLimits {
+  /** spans waiting to be exported, past which ended spans are dropped (and counted) */
+  maxQueueSize: number;
+  /** spans a batch holds at most; never more than `maxQueueSize` */
+  maxExportBatchSize: number;
+  /** how long one batch's export may take before it counts as failed */
+  exportTimeoutMs: number;
+}
+
+/**
+ * Agentport's own defaults: a queue four times the SDK's 2,048 and batches twice its 512, since a
+ * batch here is flat strings and numbers, not span objects, and a server at 8,000 requests a second
+ * ends ~40,000 spans a second (docs/observability.md, *Tracing*).
+ */
+const DEFAULT_BATCH: BatchLimits = { maxQueueSize: 8192, maxExportBatchSize: 1024, exportTimeoutMs: 30_000 };
+const DEFAULT_EXPORT_DELAY_MS = 5000;
 
 type Env = Record<string, string | undefined>;
 
@@ -35,8 +54,31 @@ export function tracingSettings(cfg: TracingConfig, env: Env = process.env): Tra
     serviceName,
     resourceAttributes,
     sampler: cfg.samplingRatio !== undefined ? { kind: 'ratio', ratio: cfg.samplingRatio, parentBased: true } : samplerFromEnv(env),
-    exportDelayMs: cfg.exportDelay,
+    exportDelayMs: cfg.exportDelay ?? positiveInteger(env.OTEL_BSP_SCHEDULE_DELAY) ?? DEFAULT_EXPORT_DELAY_MS,
+    batch: batchLimitsFrom(env),
   };
+}
+
+/**
+ * OTEL_BSP_MAX_QUEUE_SIZE, OTEL_BSP_MAX_EXPORT_BATCH_SIZE and OTEL_BSP_EXPORT_TIMEOUT, read as the
+ * SDKs read them: a value that is not a positive integer is left for the default, and a batch larger
+ * than the queue is cut to the queue's size.
+ */
+export function batchLimitsFrom(env: Env): BatchLimits {
+  const maxQueueSize = positiveInteger(env.OTEL_BSP_MAX_QUEUE_SIZE) ?? DEFAULT_BATCH.maxQueueSize;
+  const batch = positiveInteger(env.OTEL_BSP_MAX_EXPORT_BATCH_SIZE) ?? DEFAULT_BATCH.maxExportBatchSize;
+  return {
+    maxQueueSize,
+    maxExportBatchSize: Math.min(batch, maxQueueSize),
+    exportTimeoutMs: positiveInteger(env.OTEL_BSP_EXPORT_TIMEOUT) ?? DEFAULT_BATCH.exportTimeoutMs,
+  };
+}
+
+function positiveInteger(v: string | undefined): number | undefined {
+  const t = v?.trim();
+  if (!t || !/^\d+$/.test(t)) return undefined;
+  const n = Number(t);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 /** A base URL gets the signal path, as OTEL_EXPORTER_OTLP_ENDPOINT does; one already ending in it is kept. */
