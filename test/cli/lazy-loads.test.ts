@@ -86,22 +86,23 @@ describe('a serve that cannot start loads no server', () => {
     return dir;
   }
 
-  async function serveArgs(dir: string, ports: { http?: number; grpc?: number } = {}): Promise<string[]> {
-    return ['serve', '--port', String(ports.http ?? (await freePort())), '--grpc-port', String(ports.grpc ?? (await freePort())), '--data-dir', path.join(dir, 'data')];
+  async function serveArgs(dir: string, ports: { http?: number; grpc?: number } = {}, command: 'serve' | 'dev' = 'serve'): Promise<string[]> {
+    return [command, '--port', String(ports.http ?? (await freePort())), '--grpc-port', String(ports.grpc ?? (await freePort())), '--data-dir', path.join(dir, 'data')];
   }
 
   it.each([
-    ['the HTTP port', 'http', 'HTTP'],
-    ['the gRPC port', 'grpc', 'gRPC'],
+    ['serve', 'the HTTP port', 'http', 'HTTP'],
+    ['serve', 'the gRPC port', 'grpc', 'gRPC'],
+    ['dev', 'the HTTP port', 'http', 'HTTP'],
   ] as const)(
-    '%s in use: exit 1, named, without loading the server',
-    async (_what, which, listener) => {
+    'agentport %s, %s in use: exit 1, named, without loading the server',
+    async (command, _what, which, listener) => {
       const holder = net.createServer();
       await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
       const port = (holder.address() as net.AddressInfo).port;
       try {
         const dir = mkdtempSync(path.join(work, 'serve-'));
-        const { status, stderr, loaded } = loadsOf(await serveArgs(dir, { [which]: port }), dir);
+        const { status, stderr, loaded } = loadsOf(await serveArgs(dir, { [which]: port }, command), dir);
         expect(status, stderr).toBe(1);
         expect(stderr).toContain(`Cannot start: the ${listener} port ${port} on 127.0.0.1 is already in use by another process.`);
         expect(loaded).toContain('dist/server/start-preflight.js');
@@ -156,6 +157,14 @@ describe('a serve that cannot start loads no server', () => {
     },
     60_000,
   );
+
+  it('agentport dev with an agent module that throws at import: named, without loading the server', async () => {
+    const dir = moduleAgentDir("throw new Error('no token');\n");
+    const { status, stderr, loaded } = loadsOf([...(await serveArgs(dir, {}, 'dev')), '--config', 'agentport.yaml'], dir);
+    expect(status, stderr).toBe(1);
+    expect(stderr).toContain(`Cannot start: agent 'helper': module ${path.join(dir, 'agent.mjs')} threw while it was loaded: no token`);
+    expect(heavyIn(loaded)).toEqual([]);
+  }, 60_000);
 
   it('a module agent that starts is evaluated once: the check before the server and the server share its import', async () => {
     const dir = moduleAgentDir(

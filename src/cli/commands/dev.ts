@@ -15,7 +15,7 @@ import { readableLogLine } from '../dev-log-lines.js';
 import type { CliIO } from '../io.js';
 import { stopOnSignals } from '../shutdown.js';
 import { packageVersion } from '../../config/package-version.js';
-import { configFromServeOptions, loadServeConfig, serverOptions, type ServeOptions } from './serve.js';
+import { configFromServeOptions, loadServeConfig, serverOptions, startAfterPreflight, type ServeOptions } from './serve.js';
 import { firstStartNotice } from '../../server/first-start.js';
 import { firstAdminUserNotice } from '../../auth/oauth/first-admin-user.js';
 import { SCOPES } from '../../core/authz/scopes.js';
@@ -47,11 +47,12 @@ async function dev(options: ServeOptions, io: CliIO): Promise<void> {
   const withDevKey = (c: Config): Config => (devKey ? { ...c, auth: { ...c.auth, apiKeys: [...c.auth.apiKeys, devKey] } } : c);
   const config = withDevKey(loaded);
 
-  const [{ startServer }, { DevReloader }, { DevWatcher }] = await Promise.all([import('../../server/start.js'), import('../../server/dev-reload.js'), import('../../server/dev-watch.js')]);
   // Log lines for a person: message, fields, and an error's place in the user's code (dev-log-lines.ts).
   const readable = (line: string) => io.stderr(readableLogLine(line, config.baseDir));
-  const server = await startOrExit(() => startServer(config, { logDestination: { write: readable } }), config, io);
+  // serve's preflight first: a taken port or a broken agent module is named before the server loads.
+  const server = await startOrExit(() => startAfterPreflight(config, { logDestination: { write: readable } }), config, io);
   if (!server) return;
+  const [{ DevReloader }, { DevWatcher }] = await Promise.all([import('../../server/dev-reload.js'), import('../../server/dev-watch.js')]);
 
   const warn = (obj: object, msg?: string) => readable(JSON.stringify({ level: 40, time: Date.now(), msg: msg ?? '', ...withErrorFields(obj) }));
   const reloader = new DevReloader(

@@ -40,13 +40,16 @@ export interface ServeOptions {
 // Imported lazily so that --help, --version and configuration errors work without loading the
 // server (and its native drivers). A taken port or a broken agent module is named before that
 // import too (start-preflight.ts): a start that cannot succeed skips its ~0.8 s of CPU (issue 26).
-const importStartServer: StartServer = async (config) => {
+const importStartServer: StartServer = (config) => startAfterPreflight(config);
+
+/** The preflight, then the server's import and start (serve's, and dev's with its log destination). */
+export async function startAfterPreflight(config: Config, options: { logDestination?: { write(line: string): void } } = {}) {
   const { preflightStart } = await import('../../server/start-preflight.js');
   await preflightStart(config);
   const [{ startServer }, { applyHeapSettings }] = await Promise.all([import('../../server/start.js'), import('../../server/heap-settings.js')]);
   applyHeapSettings();
-  return startServer(config, { probed: true });
-};
+  return startServer(config, { ...options, probed: true });
+}
 
 const SERVE_HELP = `
 Flags override the matching keys of the config file (server.host, server.port,
