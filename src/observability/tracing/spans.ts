@@ -52,7 +52,9 @@ export interface SpanOptions {
  */
 export function startSpan(name: string, o: SpanOptions): Span {
   if (followsParent && o.parent) {
-    const sc = trace.getSpanContext(o.parent);
+    // one of our RecordedSpans is sampled: its span context (made on demand) is not asked for
+    const p = trace.getSpan(o.parent);
+    const sc = p instanceof RecordedSpan ? undefined : p?.spanContext();
     if (sc && (sc.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(sc);
   }
   // the options as given: the tracer reads kind (INTERNAL when absent), attributes and links, not `parent`
@@ -161,7 +163,8 @@ export function linkToContext(ctx: Context | undefined): Link | undefined {
 /** The trace id of the span `ctx` names (access logs). */
 export function traceIdOf(ctx: Context | undefined): string | undefined {
   if (!on || !ctx) return undefined;
-  return trace.getSpanContext(ctx)?.traceId;
+  const span = trace.getSpan(ctx);
+  return span instanceof RecordedSpan ? span.traceIdHex() : span?.spanContext().traceId;
 }
 
 /**
