@@ -37,25 +37,6 @@ export class PackedSpansWriter {
     this.numbers[this.length++] = v;
   }
 
-  /** A span's trace id, span id and parent span id (all zero: none) as their chunks (span-ids.ts), one capacity check for the eleven. */
-  ids(t0: number, t1: number, t2: number, t3: number, t4: number, s0: number, s1: number, s2: number, p0: number, p1: number, p2: number): void {
-    while (this.length + 11 > this.numbers.length) this.#grow();
-    const n = this.numbers;
-    let i = this.length;
-    n[i++] = t0;
-    n[i++] = t1;
-    n[i++] = t2;
-    n[i++] = t3;
-    n[i++] = t4;
-    n[i++] = s0;
-    n[i++] = s1;
-    n[i++] = s2;
-    n[i++] = p0;
-    n[i++] = p1;
-    n[i++] = p2;
-    this.length = i;
-  }
-
   str(s: string): void {
     this.num(s.length);
     // '' (no trace state, no parent, no status message) adds nothing to the text: no call to join it

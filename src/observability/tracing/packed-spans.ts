@@ -10,8 +10,8 @@
  * thread, not on the loop.
  *
  * Layout per span (a string is its length in `numbers`, its characters next in `text`): name,
- * kind, traceId (5 numbers), spanId (3 numbers), parent span id (3 numbers, all zero for a root) —
- * ids as hex-digit chunks (span-ids.ts) — traceFlags, traceState ('' for none), parent is-remote (0/1), scope index, start, end, status code, status message ('' for none), then
+ * kind, traceId, spanId, traceFlags, traceState ('' for none), parent span id ('' for a root),
+ * parent is-remote (0/1), scope index, start, end, status code, status message ('' for none), then
  * the attributes as set (count, then key, value… in the order they were set, a key repeated when
  * it was set again; a value as packed-spans-writer.ts tags it), the links (count, then per link:
  * traceId, spanId, traceFlags, traceState, is-remote, attributes as above) and the events (count,
@@ -23,7 +23,6 @@ import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { VALUE_FALSE, VALUE_NUMBER, VALUE_TRUE } from './packed-spans-writer.js';
-import { spanIdHex, traceIdHex } from './span-ids.js';
 
 /** A run of ended spans: a whole batch, or one of the parts a batch is posted in (span-batches.ts). */
 export interface PackedPart {
@@ -116,42 +115,6 @@ class Reader {
     this.#at += n;
     return s;
   }
-  #t0 = -1;
-  #t1 = -1;
-  #t2 = -1;
-  #t3 = -1;
-  #t4 = -1;
-  #traceId = '';
-  /** A trace id's chunks as hex; the last one's string again when the next span is of the same trace (a request's spans end one after the other). */
-  traceId(): string {
-    const n = this.p.numbers;
-    const i = this.i;
-    this.i += 5;
-    const t0 = n[i]!;
-    const t1 = n[i + 1]!;
-    const t2 = n[i + 2]!;
-    const t3 = n[i + 3]!;
-    const t4 = n[i + 4]!;
-    if (t0 !== this.#t0 || t1 !== this.#t1 || t2 !== this.#t2 || t3 !== this.#t3 || t4 !== this.#t4) {
-      this.#t0 = t0;
-      this.#t1 = t1;
-      this.#t2 = t2;
-      this.#t3 = t3;
-      this.#t4 = t4;
-      this.#traceId = traceIdHex(t0, t1, t2, t3, t4);
-    }
-    return this.#traceId;
-  }
-  /** A span id's chunks as hex; '' when all are zero (no parent). */
-  spanId(): string {
-    const n = this.p.numbers;
-    const i = this.i;
-    this.i += 3;
-    const s0 = n[i]!;
-    const s1 = n[i + 1]!;
-    const s2 = n[i + 2]!;
-    return s0 === 0 && s1 === 0 && s2 === 0 ? '' : spanIdHex(s0, s1, s2);
-  }
   value(): AttributeValue {
     const tag = this.num();
     if (tag >= 0) return this.#chars(tag);
@@ -239,11 +202,11 @@ function unpackPart(r: Reader, scopes: readonly InstrumentationScope[], origin: 
   while (r.more) {
     const name = r.str();
     const kind = r.num() as SpanKind;
-    const traceId = r.traceId();
-    const spanId = r.spanId();
-    const parentId = r.spanId();
+    const traceId = r.str();
+    const spanId = r.str();
     const traceFlags = r.num();
     const own = context(traceId, spanId, traceFlags, r.str(), undefined, parse);
+    const parentId = r.str();
     const parentRemote = r.num() === 1;
     const scope = scopes[r.num()]!;
     const startTime = hrTime(origin, r.num());

@@ -13,7 +13,6 @@ import { performance } from 'node:perf_hooks';
 import { diag, SpanStatusCode, type Attributes, type AttributeValue, type Exception, type HrTime, type Link, type Span, type SpanContext, type SpanKind, type SpanStatus, type TimeInput } from '@opentelemetry/api';
 import { isAttributeValue } from './packed-spans.js';
 import type { PackedSpansWriter } from './packed-spans-writer.js';
-import { chunkOf, randomBits, spanIdHex, type TraceId } from './span-ids.js';
 
 /** What a span holds until it ends: attributes set later as key, value pairs; events as name, time, count, pairs. */
 type Pending = Array<string | number | AttributeValue>;
@@ -70,16 +69,10 @@ function writePairs(w: PackedSpansWriter, pairs: Pending, from: number, to: numb
 export class RecordedSpan implements Span {
   #name: string;
   readonly #kind: SpanKind;
-  /** the trace's id, shared with the trace's other spans on this thread (span-ids.ts) */
-  readonly #trace: TraceId;
-  // the span id and the parent's (all zero: none) as chunks of 7, 7 and 2 hex digits (span-ids.ts)
-  readonly #s0: number;
-  readonly #s1: number;
-  readonly #s2: number;
-  readonly #p0: number;
-  readonly #p1: number;
-  readonly #p2: number;
+  readonly #traceId: string;
+  readonly #spanId: string;
   readonly #traceState: SpanContext['traceState'];
+  readonly #parentSpanId: string;
   readonly #parentRemote: boolean;
   readonly #scope: number;
   readonly #start: number;
@@ -100,9 +93,10 @@ export class RecordedSpan implements Span {
     scope: number,
     name: string,
     kind: SpanKind,
-    trace: TraceId,
+    traceId: string,
+    spanId: string,
     traceState: SpanContext['traceState'],
-    parent: RecordedSpan | SpanContext | undefined,
+    parent: SpanContext | undefined,
     attributes: Attributes | undefined,
     links: Link[] | undefined,
     start: number,
@@ -111,37 +105,11 @@ export class RecordedSpan implements Span {
     this.#scope = scope;
     this.#name = name;
     this.#kind = kind;
-    this.#trace = trace;
-    let s0: number;
-    let s1: number;
-    let s2: number;
-    do {
-      s0 = randomBits(28);
-      s1 = randomBits(28);
-      s2 = randomBits(8);
-    } while ((s0 | s1 | s2) === 0);
-    this.#s0 = s0;
-    this.#s1 = s1;
-    this.#s2 = s2;
+    this.#traceId = traceId;
+    this.#spanId = spanId;
     this.#traceState = traceState;
-    if (parent instanceof RecordedSpan) {
-      this.#p0 = parent.#s0;
-      this.#p1 = parent.#s1;
-      this.#p2 = parent.#s2;
-      this.#parentRemote = false;
-    } else if (parent) {
-      // a remote or foreign parent's id, valid (the recorder checked it): 16 hex digits
-      const id = parent.spanId;
-      this.#p0 = chunkOf(id, 0, 7);
-      this.#p1 = chunkOf(id, 7, 7);
-      this.#p2 = chunkOf(id, 14, 2);
-      this.#parentRemote = parent.isRemote === true;
-    } else {
-      this.#p0 = 0;
-      this.#p1 = 0;
-      this.#p2 = 0;
-      this.#parentRemote = false;
-    }
+    this.#parentSpanId = parent ? parent.spanId : '';
+    this.#parentRemote = parent?.isRemote === true;
     this.#initial = attributes;
     this.#links = links;
     this.#start = start;
@@ -152,30 +120,11 @@ export class RecordedSpan implements Span {
    * without the propagator's regex checks: a recorded span's ids are ours and valid.
    */
   traceparent(): string {
-    return `00-${this.#trace.hex()}-${this.spanContext().spanId}-01`;
+    return `00-${this.#traceId}-${this.#spanId}-01`;
   }
 
-  /** @internal the recorder's: the trace's id, for a child */
-  get traceIdent(): TraceId {
-    return this.#trace;
-  }
-
-  /** @internal the recorder's: the trace state, for a child */
-  get traceState(): SpanContext['traceState'] {
-    return this.#traceState;
-  }
-
-  /** The trace id's hex, without the rest of the span context. */
-  traceIdHex(): string {
-    return this.#trace.hex();
-  }
-
-  /** Made when first asked for (a log, a propagator, a foreign API user): the loop's own code reads the numbers. */
   spanContext(): SpanContext {
-    if (this.#context) return this.#context;
-    const traceId = this.#trace.hex();
-    const spanId = spanIdHex(this.#s0, this.#s1, this.#s2);
-    return (this.#context = this.#traceState ? { traceId, spanId, traceFlags: 1, traceState: this.#traceState } : { traceId, spanId, traceFlags: 1 });
+    return (this.#context ??= this.#traceState ? { traceId: this.#traceId, spanId: this.#spanId, traceFlags: 1, traceState: this.#traceState } : { traceId: this.#traceId, spanId: this.#spanId, traceFlags: 1 });
   }
 
   setAttribute(key: string, value: AttributeValue): this {
@@ -249,10 +198,11 @@ export class RecordedSpan implements Span {
     if (!w) return;
     w.str(this.#name);
     w.num(this.#kind);
-    const t = this.#trace;
-    w.ids(t.t0, t.t1, t.t2, t.t3, t.t4, this.#s0, this.#s1, this.#s2, this.#p0, this.#p1, this.#p2);
+    w.str(this.#traceId);
+    w.str(this.#spanId);
     w.num(1);
     w.str(this.#traceState ? this.#traceState.serialize() : '');
+    w.str(this.#parentSpanId);
     w.num(this.#parentRemote ? 1 : 0);
     w.num(this.#scope);
     w.num(this.#start);

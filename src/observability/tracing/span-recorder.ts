@@ -7,25 +7,11 @@
  * (docs/decisions/0018-tracing.md, *Revision 3*).
  */
 import { performance } from 'node:perf_hooks';
-import {
-  context as contextApi,
-  SamplingDecision,
-  SpanKind,
-  trace,
-  TraceFlags,
-  type Attributes,
-  type Context,
-  type Link,
-  type Span,
-  type SpanContext,
-  type SpanOptions,
-  type Tracer,
-  type TracerProvider,
-} from '@opentelemetry/api';
+import { context as contextApi, SamplingDecision, SpanKind, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanOptions, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
 import { RecordedSpan, type SpanSink } from './recorded-span.js';
-import { newSpanId, TraceId } from './span-ids.js';
+import { newSpanId, newTraceId } from './span-ids.js';
 
 /** What the sampler is shown for a span started without attributes or links: shared, not a new object per span (samplers only read them). */
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
@@ -101,31 +87,24 @@ export class SpanRecorder implements TracerProvider {
   /** @internal ScopedTracer's startSpan */
   start(scope: number, name: string, options: SpanOptions, ctx: Context): Span {
     if (options.root) ctx = trace.deleteSpan(ctx);
+    // A parent that is one of ours has valid ids: the API's check (two regular expressions) is for the others.
     const parentSpan = trace.getSpan(ctx);
-    const kind = options.kind ?? SpanKind.INTERNAL;
-    if (parentSpan instanceof RecordedSpan) {
-      // A parent that is one of ours has valid ids, kept as numbers (span-ids.ts): its span context is not made.
-      const t = parentSpan.traceIdent;
-      const result = this.known.underOwnSpans ? SAMPLED : this.sampler.shouldSample(ctx, t.hex(), name, kind, options.attributes ?? NO_ATTRIBUTES, options.links ?? NO_LINKS);
-      return this.#recorded(result, scope, name, kind, t, parentSpan.traceState, parentSpan, options);
-    }
-    // A foreign or remote parent: the API's validity check (two regular expressions).
     const parent = parentSpan?.spanContext();
-    const validParent = parent && trace.isSpanContextValid(parent) ? parent : undefined;
-    const t = validParent ? TraceId.fromHex(validParent.traceId) : TraceId.random();
-    const result = !validParent && this.known.roots ? SAMPLED : this.sampler.shouldSample(ctx, t.hex(), name, kind, options.attributes ?? NO_ATTRIBUTES, options.links ?? NO_LINKS);
-    return this.#recorded(result, scope, name, kind, t, validParent?.traceState, validParent, options);
-  }
-
-  #recorded(result: SamplingResult, scope: number, name: string, kind: SpanKind, t: TraceId, parentState: SpanContext['traceState'], parent: RecordedSpan | SpanContext | undefined, options: SpanOptions): Span {
-    const traceState = result.traceState ?? parentState;
+    const ours = parentSpan instanceof RecordedSpan;
+    const validParent = parent && (ours || trace.isSpanContextValid(parent)) ? parent : undefined;
+    const traceId = validParent ? validParent.traceId : newTraceId();
+    const spanId = newSpanId();
+    const kind = options.kind ?? SpanKind.INTERNAL;
+    const known = ours ? this.known.underOwnSpans : !validParent && this.known.roots;
+    const result = known ? SAMPLED : this.sampler.shouldSample(ctx, traceId, name, kind, options.attributes ?? NO_ATTRIBUTES, options.links ?? NO_LINKS);
+    const traceState = result.traceState ?? validParent?.traceState;
     if (result.decision !== SamplingDecision.RECORD_AND_SAMPLED) {
       // RECORD (recorded, not sampled) is never exported either: no processor here reads it
-      return trace.wrapSpanContext({ traceId: t.hex(), spanId: newSpanId(), traceFlags: TraceFlags.NONE, ...(traceState ? { traceState } : {}) });
+      return trace.wrapSpanContext({ traceId, spanId, traceFlags: TraceFlags.NONE, ...(traceState ? { traceState } : {}) });
     }
     const attributes = result.attributes ? { ...options.attributes, ...result.attributes } : options.attributes;
     const links = options.links && options.links.length > 0 ? options.links.slice() : undefined;
-    return new RecordedSpan(this.sink, scope, name, kind, t, traceState, parent, attributes, links, startTime(options, this.sink.origin));
+    return new RecordedSpan(this.sink, scope, name, kind, traceId, spanId, traceState, validParent, attributes, links, startTime(options, this.sink.origin));
   }
 }
 

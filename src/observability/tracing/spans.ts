@@ -52,9 +52,7 @@ export interface SpanOptions {
  */
 export function startSpan(name: string, o: SpanOptions): Span {
   if (followsParent && o.parent) {
-    // one of our RecordedSpans is sampled: its span context (made on demand) is not asked for
-    const p = trace.getSpan(o.parent);
-    const sc = p instanceof RecordedSpan ? undefined : p?.spanContext();
+    const sc = trace.getSpanContext(o.parent);
     if (sc && (sc.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(sc);
   }
   // the options as given: the tracer reads kind (INTERNAL when absent), attributes and links, not `parent`
@@ -163,8 +161,7 @@ export function linkToContext(ctx: Context | undefined): Link | undefined {
 /** The trace id of the span `ctx` names (access logs). */
 export function traceIdOf(ctx: Context | undefined): string | undefined {
   if (!on || !ctx) return undefined;
-  const span = trace.getSpan(ctx);
-  return span instanceof RecordedSpan ? span.traceIdHex() : span?.spanContext().traceId;
+  return trace.getSpanContext(ctx)?.traceId;
 }
 
 /**
