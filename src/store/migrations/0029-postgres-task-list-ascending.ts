@@ -17,6 +17,12 @@
  * ListTasks still reads (agent_id, owner, status_time desc, id desc): PostgreSQL scans the same
  * index backward, with the keyset's `(status_time, id) < (…)` as the index's condition
  * (test/store/task-list-ascending-migration.test.ts reads the plans). Same name, same columns.
+ *
+ * The message-id index is then built again, unchanged, so that it stays the newest index of
+ * `tasks`: on a table never analyzed (a fresh deployment, before the store's first ANALYZE, ADR
+ * 0061) PostgreSQL costs the lookup through it and through the list index (agent and owner, the
+ * message id as a filter) the same, and takes the index created last; the lookup's generic plan,
+ * made then, must probe the message-id index (test/store/postgres-planner-statistics.test.ts).
  */
 import { sql, type Kysely } from 'kysely';
 import type { SqlDialectName } from './sql-dialect.js';
@@ -26,6 +32,14 @@ export async function up(db: Kysely<unknown>, dialect: SqlDialectName): Promise<
   await sql`create index tasks_list_ascending_idx on tasks (agent_id, owner, status_time, id)`.execute(db);
   await sql`drop index tasks_list_idx`.execute(db);
   await sql`alter index tasks_list_ascending_idx rename to tasks_list_idx`.execute(db);
+  await newestMessageIdIndex(db);
+}
+
+/** 0028's message-id index built again, under its name, after the list index (see the file comment). */
+async function newestMessageIdIndex(db: Kysely<unknown>): Promise<void> {
+  await sql`create unique index tasks_origin_message_again_idx on tasks (origin_message_id, agent_id, owner)`.execute(db);
+  await sql`drop index tasks_origin_message_idx`.execute(db);
+  await sql`alter index tasks_origin_message_again_idx rename to tasks_origin_message_idx`.execute(db);
 }
 
 export async function down(db: Kysely<unknown>, dialect: SqlDialectName): Promise<void> {
@@ -33,4 +47,5 @@ export async function down(db: Kysely<unknown>, dialect: SqlDialectName): Promis
   await sql`create index tasks_list_descending_idx on tasks (agent_id, owner, status_time desc, id desc)`.execute(db);
   await sql`drop index tasks_list_idx`.execute(db);
   await sql`alter index tasks_list_descending_idx rename to tasks_list_idx`.execute(db);
+  await newestMessageIdIndex(db);
 }
