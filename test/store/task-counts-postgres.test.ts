@@ -168,7 +168,6 @@ describe('task_counts on PostgreSQL', () => {
       '0026_credentials_generation',
       '0027_task_final_events',
       '0028_postgres_task_inserts',
-      '0029_postgres_task_list_ascending',
     ]);
     await store.migrate();
     const real = await realCounts(schema);
