@@ -2,7 +2,8 @@
  * The PostgreSQL usage store's flush of answers' timings (src/store/postgres/postgres-usage-store.ts):
  * amends alone are one statement, its own transaction, not BEGIN + insert + COMMIT (issue 26, pg9:
  * two round trips of three per flush); with call records beside them, records and amends still go
- * in one transaction. What the rows hold is pinned by the usage contract (test/store/usage-contract.ts, run by the store contract).
+ * in one transaction. Amends alone go as a plain insert, and again as the upsert only when an id
+ * already has its row (issue 26, pg21). What the rows hold is pinned by the usage contract (test/store/usage-contract.ts, run by the store contract).
  */
 import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -24,6 +25,8 @@ let usage: PostgresUsageStore;
 let reader: pg.Client;
 /** the first words of every statement the pool's connections were sent */
 let statements: string[] = [];
+/** the whole text of each */
+let texts: string[] = [];
 
 beforeAll(async () => {
   store = await openPostgresStore({ connectionString: url, schema, connectionTimeoutMs: 5000 });
@@ -39,6 +42,7 @@ beforeAll(async () => {
       (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
         const text = typeof a[0] === 'string' ? a[0] : String((a[0] as { text?: string }).text);
         statements.push(text.trim().split(/\s+/).slice(0, 3).join(' '));
+        texts.push(text);
         return query(...a);
       };
     }
@@ -52,6 +56,7 @@ beforeAll(async () => {
 
 beforeEach(() => {
   statements = [];
+  texts = [];
 });
 
 afterAll(async () => {
@@ -90,5 +95,36 @@ describe('PostgreSQL usage store: a flush of amends alone', () => {
     expect(statements[0]).toBe('begin');
     expect(statements.at(-1)).toBe('commit');
     expect(statements).toContain('insert into task_usage_timing');
+  });
+
+  it('of ids without a row is a plain insert, with no ON CONFLICT clause', async () => {
+    const a = `task-${randomBytes(4).toString('hex')}`;
+    await usage.write([], [{ id: a, ttfbMs: 2, bytesOut: 9 }]);
+    expect(statements).toEqual(['insert into task_usage_timing']);
+    expect(texts[0]).not.toMatch(/on\s+conflict/i);
+    expect(await timing(a)).toEqual({ ttfb_ms: 2, latency_ms: null, bytes_in: null, bytes_out: 9 });
+  });
+
+  it('holding an id that has its row already is written again as the upsert, every id once, what an amend leaves out kept', async () => {
+    const a = `task-${randomBytes(4).toString('hex')}`;
+    const c = `task-${randomBytes(4).toString('hex')}`;
+    await usage.write([], [{ id: a, ttfbMs: 1, bytesIn: 30 }]);
+    statements = [];
+    texts = [];
+    await usage.write(
+      [],
+      [
+        { id: c, ttfbMs: 4 },
+        { id: a, latencyMs: 5, bytesIn: 31 },
+      ],
+    );
+    // the plain insert failed on a's row and wrote nothing; the upsert wrote both
+    expect(statements).toEqual(['insert into task_usage_timing', 'insert into task_usage_timing']);
+    expect(texts[0]).not.toMatch(/on\s+conflict/i);
+    expect(texts[1]).toMatch(/on\s+conflict/i);
+    expect(await timing(a)).toEqual({ ttfb_ms: 1, latency_ms: 5, bytes_in: 31, bytes_out: null });
+    expect(await timing(c)).toEqual({ ttfb_ms: 4, latency_ms: null, bytes_in: null, bytes_out: null });
+    const { rows } = await reader.query('select count(*)::integer as n from task_usage_timing where id = any($1::text[])', [[a, c]]);
+    expect(rows[0].n).toBe(2);
   });
 });
