@@ -101,22 +101,23 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     // as the operation that names the scope of the challenge (RFC 6750 §3) needs; a larger one is
     // refused unread. Decided as the gRPC listener decides it (edge/caller-admission.ts).
     const refusedAnyway = anonymousReadLimit(d.policy, principal);
-    const read = req.method === 'POST' ? await ctx.body(refusedAnyway?.bytes) : undefined;
+    let read = req.method === 'POST' ? await ctx.body(refusedAnyway?.bytes) : undefined;
     if (typeof read === 'object' && refusedAnyway) return refuse(req, res, shape, refusedAnyway.refusal, agentId, headId);
     if (typeof read === 'object') {
       const r = errorFor(shape, req, read.error, true);
       Object.assign(r.headers, read.headers);
       return send(res, r, headId);
     }
-    const body = read;
-    const hasBody = body !== undefined && body !== '';
-    if ((shape === 'jsonrpc' || hasBody) && !isJsonContentType(req.headers['content-type'])) {
+    if ((shape === 'jsonrpc' || (read !== undefined && read !== '')) && !isJsonContentType(req.headers['content-type'])) {
       return send(res, errorFor(shape, req, new A2AError('UnsupportedMediaType'), true), headId);
     }
-    const r =
+    const answer =
       shape === 'jsonrpc'
-        ? await d.jsonrpc.handle(req, res, body ?? '', agentId, d.registry.primaryId, principal, setIdBeforeStream, log)
-        : await d.rest.handle(req, res, body, agentId!, segments.slice(1), new URLSearchParams(query), principal, undefined, log);
+        ? d.jsonrpc.handle(req, res, read ?? '', agentId, d.registry.primaryId, principal, setIdBeforeStream, log)
+        : d.rest.handle(req, res, read, agentId!, segments.slice(1), new URLSearchParams(query), principal, undefined, log);
+    // The body's text is the binding's now: this frame, waiting for the answer, lets it go (issue 26).
+    read = undefined;
+    const r = await answer;
     if (r) send(res, r, headId);
   }
 

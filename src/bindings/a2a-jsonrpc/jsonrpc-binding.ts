@@ -39,9 +39,9 @@ function logInternal(err: unknown, method: string, log: { error(obj: object, msg
 class JsonRpcSse implements SseOptions {
   constructor(
     readonly keepAliveMs: number,
-    private readonly id: Id,
-    private readonly method: string,
-    private readonly log: { error(obj: object, msg?: string): void } | undefined,
+    readonly id: Id,
+    readonly method: string,
+    readonly log: { error(obj: object, msg?: string): void } | undefined,
     readonly beforeCommit: (() => void) | undefined,
     readonly headers: Record<string, string> | undefined,
   ) {}
@@ -79,8 +79,14 @@ export class JsonRpcBinding {
    * Handles one request whose body has already been read. `routeAgentId` is the agent of the base
    * path, or undefined on the shared endpoint. Returns a reply to send, or undefined when it has
    * streamed the response itself.
+   *
+   * Not async, and the decoding not in an async function: an async function's frame keeps its
+   * arguments and every register until it ends, and a unary call's lasts until the core answers, so
+   * the body's text, the parsed envelope and its params survived every scavenge meanwhile (issue 26,
+   * docs/benchmarks.md tail21). What waits is `unaryReply`, with the reply's few parts. A throw while
+   * decoding becomes a rejection, as it did when this was async.
    */
-  async handle(
+  handle(
     req: IncomingMessage,
     res: ServerResponse,
     body: string,
@@ -90,6 +96,23 @@ export class JsonRpcBinding {
     beforeStream?: () => void,
     log: { error(obj: object, msg?: string): void } | undefined = this.o.log,
   ): Promise<JsonRpcReply | undefined> {
+    try {
+      return this.decode(req, res, body, routeAgentId, defaultAgentId, principal, beforeStream, log);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private decode(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string,
+    routeAgentId: string | undefined,
+    defaultAgentId: string,
+    principal: Principal,
+    beforeStream: (() => void) | undefined,
+    log: { error(obj: object, msg?: string): void } | undefined,
+  ): Promise<JsonRpcReply | undefined> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     const usage = usageOf(req);
     if (usage) usage.face = 'a2a-jsonrpc/1.0';
@@ -98,14 +121,14 @@ export class JsonRpcBinding {
     try {
       msg = JSON.parse(body);
     } catch {
-      return refusal(headers, usage, new A2AError('ParseError'));
+      return Promise.resolve(refusal(headers, usage, new A2AError('ParseError')));
     }
-    if (!v.isObject(msg)) return refusal(headers, usage, new A2AError('InvalidRequest', 'The request must be a single JSON-RPC 2.0 object'));
+    if (!v.isObject(msg)) return Promise.resolve(refusal(headers, usage, new A2AError('InvalidRequest', 'The request must be a single JSON-RPC 2.0 object')));
     const rawId = msg.id;
     const idOk = rawId === undefined || rawId === null || typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId));
     const id: Id = idOk ? ((rawId as Id | undefined) ?? null) : null;
     if (msg.jsonrpc !== '2.0' || !idOk || typeof msg.method !== 'string') {
-      return failure(headers, usage, id, new A2AError('InvalidRequest', "The request must have jsonrpc '2.0', a string method and a string or number id"));
+      return Promise.resolve(failure(headers, usage, id, new A2AError('InvalidRequest', "The request must have jsonrpc '2.0', a string method and a string or number id")));
     }
     const version = headerValues(req.headers['a2a-version'])[0] ?? queryParam(req, 'A2A-Version');
     // Spec §3.6.2: no A2A-Version means v0.3. A slash method from such a client is a v0.3 (or
@@ -114,7 +137,7 @@ export class JsonRpcBinding {
       return handleLegacyCall({ ...this.o, log }, { req, res, id, method: msg.method, params: msg.params, routeAgentId, defaultAgentId, principal, beforeStream });
     }
     if (msg.params !== undefined && !v.isObject(msg.params)) {
-      return failure(headers, usage, id, new A2AError('InvalidParams', 'params must be an object'));
+      return Promise.resolve(failure(headers, usage, id, new A2AError('InvalidParams', 'params must be an object')));
     }
     const method = msg.method;
     const params = (msg.params ?? {}) as Record<string, unknown>;
@@ -134,17 +157,54 @@ export class JsonRpcBinding {
       if (operation.stream) {
         const iterable =
           method === 'SendStreamingMessage' ? this.o.handler.sendStreamingMessage(ctx, v.sendMessageRequest(params)) : this.o.handler.subscribeToTask(ctx, v.idRequest(params), lastEventId(req.headers['last-event-id']));
-        const it = iterable[Symbol.asyncIterator]();
-        const first = await it.next(); // errors here are ordinary JSON-RPC errors
         const extensions = activated.length ? { 'A2A-Extensions': activated.join(', ') } : undefined;
-        await pipeSse(req, res, it, first, new JsonRpcSse(this.o.keepAliveMs, id, method, log, beforeStream, extensions));
-        return undefined;
+        return this.stream(req, res, iterable, new JsonRpcSse(this.o.keepAliveMs, id, method, log, beforeStream, extensions), headers, usage);
       }
-      return resultReply(headers, id, await this.unary(ctx, method, params));
+      return this.unaryReply(this.unary(ctx, method, params), headers, id, usage, method, log);
     } catch (err) {
       this.logInternal(err, method, log);
-      return failure(headers, usage, id, err);
+      return Promise.resolve(failure(headers, usage, id, err));
     }
+  }
+
+  /** A stream's first item (its errors are ordinary JSON-RPC errors), then the stream as SSE. */
+  private async stream(
+    req: IncomingMessage,
+    res: ServerResponse,
+    iterable: AsyncIterable<StreamItem>,
+    sse: JsonRpcSse,
+    headers: Record<string, string>,
+    usage: ReturnType<typeof usageOf>,
+  ): Promise<undefined | JsonRpcReply> {
+    try {
+      const it = iterable[Symbol.asyncIterator]();
+      const first = await it.next();
+      await pipeSse(req, res, it, first, sse);
+      return undefined;
+    } catch (err) {
+      return this.failed(err, headers, usage, sse.id, sse.method, sse.log);
+    }
+  }
+
+  /** Waits for a unary call's answer: what this frame keeps until then is the reply's parts. */
+  private async unaryReply(
+    answer: Promise<unknown>,
+    headers: Record<string, string>,
+    id: Id,
+    usage: ReturnType<typeof usageOf>,
+    method: string,
+    log: { error(obj: object, msg?: string): void } | undefined,
+  ): Promise<JsonRpcReply> {
+    try {
+      return resultReply(headers, id, await answer);
+    } catch (err) {
+      return this.failed(err, headers, usage, id, method, log);
+    }
+  }
+
+  private failed(err: unknown, headers: Record<string, string>, usage: ReturnType<typeof usageOf>, id: Id, method: string, log: { error(obj: object, msg?: string): void } | undefined): JsonRpcReply {
+    this.logInternal(err, method, log);
+    return failure(headers, usage, id, err);
   }
 
   private logInternal(err: unknown, method: string, log = this.o.log): void {

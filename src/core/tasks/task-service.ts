@@ -217,9 +217,10 @@ export class TaskService implements A2AHandler {
     // A retry while the first run has not produced its first event waits on that run (issue 25 C1a).
     const prepared = retried ? this.intake.awaitRetried(retried) : (this.intake.awaitStarting(ctx, req) ?? (await this.intake.prepare(ctx, agent, req)));
 
-    // Awaited, not returned: an async function resolving its promise with another takes a job and
-    // a microtask turn more than one awaiting it (issue 26).
-    return await this.waits.blocking(ctx, prepared, cfg, view);
+    // Returned, not awaited: awaiting kept this frame (the request, the retried task, the prepared
+    // send) and its generator alive until the task ended, through every scavenge; returning costs a
+    // job and a microtask turn more (issue 26, docs/benchmarks.md tail21). No try here: the same rejection.
+    return this.waits.blocking(ctx, prepared, cfg, view);
   }
 
   sendStreamingMessage(ctx: CallContext, req: SendMessageRequest): AsyncIterable<StreamItem> {

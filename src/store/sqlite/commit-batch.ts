@@ -131,6 +131,18 @@ export function encodeBatch(batch: readonly PreparedCommit[]): unknown[] {
   return plan;
 }
 
+const NO_NEW_TASKS: readonly string[] = Object.freeze([]);
+
+/**
+ * The agent and owner of each task the batch creates, flat (agentId, owner, agentId, ...): all a
+ * store's task counts need once the batch is committed, kept instead of the batch while it waits.
+ */
+export function newTaskOwners(batch: readonly PreparedCommit[]): readonly string[] {
+  let out: string[] | undefined;
+  for (const p of batch) if (p.expectedVersion === 0) (out ??= []).push(p.agentId, p.owner);
+  return out ?? NO_NEW_TASKS;
+}
+
 /**
  * Runs a plan (encodeBatch's, or one whose statements are SQL texts, prepared through `prepare`);
  * the caller runs it inside one transaction.

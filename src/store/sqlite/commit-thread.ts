@@ -97,20 +97,16 @@ export class CommitThread {
    * ConcurrentUpdateError for a version or unique conflict, else an Error with SQLite's code).
    */
   commit(plan: unknown[], onCommitted: () => void): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.#send(
-        { id: this.#takeId(), plan },
-        {
-          reject,
-          settle: (reply) => {
-            const err = replyError(reply);
-            if (err) return reject(err);
-            onCommitted();
-            resolve();
-          },
-        },
-      );
-    });
+    // The answer's closures are made apart from the plan: once posted, the thread has its own copy,
+    // and a closure over it would keep the plan's values alive (copied by every scavenge) until the
+    // answer comes (issue 26, tail21).
+    const answer = commitAnswer(onCommitted);
+    try {
+      this.#send({ id: this.#takeId(), plan }, answer.waiting);
+    } catch (err) {
+      answer.waiting.reject(err);
+    }
+    return answer.promise;
   }
 
   /** The number of `owner`'s tasks on `agentId` after every batch sent before; `onCounted` runs synchronously with the answer. */
@@ -189,6 +185,23 @@ export class CommitThread {
     this.#idleCheck();
     for (const w of waiting) w.reject(err);
   }
+}
+
+/** A commit's promise and the entry that settles it from the thread's answer. */
+function commitAnswer(onCommitted: () => void): { promise: Promise<void>; waiting: Waiting } {
+  let waiting!: Waiting;
+  const promise = new Promise<void>((resolve, reject) => {
+    waiting = {
+      reject,
+      settle: (reply) => {
+        const err = replyError(reply);
+        if (err) return reject(err);
+        onCommitted();
+        resolve();
+      },
+    };
+  });
+  return { promise, waiting };
 }
 
 function replyError(reply: CommitThreadReply): Error | undefined {

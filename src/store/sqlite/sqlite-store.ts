@@ -22,7 +22,7 @@ import { SqlStore } from '../sql-store.js';
 import { sqliteAuditAppender } from './sqlite-audit-append.js';
 import type { OutboxEntry, StoredApiKey, StoredTask, TaskCommit, TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
-import { COMMIT_STATEMENTS, encodeBatch, writeBatch } from './commit-batch.js';
+import { COMMIT_STATEMENTS, encodeBatch, newTaskOwners, writeBatch } from './commit-batch.js';
 import { CommitThread, type CommitThreadData } from './commit-thread.js';
 import { compileWithSlots, slot } from './compiled-statement.js';
 import { StatementCache } from './statement-cache.js';
@@ -289,41 +289,43 @@ export class SqliteStore extends SqlStore {
 
   async commit(commits: TaskCommit[]): Promise<void> {
     if (commits.length === 0) return;
-    // Serialize before taking the write lock, so the transaction holds it only for the inserts.
-    const batch = commits.map(prepareCommit);
-    if (this.raw.inTransaction) {
-      // Only a Kysely transaction (a migration) can be open here; joining it would be wrong.
-      throw new Error('sqlite store: commit while a migration is running');
-    }
-    // Known to the message-id filter before any of it can be read (a failed batch leaves its keys:
-    // a "maybe" costs a query, never a wrong answer). On this thread, whatever thread writes.
-    for (const p of batch) if (p.originMessageId !== null) this.#messageIds.add(p.agentId, p.owner, p.originMessageId);
-    const thread = this.#thread;
-    if (thread) {
-      try {
-        // Counted in the answer's handler, in the order the thread committed (knownTaskCount).
-        await thread.commit(encodeBatch(batch), () => this.#countNewTasks(batch));
-      } catch (err) {
-        this.#failure ??= fileFailure(err);
-        throw err;
-      }
-      return;
-    }
+    // With the thread only the promise and the new tasks' owners wait for its answer, not the
+    // prepared batch: its JSON texts would survive every scavenge taken meanwhile (issue 26, tail21).
+    const answered = this.#thread ? this.#handToThread(this.#thread, commits) : undefined;
+    const batch = answered ? undefined : this.#prepareBatch(commits);
     try {
-      this.#writeBatch(batch);
+      if (answered) await answered;
+      else this.#writeBatch(batch!);
     } catch (err) {
       this.#failure ??= fileFailure(err);
       throw err;
     }
-    this.#countNewTasks(batch);
+    if (batch) this.#countNewTasks(newTaskOwners(batch));
+  }
+
+  #prepareBatch(commits: TaskCommit[]): PreparedCommit[] {
+    // Serialize before taking the write lock, so the transaction holds it only for the inserts.
+    const batch = commits.map(prepareCommit);
+    // Only a Kysely transaction (a migration) can be open here; joining it would be wrong.
+    if (this.raw.inTransaction) throw new Error('sqlite store: commit while a migration is running');
+    // Known to the message-id filter before any of it can be read (a failed batch leaves its keys:
+    // a "maybe" costs a query, never a wrong answer). On this thread, whatever thread writes.
+    for (const p of batch) if (p.originMessageId !== null) this.#messageIds.add(p.agentId, p.owner, p.originMessageId);
+    return batch;
+  }
+
+  /** Counted in the answer's handler, in the order the thread committed (knownTaskCount). */
+  #handToThread(thread: CommitThread, commits: TaskCommit[]): Promise<void> {
+    const batch = this.#prepareBatch(commits);
+    const created = newTaskOwners(batch);
+    return thread.commit(encodeBatch(batch), () => this.#countNewTasks(created));
   }
 
   /** The batch is committed whole (any failed insert throws and rolls it back): counts its new tasks. */
-  #countNewTasks(batch: readonly PreparedCommit[]): void {
+  #countNewTasks(created: readonly string[]): void {
     if (this.#taskCounts.size === 0) return;
-    for (const p of batch) {
-      if (p.expectedVersion !== 0) continue;
-      const key = taskCountKey(p.agentId, p.owner);
+    for (let i = 0; i < created.length; i += 2) {
+      const key = taskCountKey(created[i]!, created[i + 1]!);
       const n = this.#taskCounts.get(key);
       if (n !== undefined) this.#taskCounts.set(key, n + 1);
     }

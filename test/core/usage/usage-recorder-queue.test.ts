@@ -428,6 +428,47 @@ describe('the queue', () => {
     expect(errors[2]![1]).toBe('usage records could not be written; this batch is lost');
   });
 
+  it('a failed flush of several slices counts each slice it lost, records and amends alike', async () => {
+    let now = NOW;
+    const { r, store, errors, warnings } = recorder({ now: () => now, config: config({ queueLimit: 2_000 }) });
+    store.failWrites = true;
+    // 600 records and 600 amends: slices of 250, so 250 + 250 + 100 of each, six writes.
+    for (let i = 0; i < 600; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
+    for (let i = 0; i < 600; i++) {
+      const d = r.open('a2a-jsonrpc/1.0')!;
+      d.createdTask = true;
+      d.taskId = `t${i}`;
+      r.finish(d, { status: 200, latencyMs: 1 });
+    }
+    await r.flush();
+    expect(store.begun).toBe(6);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]![0]).toMatchObject({ records: 250, amends: 0 });
+    store.failWrites = false;
+    now = NOW + 5_000;
+    r.finish(r.open('cards')!, { status: 200, latencyMs: 2 });
+    await r.flush();
+    expect(warnings).toEqual([[{ failingForMs: 5_000, lostBatches: 6, lostRecords: 600, lostAmends: 600 }, 'usage records are written again']]);
+  });
+
+  it('a store whose write throws instead of rejecting loses the slice the same way, and the flush goes on', async () => {
+    const { r, store, errors } = recorder();
+    let throwNext = true;
+    const write = store.write.bind(store);
+    store.write = (records, amends) => {
+      if (!throwNext) return write(records, amends);
+      throwNext = false;
+      throw new Error('locked');
+    };
+    r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
+    await r.flush();
+    expect(errors).toHaveLength(1);
+    expect(errors[0]![0]).toMatchObject({ records: 1, amends: 0 });
+    r.finish(r.open('cards')!, { status: 200, latencyMs: 2 });
+    await r.flush();
+    expect(store.records.map((x) => x.latencyMs)).toEqual([2]);
+  });
+
   it('close writes what is queued', async () => {
     const { r, store } = recorder();
     r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
