@@ -83,8 +83,9 @@ export class JsonRpcBinding {
    * Not async, and the decoding not in an async function: an async function's frame keeps its
    * arguments and every register until it ends, and a unary call's lasts until the core answers, so
    * the body's text, the parsed envelope and its params survived every scavenge meanwhile (issue 26,
-   * docs/benchmarks.md tail21). What waits is `unaryReply`, with the reply's few parts. A throw while
-   * decoding becomes a rejection, as it did when this was async.
+   * docs/benchmarks.md tail21). What waits is `unaryReply`, with the reply's few parts. Decoding's
+   * own failures are replies; anything else thrown here reaches the face's async `serve` as a
+   * rejection would.
    */
   handle(
     req: IncomingMessage,
@@ -95,23 +96,6 @@ export class JsonRpcBinding {
     principal: Principal,
     beforeStream?: () => void,
     log: { error(obj: object, msg?: string): void } | undefined = this.o.log,
-  ): Promise<JsonRpcReply | undefined> {
-    try {
-      return this.decode(req, res, body, routeAgentId, defaultAgentId, principal, beforeStream, log);
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  }
-
-  private decode(
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: string,
-    routeAgentId: string | undefined,
-    defaultAgentId: string,
-    principal: Principal,
-    beforeStream: (() => void) | undefined,
-    log: { error(obj: object, msg?: string): void } | undefined,
   ): Promise<JsonRpcReply | undefined> {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     const usage = usageOf(req);
