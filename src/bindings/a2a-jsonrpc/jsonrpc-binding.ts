@@ -146,8 +146,7 @@ export class JsonRpcBinding {
       }
       return this.unaryReply(this.unary(ctx, method, params), headers, id, usage, method, log);
     } catch (err) {
-      this.logInternal(err, method, log);
-      return Promise.resolve(failure(headers, usage, id, err));
+      return Promise.resolve(this.failed(err, headers, usage, id, method, log));
     }
   }
 
@@ -186,13 +185,10 @@ export class JsonRpcBinding {
     }
   }
 
+  /** A call that failed: an internal error logged, the JSON-RPC error reply. */
   private failed(err: unknown, headers: Record<string, string>, usage: ReturnType<typeof usageOf>, id: Id, method: string, log: { error(obj: object, msg?: string): void } | undefined): JsonRpcReply {
-    this.logInternal(err, method, log);
-    return failure(headers, usage, id, err);
-  }
-
-  private logInternal(err: unknown, method: string, log = this.o.log): void {
     logInternal(err, method, log);
+    return failure(headers, usage, id, err);
   }
 
   /**
