@@ -17,6 +17,7 @@ import { WORKLOADS } from './lib/workloads.mjs';
 import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 import { parseCommandLine, value } from './lib/options.mjs';
+import { requireBuiltTree } from './lib/built-tree.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/alloc-sites.js [--tree DIR] [--duration S] [--warmup S] [--connections N] [--top N]
@@ -34,10 +35,7 @@ parseCommandLine(HELP, {
   '--interval': value((v) => (o.interval = Number(v))),
   '--out': value((v) => (o.out = path.resolve(v))),
 });
-if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
-  console.error(`${o.tree}/dist is missing: build it first`);
-  process.exit(2);
-}
+requireBuiltTree(o.tree);
 
 const w = WORKLOADS.a2a;
 const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-alloc-'));

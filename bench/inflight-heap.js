@@ -19,6 +19,7 @@ import { WORKLOADS } from './lib/workloads.mjs';
 import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 import { parseCommandLine, value } from './lib/options.mjs';
+import { requireBuiltTree } from './lib/built-tree.mjs';
 import { inflightDominators } from './lib/heap-dominators.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -38,10 +39,7 @@ parseCommandLine(HELP, {
   '--depth': value((v) => (o.depth = Number(v))),
   '--keep': value((v) => (o.keep = path.resolve(v))),
 });
-if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
-  console.error(`${o.tree}/dist is missing: build it first`);
-  process.exit(2);
-}
+requireBuiltTree(o.tree);
 
 const w = WORKLOADS.a2a;
 const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-inflight-'));

@@ -21,6 +21,7 @@ import { WORKLOADS } from './lib/workloads.mjs';
 import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 import { parseCommandLine, value } from './lib/options.mjs';
+import { requireBuiltTree } from './lib/built-tree.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/lock-wait.js [--duration S] [--warmup S] [--connections N] [--every MS] [--busy-timeout MS]
@@ -39,10 +40,7 @@ parseCommandLine(HELP, {
   '--tree': value((v) => (o.tree = path.resolve(v))),
   '--agentport-args': value((v) => (o.agentportArgs = v)),
 });
-if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
-  console.error(`${o.tree}/dist is missing: build it first`);
-  process.exit(2);
-}
+requireBuiltTree(o.tree);
 
 const w = WORKLOADS.a2a;
 const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-lock-wait-'));

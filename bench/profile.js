@@ -17,6 +17,7 @@ import { WORKLOADS } from './lib/workloads.mjs';
 import { createBenchKey } from './lib/api-key.mjs';
 import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
+import { requireBuiltTree } from './lib/built-tree.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/profile.js [--workload a2a|mcp|mcp-modern] [--duration S] [--warmup S] [--connections N]
@@ -54,10 +55,7 @@ if (!ensureWrk()) {
   console.error('wrk is not installed: apt-get install -y wrk');
   process.exit(2);
 }
-if (!existsSync(path.join(ROOT, 'dist', 'cli', 'main.js'))) {
-  console.error('dist/ is missing: run npm run build first');
-  process.exit(2);
-}
+requireBuiltTree(ROOT);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-profile-'));
 const profileFile = path.join(work, 'server.cpuprofile');

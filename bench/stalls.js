@@ -17,6 +17,7 @@ import { WORKLOADS } from './lib/workloads.mjs';
 import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
+import { requireBuiltTree } from './lib/built-tree.mjs';
 import { tailReport } from './lib/tail-report.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -46,10 +47,7 @@ parseCommandLine(HELP, {
   '--bare': flag(() => (o.bare = true)),
   '--trace-out': value((v) => (o.traceOut = path.resolve(v))),
 });
-if (!existsSync(path.join(o.tree, 'dist', 'cli', 'main.js'))) {
-  console.error(`${o.tree}/dist is missing: build it first`);
-  process.exit(2);
-}
+requireBuiltTree(o.tree);
 
 const w = WORKLOADS.a2a;
 const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-stalls-'));
