@@ -164,6 +164,21 @@ describe('blocking send timeout (limits.blockingSendTimeoutMs)', () => {
     );
     expect(done.id).toBe(t.id);
   });
+
+  it('times each blocking send from its own start: an earlier send that finished does not cut a later one short', async () => {
+    const probe = `${s.http}/a2a/probe`;
+    // The first send finishes well inside the limit; the second starts 300 ms after the first, so
+    // a deadline kept for the first (due at 500 ms) would answer the second after ~200 ms.
+    const first = rpc(probe, 'SendMessage', { message: userMessage('sleep 100') });
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const r = await rpc(probe, 'SendMessage', { message: userMessage('sleep 3000') });
+    const elapsed = Date.now() - started;
+    expect((await first).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(elapsed).toBeGreaterThanOrEqual(450);
+    expect(elapsed).toBeLessThan(1_500);
+    expect(r.body.result.task.status.state).toBe('TASK_STATE_WORKING');
+  });
 });
 
 describe('a continuation whose executor returns without a new event (task stays interrupted)', () => {
