@@ -244,6 +244,11 @@ class AdmittedRequest implements RequestContext, EdgeLog {
     return p;
   }
 
+  principalAtHand(resourcePath?: string): Principal | undefined {
+    const p = this.principal(resourcePath);
+    return p === this.o.anonymousAnswer ? ANONYMOUS : undefined;
+  }
+
   body(limit?: number): Promise<string | BodyRefused> {
     const max = limit === undefined ? this.o.body.limit : Math.min(limit, this.o.body.limit);
     // A caller not (or not yet) authenticated reads within the anonymous share of the budget.
@@ -252,9 +257,17 @@ class AdmittedRequest implements RequestContext, EdgeLog {
     const budget = this.o.body.policy.budget;
     if (budget.anonymousCapacity < budget.capacity && this.first) return this.bodyOfCaller(this.first, max);
     // A body already here (nearly every one) is answered without an async frame and its awaits.
-    const atHand = bodyAtHand(this.req, max, readsAsAnonymous(budget, undefined));
-    if (atHand !== undefined) return Promise.resolve(typeof atHand === 'string' ? atHand : bodyRefused(atHand, max));
-    return this.streamedBody(max, undefined);
+    const atHand = this.bodyAtHand(limit);
+    return atHand === undefined ? this.streamedBody(max, undefined) : Promise.resolve(atHand);
+  }
+
+  bodyAtHand(limit?: number): string | BodyRefused | undefined {
+    const budget = this.o.body.policy.budget;
+    // Who the caller is decides the share of the budget: known only by waiting, so `body` reads it.
+    if (budget.anonymousCapacity < budget.capacity && this.first) return undefined;
+    const max = limit === undefined ? this.o.body.limit : Math.min(limit, this.o.body.limit);
+    const read = bodyAtHand(this.req, max, readsAsAnonymous(budget, undefined));
+    return read === undefined || typeof read === 'string' ? read : bodyRefused(read, max);
   }
 
   /** The body read within the caller's share of the budget, once the caller is known. */

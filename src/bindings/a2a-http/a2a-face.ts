@@ -91,10 +91,13 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
 
     // Authentication is on the headers, before a byte of the body is read: a refused caller costs
     // no memory (issue 19 D6). The body is then read under the listener's budget and deadline.
-    let principal: Principal;
+    let principal: Principal | undefined;
     try {
-      // Memoised: the admission above may already have authenticated the caller (a hidden agent's path).
-      principal = await ctx.principal(resourcePath);
+      // Memoised: the admission above may already have authenticated the caller (a hidden agent's
+      // path). The anonymous caller of an open server is known without waiting, once this frame
+      // has waited once (the admission): the body's bytes, which follow the headers in the same
+      // read, are parsed only after the request event, and read at hand only after an await.
+      principal = (admitted === undefined ? undefined : ctx.principalAtHand(resourcePath)) ?? (await ctx.principal(resourcePath));
     } catch (e) {
       return refuse(req, res, shape, e instanceof A2AError ? e : new A2AError('Unauthenticated'), agentId, headId);
     }
@@ -102,7 +105,7 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     // as the operation that names the scope of the challenge (RFC 6750 §3) needs; a larger one is
     // refused unread. Decided as the gRPC listener decides it (edge/caller-admission.ts).
     const refusedAnyway = anonymousReadLimit(d.policy, principal);
-    let read = req.method === 'POST' ? await ctx.body(refusedAnyway?.bytes) : undefined;
+    let read = req.method === 'POST' ? (ctx.bodyAtHand(refusedAnyway?.bytes) ?? (await ctx.body(refusedAnyway?.bytes))) : undefined;
     if (typeof read === 'object' && refusedAnyway) return refuse(req, res, shape, refusedAnyway.refusal, agentId, headId);
     if (typeof read === 'object') {
       const r = errorFor(shape, req, read.error, true);
