@@ -82,17 +82,35 @@ export function admitBody(req: IncomingMessage, policy: BodyPolicy): void {
 
 /** `anonymous`: the reader has no credential, and reads within the budget's anonymous share. */
 export function readLimitedBody(req: IncomingMessage, limit: number, anonymous = false): Promise<string | BodyProblem> {
-  const policy = (req as WithPolicy)[POLICY];
+  const atHand = bodyAtHand(req, limit, anonymous);
+  return atHand === undefined ? readStreamedBody(req, limit, anonymous) : Promise.resolve(atHand);
+}
+
+/**
+ * What readLimitedBody answers at once, without waiting: a declared length over the limit, or the
+ * body when it has arrived whole; undefined when it is still to be read (from the stream). The
+ * edge asks it first, and waits for nothing (no promise a request) when it answers.
+ */
+export function bodyAtHand(req: IncomingMessage, limit: number, anonymous = false): string | BodyProblem | undefined {
   const declared = Number(req.headers['content-length']);
   const hasDeclared = req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
   if (hasDeclared && declared > limit) {
     req.resume();
-    return Promise.resolve({ problem: 'too-large' });
+    return { problem: 'too-large' };
   }
   // A small request's body comes in the same read as its headers: buffered whole by the time a
   // face asks for it (after an await), it is taken at once.
   const arrived = (hasDeclared && req.readableLength >= declared) || req.complete;
-  if (arrived && !req.readableEnded && !req.destroyed && req.readableFlowing !== true) return Promise.resolve(readArrived(req, limit, policy, anonymous));
+  if (arrived && !req.readableEnded && !req.destroyed && req.readableFlowing !== true) return readArrived(req, limit, (req as WithPolicy)[POLICY], anonymous);
+  return undefined;
+}
+
+/** The body read from the stream as it comes, under the limit, the budget and the read deadline. */
+function readStreamedBody(req: IncomingMessage, limit: number, anonymous: boolean): Promise<string | BodyProblem> {
+  const policy = (req as WithPolicy)[POLICY];
+  const declared = Number(req.headers['content-length']);
+  const hasDeclared = req.headers['content-length'] !== undefined && Number.isFinite(declared) && declared >= 0;
+  const arrived = (hasDeclared && req.readableLength >= declared) || req.complete;
   let reserved = 0;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];

@@ -18,11 +18,11 @@
  * path checks, before reading a body), and it is done at most once per resource path.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import type { Principal } from '../core/authz/principal.js';
+import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
 import { uuidv7 } from '../core/ids/uuid-v7.js';
 import { A2AError } from '../protocol/a2a/errors.js';
-import { admitBody, bodyRefused, readLimitedBody, type BodyPolicy } from './body.js';
-import type { AnyFace, EdgeLog, RequestContext } from './face.js';
+import { admitBody, bodyAtHand, bodyRefused, readLimitedBody, type BodyPolicy } from './body.js';
+import type { AnyFace, BodyRefused, EdgeLog, RequestContext } from './face.js';
 import type { StartGate } from './start-gate.js';
 import { PROBE_PATHS, trackUsage, usageOf } from './call-usage.js';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
@@ -40,6 +40,12 @@ export interface EdgeOptions {
   fallback: AnyFace;
   /** the caller of a request, for a resource path (RFC 8707 audience of own tokens) */
   authenticate: (headers: IncomingHttpHeaders, resourcePath?: string) => Promise<Principal>;
+  /**
+   * The one promise `authenticate` answers every caller without a credential with, fulfilled with
+   * ANONYMOUS (Authenticator.anonymousAnswer): such a caller is noted in its usage record at once,
+   * not by a callback a request.
+   */
+  anonymousAnswer?: Promise<Principal>;
   /** the configured byte limit of a body, and the listener's budget and read deadline */
   body: { limit: number; policy: BodyPolicy };
   log: BaseLog;
@@ -158,7 +164,7 @@ function reject(face: AnyFace, req: IncomingMessage, res: ServerResponse, ctx: R
  * Builds the request context once: id, body policy; authentication stays lazy. The headers it
  * decides (the id, a closing connection) are set once the face is known (`createEdge`).
  */
-export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOptions, 'authenticate' | 'body' | 'log'>): RequestContext {
+export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOptions, 'authenticate' | 'anonymousAnswer' | 'body' | 'log'>): RequestContext {
   const given = req.headers['x-request-id'];
   const requestId = typeof given === 'string' && WELL_FORMED_ID.test(given) ? given : uuidv7();
   admitBody(req, o.body.policy);
@@ -176,8 +182,12 @@ function discardUnreadBody(this: ServerResponse): void {
   if (!this.req.complete) this.req.resume();
 }
 
-class AdmittedRequest implements RequestContext {
-  private requestLog?: EdgeLog;
+/**
+ * A request's context, and its log too (the base logger with the request id in every line): a log
+ * object of its own was one more a request, made for the JSON-RPC binding that logs only what
+ * fails (issue 26, bytes allocated a request).
+ */
+class AdmittedRequest implements RequestContext, EdgeLog {
   /** most requests authenticate for one resource path: that one without a map */
   private firstPath?: string;
   private first?: Promise<Principal>;
@@ -188,12 +198,24 @@ class AdmittedRequest implements RequestContext {
     readonly requestId: string,
     readonly path: string,
     readonly query: string,
-    private readonly o: Pick<EdgeOptions, 'authenticate' | 'body' | 'log'>,
+    private readonly o: Pick<EdgeOptions, 'authenticate' | 'anonymousAnswer' | 'body' | 'log'>,
   ) {}
 
   get log(): EdgeLog {
-    this.requestLog ??= new RequestLog(this.o.log, this.requestId);
-    return this.requestLog;
+    return this;
+  }
+
+  debug(obj: object, msg?: string): void {
+    this.o.log.debug({ ...obj, reqId: this.requestId }, msg);
+  }
+  info(obj: object, msg?: string): void {
+    this.o.log.info({ ...obj, reqId: this.requestId }, msg);
+  }
+  warn(obj: object, msg?: string): void {
+    this.o.log.warn({ ...obj, reqId: this.requestId }, msg);
+  }
+  error(obj: object, msg?: string): void {
+    this.o.log.error({ ...obj, reqId: this.requestId }, msg);
   }
 
   principal(resourcePath?: string): Promise<Principal> {
@@ -202,11 +224,14 @@ class AdmittedRequest implements RequestContext {
       this.first = tracingOn() ? traceAuthentication(this.req, () => this.o.authenticate(this.req.headers, resourcePath)) : this.o.authenticate(this.req.headers, resourcePath);
       // The caller of a call that never reaches the core (discovery, management) is in its record too.
       const usage = usageOf(this.req);
-      if (usage)
-        this.first.then(
-          (p) => usage.noteCaller(p),
-          () => {},
-        );
+      if (usage) {
+        if (this.first === this.o.anonymousAnswer) usage.noteCaller(ANONYMOUS);
+        else
+          this.first.then(
+            (p) => usage.noteCaller(p),
+            () => {},
+          );
+      }
       return this.first;
     }
     if (resourcePath === this.firstPath) return this.first;
@@ -219,35 +244,39 @@ class AdmittedRequest implements RequestContext {
     return p;
   }
 
-  async body(limit?: number) {
+  principalAtHand(resourcePath?: string): Principal | undefined {
+    const p = this.principal(resourcePath);
+    return p === this.o.anonymousAnswer ? ANONYMOUS : undefined;
+  }
+
+  body(limit?: number): Promise<string | BodyRefused> {
     const max = limit === undefined ? this.o.body.limit : Math.min(limit, this.o.body.limit);
     // A caller not (or not yet) authenticated reads within the anonymous share of the budget.
     // Without a share (auth mode none: everyone is anonymous) who the caller is changes nothing,
     // and the body is read without waiting for authentication.
     const budget = this.o.body.policy.budget;
-    const shared = budget.anonymousCapacity < budget.capacity;
-    const caller = shared && this.first ? await this.first.catch(() => undefined) : undefined;
-    const read = await readLimitedBody(this.req, max, readsAsAnonymous(budget, caller));
-    return typeof read === 'string' ? read : bodyRefused(read, max);
+    if (budget.anonymousCapacity < budget.capacity && this.first) return this.bodyOfCaller(this.first, max);
+    // A body already here (nearly every one) is answered without an async frame and its awaits.
+    const atHand = this.bodyAtHand(limit);
+    return atHand === undefined ? this.streamedBody(max, undefined) : Promise.resolve(atHand);
   }
-}
 
-/** The base logger with the request id in every line. */
-class RequestLog implements EdgeLog {
-  constructor(
-    private readonly base: BaseLog,
-    private readonly reqId: string,
-  ) {}
-  debug(obj: object, msg?: string): void {
-    this.base.debug({ ...obj, reqId: this.reqId }, msg);
+  bodyAtHand(limit?: number): string | BodyRefused | undefined {
+    const budget = this.o.body.policy.budget;
+    // Who the caller is decides the share of the budget: known only by waiting, so `body` reads it.
+    if (budget.anonymousCapacity < budget.capacity && this.first) return undefined;
+    const max = limit === undefined ? this.o.body.limit : Math.min(limit, this.o.body.limit);
+    const read = bodyAtHand(this.req, max, readsAsAnonymous(budget, undefined));
+    return read === undefined || typeof read === 'string' ? read : bodyRefused(read, max);
   }
-  info(obj: object, msg?: string): void {
-    this.base.info({ ...obj, reqId: this.reqId }, msg);
+
+  /** The body read within the caller's share of the budget, once the caller is known. */
+  private async bodyOfCaller(first: Promise<Principal>, max: number): Promise<string | BodyRefused> {
+    return this.streamedBody(max, await first.catch(() => undefined));
   }
-  warn(obj: object, msg?: string): void {
-    this.base.warn({ ...obj, reqId: this.reqId }, msg);
-  }
-  error(obj: object, msg?: string): void {
-    this.base.error({ ...obj, reqId: this.reqId }, msg);
+
+  private async streamedBody(max: number, caller: Principal | undefined): Promise<string | BodyRefused> {
+    const read = await readLimitedBody(this.req, max, readsAsAnonymous(this.o.body.policy.budget, caller));
+    return typeof read === 'string' ? read : bodyRefused(read, max);
   }
 }

@@ -36,12 +36,25 @@ export interface RequestContext {
    */
   principal(resourcePath?: string): Promise<Principal>;
   /**
+   * `principal` (asked, memoised, noted as it is), and the caller itself when it is known without
+   * waiting: the authenticator's one answer to every caller without a credential (the anonymous
+   * caller). Undefined: await `principal`. A face that needs the caller at once asks this first,
+   * and waits only when it must (an await a request, issue 26).
+   */
+  principalAtHand(resourcePath?: string): Principal | undefined;
+  /**
    * The body as UTF-8 text under the listener's limits (byte limit, server-wide budget of bytes
    * in flight, read deadline), or the refusal as an A2AError (`PayloadTooLarge`, `RequestTimeout`,
    * `Unavailable`, `InvalidRequest`) whose response headers (`Retry-After`, `Connection: close`)
    * `refusalHeaders` gives. `limit` lowers the configured byte limit for this read.
    */
   body(limit?: number): Promise<string | BodyRefused>;
+  /**
+   * What `body(limit)` would answer, when it is at hand: the body arrived whole with the headers
+   * (nearly every small request), or a declared length over the limit. Undefined: nothing was
+   * read, and `body` reads it (the two are not both asked for an answer at hand).
+   */
+  bodyAtHand(limit?: number): string | BodyRefused | undefined;
 }
 
 export interface BodyRefused {

@@ -185,7 +185,8 @@ function edgeServer(d: HttpAppDeps, protocol: ProtocolFaces, handler: (req: Inco
   const edge = createEdge({
     faces,
     fallback: routes,
-    authenticate: (headers, resourcePath) => d.auth.authenticate(headers, resourcePath === undefined ? undefined : { resourcePath }),
+    authenticate: (headers, resourcePath) => d.auth.authenticateFor(headers, resourcePath),
+    anonymousAnswer: d.auth.anonymousAnswer,
     body: { limit: config.limits.bodyBytes, policy: bodyPolicy },
     log: d.log,
     gate: d.gate ?? new StartGate(d.started),

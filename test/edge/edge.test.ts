@@ -10,7 +10,8 @@ import { BodyBudget } from '../../src/edge/body.js';
 import { createEdge, type EdgeOptions } from '../../src/edge/edge.js';
 import type { Face } from '../../src/edge/face.js';
 import { StartGate } from '../../src/edge/start-gate.js';
-import type { Principal } from '../../src/core/authz/principal.js';
+import { ANONYMOUS, type Principal } from '../../src/core/authz/principal.js';
+import type { UsageRecorder } from '../../src/core/usage/usage-recorder.js';
 import type { A2AError } from '../../src/protocol/a2a/errors.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
@@ -150,6 +151,33 @@ describe('the edge', () => {
     const answers = (await Promise.all(anonymous.map((a) => a.answer))).sort();
     expect(answers).toEqual([`200 ${16 * KiB}`, '503 Unavailable', '503 Unavailable']);
     expect(budget.inFlight).toBe(0);
+  });
+
+  it("notes the caller in the call's usage record: the authenticator's one anonymous answer at once, any other once it resolves", async () => {
+    const noted: string[] = [];
+    const finished: string[] = [];
+    const usage = {
+      open: () => ({ noteCaller: (p: Principal) => noted.push(p.subject) }),
+      finish: (d: { requestId?: string }) => finished.push(d.requestId ?? ''),
+    } as unknown as UsageRecorder;
+    const anonymousAnswer = Promise.resolve(ANONYMOUS);
+    const alice = { subject: 'alice', authenticated: true, scopes: [] } as unknown as Principal;
+    const asks = face('p', '/p', async (_req, res, ctx) => {
+      await ctx.principal('/p');
+      res.end('ok');
+    });
+    const base = await listen({
+      faces: [asks],
+      fallback: face('rest', ''),
+      usage,
+      anonymousAnswer,
+      authenticate: (headers) => (headers['x-api-key'] ? Promise.resolve(alice) : anonymousAnswer),
+    });
+    expect(await (await fetch(`${base}/p`)).text()).toBe('ok');
+    expect(await (await fetch(`${base}/p`, { headers: { 'x-api-key': 'k' } })).text()).toBe('ok');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(noted).toEqual(['anonymous', 'alice']);
+    expect(finished).toHaveLength(2);
   });
 
   it('closes connections once the listener is closing', async () => {

@@ -110,6 +110,15 @@ export class ConsoleSessions {
   }
 
   /**
+   * False when `authenticate` would answer undefined (anonymous) without a lookup: the request has
+   * no CSRF header. Asked first by the Authenticator, which then answers without an async call.
+   */
+  carriesSession(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>): boolean {
+    const csrf = headers[CSRF_HEADER];
+    return !!(Array.isArray(csrf) ? csrf[0] : csrf);
+  }
+
+  /**
    * The caller of a request that carries no other credential: the session's user when the cookie
    * and the CSRF header are both there, undefined (anonymous) when either is missing, and a refusal
    * when they are there but do not match a live session.

@@ -16,6 +16,8 @@ const VERSION = /^(\d+)\.(\d+)(?:\.\d+)?$/;
  * VersionNotSupported (§3.6.2). `parameter` names the header or metadata key in the message.
  */
 export function negotiateVersion(requested: string | undefined, parameter = 'a2a-version'): void {
+  // The version itself (nearly every call): no match array and no joined string to compare.
+  if (requested === SUPPORTED_VERSION) return;
   const value = requested?.trim() || IMPLIED_VERSION;
   const m = VERSION.exec(value);
   if (m && `${Number(m[1])}.${Number(m[2])}` === SUPPORTED_VERSION) return;

@@ -63,23 +63,24 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
   };
 
   async function serve(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, shape: Shape): Promise<void> {
-    const { path, query, log } = ctx;
+    const { path } = ctx;
     // The id goes on the answer: in the head `send` writes (JSON-RPC, where every answer is a
     // reply or an SSE stream, whose start sets it), else at once.
     const headId = shape === 'jsonrpc' ? ctx.requestId : undefined;
     if (headId === undefined) res.setHeader('X-Request-Id', ctx.requestId);
-    const setIdBeforeStream = headId === undefined ? undefined : () => res.setHeader('X-Request-Id', headId);
-    let segments: string[];
+    // The agent's path (`/a2a/{agent}`, JSON-RPC's) is one segment: no list of segments is made for it.
+    let segments: string[] | undefined;
+    let agentId: string | undefined;
     try {
-      segments = segmentsBeneathA2A(path);
+      if (path.length > 5 && path.indexOf('/', 5) < 0) agentId = decodedSegment(path.slice(5));
+      else agentId = (segments = segmentsBeneathA2A(path))[0];
     } catch {
       return send(res, errorFor(shape, req, new A2AError('InvalidRequest', 'The request URL is not valid'), true), headId);
     }
-    const agentId = segments[0];
-    const resourcePath = agentId === undefined ? '/' : `/a2a/${agentId}`;
+    const resourcePath = agentId === undefined ? '/' : resourcePathOf(path, agentId);
     // The one decision on the agent a path names (core/authz): unknown, hidden from this caller
     // (the same answer), or admitted; asked before anything agent-specific.
-    const admitted = agentId === undefined ? undefined : await admitToAgentPath(d.registry, d.policy, agentId, 'a2a', () => ctx.principal(resourcePath));
+    const admitted = agentId === undefined ? undefined : await admitToAgentPath(d.registry, d.policy, agentId, 'a2a', authenticatesFor(ctx, resourcePath));
     if (admitted?.unknown) return send(res, errorFor(shape, req, new A2AError('MethodNotFound', admitted.message)), headId);
     if (shape === 'rest' && req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
       return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `${req.method} is not allowed on this path`)));
@@ -90,10 +91,13 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
 
     // Authentication is on the headers, before a byte of the body is read: a refused caller costs
     // no memory (issue 19 D6). The body is then read under the listener's budget and deadline.
-    let principal: Principal;
+    let principal: Principal | undefined;
     try {
-      // Memoised: the admission above may already have authenticated the caller (a hidden agent's path).
-      principal = await ctx.principal(resourcePath);
+      // Memoised: the admission above may already have authenticated the caller (a hidden agent's
+      // path). The anonymous caller of an open server is known without waiting, once this frame
+      // has waited once (the admission): the body's bytes, which follow the headers in the same
+      // read, are parsed only after the request event, and read at hand only after an await.
+      principal = (admitted === undefined ? undefined : ctx.principalAtHand(resourcePath)) ?? (await ctx.principal(resourcePath));
     } catch (e) {
       return refuse(req, res, shape, e instanceof A2AError ? e : new A2AError('Unauthenticated'), agentId, headId);
     }
@@ -101,7 +105,7 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     // as the operation that names the scope of the challenge (RFC 6750 §3) needs; a larger one is
     // refused unread. Decided as the gRPC listener decides it (edge/caller-admission.ts).
     const refusedAnyway = anonymousReadLimit(d.policy, principal);
-    let read = req.method === 'POST' ? await ctx.body(refusedAnyway?.bytes) : undefined;
+    let read = req.method === 'POST' ? (ctx.bodyAtHand(refusedAnyway?.bytes) ?? (await ctx.body(refusedAnyway?.bytes))) : undefined;
     if (typeof read === 'object' && refusedAnyway) return refuse(req, res, shape, refusedAnyway.refusal, agentId, headId);
     if (typeof read === 'object') {
       const r = errorFor(shape, req, read.error, true);
@@ -111,10 +115,12 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     if ((shape === 'jsonrpc' || (read !== undefined && read !== '')) && !isJsonContentType(req.headers['content-type'])) {
       return send(res, errorFor(shape, req, new A2AError('UnsupportedMediaType'), true), headId);
     }
+    // No closure of this frame's (the authentication above is made by a function; the binding sets
+    // the id of a stream): serve has no context object to allocate (issue 26, bytes a request).
     const answer =
       shape === 'jsonrpc'
-        ? d.jsonrpc.handle(req, res, read ?? '', agentId, d.registry.primaryId, principal, setIdBeforeStream, log)
-        : d.rest.handle(req, res, read, agentId!, segments.slice(1), new URLSearchParams(query), principal, undefined, log);
+        ? d.jsonrpc.handle(req, res, read ?? '', agentId, d.registry.primaryId, principal, headId, ctx.log)
+        : d.rest.handle(req, res, read, agentId!, segments === undefined ? [] : segments.slice(1), new URLSearchParams(ctx.query), principal, undefined, ctx.log);
     // The body's text is the binding's now: this frame, waiting for the answer, lets it go (issue 26).
     read = undefined;
     const r = await answer;
@@ -160,9 +166,24 @@ const SLASH = 0x2f;
 function segmentsBeneathA2A(path: string): string[] {
   if (path.length <= 5) return [];
   const rest = path.slice(5);
-  const segments = rest.includes('/') ? rest.split('/').map(decodeURIComponent) : [rest.includes('%') ? decodeURIComponent(rest) : rest];
+  const segments = rest.includes('/') ? rest.split('/').map(decodeURIComponent) : [decodedSegment(rest)];
   if (segments[segments.length - 1] === '') segments.pop();
   return segments;
+}
+
+/** One segment of a path, percent-decoded (throws URIError on a bad encoding). */
+function decodedSegment(segment: string): string {
+  return segment.includes('%') ? decodeURIComponent(segment) : segment;
+}
+
+/** `/a2a/{agentId}`: the path itself when it is that (the agent's JSON-RPC path, not encoded), not a new string. */
+function resourcePathOf(path: string, agentId: string): string {
+  return path.length === 5 + agentId.length && path.endsWith(agentId) ? path : `/a2a/${agentId}`;
+}
+
+/** The caller for `resourcePath`, asked only by an admission that needs it; made here, so `serve` captures nothing. */
+function authenticatesFor(ctx: RequestContext, resourcePath: string): () => Promise<Principal> {
+  return () => ctx.principal(resourcePath);
 }
 
 /** `edge`: the request failed before a JSON-RPC message was read, so the HTTP status says so too. */
@@ -189,9 +210,27 @@ function send(res: ServerResponse, r: Reply, requestId?: string): void {
   const body = r.body ?? '';
   // One array, in the order the headers went out when each was set: id, length, then the reply's.
   const length = r.bodyBytes ?? Buffer.byteLength(body);
-  const head: (string | number)[] = requestId === undefined ? ['Content-Length', length] : ['X-Request-Id', requestId, 'Content-Length', length];
-  const headers = r.headers;
-  for (const name in headers) head.push(name, headers[name]!);
-  res.writeHead(r.status, head);
+  res.writeHead(r.status, headArray(r.headers, length, requestId));
   res.end(body);
+}
+
+/**
+ * `[X-Request-Id, id,] Content-Length, length, …the reply's headers`. A reply of one header (most
+ * of them: `Content-Type`) is one literal of its exact length: grown by `push`, the array took a
+ * backing store of 25 slots (issue 26, bytes allocated a request).
+ */
+function headArray(headers: Record<string, string>, length: number, requestId: string | undefined): (string | number)[] {
+  let only: string | undefined;
+  let count = 0;
+  for (const name in headers) {
+    only = name;
+    count++;
+  }
+  if (count === 1) {
+    const value = headers[only!]!;
+    return requestId === undefined ? ['Content-Length', length, only!, value] : ['X-Request-Id', requestId, 'Content-Length', length, only!, value];
+  }
+  const head: (string | number)[] = requestId === undefined ? ['Content-Length', length] : ['X-Request-Id', requestId, 'Content-Length', length];
+  for (const name in headers) head.push(name, headers[name]!);
+  return head;
 }

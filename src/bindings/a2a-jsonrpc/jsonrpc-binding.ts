@@ -57,6 +57,15 @@ class JsonRpcSse implements SseOptions {
 }
 
 /**
+ * What sets `X-Request-Id` on a streamed answer as it starts, when the face puts it in the head of
+ * a reply instead (Face.writesRequestId). Made only for a stream: a unary call paid for a closure
+ * it never called (issue 26, bytes allocated a request).
+ */
+function setsRequestId(res: ServerResponse, requestId: string | undefined): (() => void) | undefined {
+  return requestId === undefined ? undefined : () => res.setHeader('X-Request-Id', requestId);
+}
+
+/**
  * A request refused before its id was read (a JSON-RPC error with a null id). JSON-RPC errors go
  * out as 200s: the usage record learns them here, not from the status. (Functions, not closures
  * made per call: every request paid for three it nearly never used.)
@@ -72,12 +81,21 @@ function failure(headers: Record<string, string>, usage: ReturnType<typeof usage
   return errorReply(headers, err, (e) => jsonRpcError(id, e));
 }
 
+/**
+ * The headers of a reply that activated no extension: one object for every such call, read only
+ * (a reply with more headers is a copy: errorReply, withChallenge, withRateLimit), not one a request.
+ */
+const JSON_HEADERS: Record<string, string> = Object.freeze({ 'Content-Type': 'application/json' });
+/** No extension asked for or activated: one list, never written (CallContext's is read only). */
+const NO_EXTENSIONS: readonly string[] = Object.freeze([]);
+
 export class JsonRpcBinding {
   constructor(private readonly o: JsonRpcBindingOptions) {}
 
   /**
    * Handles one request whose body has already been read. `routeAgentId` is the agent of the base
-   * path, or undefined on the shared endpoint. Returns a reply to send, or undefined when it has
+   * path, or undefined on the shared endpoint. `streamRequestId`: the request id a streamed answer
+   * sets as it starts (the face writes a reply's in the reply's head). Returns a reply to send, or undefined when it has
    * streamed the response itself.
    *
    * Not async, and the decoding not in an async function: an async function's frame keeps its
@@ -94,10 +112,10 @@ export class JsonRpcBinding {
     routeAgentId: string | undefined,
     defaultAgentId: string,
     principal: Principal,
-    beforeStream?: () => void,
+    streamRequestId?: string,
     log: { error(obj: object, msg?: string): void } | undefined = this.o.log,
   ): Promise<JsonRpcReply | undefined> {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    let headers = JSON_HEADERS;
     const usage = usageOf(req);
     if (usage) usage.face = 'a2a-jsonrpc/1.0';
 
@@ -114,11 +132,12 @@ export class JsonRpcBinding {
     if (msg.jsonrpc !== '2.0' || !idOk || typeof msg.method !== 'string') {
       return Promise.resolve(failure(headers, usage, id, new A2AError('InvalidRequest', "The request must have jsonrpc '2.0', a string method and a string or number id")));
     }
-    const version = headerValues(req.headers['a2a-version'])[0] ?? queryParam(req, 'A2A-Version');
+    const versionHeader = req.headers['a2a-version'];
+    const version = (typeof versionHeader === 'string' ? versionHeader : versionHeader?.[0]) ?? queryParam(req, 'A2A-Version');
     // Spec §3.6.2: no A2A-Version means v0.3. A slash method from such a client is a v0.3 (or
     // v0.1) call, translated; a v1.0 method without the header stays VersionNotSupported below.
     if (msg.method.includes('/') && isV03Version(version)) {
-      return handleLegacyCall({ ...this.o, log }, { req, res, id, method: msg.method, params: msg.params, routeAgentId, defaultAgentId, principal, beforeStream });
+      return handleLegacyCall({ ...this.o, log }, { req, res, id, method: msg.method, params: msg.params, routeAgentId, defaultAgentId, principal, beforeStream: setsRequestId(res, streamRequestId) });
     }
     if (msg.params !== undefined && !v.isObject(msg.params)) {
       return Promise.resolve(failure(headers, usage, id, new A2AError('InvalidParams', 'params must be an object')));
@@ -131,9 +150,12 @@ export class JsonRpcBinding {
       negotiateVersion(version, 'A2A-Version');
       const tenant = typeof params.tenant === 'string' && params.tenant !== '' ? params.tenant : undefined;
       const agentId = resolveAgent(this.o.handler, routeAgentId, tenant, defaultAgentId, principal);
-      const requested = parseExtensions(headerValues(req.headers['a2a-extensions']));
-      const activated = activateExtensions(this.o.handler.agentExtensions(agentId), requested);
-      if (activated.length) headers['A2A-Extensions'] = activated.join(', ');
+      const extensionsHeader = req.headers['a2a-extensions'];
+      const requested = extensionsHeader === undefined ? NO_EXTENSIONS : parseExtensions(headerValues(extensionsHeader));
+      const declared = this.o.handler.agentExtensions(agentId);
+      // Nearly every call asks for none and the agent requires none: nothing to activate, no list made.
+      const activated = requested.length === 0 && (declared === undefined || declared.required.length === 0) ? NO_EXTENSIONS : activateExtensions(declared, requested);
+      if (activated.length) headers = { 'Content-Type': 'application/json', 'A2A-Extensions': activated.join(', ') };
       const ctx = new CallContext(agentId, principal, requested);
       ctx.clientGone = () => connectionGone(req);
       ctx.usage = usage;
@@ -142,7 +164,7 @@ export class JsonRpcBinding {
         const iterable =
           method === 'SendStreamingMessage' ? this.o.handler.sendStreamingMessage(ctx, v.sendMessageRequest(params)) : this.o.handler.subscribeToTask(ctx, v.idRequest(params), lastEventId(req.headers['last-event-id']));
         const extensions = activated.length ? { 'A2A-Extensions': activated.join(', ') } : undefined;
-        return this.stream(req, res, iterable, new JsonRpcSse(this.o.keepAliveMs, id, method, log, beforeStream, extensions), headers, usage);
+        return this.stream(req, res, iterable, new JsonRpcSse(this.o.keepAliveMs, id, method, log, setsRequestId(res, streamRequestId), extensions), headers, usage);
       }
       return this.unaryReply(this.unary(ctx, method, params), headers, id, usage, method, log);
     } catch (err) {

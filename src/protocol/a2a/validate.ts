@@ -97,29 +97,53 @@ export function taskState(v: unknown, field: string): TaskState {
 }
 
 export function part(v: unknown, field: string): Part {
-  const p = obj(v, field);
-  const present = (['text', 'raw', 'url', 'data'] as const).filter((k) => p[k] !== undefined);
-  if (present.length !== 1) throw invalidParams(field, 'must carry exactly one of text, raw, url, data');
+  return partAt(v, field, -1);
+}
+
+/**
+ * The field a value of a part or message is named by in an error: `message.parts[0].text`. Built
+ * only when a value is refused: the names of the values that pass were each a string a request
+ * (issue 26, bytes allocated a request).
+ */
+function fieldName(field: string, index: number, sub?: string): string {
+  const at = index < 0 ? field : `${field}.parts[${index}]`;
+  return sub === undefined ? at : `${at}.${sub}`;
+}
+
+/** `field.parts[index]` (or `field` itself for an index < 0): the part, with the values it carries checked, copied without what it does not know. */
+function partAt(v: unknown, field: string, index: number): Part {
+  if (!isObject(v)) throw invalidParams(fieldName(field, index), 'must be an object');
+  const p = v;
+  // exactly one of the four (counted, not filtered into an array)
+  const present = (p.text !== undefined ? 1 : 0) + (p.raw !== undefined ? 1 : 0) + (p.url !== undefined ? 1 : 0) + (p.data !== undefined ? 1 : 0);
+  if (present !== 1) throw invalidParams(fieldName(field, index), 'must carry exactly one of text, raw, url, data');
   const out: Part = {};
-  const k = present[0];
-  if (k === 'text') {
-    if (typeof p.text !== 'string') throw invalidParams(`${field}.text`, 'must be a string');
+  if (p.text !== undefined) {
+    if (typeof p.text !== 'string') throw invalidParams(fieldName(field, index, 'text'), 'must be a string');
     out.text = p.text;
-  } else if (k === 'raw') {
-    if (typeof p.raw !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(p.raw)) throw invalidParams(`${field}.raw`, 'must be base64');
+  } else if (p.raw !== undefined) {
+    if (typeof p.raw !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(p.raw)) throw invalidParams(fieldName(field, index, 'raw'), 'must be base64');
     out.raw = p.raw;
-  } else if (k === 'url') {
-    out.url = str(p.url, `${field}.url`);
+  } else if (p.url !== undefined) {
+    if (typeof p.url !== 'string' || p.url.length === 0) throw invalidParams(fieldName(field, index, 'url'), 'is required and must be a non-empty string');
+    out.url = p.url;
   } else {
-    checkDepth(p.data, `${field}.data`);
+    if (typeof p.data === 'object' && p.data !== null) checkDepth(p.data, fieldName(field, index, 'data'));
     out.data = p.data as Part['data'];
   }
-  const filename = optStr(p.filename, `${field}.filename`);
-  if (filename !== undefined) out.filename = filename;
-  const mediaType = optStr(p.mediaType ?? p.media_type, `${field}.mediaType`);
-  if (mediaType !== undefined) out.mediaType = mediaType;
-  const metadata = optMetadata(p.metadata, `${field}.metadata`);
-  if (metadata) out.metadata = metadata;
+  if (p.filename !== undefined) {
+    const filename = optStr(p.filename, fieldName(field, index, 'filename'));
+    if (filename !== undefined) out.filename = filename;
+  }
+  const mediaTypeRaw = p.mediaType ?? p.media_type;
+  if (mediaTypeRaw !== undefined) {
+    const mediaType = optStr(mediaTypeRaw, fieldName(field, index, 'mediaType'));
+    if (mediaType !== undefined) out.mediaType = mediaType;
+  }
+  if (p.metadata !== undefined && p.metadata !== null) {
+    const metadata = optMetadata(p.metadata, fieldName(field, index, 'metadata'));
+    if (metadata) out.metadata = metadata;
+  }
   return out;
 }
 
@@ -127,22 +151,49 @@ export function message(v: unknown, field = 'message'): Message {
   const m = obj(v, field);
   const partsRaw = m.parts;
   if (!Array.isArray(partsRaw) || partsRaw.length === 0) throw invalidParams(`${field}.parts`, 'is required and must be a non-empty array');
+  const messageId = m.messageId ?? m.message_id;
+  if (typeof messageId !== 'string' || messageId.length === 0) throw invalidParams(`${field}.messageId`, 'is required and must be a non-empty string');
   const out: Message = {
-    messageId: str(m.messageId ?? m.message_id, `${field}.messageId`),
-    role: role(m.role, `${field}.role`),
-    parts: partsRaw.map((p, i) => part(p, `${field}.parts[${i}]`)),
+    messageId,
+    role: roleOf(m.role, field),
+    parts: partsOf(partsRaw, field),
   };
-  const contextId = optStr(m.contextId ?? m.context_id, `${field}.contextId`);
-  if (contextId) out.contextId = contextId;
-  const taskId = optStr(m.taskId ?? m.task_id, `${field}.taskId`);
-  if (taskId) out.taskId = taskId;
-  const metadata = optMetadata(m.metadata, `${field}.metadata`);
-  if (metadata) out.metadata = metadata;
-  const extensions = optStrArray(m.extensions, `${field}.extensions`);
-  if (extensions?.length) out.extensions = extensions;
-  const refs = optStrArray(m.referenceTaskIds ?? m.reference_task_ids, `${field}.referenceTaskIds`);
-  if (refs?.length) out.referenceTaskIds = refs;
+  // The optional fields are named (a string built) only when one is present and refused.
+  const contextIdRaw = m.contextId ?? m.context_id;
+  if (contextIdRaw !== undefined) {
+    const contextId = optStr(contextIdRaw, `${field}.contextId`);
+    if (contextId) out.contextId = contextId;
+  }
+  const taskIdRaw = m.taskId ?? m.task_id;
+  if (taskIdRaw !== undefined) {
+    const taskId = optStr(taskIdRaw, `${field}.taskId`);
+    if (taskId) out.taskId = taskId;
+  }
+  if (m.metadata !== undefined && m.metadata !== null) {
+    const metadata = optMetadata(m.metadata, `${field}.metadata`);
+    if (metadata) out.metadata = metadata;
+  }
+  if (m.extensions !== undefined && m.extensions !== null) {
+    const extensions = optStrArray(m.extensions, `${field}.extensions`);
+    if (extensions?.length) out.extensions = extensions;
+  }
+  const refsRaw = m.referenceTaskIds ?? m.reference_task_ids;
+  if (refsRaw !== undefined && refsRaw !== null) {
+    const refs = optStrArray(refsRaw, `${field}.referenceTaskIds`);
+    if (refs?.length) out.referenceTaskIds = refs;
+  }
   return out;
+}
+
+function roleOf(v: unknown, field: string): Role {
+  if (v === 'ROLE_USER' || v === 'ROLE_AGENT') return v;
+  return role(v, `${field}.role`);
+}
+
+/** The parts checked; a message of one part (most of them) without `map`'s closure. */
+function partsOf(raw: unknown[], field: string): Part[] {
+  if (raw.length === 1) return [partAt(raw[0], field, 0)];
+  return raw.map((p, i) => partAt(p, field, i));
 }
 
 export function pushConfig(v: unknown, field: string, requireUrl = true): TaskPushNotificationConfig {
