@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { toParts, type AgentContext, type AgentDefinition, type AgentEvent, type HostedAgents, type UsageReport } from '../agents/agent-definition.js';
 import type { RunCaller } from './hosted-agent-calls.js';
-import type { JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
+import type { Artifact, JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import type { Context } from '../../observability/tracing/index.js';
 
@@ -57,6 +57,19 @@ class PendingSleep {
 
 function wake(s: PendingSleep): void {
   s.run.woke(s);
+}
+
+/**
+ * An artifact event made by `artifact()`: its artifact is a new object with its id, held by nothing
+ * else, so the run supervisor takes it into the log event as it is (an executor's own event's
+ * artifact is copied: the executor may still hold it).
+ */
+export class RunArtifactEvent {
+  readonly kind = 'artifact' as const;
+  append?: boolean;
+  lastChunk?: boolean;
+
+  constructor(readonly artifact: Artifact) {}
 }
 
 /** `artifact()` without options: one shared object, not an empty literal a call (it is only read). */
@@ -181,11 +194,11 @@ export class AgentRun implements AgentContext {
     const artifactId = opts.artifactId ?? `artifact-${++this.artifactCounter}`;
     // Optional fields assigned, not spread: each conditional spread was an object made to be copied
     // and a CopyDataProperties call, and the spread-built literals had hidden classes of their own (ADR 0046).
-    const artifact: Extract<AgentEvent, { kind: 'artifact' }>['artifact'] = { artifactId, parts: toParts(parts) };
+    const artifact: Artifact = { artifactId, parts: toParts(parts) };
     if (opts.name) artifact.name = opts.name;
     if (opts.description) artifact.description = opts.description;
     if (opts.metadata) artifact.metadata = opts.metadata;
-    const event: Extract<AgentEvent, { kind: 'artifact' }> = { kind: 'artifact', artifact };
+    const event = new RunArtifactEvent(artifact);
     if (opts.append !== undefined) event.append = opts.append;
     if (opts.lastChunk !== undefined) event.lastChunk = opts.lastChunk;
     this.emit(event);

@@ -21,7 +21,7 @@ import type { TaskLog } from '../task-state/task-log.js';
 import { withoutKey } from './without-key.js';
 import { copyWith } from '../copy-with.js';
 import { isoTimestamp } from '../iso-timestamp.js';
-import { AgentRun, type AgentRunHost, type AgentRunOptions } from './agent-run.js';
+import { AgentRun, RunArtifactEvent, type AgentRunHost, type AgentRunOptions } from './agent-run.js';
 import { HostedAgentCalls, type HostedAgentCallsDeps } from './hosted-agent-calls.js';
 import type { HostedAgents } from '../agents/agent-definition.js';
 import { FAILED_SAFE_MESSAGE, STOPPED_MESSAGE } from './failure-messages.js';
@@ -451,7 +451,8 @@ function toLogEvent(run: AgentRun, ev: AgentEvent, task: Task, messageState?: Ta
     if (ev.metadata) statusUpdate.metadata = ev.metadata;
     return { statusUpdate };
   }
-  const artifactUpdate: TaskArtifactUpdateEvent = { taskId: run.taskId, contextId: run.contextId, artifact: copyWith(ev.artifact, { artifactId: ev.artifact.artifactId ?? randomUUID() }) };
+  const artifact = ev instanceof RunArtifactEvent ? ev.artifact : copyWith(ev.artifact, { artifactId: ev.artifact.artifactId ?? randomUUID() });
+  const artifactUpdate: TaskArtifactUpdateEvent = { taskId: run.taskId, contextId: run.contextId, artifact };
   if (ev.append !== undefined) artifactUpdate.append = ev.append;
   if (ev.lastChunk !== undefined) artifactUpdate.lastChunk = ev.lastChunk;
   if (ev.metadata) artifactUpdate.metadata = ev.metadata;

@@ -69,10 +69,11 @@ export class LiveTask {
   /** with tracing on, the span the next commit's span hangs under (TaskLog.append) */
   commitTrace?: Context | undefined;
   /**
-   * The copy the last commit took (TaskLog.flush): never changed from then on, so when it is `task`
-   * itself, the next append changes a copy of it instead (workingCopyFor).
+   * A task object held beyond the working copy, never to change: the copy the last commit took
+   * (TaskLog.flush), or the task a task event carries. While it is `task` itself, the next append
+   * changes a copy of it instead (workingCopyFor).
    */
-  committedCopy: Task | undefined = undefined;
+  sharedTask: Task | undefined = undefined;
   /** the task as of the last commit that reached the store (what a caller may be told it is) */
   durable?: Task;
   /** the seq `durable` is at: when it is `seq`, `durable` is `task` as it stands, and the copy the store wrote */

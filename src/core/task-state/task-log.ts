@@ -34,6 +34,14 @@ const NO_OUTBOX = Object.freeze([]) as unknown as NewOutboxEntry[];
 function noop(): void {}
 
 export class TaskLog {
+  /**
+   * Working copies whose commit is scheduled, in the order scheduled. Every schedule is the same two
+   * turns from a settled promise, so they come due in that order too: one function takes the next,
+   * where each commit made a closure and its scope to name its copy.
+   */
+  private readonly scheduled: LiveTask[] = [];
+  private readonly flushNext = (): Promise<void> => this.flush(this.scheduled.shift()!);
+
   constructor(private readonly d: TaskLogDeps) {}
 
   /**
@@ -44,7 +52,15 @@ export class TaskLog {
   append(live: LiveTask, payloads: TaskEventPayload[], trace?: Context): Promise<void> {
     const now = Date.now();
     for (const event of payloads) {
-      live.task = applyEvent(workingCopyFor(live.task, event, live.task === live.committedCopy), event);
+      if ('task' in event) {
+        // The event's task is the working copy until something changes it (then it is copied, as
+        // applyEvent would have copied it here): a new task's first append changes it at once
+        // (its first artifact), and that copy has the artifact's place, so nothing is copied twice.
+        live.task = event.task;
+        live.sharedTask = event.task;
+      } else {
+        live.task = applyEvent(workingCopyFor(live.task, event, live.task === live.sharedTask), event);
+      }
       live.unflushed.push({ taskId: live.task.id, seq: ++live.seq, event, createdAt: now });
     }
     // The commit's span hangs under the first appender's span (with tracing on).
@@ -53,7 +69,8 @@ export class TaskLog {
       live.pending++;
       // Two microtask turns, as `new Promise((r) => queueMicrotask(r)).then(…)` took, without Node's
       // queueMicrotask (an AsyncResource made, entered and destroyed per commit, ~1.5 k instructions).
-      live.flush = SETTLED.then(noop).then(() => this.flush(live));
+      this.scheduled.push(live);
+      live.flush = SETTLED.then(noop).then(this.flushNext);
       live.lastCommit = live.flush;
     }
     // Every append of this tick settles with the one commit that carries it: its caller waits on
@@ -85,7 +102,7 @@ export class TaskLog {
     // order): it is then the committed copy, and the next append copies it before changing it
     // (workingCopyFor). A blocking echo's one commit made a whole copy of its task for nothing.
     const task = isInCommitOrder(live.task) ? live.task : structuredCloneTask(live.task);
-    live.committedCopy = task;
+    live.sharedTask = task;
     // The working copy itself is the row's task, agent, owner and creation time (its task has this
     // commit's state, id and context), not a literal of them a commit.
     const usage = this.d.usage ? taskUsageRow(live.usage, live, expectedVersion === 0, Date.now(), this.d.usage) : undefined;

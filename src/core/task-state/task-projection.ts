@@ -25,8 +25,10 @@ export function applyEvent(task: Task, event: TaskEventPayload): Task {
   }
   const { artifact, append } = event.artifactUpdate;
   const artifacts = (task.artifacts ??= []);
-  const i = artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
-  if (i < 0) {
+  // a loop, not findIndex: its callback was a closure and a scope made per artifact event
+  let i = 0;
+  while (i < artifacts.length && artifacts[i]!.artifactId !== artifact.artifactId) i++;
+  if (i === artifacts.length) {
     artifacts.push(copyArtifact(artifact));
   } else if (append) {
     const existing = artifacts[i]!;
@@ -79,8 +81,8 @@ export function workingCopyFor(task: Task, event: TaskEventPayload, committed: b
   const firstArtifact = task.artifacts === undefined && 'artifactUpdate' in event;
   if (committed) return structuredCloneTask(task, firstArtifact);
   if (!firstArtifact) return task;
-  const out: Task = { id: task.id, contextId: task.contextId, status: task.status, artifacts: [] };
-  if (task.history) out.history = task.history;
+  // the history in the literal when there is one: added after it, it took a backing store of its own
+  const out: Task = task.history ? { id: task.id, contextId: task.contextId, status: task.status, artifacts: [], history: task.history } : { id: task.id, contextId: task.contextId, status: task.status, artifacts: [] };
   if (task.metadata !== undefined) out.metadata = task.metadata;
   for (const key in task) {
     if (!isViewField(key)) (out as unknown as Record<string, unknown>)[key] = (task as unknown as Record<string, unknown>)[key];
