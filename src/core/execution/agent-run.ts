@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { toParts, type AgentContext, type AgentDefinition, type AgentEvent, type HostedAgents, type UsageReport } from '../agents/agent-definition.js';
 import type { RunCaller } from './hosted-agent-calls.js';
-import type { JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
+import type { Artifact, JsonObject, Message, Part, Task } from '../../protocol/a2a/types.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import type { Context } from '../../observability/tracing/index.js';
 
@@ -59,6 +59,22 @@ function wake(s: PendingSleep): void {
   s.run.woke(s);
 }
 
+/**
+ * An artifact event made by `artifact()`: its artifact is a new object with its id, held by nothing
+ * else, so the run supervisor takes it into the log event as it is (an executor's own event's
+ * artifact is copied: the executor may still hold it).
+ */
+export class RunArtifactEvent {
+  readonly kind = 'artifact' as const;
+  append?: boolean;
+  lastChunk?: boolean;
+
+  constructor(readonly artifact: Artifact) {}
+}
+
+/** `artifact()` without options: one shared object, not an empty literal a call (it is only read). */
+const NO_ARTIFACT_OPTIONS: { artifactId?: string; name?: string; description?: string; append?: boolean; lastChunk?: boolean; metadata?: JsonObject } = Object.freeze({});
+
 /** runs started in this process: each run's serial */
 let runsCreated = 0;
 
@@ -77,6 +93,9 @@ export class AgentRun implements AgentContext {
   private sleeps?: PendingSleep[] | undefined;
   private inboxWaiter?: { resolve: (m: Message) => void; reject: (e: unknown) => void };
   private artifactCounter = 0;
+  /** the commit the run's last event waits on, and for whom (RunSupervisor.onAgentEvent: one reaction a commit) */
+  awaitedCommit: Promise<void> | undefined = undefined;
+  awaitedBy: object | undefined = undefined;
 
   private readonly host: AgentRunHost;
   readonly definition: AgentDefinition;
@@ -171,20 +190,18 @@ export class AgentRun implements AgentContext {
   working(message?: string | Part[]): void {
     this.emit({ kind: 'status', state: 'TASK_STATE_WORKING', message });
   }
-  artifact(parts: string | Part[], opts: { artifactId?: string; name?: string; description?: string; append?: boolean; lastChunk?: boolean; metadata?: JsonObject } = {}): string {
+  artifact(parts: string | Part[], opts: { artifactId?: string; name?: string; description?: string; append?: boolean; lastChunk?: boolean; metadata?: JsonObject } = NO_ARTIFACT_OPTIONS): string {
     const artifactId = opts.artifactId ?? `artifact-${++this.artifactCounter}`;
-    this.emit({
-      kind: 'artifact',
-      artifact: {
-        artifactId,
-        parts: toParts(parts),
-        ...(opts.name ? { name: opts.name } : {}),
-        ...(opts.description ? { description: opts.description } : {}),
-        ...(opts.metadata ? { metadata: opts.metadata } : {}),
-      },
-      ...(opts.append !== undefined ? { append: opts.append } : {}),
-      ...(opts.lastChunk !== undefined ? { lastChunk: opts.lastChunk } : {}),
-    });
+    // Optional fields assigned, not spread: each conditional spread was an object made to be copied
+    // and a CopyDataProperties call, and the spread-built literals had hidden classes of their own (ADR 0046).
+    const artifact: Artifact = { artifactId, parts: toParts(parts) };
+    if (opts.name) artifact.name = opts.name;
+    if (opts.description) artifact.description = opts.description;
+    if (opts.metadata) artifact.metadata = opts.metadata;
+    const event = new RunArtifactEvent(artifact);
+    if (opts.append !== undefined) event.append = opts.append;
+    if (opts.lastChunk !== undefined) event.lastChunk = opts.lastChunk;
+    this.emit(event);
     return artifactId;
   }
   complete(message?: string | Part[]): void {

@@ -24,7 +24,11 @@ export interface RunCaller {
 
 /** The caller of a call, as a run keeps it. */
 export function runCallerOf(ctx: CallContext): RunCaller {
-  return { principal: ctx.principal, ...(ctx.surface ? { surface: ctx.surface } : {}), ...(ctx.usecases ? { usecases: ctx.usecases } : {}) };
+  // Optional fields assigned, not spread: each conditional spread was an object made to be copied.
+  const caller: RunCaller = { principal: ctx.principal };
+  if (ctx.surface) caller.surface = ctx.surface;
+  if (ctx.usecases) caller.usecases = ctx.usecases;
+  return caller;
 }
 
 /** The caller as the task row keeps it: who it is and what it may do, no credential. */

@@ -21,7 +21,7 @@ import type { TaskLog } from '../task-state/task-log.js';
 import { withoutKey } from './without-key.js';
 import { copyWith } from '../copy-with.js';
 import { isoTimestamp } from '../iso-timestamp.js';
-import { AgentRun, type AgentRunHost, type AgentRunOptions } from './agent-run.js';
+import { AgentRun, RunArtifactEvent, type AgentRunHost, type AgentRunOptions } from './agent-run.js';
 import { HostedAgentCalls, type HostedAgentCallsDeps } from './hosted-agent-calls.js';
 import type { HostedAgents } from '../agents/agent-definition.js';
 import { FAILED_SAFE_MESSAGE, STOPPED_MESSAGE } from './failure-messages.js';
@@ -246,8 +246,10 @@ export class RunSupervisor implements AgentRunHost {
       observerOf(run)?.onMessage(m);
       return;
     }
-    const payloads: TaskEventPayload[] = [];
     let live = this.d.live.get(run.taskId);
+    // The event that creates the task, when this one does (its array is made at its size: an empty
+    // one grown by push took a 17-slot backing store for one or two events).
+    let created: TaskEventPayload | undefined;
     if (!run.hasTask || !live) {
       const init = pendingCreateOf(run);
       if (!init) return;
@@ -256,18 +258,26 @@ export class RunSupervisor implements AgentRunHost {
       live = this.createTask(run, init);
       // The event takes the new task object itself (createTask): appending it gives the working copy
       // a copy of its own (applyEvent), so a copy here would be a third one on the first commit.
-      payloads.push({ task: live.task });
+      created = { task: live.task };
     }
     // The fence in this process (ADR 0070): a run writes only to the working copy it runs on. A copy
     // that another run took over (this replica claimed the task back and resumed it) is not its
     // own, though the replica's lease and the copy's version would let its commits through.
     else if (live.run !== run) return;
     if (isTerminal(live.task.status.state)) return;
-    payloads.push(toLogEvent(run, ev, live.task, answersAhead ? 'TASK_STATE_COMPLETED' : undefined));
+    const event = toLogEvent(run, ev, live.task, answersAhead ? 'TASK_STATE_COMPLETED' : undefined);
+    const payloads: TaskEventPayload[] = created ? [created, event] : [event];
     if (answersAhead || (ev.kind === 'status' && isTerminal(ev.state))) run.finished = true;
     const obs = observerOf(run);
     const target = live;
-    this.d.taskLog.append(target, payloads, run.trace).then(
+    const commit = this.d.taskLog.append(target, payloads, run.trace);
+    // Events of one tick share one commit: the reaction the first of them put on it answers for all
+    // (an observer's onCommitted and onCommitFailed do nothing more when called again for the same
+    // commit), where each event made its own two closures and promise.
+    if (commit === run.awaitedCommit && obs === run.awaitedBy) return;
+    run.awaitedCommit = commit;
+    run.awaitedBy = obs;
+    commit.then(
       () => obs?.onCommitted(),
       (e) => this.onCommitFailed(run, target, e),
     );
@@ -441,7 +451,8 @@ function toLogEvent(run: AgentRun, ev: AgentEvent, task: Task, messageState?: Ta
     if (ev.metadata) statusUpdate.metadata = ev.metadata;
     return { statusUpdate };
   }
-  const artifactUpdate: TaskArtifactUpdateEvent = { taskId: run.taskId, contextId: run.contextId, artifact: copyWith(ev.artifact, { artifactId: ev.artifact.artifactId ?? randomUUID() }) };
+  const artifact = ev instanceof RunArtifactEvent ? ev.artifact : copyWith(ev.artifact, { artifactId: ev.artifact.artifactId ?? randomUUID() });
+  const artifactUpdate: TaskArtifactUpdateEvent = { taskId: run.taskId, contextId: run.contextId, artifact };
   if (ev.append !== undefined) artifactUpdate.append = ev.append;
   if (ev.lastChunk !== undefined) artifactUpdate.lastChunk = ev.lastChunk;
   if (ev.metadata) artifactUpdate.metadata = ev.metadata;

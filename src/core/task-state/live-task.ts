@@ -68,6 +68,12 @@ export class LiveTask {
   caller?: string;
   /** with tracing on, the span the next commit's span hangs under (TaskLog.append) */
   commitTrace?: Context | undefined;
+  /**
+   * A task object held beyond the working copy, never to change: the copy the last commit took
+   * (TaskLog.flush), or the task a task event carries. While it is `task` itself, the next append
+   * changes a copy of it instead (workingCopyFor).
+   */
+  sharedTask: Task | undefined = undefined;
   /** the task as of the last commit that reached the store (what a caller may be told it is) */
   durable?: Task;
   /** the seq `durable` is at: when it is `seq`, `durable` is `task` as it stands, and the copy the store wrote */

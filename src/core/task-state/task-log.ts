@@ -10,7 +10,7 @@ import type { LeaseTerms } from './lease-terms.js';
 import type { LiveTask } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
 import { isStreamEvent } from './stream-events.js';
-import { applyEvent, structuredCloneTask } from './task-projection.js';
+import { applyEvent, isInCommitOrder, structuredCloneTask, workingCopyFor } from './task-projection.js';
 import { taskUsageRow, type TaskUsagePolicy } from '../usage/task-usage.js';
 import { isTerminal } from '../../protocol/a2a/types.js';
 import type { Metrics } from '../../observability/metrics/index.js';
@@ -30,9 +30,18 @@ export interface TaskLogDeps {
 }
 
 const SETTLED = Promise.resolve();
+const NO_OUTBOX = Object.freeze([]) as unknown as NewOutboxEntry[];
 function noop(): void {}
 
 export class TaskLog {
+  /**
+   * Working copies whose commit is scheduled, in the order scheduled. Every schedule is the same two
+   * turns from a settled promise, so they come due in that order too: one function takes the next,
+   * where each commit made a closure and its scope to name its copy.
+   */
+  private readonly scheduled: LiveTask[] = [];
+  private readonly flushNext = (): Promise<void> => this.flush(this.scheduled.shift()!);
+
   constructor(private readonly d: TaskLogDeps) {}
 
   /**
@@ -43,7 +52,15 @@ export class TaskLog {
   append(live: LiveTask, payloads: TaskEventPayload[], trace?: Context): Promise<void> {
     const now = Date.now();
     for (const event of payloads) {
-      live.task = applyEvent(live.task, event);
+      if ('task' in event) {
+        // The event's task is the working copy until something changes it (then it is copied, as
+        // applyEvent would have copied it here): a new task's first append changes it at once
+        // (its first artifact), and that copy has the artifact's place, so nothing is copied twice.
+        live.task = event.task;
+        live.sharedTask = event.task;
+      } else {
+        live.task = applyEvent(workingCopyFor(live.task, event, live.task === live.sharedTask), event);
+      }
       live.unflushed.push({ taskId: live.task.id, seq: ++live.seq, event, createdAt: now });
     }
     // The commit's span hangs under the first appender's span (with tracing on).
@@ -52,7 +69,8 @@ export class TaskLog {
       live.pending++;
       // Two microtask turns, as `new Promise((r) => queueMicrotask(r)).then(…)` took, without Node's
       // queueMicrotask (an AsyncResource made, entered and destroyed per commit, ~1.5 k instructions).
-      live.flush = SETTLED.then(noop).then(() => this.flush(live));
+      this.scheduled.push(live);
+      live.flush = SETTLED.then(noop).then(this.flushNext);
       live.lastCommit = live.flush;
     }
     // Every append of this tick settles with the one commit that carries it: its caller waits on
@@ -68,8 +86,11 @@ export class TaskLog {
     live.flush = undefined;
     const trace = live.commitTrace;
     live.commitTrace = undefined;
-    const outbox: NewOutboxEntry[] = [];
+    // Without push configs (nearly every task) the commit's outbox is one shared empty list, not a
+    // new one a commit (the store only reads it).
+    let outbox: NewOutboxEntry[] = NO_OUTBOX;
     if (live.pushTargetCount) {
+      outbox = [];
       for (const rec of records) {
         if (!isStreamEvent(rec.event)) continue;
         for (const t of live.pushTargets.values()) outbox.push({ taskId: live.task.id, configId: t.id, seq: rec.seq, payload: rec.event });
@@ -77,8 +98,14 @@ export class TaskLog {
     }
     const expectedVersion = live.version++;
     const cluster = this.d.cluster;
-    const task = structuredCloneTask(live.task);
-    const usage = this.d.usage ? taskUsageRow(live.usage, { task, agentId: live.agentId, owner: live.owner, createdAt: live.createdAt }, expectedVersion === 0, Date.now(), this.d.usage) : undefined;
+    // The working copy itself when a copy would write the same text (its fields in the commit's
+    // order): it is then the committed copy, and the next append copies it before changing it
+    // (workingCopyFor). A blocking echo's one commit made a whole copy of its task for nothing.
+    const task = isInCommitOrder(live.task) ? live.task : structuredCloneTask(live.task);
+    live.sharedTask = task;
+    // The working copy itself is the row's task, agent, owner and creation time (its task has this
+    // commit's state, id and context), not a literal of them a commit.
+    const usage = this.d.usage ? taskUsageRow(live.usage, live, expectedVersion === 0, Date.now(), this.d.usage) : undefined;
     try {
       const commit: TaskCommit = {
         agentId: live.agentId,

@@ -25,8 +25,10 @@ export function applyEvent(task: Task, event: TaskEventPayload): Task {
   }
   const { artifact, append } = event.artifactUpdate;
   const artifacts = (task.artifacts ??= []);
-  const i = artifacts.findIndex((a) => a.artifactId === artifact.artifactId);
-  if (i < 0) {
+  // a loop, not findIndex: its callback was a closure and a scope made per artifact event
+  let i = 0;
+  while (i < artifacts.length && artifacts[i]!.artifactId !== artifact.artifactId) i++;
+  if (i === artifacts.length) {
     artifacts.push(copyArtifact(artifact));
   } else if (append) {
     const existing = artifacts[i]!;
@@ -48,13 +50,15 @@ function copyArtifact(a: Artifact): Artifact {
  * first artifact comes after its history): a committed copy is then its own view, and the text
  * the store wrote for it is the answer's (ADR 0049). Any other field follows, as it was.
  */
-export function structuredCloneTask(t: Task): Task {
+export function structuredCloneTask(t: Task, withArtifacts = false): Task {
   const out: Task = { id: t.id, contextId: t.contextId, status: { ...t.status } };
   if (t.artifacts) {
     // pushed, not `map`ped: an optimised `map` makes a holey array, which JSON.stringify (the store's
     // task row) serialises through its slow path, element by element
     const artifacts: Artifact[] = (out.artifacts = []);
     for (const a of t.artifacts) artifacts.push(copyArtifact(a));
+  } else if (withArtifacts) {
+    out.artifacts = [];
   }
   if (t.history) out.history = [...t.history];
   if (t.metadata !== undefined) out.metadata = t.metadata;
@@ -62,6 +66,84 @@ export function structuredCloneTask(t: Task): Task {
     if (!isViewField(key)) (out as unknown as Record<string, unknown>)[key] = (t as unknown as Record<string, unknown>)[key];
   }
   return out;
+}
+
+/**
+ * The task log's working copy, made ready for `event` (then applied with applyEvent). A copy a commit
+ * took as its committed copy is never changed (the store's text of it is an answer's: ADR 0049), so
+ * it is copied first. A first artifact gets its place before the history, as a commit's copy has
+ * it: the working copy then stays in that order, and its commit takes it as it is instead of a copy
+ * of the whole task (TaskLog.flush, isInCommitOrder). Only the task object is made anew for that
+ * place; its status, history and artifacts are its own already.
+ */
+export function workingCopyFor(task: Task, event: TaskEventPayload, committed: boolean): Task {
+  if ('task' in event) return task;
+  const firstArtifact = task.artifacts === undefined && 'artifactUpdate' in event;
+  if (committed) return structuredCloneTask(task, firstArtifact);
+  if (!firstArtifact) return task;
+  // the history in the literal when there is one: added after it, it took a backing store of its own
+  const out: Task = task.history ? { id: task.id, contextId: task.contextId, status: task.status, artifacts: [], history: task.history } : { id: task.id, contextId: task.contextId, status: task.status, artifacts: [] };
+  if (task.metadata !== undefined) out.metadata = task.metadata;
+  for (const key in task) {
+    if (!isViewField(key)) (out as unknown as Record<string, unknown>)[key] = (task as unknown as Record<string, unknown>)[key];
+  }
+  return out;
+}
+
+/**
+ * Whether structuredCloneTask would write `task`'s fields in the order it has them, each kept: the
+ * view's fields first in the view's order, then any other. The copy's JSON text is then `task`'s.
+ */
+export function isInCommitOrder(task: Task): boolean {
+  let next = 0;
+  let others = false;
+  for (const key in task) {
+    const at = viewFieldIndex(key);
+    if (at < 0) {
+      others = true;
+      continue;
+    }
+    if (others || at < next) return false;
+    next = at + 1;
+    if (!copiedAsIs(task, key)) return false;
+  }
+  // the copy always has id, contextId and status, in that order
+  return next >= 3 && 'id' in task && 'contextId' in task && 'status' in task;
+}
+
+/** Whether structuredCloneTask writes view field `key` of `task` (with the same text). */
+function copiedAsIs(task: Task, key: string): boolean {
+  switch (key) {
+    case 'status':
+      return typeof task.status === 'object' && task.status !== null;
+    case 'artifacts':
+      return !!task.artifacts;
+    case 'history':
+      return !!task.history;
+    case 'metadata':
+      return task.metadata !== undefined;
+    default:
+      return true;
+  }
+}
+
+function viewFieldIndex(key: string): number {
+  switch (key) {
+    case 'id':
+      return 0;
+    case 'contextId':
+      return 1;
+    case 'status':
+      return 2;
+    case 'artifacts':
+      return 3;
+    case 'history':
+      return 4;
+    case 'metadata':
+      return 5;
+    default:
+      return -1;
+  }
 }
 
 function isViewField(key: string): boolean {

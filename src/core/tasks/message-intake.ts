@@ -26,6 +26,12 @@ import type { PreparedSend } from './prepared-send.js';
 import { withoutKey } from '../execution/without-key.js';
 import { copyWith } from '../copy-with.js';
 
+/**
+ * A run's empty list of strings, shared (AgentContext types activatedExtensions and
+ * acceptedOutputModes readonly). Frozen so that no run can change another's.
+ */
+const NO_STRINGS: readonly string[] = Object.freeze([]);
+
 export interface MessageIntakeDeps {
   store: Store;
   dir: TaskDirectory;
@@ -75,8 +81,23 @@ export class MessageIntake {
     return { taskId: t.task.id, contextId: t.task.contextId, startSeq: t.seq, existing: t, start: (_obs: RunObserver) => {}, remote: true };
   }
 
-  /** Validates the request, resolves the task it targets and returns a starter for its run. */
-  async prepare(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest): Promise<PreparedSend> {
+  /**
+   * Validates the request, resolves the task it targets and returns a starter for its run. A message
+   * that names no task and carries no inline push config or references (a blocking echo's) needs no
+   * lookup: it is prepared synchronously, without an async frame and an await a SendMessage.
+   */
+  prepare(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest): PreparedSend | Promise<PreparedSend> {
+    const msg = req.message;
+    if (msg.taskId || req.configuration?.taskPushNotificationConfig || msg.referenceTaskIds?.length || chosenTaskIdOf(ctx) !== undefined) {
+      return this.prepareWithLookups(ctx, agent, req);
+    }
+    if (this.d.closed()) throw new A2AError('Unavailable', 'The server is shutting down');
+    if (msg.role !== 'ROLE_USER') throw invalidParams('message.role', 'must be ROLE_USER for client messages');
+    checkInputModes(agent, msg);
+    return this.localSend(ctx, agent, req, undefined, randomUUID(), msg.contextId ?? randomUUID(), []);
+  }
+
+  private async prepareWithLookups(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest): Promise<PreparedSend> {
     const forwarded = ctx.forwarded === true;
     if (this.d.closed()) throw new A2AError('Unavailable', 'The server is shutting down');
     const msg = req.message;
@@ -122,6 +143,12 @@ export class MessageIntake {
       taskId = chosen ?? randomUUID();
       contextId = msg.contextId ?? randomUUID();
     }
+    return this.localSend(ctx, agent, req, existing, taskId, contextId, referenceTasks);
+  }
+
+  /** The starter of a message this process runs (or delivers to its live executor). */
+  private localSend(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest, existing: LiveTask | undefined, taskId: string, contextId: string, referenceTasks: Task[]): PreparedSend {
+    const msg = req.message;
     if (ctx.usage) {
       ctx.usage.taskId = taskId;
       ctx.usage.contextId = contextId;
@@ -130,55 +157,58 @@ export class MessageIntake {
     }
     // Built without `delete`: deleting a key turns the object into a slow dictionary-mode object.
     const userMessage: Message = existing ? copyWith(msg, { taskId, contextId }) : withoutKey(copyWith(msg, { contextId }), 'taskId');
-    const startSeq = existing?.seq ?? 0;
-    const activated = ctx.requestedExtensions.filter((u) => agent.supportedExtensions.includes(u));
-    const runs = this.d.supervisor;
-
     // Known as starting from now until its first commit (or its end), when the store has it.
     const entry = !existing && this.d.deduplicates && !ctx.messageIdMinted ? { agentId: ctx.agentId, owner: ctx.principal.subject, taskId, contextId } : undefined;
     if (entry) this.starting.set(msg.messageId, entry);
-    const start = (given: RunObserver, opts?: { createTaskNow?: boolean }) => {
-      const obs = entry ? new LeavingStarting(given, this.starting, msg.messageId, entry) : given;
-      if (existing?.run) return runs.deliver(existing, existing.run, userMessage, obs, ctx.trace);
-      // A follow-up another replica forwarded carries no scopes: the run acts for the stored caller.
-      const caller = (forwarded && existing ? callerOfStored(existing.caller, existing.owner) : undefined) ?? runCallerOf(ctx);
-      const run = runs.newRun({
-        definition: agent.definition,
-        agentId: agent.id,
-        taskId,
-        contextId,
-        message: userMessage,
-        task: existing ? this.d.dir.viewFull(existing.task) : undefined,
-        referenceTasks,
-        activatedExtensions: activated,
-        acceptedOutputModes: req.configuration?.acceptedOutputModes ?? [],
-        requestMetadata: req.metadata,
-        resumed: false,
-        usecases: ctx.usecases,
-        owner: ctx.principal.subject,
-        caller,
-        trace: ctx.trace,
-      });
-      // Optional fields set one by one: each conditional spread was a CopyDataProperties call.
-      const create: PendingCreate = { owner: ctx.principal.subject, userMessage, inlinePush, pushBodyVersion: pushBodyVersionOfCall(ctx) };
-      if (ctx.usage && !existing) create.usage = { draft: ctx.usage };
-      // The task remembers the span it is created in (the call's core operation).
-      if (ctx.trace) create.traceParent = traceparentOf(ctx.trace);
-      // A resumed run calls other agents for the caller it was started by (hosted-agent-calls.ts).
-      if (agent.definition.resumable) create.caller = storedCaller(caller);
-      if (opts?.createTaskNow && !existing) create.createNow = true;
-      runs.observe(run, obs, create);
-      if (existing) {
-        existing.run = run;
-        // As for a message to a live executor: a returnImmediately caller is answered once it is durable.
-        void this.d.taskLog.append(existing, [{ userMessage }], ctx.trace).then(
-          () => obs.onCommitted(),
-          (e) => this.d.log.error({ err: e, taskId }, 'commit failed'),
-        );
-      }
-      runs.start(run);
-    };
-    return { taskId, contextId, startSeq, existing, start, remote: false };
+    return new LocalSend(this, ctx, agent, req, existing, taskId, contextId, userMessage, referenceTasks, entry);
+  }
+
+  /** Starts (or delivers to its live executor) the message `send` prepared; `given` waits on it. */
+  startLocal(send: LocalSend, given: RunObserver, opts: { createTaskNow?: boolean } | undefined): void {
+    const { ctx, agent, req, existing, taskId, contextId, userMessage, entry } = send;
+    const runs = this.d.supervisor;
+    const obs = entry ? new LeavingStarting(given, this.starting, req.message.messageId, entry) : given;
+    if (existing?.run) {
+      runs.deliver(existing, existing.run, userMessage, obs, ctx.trace);
+      return;
+    }
+    // A follow-up another replica forwarded carries no scopes: the run acts for the stored caller.
+    const caller = (ctx.forwarded === true && existing ? callerOfStored(existing.caller, existing.owner) : undefined) ?? runCallerOf(ctx);
+    const run = runs.newRun({
+      definition: agent.definition,
+      agentId: agent.id,
+      taskId,
+      contextId,
+      message: userMessage,
+      task: existing ? this.d.dir.viewFull(existing.task) : undefined,
+      referenceTasks: send.referenceTasks,
+      activatedExtensions: ctx.requestedExtensions.length === 0 ? NO_STRINGS : ctx.requestedExtensions.filter((u) => agent.supportedExtensions.includes(u)),
+      acceptedOutputModes: req.configuration?.acceptedOutputModes ?? NO_STRINGS,
+      requestMetadata: req.metadata,
+      resumed: false,
+      usecases: ctx.usecases,
+      owner: ctx.principal.subject,
+      caller,
+      trace: ctx.trace,
+    });
+    // Optional fields set one by one: each conditional spread was a CopyDataProperties call.
+    const create: PendingCreate = { owner: ctx.principal.subject, userMessage, inlinePush: req.configuration?.taskPushNotificationConfig, pushBodyVersion: pushBodyVersionOfCall(ctx) };
+    if (ctx.usage && !existing) create.usage = { draft: ctx.usage };
+    // The task remembers the span it is created in (the call's core operation).
+    if (ctx.trace) create.traceParent = traceparentOf(ctx.trace);
+    // A resumed run calls other agents for the caller it was started by (hosted-agent-calls.ts).
+    if (agent.definition.resumable) create.caller = storedCaller(caller);
+    if (opts?.createTaskNow && !existing) create.createNow = true;
+    runs.observe(run, obs, create);
+    if (existing) {
+      existing.run = run;
+      // As for a message to a live executor: a returnImmediately caller is answered once it is durable.
+      void this.d.taskLog.append(existing, [{ userMessage }], ctx.trace).then(
+        () => obs.onCommitted(),
+        (e) => this.d.log.error({ err: e, taskId }, 'commit failed'),
+      );
+    }
+    runs.start(run);
   }
 
   private async loadReferences(ctx: CallContext, ids: string[] | undefined): Promise<Task[]> {
@@ -190,6 +220,34 @@ export class MessageIntake {
       out.push(t.task);
     }
     return out;
+  }
+}
+
+/**
+ * A message this process runs, prepared: what its start needs, in fields of one object (where a
+ * closure held them in a scope of its own, beside the prepared send's literal).
+ */
+class LocalSend implements PreparedSend {
+  readonly startSeq: number;
+  readonly remote = false;
+
+  constructor(
+    private readonly intake: MessageIntake,
+    readonly ctx: CallContext,
+    readonly agent: RegisteredAgent,
+    readonly req: SendMessageRequest,
+    readonly existing: LiveTask | undefined,
+    readonly taskId: string,
+    readonly contextId: string,
+    readonly userMessage: Message,
+    readonly referenceTasks: Task[],
+    readonly entry: StartingMessage | undefined,
+  ) {
+    this.startSeq = existing?.seq ?? 0;
+  }
+
+  start(obs: RunObserver, opts?: { createTaskNow?: boolean }): void {
+    this.intake.startLocal(this, obs, opts);
   }
 }
 

@@ -103,6 +103,9 @@ export interface TaskServiceDeps {
  */
 const CANCEL_ATTEMPTS = 3;
 
+/** A SendMessage without a configuration: one shared object, only read. */
+const NO_CONFIGURATION: NonNullable<SendMessageRequest['configuration']> = Object.freeze({});
+
 export class TaskService implements A2AHandler {
   private readonly dir: TaskDirectory;
   private readonly pushConfigs: PushConfigOperations;
@@ -210,17 +213,21 @@ export class TaskService implements A2AHandler {
 
   async sendMessage(ctx: CallContext, req: SendMessageRequest): Promise<SendMessageResponse> {
     const agent = this.dir.agent(ctx);
-    const cfg = req.configuration ?? {};
-    const view = (t: Task): SendMessageResponse => ({ task: viewTask(t, { historyLength: cfg.historyLength, maxHistory: this.d.limits.maxHistoryLength }) });
+    // Read where the answer is made (the blocking wait's view), not through a closure made per request.
+    const cfg = req.configuration ?? NO_CONFIGURATION;
     const retried = await this.intake.retriedTask(ctx, req);
-    if (retried && (cfg.returnImmediately || isTerminal(retried.task.status.state) || isInterrupted(retried.task.status.state))) return view(retried.task);
+    if (retried && (cfg.returnImmediately || isTerminal(retried.task.status.state) || isInterrupted(retried.task.status.state))) {
+      return { task: viewTask(retried.task, { historyLength: cfg.historyLength, maxHistory: this.d.limits.maxHistoryLength }) };
+    }
     // A retry while the first run has not produced its first event waits on that run (issue 25 C1a).
-    const prepared = retried ? this.intake.awaitRetried(retried) : (this.intake.awaitStarting(ctx, req) ?? (await this.intake.prepare(ctx, agent, req)));
+    let prepared = retried ? this.intake.awaitRetried(retried) : (this.intake.awaitStarting(ctx, req) ?? this.intake.prepare(ctx, agent, req));
+    // Awaited only when the intake had to look something up (a prepared echo is no promise).
+    if (prepared instanceof Promise) prepared = await prepared;
 
     // Returned, not awaited: awaiting kept this frame (the request, the retried task, the prepared
     // send) and its generator alive until the task ended, through every scavenge; returning costs a
     // job and a microtask turn more (issue 26, docs/benchmarks.md tail21). No try here: the same rejection.
-    return this.waits.blocking(ctx, prepared, cfg, view);
+    return this.waits.blocking(ctx, prepared, cfg);
   }
 
   sendStreamingMessage(ctx: CallContext, req: SendMessageRequest): AsyncIterable<StreamItem> {

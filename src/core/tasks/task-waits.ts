@@ -15,6 +15,7 @@ import type { OpenStreams } from './open-streams.js';
 import { stateOf } from '../task-state/stream-events.js';
 import { TaskStream } from './task-stream.js';
 import type { TaskDirectory } from '../task-state/task-directory.js';
+import { viewTask } from '../task-state/task-projection.js';
 
 export interface TaskWaitsDeps {
   /** tasks with activity in this process */
@@ -23,19 +24,33 @@ export interface TaskWaitsDeps {
   bus: EventBus;
   dir: TaskDirectory;
   streams: OpenStreams;
-  limits: { blockingSendTimeoutMs: number };
+  limits: { blockingSendTimeoutMs: number; maxHistoryLength: number };
   cluster?: ClusterOptions;
 }
 
 export class TaskWaits {
-  constructor(private readonly d: TaskWaitsDeps) {}
+  private readonly deadlines: BlockingDeadlines;
+
+  constructor(private readonly d: TaskWaitsDeps) {
+    this.deadlines = new BlockingDeadlines(d.limits.blockingSendTimeoutMs);
+  }
 
   /**
    * Starts a prepared message and answers when the task is terminal or interrupted (or at once
    * with `returnImmediately`), with the task as `view` shows it, or the agent's direct message.
    */
-  blocking(ctx: CallContext, prepared: PreparedSend, cfg: { returnImmediately?: boolean }, view: (t: Task) => SendMessageResponse): Promise<SendMessageResponse> {
-    return new Promise<SendMessageResponse>((resolve, reject) => new BlockingSend(this.d, ctx, prepared, cfg, view, resolve, reject).begin());
+  blocking(ctx: CallContext, prepared: PreparedSend, cfg: BlockingSendConfig): Promise<SendMessageResponse> {
+    const wait = new BlockingSend(this.d, ctx, prepared, cfg, this.deadlines);
+    waitTakingResolvers = wait;
+    // A module function takes the promise's resolvers (no executor closure and scope a request).
+    const answer = new Promise<SendMessageResponse>(takeResolvers);
+    // As when it ran in the executor: a throw rejects the answer.
+    try {
+      wait.begin();
+    } catch (e) {
+      wait.reject(e as Error);
+    }
+    return answer;
   }
 
   /** Starts a prepared message and streams the task's events until it ends or needs input. */
@@ -86,9 +101,84 @@ export class TaskWaits {
   }
 }
 
-/** The "no answer yet" timer of a blocking send: a module function given its wait, not a closure made per request. */
-function blockingSendTimedOut(wait: BlockingSend): void {
-  wait.timedOut();
+/** What a blocking send reads of the request's configuration. */
+export interface BlockingSendConfig {
+  returnImmediately?: boolean | undefined;
+  historyLength?: number | undefined;
+}
+
+/** The wait whose promise is being made (BlockingSend's constructor runs just before). */
+let waitTakingResolvers: BlockingSend | undefined;
+
+function takeResolvers(resolve: (r: SendMessageResponse) => void, reject: (e: Error) => void): void {
+  const wait = waitTakingResolvers!;
+  waitTakingResolvers = undefined;
+  wait.resolve = resolve;
+  wait.reject = reject;
+}
+
+/** `subscribe` without options, and `start`'s two options: shared, not a literal a request (both only read). */
+const NO_SUBSCRIBE_OPTIONS = Object.freeze({});
+const CREATE_TASK_NOW = Object.freeze({ createTaskNow: true });
+const CREATE_TASK_LATER = Object.freeze({ createTaskNow: false });
+
+function ignore(): void {}
+
+/**
+ * The blocking sends' "no answer yet" deadlines: one timer for all of them, not a timer (a Node
+ * Timeout and its argument list) a request. Every wait of a service has the same limit, so they
+ * are due in the order they began: a list in that order, linked through the waits themselves (a
+ * finished one leaves it at once), and a timer armed for its first.
+ */
+class BlockingDeadlines {
+  private first: BlockingSend | undefined = undefined;
+  private last: BlockingSend | undefined = undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+
+  constructor(private readonly limitMs: number) {}
+
+  add(wait: BlockingSend): void {
+    wait.deadline = Date.now() + this.limitMs;
+    wait.earlier = this.last;
+    if (this.last) this.last.later = wait;
+    else this.first = wait;
+    this.last = wait;
+    if (!this.timer) this.arm(this.limitMs);
+  }
+
+  remove(wait: BlockingSend): void {
+    const { earlier, later } = wait;
+    if (earlier) earlier.later = later;
+    else if (this.first === wait) this.first = later;
+    else return; // not in the list (already due)
+    if (later) later.earlier = earlier;
+    else this.last = earlier;
+    wait.earlier = wait.later = undefined;
+  }
+
+  private arm(ms: number): void {
+    this.timer = setTimeout(blockingDeadlinesDue, ms, this);
+    this.timer.unref?.();
+  }
+
+  /** The timer fired for the first wait: it and every other one whose deadline passed time out. */
+  due(): void {
+    this.timer = undefined;
+    const now = Date.now();
+    let wait = this.first;
+    // the first is due: the timer was armed for it (whatever the clock reads)
+    for (let firstOne = true; wait && (firstOne || wait.deadline <= now); firstOne = false) {
+      this.remove(wait);
+      wait.timedOut();
+      wait = this.first;
+    }
+    if (this.first) this.arm(Math.max(1, this.first.deadline - now));
+  }
+}
+
+/** The deadlines' timer: a module function given them, not a closure. */
+function blockingDeadlinesDue(deadlines: BlockingDeadlines): void {
+  deadlines.due();
 }
 
 const ANSWER_TIMEOUT = 'The agent did not respond in time';
@@ -102,21 +192,24 @@ const ANSWER_TIMEOUT = 'The agent did not respond in time';
 class BlockingSend implements RunObserver {
   private settled = false;
   private unsubscribe: (() => void) | undefined = undefined;
-  private readonly timer: ReturnType<typeof setTimeout>;
+  /** when it times out, and its neighbours in the deadlines' list (BlockingDeadlines) */
+  deadline = 0;
+  earlier: BlockingSend | undefined = undefined;
+  later: BlockingSend | undefined = undefined;
+  /** the answer's resolvers, set as its promise is made (takeResolvers) */
+  resolve: (r: SendMessageResponse) => void = ignore;
+  reject: (e: Error) => void = ignore;
 
   constructor(
     private readonly d: TaskWaitsDeps,
     private readonly ctx: CallContext,
     private readonly prepared: PreparedSend,
-    private readonly cfg: { returnImmediately?: boolean },
-    private readonly view: (t: Task) => SendMessageResponse,
-    private readonly resolve: (r: SendMessageResponse) => void,
-    private readonly reject: (e: Error) => void,
+    private readonly cfg: BlockingSendConfig,
+    private readonly deadlines: BlockingDeadlines,
   ) {
     // A blocking send never hangs forever: past the limit the caller gets the task as it stands
     // and can poll or subscribe.
-    this.timer = setTimeout(blockingSendTimedOut, d.limits.blockingSendTimeoutMs, this);
-    this.timer.unref?.();
+    deadlines.add(this);
   }
 
   begin(): void {
@@ -126,7 +219,7 @@ class BlockingSend implements RunObserver {
       (rec) => this.onRecord(rec),
       // A new task is created here: its events reach local subscribers synchronously, so no
       // catch-up read from the log is needed (it would cost one per request).
-      prepared.existing ? { afterSeq: prepared.startSeq } : {},
+      prepared.existing ? { afterSeq: prepared.startSeq } : NO_SUBSCRIBE_OPTIONS,
     );
     // answered while subscribing (a bus that replays at once): nothing more to hear
     if (this.settled) unsubscribe();
@@ -136,7 +229,7 @@ class BlockingSend implements RunObserver {
       void this.fromStore();
       return;
     }
-    prepared.start(this, { createTaskNow: this.cfg.returnImmediately === true });
+    prepared.start(this, this.cfg.returnImmediately === true ? CREATE_TASK_NOW : CREATE_TASK_LATER);
   }
 
   private onRecord(rec: TaskEventRecord): void {
@@ -178,6 +271,11 @@ class BlockingSend implements RunObserver {
     this.finish(err ?? (task ? this.view(task) : new A2AError('InvalidAgentResponse')));
   }
 
+  /** The task as the request asked to see it (its historyLength), as the answer. */
+  private view(t: Task): SendMessageResponse {
+    return { task: viewTask(t, { historyLength: this.cfg.historyLength, maxHistory: this.d.limits.maxHistoryLength }) };
+  }
+
   timedOut(): void {
     const c = this.current();
     if (c) {
@@ -205,7 +303,7 @@ class BlockingSend implements RunObserver {
   private finish(r: SendMessageResponse | Error): void {
     if (this.settled) return;
     this.settled = true;
-    clearTimeout(this.timer);
+    this.deadlines.remove(this);
     this.unsubscribe?.();
     if (r instanceof Error) this.reject(r);
     else this.resolve(r);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyEvent, structuredCloneTask, viewTask } from '../../../src/core/task-state/task-projection.js';
+import { applyEvent, isInCommitOrder, structuredCloneTask, viewTask, workingCopyFor } from '../../../src/core/task-state/task-projection.js';
 import type { Artifact, Task } from '../../../src/protocol/a2a/types.js';
 import { writeJson } from '../../../src/protocol/a2a/written-json.js';
 
@@ -115,5 +115,46 @@ describe("a caller's view of a task", () => {
     const empty = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_WORKING' }, artifacts: [], history: [] } as Task;
     writeJson(empty);
     expect(JSON.stringify(viewTask(empty, all))).toBe('{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}');
+  });
+});
+
+// The task log commits a working copy as it is when a copy would be written as the same text
+// (TaskLog.flush), and copies one a commit or a task event holds before changing it.
+describe('a working copy taken by its commit', () => {
+  const status = { state: 'TASK_STATE_WORKING' as const, timestamp: '2026-11-29T10:00:00.000Z' };
+  const shapes: Task[] = [
+    task(),
+    { id: 't1', contextId: 'c1', status, artifacts: [chunk('one')], history: task().history! },
+    { id: 't1', contextId: 'c1', status, history: task().history!, artifacts: [chunk('one')] },
+    { id: 't1', contextId: 'c1', status, metadata: { k: 1 } },
+    { id: 't1', contextId: 'c1', status, metadata: undefined },
+    { id: 't1', contextId: 'c1', status, artifacts: undefined, history: task().history! },
+    { id: 't1', contextId: 'c1', status, kind: 'task', history: task().history! } as Task,
+    { id: 't1', contextId: 'c1', status, history: task().history!, kind: 'task' } as Task,
+    { id: 't1', status, contextId: 'c1' },
+    { contextId: 'c1', id: 't1', status },
+  ];
+
+  it('is in commit order exactly when its copy is written as the same text', () => {
+    const inOrder = shapes.map((t) => isInCommitOrder(t));
+    expect(inOrder).toEqual([true, true, false, true, false, false, false, true, false, false]);
+    for (const t of shapes) if (isInCommitOrder(t)) expect(JSON.stringify(t)).toBe(JSON.stringify(structuredCloneTask(t)));
+  });
+
+  it('is copied before an event changes it, and a first artifact takes its place before the history', () => {
+    const committed = task();
+    const before = structuredClone(committed);
+    const event = { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: chunk('one') } };
+    const working = applyEvent(workingCopyFor(committed, event, true), event);
+    expect(committed).toEqual(before);
+    expect(Object.keys(working)).toEqual(['id', 'contextId', 'status', 'artifacts', 'history']);
+    expect(isInCommitOrder(working)).toBe(true);
+
+    const own = task();
+    const ownHistory = own.history;
+    const reordered = applyEvent(workingCopyFor(own, event, false), event);
+    expect(Object.keys(reordered)).toEqual(['id', 'contextId', 'status', 'artifacts', 'history']);
+    expect(reordered.history).toBe(ownHistory);
+    expect(JSON.stringify(reordered)).toBe(JSON.stringify(structuredCloneTask(reordered)));
   });
 });
