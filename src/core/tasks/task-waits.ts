@@ -134,6 +134,8 @@ class BlockingDeadlines {
   private first: BlockingSend | undefined = undefined;
   private last: BlockingSend | undefined = undefined;
   private timer: ReturnType<typeof setTimeout> | undefined = undefined;
+  /** the wait the timer was armed for: due when it fires, whatever the clock reads (timers and Date.now() round apart) */
+  private armedFor: BlockingSend | undefined = undefined;
 
   constructor(private readonly limitMs: number) {}
 
@@ -143,7 +145,7 @@ class BlockingDeadlines {
     if (this.last) this.last.later = wait;
     else this.first = wait;
     this.last = wait;
-    if (!this.timer) this.arm(this.limitMs);
+    if (!this.timer) this.arm(wait, this.limitMs);
   }
 
   remove(wait: BlockingSend): void {
@@ -156,23 +158,29 @@ class BlockingDeadlines {
     wait.earlier = wait.later = undefined;
   }
 
-  private arm(ms: number): void {
+  private arm(wait: BlockingSend, ms: number): void {
+    this.armedFor = wait;
     this.timer = setTimeout(blockingDeadlinesDue, ms, this);
     this.timer.unref?.();
   }
 
-  /** The timer fired for the first wait: it and every other one whose deadline passed time out. */
+  /**
+   * The timer fired: the wait it was armed for, if still waiting, and every other one whose deadline
+   * passed time out. A wait that began later than the one it was armed for (that one answered
+   * meanwhile) keeps its own deadline: the timer is armed again for it.
+   */
   due(): void {
     this.timer = undefined;
+    const armedFor = this.armedFor;
+    this.armedFor = undefined;
     const now = Date.now();
     let wait = this.first;
-    // the first is due: the timer was armed for it (whatever the clock reads)
-    for (let firstOne = true; wait && (firstOne || wait.deadline <= now); firstOne = false) {
+    while (wait && (wait === armedFor || wait.deadline <= now)) {
       this.remove(wait);
       wait.timedOut();
       wait = this.first;
     }
-    if (this.first) this.arm(Math.max(1, this.first.deadline - now));
+    if (wait) this.arm(wait, Math.max(1, wait.deadline - now));
   }
 }
 
