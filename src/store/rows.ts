@@ -131,13 +131,20 @@ function eventsRowJson(events: readonly TaskEventRecord[], task: Task, seq: numb
   // `[createdAt, compactEvent(…)]`, written without building the pairs (ADR 0066).
   // Its pieces joined once: the text comes out flat. Concatenated piece by piece it was a tree of
   // ~20 cons strings, copied flat again when the plan is posted to the commit thread (issue 26:
-  // ~1 KB of a blocking echo's allocation; the pieces' array and the join's buffer are ~0.4 KB).
-  const parts: string[] = [ref ? `{"t":${numberJson(seq)},"e":[` : `{"c":${JSON.stringify(task.contextId)},"e":[`];
-  for (let i = 0; i < events.length; i++) {
+  // ~1 KB of a blocking echo's allocation). The pieces' array is made at its size: grown push by
+  // push it was allocated twice; every slot is filled before the join.
+  const n = events.length;
+  const parts = new Array<string>(4 * n + 2);
+  parts[0] = ref ? `{"t":${numberJson(seq)},"e":[` : `{"c":${JSON.stringify(task.contextId)},"e":[`;
+  let at = 1;
+  for (let i = 0; i < n; i++) {
     const e = events[i]!;
-    parts.push(i === 0 ? '[' : ',[', numberJson(e.createdAt), ',', compactEventJson(e.event, task.id, task.contextId, ref), ']');
+    parts[at++] = i === 0 ? '[' : '],[';
+    parts[at++] = numberJson(e.createdAt);
+    parts[at++] = ',';
+    parts[at++] = compactEventJson(e.event, task.id, task.contextId, ref);
   }
-  parts.push(']}');
+  parts[at] = n === 0 ? ']}' : ']]}';
   return parts.join('');
 }
 
