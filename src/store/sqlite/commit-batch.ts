@@ -181,16 +181,28 @@ function noOtherStatements(sql: string): never {
  * values, then the values. (Other writes send their SQL text in place of the number: writePlan.)
  */
 export function encodeBatch(batch: readonly TaskCommit[]): unknown[] {
-  try {
+  return planOf(() => {
     for (let i = 0; i < batch.length; i++) encodeCommit(batch[i]!);
+  });
+}
+
+/**
+ * The plan `write` puts, value by value (putPlanValue), as one array at its size: encodeBatch's,
+ * and the usage store's flush (sqlite-usage-store.ts). Not reentrant.
+ */
+export function planOf(write: () => void): unknown[] {
+  try {
+    write();
     return scratch.slice(0, end);
   } finally {
-    // Nothing of this batch stays reachable from the long-lived array (a malformed commit's throw
-    // included): its texts would survive every scavenge until the next batch overwrote them.
+    // Nothing of this plan stays reachable from the long-lived array (a malformed commit's throw
+    // included): its texts would survive every scavenge until the next plan overwrote them.
     scratch.fill(0, 0, end);
     end = 0;
   }
 }
+
+export const putPlanValue = put;
 
 const NO_NEW_TASKS: readonly string[] = Object.freeze([]);
 
