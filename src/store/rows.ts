@@ -65,23 +65,13 @@ export function statusTimeOf(task: Task, fallback: number): number {
 }
 
 export function prepareCommit(c: TaskCommit): PreparedCommit {
+  checkCommit(c);
   const taskId = c.task.id;
   const n = c.events.length;
-  for (let i = 0; i < n; i++) {
-    const e = c.events[i]!;
-    // The log must stay gapless and belong to this task; a malformed commit is a core bug, and
-    // refusing it here keeps it out of the log (the whole batch fails, nothing is written).
-    if (e.taskId !== taskId) throw new Error(`event for task ${e.taskId} committed with task ${taskId}`);
-    if (i > 0 && e.seq !== c.events[i - 1]!.seq + 1) throw new Error(`events of task ${taskId} are not consecutive`);
-  }
-  if (n > 0 && c.events[n - 1]!.seq !== c.seq) {
-    throw new Error(`task ${taskId}: commit seq ${c.seq} is not the last event seq`);
-  }
-  if (c.usage && c.usage.id !== taskId) throw new Error(`usage record ${c.usage.id} committed with task ${taskId}`);
   let eventsJson = '';
   let outbox: PreparedCommit['outbox'] = [];
   if (c.outbox.length > 0) ({ eventsJson, outbox } = withOutbox(c));
-  else if (n > 0) eventsJson = eventsRowJson(c.events, c.task, c.seq);
+  else eventsJson = plainEventsJson(c);
   return {
     agentId: c.agentId,
     owner: c.owner,
@@ -105,6 +95,29 @@ export function prepareCommit(c: TaskCommit): PreparedCommit {
 }
 
 /**
+ * Refuses a malformed commit: the log must stay gapless and belong to this task. That is a core
+ * bug, and refusing it before anything is written keeps it out of the log (the whole batch fails).
+ */
+export function checkCommit(c: TaskCommit): void {
+  const taskId = c.task.id;
+  const n = c.events.length;
+  for (let i = 0; i < n; i++) {
+    const e = c.events[i]!;
+    if (e.taskId !== taskId) throw new Error(`event for task ${e.taskId} committed with task ${taskId}`);
+    if (i > 0 && e.seq !== c.events[i - 1]!.seq + 1) throw new Error(`events of task ${taskId} are not consecutive`);
+  }
+  if (n > 0 && c.events[n - 1]!.seq !== c.seq) {
+    throw new Error(`task ${taskId}: commit seq ${c.seq} is not the last event seq`);
+  }
+  if (c.usage && c.usage.id !== taskId) throw new Error(`usage record ${c.usage.id} committed with task ${taskId}`);
+}
+
+/** The events row's text of a commit without push deliveries (eventsRowJson), '' for a commit without events. */
+export function plainEventsJson(c: TaskCommit): string {
+  return c.events.length === 0 ? '' : eventsRowJson(c.events, c.task, c.seq);
+}
+
+/**
  * The events row of a commit without push deliveries (nearly all): `{"c":contextId,"e":[[createdAt,
  * event], …]}` in one serialisation, each event with the task's ids stated once (events-row-format.ts).
  * A commit that brings its task to a terminal state writes `{"t":seq,"e":[…]}` instead: what its
@@ -116,12 +129,23 @@ function eventsRowJson(events: readonly TaskEventRecord[], task: Task, seq: numb
   const ref = isTerminal(task.status.state) ? task : undefined;
   // The text `JSON.stringify` makes of `{t: seq, e: pairs}` or `{c: contextId, e: pairs}`, each pair
   // `[createdAt, compactEvent(…)]`, written without building the pairs (ADR 0066).
-  let text = ref ? `{"t":${numberJson(seq)},"e":[` : `{"c":${JSON.stringify(task.contextId)},"e":[`;
-  for (let i = 0; i < events.length; i++) {
+  // Its pieces joined once: the text comes out flat. Concatenated piece by piece it was a tree of
+  // ~20 cons strings, copied flat again when the plan is posted to the commit thread (issue 26:
+  // ~1 KB of a blocking echo's allocation). The pieces' array is made at its size: grown push by
+  // push it was allocated twice; every slot is filled before the join.
+  const n = events.length;
+  const parts = new Array<string>(4 * n + 2);
+  parts[0] = ref ? `{"t":${numberJson(seq)},"e":[` : `{"c":${JSON.stringify(task.contextId)},"e":[`;
+  let at = 1;
+  for (let i = 0; i < n; i++) {
     const e = events[i]!;
-    text += `${i === 0 ? '[' : ',['}${numberJson(e.createdAt)},${compactEventJson(e.event, task.id, task.contextId, ref)}]`;
+    parts[at++] = i === 0 ? '[' : '],[';
+    parts[at++] = numberJson(e.createdAt);
+    parts[at++] = ',';
+    parts[at++] = compactEventJson(e.event, task.id, task.contextId, ref);
   }
-  return `${text}]}`;
+  parts[at] = n === 0 ? ']}' : ']]}';
+  return parts.join('');
 }
 
 /** Whether an events row refers to its task row (a terminal commit's, ADR 0050): its reader needs that row (toEventRecords). */
@@ -130,7 +154,7 @@ export function refersToTaskRow(eventsJson: string): boolean {
 }
 
 /** With push deliveries queued: each event serialised once, shared by the events row and the outbox payloads that announce it. */
-function withOutbox(c: TaskCommit): { eventsJson: string; outbox: PreparedCommit['outbox'] } {
+export function withOutbox(c: TaskCommit): { eventsJson: string; outbox: PreparedCommit['outbox'] } {
   const eventJson = c.events.map((e) => JSON.stringify(e.event));
   const outbox = new Array<PreparedCommit['outbox'][number]>(c.outbox.length);
   for (let i = 0; i < c.outbox.length; i++) {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../../src/protocol/a2a/types.js';
 import { compactEvent, compactEventJson, numberJson } from '../../src/store/events-row-format.js';
-import { prepareCommit } from '../../src/store/rows.js';
+import { prepareCommit, toEventRecords } from '../../src/store/rows.js';
 import type { TaskCommit, TaskEventPayload } from '../../src/store/store.js';
 
 const inHistory = { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'héllo "quoted" \u2028 \ud800' }], contextId: 'c-1', taskId: 't-1' };
@@ -123,6 +123,24 @@ describe("a commit's events row", () => {
       expect(prepareCommit(terminal).eventsRow!.json).toBe(stringified(terminal, task));
       const live = commitOf(running, events.slice(0, n));
       expect(prepareCommit(live).eventsRow!.json).toBe(stringified(live, undefined));
+    }
+  });
+
+  it("refers to the task row's status or artifact only when it has exactly their fields and values: one more, one fewer or another value is written out, and reads back as it was", () => {
+    const updates = [
+      { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { ...status, extra: 1 } } },
+      { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { ...status, timestamp: 'other' } } },
+      { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { ...artifact, name: 'other' } } },
+      { statusUpdate: { taskId: 't-1', contextId: 'c-1', status: { state: status.state } } },
+      { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { ...artifact, extra: 1 } } },
+      { artifactUpdate: { taskId: 't-1', contextId: 'c-1', artifact: { artifactId: 'a-1', parts: artifact.parts } } },
+    ] as unknown as TaskEventPayload[];
+    for (const event of updates) {
+      const c = commitOf(task, [event]);
+      const json = prepareCommit(c).eventsRow!.json;
+      expect(json).not.toMatch(/"(status|artifact)":0/);
+      const [read] = toEventRecords({ task_id: 't-1', seq: 1, first_seq: 1, events: json, created_at: 0 } as never, { seq: c.seq, task: JSON.stringify(task) });
+      expect(read!.event).toEqual(event);
     }
   });
 });

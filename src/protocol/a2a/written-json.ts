@@ -17,7 +17,8 @@
  * answered).
  *
  * Sound only for values nobody changes after they are written: a task's committed copy
- * (core/task-state/task-log.ts makes a fresh one per commit and never changes it), and only for
+ * (core/task-state/task-log.ts commits a fresh copy, or the working copy itself when a copy would
+ * read the same, and then changes a copy of it, never it: LiveTask.sharedTask), and only for
  * plain objects (a value whose prototype is a written value would read the prototype's text).
  * `writeJson` always serialises (a value written twice is written as it is now); only
  * `resultJson` reuses.

@@ -7,92 +7,147 @@
  * did, whose every property name is serialized too.
  */
 import type Sqlite from 'better-sqlite3';
-import { refersToTaskRow, type PreparedCommit } from '../rows.js';
-import { ConcurrentUpdateError } from '../store.js';
-import { commitTiming, pushTaskUsageValues } from '../usage/task-usage-columns.js';
+import { writeJson } from '../../protocol/a2a/written-json.js';
+import { checkCommit, plainEventsJson, refersToTaskRow, statusTimeOf, withOutbox, type PreparedCommit } from '../rows.js';
+import { ConcurrentUpdateError, type TaskCommit } from '../store.js';
+import { commitTiming, putTaskUsageValues } from '../usage/task-usage-columns.js';
 
 /** The statements a commit runs, by their number in plans (their SQL is compileStatements' in sqlite-store.ts). */
 export const COMMIT_STATEMENTS = ['insertTask', 'insertTaskWithUsage', 'updateTask', 'updateTaskWithLease', 'updateTaskUsage', 'upsertTiming', 'insertEvent', 'insertOutbox'] as const;
 const [INSERT_TASK, INSERT_TASK_WITH_USAGE, UPDATE_TASK, UPDATE_TASK_WITH_LEASE, UPDATE_TASK_USAGE, UPSERT_TIMING, INSERT_EVENT, INSERT_OUTBOX] = [0, 1, 2, 3, 4, 5, 6, 7] as const;
 
 /**
- * Starts a statement run in `plan`: its number (as -1 - n, then the task id, when it must change a
- * row) and a slot for its count of values; returns the slot. The values follow, pushed in place,
- * and `closeRun` counts them: no count is written by hand beside a list it could drift from.
+ * The plan being encoded: one array for every batch, grown once to the largest and cleared after
+ * each, so a batch's plan is allocated once at its exact size (`slice`) instead of regrown push
+ * by push (issue 26: the copies a growing plan left behind were ~0.7 KB of a blocking echo's
+ * allocation). Only ever written at or below its length, so it stays a packed array, and so does
+ * its slice: the thread's structured clone writes a holey one key by key.
  */
-function openRun(plan: unknown[], statement: number, conflict?: string): number {
-  if (conflict === undefined) plan.push(statement, 0);
-  else plan.push(-1 - statement, conflict, 0);
-  return plan.length - 1;
-}
+const scratch: unknown[] = [];
+let end = 0;
 
-function closeRun(plan: unknown[], countAt: number): void {
-  plan[countAt] = plan.length - countAt - 1;
+function put(value: unknown): void {
+  scratch[end++] = value;
 }
 
 /**
- * One commit's statement runs appended to `plan` (encodeBatch's form), each run's values pushed in
- * place: no array per statement, no concatenation, no copy into the plan (issue 26: they were
- * ~1 KB of a blocking echo's allocation, and the copies its instructions).
+ * Starts a statement run: its number (as -1 - n, then the task id, when it must change a row) and
+ * a slot for its count of values; returns the slot. The values follow, and `closeRun` counts
+ * them: no count is written by hand beside a list it could drift from.
  */
-function encodeCommit(plan: unknown[], p: PreparedCommit): void {
-  const lease = p.lease;
-  const usage = p.usage;
-  const ev = p.eventsRow;
+function openRun(statement: number, conflict?: string): number {
+  if (conflict === undefined) put(statement);
+  else {
+    put(-1 - statement);
+    put(conflict);
+  }
+  put(0);
+  return end - 1;
+}
+
+function closeRun(countAt: number): void {
+  scratch[countAt] = end - countAt - 1;
+}
+
+/**
+ * One commit's statement runs, its values written straight from the commit (rows.ts's checks and
+ * texts): no prepared commit between them, no array per statement, no concatenation.
+ */
+function encodeCommit(c: TaskCommit): void {
+  checkCommit(c);
+  let eventsJson: string;
+  let outbox: PreparedCommit['outbox'] | undefined;
+  if (c.outbox.length > 0) ({ eventsJson, outbox } = withOutbox(c));
+  else eventsJson = plainEventsJson(c);
+  const task = c.task;
+  const taskId = task.id;
+  const lease = c.lease;
+  const usage = c.usage;
+  const expectedVersion = c.expectedVersion;
+  const statusTime = statusTimeOf(task, c.createdAt);
+  // remembered for the task: a blocking send answers with this same committed copy (ADR 0049)
+  const taskJson = writeJson(task);
+  const events = c.events;
   // A terminal commit's events row (ADR 0050's form) goes into the task row: one B-tree insert less (ADR 0057).
-  const finalEvents = ev !== undefined && refersToTaskRow(ev.json) ? ev.json : null;
-  if (p.expectedVersion === 0) {
+  const finalEvents = events.length > 0 && refersToTaskRow(eventsJson) ? eventsJson : null;
+  if (expectedVersion === 0) {
     // Any conflict (the task id, or another task's (agent, owner, messageId)) inserts nothing.
-    const at = openRun(plan, usage ? INSERT_TASK_WITH_USAGE : INSERT_TASK, p.taskId);
-    plan.push(
-      p.taskId,
-      p.agentId,
-      p.owner,
-      p.contextId,
-      p.state,
-      p.statusTime,
-      p.createdAt,
-      p.seq,
-      1,
-      p.taskJson,
-      lease ? lease.owner : null,
-      lease ? lease.expiresAt : null,
-      p.originMessageId,
-      p.traceParent,
-      p.caller,
-      finalEvents,
-    );
-    if (usage) pushTaskUsageValues(plan, usage, p.owner);
-    closeRun(plan, at);
+    const at = openRun(usage ? INSERT_TASK_WITH_USAGE : INSERT_TASK, taskId);
+    put(taskId);
+    put(c.agentId);
+    put(c.owner);
+    put(task.contextId);
+    put(task.status.state);
+    put(statusTime);
+    put(c.createdAt);
+    put(c.seq);
+    put(1);
+    put(taskJson);
+    put(lease ? lease.owner : null);
+    put(lease ? lease.expiresAt : null);
+    put(c.originMessageId ?? null);
+    put(c.traceParent ?? null);
+    put(c.caller ?? null);
+    put(finalEvents);
+    if (usage) end = putTaskUsageValues(scratch, end, usage, c.owner);
+    closeRun(at);
   } else {
     // The optimistic version check: a stale expectedVersion updates nothing; with a lease, nor
     // does a writer that no longer holds it (the fence, ADR 0070).
-    const at = openRun(plan, lease ? UPDATE_TASK_WITH_LEASE : UPDATE_TASK, p.taskId);
-    if (lease) plan.push(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, lease.owner, lease.expiresAt, p.taskId, p.agentId, p.expectedVersion, lease.owner);
-    else plan.push(p.contextId, p.state, p.statusTime, p.seq, p.expectedVersion + 1, p.taskJson, finalEvents, p.taskId, p.agentId, p.expectedVersion);
-    closeRun(plan, at);
+    const at = openRun(lease ? UPDATE_TASK_WITH_LEASE : UPDATE_TASK, taskId);
+    put(task.contextId);
+    put(task.status.state);
+    put(statusTime);
+    put(c.seq);
+    put(expectedVersion + 1);
+    put(taskJson);
+    put(finalEvents);
+    if (lease) {
+      put(lease.owner);
+      put(lease.expiresAt);
+    }
+    put(taskId);
+    put(c.agentId);
+    put(expectedVersion);
+    if (lease) put(lease.owner);
+    closeRun(at);
     if (usage) {
-      const usageAt = openRun(plan, UPDATE_TASK_USAGE);
-      pushTaskUsageValues(plan, usage, p.owner);
-      plan.push(p.taskId);
-      closeRun(plan, usageAt);
+      const usageAt = openRun(UPDATE_TASK_USAGE);
+      end = putTaskUsageValues(scratch, end, usage, c.owner);
+      put(taskId);
+      closeRun(usageAt);
     }
   }
   const timing = usage && commitTiming(usage);
   if (timing) {
-    const at = openRun(plan, UPSERT_TIMING);
-    plan.push(p.taskId, timing.ttfbMs ?? null, timing.latencyMs ?? null, null, timing.bytesOut ?? null);
-    closeRun(plan, at);
+    const at = openRun(UPSERT_TIMING);
+    put(taskId);
+    put(timing.ttfbMs ?? null);
+    put(timing.latencyMs ?? null);
+    put(null);
+    put(timing.bytesOut ?? null);
+    closeRun(at);
   }
-  if (ev && finalEvents === null) {
-    const at = openRun(plan, INSERT_EVENT);
-    plan.push(p.taskId, ev.lastSeq, ev.firstSeq, ev.json, ev.createdAt);
-    closeRun(plan, at);
+  if (events.length > 0 && finalEvents === null) {
+    const at = openRun(INSERT_EVENT);
+    put(taskId);
+    put(c.seq);
+    put(events[0]!.seq);
+    put(eventsJson);
+    put(events[events.length - 1]!.createdAt);
+    closeRun(at);
   }
-  for (const o of p.outbox) {
-    const at = openRun(plan, INSERT_OUTBOX);
-    plan.push(p.taskId, o.configId, o.seq, o.json, p.createdAt, p.createdAt);
-    closeRun(plan, at);
+  if (outbox) {
+    for (const o of outbox) {
+      const at = openRun(INSERT_OUTBOX);
+      put(taskId);
+      put(o.configId);
+      put(o.seq);
+      put(o.json);
+      put(c.createdAt);
+      put(c.createdAt);
+      closeRun(at);
+    }
   }
 }
 
@@ -109,11 +164,11 @@ function run(statements: readonly Sqlite.Statement[], statement: number, conflic
 }
 
 /**
- * Writes the batch's commits in order; the caller runs it inside one transaction. A version or
- * unique conflict throws ConcurrentUpdateError (rolling the whole batch back).
+ * Writes a plan of task commits (encodeBatch's) in order; the caller runs it inside one
+ * transaction. A version or unique conflict throws ConcurrentUpdateError (rolling the whole batch back).
  */
-export function writeBatch(statements: readonly Sqlite.Statement[], batch: readonly PreparedCommit[]): void {
-  writePlan(statements, encodeBatch(batch), noOtherStatements);
+export function writeBatch(statements: readonly Sqlite.Statement[], plan: readonly unknown[]): void {
+  writePlan(statements, plan, noOtherStatements);
 }
 
 function noOtherStatements(sql: string): never {
@@ -125,11 +180,29 @@ function noOtherStatements(sql: string): never {
  * when it must change a row, followed by the task id that conflicts otherwise), the count of its
  * values, then the values. (Other writes send their SQL text in place of the number: writePlan.)
  */
-export function encodeBatch(batch: readonly PreparedCommit[]): unknown[] {
-  const plan: unknown[] = [];
-  for (let i = 0; i < batch.length; i++) encodeCommit(plan, batch[i]!);
-  return plan;
+export function encodeBatch(batch: readonly TaskCommit[]): unknown[] {
+  return planOf(() => {
+    for (let i = 0; i < batch.length; i++) encodeCommit(batch[i]!);
+  });
 }
+
+/**
+ * The plan `write` puts, value by value (putPlanValue), as one array at its size: encodeBatch's,
+ * and the usage store's flush (sqlite-usage-store.ts). Not reentrant.
+ */
+export function planOf(write: () => void): unknown[] {
+  try {
+    write();
+    return scratch.slice(0, end);
+  } finally {
+    // Nothing of this plan stays reachable from the long-lived array (a malformed commit's throw
+    // included): its texts would survive every scavenge until the next plan overwrote them.
+    scratch.fill(0, 0, end);
+    end = 0;
+  }
+}
+
+export const putPlanValue = put;
 
 const NO_NEW_TASKS: readonly string[] = Object.freeze([]);
 
@@ -137,9 +210,12 @@ const NO_NEW_TASKS: readonly string[] = Object.freeze([]);
  * The agent and owner of each task the batch creates, flat (agentId, owner, agentId, ...): all a
  * store's task counts need once the batch is committed, kept instead of the batch while it waits.
  */
-export function newTaskOwners(batch: readonly PreparedCommit[]): readonly string[] {
+export function newTaskOwners(batch: readonly TaskCommit[]): readonly string[] {
   let out: string[] | undefined;
-  for (const p of batch) if (p.expectedVersion === 0) (out ??= []).push(p.agentId, p.owner);
+  for (let i = 0; i < batch.length; i++) {
+    const c = batch[i]!;
+    if (c.expectedVersion === 0) (out ??= []).push(c.agentId, c.owner);
+  }
   return out ?? NO_NEW_TASKS;
 }
 

@@ -12,7 +12,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
-import { eventLog, logNeedsTaskRow, prepareCommit, TASK_ROW_COLUMNS, toOutboxEntry, toStoredTask, type OutboxRow, type PreparedCommit, type TaskRowText } from '../rows.js';
+import { eventLog, logNeedsTaskRow, TASK_ROW_COLUMNS, toOutboxEntry, toStoredTask, type OutboxRow, type TaskRowText } from '../rows.js';
 import { outboxClaimQuery } from '../outbox-claim.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
@@ -78,7 +78,6 @@ const COMMIT_THREAD_CONCURRENCY = 2;
 
 type Q = Kysely<Database>;
 
-/** The SQL of every hot-path statement; the slot names fix the positional binding order. */
 /**
  * The conditional task update (optimistic version check), writing the lease columns or not. A
  * terminal commit's events go into final_events (ADR 0057); a commit without them binds null and
@@ -208,7 +207,7 @@ export class SqliteStore extends SqlStore {
   #statements: Statements | undefined;
   /** the commit's statements in plan order (commit-batch.ts), prepared on the first commit */
   #commitStatements: Sqlite.Statement[] | undefined;
-  readonly #writeBatch: (batch: PreparedCommit[]) => void;
+  readonly #writeBatch: (plan: unknown[]) => void;
   #checkpointer: WalCheckpointer | undefined;
   /** agent and owner → how many tasks they have (knownTaskCount) */
   readonly #taskCounts = new Map<string, number>();
@@ -239,7 +238,7 @@ export class SqliteStore extends SqlStore {
       this.#checkpointWithoutThread();
     });
     this.usage = new SqliteUsageStore(raw, cache, db, thread);
-    this.#writeBatch = raw.transaction((batch: PreparedCommit[]) => writeBatch((this.#commitStatements ??= COMMIT_STATEMENTS.map((name) => this.statements[name])), batch));
+    this.#writeBatch = raw.transaction((plan: unknown[]) => writeBatch((this.#commitStatements ??= COMMIT_STATEMENTS.map((name) => this.statements[name])), plan));
     this.#thread = thread;
     if (thread) this.commitConcurrency = COMMIT_THREAD_CONCURRENCY;
   }
@@ -289,36 +288,37 @@ export class SqliteStore extends SqlStore {
 
   async commit(commits: TaskCommit[]): Promise<void> {
     if (commits.length === 0) return;
-    // With the thread only the promise and the new tasks' owners wait for its answer, not the
-    // prepared batch: its JSON texts would survive every scavenge taken meanwhile (issue 26, tail21).
+    // With the thread only the promise and the new tasks' owners wait for its answer, not the batch's plan (issue 26, tail21).
     const answered = this.#thread ? this.#handToThread(this.#thread, commits) : undefined;
-    const batch = answered ? undefined : this.#prepareBatch(commits);
+    const plan = answered ? undefined : this.#encode(commits);
     try {
       if (answered) await answered;
-      else this.#writeBatch(batch!);
+      else this.#writeBatch(plan!);
     } catch (err) {
       this.#failure ??= fileFailure(err);
       throw err;
     }
-    if (batch) this.#countNewTasks(newTaskOwners(batch));
+    if (plan) this.#countNewTasks(newTaskOwners(commits));
   }
 
-  #prepareBatch(commits: TaskCommit[]): PreparedCommit[] {
-    // Serialize before taking the write lock, so the transaction holds it only for the inserts.
-    const batch = commits.map(prepareCommit);
+  /** The batch's plan (encodeBatch), its documents serialized before the write lock is taken, so the transaction holds it only for the inserts. */
+  #encode(commits: TaskCommit[]): unknown[] {
+    const plan = encodeBatch(commits);
     // Only a Kysely transaction (a migration) can be open here; joining it would be wrong.
     if (this.raw.inTransaction) throw new Error('sqlite store: commit while a migration is running');
-    // Known to the message-id filter before any of it can be read (a failed batch leaves its keys:
-    // a "maybe" costs a query, never a wrong answer). On this thread, whatever thread writes.
-    for (const p of batch) if (p.originMessageId !== null) this.#messageIds.add(p.agentId, p.owner, p.originMessageId);
-    return batch;
+    // Known to the message-id filter before any of it can be read (a failed batch leaves its keys: a "maybe" costs a query, never a wrong answer), on this thread.
+    for (let i = 0; i < commits.length; i++) {
+      const c = commits[i]!;
+      if (c.expectedVersion === 0 && c.originMessageId !== undefined) this.#messageIds.add(c.agentId, c.owner, c.originMessageId);
+    }
+    return plan;
   }
 
   /** Counted in the answer's handler, in the order the thread committed (knownTaskCount). */
   #handToThread(thread: CommitThread, commits: TaskCommit[]): Promise<void> {
-    const batch = this.#prepareBatch(commits);
-    const created = newTaskOwners(batch);
-    return thread.commit(encodeBatch(batch), () => this.#countNewTasks(created));
+    const plan = this.#encode(commits);
+    const created = newTaskOwners(commits);
+    return thread.commit(plan, () => this.#countNewTasks(created));
   }
 
   /** The batch is committed whole (any failed insert throws and rolls it back): counts its new tasks. */

@@ -12,6 +12,7 @@ import { USAGE_RECORD_COLUMNS, usageRowValues } from '../usage/usage-rows.js';
 import { firstSourceTime, rolledUntilOf, rollupStatements, type RollupLevel } from '../usage/usage-sql.js';
 import type { StatementCache } from './statement-cache.js';
 import type { CommitThread } from './commit-thread.js';
+import { planOf, putPlanValue } from './commit-batch.js';
 
 /**
  * A task record's timing (UsageAmend, or a commit that carries it): one narrow row per task,
@@ -66,24 +67,35 @@ const upsertText = (rows: number): string => (upsertTexts[rows] ??= upsertTiming
 
 /**
  * The same write as SqliteUsageStore's #write, as a plan of SQL texts and values for the commit
- * thread (commit-batch.ts). Values are pushed straight into the plan and each statement's text is
- * made once: issue 26, the flush's part on the main thread (~0.2 ms for 250 amends on the bench VM)
- * lands on the requests in flight, like a scavenge.
+ * thread (commit-batch.ts). Values are put straight into the plan, which is allocated once at its
+ * size, and each statement's text is made once: issue 26, the flush's part on the main thread
+ * (~0.2 ms for 250 amends on the bench VM) lands on the requests in flight, like a scavenge.
  */
 function writePlan(records: readonly UsageRecord[], amends: readonly UsageAmend[]): unknown[] {
-  const plan: unknown[] = [];
-  for (const r of records) {
-    const values = usageRowValues(r);
-    plan.push(INSERT_CALL_SQL, values.length + 1);
-    for (let k = 0; k < values.length; k++) plan.push(values[k]);
-    plan.push(r.id);
-  }
-  for (let i = 0; i < amends.length; i += AMENDS_PER_STATEMENT) {
-    const to = Math.min(amends.length, i + AMENDS_PER_STATEMENT);
-    plan.push(upsertText(to - i), 5 * (to - i));
-    pushAmendValues(plan, amends, i, to);
-  }
-  return plan;
+  return planOf(() => {
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
+      const values = usageRowValues(r);
+      putPlanValue(INSERT_CALL_SQL);
+      putPlanValue(values.length + 1);
+      for (let k = 0; k < values.length; k++) putPlanValue(values[k]);
+      putPlanValue(r.id);
+    }
+    for (let i = 0; i < amends.length; i += AMENDS_PER_STATEMENT) {
+      const to = Math.min(amends.length, i + AMENDS_PER_STATEMENT);
+      putPlanValue(upsertText(to - i));
+      putPlanValue(5 * (to - i));
+      for (let j = i; j < to; j++) {
+        const a = amends[j]!;
+        // amendValues' order: upsertTimingSql binds these
+        putPlanValue(a.id);
+        putPlanValue(a.ttfbMs ?? null);
+        putPlanValue(a.latencyMs ?? null);
+        putPlanValue(a.bytesIn ?? null);
+        putPlanValue(a.bytesOut ?? null);
+      }
+    }
+  });
 }
 
 export class SqliteUsageStore extends SqlUsageStore {

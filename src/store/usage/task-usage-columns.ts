@@ -88,38 +88,38 @@ export function mergedUsageSql(column: TaskUsageColumn, value: string, stored: (
  */
 export function taskUsageValues(r: UsageRecord, owner: string): unknown[] {
   const values: unknown[] = [];
-  pushTaskUsageValues(values, r, owner);
+  putTaskUsageValues(values, 0, r, owner);
   return values;
 }
 
 /**
- * taskUsageValues appended to `out`, in one push: the SQLite commit's plan takes them in place
- * (no array of their own, no copy into the plan: commit-batch.ts).
+ * taskUsageValues written into `out` from index `at` (at most its length, so a packed array stays
+ * packed); returns the index after them. The SQLite commit's plan takes them in place (no array of
+ * their own, no copy into the plan: commit-batch.ts).
  */
-export function pushTaskUsageValues(out: unknown[], r: UsageRecord, owner: string): void {
-  out.push(
-    r.time,
-    r.final ? 1 : 0,
-    r.startedAt,
-    r.replica,
-    r.face,
-    r.operation,
-    r.skill ?? null,
-    r.tool ?? null,
-    r.subject === owner ? null : (r.subject ?? null),
-    r.clientId ?? null,
-    r.keyId ?? null,
-    r.usecase ?? null,
-    r.remoteSubject ?? null,
-    r.remoteIssuer ?? null,
-    r.durationMs ?? null,
-    r.bytesIn ?? null,
-    r.model ?? null,
-    r.promptTokens,
-    r.completionTokens,
-    r.cachedTokens ?? 0,
-    r.cost,
-  );
+export function putTaskUsageValues(out: unknown[], at: number, r: UsageRecord, owner: string): number {
+  out[at] = r.time;
+  out[at + 1] = r.final ? 1 : 0;
+  out[at + 2] = r.startedAt;
+  out[at + 3] = r.replica;
+  out[at + 4] = r.face;
+  out[at + 5] = r.operation;
+  out[at + 6] = r.skill ?? null;
+  out[at + 7] = r.tool ?? null;
+  out[at + 8] = r.subject === owner ? null : (r.subject ?? null);
+  out[at + 9] = r.clientId ?? null;
+  out[at + 10] = r.keyId ?? null;
+  out[at + 11] = r.usecase ?? null;
+  out[at + 12] = r.remoteSubject ?? null;
+  out[at + 13] = r.remoteIssuer ?? null;
+  out[at + 14] = r.durationMs ?? null;
+  out[at + 15] = r.bytesIn ?? null;
+  out[at + 16] = r.model ?? null;
+  out[at + 17] = r.promptTokens;
+  out[at + 18] = r.completionTokens;
+  out[at + 19] = r.cachedTokens ?? 0;
+  out[at + 20] = r.cost;
+  return at + 21;
 }
 
 /** What of a task record goes to task_usage_timing in the commit itself (nearly never: the edge amends it after the answer). */
