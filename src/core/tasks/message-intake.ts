@@ -91,17 +91,21 @@ export class MessageIntake {
     if (msg.taskId || req.configuration?.taskPushNotificationConfig || msg.referenceTaskIds?.length || chosenTaskIdOf(ctx) !== undefined) {
       return this.prepareWithLookups(ctx, agent, req);
     }
-    if (this.d.closed()) throw new A2AError('Unavailable', 'The server is shutting down');
-    if (msg.role !== 'ROLE_USER') throw invalidParams('message.role', 'must be ROLE_USER for client messages');
+    this.refuseUnlessOpenToUser(msg);
     checkInputModes(agent, msg);
     return this.localSend(ctx, agent, req, undefined, randomUUID(), msg.contextId ?? randomUUID(), []);
   }
 
+  /** The first checks of every message, on either path: the server still takes messages, and this one is the user's. */
+  private refuseUnlessOpenToUser(msg: Message): void {
+    if (this.d.closed()) throw new A2AError('Unavailable', 'The server is shutting down');
+    if (msg.role !== 'ROLE_USER') throw invalidParams('message.role', 'must be ROLE_USER for client messages');
+  }
+
   private async prepareWithLookups(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest): Promise<PreparedSend> {
     const forwarded = ctx.forwarded === true;
-    if (this.d.closed()) throw new A2AError('Unavailable', 'The server is shutting down');
     const msg = req.message;
-    if (msg.role !== 'ROLE_USER') throw invalidParams('message.role', 'must be ROLE_USER for client messages');
+    this.refuseUnlessOpenToUser(msg);
     const inlinePush = req.configuration?.taskPushNotificationConfig;
     if (inlinePush) {
       if (!agent.pushNotifications) throw new A2AError('PushNotificationNotSupported');
