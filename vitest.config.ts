@@ -228,6 +228,7 @@ const SYSTEM_SHARED = [
   'test/durability/recovery.test.ts',
   'test/edge/bad-input-5xx.test.ts',
   'test/server/healthz-restart-needed.test.ts',
+  'test/server/stop-unused-connections.test.ts',
   'test/edge/body-limit.test.ts',
   'test/edge/body.test.ts',
   'test/edge/edge.test.ts',

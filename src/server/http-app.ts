@@ -6,7 +6,7 @@
  * Every face lives in src/bindings (ADR 0041); this file only puts them on the listener, in the
  * steps `buildHttpApp` lists. The plain routes are added by ./http-routes.ts.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:net';
 import Fastify, { LogController, type FastifyRequest } from 'fastify';
 import { protectedResourceMetadataUrl, publicPathPrefix } from '../auth/oauth-paths.js';
@@ -27,6 +27,7 @@ import { uuidv7 } from '../core/ids/uuid-v7.js';
 import { BodyBudget, type BodyPolicy } from '../edge/body.js';
 import { contextOf, createEdge } from '../edge/edge.js';
 import type { AnyFace, Face } from '../edge/face.js';
+import { createHttpListener } from '../edge/http-listener.js';
 import { StartGate } from '../edge/start-gate.js';
 import { A2AError } from '../protocol/a2a/errors.js';
 import type { BoundPort, HttpApp, HttpAppDeps } from './http-app-deps.js';
@@ -196,7 +197,7 @@ function edgeServer(d: HttpAppDeps, protocol: ProtocolFaces, handler: (req: Inco
     pathPrefix: publicPathPrefix(config.server.publicUrl),
     ...(d.usageRecorder ? { usage: d.usageRecorder } : {}),
   });
-  return createServer({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, edge);
+  return createHttpListener({ maxHeaderSize: config.limits.headerBytes, requestTimeout: config.limits.requestTimeoutMs, keepAliveTimeout: 65_000 }, edge);
 }
 
 /**

@@ -56,13 +56,9 @@ beforeAll(async () => {
   });
 });
 
-// Known defect (open, issue 26 note of 2026-12-01): after this file's traffic the server's stop
-// sometimes waits ~60 s for one loopback connection (in about half the runs of this file alone,
-// on main 38210a5 as well); neither describe block alone shows it. The limit is above that wait
-// so the file's 13 assertions are judged; the stall itself is to be found and fixed.
 afterAll(async () => {
   await s?.stop();
-}, 120_000);
+});
 
 describe('/metrics after known traffic', () => {
   it('10 blocking SendMessage calls move the request counter, the A2A histogram and the finished tasks by exactly 10', async () => {

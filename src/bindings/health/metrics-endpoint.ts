@@ -4,8 +4,9 @@
  * own (`metrics.listen`, meant for loopback or a private interface) that asks for nothing.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { createHttpListener } from '../../edge/http-listener.js';
 import type { Metrics } from '../../observability/metrics/index.js';
 import { A2A_ERRORS } from '../../protocol/a2a/errors.js';
 import { requireAdmin, type AdminGuardDeps } from '../management/admin-guard.js';
@@ -52,7 +53,7 @@ export async function listenForMetrics(metrics: Metrics, address: string): Promi
   const at = address.lastIndexOf(':');
   const host = address.slice(0, at).replace(/^\[(.*)\]$/, '$1');
   const port = Number(address.slice(at + 1));
-  const server = createServer((req, res) => {
+  const server = createHttpListener({}, (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
