@@ -115,9 +115,9 @@ describe('the call pipeline (compose)', () => {
         return new Promise<void>((resolve) => gates.push(resolve)).then(() => next(c) as Promise<unknown>);
       },
     };
-    const after = (name: string): Stage => entering(name, (c, call) => (passed.push(`${name} ${idOf(call)}`), c));
+    const noting = (name: string): Stage => entering(name, (c, call) => (passed.push(`${name} ${idOf(call)}`), c));
     const inner = recordingInner();
-    const h = compose([after('first'), waiting, after('last')], inner);
+    const h = compose([noting('first'), waiting, noting('last')], inner);
     const one = h.getTask(ctx(), { id: 'one' });
     const two = h.getTask(ctx(), { id: 'two' });
     expect(passed).toEqual(['first one', 'waiting one', 'first two', 'waiting two']);
