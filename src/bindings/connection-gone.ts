@@ -12,8 +12,13 @@ import type { IncomingMessage } from 'node:http';
  * phase, in which a socket with a pending EOF is reported readable (epoll is level-triggered) and
  * read, and Node ends it; then it reads the socket's state.
  */
-export async function connectionGone(req: IncomingMessage): Promise<boolean> {
-  await afterNextPoll();
+export function connectionGone(req: IncomingMessage): Promise<boolean> {
+  // A reaction on the shared wait, not an async function: its frame, promise and await cost every
+  // SendMessage ~400 B (issue 26, docs/benchmarks.md alloc23); the answer comes in the same turn.
+  return afterNextPoll().then(() => socketGone(req));
+}
+
+function socketGone(req: IncomingMessage): boolean {
   const s = req.socket;
   return s.destroyed || s.readableEnded || !s.writable;
 }

@@ -43,9 +43,9 @@ export interface Stage {
   /** for the list in docs/architecture.md and for errors */
   readonly name: string;
   /**
-   * Runs the call: `next(ctx)` runs the rest of the pipeline with that context. Throwing refuses
-   * the call: a promise operation then rejects, a stream fails on its first `next()` (the bindings
-   * peek it before answering).
+   * Runs the call: `next(ctx)` runs the rest of the pipeline with that context, at most once a
+   * call (a call's one `next` walks the list). Throwing refuses the call: a promise operation then
+   * rejects, a stream fails on its first `next()` (the bindings peek it before answering).
    */
   call(ctx: CallContext, call: Call, next: (ctx: CallContext) => Answer): Answer;
   /** The tenant lookup passing this stage (A2AHandler.hasAgent); absent: passed on unchanged. */
@@ -73,29 +73,59 @@ export function compose(stages: readonly Stage[], inner: A2AHandler): A2AHandler
   };
   for (const operation of OPERATIONS) {
     const method = inner[operation.method] as (ctx: CallContext, ...args: unknown[]) => Answer;
-    handler[operation.method] = (ctx: CallContext, ...args: unknown[]) => {
-      const call = { op: operation.method, req: args[0], operation } as Call;
-      const run = (i: number, c: CallContext): Answer => {
-        const stage = stages[i];
-        return stage ? stage.call(c, call, (n) => run(i + 1, n)) : method.call(inner, c, ...args);
-      };
-      if (operation.stream) return lazyStream(async () => (run(0, ctx) as AsyncIterable<StreamItem>)[Symbol.asyncIterator]());
+    // The request and, for SubscribeToTask, the last event id: named, not a rest list a call.
+    handler[operation.method] = (ctx: CallContext, req?: unknown, extra?: unknown) => {
+      const call = new PipelineCall(stages, inner, method, operation, req, extra);
+      if (operation.stream) return lazyStream(async () => (call.next(ctx) as AsyncIterable<StreamItem>)[Symbol.asyncIterator]());
       // Settled once, around the whole list: a stage's synchronous refusal passes up through the
       // stages before it as any exception does, and becomes the rejection here.
-      return settle(ctx, () => run(0, ctx) as Promise<unknown>);
+      return settle(ctx, call);
     };
   }
   return handler as unknown as A2AHandler;
 }
 
 /**
+ * One call on its way through the stages: what a stage sees of it (the operation's row and the
+ * request) and the one `next` every stage is handed, which runs the stage after the one that
+ * called it (each stage calls `next` at most once, as Stage.call says). One object and one closure
+ * a call, where a closure, its scope and a call literal per call and a closure and scope per stage
+ * were made (issue 26, bytes allocated a request).
+ */
+class PipelineCall {
+  readonly op: string;
+  /** the stage `next` runs next; the inner handler once past the last */
+  private at = 0;
+  readonly next = (ctx: CallContext): Answer => this.runNext(ctx);
+
+  constructor(
+    private readonly stages: readonly Stage[],
+    private readonly inner: A2AHandler,
+    private readonly method: (ctx: CallContext, ...args: unknown[]) => Answer,
+    readonly operation: Operation,
+    readonly req: unknown,
+    private readonly extra: unknown,
+  ) {
+    this.op = operation.method;
+  }
+
+  private runNext(ctx: CallContext): Answer {
+    const stage = this.stages[this.at++];
+    if (stage) return stage.call(ctx, this as unknown as Call, this.next);
+    // The inner handler gets the arguments the call was made with, no more.
+    if (this.extra !== undefined) return this.method.call(this.inner, ctx, this.req, this.extra);
+    return this.req === undefined ? this.method.call(this.inner, ctx) : this.method.call(this.inner, ctx, this.req);
+  }
+}
+
+/**
  * A synchronous refusal becomes a rejected promise, as the bindings expect of every operation. A
  * failure is noted in the call's usage draft (its outcome is the error), whichever face encodes it.
  */
-function settle<T>(ctx: CallContext, f: () => Promise<T>): Promise<T> {
+function settle(ctx: CallContext, call: PipelineCall): Promise<unknown> {
   const usage = ctx.usage;
   try {
-    const p = f();
+    const p = call.next(ctx) as Promise<unknown>;
     if (!usage) return p;
     return p.then(undefined, (e: unknown) => {
       usage.noteError(e);

@@ -276,6 +276,11 @@ export interface Store {
   getTask(agentId: string, taskId: string): Promise<StoredTask | undefined>;
   /** The task `owner` created on `agentId` with the message `messageId` (SendMessage idempotency). */
   findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined>;
+  /**
+   * The same answer as findTaskByMessageId, returned at once: offered by a store that reads it
+   * synchronously (the embedded SQLite), so SendMessage does not wait a turn for it (issue 26).
+   */
+  findTaskByMessageIdAtHand?(agentId: string, owner: string, messageId: string): StoredTask | undefined;
   listTasks(query: ListTasksQuery): Promise<ListTasksPage>;
   /** Tasks of any agent and owner, newest status first, keyset-paged like listTasks (management API). */
   searchTasks(query: TaskSearchQuery): Promise<ListTasksPage>;

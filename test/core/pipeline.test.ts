@@ -54,6 +54,9 @@ function tagging(): Stage & { calls: Call[]; refuse: boolean } {
   return t;
 }
 
+/** The id a call's request names (every request but GetExtendedAgentCard's has one). */
+const idOf = (call: Call): string => ('req' in call ? (call.req as { id: string }).id : '');
+
 /** A fresh context per call: the stages fill it in place. */
 const ctx = (): CallContext => new CallContext('a', ANONYMOUS);
 const req = { id: 't-1' };
@@ -98,6 +101,32 @@ describe('the call pipeline (compose)', () => {
     const h = compose([named('first'), named('second'), named('third')], recordingInner());
     await h.getTask(ctx(), req);
     expect(order).toEqual(['first', 'second', 'third']);
+  });
+
+  it('walks each call through every stage on its own, while other calls of the same operation are between stages', async () => {
+    // Each call's one `next` walks the list (PipelineCall): two calls of one operation, the first
+    // held inside a stage that waits before passing it on, must each pass every stage once.
+    const passed: string[] = [];
+    const gates: Array<() => void> = [];
+    const waiting: Stage = {
+      name: 'waiting',
+      call: (c, call, next) => {
+        passed.push(`waiting ${idOf(call)}`);
+        return new Promise<void>((resolve) => gates.push(resolve)).then(() => next(c) as Promise<unknown>);
+      },
+    };
+    const noting = (name: string): Stage => entering(name, (c, call) => (passed.push(`${name} ${idOf(call)}`), c));
+    const inner = recordingInner();
+    const h = compose([noting('first'), waiting, noting('last')], inner);
+    const one = h.getTask(ctx(), { id: 'one' });
+    const two = h.getTask(ctx(), { id: 'two' });
+    expect(passed).toEqual(['first one', 'waiting one', 'first two', 'waiting two']);
+    gates[1]!();
+    expect(await two).toEqual({ op: 'getTask' });
+    gates[0]!();
+    expect(await one).toEqual({ op: 'getTask' });
+    expect(passed).toEqual(['first one', 'waiting one', 'first two', 'waiting two', 'last two', 'last one']);
+    expect(inner.seen.map((s) => s.args)).toEqual([[{ id: 'two' }], [{ id: 'one' }]]);
   });
 
   it('turns a refusal into a rejected promise, and for streams into a failure of the first next()', async () => {

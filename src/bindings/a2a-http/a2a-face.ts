@@ -12,7 +12,7 @@ import { jsonRpcError, type JsonRpcBinding } from '../a2a-jsonrpc/jsonrpc-bindin
 import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding } from '../a2a-rest/rest-binding.js';
 import { isV03RestRequest, v03RestErrorBody } from '../a2a-legacy/v03/rest.js';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
-import { admitToAgentPath } from '../../core/authz/agent-lookup.js';
+import { admittedAtHand, admitToAgentPath } from '../../core/authz/agent-lookup.js';
 import type { Principal } from '../../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
 import type { Face, RequestContext } from '../../edge/face.js';
@@ -80,7 +80,8 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     const resourcePath = agentId === undefined ? '/' : resourcePathOf(path, agentId);
     // The one decision on the agent a path names (core/authz): unknown, hidden from this caller
     // (the same answer), or admitted; asked before anything agent-specific.
-    const admitted = agentId === undefined ? undefined : await admitToAgentPath(d.registry, d.policy, agentId, 'a2a', authenticatesFor(ctx, resourcePath));
+    // At hand on an open server: no admission frame, and no closure to authenticate with.
+    const admitted = agentId === undefined ? undefined : await (admittedAtHand(d.registry, d.policy, agentId, 'a2a') ?? admitToAgentPath(d.registry, d.policy, agentId, 'a2a', authenticatesFor(ctx, resourcePath)));
     if (admitted?.unknown) return send(res, errorFor(shape, req, new A2AError('MethodNotFound', admitted.message)), headId);
     if (shape === 'rest' && req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
       return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `${req.method} is not allowed on this path`)));

@@ -52,11 +52,25 @@ export async function admitToAgentPath(
 }
 
 /**
+ * admitToAgentPath's answer when it is known without asking anything that waits (the agent exists
+ * and no caller is refused the sight of it: every request on an open server), as one settled
+ * promise shared by every such request; undefined otherwise. A face awaits it as it would await
+ * admitToAgentPath, one turn, without the async function's frame and promise and the closure that
+ * would authenticate (issue 26, bytes a request).
+ */
+export function admittedAtHand(registry: AgentRegistry, policy: AuthorizationPolicy | undefined, agentId: string, surface: 'a2a' | 'mcp'): Promise<AgentPathAdmission> | undefined {
+  if (registry.get(agentId) === undefined) return undefined;
+  return !policy || policy.seenByEveryone(agentId, surface) ? ADMITTED_NOW : undefined;
+}
+
+/**
  * The admission of an agent seen by everyone, one object for every request (read, never changed by
  * the faces): a request without a credential on an open server made a closure, an options object,
  * the policy's promise and this answer (issue 26, allocation a request).
  */
 const ADMITTED: AgentPathAdmission = Object.freeze({ unknown: false });
+/** ADMITTED, settled: admittedAtHand's answer. */
+const ADMITTED_NOW: Promise<AgentPathAdmission> = Promise.resolve(ADMITTED);
 
 function unknownAgent(agentId: string, registry: AgentRegistry, policy: AuthorizationPolicy | undefined, surface: 'a2a' | 'mcp'): AgentPathAdmission {
   return { unknown: true, message: unknownAgentMessage(agentId, registry, policy, surface) };

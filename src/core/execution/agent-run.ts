@@ -88,7 +88,8 @@ export class AgentRun implements AgentContext {
   finished = false;
   /** whether a task exists for this run (false until its first non-message event) */
   hasTask: boolean;
-  private inbox: Message[] = [];
+  /** messages delivered while the executor was not waiting for one; made at the first (most runs get none) */
+  private inbox: Message[] | undefined = undefined;
   /** the executor's sleeps in progress, rejected by a cancel */
   private sleeps?: PendingSleep[] | undefined;
   private inboxWaiter?: { resolve: (m: Message) => void; reject: (e: unknown) => void };
@@ -116,8 +117,14 @@ export class AgentRun implements AgentContext {
   readonly caller: RunCaller | undefined;
   private hosted?: HostedAgents | undefined;
 
-  constructor(o: AgentRunOptions) {
-    this.host = o.host;
+  /**
+   * `host`: the supervisor's own runs name it here, not in their options literal (a field added to
+   * a literal after it is made takes a property array a run; issue 26, bytes a request).
+   */
+  constructor(o: AgentRunOptions);
+  constructor(o: Omit<AgentRunOptions, 'host'>, host: AgentRunHost);
+  constructor(o: Omit<AgentRunOptions, 'host'> & { host?: AgentRunHost }, host?: AgentRunHost) {
+    this.host = (host ?? o.host)!;
     this.definition = o.definition;
     this.agentId = o.agentId;
     this.taskId = o.taskId;
@@ -239,7 +246,7 @@ export class AgentRun implements AgentContext {
   }
 
   nextMessage(): Promise<Message> {
-    const m = this.inbox.shift();
+    const m = this.inbox?.shift();
     if (m) return Promise.resolve(m);
     if (this.canceled) return Promise.reject(new A2AError('TaskNotCancelable', 'The task was canceled'));
     return new Promise((resolve, reject) => {
@@ -254,7 +261,7 @@ export class AgentRun implements AgentContext {
       this.inboxWaiter = undefined;
       w.resolve(m);
     } else {
-      this.inbox.push(m);
+      (this.inbox ??= []).push(m);
     }
   }
 

@@ -6,7 +6,7 @@
  */
 import type { Stage } from '../pipeline.js';
 import { AccessDenied } from '../authz/access-denied.js';
-import type { AuthorizationPolicy } from '../authz/policy.js';
+import type { AuthorizationPolicy, Target } from '../authz/policy.js';
 
 export interface AuthorizeOptions {
   /** the RFC 9728 metadata URL named in challenges for an agent's endpoints */
@@ -19,7 +19,13 @@ export function authorizeStage(policy: AuthorizationPolicy, o: AuthorizeOptions 
     call(ctx, call, next) {
       const surface = ctx.surface ?? 'a2a';
       try {
-        policy.authorize(ctx.principal, call.operation.action, { agentId: ctx.agentId, surface, ...(ctx.skills ? { skillIds: ctx.skills } : {}) });
+        // A policy that enforces nothing allows every call: no target is made for it (issue 26,
+        // bytes a request). The target's optional field is set, not spread from a literal.
+        if (policy.enforcing) {
+          const target: Target = { agentId: ctx.agentId, surface };
+          if (ctx.skills) target.skillIds = ctx.skills;
+          policy.authorize(ctx.principal, call.operation.action, target);
+        }
       } catch (e) {
         if (e instanceof AccessDenied && o.resourceMetadataUrl) e.resourceMetadata = o.resourceMetadataUrl(ctx.agentId, surface);
         throw e;

@@ -78,9 +78,23 @@ export class TaskLog {
     return live.flush;
   }
 
-  private async flush(live: LiveTask): Promise<void> {
+  /**
+   * The task's commit of what was appended since the last. Not an async function: its frame (every
+   * register, saved at the await) lived as long as the store's write, a request's bytes for
+   * nothing; what the answer needs is the commit itself (issue 26, docs/benchmarks.md alloc23).
+   */
+  private flush(live: LiveTask): Promise<void> {
     // Awaited before the batch is taken: appends meanwhile join this commit, none starts another.
-    if (live.commitAfter) await this.awaitCommitAfter(live);
+    if (live.commitAfter) return this.flushAfterWrite(live);
+    return this.commitNow(live);
+  }
+
+  private async flushAfterWrite(live: LiveTask): Promise<void> {
+    await this.awaitCommitAfter(live);
+    await this.commitNow(live);
+  }
+
+  private commitNow(live: LiveTask): Promise<void> {
     const records = live.unflushed;
     live.unflushed = [];
     live.flush = undefined;
@@ -106,8 +120,10 @@ export class TaskLog {
     // The working copy itself is the row's task, agent, owner and creation time (its task has this
     // commit's state, id and context), not a literal of them a commit.
     const usage = this.d.usage ? taskUsageRow(live.usage, live, expectedVersion === 0, Date.now(), this.d.usage) : undefined;
+    let written: Promise<void>;
+    let commit: TaskCommit;
     try {
-      const commit: TaskCommit = {
+      commit = {
         agentId: live.agentId,
         owner: live.owner,
         task,
@@ -127,25 +143,48 @@ export class TaskLog {
         if (live.caller !== undefined) commit.caller = live.caller;
       }
       if (usage) commit.usage = usage;
+      const c = commit;
       // A commit no traced call caused (recovery, shutdown) gets no span of its own.
-      if (trace) await inSpan('store.commit', { parent: trace, attributes: { 'agentport.task.id': live.task.id, 'agentport.commit.events': records.length } }, () => this.d.committer.commit(commit));
-      else await this.d.committer.commit(commit);
+      written = trace
+        ? inSpan('store.commit', { parent: trace, attributes: { 'agentport.task.id': live.task.id, 'agentport.commit.events': records.length } }, () => this.d.committer.commit(c))
+        : this.d.committer.commit(c);
+    } catch (e) {
+      return Promise.reject(this.notCommitted(live, e));
+    }
+    const c = commit;
+    return written.then(
+      () => this.committed(live, c),
+      (e: unknown) => {
+        throw this.notCommitted(live, e);
+      },
+    );
+  }
+
+  /** After the store's COMMIT: the task is durable as committed, its events are published. */
+  private committed(live: LiveTask, commit: TaskCommit): void {
+    const first = commit.expectedVersion === 0;
+    try {
       // The creating call's record is this task's row from now on (the edge only adds its timing).
-      if (expectedVersion === 0 && usage && live.usage.draft) live.usage.draft.createdTask = true;
+      if (first && commit.usage && live.usage.draft) live.usage.draft.createdTask = true;
       live.committed = true;
-      if (this.d.metrics) this.countTask(live, task, expectedVersion === 0);
-      live.durable = task;
+      if (this.d.metrics) this.countTask(live, commit.task, first);
+      live.durable = commit.task;
       live.durableSeq = commit.seq;
     } catch (e) {
-      // The live copy no longer matches the store: drop it so the next access reloads the truth.
-      this.d.live.drop(live);
-      throw e;
-    } finally {
-      live.pending--;
+      throw this.notCommitted(live, e);
     }
-    this.d.bus.publish(records);
-    if (outbox.length) this.d.onOutbox?.();
+    live.pending--;
+    this.d.bus.publish(commit.events);
+    if (commit.outbox.length) this.d.onOutbox?.();
     this.d.live.evict(live);
+  }
+
+  /** The commit failed (or what follows it threw): `e`, the working copy dropped. */
+  private notCommitted(live: LiveTask, e: unknown): unknown {
+    // The live copy no longer matches the store: drop it so the next access reloads the truth.
+    this.d.live.drop(live);
+    live.pending--;
+    return e;
   }
 
   /** The write this commit must follow; when it failed, so does the commit (nothing of it is stored). */

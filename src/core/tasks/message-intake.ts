@@ -9,7 +9,7 @@ import { uuidv7 as randomUUID } from '../ids/uuid-v7.js';
 import { type StartingMessage, StartingMessages } from './starting-messages.js';
 import { A2AError, invalidParams } from '../../protocol/a2a/errors.js';
 import { isTerminal, type Message, type SendMessageRequest, type Task } from '../../protocol/a2a/types.js';
-import type { Store } from '../../store/store.js';
+import type { Store, StoredTask } from '../../store/store.js';
 import type { CallContext } from '../a2a-handler.js';
 import type { RegisteredAgent } from '../agents/agent-registry.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
@@ -31,6 +31,11 @@ import { copyWith } from '../copy-with.js';
  * acceptedOutputModes readonly). Frozen so that no run can change another's.
  */
 const NO_STRINGS: readonly string[] = Object.freeze([]);
+
+/** C4 (issue 19): the caller went away while its request was queued; nothing starts. */
+export function clientGone(): A2AError {
+  return new A2AError('Unavailable', 'The client closed the connection before the request started');
+}
 
 export interface MessageIntakeDeps {
   store: Store;
@@ -66,11 +71,31 @@ export class MessageIntake {
    * SendMessage idempotency (issue 19 C1): the task an earlier request of this caller created with
    * the same messageId, as it stands. Only task-creating messages are keyed; the key lives as long as
    * the task. C4: a caller that went away while its request was queued starts nothing.
+   * (TaskService.sendMessage takes these steps in its own frame: see storedRetry.)
    */
   async retriedTask(ctx: CallContext, req: SendMessageRequest): Promise<{ task: Task; seq: number } | undefined> {
     if (req.message.taskId) return undefined;
-    const s = this.d.deduplicates && !ctx.messageIdMinted ? await this.d.store.findTaskByMessageId(ctx.agentId, ctx.principal.subject, req.message.messageId) : undefined;
-    if (await ctx.clientGone?.()) throw new A2AError('Unavailable', 'The client closed the connection before the request started');
+    const s = await this.storedRetry(ctx, req);
+    if (await ctx.clientGone?.()) throw clientGone();
+    return this.asItStands(s);
+  }
+
+  /**
+   * retriedTask's lookup: the stored task of an earlier request with this messageId, at hand when
+   * the store answers without waiting (SQLite's findTaskByMessageIdAtHand), else its promise;
+   * undefined when no lookup is made (not deduplicated, or the id was minted here). For a message
+   * that names no task. At hand, a blocking send waits only for the client check (issue 26: an
+   * async frame, its promise and an await fewer a SendMessage).
+   */
+  storedRetry(ctx: CallContext, req: SendMessageRequest): StoredTask | undefined | Promise<StoredTask | undefined> {
+    if (!this.d.deduplicates || ctx.messageIdMinted) return undefined;
+    const store = this.d.store;
+    const messageId = req.message.messageId;
+    return store.findTaskByMessageIdAtHand ? store.findTaskByMessageIdAtHand(ctx.agentId, ctx.principal.subject, messageId) : store.findTaskByMessageId(ctx.agentId, ctx.principal.subject, messageId);
+  }
+
+  /** The stored task of a retry as it stands: its live copy when that is as new (or newer). */
+  asItStands(s: StoredTask | undefined): { task: Task; seq: number } | undefined {
     if (!s) return undefined;
     const live = this.d.dir.live.get(s.task.id);
     return live && live.seq >= s.seq ? { task: live.task, seq: live.seq } : { task: s.task, seq: s.seq };

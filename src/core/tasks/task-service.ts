@@ -38,7 +38,7 @@ import { RunSupervisor } from '../execution/run-supervisor.js';
 import type { HostedAgentCallsDeps } from '../execution/hosted-agent-calls.js';
 import { EngineLifecycle } from './engine-lifecycle.js';
 import { LiveTasks } from '../task-state/live-tasks.js';
-import { MessageIntake } from './message-intake.js';
+import { clientGone, MessageIntake } from './message-intake.js';
 import { OpenStreams } from './open-streams.js';
 import { decodeCursor, encodeCursor } from './page-token.js';
 import { PushConfigOperations } from './push-config-operations.js';
@@ -215,7 +215,15 @@ export class TaskService implements A2AHandler {
     const agent = this.dir.agent(ctx);
     // Read where the answer is made (the blocking wait's view), not through a closure made per request.
     const cfg = req.configuration ?? NO_CONFIGURATION;
-    const retried = await this.intake.retriedTask(ctx, req);
+    // MessageIntake.retriedTask's steps, in this frame: with the store's answer at hand the only
+    // wait is the client check (issue 26: retriedTask's async frame, promise and awaits a request).
+    let retried: { task: Task; seq: number } | undefined;
+    if (!req.message.taskId) {
+      let stored = this.intake.storedRetry(ctx, req);
+      if (stored instanceof Promise) stored = await stored;
+      if (await ctx.clientGone?.()) throw clientGone();
+      retried = this.intake.asItStands(stored);
+    }
     if (retried && (cfg.returnImmediately || isTerminal(retried.task.status.state) || isInterrupted(retried.task.status.state))) {
       return { task: viewTask(retried.task, { historyLength: cfg.historyLength, maxHistory: this.d.limits.maxHistoryLength }) };
     }

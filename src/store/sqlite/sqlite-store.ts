@@ -402,6 +402,15 @@ export class SqliteStore extends SqlStore {
   }
 
   override async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
+    return this.#taskByMessageId(agentId, owner, messageId);
+  }
+
+  /** The same read, answered at once (Store.findTaskByMessageIdAtHand: SendMessage waits no turn for it). */
+  findTaskByMessageIdAtHand(agentId: string, owner: string, messageId: string): StoredTask | undefined {
+    return this.#taskByMessageId(agentId, owner, messageId);
+  }
+
+  #taskByMessageId(agentId: string, owner: string, messageId: string): StoredTask | undefined {
     // SendMessage asks this for every fresh messageId: a key the filter proves absent is not looked up.
     if (!this.#messageIds.mayHold(agentId, owner, messageId)) return undefined;
     const row = this.statements.selectTaskByMessage.get(agentId, owner, messageId) as TasksTable | undefined;

@@ -62,7 +62,13 @@ describe('AgentRun', () => {
   it('delivers messages in order, and cancel rejects a pending nextMessage() and aborts the signal', async () => {
     const run = new AgentRun({ host: recordingHost(), definition, agentId: 'a', taskId: 't1', contextId: 'c1', message });
     run.deliver({ ...message, messageId: 'm2' });
+    run.deliver({ ...message, messageId: 'm3' });
     expect((await run.nextMessage()).messageId).toBe('m2');
+    expect((await run.nextMessage()).messageId).toBe('m3');
+    // Asked before the message comes: the waiting nextMessage() gets it.
+    const waiting = run.nextMessage();
+    run.deliver({ ...message, messageId: 'm4' });
+    expect((await waiting).messageId).toBe('m4');
     const pending = run.nextMessage();
     const signal = run.signal;
     run.cancel();
@@ -71,6 +77,13 @@ describe('AgentRun', () => {
     expect(run.isCanceled).toBe(true);
     await expect(run.sleep(10)).rejects.toMatchObject({ kind: 'TaskNotCancelable' });
     expect(await run.stillOwner()).toBe(false);
+  });
+
+  it("takes its host as a second argument (the supervisor's runs) as from the options", () => {
+    const host = recordingHost();
+    const run = new AgentRun({ definition, agentId: 'a', taskId: 't1', contextId: 'c1', message }, host);
+    run.working();
+    expect(host.events.map((e) => e.kind)).toEqual(['status']);
   });
 
   it('asks its host whether it still owns the task while not canceled', async () => {

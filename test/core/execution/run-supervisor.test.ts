@@ -101,6 +101,28 @@ describe('RunSupervisor', () => {
     expect(outcome).toBe('pending');
     expect(runs.current()).toEqual([]);
   });
+  it('a first commit the store refuses: the caller is told the task could not be stored, and no working copy of it stays', async () => {
+    // Another task already holds the id (a real conflict in the store, not a failing double).
+    const other: Task = { id: 't1', contextId: 'c0', status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-01-01T00:00:00.000Z' } };
+    await store.commit([{ agentId: 'a', owner: 'bob', task: other, expectedVersion: 0, seq: 0, events: [], outbox: [], createdAt: 1 }]);
+    const published: TaskEventRecord[] = [];
+    bus.subscribe('t1', (rec) => void published.push(rec));
+    const end = await run((ctx) => {
+      ctx.complete('done');
+    });
+    expect(end.task).toBeUndefined();
+    expect(end.err?.message).toBe('The task could not be stored');
+    await until(() => runs.current().length === 0);
+    // The copy that did not match the store is dropped (TaskLog), so the next read finds the stored task.
+    expect(live.get('t1')).toBeUndefined();
+    expect((await store.getTask('a', 't1'))?.task).toEqual(other);
+    expect(published).toEqual([]);
+    // The task log goes on: another task commits and is published after the refusal.
+    const next = await run((ctx) => {
+      ctx.complete('again');
+    }, 't2');
+    expect(next.task?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
 });
 
 async function until(check: () => boolean): Promise<void> {

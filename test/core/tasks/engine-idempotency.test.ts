@@ -31,8 +31,10 @@ function countCalls(store: object): Map<string, number> {
   for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(store))) {
     const f = methods[name];
     if (name === 'constructor' || typeof f !== 'function') continue;
+    // One read by messageId whether the store is asked for its promise or for the answer at hand.
+    const counted = name === 'findTaskByMessageIdAtHand' ? 'findTaskByMessageId' : name;
     methods[name] = (...args: unknown[]) => {
-      counts.set(name, (counts.get(name) ?? 0) + 1);
+      counts.set(counted, (counts.get(counted) ?? 0) + 1);
       return (f as (...a: unknown[]) => unknown).apply(store, args);
     };
   }
