@@ -6,10 +6,11 @@ import { LongestFirstSequencer } from './test/support/longest-first.js';
  * this order, each by its own `vitest run`:
  * - `unit`: in process, no server, process or browser started (a store on the local PostgreSQL or
  *   Redis is fine). Files share worker processes (--no-isolate).
- * - `system-shared` (SYSTEM_SHARED below): servers started in this process only, on loopback.
- *   Files share worker processes too (--no-isolate).
- * - `system`: every other file, each in a fresh process: a child process (the CLI, a replica, a
- *   private PostgreSQL or Redis, the interop tools), Chromium, a container, a cluster.
+ * - `system-shared` (SYSTEM_SHARED below): servers started in this process only, on loopback,
+ *   and children the file ends itself (Chromium, a client tool run to its exit). Files share
+ *   worker processes too (--no-isolate).
+ * - `system`: every other file, each in a fresh process: a child process the test kills or keeps
+ *   (the CLI, a replica, a private PostgreSQL or Redis), a container, a cluster.
  * A new test file belongs to `system` unless it is listed in UNIT or falls under SYSTEM_SHARED.
  */
 const UNIT = [
@@ -168,9 +169,13 @@ const UNIT = [
 ];
 
 /**
- * The `system` files that start servers only in this process (no child process other than a
- * one-shot `openssl`, no Chromium, no cluster, no private PostgreSQL or Redis) and put back what
- * they change globally. A whole folder is listed where every file in it is such a file: a new
+ * The `system` files that start servers only in this process (no cluster, no private PostgreSQL or
+ * Redis, no replica or CLI server the test kills) and put back what they change globally. A child
+ * the file ends itself before its last hook returns is fine: a one-shot `openssl`, an interop tool
+ * or framework client run to its exit, Chromium closed in `afterAll`. Such a file paid its imports
+ * (the server's modules, Playwright) in a fresh process each in `system`: 8–25 s of collection a
+ * file on a loaded 2-core machine, about a sixth of that project's worker time (docs/testing.md,
+ * "Suite time"). A whole folder is listed where every file in it is such a file: a new
  * file there shares a process too, so it stops its servers and restores timers, spies, listeners
  * and environment variables; one that cannot goes to `system` by leaving this list (name the
  * folder's other files one by one).
@@ -201,12 +206,11 @@ const SYSTEM_SHARED = [
   'test/store/postgres/**/*.test.ts',
   'test/auth/credentials.test.ts',
   'test/auth/grpc.test.ts',
-  'test/auth/remote-oauth/mcp-url-elicitation.test.ts',
-  'test/auth/remote-oauth/refresh-across-replicas.test.ts',
-  'test/auth/remote-oauth/remote-mcp-oauth.test.ts',
-  'test/auth/remote-oauth/token-exchange-sts.test.ts',
+  'test/auth/remote-oauth/**/*.test.ts',
   'test/bindings/connection-gone.test.ts',
+  'test/bindings/mcp/conformance.test.ts',
   'test/bindings/mcp/eras.test.ts',
+  'test/bindings/mcp/inspector-cli.test.ts',
   'test/bindings/mcp/invalid-params.test.ts',
   'test/bindings/mcp/legacy-cancel.test.ts',
   'test/bindings/mcp/malformed-input.test.ts',
@@ -221,14 +225,12 @@ const SYSTEM_SHARED = [
   'test/cli/keys.test.ts',
   'test/cli/readable-answers.test.ts',
   'test/cli/usage.test.ts',
-  'test/console/console-member-token.test.ts',
-  'test/console/console-session.test.ts',
-  'test/console/console-sign-out.test.ts',
-  'test/console/console-upstream-session.test.ts',
+  'test/console/**/*.test.ts',
   'test/durability/recovery.test.ts',
   'test/edge/bad-input-5xx.test.ts',
   'test/server/healthz-restart-needed.test.ts',
   'test/server/stop-unused-connections.test.ts',
+  'test/server/pages-in-chromium.test.ts',
   'test/edge/body-limit.test.ts',
   'test/edge/body.test.ts',
   'test/edge/edge.test.ts',
@@ -239,6 +241,7 @@ const SYSTEM_SHARED = [
   'test/interop/a2a-js-v03-client.test.ts',
   'test/interop/a2a-js-v03-compat.test.ts',
   'test/interop/card-signatures.test.ts',
+  'test/interop/clients/framework-clients.test.ts',
   'test/observability/cluster-metrics.test.ts',
   'test/observability/dashboards.test.ts',
   'test/observability/metrics.test.ts',
