@@ -19,6 +19,11 @@ export interface ApiKeyLookup {
   getApiKey(keyId: string): Promise<StoredApiKey | undefined>;
   /** see Store.credentialsGeneration: present only where it is much cheaper than getApiKey */
   credentialsGeneration?(): number;
+  /**
+   * The record getApiKey would answer, when it is known without waiting (kept under the current
+   * generation); undefined: ask getApiKey. Lets a kept key be judged with no promise (issue 26).
+   */
+  keptApiKey?(keyId: string): StoredApiKey | undefined;
 }
 
 /** Enough for every key in steady use on one server; a flood of unknown ids is never kept (misses are not cached). */
@@ -41,6 +46,17 @@ export class ApiKeyRecordCache implements ApiKeyLookup {
   ) {}
 
   async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
+    const kept = this.keptApiKey(keyId);
+    if (kept) return kept;
+    // The generation keptApiKey just read (it moves only there): the one this read is kept under.
+    const generation = this.#generation;
+    const stored = await this.store.getApiKey(keyId);
+    // Another call may have seen a newer generation meanwhile: then this record may be older than it.
+    if (stored && this.#generation === generation) this.#keep(keyId, frozen(stored));
+    return stored;
+  }
+
+  keptApiKey(keyId: string): StoredApiKey | undefined {
     // Read before the record, never after: a write landing between the two then shows as a newer
     // generation on the next call, which drops what this call keeps.
     const generation = this.#generationOfThisTurn();
@@ -48,12 +64,7 @@ export class ApiKeyRecordCache implements ApiKeyLookup {
       this.#records.clear();
       this.#generation = generation;
     }
-    const kept = this.#records.get(keyId);
-    if (kept) return kept;
-    const stored = await this.store.getApiKey(keyId);
-    // Another call may have seen a newer generation meanwhile: then this record may be older than it.
-    if (stored && this.#generation === generation) this.#keep(keyId, frozen(stored));
-    return stored;
+    return this.#records.get(keyId);
   }
 
   /** The generation read in this turn's poll phase, read now when this is the turn's first call (or no turn is open). */
