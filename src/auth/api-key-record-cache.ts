@@ -20,10 +20,10 @@ export interface ApiKeyLookup {
   /** see Store.credentialsGeneration: present only where it is much cheaper than getApiKey */
   credentialsGeneration?(): number;
   /**
-   * The record getApiKey would answer, when it is known without waiting (kept under the current
-   * generation); undefined: ask getApiKey. Lets a kept key be judged with no promise (issue 26).
+   * getApiKey, answered at once (no promise) when the record is kept under the current
+   * generation: a kept key is then judged with no promise (issue 26, CPU a request with a key).
    */
-  keptApiKey?(keyId: string): StoredApiKey | undefined;
+  apiKeyNow?(keyId: string): StoredApiKey | Promise<StoredApiKey | undefined>;
 }
 
 /** Enough for every key in steady use on one server; a flood of unknown ids is never kept (misses are not cached). */
@@ -46,17 +46,10 @@ export class ApiKeyRecordCache implements ApiKeyLookup {
   ) {}
 
   async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
-    const kept = this.keptApiKey(keyId);
-    if (kept) return kept;
-    // The generation keptApiKey just read (it moves only there): the one this read is kept under.
-    const generation = this.#generation;
-    const stored = await this.store.getApiKey(keyId);
-    // Another call may have seen a newer generation meanwhile: then this record may be older than it.
-    if (stored && this.#generation === generation) this.#keep(keyId, frozen(stored));
-    return stored;
+    return this.apiKeyNow(keyId);
   }
 
-  keptApiKey(keyId: string): StoredApiKey | undefined {
+  apiKeyNow(keyId: string): StoredApiKey | Promise<StoredApiKey | undefined> {
     // Read before the record, never after: a write landing between the two then shows as a newer
     // generation on the next call, which drops what this call keeps.
     const generation = this.#generationOfThisTurn();
@@ -64,7 +57,14 @@ export class ApiKeyRecordCache implements ApiKeyLookup {
       this.#records.clear();
       this.#generation = generation;
     }
-    return this.#records.get(keyId);
+    return this.#records.get(keyId) ?? this.#read(keyId, generation);
+  }
+
+  async #read(keyId: string, generation: number): Promise<StoredApiKey | undefined> {
+    const stored = await this.store.getApiKey(keyId);
+    // Another call may have seen a newer generation meanwhile: then this record may be older than it.
+    if (stored && this.#generation === generation) this.#keep(keyId, frozen(stored));
+    return stored;
   }
 
   /** The generation read in this turn's poll phase, read now when this is the turn's first call (or no turn is open). */

@@ -148,9 +148,9 @@ export class StoredApiKeys {
   answer(presented: string): Principal | Promise<Principal> {
     if (!WELL_FORMED.test(presented)) throw new A2AError('Unauthenticated', 'The API key is malformed');
     const keyId = presented.slice(KEY_ID_START, SECRET_START - 1);
-    const kept = this.records.keptApiKey?.(keyId);
-    if (kept) return this.judge(presented, kept);
-    return this.records.getApiKey(keyId).then((stored) => this.judge(presented, stored));
+    if (!this.records.apiKeyNow) return this.records.getApiKey(keyId).then((stored) => this.judge(presented, stored));
+    const stored = this.records.apiKeyNow(keyId);
+    return stored instanceof Promise ? stored.then((s) => this.judge(presented, s)) : this.judge(presented, stored);
   }
 
   /** The caller `presented` (well formed) names, given its key id's record; throws Unauthenticated. */
