@@ -272,9 +272,10 @@ class AdmittedRequest implements RequestContext, EdgeLog {
   }
 
   principalAtHand(resourcePath?: string): Principal | undefined {
-    const p = this.principal(resourcePath);
+    if (!this.asked) this.ask(resourcePath);
+    // The first path's caller without a promise made for it (none is, unless a face asks `principal`).
     if (resourcePath === this.firstPath) return this.caller;
-    return p === this.o.anonymousAnswer ? ANONYMOUS : undefined;
+    return this.principal(resourcePath) === this.o.anonymousAnswer ? ANONYMOUS : undefined;
   }
 
   body(limit?: number): Promise<string | BodyRefused> {
