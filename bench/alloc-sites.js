@@ -16,16 +16,19 @@ import { runAutocannon, runWrk, ensureWrk } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
 import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
 import { freePort, sleep } from './lib/net.mjs';
-import { parseCommandLine, value } from './lib/options.mjs';
+import { flag, parseCommandLine, value } from './lib/options.mjs';
+import { createBenchKey } from './lib/api-key.mjs';
 import { requireBuiltTree } from './lib/built-tree.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/alloc-sites.js [--tree DIR] [--duration S] [--warmup S] [--connections N] [--top N]
-                              [--interval BYTES] [--out FILE]
+                              [--interval BYTES] [--out FILE] [--api-key]
   --tree DIR      built tree to run (default: this one)
+  --api-key       authentication required, every request with an API key made by the tree's own
+                  "agentport keys create" (bench/lib/api-key.mjs, as bench/run.js --api-key)
   --interval B    mean bytes between samples (default 256: finer than V8's 512 KiB, slower)
   --out FILE      also keep the .heapprofile (open it in Chrome DevTools' Memory tab)`;
-const o = { tree: ROOT, duration: 6, warmup: 3, connections: 8, top: 30, interval: 256, out: '' };
+const o = { tree: ROOT, duration: 6, warmup: 3, connections: 8, top: 30, interval: 256, out: '', apiKey: false };
 parseCommandLine(HELP, {
   '--tree': value((v) => (o.tree = path.resolve(v))),
   '--duration': value((v) => (o.duration = Number(v))),
@@ -34,6 +37,7 @@ parseCommandLine(HELP, {
   '--top': value((v) => (o.top = Number(v))),
   '--interval': value((v) => (o.interval = Number(v))),
   '--out': value((v) => (o.out = path.resolve(v))),
+  '--api-key': flag(() => (o.apiKey = true)),
 });
 requireBuiltTree(o.tree);
 
@@ -41,12 +45,14 @@ const w = WORKLOADS.a2a;
 const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-alloc-'));
 const profileFile = path.join(work, 'server.heapprofile');
 const port = await freePort();
-const args = ['--require', path.join(ROOT, 'bench', 'lib', 'alloc-preload.cjs'), ...serveArgs({ entry: path.join(o.tree, 'bin', 'agentport.js'), port, dataDir: work })];
+const entry = path.join(o.tree, 'bin', 'agentport.js');
+const headers = o.apiKey ? { ...w.headers, 'x-api-key': createBenchKey(entry, work) } : w.headers;
+const args = ['--require', path.join(ROOT, 'bench', 'lib', 'alloc-preload.cjs'), ...serveArgs({ entry, port, dataDir: work, auth: o.apiKey ? 'required' : 'none' })];
 const url = `http://127.0.0.1:${port}${w.path}`;
 const env = { AGENTPORT_ALLOC_OUT: profileFile, AGENTPORT_ALLOC_INTERVAL: String(o.interval) };
-const { server, stop } = await startBenchServer({ args, cwd: o.tree, env, url, headers: w.headers, workload: w });
+const { server, stop } = await startBenchServer({ args, cwd: o.tree, env, url, headers, workload: w });
 const gen = ensureWrk() ? runWrk : runAutocannon;
-const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });
+const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });
 if (o.warmup > 0) await load(o.warmup, 'warmup');
 server.kill('SIGUSR2');
 await sleep(200);

@@ -19,6 +19,11 @@ export interface ApiKeyLookup {
   getApiKey(keyId: string): Promise<StoredApiKey | undefined>;
   /** see Store.credentialsGeneration: present only where it is much cheaper than getApiKey */
   credentialsGeneration?(): number;
+  /**
+   * getApiKey, answered at once (no promise) when the record is kept under the current
+   * generation: a kept key is then judged with no promise (issue 26, CPU a request with a key).
+   */
+  apiKeyNow?(keyId: string): StoredApiKey | Promise<StoredApiKey | undefined>;
 }
 
 /** Enough for every key in steady use on one server; a flood of unknown ids is never kept (misses are not cached). */
@@ -41,6 +46,10 @@ export class ApiKeyRecordCache implements ApiKeyLookup {
   ) {}
 
   async getApiKey(keyId: string): Promise<StoredApiKey | undefined> {
+    return this.apiKeyNow(keyId);
+  }
+
+  apiKeyNow(keyId: string): StoredApiKey | Promise<StoredApiKey | undefined> {
     // Read before the record, never after: a write landing between the two then shows as a newer
     // generation on the next call, which drops what this call keeps.
     const generation = this.#generationOfThisTurn();
@@ -48,8 +57,10 @@ export class ApiKeyRecordCache implements ApiKeyLookup {
       this.#records.clear();
       this.#generation = generation;
     }
-    const kept = this.#records.get(keyId);
-    if (kept) return kept;
+    return this.#records.get(keyId) ?? this.#read(keyId, generation);
+  }
+
+  async #read(keyId: string, generation: number): Promise<StoredApiKey | undefined> {
     const stored = await this.store.getApiKey(keyId);
     // Another call may have seen a newer generation meanwhile: then this record may be older than it.
     if (stored && this.#generation === generation) this.#keep(keyId, frozen(stored));

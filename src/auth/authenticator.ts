@@ -39,6 +39,11 @@ export interface AuthenticatorOptions {
 }
 
 const ANONYMOUS_ANSWER: Promise<Principal> = Promise.resolve(ANONYMOUS);
+
+/** An answer given at once, as the promise the asynchronous callers expect. */
+function settled(answer: Principal | Promise<Principal>): Promise<Principal> {
+  return answer instanceof Promise ? answer : Promise.resolve(answer);
+}
 const NO_CONTEXT: BearerContext & { resourcePath?: string } = Object.freeze({});
 
 export class Authenticator {
@@ -71,8 +76,8 @@ export class Authenticator {
    */
   authenticate(headers: CredentialHeaders, context: BearerContext & { resourcePath?: string } = NO_CONTEXT): Promise<Principal> {
     const presented = presentedCredential(headers);
-    if (presented === undefined && this.noSessionIn(headers)) return ANONYMOUS_ANSWER;
-    return this.authenticatePresented(headers, presented, context);
+    if (presented === undefined) return this.noSessionIn(headers) ? ANONYMOUS_ANSWER : this.sessionCaller(headers);
+    return settled(this.answerPresented(presented, context.resource, context.resourcePath));
   }
 
   /**
@@ -81,8 +86,21 @@ export class Authenticator {
    */
   authenticateFor(headers: CredentialHeaders, resourcePath: string | undefined): Promise<Principal> {
     const presented = presentedCredential(headers);
-    if (presented === undefined && this.noSessionIn(headers)) return ANONYMOUS_ANSWER;
-    return this.authenticatePresented(headers, presented, resourcePath === undefined ? NO_CONTEXT : { resourcePath });
+    if (presented === undefined) return this.noSessionIn(headers) ? ANONYMOUS_ANSWER : this.sessionCaller(headers);
+    return settled(this.answerPresented(presented, undefined, resourcePath));
+  }
+
+  /**
+   * `authenticateFor`, with the caller itself when it is known without waiting: a caller with no
+   * credential and no console session, a configured key, a stored key whose record is kept (ADR
+   * 0052). Otherwise a promise, rejected with the A2AError of a refusal; never throws. The edge
+   * asks this, so a request with a kept key waits for nothing: no promise, no await (issue 26,
+   * CPU a request with a key).
+   */
+  answerFor(headers: CredentialHeaders, resourcePath: string | undefined): Principal | Promise<Principal> {
+    const presented = presentedCredential(headers);
+    if (presented === undefined) return this.noSessionIn(headers) ? ANONYMOUS : this.sessionCaller(headers);
+    return this.answerPresented(presented, undefined, resourcePath);
   }
 
   /**
@@ -97,16 +115,28 @@ export class Authenticator {
     return this.sessions === undefined || this.sessions.carriesSession?.(headers) === false;
   }
 
-  private async authenticatePresented(headers: CredentialHeaders, presented: string | undefined, context: BearerContext & { resourcePath?: string }): Promise<Principal> {
-    if (presented === undefined) return (await this.sessions?.authenticate(headers)) ?? ANONYMOUS;
-    const configured = this.configKeys.match(presented);
-    if (configured) return configured;
-    if (presented.startsWith(API_KEY_PREFIX) && this.storedKeys) return this.storedKeys.authenticate(presented);
-    if (looksLikeJwt(presented)) {
-      const resource = context.resource ?? (context.resourcePath === undefined ? undefined : this.resourceOf(context.resourcePath));
-      return this.jwt.authenticate(presented, resource === undefined ? {} : { resource });
+  private async sessionCaller(headers: CredentialHeaders): Promise<Principal> {
+    return (await this.sessions?.authenticate(headers)) ?? ANONYMOUS;
+  }
+
+  /**
+   * The caller a credential names, at once where that needs no wait (a configured key, a kept
+   * stored key's record); a refusal as a rejected promise, never thrown. `resource`, else
+   * `resourcePath`: what an own token must be for.
+   */
+  private answerPresented(presented: string, resource: string | undefined, resourcePath: string | undefined): Principal | Promise<Principal> {
+    try {
+      const configured = this.configKeys.match(presented);
+      if (configured) return configured;
+      if (presented.startsWith(API_KEY_PREFIX) && this.storedKeys) return this.storedKeys.answer(presented);
+      if (looksLikeJwt(presented)) {
+        const audience = resource ?? (resourcePath === undefined ? undefined : this.resourceOf(resourcePath));
+        return this.jwt.authenticate(presented, audience === undefined ? {} : { resource: audience });
+      }
+      throw new A2AError('Unauthenticated', 'The credential presented is not valid');
+    } catch (err) {
+      return Promise.reject(err);
     }
-    throw new A2AError('Unauthenticated', 'The credential presented is not valid');
   }
 
   /**

@@ -38,8 +38,12 @@ export interface EdgeOptions {
   faces: readonly AnyFace[];
   /** serves what no face took (its `match` is not asked) */
   fallback: AnyFace;
-  /** the caller of a request, for a resource path (RFC 8707 audience of own tokens) */
-  authenticate: (headers: IncomingHttpHeaders, resourcePath?: string) => Promise<Principal>;
+  /**
+   * The caller of a request, for a resource path (RFC 8707 audience of own tokens): the caller
+   * itself when it is known without waiting (Authenticator.answerFor: a kept API key's record, no
+   * credential), else a promise, rejected when the caller is refused. Never throws.
+   */
+  authenticate: (headers: IncomingHttpHeaders, resourcePath?: string) => Principal | Promise<Principal>;
   /**
    * The one promise `authenticate` answers every caller without a credential with, fulfilled with
    * ANONYMOUS (Authenticator.anonymousAnswer): such a caller is noted in its usage record at once,
@@ -177,6 +181,11 @@ export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOpt
   return new AdmittedRequest(req, requestId, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1), o);
 }
 
+/** An authenticator's answer as the promise tracing's span waits for. */
+function settledAnswer(answer: Principal | Promise<Principal>): Promise<Principal> {
+  return answer instanceof Promise ? answer : Promise.resolve(answer);
+}
+
 /** A shared listener ('finish' comes once), not a closure per request. */
 function discardUnreadBody(this: ServerResponse): void {
   if (!this.req.complete) this.req.resume();
@@ -190,7 +199,12 @@ function discardUnreadBody(this: ServerResponse): void {
 class AdmittedRequest implements RequestContext, EdgeLog {
   /** most requests authenticate for one resource path: that one without a map */
   private firstPath?: string;
+  /** the first resource path's authentication was asked */
+  private asked = false;
+  /** its answer as a promise: the authenticator's, or made when a face asks for one */
   private first?: Promise<Principal>;
+  /** its caller, once known: at once (answered without waiting), or when `first` fulfilled */
+  private caller?: Principal;
   private others?: Map<string | undefined, Promise<Principal>>;
 
   constructor(
@@ -219,34 +233,49 @@ class AdmittedRequest implements RequestContext, EdgeLog {
   }
 
   principal(resourcePath?: string): Promise<Principal> {
-    if (!this.first) {
-      this.firstPath = resourcePath;
-      this.first = tracingOn() ? traceAuthentication(this.req, () => this.o.authenticate(this.req.headers, resourcePath)) : this.o.authenticate(this.req.headers, resourcePath);
-      // The caller of a call that never reaches the core (discovery, management) is in its record too.
-      const usage = usageOf(this.req);
-      if (usage) {
-        if (this.first === this.o.anonymousAnswer) usage.noteCaller(ANONYMOUS);
-        else
-          this.first.then(
-            (p) => usage.noteCaller(p),
-            () => {},
-          );
-      }
-      return this.first;
-    }
-    if (resourcePath === this.firstPath) return this.first;
+    if (!this.asked) this.ask(resourcePath);
+    if (resourcePath === this.firstPath) return (this.first ??= Promise.resolve(this.caller!));
     this.others ??= new Map();
     let p = this.others.get(resourcePath);
     if (!p) {
-      p = this.o.authenticate(this.req.headers, resourcePath);
+      const answer = this.o.authenticate(this.req.headers, resourcePath);
+      p = answer instanceof Promise ? answer : Promise.resolve(answer);
       this.others.set(resourcePath, p);
     }
     return p;
   }
 
+  /**
+   * The first resource path's authentication. The caller of a call that never reaches the core
+   * (discovery, management) is in its usage record too: noted at once when it is known at once.
+   */
+  private ask(resourcePath: string | undefined): void {
+    this.asked = true;
+    this.firstPath = resourcePath;
+    const answer = tracingOn() ? traceAuthentication(this.req, () => settledAnswer(this.o.authenticate(this.req.headers, resourcePath))) : this.o.authenticate(this.req.headers, resourcePath);
+    const usage = usageOf(this.req);
+    if (answer === this.o.anonymousAnswer || !(answer instanceof Promise)) {
+      if (answer instanceof Promise) this.first = answer;
+      this.caller = answer instanceof Promise ? ANONYMOUS : answer;
+      usage?.noteCaller(this.caller);
+      return;
+    }
+    this.first = answer;
+    // Registered before any face awaits `first`: the caller is known by the time its await resumes.
+    answer.then(
+      (p) => {
+        this.caller = p;
+        usage?.noteCaller(p);
+      },
+      () => {},
+    );
+  }
+
   principalAtHand(resourcePath?: string): Principal | undefined {
-    const p = this.principal(resourcePath);
-    return p === this.o.anonymousAnswer ? ANONYMOUS : undefined;
+    if (!this.asked) this.ask(resourcePath);
+    // The first path's caller without a promise made for it (none is, unless a face asks `principal`).
+    if (resourcePath === this.firstPath) return this.caller;
+    return this.principal(resourcePath) === this.o.anonymousAnswer ? ANONYMOUS : undefined;
   }
 
   body(limit?: number): Promise<string | BodyRefused> {
@@ -255,18 +284,20 @@ class AdmittedRequest implements RequestContext, EdgeLog {
     // Without a share (auth mode none: everyone is anonymous) who the caller is changes nothing,
     // and the body is read without waiting for authentication.
     const budget = this.o.body.policy.budget;
-    if (budget.anonymousCapacity < budget.capacity && this.first) return this.bodyOfCaller(this.first, max);
+    const byCaller = budget.anonymousCapacity < budget.capacity && this.asked;
+    if (byCaller && this.caller === undefined) return this.bodyOfCaller(this.first!, max);
     // A body already here (nearly every one) is answered without an async frame and its awaits.
     const atHand = this.bodyAtHand(limit);
-    return atHand === undefined ? this.streamedBody(max, undefined) : Promise.resolve(atHand);
+    return atHand === undefined ? this.streamedBody(max, byCaller ? this.caller : undefined) : Promise.resolve(atHand);
   }
 
   bodyAtHand(limit?: number): string | BodyRefused | undefined {
     const budget = this.o.body.policy.budget;
-    // Who the caller is decides the share of the budget: known only by waiting, so `body` reads it.
-    if (budget.anonymousCapacity < budget.capacity && this.first) return undefined;
+    // Who the caller is decides the share of the budget: when it is not known yet, `body` waits for it.
+    const byCaller = budget.anonymousCapacity < budget.capacity && this.asked;
+    if (byCaller && this.caller === undefined) return undefined;
     const max = limit === undefined ? this.o.body.limit : Math.min(limit, this.o.body.limit);
-    const read = bodyAtHand(this.req, max, readsAsAnonymous(budget, undefined));
+    const read = bodyAtHand(this.req, max, readsAsAnonymous(budget, byCaller ? this.caller : undefined));
     return read === undefined || typeof read === 'string' ? read : bodyRefused(read, max);
   }
 

@@ -186,7 +186,7 @@ function edgeServer(d: HttpAppDeps, protocol: ProtocolFaces, handler: (req: Inco
   const edge = createEdge({
     faces,
     fallback: routes,
-    authenticate: (headers, resourcePath) => d.auth.authenticateFor(headers, resourcePath),
+    authenticate: (headers, resourcePath) => d.auth.answerFor(headers, resourcePath),
     anonymousAnswer: d.auth.anonymousAnswer,
     body: { limit: config.limits.bodyBytes, policy: bodyPolicy },
     log: d.log,

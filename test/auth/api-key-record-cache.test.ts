@@ -142,6 +142,16 @@ function counted(store: Store): { lookup: ApiKeyLookup; reads(): number } {
 
 const HOUR = 3_600_000;
 
+/** What StoredApiKeys.answer gave: at once (a principal, or thrown) or later (a promise), and its outcome. */
+async function answered(answer: () => { scopes: readonly string[] } | Promise<{ scopes: readonly string[] }>): Promise<string> {
+  try {
+    const a = answer();
+    return a instanceof Promise ? `later: ${await outcome(a)}` : `at once: ${a.scopes.join(' ')}`;
+  } catch (e) {
+    return `at once: ${(e as Error).message}`;
+  }
+}
+
 describe.each(dialects)('stored API keys through the record cache on %s', (_name, open) => {
   /** A key of `olga`'s (owner) or of a grant's, used twice, with the reads that took; `now` is the keys' clock. */
   async function usedKey(s: Setup, o: { owner?: boolean; grant?: boolean; expiresAt?: number; clock?: { now: number } }) {
@@ -254,6 +264,25 @@ describe.each(dialects)('stored API keys through the record cache on %s', (_name
       const forged = `ap_${made.record.keyId}_${randomBytes(32).toString('base64url')}`;
       expect(await outcome(keys.authenticate(forged))).toBe('The API key is not valid');
       expect(await outcome(keys.authenticate(made.key))).toBe('a2a:discover a2a:publish');
+    }));
+
+  it('answers a kept key at once (no promise) by the same checks: a wrong secret or expiry refused at once, a revocation from the next request on (issue 26)', () =>
+    scenario(async (s) => {
+      const clock = { now: Date.now() };
+      const { keys, made } = await usedKey(s, { clock, expiresAt: clock.now + HOUR });
+      const when = s.cached ? 'at once' : 'later';
+      expect(await answered(() => keys.answer(made.key))).toBe(`${when}: a2a:discover a2a:publish`);
+      const forged = `ap_${made.record.keyId}_${randomBytes(32).toString('base64url')}`;
+      expect(await answered(() => keys.answer(forged))).toBe(`${when}: The API key is not valid`);
+      expect(await answered(() => keys.answer(`${made.key}x`))).toBe('at once: The API key is malformed');
+      clock.now += HOUR;
+      expect(await answered(() => keys.answer(made.key))).toBe(`${when}: The API key has expired`);
+      clock.now -= HOUR;
+      expect(await s.other.revokeApiKey(made.record.keyId, Date.now())).toBe(true);
+      await nextRequest();
+      // The generation moved: the record is read again (a promise), and refused.
+      expect(await answered(() => keys.answer(made.key))).toBe('later: The API key has been revoked');
+      expect(await answered(() => keys.answer(made.key))).toBe(`${when}: The API key has been revoked`);
     }));
 });
 

@@ -180,6 +180,41 @@ describe('the edge', () => {
     expect(finished).toHaveLength(2);
   });
 
+  it('takes a caller the authenticator answers at once as the caller at hand, notes it at once, and reads its body at hand within its own share of the budget (issue 26)', async () => {
+    const noted: string[] = [];
+    const usage = {
+      open: () => ({ noteCaller: (p: Principal) => noted.push(p.subject) }),
+      finish: () => {},
+    } as unknown as UsageRecorder;
+    const alice = { subject: 'alice', authenticated: true, scopes: [] } as unknown as Principal;
+    const bob = { subject: 'bob', authenticated: true, scopes: [] } as unknown as Principal;
+    // 1 KiB for callers without a credential: a 4 KiB body read as anonymous is refused busy.
+    const budget = new BodyBudget(64 * 1024, 1024);
+    const reader = face('r', '/r', async (_req, res, ctx) => {
+      const atHand = ctx.principalAtHand('/r');
+      const notedAtHand = noted.length;
+      await ctx.principal('/r');
+      // The body's bytes are read at hand only after an await (face22); the caller decides the share.
+      await new Promise((r) => setTimeout(r, 20));
+      const read = ctx.bodyAtHand();
+      res.end(JSON.stringify({ atHand: atHand?.subject ?? null, notedAtHand, read: read === undefined ? 'wait' : typeof read === 'string' ? read.length : read.error.kind }));
+    });
+    const base = await listen({
+      faces: [reader],
+      fallback: face('rest', ''),
+      usage,
+      body: { limit: 64 * 1024, policy: { budget, readTimeoutMs: 5_000 } },
+      // alice's key is answered at once (a kept record), bob's by a promise (a record read from the store)
+      authenticate: (headers) => (headers['x-api-key'] === 'a' ? alice : Promise.resolve(bob)),
+    });
+    const post = async (key: string) => (await fetch(`${base}/r`, { method: 'POST', headers: { 'x-api-key': key }, body: 'x'.repeat(4096) })).json();
+    expect(await post('a')).toEqual({ atHand: 'alice', notedAtHand: 1, read: 4096 });
+    // Known once its promise fulfilled: not at hand before the await, the body at hand after it.
+    expect(await post('b')).toEqual({ atHand: null, notedAtHand: 1, read: 4096 });
+    expect(noted).toEqual(['alice', 'bob']);
+    expect(budget.inFlight).toBe(0);
+  });
+
   it('closes connections once the listener is closing', async () => {
     const base = await listen({ faces: [], fallback: face('rest', ''), isClosing: () => true });
     const res = await fetch(`${base}/`);

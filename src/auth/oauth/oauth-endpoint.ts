@@ -66,6 +66,10 @@ const COMPAT: Record<string, string> = {
   '/mcp/oauth/token': OAUTH_PATHS.token,
   '/mcp/oauth/metadata': DISCOVERY,
 };
+/** Under it: the COMPAT paths and the client management routes. */
+const MCP_OAUTH = '/mcp/oauth/';
+const INTERACTION_PREFIX = `${INTERACTION_PATH}/`;
+const CONFIG_PREFIX = `${CONFIG_PATH}/`;
 
 /**
  * The methods each oidc-provider endpoint answers (a CORS preflight, an OPTIONS request with
@@ -211,14 +215,17 @@ export function createOAuthEndpoint(d: OAuthEndpointDeps): Face<OAuthRoute> {
       // the external issuers, if any): every 401 points at them.
       if (!d.oauth.enabled) return undefined;
       if (path.startsWith('/.well-known/') || path.includes('/.well-known/')) return isDiscoveryPath(path) ? { kind: 'provider', target: DISCOVERY } : undefined;
-      if (path.startsWith(`${INTERACTION_PATH}/`)) {
+      if (path.startsWith(INTERACTION_PREFIX)) {
         const [uid, step] = path.slice(INTERACTION_PATH.length + 1).split('/');
         return { kind: 'interaction', uid: uid ?? '', step };
       }
       if (path === UPSTREAM_CALLBACK_PATH) return upstream ? { kind: 'upstream-callback' } : undefined;
       if (path.startsWith('/oauth/')) return { kind: 'provider' };
-      if (path === CONFIG_PATH || path.startsWith(`${CONFIG_PATH}/`)) return { kind: 'config-page', sub: path.slice(CONFIG_PATH.length) };
-      const compat = COMPAT[path.replace(/\/$/, '')];
+      if (path === CONFIG_PATH || path.startsWith(CONFIG_PREFIX)) return { kind: 'config-page', sub: path.slice(CONFIG_PATH.length) };
+      // Asked for every A2A and MCP call (the faces after this one): those end here, without the
+      // property lookup by an arbitrary string below (issue 26, CPU a request with authentication on).
+      if (!path.startsWith(MCP_OAUTH)) return undefined;
+      const compat = COMPAT[path.endsWith('/') ? path.slice(0, -1) : path];
       if (compat !== undefined) return { kind: 'provider', target: compat };
       if (d.clientsRoute && (path === '/mcp/oauth/clients' || path.startsWith('/mcp/oauth/clients/'))) {
         const id = path.slice('/mcp/oauth/clients/'.length) || undefined;

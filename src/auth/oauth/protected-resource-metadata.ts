@@ -8,6 +8,9 @@ import { PROTECTED_RESOURCE_PREFIX, resourceIdentifier } from '../oauth-paths.js
 import { SCOPES } from './scopes.js';
 import { resourcePathOf } from './resources.js';
 
+/** Asked for every request (the OAuth face's match): one string, not one a call. */
+const PROTECTED_RESOURCE_DIR = `${PROTECTED_RESOURCE_PREFIX}/`;
+
 export interface ProtectedResourceMetadata {
   resource: string;
   authorization_servers: string[];
@@ -23,8 +26,8 @@ export interface ProtectedResourceMetadata {
  * at the origin's root, which a proxy forwards unchanged when told to; the prefix is dropped here.
  */
 export function metadataRequestPath(path: string, publicPrefix = ''): string | undefined {
-  if (path === PROTECTED_RESOURCE_PREFIX || path === `${PROTECTED_RESOURCE_PREFIX}/`) return '/';
-  if (path.startsWith(`${PROTECTED_RESOURCE_PREFIX}/`)) {
+  if (path === PROTECTED_RESOURCE_PREFIX || path === PROTECTED_RESOURCE_DIR) return '/';
+  if (path.startsWith(PROTECTED_RESOURCE_DIR)) {
     const resourcePath = path.slice(PROTECTED_RESOURCE_PREFIX.length);
     if (publicPrefix === '') return resourcePath;
     if (resourcePath === publicPrefix || resourcePath === `${publicPrefix}/`) return '/';
