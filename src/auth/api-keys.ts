@@ -11,7 +11,6 @@ import type { StoredApiKey } from '../store/store.js';
 import { apiKeyRecords, type ApiKeyLookup } from './api-key-record-cache.js';
 
 export const API_KEY_PREFIX = 'ap_';
-const FORMAT = /^ap_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
 
 export type { ApiKeyLookup } from './api-key-record-cache.js';
 
@@ -76,10 +75,16 @@ function scopesOfStanding(stored: StoredApiKey): string[] {
 /** The key's shape, checked without captures (no match array a call): the parts are at fixed places. */
 const WELL_FORMED = /^ap_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/;
 const KEY_ID_START = API_KEY_PREFIX.length;
-const SECRET_START = KEY_ID_START + 17;
+const KEY_ID_END = KEY_ID_START + 16;
+/** after the key id and its `_` */
+const SECRET_START = KEY_ID_END + 1;
+
+/** The key id of a well-formed key (WELL_FORMED), and its secret. */
+const keyIdOf = (wellFormed: string): string => wellFormed.slice(KEY_ID_START, KEY_ID_END);
+const secretOf = (wellFormed: string): string => wellFormed.slice(SECRET_START);
 
 export function parseApiKey(presented: string): { keyId: string; secret: string } | undefined {
-  return WELL_FORMED.test(presented) ? { keyId: presented.slice(KEY_ID_START, SECRET_START - 1), secret: presented.slice(SECRET_START) } : undefined;
+  return WELL_FORMED.test(presented) ? { keyId: keyIdOf(presented), secret: secretOf(presented) } : undefined;
 }
 
 /** SHA-256 in hex: Node's one-shot `crypto.hash` (20.12 on) builds no Hash object per call. */
@@ -147,7 +152,7 @@ export class StoredApiKeys {
    */
   answer(presented: string): Principal | Promise<Principal> {
     if (!WELL_FORMED.test(presented)) throw new A2AError('Unauthenticated', 'The API key is malformed');
-    const keyId = presented.slice(KEY_ID_START, SECRET_START - 1);
+    const keyId = keyIdOf(presented);
     if (!this.records.apiKeyNow) return this.records.getApiKey(keyId).then((stored) => this.judge(presented, stored));
     const stored = this.records.apiKeyNow(keyId);
     return stored instanceof Promise ? stored.then((s) => this.judge(presented, s)) : this.judge(presented, stored);
@@ -157,7 +162,7 @@ export class StoredApiKeys {
   private judge(presented: string, stored: StoredApiKey | undefined): Principal {
     const kept = stored && Object.isFrozen(stored) ? this.keptRecord(stored) : undefined;
     const expected = kept?.expected ?? digestBytes(stored?.secretHash ?? DUMMY_HASH);
-    const same = secretMatches(presented.slice(SECRET_START), expected);
+    const same = secretMatches(secretOf(presented), expected);
     if (!stored || !same) throw new A2AError('Unauthenticated', 'The API key is not valid');
     if (stored.revokedAt !== undefined) throw new A2AError('Unauthenticated', 'The API key has been revoked');
     const now = this.now();
