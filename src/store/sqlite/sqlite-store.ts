@@ -30,6 +30,7 @@ import { SqliteUsageStore } from './sqlite-usage-store.js';
 import { mergedUsageSql, TASK_USAGE_COLUMNS } from '../usage/task-usage-columns.js';
 import { UPSERT_TIMING_SQL } from './sqlite-usage-store.js';
 import { StoredMessageIds, type MessageIdBuild } from './stored-message-ids.js';
+import { fileFailure } from './file-failure.js';
 
 export interface SqliteStoreOptions {
   /** a database file path, or ':memory:' */
@@ -402,15 +403,11 @@ export class SqliteStore extends SqlStore {
   }
 
   override async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
-    return this.#taskByMessageId(agentId, owner, messageId);
+    return this.findTaskByMessageIdAtHand(agentId, owner, messageId);
   }
 
   /** The same read, answered at once (Store.findTaskByMessageIdAtHand: SendMessage waits no turn for it). */
   findTaskByMessageIdAtHand(agentId: string, owner: string, messageId: string): StoredTask | undefined {
-    return this.#taskByMessageId(agentId, owner, messageId);
-  }
-
-  #taskByMessageId(agentId: string, owner: string, messageId: string): StoredTask | undefined {
     // SendMessage asks this for every fresh messageId: a key the filter proves absent is not looked up.
     if (!this.#messageIds.mayHold(agentId, owner, messageId)) return undefined;
     const row = this.statements.selectTaskByMessage.get(agentId, owner, messageId) as TasksTable | undefined;
@@ -448,15 +445,6 @@ export class SqliteStore extends SqlStore {
     const taskRow = logNeedsTaskRow(rows, limit) ? (this.statements.selectTaskRowText.get(taskId) as TaskRowText | undefined) : undefined;
     return eventLog(taskId, rows, taskRow, afterSeq, limit);
   }
-}
-
-/** The fixed words `/readyz` shows for a failure of the file itself; others (a busy lock, a constraint) are not. */
-function fileFailure(err: unknown): string | undefined {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  if (typeof code !== 'string') return undefined;
-  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') return 'damaged';
-  if (code.startsWith('SQLITE_IOERR')) return 'I/O error';
-  return undefined;
 }
 
 export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteStore> {
