@@ -144,6 +144,31 @@ describe('agentport init, from a packed tarball', () => {
     expect(packed.size).toBeLessThan(1_350_000);
   });
 
+  // package.json's `files` leaves out the declarations no export reaches (the size above); this
+  // proves that none an export does reach was left out: a consumer's types would silently be any.
+  it('every type declaration reachable from the package exports is in the tarball', () => {
+    const shipped = new Set(packed.files.map((f) => f.path));
+    const exportsMap = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).exports as Record<string, string>;
+    const queue = Object.values(exportsMap).map((js) => path.posix.normalize(js).replace(/\.js$/, '.d.ts'));
+    const reached = new Set<string>();
+    const missing: string[] = [];
+    while (queue.length > 0) {
+      const file = queue.pop()!;
+      if (reached.has(file)) continue;
+      reached.add(file);
+      if (!shipped.has(file)) {
+        missing.push(file);
+        continue;
+      }
+      for (const m of readFileSync(path.join(root, file), 'utf8').matchAll(/(?:from\s+|import\(\s*)['"](\.{1,2}\/[^'"]+)['"]/g)) {
+        queue.push(path.posix.join(path.posix.dirname(file), m[1]!).replace(/\.js$/, '.d.ts'));
+      }
+    }
+    expect(missing).toEqual([]);
+    // The walk did follow the imports (the four entries reach the core's, the store's and the config's types).
+    expect(reached.size).toBeGreaterThan(100);
+  });
+
   it('npm install of the scaffold succeeds without engine warnings', () => {
     expect(install.status, install.stderr).toBe(0);
     expect(install.stderr).not.toContain('EBADENGINE');
