@@ -9,7 +9,7 @@
  * CSRF header (src/auth/sessions/console-sessions.ts); the cookie alone is anonymous.
  */
 import { DEFAULT_CLOCK_SKEW_SECONDS, type AuthConfig } from '../config/config.js';
-import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
+import { ANONYMOUS, promisedPrincipal, type Principal } from '../core/authz/principal.js';
 import type { KeyStore } from '../core/keys/key-store.js';
 import { A2AError } from '../protocol/a2a/errors.js';
 import { ConfigApiKeys } from './config-api-keys.js';
@@ -40,10 +40,6 @@ export interface AuthenticatorOptions {
 
 const ANONYMOUS_ANSWER: Promise<Principal> = Promise.resolve(ANONYMOUS);
 
-/** An answer given at once, as the promise the asynchronous callers expect. */
-function settled(answer: Principal | Promise<Principal>): Promise<Principal> {
-  return answer instanceof Promise ? answer : Promise.resolve(answer);
-}
 const NO_CONTEXT: BearerContext & { resourcePath?: string } = Object.freeze({});
 
 export class Authenticator {
@@ -77,7 +73,7 @@ export class Authenticator {
   authenticate(headers: CredentialHeaders, context: BearerContext & { resourcePath?: string } = NO_CONTEXT): Promise<Principal> {
     const presented = presentedCredential(headers);
     if (presented === undefined) return this.noSessionIn(headers) ? ANONYMOUS_ANSWER : this.sessionCaller(headers);
-    return settled(this.answerPresented(presented, context.resource, context.resourcePath));
+    return promisedPrincipal(this.answerPresented(presented, context.resource, context.resourcePath));
   }
 
   /**
@@ -87,7 +83,7 @@ export class Authenticator {
   authenticateFor(headers: CredentialHeaders, resourcePath: string | undefined): Promise<Principal> {
     const presented = presentedCredential(headers);
     if (presented === undefined) return this.noSessionIn(headers) ? ANONYMOUS_ANSWER : this.sessionCaller(headers);
-    return settled(this.answerPresented(presented, undefined, resourcePath));
+    return promisedPrincipal(this.answerPresented(presented, undefined, resourcePath));
   }
 
   /**

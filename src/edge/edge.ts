@@ -18,7 +18,7 @@
  * path checks, before reading a body), and it is done at most once per resource path.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { ANONYMOUS, type Principal } from '../core/authz/principal.js';
+import { ANONYMOUS, promisedPrincipal, type Principal } from '../core/authz/principal.js';
 import { uuidv7 } from '../core/ids/uuid-v7.js';
 import { A2AError } from '../protocol/a2a/errors.js';
 import { admitBody, bodyAtHand, bodyRefused, readLimitedBody, type BodyPolicy } from './body.js';
@@ -181,11 +181,6 @@ export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOpt
   return new AdmittedRequest(req, requestId, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1), o);
 }
 
-/** An authenticator's answer as the promise tracing's span waits for. */
-function settledAnswer(answer: Principal | Promise<Principal>): Promise<Principal> {
-  return answer instanceof Promise ? answer : Promise.resolve(answer);
-}
-
 /** A shared listener ('finish' comes once), not a closure per request. */
 function discardUnreadBody(this: ServerResponse): void {
   if (!this.req.complete) this.req.resume();
@@ -238,8 +233,7 @@ class AdmittedRequest implements RequestContext, EdgeLog {
     this.others ??= new Map();
     let p = this.others.get(resourcePath);
     if (!p) {
-      const answer = this.o.authenticate(this.req.headers, resourcePath);
-      p = answer instanceof Promise ? answer : Promise.resolve(answer);
+      p = promisedPrincipal(this.o.authenticate(this.req.headers, resourcePath));
       this.others.set(resourcePath, p);
     }
     return p;
@@ -252,7 +246,7 @@ class AdmittedRequest implements RequestContext, EdgeLog {
   private ask(resourcePath: string | undefined): void {
     this.asked = true;
     this.firstPath = resourcePath;
-    const answer = tracingOn() ? traceAuthentication(this.req, () => settledAnswer(this.o.authenticate(this.req.headers, resourcePath))) : this.o.authenticate(this.req.headers, resourcePath);
+    const answer = tracingOn() ? traceAuthentication(this.req, () => promisedPrincipal(this.o.authenticate(this.req.headers, resourcePath))) : this.o.authenticate(this.req.headers, resourcePath);
     const usage = usageOf(this.req);
     if (answer === this.o.anonymousAnswer || !(answer instanceof Promise)) {
       if (answer instanceof Promise) this.first = answer;

@@ -14,3 +14,8 @@ export interface Principal {
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ subject: 'anonymous', authenticated: false, scopes: [] });
+
+/** A caller known at once, or its promise, as a promise: for those who hand authentication's answer on as one. */
+export function promisedPrincipal(answer: Principal | Promise<Principal>): Promise<Principal> {
+  return answer instanceof Promise ? answer : Promise.resolve(answer);
+}
