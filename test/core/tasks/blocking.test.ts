@@ -1,7 +1,40 @@
 /** A2A v1.0 §7 execution mode: blocking by default until terminal or interrupted; returnImmediately; the blocking timeout. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openGate } from '../../fixtures/agents/probe-agent.js';
 import { rpc, userMessage, type TestServer } from '../../support/server.js';
 import { TERMINAL, startProbeServer, waitFor } from './helpers.js';
+
+let gates = 0;
+
+/**
+ * A probe gate that opens when the test says so, or on its own after `ms`: an agent waiting on it
+ * behaves as one sleeping `ms` when the server under test waits for it, and the test does not wait
+ * those `ms` when the server does not.
+ */
+function timedGate(ms: number): { name: string; open(): void } {
+  const name = `blocking-${process.pid}-${++gates}`;
+  const timer = setTimeout(() => openGate(name), ms);
+  timer.unref();
+  return {
+    name,
+    open: () => {
+      clearTimeout(timer);
+      openGate(name);
+    },
+  };
+}
+
+/** The argument of `late`/`late-reply`: no first event before the gate opens (at the latest after 3 s). */
+function lateGate(): { arg: string; open(): void } {
+  const g = timedGate(3_000);
+  return { arg: `gate:${g.name}`, open: g.open };
+}
+
+/** For `sleep 3000`: WORKING, then COMPLETED once the gate opens (at the latest after 3 s). */
+function slowGate(): { message: string; open(): void } {
+  const g = timedGate(3_000);
+  return { message: `gate ${g.name}`, open: g.open };
+}
 
 describe('blocking SendMessage', () => {
   let s: TestServer;
@@ -76,7 +109,10 @@ describe('blocking SendMessage', () => {
     await rpc(probe, 'CancelTask', { id: t.id });
   });
 
-  // Issue 25 C1b: the answer must not wait for the agent's first event (3 s here), on either face.
+  // Issue 25 C1b: the answer must not wait for the agent's first event, on either face. The agent's
+  // first event waits on a gate (`late gate:<name>`), opened once the answer is in, or at the latest
+  // after AGENT_DELAY_MS: a server that waited for that event would answer after 3 s, as when the
+  // agent slept 3 s, but a server that does not wait no longer waits those 3 s for the task to end.
   const AGENT_DELAY_MS = 3_000;
   const completed = (id: string) =>
     waitFor(
@@ -90,34 +126,40 @@ describe('blocking SendMessage', () => {
 
   it('returnImmediately (JSON-RPC) answers with the SUBMITTED task before a slow agent emits anything; the task completes later', async () => {
     const started = Date.now();
-    const r = await rpc(probe, 'SendMessage', { message: userMessage(`late ${AGENT_DELAY_MS}`), configuration: { returnImmediately: true } });
+    const late = lateGate();
+    const r = await rpc(probe, 'SendMessage', { message: userMessage(`late ${late.arg}`), configuration: { returnImmediately: true } });
     expect(Date.now() - started).toBeLessThan(AGENT_DELAY_MS / 3);
     const t = r.body.result.task;
     expect(t.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(t.status.state).toBe('TASK_STATE_SUBMITTED');
-    expect(t.history[0].parts[0].text).toBe(`late ${AGENT_DELAY_MS}`);
+    expect(t.history[0].parts[0].text).toBe(`late ${late.arg}`);
+    late.open();
     const done = await completed(t.id);
     expect(done.artifacts.map((a: { artifactId: string }) => a.artifactId)).toEqual(['late']);
   });
 
   it('returnImmediately (HTTP+JSON) answers with the SUBMITTED task before a slow agent emits anything; the task completes later', async () => {
     const started = Date.now();
+    const late = lateGate();
     const res = await fetch(`${probe}/message:send`, {
       method: 'POST',
       headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ message: userMessage(`late ${AGENT_DELAY_MS}`), configuration: { returnImmediately: true } }),
+      body: JSON.stringify({ message: userMessage(`late ${late.arg}`), configuration: { returnImmediately: true } }),
     });
     expect(res.status).toBe(200);
     const t = (await res.json()).task;
     expect(Date.now() - started).toBeLessThan(AGENT_DELAY_MS / 3);
     expect(t.status.state).toBe('TASK_STATE_SUBMITTED');
+    late.open();
     await completed(t.id);
   });
 
   it('returnImmediately: a slow agent that answers with a message completes the task it was given, with that message', async () => {
     const started = Date.now();
-    const r = await rpc(probe, 'SendMessage', { message: userMessage(`late-reply ${AGENT_DELAY_MS}`), configuration: { returnImmediately: true } });
+    const late = lateGate();
+    const r = await rpc(probe, 'SendMessage', { message: userMessage(`late-reply ${late.arg}`), configuration: { returnImmediately: true } });
     expect(Date.now() - started).toBeLessThan(AGENT_DELAY_MS / 3);
+    late.open();
     const done = await completed(r.body.result.task.id);
     expect(done.status.message.role).toBe('ROLE_AGENT');
     expect(done.status.message.parts[0].text).toBe('late reply');
@@ -128,10 +170,12 @@ describe('blocking SendMessage', () => {
     const t = first.body.result.task;
     expect(t.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     const started = Date.now();
-    const r = await rpc(probe, 'SendMessage', { message: userMessage(`late ${AGENT_DELAY_MS}`, { taskId: t.id }), configuration: { returnImmediately: true } });
+    const late = lateGate();
+    const r = await rpc(probe, 'SendMessage', { message: userMessage(`late ${late.arg}`, { taskId: t.id }), configuration: { returnImmediately: true } });
     expect(Date.now() - started).toBeLessThan(AGENT_DELAY_MS / 3);
     expect(r.body.result.task.id).toBe(t.id);
-    expect(r.body.result.task.history.at(-1).parts[0].text).toBe(`late ${AGENT_DELAY_MS}`);
+    expect(r.body.result.task.history.at(-1).parts[0].text).toBe(`late ${late.arg}`);
+    late.open();
     await completed(t.id);
   });
 });
@@ -145,13 +189,15 @@ describe('blocking send timeout (limits.blockingSendTimeoutMs)', () => {
 
   it('returns the task as it stands (WORKING) once the limit passes, and the task goes on to complete', async () => {
     const probe = `${s.http}/a2a/probe`;
+    const slow = slowGate();
     const started = Date.now();
-    const r = await rpc(probe, 'SendMessage', { message: userMessage('sleep 3000') });
+    const r = await rpc(probe, 'SendMessage', { message: userMessage(slow.message) });
     const elapsed = Date.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(450);
     expect(elapsed).toBeLessThan(1_500);
     const t = r.body.result.task;
     expect(t.status.state).toBe('TASK_STATE_WORKING');
+    slow.open();
     // it keeps running in the background and completes on its own
     const done = await waitFor(
       async () => {
@@ -171,9 +217,11 @@ describe('blocking send timeout (limits.blockingSendTimeoutMs)', () => {
     // a deadline kept for the first (due at 500 ms) would answer the second after ~200 ms.
     const first = rpc(probe, 'SendMessage', { message: userMessage('sleep 100') });
     await new Promise((r) => setTimeout(r, 300));
+    const slow = slowGate();
     const started = Date.now();
-    const r = await rpc(probe, 'SendMessage', { message: userMessage('sleep 3000') });
+    const r = await rpc(probe, 'SendMessage', { message: userMessage(slow.message) });
     const elapsed = Date.now() - started;
+    slow.open();
     expect((await first).body.result.task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(elapsed).toBeGreaterThanOrEqual(450);
     expect(elapsed).toBeLessThan(1_500);
