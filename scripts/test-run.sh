@@ -8,14 +8,16 @@
 # end first, so the two are not interleaved line by line. A failed prepare or `unit` stops the run
 # there, as before. `scripts/test-run.sh system` (`npm run test:system`) runs the two alone.
 #
-# Workers (measured in docs/testing.md, "Suite time"): AGENTPORT_TEST_UNIT_WORKERS,
+# Workers (docs/testing.md, "Suite time", session 31): AGENTPORT_TEST_UNIT_WORKERS,
 # AGENTPORT_TEST_SHARED_WORKERS and AGENTPORT_TEST_SYSTEM_WORKERS change them for a measurement.
+# AGENTPORT_TEST_SIDE_BY_SIDE=0 runs the two one after another (3 workers each), as before: on a
+# machine other runs already saturate, side by side starves the timed tests more.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PATH="$PWD/node_modules/.bin:$PATH"
 
 unit_workers=${AGENTPORT_TEST_UNIT_WORKERS:-3}
-shared_workers=${AGENTPORT_TEST_SHARED_WORKERS:-2}
+shared_workers=${AGENTPORT_TEST_SHARED_WORKERS:-3}
 system_workers=${AGENTPORT_TEST_SYSTEM_WORKERS:-2}
 
 say() { printf '[test] %s\n' "$*"; }
@@ -25,6 +27,12 @@ if [ "${1:-}" != system ]; then
   # --minWorkers equal to --maxWorkers: with fewer kept workers, vitest 3.2.7 ended a run without
   # isolation with "Terminating worker thread" and one queued file not run (docs/testing.md).
   vitest run --project unit --no-isolate --minWorkers="$unit_workers" --maxWorkers="$unit_workers" || exit 1
+fi
+
+if [ "${AGENTPORT_TEST_SIDE_BY_SIDE:-1}" = 0 ]; then
+  vitest run --project system-shared --no-isolate --minWorkers=3 --maxWorkers=3 || failed=1
+  vitest run --project system || failed=1
+  exit "${failed:-0}"
 fi
 
 # vitest colours its output only on a terminal; the logs below are files, printed to ours.
