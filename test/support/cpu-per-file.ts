@@ -31,7 +31,7 @@ function processCpu(): { self: number; children: number } {
 const wallStart = performance.now();
 const startedAt = Date.now();
 const start = processCpu();
-const loadAtStart = loadavg()[0];
+const loadAtStart = loadavg()[0] ?? 0;
 
 type Counted = { type?: string; tasks?: Counted[]; filepath?: string; projectName?: string };
 const relative = (task: Counted) => path.relative(process.cwd(), task.filepath ?? '').replaceAll(path.sep, '/');
