@@ -264,6 +264,9 @@ export default defineConfig({
   test: {
     // All log output of the run is searched for secrets at its end (issue 14).
     globalSetup: ['test/support/log-secrets-check.ts'],
+    // Each file's CPU, own and of the children it reaped, with its wall, appended as one JSON line a
+    // file to the file this names (`node scripts/test-cpu.mjs <it>`; test/support/cpu-per-file.ts).
+    setupFiles: process.env.AGENTPORT_CPU_PER_FILE ? ['test/support/cpu-per-file.ts'] : [],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // `expect.poll` waits for an outcome that arrives asynchronously (a page section loaded, a log
