@@ -191,8 +191,13 @@ export class JsonRpcBinding {
     }
   }
 
-  /** Waits for a unary call's answer: what this frame keeps until then is the reply's parts. */
-  private async unaryReply(
+  /**
+   * A unary call's reply once the core answers: two reactions on the answer that share the reply's
+   * parts, where an async function kept a generator and a frame of every register until then
+   * (issue 26, docs/benchmarks.md frame31). The same turns as `await`: a reaction runs one turn
+   * after the answer settles; a throw while making the reply is a failure reply, as in the try it was.
+   */
+  private unaryReply(
     answer: Promise<unknown>,
     headers: Record<string, string>,
     id: Id,
@@ -200,11 +205,17 @@ export class JsonRpcBinding {
     method: string,
     log: { error(obj: object, msg?: string): void } | undefined,
   ): Promise<JsonRpcReply> {
-    try {
-      return resultReply(headers, id, await answer);
-    } catch (err) {
-      return this.failed(err, headers, usage, id, method, log);
-    }
+    // Promise.resolve: what `await` did with a handler that answers a plain value (the same promise otherwise).
+    return Promise.resolve(answer).then(
+      (r) => {
+        try {
+          return resultReply(headers, id, r);
+        } catch (err) {
+          return this.failed(err, headers, usage, id, method, log);
+        }
+      },
+      (err: unknown) => this.failed(err, headers, usage, id, method, log),
+    );
   }
 
   /** A call that failed: an internal error logged, the JSON-RPC error reply. */

@@ -112,13 +112,17 @@ export class MessageIntake {
    * lookup: it is prepared synchronously, without an async frame and an await a SendMessage.
    */
   prepare(ctx: CallContext, agent: RegisteredAgent, req: SendMessageRequest): PreparedSend | Promise<PreparedSend> {
+    if (!this.preparesAtHand(ctx, req)) return this.prepareWithLookups(ctx, agent, req);
     const msg = req.message;
-    if (msg.taskId || req.configuration?.taskPushNotificationConfig || msg.referenceTaskIds?.length || chosenTaskIdOf(ctx) !== undefined) {
-      return this.prepareWithLookups(ctx, agent, req);
-    }
     this.refuseUnlessOpenToUser(msg);
     checkInputModes(agent, msg);
     return this.localSend(ctx, agent, req, undefined, randomUUID(), msg.contextId ?? randomUUID(), []);
+  }
+
+  /** `prepare` answers without a promise: the message names no task and carries no inline push config or references. */
+  preparesAtHand(ctx: CallContext, req: SendMessageRequest): boolean {
+    const msg = req.message;
+    return !(msg.taskId || req.configuration?.taskPushNotificationConfig || msg.referenceTaskIds?.length || chosenTaskIdOf(ctx) !== undefined);
   }
 
   /** The first checks of every message, on either path: the server still takes messages, and this one is the user's. */

@@ -27,11 +27,11 @@ import {
 } from '../../protocol/a2a/types.js';
 import type { EventBus } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
-import { ConcurrentUpdateError, type Store } from '../../store/store.js';
+import { ConcurrentUpdateError, type Store, type StoredTask } from '../../store/store.js';
 import type { ClusterOptions } from '../cluster/cluster-options.js';
 import { ClusterRouter } from '../cluster/cluster-router.js';
 import type { A2AHandler, CallContext, StreamItem } from '../a2a-handler.js';
-import type { AgentRegistry } from '../agents/agent-registry.js';
+import type { AgentRegistry, RegisteredAgent } from '../agents/agent-registry.js';
 import { AsyncQueue } from '../streams/async-queue.js';
 import { lazyStream } from '../streams/lazy-stream.js';
 import { RunSupervisor } from '../execution/run-supervisor.js';
@@ -40,6 +40,7 @@ import { EngineLifecycle } from './engine-lifecycle.js';
 import { LiveTasks } from '../task-state/live-tasks.js';
 import { clientGone, MessageIntake } from './message-intake.js';
 import { OpenStreams } from './open-streams.js';
+import type { PreparedSend } from './prepared-send.js';
 import { decodeCursor, encodeCursor } from './page-token.js';
 import { PushConfigOperations } from './push-config-operations.js';
 import { TaskDirectory } from '../task-state/task-directory.js';
@@ -105,6 +106,11 @@ const CANCEL_ATTEMPTS = 3;
 
 /** A SendMessage without a configuration: one shared object, only read. */
 const NO_CONFIGURATION: NonNullable<SendMessageRequest['configuration']> = Object.freeze({});
+
+/** A retried send whose caller does not wait for its task: asked not to, or nothing left to wait for. */
+function answeredAsItStands(task: Task, cfg: NonNullable<SendMessageRequest['configuration']>): boolean {
+  return !!cfg.returnImmediately || isTerminal(task.status.state) || isInterrupted(task.status.state);
+}
 
 export class TaskService implements A2AHandler {
   private readonly dir: TaskDirectory;
@@ -211,31 +217,69 @@ export class TaskService implements A2AHandler {
 
   // ---------------------------------------------------------------- SendMessage
 
-  async sendMessage(ctx: CallContext, req: SendMessageRequest): Promise<SendMessageResponse> {
-    const agent = this.dir.agent(ctx);
+  /**
+   * Not async on a blocking echo's path (a message naming no task, the retry lookup answered at hand,
+   * prepared without lookups): its one wait, the client check, is a reaction that takes the rest of
+   * the steps, where an async function made a generator, a frame of every register and an await's
+   * closures a request (issue 26, docs/benchmarks.md frame31). Every other path is the async
+   * `sendAwaiting`. Both take the same microtask turns: a reaction runs one turn after the check
+   * settles, as the code after `await` did, and its promise is resolved with the blocking wait's as
+   * the async function's was (one thenable job); a throw before the check is a rejection, as there.
+   */
+  sendMessage(ctx: CallContext, req: SendMessageRequest): Promise<SendMessageResponse> {
+    let agent: RegisteredAgent;
+    let stored: StoredTask | undefined | Promise<StoredTask | undefined>;
+    let gone: boolean | Promise<boolean> | undefined;
+    try {
+      agent = this.dir.agent(ctx);
+      if (req.message.taskId) return this.sendAwaiting(ctx, req, agent, undefined);
+      // MessageIntake.retriedTask's steps, in this frame (issue 26: its async frame, promise and awaits a request).
+      stored = this.intake.storedRetry(ctx, req);
+      if (stored instanceof Promise || !this.intake.preparesAtHand(ctx, req)) return this.sendAwaiting(ctx, req, agent, stored);
+      gone = ctx.clientGone?.();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const atHand = stored;
+    // Promise.resolve then .then is what `await` does with the check's answer: the same turn.
+    return Promise.resolve(gone).then((g) => this.sendAtHand(ctx, req, agent, atHand, g));
+  }
+
+  /** The blocking echo's steps after the client check: nothing left to wait for but the task. */
+  private sendAtHand(ctx: CallContext, req: SendMessageRequest, agent: RegisteredAgent, stored: StoredTask | undefined, gone: boolean | undefined): SendMessageResponse | Promise<SendMessageResponse> {
+    if (gone) throw clientGone();
+    const cfg = req.configuration ?? NO_CONFIGURATION;
+    const retried = this.intake.asItStands(stored);
+    if (retried && answeredAsItStands(retried.task, cfg)) return this.retriedView(retried.task, cfg);
+    // preparesAtHand: no promise here.
+    const prepared = retried ? this.intake.awaitRetried(retried) : (this.intake.awaitStarting(ctx, req) ?? (this.intake.prepare(ctx, agent, req) as PreparedSend));
+    // Returned, not awaited: the frame that awaited kept the request, the retried task and the
+    // prepared send alive until the task ended, through every scavenge (issue 26, tail21).
+    return this.waits.blocking(ctx, prepared, cfg);
+  }
+
+  /** Every other SendMessage: a task named, the retry looked up by promise, or a send the intake prepares with lookups. */
+  private async sendAwaiting(ctx: CallContext, req: SendMessageRequest, agent: RegisteredAgent, stored: StoredTask | undefined | Promise<StoredTask | undefined>): Promise<SendMessageResponse> {
     // Read where the answer is made (the blocking wait's view), not through a closure made per request.
     const cfg = req.configuration ?? NO_CONFIGURATION;
-    // MessageIntake.retriedTask's steps, in this frame: with the store's answer at hand the only
-    // wait is the client check (issue 26: retriedTask's async frame, promise and awaits a request).
     let retried: { task: Task; seq: number } | undefined;
     if (!req.message.taskId) {
-      let stored = this.intake.storedRetry(ctx, req);
       if (stored instanceof Promise) stored = await stored;
       if (await ctx.clientGone?.()) throw clientGone();
       retried = this.intake.asItStands(stored);
     }
-    if (retried && (cfg.returnImmediately || isTerminal(retried.task.status.state) || isInterrupted(retried.task.status.state))) {
-      return { task: viewTask(retried.task, { historyLength: cfg.historyLength, maxHistory: this.d.limits.maxHistoryLength }) };
-    }
+    if (retried && answeredAsItStands(retried.task, cfg)) return this.retriedView(retried.task, cfg);
     // A retry while the first run has not produced its first event waits on that run (issue 25 C1a).
     let prepared = retried ? this.intake.awaitRetried(retried) : (this.intake.awaitStarting(ctx, req) ?? this.intake.prepare(ctx, agent, req));
     // Awaited only when the intake had to look something up (a prepared echo is no promise).
     if (prepared instanceof Promise) prepared = await prepared;
-
-    // Returned, not awaited: awaiting kept this frame (the request, the retried task, the prepared
-    // send) and its generator alive until the task ended, through every scavenge; returning costs a
-    // job and a microtask turn more (issue 26, docs/benchmarks.md tail21). No try here: the same rejection.
+    // Returned, not awaited (see sendAtHand); costs a job and a microtask turn more. No try here: the same rejection.
     return this.waits.blocking(ctx, prepared, cfg);
+  }
+
+  /** A retried send answered with its task as it stands, without waiting. */
+  private retriedView(task: Task, cfg: NonNullable<SendMessageRequest['configuration']>): SendMessageResponse {
+    return { task: viewTask(task, { historyLength: cfg.historyLength, maxHistory: this.d.limits.maxHistoryLength }) };
   }
 
   sendStreamingMessage(ctx: CallContext, req: SendMessageRequest): AsyncIterable<StreamItem> {

@@ -16,6 +16,9 @@ afterEach(async () => {
   engine = undefined;
 });
 
+/** Measured on the async SendMessage (main 4834503) with the test below. */
+const TURNS = 2;
+
 const taskOf = (r: SendMessageResponse): Task => {
   if (!('task' in r)) throw new Error('expected a task');
   return r.task;
@@ -317,6 +320,33 @@ suite('SendMessage idempotency (in process)', () => {
     calls.clear();
     expect(taskOf(await engine.service.sendMessage(engine.ctx('count'), { message, configuration: { returnImmediately: true } }))).toEqual(first);
     expect(Object.fromEntries(calls)).toEqual({ findTaskByMessageId: 1 });
+    expect(runs.n).toBe(1);
+  });
+
+  it('answers a settled retry in the microtask turns SendMessage always took, whatever the client check answers with', async () => {
+    // The engine's event order rests on these turns (issue 26, frame31: SendMessage's blocking path
+    // became a reaction instead of an async function); measured on the async one and pinned here.
+    const runs = { n: 0 };
+    engine = await startEngine({ count: counting(runs) });
+    const message = userMessage('turns');
+    await engine.service.sendMessage(engine.ctx('count'), { message });
+    const checks: Array<(() => boolean | Promise<boolean>) | undefined> = [undefined, () => false, async () => false, () => new Promise<boolean>((r) => queueMicrotask(() => r(false)))];
+    const seen: number[] = [];
+    for (const check of checks) {
+      const ctx = engine.ctx('count');
+      ctx.clientGone = check;
+      let turns = 0;
+      let settledAt = -1;
+      const tick = () => {
+        turns++;
+        if (turns < 12) queueMicrotask(tick);
+      };
+      queueMicrotask(tick);
+      const answer = engine.service.sendMessage(ctx, { message }).then(() => (settledAt = turns));
+      await answer;
+      seen.push(settledAt);
+    }
+    expect(seen).toEqual([TURNS, TURNS, TURNS, TURNS + 1]);
     expect(runs.n).toBe(1);
   });
 
