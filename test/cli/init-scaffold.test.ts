@@ -24,11 +24,15 @@ interface PackedFile {
   size: number;
 }
 
-/** npm, without the variables a surrounding `npm test` sets for its own package. */
+/**
+ * npm, without the variables a surrounding `npm test` sets for its own package, and without npm's
+ * own extra work none of these runs is about (the audit and funding requests after an install,
+ * the check for a newer npm), whatever the machine's npmrc says.
+ */
 function npmEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('npm_') && k !== 'AGENTPORT_CONFIG' && k !== 'INIT_CWD') env[k] = v;
-  return env;
+  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
 }
 
 interface Ran {
@@ -94,12 +98,17 @@ async function init(dir: string, template: string, tarball: string): Promise<str
   return r.stdout;
 }
 
+/** The templates scaffolded beside the first project (streaming), sharing its install. */
+const OTHERS = ['echo', 'input-required', 'data', 'llm'];
+
 describe('agentport init, from a packed tarball', () => {
   let work: string;
   let tarball: string;
   let packed: { files: PackedFile[]; size: number };
   let project: string;
   let install: Ran;
+  /** What `agentport init` printed for each of OTHERS (a failed init rejects, naming it). */
+  const scaffolded = new Map<string, Promise<string>>();
 
   beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'agentport-init-'));
@@ -112,7 +121,14 @@ describe('agentport init, from a packed tarball', () => {
 
     project = path.join(work, 'writer-project');
     await init(project, 'streaming', tarball);
+    // The other scaffolds need only the tarball's name: written while the install runs.
+    for (const template of OTHERS) {
+      const written = init(path.join(work, `${template}-project`), template, tarball);
+      written.catch(() => {}); // asserted by that template's test
+      scaffolded.set(template, written);
+    }
     install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund'], project, 300_000, await localBetterSqlitePrebuild(work));
+    await Promise.allSettled(scaffolded.values());
   }, 420_000);
 
   afterAll(() => {
@@ -228,13 +244,53 @@ describe('agentport init, from a packed tarball', () => {
     expect(test.stdout).toMatch(/# fail 0\b/);
   }, 200_000);
 
-  it.concurrent.for(['echo', 'input-required', 'data', 'llm'])("the %s template's npm test passes", { timeout: 200_000 }, async (template, { expect }) => {
+  /**
+   * The other templates' `npm test` is the first project's script (`tsc && tsx --test ...`, the
+   * same package.json and tsconfig.json from templates/init/common), whose whole run the test
+   * above proves. Its `tsc` half runs once for the four: one program with their sources, under
+   * that tsconfig's options, where four `tsc` runs each parsed the same ~790 declaration files
+   * (the package's and Node's) again for a few files of their own. An error is reported with its
+   * file, so each template still fails on its own errors only.
+   */
+  let typechecked: Promise<Ran> | undefined;
+  function typecheckOthers(): Promise<Ran> {
+    typechecked ??= (async () => {
+      const config = path.join(work, 'tsconfig.templates.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          extends: './writer-project/tsconfig.json',
+          // `types: ["node"]` is looked up beside the tsconfig: the shared install's @types.
+          compilerOptions: { typeRoots: ['./writer-project/node_modules/@types'] },
+          include: OTHERS.flatMap((t) => [`${t}-project/agents`, `${t}-project/test`]),
+        }),
+      );
+      return run(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', config, '--pretty', 'false'], { cwd: work, env: npmEnv(), timeout: 180_000 });
+    })();
+    return typechecked;
+  }
+
+  it.concurrent.for(OTHERS)("the %s template's npm test passes (its tsc in one program with the other templates')", { timeout: 200_000 }, async (template, { expect }) => {
     const dir = path.join(work, `${template}-project`);
-    const out = await init(dir, template, tarball);
+    const out = await scaffolded.get(template)!;
     expect(out).toContain(`Created ${template}-project (${template})`);
     // The dependencies are the same for every template: share the first project's install.
     symlinkSync(path.join(project, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-    const test = await npm(['test'], dir, 180_000);
+    const own = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts: { test: string } };
+    const first = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')) as { scripts: { test: string } };
+    expect(own.scripts.test).toBe(first.scripts.test);
+    expect(readFileSync(path.join(dir, 'tsconfig.json'), 'utf8')).toBe(readFileSync(path.join(project, 'tsconfig.json'), 'utf8'));
+    const [, tests] = /^tsc && (.+)$/.exec(own.scripts.test) ?? [];
+    expect(tests, own.scripts.test).toBeDefined();
+    // The script's second half as `npm test` runs it: a shell with node_modules/.bin on PATH.
+    const [typecheck, test] = await Promise.all([typecheckOthers(), npm(['exec', '--no', '-c', tests!], dir, 180_000)]);
+    const errors = typecheck.stdout.split('\n').filter((l) => /: error TS\d+/.test(l));
+    expect(
+      errors.filter((l) => l.startsWith(`${template}-project/`)),
+      typecheck.stdout,
+    ).toEqual([]);
+    // A tsc that failed without naming a template's file (its options, a missing type) fails every template.
+    expect(typecheck.status === 0 || errors.some((l) => OTHERS.some((t) => l.startsWith(`${t}-project/`))), `${typecheck.stdout}\n${typecheck.stderr}`).toBe(true);
     expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
     expect(test.stdout).toMatch(/# fail 0\b/);
     expect(test.stdout).not.toMatch(/# pass 0\b/);
