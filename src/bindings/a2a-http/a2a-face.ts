@@ -12,10 +12,10 @@ import { jsonRpcError, type JsonRpcBinding } from '../a2a-jsonrpc/jsonrpc-bindin
 import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding } from '../a2a-rest/rest-binding.js';
 import { isV03RestRequest, v03RestErrorBody } from '../a2a-legacy/v03/rest.js';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
-import { admittedAtHand, admitToAgentPath, type AgentPathAdmission } from '../../core/authz/agent-lookup.js';
+import { admittedAtHand, admitToAgentPath } from '../../core/authz/agent-lookup.js';
 import type { Principal } from '../../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import type { BodyRefused, Face, RequestContext } from '../../edge/face.js';
+import type { Face, RequestContext } from '../../edge/face.js';
 import { anonymousReadLimit } from '../../edge/caller-admission.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { jsonRpcHttpStatus } from '../../protocol/jsonrpc/http-status.js';
@@ -62,15 +62,7 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     reject: (req, res, err, shape) => send(res, errorFor(shape, req, err, true)),
   };
 
-  /**
-   * Not an async function: a request's steps are plain functions, and each wait is one reaction
-   * (the admission) or, when it cannot be avoided, a small async function (an authentication or a
-   * body not at hand). An async `serve` made a generator, a frame of ~40 registers and an await's
-   * closures a request, and its frame lived until the task ended (issue 26, docs/benchmarks.md
-   * frame31). Each step runs in the turn it ran in after `await`; a throw before the first wait is
-   * thrown to the edge, which takes it as the rejection it was (edge.ts `run`).
-   */
-  function serve(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, shape: Shape): Promise<void> | void {
+  async function serve(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, shape: Shape): Promise<void> {
     const { path } = ctx;
     // The id goes on the answer: in the head `send` writes (JSON-RPC, where every answer is a
     // reply or an SSE stream, whose start sets it), else at once.
@@ -86,120 +78,35 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
       return send(res, errorFor(shape, req, new A2AError('InvalidRequest', 'The request URL is not valid'), true), headId);
     }
     const resourcePath = agentId === undefined ? '/' : resourcePathOf(path, agentId);
-    if (agentId === undefined) return admitted(req, res, ctx, shape, headId, segments, agentId, resourcePath, undefined);
     // The one decision on the agent a path names (core/authz): unknown, hidden from this caller
     // (the same answer), or admitted; asked before anything agent-specific.
     // At hand on an open server: no admission frame, and no closure to authenticate with.
-    const admission = admittedAtHand(d.registry, d.policy, agentId, 'a2a') ?? admitToAgentPath(d.registry, d.policy, agentId, 'a2a', authenticatesFor(ctx, resourcePath));
-    const id = agentId;
-    return admission.then((a) => admitted(req, res, ctx, shape, headId, segments, id, resourcePath, a));
-  }
-
-  /** The admission answered (none asked for `/a2a` itself): the caller next, on the headers alone. */
-  function admitted(
-    req: IncomingMessage,
-    res: ServerResponse,
-    ctx: RequestContext,
-    shape: Shape,
-    headId: string | undefined,
-    segments: string[] | undefined,
-    agentId: string | undefined,
-    resourcePath: string,
-    admission: AgentPathAdmission | undefined,
-  ): Promise<void> | void {
-    if (admission?.unknown) return send(res, errorFor(shape, req, new A2AError('MethodNotFound', admission.message)), headId);
+    const admitted = agentId === undefined ? undefined : await (admittedAtHand(d.registry, d.policy, agentId, 'a2a') ?? admitToAgentPath(d.registry, d.policy, agentId, 'a2a', authenticatesFor(ctx, resourcePath)));
+    if (admitted?.unknown) return send(res, errorFor(shape, req, new A2AError('MethodNotFound', admitted.message)), headId);
     if (shape === 'rest' && req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
       return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `${req.method} is not allowed on this path`)));
     }
     if (shape === 'plain') {
-      return send(res, errorFor('rest', req, new A2AError('MethodNotFound', `No route for ${req.method} ${ctx.path}`)));
+      return send(res, errorFor('rest', req, new A2AError('MethodNotFound', `No route for ${req.method} ${path}`)));
     }
+
     // Authentication is on the headers, before a byte of the body is read: a refused caller costs
     // no memory (issue 19 D6). The body is then read under the listener's budget and deadline.
     let principal: Principal | undefined;
     try {
       // Memoised: the admission above may already have authenticated the caller (a hidden agent's
-      // path). The anonymous caller of an open server is known without waiting, once this request
+      // path). The anonymous caller of an open server is known without waiting, once this frame
       // has waited once (the admission): the body's bytes, which follow the headers in the same
       // read, are parsed only after the request event, and read at hand only after an await.
-      principal = admission === undefined ? undefined : ctx.principalAtHand(resourcePath);
+      principal = (admitted === undefined ? undefined : ctx.principalAtHand(resourcePath)) ?? (await ctx.principal(resourcePath));
     } catch (e) {
       return refuse(req, res, shape, e instanceof A2AError ? e : new A2AError('Unauthenticated'), agentId, headId);
     }
-    if (principal === undefined) return authenticating(req, res, ctx, shape, headId, segments, agentId, resourcePath);
-    return authenticated(req, res, ctx, shape, headId, segments, agentId, principal);
-  }
-
-  /** A caller not known at hand: waited for, and refused here when it cannot be authenticated. */
-  async function authenticating(
-    req: IncomingMessage,
-    res: ServerResponse,
-    ctx: RequestContext,
-    shape: Shape,
-    headId: string | undefined,
-    segments: string[] | undefined,
-    agentId: string | undefined,
-    resourcePath: string,
-  ): Promise<void> {
-    let principal: Principal;
-    try {
-      principal = await ctx.principal(resourcePath);
-    } catch (e) {
-      return refuse(req, res, shape, e instanceof A2AError ? e : new A2AError('Unauthenticated'), agentId, headId);
-    }
-    return authenticated(req, res, ctx, shape, headId, segments, agentId, principal);
-  }
-
-  /** The caller known: the body, at hand when it arrived with the headers. */
-  function authenticated(
-    req: IncomingMessage,
-    res: ServerResponse,
-    ctx: RequestContext,
-    shape: Shape,
-    headId: string | undefined,
-    segments: string[] | undefined,
-    agentId: string | undefined,
-    principal: Principal,
-  ): Promise<void> | void {
     // An anonymous caller the policy will refuse whatever it sends has its body read only as far
     // as the operation that names the scope of the challenge (RFC 6750 §3) needs; a larger one is
     // refused unread. Decided as the gRPC listener decides it (edge/caller-admission.ts).
     const refusedAnyway = anonymousReadLimit(d.policy, principal);
-    if (req.method !== 'POST') return withBody(req, res, ctx, shape, headId, segments, agentId, principal, refusedAnyway, undefined);
-    const read = ctx.bodyAtHand(refusedAnyway?.bytes);
-    if (read === undefined) return reading(req, res, ctx, shape, headId, segments, agentId, principal, refusedAnyway);
-    return withBody(req, res, ctx, shape, headId, segments, agentId, principal, refusedAnyway, read);
-  }
-
-  /** A body still arriving: read under the listener's budget and deadline. */
-  async function reading(
-    req: IncomingMessage,
-    res: ServerResponse,
-    ctx: RequestContext,
-    shape: Shape,
-    headId: string | undefined,
-    segments: string[] | undefined,
-    agentId: string | undefined,
-    principal: Principal,
-    refusedAnyway: ReturnType<typeof anonymousReadLimit>,
-  ): Promise<void> {
-    const read = await ctx.body(refusedAnyway?.bytes);
-    return withBody(req, res, ctx, shape, headId, segments, agentId, principal, refusedAnyway, read);
-  }
-
-  /** The body read (undefined: not a POST): the binding's call, and its answer sent. */
-  function withBody(
-    req: IncomingMessage,
-    res: ServerResponse,
-    ctx: RequestContext,
-    shape: Shape,
-    headId: string | undefined,
-    segments: string[] | undefined,
-    agentId: string | undefined,
-    principal: Principal,
-    refusedAnyway: ReturnType<typeof anonymousReadLimit>,
-    read: string | BodyRefused | undefined,
-  ): Promise<void> | void {
+    let read = req.method === 'POST' ? (ctx.bodyAtHand(refusedAnyway?.bytes) ?? (await ctx.body(refusedAnyway?.bytes))) : undefined;
     if (typeof read === 'object' && refusedAnyway) return refuse(req, res, shape, refusedAnyway.refusal, agentId, headId);
     if (typeof read === 'object') {
       const r = errorFor(shape, req, read.error, true);
@@ -209,15 +116,16 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     if ((shape === 'jsonrpc' || (read !== undefined && read !== '')) && !isJsonContentType(req.headers['content-type'])) {
       return send(res, errorFor(shape, req, new A2AError('UnsupportedMediaType'), true), headId);
     }
+    // No closure of this frame's (the authentication above is made by a function; the binding sets
+    // the id of a stream): serve has no context object to allocate (issue 26, bytes a request).
     const answer =
       shape === 'jsonrpc'
         ? d.jsonrpc.handle(req, res, read ?? '', agentId, d.registry.primaryId, principal, headId, ctx.log)
         : d.rest.handle(req, res, read, agentId!, segments === undefined ? [] : segments.slice(1), new URLSearchParams(ctx.query), principal, undefined, ctx.log);
-    // What waits for the answer is one reaction with the response and the id; the body's text is
-    // the binding's (issue 26: an async frame here kept it, and ~40 registers, until the task ended).
-    return answer.then((r) => {
-      if (r) send(res, r, headId);
-    });
+    // The body's text is the binding's now: this frame, waiting for the answer, lets it go (issue 26).
+    read = undefined;
+    const r = await answer;
+    if (r) send(res, r, headId);
   }
 
   /**
