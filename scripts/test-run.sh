@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # `npm test` (issue 26; docs/testing.md, "Suite time"): the prerequisites and checks
-# (scripts/test-prepare.sh), then `unit`, then `system-shared` and `system` side by side, two
-# `vitest run`s started here. One after another, each project ended in a tail where its workers
-# idled on the last long files (system-shared used 1.45 of 2 cores, system 1.73); side by side,
-# one's waits (podman, npm, Chromium, timers) are filled by the other's CPU work. Both run to their
-# end; this fails when either fails. Each one's output is printed whole when it ends, the first to
-# end first, so the two are not interleaved line by line. A failed prepare or `unit` stops the run
-# there, as before. `scripts/test-run.sh system` (`npm run test:system`) runs the two alone.
+# (scripts/test-prepare.sh), then `unit`, then `system-shared`, then `system`, each its own
+# `vitest run`. Every project runs to its end; this fails when any fails (a failed prepare or `unit`
+# stops the run there). `scripts/test-run.sh system` (`npm run test:system`) runs the last two.
+#
+# AGENTPORT_TEST_SIDE_BY_SIDE=1 runs `system-shared` and `system` at the same time instead, each
+# one's output printed whole when it ends. Not the default: on a clean clone of the 2-core machine
+# (session 31) it took 987 s where one after another took 812 s, and two tests with time limits
+# failed, because the two projects' servers, Chromium, npm and podman then overran the two cores
+# (load 13-15) rather than filling each other's idle time.
 #
 # Workers (docs/testing.md, "Suite time", session 31): AGENTPORT_TEST_UNIT_WORKERS,
 # AGENTPORT_TEST_SHARED_WORKERS and AGENTPORT_TEST_SYSTEM_WORKERS change them for a measurement.
-# AGENTPORT_TEST_SIDE_BY_SIDE=0 runs the two one after another (3 workers each), as before: on a
-# machine other runs already saturate, side by side starves the timed tests more.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 PATH="$PWD/node_modules/.bin:$PATH"
@@ -29,8 +29,8 @@ if [ "${1:-}" != system ]; then
   vitest run --project unit --no-isolate --minWorkers="$unit_workers" --maxWorkers="$unit_workers" || exit 1
 fi
 
-if [ "${AGENTPORT_TEST_SIDE_BY_SIDE:-1}" = 0 ]; then
-  vitest run --project system-shared --no-isolate --minWorkers=3 --maxWorkers=3 || failed=1
+if [ "${AGENTPORT_TEST_SIDE_BY_SIDE:-0}" != 1 ]; then
+  vitest run --project system-shared --no-isolate --minWorkers="$shared_workers" --maxWorkers="$shared_workers" || failed=1
   vitest run --project system || failed=1
   exit "${failed:-0}"
 fi
