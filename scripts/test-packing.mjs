@@ -89,43 +89,21 @@ function simulate(phases) {
   }
   return `${t.toFixed(0)} s  [${out.join(' | ')}]`;
 }
+/** Each plan: phases one after another, each phase's projects side by side with their workers. */
+const sideBySide = (unit, shared, system) => [
+  [['unit', unit]],
+  [
+    ['system-shared', shared],
+    ['system', system],
+  ],
+];
 const plans = {
   'sequential 3/3/3 (before)': [[['unit', 3]], [['system-shared', 3]], [['system', 3]]],
   'unit 4, then sequential': [[['unit', 4]], [['system-shared', 3]], [['system', 3]]],
-  'unit 3, then 2+2': [
-    [['unit', 3]],
-    [
-      ['system-shared', 2],
-      ['system', 2],
-    ],
-  ],
-  'unit 3, then 3+2': [
-    [['unit', 3]],
-    [
-      ['system-shared', 3],
-      ['system', 2],
-    ],
-  ],
-  'unit 3, then 2+3': [
-    [['unit', 3]],
-    [
-      ['system-shared', 2],
-      ['system', 3],
-    ],
-  ],
-  'unit 3, then 3+3': [
-    [['unit', 3]],
-    [
-      ['system-shared', 3],
-      ['system', 3],
-    ],
-  ],
-  'unit 4, then 3+2': [
-    [['unit', 4]],
-    [
-      ['system-shared', 3],
-      ['system', 2],
-    ],
-  ],
+  'unit 3, then 2+2': sideBySide(3, 2, 2),
+  'unit 3, then 3+2': sideBySide(3, 3, 2),
+  'unit 3, then 2+3': sideBySide(3, 2, 3),
+  'unit 3, then 3+3': sideBySide(3, 3, 3),
+  'unit 4, then 3+2': sideBySide(4, 3, 2),
 };
 for (const [name, plan] of Object.entries(plans)) console.log(name.padEnd(28), simulate(plan));
