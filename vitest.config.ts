@@ -258,6 +258,7 @@ const SYSTEM_SHARED = [
   'test/store/api-key-standing.test.ts',
   'test/store/audit-chain.test.ts',
   'test/store/sqlite-damage.test.ts',
+  'test/store/threads-under-eval.test.ts',
 ];
 
 export default defineConfig({
