@@ -5,6 +5,7 @@
  * event loop instead.
  */
 import { existsSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 
 /** `relative` to `importMetaUrl` (the caller's `import.meta.url`), e.g. './checkpoint-worker.js'. */
@@ -16,12 +17,27 @@ export function workerModuleUrl(relative: string, importMetaUrl: string): URL | 
 }
 
 /**
- * The Node options a worker thread starts with: the process's own (a worker inherits them) less
- * those that only apply to the main script's input. `node --input-type=module -e …` passed on to a
- * worker makes Node refuse to start it (ERR_INPUT_TYPE_NOT_ALLOWED), so a store opened from such
- * a script lost its commit and checkpoint threads.
+ * A worker thread on `url` with `workerData`. It inherits the process's Node options, except in a
+ * process started with `--input-type` (`node --input-type=module -e …`): inherited, that option makes
+ * Node refuse to start the worker (ERR_INPUT_TYPE_NOT_ALLOWED), so a store opened from such a script
+ * lost its commit and checkpoint threads. Options passed explicitly are parsed again, and Node
+ * refuses V8's own among them (`--max-semi-space-size`, say) where it keeps inherited ones, and
+ * offers no list to tell them apart: so options are passed only when one must go, and none at all
+ * when Node refuses what is left (the thread then runs without the process's preloads).
  */
-export function workerExecArgv(execArgv: readonly string[] = process.execArgv): string[] {
+export function startWorker(url: URL, workerData: unknown): Worker {
+  const kept = withoutInputType(process.execArgv);
+  if (kept.length === process.execArgv.length) return new Worker(url, { workerData });
+  try {
+    return new Worker(url, { workerData, execArgv: kept });
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw err;
+    return new Worker(url, { workerData, execArgv: [] });
+  }
+}
+
+/** `execArgv` less `--input-type=…` and `--input-type …`, the other options in order. */
+export function withoutInputType(execArgv: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const arg = execArgv[i] as string;

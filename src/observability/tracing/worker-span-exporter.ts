@@ -14,7 +14,7 @@ import type { DiagLogger } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { PackedPart, PackedSpans, SpanLimits } from './packed-spans.js';
 import type { PackedSpanExporter } from './span-batches.js';
-import { workerExecArgv, workerModuleUrl } from '../../config/worker-module.js';
+import { startWorker, workerModuleUrl } from '../../config/worker-module.js';
 
 /** What the export thread is started with. */
 export interface ExportThreadData {
@@ -60,7 +60,7 @@ export class WorkerSpanExporter implements PackedSpanExporter {
   static start(data: ExportThreadData, diagnostics: DiagLogger): WorkerSpanExporter | undefined {
     const url = workerModuleUrl('./span-export-worker.js', import.meta.url);
     if (!url) return undefined;
-    const worker = new Worker(url, { workerData: data, execArgv: workerExecArgv() });
+    const worker = startWorker(url, data);
     // Never what keeps a process alive; shutdown() holds it while the last batch goes out.
     worker.unref();
     return new WorkerSpanExporter(worker, diagnostics);

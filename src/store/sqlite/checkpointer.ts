@@ -7,7 +7,7 @@
  * header on the event loop.
  */
 import { Worker } from 'node:worker_threads';
-import { workerExecArgv, workerModuleUrl } from '../../config/worker-module.js';
+import { startWorker, workerModuleUrl } from '../../config/worker-module.js';
 
 /**
  * How long the WAL grows before the checkpoints let it start over. Under load they rarely catch
@@ -50,7 +50,7 @@ export class WalCheckpointer {
       restartBytes: opts.restartBytes ?? DEFAULT_RESTART_BYTES,
       idleTruncateMs: opts.idleTruncateMs ?? DEFAULT_IDLE_TRUNCATE_MS,
     };
-    const worker = new Worker(url, { workerData, execArgv: workerExecArgv() });
+    const worker = startWorker(url, workerData);
     worker.unref();
     return new WalCheckpointer(worker);
   }

@@ -6,7 +6,7 @@
  * answered: a store can keep a figure exact across answers (knownTaskCount) with no await between.
  */
 import { Worker } from 'node:worker_threads';
-import { workerExecArgv, workerModuleUrl } from '../../config/worker-module.js';
+import { startWorker, workerModuleUrl } from '../../config/worker-module.js';
 import { ConcurrentUpdateError } from '../store.js';
 import type { COMMIT_STATEMENTS } from './commit-batch.js';
 
@@ -68,7 +68,7 @@ export class CommitThread {
   static start(data: CommitThreadData, onStopped?: (err: Error) => void): CommitThread | undefined {
     const url = workerModuleUrl('./commit-worker.js', import.meta.url);
     if (!url) return undefined;
-    return new CommitThread(new Worker(url, { workerData: data, execArgv: workerExecArgv() }), onStopped);
+    return new CommitThread(startWorker(url, data), onStopped);
   }
 
   /** Set once the thread has ended without close(): its cause. Commits fail with it until a restart. */
