@@ -9,7 +9,7 @@
  * while the thread (or the collector behind it) is busy, spans wait in the bounded queue, and past
  * it they are dropped, as with the exporter in the event loop.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { DiagLogger } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { PackedPart, PackedSpans, SpanLimits } from './packed-spans.js';

@@ -6,7 +6,7 @@
  * more than once per `restartBytes` (see checkpoint-worker.ts): each restart syncs the new log
  * header on the event loop.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { startWorker, workerModuleUrl } from '../../config/worker-module.js';
 
 /**

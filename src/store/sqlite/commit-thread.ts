@@ -5,7 +5,7 @@
  * An answer's `settle` runs synchronously in the message's handler, in the order the thread
  * answered: a store can keep a figure exact across answers (knownTaskCount) with no await between.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { startWorker, workerModuleUrl } from '../../config/worker-module.js';
 import { ConcurrentUpdateError } from '../store.js';
 import type { COMMIT_STATEMENTS } from './commit-batch.js';
