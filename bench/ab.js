@@ -34,11 +34,12 @@ import { WORKLOADS } from './lib/workloads.mjs';
 import { mainThreadCpuSeconds, processCpuSeconds, rssKb } from './lib/proc.mjs';
 import { freePort } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
+import { shippedNodeOptions } from './lib/shipped-node-options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,tracing-0,api-key,NAME=FILE|node:FLAGS|tree:DIR][@DIR]
                        [--workload a2a|mcp|mcp-modern] [--rounds N] [--duration S] [--warmup S] [--connections N per server]
-                       [--sequential] [--api-key] [--keep-servers] [--control]
+                       [--sequential] [--api-key] [--keep-servers] [--control] [--node-defaults]
 
   --sequential   load the servers one after another within each round instead of at once: for
                  variants whose bound is not the CPU (a PostgreSQL store waits on the database), where
@@ -52,9 +53,12 @@ const HELP = `Usage: node bench/ab.js [--variants usage-off,metrics-off,tracing,
                  baseline's slot, which a change's A/B would read as the change's cost
   --control      add a server of the baseline's own build and configuration ("control") and also
                  print each variant's ratios divided by the control's: what is left of a ratio once
-                 the slot's own bias is taken off`;
+                 the slot's own bias is taken off
+  --node-defaults every server with Node's defaults: without the node options its tree ships with
+                 (the tree's bin/agentport.js shebang, --max-semi-space-size=64 since ADR 0081);
+                 a node:FLAGS variant's flags come after them (the last of a flag wins)`;
 
-const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16, sequential: false, apiKey: false, keepServers: false, control: false };
+const opts = { variants: ['usage-off'], workload: 'a2a', rounds: 3, duration: 8, warmup: 3, connections: 16, sequential: false, apiKey: false, keepServers: false, control: false, nodeDefaults: false };
 parseCommandLine(HELP, {
   '--variants': value((v) => (opts.variants = v.split(',').filter(Boolean))),
   '--workload': value((v) => (opts.workload = v)),
@@ -66,6 +70,7 @@ parseCommandLine(HELP, {
   '--api-key': flag(() => (opts.apiKey = true)),
   '--keep-servers': flag(() => (opts.keepServers = true)),
   '--control': flag(() => (opts.control = true)),
+  '--node-defaults': flag(() => (opts.nodeDefaults = true)),
 });
 // The control is the baseline again under another name: same tree, same (empty) configuration.
 if (opts.control) opts.variants.push(`control=tree:${ROOT}`);
@@ -125,7 +130,9 @@ async function start(variant, round) {
   const keyed = opts.apiKey || name === 'api-key';
   const headers = keyed ? { ...workload.headers, 'X-API-Key': createBenchKey(path.join(tree, 'bin/agentport.js'), dir) } : workload.headers;
   const auth = keyed ? 'required' : 'none';
-  const child = spawn(process.execPath, [...nodeFlags, path.join(tree, 'bin/agentport.js'), 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', auth, '--config', config], {
+  const entry = path.join(tree, 'bin/agentport.js');
+  const shipped = opts.nodeDefaults ? [] : shippedNodeOptions(entry);
+  const child = spawn(process.execPath, [...shipped, ...nodeFlags, entry, 'serve', '--port', String(port), '--grpc-port', '0', '--data-dir', dir, '--auth', auth, '--config', config], {
     cwd: tree,
     stdio: ['ignore', 'ignore', 'pipe'],
   });

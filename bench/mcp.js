@@ -7,7 +7,8 @@
 // against three targets, each a fresh child process per era:
 //   bare      - bench/targets/bare-http.mjs (node:http, fixed JSON answer: the ceiling)
 //   sdk       - bench/targets/mcp-sdk-echo.mjs (@modelcontextprotocol/server 2.4.0, stateless)
-//   agentport - node bin/agentport.js serve (auth: none, echo agent, durable SQLite tasks)
+//   agentport - node <its shipped node options> bin/agentport.js serve (auth: none, echo agent,
+//               durable SQLite tasks; --node-defaults: without them, ADR 0081)
 // Every request carries a unique message; each target's answer is checked before measuring.
 // Prints req/s, latency and the ratios agentport/sdk and agentport/bare; writes
 // bench/results/mcp-latest.json. See docs/benchmarks.md (MCP).
@@ -21,12 +22,15 @@ import { runAutocannon, runWrk, ensureWrk } from './lib/load.mjs';
 import { treeCpuSeconds } from './lib/proc.mjs';
 import net from 'node:net';
 import { freePort, sleep } from './lib/net.mjs';
-import { parseCommandLine, value } from './lib/options.mjs';
+import { flag, parseCommandLine, value } from './lib/options.mjs';
+import { shippedNodeOptions } from './lib/shipped-node-options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: npm run bench:mcp -- [--duration S] [--warmup S] [--connections N] [--targets bare,sdk,agentport,agentport-usage-off] [--eras modern,legacy] [--out FILE]`;
+const HELP = `Usage: npm run bench:mcp -- [--duration S] [--warmup S] [--connections N] [--targets bare,sdk,agentport,agentport-usage-off] [--eras modern,legacy] [--out FILE] [--node-defaults]
+  --node-defaults  start Agentport with Node's defaults, without the node options it ships with (its
+                   bin/agentport.js shebang, --max-semi-space-size=64: ADR 0081); sdk and bare always do`;
 
-const opts = { duration: 10, warmup: 3, connections: 32, targets: ['bare', 'sdk', 'agentport'], eras: ['modern', 'legacy'], out: path.join(ROOT, 'bench/results/mcp-latest.json') };
+const opts = { duration: 10, warmup: 3, connections: 32, targets: ['bare', 'sdk', 'agentport'], eras: ['modern', 'legacy'], out: path.join(ROOT, 'bench/results/mcp-latest.json'), nodeDefaults: false };
 parseCommandLine(HELP, {
   '--duration': value((v) => (opts.duration = Number(v))),
   '--warmup': value((v) => (opts.warmup = Number(v))),
@@ -34,6 +38,7 @@ parseCommandLine(HELP, {
   '--targets': value((v) => (opts.targets = v.split(','))),
   '--eras': value((v) => (opts.eras = v.split(','))),
   '--out': value((v) => (opts.out = path.resolve(v))),
+  '--node-defaults': flag(() => (opts.nodeDefaults = true)),
 });
 
 const MODERN = '2026-07-28';
@@ -66,7 +71,8 @@ function agentportCommand({ port, dataDir }, usage) {
     config,
     `server: { host: 127.0.0.1, port: ${port}, dataDir: ${JSON.stringify(dataDir)}, logLevel: error, grpc: { port: 0 } }\nauth: { mode: none }\nusage: { enabled: ${usage} }\nagents:\n  - { id: echo, builtin: echo }\n`,
   );
-  return [process.execPath, ['bin/agentport.js', 'serve', '--config', config]];
+  const shipped = opts.nodeDefaults ? [] : shippedNodeOptions(path.join(ROOT, 'bin', 'agentport.js'));
+  return [process.execPath, [...shipped, 'bin/agentport.js', 'serve', '--config', config]];
 }
 
 /** The JSON body, or the last `data:` message of an SSE body, carries the echoed text. */

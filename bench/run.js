@@ -23,6 +23,7 @@ import { machineCpuSeconds, selfAndReapedChildrenCpuSeconds, treeCpuSeconds, tre
 import { createBenchKey } from './lib/api-key.mjs';
 import { freePort, sleep } from './lib/net.mjs';
 import { flag, parseOptions, value } from './lib/options.mjs';
+import { shippedNodeOptions } from './lib/shipped-node-options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
@@ -55,6 +56,9 @@ const HELP = `Usage: npm run bench -- [options]      (or: node bench/run.js [opt
                       with "agentport keys create" in its fresh database, sent as X-API-Key
   --agentport-args S  extra arguments appended to "agentport serve"
   --agentport-bin F   Agentport entry point (default bin/agentport.js)
+  --node-defaults     start Agentport with Node's defaults, without the node options it ships
+                      with (its entry point's shebang, --max-semi-space-size=64: ADR 0081);
+                      a2a-js and bare always run with Node's defaults
   --startup-timeout S seconds to wait for a server to listen (default 30)
   --wait-idle S       before each run, wait up to S seconds for the machine to be
                       >= 85% idle (default 30; 0 = don't wait)
@@ -75,6 +79,7 @@ function parseArgs(argv) {
     generator: 'auto',
     agentportArgs: '',
     agentportBin: path.join(ROOT, 'bin', 'agentport.js'),
+    nodeDefaults: false,
     startupTimeout: 30,
     waitIdle: 30,
     runs: 1,
@@ -111,6 +116,7 @@ function parseArgs(argv) {
     '--wait-idle': value((v) => (o.waitIdle = num('--wait-idle', v))),
     '--retry-busy': value((v) => (o.retryBusy = Math.floor(num('--retry-busy', v)))),
     '--api-key': flag(() => (o.apiKey = true)),
+    '--node-defaults': flag(() => (o.nodeDefaults = true)),
     '--runs': value((v) => (o.runs = Math.max(1, Math.floor(num('--runs', v))))),
     '--out': value((v) => (o.out = path.resolve(v))),
   });
@@ -173,6 +179,7 @@ const TARGETS = {
     command: ({ port, dataDir, opts }) => [
       process.execPath,
       [
+        ...(opts.nodeDefaults ? [] : shippedNodeOptions(opts.agentportBin)),
         opts.agentportBin.startsWith(ROOT + path.sep) ? path.relative(ROOT, opts.agentportBin) : opts.agentportBin,
         'serve',
         '--port',
@@ -194,8 +201,10 @@ const TARGETS = {
     label: 'Agentport, 2 processes, one SQLite',
     precheck: (opts) => TARGETS.agentport.precheck(opts),
     command: (c) => {
+      // the node options stay before the script (node:cluster's workers inherit them); the entry point goes
       const [node, args] = TARGETS.agentport.command(c);
-      return [node, [path.join('bench', 'targets', 'agentport-processes.mjs'), '--workers', '2', ...args.slice(1)]];
+      const entry = args.indexOf('serve') - 1;
+      return [node, [...args.slice(0, entry), path.join('bench', 'targets', 'agentport-processes.mjs'), '--workers', '2', ...args.slice(entry + 1)]];
     },
     paths: { jsonrpc: '/a2a/echo', rest: '/a2a/echo/message:send' },
   },

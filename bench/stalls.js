@@ -19,10 +19,12 @@ import { freePort, sleep } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
 import { requireBuiltTree } from './lib/built-tree.mjs';
 import { tailReport } from './lib/tail-report.mjs';
+import { shippedNodeOptions } from './lib/shipped-node-options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connections N] [--tree DIR]
                            [--node-args "..."] [--agentport-args "..."] [--top N] [--json] [--trace] [--bare]
+                           [--node-defaults]
   --trace       also record where each request's time went (bench/lib/tail-trace.cjs; SQLite
                 commit thread) and print the median requests' parts beside the tail's, and the
                 requests > 3× the median put on their causes (GC pauses of either thread, usage
@@ -31,9 +33,12 @@ const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connect
   --bare        then load bare node:http (bench/targets/bare-http.mjs) the same way and print its
                 client p50/p99: the load generator's and the OS's own tail on this machine
   --tree DIR    a built Agentport tree to run (default this one), e.g. /work/base for a before/after
-  --node-args   extra node options for the server, e.g. "--max-semi-space-size=32"`;
+  --node-args   extra node options for the server, after those it ships with (the last of a
+                flag wins), e.g. "--max-semi-space-size=32"
+  --node-defaults  without the node options Agentport ships with (its bin/agentport.js shebang,
+                --max-semi-space-size=64: ADR 0081), i.e. Node's defaults plus --node-args`;
 
-const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false, trace: false, traceOut: '', bare: false };
+const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false, trace: false, traceOut: '', bare: false, nodeDefaults: false };
 parseCommandLine(HELP, {
   '--duration': value((v) => (o.duration = Number(v))),
   '--warmup': value((v) => (o.warmup = Number(v))),
@@ -45,6 +50,7 @@ parseCommandLine(HELP, {
   '--json': flag(() => (o.json = true)),
   '--trace': flag(() => (o.trace = true)),
   '--bare': flag(() => (o.bare = true)),
+  '--node-defaults': flag(() => (o.nodeDefaults = true)),
   '--trace-out': value((v) => (o.traceOut = path.resolve(v))),
 });
 requireBuiltTree(o.tree);
@@ -54,8 +60,9 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-stalls-'));
 const out = path.join(work, 'stalls.json');
 const traceOut = path.join(work, 'trace.json');
 const port = await freePort();
+const nodeOptions = [...(o.nodeDefaults ? [] : shippedNodeOptions(path.join(o.tree, 'bin', 'agentport.js'))), ...o.nodeArgs.split(' ').filter(Boolean)];
 const args = [
-  ...o.nodeArgs.split(' ').filter(Boolean),
+  ...nodeOptions,
   '--require',
   path.join(ROOT, 'bench', 'lib', 'stall-preload.cjs'),
   ...(o.trace ? ['--require', path.join(ROOT, 'bench', 'lib', 'tail-trace.cjs')] : []),
@@ -118,6 +125,7 @@ const group = (items, key) => {
 };
 const summary = {
   load: { start: load0, end: os.loadavg()[0] },
+  nodeOptions,
   generator: measured.generator,
   requests: n,
   rps: measured.rps,
@@ -142,6 +150,7 @@ if (o.json) {
   process.exit(0);
 }
 console.log(`${n} requests in ${f(measured.durationS, 1)} s (${Math.round(measured.rps)} req/s, ${o.connections} connections, ${measured.generator}); load average ${f(load0, 1)} → ${f(os.loadavg()[0], 1)}`);
+console.log(`server node options: ${nodeOptions.join(' ') || "(Node's defaults)"}`);
 console.log(`client   p50 ${f(measured.latencyMs.p50)} ms  p99 ${f(measured.latencyMs.p99)} ms  max ${f(measured.latencyMs.max)} ms`);
 if (bare)
   console.log(

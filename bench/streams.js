@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { machineCpuSeconds, processCpuSeconds, rssKb } from './lib/proc.mjs';
 import { freePort, sleep } from './lib/net.mjs';
+import { shippedNodeOptions } from './lib/shipped-node-options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(ROOT, 'bin', 'agentport.js');
@@ -45,6 +46,8 @@ const HELP = `Usage: node bench/streams.js [options]
   --trace-gc          run the first replica with --trace-gc and report its GC pauses per window
   --heap-snapshots    write heap snapshots of the first replica at baseline, after opening and at the end
                       (bench/results/, Heap.*.heapsnapshot; they pause the server: figures are off)
+  --node-defaults     start Agentport with Node's defaults, without the node options it ships with
+                      (its bin/agentport.js shebang, --max-semi-space-size=64: ADR 0081)
   --out FILE          results JSON (default bench/results/streams-latest.json)
 `;
 
@@ -64,6 +67,7 @@ function parseArgs(argv) {
     cpuProf: false,
     heapSnapshots: false,
     traceGc: false,
+    nodeDefaults: false,
     out: path.join(ROOT, 'bench', 'results', 'streams-latest.json'),
   };
   const keys = {
@@ -93,6 +97,7 @@ function parseArgs(argv) {
     else if (a === '--cpu-prof') o.cpuProf = true;
     else if (a === '--heap-snapshots') o.heapSnapshots = true;
     else if (a === '--trace-gc') o.traceGc = true;
+    else if (a === '--node-defaults') o.nodeDefaults = true;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(HELP);
       process.exit(0);
@@ -146,7 +151,8 @@ async function startDeployment(o) {
     mkdirSync(results, { recursive: true });
     const prof = i > 0 ? [] : [...(o.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${results}`] : []), ...(o.heapSnapshots ? ['--heapsnapshot-signal=SIGUSR2'] : []), ...(o.traceGc ? ['--trace-gc'] : [])];
     // cwd: where --heapsnapshot-signal writes its files.
-    r.proc = spawn(process.execPath, [...prof, BIN, 'serve', '--config', r.configFile], { env, cwd: results, stdio: ['ignore', 'pipe', 'pipe'] });
+    const shipped = o.nodeDefaults ? [] : shippedNodeOptions(BIN);
+    r.proc = spawn(process.execPath, [...shipped, ...prof, BIN, 'serve', '--config', r.configFile], { env, cwd: results, stdio: ['ignore', 'pipe', 'pipe'] });
     live.add(r.proc);
     const keep = (b) => (r.out = (r.out + b.toString('utf8')).slice(-8_000));
     r.gcPauses = [];

@@ -1,6 +1,9 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=64
 // The `agentport` command. The CLI is TypeScript, compiled into dist/ by `npm run build`
 // (which `npm install` runs through the prepare script).
+// The shebang's node option is the young generation the server ships with (ADR 0081): V8 fixes it
+// before any code runs, so it must be on node's command line. `node bin/agentport.js` runs without
+// it (V8's default); package.json's scripts, deploy/entrypoint.sh and the systemd unit pass it too.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 

@@ -7,6 +7,9 @@
 # --data-dir; set them empty to let the config file decide. AGENTPORT_CONFIG defaults to
 # /etc/agentport/agentport.yaml when that file exists.
 # The CLI is exec'd, so it is the process that gets SIGTERM and drains (docs/deploy.md).
+# Node starts with the young generation the server ships with (ADR 0081, bin/agentport.js's
+# shebang) unless NODE_OPTIONS names a --max-semi-space-size of its own: node's command line would
+# win over NODE_OPTIONS, so the option is left off then.
 set -eu
 
 install_dir=$(CDPATH='' cd -- "$(dirname -- "$0")/.." && pwd)
@@ -42,4 +45,7 @@ if [ "$1" = serve ]; then
   set -- serve "$@"
 fi
 
-exec node "$cli" "$@"
+case " ${NODE_OPTIONS:-} " in
+  *" --max-semi-space-size"* | *" --max_semi_space_size"*) exec node "$cli" "$@" ;;
+  *) exec node --max-semi-space-size=64 "$cli" "$@" ;;
+esac

@@ -70,6 +70,8 @@ export interface StartOptions {
   storeOpened?: (store: Store) => void;
   /** ports and directories were probed just before (start-preflight.ts's preflightStart, as `agentport serve` runs it): not probed again */
   probed?: boolean;
+  /** what `agentport serve` chose for the heap (heap-settings.ts's applyHeapSettings): logged at debug level */
+  heapNotes?: readonly string[];
 }
 
 /**
@@ -90,6 +92,7 @@ export async function startServer(initial: Config, options: StartOptions = {}): 
 
 async function startAll(initial: Config, loggers: ServerLoggers, options: StartOptions): Promise<RunningServer> {
   routeGrpcLibraryLog(loggers.module('grpc'));
+  for (const note of options.heapNotes ?? []) loggers.root.debug(note);
   const { dbDir } = await checkBeforeOpening(initial, loggers.root, { probed: options.probed === true });
   // Prometheus metrics (src/observability/metrics); off, no part of the server gets any.
   const metrics = initial.metrics.enabled ? new Metrics({ version: packageVersion(), replica: initial.cluster.replicaId }) : undefined;

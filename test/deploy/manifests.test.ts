@@ -223,7 +223,7 @@ describe('deploy/systemd/agentport.service', () => {
     const analyze = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' });
     if (analyze.error) throw new Error('systemd-analyze is missing: install systemd to check deploy/systemd/agentport.service');
     const unit = read(path.join(DEPLOY, 'systemd/agentport.service'));
-    expect(unit).toContain('ExecStart=/usr/bin/node /opt/agentport/bin/agentport.js serve --data-dir /var/lib/agentport');
+    expect(unit).toContain('ExecStart=/usr/bin/node --max-semi-space-size=64 /opt/agentport/bin/agentport.js serve --data-dir /var/lib/agentport');
     const dir = await mkdtemp(path.join(tmpdir(), 'agentport-unit-'));
     try {
       const copy = path.join(dir, 'agentport.service');

@@ -116,7 +116,7 @@ describe('deploy/entrypoint.sh', () => {
     const cmdline = readFileSync(`/proc/${server.proc.pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     // The shell is gone: the pid the container engine signals is node itself.
     expect(path.basename(cmdline[0] ?? '')).toBe('node');
-    expect(cmdline.slice(1)).toEqual([path.join(ROOT, 'bin/agentport.js'), 'serve', '--host', '127.0.0.1', '--data-dir', path.join(dir, 'data'), '--port', String(port)]);
+    expect(cmdline.slice(1)).toEqual(['--max-semi-space-size=64', path.join(ROOT, 'bin/agentport.js'), 'serve', '--host', '127.0.0.1', '--data-dir', path.join(dir, 'data'), '--port', String(port)]);
     expect(readdirSync(path.join(dir, 'data'))).toContain('agentport.db');
   });
 

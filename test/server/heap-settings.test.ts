@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { applyHeapSettings } from '../../src/server/heap-settings.js';
 
-describe('applyHeapSettings (ADR 0047, ADR 0069)', () => {
+describe('applyHeapSettings (ADR 0047, ADR 0069, ADR 0081)', () => {
   it('turns allocation-site pretenuring off', () => {
     const setFlags = vi.fn();
     applyHeapSettings({ nodeOptions: [], cores: 8 }, setFlags);
@@ -49,5 +49,25 @@ describe('applyHeapSettings (ADR 0047, ADR 0069)', () => {
       else process.env.NODE_OPTIONS = saved;
     }
     expect(setFlags).toHaveBeenCalledExactlyOnceWith('--no-allocation-site-pretenuring');
+  });
+
+  it("says in its debug line when the young generation is V8's default, naming the flag the product ships with", () => {
+    const notes = applyHeapSettings({ nodeOptions: ['--max-old-space-size=512', '--trace-max-semi-space-size'], cores: 8 }, vi.fn());
+    expect(notes).toEqual(["young generation: V8's default semi-spaces; the shipped launch lines start node with --max-semi-space-size=64 (ADR 0081)"]);
+  });
+
+  it('names the semi-space size the process was started with, the command line over NODE_OPTIONS', () => {
+    expect(applyHeapSettings({ nodeOptions: ['--max-semi-space-size=64'], cores: 8 }, vi.fn())).toEqual(['young generation: --max-semi-space-size=64 from the node options']);
+    expect(applyHeapSettings({ nodeOptions: ['--max_semi_space_size=8'], cores: 8 }, vi.fn())).toEqual(['young generation: --max_semi_space_size=8 from the node options']);
+    const saved = process.env.NODE_OPTIONS;
+    process.env.NODE_OPTIONS = '--max-semi-space-size=16';
+    try {
+      // V8 reads NODE_OPTIONS before the command line: this process's own execArgv has no semi-space size
+      expect(applyHeapSettings({ cores: 8 }, vi.fn())).toEqual(['young generation: --max-semi-space-size=16 from the node options']);
+      expect(applyHeapSettings({ nodeOptions: ['--max-semi-space-size=16', '--max-semi-space-size=32'], cores: 8 }, vi.fn())).toEqual(['young generation: --max-semi-space-size=32 from the node options']);
+    } finally {
+      if (saved === undefined) delete process.env.NODE_OPTIONS;
+      else process.env.NODE_OPTIONS = saved;
+    }
   });
 });

@@ -47,8 +47,8 @@ export async function startAfterPreflight(config: Config, options: { logDestinat
   const { preflightStart } = await import('../../server/start-preflight.js');
   await preflightStart(config);
   const [{ startServer }, { applyHeapSettings }] = await Promise.all([import('../../server/start.js'), import('../../server/heap-settings.js')]);
-  applyHeapSettings();
-  return startServer(config, { ...options, probed: true });
+  const heapNotes = applyHeapSettings();
+  return startServer(config, { ...options, probed: true, heapNotes });
 }
 
 const SERVE_HELP = `
