@@ -183,7 +183,7 @@ describe('deploy/Dockerfile, one container started with the defaults', () => {
     expect(/^Uid:\s+(\d+)\s+(\d+)/m.exec(status)?.slice(1)).toEqual(['1000', '1000']);
     const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     expect(path.basename(cmdline[0] ?? '')).toBe('node');
-    expect(cmdline.slice(1)).toEqual(['/app/bin/agentport.js', 'serve', '--host', '0.0.0.0', '--data-dir', '/var/lib/agentport']);
+    expect(cmdline.slice(1)).toEqual(['--max-semi-space-size=64', '/app/bin/agentport.js', 'serve', '--host', '0.0.0.0', '--data-dir', '/var/lib/agentport']);
   });
 
   it('exits 0 soon after SIGTERM to PID 1', async () => {
