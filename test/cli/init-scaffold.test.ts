@@ -306,8 +306,9 @@ describe('agentport init, from a packed tarball', () => {
       client.close();
       expect('task' in r && r.task.artifacts?.[0]?.parts.map((p) => p.text).join('')).toBe('Here is a short text about tests, written one word at a time.');
     } finally {
-      // SIGTERM to the server; npm exits with its code.
-      expect(await start.stop(10_000, /node\S* \S*bin\/agentport serve/)).toBe(0);
+      // SIGTERM to the server; npm exits with its code. The command's shebang puts node options
+      // before the script (`node --max-semi-space-size=64 …/bin/agentport serve`, ADR 0081).
+      expect(await start.stop(10_000, /node\S* (--\S+ )*\S*bin\/agentport serve/)).toBe(0);
     }
     // The server finished its shutdown (npm exits with its code, 0).
     expect(start.output()).toContain('Stopped.');
@@ -334,7 +335,7 @@ describe('agentport init, from a packed tarball', () => {
       expect(await ask()).toBe('A note on dev, written one word at a time.');
     } finally {
       writeFileSync(agentFile, original);
-      expect(await dev.stop(10_000, /node\S* \S*bin\/agentport dev/)).toBe(0);
+      expect(await dev.stop(10_000, /node\S* (--\S+ )*\S*bin\/agentport dev/)).toBe(0);
     }
     expect(dev.output()).toContain('Stopped.');
   }, 150_000);

@@ -99,20 +99,26 @@ describe('the shipped young generation (ADR 0081)', () => {
     expect(ps1).toContain(`"node$exe" ${FLAG} "$basedir/`);
   });
 
-  it("the server's debug line says which young generation it runs with: the shipped one as a command, V8's default under a bare `node`", async () => {
+  it("the server's debug line says which young generation it runs with: the shipped one as a command (over NODE_OPTIONS), V8's default or NODE_OPTIONS' under a bare `node`", async () => {
     const asCommand = await youngGenerationLine(BIN, []);
     expect(asCommand).toBe(`young generation: ${FLAG} from the node options`);
     const bare = await youngGenerationLine(process.execPath, [BIN]);
     expect(bare).toBe(`young generation: V8's default semi-spaces; the shipped launch lines start node with ${FLAG} (ADR 0081)`);
+    // V8 reads NODE_OPTIONS before the command line, so the shebang's size is the one it runs with
+    const both = await youngGenerationLine(BIN, [], '--max-semi-space-size=16');
+    expect(both).toBe(`young generation: ${FLAG} from the node options`);
+    const fromEnvironment = await youngGenerationLine(process.execPath, [BIN], '--max-semi-space-size=16');
+    expect(fromEnvironment).toBe('young generation: --max-semi-space-size=16 from the node options');
   }, 60_000);
 });
 
 /** Starts `command ...args serve` at debug level on free ports, returns its "young generation" log line and stops it. */
-async function youngGenerationLine(command: string, args: string[]): Promise<string> {
+async function youngGenerationLine(command: string, args: string[], nodeOptions?: string): Promise<string> {
   const dataDir = await mkdtemp(path.join(dir, 'data-'));
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_OPTIONS;
   delete env.AGENTPORT_CONFIG;
+  if (nodeOptions) env.NODE_OPTIONS = nodeOptions;
   const child = spawn(command, [...args, 'serve', '--port', '0', '--grpc-port', '0', '--data-dir', dataDir, '--auth', 'none', '--log-level', 'debug'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let out = '';
