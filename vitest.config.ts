@@ -60,6 +60,7 @@ const UNIT = [
   'test/bindings/a2a-grpc/service-parameters.test.ts',
   'test/bindings/a2a-legacy/jsonrpc.test.ts',
   'test/bindings/json-depth.test.ts',
+  'test/bindings/json-content-type.test.ts',
   'test/bindings/a2a-jsonrpc/reply.test.ts',
   'test/bindings/mcp/answer.test.ts',
   'test/bindings/mcp/tools/contributed-tools.test.ts',

@@ -39,5 +39,19 @@ export function parseIsoTime(text: string): number {
   if (year < 1970 || month < 1 || month > 12 || day < 1 || day > daysIn(year, month) || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 59 || ms < 0) {
     return Date.parse(text);
   }
-  return Date.UTC(year, month - 1, day, hour, minute, second, ms);
+  return daysSinceEpoch(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + ms;
+}
+
+/**
+ * Days from 1970-01-01 to a valid date of the proleptic Gregorian calendar (year >= 1970), which
+ * `Date.UTC` gives too, but as a call into V8's runtime (~0.6 k instructions a commit: bare32).
+ * Years counted from March, so a leap day ends its year; 146,097 days in 400 years.
+ */
+function daysSinceEpoch(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yearOfEra = y - era * 400;
+  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
+  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
+  return era * 146_097 + dayOfEra - 719_468;
 }

@@ -65,8 +65,12 @@ export function negotiateMediaType(req: IncomingMessage): string {
   return accept.includes(A2A_JSON) ? A2A_JSON : 'application/json';
 }
 
+/** Whether a `Content-Type` names JSON: `application/json` or A2A's, any case, parameters and spaces aside. */
 export function isJsonContentType(ct: string | undefined): boolean {
   if (!ct) return false;
+  // The header as nearly every client sends it, answered without the split, trim and lowercase
+  // copies below (~1.7 k instructions a request: bare32).
+  if (ct === 'application/json' || ct === A2A_JSON) return true;
   const base = (ct.split(';')[0] ?? '').trim().toLowerCase();
   return base === 'application/json' || base === A2A_JSON;
 }
