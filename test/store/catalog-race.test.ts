@@ -60,6 +60,20 @@ describe('isOtherSchemaCatalogRace', () => {
     expect(isOtherSchemaCatalogRace(column, ours)).toBe(false);
   });
 
+  it('retries a cache lookup that missed another schema dropped mid-walk (XX000) only when no migration of ours ran', () => {
+    // PostgreSQL raises this internal error only when a drop races a catalog read, which no query
+    // can make happen on demand: the fields are those a full run's failure printed.
+    const race = Object.assign(new Error('cache lookup failed for namespace 90401'), { code: 'XX000', where: 'parallel worker', routine: 'generate_qualified_relation_name' });
+    expect(isOtherSchemaCatalogRace(race, ours, true)).toBe(true);
+    expect(isOtherSchemaCatalogRace(race, ours, false)).toBe(false);
+    expect(isOtherSchemaCatalogRace(race, ours)).toBe(false);
+    for (const kind of ['relation', 'type', 'attribute']) {
+      expect(isOtherSchemaCatalogRace(Object.assign(new Error(`cache lookup failed for ${kind} 12`), { code: 'XX000' }), ours, true), kind).toBe(true);
+    }
+    // another internal error is ours to report, nothing ran or not
+    expect(isOtherSchemaCatalogRace(Object.assign(new Error('could not open file "base/1/2": No such file'), { code: 'XX000' }), ours, true)).toBe(false);
+  });
+
   it('does not retry an unqualified missing relation or any other error', async () => {
     const unqualified = await errorOf('select * from no_such_table_here');
     const syntax = await errorOf('selec 1');

@@ -16,6 +16,7 @@ export function isOtherSchemaCatalogRace(error: unknown, ownSchema: string | und
   const e = error as { code?: unknown; message?: unknown };
   if (typeof e?.message !== 'string') return false;
   if (e.code === '42703') return nothingRan;
+  if (e.code === 'XX000') return nothingRan && /^cache lookup failed for (namespace|relation|type|attribute) \d+$/.test(e.message);
   if (e.code === '3F000') return !(ownSchema !== undefined && e.message.includes(`"${ownSchema}"`));
   if (e.code === '42P01') {
     // `relation "<schema>.<table>" does not exist`: only a table of another, named schema.
