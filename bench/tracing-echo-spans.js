@@ -26,12 +26,12 @@ parseCommandLine(HELP, {
 });
 const from = (p) => import(pathToFileURL(path.join(o.tree, 'dist/observability/tracing', p)).href);
 const { startTracing } = await from('start-tracing.js');
+const { tracingSettings } = await from('tracing-settings.js');
 const s = await from('spans.js');
 const SERVER = 1; // SpanKind.SERVER
-const tracing = await startTracing(
-  { url: o.endpoint, headers: {}, serviceName: 'agentport', resourceAttributes: {}, sampler: { kind: 'ratio', ratio: 1, parentBased: true }, exportDelayMs: 5000 },
-  { serviceVersion: '0', instanceId: 'r1' },
-);
+// the settings as a server resolves them (the batch bounds and span limits included), no OTEL_* variables read
+const settings = tracingSettings({ enabled: true, endpoint: o.endpoint, samplingRatio: 1, exportDelay: 5000 }, {});
+const tracing = await startTracing(settings, { serviceVersion: '0', instanceId: 'r1' });
 const headers = { host: '127.0.0.1', 'content-type': 'application/json', 'a2a-version': '1.0', 'content-length': '180' };
 
 async function request(i) {

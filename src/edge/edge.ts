@@ -246,7 +246,7 @@ class AdmittedRequest implements RequestContext, EdgeLog {
   private ask(resourcePath: string | undefined): void {
     this.asked = true;
     this.firstPath = resourcePath;
-    const answer = tracingOn() ? traceAuthentication(this.req, () => promisedPrincipal(this.o.authenticate(this.req.headers, resourcePath))) : this.o.authenticate(this.req.headers, resourcePath);
+    const answer = tracingOn() ? traceAuthentication(this.req, () => this.o.authenticate(this.req.headers, resourcePath), this.o.anonymousAnswer) : this.o.authenticate(this.req.headers, resourcePath);
     const usage = usageOf(this.req);
     if (answer === this.o.anonymousAnswer || !(answer instanceof Promise)) {
       if (answer instanceof Promise) this.first = answer;

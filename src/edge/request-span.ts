@@ -7,7 +7,7 @@
  * span per request for no time of its own worth showing (bench). Only called with tracing on.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contextWith, extractContext, inSpan, SpanKind, SpanStatusCode, startSpan, traceIdOf, type Attributes, type Context, type Span } from '../observability/tracing/index.js';
+import { contextWith, extractContext, failSpan, SpanKind, SpanStatusCode, startSpan, traceIdOf, type Attributes, type Context, type Span } from '../observability/tracing/index.js';
 import { pathPattern, usageOf } from './call-usage.js';
 import type { UsageDraft } from '../core/usage/usage-draft.js';
 
@@ -84,7 +84,37 @@ function draftAttributes(d: UsageDraft, a: Attributes): Attributes {
   return a;
 }
 
-/** The caller's authentication, as a child span of the request's. */
-export function traceAuthentication<T>(req: IncomingMessage, authenticate: () => Promise<T>): Promise<T> {
-  return inSpan('authenticate', { parent: requestTrace(req) }, authenticate);
+/**
+ * The caller's authentication, as a child span of the request's. An answer known at once (a
+ * caller itself, or `settled`: the anonymous caller's one fulfilled promise) ends the span at once
+ * and is handed back as it is, so the edge keeps its path without a wait (`principalAtHand`):
+ * wrapping it in the span's promise cost a traced request a promise, its reactions and an await
+ * in the face (docs/benchmarks.md, *trace32*). A pending answer ends the span when it settles; a
+ * rejection or a throw marks it failed.
+ */
+export function traceAuthentication<T>(req: IncomingMessage, authenticate: () => T | Promise<T>, settled?: Promise<T>): T | Promise<T> {
+  const span = startSpan('authenticate', { parent: requestTrace(req) });
+  let answer: T | Promise<T>;
+  try {
+    answer = authenticate();
+  } catch (err) {
+    failSpan(span, err);
+    span.end();
+    return Promise.reject(err);
+  }
+  if (answer === settled || !(answer instanceof Promise)) {
+    span.end();
+    return answer;
+  }
+  return answer.then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (err: unknown) => {
+      failSpan(span, err);
+      span.end();
+      throw err;
+    },
+  );
 }

@@ -14,6 +14,8 @@ export interface ReceivedSpan {
   kind: number;
   attributes: Record<string, unknown>;
   links: Array<{ traceId: string; spanId: string }>;
+  /** the OTLP status code (0 unset, 1 ok, 2 error; absent in the JSON reads as 0) */
+  status: number;
   /** service.instance.id of the exporting process (the replica id) */
   instance?: string;
   service?: string;
@@ -64,6 +66,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
                 kind: s.kind,
                 attributes: attrs(s.attributes),
                 links: (s.links ?? []).map((l: { traceId: string; spanId: string }) => ({ traceId: l.traceId, spanId: l.spanId })),
+                status: Number(s.status?.code ?? 0),
                 instance: resource['service.instance.id'] as string | undefined,
                 service: resource['service.name'] as string | undefined,
               });

@@ -4,7 +4,7 @@
  * or stopped without finishing, an answer to whoever waits when a commit of its events failed.
  */
 import { TransientMap } from '../../memory/transient-map.js';
-import { inSpan, tracingOn, type Context } from '../../observability/tracing/index.js';
+import { contextWith, failSpan, startSpan, tracingOn, type Context } from '../../observability/tracing/index.js';
 import { addReported, type TaskUsageState } from '../usage/task-usage.js';
 import { addReport } from '../usage/usage-draft.js';
 import type { UsageReport } from '../agents/agent-definition.js';
@@ -161,22 +161,30 @@ export class RunSupervisor implements AgentRunHost {
    */
   private execute(run: AgentRun): void {
     let running: Promise<unknown>;
+    // The executor, its commits and its outbound calls hang under the run's span, which ends in the
+    // run's own reactions below: no promise of its own, one microtask turn fewer a traced request
+    // (docs/benchmarks.md, *trace32*).
+    const span = tracingOn()
+      ? startSpan(`invoke_agent ${run.agentId}`, { parent: run.trace, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': run.agentId, 'agentport.task.id': run.taskId } })
+      : undefined;
     try {
-      running = tracingOn()
-        ? inSpan(`invoke_agent ${run.agentId}`, { parent: run.trace, attributes: { 'gen_ai.operation.name': 'invoke_agent', 'gen_ai.agent.name': run.agentId, 'agentport.task.id': run.taskId } }, (trace) => {
-            // The executor, its commits and its outbound calls hang under the run's span. Not an
-            // async function: its own promise and the adoption of the executor's would be two
-            // more microtask turns a traced request (inSpan turns a synchronous throw into a rejection).
-            run.trace = trace;
-            return Promise.resolve(run.definition.execute(run));
-          })
-        : Promise.resolve(run.definition.execute(run));
+      if (span) run.trace = contextWith(span, run.trace);
+      running = Promise.resolve(run.definition.execute(run));
     } catch (e) {
       running = Promise.reject(e);
     }
     void running.then(
-      () => this.settle(run, undefined),
-      (e: unknown) => this.settle(run, e),
+      () => {
+        span?.end();
+        this.settle(run, undefined);
+      },
+      (e: unknown) => {
+        if (span) {
+          failSpan(span, e);
+          span.end();
+        }
+        this.settle(run, e);
+      },
     );
   }
 

@@ -37,7 +37,7 @@ export interface KnownDecisions {
   roots?: boolean;
 }
 
-class ScopedTracer implements Tracer {
+export class ScopedTracer implements Tracer {
   constructor(
     private readonly recorder: SpanRecorder,
     private readonly scope: number,
@@ -45,6 +45,15 @@ class ScopedTracer implements Tracer {
 
   startSpan(name: string, options: SpanOptions = {}, ctx: Context = contextApi.active()): Span {
     return this.recorder.start(this.scope, name, options, ctx);
+  }
+
+  /**
+   * `startSpan` for Agentport's own callers (spans.ts), the options read by the caller: each call
+   * site passes an options object of its own shape, so every read of one in `start` was a
+   * megamorphic property load, several a span. `parentSpan`: the span `ctx` names, when known.
+   */
+  startOwn(name: string, kind: SpanKind, attributes: Attributes | undefined, links: Link[] | undefined, ctx: Context, parentSpan: Span | undefined): Span {
+    return this.recorder.record(this.scope, name, kind, attributes, links, undefined, ctx, parentSpan);
   }
 
   // The API's overloads: (name, fn), (name, options, fn), (name, options, context, fn).
@@ -87,29 +96,31 @@ export class SpanRecorder implements TracerProvider {
   /** @internal ScopedTracer's startSpan */
   start(scope: number, name: string, options: SpanOptions, ctx: Context): Span {
     if (options.root) ctx = trace.deleteSpan(ctx);
+    return this.record(scope, name, options.kind ?? SpanKind.INTERNAL, options.attributes, options.links, options.startTime, ctx, trace.getSpan(ctx));
+  }
+
+  /** @internal `start` with the options read once; `parentSpan`: the span `ctx` names. */
+  record(scope: number, name: string, kind: SpanKind, attributes: Attributes | undefined, givenLinks: Link[] | undefined, time: SpanOptions['startTime'], ctx: Context, parentSpan: Span | undefined): Span {
     // A parent that is one of ours has valid ids: the API's check (two regular expressions) is for the others.
-    const parentSpan = trace.getSpan(ctx);
     const parent = parentSpan?.spanContext();
     const ours = parentSpan instanceof RecordedSpan;
     const validParent = parent && (ours || trace.isSpanContextValid(parent)) ? parent : undefined;
     const traceId = validParent ? validParent.traceId : newTraceId();
     const spanId = newSpanId();
-    const kind = options.kind ?? SpanKind.INTERNAL;
     const known = ours ? this.known.underOwnSpans : !validParent && this.known.roots;
-    const result = known ? SAMPLED : this.sampler.shouldSample(ctx, traceId, name, kind, options.attributes ?? NO_ATTRIBUTES, options.links ?? NO_LINKS);
+    const result = known ? SAMPLED : this.sampler.shouldSample(ctx, traceId, name, kind, attributes ?? NO_ATTRIBUTES, givenLinks ?? NO_LINKS);
     const traceState = result.traceState ?? validParent?.traceState;
     if (result.decision !== SamplingDecision.RECORD_AND_SAMPLED) {
       // RECORD (recorded, not sampled) is never exported either: no processor here reads it
       return trace.wrapSpanContext({ traceId, spanId, traceFlags: TraceFlags.NONE, ...(traceState ? { traceState } : {}) });
     }
-    const attributes = result.attributes ? { ...options.attributes, ...result.attributes } : options.attributes;
-    const links = options.links && options.links.length > 0 ? options.links.slice() : undefined;
-    return new RecordedSpan(this.sink, scope, name, kind, traceId, spanId, traceState, validParent, attributes, links, startTime(options, this.sink.origin));
+    const all = result.attributes ? { ...attributes, ...result.attributes } : attributes;
+    const links = givenLinks && givenLinks.length > 0 ? givenLinks.slice() : undefined;
+    return new RecordedSpan(this.sink, scope, name, kind, traceId, spanId, traceState, validParent, all, links, startTime(time, this.sink.origin));
   }
 }
 
-function startTime(o: SpanOptions, origin: number): number {
-  const t = o.startTime;
+function startTime(t: SpanOptions['startTime'], origin: number): number {
   if (t === undefined) return performance.now();
   if (typeof t === 'number') return t <= performance.now() ? t : t - origin;
   if (t instanceof Date) return t.getTime() - origin;

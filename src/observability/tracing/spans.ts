@@ -11,6 +11,7 @@
  */
 import { propagation, SpanKind, SpanStatusCode, trace, TraceFlags, type Attributes, type Context, type Link, type Span, type TextMapGetter, type Tracer } from '@opentelemetry/api';
 import { RecordedSpan } from './recorded-span.js';
+import { ScopedTracer } from './span-recorder.js';
 import { ROOT } from './root-context.js';
 
 let on = false;
@@ -51,12 +52,18 @@ export interface SpanOptions {
  * a request sampled out costs one sampler decision, not one per span (ids, sampler, objects).
  */
 export function startSpan(name: string, o: SpanOptions): Span {
-  if (followsParent && o.parent) {
-    const sc = trace.getSpanContext(o.parent);
-    if (sc && (sc.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(sc);
+  const parent = o.parent ?? ROOT;
+  // the parent span read once, here: a span of ours is sampled (the recorder records only those)
+  const parentSpan = trace.getSpan(parent);
+  if (followsParent && parentSpan !== undefined && !(parentSpan instanceof RecordedSpan)) {
+    const sc = parentSpan.spanContext();
+    if ((sc.traceFlags & TraceFlags.SAMPLED) === 0) return trace.wrapSpanContext(sc);
   }
-  // the options as given: the tracer reads kind (INTERNAL when absent), attributes and links, not `parent`
-  return tracer().startSpan(name, o, o.parent ?? ROOT);
+  const t = tracer();
+  // Agentport's recorder (start-tracing.ts) is handed the options' fields: read once, here
+  if (t instanceof ScopedTracer) return t.startOwn(name, o.kind ?? SpanKind.INTERNAL, o.attributes, o.links, parent, parentSpan);
+  // any other tracer gets the options as given: it reads kind (INTERNAL when absent), attributes and links, not `parent`
+  return t.startSpan(name, o, parent);
 }
 
 /** The context whose current span is `span`: what its children name as their parent. */
