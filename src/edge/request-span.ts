@@ -7,7 +7,7 @@
  * span per request for no time of its own worth showing (bench). Only called with tracing on.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contextWith, extractContext, failSpan, SpanKind, SpanStatusCode, startSpan, traceIdOf, type Attributes, type Context, type Span } from '../observability/tracing/index.js';
+import { contextWith, endFailed, endWhenSettled, extractContext, SpanKind, SpanStatusCode, startSpan, traceIdOf, type Attributes, type Context, type Span } from '../observability/tracing/index.js';
 import { pathPattern, usageOf } from './call-usage.js';
 import type { UsageDraft } from '../core/usage/usage-draft.js';
 
@@ -98,23 +98,12 @@ export function traceAuthentication<T>(req: IncomingMessage, authenticate: () =>
   try {
     answer = authenticate();
   } catch (err) {
-    failSpan(span, err);
-    span.end();
+    endFailed(span, err);
     return Promise.reject(err);
   }
   if (answer === settled || !(answer instanceof Promise)) {
     span.end();
     return answer;
   }
-  return answer.then(
-    (value) => {
-      span.end();
-      return value;
-    },
-    (err: unknown) => {
-      failSpan(span, err);
-      span.end();
-      throw err;
-    },
-  );
+  return endWhenSettled(span, answer);
 }

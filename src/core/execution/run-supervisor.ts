@@ -4,7 +4,7 @@
  * or stopped without finishing, an answer to whoever waits when a commit of its events failed.
  */
 import { TransientMap } from '../../memory/transient-map.js';
-import { contextWith, failSpan, startSpan, tracingOn, type Context } from '../../observability/tracing/index.js';
+import { contextWith, endFailed, startSpan, tracingOn, type Context } from '../../observability/tracing/index.js';
 import { addReported, type TaskUsageState } from '../usage/task-usage.js';
 import { addReport } from '../usage/usage-draft.js';
 import type { UsageReport } from '../agents/agent-definition.js';
@@ -179,10 +179,7 @@ export class RunSupervisor implements AgentRunHost {
         this.settle(run, undefined);
       },
       (e: unknown) => {
-        if (span) {
-          failSpan(span, e);
-          span.end();
-        }
+        if (span) endFailed(span, e);
         this.settle(run, e);
       },
     );

@@ -2,7 +2,7 @@
  * The task log: every state change is an event appended to its task's log in the same commit as
  * the projection and the push outbox; once durable, the events are published on the bus.
  */
-import { failSpan, startSpan, type Context, type Span } from '../../observability/tracing/index.js';
+import { endFailed, startSpan, type Context, type Span } from '../../observability/tracing/index.js';
 import type { EventBus } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
 import type { NewOutboxEntry, TaskCommit, TaskEventPayload } from '../../store/store.js';
@@ -216,10 +216,4 @@ export class TaskLog {
     const state = task.status.state;
     if (isTerminal(state) && !(live.durable && isTerminal(live.durable.status.state))) this.d.metrics!.taskFinished(live.agentId, skill, state);
   }
-}
-
-/** Ends a commit's span as failed by `err` (its `error.type`, status ERROR). */
-function endFailed(span: Span, err: unknown): void {
-  failSpan(span, err);
-  span.end();
 }

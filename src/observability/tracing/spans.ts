@@ -85,17 +85,7 @@ export function inSpan<T>(name: string, o: SpanOptions, fn: (trace: Context | un
   } catch (err) {
     running = Promise.reject(err);
   }
-  return running.then(
-    (value) => {
-      span.end();
-      return value;
-    },
-    (err: unknown) => {
-      failSpan(span, err);
-      span.end();
-      throw err;
-    },
-  );
+  return endWhenSettled(span, running);
 }
 
 /** Marks a span failed with the error's type (OTel `error.type`: the class or A2A kind). */
@@ -103,6 +93,26 @@ export function failSpan(span: Span, err: unknown): void {
   const type = err instanceof Error ? (((err as Error & { kind?: unknown }).kind as string | undefined) ?? err.name) : 'Error';
   span.setAttribute('error.type', String(type));
   span.setStatus({ code: SpanStatusCode.ERROR, ...(err instanceof Error ? { message: err.message } : {}) });
+}
+
+/** Ends `span` as failed by `err`: its `error.type`, status ERROR. */
+export function endFailed(span: Span, err: unknown): void {
+  failSpan(span, err);
+  span.end();
+}
+
+/** Ends `span` when `running` settles, failed by a rejection, and passes the outcome on. */
+export function endWhenSettled<T>(span: Span, running: Promise<T>): Promise<T> {
+  return running.then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (err: unknown) => {
+      endFailed(span, err);
+      throw err;
+    },
+  );
 }
 
 /** A carrier of trace context: HTTP headers (lower-case names), gRPC metadata as a plain object, MCP `_meta`. */
