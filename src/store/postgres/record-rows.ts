@@ -35,35 +35,68 @@ function field(s: string): string {
 }
 
 export class RecordRows {
-  private readonly rows: string[] = [];
+  private text = '';
+  private rows = 0;
   private readonly index: ReadonlyMap<string, number>;
-  private fields: string[] = [];
+  private readonly fields: string[];
+  /** the row holds a quoted field, so it may hold `"` or `\`: it must be escaped as an array element */
+  private escape = false;
+  /** the column value() expects next: the commit writes the fields in the type's order */
+  private next = 0;
+  /** per column, the last value written and its field text (see value()) */
+  private readonly lastValue: unknown[];
+  private readonly lastField: string[];
 
-  /** `fields`: the composite type's attributes in their order. */
+  /** `names`: the composite type's attributes in their order. */
   constructor(
     private readonly texts: CommitTexts,
     private readonly names: readonly string[],
   ) {
     this.index = new Map(names.map((n, i) => [n, i]));
+    this.fields = new Array<string>(names.length).fill('');
+    this.lastValue = new Array<unknown>(names.length).fill(undefined);
+    this.lastField = new Array<string>(names.length).fill('');
   }
 
   beginRow(): void {
-    this.fields = new Array<string>(this.names.length).fill('');
+    this.fields.fill('');
+    this.escape = false;
+    this.next = 0;
   }
 
+  /**
+   * A row whose fields were all written plain holds no quote or backslash (issue 26, pg33): it
+   * goes into the array in quotes as it is, without a scan of its text for characters to escape.
+   */
   endRow(): void {
-    this.rows.push(quoted(`(${this.fields.join(',')})`));
+    const row = `(${this.fields.join(',')})`;
+    this.text += `${this.rows++ === 0 ? '' : ','}${this.escape ? quoted(row) : `"${row}"`}`;
   }
 
-  /** A string or number; null, undefined and non-finite numbers leave the field empty (NULL). */
+  /**
+   * A string or number; null, undefined and non-finite numbers leave the field empty (NULL).
+   *
+   * A batch's rows repeat most of their values column by column (the agent, the owner, the state,
+   * the replica, timestamps to the millisecond), so the field text of a column's last value is
+   * reused when the next row's value equals it: no second test for plain characters, and no second
+   * conversion of a timestamp, which as a number above 2^31 V8 writes by its floating-point
+   * algorithm (issue 26, pg33).
+   */
   value(key: string, v: unknown): void {
+    const i = this.at(key);
     if (v === null || v === undefined) return;
-    if (typeof v === 'number') {
+    let text: string;
+    if (v === this.lastValue[i]) text = this.lastField[i]!;
+    else if (typeof v === 'number') {
       // Digits, sign, point and exponent: plain.
-      if (Number.isFinite(v)) this.fields[this.at(key)] = String(v);
-      return;
-    }
-    this.fields[this.at(key)] = field(String(v));
+      if (!Number.isFinite(v)) return;
+      text = String(v);
+    } else text = field(String(v));
+    this.lastValue[i] = v;
+    this.lastField[i] = text;
+    // A quoted field starts with its quote; a plain one never does.
+    if (text.charCodeAt(0) === 34) this.escape = true;
+    this.fields[i] = text;
   }
 
   /** A long text, kept in the batch's CommitTexts: the row gets where it starts and how long it is. */
@@ -74,12 +107,18 @@ export class RecordRows {
   }
 
   toString(): string {
-    return `{${this.rows.join(',')}}`;
+    return `{${this.text}}`;
   }
 
+  /** The column of `key`: the one after the last written when the fields come in order, as they do. */
   private at(key: string): number {
-    const i = this.index.get(key);
-    if (i === undefined) throw new Error(`no field ${key} in the row type`);
+    let i = this.next;
+    if (this.names[i] !== key) {
+      const found = this.index.get(key);
+      if (found === undefined) throw new Error(`no field ${key} in the row type`);
+      i = found;
+    }
+    this.next = i + 1;
     return i;
   }
 }

@@ -92,4 +92,33 @@ describe('PostgreSQL commit: new tasks as composite values', () => {
       expect((await db.store.findTaskByMessageId(c.agentId, c.owner, c.originMessageId))?.task.id).toBe(c.task.id);
     });
   }
+
+  it('keeps each row its own values when rows of one statement repeat some and change others', async () => {
+    // RecordRows reuses a column's field text while the next row's value equals the last one
+    // (pg33): a quoted value repeated must still make its row escaped, and a value that changes
+    // after a run of equal ones must not keep the run's text.
+    const tag = randomBytes(3).toString('hex');
+    const owners = ['o "q" 1', 'o "q" 1', 'plain-owner', 'plain-owner', 'o\\back'];
+    const commits = owners.map((owner, i) => {
+      const c = newTask({ id: `t-${tag}-${i}`, owner, agentId: `a-${tag}`, contextId: i < 2 ? 'ctx, shared' : `ctx-${i}`, time: 1_800_000_000_000 + Math.floor(i / 2) });
+      c.originMessageId = `m-${tag}-${i}`;
+      c.lease = { owner: i === 4 ? 'other' : 'rep "1"', expiresAt: 1_800_000_015_000 };
+      return c;
+    });
+    await db.store.commit(commits);
+    const { rows } = await db.pool.query<{ id: string; owner: string; context_id: string; lease_owner: string; status_time: string; created_at: string }>(
+      'select id, owner, context_id, lease_owner, status_time, created_at from tasks where id = any($1::text[]) order by id',
+      [commits.map((c) => c.task.id)],
+    );
+    expect(rows).toEqual(
+      commits.map((c) => ({
+        id: c.task.id,
+        owner: c.owner,
+        context_id: c.task.contextId,
+        lease_owner: c.lease!.owner,
+        status_time: String(Date.parse(c.task.status.timestamp!)),
+        created_at: String(c.createdAt),
+      })),
+    );
+  });
 });
