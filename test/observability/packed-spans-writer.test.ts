@@ -100,4 +100,21 @@ describe('the packed span writer', () => {
       expect(oneCall.length).toBe(filled + 13);
     }
   });
+
+  it.each([1, 16, 1024])('holds its numbers in a buffer of its own, transferred whole to the export thread (room %i, then grown)', (start) => {
+    const w = new PackedSpansWriter(start);
+    for (let i = 0; i < 3; i++) {
+      w.head(...HEADS[i]!);
+      for (const [k, v] of PAIRS) w.pair(k, v);
+    }
+    const written = [...w.numbers.subarray(0, w.length)];
+    const buffer = w.numbers.buffer;
+    // not a slice of Buffer's shared pool: the buffer is the numbers' room and nothing else
+    expect(w.numbers.byteOffset).toBe(0);
+    expect(buffer.byteLength).toBe(w.numbers.length * 8);
+    const moved = structuredClone(buffer, { transfer: [buffer] });
+    // transferred, not copied: the writer's side is detached
+    expect(buffer.byteLength).toBe(0);
+    expect([...new Float64Array(moved, 0, written.length)]).toEqual(written);
+  });
 });
