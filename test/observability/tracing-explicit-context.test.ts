@@ -88,7 +88,8 @@ describe('tracing with explicit context', () => {
       }),
     });
     const task = ((await res.json()) as { result: { task: { id: string; contextId: string } } }).result.task;
-    // the answer names its request id, but in writeHead's headers, which getHeader does not read at the span's end: not an attribute here
+    // the answer names its request id, but the A2A face writes it in writeHead's header list (6c8e9c6), which
+    // getHeader does not read at the span's end: `agentport.request_id` (docs/observability.md) is not on the span
     expect(res.headers.get('x-request-id')).toBeTruthy();
     const request = await waitFor(() => otlp.spans.find((s) => s.traceId === traceId && s.name === 'SendMessage'), { timeoutMs: 10_000, what: 'the request span' });
     expect(request.status).toBe(0);
