@@ -7,7 +7,7 @@
  * span per request for no time of its own worth showing (bench). Only called with tracing on.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { contextWith, endFailed, endWhenSettled, extractContext, SpanKind, SpanStatusCode, startSpan, traceIdOf, type Attributes, type Context, type Span } from '../observability/tracing/index.js';
+import { contextWith, endFailed, endWhenSettled, extractContext, SpanKind, SpanStatusCode, startSpan, traceIdOf, type Context, type Span } from '../observability/tracing/index.js';
 import { pathPattern, usageOf } from './call-usage.js';
 import type { UsageDraft } from '../core/usage/usage-draft.js';
 
@@ -49,13 +49,15 @@ function endRequestSpan(span: Span, req: IncomingMessage, res: ServerResponse): 
   const path = q < 0 ? url : url.slice(0, q);
   const d = usageOf(req);
   span.updateName(spanName(d, req.method ?? 'GET', path));
-  // One object, one setAttributes: the SDK checks a span's state and limits per call.
-  const a: Attributes = { 'url.path': path, 'http.response.status_code': res.statusCode };
+  // Set one by one, not gathered into an object for one setAttributes: the recorder's span keeps
+  // each as a key, value pair anyway, and the object (a shape per set of optional keys) cost its
+  // build and a walk of its keys (docs/benchmarks.md, *ic33*).
+  span.setAttribute('url.path', path);
+  span.setAttribute('http.response.status_code', res.statusCode);
   const id = res.getHeader('x-request-id');
-  if (typeof id === 'string') a['agentport.request_id'] = id;
-  if (d) draftAttributes(d, a);
-  if (!res.writableFinished) a['agentport.aborted'] = true;
-  span.setAttributes(a);
+  if (typeof id === 'string') span.setAttribute('agentport.request_id', id);
+  if (d) setDraftAttributes(span, d);
+  if (!res.writableFinished) span.setAttribute('agentport.aborted', true);
   if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
   span.end();
 }
@@ -69,19 +71,18 @@ export function spanName(d: UsageDraft | undefined, method: string, path: string
 
 /** What the call told about itself: binding, operation, agent, task (never the caller's identity). */
 export function noteDraft(span: Span, d: UsageDraft): void {
-  span.setAttributes(draftAttributes(d, {}));
+  setDraftAttributes(span, d);
 }
 
-function draftAttributes(d: UsageDraft, a: Attributes): Attributes {
-  a['agentport.binding'] = d.face;
-  if (d.operation !== undefined) a[d.face.startsWith('mcp') ? 'mcp.method.name' : 'rpc.method'] = d.operation;
-  if (d.tool !== undefined) a['gen_ai.tool.name'] = d.tool;
-  if (d.agent !== undefined) a['agentport.agent'] = d.agent;
-  if (d.skill !== undefined) a['agentport.skill'] = d.skill;
-  if (d.taskId !== undefined) a['agentport.task.id'] = d.taskId;
-  if (d.contextId !== undefined) a['agentport.context.id'] = d.contextId;
-  if (d.error) a['error.type'] = d.outcome ?? 'error';
-  return a;
+function setDraftAttributes(span: Span, d: UsageDraft): void {
+  span.setAttribute('agentport.binding', d.face);
+  if (d.operation !== undefined) span.setAttribute(d.face.startsWith('mcp') ? 'mcp.method.name' : 'rpc.method', d.operation);
+  if (d.tool !== undefined) span.setAttribute('gen_ai.tool.name', d.tool);
+  if (d.agent !== undefined) span.setAttribute('agentport.agent', d.agent);
+  if (d.skill !== undefined) span.setAttribute('agentport.skill', d.skill);
+  if (d.taskId !== undefined) span.setAttribute('agentport.task.id', d.taskId);
+  if (d.contextId !== undefined) span.setAttribute('agentport.context.id', d.contextId);
+  if (d.error) span.setAttribute('error.type', d.outcome ?? 'error');
 }
 
 /**

@@ -60,10 +60,7 @@ function packAttributes(a: Attributes | undefined, out: Pending): void {
 
 /** Writes the key, value pairs in `pairs` from `from` to `to`. */
 function writePairs(w: PackedSpansWriter, pairs: Pending, from: number, to: number): void {
-  for (let i = from; i < to; i += 2) {
-    w.str(pairs[i] as string);
-    w.value(pairs[i + 1] as AttributeValue);
-  }
+  for (let i = from; i < to; i += 2) w.pair(pairs[i] as string, pairs[i + 1] as AttributeValue);
 }
 
 export class RecordedSpan implements Span {
@@ -196,19 +193,20 @@ export class RecordedSpan implements Span {
     const end = perfTime(endTime, this.#sink);
     const w = this.#sink.open();
     if (!w) return;
-    w.str(this.#name);
-    w.num(this.#kind);
-    w.str(this.#traceId);
-    w.str(this.#spanId);
-    w.num(1);
-    w.str(this.#traceState ? this.#traceState.serialize() : '');
-    w.str(this.#parentSpanId);
-    w.num(this.#parentRemote ? 1 : 0);
-    w.num(this.#scope);
-    w.num(this.#start);
-    w.num(end);
-    w.num(this.#status);
-    w.str(this.#message);
+    w.head(
+      this.#name,
+      this.#kind,
+      this.#traceId,
+      this.#spanId,
+      this.#traceState ? this.#traceState.serialize() : '',
+      this.#parentSpanId,
+      this.#parentRemote ? 1 : 0,
+      this.#scope,
+      this.#start,
+      end,
+      this.#status,
+      this.#message,
+    );
     // the attributes as set: the initial object's, then the later pairs (the thread keeps the last of a key)
     const later = this.#later;
     const at = w.slot();
@@ -222,8 +220,7 @@ export class RecordedSpan implements Span {
           diag.warn(`Invalid attribute value set for key: ${k}`);
           continue;
         }
-        w.str(k);
-        w.value(v);
+        w.pair(k, v);
         n++;
       }
     }
