@@ -27,7 +27,7 @@ import type { StartGate } from './start-gate.js';
 import { PROBE_PATHS, trackUsage, usageOf } from './call-usage.js';
 import type { UsageRecorder } from '../core/usage/usage-recorder.js';
 import { tracingOn } from '../observability/tracing/index.js';
-import { traceAuthentication, traceCall, traceRequest } from './request-span.js';
+import { traceAuthentication, traceCall, traceRequest, traceRequestId } from './request-span.js';
 import { readsAsAnonymous, startFailed } from './caller-admission.js';
 
 /** The logger the edge binds to each request; pino's Logger fits. */
@@ -107,6 +107,7 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
     // listener from ever finishing closing under load (a SIGTERM ending in SIGKILL, chaos test).
     if (o.isClosing()) res.setHeader('Connection', 'close');
     if (o.decorate) for (const d of o.decorate) d(req, res, ctx.path);
+    if (tracingOn()) traceRequestId(req, ctx.requestId);
     if (o.usage) {
       trackUsage(o.usage, req, res, face.name, ctx.path, ctx.requestId);
       if (tracingOn()) traceCall(req);

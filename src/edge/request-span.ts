@@ -12,8 +12,9 @@ import { pathPattern, usageOf } from './call-usage.js';
 import type { UsageDraft } from '../core/usage/usage-draft.js';
 
 const TRACE = Symbol('agentport.requestTrace');
+const REQUEST_ID = Symbol('agentport.requestId');
 
-type WithTrace = IncomingMessage & { [TRACE]?: Context };
+type WithTrace = IncomingMessage & { [TRACE]?: Context; [REQUEST_ID]?: string };
 
 /**
  * Opens the request's server span, then runs `serve`. The span's context stays on the request
@@ -32,6 +33,15 @@ export function traceRequest(req: IncomingMessage, res: ServerResponse, serve: (
 /** The context of the request's server span (undefined with tracing off). */
 export function requestTrace(req: IncomingMessage): Context | undefined {
   return (req as WithTrace)[TRACE];
+}
+
+/**
+ * Notes the request id the edge gave the request, for its span's `agentport.request_id`. Read from
+ * here, not from the response's headers: a face that writes `X-Request-Id` in its `writeHead` list
+ * (the A2A face, ADR 0046) leaves nothing `getHeader` can read when the span ends.
+ */
+export function traceRequestId(req: IncomingMessage, requestId: string): void {
+  (req as WithTrace)[REQUEST_ID] = requestId;
 }
 
 /** Puts the request's trace into the call's draft: the core's spans hang under it, the access log names it. */
@@ -54,8 +64,8 @@ function endRequestSpan(span: Span, req: IncomingMessage, res: ServerResponse): 
   // build and a walk of its keys (docs/benchmarks.md, *ic33*).
   span.setAttribute('url.path', path);
   span.setAttribute('http.response.status_code', res.statusCode);
-  const id = res.getHeader('x-request-id');
-  if (typeof id === 'string') span.setAttribute('agentport.request_id', id);
+  const id = (req as WithTrace)[REQUEST_ID];
+  if (id !== undefined) span.setAttribute('agentport.request_id', id);
   if (d) setDraftAttributes(span, d);
   if (!res.writableFinished) span.setAttribute('agentport.aborted', true);
   if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
