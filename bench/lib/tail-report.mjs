@@ -82,12 +82,30 @@ function causes(traced, gcs, sides, threadGcs, p50, label = 'requests') {
  * run-queue wait. The parts overlap (a GC pause inside a turn is in both), so shares need not sum to 1.
  */
 function waitedFor(traced, batches, gcs, p50) {
-  const slots = Math.max(1, ...batches.map((b, i) => batches.slice(Math.max(0, i - 8), i).filter((a) => a.back > b.sent).length + 1));
-  const full = (at) => {
+  // batches are in the order they were sent, and only a few are out at once: look back a few from the last one sent
+  const LOOK_BACK = 16;
+  const outAt = (i, at) => {
     let out = 0;
-    for (const b of batches) if (b.sent <= at && b.back > at) out++;
-    return out >= slots;
+    for (let j = i; j >= 0 && j > i - LOOK_BACK; j--) if (batches[j].back > at || batches[j].back < 0) out++;
+    return out;
   };
+  let slots = 1;
+  for (let i = 0; i < batches.length; i++) slots = Math.max(slots, outAt(i, batches[i].sent));
+  /** the last batch sent at or before `at` */
+  const lastSent = (at) => {
+    let lo = 0;
+    let hi = batches.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (batches[mid].sent <= at) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  };
+  const full = (at) => outAt(lastSent(at), at) >= slots;
   // the thread takes one message at a time: a batch posted while the one before was on the thread waits for its COMMIT
   const behind = (b) => (b.i > 0 ? Math.min(b.rx - b.post, Math.max(0, batches[b.i - 1].done - b.post)) : 0);
   const parts = [
