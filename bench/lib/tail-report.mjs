@@ -69,6 +69,89 @@ function causes(traced, gcs, sides, threadGcs, p50, label = 'requests') {
   return lines;
 }
 
+/**
+ * What the requests slower than 3× the median waited for, beside the median requests, as each
+ * part's mean and its share of the slow requests' extra time (issue 26 at 32 connections, where a
+ * turn takes many requests at once): a GC pause inside; its place in the turn that took it (the
+ * time from that turn's first request event to its own: the requests parsed and handled before
+ * it); its place in the turn that finished it (from that turn's first finished response to its
+ * own); its commit waiting for a free batch slot (enqueued while every slot was out: it waits for
+ * one batch's answer and then its own) or, with a slot free, for the batch's turn to end; the
+ * batch's way to the thread (behind the batch before, which the thread is still committing, or the
+ * message itself) and back; the thread's COMMIT; the main thread's
+ * run-queue wait. The parts overlap (a GC pause inside a turn is in both), so shares need not sum to 1.
+ */
+function waitedFor(traced, batches, gcs, p50) {
+  // batches are in the order they were sent, and only a few are out at once: look back a few from the last one sent
+  const LOOK_BACK = 16;
+  const outAt = (i, at) => {
+    let out = 0;
+    for (let j = i; j >= 0 && j > i - LOOK_BACK; j--) if (batches[j].back > at || batches[j].back < 0) out++;
+    return out;
+  };
+  let slots = 1;
+  for (let i = 0; i < batches.length; i++) slots = Math.max(slots, outAt(i, batches[i].sent));
+  /** the last batch sent at or before `at` */
+  const lastSent = (at) => {
+    let lo = 0;
+    let hi = batches.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (batches[mid].sent <= at) {
+        found = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found;
+  };
+  const full = (at) => outAt(lastSent(at), at) >= slots;
+  // the thread takes one message at a time: a batch posted while the one before was on the thread waits for its COMMIT
+  const behind = (b) => (b.i > 0 ? Math.min(b.rx - b.post, Math.max(0, batches[b.i - 1].done - b.post)) : 0);
+  const parts = [
+    ['GC inside', ({ r }) => gcWithin(gcs, r.s, r.f)],
+    ['taken late in its turn', ({ r }) => (r.ts === undefined ? 0 : r.s - r.ts)],
+    ['before its commit', ({ r }) => r.enq - r.s],
+    ['slot wait (missed a batch)', ({ r, b }) => (r.full ? b.sent - r.enq : 0)],
+    ['batch gather (slot free)', ({ r, b }) => (r.full ? 0 : b.sent - r.enq)],
+    ['to thread: behind a batch', ({ b }) => behind(b)],
+    ['to thread: the message', ({ b }) => b.rx - b.post - behind(b)],
+    ['back to main: the message', ({ b }) => b.back - b.done],
+    ['thread COMMIT', ({ b }) => b.done - b.rx],
+    ['after the answer', ({ r, b }) => r.f - b.back],
+    ['finished late in its turn', ({ r }) => (r.fts === undefined ? 0 : r.f - r.fts)],
+    ['main run-queue wait', ({ r }) => r.wait],
+  ];
+  // sample the slot test: every request's is a scan of the batches
+  const mark = (xs) => {
+    for (const x of xs) if (x.r.full === undefined) x.r.full = full(x.r.enq);
+  };
+  const slow = traced.filter((x) => x.ms > 3 * p50);
+  const n = traced.length;
+  const mid = traced.slice(Math.floor(0.45 * n), Math.max(Math.floor(0.45 * n) + 1, Math.floor(0.55 * n)));
+  mark(slow);
+  mark(mid);
+  const mean = (xs, fn) => xs.reduce((s, x) => s + fn(x), 0) / Math.max(1, xs.length);
+  const extra = mean(slow, (x) => x.ms) - mean(mid, (x) => x.ms);
+  const lines = [`what the ${slow.length} requests > 3× p50 waited for, against the p45–p55 ones (ms, means; share of their ${extra.toFixed(3)} ms extra; ${slots} batch slots):`];
+  for (const [name, fn] of parts) {
+    const a = mean(mid, fn);
+    const z = mean(slow, fn);
+    lines.push(`  ${name.padEnd(28)}${a.toFixed(3).padStart(8)}${z.toFixed(3).padStart(9)}${((100 * (z - a)) / Math.max(1e-9, extra)).toFixed(0).padStart(6)} %`);
+  }
+  const k = (xs, fn) => mean(xs, fn).toFixed(1);
+  lines.push(
+    `  requests before it in its turn: ${k(mid, ({ r }) => r.k ?? 0)} against ${k(slow, ({ r }) => r.k ?? 0)}; responses before its own in its turn: ${k(mid, ({ r }) => r.fk ?? 0)} against ${k(slow, ({ r }) => r.fk ?? 0)}; enqueued with every slot out: ${(100 * mean(mid, ({ r }) => (r.full ? 1 : 0))).toFixed(0)} % against ${(100 * mean(slow, ({ r }) => (r.full ? 1 : 0))).toFixed(0)} %`,
+  );
+  const noGc = slow.filter(({ r }) => gcWithin(gcs, r.s, r.f) === 0 && r.wait < (r.f - r.s) / 2);
+  lines.push(`  of them with no GC pause inside and a core at least half the time: ${noGc.length}; their extra over the median's parts:`);
+  const extra2 = mean(noGc, (x) => x.ms) - mean(mid, (x) => x.ms);
+  for (const [name, fn] of parts.slice(1)) {
+    lines.push(`    ${name.padEnd(26)}${mean(noGc, fn).toFixed(3).padStart(9)}${((100 * (mean(noGc, fn) - mean(mid, fn))) / Math.max(1e-9, extra2)).toFixed(0).padStart(6)} %`);
+  }
+  return lines;
+}
+
 export function tailReport({ reqs, batches, gcs, sides = [], threadGcs = [] }) {
   const traced = reqs.filter((r) => r.b >= 0 && batches[r.b].back >= 0).map((r) => ({ r, b: batches[r.b], ms: r.f - r.s }));
   traced.sort((x, y) => x.ms - y.ms);
@@ -107,6 +190,7 @@ export function tailReport({ reqs, batches, gcs, sides = [], threadGcs = [] }) {
   const lq = (p) => less[Math.min(less.length - 1, Math.floor(p * less.length))] ?? 0;
   lines.push(`wall less run-queue waits: p50 ${lq(0.5).toFixed(3)} p99 ${lq(0.99).toFixed(3)} ms (${(lq(0.99) / Math.max(1e-9, lq(0.5))).toFixed(2)}×)`);
   lines.push(...causes(traced, gcs, sides, threadGcs, at(traced, 0.5)));
+  lines.push(...waitedFor(traced, batches, gcs, at(traced, 0.5)));
   // On a shared machine most of the tail is the OS's; the requests that waited for no core (main
   // thread and commit thread alike) are what a quiet machine would show, their tail put on its causes.
   const quiet = traced.filter(({ r, b }) => r.wait < QUIET_WAIT_MS && b.wakeWait + b.commitWait < QUIET_WAIT_MS);

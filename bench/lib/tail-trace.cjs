@@ -8,6 +8,10 @@
 //   done   the thread's COMMIT returned
 //   back   the answer reached the main thread's message handler
 //   f      the response finished (its last byte handed to the socket)
+//   t, k   the event-loop turn its request event came in (turns counted by a setImmediate scheduled
+//          at the first request or finish of a turn, so the counter costs nothing when idle) and how
+//          many requests that turn had taken before it; ft, fk the same for its response's finish
+//          (how many responses that turn had finished before it); ts, fts the turn's first such event
 // and the GC pauses (the main thread's and the commit thread's), so a request's overlap with them can be counted; and each other job the commit
 // thread ran (the usage flush's slices: `side`, with the main thread's synchronous part of the
 // store's write, `w0`..`w1`, and the plan's length), so a request's overlap with those can be too. A commit is linked to its
@@ -101,14 +105,42 @@ function install() {
   let current;
   const now = () => performance.now() - t0;
   const stat = schedstat();
+  /** the turn counter: one setImmediate a turn, scheduled by the turn's first request or finish */
+  let turn = 0;
+  let turnPending = false;
+  let inTurn = 0;
+  let outTurn = 0;
+  let turnAt = 0;
+  let outAt = 0;
+  const nextTurn = () => {
+    turn++;
+    turnPending = false;
+    inTurn = 0;
+    outTurn = 0;
+  };
+  const markTurn = () => {
+    if (turnPending) return;
+    turnPending = true;
+    setImmediate(nextTurn);
+  };
 
   const emit = http.Server.prototype.emit;
   http.Server.prototype.emit = function (ev, ...args) {
     if (ev !== 'request' || !on) return emit.call(this, ev, ...args);
     const st = stat();
     const rec = { s: now(), enq: -1, n: 0, b: -1, cpu: st[0], wait: st[1] };
+    markTurn();
+    if (inTurn === 0) turnAt = rec.s;
+    rec.t = turn;
+    rec.k = inTurn++;
+    rec.ts = turnAt;
     args[1].once('finish', () => {
       rec.f = now();
+      markTurn();
+      if (outTurn === 0) outAt = rec.f;
+      rec.ft = turn;
+      rec.fk = outTurn++;
+      rec.fts = outAt;
       const end = stat();
       rec.cpu = end[0] - rec.cpu;
       rec.wait = end[1] - rec.wait;
