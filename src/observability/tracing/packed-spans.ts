@@ -93,7 +93,7 @@ export function isAttributeValue(v: unknown): v is AttributeValue {
 }
 
 /** Reads a packed run of spans in order. */
-class Reader {
+export class Reader {
   i = 0;
   #at = 0;
   #other = 0;
