@@ -43,7 +43,7 @@ async function bothWays(record: (tracer: (name: string, version?: string, schema
     export: (batch, last: PackedSpans, done) => {
       const { body, spans } = otlpJsonRequest(structuredClone(last), ourParts.take(batch), resourceJson(resourceAttributes), parse, limits);
       const readable = unpackSpans(structuredClone(last), resource, parse, limits, theirParts.take(batch));
-      pairs.push({ ours: body, theirs: new TextDecoder().decode(JsonTraceSerializer.serializeRequest(readable)!), spans });
+      pairs.push({ ours: new TextDecoder().decode(body), theirs: new TextDecoder().decode(JsonTraceSerializer.serializeRequest(readable)!), spans });
       expect(spans).toBe(readable.length);
       done({ code: 0 });
     },
@@ -234,7 +234,7 @@ describe('the OTLP JSON request written from packed spans', () => {
   });
 
   it('writes the resource once, its index-like key first as the SDK lists it', () => {
-    expect(resourceJson(resourceAttributes)).toBe(
+    expect(new TextDecoder().decode(resourceJson(resourceAttributes))).toBe(
       JSON.stringify({
         attributes: [
           ['7', 'an index-like key'],

@@ -50,7 +50,7 @@ const spanCount = { name: 'span' as const, countItems: (batch: EncodedBatch) => 
 
 export class OtlpJsonExporter implements PackedSpanExporter {
   readonly #parts = new EarlierParts();
-  readonly #resource: string;
+  readonly #resource: Uint8Array;
   readonly #delegate;
 
   constructor(private readonly o: OtlpJsonExporterOptions) {
@@ -65,7 +65,7 @@ export class OtlpJsonExporter implements PackedSpanExporter {
 
   export(batch: number, last: PackedSpans, done: (result: ExportResult) => void): void {
     const { body, spans } = otlpJsonRequest(last, this.#parts.take(batch), this.#resource, this.o.parseTraceState, this.o.limits);
-    this.#delegate.export({ body: Buffer.from(body, 'utf8'), spans }, done);
+    this.#delegate.export({ body, spans }, done);
   }
 
   forceFlush(): Promise<void> {

@@ -1,270 +1,480 @@
 /**
- * The OTLP/HTTP JSON request body of a packed batch (packed-spans.ts), written straight from the
- * packed strings and numbers: the bytes the SDK's exporter sent for the same spans — its OTLP
- * transform (`createExportTraceServiceRequest`) then `JSON.stringify` — with no ReadableSpan, no
- * object tree and no stringify of one. The export thread spent ~37 µs a request of the echo on
- * those steps (docs/benchmarks.md, otlp33; ADR 0082).
+ * The OTLP/HTTP JSON request body of a packed batch (packed-spans.ts), written as UTF-8 bytes
+ * straight from the packed strings and numbers (json-bytes.ts): the bytes the SDK's exporter sent
+ * for the same spans — its OTLP transform (`createExportTraceServiceRequest`) then `JSON.stringify`
+ * — with no ReadableSpan, no object tree and no stringify of one (ADR 0082). A string goes from
+ * the batch's text to the body without a substring of it being made, but for attribute keys (kept
+ * to find a key set twice) and trace states (parsed as the SDK does).
  *
  * What the SDK writes, in its order (absent fields left out, as `JSON.stringify` leaves out
  * `undefined`): ids as hex strings (the JSON encoder's), 64-bit times as decimal strings, the kind
  * plus one, attributes as AnyValue lists in the order of the span's attribute object (integer-like
- * keys first, as `Object.keys` lists them), the span flags with the has-is-remote bit, spans grouped
- * by instrumentation scope in the order each scope first appears. The attribute, event and link
- * limits are applied as unpackSpans applies them.
+ * keys first, as `Object.keys` lists them), the span flags with the has-is-remote bit, spans
+ * grouped by instrumentation scope in the order each scope first appears. The attribute, event and
+ * link limits are applied as unpackSpans applies them.
  */
 import { diag, type AttributeValue } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
-import { Reader, type PackedPart, type PackedSpans, type SpanLimits, type TraceStateParser } from './packed-spans.js';
+import { JsonBytes } from './json-bytes.js';
+import type { PackedPart, PackedSpans, SpanLimits, TraceStateParser } from './packed-spans.js';
+import { VALUE_FALSE, VALUE_NUMBER, VALUE_OTHER, VALUE_TRUE } from './packed-spans-writer.js';
 
-type HrTime = [number, number];
-
-/** The W3C trace flags' byte, and the OTLP span flags' "has is-remote" and "is remote" bits. */
+/** The OTLP span flags' "has is-remote" and "is remote" bits, above the W3C trace flags' byte. */
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
-
-const json = JSON.stringify;
 
 /** Up to this many keys a span's attributes are searched in order for a key set again; past it, a map. */
 const LINEAR_KEYS = 16;
 
 /** The `resource` object of every request, from the resource's attributes (written once a thread). */
-export function resourceJson(attributes: Record<string, AttributeValue>): string {
-  const keys: string[] = [];
-  const values: AttributeValue[] = [];
-  for (const k of Object.keys(attributes)) {
-    keys.push(k);
-    values.push(attributes[k]!);
-  }
-  return `{"attributes":${keyValues(keys, values, keys.length)},"droppedAttributesCount":0}`;
+export function resourceJson(attributes: Record<string, AttributeValue>): Uint8Array {
+  const w = new JsonBytes(256);
+  const keys = Object.keys(attributes);
+  w.ascii('{"attributes":[');
+  keys.forEach((k, i) => {
+    if (i > 0) w.ascii(',');
+    w.ascii('{"key":');
+    w.text(k);
+    w.ascii(',"value":');
+    w.utf8(anyValue(attributes[k]));
+    w.ascii('}');
+  });
+  w.ascii('],"droppedAttributesCount":0}');
+  return w.buf.subarray(0, w.pos);
 }
 
 /** The request body for a batch: the spans of its `earlier` parts, in order, then those of `last`. */
-export function otlpJsonRequest(last: PackedSpans, earlier: readonly PackedPart[], resource: string, parse: TraceStateParser, limits: SpanLimits): { body: string; spans: number } {
-  const writer = new SpanWriter(last, resource, parse, limits);
-  for (const part of earlier) writer.part(part);
-  writer.part(last);
-  return { body: writer.request(), spans: writer.spans };
+export function otlpJsonRequest(last: PackedSpans, earlier: readonly PackedPart[], resource: Uint8Array, parse: TraceStateParser, limits: SpanLimits): { body: Buffer; spans: number } {
+  const e = (encoder ??= new SpanEncoder());
+  e.start(last, resource, parse, limits);
+  for (const part of earlier) e.part(part);
+  e.part(last);
+  return { body: e.request(), spans: e.spans };
 }
 
-class SpanWriter {
-  spans = 0;
-  readonly #origin: HrTime;
-  /** per scope index: the index of the first scope of the same name, version and schema URL (the SDK groups by those) */
-  readonly #group: number[];
-  /** per group, in the order first seen: the spans' JSON */
-  readonly #bySpans = new Map<number, string[]>();
-  /** per group: the scope of the group's first span */
-  readonly #firstScope = new Map<number, InstrumentationScope>();
-  readonly #scopes: readonly InstrumentationScope[];
-  readonly #keys: string[] = [];
-  readonly #values: AttributeValue[] = [];
-  /** attributes dropped by the last `#attributes` */
-  #dropped = 0;
+let encoder: SpanEncoder | undefined;
 
-  constructor(
-    last: PackedSpans,
-    private readonly resource: string,
-    private readonly parse: TraceStateParser,
-    private readonly limits: SpanLimits,
-  ) {
-    this.#origin = millisToHr(last.origin);
+/**
+ * Writes the spans of a batch's parts, then the request around them. Each batch gets a buffer of
+ * its own (the HTTP export may still be sending or retrying one when the next is written), sized
+ * from the last one, with room at its start for what goes before the spans: a batch of one scope
+ * (the usual one) is then never copied.
+ */
+class SpanEncoder {
+  spans = 0;
+  /** the request: room for its head, then the spans, each after a comma but the first */
+  #w = new JsonBytes(1024);
+  /** a span's links, written before its events and placed after them */
+  readonly #links = new JsonBytes(1024);
+  #parse!: TraceStateParser;
+  #limits!: SpanLimits;
+  #scopes!: readonly InstrumentationScope[];
+  /** `{"resourceSpans":[{"resource":…,"scopeSpans":[` */
+  #head!: Buffer;
+  /** per scope index: `{"scope":{…},"spans":[` */
+  #scopeHeads: Buffer[] = [];
+  /** where the spans start in `#w` */
+  #spansFrom = 0;
+  /** the size of the last request, for the next one's buffer */
+  #lastSize = 1 << 16;
+  /** per scope index: the first scope index of the same name, version and schema URL (the SDK groups spans by those) */
+  #groupOf: number[] = [];
+  /** per span: its group, and where its bytes start and end in `#w` */
+  readonly #ranges: number[] = [];
+  #originS = 0;
+  #originNs = 0;
+  // the part being read
+  #text = '';
+  /** the text's bytes when it is all ASCII */
+  #bytes: Buffer | undefined;
+  #numbers!: Float64Array;
+  #others: AttributeValue[] = [];
+  #i = 0;
+  #at = 0;
+  #other = 0;
+  // the attributes being read: kept keys, and each value as its tag (a string's length), its number (a string's start) and its array
+  readonly #keys: string[] = [];
+  readonly #tags: number[] = [];
+  readonly #nums: number[] = [];
+  readonly #objects: AttributeValue[] = [];
+  /** what the last `#attributes` dropped */
+  #dropped = 0;
+  // the last time read, as seconds and nanoseconds
+  #s = 0;
+  #ns = 0;
+
+  start(last: PackedSpans, resource: Uint8Array, parse: TraceStateParser, limits: SpanLimits): void {
+    this.spans = 0;
+    this.#ranges.length = 0;
+    this.#parse = parse;
+    this.#limits = limits;
+    this.#scopes = last.scopes;
     const byKey = new Map<string, number>();
-    this.#group = last.scopes.map((s, i) => {
+    this.#groupOf = last.scopes.map((s, i) => {
       const key = `${s.name}@${s.version || ''}:${s.schemaUrl || ''}`;
       const first = byKey.get(key);
       if (first !== undefined) return first;
       byKey.set(key, i);
       return i;
     });
-    this.#scopes = last.scopes;
+    const head = new JsonBytes(resource.length + 64);
+    head.ascii('{"resourceSpans":[{"resource":');
+    head.bytes(resource);
+    head.ascii(',"scopeSpans":[');
+    this.#head = head.buf.subarray(0, head.pos);
+    this.#scopeHeads = last.scopes.map(scopeHead);
+    this.#spansFrom = this.#head.length + Math.max(0, ...this.#scopeHeads.map((h) => h.length));
+    this.#w = new JsonBytes(this.#spansFrom + this.#lastSize + (this.#lastSize >> 3));
+    this.#w.pos = this.#spansFrom;
+    // the origin as @opentelemetry/core's millisToHrTime makes it
+    const s = Math.trunc(last.origin / 1000);
+    this.#originS = s;
+    this.#originNs = Math.round((last.origin / 1000 - s) * 1e9);
   }
 
   part(p: PackedPart): void {
-    const r = new Reader(p, this.limits);
-    while (r.more) this.#span(r);
+    this.#text = p.text;
+    // an ASCII text (the usual one) is copied to the body byte by byte from its Latin-1 bytes
+    this.#bytes = Buffer.byteLength(p.text, 'utf8') === p.text.length ? Buffer.from(p.text, 'latin1') : undefined;
+    this.#numbers = p.numbers;
+    this.#others = p.others;
+    this.#i = 0;
+    this.#at = 0;
+    this.#other = 0;
+    while (this.#i < this.#numbers.length) this.#span();
   }
 
-  request(): string {
-    if (this.spans === 0) return '{"resourceSpans":[]}';
-    const groups: string[] = [];
-    for (const [group, spans] of this.#bySpans) {
-      const scope = this.#firstScope.get(group)!;
-      const schema = scope.schemaUrl === undefined ? '' : `,"schemaUrl":${json(scope.schemaUrl)}`;
-      groups.push(`{"scope":${scopeJson(scope)},"spans":[${spans.join(',')}]${schema}}`);
+  request(): Buffer {
+    const w = this.#w;
+    const ranges = this.#ranges;
+    if (this.spans === 0) return Buffer.from('{"resourceSpans":[]}');
+    const groups: number[] = [];
+    for (let k = 0; k < ranges.length; k += 3) if (!groups.includes(ranges[k]!)) groups.push(ranges[k]!);
+    if (groups.length === 1) {
+      // the head written just before the spans, the tail after them
+      const scope = groups[0]!;
+      const scopeHead = this.#scopeHeads[scope]!;
+      const from = this.#spansFrom - scopeHead.length - this.#head.length;
+      w.buf.set(this.#head, from);
+      w.buf.set(scopeHead, from + this.#head.length);
+      this.#scopeTail(w, scope);
+      w.ascii(']}]}');
+      this.#lastSize = w.pos - from;
+      return w.buf.subarray(from, w.pos);
     }
-    return `{"resourceSpans":[{"resource":${this.resource},"scopeSpans":[${groups.join(',')}]}]}`;
+    const out = new JsonBytes(w.pos + 256 * groups.length);
+    out.bytes(this.#head);
+    groups.forEach((group, g) => {
+      if (g > 0) out.ascii(',');
+      out.bytes(this.#scopeHeads[group]!);
+      let first = true;
+      for (let k = 0; k < ranges.length; k += 3) {
+        if (ranges[k] !== group) continue;
+        if (!first) out.ascii(',');
+        first = false;
+        out.bytes(w.buf.subarray(ranges[k + 1]!, ranges[k + 2]!));
+      }
+      this.#scopeTail(out, group);
+    });
+    out.ascii(']}]}');
+    this.#lastSize = out.pos;
+    return out.buf.subarray(0, out.pos);
   }
 
-  #span(r: Reader): void {
-    const name = r.str();
-    const kind = r.num();
-    const traceId = r.str();
-    const spanId = r.str();
-    const traceFlags = r.num();
-    const traceState = r.str();
-    const parentId = r.str();
-    const parentRemote = r.num() === 1;
-    const scope = r.num();
-    const start = this.#time(r.num());
-    let end = this.#time(r.num());
-    if (endsBefore(start, end)) end = start;
-    const code = r.num();
-    const message = r.str();
-    let out = `{"traceId":${json(traceId)},"spanId":${json(spanId)}`;
-    if (parentId) out += `,"parentSpanId":${json(parentId)}`;
-    if (traceState) out += `,"traceState":${json(this.parse(traceState).serialize())}`;
-    out += `,"name":${json(name)},"kind":${kind + 1},"startTimeUnixNano":"${nanos(start)}","endTimeUnixNano":"${nanos(end)}","attributes":${this.#attributes(r, this.limits.attributeCountLimit)},"droppedAttributesCount":${this.#dropped}`;
-    const links = this.#links(r);
-    const droppedLinks = this.#dropped;
-    out += `,"events":${this.#events(r)},"droppedEventsCount":${this.#dropped},"status":{"code":${code}${message ? `,"message":${json(message)}` : ''}},"links":${links},"droppedLinksCount":${droppedLinks},"flags":${flags(traceFlags, parentId !== '' && parentRemote)}}`;
-    const group = this.#group[scope]!;
-    const spans = this.#bySpans.get(group);
-    if (spans) spans.push(out);
-    else {
-      this.#bySpans.set(group, [out]);
-      this.#firstScope.set(group, this.#scopes[scope]!);
+  /** `]` closing a scope's spans, its schema URL, `}`. */
+  #scopeTail(w: JsonBytes, scope: number): void {
+    const schemaUrl = this.#scopes[scope]!.schemaUrl;
+    w.ascii(']');
+    if (schemaUrl !== undefined) {
+      w.ascii(',"schemaUrl":');
+      w.text(schemaUrl);
     }
+    w.ascii('}');
+  }
+
+  #num(): number {
+    return this.#numbers[this.#i++]!;
+  }
+
+  /** Skips a string, answering where it starts in the text (its length is the number before). */
+  #skip(length: number): number {
+    const at = this.#at;
+    this.#at = at + length;
+    return at;
+  }
+
+  /** Characters of the part's text as a JSON string. */
+  #string(w: JsonBytes, start: number, length: number): void {
+    if (this.#bytes) w.asciiString(this.#bytes, this.#text, start, length);
+    else w.string(this.#text, start, length);
+  }
+
+  #str(): string {
+    const n = this.#num();
+    return this.#text.slice(this.#at, (this.#at += n));
+  }
+
+  #span(): void {
+    const w = this.#w;
+    const nameLength = this.#num();
+    const name = this.#skip(nameLength);
+    const kind = this.#num();
+    const traceIdLength = this.#num();
+    const traceId = this.#skip(traceIdLength);
+    const spanIdLength = this.#num();
+    const spanId = this.#skip(spanIdLength);
+    const traceFlags = this.#num();
+    const traceState = this.#str();
+    const parentLength = this.#num();
+    const parent = this.#skip(parentLength);
+    const parentRemote = this.#num() === 1;
+    const scope = this.#num();
+    this.#time(this.#num());
+    const startS = this.#s;
+    const startNs = this.#ns;
+    this.#time(this.#num());
+    // an end before the start: the span ends when it started (unpackSpans's negative duration)
+    const endSecs = this.#s - startS - (this.#ns - startNs < 0 ? 1 : 0);
+    const endS = endSecs < 0 ? startS : this.#s;
+    const endNs = endSecs < 0 ? startNs : this.#ns;
+    const code = this.#num();
+    const messageLength = this.#num();
+    const message = this.#skip(messageLength);
+
+    if (this.spans > 0) w.ascii(',');
+    const from = w.pos;
+    w.ascii('{"traceId":');
+    this.#string(w, traceId, traceIdLength);
+    w.ascii(',"spanId":');
+    this.#string(w, spanId, spanIdLength);
+    if (parentLength > 0) {
+      w.ascii(',"parentSpanId":');
+      this.#string(w, parent, parentLength);
+    }
+    if (traceState) {
+      w.ascii(',"traceState":');
+      w.text(this.#parse(traceState).serialize());
+    }
+    w.ascii(',"name":');
+    this.#string(w, name, nameLength);
+    w.ascii(',"kind":');
+    w.uint(kind + 1);
+    w.ascii(',"startTimeUnixNano":');
+    nanos(w, startS, startNs);
+    w.ascii(',"endTimeUnixNano":');
+    nanos(w, endS, endNs);
+    w.ascii(',"attributes":');
+    this.#attributes(w, this.#limits.attributeCountLimit);
+    w.ascii(',"droppedAttributesCount":');
+    w.uint(this.#dropped);
+    const droppedLinks = this.#linksAside();
+    w.ascii(',"events":');
+    this.#events();
+    w.ascii(',"status":{"code":');
+    w.uint(code);
+    if (messageLength > 0) {
+      w.ascii(',"message":');
+      this.#string(w, message, messageLength);
+    }
+    w.ascii('},"links":');
+    if (this.#links.pos === 0) w.ascii('[]');
+    else w.copy(this.#links);
+    w.ascii(',"droppedLinksCount":');
+    w.uint(droppedLinks);
+    w.ascii(',"flags":');
+    w.uint(flags(traceFlags, parentLength > 0 && parentRemote));
+    w.ascii('}');
+    this.#ranges.push(this.#groupOf[scope]!, from, w.pos);
     this.spans++;
   }
 
-  /** The links' JSON (the last `linkCountLimit` kept); their dropped count in `#dropped`. */
-  #links(r: Reader): string {
-    const n = r.num();
-    if (n === 0) {
-      this.#dropped = 0;
-      return '[]';
-    }
-    const limit = this.limits.linkCountLimit;
-    const kept: string[] = [];
-    let dropped = 0;
-    for (let i = 0; i < n; i++) {
-      const traceId = r.str();
-      const spanId = r.str();
-      const traceFlags = r.num();
-      const traceState = r.str();
-      const remote = r.num() === 1;
-      const attributes = this.#attributes(r, this.limits.attributePerLinkCountLimit);
-      const link = `{"attributes":${attributes},"spanId":${json(spanId)},"traceId":${json(traceId)}${traceState ? `,"traceState":${json(this.parse(traceState).serialize())}` : ''},"droppedAttributesCount":${this.#dropped},"flags":${flags(traceFlags, remote)}}`;
-      if (kept.length >= limit) {
-        dropped++;
-        if (limit === 0) continue;
-        kept.shift();
+  /** The span's links into `#links` (the last `linkCountLimit` of them); answers how many were dropped. */
+  #linksAside(): number {
+    const l = this.#links;
+    l.pos = 0;
+    const n = this.#num();
+    // none (the usual span): nothing written, the span writes []
+    if (n === 0) return 0;
+    const dropped = Math.max(0, n - this.#limits.linkCountLimit);
+    l.ascii('[');
+    for (let k = 0; k < n; k++) {
+      const traceIdLength = this.#num();
+      const traceId = this.#skip(traceIdLength);
+      const spanIdLength = this.#num();
+      const spanId = this.#skip(spanIdLength);
+      const traceFlags = this.#num();
+      const traceState = this.#str();
+      const remote = this.#num() === 1;
+      if (k < dropped) {
+        this.#skipAttributes();
+        continue;
       }
-      kept.push(link);
+      l.ascii(k > dropped ? ',{"attributes":' : '{"attributes":');
+      this.#attributes(l, this.#limits.attributePerLinkCountLimit);
+      l.ascii(',"spanId":');
+      this.#string(l, spanId, spanIdLength);
+      l.ascii(',"traceId":');
+      this.#string(l, traceId, traceIdLength);
+      if (traceState) {
+        l.ascii(',"traceState":');
+        l.text(this.#parse(traceState).serialize());
+      }
+      l.ascii(',"droppedAttributesCount":');
+      l.uint(this.#dropped);
+      l.ascii(',"flags":');
+      l.uint(flags(traceFlags, remote));
+      l.ascii('}');
     }
-    this.#dropped = dropped;
-    return `[${kept.join(',')}]`;
+    l.ascii(']');
+    return dropped;
   }
 
-  /** The events' JSON (the last `eventCountLimit` kept); their dropped count in `#dropped`. */
-  #events(r: Reader): string {
-    const n = r.num();
-    if (n === 0) {
-      this.#dropped = 0;
-      return '[]';
-    }
-    const limit = this.limits.eventCountLimit;
-    const kept: string[] = [];
-    let dropped = 0;
-    for (let i = 0; i < n; i++) {
-      const name = r.str();
-      const time = this.#time(r.num());
-      const attributes = this.#attributes(r, this.limits.attributePerEventCountLimit);
-      const event = `{"attributes":${attributes},"name":${json(name)},"timeUnixNano":"${nanos(time)}","droppedAttributesCount":${this.#dropped}}`;
-      if (kept.length >= limit) {
-        dropped++;
-        if (limit === 0) continue;
-        kept.shift();
+  /** The span's events (the last `eventCountLimit` of them), then their dropped count. */
+  #events(): void {
+    const w = this.#w;
+    const n = this.#num();
+    const dropped = Math.max(0, n - this.#limits.eventCountLimit);
+    w.ascii('[');
+    for (let k = 0; k < n; k++) {
+      const nameLength = this.#num();
+      const name = this.#skip(nameLength);
+      const perfMs = this.#num();
+      if (k < dropped) {
+        this.#skipAttributes();
+        continue;
       }
-      kept.push(event);
+      this.#time(perfMs);
+      w.ascii(k > dropped ? ',{"attributes":' : '{"attributes":');
+      this.#attributes(w, this.#limits.attributePerEventCountLimit);
+      w.ascii(',"name":');
+      this.#string(w, name, nameLength);
+      w.ascii(',"timeUnixNano":');
+      nanos(w, this.#s, this.#ns);
+      w.ascii(',"droppedAttributesCount":');
+      w.uint(this.#dropped);
+      w.ascii('}');
     }
-    this.#dropped = dropped;
-    return `[${kept.join(',')}]`;
+    w.ascii('],"droppedEventsCount":');
+    w.uint(dropped);
+  }
+
+  /** Reads a value's tag and what follows it into slot `at`. */
+  #value(at: number): void {
+    const tag = this.#num();
+    this.#tags[at] = tag;
+    if (tag >= 0) this.#nums[at] = this.#skip(tag);
+    else if (tag === VALUE_NUMBER) this.#nums[at] = this.#num();
+    else if (tag === VALUE_OTHER) this.#objects[at] = this.#others[this.#other++]!;
+  }
+
+  /** Attributes of a dropped event or link: read past, their empty keys said as the SDK says them. */
+  #skipAttributes(): void {
+    for (let n = this.#num(); n > 0; n--) {
+      if (this.#str().length === 0) diag.warn('Invalid attribute key: ');
+      this.#value(0);
+    }
   }
 
   /**
    * The attributes as the SDK's span keeps them — valid keys, the last value of a key set twice in
    * the place of its first, at most `limit` keys — as a KeyValue list; the keys over the limit in `#dropped`.
    */
-  #attributes(r: Reader, limit: number): string {
-    const n = r.num();
+  #attributes(w: JsonBytes, limit: number): void {
+    const n = this.#num();
+    this.#dropped = 0;
     if (n === 0) {
-      this.#dropped = 0;
-      return '[]';
+      w.ascii('[]');
+      return;
     }
     const keys = this.#keys;
-    const values = this.#values;
     let count = 0;
-    let dropped = 0;
     let index: Map<string, number> | undefined;
-    for (let i = 0; i < n; i++) {
-      const k = r.str();
-      const v = r.value();
-      if (k.length === 0) {
-        diag.warn(`Invalid attribute key: ${k}`);
+    for (let k = 0; k < n; k++) {
+      const key = this.#str();
+      if (key.length === 0) {
+        diag.warn(`Invalid attribute key: ${key}`);
+        // read into the next free slot, which the next key kept writes over
+        this.#value(count);
         continue;
       }
       let at = -1;
-      if (index) at = index.get(k) ?? -1;
+      if (index) at = index.get(key) ?? -1;
       else
         for (let j = 0; j < count; j++)
-          if (keys[j] === k) {
+          if (keys[j] === key) {
             at = j;
             break;
           }
       if (at >= 0) {
-        values[at] = v;
+        this.#value(at);
         continue;
       }
       if (count >= limit) {
-        dropped++;
+        this.#dropped++;
+        this.#value(count);
         continue;
       }
-      keys[count] = k;
-      values[count] = v;
-      if (index) index.set(k, count);
-      else if (count === LINEAR_KEYS) index = new Map(keys.slice(0, count + 1).map((key, j) => [key, j]));
+      keys[count] = key;
+      this.#value(count);
+      if (index) index.set(key, count);
+      else if (count === LINEAR_KEYS) index = new Map(keys.slice(0, count + 1).map((x, j) => [x, j]));
       count++;
     }
-    this.#dropped = dropped;
-    const max = this.limits.attributeValueLengthLimit;
-    if (max !== Number.POSITIVE_INFINITY) for (let i = 0; i < count; i++) values[i] = truncated(values[i]!, max);
-    const text = keyValues(keys, values, count);
-    keys.length = 0;
-    values.length = 0;
-    return text;
+    w.ascii('[');
+    let order: number[] | undefined;
+    for (let j = 0; j < count; j++) if (isArrayIndex(keys[j]!)) (order ??= []).push(j);
+    if (order) {
+      // an object lists its array-index keys first, ascending, then the others as set
+      order.sort((a, b) => Number(keys[a]) - Number(keys[b]));
+      for (let j = 0; j < count; j++) if (!isArrayIndex(keys[j]!)) order.push(j);
+      order.forEach((j, k) => this.#keyValue(w, j, k > 0));
+    } else for (let j = 0; j < count; j++) this.#keyValue(w, j, j > 0);
+    w.ascii(']');
   }
 
-  /** A recorded `performance.now()` reading as [seconds, nanoseconds] of the wall clock, as unpackSpans computes it. */
-  #time(perfMs: number): HrTime {
-    const b = millisToHr(perfMs);
-    let s = this.#origin[0] + b[0];
-    let ns = this.#origin[1] + b[1];
-    if (ns >= 1e9) {
-      s += 1;
-      ns -= 1e9;
+  #keyValue(w: JsonBytes, j: number, comma: boolean): void {
+    w.ascii(comma ? ',{"key":' : '{"key":');
+    w.text(this.#keys[j]!);
+    const tag = this.#tags[j]!;
+    if (tag >= 0) {
+      w.ascii(',"value":{"stringValue":');
+      this.#string(w, this.#nums[j]!, Math.min(tag, this.#limits.attributeValueLengthLimit));
+      w.ascii('}}');
+    } else if (tag === VALUE_NUMBER) {
+      const v = this.#nums[j]!;
+      if (Number.isInteger(v)) w.ascii(',"value":{"intValue":');
+      else w.ascii(',"value":{"doubleValue":');
+      w.ascii(Number.isFinite(v) ? String(v) : 'null');
+      w.ascii('}}');
+    } else if (tag === VALUE_TRUE) w.ascii(',"value":{"boolValue":true}}');
+    else if (tag === VALUE_FALSE) w.ascii(',"value":{"boolValue":false}}');
+    else {
+      w.ascii(',"value":');
+      w.utf8(anyValue(truncated(this.#objects[j]!, this.#limits.attributeValueLengthLimit)));
+      w.ascii('}');
     }
-    return [s, ns];
+  }
+
+  /** A recorded `performance.now()` reading as seconds and nanoseconds of the wall clock (`#s`, `#ns`), as unpackSpans computes it. */
+  #time(perfMs: number): void {
+    const s = Math.trunc(perfMs / 1000);
+    const ns = Math.round((perfMs / 1000 - s) * 1e9);
+    this.#s = this.#originS + s;
+    this.#ns = this.#originNs + ns;
+    if (this.#ns >= 1e9) {
+      this.#s += 1;
+      this.#ns -= 1e9;
+    }
   }
 }
-
-/** Milliseconds as [seconds, nanoseconds], as @opentelemetry/core's `millisToHrTime`. */
-function millisToHr(ms: number): HrTime {
-  const s = Math.trunc(ms / 1000);
-  return [s, Math.round((ms / 1000 - s) * 1e9)];
-}
-
-const NINE_ZEROS = '000000000';
 
 /**
- * [seconds, nanoseconds] as the decimal count of nanoseconds, written rather than computed (past
- * 2^53 a double is not exact), as the SDK's `hrTimeToNanos` computes it in BigInt. The nanoseconds
- * are not always within a second: a time given before the recording thread's clock started makes
- * both parts negative, and the sum of two parts can reach a whole second.
+ * Seconds and nanoseconds as the decimal count of nanoseconds, in quotes, written rather than
+ * computed (past 2^53 a double is not exact) as the SDK's `hrTimeToNanos` computes it in BigInt. The
+ * nanoseconds are not always within a second: a time given before the recording thread's clock
+ * started makes both parts negative, and the sum of two parts can reach a whole second.
  */
-function nanos(t: HrTime): string {
-  let s = t[0];
-  let ns = t[1];
+function nanos(w: JsonBytes, s: number, ns: number): void {
   while (ns < 0) {
     s -= 1;
     ns += 1e9;
@@ -273,48 +483,31 @@ function nanos(t: HrTime): string {
     s += 1;
     ns -= 1e9;
   }
-  if (s <= 0) return (BigInt(s) * 1_000_000_000n + BigInt(ns)).toString();
-  const digits = String(ns);
-  return `${s}${NINE_ZEROS.slice(digits.length)}${digits}`;
+  if (s <= 0) {
+    w.ascii(`"${BigInt(s) * 1_000_000_000n + BigInt(ns)}"`);
+    return;
+  }
+  w.ascii('"');
+  w.uint(s);
+  w.nineDigits(ns);
+  w.ascii('"');
 }
 
-/** Whether `end` is before `start`, as unpackSpans finds it (a negative duration's seconds). */
-function endsBefore(start: HrTime, end: HrTime): boolean {
-  const s = end[0] - start[0];
-  return (end[1] - start[1] < 0 ? s - 1 : s) < 0;
+/** `{"scope":{"name":…,"version":…},"spans":[` */
+function scopeHead(scope: InstrumentationScope): Buffer {
+  const w = new JsonBytes(64);
+  w.ascii('{"scope":{"name":');
+  w.text(scope.name);
+  if (scope.version !== undefined) {
+    w.ascii(',"version":');
+    w.text(scope.version);
+  }
+  w.ascii('},"spans":[');
+  return w.buf.subarray(0, w.pos);
 }
 
 function flags(traceFlags: number, remote: boolean): number {
   return (traceFlags & 0xff) | HAS_IS_REMOTE | (remote ? IS_REMOTE : 0);
-}
-
-function scopeJson(s: InstrumentationScope): string {
-  return s.version === undefined ? `{"name":${json(s.name)}}` : `{"name":${json(s.name)},"version":${json(s.version)}}`;
-}
-
-/**
- * `count` attributes as KeyValue JSON, in the order `Object.keys` would list them from an object
- * they were set on in this order: array-index keys first, ascending, then the others as set.
- */
-function keyValues(keys: readonly string[], values: readonly AttributeValue[], count: number): string {
-  let indexKeys: number[] | undefined;
-  let out = '[';
-  for (let i = 0; i < count; i++) {
-    const k = keys[i]!;
-    if (isArrayIndex(k)) {
-      (indexKeys ??= []).push(i);
-      continue;
-    }
-    if (out.length > 1) out += ',';
-    out += `{"key":${json(k)},"value":${anyValue(values[i])}}`;
-  }
-  if (indexKeys) {
-    indexKeys.sort((a, b) => Number(keys[a]) - Number(keys[b]));
-    let first = '';
-    for (const i of indexKeys) first += `${first ? ',' : ''}{"key":${json(keys[i])},"value":${anyValue(values[i])}}`;
-    out = out.length > 1 ? `[${first},${out.slice(1)}` : `[${first}`;
-  }
-  return `${out}]`;
 }
 
 /** A canonical array index ("0", "7", "42", below 2^32 − 1), which objects list before their other keys. */
@@ -329,9 +522,9 @@ function isArrayIndex(k: string): boolean {
   return Number(k) < 4294967295;
 }
 
-/** An attribute value as OTLP's AnyValue (the SDK's `toAnyValue`). */
+/** An attribute value as OTLP's AnyValue JSON (the SDK's `toAnyValue`): the resource's, and array values. */
 function anyValue(v: unknown): string {
-  if (typeof v === 'string') return `{"stringValue":${json(v)}}`;
+  if (typeof v === 'string') return `{"stringValue":${JSON.stringify(v)}}`;
   if (typeof v === 'number') return Number.isInteger(v) ? `{"intValue":${v}}` : `{"doubleValue":${Number.isFinite(v) ? v : 'null'}}`;
   if (typeof v === 'boolean') return v ? '{"boolValue":true}' : '{"boolValue":false}';
   if (Array.isArray(v)) {
@@ -343,7 +536,6 @@ function anyValue(v: unknown): string {
 }
 
 function truncated(v: AttributeValue, max: number): AttributeValue {
-  if (typeof v === 'string') return v.length > max ? v.slice(0, max) : v;
-  if (Array.isArray(v)) return v.map((e) => (typeof e === 'string' && e.length > max ? e.slice(0, max) : e)) as AttributeValue;
-  return v;
+  if (max === Number.POSITIVE_INFINITY || !Array.isArray(v)) return v;
+  return v.map((e) => (typeof e === 'string' && e.length > max ? e.slice(0, max) : e)) as AttributeValue;
 }
