@@ -25,9 +25,9 @@ export class JsonBytes {
     const n = s.length;
     if (this.pos + n > this.buf.length) this.#grow(this.pos + n);
     const b = this.buf;
-    let p = this.pos;
-    for (let i = 0; i < n; i++) b[p++] = s.charCodeAt(i);
-    this.pos = p;
+    const p = this.pos;
+    for (let i = 0; i < n; i++) b[p + i] = s.charCodeAt(i);
+    this.pos = p + n;
   }
 
   /** A non-negative integer below 2^53, in decimal. */
@@ -108,6 +108,17 @@ export class JsonBytes {
     this.pos = p;
   }
 
+  /** Characters of a text known to be ASCII that JSON needs no escape for (`bytes`, one a character), as a JSON string. */
+  plainString(bytes: Uint8Array, start: number, length: number): void {
+    if (this.pos + length + 2 > this.buf.length) this.#grow(this.pos + length + 2);
+    const b = this.buf;
+    const p = this.pos + 1 - start;
+    b[this.pos] = 34;
+    for (let i = start, end = start + length; i < end; i++) b[p + i] = bytes[i]!;
+    b[p + start + length] = 34;
+    this.pos += length + 2;
+  }
+
   /** A whole string as a JSON string. */
   text(s: string): void {
     this.string(s, 0, s.length);
@@ -124,6 +135,14 @@ export class JsonBytes {
   utf8(json: string): void {
     this.room(json.length * 3);
     this.pos += this.buf.write(json, this.pos, 'utf8');
+  }
+
+  /** Bytes of a constant (longer ones copied by the typed array's `set`). */
+  constant(c: Uint8Array): void {
+    const n = c.length;
+    if (this.pos + n > this.buf.length) this.#grow(this.pos + n);
+    this.buf.set(c, this.pos);
+    this.pos += n;
   }
 
   /** What another writer wrote. */

@@ -23,6 +23,11 @@ import { VALUE_FALSE, VALUE_NUMBER, VALUE_OTHER, VALUE_TRUE } from './packed-spa
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
 
+/** Characters JSON escapes (in an ASCII text). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+const NO_EVENTS_STATUS = Buffer.from(',"events":[],"droppedEventsCount":0,"status":{"code":', 'latin1');
+const NO_LINKS_FLAGS = Buffer.from('},"links":[],"droppedLinksCount":0,"flags":', 'latin1');
+
 /** Up to this many keys a span's attributes are searched in order for a key set again; past it, a map. */
 const LINEAR_KEYS = 16;
 
@@ -87,13 +92,16 @@ class SpanEncoder {
   #text = '';
   /** the text's bytes when it is all ASCII */
   #bytes: Buffer | undefined;
+  /** whether no character of the text needs an escape in JSON */
+  #plain = false;
   #numbers!: Float64Array;
   #others: AttributeValue[] = [];
   #i = 0;
   #at = 0;
   #other = 0;
-  // the attributes being read: kept keys, and each value as its tag (a string's length), its number (a string's start) and its array
-  readonly #keys: string[] = [];
+  // the attributes being read: where each kept key is in the text, and each value as its tag (a string's length), its number (a string's start) and its array
+  readonly #keyAt: number[] = [];
+  readonly #keyLength: number[] = [];
   readonly #tags: number[] = [];
   readonly #nums: number[] = [];
   readonly #objects: AttributeValue[] = [];
@@ -134,8 +142,10 @@ class SpanEncoder {
 
   part(p: PackedPart): void {
     this.#text = p.text;
-    // an ASCII text (the usual one) is copied to the body byte by byte from its Latin-1 bytes
+    // an ASCII text (the usual one) is copied to the body byte by byte from its Latin-1 bytes,
+    // unchecked when no character of it needs an escape
     this.#bytes = Buffer.byteLength(p.text, 'utf8') === p.text.length ? Buffer.from(p.text, 'latin1') : undefined;
+    this.#plain = this.#bytes !== undefined && !NEEDS_ESCAPE.test(p.text);
     this.#numbers = p.numbers;
     this.#others = p.others;
     this.#i = 0;
@@ -205,7 +215,8 @@ class SpanEncoder {
 
   /** Characters of the part's text as a JSON string. */
   #string(w: JsonBytes, start: number, length: number): void {
-    if (this.#bytes) w.asciiString(this.#bytes, this.#text, start, length);
+    if (this.#plain) w.plainString(this.#bytes!, start, length);
+    else if (this.#bytes) w.asciiString(this.#bytes, this.#text, start, length);
     else w.string(this.#text, start, length);
   }
 
@@ -267,6 +278,19 @@ class SpanEncoder {
     this.#attributes(w, this.#limits.attributeCountLimit);
     w.ascii(',"droppedAttributesCount":');
     w.uint(this.#dropped);
+    const numbers = this.#numbers;
+    if (numbers[this.#i] === 0 && numbers[this.#i + 1] === 0 && messageLength === 0) {
+      // no links, no events, no status message (most spans): the rest is two constants and two numbers
+      this.#i += 2;
+      w.constant(NO_EVENTS_STATUS);
+      w.uint(code);
+      w.constant(NO_LINKS_FLAGS);
+      w.uint(flags(traceFlags, parentLength > 0 && parentRemote));
+      w.ascii('}');
+      this.#ranges.push(this.#groupOf[scope]!, from, w.pos);
+      this.spans++;
+      return;
+    }
     const droppedLinks = this.#linksAside();
     w.ascii(',"events":');
     this.#events();
@@ -386,27 +410,32 @@ class SpanEncoder {
       w.ascii('[]');
       return;
     }
-    const keys = this.#keys;
+    // keys are where they are in the text: compared there, written from there, a string made of one only past LINEAR_KEYS
+    const keyAt = this.#keyAt;
+    const keyLength = this.#keyLength;
+    const text = this.#text;
     let count = 0;
     let index: Map<string, number> | undefined;
+    let digit = false;
     for (let k = 0; k < n; k++) {
-      const key = this.#str();
-      if (key.length === 0) {
-        diag.warn(`Invalid attribute key: ${key}`);
+      const length = this.#num();
+      const at = this.#skip(length);
+      if (length === 0) {
+        diag.warn('Invalid attribute key: ');
         // read into the next free slot, which the next key kept writes over
         this.#value(count);
         continue;
       }
-      let at = -1;
-      if (index) at = index.get(key) ?? -1;
+      let found = -1;
+      if (index) found = index.get(text.slice(at, at + length)) ?? -1;
       else
         for (let j = 0; j < count; j++)
-          if (keys[j] === key) {
-            at = j;
+          if (keyLength[j] === length && this.#same(keyAt[j]!, at, length)) {
+            found = j;
             break;
           }
-      if (at >= 0) {
-        this.#value(at);
+      if (found >= 0) {
+        this.#value(found);
         continue;
       }
       if (count >= limit) {
@@ -414,17 +443,23 @@ class SpanEncoder {
         this.#value(count);
         continue;
       }
-      keys[count] = key;
+      keyAt[count] = at;
+      keyLength[count] = length;
       this.#value(count);
-      if (index) index.set(key, count);
-      else if (count === LINEAR_KEYS) index = new Map(keys.slice(0, count + 1).map((x, j) => [x, j]));
+      const c = text.charCodeAt(at);
+      if (c >= 48 && c <= 57) digit = true;
+      if (index) index.set(text.slice(at, at + length), count);
+      else if (count === LINEAR_KEYS) {
+        index = new Map();
+        for (let j = 0; j <= count; j++) index.set(text.slice(keyAt[j]!, keyAt[j]! + keyLength[j]!), j);
+      }
       count++;
     }
     w.ascii('[');
-    let order: number[] | undefined;
-    for (let j = 0; j < count; j++) if (isArrayIndex(keys[j]!)) (order ??= []).push(j);
-    if (order) {
+    if (digit) {
       // an object lists its array-index keys first, ascending, then the others as set
+      const keys = Array.from({ length: count }, (_, j) => text.slice(keyAt[j]!, keyAt[j]! + keyLength[j]!));
+      const order = keys.flatMap((key, j) => (isArrayIndex(key) ? [j] : []));
       order.sort((a, b) => Number(keys[a]) - Number(keys[b]));
       for (let j = 0; j < count; j++) if (!isArrayIndex(keys[j]!)) order.push(j);
       order.forEach((j, k) => this.#keyValue(w, j, k > 0));
@@ -432,9 +467,21 @@ class SpanEncoder {
     w.ascii(']');
   }
 
+  /** Whether the text's `length` characters at `a` and at `b` are the same. */
+  #same(a: number, b: number, length: number): boolean {
+    const bytes = this.#bytes;
+    if (bytes) {
+      for (let i = 0; i < length; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+      return true;
+    }
+    const text = this.#text;
+    for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+    return true;
+  }
+
   #keyValue(w: JsonBytes, j: number, comma: boolean): void {
     w.ascii(comma ? ',{"key":' : '{"key":');
-    w.text(this.#keys[j]!);
+    this.#string(w, this.#keyAt[j]!, this.#keyLength[j]!);
     const tag = this.#tags[j]!;
     if (tag >= 0) {
       w.ascii(',"value":{"stringValue":');
