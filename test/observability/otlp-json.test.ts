@@ -139,6 +139,10 @@ function manyShapes(tracer: (name: string, version?: string, schemaUrl?: string)
   // an end before the start: the SDK keeps the start as the end
   const backwards = bare.startSpan('backwards', { startTime: Date.now() }, ROOT_CONTEXT);
   backwards.end(Date.now() - 10_000);
+  // a status message and nothing after the attributes: the span's tail written at once
+  const failed = bare.startSpan('failed', { attributes: { attempt: 1 } }, inRoot);
+  failed.setStatus({ code: SpanStatusCode.ERROR, message: 'timed out' });
+  failed.end();
   const crowded = bare.startSpan('crowded', {}, inRoot);
   for (let i = 0; i < 40; i++) crowded.setAttribute(`k${i % 25}`, i);
   crowded.setAttribute('k3', 'changed');
@@ -185,9 +189,22 @@ describe('the OTLP JSON request written from packed spans', () => {
       },
       { partSpans: 4, maxExportBatchSize: 10 },
     );
-    // 3 × 7 spans in batches of 10
+    // 3 × 8 spans in batches of 10
     expectSame(pairs, 3);
-    expect(pairs.map((p) => p.spans)).toEqual([10, 10, 1]);
+    expect(pairs.map((p) => p.spans)).toEqual([10, 10, 4]);
+  });
+
+  it('is the same bytes when every string is ASCII and some need an escape (quotes, backslashes, control characters)', async () => {
+    const pairs = await bothWays((tracer) => {
+      const t = tracer('ascii "scope"');
+      const span = t.startSpan('say "hi"\\there', { attributes: { 'a"key': 'x\\y', tab: 'a\tb', nl: 'line\nnext', bell: '\u0007', plain: 'ok' } }, ROOT_CONTEXT);
+      span.addEvent('ev\u001f', { 'k\\': '"' });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'bad "input"' });
+      span.end();
+      t.startSpan('plain', { attributes: { ok: 'yes' } }, ROOT_CONTEXT).end();
+    });
+    expectSame(pairs);
+    expect(pairs[0]!.ours).toContain('say \\"hi\\"\\\\there');
   });
 
   it('is the same bytes for the echo’s five spans a request, many requests', async () => {
