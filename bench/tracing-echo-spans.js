@@ -17,12 +17,14 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCommandLine, value } from './lib/options.mjs';
 
-const HELP = 'Usage: node bench/tracing-echo-spans.js [--tree DIR] [--requests N] [--endpoint URL]';
-const o = { tree: path.resolve(import.meta.dirname, '..'), requests: 10_000, endpoint: 'http://127.0.0.1:4319/v1/traces' };
+const HELP = 'Usage: node bench/tracing-echo-spans.js [--tree DIR] [--requests N] [--endpoint URL] [--flush-every N]';
+const o = { tree: path.resolve(import.meta.dirname, '..'), requests: 10_000, endpoint: 'http://127.0.0.1:4319/v1/traces', flushEvery: 0 };
 parseCommandLine(HELP, {
   '--tree': value((v) => (o.tree = path.resolve(v))),
   '--requests': value((v) => (o.requests = Number(v))),
   '--endpoint': value((v) => (o.endpoint = v)),
+  // every N requests, wait until their spans are exported: none is dropped however slow the thread
+  '--flush-every': value((v) => (o.flushEvery = Number(v))),
 });
 const from = (p) => import(pathToFileURL(path.join(o.tree, 'dist/observability/tracing', p)).href);
 const { startTracing } = await from('start-tracing.js');
@@ -64,5 +66,6 @@ async function request(i) {
 for (let i = 0; i < o.requests; i++) {
   await request(i);
   await new Promise((resolve) => setImmediate(resolve));
+  if (o.flushEvery > 0 && (i + 1) % o.flushEvery === 0) await tracing.flush();
 }
 await tracing.close();

@@ -12,8 +12,7 @@ import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import { AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, ParentBasedSampler, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InLoopSpanExporter } from '../../src/observability/tracing/in-loop-span-exporter.js';
-import { spanLimitsFrom, type PackedPart, type PackedSpans } from '../../src/observability/tracing/packed-spans.js';
+import { EarlierParts, spanLimitsFrom, unpackSpans, type PackedPart, type PackedSpans } from '../../src/observability/tracing/packed-spans.js';
 import { SpanBatches, type PackedSpanExporter } from '../../src/observability/tracing/span-batches.js';
 import { RecordedSpan } from '../../src/observability/tracing/recorded-span.js';
 import { SpanRecorder, type KnownDecisions } from '../../src/observability/tracing/span-recorder.js';
@@ -77,19 +76,22 @@ async function recordedSpans(known: KnownDecisions = { underOwnSpans: true, root
   return { spans: memory.getFinishedSpans(), batches, parts };
 }
 
-/** The in-loop exporter behind what postMessage does to parts and batches on the way to the thread, keeping what was handed over. */
+/** The batches unpacked into ReadableSpans behind what postMessage does to parts and batches on the way to the thread, keeping what was handed over. */
 function clonedInLoop(memory: InMemorySpanExporter): { exporter: PackedSpanExporter; batches: PackedSpans[]; parts: PackedPart[] } {
-  const inLoop = new InLoopSpanExporter(memory, resource as Resource, (s) => new TraceState(s), spanLimitsFrom({}));
+  const earlier = new EarlierParts();
   const batches: PackedSpans[] = [];
   const parts: PackedPart[] = [];
   const exporter: PackedSpanExporter = {
     part: (batch, p) => {
       parts.push(p);
-      inLoop.part(batch, structuredClone(p));
+      earlier.add(batch, structuredClone(p));
     },
     export: (batch, b, done) => {
       batches.push(b);
-      inLoop.export(batch, structuredClone(b), done);
+      memory.export(
+        unpackSpans(structuredClone(b), resource as Resource, (s) => new TraceState(s), spanLimitsFrom({}), earlier.take(batch)),
+        done,
+      );
     },
     forceFlush: () => Promise.resolve(),
     shutdown: () => Promise.resolve(),

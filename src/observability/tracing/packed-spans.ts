@@ -1,13 +1,14 @@
 /**
  * Finished spans as one string and one array of numbers: what the event loop writes when a span
- * ends (recorded-span.ts, through packed-spans-writer.ts) and hands to the export thread, and what
- * the thread turns into the ReadableSpans the OpenTelemetry OTLP exporter reads. Structured
+ * ends (recorded-span.ts, through packed-spans-writer.ts) and hands to the export thread, which
+ * writes the OTLP JSON request from it (otlp-json.ts, ADR 0082); `unpackSpans` below reads it as
+ * the SDK's ReadableSpans, the reference the tests hold that request to. Structured
  * cloning costs per value, so a batch is one string (every string of every span, one after the
  * other) and one transferred Float64Array (every number, and the length of each string in
  * `text`), docs/benchmarks.md, *Tracing cost, round 5* — posted in parts of a few dozen spans as
  * they end and gathered again by batch number (`EarlierParts`, trace17); everything that costs
- * per attribute — last-write-wins, the count limits, the time conversion — is done here, on the
- * thread, not on the loop.
+ * per attribute — last-write-wins, the count limits, the time conversion — is done on the thread
+ * (here and in otlp-json.ts), not on the loop.
  *
  * Layout per span (a string is its length in `numbers`, its characters next in `text`): name,
  * kind, traceId, spanId, traceFlags, traceState ('' for none), parent span id ('' for a root),
@@ -94,7 +95,7 @@ export function isAttributeValue(v: unknown): v is AttributeValue {
 }
 
 /** Reads a packed run of spans in order. */
-class Reader {
+export class Reader {
   i = 0;
   #at = 0;
   #other = 0;

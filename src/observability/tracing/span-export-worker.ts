@@ -1,24 +1,19 @@
 /**
- * The span export thread: unpacks the spans the event loop sends (packed-spans.ts) into
- * ReadableSpans and hands them to the OpenTelemetry OTLP/HTTP exporter, so the OTLP transform,
- * the JSON encoding and the HTTP request with its retries run here, not between requests
- * (docs/decisions/0018-tracing.md, *Revision 2*). The exporter's own diagnostics go back to the
- * event loop's logger.
+ * The span export thread: writes the OTLP/HTTP JSON request of each batch the event loop sends
+ * straight from its packed spans (packed-spans.ts, otlp-json.ts) and sends it with the SDK's
+ * OTLP/HTTP export delegate (otlp-json-exporter.ts), so the encoding and the HTTP request with its
+ * retries run here, not between requests (docs/decisions/0018-tracing.md, *Revision 2*; ADR 0082).
+ * The exporter's own diagnostics go back to the event loop's logger.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { TraceState } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { EarlierParts, unpackSpans } from './packed-spans.js';
+import { OtlpJsonExporter } from './otlp-json-exporter.js';
 import type { ExportThreadData, ToExportThread, FromExportThread } from './worker-span-exporter.js';
 
 const data = workerData as ExportThreadData;
 const port = parentPort!;
-const exporter = new OTLPTraceExporter({ url: data.url, headers: data.headers });
-const resource = resourceFromAttributes(data.resourceAttributes);
-const parseTraceState = (s: string) => new TraceState(s);
-const parts = new EarlierParts();
+const exporter = new OtlpJsonExporter({ ...data, parseTraceState: (s) => new TraceState(s) });
 
 const reply = (m: FromExportThread) => port.postMessage(m);
 const text = (a: unknown) => (a instanceof Error ? a.message : typeof a === 'string' ? a : JSON.stringify(a));
@@ -30,10 +25,9 @@ const quiet = () => {};
 diag.setLogger({ error: forward('error'), warn: forward('warn'), info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
 
 port.on('message', (m: ToExportThread) => {
-  if (m.op === 'part') parts.add(m.batch, m.spans);
+  if (m.op === 'part') exporter.part(m.batch, m.spans);
   else if (m.op === 'export') {
-    const spans = unpackSpans(m.spans, resource, parseTraceState, data.limits, parts.take(m.batch));
-    exporter.export(spans, (result) => reply({ id: m.id, code: result.code, ...(result.error ? { error: { name: result.error.name, message: result.error.message } } : {}) }));
+    exporter.export(m.batch, m.spans, (result) => reply({ id: m.id, code: result.code, ...(result.error ? { error: { name: result.error.name, message: result.error.message } } : {}) }));
   } else if (m.op === 'flush') {
     exporter.forceFlush().then(
       () => reply({ id: m.id, code: 0 }),

@@ -1,9 +1,10 @@
 /**
  * Installs tracing when it is on: Agentport's span recorder as the API's tracer provider (spans as
- * flat records, batched with the SDK's bounds), the SDK's sampler, the SDK's OTLP/HTTP exporter on
- * the export thread, and the W3C trace-context propagator. No context manager: spans name their parents
- * explicitly (spans.ts), so Node's promise hooks stay off (an AsyncLocalStorage context manager
- * would make every `await` of the process dearer, traced or not). The SDK
+ * flat records, batched with the SDK's bounds), the SDK's sampler, the OTLP/HTTP JSON export on the
+ * export thread (the body written from the packed spans, sent by the SDK's export delegate), and
+ * the W3C trace-context propagator. No context manager: spans name their parents explicitly
+ * (spans.ts), so Node's promise hooks stay off (an AsyncLocalStorage context manager would make
+ * every `await` of the process dearer, traced or not). The SDK
  * packages are imported here, dynamically, so a server with tracing off never loads them and its
  * spans stay the API's no-op ones (src/observability/tracing/spans.ts).
  *
@@ -11,7 +12,6 @@
  * share it, and it is shut down (its last spans exported) when the last of them closes.
  */
 import { diag, DiagLogLevel, propagation, trace, type DiagLogger } from '@opentelemetry/api';
-import { InLoopSpanExporter } from './in-loop-span-exporter.js';
 import { spanLimitsFrom } from './packed-spans.js';
 import { SpanBatches } from './span-batches.js';
 import { SpanRecorder } from './span-recorder.js';
@@ -96,18 +96,21 @@ export async function startTracing(s: TracingSettings, who: TracingIdentity): Pr
 }
 
 async function install(s: TracingSettings, who: TracingIdentity): Promise<Installed> {
-  const [{ AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler }, { OTLPTraceExporter }, { resourceFromAttributes }, { W3CTraceContextPropagator, TraceState, globalErrorHandler }] =
-    await Promise.all([import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/exporter-trace-otlp-http'), import('@opentelemetry/resources'), import('@opentelemetry/core')]);
+  const [{ AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler }, { OtlpJsonExporter }, { W3CTraceContextPropagator, TraceState, globalErrorHandler }] = await Promise.all([
+    import('@opentelemetry/sdk-trace-base'),
+    import('./otlp-json-exporter.js'),
+    import('@opentelemetry/core'),
+  ]);
   const samplers = { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler };
   const resourceAttributes = { ...s.resourceAttributes, 'service.name': s.serviceName, 'service.version': who.serviceVersion, 'service.instance.id': who.instanceId };
   const limits = spanLimitsFrom(process.env);
-  // The export (attribute checks, OTLP transform, JSON, HTTP) runs on a thread of its own when the
-  // built thread module is there (always, but under the test runner's TypeScript sources without a build).
+  // The export (attribute limits, the OTLP JSON, HTTP) runs on a thread of its own when the built
+  // thread module is there (always, but under the test runner's TypeScript sources without a build).
   const exporter =
     WorkerSpanExporter.start({ url: s.url, headers: s.headers, resourceAttributes, limits }, diag) ??
-    new InLoopSpanExporter(new OTLPTraceExporter({ url: s.url, headers: s.headers }), resourceFromAttributes(resourceAttributes), (t) => new TraceState(t), limits);
+    new OtlpJsonExporter({ url: s.url, headers: s.headers, resourceAttributes, limits, parseTraceState: (t) => new TraceState(t) });
   // Spans are recorded by Agentport's recorder, not the SDK's tracer (ADR 0018, Revision 3): the
-  // SDK's sampler decides, the SDK's exporter encodes and sends; the batching keeps the
+  // SDK's sampler decides, the SDK's export delegate sends what otlp-json.ts encodes; the batching keeps the
   // BatchSpanProcessor's bounds. Export failures go to the SDK's global error handler, which
   // logs through diag: an operator whose collector is down must read it in Agentport's log.
   const scopes: import('@opentelemetry/core').InstrumentationScope[] = [];

@@ -1,9 +1,9 @@
 /**
  * Sends each packed batch (span-batches.ts) to a worker thread (span-export-worker.ts), which
- * turns it into ReadableSpans and runs the OpenTelemetry OTLP/HTTP exporter. On the event loop a
+ * writes its OTLP/HTTP JSON request and sends it (otlp-json-exporter.ts). On the event loop a
  * batch costs one `postMessage` of a string and a transferred buffer of numbers; the attribute
- * limits, the OTLP transform, JSON encoding and HTTP export run on the other thread
- * (docs/benchmarks.md, *Tracing cost, round 2*, *round 3* and *round 5*).
+ * limits, the JSON encoding and the HTTP export run on the other thread (docs/benchmarks.md,
+ * *Tracing cost, round 2*, *round 3* and *round 5*; ADR 0082).
  *
  * A batch counts as exported when the thread says so, so the batcher keeps its back-pressure:
  * while the thread (or the collector behind it) is busy, spans wait in the bounded queue, and past

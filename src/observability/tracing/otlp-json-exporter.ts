@@ -1,0 +1,81 @@
+/**
+ * Exports packed batches (span-batches.ts) over OTLP/HTTP JSON: the request body written straight
+ * from the packed spans (otlp-json.ts), sent by the SDK's own OTLP/HTTP export delegate — the one
+ * the SDK's `OTLPTraceExporter` is made of, with the same configuration (the url and headers given,
+ * Content-Type application/json, and the OTEL_EXPORTER_OTLP_* timeout, compression and TLS
+ * variables), its retries of 429/502/503/504 with backoff and Retry-After, its diagnostics. Only
+ * its serializer is ours: the SDK's wants ReadableSpans and builds an object tree to stringify
+ * (ADR 0082). Runs on the export thread (span-export-worker.ts), or on the event loop when no
+ * built thread module is there.
+ */
+import type { ExportResult } from '@opentelemetry/core';
+import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from '@opentelemetry/otlp-exporter-base/node-http';
+import { diag, type AttributeValue } from '@opentelemetry/api';
+import { EarlierParts, type PackedPart, type PackedSpans, type SpanLimits, type TraceStateParser } from './packed-spans.js';
+import { otlpJsonRequest, resourceJson } from './otlp-json.js';
+import type { PackedSpanExporter } from './span-batches.js';
+
+export interface OtlpJsonExporterOptions {
+  url: string;
+  headers: Record<string, string>;
+  resourceAttributes: Record<string, AttributeValue>;
+  limits: SpanLimits;
+  parseTraceState: TraceStateParser;
+}
+
+/** A batch's request body, and its span count (the SDK's exporter metrics count spans). */
+interface EncodedBatch {
+  body: Uint8Array;
+  spans: number;
+}
+
+/** The metric component type the SDK's OTLP/HTTP span exporter reports under. */
+const COMPONENT_TYPE = 'otlp_http_span_exporter';
+
+const serializer = {
+  serializeRequest: (batch: EncodedBatch): Uint8Array => batch.body,
+  // a collector's partial-success answer, which the delegate logs (as the SDK's JSON serializer reads it)
+  deserializeResponse: (data: Uint8Array): object => {
+    if (data.length === 0) return {};
+    try {
+      return JSON.parse(new TextDecoder().decode(data)) as object;
+    } catch (err) {
+      diag.warn(`Failed to parse trace export response: ${(err as Error).message}. Returning empty response`);
+      return {};
+    }
+  },
+};
+
+const spanCount = { name: 'span' as const, countItems: (batch: EncodedBatch) => batch.spans };
+
+export class OtlpJsonExporter implements PackedSpanExporter {
+  readonly #parts = new EarlierParts();
+  readonly #resource: Uint8Array;
+  readonly #delegate;
+
+  constructor(private readonly o: OtlpJsonExporterOptions) {
+    this.#resource = resourceJson(o.resourceAttributes);
+    const config = convertLegacyHttpOptions({ url: o.url, headers: o.headers }, 'TRACES', 'v1/traces', { 'Content-Type': 'application/json' });
+    this.#delegate = createOtlpHttpExportDelegate(config, serializer, COMPONENT_TYPE, spanCount, undefined);
+  }
+
+  part(batch: number, spans: PackedPart): void {
+    this.#parts.add(batch, spans);
+  }
+
+  export(batch: number, last: PackedSpans, done: (result: ExportResult) => void): void {
+    const { body, spans } = otlpJsonRequest(last, this.#parts.take(batch), this.#resource, this.o.parseTraceState, this.o.limits);
+    this.#delegate.export({ body, spans }, done);
+  }
+
+  forceFlush(): Promise<void> {
+    return this.#delegate.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.#delegate.shutdown();
+  }
+
+  /** The SDK's delegate cannot cancel a send: its requests end on their own timeout, unwaited. */
+  async abort(): Promise<void> {}
+}
