@@ -106,7 +106,7 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     // as the operation that names the scope of the challenge (RFC 6750 §3) needs; a larger one is
     // refused unread. Decided as the gRPC listener decides it (edge/caller-admission.ts).
     const refusedAnyway = anonymousReadLimit(d.policy, principal);
-    let read = req.method === 'POST' ? (ctx.bodyAtHand(refusedAnyway?.bytes) ?? (await ctx.body(refusedAnyway?.bytes))) : undefined;
+    const read = req.method === 'POST' ? (ctx.bodyAtHand(refusedAnyway?.bytes) ?? (await ctx.body(refusedAnyway?.bytes))) : undefined;
     if (typeof read === 'object' && refusedAnyway) return refuse(req, res, shape, refusedAnyway.refusal, agentId, headId);
     if (typeof read === 'object') {
       const r = errorFor(shape, req, read.error, true);
@@ -122,10 +122,10 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
       shape === 'jsonrpc'
         ? d.jsonrpc.handle(req, res, read ?? '', agentId, d.registry.primaryId, principal, headId, ctx.log)
         : d.rest.handle(req, res, read, agentId!, segments === undefined ? [] : segments.slice(1), new URLSearchParams(ctx.query), principal, undefined, ctx.log);
-    // The body's text is the binding's now: this frame, waiting for the answer, lets it go (issue 26).
-    read = undefined;
-    const r = await answer;
-    if (r) send(res, r, headId);
+    // Returned, not awaited: this frame (every register of `serve`, ~370 B, saved at each await)
+    // waited as long as the task, through every scavenge; the reply needs only `res` and the id
+    // (issue 26, docs/benchmarks.md alloc33). Costs the job and turn of resolving with a promise.
+    return sendWhenAnswered(res, answer, headId);
   }
 
   /**
@@ -199,6 +199,13 @@ function errorFor(shape: Shape, req: IncomingMessage, err: A2AError, edge = fals
   }
   const { status, body } = restErrorBody(err);
   return { status, headers: { 'Content-Type': negotiateMediaType(req) }, body };
+}
+
+/** The binding's reply sent once it answers (none: the binding answered on `res` itself, a stream). */
+function sendWhenAnswered(res: ServerResponse, answer: Promise<Reply | undefined>, requestId: string | undefined): Promise<void> {
+  return answer.then((r) => {
+    if (r) send(res, r, requestId);
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
 import { endFailed, startSpan, type Context, type Span } from '../../observability/tracing/index.js';
 import type { EventBus } from '../../bus/event-bus.js';
 import type { GroupCommitter } from '../../store/group-commit.js';
-import type { NewOutboxEntry, TaskCommit, TaskEventPayload } from '../../store/store.js';
+import type { NewOutboxEntry, TaskCommit, TaskEventPayload, TaskEventRecord } from '../../store/store.js';
 import type { LeaseTerms } from './lease-terms.js';
 import type { LiveTask } from './live-task.js';
 import type { LiveTasks } from './live-tasks.js';
@@ -61,7 +61,14 @@ export class TaskLog {
       } else {
         live.task = applyEvent(workingCopyFor(live.task, event, live.task === live.sharedTask), event);
       }
-      live.unflushed.push({ taskId: live.task.id, seq: ++live.seq, event, createdAt: now });
+      const record: TaskEventRecord = { taskId: live.task.id, seq: ++live.seq, event, createdAt: now };
+      // A commit's first two records (nearly every commit has one or two) in lists of their length:
+      // pushed into the empty list, they took a backing store of 17 slots, kept by the commit
+      // until the store answers (issue 26, docs/benchmarks.md alloc33).
+      const records = live.unflushed;
+      if (records.length === 0) live.unflushed = [record];
+      else if (records.length === 1) live.unflushed = [records[0]!, record];
+      else records.push(record);
     }
     // The commit's span hangs under the first appender's span (with tracing on).
     if (trace) live.commitTrace ??= trace;

@@ -68,6 +68,25 @@ describe('RunSupervisor', () => {
     expect(live.has('t1')).toBe(false);
   });
 
+  it('logs every event of one tick in one commit, in order, however many (one, two, then pushed)', async () => {
+    const end = await run((ctx) => {
+      ctx.working();
+      ctx.artifact('one', { artifactId: 'a1' });
+      ctx.artifact('two', { artifactId: 'a2' });
+      ctx.artifact(' more', { artifactId: 'a1', append: true });
+      ctx.complete('done');
+    });
+    expect(end.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const log = await store.readEvents('t1', 0, 10);
+    expect(log.map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(log.map((r) => Object.keys(r.event)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'artifactUpdate', 'artifactUpdate', 'statusUpdate']);
+    const stored = await store.getTask('a', 't1');
+    expect(stored?.task.artifacts?.map((a) => [a.artifactId, a.parts])).toEqual([
+      ['a1', [{ text: 'one' }, { text: ' more' }]],
+      ['a2', [{ text: 'two' }]],
+    ]);
+  });
+
   it('a direct reply creates no task and reaches the observer as an agent message', async () => {
     const end = await run((ctx) => ctx.reply('hello'));
     expect(end.message?.role).toBe('ROLE_AGENT');

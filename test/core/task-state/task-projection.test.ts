@@ -39,6 +39,38 @@ describe('task projection', () => {
     expect(working.history).toHaveLength(2);
   });
 
+  it('puts a first artifact into a task with an empty list or none, and the next ones after it', () => {
+    const none = task();
+    applyEvent(none, { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: chunk('one') } });
+    expect(none.artifacts).toEqual([chunk('one')]);
+
+    const empty: Task = { ...task(), artifacts: [] };
+    const first = chunk('one');
+    applyEvent(empty, { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: first } });
+    expect(empty.artifacts).toEqual([chunk('one')]);
+    expect(empty.artifacts?.[0]).not.toBe(first);
+    expect(empty.artifacts?.[0]?.parts).not.toBe(first.parts);
+    applyEvent(empty, { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: { artifactId: 'a2', parts: [{ text: 'x' }] } } });
+    applyEvent(empty, { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: chunk('two'), append: true } });
+    expect(empty.artifacts).toEqual([
+      { artifactId: 'a1', parts: [{ text: 'one' }, { text: 'two' }], name: 'out' },
+      { artifactId: 'a2', parts: [{ text: 'x' }] },
+    ]);
+  });
+
+  it('copies one artifact and several, each with parts of its own', () => {
+    for (const artifacts of [[chunk('one')], [chunk('one'), { artifactId: 'a2', parts: [{ text: 'x' }] }]]) {
+      const original: Task = { ...task(), artifacts };
+      const copy = structuredCloneTask(original);
+      expect(copy.artifacts).toEqual(artifacts);
+      expect(copy.artifacts).not.toBe(artifacts);
+      copy.artifacts!.forEach((a, i) => {
+        expect(a).not.toBe(artifacts[i]);
+        expect(a.parts).not.toBe(artifacts[i]!.parts);
+      });
+    }
+  });
+
   it('gives the working copy its own task when a task event is applied', () => {
     const snapshot = task();
     const before = structuredClone(snapshot);
