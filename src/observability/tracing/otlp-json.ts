@@ -249,29 +249,26 @@ class SpanEncoder {
     }
     w.constant(K.NAME);
     this.#string(w, name, nameLength);
-    w.constant(K.KIND);
-    w.uint(kind + 1);
-    w.constant(K.START_TIME);
+    K.kindStart(w, kind);
     nanos(w, startS, startNs);
     w.constant(K.END_TIME);
     nanos(w, endS, endNs);
     w.constant(K.ATTRIBUTES);
     this.#attributes(w, this.#limits.attributeCountLimit);
-    w.constant(K.DROPPED_ATTRIBUTES);
-    w.uint(this.#dropped);
     const numbers = this.#numbers;
     if (numbers[this.#i] === 0 && numbers[this.#i + 1] === 0 && messageLength === 0) {
       // no links, no events, no status message (most spans): the rest is two constants and two numbers
       this.#i += 2;
-      w.constant(K.NO_EVENTS_STATUS);
-      w.uint(code);
-      w.constant(K.NO_LINKS_FLAGS);
+      K.usualTail(w, this.#dropped, code);
       w.uint(flags(traceFlags, parentLength > 0 && parentRemote));
       w.ascii('}');
       this.#ranges.push(this.#groupOf[scope]!, from, w.pos);
       this.spans++;
       return;
     }
+    // written before the links' attributes overwrite #dropped
+    w.constant(K.DROPPED_ATTRIBUTES);
+    w.uint(this.#dropped);
     const droppedLinks = this.#linksAside();
     w.ascii(',"events":');
     this.#events();
