@@ -19,13 +19,12 @@ import { JsonBytes } from './json-bytes.js';
 import type { PackedPart, PackedSpans, SpanLimits, TraceStateParser } from './packed-spans.js';
 import { VALUE_FALSE, VALUE_NUMBER, VALUE_OTHER, VALUE_TRUE } from './packed-spans-writer.js';
 import { anyValue, flags, isArrayIndex, nanos, scopeHead, truncated } from './otlp-json-values.js';
+import * as K from './otlp-json-keys.js';
 
 export { resourceJson } from './otlp-json-values.js';
 
 /** Characters JSON escapes (in an ASCII text). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
-const NO_EVENTS_STATUS = Buffer.from(',"events":[],"droppedEventsCount":0,"status":{"code":', 'latin1');
-const NO_LINKS_FLAGS = Buffer.from('},"links":[],"droppedLinksCount":0,"flags":', 'latin1');
 
 /** Up to this many keys a span's attributes are searched in order for a key set again; past it, a map. */
 const LINEAR_KEYS = 16;
@@ -236,43 +235,40 @@ class SpanEncoder {
 
     if (this.spans > 0) w.ascii(',');
     const from = w.pos;
-    w.ascii('{"traceId":');
+    w.constant(K.TRACE_ID);
     this.#string(w, traceId, traceIdLength);
-    w.ascii(',"spanId":');
+    w.constant(K.SPAN_ID);
     this.#string(w, spanId, spanIdLength);
     if (parentLength > 0) {
-      w.ascii(',"parentSpanId":');
+      w.constant(K.PARENT_SPAN_ID);
       this.#string(w, parent, parentLength);
     }
     if (traceState) {
       w.ascii(',"traceState":');
       w.text(this.#parse(traceState).serialize());
     }
-    w.ascii(',"name":');
+    w.constant(K.NAME);
     this.#string(w, name, nameLength);
-    w.ascii(',"kind":');
-    w.uint(kind + 1);
-    w.ascii(',"startTimeUnixNano":');
+    K.kindStart(w, kind);
     nanos(w, startS, startNs);
-    w.ascii(',"endTimeUnixNano":');
+    w.constant(K.END_TIME);
     nanos(w, endS, endNs);
-    w.ascii(',"attributes":');
+    w.constant(K.ATTRIBUTES);
     this.#attributes(w, this.#limits.attributeCountLimit);
-    w.ascii(',"droppedAttributesCount":');
-    w.uint(this.#dropped);
     const numbers = this.#numbers;
     if (numbers[this.#i] === 0 && numbers[this.#i + 1] === 0 && messageLength === 0) {
       // no links, no events, no status message (most spans): the rest is two constants and two numbers
       this.#i += 2;
-      w.constant(NO_EVENTS_STATUS);
-      w.uint(code);
-      w.constant(NO_LINKS_FLAGS);
+      K.usualTail(w, this.#dropped, code);
       w.uint(flags(traceFlags, parentLength > 0 && parentRemote));
       w.ascii('}');
       this.#ranges.push(this.#groupOf[scope]!, from, w.pos);
       this.spans++;
       return;
     }
+    // written before the links' attributes overwrite #dropped
+    w.constant(K.DROPPED_ATTRIBUTES);
+    w.uint(this.#dropped);
     const droppedLinks = this.#linksAside();
     w.ascii(',"events":');
     this.#events();
@@ -462,21 +458,20 @@ class SpanEncoder {
   }
 
   #keyValue(w: JsonBytes, j: number, comma: boolean): void {
-    w.ascii(comma ? ',{"key":' : '{"key":');
+    w.constant(comma ? K.NEXT_KEY : K.FIRST_KEY);
     this.#string(w, this.#keyAt[j]!, this.#keyLength[j]!);
     const tag = this.#tags[j]!;
     if (tag >= 0) {
-      w.ascii(',"value":{"stringValue":');
+      w.constant(K.STRING_VALUE);
       this.#string(w, this.#nums[j]!, Math.min(tag, this.#limits.attributeValueLengthLimit));
       w.ascii('}}');
     } else if (tag === VALUE_NUMBER) {
       const v = this.#nums[j]!;
-      if (Number.isInteger(v)) w.ascii(',"value":{"intValue":');
-      else w.ascii(',"value":{"doubleValue":');
+      w.constant(Number.isInteger(v) ? K.INT_VALUE : K.DOUBLE_VALUE);
       w.ascii(Number.isFinite(v) ? String(v) : 'null');
       w.ascii('}}');
-    } else if (tag === VALUE_TRUE) w.ascii(',"value":{"boolValue":true}}');
-    else if (tag === VALUE_FALSE) w.ascii(',"value":{"boolValue":false}}');
+    } else if (tag === VALUE_TRUE) w.constant(K.TRUE_VALUE);
+    else if (tag === VALUE_FALSE) w.constant(K.FALSE_VALUE);
     else {
       w.ascii(',"value":');
       w.utf8(anyValue(truncated(this.#objects[j]!, this.#limits.attributeValueLengthLimit)));
