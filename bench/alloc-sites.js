@@ -8,14 +8,14 @@
 // the measured seconds only and prints the estimated bytes a request allocated on the V8 heap by
 // allocating function (self), by file, and by function with its callees (inclusive). Buffers'
 // backing stores (outside the V8 heap) are not in it; bench/gc-survivors.js counts the heap's whole.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runAutocannon, runWrk, ensureWrk } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
-import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
-import { freePort, sleep } from './lib/net.mjs';
+import { serveArgs } from './lib/bench-server.mjs';
+import { callFrameNames, runProbed } from './lib/probed-server.mjs';
+import { freePort } from './lib/net.mjs';
 import { flag, parseCommandLine, value } from './lib/options.mjs';
 import { createBenchKey } from './lib/api-key.mjs';
 import { requireBuiltTree } from './lib/built-tree.mjs';
@@ -50,31 +50,25 @@ const headers = o.apiKey ? { ...w.headers, 'x-api-key': createBenchKey(entry, wo
 const args = ['--require', path.join(ROOT, 'bench', 'lib', 'alloc-preload.cjs'), ...serveArgs({ entry, port, dataDir: work, auth: o.apiKey ? 'required' : 'none' })];
 const url = `http://127.0.0.1:${port}${w.path}`;
 const env = { AGENTPORT_ALLOC_OUT: profileFile, AGENTPORT_ALLOC_INTERVAL: String(o.interval) };
-const { server, stop } = await startBenchServer({ args, cwd: o.tree, env, url, headers, workload: w });
-const gen = ensureWrk() ? runWrk : runAutocannon;
-const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });
-if (o.warmup > 0) await load(o.warmup, 'warmup');
-server.kill('SIGUSR2');
-await sleep(200);
-const measured = await load(o.duration, 'measured');
-server.kill('SIGUSR2');
-for (let i = 0; !existsSync(profileFile); i++) {
-  if (i > 100) throw new Error('the server wrote no allocation profile');
-  await sleep(100);
-}
-await sleep(300);
-stop();
-const profile = JSON.parse(readFileSync(profileFile, 'utf8'));
+const { measured, probe: profile } = await runProbed({
+  tree: o.tree,
+  args,
+  env,
+  url,
+  headers,
+  workload: w,
+  connections: o.connections,
+  warmup: o.warmup,
+  duration: o.duration,
+  outFile: profileFile,
+  pauseMs: 200,
+  what: 'allocation profile',
+});
 if (o.out) writeFileSync(o.out, JSON.stringify(profile));
 rmSync(work, { recursive: true, force: true });
 
 const n = measured.requests;
-const shortUrl = (u) =>
-  u
-    .replace(/^file:\/\//, '')
-    .replace(`${o.tree}/`, '')
-    .replace(/.*node_modules\//, 'node_modules/');
-const site = (cf) => `${cf.functionName || '(anonymous)'} ${cf.url ? `${shortUrl(cf.url)}:${cf.lineNumber + 1}` : ''}`.trim();
+const { shortUrl, site } = callFrameNames(o.tree);
 const self = new Map();
 const byFile = new Map();
 const inclusive = new Map();

@@ -7,14 +7,14 @@
 // every ~300 ms: the sampling heap profiler for 100 ms, then a forced young-generation collection,
 // then the samples still alive. Prints the mean bytes alive a probe by allocating function and by
 // file: the bytes the requests in flight (and anything kept longer) make a scavenge copy.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runAutocannon, runWrk, ensureWrk } from './lib/load.mjs';
 import { WORKLOADS } from './lib/workloads.mjs';
-import { serveArgs, startBenchServer } from './lib/bench-server.mjs';
-import { freePort, sleep } from './lib/net.mjs';
+import { serveArgs } from './lib/bench-server.mjs';
+import { callFrameNames, runProbed } from './lib/probed-server.mjs';
+import { freePort } from './lib/net.mjs';
 import { parseCommandLine, value } from './lib/options.mjs';
 import { requireBuiltTree } from './lib/built-tree.mjs';
 import { shippedNodeOptions } from './lib/shipped-node-options.mjs';
@@ -43,28 +43,10 @@ const entry = path.join(o.tree, 'bin', 'agentport.js');
 const args = [...shippedNodeOptions(entry), '--expose-gc', '--require', path.join(ROOT, 'bench', 'lib', 'survivor-preload.cjs'), ...serveArgs({ entry, port, dataDir: work })];
 const url = `http://127.0.0.1:${port}${w.path}`;
 const env = { AGENTPORT_SURVIVOR_OUT: out, AGENTPORT_SURVIVOR_INTERVAL: String(o.interval) };
-const { server, stop } = await startBenchServer({ args, cwd: o.tree, env, url, headers: w.headers, workload: w });
-const gen = ensureWrk() ? runWrk : runAutocannon;
-const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });
-if (o.warmup > 0) await load(o.warmup, 'warmup');
-server.kill('SIGUSR2');
-const measured = await load(o.duration, 'measured');
-server.kill('SIGUSR2');
-for (let i = 0; !existsSync(out); i++) {
-  if (i > 100) throw new Error('the server wrote no probes');
-  await sleep(100);
-}
-await sleep(300);
-stop();
-const probes = JSON.parse(readFileSync(out, 'utf8'));
+const { measured, probe: probes } = await runProbed({ tree: o.tree, args, env, url, headers: w.headers, workload: w, connections: o.connections, warmup: o.warmup, duration: o.duration, outFile: out, what: 'probes' });
 rmSync(work, { recursive: true, force: true });
 
-const shortUrl = (u) =>
-  u
-    .replace(/^file:\/\//, '')
-    .replace(`${o.tree}/`, '')
-    .replace(/.*node_modules\//, 'node_modules/');
-const site = (cf) => `${cf.functionName || '(anonymous)'} ${cf.url ? `${shortUrl(cf.url)}:${cf.lineNumber + 1}` : ''}`.trim();
+const { shortUrl, site } = callFrameNames(o.tree);
 const self = new Map();
 const byFile = new Map();
 let total = 0;
