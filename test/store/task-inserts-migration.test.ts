@@ -102,6 +102,7 @@ describe('migration 0028 (the message-id index leads with the message id; the ro
         .execute(db);
       await sql`analyze tasks`.execute(db);
 
+      expect(LOOKUP_AT_0028).not.toBe(FIND_BY_MESSAGE_IDS.text);
       const lookup = await planOf(db, LOOKUP_AT_0028, [`array['echo']`, `array['anon']`, `array['m-1']`]);
       expect(lookup).toMatch(/Index Scan using tasks_origin_message_idx on tasks/);
       // all three columns are the index's condition, not a filter over the rows it found

@@ -27,10 +27,10 @@ export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time
  * them with (migration 0029; equality is the same under any deterministic collation): the list
  * index (agent_id, owner, …) keys them under the column's, so it has no condition of this lookup's
  * to use, and a table never analyzed cannot have the lookup read every task of the owner through
- * it (the two indexes cost the planner the same there). The plain join it replaces was planned once per connection as a named
- * statement, and on a fresh schema (no statistics yet) that generic plan was a hash join over a
- * sequential scan of every task, kept until the first ANALYZE (issue 26: on a new store each
- * lookup read the whole table for the first seconds under load).
+ * it (the two indexes cost the planner the same there). The plain join it replaces was planned
+ * once per connection as a named statement, and on a fresh schema (no statistics yet) that generic
+ * plan was a hash join over a sequential scan of every task, kept until the first ANALYZE (issue
+ * 26: on a new store each lookup read the whole table for the first seconds under load).
  *
  * A found task comes back as one json column, not as its 15 columns: with pg's own query the
  * columns' descriptions were rebuilt at every execution, the largest single cost the driver put on
