@@ -167,6 +167,7 @@ const UNIT = [
   'test/store/task-final-events.test.ts',
   'test/store/task-running-index-migration.test.ts',
   'test/store/task-inserts-migration.test.ts',
+  'test/store/list-index-ascending-migration.test.ts',
   'test/store/task-usage-migration.test.ts',
   'test/store/usage/usage-histogram.test.ts',
   'test/store/usage/usage-query.test.ts',

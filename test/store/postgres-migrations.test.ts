@@ -131,6 +131,7 @@ describe('postgres store specifics: migrations on a shared database', () => {
         '0026_credentials_generation',
         '0027_task_final_events',
         '0028_postgres_task_inserts',
+        '0029_postgres_list_index_ascending',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

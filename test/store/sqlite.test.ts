@@ -147,6 +147,7 @@ describe('sqlite store specifics', () => {
         '0026_credentials_generation',
         '0027_task_final_events',
         '0028_postgres_task_inserts',
+        '0029_postgres_list_index_ascending',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

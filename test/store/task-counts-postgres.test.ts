@@ -168,6 +168,7 @@ describe('task_counts on PostgreSQL', () => {
       '0026_credentials_generation',
       '0027_task_final_events',
       '0028_postgres_task_inserts',
+      '0029_postgres_list_index_ascending',
     ]);
     await store.migrate();
     const real = await realCounts(schema);

@@ -17,6 +17,12 @@ import { WHO_LOST_ROWS } from '../../src/store/postgres/postgres-commit.js';
 import { migrateTo } from '../support/migrate-to.js';
 import { withPgSchema } from '../support/pg-schema.js';
 
+/**
+ * The store's lookup as it was written while 0028 was the latest migration: 0029 keys agent and
+ * owner under "C" and the lookup now compares them so (list-index-ascending-migration.test.ts).
+ */
+const LOOKUP_AT_0028 = FIND_BY_MESSAGE_IDS.text.replace('agent_id = k.agent_id collate "C" and owner = k.owner collate "C"', 'agent_id = k.agent_id and owner = k.owner');
+
 const BEFORE = '0027_task_final_events';
 const AFTER = '0028_postgres_task_inserts';
 const _url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -96,7 +102,8 @@ describe('migration 0028 (the message-id index leads with the message id; the ro
         .execute(db);
       await sql`analyze tasks`.execute(db);
 
-      const lookup = await planOf(db, FIND_BY_MESSAGE_IDS.text, [`array['echo']`, `array['anon']`, `array['m-1']`]);
+      expect(LOOKUP_AT_0028).not.toBe(FIND_BY_MESSAGE_IDS.text);
+      const lookup = await planOf(db, LOOKUP_AT_0028, [`array['echo']`, `array['anon']`, `array['m-1']`]);
       expect(lookup).toMatch(/Index Scan using tasks_origin_message_idx on tasks/);
       // all three columns are the index's condition, not a filter over the rows it found
       expect(lookup).toMatch(/Index Cond: \(\(origin_message_id = k\.message_id\) AND \(agent_id = k\.agent_id\) AND \(owner = k\.owner\)\)/);

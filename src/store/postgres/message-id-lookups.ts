@@ -21,12 +21,16 @@ const MAX_KEYS = 500;
 export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, lease_owner, lease_expires_at, origin_message_id, trace_parent, caller';
 
 /**
- * One probe of the unique index (agent_id, owner, origin_message_id) per key, whatever the table's
+ * One probe of the unique index (origin_message_id, agent_id, owner) per key, whatever the table's
  * statistics say: a LATERAL subquery with a LIMIT is never flattened into a join, so the plan is a
- * nested loop over the keys. The plain join it replaces was planned once per connection as a named
- * statement, and on a fresh schema (no statistics yet) that generic plan was a hash join over a
- * sequential scan of every task, kept until the first ANALYZE (issue 26: on a new store each
- * lookup read the whole table for the first seconds under load).
+ * nested loop over the keys. Agent and owner are compared under "C", the collation that index keys
+ * them with (migration 0029; equality is the same under any deterministic collation): the list
+ * index (agent_id, owner, …) keys them under the column's, so it has no condition of this lookup's
+ * to use, and a table never analyzed cannot have the lookup read every task of the owner through
+ * it (the two indexes cost the planner the same there). The plain join it replaces was planned
+ * once per connection as a named statement, and on a fresh schema (no statistics yet) that generic
+ * plan was a hash join over a sequential scan of every task, kept until the first ANALYZE (issue
+ * 26: on a new store each lookup read the whole table for the first seconds under load).
  *
  * A found task comes back as one json column, not as its 15 columns: with pg's own query the
  * columns' descriptions were rebuilt at every execution, the largest single cost the driver put on
@@ -40,7 +44,7 @@ export const FIND_BY_MESSAGE_IDS: NamedStatement<FoundRow> = {
   text: `select k.i, row_to_json(t) as row
            from unnest($1::text[], $2::text[], $3::text[]) with ordinality as k(agent_id, owner, message_id, i)
            cross join lateral (select ${TASK_COLUMNS} from tasks
-                                where agent_id = k.agent_id and owner = k.owner and origin_message_id = k.message_id limit 1) as t`,
+                                where origin_message_id = k.message_id and agent_id = k.agent_id collate "C" and owner = k.owner collate "C" limit 1) as t`,
   // i is the key's ordinality (bigint), row the task as json (never null: the join is inner).
   readRow: (fields) => ({ i: Number(fields[0]), row: JSON.parse(fields[1]!) as TasksTable }),
 };
