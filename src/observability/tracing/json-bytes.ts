@@ -30,6 +30,12 @@ export class JsonBytes {
     this.pos = p + n;
   }
 
+  /** One byte (an ASCII character's code). */
+  byte(c: number): void {
+    if (this.pos + 1 > this.buf.length) this.#grow(this.pos + 1);
+    this.buf[this.pos++] = c;
+  }
+
   /** A non-negative integer below 2^53, in decimal. */
   uint(v: number): void {
     if (v >= 0x7fffffff) {

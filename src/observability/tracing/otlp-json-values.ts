@@ -47,11 +47,19 @@ export function nanos(w: JsonBytes, s: number, ns: number): void {
     w.ascii(`"${BigInt(s) * 1_000_000_000n + BigInt(ns)}"`);
     return;
   }
-  w.ascii('"');
-  w.uint(s);
+  // a batch's times fall in a few seconds: their digits are written once and copied
+  if (s !== lastSeconds) {
+    lastSeconds = s;
+    lastSecondsBytes = new Uint8Array(Buffer.from(`"${s}`, 'latin1'));
+  }
+  w.constant(lastSecondsBytes);
   w.nineDigits(ns);
-  w.ascii('"');
+  w.byte(34);
 }
+
+/** The whole seconds `nanos` wrote last, and their bytes after the opening quote. */
+let lastSeconds = -1;
+let lastSecondsBytes = new Uint8Array(0);
 
 /** `{"scope":{"name":…,"version":…},"spans":[` */
 export function scopeHead(scope: InstrumentationScope): Buffer {
