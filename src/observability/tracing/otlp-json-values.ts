@@ -5,7 +5,7 @@
  */
 import type { AttributeValue } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
-import { JsonBytes } from './json-bytes.js';
+import { constantOf, JsonBytes } from './json-bytes.js';
 
 /** The OTLP span flags' "has is-remote" and "is remote" bits, above the W3C trace flags' byte. */
 const HAS_IS_REMOTE = 0x100;
@@ -50,7 +50,7 @@ export function nanos(w: JsonBytes, s: number, ns: number): void {
   // a batch's times fall in a few seconds: their digits are written once and copied
   if (s !== lastSeconds) {
     lastSeconds = s;
-    lastSecondsBytes = new Uint8Array(Buffer.from(`"${s}`, 'latin1'));
+    lastSecondsBytes = constantOf(`"${s}`);
   }
   w.constant(lastSecondsBytes);
   w.nineDigits(ns);
@@ -59,7 +59,7 @@ export function nanos(w: JsonBytes, s: number, ns: number): void {
 
 /** The whole seconds `nanos` wrote last, and their bytes after the opening quote. */
 let lastSeconds = -1;
-let lastSecondsBytes = new Uint8Array(0);
+let lastSecondsBytes = constantOf('');
 
 /** `{"scope":{"name":…,"version":…},"spans":[` */
 export function scopeHead(scope: InstrumentationScope): Buffer {
