@@ -5,7 +5,7 @@
  * request tests against the SDK cannot reach.
  */
 import { describe, expect, it } from 'vitest';
-import { JsonBytes } from '../../src/observability/tracing/json-bytes.js';
+import { constantOf, hasControl, JsonBytes } from '../../src/observability/tracing/json-bytes.js';
 import { kindStart, usualTail } from '../../src/observability/tracing/otlp-json-keys.js';
 
 function written(write: (w: JsonBytes) => void): string {
@@ -24,5 +24,44 @@ describe('the one-copy pieces of a span', () => {
     for (const dropped of [0, 1, 12])
       for (const code of [0, 1, 2, 3, 17])
         expect(written((w) => usualTail(w, dropped, code))).toBe(`x,"droppedAttributesCount":${dropped},"events":[],"droppedEventsCount":0,"status":{"code":${code}},"links":[],"droppedLinksCount":0,"flags":`);
+  });
+});
+
+describe('the word-wise writes (four bytes a store)', () => {
+  it('writes a constant of every length from 0 to 13, at every offset, growing the buffer', () => {
+    for (let n = 0; n <= 13; n++)
+      for (let offset = 0; offset < 5; offset++) {
+        const s = 'abcdefghijklm'.slice(0, n);
+        expect(
+          written((w) => {
+            w.ascii('-'.repeat(offset));
+            w.constant(constantOf(s));
+          }),
+        ).toBe(`x${'-'.repeat(offset)}${s}`);
+      }
+  });
+
+  it('copies a plain string of every length from 0 to 13, from every start, quoted', () => {
+    const text = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+    const bytes = Buffer.from(`${text}....`, 'latin1');
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.length);
+    for (let start = 0; start < 6; start++) for (let n = 0; n <= 13; n++) expect(written((w) => w.plainString(bytes, view, start, n))).toBe(`x"${text.slice(start, start + n)}"`);
+  });
+
+  it('finds a control character at every place of texts of every length from 0 to 13, and none where there is none', () => {
+    for (let n = 0; n <= 13; n++) {
+      for (const c of [0x00, 0x01, 0x1f, 0x20, 0x21, 0x7f]) {
+        for (let at = 0; at < n; at++) {
+          const bytes = Buffer.alloc(n + 4, 0x61);
+          bytes[at] = c;
+          // what follows the text is not read
+          bytes[n] = 0x00;
+          expect(hasControl(new DataView(bytes.buffer, bytes.byteOffset, bytes.length), n)).toBe(c < 0x20);
+        }
+      }
+      const clean = Buffer.alloc(n + 4, 0x7e);
+      clean.fill(0, n);
+      expect(hasControl(new DataView(clean.buffer, clean.byteOffset, clean.length), n)).toBe(false);
+    }
   });
 });

@@ -226,6 +226,50 @@ describe('the OTLP JSON request written from packed spans', () => {
     expectSame(pairs, 2);
   });
 
+  it('is the same bytes when a key repeats, is empty or starts with a digit after keys already written as read', async () => {
+    vi.spyOn(diag, 'warn').mockImplementation(() => {});
+    const many = Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, i]));
+    const sets: Attributes[] = [
+      { a: 1, b: 'x', c: true },
+      { a: 1, b: 'x', c: false, 'b ': 2 },
+      { a: 'first', b: 'x', '9': 'index-like', c: 1 },
+      { a: 'first', b: 'x', '9x': 'digit first, not an index', c: 1 },
+      { a: 'first', '': 'empty', b: 'x' },
+      many,
+      { ...many, k17: 'one past the linear search' },
+      { n0: 0, n1: -0, n2: 2147483646, n3: 2147483647, n4: -1, n5: 2 ** 31, n6: 1.5, n7: Number.MAX_SAFE_INTEGER, n8: ['x', 'y'], n9: [1, 2.5] },
+    ];
+    const pairs = await bothWays(
+      (tracer) => {
+        const t = tracer('as read');
+        for (const attributes of sets) {
+          const span = t.startSpan('s', { attributes }, ROOT_CONTEXT);
+          // set again after the others: the first place keeps the last value
+          span.setAttribute('b', 'again');
+          span.setAttribute('a', 'again');
+          span.end();
+          t.startSpan('t', { attributes }, ROOT_CONTEXT).end();
+        }
+      },
+      { limits: { ...spanLimitsFrom({}), attributeCountLimit: 17 } },
+    );
+    expectSame(pairs);
+    expect(pairs[0]!.ours).toContain('{"key":"b","value":{"stringValue":"again"}}');
+    expect(pairs[0]!.ours).toContain('{"key":"n3","value":{"intValue":2147483647}}');
+  });
+
+  it('is the same bytes when the parts’ texts go from ASCII to not and back, longer and shorter', async () => {
+    const names = ['a long ASCII name '.repeat(20), 'é', 'short', 'ÿ only Latin-1', 'a\u2028b', '中文', 'x', 'tail "quoted"', 'back to ASCII'];
+    const pairs = await bothWays(
+      (tracer) => {
+        const t = tracer('parts');
+        for (const name of names) t.startSpan(name, { attributes: { key: name } }, ROOT_CONTEXT).end();
+      },
+      { partSpans: 1 },
+    );
+    expectSame(pairs);
+  });
+
   it('is the same bytes for random attributes (keys set twice, index-like keys, every value type)', async () => {
     const key = fc.oneof(fc.constantFrom('a', 'b', 'http.method', '0', '1', '12', '007', ''), fc.string({ maxLength: 4 }));
     const scalar = fc.oneof(fc.string({ unit: 'binary', maxLength: 12 }), fc.integer(), fc.double(), fc.boolean());

@@ -5,11 +5,7 @@
  * (docs/benchmarks.md, issue 26 — enc33).
  */
 
-import type { JsonBytes } from './json-bytes.js';
-
-function bytes(s: string): Uint8Array {
-  return new Uint8Array(Buffer.from(s, 'latin1'));
-}
+import { constantOf as bytes, type JsonBytes } from './json-bytes.js';
 
 export const TRACE_ID = bytes('{"traceId":');
 export const SPAN_ID = bytes(',"spanId":');

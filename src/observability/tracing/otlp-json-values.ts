@@ -5,7 +5,7 @@
  */
 import type { AttributeValue } from '@opentelemetry/api';
 import type { InstrumentationScope } from '@opentelemetry/core';
-import { JsonBytes } from './json-bytes.js';
+import { constantOf, JsonBytes } from './json-bytes.js';
 
 /** The OTLP span flags' "has is-remote" and "is remote" bits, above the W3C trace flags' byte. */
 const HAS_IS_REMOTE = 0x100;
@@ -47,11 +47,19 @@ export function nanos(w: JsonBytes, s: number, ns: number): void {
     w.ascii(`"${BigInt(s) * 1_000_000_000n + BigInt(ns)}"`);
     return;
   }
-  w.ascii('"');
-  w.uint(s);
+  // a batch's times fall in a few seconds: their digits are written once and copied
+  if (s !== lastSeconds) {
+    lastSeconds = s;
+    lastSecondsBytes = constantOf(`"${s}`);
+  }
+  w.constant(lastSecondsBytes);
   w.nineDigits(ns);
-  w.ascii('"');
+  w.byte(34);
 }
+
+/** The whole seconds `nanos` wrote last, and their bytes after the opening quote. */
+let lastSeconds = -1;
+let lastSecondsBytes = constantOf('');
 
 /** `{"scope":{"name":…,"version":…},"spans":[` */
 export function scopeHead(scope: InstrumentationScope): Buffer {

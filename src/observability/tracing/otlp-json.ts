@@ -14,17 +14,14 @@
  * link limits are applied as unpackSpans applies them.
  */
 import { diag, type AttributeValue } from '@opentelemetry/api';
-import type { InstrumentationScope } from '@opentelemetry/core';
-import { JsonBytes } from './json-bytes.js';
+import { hasControl, JsonBytes } from './json-bytes.js';
 import type { PackedPart, PackedSpans, SpanLimits, TraceStateParser } from './packed-spans.js';
 import { VALUE_FALSE, VALUE_NUMBER, VALUE_OTHER, VALUE_TRUE } from './packed-spans-writer.js';
-import { anyValue, flags, isArrayIndex, nanos, scopeHead, truncated } from './otlp-json-values.js';
+import { anyValue, flags, isArrayIndex, nanos, truncated } from './otlp-json-values.js';
+import { RequestFrame } from './otlp-json-frame.js';
 import * as K from './otlp-json-keys.js';
 
 export { resourceJson } from './otlp-json-values.js';
-
-/** Characters JSON escapes (in an ASCII text). */
-const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
 
 /** Up to this many keys a span's attributes are searched in order for a key set again; past it, a map. */
 const LINEAR_KEYS = 16;
@@ -40,39 +37,26 @@ export function otlpJsonRequest(last: PackedSpans, earlier: readonly PackedPart[
 
 let encoder: SpanEncoder | undefined;
 
-/**
- * Writes the spans of a batch's parts, then the request around them. Each batch gets a buffer of
- * its own (the HTTP export may still be sending or retrying one when the next is written), sized
- * from the last one, with room at its start for what goes before the spans: a batch of one scope
- * (the usual one) is then never copied.
- */
+/** Writes the spans of a batch's parts, then the request around them (otlp-json-frame.ts). */
 class SpanEncoder {
   spans = 0;
-  /** the request: room for its head, then the spans, each after a comma but the first */
+  /** the spans, each after a comma but the first, after room for the request's head */
   #w = new JsonBytes(1024);
   /** a span's links, written before its events and placed after them */
   readonly #links = new JsonBytes(1024);
   #parse!: TraceStateParser;
   #limits!: SpanLimits;
-  #scopes!: readonly InstrumentationScope[];
-  /** `{"resourceSpans":[{"resource":…,"scopeSpans":[` */
-  #head!: Buffer;
-  /** per scope index: `{"scope":{…},"spans":[` */
-  #scopeHeads: Buffer[] = [];
-  /** where the spans start in `#w` */
-  #spansFrom = 0;
-  /** the size of the last request, for the next one's buffer */
-  #lastSize = 1 << 16;
-  /** per scope index: the first scope index of the same name, version and schema URL (the SDK groups spans by those) */
-  #groupOf: number[] = [];
-  /** per span: its group, and where its bytes start and end in `#w` */
-  readonly #ranges: number[] = [];
+  /** the resource and scopes around the spans */
+  readonly #frame = new RequestFrame();
   #originS = 0;
   #originNs = 0;
   // the part being read
   #text = '';
-  /** the text's bytes when it is all ASCII */
+  /** the text's bytes when it is all ASCII (`#scratch`) */
   #bytes: Buffer | undefined;
+  /** where a part's text is written as UTF-8, kept from part to part */
+  #scratch = Buffer.allocUnsafe(0);
+  #view = new DataView(this.#scratch.buffer, 0, 0);
   /** whether no character of the text needs an escape in JSON */
   #plain = false;
   #numbers!: Float64Array;
@@ -94,27 +78,9 @@ class SpanEncoder {
 
   start(last: PackedSpans, resource: Uint8Array, parse: TraceStateParser, limits: SpanLimits): void {
     this.spans = 0;
-    this.#ranges.length = 0;
     this.#parse = parse;
     this.#limits = limits;
-    this.#scopes = last.scopes;
-    const byKey = new Map<string, number>();
-    this.#groupOf = last.scopes.map((s, i) => {
-      const key = `${s.name}@${s.version || ''}:${s.schemaUrl || ''}`;
-      const first = byKey.get(key);
-      if (first !== undefined) return first;
-      byKey.set(key, i);
-      return i;
-    });
-    const head = new JsonBytes(resource.length + 64);
-    head.ascii('{"resourceSpans":[{"resource":');
-    head.bytes(resource);
-    head.ascii(',"scopeSpans":[');
-    this.#head = head.buf.subarray(0, head.pos);
-    this.#scopeHeads = last.scopes.map(scopeHead);
-    this.#spansFrom = this.#head.length + Math.max(0, ...this.#scopeHeads.map((h) => h.length));
-    this.#w = new JsonBytes(this.#spansFrom + this.#lastSize + (this.#lastSize >> 3));
-    this.#w.pos = this.#spansFrom;
+    this.#w = this.#frame.start(last.scopes, resource);
     // the origin as @opentelemetry/core's millisToHrTime makes it
     const s = Math.trunc(last.origin / 1000);
     this.#originS = s;
@@ -123,10 +89,18 @@ class SpanEncoder {
 
   part(p: PackedPart): void {
     this.#text = p.text;
-    // an ASCII text (the usual one) is copied to the body byte by byte from its Latin-1 bytes,
-    // unchecked when no character of it needs an escape
-    this.#bytes = Buffer.byteLength(p.text, 'utf8') === p.text.length ? Buffer.from(p.text, 'latin1') : undefined;
-    this.#plain = this.#bytes !== undefined && !NEEDS_ESCAPE.test(p.text);
+    // an ASCII text (the usual one) is copied to the body byte by byte from its bytes, unchecked
+    // when no character of it needs an escape. Its UTF-8 written into a buffer kept from part to
+    // part tells and copies at once: a text is ASCII when it took one byte a character (with 4
+    // bytes to spare, a text that is not fills more than its length: a character is at most 3)
+    const n = p.text.length;
+    if (this.#scratch.length < n + 4) {
+      this.#scratch = Buffer.allocUnsafe(n + 4 + (n >> 2));
+      this.#view = new DataView(this.#scratch.buffer, this.#scratch.byteOffset, this.#scratch.length);
+    }
+    this.#bytes = this.#scratch.write(p.text, 0, 'utf8') === n ? this.#scratch : undefined;
+    // quotes and backslashes found by the string's own search (a vectorised loop), control characters a word at a time
+    this.#plain = this.#bytes !== undefined && p.text.indexOf('"') < 0 && p.text.indexOf('\\') < 0 && !hasControl(this.#view, n);
     this.#numbers = p.numbers;
     this.#others = p.others;
     this.#i = 0;
@@ -136,51 +110,7 @@ class SpanEncoder {
   }
 
   request(): Buffer {
-    const w = this.#w;
-    const ranges = this.#ranges;
-    if (this.spans === 0) return Buffer.from('{"resourceSpans":[]}');
-    const groups: number[] = [];
-    for (let k = 0; k < ranges.length; k += 3) if (!groups.includes(ranges[k]!)) groups.push(ranges[k]!);
-    if (groups.length === 1) {
-      // the head written just before the spans, the tail after them
-      const scope = groups[0]!;
-      const scopeHead = this.#scopeHeads[scope]!;
-      const from = this.#spansFrom - scopeHead.length - this.#head.length;
-      w.buf.set(this.#head, from);
-      w.buf.set(scopeHead, from + this.#head.length);
-      this.#scopeTail(w, scope);
-      w.ascii(']}]}');
-      this.#lastSize = w.pos - from;
-      return w.buf.subarray(from, w.pos);
-    }
-    const out = new JsonBytes(w.pos + 256 * groups.length);
-    out.bytes(this.#head);
-    groups.forEach((group, g) => {
-      if (g > 0) out.ascii(',');
-      out.bytes(this.#scopeHeads[group]!);
-      let first = true;
-      for (let k = 0; k < ranges.length; k += 3) {
-        if (ranges[k] !== group) continue;
-        if (!first) out.ascii(',');
-        first = false;
-        out.bytes(w.buf.subarray(ranges[k + 1]!, ranges[k + 2]!));
-      }
-      this.#scopeTail(out, group);
-    });
-    out.ascii(']}]}');
-    this.#lastSize = out.pos;
-    return out.buf.subarray(0, out.pos);
-  }
-
-  /** `]` closing a scope's spans, its schema URL, `}`. */
-  #scopeTail(w: JsonBytes, scope: number): void {
-    const schemaUrl = this.#scopes[scope]!.schemaUrl;
-    w.ascii(']');
-    if (schemaUrl !== undefined) {
-      w.ascii(',"schemaUrl":');
-      w.text(schemaUrl);
-    }
-    w.ascii('}');
+    return this.#frame.request(this.#w);
   }
 
   #num(): number {
@@ -196,7 +126,7 @@ class SpanEncoder {
 
   /** Characters of the part's text as a JSON string. */
   #string(w: JsonBytes, start: number, length: number): void {
-    if (this.#plain) w.plainString(this.#bytes!, start, length);
+    if (this.#plain) w.plainString(this.#bytes!, this.#view, start, length);
     else if (this.#bytes) w.asciiString(this.#bytes, this.#text, start, length);
     else w.string(this.#text, start, length);
   }
@@ -262,7 +192,7 @@ class SpanEncoder {
       K.usualTail(w, this.#dropped, code);
       w.uint(flags(traceFlags, parentLength > 0 && parentRemote));
       w.ascii('}');
-      this.#ranges.push(this.#groupOf[scope]!, from, w.pos);
+      this.#frame.span(scope, from, w.pos);
       this.spans++;
       return;
     }
@@ -286,7 +216,7 @@ class SpanEncoder {
     w.ascii(',"flags":');
     w.uint(flags(traceFlags, parentLength > 0 && parentRemote));
     w.ascii('}');
-    this.#ranges.push(this.#groupOf[scope]!, from, w.pos);
+    this.#frame.span(scope, from, w.pos);
     this.spans++;
   }
 
@@ -388,6 +318,7 @@ class SpanEncoder {
       w.ascii('[]');
       return;
     }
+    if (n <= limit && n <= LINEAR_KEYS && this.#asRead(w, n)) return;
     // keys are where they are in the text: compared there, written from there, a string made of one only past LINEAR_KEYS
     const keyAt = this.#keyAt;
     const keyLength = this.#keyLength;
@@ -457,24 +388,67 @@ class SpanEncoder {
     return true;
   }
 
+  /**
+   * `n` attributes written as they are read, without the slots (the usual span's: every key new,
+   * not empty, not starting with a digit); false, with nothing read or written, for any other.
+   */
+  #asRead(w: JsonBytes, n: number): boolean {
+    const from = w.pos;
+    const i = this.#i;
+    const at = this.#at;
+    const other = this.#other;
+    const keyAt = this.#keyAt;
+    const keyLength = this.#keyLength;
+    w.byte(91);
+    for (let k = 0; k < n; k++) {
+      const length = this.#num();
+      const key = this.#skip(length);
+      const c = length > 0 ? this.#text.charCodeAt(key) : 48;
+      let fits = c < 48 || c > 57;
+      for (let j = 0; fits && j < k; j++) if (keyLength[j] === length && this.#same(keyAt[j]!, key, length)) fits = false;
+      if (!fits) {
+        w.pos = from;
+        this.#i = i;
+        this.#at = at;
+        this.#other = other;
+        return false;
+      }
+      keyAt[k] = key;
+      keyLength[k] = length;
+      w.constant(k > 0 ? K.NEXT_KEY : K.FIRST_KEY);
+      this.#string(w, key, length);
+      const tag = this.#num();
+      if (tag >= 0) this.#valueOut(w, tag, this.#skip(tag), undefined);
+      else if (tag === VALUE_NUMBER) this.#valueOut(w, tag, this.#num(), undefined);
+      else this.#valueOut(w, tag, 0, tag === VALUE_OTHER ? this.#others[this.#other++] : undefined);
+    }
+    w.byte(93);
+    return true;
+  }
+
   #keyValue(w: JsonBytes, j: number, comma: boolean): void {
     w.constant(comma ? K.NEXT_KEY : K.FIRST_KEY);
     this.#string(w, this.#keyAt[j]!, this.#keyLength[j]!);
-    const tag = this.#tags[j]!;
+    this.#valueOut(w, this.#tags[j]!, this.#nums[j]!, this.#objects[j]);
+  }
+
+  /** A value after its key, from its tag (a string's length), its number (a string's start) and its array. */
+  #valueOut(w: JsonBytes, tag: number, num: number, object: AttributeValue | undefined): void {
     if (tag >= 0) {
       w.constant(K.STRING_VALUE);
-      this.#string(w, this.#nums[j]!, Math.min(tag, this.#limits.attributeValueLengthLimit));
+      this.#string(w, num, Math.min(tag, this.#limits.attributeValueLengthLimit));
       w.ascii('}}');
     } else if (tag === VALUE_NUMBER) {
-      const v = this.#nums[j]!;
-      w.constant(Number.isInteger(v) ? K.INT_VALUE : K.DOUBLE_VALUE);
-      w.ascii(Number.isFinite(v) ? String(v) : 'null');
+      const int = Number.isInteger(num);
+      w.constant(int ? K.INT_VALUE : K.DOUBLE_VALUE);
+      if (int && num >= 0 && num < 0x7fffffff) w.uint(num);
+      else w.ascii(Number.isFinite(num) ? String(num) : 'null');
       w.ascii('}}');
     } else if (tag === VALUE_TRUE) w.constant(K.TRUE_VALUE);
     else if (tag === VALUE_FALSE) w.constant(K.FALSE_VALUE);
     else {
       w.ascii(',"value":');
-      w.utf8(anyValue(truncated(this.#objects[j]!, this.#limits.attributeValueLengthLimit)));
+      w.utf8(anyValue(truncated(object!, this.#limits.attributeValueLengthLimit)));
       w.ascii('}');
     }
   }
