@@ -72,10 +72,18 @@ export class TransientMap<V extends NonNullable<unknown>> {
   /** The live entries into a new Map; the old one, its tables and the removed keys are dropped together. */
   #renew(): void {
     const next = new Map<string, V | undefined>();
-    for (const [key, value] of this.#entries) if (value !== undefined) next.set(key, value);
+    // forEach with a shared function, not `for (const [key, value] of …)`: that made an entry pair
+    // and its backing store for every live entry (~64 B each; five maps renewed every ~32 requests:
+    // ~0.3 KB a request, issue 26).
+    this.#entries.forEach(copyLive, next);
     this.#entries = next;
     this.#removed = 0;
   }
+}
+
+/** `#renew`'s step: a live entry copied into the new Map (`this`). */
+function copyLive(this: Map<string, unknown>, value: unknown, key: string): void {
+  if (value !== undefined) this.set(key, value);
 }
 
 /**

@@ -70,6 +70,31 @@ describe('TransientMap', () => {
     expect([m.size, m.get('k1'), m.has('k3')]).toEqual([kept.length + 1, 1, false]);
     expect([...m.values()].sort((a, b) => a - b)).toEqual([...kept, 1].sort((a, b) => a - b));
   });
+
+  it('holds exactly the live entries, with their values, through many renewals', () => {
+    // Entries come and go as in-flight requests do (about 40 live at a time, 1,000 in all), so the
+    // storage is renewed again and again: each time every live entry, and none removed, must move.
+    const m = new TransientMap<{ n: number }>();
+    const same = new Map<string, { n: number }>();
+    for (let i = 0; i < 1_000; i++) {
+      const v = { n: i };
+      m.set(`k${i}`, v);
+      same.set(`k${i}`, v);
+      if (i % 3 === 0) m.set(`k${i}`, (same.set(`k${i}`, { n: -i }), same.get(`k${i}`)!));
+      if (i >= 40) {
+        const gone = `k${i - 40 + (i % 7)}`;
+        expect(m.delete(gone)).toBe(same.delete(gone));
+      }
+      if (i % 97 === 0) {
+        expect(m.size).toBe(same.size);
+        for (const [k, val] of same) expect(m.get(k)).toBe(val);
+        expect(new Set(m.values())).toEqual(new Set(same.values()));
+      }
+    }
+    expect(m.size).toBe(same.size);
+    expect(new Set(m.values())).toEqual(new Set(same.values()));
+    for (let i = 0; i < 1_000; i++) expect(m.has(`k${i}`)).toBe(same.has(`k${i}`));
+  });
 });
 
 describe('TransientMap and the young-generation collector (ADR 0047)', () => {

@@ -12,10 +12,10 @@ import { jsonRpcError, type JsonRpcBinding } from '../a2a-jsonrpc/jsonrpc-bindin
 import { isJsonContentType, negotiateMediaType, restErrorBody, type RestBinding } from '../a2a-rest/rest-binding.js';
 import { isV03RestRequest, v03RestErrorBody } from '../a2a-legacy/v03/rest.js';
 import type { AgentRegistry } from '../../core/agents/agent-registry.js';
-import { admittedAtHand, admitToAgentPath } from '../../core/authz/agent-lookup.js';
+import { admittedAtHand, admitToAgentPath, type AgentPathAdmission } from '../../core/authz/agent-lookup.js';
 import type { Principal } from '../../core/authz/principal.js';
 import type { AuthorizationPolicy } from '../../core/authz/policy.js';
-import type { Face, RequestContext } from '../../edge/face.js';
+import type { BodyRefused, Face, RequestContext } from '../../edge/face.js';
 import { anonymousReadLimit } from '../../edge/caller-admission.js';
 import { A2AError } from '../../protocol/a2a/errors.js';
 import { jsonRpcHttpStatus } from '../../protocol/jsonrpc/http-status.js';
@@ -36,6 +36,9 @@ export interface A2AFaceDeps {
 
 /** `bodyBytes`: the body's UTF-8 length, when the binding counted it from the body's parts (resultReply) */
 type Reply = { status: number; headers: Record<string, string>; body?: string; bodyBytes?: number };
+
+/** The shared endpoint's admission (no agent named): settled, waited on as an agent's is. */
+const NO_AGENT: Promise<AgentPathAdmission | undefined> = Promise.resolve(undefined);
 
 const CARD_SUFFIX = '/.well-known/agent-card.json';
 /** what an A2A caller may ask a token for (issue 5: a2a:discover reads, a2a:publish writes) */
@@ -62,7 +65,15 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     reject: (req, res, err, shape) => send(res, errorFor(shape, req, err, true)),
   };
 
-  async function serve(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, shape: Shape): Promise<void> {
+  /**
+   * Not async (issue 26, bytes a request): an async `serve` made its frame (every register), its
+   * promise and an await's closures for every request, to wait one turn for the admission (the
+   * body's bytes, which follow the headers in the same read, are parsed only after the request
+   * event). The admission's answer is waited on by one reaction, and what follows it runs without a
+   * frame of its own where the caller and the body are at hand (nearly every request), in the same
+   * turns as the awaits did.
+   */
+  function serve(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, shape: Shape): Promise<void> | void {
     const { path } = ctx;
     // The id goes on the answer: in the head `send` writes (JSON-RPC, where every answer is a
     // reply or an SSE stream, whose start sets it), else at once.
@@ -81,32 +92,98 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     // The one decision on the agent a path names (core/authz): unknown, hidden from this caller
     // (the same answer), or admitted; asked before anything agent-specific.
     // At hand on an open server: no admission frame, and no closure to authenticate with.
-    const admitted = agentId === undefined ? undefined : await (admittedAtHand(d.registry, d.policy, agentId, 'a2a') ?? admitToAgentPath(d.registry, d.policy, agentId, 'a2a', authenticatesFor(ctx, resourcePath)));
+    const admission: Promise<AgentPathAdmission | undefined> =
+      agentId === undefined ? NO_AGENT : (admittedAtHand(d.registry, d.policy, agentId, 'a2a') ?? admitToAgentPath(d.registry, d.policy, agentId, 'a2a', authenticatesFor(ctx, resourcePath)));
+    return admission.then((admitted) => admittedCall(req, res, ctx, shape, agentId, segments, resourcePath, admitted, headId));
+  }
+
+  /** The request once its agent is decided (`admitted`: undefined on the shared endpoint). */
+  function admittedCall(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    shape: Shape,
+    agentId: string | undefined,
+    segments: string[] | undefined,
+    resourcePath: string,
+    admitted: AgentPathAdmission | undefined,
+    headId: string | undefined,
+  ): Promise<void> | void {
     if (admitted?.unknown) return send(res, errorFor(shape, req, new A2AError('MethodNotFound', admitted.message)), headId);
     if (shape === 'rest' && req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
       return send(res, errorFor(shape, req, new A2AError('MethodNotFound', `${req.method} is not allowed on this path`)));
     }
     if (shape === 'plain') {
-      return send(res, errorFor('rest', req, new A2AError('MethodNotFound', `No route for ${req.method} ${path}`)));
+      return send(res, errorFor('rest', req, new A2AError('MethodNotFound', `No route for ${req.method} ${ctx.path}`)));
     }
-
     // Authentication is on the headers, before a byte of the body is read: a refused caller costs
     // no memory (issue 19 D6). The body is then read under the listener's budget and deadline.
     let principal: Principal | undefined;
     try {
       // Memoised: the admission above may already have authenticated the caller (a hidden agent's
-      // path). The anonymous caller of an open server is known without waiting, once this frame
-      // has waited once (the admission): the body's bytes, which follow the headers in the same
-      // read, are parsed only after the request event, and read at hand only after an await.
-      principal = (admitted === undefined ? undefined : ctx.principalAtHand(resourcePath)) ?? (await ctx.principal(resourcePath));
+      // path). The anonymous caller of an open server is known without waiting.
+      principal = admitted === undefined ? undefined : ctx.principalAtHand(resourcePath);
     } catch (e) {
       return refuse(req, res, shape, e instanceof A2AError ? e : new A2AError('Unauthenticated'), agentId, headId);
     }
+    if (principal === undefined) return authenticatedCall(req, res, ctx, shape, agentId, segments, resourcePath, headId);
+    return callerKnown(req, res, ctx, shape, agentId, segments, principal, headId);
+  }
+
+  /** The caller not known at hand: waited for (a refusal answers). */
+  async function authenticatedCall(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    shape: Shape,
+    agentId: string | undefined,
+    segments: string[] | undefined,
+    resourcePath: string,
+    headId: string | undefined,
+  ): Promise<void> {
+    let principal: Principal;
+    try {
+      principal = await ctx.principal(resourcePath);
+    } catch (e) {
+      return refuse(req, res, shape, e instanceof A2AError ? e : new A2AError('Unauthenticated'), agentId, headId);
+    }
+    return callerKnown(req, res, ctx, shape, agentId, segments, principal, headId);
+  }
+
+  /** The request with its caller known: its body read (at hand, or waited for), then served. */
+  function callerKnown(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    shape: Shape,
+    agentId: string | undefined,
+    segments: string[] | undefined,
+    principal: Principal,
+    headId: string | undefined,
+  ): Promise<void> | void {
     // An anonymous caller the policy will refuse whatever it sends has its body read only as far
     // as the operation that names the scope of the challenge (RFC 6750 §3) needs; a larger one is
     // refused unread. Decided as the gRPC listener decides it (edge/caller-admission.ts).
     const refusedAnyway = anonymousReadLimit(d.policy, principal);
-    const read = req.method === 'POST' ? (ctx.bodyAtHand(refusedAnyway?.bytes) ?? (await ctx.body(refusedAnyway?.bytes))) : undefined;
+    if (req.method !== 'POST') return served(req, res, ctx, shape, agentId, segments, principal, headId, refusedAnyway, undefined);
+    const atHand = ctx.bodyAtHand(refusedAnyway?.bytes);
+    if (atHand !== undefined) return served(req, res, ctx, shape, agentId, segments, principal, headId, refusedAnyway, atHand);
+    return ctx.body(refusedAnyway?.bytes).then((read) => served(req, res, ctx, shape, agentId, segments, principal, headId, refusedAnyway, read));
+  }
+
+  /** The request with its body read (undefined: not a POST): refused, or handed to its binding. */
+  function served(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ctx: RequestContext,
+    shape: Shape,
+    agentId: string | undefined,
+    segments: string[] | undefined,
+    principal: Principal,
+    headId: string | undefined,
+    refusedAnyway: ReturnType<typeof anonymousReadLimit>,
+    read: string | BodyRefused | undefined,
+  ): Promise<void> | void {
     if (typeof read === 'object' && refusedAnyway) return refuse(req, res, shape, refusedAnyway.refusal, agentId, headId);
     if (typeof read === 'object') {
       const r = errorFor(shape, req, read.error, true);
@@ -116,15 +193,15 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     if ((shape === 'jsonrpc' || (read !== undefined && read !== '')) && !isJsonContentType(req.headers['content-type'])) {
       return send(res, errorFor(shape, req, new A2AError('UnsupportedMediaType'), true), headId);
     }
-    // No closure of this frame's (the authentication above is made by a function; the binding sets
-    // the id of a stream): serve has no context object to allocate (issue 26, bytes a request).
+    // No closure of these functions' (the authentication above is made by a function; the binding
+    // sets the id of a stream): nothing a request to allocate for a context (issue 26, bytes a request).
     const answer =
       shape === 'jsonrpc'
         ? d.jsonrpc.handle(req, res, read ?? '', agentId, d.registry.primaryId, principal, headId, ctx.log)
         : d.rest.handle(req, res, read, agentId!, segments === undefined ? [] : segments.slice(1), new URLSearchParams(ctx.query), principal, undefined, ctx.log);
-    // Returned, not awaited: this frame (every register of `serve`, ~370 B, saved at each await)
-    // waited as long as the task, through every scavenge; the reply needs only `res` and the id
-    // (issue 26, docs/benchmarks.md alloc33). Costs the job and turn of resolving with a promise.
+    // Returned: nothing of these functions waits on the answer (an async `serve`'s frame waited as
+    // long as the task, through every scavenge); the reply needs only `res` and the id (issue 26,
+    // docs/benchmarks.md alloc33).
     return sendWhenAnswered(res, answer, headId);
   }
 
