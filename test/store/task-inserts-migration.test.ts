@@ -8,12 +8,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Sqlite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
 import { FIND_BY_MESSAGE_IDS } from '../../src/store/postgres/message-id-lookups.js';
 import { WHO_LOST_ROWS } from '../../src/store/postgres/postgres-commit.js';
+import { expectSqliteTaskIndexesUnchanged } from '../support/sqlite-indexes-unchanged.js';
 import { migrateTo } from '../support/migrate-to.js';
 import { withPgSchema } from '../support/pg-schema.js';
 
@@ -117,27 +116,6 @@ describe('migration 0028 (the message-id index leads with the message id; the ro
   });
 
   it('changes nothing on SQLite, up or down', async () => {
-    const file = join(dir, 'store.db');
-    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
-    const indexes = () => {
-      const raw = new Sqlite(file, { readonly: true });
-      try {
-        return raw.prepare("select name, sql from sqlite_master where type = 'index' and tbl_name = 'tasks' order by name").all();
-      } finally {
-        raw.close();
-      }
-    };
-    try {
-      const migrator = new Migrator({ db, provider: new InCodeMigrationProvider('sqlite') });
-      expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
-      const before = indexes();
-      expect(JSON.stringify(before)).toContain('tasks_origin_message_idx');
-      expect((await migrator.migrateTo(AFTER)).error).toBeUndefined();
-      expect(indexes()).toEqual(before);
-      expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
-      expect(indexes()).toEqual(before);
-    } finally {
-      await db.destroy();
-    }
+    await expectSqliteTaskIndexesUnchanged(dir, BEFORE, AFTER, 'tasks_origin_message_idx');
   });
 });

@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Sqlite from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUNNING_STATES } from '../../src/core/cluster/orphan-sweeper.js';
 import { openPostgresStore } from '../../src/store/index.js';
 import { RUNNING_INDEX_STATES } from '../../src/store/migrations/0024-task-running-index.js';
-import { InCodeMigrationProvider } from '../../src/store/migrations/index.js';
+import { expectSqliteTaskIndexesUnchanged } from '../support/sqlite-indexes-unchanged.js';
 import { migrateTo } from '../support/migrate-to.js';
 import { withPgSchema } from '../support/pg-schema.js';
 
@@ -19,16 +18,6 @@ const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432
 async function pgTaskIndexes(db: Kysely<unknown>, schema: string): Promise<Record<string, string>> {
   const { rows } = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = ${schema} and tablename = 'tasks'`.execute(db);
   return Object.fromEntries(rows.map((r) => [r.indexname, r.indexdef]));
-}
-
-function sqliteTaskIndexes(file: string): Record<string, string | null> {
-  const raw = new Sqlite(file, { readonly: true });
-  try {
-    const rows = raw.prepare("select name, sql from sqlite_master where type = 'index' and tbl_name = 'tasks' order by name").all() as { name: string; sql: string | null }[];
-    return Object.fromEntries(rows.map((r) => [r.name, r.sql]));
-  } finally {
-    raw.close();
-  }
 }
 
 describe('migration 0024 (the orphan sweep indexes running tasks only)', () => {
@@ -64,20 +53,7 @@ describe('migration 0024 (the orphan sweep indexes running tasks only)', () => {
   });
 
   it('changes nothing on SQLite, up or down', async () => {
-    const file = join(dir, 'store.db');
-    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new Sqlite(file) }) });
-    try {
-      const migrator = new Migrator({ db, provider: new InCodeMigrationProvider('sqlite') });
-      expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
-      const before = sqliteTaskIndexes(file);
-      expect(Object.keys(before)).toContain('tasks_live_idx');
-      expect((await migrator.migrateTo(AFTER)).error).toBeUndefined();
-      expect(sqliteTaskIndexes(file)).toEqual(before);
-      expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
-      expect(sqliteTaskIndexes(file)).toEqual(before);
-    } finally {
-      await db.destroy();
-    }
+    await expectSqliteTaskIndexesUnchanged(dir, BEFORE, AFTER, 'tasks_live_idx');
   });
 
   it('the sweep and start-up recovery find running tasks through the partial index among 20,000 finished ones', async () => {
