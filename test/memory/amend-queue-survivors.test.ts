@@ -33,9 +33,16 @@ describe('queued amends and the young-generation collector (ADR 0064)', () => {
       () => (objects = []),
     );
     const q = new AmendQueue();
-    const viaColumns = survivingWhileQueued(
-      (i) => q.push(idOf(i), i + 0.25, i / 3, 120, 300 + i),
-      () => q.clear(),
+    // The least of three: in a worker shared with other test files (`npm test` runs the unit project
+    // with --no-isolate), what else of the process is young and alive at the scavenge only adds to the
+    // count (once 34 KB in a clean clone's run, never alone); what the queue keeps is in every try.
+    const viaColumns = Math.min(
+      ...[0, 1, 2].map(() =>
+        survivingWhileQueued(
+          (i) => q.push(idOf(i), i + 0.25, i / 3, 120, 300 + i),
+          () => q.clear(),
+        ),
+      ),
     );
     expect(objects).toHaveLength(AMENDS);
     expect(q.length).toBe(AMENDS);
