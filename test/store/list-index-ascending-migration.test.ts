@@ -18,15 +18,11 @@ import { WHO_LOST_ROWS } from '../../src/store/postgres/postgres-commit.js';
 import { expectSqliteTaskIndexesUnchanged } from '../support/sqlite-indexes-unchanged.js';
 import { migrateTo } from '../support/migrate-to.js';
 import { withPgSchema } from '../support/pg-schema.js';
+import { expectOtherTaskIndexesUnchanged, pgTaskIndexesAcross } from '../support/pg-task-indexes.js';
 
 const BEFORE = '0028_postgres_task_inserts';
 const AFTER = '0029_postgres_list_index_ascending';
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function pgTaskIndexes(db: Kysely<unknown>, schema: string): Promise<Record<string, string>> {
-  const { rows } = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = ${schema} and tablename = 'tasks'`.execute(db);
-  return Object.fromEntries(rows.map((r) => [r.indexname, r.indexdef]));
-}
 
 const insertTask = (id: string, agent: string, owner: string, messageId: string) =>
   sql`insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, origin_message_id)
@@ -58,21 +54,11 @@ describe('migration 0029 (the list index ascending; the message-id index keys ag
 
   it('rebuilds the two indexes on PostgreSQL under their names, and back on down', async () => {
     await withPgSchema('0029', async (db, schema, migrator) => {
-      expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
-      const before = await pgTaskIndexes(db, schema);
-      expect(before.tasks_list_idx).toBe(`CREATE INDEX tasks_list_idx ON ${schema}.tasks USING btree (agent_id, owner, status_time DESC, id DESC)`);
-
-      expect((await migrateTo(migrator, AFTER, schema)).error).toBeUndefined();
-      const after = await pgTaskIndexes(db, schema);
-      expect(after.tasks_list_idx).toBe(`CREATE INDEX tasks_list_idx ON ${schema}.tasks USING btree (agent_id, owner, status_time, id)`);
-      expect(after.tasks_origin_message_idx).toBe(`CREATE UNIQUE INDEX tasks_origin_message_idx ON ${schema}.tasks USING btree (origin_message_id, agent_id COLLATE "C", owner COLLATE "C")`);
-      // nothing else on tasks changed
-      const { tasks_list_idx: _a, tasks_origin_message_idx: _b, ...rest } = after;
-      const { tasks_list_idx: _c, tasks_origin_message_idx: _d, ...restBefore } = before;
-      expect(rest).toEqual(restBefore);
-
-      expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
-      expect(await pgTaskIndexes(db, schema)).toEqual(before);
+      const across = await pgTaskIndexesAcross(db, schema, migrator, { before: BEFORE, after: AFTER });
+      expect(across.before.tasks_list_idx).toBe(`CREATE INDEX tasks_list_idx ON ${schema}.tasks USING btree (agent_id, owner, status_time DESC, id DESC)`);
+      expect(across.after.tasks_list_idx).toBe(`CREATE INDEX tasks_list_idx ON ${schema}.tasks USING btree (agent_id, owner, status_time, id)`);
+      expect(across.after.tasks_origin_message_idx).toBe(`CREATE UNIQUE INDEX tasks_origin_message_idx ON ${schema}.tasks USING btree (origin_message_id, agent_id COLLATE "C", owner COLLATE "C")`);
+      expectOtherTaskIndexesUnchanged(across, ['tasks_list_idx', 'tasks_origin_message_idx']);
     });
   });
 

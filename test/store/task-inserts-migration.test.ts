@@ -15,6 +15,7 @@ import { WHO_LOST_ROWS } from '../../src/store/postgres/postgres-commit.js';
 import { expectSqliteTaskIndexesUnchanged } from '../support/sqlite-indexes-unchanged.js';
 import { migrateTo } from '../support/migrate-to.js';
 import { withPgSchema } from '../support/pg-schema.js';
+import { expectOtherTaskIndexesUnchanged, pgTaskIndexesAcross } from '../support/pg-task-indexes.js';
 
 /**
  * The store's lookup as it was written while 0028 was the latest migration: 0029 keys agent and
@@ -25,11 +26,6 @@ const LOOKUP_AT_0028 = FIND_BY_MESSAGE_IDS.text.replace('agent_id = k.agent_id c
 const BEFORE = '0027_task_final_events';
 const AFTER = '0028_postgres_task_inserts';
 const _url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-async function pgTaskIndexes(db: Kysely<unknown>, schema: string): Promise<Record<string, string>> {
-  const { rows } = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = ${schema} and tablename = 'tasks'`.execute(db);
-  return Object.fromEntries(rows.map((r) => [r.indexname, r.indexdef]));
-}
 
 async function hasRowType(db: Kysely<unknown>, schema: string): Promise<boolean> {
   const { rows } = await sql<{ n: string }>`select count(*) as n from pg_type where typname = 'task_commit_new_row' and typnamespace = ${schema}::regnamespace`.execute(db);
@@ -58,22 +54,14 @@ describe('migration 0028 (the message-id index leads with the message id; the ro
   it('reorders the unique index on PostgreSQL under the same name, and back on down', async () => {
     await withPgSchema('0028', async (db, schema, migrator) => {
       expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
-      const before = await pgTaskIndexes(db, schema);
-      expect(before.tasks_origin_message_idx).toBe(`CREATE UNIQUE INDEX tasks_origin_message_idx ON ${schema}.tasks USING btree (agent_id, owner, origin_message_id)`);
       expect(await hasRowType(db, schema)).toBe(false);
-
-      expect((await migrateTo(migrator, AFTER, schema)).error).toBeUndefined();
-      const after = await pgTaskIndexes(db, schema);
-      expect(after.tasks_origin_message_idx).toBe(`CREATE UNIQUE INDEX tasks_origin_message_idx ON ${schema}.tasks USING btree (origin_message_id, agent_id, owner)`);
-      expect(await hasRowType(db, schema)).toBe(true);
-      // nothing else on tasks changed
-      const { tasks_origin_message_idx: _a, ...rest } = after;
-      const { tasks_origin_message_idx: _b, ...restBefore } = before;
-      expect(rest).toEqual(restBefore);
-
-      expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
-      expect(await pgTaskIndexes(db, schema)).toEqual(before);
+      const across = await pgTaskIndexesAcross(db, schema, migrator, { before: BEFORE, after: AFTER }, async () => {
+        expect(await hasRowType(db, schema)).toBe(true);
+      });
       expect(await hasRowType(db, schema)).toBe(false);
+      expect(across.before.tasks_origin_message_idx).toBe(`CREATE UNIQUE INDEX tasks_origin_message_idx ON ${schema}.tasks USING btree (agent_id, owner, origin_message_id)`);
+      expect(across.after.tasks_origin_message_idx).toBe(`CREATE UNIQUE INDEX tasks_origin_message_idx ON ${schema}.tasks USING btree (origin_message_id, agent_id, owner)`);
+      expectOtherTaskIndexesUnchanged(across, ['tasks_origin_message_idx']);
     });
   });
 

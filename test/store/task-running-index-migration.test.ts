@@ -1,24 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUNNING_STATES } from '../../src/core/cluster/orphan-sweeper.js';
 import { openPostgresStore } from '../../src/store/index.js';
 import { RUNNING_INDEX_STATES } from '../../src/store/migrations/0024-task-running-index.js';
 import { expectSqliteTaskIndexesUnchanged } from '../support/sqlite-indexes-unchanged.js';
-import { migrateTo } from '../support/migrate-to.js';
 import { withPgSchema } from '../support/pg-schema.js';
+import { expectOtherTaskIndexesUnchanged, pgTaskIndexesAcross } from '../support/pg-task-indexes.js';
 
 const BEFORE = '0023_task_usage_in_task_row';
 const AFTER = '0024_task_running_index';
 const url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-/** Index name → definition, of tasks in `schema`. */
-async function pgTaskIndexes(db: Kysely<unknown>, schema: string): Promise<Record<string, string>> {
-  const { rows } = await sql<{ indexname: string; indexdef: string }>`select indexname, indexdef from pg_indexes where schemaname = ${schema} and tablename = 'tasks'`.execute(db);
-  return Object.fromEntries(rows.map((r) => [r.indexname, r.indexdef]));
-}
 
 describe('migration 0024 (the orphan sweep indexes running tasks only)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'agentport-0024-'));
@@ -31,24 +25,14 @@ describe('migration 0024 (the orphan sweep indexes running tasks only)', () => {
 
   it('replaces the full (state, lease_expires_at) index by a partial one on PostgreSQL, and back on down', async () => {
     await withPgSchema('0024', async (db, schema, migrator) => {
-      expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
-      const before = await pgTaskIndexes(db, schema);
-      expect(before.tasks_orphan_idx).toMatch(/\(state, lease_expires_at\)$/);
-      expect(before.tasks_running_idx).toBeUndefined();
-
-      expect((await migrateTo(migrator, AFTER, schema)).error).toBeUndefined();
-      const after = await pgTaskIndexes(db, schema);
-      expect(after.tasks_orphan_idx).toBeUndefined();
-      expect(after.tasks_running_idx).toBe(
+      const across = await pgTaskIndexesAcross(db, schema, migrator, { before: BEFORE, after: AFTER });
+      expect(across.before.tasks_orphan_idx).toMatch(/\(state, lease_expires_at\)$/);
+      expect(across.before.tasks_running_idx).toBeUndefined();
+      expect(across.after.tasks_orphan_idx).toBeUndefined();
+      expect(across.after.tasks_running_idx).toBe(
         `CREATE INDEX tasks_running_idx ON ${schema}.tasks USING btree (state, lease_expires_at) WHERE (state = ANY (ARRAY['TASK_STATE_SUBMITTED'::text, 'TASK_STATE_WORKING'::text, 'TASK_STATE_AUTH_REQUIRED'::text]))`,
       );
-      // nothing else on tasks changed
-      const { tasks_running_idx: _added, ...rest } = after;
-      const { tasks_orphan_idx: _removed, ...restBefore } = before;
-      expect(rest).toEqual(restBefore);
-
-      expect((await migrateTo(migrator, BEFORE, schema)).error).toBeUndefined();
-      expect(await pgTaskIndexes(db, schema)).toEqual(before);
+      expectOtherTaskIndexesUnchanged(across, ['tasks_orphan_idx', 'tasks_running_idx']);
     });
   });
 
