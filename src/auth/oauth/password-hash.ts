@@ -9,10 +9,25 @@
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-const LOG_N = 15;
+/**
+ * log2 N of new hashes. The test suite lowers it with AGENTPORT_TEST_SCRYPT_LOG_N (10–14): each
+ * hash at 2^15 cost ~300 ms of CPU on the loaded 2-core test machine, and every server start with
+ * authentication required and no users made one (the first admin user), as did every user a test
+ * creates and every sign-in (issue 26, docs/benchmarks.md "suite35"). Honoured only under the test
+ * runner (VITEST, which vitest sets in its workers and their children inherit): a deployment cannot
+ * weaken its hashes with it. Verification reads the parameters from each hash, so hashes of either
+ * cost verify alike.
+ */
+const LOG_N = testLogN() ?? 15;
 const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
+
+function testLogN(): number | undefined {
+  if (!process.env.VITEST) return undefined;
+  const logN = Number(process.env.AGENTPORT_TEST_SCRYPT_LOG_N);
+  return Number.isInteger(logN) && logN >= 10 && logN < 15 ? logN : undefined;
+}
 
 function derive(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
   const N = 2 ** logN;
