@@ -14,6 +14,25 @@ const R = 8;
 const P = 1;
 const KEY_LENGTH = 32;
 
+/**
+ * log2 N of a new hash. The test suite lowers it with AGENTPORT_TEST_SCRYPT_LOG_N (10–14;
+ * vitest.config.ts): a hash at 2^15 cost ~300 ms of CPU on the loaded 2-core test machine, and
+ * every server start with authentication required and no users made one (the first admin user), as
+ * did every user a test creates and every sign-in (issue 26, docs/benchmarks.md "suite35"). Honoured
+ * only under the test runner (VITEST, which vitest sets in its workers and their children inherit):
+ * a deployment cannot weaken its hashes with it. Read at each hash, so a test can put the product's
+ * cost back for itself (vi.stubEnv). Verification reads the parameters from each hash.
+ */
+function newHashLogN(): number {
+  return testLogN() ?? LOG_N;
+}
+
+function testLogN(): number | undefined {
+  if (!process.env.VITEST) return undefined;
+  const logN = Number(process.env.AGENTPORT_TEST_SCRYPT_LOG_N);
+  return Number.isInteger(logN) && logN >= 10 && logN < 15 ? logN : undefined;
+}
+
 function derive(password: string, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
   const N = 2 ** logN;
   const options: ScryptOptions = { N, r, p, maxmem: 256 * N * r };
@@ -22,8 +41,9 @@ function derive(password: string, salt: Buffer, logN: number, r: number, p: numb
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, LOG_N, R, P);
-  return `scrypt$${LOG_N}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+  const logN = newHashLogN();
+  const key = await derive(password, salt, logN, R, P);
+  return `scrypt$${logN}$${R}$${P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
 /** A well-formed hash of nothing, compared against when the user does not exist, so a miss costs what a hit does. */

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { serverSecret } from '../../../src/auth/oauth/server-secret.js';
 import { StoreAdapter } from '../../../src/auth/oauth/store-adapter.js';
 import { TokenRevocations } from '../../../src/auth/oauth/token-revocations.js';
@@ -204,6 +204,8 @@ describe.each(dialects)('OAuth store on %s', (_name, open) => {
   });
 
   it('stores users with scrypt hashes and checks passwords', async () => {
+    // the product's cost, not the suite's lower one (vitest.config.ts)
+    vi.stubEnv('AGENTPORT_TEST_SCRYPT_LOG_N', undefined);
     const store = await open();
     try {
       const username = `u${randomBytes(3).toString('hex')}`;
@@ -217,6 +219,7 @@ describe.each(dialects)('OAuth store on %s', (_name, open) => {
       expect(await store.oauth.deleteUser(username)).toBe(true);
       expect(await store.oauth.getUser(username)).toBeUndefined();
     } finally {
+      vi.unstubAllEnvs();
       await store.close();
     }
   });
