@@ -61,8 +61,6 @@ export async function readRowType(pool: pg.Pool, name: string, names: readonly s
 
 /** The array's header: dimensions, null flag, element type, the dimension's length and lower bound. */
 const HEADER = 20;
-/** Texts up to this many characters are tried as ASCII in JS first (text()). */
-const SHORT_TEXT = 128;
 /** Room a row is given before the buffer grows: ~600 bytes for an echo's new task. */
 const ROW_ROOM = 1024;
 
@@ -174,29 +172,13 @@ export class RecordRows {
   }
 
   /**
-   * UTF-8, as text's receive function reads it (the client encoding is the server's). A short
-   * ASCII text (ids, names, states) is copied a byte a character here: Buffer#write's argument
-   * checks and its call into C++ cost several times a 36-character id's loop (callgrind, the
-   * main thread of a PostgreSQL-mode echo: ~9 k instructions a request through Buffer#write).
+   * UTF-8, as text's receive function reads it (the client encoding is the server's). Buffer#write
+   * for every text, short ones too: copying a short ASCII text a byte a character in JS instead
+   * cost as much or more on the event loop (callgrind, pgbin35 in docs/benchmarks.md).
    */
   private text(s: string): void {
-    const n = s.length;
     // A UTF-16 code unit is at most 3 UTF-8 bytes.
-    this.room(n * 3);
-    if (n <= SHORT_TEXT) {
-      const b = this.bytes;
-      const at = this.used;
-      let k = 0;
-      for (; k < n; k++) {
-        const c = s.charCodeAt(k);
-        if (c >= 0x80) break;
-        b[at + k] = c;
-      }
-      if (k === n) {
-        this.used += n;
-        return;
-      }
-    }
+    this.room(s.length * 3);
     this.used += this.bytes.write(s, this.used, 'utf8');
   }
 
