@@ -156,7 +156,7 @@ const UNIT = [
   'test/store/group-commit.test.ts',
   'test/store/postgres-planner-statistics.test.ts',
   'test/store/postgres/connection-options.test.ts',
-  'test/store/postgres/record-rows-text.test.ts',
+  'test/store/postgres/record-rows-bytes.test.ts',
   'test/store/postgres.test.ts',
   'test/store/postgres-migrations.test.ts',
   'test/store/sqlite.test.ts',

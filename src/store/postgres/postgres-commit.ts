@@ -38,12 +38,14 @@ import { commitTiming, mergedUsageSql, TASK_USAGE_COLUMNS, taskUsageValues, type
 import { CommitTexts, JsonRows } from './json-rows.js';
 import { arrayLiteral } from './array-literal.js';
 import { queryNamed, queryNamedOn, type NamedStatement, type ParameterValue } from './named-query.js';
-import { RecordRows } from './record-rows.js';
+import { readRowType, RecordRows, type RowType } from './record-rows.js';
 
 /** What the statement's guard raises when an update lost: SQLSTATE division_by_zero. */
 const LOST_A_COMMIT = '22012';
 /** What a new task's insert raises when its id or origin message id is taken: unique_violation. */
 const TAKEN = '23505';
+/** What array_recv and record_recv raise for an oid not the parameter's type's: datatype_mismatch. */
+const WRONG_TYPE = '42804';
 
 /** The batch failed because one of its commits lost, not because of the database or the batch. */
 function lostACommit(err: unknown): boolean {
@@ -96,7 +98,7 @@ const USAGE_MERGES = TASK_USAGE_COLUMNS.map((c) => `${c} = case when u.usage_tim
 
 /**
  * The fields of a new task in the commit, in the order of migration 0028's `task_commit_new_row`,
- * which the statement reads them as (record-rows.ts).
+ * which the statement reads them as (record-rows.ts; readRowType checks the order).
  */
 export const NEW_TASK_FIELDS = [
   'id',
@@ -120,7 +122,7 @@ export const NEW_TASK_FIELDS = [
 ] as const;
 
 /**
- * The insert of a commit's new tasks ($1, composite values), reading their texts from the bytea
+ * The insert of a commit's new tasks ($1, composite values in binary), reading their texts from the bytea
  * parameter `texts`: the same in both statements.
  */
 function insertNewTasks(texts: string): string {
@@ -133,7 +135,7 @@ function insertNewTasks(texts: string): string {
 }
 
 /**
- * $1 new tasks (composite values, record-rows.ts), $2 updates (both with their usage record's columns, migration 0023, and a terminal
+ * $1 new tasks (composite values in binary, record-rows.ts), $2 updates (both with their usage record's columns, migration 0023, and a terminal
  * commit's events row as final_events, ADR 0057: an update without it keeps the stored value), $3
  * the other commits' events rows, $4
  * outbox rows, $5 usage timing a commit carries (JSON arrays written by JsonRows), $6 how many
@@ -233,9 +235,9 @@ const COMMIT_STATEMENT: NamedStatement = { name: 'agentport_commit_tasks', text:
 const NEW_TASKS_STATEMENT: NamedStatement = { name: 'agentport_commit_new_tasks', text: newTasksStatementText() };
 
 /** The statement and its parameters for one run of commits with distinct tasks; `shard` null: not counted here. */
-function runStatement(run: PreparedCommit[], shard: number | null): RunStatement {
+function runStatement(run: PreparedCommit[], shard: number | null, rowType: RowType): RunStatement {
   const texts = new CommitTexts();
-  const created = new RecordRows(texts, NEW_TASK_FIELDS);
+  const created = new RecordRows(texts, rowType, run.length);
   const updated = new JsonRows(texts);
   const events = new JsonRows(texts);
   const outbox = new JsonRows(texts);
@@ -306,10 +308,10 @@ function runStatement(run: PreparedCommit[], shard: number | null): RunStatement
       timing.endRow();
     }
   }
-  if (newTasksOnly && updatedIds.length === 0) return { statement: NEW_TASKS_STATEMENT, values: [created.toString(), texts.toBuffer(), run.length, shard] };
+  if (newTasksOnly && updatedIds.length === 0) return { statement: NEW_TASKS_STATEMENT, values: [created.toBuffer(), texts.toBuffer(), run.length, shard] };
   return {
     statement: COMMIT_STATEMENT,
-    values: [created.toString(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard, texts.toBuffer(), arrayLiteral(updatedIds)],
+    values: [created.toBuffer(), updated.toString(), events.toString(), outbox.toString(), timing.toString(), run.length, shard, texts.toBuffer(), arrayLiteral(updatedIds)],
   };
 }
 
@@ -350,17 +352,47 @@ export const WHO_LOST_ROWS = 'select id, agent_id, owner, version, lease_owner, 
 export class PostgresCommitter {
   /** the task_counts shard of the next batch; a random start, so replicas start apart */
   private nextShard = Math.floor(Math.random() * TASK_COUNT_SHARDS);
+  /** `task_commit_new_row` as the schema holds it, read at the first commit (after migrating) */
+  private rowType: RowType | undefined;
+  private readingRowType: Promise<RowType> | undefined;
 
   constructor(private readonly pool: pg.Pool) {}
 
+  /**
+   * The row type is read again at the next commit: after migrating, or after a commit the server
+   * refused for a type oid that is not the type's (a type dropped and created again has a new oid).
+   */
+  forgetRowType(): void {
+    this.rowType = undefined;
+    this.readingRowType = undefined;
+  }
+
+  private async readRowType(): Promise<RowType> {
+    this.readingRowType ??= readRowType(this.pool, 'task_commit_new_row', NEW_TASK_FIELDS).finally(() => {
+      this.readingRowType = undefined;
+    });
+    this.rowType = await this.readingRowType;
+    return this.rowType;
+  }
+
   async commit(batch: PreparedCommit[]): Promise<void> {
+    const rowType = this.rowType ?? (await this.readRowType());
+    try {
+      await this.commitRuns(batch, rowType);
+    } catch (err) {
+      if ((err as { code?: unknown }).code === WRONG_TYPE) this.forgetRowType();
+      throw err;
+    }
+  }
+
+  private async commitRuns(batch: PreparedCommit[], rowType: RowType): Promise<void> {
     const runs = runsOfDistinctTasks(batch);
     const shard = this.nextShard;
     this.nextShard = (shard + 1) % TASK_COUNT_SHARDS;
     try {
       if (runs.length === 1) {
         // One statement is one transaction: no BEGIN and COMMIT round trips.
-        const { statement, values } = runStatement(runs[0]!, shard);
+        const { statement, values } = runStatement(runs[0]!, shard, rowType);
         await queryNamed(this.pool, statement, values);
         return;
       }
@@ -369,7 +401,7 @@ export class PostgresCommitter {
       try {
         await client.query('begin');
         for (const run of runs) {
-          const { statement, values } = runStatement(run, null);
+          const { statement, values } = runStatement(run, null, rowType);
           await queryNamedOn(client, statement, values);
         }
         // Every run's guard passed, so each new task of the batch was inserted.

@@ -70,6 +70,13 @@ export class PostgresStore extends SqlStore {
     await super.close();
   }
 
+  /** A migration may have created the commit's row type again, under a new oid. */
+  override async applyMigrations(): Promise<string[]> {
+    const applied = await super.applyMigrations();
+    this.committer.forgetRowType();
+    return applied;
+  }
+
   protected auditAppender(): AuditAppender {
     return postgresAuditAppender(this.db);
   }
