@@ -152,7 +152,7 @@ export class SpanBatches implements SpanSink {
     b.values = this.#writerAfter(b);
     b.unposted = 0;
     try {
-      this.exporter.part(b.id, { text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others });
+      this.exporter.part(b.id, { text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others, blocks: v.blocks });
     } catch (err) {
       // those spans are lost, as in a failed export; the batch's others still go
       this.o.onError(err instanceof Error ? err : new Error(String(err)));
@@ -183,7 +183,7 @@ export class SpanBatches implements SpanSink {
     };
     try {
       const v = b.values;
-      this.exporter.export(b.id, { text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others, scopes: this.scopes.slice(), origin: this.origin }, finish);
+      this.exporter.export(b.id, { text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others, blocks: v.blocks, scopes: this.scopes.slice(), origin: this.origin }, finish);
     } catch (err) {
       finish({ code: 1, error: err instanceof Error ? err : new Error(String(err)) });
     }
