@@ -12,7 +12,8 @@
  *
  * Layout per span (a string is its length in `numbers`, its characters next in `text`): name,
  * kind, traceId, spanId (each as a string or, made by the recorder, as a negative reference into
- * the part's `blocks` of random bytes: `idReference`), traceFlags, traceState ('' for none), parent span id ('' for a root; a reference too),
+ * the part's `blocks` of random bytes: `idReference`), traceFlags, traceState ('' for none), parent
+ * span id ('' for a root; a reference too),
  * parent is-remote (0/1), scope index, start, end, status code, status message ('' for none), then
  * the attributes as set (count, then key, value… in the order they were set, a key repeated when
  * it was set again; a value as packed-spans-writer.ts tags it), the links (count, then per link:
