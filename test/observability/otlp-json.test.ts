@@ -6,7 +6,7 @@
  * byte for byte, and parsed, for spans of many shapes: events, links, status, attributes of every
  * type, arrays, trace state, every limit hit, unicode, a parent and none, several scopes, parts.
  */
-import { diag, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type AttributeValue, type Attributes, type Tracer } from '@opentelemetry/api';
+import { diag, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type AttributeValue, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { TraceState, type InstrumentationScope } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -292,6 +292,54 @@ describe('the OTLP JSON request written from packed spans', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it.each([
+    ['parts of 7 spans', 7],
+    ['parts of 600 spans (ids from several blocks a part)', 600],
+  ])('writes every span’s own ids, its trace’s and its parent’s, from blocks of random bytes taken as ids run out (%s)', async (_, partSpans) => {
+    // what each span's ids must read, from the span itself
+    const want: string[] = [];
+    const seen = (s: Span, parent?: Span) => want.push(`${s.spanContext().traceId} ${s.spanContext().spanId} ${parent?.spanContext().spanId ?? '-'}`);
+    const pairs = await bothWays(
+      (tracer) => {
+        const t = tracer('ids');
+        // alive while ~12,000 span ids (~23 blocks of 4 KB) are cut: by its end its block is no longer kept and its ids go as text
+        const old = t.startSpan('long-lived', {}, ROOT_CONTEXT);
+        const inOld = trace.setSpan(ROOT_CONTEXT, old);
+        for (let i = 0; i < 3000; i++) {
+          // a root (a trace id and a span id: 24 bytes, so ids end at every offset of a block) and children under it and under the long-lived one
+          const root = t.startSpan('root', {}, ROOT_CONTEXT);
+          const inRoot = trace.setSpan(ROOT_CONTEXT, root);
+          const child = t.startSpan('child', {}, inRoot);
+          const late = t.startSpan('under the long-lived', {}, inOld);
+          child.end();
+          seen(child, root);
+          late.end();
+          seen(late, old);
+          root.end();
+          seen(root);
+          if (i === 5) {
+            // ended while its block is kept: written by reference
+            const remote = t.startSpan('under a remote parent', {}, remoteParent);
+            remote.end();
+            want.push(`0af7651916cd43dd8448eb211c80319c ${remote.spanContext().spanId} b7ad6b7169203331`);
+          }
+        }
+        old.end();
+        seen(old);
+      },
+      { partSpans, maxExportBatchSize: 4096 },
+    );
+    expectSame(pairs, 3);
+    const got = pairs.flatMap((p) =>
+      (JSON.parse(p.ours) as { resourceSpans: { scopeSpans: { spans: { traceId: string; spanId: string; parentSpanId?: string }[] }[] }[] }).resourceSpans[0]!.scopeSpans.flatMap((s) =>
+        s.spans.map((x) => `${x.traceId} ${x.spanId} ${x.parentSpanId ?? '-'}`),
+      ),
+    );
+    expect(got).toHaveLength(want.length);
+    expect(got).toEqual(want);
+    expect(new Set(got.map((x) => x.split(' ')[1])).size).toBe(want.length);
   });
 
   it('writes the resource once, its index-like key first as the SDK lists it', () => {

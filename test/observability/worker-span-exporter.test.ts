@@ -76,6 +76,34 @@ describe('the span export thread', () => {
     expect(received.map((s) => s.attributes.i)).toEqual(Array.from({ length: total }, (_, i) => i));
   });
 
+  it('on a graceful stop sends the spans of a part not yet posted, each with the ids it was recorded with', async () => {
+    const exporter = WorkerSpanExporter.start({ url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-stop' }, limits }, diag)!;
+    const scopes: InstrumentationScope[] = [];
+    const failures: Error[] = [];
+    // the default part size and a batch that would wait a minute: only the stop sends the last part's spans
+    const sink = new SpanBatches(exporter, scopes, { maxQueueSize: 8192, maxExportBatchSize: 1024, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, onError: (e) => failures.push(e) });
+    const tracer = new SpanRecorder(new AlwaysOnSampler(), sink, scopes).getTracer('agentport');
+    const want: string[] = [];
+    // 300 spans: one full part posted ahead, 44 still on the loop when the stop comes
+    for (let i = 0; i < 100; i++) {
+      const root = tracer.startSpan(`root-${i}`, {}, ROOT_CONTEXT);
+      const child = tracer.startSpan(`child-${i}`, {}, trace.setSpan(ROOT_CONTEXT, root));
+      const other = tracer.startSpan(`other-${i}`, {}, trace.setSpan(ROOT_CONTEXT, root));
+      for (const [span, parent] of [
+        [child, root],
+        [other, root],
+        [root, undefined],
+      ] as const) {
+        span.end();
+        want.push(`${span.spanContext().traceId} ${span.spanContext().spanId} ${parent?.spanContext().spanId ?? ''}`);
+      }
+    }
+    await sink.shutdown();
+    expect(failures).toEqual([]);
+    const received = otlp.spans.filter((s) => s.instance === 'replica-stop');
+    expect(received.map((s) => `${s.traceId} ${s.spanId} ${s.parentSpanId ?? ''}`)).toEqual(want);
+  });
+
   it('fails the batch with the cause when the collector refuses it', async () => {
     const refusing = http.createServer((req, res) => {
       req.resume();

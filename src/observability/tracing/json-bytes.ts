@@ -44,6 +44,9 @@ export function hasControl(view: DataView, n: number): boolean {
   return (any & 0x80808080) !== 0;
 }
 
+/** The hex digits' bytes, lowercase as Buffer's 'hex' (which made the ids' text). */
+const HEX_DIGITS = new Uint8Array(Buffer.from('0123456789abcdef', 'latin1'));
+
 export class JsonBytes {
   buf: Buffer;
   /** `buf` as a DataView, for writes of four bytes */
@@ -94,6 +97,21 @@ export class JsonBytes {
       b[--p] = 48 + x - q * 10;
       x = q;
     } while (x > 0);
+  }
+
+  /** `n` bytes of `bytes` from `at` as a JSON string of lowercase hex digits (an id, as the SDK writes it), quotes included. */
+  hexString(bytes: Uint8Array, at: number, n: number): void {
+    if (this.pos + 2 * n + 2 > this.buf.length) this.#grow(this.pos + 2 * n + 2);
+    const b = this.buf;
+    let p = this.pos;
+    b[p++] = 34;
+    for (let i = at; i < at + n; i++) {
+      const c = bytes[i]!;
+      b[p++] = HEX_DIGITS[c >> 4]!;
+      b[p++] = HEX_DIGITS[c & 15]!;
+    }
+    b[p++] = 34;
+    this.pos = p;
   }
 
   /** A number below 10^9 in nine digits, zeros first. */

@@ -19,6 +19,7 @@ import type { PackedPart, PackedSpans, SpanLimits, TraceStateParser } from './pa
 import { VALUE_FALSE, VALUE_NUMBER, VALUE_OTHER, VALUE_TRUE } from './packed-spans-writer.js';
 import { anyValue, flags, isArrayIndex, nanos, truncated } from './otlp-json-values.js';
 import { RequestFrame } from './otlp-json-frame.js';
+import { ID_BLOCK_BYTES } from './span-ids.js';
 import * as K from './otlp-json-keys.js';
 
 export { resourceJson } from './otlp-json-values.js';
@@ -61,6 +62,8 @@ class SpanEncoder {
   #plain = false;
   #numbers!: Float64Array;
   #others: AttributeValue[] = [];
+  /** the random blocks the part's ids by reference lie in */
+  #blocks: readonly Uint8Array[] = [];
   #i = 0;
   #at = 0;
   #other = 0;
@@ -103,6 +106,7 @@ class SpanEncoder {
     this.#plain = this.#bytes !== undefined && p.text.indexOf('"') < 0 && p.text.indexOf('\\') < 0 && !hasControl(this.#view, n);
     this.#numbers = p.numbers;
     this.#others = p.others;
+    this.#blocks = p.blocks ?? [];
     this.#i = 0;
     this.#at = 0;
     this.#other = 0;
@@ -131,6 +135,21 @@ class SpanEncoder {
     else w.string(this.#text, start, length);
   }
 
+  /** Skips an id's text, answering where it starts; a reference (`length` < 0) has none. */
+  #skipId(length: number): number {
+    return length > 0 ? this.#skip(length) : 0;
+  }
+
+  /** An id of `bytes` bytes as a JSON string: its text, or the hex of the bytes its reference names (packed-spans.ts, `idReference`). */
+  #id(w: JsonBytes, length: number, at: number, bytes: number): void {
+    if (length >= 0) {
+      this.#string(w, at, length);
+      return;
+    }
+    const r = -1 - length;
+    w.hexString(this.#blocks[Math.floor(r / ID_BLOCK_BYTES)]!, r % ID_BLOCK_BYTES, bytes);
+  }
+
   #str(): string {
     const n = this.#num();
     return this.#text.slice(this.#at, (this.#at += n));
@@ -142,13 +161,14 @@ class SpanEncoder {
     const name = this.#skip(nameLength);
     const kind = this.#num();
     const traceIdLength = this.#num();
-    const traceId = this.#skip(traceIdLength);
+    const traceId = this.#skipId(traceIdLength);
     const spanIdLength = this.#num();
-    const spanId = this.#skip(spanIdLength);
+    const spanId = this.#skipId(spanIdLength);
     const traceFlags = this.#num();
     const traceState = this.#str();
+    // 0: a root; < 0: a reference
     const parentLength = this.#num();
-    const parent = this.#skip(parentLength);
+    const parent = this.#skipId(parentLength);
     const parentRemote = this.#num() === 1;
     const scope = this.#num();
     this.#time(this.#num());
@@ -166,12 +186,12 @@ class SpanEncoder {
     if (this.spans > 0) w.ascii(',');
     const from = w.pos;
     w.constant(K.TRACE_ID);
-    this.#string(w, traceId, traceIdLength);
+    this.#id(w, traceIdLength, traceId, 16);
     w.constant(K.SPAN_ID);
-    this.#string(w, spanId, spanIdLength);
-    if (parentLength > 0) {
+    this.#id(w, spanIdLength, spanId, 8);
+    if (parentLength !== 0) {
       w.constant(K.PARENT_SPAN_ID);
-      this.#string(w, parent, parentLength);
+      this.#id(w, parentLength, parent, 8);
     }
     if (traceState) {
       w.ascii(',"traceState":');
@@ -190,7 +210,7 @@ class SpanEncoder {
       // no links, no events, no status message (most spans): the rest is two constants and two numbers
       this.#i += 2;
       K.usualTail(w, this.#dropped, code);
-      w.uint(flags(traceFlags, parentLength > 0 && parentRemote));
+      w.uint(flags(traceFlags, parentLength !== 0 && parentRemote));
       w.ascii('}');
       this.#frame.span(scope, from, w.pos);
       this.spans++;
@@ -214,7 +234,7 @@ class SpanEncoder {
     w.ascii(',"droppedLinksCount":');
     w.uint(droppedLinks);
     w.ascii(',"flags":');
-    w.uint(flags(traceFlags, parentLength > 0 && parentRemote));
+    w.uint(flags(traceFlags, parentLength !== 0 && parentRemote));
     w.ascii('}');
     this.#frame.span(scope, from, w.pos);
     this.spans++;

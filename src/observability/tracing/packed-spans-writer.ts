@@ -6,10 +6,14 @@
  * array of ~110 values a request cost a structured-clone step per value (docs/benchmarks.md,
  * *Tracing cost, round 5*).
  *
+ * An id the recorder made (span-ids.ts) is written as a reference into one of the random blocks
+ * posted with the part (`blocks`), in place of its length, and adds no text (`head`).
+ *
  * An attribute value is written as one tag: a string's length (≥ 0), or one of the negative tags
  * below, a number followed by its value, an array (rare) as a reference into `others`.
  */
 import type { AttributeValue } from '@opentelemetry/api';
+import { ID_BLOCK_BYTES, idBlock } from './span-ids.js';
 
 export const VALUE_NUMBER = -1;
 export const VALUE_FALSE = -2;
@@ -41,6 +45,10 @@ export class PackedSpansWriter {
   length = 0;
   /** attribute values that are arrays, in the order written */
   readonly others: AttributeValue[] = [];
+  /** the random blocks (span-ids.ts) the ids written by position lie in, in the order first used */
+  readonly blocks: Buffer[] = [];
+  /** each of `blocks`' sequence number */
+  readonly #seqs: number[] = [];
 
   constructor(capacity = INITIAL_NUMBERS) {
     this.numbers = room(capacity);
@@ -63,17 +71,37 @@ export class PackedSpansWriter {
    * `end` ran out after the first few, leaving ~125 out-of-line calls a request (trace32's
    * profile: `num` and `str` 6.4 k instructions a request of their own). Empty strings add no text.
    */
-  head(name: string, kind: number, traceId: string, spanId: string, traceState: string, parentSpanId: string, parentRemote: number, scope: number, start: number, end: number, status: number, message: string): void {
+  head(
+    name: string,
+    kind: number,
+    traceId: string,
+    spanId: string,
+    traceState: string,
+    parentSpanId: string,
+    parentRemote: number,
+    scope: number,
+    start: number,
+    end: number,
+    status: number,
+    message: string,
+    traceAt = -1,
+    spanAt = -1,
+    parentAt = -1,
+  ): void {
+    // an id with a position (≥ 0) whose block is still kept goes as a reference to it, not as text
+    const traceRef = traceAt >= 0 ? this.#ref(traceAt) : 0;
+    const spanRef = spanAt >= 0 ? this.#ref(spanAt) : 0;
+    const parentRef = parentAt >= 0 ? this.#ref(parentAt) : 0;
     let i = this.length;
     if (i + HEAD_NUMBERS > this.numbers.length) this.#grow();
     const n = this.numbers;
     n[i++] = name.length;
     n[i++] = kind;
-    n[i++] = traceId.length;
-    n[i++] = spanId.length;
+    n[i++] = traceRef < 0 ? traceRef : traceId.length;
+    n[i++] = spanRef < 0 ? spanRef : spanId.length;
     n[i++] = 1;
     n[i++] = traceState.length;
-    n[i++] = parentSpanId.length;
+    n[i++] = parentRef < 0 ? parentRef : parentSpanId.length;
     n[i++] = parentRemote;
     n[i++] = scope;
     n[i++] = start;
@@ -81,9 +109,11 @@ export class PackedSpansWriter {
     n[i++] = status;
     n[i++] = message.length;
     this.length = i;
-    let t = this.text + name + traceId + spanId;
+    let t = this.text + name;
+    if (traceRef === 0) t += traceId;
+    if (spanRef === 0) t += spanId;
     if (traceState.length !== 0) t += traceState;
-    if (parentSpanId.length !== 0) t += parentSpanId;
+    if (parentRef === 0 && parentSpanId.length !== 0) t += parentSpanId;
     if (message.length !== 0) t += message;
     this.text = t;
   }
@@ -132,6 +162,25 @@ export class PackedSpansWriter {
       this.num(VALUE_OTHER);
       this.others.push(v);
     }
+  }
+
+  /**
+   * An id's reference, from its position (span-ids.ts): −1 − (its block's index in `blocks` ×
+   * ID_BLOCK_BYTES + its offset in the block); 0 when the block is no longer kept (the id then goes as text).
+   */
+  #ref(position: number): number {
+    const s = Math.floor(position / ID_BLOCK_BYTES);
+    const seqs = this.#seqs;
+    // a part's ids lie in one or two blocks, nearly always the last one used
+    let j = seqs.length - 1;
+    while (j >= 0 && seqs[j] !== s) j--;
+    if (j < 0) {
+      const block = idBlock(position);
+      if (!block) return 0;
+      j = this.blocks.push(block) - 1;
+      seqs.push(s);
+    }
+    return -1 - (j * ID_BLOCK_BYTES + position - s * ID_BLOCK_BYTES);
   }
 
   /** Doubles the room, to 32 numbers at least: past any full buffer, room for a head (13) or a pair (3). */

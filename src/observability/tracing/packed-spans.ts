@@ -11,7 +11,9 @@
  * (here and in otlp-json.ts), not on the loop.
  *
  * Layout per span (a string is its length in `numbers`, its characters next in `text`): name,
- * kind, traceId, spanId, traceFlags, traceState ('' for none), parent span id ('' for a root),
+ * kind, traceId, spanId (each as a string or, made by the recorder, as a negative reference into
+ * the part's `blocks` of random bytes: `idReference`), traceFlags, traceState ('' for none), parent
+ * span id ('' for a root; a reference too),
  * parent is-remote (0/1), scope index, start, end, status code, status message ('' for none), then
  * the attributes as set (count, then key, value… in the order they were set, a key repeated when
  * it was set again; a value as packed-spans-writer.ts tags it), the links (count, then per link:
@@ -24,6 +26,7 @@ import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan, TimedEvent } from '@opentelemetry/sdk-trace-base';
 import { VALUE_FALSE, VALUE_NUMBER, VALUE_TRUE } from './packed-spans-writer.js';
+import { ID_BLOCK_BYTES } from './span-ids.js';
 
 /** A run of ended spans: a whole batch, or one of the parts a batch is posted in (span-batches.ts). */
 export interface PackedPart {
@@ -33,6 +36,14 @@ export interface PackedPart {
   numbers: Float64Array<ArrayBuffer>;
   /** attribute values that are arrays, in order */
   others: AttributeValue[];
+  /** the random blocks the run's ids by reference lie in (`idReference`; none: every id is text) */
+  blocks?: readonly Uint8Array[];
+}
+
+/** Where an id written by reference (a negative number in place of its length) lies: its block's index in `blocks` and the offset in it. */
+export function idReference(ref: number): { block: number; offset: number } {
+  const r = -1 - ref;
+  return { block: Math.floor(r / ID_BLOCK_BYTES), offset: r % ID_BLOCK_BYTES };
 }
 
 /** A batch's last run of spans, with what the batch's earlier parts are read with too. */
@@ -111,6 +122,13 @@ export class Reader {
   }
   num(): number {
     return this.p.numbers[this.i++]!;
+  }
+  /** An id of `bytes` bytes: text, or a reference into the part's blocks (written as lowercase hex, as the ids' text is). */
+  id(bytes: number): string {
+    const n = this.num();
+    if (n >= 0) return this.#chars(n);
+    const { block, offset } = idReference(n);
+    return Buffer.from(this.p.blocks![block]!.buffer, this.p.blocks![block]!.byteOffset + offset, bytes).toString('hex');
   }
   #chars(n: number): string {
     const s = this.p.text.slice(this.#at, this.#at + n);
@@ -204,11 +222,11 @@ function unpackPart(r: Reader, scopes: readonly InstrumentationScope[], origin: 
   while (r.more) {
     const name = r.str();
     const kind = r.num() as SpanKind;
-    const traceId = r.str();
-    const spanId = r.str();
+    const traceId = r.id(16);
+    const spanId = r.id(8);
     const traceFlags = r.num();
     const own = context(traceId, spanId, traceFlags, r.str(), undefined, parse);
-    const parentId = r.str();
+    const parentId = r.id(8);
     const parentRemote = r.num() === 1;
     const scope = scopes[r.num()]!;
     const startTime = hrTime(origin, r.num());

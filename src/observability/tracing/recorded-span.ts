@@ -68,6 +68,10 @@ export class RecordedSpan implements Span {
   readonly #kind: SpanKind;
   readonly #traceId: string;
   readonly #spanId: string;
+  /** the ids' positions in the random blocks they were cut from (span-ids.ts), packed in place of their text; -1 for an id given as text */
+  readonly traceAt: number;
+  readonly spanAt: number;
+  readonly #parentAt: number;
   readonly #traceState: SpanContext['traceState'];
   readonly #parentSpanId: string;
   readonly #parentRemote: boolean;
@@ -97,6 +101,9 @@ export class RecordedSpan implements Span {
     attributes: Attributes | undefined,
     links: Link[] | undefined,
     start: number,
+    traceAt = -1,
+    spanAt = -1,
+    parentAt = -1,
   ) {
     this.#sink = sink;
     this.#scope = scope;
@@ -110,6 +117,9 @@ export class RecordedSpan implements Span {
     this.#initial = attributes;
     this.#links = links;
     this.#start = start;
+    this.traceAt = traceAt;
+    this.spanAt = spanAt;
+    this.#parentAt = parentAt;
   }
 
   /**
@@ -206,6 +216,9 @@ export class RecordedSpan implements Span {
       end,
       this.#status,
       this.#message,
+      this.traceAt,
+      this.spanAt,
+      this.#parentAt,
     );
     // the attributes as set: the initial object's, then the later pairs (the thread keeps the last of a key)
     const later = this.#later;

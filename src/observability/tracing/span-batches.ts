@@ -51,8 +51,15 @@ interface Batch {
   unposted: number;
 }
 
-/** ~13 requests of the echo's five spans: the loop keeps that many requests' strings, not a whole batch's. */
-export const PART_SPANS = 64;
+/**
+ * ~51 requests of the echo's five spans: the loop keeps that many requests' strings, not a whole
+ * batch's. Each message costs the export thread 11–19 µs to receive whatever its size
+ * (docs/benchmarks.md, traceexp34), so parts are as large as the loop's young generation allows
+ * (64 before, ~13 requests: ~1.5 µs a request of messages; traceid35). No timer of their own: a
+ * part waits at most for its batch, which goes `scheduledDelayMillis` after its first span, or at
+ * `forceFlush`/`shutdown` with the spans not yet posted.
+ */
+export const PART_SPANS = 256;
 
 /** A wall clock reading that moved less than this from the last one is taken as the same clock. */
 const CLOCK_STEP_MS = 2;
@@ -152,7 +159,7 @@ export class SpanBatches implements SpanSink {
     b.values = this.#writerAfter(b);
     b.unposted = 0;
     try {
-      this.exporter.part(b.id, { text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others });
+      this.exporter.part(b.id, { text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others, blocks: v.blocks });
     } catch (err) {
       // those spans are lost, as in a failed export; the batch's others still go
       this.o.onError(err instanceof Error ? err : new Error(String(err)));
@@ -183,7 +190,7 @@ export class SpanBatches implements SpanSink {
     };
     try {
       const v = b.values;
-      this.exporter.export(b.id, { text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others, scopes: this.scopes.slice(), origin: this.origin }, finish);
+      this.exporter.export(b.id, { text: v.text, numbers: v.numbers.subarray(0, v.length), others: v.others, blocks: v.blocks, scopes: this.scopes.slice(), origin: this.origin }, finish);
     } catch (err) {
       finish({ code: 1, error: err instanceof Error ? err : new Error(String(err)) });
     }

@@ -11,7 +11,7 @@ import { context as contextApi, SamplingDecision, SpanKind, trace, TraceFlags, t
 import type { InstrumentationScope } from '@opentelemetry/core';
 import type { Sampler, SamplingResult } from '@opentelemetry/sdk-trace-base';
 import { RecordedSpan, type SpanSink } from './recorded-span.js';
-import { newSpanId, newTraceId } from './span-ids.js';
+import { idAt, newSpanId, newTraceId } from './span-ids.js';
 
 /** What the sampler is shown for a span started without attributes or links: shared, not a new object per span (samplers only read them). */
 const NO_ATTRIBUTES: Attributes = Object.freeze({});
@@ -106,7 +106,10 @@ export class SpanRecorder implements TracerProvider {
     const ours = parentSpan instanceof RecordedSpan;
     const validParent = parent && (ours || trace.isSpanContextValid(parent)) ? parent : undefined;
     const traceId = validParent ? validParent.traceId : newTraceId();
+    // the ids' positions in span-ids.ts's blocks, which the span packs in place of their text (-1: text); a parent of ours has them too
+    const traceAt = ours ? parentSpan.traceAt : validParent ? -1 : idAt;
     const spanId = newSpanId();
+    const spanAt = idAt;
     const known = ours ? this.known.underOwnSpans : !validParent && this.known.roots;
     const result = known ? SAMPLED : this.sampler.shouldSample(ctx, traceId, name, kind, attributes ?? NO_ATTRIBUTES, givenLinks ?? NO_LINKS);
     const traceState = result.traceState ?? validParent?.traceState;
@@ -116,7 +119,7 @@ export class SpanRecorder implements TracerProvider {
     }
     const all = result.attributes ? { ...attributes, ...result.attributes } : attributes;
     const links = givenLinks && givenLinks.length > 0 ? givenLinks.slice() : undefined;
-    return new RecordedSpan(this.sink, scope, name, kind, traceId, spanId, traceState, validParent, all, links, startTime(time, this.sink.origin));
+    return new RecordedSpan(this.sink, scope, name, kind, traceId, spanId, traceState, validParent, all, links, startTime(time, this.sink.origin), traceAt, spanAt, ours ? parentSpan.spanAt : -1);
   }
 }
 
