@@ -98,14 +98,17 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
     // catch: the reaction's promise adopted the answer's chain (a job, a promise and two resolving
     // functions) and the edge's catch put a reaction of its own on it, a request (issue 26). An
     // admission at hand is settled, fulfilled: no handler of its rejection is made for it.
-    admission.then((admitted) => {
-      try {
-        const waiting = admittedCall(req, res, ctx, shape, agentId, segments, resourcePath, admitted, headId);
-        if (waiting) waiting.catch(failedOf(ctx));
-      } catch (e) {
-        ctx.failed(e);
-      }
-    }, atHand === undefined ? failedOf(ctx) : undefined);
+    admission.then(
+      (admitted) => {
+        try {
+          const waiting = admittedCall(req, res, ctx, shape, agentId, segments, resourcePath, admitted, headId);
+          if (waiting) waiting.catch(failedOf(ctx));
+        } catch (e) {
+          ctx.failed(e);
+        }
+      },
+      atHand === undefined ? failedOf(ctx) : undefined,
+    );
   }
 
   /** The request once its agent is decided (`admitted`: undefined on the shared endpoint). */
