@@ -86,7 +86,8 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
       if (path.length > 5 && path.indexOf('/', 5) < 0) agentId = decodedSegment(path.slice(5));
       else agentId = (segments = segmentsBeneathA2A(path))[0];
     } catch {
-      return send(res, errorFor(shape, req, new A2AError('InvalidRequest', 'The request URL is not valid'), true), headId);
+      send(res, errorFor(shape, req, new A2AError('InvalidRequest', 'The request URL is not valid'), true), headId);
+      return;
     }
     const resourcePath = agentId === undefined ? '/' : resourcePathOf(path, agentId);
     // The one decision on the agent a path names (core/authz): unknown, hidden from this caller
