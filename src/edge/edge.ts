@@ -113,9 +113,11 @@ export function createEdge(o: EdgeOptions): (req: IncomingMessage, res: ServerRe
       if (tracingOn()) traceCall(req);
     }
     if (face === o.fallback) admitted.set(req, ctx);
-    if (o.gate.open || face.ungated?.(req, route)) return void run(face, req, res, ctx, route, o.log);
+    ctx.face = face;
+    ctx.route = route;
+    if (o.gate.open || face.ungated?.(req, route)) return run(face, req, res, ctx, route);
     o.gate.passed().then((ok) => {
-      if (ok) void run(face, req, res, ctx, route, o.log);
+      if (ok) run(face, req, res, ctx, route);
       else reject(face, req, res, ctx, startFailed(), route);
     });
   };
@@ -144,19 +146,16 @@ export function withoutPrefix(url: string, prefix: string): string {
   return url;
 }
 
-function run(face: AnyFace, req: IncomingMessage, res: ServerResponse, ctx: RequestContext, route: unknown, base: BaseLog): Promise<void> {
+/** Serves the request; what the face throws, or a promise it returns rejects with, goes to `ctx.failed`. */
+function run(face: AnyFace, req: IncomingMessage, res: ServerResponse, ctx: AdmittedRequest, route: unknown): void {
   let served: Promise<void> | void;
   try {
     served = face.serve(req, res, ctx, route);
   } catch (err) {
-    served = Promise.reject(err);
+    ctx.failed(err);
+    return;
   }
-  if (!served) return Promise.resolve();
-  return served.catch((err: unknown) => {
-    base.error({ err, reqId: ctx.requestId, face: face.name }, `unhandled error on the ${face.name} face`);
-    if (!res.headersSent) reject(face, req, res, ctx, new A2AError('Internal'), route);
-    else res.destroy();
-  });
+  if (served) served.catch((err: unknown) => ctx.failed(err));
 }
 
 /** The face's refusal of a request the edge refuses, with the request id on it whichever face writes it. */
@@ -169,7 +168,7 @@ function reject(face: AnyFace, req: IncomingMessage, res: ServerResponse, ctx: R
  * Builds the request context once: id, body policy; authentication stays lazy. The headers it
  * decides (the id, a closing connection) are set once the face is known (`createEdge`).
  */
-export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOptions, 'authenticate' | 'anonymousAnswer' | 'body' | 'log'>): RequestContext {
+export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOptions, 'authenticate' | 'anonymousAnswer' | 'body' | 'log'>): AdmittedRequest {
   const given = req.headers['x-request-id'];
   const requestId = typeof given === 'string' && WELL_FORMED_ID.test(given) ? given : uuidv7();
   admitBody(req, o.body.policy);
@@ -179,7 +178,7 @@ export function admit(req: IncomingMessage, res: ServerResponse, o: Pick<EdgeOpt
   res.on('finish', discardUnreadBody);
   const url = req.url ?? '/';
   const q = url.indexOf('?');
-  return new AdmittedRequest(req, requestId, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1), o);
+  return new AdmittedRequest(req, res, requestId, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1), o);
 }
 
 /** A shared listener ('finish' comes once), not a closure per request. */
@@ -202,9 +201,13 @@ class AdmittedRequest implements RequestContext, EdgeLog {
   /** its caller, once known: at once (answered without waiting), or when `first` fulfilled */
   private caller?: Principal;
   private others?: Map<string | undefined, Promise<Principal>>;
+  /** the face serving the request and its route, once routed (`failed` answers in its shape) */
+  face: AnyFace | undefined = undefined;
+  route: unknown = undefined;
 
   constructor(
     private readonly req: IncomingMessage,
+    private readonly res: ServerResponse,
     readonly requestId: string,
     readonly path: string,
     readonly query: string,
@@ -213,6 +216,13 @@ class AdmittedRequest implements RequestContext, EdgeLog {
 
   get log(): EdgeLog {
     return this;
+  }
+
+  failed(err: unknown): void {
+    const face = this.face!;
+    this.o.log.error({ err, reqId: this.requestId, face: face.name }, `unhandled error on the ${face.name} face`);
+    if (!this.res.headersSent) reject(face, this.req, this.res, this, new A2AError('Internal'), this.route);
+    else this.res.destroy();
   }
 
   debug(obj: object, msg?: string): void {

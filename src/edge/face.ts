@@ -55,6 +55,13 @@ export interface RequestContext {
    * read, and `body` reads it (the two are not both asked for an answer at hand).
    */
   bodyAtHand(limit?: number): string | BodyRefused | undefined;
+  /**
+   * What the edge does with a promise `serve` returned that rejects: logged, answered with the
+   * face's `reject(Internal)`, or the connection cut once the answer has begun. For a face that
+   * waits on its own promises and returns nothing: where a chain returned for the edge to catch
+   * took a promise adopted, a catch and its reaction a request (issue 26, bytes a request).
+   */
+  failed(err: unknown): void;
 }
 
 export interface BodyRefused {

@@ -87,6 +87,27 @@ describe('the edge', () => {
     expect(errors).toHaveLength(1);
   });
 
+  it("takes a face's later failure through ctx.failed as one it threw: logged, answered as Internal; once the answer began, its connection cut", async () => {
+    const errors: unknown[] = [];
+    const later = face('l', '/l', (_req, res, ctx) => {
+      // serve returns nothing: the face waits on a promise of its own and hands its failure over
+      setImmediate(() => {
+        if (ctx.path === '/l/begun') res.writeHead(200).write('part');
+        ctx.failed(new Error('secret detail'));
+      });
+    });
+    const base = await listen({ faces: [later], fallback: face('rest', ''), log: { ...silent, error: (o: object) => void errors.push(o) } });
+    const res = await fetch(`${base}/l`);
+    expect(res.status).toBe(500);
+    expect(await res.text()).toBe('l:Internal:Internal error');
+    expect(later.rejected.map((e) => e.kind)).toEqual(['Internal']);
+    // the head and a part went out (or were on their way): the connection is cut, not answered again
+    await expect(fetch(`${base}/l/begun`).then((r) => r.text())).rejects.toThrow();
+    expect(later.rejected).toHaveLength(1);
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toMatchObject({ face: 'l', err: { message: 'secret detail' } });
+  });
+
   it('authenticates at most once per resource path, and reads a body under the lowered limit', async () => {
     let calls = 0;
     const probe = face('p', '/p', async (_req, res, ctx) => {

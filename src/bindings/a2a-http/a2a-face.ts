@@ -73,7 +73,7 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
    * frame of its own where the caller and the body are at hand (nearly every request), in the same
    * turns as the awaits did.
    */
-  function serve(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, shape: Shape): Promise<void> | void {
+  function serve(req: IncomingMessage, res: ServerResponse, ctx: RequestContext, shape: Shape): void {
     const { path } = ctx;
     // The id goes on the answer: in the head `send` writes (JSON-RPC, where every answer is a
     // reply or an SSE stream, whose start sets it), else at once.
@@ -86,15 +86,30 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
       if (path.length > 5 && path.indexOf('/', 5) < 0) agentId = decodedSegment(path.slice(5));
       else agentId = (segments = segmentsBeneathA2A(path))[0];
     } catch {
-      return send(res, errorFor(shape, req, new A2AError('InvalidRequest', 'The request URL is not valid'), true), headId);
+      send(res, errorFor(shape, req, new A2AError('InvalidRequest', 'The request URL is not valid'), true), headId);
+      return;
     }
     const resourcePath = agentId === undefined ? '/' : resourcePathOf(path, agentId);
     // The one decision on the agent a path names (core/authz): unknown, hidden from this caller
     // (the same answer), or admitted; asked before anything agent-specific.
     // At hand on an open server: no admission frame, and no closure to authenticate with.
-    const admission: Promise<AgentPathAdmission | undefined> =
-      agentId === undefined ? NO_AGENT : (admittedAtHand(d.registry, d.policy, agentId, 'a2a') ?? admitToAgentPath(d.registry, d.policy, agentId, 'a2a', authenticatesFor(ctx, resourcePath)));
-    return admission.then((admitted) => admittedCall(req, res, ctx, shape, agentId, segments, resourcePath, admitted, headId));
+    const atHand: Promise<AgentPathAdmission | undefined> | undefined = agentId === undefined ? NO_AGENT : admittedAtHand(d.registry, d.policy, agentId, 'a2a');
+    const admission = atHand ?? admitToAgentPath(d.registry, d.policy, agentId!, 'a2a', authenticatesFor(ctx, resourcePath));
+    // Its failures go to the edge's `ctx.failed` here, not in a promise returned for the edge to
+    // catch: the reaction's promise adopted the answer's chain (a job, a promise and two resolving
+    // functions) and the edge's catch put a reaction of its own on it, a request (issue 26). An
+    // admission at hand is settled, fulfilled: no handler of its rejection is made for it.
+    admission.then(
+      (admitted) => {
+        try {
+          const waiting = admittedCall(req, res, ctx, shape, agentId, segments, resourcePath, admitted, headId);
+          if (waiting) waiting.catch(failedOf(ctx));
+        } catch (e) {
+          ctx.failed(e);
+        }
+      },
+      atHand === undefined ? failedOf(ctx) : undefined,
+    );
   }
 
   /** The request once its agent is decided (`admitted`: undefined on the shared endpoint). */
@@ -199,10 +214,10 @@ export function createA2AFace(d: A2AFaceDeps): Face<Shape> {
       shape === 'jsonrpc'
         ? d.jsonrpc.handle(req, res, read ?? '', agentId, d.registry.primaryId, principal, headId, ctx.log)
         : d.rest.handle(req, res, read, agentId!, segments === undefined ? [] : segments.slice(1), new URLSearchParams(ctx.query), principal, undefined, ctx.log);
-    // Returned: nothing of these functions waits on the answer (an async `serve`'s frame waited as
-    // long as the task, through every scavenge); the reply needs only `res` and the id (issue 26,
-    // docs/benchmarks.md alloc33).
-    return sendWhenAnswered(res, answer, headId);
+    // Nothing of these functions waits on the answer (an async `serve`'s frame waited as long as
+    // the task, through every scavenge); the reply needs only `res`, the id and the context for a
+    // failure (issue 26, docs/benchmarks.md alloc33).
+    sendWhenAnswered(res, ctx, answer, headId);
   }
 
   /**
@@ -279,10 +294,22 @@ function errorFor(shape: Shape, req: IncomingMessage, err: A2AError, edge = fals
 }
 
 /** The binding's reply sent once it answers (none: the binding answered on `res` itself, a stream). */
-function sendWhenAnswered(res: ServerResponse, answer: Promise<Reply | undefined>, requestId: string | undefined): Promise<void> {
-  return answer.then((r) => {
-    if (r) send(res, r, requestId);
-  });
+function sendWhenAnswered(res: ServerResponse, ctx: RequestContext, answer: Promise<Reply | undefined>, requestId: string | undefined): void {
+  answer.then(
+    (r) => {
+      try {
+        if (r) send(res, r, requestId);
+      } catch (e) {
+        ctx.failed(e);
+      }
+    },
+    (e: unknown) => ctx.failed(e),
+  );
+}
+
+/** The edge's handling of a failure, for a promise of the uncommon paths (a caller or a body waited for). */
+function failedOf(ctx: RequestContext): (e: unknown) => void {
+  return (e) => ctx.failed(e);
 }
 
 /**

@@ -45,7 +45,7 @@ import { decodeCursor, encodeCursor } from './page-token.js';
 import { PushConfigOperations } from './push-config-operations.js';
 import { TaskDirectory } from '../task-state/task-directory.js';
 import { TaskLog } from '../task-state/task-log.js';
-import { TaskWaits } from './task-waits.js';
+import { type BlockingWait, TaskWaits } from './task-waits.js';
 import { viewTask } from '../task-state/task-projection.js';
 import { checkWebhook, type PushUrlGuard } from '../push/webhook-check.js';
 import { isoTimestamp } from '../iso-timestamp.js';
@@ -222,9 +222,10 @@ export class TaskService implements A2AHandler {
    * prepared without lookups): its one wait, the client check, is a reaction that takes the rest of
    * the steps, where an async function made a generator, a frame of every register and an await's
    * closures a request (issue 26, docs/benchmarks.md frame31). Every other path is the async
-   * `sendAwaiting`. Both take the same microtask turns: a reaction runs one turn after the check
-   * settles, as the code after `await` did, and its promise is resolved with the blocking wait's as
-   * the async function's was (one thenable job); a throw before the check is a rejection, as there.
+   * `sendAwaiting`. A reaction runs one turn after the check settles, as the code after `await`
+   * did; the answer is the blocking wait's own promise, made before the check, not one resolved
+   * with it (a thenable job, a promise and two resolving functions a request, and two turns: issue
+   * 26, docs/benchmarks.md alloc35). A throw before the check is a rejection, as in `sendAwaiting`.
    */
   sendMessage(ctx: CallContext, req: SendMessageRequest): Promise<SendMessageResponse> {
     let agent: RegisteredAgent;
@@ -241,21 +242,34 @@ export class TaskService implements A2AHandler {
       return Promise.reject(e);
     }
     const atHand = stored;
+    // The answer is the wait's own, made now (TaskWaits.blockingWait): what follows the check
+    // answers it or starts it, and the check's reaction returns nothing to be adopted.
+    const wait = this.waits.blockingWait(ctx, req.configuration ?? NO_CONFIGURATION);
     // Promise.resolve then .then is what `await` does with the check's answer: the same turn.
-    return Promise.resolve(gone).then((g) => this.sendAtHand(ctx, req, agent, atHand, g));
+    void Promise.resolve(gone).then((g) => this.sendAtHand(ctx, req, agent, atHand, g, wait));
+    return wait.answer;
   }
 
   /** The blocking echo's steps after the client check: nothing left to wait for but the task. */
-  private sendAtHand(ctx: CallContext, req: SendMessageRequest, agent: RegisteredAgent, stored: StoredTask | undefined, gone: boolean | undefined): SendMessageResponse | Promise<SendMessageResponse> {
-    if (gone) throw clientGone();
-    const cfg = req.configuration ?? NO_CONFIGURATION;
-    const retried = this.intake.asItStands(stored);
-    if (retried && answeredAsItStands(retried.task, cfg)) return this.retriedView(retried.task, cfg);
-    // preparesAtHand: no promise here.
-    const prepared = retried ? this.intake.awaitRetried(retried) : (this.intake.awaitStarting(ctx, req) ?? (this.intake.prepare(ctx, agent, req) as PreparedSend));
-    // Returned, not awaited: the frame that awaited kept the request, the retried task and the
-    // prepared send alive until the task ended, through every scavenge (issue 26, tail21).
-    return this.waits.blocking(ctx, prepared, cfg);
+  private sendAtHand(ctx: CallContext, req: SendMessageRequest, agent: RegisteredAgent, stored: StoredTask | undefined, gone: boolean | undefined, wait: BlockingWait): void {
+    let prepared: PreparedSend;
+    try {
+      if (gone) throw clientGone();
+      const cfg = req.configuration ?? NO_CONFIGURATION;
+      const retried = this.intake.asItStands(stored);
+      if (retried && answeredAsItStands(retried.task, cfg)) {
+        wait.resolve(this.retriedView(retried.task, cfg));
+        return;
+      }
+      // preparesAtHand: no promise here.
+      prepared = retried ? this.intake.awaitRetried(retried) : (this.intake.awaitStarting(ctx, req) ?? (this.intake.prepare(ctx, agent, req) as PreparedSend));
+    } catch (e) {
+      wait.reject(e as Error);
+      return;
+    }
+    // Not awaited: the frame that awaited kept the request, the retried task and the prepared send
+    // alive until the task ended, through every scavenge (issue 26, tail21).
+    wait.begin(prepared);
   }
 
   /** Every other SendMessage: a task named, the retry looked up by promise, or a send the intake prepares with lookups. */

@@ -40,17 +40,24 @@ export class TaskWaits {
    * with `returnImmediately`), with the task as `view` shows it, or the agent's direct message.
    */
   blocking(ctx: CallContext, prepared: PreparedSend, cfg: BlockingSendConfig): Promise<SendMessageResponse> {
-    const wait = new BlockingSend(this.d, ctx, prepared, cfg, this.deadlines);
+    const wait = this.blockingWait(ctx, cfg);
+    wait.begin(prepared);
+    return wait.answer;
+  }
+
+  /**
+   * A blocking send's wait and its answer, made before what it answers is prepared; `begin` starts
+   * it, or its `resolve` and `reject` answer without it. SendMessage returns this answer itself
+   * while its client check is under way: the promise of the check's reaction, resolved with the
+   * wait's, adopted it (a job, a promise, its reaction and two resolving functions a request, and
+   * two microtask turns; issue 26).
+   */
+  blockingWait(ctx: CallContext, cfg: BlockingSendConfig): BlockingWait {
+    const wait = new BlockingSend(this.d, ctx, cfg, this.deadlines);
     waitTakingResolvers = wait;
     // A module function takes the promise's resolvers (no executor closure and scope a request).
-    const answer = new Promise<SendMessageResponse>(takeResolvers);
-    // As when it ran in the executor: a throw rejects the answer.
-    try {
-      wait.begin();
-    } catch (e) {
-      wait.reject(e as Error);
-    }
-    return answer;
+    wait.answer = new Promise<SendMessageResponse>(takeResolvers);
+    return wait;
   }
 
   /** Starts a prepared message and streams the task's events until it ends or needs input. */
@@ -99,6 +106,15 @@ export class TaskWaits {
     if (stream.seenSeq === lastEventId && snapshot.seq === lastEventId) stream.open(snapshot.task, snapshot.seq);
     return stream;
   }
+}
+
+/** A blocking send's wait (TaskWaits.blockingWait): started once, or answered without starting. */
+export interface BlockingWait {
+  readonly answer: Promise<SendMessageResponse>;
+  /** Starts the prepared message and waits; a throw rejects the answer. */
+  begin(prepared: PreparedSend): void;
+  resolve(r: SendMessageResponse): void;
+  reject(e: Error): void;
 }
 
 /** What a blocking send reads of the request's configuration. */
@@ -197,8 +213,11 @@ const ANSWER_TIMEOUT = 'The agent did not respond in time';
  * one object with its state in fields, where the wait was eleven closures and their shared scope
  * a request (issue 26: a blocking echo's young-generation bytes).
  */
-class BlockingSend implements RunObserver {
+class BlockingSend implements RunObserver, BlockingWait {
   private settled = false;
+  answer!: Promise<SendMessageResponse>;
+  /** what it waits on, from `begin` */
+  private prepared!: PreparedSend;
   private unsubscribe: (() => void) | undefined = undefined;
   /** when it times out, and its neighbours in the deadlines' list (BlockingDeadlines) */
   deadline = 0;
@@ -211,17 +230,24 @@ class BlockingSend implements RunObserver {
   constructor(
     private readonly d: TaskWaitsDeps,
     private readonly ctx: CallContext,
-    private readonly prepared: PreparedSend,
     private readonly cfg: BlockingSendConfig,
     private readonly deadlines: BlockingDeadlines,
-  ) {
+  ) {}
+
+  begin(prepared: PreparedSend): void {
+    this.prepared = prepared;
     // A blocking send never hangs forever: past the limit the caller gets the task as it stands
     // and can poll or subscribe.
-    deadlines.add(this);
+    this.deadlines.add(this);
+    // As when it ran in the promise's executor: a throw rejects the answer.
+    try {
+      this.started(prepared);
+    } catch (e) {
+      this.reject(e as Error);
+    }
   }
 
-  begin(): void {
-    const prepared = this.prepared;
+  private started(prepared: PreparedSend): void {
     const unsubscribe = this.d.bus.subscribe(
       prepared.taskId,
       (rec) => this.onRecord(rec),
