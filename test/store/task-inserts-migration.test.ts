@@ -1,10 +1,3 @@
-/**
- * Migration 0028 (PostgreSQL: the message-id index leads with the message id; the commit's row type
- * for new tasks): up and down on both dialects; the same uniqueness; and every PostgreSQL statement
- * that reads tasks by message id still probes the index on a table of 20,000 tasks (the store's
- * lookup, the lost-commit check). The row type's attribute order: test/store/postgres/commit-record-rows.test.ts.
- */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +8,7 @@ import { WHO_LOST_ROWS } from '../../src/store/postgres/postgres-commit.js';
 import { expectSqliteTaskIndexesUnchanged } from '../support/sqlite-indexes-unchanged.js';
 import { migrateTo } from '../support/migrate-to.js';
 import { withPgSchema } from '../support/pg-schema.js';
-import { expectOtherTaskIndexesUnchanged, pgTaskIndexesAcross } from '../support/pg-task-indexes.js';
+import { expectMessageIdUniquePerAgentAndOwner, expectOtherTaskIndexesUnchanged, genericPlanOf, pgTaskIndexesAcross } from '../support/pg-task-indexes.js';
 
 /**
  * The store's lookup as it was written while 0028 was the latest migration: 0029 keys agent and
@@ -30,21 +23,6 @@ const _url = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:543
 async function hasRowType(db: Kysely<unknown>, schema: string): Promise<boolean> {
   const { rows } = await sql<{ n: string }>`select count(*) as n from pg_type where typname = 'task_commit_new_row' and typnamespace = ${schema}::regnamespace`.execute(db);
   return Number(rows[0]!.n) === 1;
-}
-
-const insertTask = (id: string, agent: string, owner: string, messageId: string) =>
-  sql`insert into tasks (id, agent_id, owner, context_id, state, status_time, created_at, seq, version, task, origin_message_id)
-      values (${id}, ${agent}, ${owner}, ${`c-${id}`}, 'TASK_STATE_COMPLETED', 1, 1, 1, 1, '{}', ${messageId})`;
-
-/** The plan PostgreSQL would run for `text` with these literal parameters, as one string. */
-async function planOf(db: Kysely<unknown>, text: string, params: string[]): Promise<string> {
-  const name = `p_${randomBytes(4).toString('hex')}`;
-  await sql.raw(`prepare ${name} as ${text}`).execute(db);
-  // A generic plan: what a named statement keeps once PostgreSQL stops making custom plans.
-  await sql`set plan_cache_mode = force_generic_plan`.execute(db);
-  const { rows } = await sql.raw<{ 'QUERY PLAN': string }>(`explain execute ${name}(${params.join(', ')})`).execute(db);
-  await sql.raw(`deallocate ${name}`).execute(db);
-  return rows.map((r) => r['QUERY PLAN']).join('\n');
 }
 
 describe('migration 0028 (the message-id index leads with the message id; the row type of new tasks)', () => {
@@ -68,13 +46,7 @@ describe('migration 0028 (the message-id index leads with the message id; the ro
   it('keeps a message id unique per agent and owner, and only there', async () => {
     await withPgSchema('0028', async (db, schema, migrator) => {
       expect((await migrateTo(migrator, AFTER, schema)).error).toBeUndefined();
-      await insertTask('t-1', 'a', 'o', 'm-1').execute(db);
-      await expect(insertTask('t-2', 'a', 'o', 'm-1').execute(db)).rejects.toMatchObject({ code: '23505', constraint: 'tasks_origin_message_idx' });
-      // the same message id from another owner, or to another agent, is another message
-      await insertTask('t-3', 'a', 'p', 'm-1').execute(db);
-      await insertTask('t-4', 'b', 'o', 'm-1').execute(db);
-      const { rows } = await sql<{ n: string }>`select count(*) as n from tasks where origin_message_id = 'm-1'`.execute(db);
-      expect(Number(rows[0]!.n)).toBe(3);
+      await expectMessageIdUniquePerAgentAndOwner(db);
     });
   });
 
@@ -90,13 +62,13 @@ describe('migration 0028 (the message-id index leads with the message id; the ro
       await sql`analyze tasks`.execute(db);
 
       expect(LOOKUP_AT_0028).not.toBe(FIND_BY_MESSAGE_IDS.text);
-      const lookup = await planOf(db, LOOKUP_AT_0028, [`array['echo']`, `array['anon']`, `array['m-1']`]);
+      const lookup = await genericPlanOf(db, LOOKUP_AT_0028, [`array['echo']`, `array['anon']`, `array['m-1']`]);
       expect(lookup).toMatch(/Index Scan using tasks_origin_message_idx on tasks/);
       // all three columns are the index's condition, not a filter over the rows it found
       expect(lookup).toMatch(/Index Cond: \(\(origin_message_id = k\.message_id\) AND \(agent_id = k\.agent_id\) AND \(owner = k\.owner\)\)/);
       expect(lookup).not.toMatch(/Seq Scan on tasks/);
 
-      const whoLost = await planOf(db, WHO_LOST_ROWS, [`array['t-1']`, `array['m-1']`]);
+      const whoLost = await genericPlanOf(db, WHO_LOST_ROWS, [`array['t-1']`, `array['m-1']`]);
       expect(whoLost).toMatch(/Bitmap Index Scan on tasks_pkey/);
       expect(whoLost).toMatch(/Bitmap Index Scan on tasks_origin_message_idx/);
       expect(whoLost).not.toMatch(/Seq Scan on tasks/);
