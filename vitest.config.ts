@@ -121,6 +121,7 @@ const UNIT = [
   'test/core/tasks/recovery-pages.test.ts',
   'test/core/tasks/resume-seam.test.ts',
   'test/core/tasks/reclaimed-task-fence.test.ts',
+  'test/core/tasks/read-what-is-stored.test.ts',
   'test/core/task-state/live-tasks.test.ts',
   'test/core/task-state/task-projection.test.ts',
   'test/edge/caller-admission.test.ts',

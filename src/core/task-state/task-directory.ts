@@ -46,8 +46,12 @@ export class TaskDirectory {
     this.agent(ctx);
     const l = this.live.get(taskId);
     if (l) {
-      if (l.owner === ctx.principal.subject && l.agentId === ctx.agentId) return { task: l.task, seq: l.seq, traceParent: l.traceParent };
-      throw new A2AError('TaskNotFound', `Task ${taskId} was not found`);
+      if (l.owner !== ctx.principal.subject || l.agentId !== ctx.agentId) throw new A2AError('TaskNotFound', `Task ${taskId} was not found`);
+      // What the store holds, not what is appended here and not yet committed: another replica
+      // reads the store, and a read here must not run ahead of it (a state told, then taken back
+      // when the commit fails, or a FAILED here while a replica beside answers WORKING).
+      if (l.durable) return { task: l.durable, seq: l.durableSeq, traceParent: l.traceParent };
+      return { task: l.task, seq: l.seq, traceParent: l.traceParent };
     }
     const s = await this.visibleStored(ctx, taskId);
     if (!s) throw new A2AError('TaskNotFound', `Task ${taskId} was not found`);

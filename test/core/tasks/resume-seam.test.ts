@@ -7,37 +7,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamItem } from '../../../src/core/a2a-handler.js';
-import { GroupCommitter } from '../../../src/store/index.js';
-import type { TaskCommit } from '../../../src/store/store.js';
 import { agent, describe as describeItem, startEngine, until, userMessage, type Engine } from './engine-harness.js';
-
-/** A committer whose commits wait while `held` is set, each until `release()`. */
-class HoldingCommitter extends GroupCommitter {
-  held = false;
-  /** commits waiting now */
-  waiting = 0;
-  private gate?: { promise: Promise<void>; open: () => void } | undefined;
-
-  override commit(c: TaskCommit): Promise<void> {
-    if (!this.held) return super.commit(c);
-    if (!this.gate) {
-      let open!: () => void;
-      const promise = new Promise<void>((r) => (open = r));
-      this.gate = { promise, open };
-    }
-    this.waiting++;
-    return this.gate.promise.then(() => {
-      this.waiting--;
-      return super.commit(c);
-    });
-  }
-
-  release(): void {
-    this.held = false;
-    this.gate?.open();
-    this.gate = undefined;
-  }
-}
+import { HoldingCommitter } from './holding-committer.js';
 
 /** An agent that streams `tick-<n>` artifacts, each when the test opens the next step, then completes. */
 function stepper(steps: number) {
@@ -116,7 +87,13 @@ describe('SubscribeToTask resume: the seam between the log and the live events',
     await until(() => replayRead, 'the replay read the log');
     committer.release();
 
-    expect(seqsAndKinds(await resumed)).toEqual(['4 artifact:tick-1', '5 status:TASK_STATE_COMPLETED']);
+    // The resume reads the task as the store holds it (seq 3, what the client has seen): nothing
+    // was missed, so the stream opens on that snapshot, and tick-1 follows as itself once committed.
+    const items = await resumed;
+    expect(seqsAndKinds(items)).toEqual(['3 task:TASK_STATE_WORKING', '4 artifact:tick-1', '5 status:TASK_STATE_COMPLETED']);
+    const opening = items[0]!.response;
+    const openingTexts = 'task' in opening ? (opening.task.artifacts ?? []).flatMap((a) => a.parts.map((p) => p.text)) : [];
+    expect(openingTexts, 'the opening snapshot holds tick-0 only, not the uncommitted tick-1').toEqual(['tick-0']);
   });
 
   it('an event committed and published while the replay reads the log is streamed once, after the replayed ones', async () => {

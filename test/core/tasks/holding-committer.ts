@@ -1,0 +1,30 @@
+import { GroupCommitter } from '../../../src/store/index.js';
+import type { TaskCommit } from '../../../src/store/store.js';
+
+/** A committer whose commits wait while `held` is set, each until `release()`. */
+export class HoldingCommitter extends GroupCommitter {
+  held = false;
+  /** commits waiting now */
+  waiting = 0;
+  private gate?: { promise: Promise<void>; open: () => void } | undefined;
+
+  override commit(c: TaskCommit): Promise<void> {
+    if (!this.held) return super.commit(c);
+    if (!this.gate) {
+      let open!: () => void;
+      const promise = new Promise<void>((r) => (open = r));
+      this.gate = { promise, open };
+    }
+    this.waiting++;
+    return this.gate.promise.then(() => {
+      this.waiting--;
+      return super.commit(c);
+    });
+  }
+
+  release(): void {
+    this.held = false;
+    this.gate?.open();
+    this.gate = undefined;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * GetTask and SubscribeToTask on the replica holding a task answer what the store holds, not what
+ * is appended and not yet committed. Another replica reads the store; a read here that ran ahead of
+ * it let a client see FAILED on one replica and WORKING on the next (test/distributed/faults.test.ts,
+ * the kill -9 recovery, once in a clean clone), and a state told before its commit can be taken back
+ * when the commit fails.
+ *
+ * In process: one engine over a real SQLite file whose committer holds commits while the test says.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { agent, describe as describeItem, startEngine, until, userMessage, type Engine } from './engine-harness.js';
+import { HoldingCommitter } from './holding-committer.js';
+
+let engine: Engine | undefined;
+let holding: HoldingCommitter | undefined;
+afterEach(async () => {
+  // a test that failed with a commit held would otherwise wait on it at close
+  holding?.release();
+  holding = undefined;
+  await engine?.dispose();
+  engine = undefined;
+});
+
+/** An agent that says WORKING, then completes with an artifact when the test lets it. */
+function finishOnSignal() {
+  let finish!: () => void;
+  const finishing = new Promise<void>((r) => (finish = r));
+  const definition = agent(async (ctx) => {
+    ctx.working();
+    await finishing;
+    ctx.artifact('done');
+    ctx.complete();
+  });
+  return { definition, finish };
+}
+
+async function startHeld(): Promise<{ e: Engine; committer: HoldingCommitter; taskId: string; finish: () => void }> {
+  const a = finishOnSignal();
+  let committer!: HoldingCommitter;
+  const e = await startEngine({ slow: a.definition }, {}, { committer: (store) => (committer = new HoldingCommitter(store)) });
+  engine = e;
+  holding = committer;
+  const r = await e.service.sendMessage(e.ctx('slow'), { message: userMessage('go'), configuration: { returnImmediately: true } });
+  if (!('task' in r)) throw new Error('expected a task');
+  const taskId = r.task.id;
+  await until(async () => (await e.store.getTask('slow', taskId))?.task.status.state === 'TASK_STATE_WORKING', 'WORKING to be stored');
+  committer.held = true;
+  a.finish();
+  await until(() => committer.waiting === 1, 'the completion commit to be held');
+  return { e, committer, taskId, finish: a.finish };
+}
+
+describe('reads on the replica holding a task answer what the store holds', () => {
+  it('GetTask answers the stored WORKING while the completion commit is held, COMPLETED once it lands', async () => {
+    const { e, committer, taskId } = await startHeld();
+    // The working copy here has COMPLETED appended (its commit waits); the store still has WORKING.
+    expect(e.service['dir'].live.get(taskId)?.task.status.state, 'the completion is appended here').toBe('TASK_STATE_COMPLETED');
+    const stored = await e.store.getTask('slow', taskId);
+    expect(stored?.task.status.state).toBe('TASK_STATE_WORKING');
+    const read = await e.service.getTask(e.ctx('slow'), { id: taskId });
+    expect(read.status.state, 'GetTask answers what the store holds').toBe('TASK_STATE_WORKING');
+    expect(read.artifacts ?? [], 'no artifact the store does not have').toEqual(stored?.task.artifacts ?? []);
+
+    committer.release();
+    await until(async () => (await e.service.getTask(e.ctx('slow'), { id: taskId })).status.state === 'TASK_STATE_COMPLETED', 'COMPLETED once committed');
+    const done = await e.service.getTask(e.ctx('slow'), { id: taskId });
+    expect(done.artifacts?.flatMap((x) => x.parts.map((p) => p.text))).toEqual(['done']);
+    expect((await e.store.getTask('slow', taskId))?.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('SubscribeToTask opens on the stored task and streams the held commit\u2019s events once they land', async () => {
+    const { e, committer, taskId } = await startHeld();
+    const items: string[] = [];
+    const reading = (async () => {
+      for await (const item of e.service.subscribeToTask(e.ctx('slow'), { id: taskId })) items.push(describeItem(item.response));
+    })();
+    await until(() => items.length >= 1, 'the stream to open');
+    expect(items, 'opens on the stored task, not on the appended completion').toEqual(['task:TASK_STATE_WORKING']);
+    committer.release();
+    await reading;
+    expect(items).toEqual(['task:TASK_STATE_WORKING', 'artifact:done', 'status:TASK_STATE_COMPLETED']);
+  });
+});
