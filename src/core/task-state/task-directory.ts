@@ -47,11 +47,12 @@ export class TaskDirectory {
     const l = this.live.get(taskId);
     if (l) {
       if (l.owner !== ctx.principal.subject || l.agentId !== ctx.agentId) throw new A2AError('TaskNotFound', `Task ${taskId} was not found`);
-      // What the store holds, not what is appended here and not yet committed: another replica
-      // reads the store, and a read here must not run ahead of it (a state told, then taken back
-      // when the commit fails, or a FAILED here while a replica beside answers WORKING).
-      if (l.durable) return { task: l.durable, seq: l.durableSeq, traceParent: l.traceParent };
-      return { task: l.task, seq: l.seq, traceParent: l.traceParent };
+      // Nothing appended since the last commit landed: the copy is what the store holds.
+      if (l.durable && l.durableSeq === l.seq) return { task: l.durable, seq: l.durableSeq, traceParent: l.traceParent };
+      // A commit in flight: the store answers, as it does on every other replica. The copy here
+      // would run ahead of them (a state told, then taken back if the commit fails), and the copy
+      // as last acknowledged may lag them (the commit landed, its acknowledgement not yet read):
+      // either way one replica answered FAILED while the next still answered WORKING.
     }
     const s = await this.visibleStored(ctx, taskId);
     if (!s) throw new A2AError('TaskNotFound', `Task ${taskId} was not found`);

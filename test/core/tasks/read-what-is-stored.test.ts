@@ -5,14 +5,18 @@
  * the kill -9 recovery, once in a clean clone), and a state told before its commit can be taken back
  * when the commit fails.
  *
- * In process: one engine over a real SQLite file whose committer holds commits while the test says.
+ * Nor does a read on it lag them: a commit that landed is read as landed, even before this replica
+ * has read its acknowledgement.
+ *
+ * In process: one engine over a real SQLite file whose committer holds commits (or only their
+ * acknowledgements) while the test says.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { agent, describe as describeItem, startEngine, until, userMessage, type Engine } from './engine-harness.js';
-import { HoldingCommitter } from './holding-committer.js';
+import { AckHoldingCommitter, HoldingCommitter } from './holding-committer.js';
 
 let engine: Engine | undefined;
-let holding: HoldingCommitter | undefined;
+let holding: { release(): void } | undefined;
 afterEach(async () => {
   // a test that failed with a commit held would otherwise wait on it at close
   holding?.release();
@@ -79,5 +83,27 @@ describe('reads on the replica holding a task answer what the store holds', () =
     committer.release();
     await reading;
     expect(items).toEqual(['task:TASK_STATE_WORKING', 'artifact:done', 'status:TASK_STATE_COMPLETED']);
+  });
+
+  it('GetTask answers the stored COMPLETED once the completion commit landed, before this replica read its acknowledgement', async () => {
+    const a = finishOnSignal();
+    let committer!: AckHoldingCommitter;
+    const e = await startEngine({ slow: a.definition }, {}, { committer: (store) => (committer = new AckHoldingCommitter(store)) });
+    engine = e;
+    holding = committer;
+    const r = await e.service.sendMessage(e.ctx('slow'), { message: userMessage('go'), configuration: { returnImmediately: true } });
+    if (!('task' in r)) throw new Error('expected a task');
+    const taskId = r.task.id;
+    await until(async () => (await e.store.getTask('slow', taskId))?.task.status.state === 'TASK_STATE_WORKING', 'WORKING to be stored');
+    committer.held = true;
+    a.finish();
+    await until(() => committer.waiting === 1, 'the completion commit to land with its acknowledgement held');
+    const live = e.service['dir'].live.get(taskId);
+    expect(live?.durable?.status.state, 'this replica has not read the acknowledgement').toBe('TASK_STATE_WORKING');
+    expect((await e.store.getTask('slow', taskId))?.task.status.state).toBe('TASK_STATE_COMPLETED');
+    const read = await e.service.getTask(e.ctx('slow'), { id: taskId });
+    expect(read.status.state, 'GetTask answers what the store holds').toBe('TASK_STATE_COMPLETED');
+    expect(read.artifacts?.flatMap((x) => x.parts.map((p) => p.text))).toEqual(['done']);
+    committer.release();
   });
 });
