@@ -9,7 +9,7 @@
  * has read its acknowledgement.
  *
  * In process: one engine over a real SQLite file whose committer holds commits (or only their
- * acknowledgements) while the test says.
+ * acknowledgements) while the test says. ADR 0089.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { agent, describe as describeItem, startEngine, until, userMessage, type Engine } from './engine-harness.js';
