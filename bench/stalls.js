@@ -9,6 +9,7 @@
 // time during them (Linux schedstat: a block with little CPU was the OS running something else on
 // a loaded machine, not work of ours). Read counts and CPU, not wall times, on a loaded machine.
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +25,7 @@ import { shippedNodeOptions } from './lib/shipped-node-options.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connections N] [--tree DIR]
                            [--node-args "..."] [--agentport-args "..."] [--top N] [--json] [--trace] [--bare]
-                           [--node-defaults]
+                           [--node-defaults] [--pin]
   --trace       also record where each request's time went (bench/lib/tail-trace.cjs; SQLite
                 commit thread) and print the median requests' parts beside the tail's, and the
                 requests > 3× the median put on their causes (GC pauses of either thread, usage
@@ -35,10 +36,14 @@ const HELP = `Usage: node bench/stalls.js [--duration S] [--warmup S] [--connect
   --tree DIR    a built Agentport tree to run (default this one), e.g. /work/base for a before/after
   --node-args   extra node options for the server, after those it ships with (the last of a
                 flag wins), e.g. "--max-semi-space-size=32"
+  --pin         the server's main thread alone on CPU 0; its other threads (the commit thread, V8's
+                helpers) and wrk on the others (taskset): the server's own tail with the load
+                generator's run-queue waits taken off the main thread (issue 26, tail36). A quiet
+                machine's reading; other processes still run on every CPU
   --node-defaults  without the node options Agentport ships with (its bin/agentport.js shebang,
                 --max-semi-space-size=64: ADR 0081), i.e. Node's defaults plus --node-args`;
 
-const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false, trace: false, traceOut: '', bare: false, nodeDefaults: false };
+const o = { duration: 8, warmup: 2, connections: 32, tree: ROOT, nodeArgs: '', agentportArgs: '', top: 12, json: false, trace: false, traceOut: '', bare: false, nodeDefaults: false, pin: false };
 parseCommandLine(HELP, {
   '--duration': value((v) => (o.duration = Number(v))),
   '--warmup': value((v) => (o.warmup = Number(v))),
@@ -51,6 +56,7 @@ parseCommandLine(HELP, {
   '--trace': flag(() => (o.trace = true)),
   '--bare': flag(() => (o.bare = true)),
   '--node-defaults': flag(() => (o.nodeDefaults = true)),
+  '--pin': flag(() => (o.pin = true)),
   '--trace-out': value((v) => (o.traceOut = path.resolve(v))),
 });
 requireBuiltTree(o.tree);
@@ -73,7 +79,24 @@ const url = `http://127.0.0.1:${port}${w.path}`;
 const { server, stop } = await startBenchServer({ args, cwd: o.tree, env: { AGENTPORT_STALLS_OUT: out, AGENTPORT_TRACE_OUT: traceOut, AGENTPORT_TRACE_TREE: o.tree }, url, headers: w.headers, workload: w });
 
 const gen = ensureWrk() ? runWrk : runAutocannon;
-const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });
+const cpus = o.pin ? pin(server.pid) : undefined;
+const load = (durationS, runId) => gen({ url, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId, cpus });
+
+/** --pin: every thread of the server on CPUs 1…n−1, then its main thread (tid = pid) alone on CPU 0; the CPUs left for wrk. */
+function pin(pid) {
+  if (gen !== runWrk) throw new Error('--pin needs wrk');
+  const n = os.availableParallelism();
+  if (n < 2) throw new Error('--pin needs 2 CPUs');
+  const rest = n === 2 ? '1' : `1-${n - 1}`;
+  for (const args of [
+    ['-a', '-p', '-c', rest, String(pid)],
+    ['-p', '-c', '0', String(pid)],
+  ]) {
+    const r = spawnSync('taskset', args, { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`taskset ${args.join(' ')}: ${r.stderr}`);
+  }
+  return rest;
+}
 const load0 = os.loadavg()[0];
 if (o.warmup > 0) await load(o.warmup, 'warmup');
 server.kill('SIGUSR2');
@@ -150,7 +173,7 @@ if (o.json) {
   process.exit(0);
 }
 console.log(`${n} requests in ${f(measured.durationS, 1)} s (${Math.round(measured.rps)} req/s, ${o.connections} connections, ${measured.generator}); load average ${f(load0, 1)} → ${f(os.loadavg()[0], 1)}`);
-console.log(`server node options: ${nodeOptions.join(' ') || "(Node's defaults)"}`);
+console.log(`server node options: ${nodeOptions.join(' ') || "(Node's defaults)"}${cpus ? `; pinned: main thread on CPU 0, its other threads and wrk on ${cpus}` : ''}`);
 console.log(`client   p50 ${f(measured.latencyMs.p50)} ms  p99 ${f(measured.latencyMs.p99)} ms  max ${f(measured.latencyMs.max)} ms`);
 if (bare)
   console.log(

@@ -124,7 +124,8 @@ export async function runWrk(o) {
   writeFileSync(script, wrkScript(o));
   try {
     const args = [`-t${o.threads}`, `-c${o.connections}`, `-d${o.durationS}s`, '--timeout', '10s', '--latency', '-s', script, o.url];
-    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    // o.cpus: wrk held to those CPUs (taskset's list), apart from the server's main thread (stalls.js --pin).
+    const child = o.cpus ? spawn('taskset', ['-c', o.cpus, 'wrk', ...args], { stdio: ['ignore', 'pipe', 'pipe'] }) : spawn('wrk', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const r = await collect(child);
     const line = r.stdout.split('\n').find((l) => l.startsWith('WRK_JSON '));
     if (r.code !== 0 || !line) {

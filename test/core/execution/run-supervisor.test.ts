@@ -99,6 +99,26 @@ describe('RunSupervisor', () => {
     expect(end.err).toMatchObject({ kind: 'InvalidAgentResponse' });
   });
 
+  it('ends the run of an executor that returned nothing in the microtask turn of one whose promise was already settled', async () => {
+    // The run waits on the executor's answer through a promise either way (an executor that returned
+    // nothing shares one settled promise: issue 26, tail36); the engine's event order rests on the turn.
+    const seen: number[] = [];
+    for (const execute of [() => {}, async () => {}, () => {}]) {
+      let turns = 0;
+      const tick = () => {
+        turns++;
+        if (turns < 20) queueMicrotask(tick);
+      };
+      queueMicrotask(tick);
+      const end = await run(execute, `turns-${seen.length}`).then((e) => ({ e, at: turns }));
+      expect(end.e.err).toMatchObject({ kind: 'InvalidAgentResponse' });
+      seen.push(end.at);
+      await new Promise((r) => setImmediate(r));
+    }
+    expect(seen[0]).toBeGreaterThan(0);
+    expect(seen).toEqual([seen[0], seen[0], seen[0]]);
+  });
+
   it('dropTask stops the executor and forgets the working copy', async () => {
     let started!: () => void;
     const working = new Promise<void>((r) => (started = r));
