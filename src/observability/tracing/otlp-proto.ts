@@ -46,10 +46,12 @@ class SpanProtoEncoder {
   #text = '';
   /** the text's UTF-8 when it is all ASCII (one byte a character), kept from part to part */
   #scratch = Buffer.allocUnsafe(0);
+  #view = new DataView(this.#scratch.buffer, 0, 0);
   #ascii = false;
   #numbers!: Float64Array;
   #others: AttributeValue[] = [];
   #blocks: readonly Uint8Array[] = [];
+  #blockViews: DataView[] = [];
   #i = 0;
   #at = 0;
   #other = 0;
@@ -76,12 +78,16 @@ class SpanProtoEncoder {
   part(p: PackedPart): void {
     this.#text = p.text;
     const n = p.text.length;
-    if (this.#scratch.length < n + 4) this.#scratch = Buffer.allocUnsafe(n + 4 + (n >> 2));
+    if (this.#scratch.length < n + 4) {
+      this.#scratch = Buffer.allocUnsafe(n + 4 + (n >> 2));
+      this.#view = new DataView(this.#scratch.buffer, this.#scratch.byteOffset, this.#scratch.length);
+    }
     // written as UTF-8, an ASCII text takes one byte a character (a text that is not fills more)
     this.#ascii = this.#scratch.write(p.text, 0, 'utf8') === n;
     this.#numbers = p.numbers;
     this.#others = p.others;
     this.#blocks = p.blocks ?? [];
+    this.#blockViews = this.#blocks.map((b) => new DataView(b.buffer, b.byteOffset, b.byteLength));
     this.#i = 0;
     this.#at = 0;
     this.#other = 0;
@@ -111,7 +117,7 @@ class SpanProtoEncoder {
   #string(w: ProtoBytes, start: number, length: number): void {
     if (this.#ascii) {
       w.varint(length);
-      w.copy(this.#scratch, start, length);
+      w.words(this.#view, start, length);
     } else w.utf8(this.#text.slice(start, start + length));
   }
 
@@ -121,9 +127,10 @@ class SpanProtoEncoder {
       hexBytes(w, this.#text, at, length);
       return;
     }
+    // 16 or 8 bytes at an offset a multiple of 8 in a 4 KB block: whole words
     const r = -1 - length;
-    w.varint(bytes);
-    w.copy(this.#blocks[Math.floor(r / ID_BLOCK_BYTES)]!, r % ID_BLOCK_BYTES, bytes);
+    w.byte(bytes);
+    w.words(this.#blockViews[Math.floor(r / ID_BLOCK_BYTES)]!, r % ID_BLOCK_BYTES, bytes);
   }
 
   #span(): void {
@@ -151,24 +158,24 @@ class SpanProtoEncoder {
     const messageLength = this.#num();
     const message = this.#skip(messageLength);
 
-    w.varint(T.SCOPE_SPAN);
+    w.byte(T.SCOPE_SPAN);
     const from = w.pos - 1;
     const at = w.begin(2);
-    w.varint(T.TRACE_ID);
+    w.byte(T.TRACE_ID);
     this.#id(w, traceIdLength, traceId, 16);
-    w.varint(T.SPAN_ID);
+    w.byte(T.SPAN_ID);
     this.#id(w, spanIdLength, spanId, 8);
     if (traceState) this.#traceState(w, traceState, T.TRACE_STATE);
     if (parentLength !== 0) {
-      w.varint(T.PARENT_SPAN_ID);
+      w.byte(T.PARENT_SPAN_ID);
       this.#id(w, parentLength, parent, 8);
     }
-    w.varint(T.NAME);
+    w.byte(T.NAME);
     this.#string(w, name, nameLength);
     w.field(T.KIND, kind + 1);
-    w.varint(T.START_TIME);
+    w.byte(T.START_TIME);
     w.nanos(startS, startNs);
-    w.varint(T.END_TIME);
+    w.byte(T.END_TIME);
     if (before) w.nanos(startS, startNs);
     else w.nanos(this.#s, this.#ns);
     this.#attributes(w, this.#limits.attributeCountLimit, T.ATTRIBUTES);
@@ -177,10 +184,10 @@ class SpanProtoEncoder {
     this.#events(w);
     if (this.#links.pos > 0) w.copy(this.#links.buf, 0, this.#links.pos);
     w.field(T.DROPPED_LINKS, droppedLinks);
-    w.varint(T.STATUS);
+    w.byte(T.STATUS);
     const status = w.begin();
     if (messageLength > 0) {
-      w.varint(T.STATUS_MESSAGE);
+      w.byte(T.STATUS_MESSAGE);
       this.#string(w, message, messageLength);
     }
     w.field(T.STATUS_CODE, code);
@@ -218,16 +225,16 @@ class SpanProtoEncoder {
         this.#attributes(undefined, 0, 0);
         continue;
       }
-      l.varint(T.LINK);
+      l.byte(T.LINK);
       const at = l.begin();
-      l.varint(T.LINK_TRACE_ID);
+      l.byte(T.LINK_TRACE_ID);
       hexBytes(l, this.#text, traceId, traceIdLength);
-      l.varint(T.LINK_SPAN_ID);
+      l.byte(T.LINK_SPAN_ID);
       hexBytes(l, this.#text, spanId, spanIdLength);
       if (traceState) this.#traceState(l, traceState, T.LINK_TRACE_STATE);
       this.#attributes(l, this.#limits.attributePerLinkCountLimit, T.LINK_ATTRIBUTES);
       l.field(T.LINK_DROPPED_ATTRIBUTES, this.#dropped);
-      l.varint(T.LINK_FLAGS);
+      l.byte(T.LINK_FLAGS);
       l.fixed32(flags(traceFlags, remote));
       l.end(at);
     }
@@ -247,11 +254,11 @@ class SpanProtoEncoder {
         continue;
       }
       this.#time(perfMs);
-      w.varint(T.EVENT);
+      w.byte(T.EVENT);
       const at = w.begin();
-      w.varint(T.EVENT_TIME);
+      w.byte(T.EVENT_TIME);
       w.nanos(this.#s, this.#ns);
-      w.varint(T.EVENT_NAME);
+      w.byte(T.EVENT_NAME);
       this.#string(w, name, nameLength);
       this.#attributes(w, this.#limits.attributePerEventCountLimit, T.EVENT_ATTRIBUTES);
       w.field(T.EVENT_DROPPED_ATTRIBUTES, this.#dropped);
@@ -346,13 +353,13 @@ class SpanProtoEncoder {
   #keyValue(w: ProtoBytes, j: number, tag: number): void {
     w.varint(tag);
     const kv = w.begin();
-    w.varint(T.KEY);
+    w.byte(T.KEY);
     this.#string(w, this.#keyAt[j]!, this.#keyLength[j]!);
-    w.varint(T.VALUE);
+    w.byte(T.VALUE);
     const value = w.begin();
     const t = this.#tags[j]!;
     if (t >= 0) {
-      w.varint(T.STRING_VALUE);
+      w.byte(T.STRING_VALUE);
       this.#string(w, this.#nums[j]!, Math.min(t, this.#limits.attributeValueLengthLimit));
     } else if (t === VALUE_TRUE || t === VALUE_FALSE) w.field(T.BOOL_VALUE, t === VALUE_TRUE ? 1 : 0);
     else if (t === VALUE_NUMBER) anyValueProto(w, this.#nums[j]!);
