@@ -91,7 +91,10 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-ab-'));
 async function startSink() {
   const server = http.createServer((req, res) => {
     req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    // an empty ExportTraceServiceResponse in the request's encoding, as a collector answers
+    req.on('end', () =>
+      req.headers['content-type'] === 'application/x-protobuf' ? res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end() : res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+    );
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return server;

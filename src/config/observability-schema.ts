@@ -44,6 +44,8 @@ export const tracingSchema = z
     enabled: bool.default(false),
     /** the collector's OTLP/HTTP base URL (`/v1/traces` appended unless the path already ends so) */
     endpoint: httpBaseUrl.optional(),
+    /** the request body's encoding: binary protobuf (default) or JSON; else OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / OTEL_EXPORTER_OTLP_PROTOCOL */
+    protocol: z.enum(['http/protobuf', 'http/json']).optional(),
     /** sent with every export (an API key of a hosted backend); merged over OTEL_EXPORTER_OTLP_HEADERS */
     headers: z.record(nonEmptyString, z.string()).optional(),
     /** share of new traces kept (parent-based: a caller's sampled flag is followed) */

@@ -1,7 +1,8 @@
 /**
  * The packed-batch OTLP/HTTP exporter (src/observability/tracing/otlp-json-exporter.ts) sends what
  * the SDK's exporter sent: to the configured url, with the configured headers and Content-Type
- * application/json, the SDK serializer's body for the same spans; it retries a collector's
+ * application/json, the SDK serializer's body for the same spans (in binary protobuf, Content-Type
+ * application/x-protobuf and the SDK's protobuf serializer's body); it retries a collector's
  * 503 after its Retry-After and reports the batch exported; a refusal fails the batch with its
  * cause. Against a real HTTP server on loopback.
  */
@@ -9,7 +10,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { diag, ROOT_CONTEXT, SpanKind, trace } from '@opentelemetry/api';
 import { TraceState, type InstrumentationScope } from '@opentelemetry/core';
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOnSampler } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -23,16 +24,17 @@ interface Received {
   url?: string;
   headers: http.IncomingHttpHeaders;
   body: string;
+  raw: Buffer;
 }
 
 /** A collector answering each request with the next of `answers` (the last one repeated), keeping what it got. */
-async function collector(answers: Array<{ status: number; headers?: Record<string, string>; body?: string }>): Promise<{ url: string; got: Received[]; close(): Promise<void> }> {
+async function collector(answers: Array<{ status: number; headers?: Record<string, string>; body?: string | Buffer }>): Promise<{ url: string; got: Received[]; close(): Promise<void> }> {
   const got: Received[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      got.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      got.push({ method: req.method, url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), raw: Buffer.concat(chunks) });
       const a = answers[Math.min(got.length - 1, answers.length - 1)]!;
       res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers }).end(a.body ?? '{}');
     });
@@ -72,7 +74,7 @@ describe('the OTLP JSON exporter of packed batches', () => {
 
   it('posts the SDK serializer’s body to the configured url with the configured headers and Content-Type application/json', async () => {
     const c = await collector([{ status: 200 }]);
-    const exporter = new OtlpJsonExporter({ url: c.url, headers: { authorization: 'Bearer k-1', 'x-tenant': 'acme' }, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
+    const exporter = new OtlpJsonExporter({ protocol: 'http/json', url: c.url, headers: { authorization: 'Bearer k-1', 'x-tenant': 'acme' }, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
     try {
       const batch = await packedBatch();
       const expected = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(unpackSpans(structuredClone(batch), resourceFromAttributes(resourceAttributes), (s) => new TraceState(s), limits))!);
@@ -91,9 +93,33 @@ describe('the OTLP JSON exporter of packed batches', () => {
     }
   });
 
+  it('posts the SDK protobuf serializer’s body with Content-Type application/x-protobuf, and says a protobuf partial success', async () => {
+    const warnings = vi.spyOn(diag, 'warn').mockImplementation(() => {});
+    // ExportTraceServiceResponse { partial_success { rejected_spans: 1, error_message: "one too old" } }
+    const message = Buffer.from('one too old');
+    const partialSuccess = Buffer.concat([Buffer.from([0x08, 0x01, 0x12, message.length]), message]);
+    const c = await collector([{ status: 200, headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.concat([Buffer.from([0x0a, partialSuccess.length]), partialSuccess]) }]);
+    const exporter = new OtlpJsonExporter({ protocol: 'http/protobuf', url: c.url, headers: { authorization: 'Bearer k-1' }, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
+    try {
+      const batch = await packedBatch();
+      const expected = Buffer.from(ProtobufTraceSerializer.serializeRequest(unpackSpans(structuredClone(batch), resourceFromAttributes(resourceAttributes), (s) => new TraceState(s), limits))!);
+      expect(await exportOnce(exporter, batch)).toEqual({ code: 0 });
+      expect(c.got).toHaveLength(1);
+      const r = c.got[0]!;
+      expect(r.url).toBe('/v1/traces');
+      expect(r.headers['content-type']).toBe('application/x-protobuf');
+      expect(r.headers.authorization).toBe('Bearer k-1');
+      expect(r.raw.toString('hex')).toBe(expected.toString('hex'));
+      expect(JSON.stringify(warnings.mock.calls)).toMatch(/Partial Success.*one too old/);
+    } finally {
+      await exporter.shutdown();
+      await c.close();
+    }
+  });
+
   it('retries a 503 after its Retry-After and reports the batch exported', async () => {
     const c = await collector([{ status: 503, headers: { 'retry-after': '0' } }, { status: 200 }]);
-    const exporter = new OtlpJsonExporter({ url: c.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
+    const exporter = new OtlpJsonExporter({ protocol: 'http/json', url: c.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
     try {
       const started = performance.now();
       expect(await exportOnce(exporter, await packedBatch())).toEqual({ code: 0 });
@@ -111,8 +137,8 @@ describe('the OTLP JSON exporter of packed batches', () => {
     const warnings = vi.spyOn(diag, 'warn').mockImplementation(() => {});
     const refusing = await collector([{ status: 400, body: '{"message":"bad batch"}' }]);
     const partial = await collector([{ status: 200, body: '{"partialSuccess":{"rejectedSpans":1,"errorMessage":"one too old"}}' }]);
-    const refused = new OtlpJsonExporter({ url: refusing.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
-    const halfTaken = new OtlpJsonExporter({ url: partial.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
+    const refused = new OtlpJsonExporter({ protocol: 'http/json', url: refusing.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
+    const halfTaken = new OtlpJsonExporter({ protocol: 'http/json', url: partial.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
     try {
       const result = await exportOnce(refused, await packedBatch());
       expect(result.code).toBe(1);

@@ -8,12 +8,13 @@
  */
 import { diag, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, TraceFlags, type AttributeValue, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { TraceState, type InstrumentationScope } from '@opentelemetry/core';
-import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOnSampler } from '@opentelemetry/sdk-trace-base';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { otlpJsonRequest, resourceJson } from '../../src/observability/tracing/otlp-json.js';
+import { otlpProtoRequest, resourceProto } from '../../src/observability/tracing/otlp-proto.js';
 import { EarlierParts, spanLimitsFrom, unpackSpans, type PackedSpans, type SpanLimits } from '../../src/observability/tracing/packed-spans.js';
 import { SpanBatches, type PackedSpanExporter } from '../../src/observability/tracing/span-batches.js';
 import { SpanRecorder } from '../../src/observability/tracing/span-recorder.js';
@@ -26,25 +27,38 @@ interface Pair {
   ours: string;
   theirs: string;
   spans: number;
+  /** the same batch as OTLP binary protobuf (otlp-proto.ts), ours and the SDK's `ProtobufTraceSerializer`'s */
+  oursProto: Buffer;
+  theirsProto: Buffer;
 }
 
 /** Runs `record` on Agentport's recorder and gives each exported batch's body both ways: ours and the SDK serializer's. */
 async function bothWays(record: (tracer: (name: string, version?: string, schemaUrl?: string) => Tracer) => void, o: { limits?: SpanLimits; partSpans?: number; maxExportBatchSize?: number } = {}): Promise<Pair[]> {
   const limits = o.limits ?? spanLimitsFrom({});
   const ourParts = new EarlierParts();
+  const protoParts = new EarlierParts();
   const theirParts = new EarlierParts();
   const pairs: Pair[] = [];
   const both: PackedSpanExporter = {
     // what postMessage hands the thread: a structured clone, once for each side
     part: (batch, p) => {
       ourParts.add(batch, structuredClone(p));
+      protoParts.add(batch, structuredClone(p));
       theirParts.add(batch, structuredClone(p));
     },
     export: (batch, last: PackedSpans, done) => {
       const { body, spans } = otlpJsonRequest(structuredClone(last), ourParts.take(batch), resourceJson(resourceAttributes), parse, limits);
+      const proto = otlpProtoRequest(structuredClone(last), protoParts.take(batch), resourceProto(resourceAttributes), parse, limits);
       const readable = unpackSpans(structuredClone(last), resource, parse, limits, theirParts.take(batch));
-      pairs.push({ ours: new TextDecoder().decode(body), theirs: new TextDecoder().decode(JsonTraceSerializer.serializeRequest(readable)!), spans });
+      pairs.push({
+        ours: new TextDecoder().decode(body),
+        theirs: new TextDecoder().decode(JsonTraceSerializer.serializeRequest(readable)!),
+        spans,
+        oursProto: Buffer.from(proto.body),
+        theirsProto: Buffer.from(ProtobufTraceSerializer.serializeRequest(readable)!),
+      });
       expect(spans).toBe(readable.length);
+      expect(proto.spans).toBe(readable.length);
       done({ code: 0 });
     },
     forceFlush: () => Promise.resolve(),
@@ -70,6 +84,7 @@ function expectSame(pairs: Pair[], batches = 1): void {
   for (const p of pairs) {
     expect(JSON.parse(p.ours)).toEqual(JSON.parse(p.theirs));
     expect(p.ours).toBe(p.theirs);
+    expect(p.oursProto.toString('hex')).toBe(p.theirsProto.toString('hex'));
   }
 }
 

@@ -19,6 +19,7 @@ describe('tracing settings', () => {
   it('default to a local collector, parent-based always-on sampling, service agentport', () => {
     expect(tracingSettings(cfg({ enabled: true }), {})).toEqual({
       url: 'http://localhost:4318/v1/traces',
+      protocol: 'http/protobuf',
       headers: {},
       serviceName: 'agentport',
       resourceAttributes: {},
@@ -75,6 +76,18 @@ describe('tracing settings', () => {
     expect(s.headers).toEqual({ tenant: 'file', other: '1' });
     expect(s.sampler).toEqual({ kind: 'ratio', ratio: 0.5, parentBased: true });
     expect(s.serviceName).toBe('edge');
+  });
+
+  it('encode in binary protobuf unless the file or OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL says http/json; the file over the environment', () => {
+    const protocol = (file: 'http/json' | 'http/protobuf' | undefined, env: Record<string, string>) => tracingSettings(cfg({ enabled: true, ...(file ? { protocol: file } : {}) }), env)!.protocol;
+    expect(protocol(undefined, {})).toBe('http/protobuf');
+    expect(protocol(undefined, { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/json');
+    expect(protocol(undefined, { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: ' HTTP/JSON ' })).toBe('http/json');
+    expect(protocol(undefined, { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/protobuf');
+    // gRPC is not offered: the default, as for any other value
+    expect(protocol(undefined, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toBe('http/protobuf');
+    expect(protocol('http/json', { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toBe('http/json');
+    expect(protocol('http/protobuf', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/protobuf');
   });
 
   it('refuses a sampling ratio outside 0..1', () => {

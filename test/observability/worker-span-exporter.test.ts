@@ -46,7 +46,10 @@ describe('the span export thread', () => {
   afterAll(() => otlp?.close());
 
   it('sends a batch to the collector from the thread, with the resource it was started with', async () => {
-    const exporter = WorkerSpanExporter.start({ url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-7' }, limits }, diag);
+    const exporter = WorkerSpanExporter.start(
+      { protocol: 'http/protobuf', url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-7' }, limits },
+      diag,
+    );
     // the thread module is the build's (dist/): the test runs the compiled thread, not a stand-in
     expect(exporter).toBeDefined();
     const { batch: spans, parentId } = await finishedSpans();
@@ -62,7 +65,10 @@ describe('the span export thread', () => {
   });
 
   it('exports a batch posted in parts whole, every span once and in the order ended', async () => {
-    const exporter = WorkerSpanExporter.start({ url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-parts' }, limits }, diag)!;
+    const exporter = WorkerSpanExporter.start(
+      { protocol: 'http/protobuf', url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-parts' }, limits },
+      diag,
+    )!;
     const scopes: InstrumentationScope[] = [];
     const failures: Error[] = [];
     const sink = new SpanBatches(exporter, scopes, { maxQueueSize: 1000, maxExportBatchSize: 100, scheduledDelayMillis: 60_000, exportTimeoutMillis: 30_000, partSpans: 16, onError: (e) => failures.push(e) });
@@ -77,7 +83,10 @@ describe('the span export thread', () => {
   });
 
   it('on a graceful stop sends the spans of a part not yet posted, each with the ids it was recorded with', async () => {
-    const exporter = WorkerSpanExporter.start({ url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-stop' }, limits }, diag)!;
+    const exporter = WorkerSpanExporter.start(
+      { protocol: 'http/protobuf', url: `${otlp.endpoint}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport', 'service.instance.id': 'replica-stop' }, limits },
+      diag,
+    )!;
     const scopes: InstrumentationScope[] = [];
     const failures: Error[] = [];
     // the default part size and a batch that would wait a minute: only the stop sends the last part's spans
@@ -110,7 +119,10 @@ describe('the span export thread', () => {
       req.on('end', () => res.writeHead(400, { 'content-type': 'application/json' }).end('{"message":"bad batch"}'));
     });
     await new Promise<void>((r) => refusing.listen(0, '127.0.0.1', r));
-    const exporter = WorkerSpanExporter.start({ url: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport' }, limits }, diag)!;
+    const exporter = WorkerSpanExporter.start(
+      { protocol: 'http/protobuf', url: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}/v1/traces`, headers: {}, resourceAttributes: { 'service.name': 'agentport' }, limits },
+      diag,
+    )!;
     try {
       const result = await exportOnce(exporter, (await finishedSpans()).batch);
       expect(result.code).toBe(1);

@@ -107,8 +107,8 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
   // The export (attribute limits, the OTLP JSON, HTTP) runs on a thread of its own when the built
   // thread module is there (always, but under the test runner's TypeScript sources without a build).
   const exporter =
-    WorkerSpanExporter.start({ url: s.url, headers: s.headers, resourceAttributes, limits }, diag) ??
-    new OtlpJsonExporter({ url: s.url, headers: s.headers, resourceAttributes, limits, parseTraceState: (t) => new TraceState(t) });
+    WorkerSpanExporter.start({ url: s.url, protocol: s.protocol, headers: s.headers, resourceAttributes, limits }, diag) ??
+    new OtlpJsonExporter({ url: s.url, protocol: s.protocol, headers: s.headers, resourceAttributes, limits, parseTraceState: (t) => new TraceState(t) });
   // Spans are recorded by Agentport's recorder, not the SDK's tracer (ADR 0018, Revision 3): the
   // SDK's sampler decides, the SDK's export delegate sends what otlp-json.ts encodes; the batching keeps the
   // BatchSpanProcessor's bounds. Export failures go to the SDK's global error handler, which

@@ -11,6 +11,8 @@ export type Sampler = { kind: 'always_on' | 'always_off' } | { kind: 'ratio'; ra
 export interface TracingSettings {
   /** the full OTLP/HTTP traces URL */
   url: string;
+  /** the request body's encoding */
+  protocol: 'http/protobuf' | 'http/json';
   headers: Record<string, string>;
   serviceName: string;
   /** OTEL_RESOURCE_ATTRIBUTES, less what the settings name themselves */
@@ -50,6 +52,7 @@ export function tracingSettings(cfg: TracingConfig, env: Env = process.env): Tra
   delete resourceAttributes['service.name'];
   return {
     url: cfg.endpoint ? tracesUrl(cfg.endpoint) : (nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) ?? tracesUrl(nonEmpty(env.OTEL_EXPORTER_OTLP_ENDPOINT) ?? DEFAULT_BASE)),
+    protocol: cfg.protocol ?? protocolFromEnv(env),
     headers: { ...parseKeyValues(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseKeyValues(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS), ...cfg.headers },
     serviceName,
     resourceAttributes,
@@ -79,6 +82,15 @@ function positiveInteger(v: string | undefined): number | undefined {
   if (!t || !/^\d+$/.test(t)) return undefined;
   const n = Number(t);
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/**
+ * OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL: `http/json` or `http/protobuf`,
+ * the specification's default (docs/decisions/0086). `grpc` is not offered: it falls back to the default, as any other value.
+ */
+function protocolFromEnv(env: Env): 'http/protobuf' | 'http/json' {
+  const v = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL);
+  return v?.toLowerCase() === 'http/json' ? 'http/json' : 'http/protobuf';
 }
 
 /** A base URL gets the signal path, as OTEL_EXPORTER_OTLP_ENDPOINT does; one already ending in it is kept. */

@@ -14,11 +14,13 @@ import type { DiagLogger } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { PackedPart, PackedSpans, SpanLimits } from './packed-spans.js';
 import type { PackedSpanExporter } from './span-batches.js';
+import type { OtlpHttpProtocol } from './otlp-json-exporter.js';
 import { startWorker, workerModuleUrl } from '../../config/worker-module.js';
 
 /** What the export thread is started with. */
 export interface ExportThreadData {
   url: string;
+  protocol: OtlpHttpProtocol;
   headers: Record<string, string>;
   resourceAttributes: Record<string, string>;
   limits: SpanLimits;
