@@ -3,15 +3,15 @@
  * of an administrator, the management API called without any credential, in Chromium.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { launchChromium } from '../../scripts/chromium.mjs';
+import { openChromium, type TestBrowser } from '../support/chromium.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;
-let browser: Awaited<ReturnType<typeof launchChromium>>;
+let browser: TestBrowser;
 
 beforeAll(async () => {
   s = await startTestServer({ agents: [{ id: 'echo', builtin: 'echo' }] });
-  browser = await launchChromium();
+  browser = await openChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../../scripts/chromium.mjs';
+import { openChromium, type TestBrowser } from '../support/chromium.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import type { TestServer } from '../support/server.js';
 
 let s: TestServer;
-let browser: Awaited<ReturnType<typeof launchChromium>>;
+let browser: TestBrowser;
 let context: BrowserContext;
 
 beforeAll(async () => {
@@ -21,7 +21,7 @@ beforeAll(async () => {
       { id: 'secret-agent', builtin: 'echo', visibility: 'extended' },
     ],
   });
-  browser = await launchChromium();
+  browser = await openChromium();
   context = browser.context;
 }, 60_000);
 
