@@ -307,8 +307,7 @@ export default defineConfig({
       // not do it: vitest takes the pool's isolation from the root config, hence one `vitest run`
       // per project.
       { extends: true, test: { name: 'unit', include: UNIT } },
-      // One Chromium for the project's browser files, each in a context of its own (test/support/chromium.ts).
-      { extends: true, test: { name: 'system-shared', include: SYSTEM_SHARED, exclude: UNIT, globalSetup: ['test/support/shared-chromium.ts'] } },
+      { extends: true, test: { name: 'system-shared', include: SYSTEM_SHARED, exclude: UNIT } },
       { extends: true, test: { name: 'system', include: ['test/**/*.test.ts'], exclude: [...UNIT, ...SYSTEM_SHARED] } },
     ],
   },

@@ -11,28 +11,18 @@ import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.AGENTPORT_CHROMIUM ?? '/usr/bin/chromium';
 
-/** How the browser is started, by launchChromium and by the test run's shared browser (test/support/shared-chromium.ts). */
-export const CHROMIUM_LAUNCH = {
-  executablePath: CHROMIUM,
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-};
-
-/** The window every page is laid out in (the screenshots are of it). */
-export const CHROMIUM_VIEWPORT = { width: 1100, height: 900 };
-
-/** Throws the message that says how to install Chromium when it is missing. */
-export function requireChromium() {
+/** A browser context with a fresh profile; `close()` ends the browser and removes the profile. */
+export async function launchChromium() {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`Chromium is not installed at ${CHROMIUM}: run apt-get install -y chromium (.ci/run does), or set AGENTPORT_CHROMIUM`);
   }
-}
-
-/** A browser context with a fresh profile; `close()` ends the browser and removes the profile. */
-export async function launchChromium() {
-  requireChromium();
   const profile = await mkdtemp(path.join(tmpdir(), 'agentport-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { ...CHROMIUM_LAUNCH, viewport: CHROMIUM_VIEWPORT });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    viewport: { width: 1100, height: 900 },
+  });
   return {
     context,
     async close() {

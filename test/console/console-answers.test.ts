@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openChromium, type TestBrowser } from '../support/chromium.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../src/bindings/console/console-assets.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import type { TestServer } from '../support/server.js';
@@ -21,7 +21,7 @@ const SCRIPTED = path.resolve(fileURLToPath(new URL('../fixtures/agents/scripted
 const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: ['admin'] };
 
 let s: TestServer;
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 beforeAll(async () => {
   if (!existsSync(path.join(BUILT_CONSOLE_DIR, 'index.html'))) throw new Error('The console is not built: run npm run build (or npm run build:console) first');
@@ -35,7 +35,7 @@ beforeAll(async () => {
     },
     [ADMIN],
   );
-  browser = await openChromium();
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

@@ -6,7 +6,7 @@
  * redirects and cookies), a page, an API call and sign-out all stay below the prefix.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openChromium, type TestBrowser } from '../support/chromium.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import { freePort } from '../support/private-services.js';
 import { startReverseProxy, type ReverseProxy } from '../support/reverse-proxy.js';
@@ -40,9 +40,9 @@ async function behindProxy(prefix: string, strip = true): Promise<Proxied> {
   };
 }
 
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 beforeAll(async () => {
-  browser = await openChromium();
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openChromium, type TestBrowser } from '../support/chromium.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../src/bindings/console/console-assets.js';
 import type { TestServer } from '../support/server.js';
 import { ALICE, BEA, startMcpOAuthPair } from '../auth/remote-oauth/mcp-oauth-pair.js';
@@ -20,12 +20,12 @@ const ALICE_KEY = 'alice-connections-page-key-00001';
 
 let a: TestServer;
 let b: TestServer;
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 beforeAll(async () => {
   if (!existsSync(path.join(BUILT_CONSOLE_DIR, 'index.html'))) throw new Error('The console is not built: run npm run build (or npm run build:console) first');
   ({ a, b } = await startMcpOAuthPair(ALICE_KEY, [ALICE]));
-  browser = await openChromium();
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

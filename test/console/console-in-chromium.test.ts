@@ -6,12 +6,11 @@
  * creation, a non-admin seeing only their own (and creating and revoking a key of their own), no CSP violation, and axe-core finding no serious or
  * critical accessibility problem on any page. With AGENTPORT_SCREENSHOTS=1 (`npm run screenshots`) it saves each page to docs/images/console-*.png.
  */
-import { existsSync } from 'node:fs';
-import { text } from 'node:stream/consumers';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { openChromium, type TestBrowser } from '../support/chromium.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import { rpc, type TestServer } from '../support/server.js';
 import { userMessage } from '../core/tasks/engine-harness.js';
@@ -22,14 +21,14 @@ const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: [
 const MEMBER = { username: 'bob', password: 'console member password 1', scopes: ['a2a:discover', 'a2a:publish', 'usage:read'] };
 
 let s: TestServer;
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 const signIn = (page: Page, user: { username: string; password: string }) => signInAt(page, s.http, user);
 const show = (page: Page, route: string, heading: string) => showAt(page, s.http, route, heading);
 
 beforeAll(async () => {
   if (!existsSync(path.join(BUILT_CONSOLE_DIR, 'index.html'))) throw new Error('The console is not built: run npm run build (or npm run build:console) first');
   s = await startOAuthServer({ usage: { flushIntervalMs: 50 }, agents: [{ id: 'echo', builtin: 'echo' }] }, [ADMIN, MEMBER]);
-  browser = await openChromium();
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {
@@ -146,8 +145,7 @@ describe('the console, as an administrator', () => {
     // The export is the same query as CSV, fetched with the session and handed over as a file.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     expect(download.suggestedFilename()).toBe('usage.csv');
-    // Read from the browser's stream: a browser connected to (test/support/chromium.ts) gives no local path.
-    const csv = (await text(await download.createReadStream())).split(/\r?\n/);
+    const csv = readFileSync((await download.path())!, 'utf8').split(/\r?\n/);
     expect(csv[0]).toMatch(/^agent,subject,calls,errors,/);
     expect(csv).toContainEqual(expect.stringMatching(/^echo,ci-bot,3,0,/));
     await screenshot(page, 'console-usage.png', { fullPage: true });

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openChromium, type TestBrowser } from '../support/chromium.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../src/bindings/console/console-assets.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import { userMessage } from '../core/tasks/engine-harness.js';
@@ -21,14 +21,14 @@ import { newPage, screenshot, seriousViolations, settled, show, signIn } from '.
 const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: ['admin'] };
 
 let s: TestServer;
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 let page: Page;
 let problems: string[];
 
 beforeAll(async () => {
   if (!existsSync(path.join(BUILT_CONSOLE_DIR, 'index.html'))) throw new Error('The console is not built: run npm run build (or npm run build:console) first');
   s = await startOAuthServer({ usage: { flushIntervalMs: 50 }, agents: [{ id: 'echo', builtin: 'echo' }] }, [ADMIN]);
-  browser = await openChromium();
+  browser = await launchChromium();
   ({ page, problems } = await newPage(browser.context));
   await page.setViewportSize({ width: 1366, height: 900 });
   await signIn(page, s.http, ADMIN);

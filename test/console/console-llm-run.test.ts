@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openChromium, type TestBrowser } from '../support/chromium.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../src/bindings/console/console-assets.js';
 import { ScriptedModel } from '../agents/llm/scripted-models.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
@@ -20,7 +20,7 @@ const ANSWER = 'The echo said traced.';
 
 let s: TestServer;
 let model: ScriptedModel;
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 /** opened by the test: the first model call waits for it, so the task page sees every step arrive */
 let releaseFirstCall!: () => void;
 
@@ -42,7 +42,7 @@ beforeAll(async () => {
     },
     [MEMBER],
   );
-  browser = await openChromium();
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

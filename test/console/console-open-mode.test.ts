@@ -3,15 +3,15 @@
  * of an administrator, the management API called without any credential, in Chromium.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openChromium, type TestBrowser } from '../support/chromium.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { startTestServer, type TestServer } from '../support/server.js';
 
 let s: TestServer;
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 beforeAll(async () => {
   s = await startTestServer({ agents: [{ id: 'echo', builtin: 'echo' }] });
-  browser = await openChromium();
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

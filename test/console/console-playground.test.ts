@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openChromium, type TestBrowser } from '../support/chromium.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../src/bindings/console/console-assets.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import type { TestServer } from '../support/server.js';
@@ -23,14 +23,14 @@ const ADMIN = { username: 'ops', password: 'console admin password 1', scopes: [
 const BODY_BYTES = 16 * 1024;
 
 let s: TestServer;
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 let page: Page;
 let problems: string[];
 
 beforeAll(async () => {
   if (!existsSync(path.join(BUILT_CONSOLE_DIR, 'index.html'))) throw new Error('The console is not built: run npm run build (or npm run build:console) first');
   s = await startOAuthServer({ limits: { bodyBytes: BODY_BYTES }, agents: [{ id: 'playground', module: AGENT }] }, [ADMIN]);
-  browser = await openChromium();
+  browser = await launchChromium();
   ({ page, problems } = await newPage(browser.context));
   await signIn(page, s.http, ADMIN);
 }, 60_000);

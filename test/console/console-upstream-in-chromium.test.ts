@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openChromium, type TestBrowser } from '../support/chromium.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../src/bindings/console/console-assets.js';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import { startUpstream, upstreamConfig, type UpstreamIdp } from '../auth/oauth/upstream-idp.js';
@@ -20,7 +20,7 @@ import { newPage, seriousViolations, show } from './console-browser.js';
 
 let upstream: UpstreamIdp;
 let s: TestServer;
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 let account = '';
 
 beforeAll(async () => {
@@ -29,7 +29,7 @@ beforeAll(async () => {
   account = `${upstream.issuer}#alice-7f3a`;
   s = await startOAuthServer({ auth: { oauth: { upstream: { ...upstreamConfig(upstream.issuer), allowedDomains: ['example.com'], userScopes: ['a2a:discover', 'a2a:publish', 'usage:read'] } } } }, []);
   await upstream.attach(`${s.http}/oauth/upstream/callback`);
-  browser = await openChromium();
+  browser = await launchChromium();
 }, 60_000);
 
 afterAll(async () => {

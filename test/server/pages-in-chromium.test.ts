@@ -5,12 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { openChromium, type TestBrowser } from '../support/chromium.js';
+import { launchChromium } from '../../scripts/chromium.mjs';
 import { startOAuthServer } from '../auth/oauth/support.js';
 import type { TestServer } from '../support/server.js';
 
 let s: TestServer;
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 let context: BrowserContext;
 
 beforeAll(async () => {
@@ -21,7 +21,7 @@ beforeAll(async () => {
       { id: 'secret-agent', builtin: 'echo', visibility: 'extended' },
     ],
   });
-  browser = await openChromium();
+  browser = await launchChromium();
   context = browser.context;
 }, 60_000);
 

@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openChromium, type TestBrowser } from '../../support/chromium.js';
+import { launchChromium } from '../../../scripts/chromium.mjs';
 import { BUILT_CONSOLE_DIR } from '../../../src/bindings/console/console-assets.js';
 import { signIn } from '../../console/console-browser.js';
 import { rpc, type TestServer } from '../../support/server.js';
@@ -20,12 +20,12 @@ const CAROL = { username: 'carol', password: 'carol has a long password here' };
 
 let a: TestServer;
 let b: TestServer;
-let browser: TestBrowser;
+let browser: Awaited<ReturnType<typeof launchChromium>>;
 
 beforeAll(async () => {
   if (!existsSync(path.join(BUILT_CONSOLE_DIR, 'index.html'))) throw new Error('The console is not built: run npm run build (or npm run build:console) first');
   ({ a, b } = await startMcpOAuthPair(ALICE_KEY, [ALICE, CAROL]));
-  browser = await openChromium();
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
