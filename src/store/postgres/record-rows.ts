@@ -183,19 +183,16 @@ export class RecordRows {
    * for a text the column has not just had, short ones too: copying a short ASCII text a byte a
    * character in JS instead cost as much or more on the event loop (callgrind, pgbin35 in
    * docs/benchmarks.md). A text equal to the column's last one copies that one's bytes, already in
-   * the buffer, a byte at a time: a batch's rows repeat the agent, owner, state, lease owner,
-   * replica, face, operation and skill, and a byte copy in JS of those short texts costs less than
-   * Buffer#write's checks and call into C++ (issue 26, pg36).
+   * the buffer (copyWithin): a batch's rows repeat the agent, owner, state, lease owner, replica,
+   * face, operation and skill, and the copy costs less than Buffer#write's checks, its call into
+   * C++ and the encoding (callgrind, ~−3 k instructions an echo row; issue 26, pg36).
    */
   private text(column: number, s: string): void {
     if (s === this.lastText[column]) {
       const length = this.lastLength[column]!;
       this.room(length);
-      const bytes = this.bytes;
       const from = this.lastAt[column]!;
-      const to = this.used;
-      if (length > 64) bytes.copyWithin(to, from, from + length);
-      else for (let k = 0; k < length; k++) bytes[to + k] = bytes[from + k]!;
+      this.bytes.copyWithin(this.used, from, from + length);
       this.used += length;
       return;
     }
