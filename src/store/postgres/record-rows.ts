@@ -76,6 +76,10 @@ export class RecordRows {
   private next = 0;
   /** how many of the row's columns are in the bytes, written or NULL */
   private filled = 0;
+  /** per column, the last text written and where its bytes are: a repeat copies them (text()) */
+  private readonly lastText: (string | undefined)[];
+  private readonly lastAt: number[];
+  private readonly lastLength: number[];
 
   /** `expectedRows`: how many rows the batch holds, so the buffer rarely grows. */
   constructor(
@@ -84,6 +88,9 @@ export class RecordRows {
     expectedRows = 1,
   ) {
     this.index = new Map(type.names.map((n, i) => [n, i]));
+    this.lastText = type.names.map(() => undefined);
+    this.lastAt = type.names.map(() => 0);
+    this.lastLength = type.names.map(() => 0);
     this.bytes = Buffer.allocUnsafe(HEADER + expectedRows * ROW_ROOM);
     this.view = new DataView(this.bytes.buffer, this.bytes.byteOffset, this.bytes.length);
   }
@@ -118,7 +125,7 @@ export class RecordRows {
     this.view.setInt32(this.used, type);
     const at = this.used + 4;
     this.used += 8;
-    if (type === TEXT) this.text(typeof v === 'string' ? v : String(v));
+    if (type === TEXT) this.text(i, typeof v === 'string' ? v : String(v));
     else if (typeof v !== 'number') throw new TypeError(`${key}: ${typeof v} for a number column`);
     else if (type === INT8) this.int8(key, v);
     else if (type === INT4) this.int4(key, v);
@@ -173,13 +180,29 @@ export class RecordRows {
 
   /**
    * UTF-8, as text's receive function reads it (the client encoding is the server's). Buffer#write
-   * for every text, short ones too: copying a short ASCII text a byte a character in JS instead
-   * cost as much or more on the event loop (callgrind, pgbin35 in docs/benchmarks.md).
+   * for a text the column has not just had, short ones too: copying a short ASCII text a byte a
+   * character in JS instead cost as much or more on the event loop (callgrind, pgbin35 in
+   * docs/benchmarks.md). A text equal to the column's last one copies that one's bytes, already in
+   * the buffer (copyWithin): a batch's rows repeat the agent, owner, state, lease owner, replica,
+   * face, operation and skill, and the copy costs less than Buffer#write's checks, its call into
+   * C++ and the encoding (callgrind, ~−3 k instructions an echo row; issue 26, pg36).
    */
-  private text(s: string): void {
+  private text(column: number, s: string): void {
+    if (s === this.lastText[column]) {
+      const length = this.lastLength[column]!;
+      this.room(length);
+      const from = this.lastAt[column]!;
+      this.bytes.copyWithin(this.used, from, from + length);
+      this.used += length;
+      return;
+    }
     // A UTF-16 code unit is at most 3 UTF-8 bytes.
     this.room(s.length * 3);
-    this.used += this.bytes.write(s, this.used, 'utf8');
+    const length = this.bytes.write(s, this.used, 'utf8');
+    this.lastText[column] = s;
+    this.lastAt[column] = this.used;
+    this.lastLength[column] = length;
+    this.used += length;
   }
 
   private int4(key: string, v: number): void {

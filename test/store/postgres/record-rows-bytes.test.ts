@@ -105,6 +105,35 @@ describe('RecordRows: the array in binary', () => {
     expect(rows.map((row) => row[0]!.bytes!.toString('utf8'))).toEqual(Array.from({ length: 40 }, (_, i) => `${i} ${long}`));
   });
 
+  it("writes a text equal to its column's last one as the same bytes: runs, a NULL between, growth, a change after a run", () => {
+    // Three text columns and a number between: each column's repeat is its own (issue 26, pg36).
+    const type: RowType = { oid: 42, names: ['agent', 'n', 'owner', 'state'], types: [25, 23, 25, 25] };
+    const r = new RecordRows(new CommitTexts(), type, 1);
+    const long = `lang ${'ß€'.repeat(40)}`;
+    const expected: (string | null)[][] = [];
+    const rows: [string, string | null, string][] = [];
+    for (let i = 0; i < 30; i++) {
+      // Runs of equal values, some equal only by content (built anew), a NULL in a run, long and
+      // multi-byte texts, a lone surrogate, the empty text, and a value the next column had.
+      const agent = i < 12 ? 'echo' : i < 20 ? `ec${'ho'}` : 'écho 😀';
+      const owner = i % 7 === 3 ? null : i < 15 ? long : `x\ud800y ${i < 25 ? 'a' : 'b'}`;
+      const state = i % 5 === 0 ? '' : i < 10 ? 'echo' : 'TASK_STATE_COMPLETED';
+      rows.push([agent, owner, state]);
+    }
+    for (const [agent, owner, state] of rows) {
+      r.beginRow();
+      r.value('agent', agent);
+      r.value('n', 7);
+      r.value('owner', owner);
+      r.value('state', state);
+      r.endRow();
+      const hex = (v: string | null) => (v === null ? null : Buffer.from(v, 'utf8').toString('hex'));
+      expected.push([hex(agent), '7', hex(owner), hex(state)]);
+    }
+    const got = decoded(r.toBuffer()).rows.map((row) => row.map((c, k) => (c.bytes === null ? null : k === 1 ? String(c.bytes.readInt32BE(0)) : c.bytes.toString('hex'))));
+    expect(got).toEqual(expected);
+  });
+
   it('refuses a name the type does not have, a field before one written, a text for a number column and a fraction for an integer one', () => {
     const r = new RecordRows(new CommitTexts(), TYPE);
     r.beginRow();
