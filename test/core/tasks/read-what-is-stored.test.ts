@@ -12,6 +12,7 @@
  * acknowledgements) while the test says. ADR 0089.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SqliteStore } from '../../../src/store/index.js';
 import { agent, describe as describeItem, startEngine, until, userMessage, type Engine } from './engine-harness.js';
 import { AckHoldingCommitter, HoldingCommitter } from './holding-committer.js';
 
@@ -38,10 +39,14 @@ function finishOnSignal() {
   return { definition, finish };
 }
 
-async function startHeld(): Promise<{ e: Engine; committer: HoldingCommitter; taskId: string; finish: () => void }> {
+/** A committer the test can hold: its commits, or only their acknowledgements. */
+type Holding = HoldingCommitter | AckHoldingCommitter;
+
+/** A task stored WORKING whose completion's commit (or its acknowledgement) the committer holds. */
+async function startHeld<C extends Holding>(make: (store: SqliteStore) => C): Promise<{ e: Engine; committer: C; taskId: string }> {
   const a = finishOnSignal();
-  let committer!: HoldingCommitter;
-  const e = await startEngine({ slow: a.definition }, {}, { committer: (store) => (committer = new HoldingCommitter(store)) });
+  let committer!: C;
+  const e = await startEngine({ slow: a.definition }, {}, { committer: (store) => (committer = make(store)) });
   engine = e;
   holding = committer;
   const r = await e.service.sendMessage(e.ctx('slow'), { message: userMessage('go'), configuration: { returnImmediately: true } });
@@ -50,13 +55,13 @@ async function startHeld(): Promise<{ e: Engine; committer: HoldingCommitter; ta
   await until(async () => (await e.store.getTask('slow', taskId))?.task.status.state === 'TASK_STATE_WORKING', 'WORKING to be stored');
   committer.held = true;
   a.finish();
-  await until(() => committer.waiting === 1, 'the completion commit to be held');
-  return { e, committer, taskId, finish: a.finish };
+  await until(() => committer.waiting === 1, 'the completion commit (or its acknowledgement) to be held');
+  return { e, committer, taskId };
 }
 
 describe('reads on the replica holding a task answer what the store holds', () => {
   it('GetTask answers the stored WORKING while the completion commit is held, COMPLETED once it lands', async () => {
-    const { e, committer, taskId } = await startHeld();
+    const { e, committer, taskId } = await startHeld((store) => new HoldingCommitter(store));
     // The working copy here has COMPLETED appended (its commit waits); the store still has WORKING.
     expect(e.service['dir'].live.get(taskId)?.task.status.state, 'the completion is appended here').toBe('TASK_STATE_COMPLETED');
     const stored = await e.store.getTask('slow', taskId);
@@ -73,7 +78,7 @@ describe('reads on the replica holding a task answer what the store holds', () =
   });
 
   it('SubscribeToTask opens on the stored task and streams the held commit\u2019s events once they land', async () => {
-    const { e, committer, taskId } = await startHeld();
+    const { e, committer, taskId } = await startHeld((store) => new HoldingCommitter(store));
     const items: string[] = [];
     const reading = (async () => {
       for await (const item of e.service.subscribeToTask(e.ctx('slow'), { id: taskId })) items.push(describeItem(item.response));
@@ -86,18 +91,7 @@ describe('reads on the replica holding a task answer what the store holds', () =
   });
 
   it('GetTask answers the stored COMPLETED once the completion commit landed, before this replica read its acknowledgement', async () => {
-    const a = finishOnSignal();
-    let committer!: AckHoldingCommitter;
-    const e = await startEngine({ slow: a.definition }, {}, { committer: (store) => (committer = new AckHoldingCommitter(store)) });
-    engine = e;
-    holding = committer;
-    const r = await e.service.sendMessage(e.ctx('slow'), { message: userMessage('go'), configuration: { returnImmediately: true } });
-    if (!('task' in r)) throw new Error('expected a task');
-    const taskId = r.task.id;
-    await until(async () => (await e.store.getTask('slow', taskId))?.task.status.state === 'TASK_STATE_WORKING', 'WORKING to be stored');
-    committer.held = true;
-    a.finish();
-    await until(() => committer.waiting === 1, 'the completion commit to land with its acknowledgement held');
+    const { e, committer, taskId } = await startHeld((store) => new AckHoldingCommitter(store));
     const live = e.service['dir'].live.get(taskId);
     expect(live?.durable?.status.state, 'this replica has not read the acknowledgement').toBe('TASK_STATE_WORKING');
     expect((await e.store.getTask('slow', taskId))?.task.status.state).toBe('TASK_STATE_COMPLETED');
