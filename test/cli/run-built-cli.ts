@@ -9,7 +9,6 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLI_NODE_ARGS } from '../support/cli-node-args.js';
 import { requireBuilt } from '../support/fresh-build.js';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -59,7 +58,7 @@ function childEnv(): NodeJS.ProcessEnv {
 }
 
 function commandLine(args: readonly string[], opts: RunOptions): string[] {
-  return [...(opts.prefix ?? []), process.execPath, ...CLI_NODE_ARGS, bin, ...args];
+  return [...(opts.prefix ?? []), process.execPath, bin, ...args];
 }
 
 /**

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI_NODE_ARGS } from '../support/cli-node-args.js';
 import { requireBuilt } from '../support/fresh-build.js';
 import { readSse } from '../support/a2a-payloads.js';
 import { freePort } from '../support/private-services.js';
@@ -40,7 +39,7 @@ interface Child {
 function spawnServer(configFile: string, dataDir: string, port: number, grpcPort: number): Child {
   const env = { ...process.env };
   delete env.AGENTPORT_CONFIG;
-  const proc = spawn(process.execPath, [...CLI_NODE_ARGS, bin, 'serve', '--config', configFile, '--port', String(port), '--grpc-port', String(grpcPort), '--data-dir', dataDir], {
+  const proc = spawn(process.execPath, [bin, 'serve', '--config', configFile, '--port', String(port), '--grpc-port', String(grpcPort), '--data-dir', dataDir], {
     cwd: path.dirname(configFile),
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,7 +9,6 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLI_NODE_ARGS } from './cli-node-args.js';
 import { freePort, sleep } from './private-services.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -45,15 +44,11 @@ export async function startChildServer(config: Record<string, unknown> = {}, opt
   await writeFile(configFile, JSON.stringify(file)); // JSON is YAML
   const env = { ...process.env, ...options.env };
   delete env.AGENTPORT_CONFIG;
-  const proc: ChildProcess = spawn(
-    process.execPath,
-    [...CLI_NODE_ARGS, bin, 'serve', '--config', configFile, '--host', '127.0.0.1', '--port', String(port), '--grpc-port', String(grpcPort), '--data-dir', path.join(dir, 'data')],
-    {
-      cwd: dir,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const proc: ChildProcess = spawn(process.execPath, [bin, 'serve', '--config', configFile, '--host', '127.0.0.1', '--port', String(port), '--grpc-port', String(grpcPort), '--data-dir', path.join(dir, 'data')], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const keep = (b: Buffer) => void (out = (out + b.toString('utf8')).slice(-20_000));
   proc.stdout?.on('data', keep);

@@ -14,7 +14,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { CLI_NODE_ARGS } from './cli-node-args.js';
 import { requireBuilt } from './fresh-build.js';
 import { freePort, sleep } from './private-services.js';
 
@@ -159,7 +158,7 @@ export class Replica {
     if (this.running) throw new Error(`replica ${this.id} is already running`);
     const env: NodeJS.ProcessEnv = { ...process.env, CLUSTER_AGENT_LOG: this.agentLog, CLUSTER_REPLICA_ID: this.id };
     delete env.AGENTPORT_CONFIG;
-    const proc = spawn(process.execPath, [...CLI_NODE_ARGS, BIN, 'serve', '--config', this.configFile], {
+    const proc = spawn(process.execPath, [BIN, 'serve', '--config', this.configFile], {
       cwd: this.dir,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -269,7 +268,7 @@ export async function migrate(configFile: string): Promise<string> {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.AGENTPORT_CONFIG;
   try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [...CLI_NODE_ARGS, BIN, 'db', 'migrate', '--config', configFile], {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [BIN, 'db', 'migrate', '--config', configFile], {
       cwd: path.dirname(configFile),
       env,
       timeout: 60_000,
