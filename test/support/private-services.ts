@@ -140,9 +140,13 @@ async function initdbTemplate(bin: string, args: string[], asRoot: boolean, pgRu
     await pgRun('initdb', ['-D', path.join(making, 'data'), ...args]);
     try {
       await rename(making, home);
-    } catch (err) {
-      // Another file made it first (ENOTEMPTY, EEXIST): use that one.
-      if (!existsSync(path.join(data, 'PG_VERSION'))) throw err;
+    } catch {
+      // Another file made it first (ENOTEMPTY, EEXIST): use that one. One left incomplete (a temp
+      // directory cleaner's work) is replaced.
+      if (!existsSync(path.join(data, 'PG_VERSION')) || !existsSync(path.join(data, 'global', 'pg_control'))) {
+        await rm(home, { recursive: true, force: true });
+        await rename(making, home);
+      }
     }
   } finally {
     await rm(making, { recursive: true, force: true });
