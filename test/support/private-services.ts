@@ -7,8 +7,9 @@
  * of the database, which only means something with the durability settings of a real deployment.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, statSync, utimesSync } from 'node:fs';
-import { chown, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chown, mkdtemp, readFile, rename, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
@@ -111,8 +112,52 @@ export interface PrivatePostgres {
 }
 
 /**
- * initdb into a temp dir and start a postmaster on a free port. As root, initdb and the server run as
- * the `postgres` OS user (PostgreSQL refuses to run as root), with the directory chowned to it.
+ * A data directory as `initdb` made it, kept under the temp directory for this PostgreSQL
+ * installation and these arguments, made by the first file that needs one; each private server
+ * starts from a copy of it. initdb spent 2 s of CPU and up to 30 s of wall (its fsyncs, the
+ * bootstrap) in every fault file's beforeAll on the loaded 2-core machine; the copy of its 39 MB
+ * takes a fraction of that (docs/benchmarks.md, "suites37"). The copy is what initdb wrote, so the
+ * server starts as on a fresh initdb; it keeps fsync on as before. Made in a directory of its own
+ * and renamed into place, so a reader never sees a half-made one: two files that miss it at once
+ * both run initdb and the second rename loses.
+ */
+async function initdbTemplate(bin: string, args: string[], asRoot: boolean, pgRun: (cmd: string, args: string[]) => Promise<unknown>): Promise<string> {
+  const initdb = statSync(path.join(bin, 'initdb'));
+  const key = createHash('sha256')
+    .update(JSON.stringify([bin, initdb.size, initdb.mtimeMs, args, asRoot]))
+    .digest('hex')
+    .slice(0, 16);
+  const home = path.join(tmpdir(), `agentport-pg-template-${key}`);
+  const data = path.join(home, 'data');
+  if (existsSync(path.join(data, 'PG_VERSION')) && existsSync(path.join(data, 'global', 'pg_control'))) return data;
+  const making = await mkdtemp(path.join(tmpdir(), 'agentport-pg-template-new-'));
+  try {
+    if (asRoot) {
+      const { stdout } = await run('id', ['-u', 'postgres']);
+      const { stdout: gid } = await run('id', ['-g', 'postgres']);
+      await chown(making, Number(stdout.trim()), Number(gid.trim()));
+    }
+    await pgRun('initdb', ['-D', path.join(making, 'data'), ...args]);
+    try {
+      await rename(making, home);
+    } catch {
+      // Another file made it first (ENOTEMPTY, EEXIST): use that one. One left incomplete (a temp
+      // directory cleaner's work) is replaced.
+      if (!existsSync(path.join(data, 'PG_VERSION')) || !existsSync(path.join(data, 'global', 'pg_control'))) {
+        await rm(home, { recursive: true, force: true });
+        await rename(making, home);
+      }
+    }
+  } finally {
+    await rm(making, { recursive: true, force: true });
+  }
+  return data;
+}
+
+/**
+ * A copy of the initdb template (above) in a temp dir, and a postmaster started on it on a free
+ * port. As root, initdb and the server run as the `postgres` OS user (PostgreSQL refuses to run as
+ * root), with the directory chowned to it.
  */
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = postgresBinDir();
@@ -127,7 +172,10 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   }
   const pgRun = (cmd: string, args: string[], timeout = 60_000) => (asRoot ? run('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], { timeout }) : run(path.join(bin, cmd), args, { timeout }));
 
-  await pgRun('initdb', ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--no-instructions', '-E', 'UTF8', '--locale=C.UTF-8']);
+  const initdbArgs = ['-U', 'postgres', '--auth=trust', '--no-instructions', '-E', 'UTF8', '--locale=C.UTF-8'];
+  const template = await initdbTemplate(bin, initdbArgs, asRoot, pgRun);
+  // `cp -a` keeps the owner (postgres, when run as root) and the 0700 mode the server requires.
+  await run('cp', ['-a', template, dataDir], { timeout: 60_000 });
   const port = await freePort();
   const options = [
     `-c port=${port}`,
