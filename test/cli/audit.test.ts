@@ -3,30 +3,23 @@
  * PostgreSQL: the store commands leave records, verify says OK with the count, and names the seq
  * of a record edited or removed beside it (exit 1).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
+import { postgresTestSchemas } from '../support/postgres-test-schemas.js';
 import { fakeIO } from './fake-io.js';
 
 const argv = (...args: string[]) => ['node', 'agentport', ...args];
-const pgUrl = process.env.AGENTPORT_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/test';
-const schemas: string[] = [];
-
-afterAll(async () => {
-  if (schemas.length === 0) return;
-  const client = new pg.Client({ connectionString: pgUrl });
-  await client.connect();
-  try {
-    for (const s of schemas) await client.query(`drop schema if exists "${s}" cascade`);
-  } finally {
-    await client.end();
-  }
-});
+// A PostgreSQL test's schema is a copy of one migrated once (test/support/store-templates.ts), not
+// migrated from scratch by its first command: three migrations, each waiting on the database-wide
+// migration lock other files hold, were most of this file's time (issue 26). The commands still
+// run the migration step on it, with nothing left to apply; test/cli/db.test.ts migrates from scratch.
+const pgTest = postgresTestSchemas();
+const pgUrl = pgTest.url;
 
 async function cli(dir: string, ...args: string[]) {
   const io = fakeIO(dir);
@@ -40,7 +33,7 @@ interface Target {
   exec(sql: string): Promise<void>;
 }
 
-function sqliteTarget(): { dir: string; target: Target } {
+async function sqliteTarget(): Promise<{ dir: string; target: Target }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentport-cli-audit-'));
   const file = path.join(dir, 'a.db');
   return {
@@ -59,9 +52,9 @@ function sqliteTarget(): { dir: string; target: Target } {
   };
 }
 
-function postgresTarget(): { dir: string; target: Target } {
-  const schema = `cli_audit_${randomBytes(4).toString('hex')}`;
-  schemas.push(schema);
+async function postgresTarget(): Promise<{ dir: string; target: Target }> {
+  const schema = pgTest.fresh();
+  await pgTest.template.cloneInto(schema);
   const dir = mkdtempSync(path.join(tmpdir(), 'agentport-cli-audit-'));
   const config = path.join(dir, 'agentport.yaml');
   writeFileSync(config, `storage:\n  driver: postgres\n  url: ${pgUrl}\n  schema: ${schema}\n`);
@@ -87,7 +80,7 @@ describe.each([
   ['postgres', postgresTarget],
 ] as const)('agentport audit (%s)', (_name, make) => {
   it('records key and user changes made with the CLI, and verify says OK with the count', async () => {
-    const { dir, target } = make();
+    const { dir, target } = await make();
     const created = await cli(dir, 'keys', 'create', '--subject', 'ci-bot', '--scope', 'a2a:discover', ...target.opts);
     expect(created.exits).toEqual([]);
     const keyId = /^id\s+(\S+)$/m.exec(created.out)![1]!;
@@ -118,7 +111,7 @@ describe.each([
   });
 
   it('names the seq of an edited record and exits 1', async () => {
-    const { dir, target } = make();
+    const { dir, target } = await make();
     for (const name of ['u1', 'u2', 'u3']) await cli(dir, 'users', 'create', name, ...target.opts);
     await target.exec(`update audit_log set target = 'user:someone-else' where seq = 2`);
     const verify = await cli(dir, 'audit', 'verify', '--page-size', '1', ...target.opts);
@@ -128,7 +121,7 @@ describe.each([
   });
 
   it('names the missing seq of a removed record and exits 1', async () => {
-    const { dir, target } = make();
+    const { dir, target } = await make();
     for (const name of ['u1', 'u2', 'u3']) await cli(dir, 'users', 'create', name, ...target.opts);
     await target.exec('delete from audit_log where seq = 2');
     const verify = await cli(dir, 'audit', 'verify', ...target.opts);
@@ -139,7 +132,7 @@ describe.each([
 
 describe('agentport audit usage', () => {
   it('says OK for an empty log and refuses a bad option value with exit 2', async () => {
-    const { dir, target } = sqliteTarget();
+    const { dir, target } = await sqliteTarget();
     expect((await cli(dir, 'audit', 'verify', ...target.opts)).out).toBe('OK: the audit log is empty\n');
     const bad = await cli(dir, 'audit', 'list', '--outcome', 'maybe', ...target.opts);
     expect(bad.exits).toEqual([2]);

@@ -1,7 +1,7 @@
 /**
  * The store contract against a real PostgreSQL (AGENTPORT_TEST_PG, default the local server).
- * Each store gets a fresh schema (a contract test's: a copy of one migrated once), all dropped at
- * the end. An unreachable server fails the run: a skipped suite would let a broken PG store pass
+ * Each store gets a fresh schema (a contract test's: a copy of one migrated once, emptied again
+ * for each next test), all dropped at the end. An unreachable server fails the run: a skipped suite would let a broken PG store pass
  * unnoticed. The specifics that run migrations (a shared database's lock and catalog churn, an
  * upgrade from 0001) are in postgres-migrations.test.ts, run beside this file by `unit`'s workers.
  */
@@ -9,6 +9,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore, StoreUnavailableError } from '../../src/store/index.js';
 import { describeStoreContract } from './store-contract.js';
+import { newTask } from './fixtures.js';
 import { postgresTestSchemas } from '../support/postgres-test-schemas.js';
 
 const pgTest = postgresTestSchemas();
@@ -17,6 +18,12 @@ const freshSchema = () => pgTest.fresh();
 
 /** the schema of the store the contract opened last: its peer and raw SQL go there */
 let current = '';
+/**
+ * The copy of the template the last contract test used, if any: the next one gets it back emptied
+ * with the template's rows (resetInto), not a new copy. Each test's stores are closed by then (the
+ * contract closes its store after each test, a test its peers), and its SQL writes rows only.
+ */
+let used: string | undefined;
 
 describeStoreContract(
   'postgres',
@@ -26,8 +33,14 @@ describeStoreContract(
   },
   {
     openMigrated: async () => {
-      current = freshSchema();
-      await pgTest.template.cloneInto(current);
+      if (used) {
+        current = used;
+        await pgTest.template.resetInto(current);
+      } else {
+        current = freshSchema();
+        await pgTest.template.cloneInto(current);
+        used = current;
+      }
       return openPostgresStore({ connectionString: url, schema: current, connectionTimeoutMs: 5000 });
     },
     openPeer: () => openPostgresStore({ connectionString: url, schema: current, connectionTimeoutMs: 5000 }),
@@ -83,6 +96,31 @@ describe("the contract's migrated schemas", () => {
     expect(expected.filter((line) => line.startsWith('index ')).length).toBeGreaterThan(10);
     expect(expected).toContain('row kysely_migration {"name": "0017_task_caller"}');
     expect(await describeSchema(copied)).toEqual(expected);
+  });
+
+  it('are that again once a copy a test wrote to is emptied for the next test (rows, outbox sequence, migration rows)', async () => {
+    const schema = freshSchema();
+    await pgTest.template.cloneInto(schema);
+    const expected = await describeSchema(pgTest.template.schema);
+    const store = await openPostgresStore({ connectionString: url, schema, connectionTimeoutMs: 5000 });
+    try {
+      await store.commit([newTask({ outbox: [{ configId: 'x' }, { configId: 'y' }] }), newTask()]);
+    } finally {
+      await store.close();
+    }
+    const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+    await client.connect();
+    try {
+      await client.query("insert into kysely_migration (name, timestamp) values ('9999_future', '2100-01-01T00:00:00.000Z')");
+      await client.query("update usage_rollup_state set rolled_until = 42 where id = 'hourly'");
+    } finally {
+      await client.end();
+    }
+    const written = await describeSchema(schema);
+    expect(written).not.toEqual(expected);
+    expect(written.filter((line) => line.startsWith('row tasks ')).length).toBe(2);
+    await pgTest.template.resetInto(schema);
+    expect(await describeSchema(schema)).toEqual(expected);
   });
 });
 
