@@ -255,7 +255,7 @@ const SYSTEM_SHARED = [
   'test/observability/tracing-explicit-context.test.ts',
   'test/observability/tracing-export-failure.test.ts',
   'test/observability/tracing-probes.test.ts',
-  'test/observability/otlp-json-exporter.test.ts',
+  'test/observability/otlp-http-exporter.test.ts',
   'test/observability/worker-span-exporter.test.ts',
   'test/server/audit-webhook.test.ts',
   'test/server/connection-reuse.test.ts',

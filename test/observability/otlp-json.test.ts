@@ -273,6 +273,37 @@ describe('the OTLP JSON request written from packed spans', () => {
     expect(pairs[0]!.ours).toContain('{"key":"n3","value":{"intValue":2147483647}}');
   });
 
+  it('is the same bytes for KeyValues of 126 to 129 bytes, small and larger integers, booleans and cut strings, on spans, events and links', async () => {
+    // a KeyValue is key length + value length + 6 bytes (a string); under 128 its lengths are one byte each
+    const sets: Attributes[] = [];
+    for (const k of [1, 60, 119, 120, 121, 122, 127, 128]) {
+      const attributes: Attributes = {};
+      for (const kv of [125, 126, 127, 128, 129]) {
+        const v = kv - 6 - k;
+        if (v >= 0) attributes[`${'k'.repeat(k - 1)}${String.fromCharCode(97 + (kv % 26))}`] = 'v'.repeat(v);
+      }
+      sets.push(attributes);
+    }
+    sets.push({ i0: 0, i1: 1, i127: 127, i128: 128, i16383: 16383, i16384: 16384, m1: -1, m0: -0, t: true, f: false, d: 0.5 });
+    sets.push({ [`${'x'.repeat(118)}`]: 200, [`${'y'.repeat(119)}`]: 127, [`${'z'.repeat(120)}`]: true, w: 'w'.repeat(200) });
+    sets.push({ a: 'é', b: 1 });
+    const run = (limits: SpanLimits) =>
+      bothWays(
+        (tracer) => {
+          const t = tracer('edges');
+          for (const attributes of sets) {
+            const span = t.startSpan('s', { attributes, links: [{ context: { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 }, attributes }] }, ROOT_CONTEXT);
+            span.addEvent('e', attributes);
+            span.end();
+          }
+        },
+        { limits, partSpans: 3 },
+      );
+    expectSame(await run(spanLimitsFrom({})));
+    // strings cut to 100 characters: a long value's KeyValue under 128 bytes once cut
+    expectSame(await run({ ...spanLimitsFrom({}), attributeValueLengthLimit: 100 }));
+  });
+
   it('is the same bytes when the parts’ texts go from ASCII to not and back, longer and shorter', async () => {
     const names = ['a long ASCII name '.repeat(20), 'é', 'short', 'ÿ only Latin-1', 'a\u2028b', '中文', 'x', 'tail "quoted"', 'back to ASCII'];
     const pairs = await bothWays(

@@ -2,6 +2,7 @@
 import { ROOT_CONTEXT, SpanKind } from '@opentelemetry/api';
 import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/errors.js';
 import { tracingSchema } from '../../src/config/observability-schema.js';
 import { newTraceId } from '../../src/observability/tracing/span-ids.js';
 import { samplesEveryRoot, sdkSampler } from '../../src/observability/tracing/start-tracing.js';
@@ -84,10 +85,24 @@ describe('tracing settings', () => {
     expect(protocol(undefined, { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/json');
     expect(protocol(undefined, { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: ' HTTP/JSON ' })).toBe('http/json');
     expect(protocol(undefined, { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/protobuf');
-    // gRPC is not offered: the default, as for any other value
-    expect(protocol(undefined, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toBe('http/protobuf');
+    // a value the specification does not know is ignored for the default
+    expect(protocol(undefined, { OTEL_EXPORTER_OTLP_PROTOCOL: 'thrift' })).toBe('http/protobuf');
     expect(protocol('http/json', { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toBe('http/json');
     expect(protocol('http/protobuf', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('http/protobuf');
+  });
+
+  it('refuses OTLP over gRPC from either variable, naming it and the values offered; the protocol in the file is read first', () => {
+    const settings = (file: 'http/json' | undefined, env: Record<string, string>) => () => tracingSettings(cfg({ enabled: true, ...(file ? { protocol: file } : {}) }), env);
+    expect(settings(undefined, { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(ConfigError);
+    expect(settings(undefined, { OTEL_EXPORTER_OTLP_PROTOCOL: ' gRPC ' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL=grpc: OTLP over gRPC is not offered.*http\/protobuf or http\/json/);
+    expect(settings(undefined, { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toThrow(
+      /^Invalid configuration:\n {2}tracing\.protocol: OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc/,
+    );
+    // the traces variable decides over the general one, which then does not matter
+    expect(settings(undefined, { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })()!.protocol).toBe('http/protobuf');
+    expect(settings('http/json', { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })()!.protocol).toBe('http/json');
+    // tracing off: nothing read, nothing refused
+    expect(tracingSettings(cfg({ enabled: false }), { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toBeUndefined();
   });
 
   it('refuses a sampling ratio outside 0..1', () => {

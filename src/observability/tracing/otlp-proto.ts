@@ -33,6 +33,9 @@ export function otlpProtoRequest(last: PackedSpans, earlier: readonly PackedPart
 
 let encoder: SpanProtoEncoder | undefined;
 
+/** Keys compared one by one up to this many; past it a map finds a key set again. */
+const LINEAR_KEYS = 16;
+
 class SpanProtoEncoder {
   spans = 0;
   #w = new ProtoBytes(1024);
@@ -121,16 +124,32 @@ class SpanProtoEncoder {
     } else w.utf8(this.#text.slice(start, start + length));
   }
 
-  /** An id as its bytes: from its hex text, or from the random block its reference names. */
-  #id(w: ProtoBytes, length: number, at: number, bytes: number): void {
+  /** An id's field, tag first: its bytes from its hex text, or from the random block its reference names. */
+  #id(w: ProtoBytes, tag: number, length: number, at: number, bytes: number): void {
     if (length >= 0) {
+      w.byte(tag);
       hexBytes(w, this.#text, at, length);
       return;
     }
-    // 16 or 8 bytes at an offset a multiple of 8 in a 4 KB block: whole words
+    // 16 or 8 bytes at an offset a multiple of 8 in a 4 KB block: whole words after the tag and length
     const r = -1 - length;
-    w.byte(bytes);
+    w.room(2);
+    w.buf[w.pos] = tag;
+    w.buf[w.pos + 1] = bytes;
+    w.pos += 2;
     w.words(this.#blockViews[Math.floor(r / ID_BLOCK_BYTES)]!, r % ID_BLOCK_BYTES, bytes);
+  }
+
+  /** A field with a one-byte tag and a varint, written in place when both are one byte (a call to `field` each was ~90 instructions, out of line). */
+  #small(w: ProtoBytes, tag: number, v: number): void {
+    if (v < 0 || v >= 0x80) {
+      w.field(tag, v);
+      return;
+    }
+    w.room(2);
+    w.buf[w.pos] = tag;
+    w.buf[w.pos + 1] = v;
+    w.pos += 2;
   }
 
   #span(): void {
@@ -158,40 +177,51 @@ class SpanProtoEncoder {
     const messageLength = this.#num();
     const message = this.#skip(messageLength);
 
-    w.byte(T.SCOPE_SPAN);
-    const from = w.pos - 1;
-    const at = w.begin(2);
-    w.byte(T.TRACE_ID);
-    this.#id(w, traceIdLength, traceId, 16);
-    w.byte(T.SPAN_ID);
-    this.#id(w, spanIdLength, spanId, 8);
+    // the span's tag, two bytes kept for its length
+    w.room(3);
+    const from = w.pos;
+    w.buf[from] = T.SCOPE_SPAN;
+    w.pos = from + 3;
+    const at = from + 1;
+    this.#id(w, T.TRACE_ID, traceIdLength, traceId, 16);
+    this.#id(w, T.SPAN_ID, spanIdLength, spanId, 8);
     if (traceState) this.#traceState(w, traceState, T.TRACE_STATE);
-    if (parentLength !== 0) {
-      w.byte(T.PARENT_SPAN_ID);
-      this.#id(w, parentLength, parent, 8);
+    if (parentLength !== 0) this.#id(w, T.PARENT_SPAN_ID, parentLength, parent, 8);
+    if (this.#ascii && nameLength < 0x80) {
+      this.#small(w, T.NAME, nameLength);
+      w.words(this.#view, name, nameLength);
+    } else {
+      w.byte(T.NAME);
+      this.#string(w, name, nameLength);
     }
-    w.byte(T.NAME);
-    this.#string(w, name, nameLength);
-    w.field(T.KIND, kind + 1);
+    // the kind (1 to 5 on the wire), then the start time's tag
+    this.#small(w, T.KIND, kind + 1);
     w.byte(T.START_TIME);
     w.nanos(startS, startNs);
     w.byte(T.END_TIME);
     if (before) w.nanos(startS, startNs);
     else w.nanos(this.#s, this.#ns);
     this.#attributes(w, this.#limits.attributeCountLimit, T.ATTRIBUTES);
-    w.field(T.DROPPED_ATTRIBUTES, this.#dropped);
+    this.#small(w, T.DROPPED_ATTRIBUTES, this.#dropped);
     const droppedLinks = this.#linksAside();
     this.#events(w);
     if (this.#links.pos > 0) w.copy(this.#links.buf, 0, this.#links.pos);
-    w.field(T.DROPPED_LINKS, droppedLinks);
-    w.byte(T.STATUS);
-    const status = w.begin();
-    if (messageLength > 0) {
-      w.byte(T.STATUS_MESSAGE);
-      this.#string(w, message, messageLength);
+    this.#small(w, T.DROPPED_LINKS, droppedLinks);
+    if (messageLength > 0 || code < 0 || code >= 0x80) {
+      w.byte(T.STATUS);
+      const status = w.begin();
+      if (messageLength > 0) {
+        w.byte(T.STATUS_MESSAGE);
+        this.#string(w, message, messageLength);
+      }
+      w.field(T.STATUS_CODE, code);
+      w.end(status);
+    } else {
+      // a status without a message: its tag, length 2, the code's tag and the code (0 to 2): one word
+      w.room(4);
+      w.view.setInt32(w.pos, T.STATUS | (2 << 8) | (T.STATUS_CODE << 16) | (code << 24), true);
+      w.pos += 4;
     }
-    w.field(T.STATUS_CODE, code);
-    w.end(status);
     w.varint(T.FLAGS);
     w.fixed32(flags(traceFlags, parentLength !== 0 && parentRemote));
     w.end(at, 2);
@@ -264,7 +294,7 @@ class SpanProtoEncoder {
       w.field(T.EVENT_DROPPED_ATTRIBUTES, this.#dropped);
       w.end(at);
     }
-    w.field(T.DROPPED_EVENTS, dropped);
+    this.#small(w, T.DROPPED_EVENTS, dropped);
   }
 
   /**
@@ -276,6 +306,7 @@ class SpanProtoEncoder {
     const n = this.#num();
     this.#dropped = 0;
     if (n === 0) return;
+    if (w !== undefined && n <= limit && n <= LINEAR_KEYS && this.#ascii && this.#asRead(w, n, tag)) return;
     const keyAt = this.#keyAt;
     const keyLength = this.#keyLength;
     const text = this.#text;
@@ -314,7 +345,7 @@ class SpanProtoEncoder {
       const c = text.charCodeAt(at);
       if (c >= 48 && c <= 57) digit = true;
       if (index) index.set(text.slice(at, at + length), count);
-      else if (count === 16) {
+      else if (count === LINEAR_KEYS) {
         // past 16 keys a map finds a key set again, not a search
         index = new Map();
         for (let j = 0; j <= count; j++) index.set(text.slice(keyAt[j]!, keyAt[j]! + keyLength[j]!), j);
@@ -349,21 +380,106 @@ class SpanProtoEncoder {
     return true;
   }
 
-  /** Slot `j` as a KeyValue: the key, then the value as an AnyValue. */
+  /**
+   * The attributes written as they are read, when that is what the SDK keeps: no more than the limit
+   * and LINEAR_KEYS keys, none set twice, none an array index (which `for…in` lists first), in an
+   * ASCII text. A KeyValue under 128 bytes with a string, a boolean or an integer below 2^14 (the
+   * echo's every attribute) has its tags and one-byte lengths written as words, not a byte a call
+   * with each length written back (`begin`/`end`). Anything else goes through `#keyValueOf`. When
+   * a key does not fit, everything read and written is put back and the answer is false.
+   */
+  #asRead(w: ProtoBytes, n: number, tag: number): boolean {
+    const from = w.pos;
+    const i = this.#i;
+    const at = this.#at;
+    const other = this.#other;
+    const keyAt = this.#keyAt;
+    const keyLength = this.#keyLength;
+    const text = this.#view;
+    for (let k = 0; k < n; k++) {
+      const length = this.#num();
+      const key = this.#skip(length);
+      const c = length > 0 ? this.#text.charCodeAt(key) : 48;
+      let fits = c < 48 || c > 57;
+      for (let j = 0; fits && j < k; j++) if (keyLength[j] === length && this.#same(keyAt[j]!, key, length)) fits = false;
+      if (!fits) {
+        w.pos = from;
+        this.#i = i;
+        this.#at = at;
+        this.#other = other;
+        return false;
+      }
+      keyAt[k] = key;
+      keyLength[k] = length;
+      const t = this.#num();
+      // the AnyValue's own bytes after its tag: a string's length byte and text, an integer's varint, a boolean's byte
+      let value = -1;
+      let start = 0;
+      let int = 0;
+      if (t >= 0) {
+        start = this.#skip(t);
+        value = Math.min(t, this.#limits.attributeValueLengthLimit) + 1;
+      } else if (t === VALUE_TRUE || t === VALUE_FALSE) value = 1;
+      else if (t === VALUE_NUMBER) {
+        int = this.#num();
+        if (int >= 0 && int < 0x4000 && Number.isInteger(int)) value = int < 0x80 ? 1 : 2;
+      }
+      // KeyValue: tag, length, KEY, key length, key; VALUE, AnyValue length, the value's tag, its bytes
+      const kv = length + value + 5;
+      if (value < 0 || kv >= 0x80) {
+        this.#keyValueOf(w, tag, key, length, t, t >= 0 ? start : int, t === VALUE_OTHER ? this.#others[this.#other++]! : undefined);
+        continue;
+      }
+      w.room(kv + 2);
+      w.view.setInt32(w.pos, tag | (kv << 8) | (T.KEY << 16) | (length << 24), true);
+      w.pos += 4;
+      w.words(text, key, length);
+      if (t >= 0) {
+        w.view.setInt32(w.pos, T.VALUE | ((value + 1) << 8) | (T.STRING_VALUE << 16) | ((value - 1) << 24), true);
+        w.pos += 4;
+        w.words(text, start, value - 1);
+      } else {
+        const b = w.buf;
+        let p = w.pos;
+        b[p] = T.VALUE;
+        b[p + 1] = value + 1;
+        if (t === VALUE_NUMBER) {
+          b[p + 2] = T.INT_VALUE;
+          if (int < 0x80) b[p + 3] = int;
+          else {
+            b[p + 3] = (int & 0x7f) | 0x80;
+            b[p + 4] = int >>> 7;
+          }
+        } else {
+          b[p + 2] = T.BOOL_VALUE;
+          b[p + 3] = t === VALUE_TRUE ? 1 : 0;
+        }
+        p += 3 + value;
+        w.pos = p;
+      }
+    }
+    return true;
+  }
+
+  /** Slot `j` as a KeyValue. */
   #keyValue(w: ProtoBytes, j: number, tag: number): void {
+    this.#keyValueOf(w, tag, this.#keyAt[j]!, this.#keyLength[j]!, this.#tags[j]!, this.#nums[j]!, this.#objects[j]);
+  }
+
+  /** A KeyValue: the key, then the value as an AnyValue, from its tag (a string's length), its number (a string's start) and its array. */
+  #keyValueOf(w: ProtoBytes, tag: number, keyAt: number, keyLength: number, t: number, num: number, object: AttributeValue | undefined): void {
     w.varint(tag);
     const kv = w.begin();
     w.byte(T.KEY);
-    this.#string(w, this.#keyAt[j]!, this.#keyLength[j]!);
+    this.#string(w, keyAt, keyLength);
     w.byte(T.VALUE);
     const value = w.begin();
-    const t = this.#tags[j]!;
     if (t >= 0) {
       w.byte(T.STRING_VALUE);
-      this.#string(w, this.#nums[j]!, Math.min(t, this.#limits.attributeValueLengthLimit));
+      this.#string(w, num, Math.min(t, this.#limits.attributeValueLengthLimit));
     } else if (t === VALUE_TRUE || t === VALUE_FALSE) w.field(T.BOOL_VALUE, t === VALUE_TRUE ? 1 : 0);
-    else if (t === VALUE_NUMBER) anyValueProto(w, this.#nums[j]!);
-    else anyValueProto(w, truncated(this.#objects[j]!, this.#limits.attributeValueLengthLimit));
+    else if (t === VALUE_NUMBER) anyValueProto(w, num);
+    else anyValueProto(w, truncated(object!, this.#limits.attributeValueLengthLimit));
     w.end(value);
     w.end(kv);
   }

@@ -1,19 +1,19 @@
 /**
- * The span export thread: writes the OTLP/HTTP JSON request of each batch the event loop sends
- * straight from its packed spans (packed-spans.ts, otlp-json.ts) and sends it with the SDK's
- * OTLP/HTTP export delegate (otlp-json-exporter.ts), so the encoding and the HTTP request with its
+ * The span export thread: writes the OTLP/HTTP request of each batch (binary protobuf, or JSON as a setting) the event loop sends
+ * straight from its packed spans (packed-spans.ts, otlp-proto.ts, otlp-json.ts) and sends it with the SDK's
+ * OTLP/HTTP export delegate (otlp-http-exporter.ts), so the encoding and the HTTP request with its
  * retries run here, not between requests (docs/decisions/0018-tracing.md, *Revision 2*; ADR 0082).
  * The exporter's own diagnostics go back to the event loop's logger.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { diag, DiagLogLevel } from '@opentelemetry/api';
 import { TraceState } from '@opentelemetry/core';
-import { OtlpJsonExporter } from './otlp-json-exporter.js';
+import { OtlpHttpExporter } from './otlp-http-exporter.js';
 import type { ExportThreadData, ToExportThread, FromExportThread } from './worker-span-exporter.js';
 
 const data = workerData as ExportThreadData;
 const port = parentPort!;
-const exporter = new OtlpJsonExporter({ ...data, parseTraceState: (s) => new TraceState(s) });
+const exporter = new OtlpHttpExporter({ ...data, parseTraceState: (s) => new TraceState(s) });
 
 const reply = (m: FromExportThread) => port.postMessage(m);
 const text = (a: unknown) => (a instanceof Error ? a.message : typeof a === 'string' ? a : JSON.stringify(a));

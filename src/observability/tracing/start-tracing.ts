@@ -96,9 +96,9 @@ export async function startTracing(s: TracingSettings, who: TracingIdentity): Pr
 }
 
 async function install(s: TracingSettings, who: TracingIdentity): Promise<Installed> {
-  const [{ AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler }, { OtlpJsonExporter }, { W3CTraceContextPropagator, TraceState, globalErrorHandler }] = await Promise.all([
+  const [{ AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler }, { OtlpHttpExporter }, { W3CTraceContextPropagator, TraceState, globalErrorHandler }] = await Promise.all([
     import('@opentelemetry/sdk-trace-base'),
-    import('./otlp-json-exporter.js'),
+    import('./otlp-http-exporter.js'),
     import('@opentelemetry/core'),
   ]);
   const samplers = { AlwaysOnSampler, AlwaysOffSampler, ParentBasedSampler, TraceIdRatioBasedSampler };
@@ -108,7 +108,7 @@ async function install(s: TracingSettings, who: TracingIdentity): Promise<Instal
   // thread module is there (always, but under the test runner's TypeScript sources without a build).
   const exporter =
     WorkerSpanExporter.start({ url: s.url, protocol: s.protocol, headers: s.headers, resourceAttributes, limits }, diag) ??
-    new OtlpJsonExporter({ url: s.url, protocol: s.protocol, headers: s.headers, resourceAttributes, limits, parseTraceState: (t) => new TraceState(t) });
+    new OtlpHttpExporter({ url: s.url, protocol: s.protocol, headers: s.headers, resourceAttributes, limits, parseTraceState: (t) => new TraceState(t) });
   // Spans are recorded by Agentport's recorder, not the SDK's tracer (ADR 0018, Revision 3): the
   // SDK's sampler decides, the SDK's export delegate sends what otlp-json.ts encodes; the batching keeps the
   // BatchSpanProcessor's bounds. Export failures go to the SDK's global error handler, which

@@ -5,6 +5,7 @@
  * the file says (the operator's switch for an incident).
  */
 import type { TracingConfig } from '../../config/config.js';
+import { ConfigError } from '../../config/errors.js';
 
 export type Sampler = { kind: 'always_on' | 'always_off' } | { kind: 'ratio'; ratio: number; parentBased: boolean } | { kind: 'parent'; root: 'always_on' | 'always_off' };
 
@@ -86,11 +87,23 @@ function positiveInteger(v: string | undefined): number | undefined {
 
 /**
  * OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL: `http/json` or `http/protobuf`,
- * the specification's default (docs/decisions/0086). `grpc` is not offered: it falls back to the default, as any other value.
+ * the specification's default (docs/decisions/0086). The specification's third value, `grpc`, is
+ * refused at start, naming the variable: spans are sent over OTLP/HTTP only, and read as the default
+ * they would go as HTTP to what is most likely a gRPC port (4317), each export failing far from its
+ * cause. Any other value is not one the specification knows and is ignored for the default, as the
+ * SDKs do.
  */
 function protocolFromEnv(env: Env): 'http/protobuf' | 'http/json' {
-  const v = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL);
-  return v?.toLowerCase() === 'http/json' ? 'http/json' : 'http/protobuf';
+  const name = nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const v = nonEmpty(env[name])?.toLowerCase();
+  if (v === 'grpc')
+    throw new ConfigError([
+      {
+        path: 'tracing.protocol',
+        message: `${name}=grpc: OTLP over gRPC is not offered; traces are sent over OTLP/HTTP. Set tracing.protocol to http/protobuf or http/json (and an OTLP/HTTP endpoint, port 4318 on a Collector), or ${name} to one of them`,
+      },
+    ]);
+  return v === 'http/json' ? 'http/json' : 'http/protobuf';
 }
 
 /** A base URL gets the signal path, as OTEL_EXPORTER_OTLP_ENDPOINT does; one already ending in it is kept. */

@@ -1,8 +1,8 @@
 /**
  * Sends each packed batch (span-batches.ts) to a worker thread (span-export-worker.ts), which
- * writes its OTLP/HTTP JSON request and sends it (otlp-json-exporter.ts). On the event loop a
+ * writes its OTLP/HTTP request (protobuf or JSON) and sends it (otlp-http-exporter.ts). On the event loop a
  * batch costs one `postMessage` of a string and a transferred buffer of numbers; the attribute
- * limits, the JSON encoding and the HTTP export run on the other thread (docs/benchmarks.md,
+ * limits, the encoding and the HTTP export run on the other thread (docs/benchmarks.md,
  * *Tracing cost, round 2*, *round 3* and *round 5*; ADR 0082).
  *
  * A batch counts as exported when the thread says so, so the batcher keeps its back-pressure:
@@ -14,7 +14,7 @@ import type { DiagLogger } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { PackedPart, PackedSpans, SpanLimits } from './packed-spans.js';
 import type { PackedSpanExporter } from './span-batches.js';
-import type { OtlpHttpProtocol } from './otlp-json-exporter.js';
+import type { OtlpHttpProtocol } from './otlp-http-exporter.js';
 import { startWorker, workerModuleUrl } from '../../config/worker-module.js';
 
 /** What the export thread is started with. */

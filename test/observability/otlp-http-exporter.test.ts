@@ -1,5 +1,5 @@
 /**
- * The packed-batch OTLP/HTTP exporter (src/observability/tracing/otlp-json-exporter.ts) sends what
+ * The packed-batch OTLP/HTTP exporter (src/observability/tracing/otlp-http-exporter.ts) sends what
  * the SDK's exporter sent: to the configured url, with the configured headers and Content-Type
  * application/json, the SDK serializer's body for the same spans (in binary protobuf, Content-Type
  * application/x-protobuf and the SDK's protobuf serializer's body); it retries a collector's
@@ -14,7 +14,7 @@ import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otl
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { AlwaysOnSampler } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { OtlpJsonExporter } from '../../src/observability/tracing/otlp-json-exporter.js';
+import { OtlpHttpExporter } from '../../src/observability/tracing/otlp-http-exporter.js';
 import { spanLimitsFrom, unpackSpans, type PackedSpans } from '../../src/observability/tracing/packed-spans.js';
 import { SpanBatches, type PackedSpanExporter } from '../../src/observability/tracing/span-batches.js';
 import { SpanRecorder } from '../../src/observability/tracing/span-recorder.js';
@@ -67,14 +67,14 @@ async function packedBatch(): Promise<PackedSpans> {
   return batch!;
 }
 
-const exportOnce = (e: OtlpJsonExporter, spans: PackedSpans) => new Promise<{ code: number; error?: Error }>((resolve) => e.export(1, spans, resolve));
+const exportOnce = (e: OtlpHttpExporter, spans: PackedSpans) => new Promise<{ code: number; error?: Error }>((resolve) => e.export(1, spans, resolve));
 
 describe('the OTLP JSON exporter of packed batches', () => {
   afterEach(() => vi.restoreAllMocks());
 
   it('posts the SDK serializer’s body to the configured url with the configured headers and Content-Type application/json', async () => {
     const c = await collector([{ status: 200 }]);
-    const exporter = new OtlpJsonExporter({ protocol: 'http/json', url: c.url, headers: { authorization: 'Bearer k-1', 'x-tenant': 'acme' }, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
+    const exporter = new OtlpHttpExporter({ protocol: 'http/json', url: c.url, headers: { authorization: 'Bearer k-1', 'x-tenant': 'acme' }, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
     try {
       const batch = await packedBatch();
       const expected = new TextDecoder().decode(JsonTraceSerializer.serializeRequest(unpackSpans(structuredClone(batch), resourceFromAttributes(resourceAttributes), (s) => new TraceState(s), limits))!);
@@ -99,7 +99,7 @@ describe('the OTLP JSON exporter of packed batches', () => {
     const message = Buffer.from('one too old');
     const partialSuccess = Buffer.concat([Buffer.from([0x08, 0x01, 0x12, message.length]), message]);
     const c = await collector([{ status: 200, headers: { 'content-type': 'application/x-protobuf' }, body: Buffer.concat([Buffer.from([0x0a, partialSuccess.length]), partialSuccess]) }]);
-    const exporter = new OtlpJsonExporter({ protocol: 'http/protobuf', url: c.url, headers: { authorization: 'Bearer k-1' }, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
+    const exporter = new OtlpHttpExporter({ protocol: 'http/protobuf', url: c.url, headers: { authorization: 'Bearer k-1' }, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
     try {
       const batch = await packedBatch();
       const expected = Buffer.from(ProtobufTraceSerializer.serializeRequest(unpackSpans(structuredClone(batch), resourceFromAttributes(resourceAttributes), (s) => new TraceState(s), limits))!);
@@ -119,7 +119,7 @@ describe('the OTLP JSON exporter of packed batches', () => {
 
   it('retries a 503 after its Retry-After and reports the batch exported', async () => {
     const c = await collector([{ status: 503, headers: { 'retry-after': '0' } }, { status: 200 }]);
-    const exporter = new OtlpJsonExporter({ protocol: 'http/json', url: c.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
+    const exporter = new OtlpHttpExporter({ protocol: 'http/json', url: c.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
     try {
       const started = performance.now();
       expect(await exportOnce(exporter, await packedBatch())).toEqual({ code: 0 });
@@ -137,8 +137,8 @@ describe('the OTLP JSON exporter of packed batches', () => {
     const warnings = vi.spyOn(diag, 'warn').mockImplementation(() => {});
     const refusing = await collector([{ status: 400, body: '{"message":"bad batch"}' }]);
     const partial = await collector([{ status: 200, body: '{"partialSuccess":{"rejectedSpans":1,"errorMessage":"one too old"}}' }]);
-    const refused = new OtlpJsonExporter({ protocol: 'http/json', url: refusing.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
-    const halfTaken = new OtlpJsonExporter({ protocol: 'http/json', url: partial.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
+    const refused = new OtlpHttpExporter({ protocol: 'http/json', url: refusing.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
+    const halfTaken = new OtlpHttpExporter({ protocol: 'http/json', url: partial.url, headers: {}, resourceAttributes, limits, parseTraceState: (s) => new TraceState(s) });
     try {
       const result = await exportOnce(refused, await packedBatch());
       expect(result.code).toBe(1);

@@ -20,7 +20,7 @@ import type { PackedSpanExporter } from './span-batches.js';
 /** OTLP/HTTP's two encodings (OTEL_EXPORTER_OTLP_PROTOCOL's values for HTTP). */
 export type OtlpHttpProtocol = 'http/protobuf' | 'http/json';
 
-export interface OtlpJsonExporterOptions {
+export interface OtlpHttpExporterOptions {
   url: string;
   /** binary protobuf (the default; ADR 0086) or JSON (ADR 0082) */
   protocol: OtlpHttpProtocol;
@@ -61,13 +61,13 @@ const protoSerializer = {
 
 const spanCount = { name: 'span' as const, countItems: (batch: EncodedBatch) => batch.spans };
 
-export class OtlpJsonExporter implements PackedSpanExporter {
+export class OtlpHttpExporter implements PackedSpanExporter {
   readonly #parts = new EarlierParts();
   readonly #resource: Uint8Array;
   readonly #delegate;
   readonly #encode: typeof otlpJsonRequest;
 
-  constructor(private readonly o: OtlpJsonExporterOptions) {
+  constructor(private readonly o: OtlpHttpExporterOptions) {
     const proto = o.protocol === 'http/protobuf';
     this.#resource = proto ? resourceProto(o.resourceAttributes) : resourceJson(o.resourceAttributes);
     this.#encode = proto ? otlpProtoRequest : otlpJsonRequest;
