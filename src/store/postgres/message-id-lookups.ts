@@ -36,8 +36,8 @@ export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time
  * statement is planned once a connection whatever the batch's size (issue 26, ADR 0090). Over a
  * bare parameter, a plan made for the bound values counts the array's elements, while the plan
  * kept for any values counts 10: a batch of fewer keys looked cheaper planned afresh, so the plan
- * cache planned it again at each execution (~390 k backend instructions a statement at 3 keys,
- * a quarter of the lookups under load). A subquery's value is unknown to either plan, so both
+ * cache planned it again at each execution (~320–390 k more backend instructions a statement at
+ * 1–8 keys; 13–35 % of the lookups under load). A subquery's value is unknown to either plan, so both
  * count 10 and the kept plan wins after the cache's first five.
  *
  * A found task comes back as one json column, not as its 15 columns: with pg's own query the
