@@ -32,6 +32,14 @@ export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time
  * plan was a hash join over a sequential scan of every task, kept until the first ANALYZE (issue
  * 26: on a new store each lookup read the whole table for the first seconds under load).
  *
+ * The arrays are read through scalar subqueries, `unnest((select $1::text[]), …)`, so that the
+ * statement is planned once a connection whatever the batch's size (issue 26, ADR 0090). Over a
+ * bare parameter, a plan made for the bound values counts the array's elements, while the plan
+ * kept for any values counts 10: a batch of fewer keys looked cheaper planned afresh, so the plan
+ * cache planned it again at each execution (~320–390 k more backend instructions a statement at
+ * 1–8 keys; 13–35 % of the lookups under load). A subquery's value is unknown to either plan, so both
+ * count 10 and the kept plan wins after the cache's first five.
+ *
  * A found task comes back as one json column, not as its 15 columns: with pg's own query the
  * columns' descriptions were rebuilt at every execution, the largest single cost the driver put on
  * the event loop (ADR 0077), paid by every lookup for the rare hit (a retried message). Executed
@@ -42,7 +50,7 @@ export const TASK_COLUMNS = 'id, agent_id, owner, context_id, state, status_time
 export const FIND_BY_MESSAGE_IDS: NamedStatement<FoundRow> = {
   name: 'agentport_find_task_rows_by_message_ids',
   text: `select k.i, row_to_json(t) as row
-           from unnest($1::text[], $2::text[], $3::text[]) with ordinality as k(agent_id, owner, message_id, i)
+           from unnest((select $1::text[]), (select $2::text[]), (select $3::text[])) with ordinality as k(agent_id, owner, message_id, i)
            cross join lateral (select ${TASK_COLUMNS} from tasks
                                 where origin_message_id = k.message_id and agent_id = k.agent_id collate "C" and owner = k.owner collate "C" limit 1) as t`,
   // i is the key's ordinality (bigint), row the task as json (never null: the join is inner).
