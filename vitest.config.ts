@@ -43,7 +43,6 @@ const UNIT = [
   'test/store/credentials-generation.test.ts',
   'test/store/sqlite-commit-thread.test.ts',
   'test/store/sqlite-thread-death.test.ts',
-  'test/store/sqlite-idle-batch-on-main.test.ts',
   'test/auth/api-key-record-cache.test.ts',
   'test/auth/poll-turns.test.ts',
   'test/store/sqlite/statement-cache.test.ts',

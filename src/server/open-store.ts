@@ -8,12 +8,6 @@ import { redactUrl, type Config } from '../config/index.js';
 import { openPostgresStore, openSqliteStore, type Store } from '../store/index.js';
 import { StartFailure } from './start-failure.js';
 
-/**
- * The largest batch the SQLite store writes on its own connection while its commit thread is idle
- * (ADR 0092): the low-concurrency batches, which otherwise wait for the thread to wake twice.
- */
-const IDLE_BATCH_ON_MAIN = 4;
-
 export async function openStore(config: Config, log: { info(o: object, m?: string): void; warn(o: object, m?: string): void; error(o: object, m?: string): void }): Promise<Store> {
   const s = config.storage;
   if (s.driver === 'sqlite') {
@@ -22,7 +16,7 @@ export async function openStore(config: Config, log: { info(o: object, m?: strin
     }
     // A thread of the store that ends on its own is named in the log at once; /readyz then says what it costs.
     const onThreadStopped = (err: Error) => log.error({ err }, err.message);
-    const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous, commitThread: s.commitThread, onThreadStopped, idleBatchOnMain: IDLE_BATCH_ON_MAIN });
+    const store = await openSqliteStore({ file: s.file, synchronous: s.synchronous, commitThread: s.commitThread, onThreadStopped });
     // A damaged page inside a table or an index leaves the file openable and pingable, and fails
     // the writes that touch it (issue 25 D7b): checked before anything is written.
     try {

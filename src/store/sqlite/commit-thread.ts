@@ -71,15 +71,6 @@ export class CommitThread {
     return new CommitThread(startWorker(url, data), onStopped);
   }
 
-  /**
-   * No answer is due and the thread is neither closing nor gone: it holds no write lock and every
-   * batch handed to it has committed, so a batch written on the store's own connection now can
-   * neither race it for the lock nor pass one of its batches (ADR 0092).
-   */
-  get idle(): boolean {
-    return this.#waiting.size === 0 && this.#ended === undefined;
-  }
-
   /** Set once the thread has ended without close(): its cause. Commits fail with it until a restart. */
   get stopped(): Error | undefined {
     return this.#stopped;

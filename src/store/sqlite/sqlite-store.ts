@@ -57,7 +57,6 @@ export interface SqliteStoreOptions {
    * file (ADR 0062); default false. Not for ':memory:'.
    */
   commitThread?: boolean;
-  idleBatchOnMain?: number; // with the thread: a batch this small is written here while it is idle (ADR 0092); default 0; never with synchronous full
   /**
    * Told, with the cause, when the commit thread or the checkpointer thread ends without the store
    * closing it (ADR 0062's amendment); the server logs it. Default: a line on stderr.
@@ -221,7 +220,6 @@ export class SqliteStore extends SqlStore {
   /** the commit thread (ADR 0062), when commits run there */
   readonly #thread: CommitThread | undefined;
   readonly commitConcurrency: number | undefined;
-  readonly #idleBatchOnMain: number; // ADR 0092
 
   constructor(
     private readonly raw: Sqlite.Database,
@@ -229,7 +227,7 @@ export class SqliteStore extends SqlStore {
     db: Q,
     private readonly statementSql: StatementSql,
     file: string,
-    o: { checkpointer?: WalCheckpointer; thread?: CommitThread; sharedFile?: boolean; onThreadStopped: (err: Error) => void; idleBatchOnMain?: number },
+    o: { checkpointer?: WalCheckpointer; thread?: CommitThread; sharedFile?: boolean; onThreadStopped: (err: Error) => void },
   ) {
     super(db);
     const { checkpointer, thread } = o;
@@ -244,7 +242,6 @@ export class SqliteStore extends SqlStore {
     this.#writeBatch = raw.transaction((plan: unknown[]) => writeBatch((this.#commitStatements ??= COMMIT_STATEMENTS.map((name) => this.statements[name])), plan));
     this.#thread = thread;
     if (thread) this.commitConcurrency = COMMIT_THREAD_CONCURRENCY;
-    this.#idleBatchOnMain = thread ? Math.max(0, Math.floor(o.idleBatchOnMain ?? 0)) : 0;
   }
 
   /**
@@ -260,13 +257,16 @@ export class SqliteStore extends SqlStore {
     this.#thread?.autoCheckpoint();
   }
 
-  /** Test seam (test/store/sqlite-thread-death.test.ts), never called by the server: ends a thread for real, as a fatal error in it would. */
+  /**
+   * Test seam (test/store/sqlite-thread-death.test.ts), never called by the server: ends one of the
+   * store's threads for real, as a fatal error in it would (commit-thread.ts, checkpointer.ts).
+   */
   killThreadForTests(which: 'commit' | 'checkpoint', how: 'terminate' | 'uncaught' = 'terminate'): void {
     if (which === 'commit') this.#thread?.killForTests(how);
     else this.#checkpointer?.killForTests();
   }
 
-  /** Whether the task commits run on the commit thread (ADR 0062; small ones while it is idle not, ADR 0092). */
+  /** Whether the task commits run on the commit thread (ADR 0062). */
   get commitsOnThread(): boolean {
     return this.#thread !== undefined;
   }
@@ -289,10 +289,8 @@ export class SqliteStore extends SqlStore {
 
   async commit(commits: TaskCommit[]): Promise<void> {
     if (commits.length === 0) return;
-    // With the thread only the promise and the new tasks' owners wait for its answer, not the batch's plan (issue 26, tail21);
-    // a small batch while it is idle (no lock, no batch in hand) is written here, saving its two wake-ups (ADR 0092).
-    const t = this.#thread;
-    const answered = t && !(commits.length <= this.#idleBatchOnMain && t.idle) ? this.#handToThread(t, commits) : undefined;
+    // With the thread only the promise and the new tasks' owners wait for its answer, not the batch's plan (issue 26, tail21).
+    const answered = this.#thread ? this.#handToThread(this.#thread, commits) : undefined;
     const plan = answered ? undefined : this.#encode(commits);
     try {
       if (answered) await answered;
@@ -491,8 +489,7 @@ export async function openSqliteStore(opts: SqliteStoreOptions): Promise<SqliteS
             },
             onThreadStopped,
           );
-    // An fsync a commit (synchronous full) stays off the event loop: every batch to the thread.
-    return new SqliteStore(raw, cache, db, statements, opts.file, { checkpointer, thread, sharedFile: opts.sharedFile, onThreadStopped, idleBatchOnMain: opts.synchronous === 'full' ? 0 : opts.idleBatchOnMain });
+    return new SqliteStore(raw, cache, db, statements, opts.file, { checkpointer, thread, sharedFile: opts.sharedFile, onThreadStopped });
   } catch (err) {
     raw.close();
     throw err;
