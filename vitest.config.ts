@@ -163,6 +163,7 @@ const UNIT = [
   'test/store/sqlite.test.ts',
   'test/store/sqlite-contract-commit-thread.test.ts',
   'test/store/sqlite-contract-memory.test.ts',
+  'test/store/sqlite-reuse.test.ts',
   'test/store/task-counts-postgres.test.ts',
   'test/store/events-row-refs-migration.test.ts',
   'test/store/task-final-events.test.ts',

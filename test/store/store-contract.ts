@@ -4,7 +4,8 @@
  * `open` returns a fresh, empty store (migrated or not: the suite calls `migrate()`); the suite
  * closes it after each test. `options.openMigrated`, when given, opens each test's store instead:
  * a fresh copy of a database already migrated (test/support/store-templates.ts), since running
- * every migration per test was most of the suite's time. The groups for distributed mode live in
+ * every migration per test was most of the suite's time, or a store of an earlier test emptied
+ * (`options.release`). The groups for distributed mode live in
  * their own files: lease-contract.ts, schema-contract.ts, replicas-contract.ts and
  * signing-keys-contract.ts.
  */
@@ -33,6 +34,11 @@ export interface ContractOptions {
   openPeer?: () => Promise<Store>;
   /** Runs SQL on the database of the store `open` returned last, outside the store. */
   exec?: (sql: string) => Promise<void>;
+  /**
+   * Ends a test's store in place of `close()`: may keep it for `openMigrated` to return emptied to
+   * the next test (test/support/sqlite-reuse.ts), if it can answer as a new store would.
+   */
+  release?: (store: Store) => Promise<void>;
 }
 
 /** Where the contract groups find the store of the running test. */
@@ -61,7 +67,7 @@ export function describeStoreContract(name: string, open: () => Promise<Store>, 
       await store.migrate();
     });
     afterEach(async () => {
-      await store?.close();
+      if (store) await (options.release ? options.release(store) : store.close());
     });
 
     describe('migrate', () => {

@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/index.js';
 import { prepareCommit } from '../../src/store/rows.js';
 import type { Database } from '../../src/store/schema.js';
-import { compileStatements } from '../../src/store/sqlite/sqlite-store.js';
+import { compileStatements } from '../../src/store/sqlite/sqlite-statements.js';
 import type { Store } from '../../src/store/store.js';
 import { migrateTo } from '../support/migrate-to.js';
 import { roundTripOnPostgres, roundTripOnSqlite } from '../support/migration-round-trip.js';

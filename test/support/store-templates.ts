@@ -25,6 +25,11 @@ const run = promisify(execFile);
 
 /** Copies of one migrated SQLite file, made lazily in `dir`. */
 export function sqliteTemplate(dir: string): (file: string) => Promise<void> {
+  return sqliteTemplateFile(dir).copy;
+}
+
+/** One migrated SQLite file, made lazily in `dir`: `copy(file)` copies it, `file()` is its path. */
+export function sqliteTemplateFile(dir: string): { copy: (file: string) => Promise<void>; file: () => Promise<string> } {
   let template: Promise<string> | undefined;
   const build = async (): Promise<string> => {
     const migrated = join(dir, 'template-migrated.db');
@@ -43,9 +48,12 @@ export function sqliteTemplate(dir: string): (file: string) => Promise<void> {
     }
     return file;
   };
-  return async (file) => {
-    template ??= build();
-    copyFileSync(await template, file);
+  const file = () => (template ??= build());
+  return {
+    file,
+    copy: async (to) => {
+      copyFileSync(await file(), to);
+    },
   };
 }
 

@@ -12,7 +12,7 @@ import { checkCommit, plainEventsJson, refersToTaskRow, statusTimeOf, withOutbox
 import { ConcurrentUpdateError, type TaskCommit } from '../store.js';
 import { commitTiming, putTaskUsageValues } from '../usage/task-usage-columns.js';
 
-/** The statements a commit runs, by their number in plans (their SQL is compileStatements' in sqlite-store.ts). */
+/** The statements a commit runs, by their number in plans (their SQL is compileStatements' in sqlite-statements.ts). */
 export const COMMIT_STATEMENTS = ['insertTask', 'insertTaskWithUsage', 'updateTask', 'updateTaskWithLease', 'updateTaskUsage', 'upsertTiming', 'insertEvent', 'insertOutbox'] as const;
 const [INSERT_TASK, INSERT_TASK_WITH_USAGE, UPDATE_TASK, UPDATE_TASK_WITH_LEASE, UPDATE_TASK_USAGE, UPSERT_TIMING, INSERT_EVENT, INSERT_OUTBOX] = [0, 1, 2, 3, 4, 5, 6, 7] as const;
 

@@ -11,24 +11,20 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, SqliteDialect, sql } from 'kysely';
-import { eventLog, logNeedsTaskRow, TASK_ROW_COLUMNS, toOutboxEntry, toStoredTask, type OutboxRow, type TaskRowText } from '../rows.js';
-import { outboxClaimQuery } from '../outbox-claim.js';
+import { Kysely, SqliteDialect } from 'kysely';
+import { eventLog, logNeedsTaskRow, toOutboxEntry, toStoredTask, type OutboxRow, type TaskRowText } from '../rows.js';
 import type { Database, TaskEventsTable, TasksTable } from '../schema.js';
 import type { AuditAppender } from '../sql-audit-store.js';
-import { apiKeyRows, toStoredApiKey, type ApiKeyStandingRow } from '../api-key-rows.js';
-import { CREDENTIALS_GENERATION_TABLE } from '../migrations/0026-credentials-generation.js';
+import { toStoredApiKey, type ApiKeyStandingRow } from '../api-key-rows.js';
 import { SqlStore } from '../sql-store.js';
 import { sqliteAuditAppender } from './sqlite-audit-append.js';
 import type { OutboxEntry, StoredApiKey, StoredTask, TaskCommit, TaskEventRecord } from '../store.js';
 import { WalCheckpointer } from './checkpointer.js';
 import { COMMIT_STATEMENTS, encodeBatch, newTaskOwners, writeBatch } from './commit-batch.js';
 import { CommitThread, type CommitThreadData } from './commit-thread.js';
-import { compileWithSlots, slot } from './compiled-statement.js';
+import { compileStatements, type StatementSql } from './sqlite-statements.js';
 import { StatementCache } from './statement-cache.js';
 import { SqliteUsageStore } from './sqlite-usage-store.js';
-import { mergedUsageSql, TASK_USAGE_COLUMNS } from '../usage/task-usage-columns.js';
-import { UPSERT_TIMING_SQL } from './sqlite-usage-store.js';
 import { StoredMessageIds, type MessageIdBuild } from './stored-message-ids.js';
 import { fileFailure } from './file-failure.js';
 
@@ -77,128 +73,6 @@ const JOURNAL_SIZE_LIMIT = 64 * 1024 * 1024;
  */
 const COMMIT_THREAD_CONCURRENCY = 2;
 
-type Q = Kysely<Database>;
-
-/**
- * The conditional task update (optimistic version check), writing the lease columns or not. A
- * terminal commit's events go into final_events (ADR 0057); a commit without them binds null and
- * leaves the column as it is. A commit with a lease is its writer's (distributed mode) and also
- * needs the stored lease to be that writer's (ADR 0070): a released lease, or one another replica
- * took, refuses it even at a matching version.
- */
-function updateTaskStatement(k: Q, withLease: boolean): string {
-  const lease = withLease ? { lease_owner: slot<string | null>('lease_owner'), lease_expires_at: slot<number | null>('lease_expires_at') } : {};
-  return compileWithSlots(
-    k
-      .updateTable('tasks')
-      .set({
-        context_id: slot('context_id'),
-        state: slot('state'),
-        status_time: slot('status_time'),
-        seq: slot('seq'),
-        version: slot('version'),
-        task: slot('task'),
-        final_events: sql<string | null>`coalesce(${slot<string | null>('final_events')}, ${sql.ref('final_events')})`,
-        ...lease,
-      })
-      .where('id', '=', slot<string>('id'))
-      .where('agent_id', '=', slot<string>('agent_id'))
-      .where('version', '=', slot<number>('expected_version'))
-      .$if(withLease, (qb) => qb.where('lease_owner', '=', slot<string>('holder'))),
-    ['context_id', 'state', 'status_time', 'seq', 'version', 'task', 'final_events', ...(withLease ? ['lease_owner', 'lease_expires_at'] : []), 'id', 'agent_id', 'expected_version', ...(withLease ? ['holder'] : [])],
-  );
-}
-
-/**
- * A new task row, with its usage record's columns or without (TASK_ROW_COLUMNS, final_events, then
- * TASK_USAGE_COLUMNS): a task terminal in its first commit (a blocking call) has its events here.
- */
-function insertTaskStatement(k: Q, withUsage: boolean): string {
-  const names = [...TASK_ROW_COLUMNS, 'final_events', ...(withUsage ? TASK_USAGE_COLUMNS : [])];
-  return compileWithSlots(
-    k
-      .insertInto('tasks')
-      .values(Object.fromEntries(names.map((c) => [c, slot(c)])) as never)
-      // Any conflict: the task id, or the (agent, owner, messageId) of another task.
-      .onConflict((oc) => oc.doNothing()),
-    names,
-  );
-}
-
-/** Binds TASK_USAGE_COLUMNS' values, then the task id. */
-function updateTaskUsageSql(): string {
-  const sets = TASK_USAGE_COLUMNS.map((c) => `"${c}" = ${mergedUsageSql(c, '?', (col) => `"${col}"`)}`);
-  return `update "tasks" set ${sets.join(', ')} where "id" = ?`;
-}
-
-/** Exported for the plan tests (test/store/task-final-events.test.ts): the SQL the store prepares. */
-export function compileStatements(k: Q) {
-  return {
-    insertTask: insertTaskStatement(k, false),
-    // A task's first commit with its usage record (migration 0023): the record's columns in the task row.
-    insertTaskWithUsage: insertTaskStatement(k, true),
-    // A later commit's usage record, merged into the task row it has just updated.
-    updateTaskUsage: updateTaskUsageSql(),
-    // The answer's timing, when a commit carries it (the edge's amends are the usage store's).
-    upsertTiming: UPSERT_TIMING_SQL,
-    selectTaskByMessage: compileWithSlots(
-      k.selectFrom('tasks').select(TASK_ROW_COLUMNS).where('agent_id', '=', slot<string>('agent_id')).where('owner', '=', slot<string>('owner')).where('origin_message_id', '=', slot<string>('origin_message_id')),
-      ['agent_id', 'owner', 'origin_message_id'],
-    ),
-    updateTask: updateTaskStatement(k, false),
-    // A separate statement, so a commit without a lease (every commit in embedded mode) binds
-    // and writes exactly what it did before leases existed.
-    updateTaskWithLease: updateTaskStatement(k, true),
-    insertEvent: compileWithSlots(
-      k.insertInto('task_events').values({
-        task_id: slot('task_id'),
-        seq: slot('seq'),
-        first_seq: slot('first_seq'),
-        events: slot('events'),
-        created_at: slot('created_at'),
-      }),
-      ['task_id', 'seq', 'first_seq', 'events', 'created_at'],
-    ),
-    insertOutbox: compileWithSlots(
-      k.insertInto('push_outbox').values({
-        task_id: slot('task_id'),
-        config_id: slot('config_id'),
-        seq: slot('seq'),
-        payload: slot('payload'),
-        next_attempt_at: slot('next_attempt_at'),
-        created_at: slot('created_at'),
-      }),
-      ['task_id', 'config_id', 'seq', 'payload', 'next_attempt_at', 'created_at'],
-    ),
-    // the task row an events row of a terminal commit refers to (ADR 0050), and the events it holds (ADR 0057)
-    selectTaskRowText: compileWithSlots(k.selectFrom('tasks').select(['seq', 'task', 'final_events']).where('id', '=', slot<string>('id')), ['id']),
-    selectTask: compileWithSlots(k.selectFrom('tasks').select(TASK_ROW_COLUMNS).where('id', '=', slot<string>('id')).where('agent_id', '=', slot<string>('agent_id')), ['id', 'agent_id']),
-    countTasks: compileWithSlots(
-      k
-        .selectFrom('tasks')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('agent_id', '=', slot<string>('agent_id'))
-        .where('owner', '=', slot<string>('owner')),
-      ['agent_id', 'owner'],
-    ),
-    selectEvents: compileWithSlots(k.selectFrom('task_events').selectAll().where('task_id', '=', slot<string>('task_id')).where('seq', '>', slot<number>('after_seq')).orderBy('seq').limit(slot<number>('limit')), [
-      'task_id',
-      'after_seq',
-      'limit',
-    ]),
-    // The push delivery worker's poll, every second even at rest.
-    claimOutbox: compileWithSlots(outboxClaimQuery(k, 'sqlite', { leaseUntil: slot('lease_until'), now: slot('now'), limit: slot('limit') }), ['lease_until', 'now', 'now', 'limit']),
-    // A stored API key's row, read on a request whose key the authenticator does not hold under the
-    // current credentials generation (ADR 0052); built per call through Kysely this cost ~50 µs. The
-    // row comes with its owner's and its grant's (migration 0016), so a self-made key's check is this one read.
-    selectApiKey: compileWithSlots(apiKeyRows(k).where('k.key_id', '=', slot<string>('key_id')), ['key_id']),
-    // Every request with a stored API key reads this first (credentialsGeneration below).
-    selectCredentialsGeneration: `select n from ${CREDENTIALS_GENERATION_TABLE} where id = 1`,
-  };
-}
-
-type StatementSql = ReturnType<typeof compileStatements>;
-
 const taskCountKey = (agentId: string, owner: string) => `${agentId}\u0000${owner}`;
 type Statements = { [K in keyof StatementSql]: Sqlite.Statement };
 
@@ -215,7 +89,10 @@ export class SqliteStore extends SqlStore {
   /** what a failed commit said about the file itself (damaged, I/O error); stays until restart */
   #failure: string | undefined;
   /** the message ids the database holds, to skip a lookup that will miss (ADR 0063) */
-  readonly #messageIds: StoredMessageIds;
+  #messageIds: StoredMessageIds;
+  readonly #sharedFile: boolean;
+  /** the checkpointer thread ended on its own: SQLite's own checkpoints are back on */
+  #checkpointerStopped = false;
   readonly usage: SqliteUsageStore;
   /** the commit thread (ADR 0062), when commits run there */
   readonly #thread: CommitThread | undefined;
@@ -224,17 +101,19 @@ export class SqliteStore extends SqlStore {
   constructor(
     private readonly raw: Sqlite.Database,
     cache: StatementCache,
-    db: Q,
+    db: Kysely<Database>,
     private readonly statementSql: StatementSql,
     file: string,
     o: { checkpointer?: WalCheckpointer; thread?: CommitThread; sharedFile?: boolean; onThreadStopped: (err: Error) => void },
   ) {
     super(db);
     const { checkpointer, thread } = o;
-    this.#messageIds = new StoredMessageIds(raw, o.sharedFile ?? false);
+    this.#sharedFile = o.sharedFile ?? false;
+    this.#messageIds = new StoredMessageIds(raw, this.#sharedFile);
     this.location = file === ':memory:' ? 'SQLite database (in memory)' : `SQLite database ${file}`;
     this.#checkpointer = checkpointer;
     checkpointer?.onStopped((err) => {
+      this.#checkpointerStopped = true;
       o.onThreadStopped(err);
       this.#checkpointWithoutThread();
     });
@@ -264,6 +143,21 @@ export class SqliteStore extends SqlStore {
   killThreadForTests(which: 'commit' | 'checkpoint', how: 'terminate' | 'uncaught' = 'terminate'): void {
     if (which === 'commit') this.#thread?.killForTests(how);
     else this.#checkpointer?.killForTests();
+  }
+
+  /**
+   * Test seam (test/support/sqlite-reuse.ts), never called by the server: a test has just put the
+   * file's rows back to those of a freshly migrated database, under this open store, and the store
+   * forgets what it remembered of the rows it had (task counts, the message-id filter), so that it
+   * answers as a store opened on the file now would, its threads kept: starting them is most of a
+   * new store's cost (issue 26). False, forgetting nothing, for a store that is no longer as it was
+   * opened: closed, a thread ended, a commit failed on the file.
+   */
+  forgetRowsForTests(): boolean {
+    if (!this.raw.open || this.#failure !== undefined || this.#thread?.stopped || this.#checkpointerStopped) return false;
+    this.#taskCounts.clear();
+    this.#messageIds = new StoredMessageIds(this.raw, this.#sharedFile);
+    return true;
   }
 
   /** Whether the task commits run on the commit thread (ADR 0062). */
