@@ -268,6 +268,7 @@ const SYSTEM_SHARED = [
   'test/store/audit-chain.test.ts',
   'test/store/sqlite-damage.test.ts',
   'test/store/threads-under-eval.test.ts',
+  'test/deploy/build-fingerprint.test.ts',
 ];
 
 

@@ -6,3 +6,6 @@ export declare const IMAGE: string;
 export declare const BUILD_STAGE: string;
 export declare const PACKAGES_STAGE: string;
 export declare function imageBuildArgs(): { image: string[]; stages: string[][] };
+export declare const EARLY_BUILD_STAMP: string;
+export declare function imageId(name: string): string | undefined;
+export declare function buildFingerprint(root?: string): string;

@@ -8,8 +8,9 @@
  * running the same steps beside it. `node scripts/image-build.mjs args` prints the arguments of
  * `podman` for the image, one a line.
  */
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +23,14 @@ export const NODE_BASE = 'localhost/agentport-test/node:20-bookworm-slim';
 export const IMAGE = 'localhost/agentport-test/agentport:latest';
 export const BUILD_STAGE = 'localhost/agentport-test/agentport-build:latest';
 export const PACKAGES_STAGE = 'localhost/agentport-test/agentport-production-packages:latest';
+/**
+ * Written by the prerequisites' build (`early`, below) when the image and its stages are built:
+ * what they were built from (`fingerprint`) and the image ids it left. The test builds again only
+ * when its own tree or the tags differ from these.
+ */
+export const EARLY_BUILD_STAMP = path.join(CACHE, 'image-build-early.json');
+const DOCKERFILE = 'deploy/Dockerfile';
+const IGNOREFILE = 'deploy/Dockerfile.dockerignore';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -64,6 +73,71 @@ export function imageBuildArgs() {
   };
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv[2] === 'args') {
-  for (const arg of imageBuildArgs().image) console.log(arg);
+/** The id of an image, or undefined when there is none by that name. */
+export function imageId(name) {
+  const r = spawnSync('podman', ['image', 'inspect', '--format', '{{.Id}}', name], { encoding: 'utf8', env: { ...process.env, CONTAINERS_CONF: path.join(CACHE, 'containers.conf') } });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+/**
+ * Everything the build reads from outside its layer cache: the arguments of all three builds (the
+ * labels' revision among them), the base image's id, the Dockerfile, its ignore file, and the path,
+ * mode and content of every file the ignore file lets into the context (its `!` lines). Two equal
+ * fingerprints mean a build would make the same image from the same cached layers. `root` is the
+ * checkout whose files are read (another one only in test/deploy/build-fingerprint.test.ts).
+ */
+export function buildFingerprint(root = ROOT) {
+  const hash = createHash('sha256');
+  const args = imageBuildArgs();
+  hash.update(JSON.stringify([args.image, args.stages, imageId(NODE_BASE) ?? 'no base image']));
+  const add = (rel) => {
+    const file = path.join(root, rel);
+    let st;
+    try {
+      st = lstatSync(file);
+    } catch {
+      hash.update(`missing ${rel}\0`);
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const entry of readdirSync(file).sort()) add(path.join(rel, entry));
+    } else if (st.isSymbolicLink()) {
+      hash.update(`link ${rel} ${readlinkSync(file)}\0`);
+    } else {
+      hash.update(`file ${rel} ${st.mode}\0`);
+      hash.update(readFileSync(file));
+    }
+  };
+  add(DOCKERFILE);
+  add(IGNOREFILE);
+  const allowed = readFileSync(path.join(root, IGNOREFILE), 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('!'))
+    .map((line) => line.slice(1).replace(/\/+$/, ''));
+  for (const rel of allowed) add(rel);
+  return hash.digest('hex');
+}
+
+/**
+ * The prerequisites' build (scripts/test-prerequisites.sh runs it under the build's lock): the
+ * image, then its stages (cached by then), then EARLY_BUILD_STAMP. A build from an unchanged tree
+ * still took 50-180 s of podman checking its cache (hashing the copied trees, node_modules first)
+ * on the loaded 2-core machine, and the stages 30 s more: the test no longer does that again.
+ */
+function early() {
+  rmSync(EARLY_BUILD_STAMP, { force: true });
+  const fingerprint = buildFingerprint();
+  const args = imageBuildArgs();
+  for (const build of [args.image, ...args.stages]) {
+    const r = spawnSync('podman', build, { stdio: 'inherit' });
+    if (r.status !== 0) process.exit(r.status ?? 1);
+  }
+  const ids = Object.fromEntries([IMAGE, BUILD_STAGE, PACKAGES_STAGE].map((name) => [name, imageId(name)]));
+  writeFileSync(EARLY_BUILD_STAMP, `${JSON.stringify({ fingerprint, ids })}\n`);
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === 'args') for (const arg of imageBuildArgs().image) console.log(arg);
+  if (process.argv[2] === 'fingerprint') console.log(buildFingerprint());
+  if (process.argv[2] === 'early') early();
 }

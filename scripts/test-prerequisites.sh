@@ -65,30 +65,30 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# start_image_build: test/deploy/image.test.ts's build of deploy/Dockerfile (the same podman
-# arguments: scripts/image-build.mjs), started now in the background and left running when this
-# script ends. A cold build is 5 min or more, much of it waiting on downloads (the build stage's
-# apt-get and `npm ci`); from here it overlaps the checks, `unit` and `system-shared`, and the test
-# waits for it under the same lock, then builds again from its layers in seconds. Niced: until then
+# start_image_build: test/deploy/image.test.ts's build of deploy/Dockerfile and its stages (the same
+# podman arguments: `node scripts/image-build.mjs early`), started now in the background and left
+# running when this script ends. A cold build is 5 min or more, much of it waiting on downloads (the
+# build stage's apt-get and `npm ci`); from here it overlaps the checks, `unit` and `system-shared`,
+# and the test waits for it under the same lock. It ends by writing what it built from
+# ($cache/image-build-early.json): the test builds again only when its tree differs. Niced: until then
 # it takes the CPU that the checks and the tests leave idle rather than slowing them; the test puts
 # it back to normal priority when it starts waiting for it ($cache/image-build.pid). The shipped
 # Dockerfile is built as it is; only the time it is built changes. AGENTPORT_EARLY_IMAGE_BUILD=0
 # leaves the build to the test.
 start_image_build() {
   [ "${AGENTPORT_EARLY_IMAGE_BUILD:-1}" != 0 ] || return 0
-  local cache=/var/cache/agentport-test args
-  if ! args=$(node scripts/image-build.mjs args); then
+  local cache=/var/cache/agentport-test
+  if ! node scripts/image-build.mjs args >/dev/null; then
     log "not starting the image build early: scripts/image-build.mjs failed"
     return 0
   fi
-  mapfile -t args <<<"$args"
   if ! flock -n "$cache/image-build.lock" true; then
     log "an image build is under way (an earlier run's): the image test builds after it"
     return 0
   fi
   log "building deploy/Dockerfile in the background for test/deploy/image.test.ts ($cache/agentport-build-early.log)"
   # flock -o: the lock is held by flock alone, not passed on to podman's own children.
-  CONTAINERS_CONF=$cache/containers.conf nohup flock -o "$cache/image-build.lock" nice -n 10 podman "${args[@]}" \
+  CONTAINERS_CONF=$cache/containers.conf nohup flock -o "$cache/image-build.lock" nice -n 10 node scripts/image-build.mjs early \
     </dev/null >"$cache/agentport-build-early.log" 2>&1 &
   echo $! >"$cache/image-build.pid"
   disown

@@ -5,7 +5,7 @@
  * a restart). One install serves every template: the other scaffolds share its node_modules.
  * Slow by nature (an npm install): explicit timeouts throughout.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -65,6 +65,19 @@ function run(command: string, args: string[], o: { cwd?: string; env?: NodeJS.Pr
   });
 }
 
+/** One of the other templates' `npm test`, run while the tests before theirs go on. */
+interface OtherRun {
+  /** What `agentport init` printed for it. */
+  out: string;
+  /** Its package.json's test script, and the first project's. */
+  script: string;
+  firstScript: string;
+  /** The script's half after `tsc && `, run as the test; undefined when the script is not of that shape (then not run). */
+  tests: string | undefined;
+  typecheck: Ran;
+  test: Ran | undefined;
+}
+
 function npm(args: string[], cwd: string, timeout: number, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
   return run('npm', args, { cwd, env: { ...npmEnv(), ...env }, timeout });
 }
@@ -110,6 +123,53 @@ describe('agentport init, from a packed tarball', () => {
   /** What `agentport init` printed for each of OTHERS (a failed init rejects, naming it). */
   const scaffolded = new Map<string, Promise<string>>();
 
+  /** The first project's `npm test` and each of OTHERS' (testOther), started at the end of `beforeAll`. */
+  let ownTest: Promise<Ran>;
+  const otherTests = new Map<string, Promise<OtherRun>>();
+
+  /**
+   * The other templates' `npm test` is the first project's script (`tsc && tsx --test ...`, the
+   * same package.json and tsconfig.json from templates/init/common), whose whole run the test
+   * above proves. Its `tsc` half runs once for the four: one program with their sources, under
+   * that tsconfig's options, where four `tsc` runs each parsed the same ~790 declaration files
+   * (the package's and Node's) again for a few files of their own. An error is reported with its
+   * file, so each template still fails on its own errors only.
+   */
+  let typechecked: Promise<Ran> | undefined;
+  function typecheckOthers(): Promise<Ran> {
+    typechecked ??= (async () => {
+      const config = path.join(work, 'tsconfig.templates.json');
+      writeFileSync(
+        config,
+        JSON.stringify({
+          extends: './writer-project/tsconfig.json',
+          // `types: ["node"]` is looked up beside the tsconfig: the shared install's @types.
+          compilerOptions: { typeRoots: ['./writer-project/node_modules/@types'] },
+          include: OTHERS.flatMap((t) => [`${t}-project/agents`, `${t}-project/test`]),
+        }),
+      );
+      return run(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', config, '--pretty', 'false'], { cwd: work, env: npmEnv(), timeout: 180_000 });
+    })();
+    return typechecked;
+  }
+
+  /**
+   * One of OTHERS' `npm test`, as the test below asserts it: the project shares the first one's
+   * install, and its script's test half runs as `npm test` runs it (a shell with
+   * node_modules/.bin on PATH) beside the one `tsc` of the four. Rejects when its init failed.
+   */
+  async function testOther(template: string): Promise<OtherRun> {
+    const dir = path.join(work, `${template}-project`);
+    const out = await scaffolded.get(template)!;
+    // The dependencies are the same for every template: share the first project's install.
+    symlinkSync(path.join(project, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    const own = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts: { test: string } };
+    const first = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')) as { scripts: { test: string } };
+    const [, tests] = /^tsc && (.+)$/.exec(own.scripts.test) ?? [];
+    const [typecheck, test] = await Promise.all([typecheckOthers(), tests === undefined ? undefined : npm(['exec', '--no', '-c', tests], dir, 180_000)]);
+    return { out, script: own.scripts.test, firstScript: first.scripts.test, tests, typecheck, test };
+  }
+
   beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'agentport-init-'));
     // --ignore-scripts: dist/ is built already (npm test builds first); prepare would rebuild it.
@@ -128,6 +188,16 @@ describe('agentport init, from a packed tarball', () => {
       scaffolded.set(template, written);
     }
     install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund'], project, 300_000, await localBetterSqlitePrebuild(work));
+    // The five projects' `npm test` start now, not when their tests come: the tests before them
+    // (the probes of the install, `npm start`, the refusals) then take their wall beside these
+    // runs instead of ahead of them. The tests below await and assert each run's outcome.
+    ownTest = npm(['test'], project, 180_000);
+    ownTest.catch(() => {}); // asserted by its test
+    for (const template of OTHERS) {
+      const ran = testOther(template);
+      ran.catch(() => {}); // asserted by that template's test
+      otherTests.set(template, ran);
+    }
     await Promise.allSettled(scaffolded.values());
   }, 420_000);
 
@@ -194,18 +264,20 @@ describe('agentport init, from a packed tarball', () => {
   });
 
   it('the installed package resolves agentport, agentport/agent, agentport/client, agentport/testing and the agentport command', async () => {
-    const probe = spawnSync(
+    // Not spawnSync: the five `npm test` runs started by `beforeAll` report through this event loop.
+    const probing = run(
       process.execPath,
       [
         '--input-type=module',
         '-e',
         "const a = await import('agentport/agent'); const c = await import('agentport/client'); const t = await import('agentport/testing'); const r = await import('agentport'); console.log(typeof a.defineAgent, typeof c.A2AClient, typeof t.startTestServer, typeof r.startServer);",
       ],
-      { cwd: project, encoding: 'utf8', timeout: 30_000 },
+      // Longer than spawnSync's 30 s before: it now shares the cores with the five runs.
+      { cwd: project, timeout: 60_000 },
     );
-    expect(probe.stdout.trim(), probe.stderr).toBe('function function function function');
     // --no: never fetch from the registry, where "agentport" is another package.
-    const npx = await npm(['exec', '--no', '--', 'agentport', 'help', 'init'], project, 60_000);
+    const [probe, npx] = await Promise.all([probing, npm(['exec', '--no', '--', 'agentport', 'help', 'init'], project, 60_000)]);
+    expect(probe.stdout.trim(), `exit ${probe.status}: ${probe.stderr}`).toBe('function function function function');
     expect(npx.status, npx.stderr).toBe(0);
     expect(npx.stdout).toContain('Usage: agentport init');
   }, 90_000);
@@ -233,69 +305,6 @@ describe('agentport init, from a packed tarball', () => {
     expect(seen.size).toBeGreaterThan(50);
   });
 
-  // Each template's own `npm test` (tsc, then its tests) in a project of its own: independent of
-  // one another, so the five run side by side (adjacent concurrent tests), before the start and dev
-  // tests below edit and serve the first project. One after another they took the sum of five runs
-  // (219 s at load 15-22; side by side 97 s: docs/benchmarks.md, suite18).
-  it.concurrent("the scaffold's own npm test passes", async ({ expect }) => {
-    const test = await npm(['test'], project, 180_000);
-    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
-    expect(test.stdout).toMatch(/# pass 3\b/);
-    expect(test.stdout).toMatch(/# fail 0\b/);
-  }, 200_000);
-
-  /**
-   * The other templates' `npm test` is the first project's script (`tsc && tsx --test ...`, the
-   * same package.json and tsconfig.json from templates/init/common), whose whole run the test
-   * above proves. Its `tsc` half runs once for the four: one program with their sources, under
-   * that tsconfig's options, where four `tsc` runs each parsed the same ~790 declaration files
-   * (the package's and Node's) again for a few files of their own. An error is reported with its
-   * file, so each template still fails on its own errors only.
-   */
-  let typechecked: Promise<Ran> | undefined;
-  function typecheckOthers(): Promise<Ran> {
-    typechecked ??= (async () => {
-      const config = path.join(work, 'tsconfig.templates.json');
-      writeFileSync(
-        config,
-        JSON.stringify({
-          extends: './writer-project/tsconfig.json',
-          // `types: ["node"]` is looked up beside the tsconfig: the shared install's @types.
-          compilerOptions: { typeRoots: ['./writer-project/node_modules/@types'] },
-          include: OTHERS.flatMap((t) => [`${t}-project/agents`, `${t}-project/test`]),
-        }),
-      );
-      return run(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', config, '--pretty', 'false'], { cwd: work, env: npmEnv(), timeout: 180_000 });
-    })();
-    return typechecked;
-  }
-
-  it.concurrent.for(OTHERS)("the %s template's npm test passes (its tsc in one program with the other templates')", { timeout: 200_000 }, async (template, { expect }) => {
-    const dir = path.join(work, `${template}-project`);
-    const out = await scaffolded.get(template)!;
-    expect(out).toContain(`Created ${template}-project (${template})`);
-    // The dependencies are the same for every template: share the first project's install.
-    symlinkSync(path.join(project, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-    const own = JSON.parse(readFileSync(path.join(dir, 'package.json'), 'utf8')) as { scripts: { test: string } };
-    const first = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8')) as { scripts: { test: string } };
-    expect(own.scripts.test).toBe(first.scripts.test);
-    expect(readFileSync(path.join(dir, 'tsconfig.json'), 'utf8')).toBe(readFileSync(path.join(project, 'tsconfig.json'), 'utf8'));
-    const [, tests] = /^tsc && (.+)$/.exec(own.scripts.test) ?? [];
-    expect(tests, own.scripts.test).toBeDefined();
-    // The script's second half as `npm test` runs it: a shell with node_modules/.bin on PATH.
-    const [typecheck, test] = await Promise.all([typecheckOthers(), npm(['exec', '--no', '-c', tests!], dir, 180_000)]);
-    const errors = typecheck.stdout.split('\n').filter((l) => /: error TS\d+/.test(l));
-    expect(
-      errors.filter((l) => l.startsWith(`${template}-project/`)),
-      typecheck.stdout,
-    ).toEqual([]);
-    // A tsc that failed without naming a template's file (its options, a missing type) fails every template.
-    expect(typecheck.status === 0 || errors.some((l) => OTHERS.some((t) => l.startsWith(`${t}-project/`))), `${typecheck.stdout}\n${typecheck.stderr}`).toBe(true);
-    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
-    expect(test.stdout).toMatch(/# fail 0\b/);
-    expect(test.stdout).not.toMatch(/# pass 0\b/);
-  });
-
   it('npm start serves the agent: the first start prints a key that works', async () => {
     const start = spawnWatched('npm', ['start', '--', '--port', '0', '--grpc-port', '0', '--log-level', 'warn'], { cwd: project, env: npmEnv() });
     try {
@@ -313,6 +322,45 @@ describe('agentport init, from a packed tarball', () => {
     // The server finished its shutdown (npm exits with its code, 0).
     expect(start.output()).toContain('Stopped.');
   }, 120_000);
+
+  it('refuses a folder that is not empty, and an unknown template', async () => {
+    const [again, unknown] = await Promise.all([run(process.execPath, [bin, 'init', project], { timeout: 60_000 }), run(process.execPath, [bin, 'init', path.join(work, 'x'), '--template', 'chat'], { timeout: 60_000 })]);
+    expect(again.status).toBe(2);
+    expect(again.stderr).toContain('is not empty');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('--template: one of echo, streaming, input-required, data, llm');
+  }, 90_000);
+
+  // Each template's own `npm test` (tsc, then its tests) in a project of its own: independent of
+  // one another, so the five run side by side, started at the end of `beforeAll` (above), before
+  // the dev test below edits the first project. One after another they took the sum of five runs
+  // (219 s at load 15-22; side by side 97 s: docs/benchmarks.md, suite18).
+  it.concurrent("the scaffold's own npm test passes", async ({ expect }) => {
+    const test = await ownTest;
+    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
+    expect(test.stdout).toMatch(/# pass 3\b/);
+    expect(test.stdout).toMatch(/# fail 0\b/);
+  }, 200_000);
+
+  it.concurrent.for(OTHERS)("the %s template's npm test passes (its tsc in one program with the other templates')", { timeout: 200_000 }, async (template, { expect }) => {
+    const dir = path.join(work, `${template}-project`);
+    const r = await otherTests.get(template)!;
+    expect(r.out).toContain(`Created ${template}-project (${template})`);
+    expect(r.script).toBe(r.firstScript);
+    expect(readFileSync(path.join(dir, 'tsconfig.json'), 'utf8')).toBe(readFileSync(path.join(project, 'tsconfig.json'), 'utf8'));
+    expect(r.tests, r.script).toBeDefined();
+    const errors = r.typecheck.stdout.split('\n').filter((l) => /: error TS\d+/.test(l));
+    expect(
+      errors.filter((l) => l.startsWith(`${template}-project/`)),
+      r.typecheck.stdout,
+    ).toEqual([]);
+    // A tsc that failed without naming a template's file (its options, a missing type) fails every template.
+    expect(r.typecheck.status === 0 || errors.some((l) => OTHERS.some((t) => l.startsWith(`${t}-project/`))), `${r.typecheck.stdout}\n${r.typecheck.stderr}`).toBe(true);
+    const test = r.test!;
+    expect(test.status, `${test.stdout}\n${test.stderr}`).toBe(0);
+    expect(test.stdout).toMatch(/# fail 0\b/);
+    expect(test.stdout).not.toMatch(/# pass 0\b/);
+  });
 
   it('npm run dev serves an edit of the TypeScript agent without a restart', async () => {
     const dev = spawnWatched('npm', ['run', 'dev', '--', '--port', '0', '--grpc-port', '0', '--log-level', 'warn'], { cwd: project, env: npmEnv() });
@@ -339,13 +387,4 @@ describe('agentport init, from a packed tarball', () => {
     }
     expect(dev.output()).toContain('Stopped.');
   }, 150_000);
-
-  it('refuses a folder that is not empty, and an unknown template', () => {
-    const again = spawnSync(process.execPath, [bin, 'init', project], { encoding: 'utf8' });
-    expect(again.status).toBe(2);
-    expect(again.stderr).toContain('is not empty');
-    const unknown = spawnSync(process.execPath, [bin, 'init', path.join(work, 'x'), '--template', 'chat'], { encoding: 'utf8' });
-    expect(unknown.status).toBe(2);
-    expect(unknown.stderr).toContain('--template: one of echo, streaming, input-required, data, llm');
-  });
 });

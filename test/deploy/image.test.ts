@@ -14,7 +14,7 @@
  * docs/deploy.md ("The image") says what this leaves unverified.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/cluster.js';
 import { hurryEarlyBuild } from './early-build.js';
 import { type PodService, startPostgres, startRedis } from './pod-services.js';
-import { IMAGE, IMAGE_BUILD_LOCK, imageBuildArgs } from '../../scripts/image-build.mjs';
+import { BUILD_STAGE, buildFingerprint, EARLY_BUILD_STAMP, IMAGE, IMAGE_BUILD_LOCK, imageBuildArgs, imageId, PACKAGES_STAGE } from '../../scripts/image-build.mjs';
 import { CACHE, labels, missingPrerequisites, NODE_BASE, ok, PROBE_HEADERS, pidOf, podman, probe, probeCommand, probeJson, RUN, removeLeftovers, removeUnusedLayers, run } from './podman.js';
 
 /**
@@ -51,7 +51,8 @@ beforeAll(async () => {
   await removeLeftovers();
 
   // scripts/test-prerequisites.sh started this same build in the background (scripts/image-build.mjs):
-  // wait for it under its lock, then build from the layers it left, running nothing twice.
+  // wait for it under its lock, then build from the layers it left, running nothing twice; or not at
+  // all when it built the image and its stages from this very tree (its stamp, below).
   const waited = Date.now();
   const hurried = hurryEarlyBuild();
   if (hurried.length > 0) console.info(`[image] the prerequisites' build is still running: ${hurried.length} processes back to normal priority`);
@@ -59,23 +60,52 @@ beforeAll(async () => {
   if (wait.code !== 0) throw new Error(`flock ${IMAGE_BUILD_LOCK} failed (exit ${wait.code}): ${wait.stderr}`);
   console.info(`[image] waited ${seconds(waited)} for a build under way (the prerequisites' one: ${path.join(CACHE, 'agentport-build-early.log')})`);
   const started = Date.now();
-  const args = imageBuildArgs();
-  // A cold build took 19 min on a loaded 2-core machine (docs/deploy.md, "The image").
-  const build = await run('flock', [IMAGE_BUILD_LOCK, 'podman', ...args.image], { timeoutMs: 40 * 60_000 });
-  buildLog = build.stdout + build.stderr;
-  writeFileSync(path.join(CACHE, 'agentport-build.log'), buildLog);
-  if (build.code !== 0) throw new Error(`podman build -f deploy/Dockerfile failed (exit ${build.code}):\n${buildLog.slice(-6000)}`);
-  // Tag the build stages (all cached by now): their layers (`npm ci`, the pruned packages, the
-  // console) are then kept as the next build's cache when the layers of earlier builds go.
-  for (const stage of args.stages) await ok(stage, 10 * 60_000);
+  const built = earlyBuildOfThisTree();
+  if (built) {
+    console.info(`[image] the prerequisites' build is of this tree and tagged as it left it (${path.join(CACHE, 'agentport-build-early.log')}): not built again`);
+  } else {
+    const args = imageBuildArgs();
+    // A cold build took 19 min on a loaded 2-core machine (docs/deploy.md, "The image").
+    const build = await run('flock', [IMAGE_BUILD_LOCK, 'podman', ...args.image], { timeoutMs: 40 * 60_000 });
+    buildLog = build.stdout + build.stderr;
+    writeFileSync(path.join(CACHE, 'agentport-build.log'), buildLog);
+    if (build.code !== 0) throw new Error(`podman build -f deploy/Dockerfile failed (exit ${build.code}):\n${buildLog.slice(-6000)}`);
+    // Tag the build stages (all cached by now): their layers (`npm ci`, the pruned packages, the
+    // console) are then kept as the next build's cache when the layers of earlier builds go.
+    for (const stage of args.stages) await ok(stage, 10 * 60_000);
+  }
   const removed = await removeUnusedLayers(NODE_BASE);
   console.info(`[image] removed ${removed.length} layers of earlier builds`);
-  console.info(`[image] deploy/Dockerfile built in ${seconds(started)}`);
+  console.info(`[image] deploy/Dockerfile ${built ? "taken from the prerequisites' build" : 'built'} in ${seconds(started)}`);
 }, 50 * 60_000);
 
 afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
+
+/**
+ * Whether the prerequisites' build (`node scripts/image-build.mjs early`) made the image and its
+ * stages from what this test would build them from: its stamp names this tree's fingerprint (the
+ * context's files, the Dockerfile, the build arguments with this commit, the base image's id), and
+ * the three tags still point at the ids it left. Its build then is this one, and its exit status
+ * was 0 (it writes the stamp only then); a build from the layer cache would only check them again
+ * (50-180 s of podman reading the copied trees on the loaded 2-core machine: docs/benchmarks.md,
+ * "suites38"). Anything else, a changed file, another build since, no stamp, and the test builds.
+ */
+function earlyBuildOfThisTree(): boolean {
+  if (!existsSync(EARLY_BUILD_STAMP)) return false;
+  let stamp: { fingerprint?: string; ids?: Record<string, string | undefined> };
+  try {
+    stamp = JSON.parse(readFileSync(EARLY_BUILD_STAMP, 'utf8'));
+  } catch {
+    return false;
+  }
+  if (stamp.fingerprint !== buildFingerprint()) return false;
+  return [IMAGE, BUILD_STAGE, PACKAGES_STAGE].every((name) => {
+    const id = imageId(name);
+    return id !== undefined && stamp.ids?.[name] === id;
+  });
+}
 
 describe('deploy/Dockerfile, the image', () => {
   let image: any;
