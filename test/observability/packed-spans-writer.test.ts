@@ -6,7 +6,9 @@
  */
 import type { AttributeValue } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
+import { idReference } from '../../src/observability/tracing/packed-spans.js';
 import { PackedSpansWriter } from '../../src/observability/tracing/packed-spans-writer.js';
+import { ID_BLOCK_BYTES, idAt, newSpanId, newTraceId } from '../../src/observability/tracing/span-ids.js';
 
 type Head = [string, number, string, string, string, string, number, number, number, number, number, string];
 
@@ -116,5 +118,46 @@ describe('the packed span writer', () => {
     // transferred, not copied: the writer's side is detached
     expect(buffer.byteLength).toBe(0);
     expect([...new Float64Array(moved, 0, written.length)]).toEqual(written);
+  });
+
+  it('writes each id the recorder made as a reference to its bytes, across the blocks of a part, whichever block the last id was in', () => {
+    const w = new PackedSpansWriter(16);
+    const heads: Array<{ trace: string; span: string; parent: string; at: number }> = [];
+    // a trace id from a block older than the first span's: the part then holds its blocks out of sequence order
+    const old = newTraceId();
+    const oldAt = idAt;
+    while (Math.floor(idAt / ID_BLOCK_BYTES) === Math.floor(oldAt / ID_BLOCK_BYTES)) newSpanId();
+    let trace = newTraceId();
+    let traceAt = idAt;
+    let parent = newSpanId();
+    let parentAt = idAt;
+    // ~2.5 blocks of ids: spans whose three ids lie in one block, in two, the trace's in an older one
+    for (let i = 0; i < (5 * ID_BLOCK_BYTES) / 16; i++) {
+      if (i % 50 === 0) {
+        trace = newTraceId();
+        traceAt = idAt;
+      }
+      const span = newSpanId();
+      const spanAt = idAt;
+      const useOld = i % 7 === 1;
+      heads.push({ trace: useOld ? old : trace, span, parent, at: w.length });
+      w.head('s', 1, useOld ? old : trace, span, '', parent, 0, 0, 1, 2, 0, '', useOld ? oldAt : traceAt, spanAt, parentAt);
+      if (i % 3 === 0) {
+        parent = span;
+        parentAt = spanAt;
+      }
+    }
+    expect(w.blocks.length).toBeGreaterThanOrEqual(4);
+    expect(w.text).toBe('s'.repeat(heads.length));
+    const id = (ref: number, bytes: number) => {
+      expect(ref).toBeLessThan(0);
+      const { block, offset } = idReference(ref);
+      return Buffer.from(w.blocks[block]!.subarray(offset, offset + bytes)).toString('hex');
+    };
+    for (const h of heads) {
+      expect(id(w.numbers[h.at + 2]!, 16)).toBe(h.trace);
+      expect(id(w.numbers[h.at + 3]!, 8)).toBe(h.span);
+      expect(id(w.numbers[h.at + 6]!, 8)).toBe(h.parent);
+    }
   });
 });
