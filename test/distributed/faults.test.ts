@@ -20,6 +20,8 @@ const LEASE_TTL_MS = 2_000;
 const SWEEP_MS = 300;
 /** how long after a kill the orphaned task may take to be recovered: TTL + a sweep + scheduling slack */
 const RECOVERY_BOUND_MS = LEASE_TTL_MS + SWEEP_MS + 1_500;
+/** the two tests that start a replica again at their end (see them) */
+const RESTARTS_A_REPLICA_MS = 90_000;
 /** the longest any request may take while a backing service is down */
 const OUTAGE_ANSWER_BOUND_MS = 10_000;
 
@@ -103,77 +105,88 @@ describe('distributed mode under faults (private PostgreSQL and Redis)', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   }, 60_000);
 
-  it('recovers the tasks of a replica killed with -9 by rule: FAILED when not resumable, re-run when resumable', () =>
-    withLogs(async () => {
-      const plain = await sendNonBlocking(A, 'work', 'slow 100');
-      const resumable = await sendNonBlocking(A, 'resumable', 'slow 30');
-      for (const t of [plain, resumable]) {
-        await waitFor(() => agentLogFor(agentLog, t.id).some((l) => l.event === 'step' && l.step! >= 3), {
-          timeoutMs: 5_000,
-          what: `task ${t.id} to take 3 steps`,
+  // These two start replica A again at their end; under the suite's load (the image test's pod beside
+  // them) that restart alone took ~20 s, past the default 30 s limit (session 38's clean clone). What
+  // they assert of recovery is bounded by RECOVERY_BOUND_MS inside, not by this limit.
+  it(
+    'recovers the tasks of a replica killed with -9 by rule: FAILED when not resumable, re-run when resumable',
+    () =>
+      withLogs(async () => {
+        const plain = await sendNonBlocking(A, 'work', 'slow 100');
+        const resumable = await sendNonBlocking(A, 'resumable', 'slow 30');
+        for (const t of [plain, resumable]) {
+          await waitFor(() => agentLogFor(agentLog, t.id).some((l) => l.event === 'step' && l.step! >= 3), {
+            timeoutMs: 5_000,
+            what: `task ${t.id} to take 3 steps`,
+          });
+          expect(agentLogFor(agentLog, t.id).find((l) => l.event === 'start')?.pid, 'ran on A').toBe(A.pid);
+        }
+        const deadPid = A.pid;
+        await A.kill();
+        const killedAt = Date.now();
+
+        // Not resumable: FAILED, with a status message that says why, seen from any replica.
+        const failed = await waitForState(B, 'work', plain.id, 'TASK_STATE_FAILED', RECOVERY_BOUND_MS + 3_000);
+        const failedAfter = Date.now() - killedAt;
+        const why = JSON.stringify(failed.status.message?.parts ?? []);
+        expect(why, 'the status message says the server running it stopped').toMatch(/(server|replica)\b.*\bstopped/i);
+        expect((await getTask(C, 'work', plain.id)).status.state).toBe('TASK_STATE_FAILED');
+        expect(failedAfter, 'recovered within lease TTL + sweep').toBeLessThanOrEqual(RECOVERY_BOUND_MS);
+
+        // Resumable: re-run on another replica (ctx.resumed), which finishes the work.
+        const resumedLine = await waitFor(() => agentLogFor(agentLog, resumable.id).find((l) => l.event === 'resumed'), {
+          timeoutMs: RECOVERY_BOUND_MS + 3_000,
+          what: `task ${resumable.id} to be resumed`,
         });
-        expect(agentLogFor(agentLog, t.id).find((l) => l.event === 'start')?.pid, 'ran on A').toBe(A.pid);
-      }
-      const deadPid = A.pid;
-      await A.kill();
-      const killedAt = Date.now();
+        expect(resumedLine.at - killedAt, 'resumed within lease TTL + sweep').toBeLessThanOrEqual(RECOVERY_BOUND_MS);
+        expect([B.pid, C.pid]).toContain(resumedLine.pid);
+        expect(resumedLine.pid).not.toBe(deadPid);
+        const done = await waitForState(C, 'resumable', resumable.id, 'TASK_STATE_COMPLETED', 10_000);
+        const parts = done.artifacts.flatMap((a: { parts: Array<{ text: string }> }) => a.parts.map((p) => p.text));
+        expect(parts, 'each chunk exactly once, in order, across the two runs').toEqual(Array.from({ length: 30 }, (_, i) => `chunk ${i + 1}`));
+        const log = await eventLog(B, 'resumable', resumable.id);
+        expect(orderProblem(log)).toBeUndefined();
+        expect(stateOf(log[log.length - 1]!)).toBe('TASK_STATE_COMPLETED');
+        const starts = agentLogFor(agentLog, resumable.id).filter((l) => l.event === 'start' || l.event === 'resumed');
+        expect(
+          starts.map((l) => l.event),
+          'one run before the kill, one resumed run after',
+        ).toEqual(['start', 'resumed']);
+        // eslint-disable-next-line no-console
+        console.log(`kill -9: FAILED after ${failedAfter} ms, resumed after ${resumedLine.at - killedAt} ms (TTL ${LEASE_TTL_MS}, sweep ${SWEEP_MS})`);
 
-      // Not resumable: FAILED, with a status message that says why, seen from any replica.
-      const failed = await waitForState(B, 'work', plain.id, 'TASK_STATE_FAILED', RECOVERY_BOUND_MS + 3_000);
-      const failedAfter = Date.now() - killedAt;
-      const why = JSON.stringify(failed.status.message?.parts ?? []);
-      expect(why, 'the status message says the server running it stopped').toMatch(/(server|replica)\b.*\bstopped/i);
-      expect((await getTask(C, 'work', plain.id)).status.state).toBe('TASK_STATE_FAILED');
-      expect(failedAfter, 'recovered within lease TTL + sweep').toBeLessThanOrEqual(RECOVERY_BOUND_MS);
+        await A.start();
+      }),
+    RESTARTS_A_REPLICA_MS,
+  );
 
-      // Resumable: re-run on another replica (ctx.resumed), which finishes the work.
-      const resumedLine = await waitFor(() => agentLogFor(agentLog, resumable.id).find((l) => l.event === 'resumed'), {
-        timeoutMs: RECOVERY_BOUND_MS + 3_000,
-        what: `task ${resumable.id} to be resumed`,
-      });
-      expect(resumedLine.at - killedAt, 'resumed within lease TTL + sweep').toBeLessThanOrEqual(RECOVERY_BOUND_MS);
-      expect([B.pid, C.pid]).toContain(resumedLine.pid);
-      expect(resumedLine.pid).not.toBe(deadPid);
-      const done = await waitForState(C, 'resumable', resumable.id, 'TASK_STATE_COMPLETED', 10_000);
-      const parts = done.artifacts.flatMap((a: { parts: Array<{ text: string }> }) => a.parts.map((p) => p.text));
-      expect(parts, 'each chunk exactly once, in order, across the two runs').toEqual(Array.from({ length: 30 }, (_, i) => `chunk ${i + 1}`));
-      const log = await eventLog(B, 'resumable', resumable.id);
-      expect(orderProblem(log)).toBeUndefined();
-      expect(stateOf(log[log.length - 1]!)).toBe('TASK_STATE_COMPLETED');
-      const starts = agentLogFor(agentLog, resumable.id).filter((l) => l.event === 'start' || l.event === 'resumed');
-      expect(
-        starts.map((l) => l.event),
-        'one run before the kill, one resumed run after',
-      ).toEqual(['start', 'resumed']);
-      // eslint-disable-next-line no-console
-      console.log(`kill -9: FAILED after ${failedAfter} ms, resumed after ${resumedLine.at - killedAt} ms (TTL ${LEASE_TTL_MS}, sweep ${SWEEP_MS})`);
-
-      await A.start();
-    }));
-
-  it('hands a resumable task over at a graceful stop (rolling restart) without waiting for the lease to lapse', () =>
-    withLogs(async () => {
-      const task = await sendNonBlocking(A, 'resumable', 'slow 30');
-      await waitFor(() => agentLogFor(agentLog, task.id).some((l) => l.event === 'step' && l.step! >= 3), {
-        timeoutMs: 5_000,
-        what: `task ${task.id} to take 3 steps`,
-      });
-      const stoppedPid = A.pid;
-      const stoppingAt = Date.now();
-      await A.stop(10_000);
-      const resumedLine = await waitFor(() => agentLogFor(agentLog, task.id).find((l) => l.event === 'resumed'), {
-        timeoutMs: RECOVERY_BOUND_MS + 3_000,
-        what: `task ${task.id} to be resumed after A stopped`,
-      });
-      expect(resumedLine.pid).not.toBe(stoppedPid);
-      // Released, not expired: picked up by the next sweep after the stop, well inside the lease TTL.
-      expect(resumedLine.at - stoppingAt, 'resumed before the lease would have lapsed').toBeLessThan(LEASE_TTL_MS);
-      const done = await waitForState(B, 'resumable', task.id, 'TASK_STATE_COMPLETED', 10_000);
-      const parts = done.artifacts.flatMap((a: { parts: Array<{ text: string }> }) => a.parts.map((p) => p.text));
-      expect(parts, 'each chunk exactly once, in order, across the two runs').toEqual(Array.from({ length: 30 }, (_, i) => `chunk ${i + 1}`));
-      expect(orderProblem(await eventLog(C, 'resumable', task.id))).toBeUndefined();
-      await A.start();
-    }));
+  it(
+    'hands a resumable task over at a graceful stop (rolling restart) without waiting for the lease to lapse',
+    () =>
+      withLogs(async () => {
+        const task = await sendNonBlocking(A, 'resumable', 'slow 30');
+        await waitFor(() => agentLogFor(agentLog, task.id).some((l) => l.event === 'step' && l.step! >= 3), {
+          timeoutMs: 5_000,
+          what: `task ${task.id} to take 3 steps`,
+        });
+        const stoppedPid = A.pid;
+        const stoppingAt = Date.now();
+        await A.stop(10_000);
+        const resumedLine = await waitFor(() => agentLogFor(agentLog, task.id).find((l) => l.event === 'resumed'), {
+          timeoutMs: RECOVERY_BOUND_MS + 3_000,
+          what: `task ${task.id} to be resumed after A stopped`,
+        });
+        expect(resumedLine.pid).not.toBe(stoppedPid);
+        // Released, not expired: picked up by the next sweep after the stop, well inside the lease TTL.
+        expect(resumedLine.at - stoppingAt, 'resumed before the lease would have lapsed').toBeLessThan(LEASE_TTL_MS);
+        const done = await waitForState(B, 'resumable', task.id, 'TASK_STATE_COMPLETED', 10_000);
+        const parts = done.artifacts.flatMap((a: { parts: Array<{ text: string }> }) => a.parts.map((p) => p.text));
+        expect(parts, 'each chunk exactly once, in order, across the two runs').toEqual(Array.from({ length: 30 }, (_, i) => `chunk ${i + 1}`));
+        expect(orderProblem(await eventLog(C, 'resumable', task.id))).toBeUndefined();
+        await A.start();
+      }),
+    RESTARTS_A_REPLICA_MS,
+  );
 
   it('keeps a stream on B of a task on A going without gaps across a Redis restart', () =>
     withLogs(async () => {
