@@ -172,7 +172,8 @@ export async function republishFromLog(tails: readonly SkippedTail[], o: Republi
       } catch (err) {
         if (!logged) o.onReadError(err);
         logged = true;
-        await new Promise((resolve) => setTimeout(resolve, o.retryMs));
+        // Unref'd: a retry waiting out a store outage must not hold a process that is shutting down.
+        await new Promise((resolve) => setTimeout(resolve, o.retryMs).unref());
       }
     }
   };
