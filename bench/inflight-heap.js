@@ -23,16 +23,18 @@ import { requireBuiltTree } from './lib/built-tree.mjs';
 import { inflightDominators } from './lib/heap-dominators.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: node bench/inflight-heap.js [--tree DIR] [--snapshots N] [--connections N] [--min BYTES] [--depth N] [--keep DIR]
+const HELP = `Usage: node bench/inflight-heap.js [--tree DIR] [--config FILE] [--snapshots N] [--connections N] [--min BYTES] [--depth N] [--keep DIR]
   --tree DIR       built tree to run (default: this one)
+  --config FILE    agentport.yaml for the server (default: none, the durable SQLite store)
   --snapshots N    snapshots under load (default 3), each in the middle of its own 5 s load
   --connections N  generator connections (default 8)
   --min BYTES      leave out lines retaining less (default 300)
   --depth N        levels of the tree printed (default 12)
   --keep DIR       write the snapshots there and keep them (default: a temporary directory, removed)`;
-const o = { tree: ROOT, snapshots: 3, connections: 8, min: 300, depth: 12, keep: '' };
+const o = { tree: ROOT, snapshots: 3, connections: 8, min: 300, depth: 12, keep: '', config: undefined };
 parseCommandLine(HELP, {
   '--tree': value((v) => (o.tree = path.resolve(v))),
+  '--config': value((v) => (o.config = path.resolve(v))),
   '--snapshots': value((v) => (o.snapshots = Number(v))),
   '--connections': value((v) => (o.connections = Number(v))),
   '--min': value((v) => (o.min = Number(v))),
@@ -45,7 +47,7 @@ const w = WORKLOADS.a2a;
 const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-inflight-'));
 const snapshots = o.keep || work;
 const port = await freePort();
-const args = ['--require', path.join(ROOT, 'bench', 'lib', 'snapshot-preload.cjs'), ...serveArgs({ entry: path.join(o.tree, 'bin', 'agentport.js'), port, dataDir: work })];
+const args = ['--require', path.join(ROOT, 'bench', 'lib', 'snapshot-preload.cjs'), ...serveArgs({ entry: path.join(o.tree, 'bin', 'agentport.js'), port, dataDir: work, config: o.config })];
 const url = `http://127.0.0.1:${port}${w.path}`;
 const { server, stop } = await startBenchServer({ args, cwd: o.tree, env: { AGENTPORT_SNAPSHOT_DIR: snapshots }, url, headers: w.headers, workload: w });
 const load = (durationS, runId) => runAutocannon({ url, connections: o.connections, threads: 1, durationS, headers: w.headers, bodyPrefix: w.bodyPrefix, bodySuffix: w.bodySuffix, runId });

@@ -20,13 +20,15 @@ import { requireBuiltTree } from './lib/built-tree.mjs';
 import { shippedNodeOptions } from './lib/shipped-node-options.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const HELP = `Usage: node bench/survivor-sites.js [--tree DIR] [--duration S] [--warmup S] [--connections N] [--top N] [--interval BYTES]
+const HELP = `Usage: node bench/survivor-sites.js [--tree DIR] [--config FILE] [--duration S] [--warmup S] [--connections N] [--top N] [--interval BYTES]
   --tree DIR      built tree to run (default: this one)
+  --config FILE   agentport.yaml for the server (default: none, the durable SQLite store)
   --connections N generator connections (default 32)
   --interval B    mean bytes between samples (default 64)`;
-const o = { tree: ROOT, duration: 8, warmup: 3, connections: 32, top: 40, interval: 64 };
+const o = { tree: ROOT, duration: 8, warmup: 3, connections: 32, top: 40, interval: 64, config: undefined };
 parseCommandLine(HELP, {
   '--tree': value((v) => (o.tree = path.resolve(v))),
+  '--config': value((v) => (o.config = path.resolve(v))),
   '--duration': value((v) => (o.duration = Number(v))),
   '--warmup': value((v) => (o.warmup = Number(v))),
   '--connections': value((v) => (o.connections = Number(v))),
@@ -40,7 +42,7 @@ const work = mkdtempSync(path.join(os.tmpdir(), 'agentport-survivors-'));
 const out = path.join(work, 'probes.json');
 const port = await freePort();
 const entry = path.join(o.tree, 'bin', 'agentport.js');
-const args = [...shippedNodeOptions(entry), '--expose-gc', '--require', path.join(ROOT, 'bench', 'lib', 'survivor-preload.cjs'), ...serveArgs({ entry, port, dataDir: work })];
+const args = [...shippedNodeOptions(entry), '--expose-gc', '--require', path.join(ROOT, 'bench', 'lib', 'survivor-preload.cjs'), ...serveArgs({ entry, port, dataDir: work, config: o.config })];
 const url = `http://127.0.0.1:${port}${w.path}`;
 const env = { AGENTPORT_SURVIVOR_OUT: out, AGENTPORT_SURVIVOR_INTERVAL: String(o.interval) };
 const { measured, probe: probes } = await runProbed({ tree: o.tree, args, env, url, headers: w.headers, workload: w, connections: o.connections, warmup: o.warmup, duration: o.duration, outFile: out, what: 'probes' });

@@ -34,6 +34,7 @@ export interface TestBusOptions {
   url?: string;
   log?: RedisEventBusLog;
   pollWhileDownMs?: number;
+  listenerCheckMs?: number;
   metrics?: RedisEventBusOptions['metrics'];
 }
 
@@ -45,6 +46,7 @@ export function openTestBus(o: TestBusOptions): Promise<RedisEventBus> {
     readEvents: o.readEvents ?? (async () => []),
     log: o.log ?? new CollectingLog(),
     pollWhileDownMs: o.pollWhileDownMs,
+    listenerCheckMs: o.listenerCheckMs,
     ...(o.metrics ? { metrics: o.metrics } : {}),
   });
 }

@@ -21,10 +21,12 @@ let log: TaskLog;
 let watcher: Redis;
 /** what reached the events channel: task id and seqs of each frame */
 let frames: Array<[string, number[]]>;
+/** the records of those frames, as sent */
+let bodies: TaskEventRecord[];
 const buses: RedisEventBus[] = [];
 
-async function open(replicaId: string): Promise<RedisEventBus> {
-  const bus = await openTestBus({ replicaId, prefix, readEvents: log.readEvents });
+async function open(replicaId: string, listenerCheckMs?: number): Promise<RedisEventBus> {
+  const bus = await openTestBus({ replicaId, prefix, readEvents: log.readEvents, listenerCheckMs });
   buses.push(bus);
   return bus;
 }
@@ -33,10 +35,13 @@ beforeEach(async () => {
   prefix = uniquePrefix();
   log = await TaskLog.open();
   frames = [];
+  bodies = [];
   watcher = new Redis(SHARED_REDIS_URL);
   watcher.on('pmessage', (_pattern: string, _channel: string, frame: string) => {
     const [, key, body] = frame.split('\n');
-    frames.push([JSON.parse(key!) as string, (JSON.parse(body!) as TaskEventRecord[]).map((r) => r.seq)]);
+    const records = JSON.parse(body!) as TaskEventRecord[];
+    frames.push([JSON.parse(key!) as string, records.map((r) => r.seq)]);
+    bodies.push(...records);
   });
   await watcher.psubscribe(`${prefix}:events`);
 });
@@ -70,6 +75,30 @@ describe('RedisEventBus alone', () => {
     // Before it, at most the last skipped record of each task (republished on b's greeting when
     // a's last check had not yet let them go).
     for (const [key, seqs] of frames.slice(0, -1)) expect(['t1:2', 't2:1']).toContain(`${key}:${seqs.join(',')}`);
+  });
+
+  it("republishes the last skipped record of each task, read back from the log, on a joining replica's greeting", async () => {
+    // One count at open (alone), the next a minute away: what it skips stays to be republished.
+    const a = await open('a', 60_000);
+    await sleep(500);
+    a.publish([await log.create('t1')]);
+    const t1 = await log.append('t1');
+    a.publish(t1);
+    const t2 = await log.create('t2');
+    a.publish([t2]);
+    await sleep(300);
+    expect(frames).toEqual([]);
+
+    await open('b');
+    await waitFor('both tails on the channel', () => frames.length === 2);
+    expect([...frames].sort()).toEqual([
+      ['t1', [2]],
+      ['t2', [1]],
+    ]);
+    // The log's records as committed: the same as the records a skipped.
+    expect(bodies.sort((x, y) => x.taskId.localeCompare(y.taskId))).toEqual([t1.at(-1), t2]);
+    expect(log.readCount('t1')).toBe(1);
+    expect(log.readCount('t2')).toBe(1);
   });
 
   it('goes back to skipping once the other replica has left', async () => {

@@ -12,18 +12,31 @@
  * per task, and republished when a check finds a listener; a subscriber that receives such a tail
  * sees the gap before it and fills it from the log, as after a dropped PUBLISH. Remembered records
  * older than the last check that found this replica alone are let go: nobody could need them.
+ *
+ * A record is remembered by its task id and seq only, and read back from the event log to be
+ * republished (issue 26, ADR 0091): it was committed before it was skipped, so the log has it. Kept
+ * whole, a lone replica's last ~0.5 s of records (five or six small objects each, ~340 bytes)
+ * outlived the next young-generation collection, which copied them and often promoted them; a
+ * republish is rare (a replica joins, or the subscriber connection drops) and may read for it.
  * A replica of this build that subscribes also greets the others (RedisEventBus), which makes them
  * publish at once instead of at their next check; it waits for their answers before it opens.
  *
  * Anything uncertain (the subscriber connection down, a check that failed) counts as not alone.
  */
 import type { TaskEventRecord } from '../../store/task-event-record.js';
+import type { EventLogReader } from './ordered-subscription.js';
+
+/** The last skipped record of a task, by position: its record is read back from the log (republishFromLog). */
+export interface SkippedTail {
+  taskId: string;
+  seq: number;
+}
 
 export interface LonePublisherOptions {
   /** PUBSUB NUMSUB of the events channel */
   countListeners: () => Promise<number>;
-  /** PUBLISHes records that were skipped, the last of each task */
-  republish: (records: TaskEventRecord[]) => void;
+  /** PUBLISHes again the last skipped record of each task */
+  republish: (tails: SkippedTail[]) => void;
   /** how often the listeners are counted while subscribed; default 500 ms */
   pollMs?: number;
 }
@@ -34,10 +47,10 @@ export class LonePublisher {
   private epoch = 0;
   private inFlight = false;
   private timer: NodeJS.Timeout | undefined;
-  /** per task, the last record skipped since the check in flight was sent */
-  private skipped = new Map<string, TaskEventRecord>();
-  /** per task, the last record skipped before the check in flight was sent */
-  private skippedBeforeCheck = new Map<string, TaskEventRecord>();
+  /** per task, the seq of the last record skipped since the check in flight was sent */
+  private skipped = new Map<string, number>();
+  /** per task, the seq of the last record skipped before the check in flight was sent */
+  private skippedBeforeCheck = new Map<string, number>();
   private readonly pollMs: number;
 
   constructor(private readonly opts: LonePublisherOptions) {
@@ -49,9 +62,9 @@ export class LonePublisher {
     return this.lone;
   }
 
-  /** A task's records not published because this replica is alone: the last is kept for a republish. */
+  /** A task's records not published because this replica is alone: the last one's seq is kept for a republish. */
   skip(last: TaskEventRecord): void {
-    this.skipped.set(last.taskId, last);
+    this.skipped.set(last.taskId, last.seq);
   }
 
   /** Subscribed (again): counting starts now and repeats every pollMs. */
@@ -92,7 +105,7 @@ export class LonePublisher {
     this.inFlight = true;
     const epoch = this.epoch;
     // Skipped from here on may be needed by a replica that subscribes while the count is on its way.
-    for (const [taskId, record] of this.skipped) this.skippedBeforeCheck.set(taskId, record);
+    for (const [taskId, seq] of this.skipped) this.skippedBeforeCheck.set(taskId, seq);
     this.skipped = new Map();
     let listeners: number | undefined;
     try {
@@ -115,12 +128,60 @@ export class LonePublisher {
     this.lone = false;
     if (this.skipped.size === 0 && this.skippedBeforeCheck.size === 0) return;
     const tails = this.skippedBeforeCheck;
-    for (const [taskId, record] of this.skipped) {
+    for (const [taskId, seq] of this.skipped) {
       tails.delete(taskId);
-      tails.set(taskId, record);
+      tails.set(taskId, seq);
     }
     this.skipped = new Map();
     this.skippedBeforeCheck = new Map();
-    this.opts.republish(Array.from(tails.values()));
+    this.opts.republish(Array.from(tails, ([taskId, seq]) => ({ taskId, seq })));
   }
+}
+
+/** Log reads in flight at once for a republish: it can name every task of the last second, and the store's pool serves requests too. */
+const READS_IN_FLIGHT = 4;
+
+export interface RepublishFromLogOptions {
+  readEvents: EventLogReader;
+  /** PUBLISHes one task's record */
+  publish: (record: TaskEventRecord) => void;
+  /** wait before reading a tail again after a failed read */
+  retryMs: number;
+  /** the bus closed: stop */
+  closed: () => boolean;
+  /** the first failed read of this republish */
+  onReadError: (err: unknown) => void;
+}
+
+/**
+ * Publishes each tail's record as the log holds it. A read that fails is tried again every
+ * `retryMs` until the bus closes: a listener on another replica that waits for that task has no
+ * other way to learn of its tail, and the log it would fill a gap from is the same store. A tail
+ * the log no longer has (the task deleted since) is left out: there is nothing left to tell.
+ * Records published here may follow newer ones of the same task; a subscriber drops a record it
+ * is past (OrderedSubscription).
+ */
+export async function republishFromLog(tails: readonly SkippedTail[], o: RepublishFromLogOptions): Promise<void> {
+  let next = 0;
+  let logged = false;
+  const readTail = async ({ taskId, seq }: SkippedTail): Promise<TaskEventRecord | undefined> => {
+    for (;;) {
+      if (o.closed()) return undefined;
+      try {
+        return (await o.readEvents(taskId, seq - 1, 1))[0];
+      } catch (err) {
+        if (!logged) o.onReadError(err);
+        logged = true;
+        // Unref'd: a retry waiting out a store outage must not hold a process that is shutting down.
+        await new Promise((resolve) => setTimeout(resolve, o.retryMs).unref());
+      }
+    }
+  };
+  const reader = async (): Promise<void> => {
+    while (next < tails.length) {
+      const record = await readTail(tails[next++]!);
+      if (record && !o.closed()) o.publish(record);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READS_IN_FLIGHT, tails.length) }, reader));
 }

@@ -14,7 +14,7 @@ import { redactUrl } from '../../config/redact-url.js';
 import type { TaskEventRecord } from '../../store/task-event-record.js';
 import type { BusHealth, EventBus, SubscribeOptions, TaskControl, TaskControlListener, TaskEventListener } from '../event-bus.js';
 import { assertRedisUrl, closeConnection, createBusConnection, nextReady, RedisUnavailableError, withTimeout } from './connections.js';
-import { LonePublisher } from './lone-publisher.js';
+import { LonePublisher, republishFromLog } from './lone-publisher.js';
 import { OrderedSubscription, type EventLogReader } from './ordered-subscription.js';
 import { encodeFrame, parseControl, parseEventRecords, readFrameHeader, stampPublished, takePublished } from './wire-format.js';
 import type { Metrics } from '../../observability/metrics/index.js';
@@ -119,9 +119,14 @@ export class RedisEventBus implements EventBus {
     this.replicasChannel = `${prefix}:replicas`;
     this.lone = new LonePublisher({
       countListeners: () => this.countListeners(),
-      republish: (records) => {
-        for (const record of records) this.publishRecords(record.taskId, [record]);
-      },
+      republish: (tails) =>
+        void republishFromLog(tails, {
+          readEvents: this.readEvents,
+          publish: (record) => this.publishRecords(record.taskId, [record]),
+          retryMs: this.pollWhileDownMs,
+          closed: () => this.closed,
+          onReadError: (err) => this.log.warn({ err }, 'event bus: reading skipped records back from the event log failed; retrying'),
+        }),
       pollMs: opts.listenerCheckMs,
     });
 

@@ -4,7 +4,7 @@
  * count was sent reaches a listener that shows up, as the last record of each task.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { LonePublisher } from '../../../src/bus/redis/lone-publisher.js';
+import { LonePublisher, republishFromLog, type SkippedTail } from '../../../src/bus/redis/lone-publisher.js';
 import type { TaskEventRecord } from '../../../src/store/task-event-record.js';
 
 const POLL_MS = 500;
@@ -30,7 +30,7 @@ class Counts {
 }
 
 let counts: Counts;
-let republished: TaskEventRecord[][];
+let republished: SkippedTail[][];
 let lone: LonePublisher;
 
 beforeEach(() => {
@@ -77,6 +77,15 @@ describe('LonePublisher', () => {
     await counts.answer(2);
     expect(republished).toHaveLength(1);
     expect(republished[0]!.map((r) => `${r.taskId}:${r.seq}`).sort()).toEqual(['a:3', 'b:2']);
+  });
+
+  it('keeps a skipped record by its task and seq only, not the record', async () => {
+    lone.start();
+    await counts.answer(1);
+    lone.skip(record('a', 4));
+    lone.stop();
+    // toStrictEqual: a tail carrying the record's event or time (kept alive until a republish) fails.
+    expect(republished).toStrictEqual([[{ taskId: 'a', seq: 4 }]]);
   });
 
   it('lets go of records skipped before a count that found it alone, keeps those skipped while that count was on its way', async () => {
@@ -127,5 +136,113 @@ describe('LonePublisher', () => {
     lone.start();
     await counts.answer(1);
     expect(lone.alone).toBe(true);
+  });
+});
+
+describe('republishFromLog', () => {
+  /** A log holding records 1..n of each task in `tasks`, whose reads the test can make fail. */
+  function log(tasks: Record<string, number>) {
+    const reads: string[] = [];
+    let failures = 0;
+    return {
+      reads,
+      failNext(n: number) {
+        failures = n;
+      },
+      readEvents: async (taskId: string, afterSeq: number, limit: number): Promise<TaskEventRecord[]> => {
+        reads.push(`${taskId}>${afterSeq}/${limit}`);
+        if (failures > 0) {
+          failures--;
+          throw new Error('store down');
+        }
+        const last = tasks[taskId] ?? 0;
+        const out: TaskEventRecord[] = [];
+        for (let seq = afterSeq + 1; seq <= last && out.length < limit; seq++) out.push(record(taskId, seq));
+        return out;
+      },
+    };
+  }
+
+  it('publishes each tail as the log holds it, read by its seq', async () => {
+    const l = log({ a: 5, b: 2 });
+    const published: TaskEventRecord[] = [];
+    await republishFromLog(
+      [
+        { taskId: 'a', seq: 3 },
+        { taskId: 'b', seq: 2 },
+      ],
+      { readEvents: l.readEvents, publish: (r) => published.push(r), retryMs: 100, closed: () => false, onReadError: () => {} },
+    );
+    expect(l.reads.sort()).toEqual(['a>2/1', 'b>1/1']);
+    expect(published.sort((x, y) => x.taskId.localeCompare(y.taskId))).toEqual([record('a', 3), record('b', 2)]);
+  });
+
+  it('leaves out a tail the log no longer has', async () => {
+    const l = log({ b: 1 });
+    const published: TaskEventRecord[] = [];
+    await republishFromLog(
+      [
+        { taskId: 'gone', seq: 2 },
+        { taskId: 'b', seq: 1 },
+      ],
+      { readEvents: l.readEvents, publish: (r) => published.push(r), retryMs: 100, closed: () => false, onReadError: () => {} },
+    );
+    expect(published).toEqual([record('b', 1)]);
+  });
+
+  it('reads a tail again every retryMs until the log answers, and reports the first failure only', async () => {
+    const l = log({ a: 1 });
+    l.failNext(2);
+    const published: TaskEventRecord[] = [];
+    const errors: unknown[] = [];
+    const done = republishFromLog([{ taskId: 'a', seq: 1 }], { readEvents: l.readEvents, publish: (r) => published.push(r), retryMs: 100, closed: () => false, onReadError: (e) => errors.push(e) });
+    await vi.advanceTimersByTimeAsync(0);
+    expect(l.reads).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(99);
+    expect(l.reads).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(l.reads).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(100);
+    await done;
+    expect(l.reads).toHaveLength(3);
+    expect(published).toEqual([record('a', 1)]);
+    expect(errors).toHaveLength(1);
+  });
+
+  it('stops reading and publishes nothing once the bus closed', async () => {
+    const l = log({ a: 1 });
+    l.failNext(1);
+    let closed = false;
+    const published: TaskEventRecord[] = [];
+    const done = republishFromLog([{ taskId: 'a', seq: 1 }], { readEvents: l.readEvents, publish: (r) => published.push(r), retryMs: 100, closed: () => closed, onReadError: () => {} });
+    await vi.advanceTimersByTimeAsync(0);
+    closed = true;
+    await vi.advanceTimersByTimeAsync(100);
+    await done;
+    expect(l.reads).toHaveLength(1);
+    expect(published).toEqual([]);
+  });
+
+  it('reads at most four tails at once', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const tails = Array.from({ length: 10 }, (_, i) => ({ taskId: `t${i}`, seq: 1 }));
+    const published: TaskEventRecord[] = [];
+    const done = republishFromLog(tails, {
+      readEvents: async (taskId) => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 10));
+        inFlight--;
+        return [record(taskId, 1)];
+      },
+      publish: (r) => published.push(r),
+      retryMs: 100,
+      closed: () => false,
+      onReadError: () => {},
+    });
+    await vi.advanceTimersByTimeAsync(100);
+    await done;
+    expect(most).toBe(4);
+    expect(published.map((r) => r.taskId).sort()).toEqual(tails.map((t) => t.taskId).sort());
   });
 });
