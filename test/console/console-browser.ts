@@ -81,14 +81,9 @@ async function expectSignedIn(page: Page, http: string, user: { username: string
   expect(page.url()).toBe(`${http}/console/`);
 }
 
-/**
- * axe-core in the page (evaluated through the DevTools protocol: the page's CSP allows no injected
- * script). Evaluated once per document: the console's pages are hash routes of one document, and a
- * second evaluation of the 650 KB script cost 0.1–0.3 s a check while loaded (axe.run starts from
- * the document as it is each time).
- */
+/** axe-core in the page (evaluated through the DevTools protocol: the page's CSP allows no injected script). */
 export async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  await page.evaluate(AXE);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: Array<{ id: string; impact: string; help: string; nodes: unknown[] }> }> } }).axe;
     return (await axe.run(document, { resultTypes: ['violations'] })).violations;
