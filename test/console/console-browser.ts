@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { BrowserContext, Cookie, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 
 const IMAGES = path.resolve(import.meta.dirname, '../../docs/images');
@@ -27,29 +27,10 @@ export async function newPage(context: BrowserContext): Promise<{ page: Page; pr
   return { page, problems };
 }
 
-/**
- * The cookies a sign-in left in a browser context (the console's session, the OAuth server's
- * own), by server and user: a later `signIn` of the same user to the same server puts them back
- * instead of walking the login form again.
- */
-const signedIn = new WeakMap<BrowserContext, Map<string, Cookie[]>>();
-
-/**
- * Signs in from the console's sign-in page through the OAuth server's login form; ends on the
- * overview. A user who signed in to this server before in the same browser context gets that
- * session back (its cookies restored, the console loaded): the login form and the code exchange
- * are walked once per user and file, which the files' first sign-ins do. A session that has
- * ended since (signed out) is not reused: the form is walked again. Either way the page ends
- * signed in as the user, on the overview.
- */
+/** Signs in from the console's sign-in page through the OAuth server's login form; ends on the overview. */
 export async function signIn(page: Page, http: string, user: { username: string; password: string }): Promise<void> {
-  const context = page.context();
-  const key = `${http} ${user.username}`;
-  const saved = signedIn.get(context)?.get(key);
   // One browser profile for the whole file: whoever signed in before is forgotten first.
-  await context.clearCookies();
-  if (saved && (await resumed(page, http, saved))) return expectSignedIn(page, http, user);
-  await context.clearCookies();
+  await page.context().clearCookies();
   await page.goto(`${http}/console`);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.waitForURL(/\/oauth\/interaction\//);
@@ -57,25 +38,6 @@ export async function signIn(page: Page, http: string, user: { username: string;
   await page.fill('#password', user.password);
   await page.getByRole('button', { name: 'Sign in' }).click();
   // No consent page for the console (first party): straight back, code exchanged, session made.
-  await expectSignedIn(page, http, user);
-  let byUser = signedIn.get(context);
-  if (!byUser) signedIn.set(context, (byUser = new Map()));
-  byUser.set(key, await context.cookies());
-}
-
-/** The saved session's cookies put back and the console loaded: true when it shows someone signed in. */
-async function resumed(page: Page, http: string, cookies: Cookie[]): Promise<boolean> {
-  await page.context().addCookies(cookies);
-  await page.goto(`${http}/console`);
-  const who = page.locator('#signed-in-as');
-  await who
-    .or(page.getByRole('button', { name: 'Sign in' }))
-    .first()
-    .waitFor();
-  return who.isVisible();
-}
-
-async function expectSignedIn(page: Page, http: string, user: { username: string }): Promise<void> {
   await page.locator('#signed-in-as').waitFor();
   expect(await page.locator('#signed-in-as').textContent()).toBe(user.username);
   expect(page.url()).toBe(`${http}/console/`);
