@@ -146,6 +146,8 @@ for (let r = 0; r < o.rounds; r++) {
   const ways = ['post', 'doorbell', 'ring'];
   for (const way of r % 2 ? ways.reverse() : ways) {
     const m = await measure(way);
-    console.log(`${m.way.padEnd(9)}${m.mainUs.toFixed(1).padStart(9)}${m.threadUs.toFixed(1).padStart(11)}${m.rtt50.toFixed(3).padStart(10)}${m.rtt99.toFixed(3).padStart(10)}${m.wake50.toFixed(3).padStart(10)}${m.wake99.toFixed(3).padStart(10)}`);
+    console.log(
+      `${m.way.padEnd(9)}${m.mainUs.toFixed(1).padStart(9)}${m.threadUs.toFixed(1).padStart(11)}${m.rtt50.toFixed(3).padStart(10)}${m.rtt99.toFixed(3).padStart(10)}${m.wake50.toFixed(3).padStart(10)}${m.wake99.toFixed(3).padStart(10)}`,
+    );
   }
 }
