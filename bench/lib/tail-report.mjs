@@ -163,7 +163,7 @@ export function tailReport({ reqs, batches, gcs, sides = [], threadGcs = [] }) {
     ['≥ p99', band(0.99, 1)],
   ];
   const lines = [
-    `traced requests: ${n} of ${reqs.length} (one commit each: ${reqs.filter((r) => r.n === 1).length}); batches ${batches.length}, mean size ${(batches.reduce((s, b) => s + b.size, 0) / Math.max(1, batches.length)).toFixed(2)}; taken with others into one transaction: ${batches.filter((b) => (b.together ?? 1) > 1).length}`,
+    `traced requests: ${n} of ${reqs.length} (one commit each: ${reqs.filter((r) => r.n === 1).length}); batches ${batches.length}, mean size ${(batches.reduce((s, b) => s + b.size, 0) / Math.max(1, batches.length)).toFixed(2)}`,
   ];
   const f = (x) => x.toFixed(3).padStart(8);
   lines.push(

@@ -67,8 +67,7 @@ if (!isMainThread) {
     };
     const post = parentPort.postMessage;
     parentPort.postMessage = function (msg, ...rest) {
-      // one answer, or the answers of batches taken together (commit-worker.ts): the same stamps for each
-      if (msg && typeof msg === 'object' && (typeof msg.id === 'number' || Array.isArray(msg.answers))) {
+      if (msg && typeof msg === 'object' && typeof msg.id === 'number') {
         const done = abs();
         const st = stat();
         // [took, committed, run-queue wait from its last answer to taking this one, during the COMMIT, its CPU]
@@ -170,20 +169,16 @@ function install() {
   Worker.prototype.emit = function (ev, msg, ...rest) {
     if (ev === 'message' && msg && msg.__g && on) for (const [at, d] of msg.__g) threadGcs.push([at - performance.timeOrigin - t0, d]);
     if (ev === 'message' && msg && msg.__t) {
-      const ids = msg.answers ? msg.answers.map((a) => a.id) : [msg.id];
-      for (const id of ids) {
-        const b = byId.get(id);
-        if (!b) continue;
-        byId.delete(id);
+      const b = byId.get(msg.id);
+      if (b) {
+        byId.delete(msg.id);
         const o = performance.timeOrigin + t0;
-        // a batch taken with the one before: its message was taken at that one's wake-up
         b.rx = msg.__t[0] - o;
         b.done = msg.__t[1] - o;
         b.back = now();
         b.wakeWait = msg.__t[2];
         b.commitWait = msg.__t[3];
         b.commitCpu = msg.__t[4];
-        b.together = ids.length;
       }
     }
     return wemit.call(this, ev, msg, ...rest);

@@ -23,11 +23,6 @@ export type CommitThreadRequest = { id: number; plan: unknown[] } | { id: number
 
 export type CommitThreadReply = { id: number; n?: number } | { id: number; conflict: string } | { id: number; error: { message: string; code: string | undefined } };
 
-/** The answers of batches the thread committed as one transaction (commit-worker.ts), in the order they were sent. */
-export interface CommitThreadReplies {
-  answers: CommitThreadReply[];
-}
-
 interface Waiting {
   settle(reply: CommitThreadReply): void;
   reject(err: unknown): void;
@@ -47,20 +42,17 @@ export class CommitThread {
   readonly #onStopped: ((err: Error) => void) | undefined;
   /** close() has asked the thread to end: its exit is expected */
   #closeSent = false;
-  #answered = 0;
-  #answerMessages = 0;
 
   private constructor(worker: Worker, onStopped?: (err: Error) => void) {
     this.#worker = worker;
     this.#onStopped = onStopped;
     this.#exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    worker.on('message', (reply: CommitThreadReply | CommitThreadReplies) => {
-      this.#answerMessages++;
-      if ('answers' in reply) {
-        // In the order sent: each batch's new tasks are counted before the next one's (knownTaskCount).
-        const answers = reply.answers;
-        for (let i = 0; i < answers.length; i++) this.#answer(answers[i]!);
-      } else this.#answer(reply);
+    worker.on('message', (reply: CommitThreadReply) => {
+      const w = this.#waiting.get(reply.id);
+      if (!w) return;
+      this.#waiting.delete(reply.id);
+      this.#idleCheck();
+      w.settle(reply);
     });
     // An uncaught exception (or running out of memory) emits 'error' and then 'exit'; terminate()
     // and process.exit() in the thread emit 'exit' alone. The first one names the cause.
@@ -158,23 +150,6 @@ export class CommitThread {
     if (this.#waiting.size === 0) this.#worker.ref();
     this.#waiting.set(msg.id, w);
     this.#worker.postMessage(msg);
-  }
-
-  #answer(reply: CommitThreadReply): void {
-    const w = this.#waiting.get(reply.id);
-    if (!w) return;
-    this.#waiting.delete(reply.id);
-    this.#answered++;
-    this.#idleCheck();
-    w.settle(reply);
-  }
-
-  /**
-   * Requests answered (batches, counts) and the messages their answers came in: fewer messages
-   * than answers when the thread took waiting batches together (bench and tests read it).
-   */
-  get answerCounts(): { answered: number; messages: number } {
-    return { answered: this.#answered, messages: this.#answerMessages };
   }
 
   #takeId(): number {

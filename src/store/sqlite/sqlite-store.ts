@@ -165,11 +165,6 @@ export class SqliteStore extends SqlStore {
     return this.#thread !== undefined;
   }
 
-  /** With the commit thread: its requests answered and the messages the answers came in (commit-thread.ts). */
-  get commitThreadAnswers(): { answered: number; messages: number } | undefined {
-    return this.#thread?.answerCounts;
-  }
-
   protected auditAppender(): AuditAppender {
     return sqliteAuditAppender(this.raw);
   }
