@@ -56,17 +56,6 @@ if (!isMainThread) {
     new PerformanceObserver((list) => {
       for (const e of list.getEntries()) threadGcs.push([performance.timeOrigin + e.startTime, e.duration]);
     }).observe({ entryTypes: ['gc'] });
-    // A thread that takes its messages itself (ADR 0093's doorbell) is stamped when it takes one.
-    const wt = require('node:worker_threads');
-    const take = wt.receiveMessageOnPort;
-    wt.receiveMessageOnPort = (port) => {
-      const m = take(port);
-      if (m !== undefined) {
-        rx = abs();
-        rxStat = stat();
-      }
-      return m;
-    };
     const on = parentPort.on;
     parentPort.on = function (ev, fn) {
       if (ev !== 'message') return on.call(this, ev, fn);

@@ -17,8 +17,6 @@ export interface CommitThreadData {
   /** whether the checkpointer thread runs (the writer then neither checkpoints nor truncates) */
   checkpointThread: boolean;
   sql: { [K in (typeof COMMIT_STATEMENTS)[number] | 'countTasks']: string };
-  /** one Int32 the thread sleeps on (Atomics.wait): the event loop adds one a message and wakes it (ADR 0093) */
-  doorbell: SharedArrayBuffer;
 }
 
 export type CommitThreadRequest = { id: number; plan: unknown[] } | { id: number; agentId: string; owner: string } | { autoCheckpoint: true } | { close: true };
@@ -45,12 +43,8 @@ export class CommitThread {
   /** close() has asked the thread to end: its exit is expected */
   #closeSent = false;
 
-  /** the doorbell (CommitThreadData): rung after every message, so the thread takes it without a libuv wake-up */
-  readonly #bell: Int32Array;
-
-  private constructor(worker: Worker, bell: SharedArrayBuffer, onStopped?: (err: Error) => void) {
+  private constructor(worker: Worker, onStopped?: (err: Error) => void) {
     this.#worker = worker;
-    this.#bell = new Int32Array(bell);
     this.#onStopped = onStopped;
     this.#exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.on('message', (reply: CommitThreadReply) => {
@@ -71,18 +65,10 @@ export class CommitThread {
    * Undefined when no worker module is available; the store commits on its own connection then.
    * `onStopped` is told once if the thread ends without close() (ADR 0062's amendment).
    */
-  static start(data: Omit<CommitThreadData, 'doorbell'>, onStopped?: (err: Error) => void): CommitThread | undefined {
+  static start(data: CommitThreadData, onStopped?: (err: Error) => void): CommitThread | undefined {
     const url = workerModuleUrl('./commit-worker.js', import.meta.url);
     if (!url) return undefined;
-    const doorbell = new SharedArrayBuffer(4);
-    return new CommitThread(startWorker(url, { ...data, doorbell } satisfies CommitThreadData), doorbell, onStopped);
-  }
-
-  /** Every message to the thread goes through here: posted, then the doorbell rung. */
-  #post(msg: CommitThreadRequest | null): void {
-    this.#worker.postMessage(msg);
-    Atomics.add(this.#bell, 0, 1);
-    Atomics.notify(this.#bell, 0);
+    return new CommitThread(startWorker(url, data), onStopped);
   }
 
   /** Set once the thread has ended without close(): its cause. Commits fail with it until a restart. */
@@ -92,7 +78,7 @@ export class CommitThread {
 
   /** The checkpointer thread has stopped: the commit connection runs SQLite's automatic checkpoints again. */
   autoCheckpoint(): void {
-    if (!this.#ended) this.#post({ autoCheckpoint: true });
+    if (!this.#ended) this.#worker.postMessage({ autoCheckpoint: true } satisfies CommitThreadRequest);
   }
 
   /**
@@ -102,7 +88,7 @@ export class CommitThread {
    */
   killForTests(how: 'terminate' | 'uncaught'): void {
     if (how === 'terminate') void this.#worker.terminate();
-    else this.#post(null);
+    else this.#worker.postMessage(null);
   }
 
   /**
@@ -150,7 +136,7 @@ export class CommitThread {
       }
       this.#worker.ref();
       this.#closeSent = true;
-      this.#post({ close: true });
+      this.#worker.postMessage({ close: true } satisfies CommitThreadRequest);
     }
     await this.#exited;
   }
@@ -163,7 +149,7 @@ export class CommitThread {
     // Referenced while an answer is due, so a process waiting only on a commit does not exit under it.
     if (this.#waiting.size === 0) this.#worker.ref();
     this.#waiting.set(msg.id, w);
-    this.#post(msg);
+    this.#worker.postMessage(msg);
   }
 
   #takeId(): number {

@@ -8,7 +8,7 @@
  * Messages are handled strictly in order: a count (knownTaskCount) answered here sees exactly
  * the batches answered before it.
  */
-import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import Sqlite from 'better-sqlite3';
 import { ConcurrentUpdateError } from '../store.js';
 import { prepareCommitStatements, writePlan } from './commit-batch.js';
@@ -50,19 +50,17 @@ function failure(id: number, err: unknown): CommitThreadReply {
 }
 
 const port = parentPort!;
-
-/** One message, in order; false once the thread is to end (close). */
-function handle(msg: CommitThreadRequest): boolean {
+port.on('message', (msg: CommitThreadRequest) => {
   if ('close' in msg) {
     db.close();
     port.close();
-    return false;
+    return;
   }
   if ('autoCheckpoint' in msg) {
     // The checkpointer thread has stopped: SQLite's own checkpoints keep the log bounded again.
     db.pragma('wal_autocheckpoint = 1000');
     db.pragma(`journal_size_limit = ${JOURNAL_SIZE_LIMIT}`);
-    return true;
+    return;
   }
   let reply: CommitThreadReply;
   try {
@@ -77,23 +75,4 @@ function handle(msg: CommitThreadRequest): boolean {
     reply = failure(msg.id, err);
   }
   port.postMessage(reply);
-  return true;
-}
-
-/**
- * The thread sleeps on the doorbell, not in its event loop (ADR 0093): the event loop rings it after
- * each message, so a message is taken with one futex wake-up and no libuv turn. The count is read
- * before the queue is emptied, so a message posted meanwhile changes it and the wait returns at once.
- */
-const bell = new Int32Array(data.doorbell);
-function serve(): void {
-  for (;;) {
-    const rung = Atomics.load(bell, 0);
-    for (let m = receiveMessageOnPort(port); m !== undefined; m = receiveMessageOnPort(port)) {
-      if (!handle(m.message as CommitThreadRequest)) return;
-    }
-    Atomics.wait(bell, 0, rung);
-  }
-}
-// After this module's evaluation: a throw in it (a message it cannot read) is then an uncaught exception of the thread's.
-setImmediate(serve);
+});
