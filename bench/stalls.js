@@ -109,11 +109,26 @@ for (let i = 0; !existsSync(out); i++) {
 }
 await sleep(200);
 const r = JSON.parse(readFileSync(out, 'utf8'));
-const trace = o.trace && existsSync(traceOut) ? tailReport(JSON.parse(readFileSync(traceOut, 'utf8'))) : undefined;
+const trace = o.trace ? tailReport(await readTrace()) : undefined;
 if (trace && o.traceOut) copyFileSync(traceOut, o.traceOut);
 stop();
 rmSync(work, { recursive: true, force: true });
 const bare = o.bare ? await measureBare() : undefined;
+
+/**
+ * The trace, written by tail-trace.cjs at the same signal as the stalls file but after it: on a
+ * loaded machine its JSON can take seconds to write, so wait until the whole file reads (tail39).
+ */
+async function readTrace() {
+  for (let i = 0; ; i++) {
+    try {
+      return JSON.parse(readFileSync(traceOut, 'utf8'));
+    } catch (err) {
+      if (i > 300) throw new Error(`the server wrote no readable trace file: ${err.message}`);
+      await sleep(100);
+    }
+  }
+}
 
 /** The same load against bare node:http: what the client's p99 ÷ p50 is with no server work at all. */
 async function measureBare() {

@@ -13,7 +13,7 @@ import { tasksInFile } from '../support/sqlite-file-counts.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GroupCommitter } from '../../src/store/group-commit.js';
 import { openSqliteStore, type SqliteStore } from '../../src/store/sqlite/sqlite-store.js';
-import { ConcurrentUpdateError } from '../../src/store/store.js';
+import { ConcurrentUpdateError, type TaskCommit } from '../../src/store/store.js';
 import { newTask, update } from './fixtures.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'agentport-commit-thread-'));
@@ -211,5 +211,112 @@ describe('SQLite commit thread', () => {
     expect(stored?.task.status.state).toBe('TASK_STATE_COMPLETED');
     await gc.close();
     await store.close();
+  });
+
+  describe('batches waiting for the thread while it is held inside one', () => {
+    /**
+     * Another connection holds the file's write lock, so the thread waits inside the first batch
+     * it takes (SQLite's busy handler) while the test sends the rest: they are all waiting when
+     * it comes back for the next one. The lock is released a turn later.
+     */
+    function holdWriteLock(file: string): () => void {
+      const other = new Sqlite(file);
+      other.exec('BEGIN IMMEDIATE');
+      return () => {
+        other.exec('COMMIT');
+        other.close();
+      };
+    }
+
+    it('stores each batch in order, rejects only the conflicting one, and answers each once it is readable', async () => {
+      const { store, file } = await threaded();
+      const b = newTask();
+      await store.commit([b]);
+      const release = holdWriteLock(file);
+      const x = newTask();
+      const y = newTask();
+      const settled: string[] = [];
+      // Read on another connection the moment each is answered: an answer sent before the COMMIT would find the row short.
+      const reader = new Sqlite(file, { readonly: true });
+      const versionOf = reader.prepare('SELECT version FROM tasks WHERE id = ?').pluck();
+      const note = (name: string, p: Promise<void>, id?: string) =>
+        p.then(
+          () => void settled.push(`${name} ok${id ? ` v${versionOf.get(id)}` : ''}`),
+          (err: unknown) => {
+            settled.push(`${name} ${err instanceof ConcurrentUpdateError ? `conflict ${err.taskId}` : String(err)}`);
+          },
+        );
+      // Five batches, one message each: X created; B created again (a conflict); Y created; Y's and
+      // X's next versions (each needs the batch before it stored, in the same transaction or not).
+      const all = Promise.all([
+        note('x', store.commit([x])),
+        note('b again', store.commit([newTask({ id: b.task.id })])),
+        note('y', store.commit([y])),
+        note('y moved', store.commit([update(y, { state: 'TASK_STATE_WORKING' })]), y.task.id),
+        note('x moved', store.commit([update(x, { state: 'TASK_STATE_COMPLETED' })]), x.task.id),
+      ]);
+      await new Promise((r) => setTimeout(r, 50));
+      release();
+      await all;
+      reader.close();
+      expect(settled).toEqual(['x ok', `b again conflict ${b.task.id}`, 'y ok', 'y moved ok v2', 'x moved ok v2']);
+      expect((await store.getTask('agent-a', x.task.id))?.version).toBe(2);
+      expect((await store.getTask('agent-a', x.task.id))?.task.status.state).toBe('TASK_STATE_COMPLETED');
+      expect((await store.getTask('agent-a', y.task.id))?.version).toBe(2);
+      expect((await store.getTask('agent-a', b.task.id))?.version).toBe(1);
+      await store.close();
+      // Durable as answered: a connection opened afterwards reads every stored batch.
+      const check = new Sqlite(file, { readonly: true });
+      const versions = check.prepare('SELECT id, version FROM tasks').all() as { id: string; version: number }[];
+      check.close();
+      expect(new Map(versions.map((r) => [r.id, r.version]))).toEqual(
+        new Map([
+          [b.task.id, 1],
+          [x.task.id, 2],
+          [y.task.id, 2],
+        ]),
+      );
+    });
+
+    it('answers batches that waited only once their COMMIT has returned', async () => {
+      const { store, file } = await threaded();
+      const release = holdWriteLock(file);
+      // Large documents, so the COMMIT writes megabytes of pages to the log: an answer sent before
+      // it returned would reach this thread while the rows cannot be read yet.
+      const big = (): TaskCommit => {
+        const c = newTask();
+        c.task.history = [{ messageId: `m-${c.task.id}`, role: 'ROLE_USER', parts: [{ text: randomBytes(60_000).toString('base64') }] }];
+        return c;
+      };
+      const batches = Array.from({ length: 3 }, () => Array.from({ length: 8 }, big));
+      const reader = new Sqlite(file, { readonly: true });
+      const stored = reader.prepare('SELECT count(*) FROM tasks WHERE id = ?').pluck();
+      const seen: number[] = [];
+      const done = Promise.all(batches.map((b) => store.commit(b).then(() => void seen.push(b.filter((c) => stored.get(c.task.id) === 1).length))));
+      await new Promise((r) => setTimeout(r, 50));
+      release();
+      await done;
+      reader.close();
+      expect(seen, 'each batch readable on another connection when its answer arrives').toEqual([8, 8, 8]);
+      await store.close();
+    });
+
+    it('answers a task count waiting between batches with the batches before it only', async () => {
+      const { store, file } = await threaded();
+      await store.commit(Array.from({ length: 3 }, () => newTask()));
+      const release = holdWriteLock(file);
+      const first = store.commit([newTask()]);
+      const second = store.commit([newTask()]);
+      // Not counted yet on this store: the count goes to the thread, after the two batches above.
+      const listed = store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 });
+      const third = store.commit([newTask(), newTask()]);
+      await new Promise((r) => setTimeout(r, 50));
+      release();
+      await Promise.all([first, second, third]);
+      expect((await listed).totalSize, 'three before, then two batches of one; not the batch sent after the count').toBe(5);
+      expect((await store.listTasks({ agentId: 'agent-a', owner: 'alice', pageSize: 1 })).totalSize).toBe(7);
+      expect(tasksInFile(file)).toBe(7);
+      await store.close();
+    });
   });
 });
