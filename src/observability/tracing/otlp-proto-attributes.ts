@@ -31,7 +31,7 @@ export class ProtoAttributesWriter extends PackedProtoReader {
    * `tag`; the keys over the limit in `dropped`. No writer: read past (a dropped event or link).
    */
   protected attributes(w: ProtoBytes | undefined, limit: number, tag: number): void {
-    const n = this.num();
+    const n = this.int();
     this.dropped = 0;
     if (n === 0) return;
     if (w !== undefined && n <= limit && n <= LINEAR_KEYS && this.ascii && this.#asRead(w, n, tag)) return;
@@ -42,7 +42,7 @@ export class ProtoAttributesWriter extends PackedProtoReader {
     let digit = false;
     let index: Map<string, number> | undefined;
     for (let k = 0; k < n; k++) {
-      const length = this.num();
+      const length = this.int();
       const at = this.skip(length);
       if (length === 0) {
         diag.warn('Invalid attribute key: ');
@@ -95,7 +95,7 @@ export class ProtoAttributesWriter extends PackedProtoReader {
 
   /** Reads a value's tag and what follows it into slot `at`. */
   #value(at: number): void {
-    const tag = this.num();
+    const tag = this.int();
     this.#tags[at] = tag;
     if (tag >= 0) this.#nums[at] = this.skip(tag);
     else if (tag === VALUE_NUMBER) this.#nums[at] = this.num();
@@ -125,7 +125,7 @@ export class ProtoAttributesWriter extends PackedProtoReader {
     const keyLength = this.#keyLength;
     const text = this.view;
     for (let k = 0; k < n; k++) {
-      const length = this.num();
+      const length = this.int();
       const key = this.skip(length);
       const c = length > 0 ? this.text.charCodeAt(key) : 48;
       let fits = c < 48 || c > 57;
@@ -139,14 +139,15 @@ export class ProtoAttributesWriter extends PackedProtoReader {
       }
       keyAt[k] = key;
       keyLength[k] = length;
-      const t = this.num();
+      const t = this.int();
       // the AnyValue's own bytes after its tag: a string's length byte and text, an integer's varint, a boolean's byte
       let value = -1;
       let start = 0;
       let int = 0;
       if (t >= 0) {
         start = this.skip(t);
-        value = Math.min(t, this.limits.attributeValueLengthLimit) + 1;
+        // `| 0`: the cut a small integer (the limit is a double, Infinity when unset), not a double that makes every position after it one
+        value = (Math.min(t, this.limits.attributeValueLengthLimit) | 0) + 1;
       } else if (t === VALUE_TRUE || t === VALUE_FALSE) value = 1;
       else if (t === VALUE_NUMBER) {
         int = this.num();
@@ -204,7 +205,7 @@ export class ProtoAttributesWriter extends PackedProtoReader {
     const value = w.begin();
     if (t >= 0) {
       w.byte(T.STRING_VALUE);
-      this.string(w, num, Math.min(t, this.limits.attributeValueLengthLimit));
+      this.string(w, num, Math.min(t, this.limits.attributeValueLengthLimit) | 0);
     } else if (t === VALUE_TRUE || t === VALUE_FALSE) w.field(T.BOOL_VALUE, t === VALUE_TRUE ? 1 : 0);
     else if (t === VALUE_NUMBER) anyValueProto(w, num);
     else anyValueProto(w, truncated(object!, this.limits.attributeValueLengthLimit));

@@ -47,6 +47,16 @@ export class PackedProtoReader {
     return this.numbers[this.i++]!;
   }
 
+  /**
+   * A length, a count, a value's tag or an id's reference: an integer well inside ±2^31, read as
+   * one (`| 0`) so that the positions computed from it stay small integers. Read as the double the
+   * array holds, every position was a double: the writer's and the text's positions stored as heap
+   * numbers, each of the string copy's loads and stores converting its offset back (docs/benchmarks.md, trace39).
+   */
+  protected int(): number {
+    return this.numbers[this.i++]! | 0;
+  }
+
   protected skip(length: number): number {
     const at = this.at;
     this.at = at + length;
@@ -54,7 +64,7 @@ export class PackedProtoReader {
   }
 
   protected str(): string {
-    const n = this.num();
+    const n = this.int();
     return this.text.slice(this.at, (this.at += n));
   }
 

@@ -94,16 +94,16 @@ class SpanProtoEncoder extends ProtoAttributesWriter {
 
   #span(): void {
     const w = this.#w;
-    const nameLength = this.num();
+    const nameLength = this.int();
     const name = this.skip(nameLength);
     const kind = this.num();
-    const traceIdLength = this.num();
+    const traceIdLength = this.int();
     const traceId = traceIdLength > 0 ? this.skip(traceIdLength) : 0;
-    const spanIdLength = this.num();
+    const spanIdLength = this.int();
     const spanId = spanIdLength > 0 ? this.skip(spanIdLength) : 0;
     const traceFlags = this.num();
     const traceState = this.str();
-    const parentLength = this.num();
+    const parentLength = this.int();
     const parent = parentLength > 0 ? this.skip(parentLength) : 0;
     const parentRemote = this.num() === 1;
     const scope = this.num();
@@ -114,7 +114,7 @@ class SpanProtoEncoder extends ProtoAttributesWriter {
     // an end before the start: the span ends when it started (unpackSpans's negative duration)
     const before = this.#s - startS - (this.#ns - startNs < 0 ? 1 : 0) < 0;
     const code = this.num();
-    const messageLength = this.num();
+    const messageLength = this.int();
     const message = this.skip(messageLength);
 
     // the span's tag, two bytes kept for its length
@@ -184,9 +184,9 @@ class SpanProtoEncoder extends ProtoAttributesWriter {
     const n = this.num();
     const dropped = Math.max(0, n - this.limits.linkCountLimit);
     for (let k = 0; k < n; k++) {
-      const traceIdLength = this.num();
+      const traceIdLength = this.int();
       const traceId = this.skip(traceIdLength);
-      const spanIdLength = this.num();
+      const spanIdLength = this.int();
       const spanId = this.skip(spanIdLength);
       const traceFlags = this.num();
       const traceState = this.str();
@@ -216,7 +216,7 @@ class SpanProtoEncoder extends ProtoAttributesWriter {
     const n = this.num();
     const dropped = Math.max(0, n - this.limits.eventCountLimit);
     for (let k = 0; k < n; k++) {
-      const nameLength = this.num();
+      const nameLength = this.int();
       const name = this.skip(nameLength);
       const perfMs = this.num();
       if (k < dropped) {
