@@ -6,14 +6,15 @@
 //   sdk     what the export thread did before ADR 0082: `unpackSpans` to ReadableSpans, then the
 //           SDK's `JsonTraceSerializer` (its OTLP transform, `JSON.stringify`, UTF-8 encoding)
 //   direct  otlp-json.ts's request written from the packed spans, then its UTF-8 bytes
-// `node bench/otlp-encode.js [--tree DIR] [--mode sdk|direct] [--requests N] [--rounds R]` prints
+//   proto   otlp-proto.ts's binary protobuf request written from the packed spans (the default export)
+// `node bench/otlp-encode.js [--tree DIR] [--mode sdk|direct|proto] [--requests N] [--rounds R]` prints
 // CPU µs a request and a span. For instructions, run it under `valgrind --tool=callgrind` at two
 // --rounds and divide the difference by the difference of spans encoded (docs/benchmarks.md, otlp33).
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseCommandLine, value } from './lib/options.mjs';
 
-const HELP = 'Usage: node bench/otlp-encode.js [--tree DIR] [--mode sdk|direct] [--requests N] [--rounds R]';
+const HELP = 'Usage: node bench/otlp-encode.js [--tree DIR] [--mode sdk|direct|proto] [--requests N] [--rounds R]';
 const o = { tree: path.resolve(import.meta.dirname, '..'), mode: 'direct', requests: 2048, rounds: 20 };
 parseCommandLine(HELP, {
   '--tree': value((v) => (o.tree = path.resolve(v))),
@@ -26,6 +27,7 @@ const { SpanBatches } = await from('span-batches.js');
 const { SpanRecorder } = await from('span-recorder.js');
 const { unpackSpans, spanLimitsFrom } = await from('packed-spans.js');
 const { otlpJsonRequest, resourceJson } = await from('otlp-json.js');
+const { otlpProtoRequest, resourceProto } = await from('otlp-proto.js');
 const { ROOT_CONTEXT, SpanKind, trace } = await import('@opentelemetry/api');
 const { TraceState } = await import('@opentelemetry/core');
 const { JsonTraceSerializer } = await import('@opentelemetry/otlp-transformer');
@@ -72,7 +74,13 @@ const spans = batches.reduce((n, b) => n + b.numbers.length, 0) && o.requests * 
 
 const resource = resourceFromAttributes(resourceAttributes);
 const resourceText = resourceJson(resourceAttributes);
-const encode = o.mode === 'sdk' ? (b) => JsonTraceSerializer.serializeRequest(unpackSpans(b, resource, parse, limits)).length : (b) => otlpJsonRequest(b, [], resourceText, parse, limits).body.length;
+const resourceBytes = resourceProto(resourceAttributes);
+const encode =
+  o.mode === 'sdk'
+    ? (b) => JsonTraceSerializer.serializeRequest(unpackSpans(b, resource, parse, limits)).length
+    : o.mode === 'proto'
+      ? (b) => otlpProtoRequest(b, [], resourceBytes, parse, limits).body.length
+      : (b) => otlpJsonRequest(b, [], resourceText, parse, limits).body.length;
 
 let bytes = 0;
 const started = process.cpuUsage();
