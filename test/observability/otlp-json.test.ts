@@ -196,12 +196,10 @@ describe('the OTLP JSON request written from packed spans', () => {
     expectSame(await bothWays(manyShapes, { limits }));
   });
 
-  it('cuts string values where slice cuts under a fractional value-length limit, in the protobuf request', async () => {
+  it('cuts string values where slice cuts under a fractional value-length limit, in both requests', async () => {
     // OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT=2.5 is read as 2.5: unpackSpans (and the SDK's span) cut at 2 characters
     vi.spyOn(diag, 'warn').mockImplementation(() => {});
-    const pairs = await bothWays(manyShapes, { limits: { ...spanLimitsFrom({}), attributeValueLengthLimit: 2.5 } });
-    expect(pairs).toHaveLength(1);
-    for (const p of pairs) expect(p.oursProto.toString('hex')).toBe(p.theirsProto.toString('hex'));
+    expectSame(await bothWays(manyShapes, { limits: { ...spanLimitsFrom({}), attributeValueLengthLimit: 2.5 } }));
   });
 
   it('is the same bytes when the batch came in parts, and for several batches', async () => {

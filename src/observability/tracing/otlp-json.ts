@@ -456,7 +456,8 @@ class SpanEncoder {
   #valueOut(w: JsonBytes, tag: number, num: number, object: AttributeValue | undefined): void {
     if (tag >= 0) {
       w.constant(K.STRING_VALUE);
-      this.#string(w, num, Math.min(tag, this.#limits.attributeValueLengthLimit));
+      // `| 0`: a fractional limit (OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT=2.5) cuts where the SDK's slice cuts, at 2
+      this.#string(w, num, Math.min(tag, this.#limits.attributeValueLengthLimit) | 0);
       w.ascii('}}');
     } else if (tag === VALUE_NUMBER) {
       const int = Number.isInteger(num);
