@@ -42,14 +42,21 @@ if [ "${AGENTPORT_TEST_SIDE_BY_SIDE:-0}" != 1 ]; then
   # end. AGENTPORT_TEST_EARLY=0 runs it with `system` instead.
   early_log=$(mktemp "${TMPDIR:-/tmp}/agentport-test-early.XXXXXX")
   early_started=$SECONDS
-  { vitest run --project system-early >"$early_log" 2>&1; echo "$? $SECONDS" >"$early_log.end"; } &
+  # The subshell notes when vitest ended (printed later) and vitest's pid, for the trap: killing the
+  # subshell alone would leave vitest running.
+  {
+    vitest run --project system-early >"$early_log" 2>&1 &
+    echo $! >"$early_log.pid"
+    wait $!
+    echo "$? $SECONDS" >"$early_log.end"
+  } &
   early=$!
-  trap 'kill "$early" 2>/dev/null; rm -f "$early_log" "$early_log.end"; exit 130' INT TERM
+  trap 'kill "$(cat "$early_log.pid" 2>/dev/null)" "$early" 2>/dev/null; rm -f "$early_log" "$early_log.pid" "$early_log.end"; exit 130' INT TERM
   early_ended() {
     wait "$early"
     cat "$early_log"
     read -r status ended <"$early_log.end"
-    rm -f "$early_log" "$early_log.end"
+    rm -f "$early_log" "$early_log.pid" "$early_log.end"
     say "system-early (beside system-shared) ended with exit $status after $((ended - early_started)) s"
     [ "$status" -eq 0 ] || failed=1
     early=
