@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `npm test` (issue 26; docs/testing.md, "Suite time"): the prerequisites and checks
-# (scripts/test-prepare.sh), then `unit`, then `system-shared`, then `system`, each its own
-# `vitest run`. Every project runs to its end; this fails when any fails (a failed prepare or `unit`
-# stops the run there). `scripts/test-run.sh system` (`npm run test:system`) runs the last two.
+# (scripts/test-prepare.sh), then `unit`, then `system-shared` with `system-early` beside it, then
+# `system`, each its own `vitest run`. Every project runs to its end; this fails when any fails (a
+# failed prepare or `unit` stops the run there). `scripts/test-run.sh system` (`npm run
+# test:system`) runs the last three.
 #
 # AGENTPORT_TEST_SIDE_BY_SIDE=1 runs `system-shared` and `system` at the same time instead, each
 # one's output printed whole when it ends. Not the default: on a clean clone of the 2-core machine
@@ -30,8 +31,40 @@ if [ "${1:-}" != system ]; then
 fi
 
 if [ "${AGENTPORT_TEST_SIDE_BY_SIDE:-0}" != 1 ]; then
+  if [ "${AGENTPORT_TEST_EARLY:-1}" = 0 ]; then
+    vitest run --project system-shared --no-isolate --minWorkers="$shared_workers" --maxWorkers="$shared_workers" || failed=1
+    vitest run --project system --project system-early || failed=1
+    exit "${failed:-0}"
+  fi
+  # `system-early` (vitest.config.ts: the scaffold's npm install and its projects' runs, mostly
+  # waiting) starts beside `system-shared`, its output printed when it has ended, and `system`
+  # after `system-shared` as before: the scaffold was `system`'s longest file, running alone at the
+  # end. AGENTPORT_TEST_EARLY=0 runs it with `system` instead.
+  early_log=$(mktemp "${TMPDIR:-/tmp}/agentport-test-early.XXXXXX")
+  early_started=$SECONDS
+  # The subshell notes when vitest ended (printed later) and vitest's pid, for the trap: killing the
+  # subshell alone would leave vitest running.
+  {
+    vitest run --project system-early >"$early_log" 2>&1 &
+    echo $! >"$early_log.pid"
+    wait $!
+    echo "$? $SECONDS" >"$early_log.end"
+  } &
+  early=$!
+  trap 'kill "$(cat "$early_log.pid" 2>/dev/null)" "$early" 2>/dev/null; rm -f "$early_log" "$early_log.pid" "$early_log.end"; exit 130' INT TERM
+  early_ended() {
+    wait "$early"
+    cat "$early_log"
+    read -r status ended <"$early_log.end"
+    rm -f "$early_log" "$early_log.pid" "$early_log.end"
+    say "system-early (beside system-shared) ended with exit $status after $((ended - early_started)) s"
+    [ "$status" -eq 0 ] || failed=1
+    early=
+  }
   vitest run --project system-shared --no-isolate --minWorkers="$shared_workers" --maxWorkers="$shared_workers" || failed=1
+  kill -0 "$early" 2>/dev/null || early_ended
   vitest run --project system || failed=1
+  [ -z "$early" ] || early_ended
   exit "${failed:-0}"
 fi
 
@@ -49,7 +82,7 @@ start() {
 trap 'kill "${!project_of[@]}" 2>/dev/null; rm -rf "$logs"; exit 130' INT TERM
 # `system` first: its longest files (test/deploy/image.test.ts, test/cli/init-scaffold.test.ts,
 # first by test/durations.json) mostly wait on podman and npm, and now start with the rest.
-start system --maxWorkers="$system_workers"
+start system --project system-early --maxWorkers="$system_workers"
 start system-shared --no-isolate --minWorkers="$shared_workers" --maxWorkers="$shared_workers"
 say "system and system-shared run side by side ($system_workers + $shared_workers workers); each one's output follows when it ends"
 
