@@ -71,7 +71,38 @@ function clientCapabilities(ctx: ServerContext): Record<string, unknown> {
   return (env?.[CAPABILITIES_META_KEY] as Record<string, unknown> | undefined) ?? {};
 }
 
-const EMPTY_INPUT = fromJsonSchema({ type: 'object', properties: {} }) as StandardSchemaWithJSON;
+/**
+ * Every input schema here is compiled once, at import: `registerConformanceFixtures` runs on every
+ * request (the SDK builds an instance per request), and compiling these with Ajv there cost
+ * milliseconds of CPU a request, enough on a loaded machine for a listen stream's list_changed to
+ * miss the conformance runner's fixed 1.5 s window (server-stateless,
+ * sep-2575-server-sends-tools-list-changed-on-subscription). Instances share compiled schemas as
+ * the agent tools' do (src/bindings/mcp/surface/mcp-server-factory.ts).
+ */
+const jsonSchema = (schema: Record<string, unknown>) => fromJsonSchema(schema as never) as StandardSchemaWithJSON;
+const EMPTY_INPUT = jsonSchema({ type: 'object', properties: {} });
+const JSON_SCHEMA_2020_12_INPUT = jsonSchema({
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+  properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' }, contactMethod: { type: 'string', enum: ['phone', 'email'] }, phone: { type: 'string' }, email: { type: 'string' } },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false,
+});
+const GREET_INPUT = jsonSchema({ type: 'object', properties: { name: { type: 'string' } } });
+const CUSTOM_HEADER_INPUT = jsonSchema({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] });
+const SAMPLING_INPUT = jsonSchema({ type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] });
+const ELICITATION_INPUT = jsonSchema({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] });
+/** Required string arguments of a prompt, as the Standard Schema the SDK takes. */
+function promptArgs(described: Record<string, string>): StandardSchemaWithJSON {
+  const properties = Object.fromEntries(Object.entries(described).map(([k, description]) => [k, { type: 'string', description }]));
+  return jsonSchema({ type: 'object', properties, required: Object.keys(described) });
+}
+const PROMPT_WITH_ARGUMENTS_ARGS = promptArgs({ arg1: 'First test argument', arg2: 'Second test argument' });
+const PROMPT_WITH_EMBEDDED_RESOURCE_ARGS = promptArgs({ resourceUri: 'URI of the resource to embed' });
 
 /** Registers every fixture on one server instance; `codec` seals their requestStates. */
 export function registerConformanceFixtures(server: McpServer, codec: Codec, listBus?: ServerEventBus): void {
@@ -124,39 +155,14 @@ export function registerConformanceFixtures(server: McpServer, codec: Codec, lis
     if (clientCapabilities(ctx).sampling) return text('Success');
     return inputRequired({ inputRequests: { sample: sample('Capability probe', 10) } });
   });
-  tool(
-    'json_schema_2020_12_tool',
-    'Takes JSON Schema 2020-12 input (SEP-1613)',
-    (_ctx, args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`),
-    fromJsonSchema({
-      $schema: 'https://json-schema.org/draft/2020-12/schema',
-      type: 'object',
-      $defs: { address: { $anchor: 'addressDef', type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' }, contactMethod: { type: 'string', enum: ['phone', 'email'] }, phone: { type: 'string' }, email: { type: 'string' } },
-      allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
-      if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
-      then: { required: ['phone'] },
-      else: { required: ['email'] },
-      additionalProperties: false,
-    } as never) as StandardSchemaWithJSON,
-  );
+  tool('json_schema_2020_12_tool', 'Takes JSON Schema 2020-12 input (SEP-1613)', (_ctx, args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`), JSON_SCHEMA_2020_12_INPUT);
 
   // The tasks extension's one sync-only fixture (the task-supporting ones: task-tools.ts).
-  tool(
-    'greet',
-    'Greets by name, synchronously (never a task)',
-    (_ctx, args) => text(`Hello, ${String(args.name ?? 'World')}!`),
-    fromJsonSchema({ type: 'object', properties: { name: { type: 'string' } } }) as StandardSchemaWithJSON,
-  );
+  tool('greet', 'Greets by name, synchronously (never a task)', (_ctx, args) => text(`Hello, ${String(args.name ?? 'World')}!`), GREET_INPUT);
 
   // SEP-2243 custom headers: `region` is mirrored in `Mcp-Param-Region`; the SDK checks the header
   // (Base64 sentinel included) against the body before this runs, and rejects a mismatch with -32020.
-  tool(
-    'test_custom_header',
-    'Takes a region mirrored in the Mcp-Param-Region header (SEP-2243)',
-    (_ctx, args) => text(`region: ${String(args.region)}`),
-    fromJsonSchema({ type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['region'] } as never) as StandardSchemaWithJSON,
-  );
+  tool('test_custom_header', 'Takes a region mirrored in the Mcp-Param-Region header (SEP-2243)', (_ctx, args) => text(`region: ${String(args.region)}`), CUSTOM_HEADER_INPUT);
 
   // List changes, announced on open subscriptions/listen streams (the lists themselves stay the same).
   tool('test_trigger_tool_change', 'Announces a tools list change', () => {
@@ -177,7 +183,7 @@ export function registerConformanceFixtures(server: McpServer, codec: Codec, lis
       if (r.kind === 'sampling') return text(`LLM response: ${(r.result.content as { text?: string }).text ?? 'No response'}`);
       return inputRequired({ inputRequests: { sample: sample(String(args.prompt ?? 'Hello'), 100) } });
     },
-    fromJsonSchema({ type: 'object', properties: { prompt: { type: 'string' } }, required: ['prompt'] }) as StandardSchemaWithJSON,
+    SAMPLING_INPUT,
   );
   tool(
     'test_elicitation',
@@ -194,7 +200,7 @@ export function registerConformanceFixtures(server: McpServer, codec: Codec, lis
         },
       });
     },
-    fromJsonSchema({ type: 'object', properties: { message: { type: 'string' } }, required: ['message'] }) as StandardSchemaWithJSON,
+    ELICITATION_INPUT,
   );
   const formFixture = (name: string, message: string, properties: Record<string, unknown>) =>
     tool(name, message, (ctx) => {
@@ -303,17 +309,13 @@ export function registerConformanceFixtures(server: McpServer, codec: Codec, lis
   server.registerPrompt('test_simple_prompt', { title: 'Simple Test Prompt', description: 'A simple prompt without arguments' }, () => ({
     messages: [userText('This is a simple prompt for testing.')],
   }));
-  server.registerPrompt(
-    'test_prompt_with_arguments',
-    { title: 'Prompt With Arguments', description: 'A prompt with required arguments', argsSchema: promptArgs({ arg1: 'First test argument', arg2: 'Second test argument' }) },
-    (args) => {
-      const a = args as Record<string, unknown>;
-      return { messages: [userText(`Prompt with arguments: arg1='${String(a.arg1)}', arg2='${String(a.arg2)}'`)] };
-    },
-  );
+  server.registerPrompt('test_prompt_with_arguments', { title: 'Prompt With Arguments', description: 'A prompt with required arguments', argsSchema: PROMPT_WITH_ARGUMENTS_ARGS }, (args) => {
+    const a = args as Record<string, unknown>;
+    return { messages: [userText(`Prompt with arguments: arg1='${String(a.arg1)}', arg2='${String(a.arg2)}'`)] };
+  });
   server.registerPrompt(
     'test_prompt_with_embedded_resource',
-    { title: 'Prompt With Embedded Resource', description: 'A prompt that includes an embedded resource', argsSchema: promptArgs({ resourceUri: 'URI of the resource to embed' }) },
+    { title: 'Prompt With Embedded Resource', description: 'A prompt that includes an embedded resource', argsSchema: PROMPT_WITH_EMBEDDED_RESOURCE_ARGS },
     (args) => ({
       messages: [
         { role: 'user', content: { type: 'resource', resource: { uri: String((args as Record<string, unknown>).resourceUri), mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
@@ -329,10 +331,4 @@ export function registerConformanceFixtures(server: McpServer, codec: Codec, lis
     if (context !== undefined) return { messages: [userText(`Prompt with context: ${context}`)] };
     return inputRequired({ inputRequests: { user_context: ask('What context should the prompt use?', 'context') } }) as never;
   });
-}
-
-/** Required string arguments of a prompt, as the Standard Schema the SDK takes. */
-function promptArgs(described: Record<string, string>): StandardSchemaWithJSON {
-  const properties = Object.fromEntries(Object.entries(described).map(([k, description]) => [k, { type: 'string', description }]));
-  return fromJsonSchema({ type: 'object', properties, required: Object.keys(described) }) as StandardSchemaWithJSON;
 }
