@@ -131,18 +131,13 @@ export async function answerFixtureTaskCall(
 }
 
 /**
- * The fixture task tools' input schemas, compiled once per process: `registerFixtureTaskTools`
+ * The fixture task tools' input schemas, compiled once at import: `registerFixtureTaskTools`
  * runs on every request (the SDK builds an instance per request) and an Ajv compile is
  * milliseconds of CPU, which on a loaded machine made a listen stream's list_changed miss the
  * conformance runner's fixed 1.5 s window (server-stateless). Shared by every instance, as the
  * agent tools' compiled schemas are (src/bindings/mcp/surface/mcp-server-factory.ts).
  */
-const COMPILED_INPUT_SCHEMAS = new Map<string, StandardSchemaWithJSON>();
-function compiledInputSchema(name: string, schema: Record<string, unknown>): StandardSchemaWithJSON {
-  let c = COMPILED_INPUT_SCHEMAS.get(name);
-  if (!c) COMPILED_INPUT_SCHEMAS.set(name, (c = fromJsonSchema(schema as Parameters<typeof fromJsonSchema>[0]) as StandardSchemaWithJSON));
-  return c;
-}
+const COMPILED_INPUT_SCHEMAS = new Map(Object.entries(FIXTURE_TASK_TOOLS).map(([name, t]) => [name, fromJsonSchema(t.inputSchema as Parameters<typeof fromJsonSchema>[0]) as StandardSchemaWithJSON]));
 
 /**
  * Lists the fixture task tools on one server instance. A call that reaches the SDK runs
@@ -157,7 +152,7 @@ export function registerFixtureTaskTools(
   for (const [name, t] of Object.entries(FIXTURE_TASK_TOOLS)) {
     const spec = specOf(name);
     if (!spec) continue;
-    const inputSchema = compiledInputSchema(name, t.inputSchema);
+    const inputSchema = COMPILED_INPUT_SCHEMAS.get(name)!;
     server.registerTool(name, { description: `${t.description} (task support: ${t.taskSupport})`, inputSchema }, async (args, ctx): Promise<CallToolResult | InputRequiredResult> => {
       if (t.taskSupport === 'required') return { isError: true, content: [{ type: 'text', text: missingTasksCapability(name).message }] };
       return callTool(spec, fixtureToolArgs(name, args as Record<string, unknown>), ctx);
