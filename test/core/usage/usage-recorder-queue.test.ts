@@ -477,6 +477,82 @@ describe('the queue', () => {
   });
 });
 
+describe('a full slice written before the tick (the second spread)', () => {
+  /** a few turns of the event loop: a scheduled write starts, the store answers, the slice's pause after it */
+  const turns = async (n = 6) => {
+    for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+  const calls = (r: UsageRecorder, n: number, from = 0) => {
+    for (let i = 0; i < n; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: from + i });
+  };
+  const taskCalls = (r: UsageRecorder, n: number, from = 0) => {
+    for (let i = 0; i < n; i++) {
+      const d = r.open('a2a-jsonrpc/1.0')!;
+      d.createdTask = true;
+      d.taskId = `t${from + i}`;
+      r.finish(d, { status: 200, latencyMs: 1 });
+    }
+  };
+
+  it('a started recorder writes the queue once it holds 250 rows, records and amends together, without waiting for the interval', async () => {
+    const { r, store } = recorder({ config: config({ queueLimit: 5_000, flushIntervalMs: 3_600_000 }) });
+    r.start();
+    calls(r, 199);
+    taskCalls(r, 50);
+    await turns();
+    expect(store.begun).toBe(0);
+    taskCalls(r, 1, 50);
+    await turns();
+    expect(store.writes.map((w) => [w.records.length, w.amends.length])).toEqual([
+      [199, 0],
+      [0, 51],
+    ]);
+    calls(r, 100, 199);
+    await turns();
+    expect(store.begun).toBe(2);
+    await r.close();
+    expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 299 }, (_, i) => i));
+    expect(store.amends.map((a) => a.id)).toEqual(Array.from({ length: 51 }, (_, i) => `t${i}`));
+  });
+
+  it('one write at a time: a slice queued while one is written waits for it and goes with the next call', async () => {
+    const { r, store } = recorder({ config: config({ queueLimit: 5_000, flushIntervalMs: 3_600_000 }) });
+    r.start();
+    calls(r, 250);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.begun).toBe(1);
+    calls(r, 300, 250);
+    await turns();
+    expect(store.begun).toBe(1);
+    expect(store.maxInWrite).toBe(1);
+    calls(r, 1, 550);
+    await turns(10);
+    expect(store.writes.map((w) => w.records.length)).toEqual([250, 250, 51]);
+    expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 551 }, (_, i) => i));
+    expect(store.maxInWrite).toBe(1);
+    await r.close();
+  });
+
+  it('a recorder not started writes only when flushed, however long its queue', async () => {
+    const { r, store } = recorder({ config: config({ queueLimit: 5_000 }) });
+    calls(r, 600);
+    await turns();
+    expect(store.begun).toBe(0);
+    await r.flush();
+    expect(store.writes.map((w) => w.records.length)).toEqual([250, 250, 100]);
+  });
+
+  it('closed before the scheduled write runs: close writes the queue, and nothing is written twice', async () => {
+    const { r, store } = recorder({ config: config({ queueLimit: 5_000, flushIntervalMs: 3_600_000 }) });
+    r.start();
+    calls(r, 260);
+    await r.close();
+    await turns();
+    expect(store.writes.map((w) => w.records.length)).toEqual([250, 10]);
+    expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 260 }, (_, i) => i));
+  });
+});
+
 describe('timers and maintenance', () => {
   it('maintain rolls up hours closed two minutes ago and prunes past retention', async () => {
     const { r, store } = recorder({ config: config({ retentionDays: 7 }) });
