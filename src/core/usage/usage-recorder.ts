@@ -243,8 +243,15 @@ export class UsageRecorder {
    * tail did not move; docs/benchmarks.md, tail16.)
    */
   private async writeInSlices(records: UsageRecord[], amends: AmendQueue): Promise<void> {
-    for (let i = 0; i < records.length; i += ROWS_PER_WRITE) await this.sliceWritten(this.writeSlice(records.slice(i, i + ROWS_PER_WRITE), []), Math.min(ROWS_PER_WRITE, records.length - i), 0);
-    for (let i = 0; i < amends.length; i += ROWS_PER_WRITE) await this.sliceWritten(this.writeSlice([], amends.slice(i, i + ROWS_PER_WRITE)), 0, Math.min(ROWS_PER_WRITE, amends.length - i));
+    // records first, then amends, each slice filled to ROWS_PER_WRITE across the two: a slice
+    // written early (writeEarly) holds both kinds, one write and one transaction, not two (tail40)
+    for (let r = 0, a = 0; r < records.length || a < amends.length; ) {
+      const nr = Math.min(ROWS_PER_WRITE, records.length - r);
+      const na = Math.min(ROWS_PER_WRITE - nr, amends.length - a);
+      await this.sliceWritten(this.writeSlice(nr > 0 ? records.slice(r, r + nr) : [], na > 0 ? amends.slice(a, a + na) : []), nr, na);
+      r += nr;
+      a += na;
+    }
   }
 
   /**

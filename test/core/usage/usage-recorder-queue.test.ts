@@ -326,7 +326,7 @@ describe('the queue', () => {
     ]);
   });
 
-  it('writes in slices of 250 rows, records before amends, one write at a time, every row once and in order', async () => {
+  it('writes in slices of 250 rows, records before amends and a slice filled across the two, one write at a time, every row once and in order', async () => {
     const { r, store } = recorder({ config: config({ queueLimit: 2000 }) });
     for (let i = 0; i < 501; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: i });
     for (let i = 0; i < 251; i++) {
@@ -341,15 +341,14 @@ describe('the queue', () => {
     expect(store.writes.map((w) => [w.records.length, w.amends.length])).toEqual([
       [250, 0],
       [250, 0],
-      [1, 0],
-      [0, 250],
-      [0, 1],
+      [1, 249],
+      [0, 2],
     ]);
     expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 501 }, (_, i) => i));
     expect(store.amends.map((a) => a.id)).toEqual(Array.from({ length: 251 }, (_, i) => `t${i}`));
     expect(store.maxInWrite).toBe(1);
     await r.flush();
-    expect(store.writes).toHaveLength(5);
+    expect(store.writes).toHaveLength(4);
   });
 
   it('a queue of exactly a slice is one write (no empty write after it)', async () => {
@@ -408,18 +407,18 @@ describe('the queue', () => {
       r.finish(d, { status: 200, latencyMs: 1 });
       await r.flush();
     }
-    // Each flush writes records then amends: two failing writes a flush.
+    // Each flush's 3 rows are one slice: one failing write a flush.
     expect(errors.map(([, m]) => m)).toEqual(['usage records could not be written; this batch is lost', 'usage records still cannot be written; these batches are lost']);
     // The first failure at NOW; the totals line at the first write 60 s later (flush 60), with
-    // the 2 writes of each of flushes 0..59 and flush 60's first.
-    expect(errors[1]![0]).toMatchObject({ failingForMs: 60_000, lostBatches: 121, lostRecords: 122, lostAmends: 60 });
+    // the writes of flushes 0..60.
+    expect(errors[1]![0]).toMatchObject({ failingForMs: 60_000, lostBatches: 61, lostRecords: 122, lostAmends: 61 });
     expect(warnings).toEqual([]);
     store.failWrites = false;
     now = NOW + 75_000;
     r.finish(r.open('cards')!, { status: 200, latencyMs: 2 });
     await r.flush();
     expect(store.records.map((x) => x.latencyMs)).toEqual([2]);
-    expect(warnings).toEqual([[{ failingForMs: 75_000, lostBatches: 140, lostRecords: 140, lostAmends: 70 }, 'usage records are written again']]);
+    expect(warnings).toEqual([[{ failingForMs: 75_000, lostBatches: 70, lostRecords: 140, lostAmends: 70 }, 'usage records are written again']]);
     // A later failure starts a new outage, logged at once.
     store.failWrites = true;
     r.finish(r.open('cards')!, { status: 200, latencyMs: 3 });
@@ -432,7 +431,7 @@ describe('the queue', () => {
     let now = NOW;
     const { r, store, errors, warnings } = recorder({ now: () => now, config: config({ queueLimit: 2_000 }) });
     store.failWrites = true;
-    // 600 records and 600 amends: slices of 250, so 250 + 250 + 100 of each, six writes.
+    // 600 records and 600 amends: slices of 250 rows, 250 + 250 + (100 + 150) + 250 + 200, five writes.
     for (let i = 0; i < 600; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
     for (let i = 0; i < 600; i++) {
       const d = r.open('a2a-jsonrpc/1.0')!;
@@ -441,14 +440,14 @@ describe('the queue', () => {
       r.finish(d, { status: 200, latencyMs: 1 });
     }
     await r.flush();
-    expect(store.begun).toBe(6);
+    expect(store.begun).toBe(5);
     expect(errors).toHaveLength(1);
     expect(errors[0]![0]).toMatchObject({ records: 250, amends: 0 });
     store.failWrites = false;
     now = NOW + 5_000;
     r.finish(r.open('cards')!, { status: 200, latencyMs: 2 });
     await r.flush();
-    expect(warnings).toEqual([[{ failingForMs: 5_000, lostBatches: 6, lostRecords: 600, lostAmends: 600 }, 'usage records are written again']]);
+    expect(warnings).toEqual([[{ failingForMs: 5_000, lostBatches: 5, lostRecords: 600, lostAmends: 600 }, 'usage records are written again']]);
   });
 
   it('a store whose write throws instead of rejecting loses the slice the same way, and the flush goes on', async () => {
@@ -503,13 +502,10 @@ describe('a full slice written before the tick (the second spread)', () => {
     expect(store.begun).toBe(0);
     taskCalls(r, 1, 50);
     await turns();
-    expect(store.writes.map((w) => [w.records.length, w.amends.length])).toEqual([
-      [199, 0],
-      [0, 51],
-    ]);
+    expect(store.writes.map((w) => [w.records.length, w.amends.length])).toEqual([[199, 51]]);
     calls(r, 100, 199);
     await turns();
-    expect(store.begun).toBe(2);
+    expect(store.begun).toBe(1);
     await r.close();
     expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 299 }, (_, i) => i));
     expect(store.amends.map((a) => a.id)).toEqual(Array.from({ length: 51 }, (_, i) => `t${i}`));
