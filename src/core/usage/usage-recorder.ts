@@ -92,8 +92,6 @@ export class UsageRecorder {
   private timer?: NodeJS.Timeout;
   private maintenance?: NodeJS.Timeout;
   private writing?: Promise<void>;
-  /** a full slice's write is scheduled or running, started by the queue's length (writeEarly) */
-  private early = false;
   /** usage writes failing since, and what they lost; undefined while they succeed */
   private outage?: WriteOutage;
   private readonly now: () => number;
@@ -127,7 +125,6 @@ export class UsageRecorder {
     if (d.createdTask && d.taskId !== undefined) {
       if (this.isFull()) return;
       this.amends.push(d.taskId, end.latencyMs, d.ttfbMs, d.bytesIn, end.bytesOut);
-      this.writeEarly();
       return;
     }
     if (d.outcome === undefined) {
@@ -160,28 +157,6 @@ export class UsageRecorder {
     if (d.subject !== undefined) r.subject = d.subject;
     copyDraftFields(d, r);
     this.enqueue(this.records, r);
-    this.writeEarly();
-  }
-
-  /**
-   * Once the queue holds a slice and nothing is being written, the slice goes now rather than at
-   * the next tick, so a busy second's writes are spread through it one slice at a time. Written
-   * together at the tick, they came one a loop turn for tens of milliseconds, and a request
-   * taken in that window met one slice at each of its turns, two or three in all: the blocking
-   * echo's p99 (issue 26, tail40). The timer still writes what is left each interval; a recorder
-   * not started (tests, flush by hand) writes only when asked.
-   */
-  private writeEarly(): void {
-    if (this.early || this.timer === undefined || this.writing !== undefined || this.records.length + this.amends.length < ROWS_PER_WRITE) return;
-    this.early = true;
-    const done = () => {
-      this.early = false;
-    };
-    setImmediate(() => {
-      // closed meanwhile: close() writes the queue itself
-      if (this.timer === undefined) done();
-      else void this.flush().then(done, done);
-    });
   }
 
   /** A call is charged only when it ran an agent to an answer without a task (a task is charged on its own row). */
@@ -243,15 +218,8 @@ export class UsageRecorder {
    * tail did not move; docs/benchmarks.md, tail16.)
    */
   private async writeInSlices(records: UsageRecord[], amends: AmendQueue): Promise<void> {
-    // records first, then amends, each slice filled to ROWS_PER_WRITE across the two: a slice
-    // written early (writeEarly) holds both kinds, one write and one transaction, not two (tail40)
-    for (let r = 0, a = 0; r < records.length || a < amends.length; ) {
-      const nr = Math.min(ROWS_PER_WRITE, records.length - r);
-      const na = Math.min(ROWS_PER_WRITE - nr, amends.length - a);
-      await this.sliceWritten(this.writeSlice(nr > 0 ? records.slice(r, r + nr) : [], na > 0 ? amends.slice(a, a + na) : []), nr, na);
-      r += nr;
-      a += na;
-    }
+    for (let i = 0; i < records.length; i += ROWS_PER_WRITE) await this.sliceWritten(this.writeSlice(records.slice(i, i + ROWS_PER_WRITE), []), Math.min(ROWS_PER_WRITE, records.length - i), 0);
+    for (let i = 0; i < amends.length; i += ROWS_PER_WRITE) await this.sliceWritten(this.writeSlice([], amends.slice(i, i + ROWS_PER_WRITE)), 0, Math.min(ROWS_PER_WRITE, amends.length - i));
   }
 
   /**

@@ -326,7 +326,7 @@ describe('the queue', () => {
     ]);
   });
 
-  it('writes in slices of 250 rows, records before amends and a slice filled across the two, one write at a time, every row once and in order', async () => {
+  it('writes in slices of 250 rows, records before amends, one write at a time, every row once and in order', async () => {
     const { r, store } = recorder({ config: config({ queueLimit: 2000 }) });
     for (let i = 0; i < 501; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: i });
     for (let i = 0; i < 251; i++) {
@@ -341,14 +341,15 @@ describe('the queue', () => {
     expect(store.writes.map((w) => [w.records.length, w.amends.length])).toEqual([
       [250, 0],
       [250, 0],
-      [1, 249],
-      [0, 2],
+      [1, 0],
+      [0, 250],
+      [0, 1],
     ]);
     expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 501 }, (_, i) => i));
     expect(store.amends.map((a) => a.id)).toEqual(Array.from({ length: 251 }, (_, i) => `t${i}`));
     expect(store.maxInWrite).toBe(1);
     await r.flush();
-    expect(store.writes).toHaveLength(4);
+    expect(store.writes).toHaveLength(5);
   });
 
   it('a queue of exactly a slice is one write (no empty write after it)', async () => {
@@ -407,18 +408,18 @@ describe('the queue', () => {
       r.finish(d, { status: 200, latencyMs: 1 });
       await r.flush();
     }
-    // Each flush's 3 rows are one slice: one failing write a flush.
+    // Each flush writes records then amends: two failing writes a flush.
     expect(errors.map(([, m]) => m)).toEqual(['usage records could not be written; this batch is lost', 'usage records still cannot be written; these batches are lost']);
     // The first failure at NOW; the totals line at the first write 60 s later (flush 60), with
-    // the writes of flushes 0..60.
-    expect(errors[1]![0]).toMatchObject({ failingForMs: 60_000, lostBatches: 61, lostRecords: 122, lostAmends: 61 });
+    // the 2 writes of each of flushes 0..59 and flush 60's first.
+    expect(errors[1]![0]).toMatchObject({ failingForMs: 60_000, lostBatches: 121, lostRecords: 122, lostAmends: 60 });
     expect(warnings).toEqual([]);
     store.failWrites = false;
     now = NOW + 75_000;
     r.finish(r.open('cards')!, { status: 200, latencyMs: 2 });
     await r.flush();
     expect(store.records.map((x) => x.latencyMs)).toEqual([2]);
-    expect(warnings).toEqual([[{ failingForMs: 75_000, lostBatches: 70, lostRecords: 140, lostAmends: 70 }, 'usage records are written again']]);
+    expect(warnings).toEqual([[{ failingForMs: 75_000, lostBatches: 140, lostRecords: 140, lostAmends: 70 }, 'usage records are written again']]);
     // A later failure starts a new outage, logged at once.
     store.failWrites = true;
     r.finish(r.open('cards')!, { status: 200, latencyMs: 3 });
@@ -431,7 +432,7 @@ describe('the queue', () => {
     let now = NOW;
     const { r, store, errors, warnings } = recorder({ now: () => now, config: config({ queueLimit: 2_000 }) });
     store.failWrites = true;
-    // 600 records and 600 amends: slices of 250 rows, 250 + 250 + (100 + 150) + 250 + 200, five writes.
+    // 600 records and 600 amends: slices of 250, so 250 + 250 + 100 of each, six writes.
     for (let i = 0; i < 600; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
     for (let i = 0; i < 600; i++) {
       const d = r.open('a2a-jsonrpc/1.0')!;
@@ -440,14 +441,14 @@ describe('the queue', () => {
       r.finish(d, { status: 200, latencyMs: 1 });
     }
     await r.flush();
-    expect(store.begun).toBe(5);
+    expect(store.begun).toBe(6);
     expect(errors).toHaveLength(1);
     expect(errors[0]![0]).toMatchObject({ records: 250, amends: 0 });
     store.failWrites = false;
     now = NOW + 5_000;
     r.finish(r.open('cards')!, { status: 200, latencyMs: 2 });
     await r.flush();
-    expect(warnings).toEqual([[{ failingForMs: 5_000, lostBatches: 5, lostRecords: 600, lostAmends: 600 }, 'usage records are written again']]);
+    expect(warnings).toEqual([[{ failingForMs: 5_000, lostBatches: 6, lostRecords: 600, lostAmends: 600 }, 'usage records are written again']]);
   });
 
   it('a store whose write throws instead of rejecting loses the slice the same way, and the flush goes on', async () => {
@@ -473,79 +474,6 @@ describe('the queue', () => {
     r.finish(r.open('cards')!, { status: 200, latencyMs: 1 });
     await r.close();
     expect(store.records).toHaveLength(1);
-  });
-});
-
-describe('a full slice written before the tick (the second spread)', () => {
-  /** a few turns of the event loop: a scheduled write starts, the store answers, the slice's pause after it */
-  const turns = async (n = 6) => {
-    for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
-  };
-  const calls = (r: UsageRecorder, n: number, from = 0) => {
-    for (let i = 0; i < n; i++) r.finish(r.open('cards')!, { status: 200, latencyMs: from + i });
-  };
-  const taskCalls = (r: UsageRecorder, n: number, from = 0) => {
-    for (let i = 0; i < n; i++) {
-      const d = r.open('a2a-jsonrpc/1.0')!;
-      d.createdTask = true;
-      d.taskId = `t${from + i}`;
-      r.finish(d, { status: 200, latencyMs: 1 });
-    }
-  };
-
-  it('a started recorder writes the queue once it holds 250 rows, records and amends together, without waiting for the interval', async () => {
-    const { r, store } = recorder({ config: config({ queueLimit: 5_000, flushIntervalMs: 3_600_000 }) });
-    r.start();
-    calls(r, 199);
-    taskCalls(r, 50);
-    await turns();
-    expect(store.begun).toBe(0);
-    taskCalls(r, 1, 50);
-    await turns();
-    expect(store.writes.map((w) => [w.records.length, w.amends.length])).toEqual([[199, 51]]);
-    calls(r, 100, 199);
-    await turns();
-    expect(store.begun).toBe(1);
-    await r.close();
-    expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 299 }, (_, i) => i));
-    expect(store.amends.map((a) => a.id)).toEqual(Array.from({ length: 51 }, (_, i) => `t${i}`));
-  });
-
-  it('one write at a time: a slice queued while one is written waits for it and goes with the next call', async () => {
-    const { r, store } = recorder({ config: config({ queueLimit: 5_000, flushIntervalMs: 3_600_000 }) });
-    r.start();
-    calls(r, 250);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(store.begun).toBe(1);
-    calls(r, 300, 250);
-    await turns();
-    expect(store.begun).toBe(1);
-    expect(store.maxInWrite).toBe(1);
-    calls(r, 1, 550);
-    await turns(10);
-    expect(store.writes.map((w) => w.records.length)).toEqual([250, 250, 51]);
-    expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 551 }, (_, i) => i));
-    expect(store.maxInWrite).toBe(1);
-    await r.close();
-  });
-
-  it('a recorder not started writes only when flushed, however long its queue', async () => {
-    const { r, store } = recorder({ config: config({ queueLimit: 5_000 }) });
-    calls(r, 600);
-    await turns();
-    expect(store.begun).toBe(0);
-    await r.flush();
-    expect(store.writes.map((w) => w.records.length)).toEqual([250, 250, 100]);
-  });
-
-  it('closed before the scheduled write runs: close writes the queue, and nothing is written twice', async () => {
-    const { r, store } = recorder({ config: config({ queueLimit: 5_000, flushIntervalMs: 3_600_000 }) });
-    r.start();
-    calls(r, 260);
-    await r.close();
-    await turns();
-    expect(store.writes.map((w) => w.records.length)).toEqual([250, 10]);
-    expect(store.records.map((x) => x.latencyMs)).toEqual(Array.from({ length: 260 }, (_, i) => i));
   });
 });
 
