@@ -152,6 +152,48 @@ function waitedFor(traced, batches, gcs, p50) {
   return lines;
 }
 
+/**
+ * The usage flush's slices a request met (issue 26, tail40): how many usage writes' parts (the
+ * main thread's synchronous part, or its time on the commit thread) overlap each request, the
+ * requests grouped by that count with their p50, p99 and share past 3× the overall median; and the
+ * flushes (slices less than 100 ms apart) as windows: the share of requests inside one. A
+ * once-a-second flush written slice after slice puts several slices in one request's time.
+ */
+function usageMet(traced, sides, p50) {
+  const done = sides.filter((j) => j.done >= 0).sort((a, b) => a.w0 - b.w0);
+  if (done.length === 0) return [];
+  const met = (r) => {
+    let k = 0;
+    for (const j of done) if (overlaps(r.s, r.f, j.w0, j.w1) || overlaps(r.s, r.f, j.rx, j.done)) k++;
+    return k;
+  };
+  const groups = [[], [], [], []];
+  for (const x of traced) groups[Math.min(3, met(x.r))].push(x.ms);
+  const windows = [];
+  for (const j of done) {
+    const last = windows.at(-1);
+    if (last && j.w0 - last[1] < 100) last[1] = Math.max(last[1], j.done);
+    else windows.push([j.w0, j.done]);
+  }
+  const inWindow = traced.filter(({ r }) => windows.some(([a, b]) => overlaps(r.s, r.f, a, b))).length;
+  const pct = (k, of) => `${((100 * k) / Math.max(1, of)).toFixed(2)} %`;
+  const lines = [
+    `usage flushes: ${windows.length}, ${done.length} slices, mean window ${(windows.reduce((s, [a, b]) => s + b - a, 0) / windows.length).toFixed(2)} ms; requests inside a flush window ${pct(inWindow, traced.length)}`,
+    'requests by the usage slices they met (main-thread part or on the commit thread):',
+  ];
+  const slowAll = traced.filter((x) => x.ms > 3 * p50).length;
+  groups.forEach((ms, k) => {
+    if (ms.length === 0) return;
+    ms.sort((a, b) => a - b);
+    const q = (p) => ms[Math.min(ms.length - 1, Math.floor(p * ms.length))];
+    const slow = ms.filter((m) => m > 3 * p50).length;
+    lines.push(
+      `  ${k === 3 ? '3+' : String(k).padStart(2)}: ${String(ms.length).padStart(7)} (${pct(ms.length, traced.length)})  p50 ${q(0.5).toFixed(3)}  p99 ${q(0.99).toFixed(3)} ms  > 3× p50: ${slow} (${pct(slow, ms.length)} of them, ${pct(slow, slowAll)} of all such)`,
+    );
+  });
+  return lines;
+}
+
 export function tailReport({ reqs, batches, gcs, sides = [], threadGcs = [] }) {
   const traced = reqs.filter((r) => r.b >= 0 && batches[r.b].back >= 0).map((r) => ({ r, b: batches[r.b], ms: r.f - r.s }));
   traced.sort((x, y) => x.ms - y.ms);
@@ -190,6 +232,7 @@ export function tailReport({ reqs, batches, gcs, sides = [], threadGcs = [] }) {
   const lq = (p) => less[Math.min(less.length - 1, Math.floor(p * less.length))] ?? 0;
   lines.push(`wall less run-queue waits: p50 ${lq(0.5).toFixed(3)} p99 ${lq(0.99).toFixed(3)} ms (${(lq(0.99) / Math.max(1e-9, lq(0.5))).toFixed(2)}×)`);
   lines.push(...causes(traced, gcs, sides, threadGcs, at(traced, 0.5)));
+  lines.push(...usageMet(traced, sides, at(traced, 0.5)));
   lines.push(...waitedFor(traced, batches, gcs, at(traced, 0.5)));
   // On a shared machine most of the tail is the OS's; the requests that waited for no core (main
   // thread and commit thread alike) are what a quiet machine would show, their tail put on its causes.
