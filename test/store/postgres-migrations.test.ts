@@ -132,6 +132,7 @@ describe('postgres store specifics: migrations on a shared database', () => {
         '0027_task_final_events',
         '0028_postgres_task_inserts',
         '0029_postgres_list_index_ascending',
+        '0030_postgres_usage_time_brin',
       ]);
       await store.migrate();
       const stored = await store.getTask('a', 't-old');

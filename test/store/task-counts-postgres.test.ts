@@ -169,6 +169,7 @@ describe('task_counts on PostgreSQL', () => {
       '0027_task_final_events',
       '0028_postgres_task_inserts',
       '0029_postgres_list_index_ascending',
+      '0030_postgres_usage_time_brin',
     ]);
     await store.migrate();
     const real = await realCounts(schema);

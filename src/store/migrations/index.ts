@@ -35,6 +35,7 @@ import * as m0026 from './0026-credentials-generation.js';
 import * as m0027 from './0027-task-final-events.js';
 import * as m0028 from './0028-postgres-task-inserts.js';
 import * as m0029 from './0029-postgres-list-index-ascending.js';
+import * as m0030 from './0030-postgres-usage-time-brin.js';
 
 export type { SqlDialectName } from './sql-dialect.js';
 
@@ -73,6 +74,7 @@ const MIGRATIONS: Record<string, VersionedMigration> = {
   '0027_task_final_events': m0027,
   '0028_postgres_task_inserts': m0028,
   '0029_postgres_list_index_ascending': m0029,
+  '0030_postgres_usage_time_brin': m0030,
 };
 
 /** The migrations this build knows, in the order they apply. */
