@@ -7,16 +7,17 @@
  */
 import { diag, type AttributeValue } from '@opentelemetry/api';
 import { VALUE_FALSE, VALUE_NUMBER, VALUE_OTHER, VALUE_TRUE } from './packed-spans-writer.js';
-import { isArrayIndex, truncated } from './otlp-json-values.js';
+import { KeptKeys, LINEAR_KEYS } from './attribute-keys.js';
+import { truncated } from './otlp-json-values.js';
 import { PackedProtoReader } from './otlp-proto-reader.js';
 import { anyValueProto, T } from './otlp-proto-values.js';
 import { copyWords, type ProtoBytes } from './proto-bytes.js';
 
-/** Keys compared one by one up to this many; past it a map finds a key set again. */
-const LINEAR_KEYS = 16;
-
 export class ProtoAttributesWriter extends PackedProtoReader {
   // a span's (event's, link's) attributes kept: each key's place in the text, and its value's tag (a string's length), number (a string's start) and array
+  /** the general path's kept keys */
+  readonly #kept = new KeptKeys();
+  // the as-read path's keys: each one's place in the text, length and last four bytes
   readonly #keyAt: number[] = [];
   readonly #keyLength: number[] = [];
   readonly #keyEnd: number[] = [];
@@ -36,62 +37,34 @@ export class ProtoAttributesWriter extends PackedProtoReader {
     this.dropped = 0;
     if (n === 0) return;
     if (w !== undefined && n <= limit && n <= LINEAR_KEYS && this.ascii && this.#asRead(w, n, tag)) return;
-    const keyAt = this.#keyAt;
-    const keyLength = this.#keyLength;
-    const text = this.text;
-    let count = 0;
-    let digit = false;
-    let index: Map<string, number> | undefined;
+    const kept = this.#kept;
+    kept.start(this.text);
     for (let k = 0; k < n; k++) {
       const length = this.int();
       const at = this.skip(length);
       if (length === 0) {
         diag.warn('Invalid attribute key: ');
-        this.#value(count);
+        this.#value(kept.count);
         continue;
       }
-      let found = -1;
-      if (w === undefined) found = 0;
-      else if (index) found = index.get(text.slice(at, at + length)) ?? -1;
-      else
-        for (let j = 0; j < count; j++)
-          if (keyLength[j] === length && this.#same(keyAt[j]!, at, length)) {
-            found = j;
-            break;
-          }
+      const found = w === undefined ? 0 : kept.find(at, length);
       if (found >= 0) {
         this.#value(found);
         continue;
       }
-      if (count >= limit) {
+      if (kept.count >= limit) {
         this.dropped++;
-        this.#value(count);
+        this.#value(kept.count);
         continue;
       }
-      keyAt[count] = at;
-      keyLength[count] = length;
-      this.#value(count);
-      const c = text.charCodeAt(at);
-      if (c >= 48 && c <= 57) digit = true;
-      if (index) index.set(text.slice(at, at + length), count);
-      else if (count === LINEAR_KEYS) {
-        // past 16 keys a map finds a key set again, not a search
-        index = new Map();
-        for (let j = 0; j <= count; j++) index.set(text.slice(keyAt[j]!, keyAt[j]! + keyLength[j]!), j);
-      }
-      count++;
+      const slot = kept.count;
+      kept.add(at, length);
+      this.#value(slot);
     }
     if (w === undefined) return;
-    if (!digit) {
-      for (let j = 0; j < count; j++) this.#keyValue(w, j, tag);
-      return;
-    }
-    // an object lists its array-index keys first, ascending, then the others as set
-    const keys = Array.from({ length: count }, (_, j) => text.slice(keyAt[j]!, keyAt[j]! + keyLength[j]!));
-    const order = keys.flatMap((key, j) => (isArrayIndex(key) ? [j] : []));
-    order.sort((a, b) => Number(keys[a]) - Number(keys[b]));
-    for (let j = 0; j < count; j++) if (!isArrayIndex(keys[j]!)) order.push(j);
-    for (const j of order) this.#keyValue(w, j, tag);
+    const order = kept.order();
+    if (order === undefined) for (let j = 0; j < kept.count; j++) this.#keyValue(w, j, tag);
+    else for (const j of order) this.#keyValue(w, j, tag);
   }
 
   /** Reads a value's tag and what follows it into slot `at`. */
@@ -195,7 +168,7 @@ export class ProtoAttributesWriter extends PackedProtoReader {
 
   /** Slot `j` as a KeyValue. */
   #keyValue(w: ProtoBytes, j: number, tag: number): void {
-    this.#keyValueOf(w, tag, this.#keyAt[j]!, this.#keyLength[j]!, this.#tags[j]!, this.#nums[j]!, this.#objects[j]);
+    this.#keyValueOf(w, tag, this.#kept.at[j]!, this.#kept.length[j]!, this.#tags[j]!, this.#nums[j]!, this.#objects[j]);
   }
 
   /** A KeyValue: the key, then the value as an AnyValue, from its tag (a string's length), its number (a string's start) and its array. */
