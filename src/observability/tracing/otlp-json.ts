@@ -17,15 +17,13 @@ import { diag, type AttributeValue } from '@opentelemetry/api';
 import { hasControl, JsonBytes } from './json-bytes.js';
 import type { PackedPart, PackedSpans, SpanLimits, TraceStateParser } from './packed-spans.js';
 import { VALUE_FALSE, VALUE_NUMBER, VALUE_OTHER, VALUE_TRUE } from './packed-spans-writer.js';
-import { anyValue, flags, isArrayIndex, nanos, truncated } from './otlp-json-values.js';
+import { KeptKeys, LINEAR_KEYS } from './attribute-keys.js';
+import { anyValue, flags, nanos, truncated } from './otlp-json-values.js';
 import { RequestFrame } from './otlp-json-frame.js';
 import { ID_BLOCK_BYTES } from './span-ids.js';
 import * as K from './otlp-json-keys.js';
 
 export { resourceJson } from './otlp-json-values.js';
-
-/** Up to this many keys a span's attributes are searched in order for a key set again; past it, a map. */
-const LINEAR_KEYS = 16;
 
 /** The request body for a batch: the spans of its `earlier` parts, in order, then those of `last`. */
 export function otlpJsonRequest(last: PackedSpans, earlier: readonly PackedPart[], resource: Uint8Array, parse: TraceStateParser, limits: SpanLimits): { body: Buffer; spans: number } {
@@ -67,7 +65,9 @@ class SpanEncoder {
   #i = 0;
   #at = 0;
   #other = 0;
-  // the attributes being read: where each kept key is in the text, and each value as its tag (a string's length), its number (a string's start) and its array
+  /** the general attribute path's kept keys */
+  readonly #kept = new KeptKeys();
+  // the attributes being read: where each key is in the text (the as-read path), and each value as its tag (a string's length), its number (a string's start) and its array
   readonly #keyAt: number[] = [];
   readonly #keyLength: number[] = [];
   readonly #tags: number[] = [];
@@ -340,59 +340,35 @@ class SpanEncoder {
     }
     if (n <= limit && n <= LINEAR_KEYS && this.#asRead(w, n)) return;
     // keys are where they are in the text: compared there, written from there, a string made of one only past LINEAR_KEYS
-    const keyAt = this.#keyAt;
-    const keyLength = this.#keyLength;
-    const text = this.#text;
-    let count = 0;
-    let index: Map<string, number> | undefined;
-    let digit = false;
+    const kept = this.#kept;
+    kept.start(this.#text);
     for (let k = 0; k < n; k++) {
       const length = this.#num();
       const at = this.#skip(length);
       if (length === 0) {
         diag.warn('Invalid attribute key: ');
         // read into the next free slot, which the next key kept writes over
-        this.#value(count);
+        this.#value(kept.count);
         continue;
       }
-      let found = -1;
-      if (index) found = index.get(text.slice(at, at + length)) ?? -1;
-      else
-        for (let j = 0; j < count; j++)
-          if (keyLength[j] === length && this.#same(keyAt[j]!, at, length)) {
-            found = j;
-            break;
-          }
+      const found = kept.find(at, length);
       if (found >= 0) {
         this.#value(found);
         continue;
       }
-      if (count >= limit) {
+      if (kept.count >= limit) {
         this.#dropped++;
-        this.#value(count);
+        this.#value(kept.count);
         continue;
       }
-      keyAt[count] = at;
-      keyLength[count] = length;
-      this.#value(count);
-      const c = text.charCodeAt(at);
-      if (c >= 48 && c <= 57) digit = true;
-      if (index) index.set(text.slice(at, at + length), count);
-      else if (count === LINEAR_KEYS) {
-        index = new Map();
-        for (let j = 0; j <= count; j++) index.set(text.slice(keyAt[j]!, keyAt[j]! + keyLength[j]!), j);
-      }
-      count++;
+      const slot = kept.count;
+      kept.add(at, length);
+      this.#value(slot);
     }
     w.ascii('[');
-    if (digit) {
-      // an object lists its array-index keys first, ascending, then the others as set
-      const keys = Array.from({ length: count }, (_, j) => text.slice(keyAt[j]!, keyAt[j]! + keyLength[j]!));
-      const order = keys.flatMap((key, j) => (isArrayIndex(key) ? [j] : []));
-      order.sort((a, b) => Number(keys[a]) - Number(keys[b]));
-      for (let j = 0; j < count; j++) if (!isArrayIndex(keys[j]!)) order.push(j);
-      order.forEach((j, k) => this.#keyValue(w, j, k > 0));
-    } else for (let j = 0; j < count; j++) this.#keyValue(w, j, j > 0);
+    const order = kept.order();
+    if (order === undefined) for (let j = 0; j < kept.count; j++) this.#keyValue(w, j, j > 0);
+    else order.forEach((j, k) => this.#keyValue(w, j, k > 0));
     w.ascii(']');
   }
 
@@ -448,7 +424,7 @@ class SpanEncoder {
 
   #keyValue(w: JsonBytes, j: number, comma: boolean): void {
     w.constant(comma ? K.NEXT_KEY : K.FIRST_KEY);
-    this.#string(w, this.#keyAt[j]!, this.#keyLength[j]!);
+    this.#string(w, this.#kept.at[j]!, this.#kept.length[j]!);
     this.#valueOut(w, this.#tags[j]!, this.#nums[j]!, this.#objects[j]);
   }
 

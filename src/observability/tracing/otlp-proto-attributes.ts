@@ -7,18 +7,20 @@
  */
 import { diag, type AttributeValue } from '@opentelemetry/api';
 import { VALUE_FALSE, VALUE_NUMBER, VALUE_OTHER, VALUE_TRUE } from './packed-spans-writer.js';
-import { isArrayIndex, truncated } from './otlp-json-values.js';
+import { KeptKeys, LINEAR_KEYS } from './attribute-keys.js';
+import { truncated } from './otlp-json-values.js';
 import { PackedProtoReader } from './otlp-proto-reader.js';
 import { anyValueProto, T } from './otlp-proto-values.js';
-import type { ProtoBytes } from './proto-bytes.js';
-
-/** Keys compared one by one up to this many; past it a map finds a key set again. */
-const LINEAR_KEYS = 16;
+import { copyWords, type ProtoBytes } from './proto-bytes.js';
 
 export class ProtoAttributesWriter extends PackedProtoReader {
   // a span's (event's, link's) attributes kept: each key's place in the text, and its value's tag (a string's length), number (a string's start) and array
+  /** the general path's kept keys */
+  readonly #kept = new KeptKeys();
+  // the as-read path's keys: each one's place in the text, length and last four bytes
   readonly #keyAt: number[] = [];
   readonly #keyLength: number[] = [];
+  readonly #keyEnd: number[] = [];
   readonly #tags: number[] = [];
   readonly #nums: number[] = [];
   readonly #objects: AttributeValue[] = [];
@@ -35,62 +37,34 @@ export class ProtoAttributesWriter extends PackedProtoReader {
     this.dropped = 0;
     if (n === 0) return;
     if (w !== undefined && n <= limit && n <= LINEAR_KEYS && this.ascii && this.#asRead(w, n, tag)) return;
-    const keyAt = this.#keyAt;
-    const keyLength = this.#keyLength;
-    const text = this.text;
-    let count = 0;
-    let digit = false;
-    let index: Map<string, number> | undefined;
+    const kept = this.#kept;
+    kept.start(this.text);
     for (let k = 0; k < n; k++) {
       const length = this.int();
       const at = this.skip(length);
       if (length === 0) {
         diag.warn('Invalid attribute key: ');
-        this.#value(count);
+        this.#value(kept.count);
         continue;
       }
-      let found = -1;
-      if (w === undefined) found = 0;
-      else if (index) found = index.get(text.slice(at, at + length)) ?? -1;
-      else
-        for (let j = 0; j < count; j++)
-          if (keyLength[j] === length && this.#same(keyAt[j]!, at, length)) {
-            found = j;
-            break;
-          }
+      const found = w === undefined ? 0 : kept.find(at, length);
       if (found >= 0) {
         this.#value(found);
         continue;
       }
-      if (count >= limit) {
+      if (kept.count >= limit) {
         this.dropped++;
-        this.#value(count);
+        this.#value(kept.count);
         continue;
       }
-      keyAt[count] = at;
-      keyLength[count] = length;
-      this.#value(count);
-      const c = text.charCodeAt(at);
-      if (c >= 48 && c <= 57) digit = true;
-      if (index) index.set(text.slice(at, at + length), count);
-      else if (count === LINEAR_KEYS) {
-        // past 16 keys a map finds a key set again, not a search
-        index = new Map();
-        for (let j = 0; j <= count; j++) index.set(text.slice(keyAt[j]!, keyAt[j]! + keyLength[j]!), j);
-      }
-      count++;
+      const slot = kept.count;
+      kept.add(at, length);
+      this.#value(slot);
     }
     if (w === undefined) return;
-    if (!digit) {
-      for (let j = 0; j < count; j++) this.#keyValue(w, j, tag);
-      return;
-    }
-    // an object lists its array-index keys first, ascending, then the others as set
-    const keys = Array.from({ length: count }, (_, j) => text.slice(keyAt[j]!, keyAt[j]! + keyLength[j]!));
-    const order = keys.flatMap((key, j) => (isArrayIndex(key) ? [j] : []));
-    order.sort((a, b) => Number(keys[a]) - Number(keys[b]));
-    for (let j = 0; j < count; j++) if (!isArrayIndex(keys[j]!)) order.push(j);
-    for (const j of order) this.#keyValue(w, j, tag);
+    const order = kept.order();
+    if (order === undefined) for (let j = 0; j < kept.count; j++) this.#keyValue(w, j, tag);
+    else for (const j of order) this.#keyValue(w, j, tag);
   }
 
   /** Reads a value's tag and what follows it into slot `at`. */
@@ -114,43 +88,52 @@ export class ProtoAttributesWriter extends PackedProtoReader {
    * ASCII text. A KeyValue under 128 bytes with a string, a boolean or an integer below 2^14 (the
    * echo's every attribute) has its tags and one-byte lengths written as words, not a byte a call
    * with each length written back (`begin`/`end`). Anything else goes through `#keyValueOf`. When
-   * a key does not fit, everything read and written is put back and the answer is false.
+   * a key does not fit, everything written is put back and the answer is false, nothing read.
+   *
+   * The part's position, numbers and text are locals, written back once (through `int()` and
+   * `skip()` each read loaded and stored a field); a key is found again by its last four bytes
+   * (`#keyEnd`, a key under four bytes has 0), its characters compared only when those match.
    */
   #asRead(w: ProtoBytes, n: number, tag: number): boolean {
     const from = w.pos;
-    const i = this.i;
-    const at = this.at;
     const other = this.other;
+    const numbers = this.numbers;
+    const text = this.view;
     const keyAt = this.#keyAt;
     const keyLength = this.#keyLength;
-    const text = this.view;
+    const keyEnd = this.#keyEnd;
+    const limit = this.limits.attributeValueLengthLimit;
+    let i = this.i;
+    let at = this.at;
     for (let k = 0; k < n; k++) {
-      const length = this.int();
-      const key = this.skip(length);
-      const c = length > 0 ? this.text.charCodeAt(key) : 48;
+      const length = numbers[i++]! | 0;
+      const key = at;
+      at += length;
+      const c = length > 0 ? text.getUint8(key) : 48;
       let fits = c < 48 || c > 57;
-      for (let j = 0; fits && j < k; j++) if (keyLength[j] === length && this.#same(keyAt[j]!, key, length)) fits = false;
+      const end = length >= 4 ? text.getInt32(at - 4, true) : 0;
+      for (let j = 0; fits && j < k; j++) if (keyEnd[j] === end && keyLength[j] === length && this.#same(keyAt[j]!, key, length)) fits = false;
       if (!fits) {
         w.pos = from;
-        this.i = i;
-        this.at = at;
         this.other = other;
         return false;
       }
       keyAt[k] = key;
       keyLength[k] = length;
-      const t = this.int();
+      keyEnd[k] = end;
+      const t = numbers[i++]! | 0;
       // the AnyValue's own bytes after its tag: a string's length byte and text, an integer's varint, a boolean's byte
       let value = -1;
       let start = 0;
       let int = 0;
       if (t >= 0) {
-        start = this.skip(t);
+        start = at;
+        at += t;
         // `| 0`: the cut a small integer (the limit is a double, Infinity when unset), not a double that makes every position after it one
-        value = (Math.min(t, this.limits.attributeValueLengthLimit) | 0) + 1;
+        value = (Math.min(t, limit) | 0) + 1;
       } else if (t === VALUE_TRUE || t === VALUE_FALSE) value = 1;
       else if (t === VALUE_NUMBER) {
-        int = this.num();
+        int = numbers[i++]!;
         if (int >= 0 && int < 0x4000 && Number.isInteger(int)) value = int < 0x80 ? 1 : 2;
       }
       // KeyValue: tag, length, KEY, key length, key; VALUE, AnyValue length, the value's tag, its bytes
@@ -159,40 +142,33 @@ export class ProtoAttributesWriter extends PackedProtoReader {
         this.#keyValueOf(w, tag, key, length, t, t >= 0 ? start : int, t === VALUE_OTHER ? this.others[this.other++]! : undefined);
         continue;
       }
-      w.room(kv + 2);
-      w.view.setInt32(w.pos, tag | (kv << 8) | (T.KEY << 16) | (length << 24), true);
-      w.pos += 4;
-      w.words(text, key, length);
+      // the KeyValue and up to three bytes past it (the words' last store)
+      w.room(kv + 5);
+      const v = w.view;
+      let p = w.pos;
+      v.setInt32(p, tag | (kv << 8) | (T.KEY << 16) | (length << 24), true);
+      copyWords(v, p + 4, text, key, length);
+      p += 4 + length;
       if (t >= 0) {
-        w.view.setInt32(w.pos, T.VALUE | ((value + 1) << 8) | (T.STRING_VALUE << 16) | ((value - 1) << 24), true);
-        w.pos += 4;
-        w.words(text, start, value - 1);
-      } else {
-        const b = w.buf;
-        let p = w.pos;
-        b[p] = T.VALUE;
-        b[p + 1] = value + 1;
-        if (t === VALUE_NUMBER) {
-          b[p + 2] = T.INT_VALUE;
-          if (int < 0x80) b[p + 3] = int;
-          else {
-            b[p + 3] = (int & 0x7f) | 0x80;
-            b[p + 4] = int >>> 7;
-          }
-        } else {
-          b[p + 2] = T.BOOL_VALUE;
-          b[p + 3] = t === VALUE_TRUE ? 1 : 0;
+        v.setInt32(p, T.VALUE | ((value + 1) << 8) | (T.STRING_VALUE << 16) | ((value - 1) << 24), true);
+        copyWords(v, p + 4, text, start, value - 1);
+      } else if (t === VALUE_NUMBER) {
+        if (int < 0x80) v.setInt32(p, T.VALUE | ((value + 1) << 8) | (T.INT_VALUE << 16) | (int << 24), true);
+        else {
+          v.setInt32(p, T.VALUE | ((value + 1) << 8) | (T.INT_VALUE << 16) | (((int & 0x7f) | 0x80) << 24), true);
+          v.setUint8(p + 4, int >>> 7);
         }
-        p += 3 + value;
-        w.pos = p;
-      }
+      } else v.setInt32(p, T.VALUE | ((value + 1) << 8) | (T.BOOL_VALUE << 16) | ((t === VALUE_TRUE ? 1 : 0) << 24), true);
+      w.pos = p + 3 + value;
     }
+    this.i = i;
+    this.at = at;
     return true;
   }
 
   /** Slot `j` as a KeyValue. */
   #keyValue(w: ProtoBytes, j: number, tag: number): void {
-    this.#keyValueOf(w, tag, this.#keyAt[j]!, this.#keyLength[j]!, this.#tags[j]!, this.#nums[j]!, this.#objects[j]);
+    this.#keyValueOf(w, tag, this.#kept.at[j]!, this.#kept.length[j]!, this.#tags[j]!, this.#nums[j]!, this.#objects[j]);
   }
 
   /** A KeyValue: the key, then the value as an AnyValue, from its tag (a string's length), its number (a string's start) and its array. */

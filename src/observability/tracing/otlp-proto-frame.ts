@@ -9,6 +9,10 @@ import type { InstrumentationScope } from '@opentelemetry/core';
 import { scopeProto, schemaUrlProto, T } from './otlp-proto-values.js';
 import { ProtoBytes } from './proto-bytes.js';
 
+/** `ProtoFrame`'s group of every span before any span, and once spans of two groups are written. */
+const NO_SPAN = -1;
+const MIXED = -2;
+
 /** Bytes of the head beside the resource and the scope: three tags and three lengths of at most five bytes. */
 const HEAD_ROOM = 18;
 
@@ -20,12 +24,15 @@ export class ProtoFrame {
   #groupOf: number[] = [];
   #spansFrom = 0;
   #lastSize = 1 << 16;
-  /** per span: its group, and where its bytes (tag and length included) start and end in the writer */
+  /** per span: its group, and where its bytes (tag and length included) start and end in the writer; kept only once a second group appears */
   readonly #ranges: number[] = [];
+  /** the group of every span so far (NO_SPAN before the first, MIXED once two differ: `#ranges` then holds every span) */
+  #only = NO_SPAN;
 
   /** A new request's frame, and the writer its spans go to: a buffer of its own (the HTTP export may still be sending the last one). */
   start(scopes: readonly InstrumentationScope[], resource: Uint8Array): ProtoBytes {
     this.#ranges.length = 0;
+    this.#only = NO_SPAN;
     this.#resource = resource;
     this.#groupOf = scopes.map((s) => scopes.indexOf(s));
     this.#scopes = scopes.map(scopeProto);
@@ -36,15 +43,41 @@ export class ProtoFrame {
     return w;
   }
 
-  span(scope: number, from: number, to: number): void {
-    this.#ranges.push(this.#groupOf[scope]!, from, to);
+  /**
+   * The span of scope index `scope` written at `from` up to `to` in `w`. While every span is of one
+   * group nothing is kept (they lie one after the other from the frame's start, the usual batch):
+   * at the first of another group the spans before it are found again by their tags and lengths.
+   */
+  span(w: ProtoBytes, scope: number, from: number, to: number): void {
+    const g = this.#groupOf[scope]!;
+    if (g === this.#only) return;
+    if (this.#only === NO_SPAN) {
+      this.#only = g;
+      return;
+    }
+    if (this.#only !== MIXED) {
+      for (let q = this.#spansFrom; q < from; ) {
+        let n = 0;
+        let p = q + 1;
+        for (let shift = 0; ; shift += 7) {
+          const b = w.buf[p++]!;
+          n += (b & 0x7f) * 2 ** shift;
+          if (b < 0x80) break;
+        }
+        this.#ranges.push(this.#only, q, p + n);
+        q = p + n;
+      }
+      this.#only = MIXED;
+    }
+    this.#ranges.push(g, from, to);
   }
 
   request(w: ProtoBytes): Buffer {
     const ranges = this.#ranges;
-    if (ranges.length === 0) return Buffer.alloc(0);
+    if (this.#only === NO_SPAN) return Buffer.alloc(0);
     const groups: number[] = [];
-    for (let k = 0; k < ranges.length; k += 3) if (!groups.includes(ranges[k]!)) groups.push(ranges[k]!);
+    if (this.#only !== MIXED) groups.push(this.#only);
+    else for (let k = 0; k < ranges.length; k += 3) if (!groups.includes(ranges[k]!)) groups.push(ranges[k]!);
     if (groups.length === 1) {
       const g = groups[0]!;
       const spans = w.pos - this.#spansFrom;

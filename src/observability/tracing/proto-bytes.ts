@@ -16,6 +16,50 @@ export function tagOf(field: number, wire: number): number {
   return (field << 3) | wire;
 }
 
+/**
+ * `n` bytes of `from` at `at` into `to` at `p`, four bytes a store, up to three bytes past both ends
+ * read and written: `ProtoBytes.words` without its room check, for a writer that made room for
+ * several fields at once.
+ */
+export function copyWords(to: DataView, p: number, from: DataView, at: number, n: number): void {
+  for (let i = 0; i < n; i += 4) to.setInt32(p + i, from.getInt32(at + i, true), true);
+}
+
+/**
+ * Seconds and nanoseconds as the fixed64 count of nanoseconds at `p` (room made by the caller).
+ * `s × 10^9` is past 2^53: the seconds are split at 2^16 so that every product is exact, then
+ * carried into two 32-bit halves.
+ */
+export function nanosAt(to: DataView, p: number, s: number, ns: number): void {
+  if (ns >= 0 && ns < 1e9 && s >= 0 && s < 0x100000000 && Number.isInteger(s) && Number.isInteger(ns)) {
+    // the same words in integer steps (every time a recorded span has): the seconds' halves by
+    // shift and mask, the low word by `>>> 0`, where the general way below takes two
+    // floating-point remainders (each a call out of the compiled code)
+    const high = (s >>> 16) * 1e9;
+    const highTop = Math.floor(high / 0x10000);
+    const low = (high - highTop * 0x10000) * 0x10000 + (s & 0xffff) * 1e9 + ns;
+    to.setUint32(p, low >>> 0, true);
+    to.setUint32(p + 4, (highTop + Math.floor(low / 0x100000000)) >>> 0, true);
+    return;
+  }
+  // the parts of a time before the recording thread's clock started are negative
+  while (ns < 0) {
+    s -= 1;
+    ns += 1e9;
+  }
+  while (ns >= 1e9) {
+    s += 1;
+    ns -= 1e9;
+  }
+  const sLow = s % 0x10000;
+  const high = ((s - sLow) / 0x10000) * 1e9; // < 2^53 for any time before the year 2^16 × 2^32 s
+  const highTop = Math.floor(high / 0x10000);
+  const low = (high - highTop * 0x10000) * 0x10000 + sLow * 1e9 + ns;
+  const lowWord = low % 0x100000000;
+  to.setUint32(p, lowWord >>> 0, true);
+  to.setUint32(p + 4, (highTop + (low - lowWord) / 0x100000000) >>> 0, true);
+}
+
 export class ProtoBytes {
   buf: Buffer;
   view: DataView;
@@ -44,9 +88,8 @@ export class ProtoBytes {
    */
   words(view: DataView, at: number, n: number): void {
     this.room(n + 4);
-    const to = this.view;
     const p = this.pos;
-    for (let i = 0; i < n; i += 4) to.setInt32(p + i, view.getInt32(at + i, true), true);
+    copyWords(this.view, p, view, at, n);
     this.pos = p + n;
   }
 
@@ -119,28 +162,10 @@ export class ProtoBytes {
     this.pos += 8;
   }
 
-  /**
-   * Seconds and nanoseconds as the fixed64 count of nanoseconds. `s × 10^9` is past 2^53: the
-   * seconds are split at 2^16 so that every product is exact, then carried into two 32-bit halves.
-   */
+  /** Seconds and nanoseconds as the fixed64 count of nanoseconds (`nanosAt`). */
   nanos(s: number, ns: number): void {
-    // the parts of a time before the recording thread's clock started are negative
-    while (ns < 0) {
-      s -= 1;
-      ns += 1e9;
-    }
-    while (ns >= 1e9) {
-      s += 1;
-      ns -= 1e9;
-    }
-    const sLow = s % 0x10000;
-    const high = ((s - sLow) / 0x10000) * 1e9; // < 2^53 for any time before the year 2^16 × 2^32 s
-    const highTop = Math.floor(high / 0x10000);
-    const low = (high - highTop * 0x10000) * 0x10000 + sLow * 1e9 + ns;
-    const lowWord = low % 0x100000000;
     this.room(8);
-    this.view.setUint32(this.pos, lowWord >>> 0, true);
-    this.view.setUint32(this.pos + 4, (highTop + (low - lowWord) / 0x100000000) >>> 0, true);
+    nanosAt(this.view, this.pos, s, ns);
     this.pos += 8;
   }
 
