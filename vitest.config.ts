@@ -144,6 +144,7 @@ const UNIT = [
   'test/observability/keyed-instruments.test.ts',
   'test/observability/otlp-json.test.ts',
   'test/observability/otlp-json-keys.test.ts',
+  'test/observability/otlp-time-and-keys.test.ts',
   'test/observability/packed-spans-writer.test.ts',
   'test/observability/recorded-spans.test.ts',
   'test/observability/root-context.test.ts',
