@@ -35,7 +35,12 @@ afterAll(async () => {
   await s?.stop();
 });
 
-describe('@a2a-js/sdk LegacyGrpcTransport (v0.3 gRPC) against Agentport', () => {
+/**
+ * Side by side (issue 26, suite time): three cases follow the conformance agent's 4 s task to its end
+ * (getTask, resubscribe, the webhook), 12 s of waiting one after another. Each case starts its own
+ * tasks (uniqueId) and, for the webhook, its own receiver; the transport only sends requests.
+ */
+describe.concurrent('@a2a-js/sdk LegacyGrpcTransport (v0.3 gRPC) against Agentport', () => {
   it('the primary agent card declares the v0.3 gRPC interface, other agents do not', async () => {
     const card = (await (await fetch(`${s.http}/a2a/conformance/.well-known/agent-card.json`)).json()) as { supportedInterfaces: unknown[] };
     expect(card.supportedInterfaces).toContainEqual({ url: s.grpc, protocolBinding: 'GRPC', protocolVersion: '0.3' });
