@@ -61,4 +61,10 @@ export interface EventBus {
   onControl(listener: TaskControlListener): () => void;
   health(): Promise<BusHealth>;
   close(): Promise<void>;
+  /**
+   * Offered by a bus that can tell when this replica is the only one listening (Redis): the number
+   * of the present spell of being alone, undefined while not alone or unsure. A new number means
+   * another replica may have written since the last (ADR 0095).
+   */
+  aloneSpell?(): number | undefined;
 }

@@ -62,6 +62,8 @@ export interface BackingServices {
 export async function openBackingServices(initial: Config, store: Store, closers: Closers, loggers: ServerLoggers, metrics: Metrics | undefined): Promise<BackingServices> {
   const bus = await openEventBus(initial, store, loggers, metrics);
   closers.unshift(() => bus.close());
+  // A replica alone on a shared store answers most idempotency lookups from the keys it knows (ADR 0095).
+  if (bus.aloneSpell && store.trustMessageIdsWhileAlone) store.trustMessageIdsWhileAlone(() => bus.aloneSpell!());
   // A store shared with other replicas: tasks are leased, and orphans of dead replicas recovered.
   const cluster = initial.storage.driver === 'postgres' ? initial.cluster : undefined;
   if (cluster && initial.bus.driver !== 'redis') {

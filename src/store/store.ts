@@ -281,6 +281,12 @@ export interface Store {
    * synchronously (the embedded SQLite), so SendMessage does not wait a turn for it (issue 26).
    */
   findTaskByMessageIdAtHand?(agentId: string, owner: string, messageId: string): StoredTask | undefined;
+  /**
+   * Offered by a store other replicas may write to (PostgreSQL): findTaskByMessageId may answer
+   * "none" from the keys it knows while `aloneSpell` names a spell of this replica being the only
+   * writer, the spell its keys were read in (ADR 0095). Never called: it always asks the database.
+   */
+  trustMessageIdsWhileAlone?(aloneSpell: () => number | undefined): void;
   listTasks(query: ListTasksQuery): Promise<ListTasksPage>;
   /** Tasks of any agent and owner, newest status first, keyset-paged like listTasks (management API). */
   searchTasks(query: TaskSearchQuery): Promise<ListTasksPage>;

@@ -43,6 +43,8 @@ export interface LonePublisherOptions {
 
 export class LonePublisher {
   private lone = false;
+  /** spells of being alone begun so far: each time a check finds this replica alone after it was not */
+  private spells = 0;
   /** bumped whenever a count in flight must not count any more (subscriber down, closed) */
   private epoch = 0;
   private inFlight = false;
@@ -60,6 +62,14 @@ export class LonePublisher {
   /** No other listener was counted since the last check was sent: PUBLISH may be skipped. */
   get alone(): boolean {
     return this.lone;
+  }
+
+  /**
+   * The number of the present spell of being alone, undefined while not alone. A new number means
+   * this replica was not alone at some moment since the last (ADR 0095: what others wrote then).
+   */
+  get spell(): number | undefined {
+    return this.lone ? this.spells : undefined;
   }
 
   /** A task's records not published because this replica is alone: the last one's seq is kept for a republish. */
@@ -117,6 +127,7 @@ export class LonePublisher {
     }
     if (epoch !== this.epoch) return;
     if (listeners === 1) {
+      if (!this.lone) this.spells++;
       this.lone = true;
       this.skippedBeforeCheck.clear();
       return;

@@ -191,6 +191,10 @@ export class RedisEventBus implements EventBus {
     for (const [taskId, group] of byTask) this.publishRecords(taskId, group);
   }
 
+  aloneSpell(): number | undefined {
+    return this.lone.spell;
+  }
+
   subscribe(taskId: string, listener: TaskEventListener, opts: SubscribeOptions = {}): () => void {
     if (this.closed) return () => {};
     const subscription = new OrderedSubscription({

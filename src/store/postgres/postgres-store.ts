@@ -14,6 +14,7 @@ import { postgresAuditAppender } from './postgres-audit-append.js';
 import type { StoredTask, TaskCommit } from '../store.js';
 import { connectionOptions } from './connection-options.js';
 import { MessageIdLookups } from './message-id-lookups.js';
+import { SoleWriterMessageIds, type SoleWriterBuild } from './sole-writer-message-ids.js';
 import { PlannerStatistics } from './planner-statistics.js';
 import { PostgresCommitter } from './postgres-commit.js';
 import { PostgresUsageStore } from './postgres-usage-store.js';
@@ -48,6 +49,8 @@ export class PostgresStore extends SqlStore {
   readonly commitConcurrency: number;
   private readonly committer: PostgresCommitter;
   private readonly messageIdLookups: MessageIdLookups;
+  /** the keys this store knows, consulted while this replica writes alone (ADR 0095) */
+  readonly #messageIds: SoleWriterMessageIds;
   /** the server's store keeps the hot tables' statistics current; a CLI command's store does not */
   readonly plannerStatistics: PlannerStatistics;
 
@@ -62,6 +65,7 @@ export class PostgresStore extends SqlStore {
     this.commitConcurrency = Math.max(1, pool.options.max - 1);
     this.committer = new PostgresCommitter(pool);
     this.messageIdLookups = new MessageIdLookups(pool);
+    this.#messageIds = new SoleWriterMessageIds(pool);
     this.plannerStatistics = new PlannerStatistics(pool);
   }
 
@@ -83,6 +87,11 @@ export class PostgresStore extends SqlStore {
 
   async commit(commits: TaskCommit[]): Promise<void> {
     if (commits.length === 0) return;
+    // Known to the message-id filter before the write is sent (a failed batch leaves a "maybe": a query, never a wrong answer).
+    for (let i = 0; i < commits.length; i++) {
+      const c = commits[i]!;
+      if (c.expectedVersion === 0 && c.originMessageId !== undefined) this.#messageIds.add(c.agentId, c.owner, c.originMessageId);
+    }
     await this.committer.commit(commits.map(prepareCommit));
   }
 
@@ -102,7 +111,18 @@ export class PostgresStore extends SqlStore {
     return Number(row.n);
   }
 
+  trustMessageIdsWhileAlone(aloneSpell: () => number | undefined): void {
+    this.#messageIds.trustWhile(aloneSpell);
+  }
+
+  /** The message-id filter (ADR 0095): whether lookups consult it now, the spell it was read in, keys added. */
+  messageIdFilterStatus(): { build: SoleWriterBuild; spell: number | undefined; keys: number } {
+    return this.#messageIds.status();
+  }
+
   override async findTaskByMessageId(agentId: string, owner: string, messageId: string): Promise<StoredTask | undefined> {
+    // Nearly every SendMessage asks with a fresh messageId: while this replica writes alone, the filter proves most absent.
+    if (!this.#messageIds.mayHold(agentId, owner, messageId)) return undefined;
     const row = await this.messageIdLookups.find(agentId, owner, messageId);
     return row ? toStoredTask(row) : undefined;
   }

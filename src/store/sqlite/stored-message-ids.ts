@@ -4,7 +4,7 @@
  * filter proves absent is not queried. Consulted only once that build is complete.
  */
 import type Sqlite from 'better-sqlite3';
-import { MessageIdFilter } from './message-id-filter.js';
+import { MessageIdFilter } from '../message-id-filter.js';
 
 /** Keys read per step of the build (~1 ms each); the event loop turns between steps. */
 export const MESSAGE_ID_BUILD_CHUNK = 2_000;

@@ -46,6 +46,43 @@ afterEach(() => {
 });
 
 describe('LonePublisher', () => {
+  it('numbers each spell of being alone: the same number while alone, a new one after any moment not alone (ADR 0095)', async () => {
+    expect(lone.spell).toBeUndefined();
+    lone.start();
+    await counts.answer(1);
+    const first = lone.spell;
+    expect(first).toBeTypeOf('number');
+    // still alone at the next counts: the same spell
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await counts.answer(1);
+    expect(lone.spell).toBe(first);
+    // another listener counted: no spell, then a new one
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await counts.answer(2);
+    expect(lone.spell).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await counts.answer(1);
+    const second = lone.spell;
+    expect(second).toBeTypeOf('number');
+    expect(second).not.toBe(first);
+    // a greeting (another replica subscribing) ends the spell at once, before any count
+    lone.heard();
+    expect(lone.spell).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await counts.answer(1);
+    expect([first, second]).not.toContain(lone.spell);
+    // the subscriber connection down: unsure, so no spell; nor after a failed count
+    const third = lone.spell;
+    lone.stop();
+    expect(lone.spell).toBeUndefined();
+    lone.start();
+    await counts.answer(1);
+    expect([first, second, third]).not.toContain(lone.spell);
+    await vi.advanceTimersByTimeAsync(POLL_MS);
+    await counts.fail();
+    expect(lone.spell).toBeUndefined();
+  });
+
   it('is alone only once a count found one listener (itself), and no longer once it found more', async () => {
     expect(lone.alone).toBe(false);
     lone.start();

@@ -12,7 +12,7 @@ import Sqlite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore, type SqliteStore } from '../../../src/store/index.js';
 import { MESSAGE_ID_BUILD_CHUNK, MESSAGE_ID_SQL } from '../../../src/store/sqlite/stored-message-ids.js';
-import { MessageIdFilter } from '../../../src/store/sqlite/message-id-filter.js';
+import { MessageIdFilter } from '../../../src/store/message-id-filter.js';
 import { ConcurrentUpdateError, type TaskCommit } from '../../../src/store/store.js';
 import { newTask } from '../fixtures.js';
 
